@@ -1,0 +1,27 @@
+"""rankproof: ranking evaluation that states every convention it uses.
+
+>>> from rankproof import Qrels, Run, Protocol, evaluate
+>>> qrels = Qrels.from_dict({"q1": {"A": 3, "B": 2, "C": 1, "D": 0}})
+>>> run = Run.from_dict({"q1": ["B", "C"]})
+>>> results = evaluate(qrels, run, ["ndcg@2", "ap"], Protocol())
+>>> round(results.mean("ndcg@2"), 4)
+0.6173
+
+Importing the package loads numpy only; pyarrow, scipy and pandas are
+imported on the paths that need them.
+"""
+
+from .data.qrels import Qrels
+from .data.run import Run
+from .errors import RankproofError
+from .evaluate import evaluate
+from .measures.base import Measure, parse_measure, parse_measures
+from .protocol import PRESETS, Protocol
+from .results import Results
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
+    "evaluate", "Results", "RankproofError", "__version__",
+]

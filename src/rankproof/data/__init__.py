@@ -1,0 +1,1 @@
+"""Columnar judgments and rankings, id interning, and alignment."""

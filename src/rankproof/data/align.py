@@ -1,0 +1,260 @@
+"""Alignment: qrels + run + protocol -> ordered, judged rankings for every query.
+
+This is where the query, document and tie policies are applied, once, for
+all measures. The result holds, for every evaluated query, its ranking as flat
+arrays in rank order (grade, judged flag, tie group) and its judged pool, so
+kernels never look at ids or policies again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..errors import (
+    DuplicateError, InputError, MissingQueryError, TieError, UnjudgedError, where,
+)
+from ..protocol import (
+    Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, Ties, Unjudged,
+)
+from .interning import merge_vocabularies
+from .qrels import Qrels
+from .run import Run
+
+__all__ = ["Alignment", "align"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Alignment:
+    """Rankings and pools of every evaluated query, as flat arrays.
+
+    Attributes
+    ----------
+    queries : str array, the evaluated queries (sorted)
+    in_run : bool array, per query: does the run rank it
+    offsets : int64 array, ranking positions of each query (len = queries + 1)
+    doc, grade, line : int64 arrays, per position in rank order
+        (``grade`` is 0 for unjudged docs; ``doc`` indexes ``docs``)
+    judged : bool array, per position
+    score : float64 array, per position
+    group_offsets : int64 array
+        Groups whose internal order the measures average over (``ties=expected``);
+        under every other tie policy each position is its own group.
+    tie_offsets : int64 array
+        Groups of equal scores, whatever the tie policy (for counting).
+    pool_offsets, pool_grade : the judged grades of each query
+    counts : dict of int, what the policies touched
+    """
+
+    queries: np.ndarray
+    in_run: np.ndarray
+    offsets: np.ndarray
+    docs: np.ndarray
+    doc: np.ndarray
+    grade: np.ndarray
+    judged: np.ndarray
+    score: np.ndarray
+    line: np.ndarray
+    group_offsets: np.ndarray
+    tie_offsets: np.ndarray
+    pool_offsets: np.ndarray
+    pool_grade: np.ndarray
+    counts: dict
+    run_source: str
+    qrels_source: str
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+def _segments(lengths: np.ndarray) -> np.ndarray:
+    """Segment index of every element, for segments of the given lengths."""
+    return np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+
+
+def _offsets(segment_of_row: np.ndarray, num_segments: int) -> np.ndarray:
+    counts = np.bincount(segment_of_row, minlength=num_segments)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+def _name_some(values, limit: int = 3) -> str:
+    values = list(values)
+    shown = ", ".join(str(v) for v in values[:limit])
+    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
+def _line(lines: np.ndarray, i: int) -> int | None:
+    return int(lines[i]) if lines[i] >= 0 else None
+
+
+def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
+    """Apply the protocol's query, document and tie policies.
+
+    Raises the errors the protocol asks for (missing or extra queries,
+    duplicates, unjudged docs, ties, negative grades), each naming where.
+    """
+    if len(run) == 0:
+        raise InputError(f"{run.source}: the run ranks no documents; nothing to evaluate")
+
+    counts: dict[str, int] = {}
+    # -- queries -----------------------------------------------------------
+    all_queries, (qrels_query_map, run_query_map) = merge_vocabularies(qrels.queries, run.queries)
+    in_qrels = np.zeros(len(all_queries), dtype=bool)
+    in_qrels[qrels_query_map] = True
+    in_run = np.zeros(len(all_queries), dtype=bool)
+    in_run[run_query_map] = True
+    extra = in_run & ~in_qrels
+    missing = in_qrels & ~in_run
+    counts["queries_in_qrels"] = int(in_qrels.sum())
+    counts["queries_in_run"] = int(in_run.sum())
+    counts["queries_missing_from_run"] = int(missing.sum())
+    counts["queries_missing_from_qrels"] = int(extra.sum())
+    if extra.any() and protocol.extra_query is ExtraQuery.ERROR:
+        raise MissingQueryError(
+            f"{run.source}: ranks queries the qrels {qrels.source} do not judge: "
+            f"{_name_some(all_queries[extra])}; pass extra_query='ignore' to skip them"
+        )
+    if missing.any() and protocol.missing_query is MissingQuery.ERROR:
+        raise MissingQueryError(
+            f"{run.source}: has no ranking for queries judged in {qrels.source}: "
+            f"{_name_some(all_queries[missing])}; pass missing_query='zero' to score them 0 "
+            "or 'exclude' to leave them out"
+        )
+    evaluated = in_qrels & (in_run | (protocol.missing_query is MissingQuery.ZERO))
+    eval_index = np.full(len(all_queries), -1, dtype=np.int64)
+    eval_index[evaluated] = np.arange(int(evaluated.sum()))
+    queries = all_queries[evaluated]
+    num_queries = len(queries)
+    counts["queries_evaluated"] = num_queries
+    if num_queries == 0:
+        raise InputError(
+            f"{run.source} and {qrels.source} share no query; check that the query ids match"
+        )
+
+    # -- judgments -------------------------------------------------------------
+    docs, (qrels_doc_map, run_doc_map) = merge_vocabularies(qrels.docs, run.docs)
+    num_docs = max(len(docs), 1)
+    judged_query = eval_index[qrels_query_map[_segments(np.diff(qrels.offsets))]]
+    judged_doc = qrels_doc_map[qrels.doc_codes]
+    judged_grade = qrels.grades
+    negative = judged_grade < 0
+    counts["negative_grades"] = int(negative.sum())
+    if negative.any():
+        if protocol.negative_grades is NegativeGrades.ERROR:
+            i = int(np.flatnonzero(negative)[0])
+            loc = where(source=qrels.source, line=_line(qrels.lines, i),
+                        query=str(all_queries[qrels_query_map[_segments(np.diff(qrels.offsets))[i]]]),
+                        doc=str(docs[judged_doc[i]]))
+            raise InputError(
+                f"{loc}negative grade {judged_grade[i]}; pass negative_grades='zero' to read it as "
+                "judged non-relevant, or 'unjudged' to treat it as unjudged (trec_eval)"
+            )
+        if protocol.negative_grades is NegativeGrades.ZERO:
+            judged_grade = np.where(negative, 0, judged_grade)
+    keep = judged_query >= 0
+    if protocol.negative_grades is NegativeGrades.UNJUDGED:
+        keep &= ~negative
+    judged_query, judged_doc, judged_grade = judged_query[keep], judged_doc[keep], judged_grade[keep]
+    # Qrels rows are sorted by (query, doc) and every remap is monotone, so
+    # these keys are sorted: a binary search finds each ranked doc's grade.
+    judged_key = judged_query * num_docs + judged_doc
+    pool_offsets = _offsets(judged_query, num_queries)
+
+    # -- rankings ----------------------------------------------------------
+    row_query = eval_index[run_query_map[_segments(np.diff(run.offsets))]]
+    rows = np.flatnonzero(row_query >= 0)
+    row_query = row_query[rows]
+    row_doc = run_doc_map[run.doc_codes[rows]]
+    row_score = run.scores[rows]
+    row_line = run.lines[rows]
+    row_key = row_query * num_docs + row_doc
+
+    by_key = np.argsort(row_key, kind="stable")
+    repeated = np.zeros(len(rows), dtype=bool)
+    repeated[by_key[1:]] = row_key[by_key[1:]] == row_key[by_key[:-1]]
+    counts["duplicates_dropped"] = 0
+    if repeated.any():
+        if protocol.duplicates is Duplicates.ERROR:
+            i = int(np.flatnonzero(repeated)[0])
+            loc = where(source=run.source, line=_line(row_line, i),
+                        query=str(queries[row_query[i]]), doc=str(docs[row_doc[i]]))
+            raise DuplicateError(
+                f"{loc}the doc is listed twice for this query; pass duplicates='first' to keep the first"
+            )
+        counts["duplicates_dropped"] = int(repeated.sum())
+        kept = ~repeated
+        row_query, row_doc, row_score, row_line, row_key = (
+            a[kept] for a in (row_query, row_doc, row_score, row_line, row_key))
+
+    found_at = np.searchsorted(judged_key, row_key)
+    found_at_clipped = np.minimum(found_at, max(len(judged_key) - 1, 0))
+    row_judged = (found_at < len(judged_key)) & (judged_key[found_at_clipped] == row_key) if len(judged_key) else np.zeros(len(row_key), bool)
+    row_grade = np.where(row_judged, judged_grade[found_at_clipped] if len(judged_key) else 0, 0)
+
+    unjudged = ~row_judged
+    counts["unjudged_retrieved"] = int(unjudged.sum())
+    counts["unjudged_dropped"] = 0
+    if unjudged.any():
+        if protocol.unjudged is Unjudged.ERROR:
+            i = int(np.flatnonzero(unjudged)[0])
+            loc = where(source=run.source, line=_line(row_line, i),
+                        query=str(queries[row_query[i]]), doc=str(docs[row_doc[i]]))
+            raise UnjudgedError(
+                f"{loc}the doc has no judgment in {qrels.source}; pass unjudged='zero' to count it "
+                "non-relevant, or 'condense' to drop unjudged docs"
+            )
+        if protocol.unjudged is Unjudged.CONDENSE:
+            counts["unjudged_dropped"] = int(unjudged.sum())
+            row_query, row_doc, row_score, row_line, row_grade, row_judged = (
+                a[row_judged] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged))
+
+    # -- order and tie groups -----------------------------------------------
+    by_score = run.has_scores and protocol.ties is not Ties.INPUT
+    if protocol.ties is Ties.DOCID and run.has_scores:
+        # trec_eval: score descending, then doc id descending (strcmp order).
+        order = np.lexsort((-row_doc, -row_score, row_query))
+    elif by_score:
+        order = np.lexsort((-row_score, row_query))
+    else:
+        order = np.argsort(row_query, kind="stable")
+    row_query, row_doc, row_score, row_line, row_grade, row_judged = (
+        a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged))
+    offsets = _offsets(row_query, num_queries)
+
+    n = len(row_query)
+    new_tie = np.ones(n, dtype=bool)
+    if n and run.has_scores:
+        new_tie[1:] = (row_query[1:] != row_query[:-1]) | (row_score[1:] != row_score[:-1])
+    tie_starts = np.flatnonzero(new_tie)
+    tie_offsets = np.append(tie_starts, n).astype(np.int64)
+    tie_sizes = np.diff(tie_offsets)
+    counts["tied_groups"] = int((tie_sizes > 1).sum())
+    counts["tied_docs"] = int(tie_sizes[tie_sizes > 1].sum())
+    if protocol.ties is Ties.ERROR and counts["tied_groups"]:
+        g = int(np.flatnonzero(tie_sizes > 1)[0])
+        lo, hi = tie_offsets[g], tie_offsets[g + 1]
+        loc = where(source=run.source, query=str(queries[row_query[lo]]))
+        raise TieError(
+            f"{loc}docs {_name_some(docs[row_doc[lo:hi]], 5)} tie at score {row_score[lo]!r} "
+            f"({counts['tied_groups']} tied groups in all); pass ties='expected' for the exact mean "
+            "over their orders, or ties='docid' for trec_eval's order"
+        )
+    if protocol.ties is Ties.EXPECTED and by_score:
+        group_offsets = tie_offsets
+    else:
+        group_offsets = np.arange(n + 1, dtype=np.int64)
+
+    in_run_evaluated = in_run[evaluated]
+    return Alignment(
+        queries=queries, in_run=in_run_evaluated, offsets=offsets, docs=docs,
+        doc=row_doc, grade=row_grade.astype(np.int64), judged=row_judged, score=row_score,
+        line=row_line, group_offsets=group_offsets, tie_offsets=tie_offsets,
+        pool_offsets=pool_offsets, pool_grade=judged_grade.astype(np.int64), counts=counts,
+        run_source=run.source, qrels_source=qrels.source,
+    )

@@ -1,0 +1,57 @@
+"""Interning string ids to integer codes.
+
+Ids are held once, in a sorted vocabulary; rows hold integer codes into it.
+Because the vocabulary is sorted by code point (the same order as ``strcmp``
+on UTF-8 bytes), comparing codes compares ids, which the ``docid`` tie policy
+relies on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["intern", "merge_vocabularies"]
+
+
+def intern(values) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(codes, vocabulary)`` with ``vocabulary[codes] == values``.
+
+    Parameters
+    ----------
+    values : array-like of str
+        Ids in row order. Non-string ids (ints from a DataFrame, say) are
+        turned into their ``str`` form first, so ``7`` and ``"7"`` are one id.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int64
+    vocabulary : numpy.ndarray of str, sorted, unique
+
+    Examples
+    --------
+    >>> codes, vocab = intern(["q2", "q10", "q2"])
+    >>> vocab.tolist(), codes.tolist()
+    (['q10', 'q2'], [1, 0, 1])
+    """
+    array = np.asarray(values)
+    if array.dtype.kind != "U":
+        array = array.astype(str)
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype="<U1")
+    vocabulary, codes = np.unique(array, return_inverse=True)
+    return codes.astype(np.int64, copy=False).reshape(-1), vocabulary
+
+
+def merge_vocabularies(*vocabularies: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Merge sorted vocabularies into one and map each old code to a new one.
+
+    Returns
+    -------
+    merged : numpy.ndarray of str, sorted, unique
+    remaps : list of numpy.ndarray of int64
+        ``remaps[i][old_code]`` is the code in ``merged`` of
+        ``vocabularies[i][old_code]``.
+    """
+    merged = np.unique(np.concatenate([np.asarray(v, dtype=str) for v in vocabularies]))
+    remaps = [np.searchsorted(merged, v).astype(np.int64) for v in vocabularies]
+    return merged, remaps

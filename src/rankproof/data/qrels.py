@@ -1,0 +1,207 @@
+"""Qrels: the judgments (query, doc, grade), held as flat columns.
+
+Rows are grouped by query and sorted by doc within a query; ``offsets[i]`` to
+``offsets[i + 1]`` are the rows of query ``queries[i]``. Ids are interned to
+integer codes into sorted vocabularies (see :mod:`rankproof.data.interning`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import DuplicateError, InputError, ParseError, where
+from .interning import intern
+
+__all__ = ["Qrels"]
+
+
+def _integer_grades(values: Any, describe_row) -> np.ndarray:
+    """Grades as int64; non-integer or non-numeric values are refused.
+
+    ``describe_row(i)`` gives the location prefix of row ``i`` for messages.
+    """
+    array = np.asarray(values)
+    if array.dtype == bool:
+        raise ParseError(f"{describe_row(0)}grades must be integers, not booleans")
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if array.dtype.kind != "f":
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError):
+            for i, value in enumerate(array.tolist()):
+                try:
+                    float(value)
+                except (TypeError, ValueError):
+                    raise ParseError(
+                        f"{describe_row(i)}grade {value!r} is not an integer; "
+                        "grades must be integers such as 0, 1, 2"
+                    ) from None
+            raise
+    bad = ~np.isfinite(array) | (array != np.round(array))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ParseError(
+            f"{describe_row(i)}grade {array[i]!r} is not an integer; grades must be "
+            "integers (map fractional labels to integer grades first)"
+        )
+    return array.astype(np.int64)
+
+
+class Qrels:
+    """Relevance judgments, immutable and columnar.
+
+    Build one with :meth:`from_dict`, :meth:`from_pandas` or :meth:`read_trec`.
+
+    Attributes
+    ----------
+    queries : numpy.ndarray of str
+        Judged queries, sorted.
+    offsets : numpy.ndarray of int64
+        Row range of each query, length ``len(queries) + 1``.
+    docs : numpy.ndarray of str
+        Vocabulary of judged docs, sorted.
+    doc_codes, grades, lines : numpy.ndarray of int64
+        Per row: the doc's code into ``docs``, its grade, and its line in the
+        source file (``-1`` when the rows did not come from a file).
+    source : str
+        Where the judgments came from, for messages.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_dict({"q1": {"A": 3, "B": 2, "C": 1, "D": 0}})
+    >>> qrels.num_queries, len(qrels)
+    (1, 4)
+    """
+
+    __slots__ = ("queries", "offsets", "docs", "doc_codes", "grades", "lines", "source")
+
+    def __init__(self, *, query_codes, queries, doc_codes, docs, grades, lines=None, source="qrels"):
+        query_codes = np.asarray(query_codes, dtype=np.int64)
+        doc_codes = np.asarray(doc_codes, dtype=np.int64)
+        grades = np.asarray(grades, dtype=np.int64)
+        lines = np.full(len(grades), -1, dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64)
+        queries = np.asarray(queries, dtype=str)
+        docs = np.asarray(docs, dtype=str)
+        if len(grades) == 0:
+            raise InputError(f"{source}: the qrels hold no judgments; give at least one (query, doc, grade)")
+
+        order = np.lexsort((doc_codes, query_codes))
+        query_codes, doc_codes, grades, lines = (a[order] for a in (query_codes, doc_codes, grades, lines))
+        same = (query_codes[1:] == query_codes[:-1]) & (doc_codes[1:] == doc_codes[:-1])
+        if same.any():
+            i = int(np.flatnonzero(same)[0]) + 1
+            first, second = lines[i - 1], lines[i]
+            at = f" (lines {min(first, second)} and {max(first, second)})" if first >= 0 else ""
+            loc = where(source=source, line=int(max(first, second)) if first >= 0 else None,
+                        query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]))
+            if grades[i] != grades[i - 1]:
+                raise DuplicateError(
+                    f"{loc}judged twice with different grades {grades[i - 1]} and {grades[i]}{at}; "
+                    "keep one judgment per (query, doc)"
+                )
+            raise DuplicateError(f"{loc}judged twice{at}; remove the repeated judgment")
+
+        # Drop vocabulary entries no row uses, so every query has rows.
+        used_queries, query_codes = np.unique(query_codes, return_inverse=True)
+        used_docs, doc_codes = np.unique(doc_codes, return_inverse=True)
+        set_ = object.__setattr__
+        set_(self, "queries", queries[used_queries])
+        set_(self, "docs", docs[used_docs])
+        set_(self, "doc_codes", doc_codes.astype(np.int64))
+        set_(self, "grades", grades)
+        set_(self, "lines", lines)
+        set_(self, "source", str(source))
+        counts = np.bincount(query_codes, minlength=len(used_queries))
+        set_(self, "offsets", np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+        for array in (self.offsets, self.doc_codes, self.grades, self.lines):
+            array.flags.writeable = False
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Qrels is immutable")
+
+    # -- constructors ----------------------------------------------------
+    @classmethod
+    def from_dict(cls, judgments: Mapping[str, Mapping[str, int]], *, source: str = "qrels") -> "Qrels":
+        """Build from ``{query: {doc: grade}}``.
+
+        Examples
+        --------
+        >>> Qrels.from_dict({"q1": {"d1": 1.5}})
+        Traceback (most recent call last):
+        ...
+        rankproof.errors.ParseError: qrels: query q1, doc d1: grade 1.5 is not an integer; grades must be integers (map fractional labels to integer grades first)
+        """
+        query_ids: list[str] = []
+        doc_ids: list[str] = []
+        grades: list[Any] = []
+        for query, docs in judgments.items():
+            if not isinstance(docs, Mapping):
+                raise ParseError(
+                    f"{where(source=source, query=str(query))}judgments must be a mapping "
+                    f"{{doc: grade}}; got {type(docs).__name__}"
+                )
+            for doc, grade in docs.items():
+                query_ids.append(str(query))
+                doc_ids.append(str(doc))
+                grades.append(grade)
+        describe = lambda i: where(source=source, query=query_ids[i], doc=doc_ids[i])  # noqa: E731
+        grade_array = _integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe)
+        return cls._from_ids(query_ids, doc_ids, grade_array, None, source)
+
+    @classmethod
+    def from_pandas(cls, frame, *, query: str = "query", doc: str = "doc", grade: str = "grade",
+                    source: str = "DataFrame") -> "Qrels":
+        """Build from a pandas DataFrame with the named columns."""
+        missing = [c for c in (query, doc, grade) if c not in frame.columns]
+        if missing:
+            raise ParseError(
+                f"{source}: no column {', '.join(map(repr, missing))}; columns are "
+                f"{', '.join(map(str, frame.columns))}. Name them with query=, doc=, grade="
+            )
+        query_ids = frame[query].to_numpy()
+        doc_ids = frame[doc].to_numpy()
+        describe = lambda i: where(source=f"{source} row {i}", query=str(query_ids[i]), doc=str(doc_ids[i]))  # noqa: E731
+        grades = _integer_grades(frame[grade].to_numpy(), describe)
+        return cls._from_ids(query_ids, doc_ids, grades, None, source)
+
+    @classmethod
+    def read_trec(cls, path: "str | os.PathLike[str]") -> "Qrels":
+        """Read a TREC qrels file (``query 0 doc grade``; ``.gz`` accepted)."""
+        from ..io.trec import read_trec_qrels_columns
+
+        columns = read_trec_qrels_columns(path)
+        return cls(
+            query_codes=columns.query_codes, queries=columns.query_vocab,
+            doc_codes=columns.doc_codes, docs=columns.doc_vocab,
+            grades=columns.grade, lines=columns.line, source=columns.source,
+        )
+
+    @classmethod
+    def _from_ids(cls, query_ids, doc_ids, grades, lines, source) -> "Qrels":
+        query_codes, queries = intern(query_ids)
+        doc_codes, docs = intern(doc_ids)
+        return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs,
+                   grades=grades, lines=lines, source=source)
+
+    # -- views -----------------------------------------------------------
+    @property
+    def num_queries(self) -> int:
+        return len(self.queries)
+
+    def __len__(self) -> int:
+        return len(self.grades)
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{query: {doc: grade}}`` (a Python object per row: for small data)."""
+        out: dict[str, dict[str, int]] = {}
+        for i, query in enumerate(self.queries.tolist()):
+            lo, hi = self.offsets[i], self.offsets[i + 1]
+            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(), self.grades[lo:hi].tolist()))
+        return out
+
+    def __repr__(self) -> str:
+        return f"Qrels({self.num_queries} queries, {len(self)} judgments, source={self.source!r})"

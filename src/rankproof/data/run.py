@@ -1,0 +1,223 @@
+"""Run: one system's rankings, held as flat columns.
+
+Rows are grouped by query; within a query they keep their input order (the
+tie policies ``input`` and the duplicate policy ``first`` need it). Ordering
+by score happens later, in alignment, under the protocol's tie policy.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InputError, ParseError, where
+from .interning import intern
+
+__all__ = ["Run"]
+
+
+def _finite_scores(values: Any, describe_row) -> np.ndarray:
+    array = np.asarray(values)
+    if array.dtype == bool:
+        raise ParseError(f"{describe_row(0)}scores must be numbers, not booleans")
+    try:
+        scores = array.astype(np.float64)
+    except (TypeError, ValueError):
+        for i, value in enumerate(array.tolist()):
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                raise ParseError(f"{describe_row(i)}score {value!r} is not a number") from None
+        raise
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ParseError(
+            f"{describe_row(i)}score {scores[i]!r} is not finite; give every document a finite score"
+        )
+    return scores
+
+
+class Run:
+    """A system's rankings, immutable and columnar.
+
+    Build one with :meth:`from_dict`, :meth:`from_pandas` or :meth:`read_trec`.
+
+    Attributes
+    ----------
+    queries : numpy.ndarray of str
+        Queries the run answers, sorted (a query may have an empty ranking).
+    offsets : numpy.ndarray of int64
+        Row range of each query, length ``len(queries) + 1``.
+    docs : numpy.ndarray of str
+        Vocabulary of ranked docs, sorted.
+    doc_codes : numpy.ndarray of int64
+    scores : numpy.ndarray of float64
+        Per row; for a run given as ordered lists, ``-position`` (so sorting
+        by score keeps the given order and nothing ties).
+    has_scores : bool
+        False when the run was given as ordered lists without scores.
+    lines : numpy.ndarray of int64
+        Line of each row in its source file, ``-1`` when not from a file.
+    source, name : str
+        Where it came from, and the run's name (the TREC tag when read from a file).
+
+    Examples
+    --------
+    >>> run = Run.from_dict({"q1": ["B", "C"], "q2": {"A": 0.5, "B": 0.7}})
+    >>> run.num_queries, len(run), run.has_scores
+    (2, 4, True)
+    """
+
+    __slots__ = ("queries", "offsets", "docs", "doc_codes", "scores", "has_scores", "lines", "source", "name")
+
+    def __init__(self, *, query_codes, queries, doc_codes, docs, scores=None, lines=None,
+                 source="run", name=None, num_queries_hint=None):
+        query_codes = np.asarray(query_codes, dtype=np.int64)
+        doc_codes = np.asarray(doc_codes, dtype=np.int64)
+        queries = np.asarray(queries, dtype=str)
+        has_scores = scores is not None
+        n = len(doc_codes)
+        lines = np.full(n, -1, dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64)
+        if has_scores:
+            scores = np.asarray(scores, dtype=np.float64)
+            bad = ~np.isfinite(scores)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                loc = where(source=source, line=int(lines[i]) if lines[i] >= 0 else None,
+                            query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]))
+                raise ParseError(f"{loc}score {scores[i]!r} is not finite; give every document a finite score")
+
+        # Group rows by query, keeping input order inside a query.
+        order = np.argsort(query_codes, kind="stable")
+        query_codes, doc_codes, lines = query_codes[order], doc_codes[order], lines[order]
+        counts = np.bincount(query_codes, minlength=len(queries))
+        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        if has_scores:
+            scores = scores[order]
+        else:
+            # Without scores the given order is the ranking: -position keeps it.
+            position = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], counts)
+            scores = -position.astype(np.float64)
+
+        set_ = object.__setattr__
+        set_(self, "queries", queries)
+        set_(self, "offsets", offsets)
+        set_(self, "docs", np.asarray(docs, dtype=str))
+        set_(self, "doc_codes", doc_codes)
+        set_(self, "scores", scores)
+        set_(self, "has_scores", has_scores)
+        set_(self, "lines", lines)
+        set_(self, "source", str(source))
+        set_(self, "name", str(name) if name is not None else str(source))
+        for array in (offsets, doc_codes, scores, lines):
+            array.flags.writeable = False
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Run is immutable")
+
+    # -- constructors ----------------------------------------------------
+    @classmethod
+    def from_dict(cls, rankings: Mapping[str, "Sequence[str] | Mapping[str, float]"], *,
+                  source: str = "run", name: str | None = None) -> "Run":
+        """Build from ``{query: [doc, ...]}`` (ordered) or ``{query: {doc: score}}``.
+
+        All queries must use the same form: either every ranking is an ordered
+        list, or every ranking maps docs to scores.
+        """
+        query_ids: list[str] = []
+        doc_ids: list[str] = []
+        scores: list[Any] = []
+        kinds = set()
+        empty_queries: list[str] = []
+        for query, ranking in rankings.items():
+            if isinstance(ranking, Mapping):
+                kinds.add("scores")
+                items = list(ranking.items())
+                doc_ids.extend(str(d) for d, _ in items)
+                scores.extend(s for _, s in items)
+            elif isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence | np.ndarray):
+                raise ParseError(
+                    f"{where(source=source, query=str(query))}a ranking must be a list of doc ids "
+                    f"or a mapping {{doc: score}}; got {type(ranking).__name__}"
+                )
+            else:
+                kinds.add("list")
+                items = list(ranking)
+                doc_ids.extend(str(d) for d in items)
+            query_ids.extend([str(query)] * len(items))
+            if not items:
+                empty_queries.append(str(query))
+        if len(kinds) > 1:
+            raise ParseError(
+                f"{source}: some rankings are lists and some are {{doc: score}} mappings; "
+                "use one form for every query"
+            )
+        all_queries = np.unique(np.array([str(q) for q in rankings], dtype=str)) if rankings else np.zeros(0, "<U1")
+        query_codes = np.searchsorted(all_queries, np.array(query_ids, dtype=str)) if query_ids else np.zeros(0, np.int64)
+        doc_codes, docs = intern(doc_ids)
+        score_array = None
+        if "scores" in kinds and scores:
+            describe = lambda i: where(source=source, query=query_ids[i], doc=doc_ids[i])  # noqa: E731
+            score_array = _finite_scores(np.array(scores, dtype=object), describe)
+        elif "scores" in kinds:
+            score_array = np.zeros(0, dtype=np.float64)
+        return cls(query_codes=query_codes, queries=all_queries, doc_codes=doc_codes, docs=docs,
+                   scores=score_array, source=source, name=name)
+
+    @classmethod
+    def from_pandas(cls, frame, *, query: str = "query", doc: str = "doc", score: str | None = "score",
+                    source: str = "DataFrame", name: str | None = None) -> "Run":
+        """Build from a pandas DataFrame; ``score=None`` means rows are in rank order."""
+        wanted = [c for c in (query, doc, score) if c is not None]
+        missing = [c for c in wanted if c not in frame.columns]
+        if missing:
+            raise ParseError(
+                f"{source}: no column {', '.join(map(repr, missing))}; columns are "
+                f"{', '.join(map(str, frame.columns))}. Name them with query=, doc=, score="
+            )
+        query_codes, queries = intern(frame[query].to_numpy())
+        doc_codes, docs = intern(frame[doc].to_numpy())
+        scores = None
+        if score is not None:
+            query_ids, doc_ids = frame[query].to_numpy(), frame[doc].to_numpy()
+            describe = lambda i: where(source=f"{source} row {i}", query=str(query_ids[i]), doc=str(doc_ids[i]))  # noqa: E731
+            scores = _finite_scores(frame[score].to_numpy(), describe)
+        return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs,
+                   scores=scores, source=source, name=name)
+
+    @classmethod
+    def read_trec(cls, path: "str | os.PathLike[str]", *, name: str | None = None) -> "Run":
+        """Read a TREC run file (``query col2 doc rank score tag``; ``.gz`` accepted).
+
+        Column 2 and the rank column are ignored: the order comes from the
+        scores and the protocol's tie policy, as in trec_eval.
+        """
+        from ..io.trec import read_trec_run_columns
+
+        columns = read_trec_run_columns(path)
+        return cls(query_codes=columns.query_codes, queries=columns.query_vocab,
+                   doc_codes=columns.doc_codes, docs=columns.doc_vocab, scores=columns.score,
+                   lines=columns.line, source=columns.source,
+                   name=name if name is not None else os.path.basename(columns.source))
+
+    # -- views -----------------------------------------------------------
+    @property
+    def num_queries(self) -> int:
+        return len(self.queries)
+
+    def __len__(self) -> int:
+        return len(self.doc_codes)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{query: {doc: score}}`` (a Python object per row: for small data)."""
+        out: dict[str, dict[str, float]] = {}
+        for i, query in enumerate(self.queries.tolist()):
+            lo, hi = self.offsets[i], self.offsets[i + 1]
+            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(), self.scores[lo:hi].tolist()))
+        return out
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}: {self.num_queries} queries, {len(self)} ranked docs)"

@@ -1,0 +1,1 @@
+"""Vectorised numpy kernels over all queries at once; they never validate."""

@@ -1,0 +1,211 @@
+"""Vectorised kernels over tie groups of all queries at once.
+
+Every kernel works on *groups*: runs of positions whose internal order is
+averaged over (``ties=expected``). Under the other tie policies each position
+is its own group, and every formula below reduces to the ordinary one. For a
+group G (McSherry & Najork 2008; see shared/notes/ties.md):
+
+- n = |G|, s = docs ranked before G in its query (G holds ranks s+1 .. s+n),
+- k = the query's cutoff, lo = min(s, k), hi = min(s + n, k), m = hi - lo.
+
+Kernels never validate: alignment already applied every policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Ranked"]
+
+
+class Ranked:
+    """Group structure of aligned rankings, with segment sums over it.
+
+    Parameters
+    ----------
+    offsets : int64 array, positions of each query (len = queries + 1)
+    group_offsets : int64 array, positions of each group (len = groups + 1)
+    """
+
+    def __init__(self, offsets: np.ndarray, group_offsets: np.ndarray) -> None:
+        self.offsets = offsets
+        self.num_queries = len(offsets) - 1
+        self.lengths = np.diff(offsets)
+        self.group_offsets = group_offsets
+        self.num_groups = len(group_offsets) - 1
+        starts = group_offsets[:-1]
+        self.size = np.diff(group_offsets)
+        position_query = np.repeat(np.arange(self.num_queries, dtype=np.int64), self.lengths)
+        self.query = position_query[starts] if self.num_groups else np.zeros(0, np.int64)
+        self.start = starts - offsets[self.query]
+        self.group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64), self.size)
+        self.all_singletons = bool(np.all(self.size == 1))
+
+    # -- segment sums ---------------------------------------------------------
+    def group_sum(self, per_position: np.ndarray) -> np.ndarray:
+        """Sum of a per-position value over each group."""
+        if self.all_singletons:
+            return per_position.astype(np.float64)
+        return np.bincount(self.group_of_position, weights=per_position, minlength=self.num_groups)
+
+    def query_sum(self, per_group: np.ndarray) -> np.ndarray:
+        """Sum of a per-group value over each query (in rank order)."""
+        return np.bincount(self.query, weights=per_group, minlength=self.num_queries)
+
+    def before_in_query(self, per_group: np.ndarray) -> np.ndarray:
+        """Sum of a per-group integer count over the earlier groups of the same query."""
+        total = np.cumsum(per_group) - per_group
+        query_first_group = np.searchsorted(self.query, np.arange(self.num_queries))
+        base = total[np.minimum(query_first_group, max(self.num_groups - 1, 0))] if self.num_groups else np.zeros(0)
+        return total - base[self.query] if self.num_groups else total
+
+    # -- cutoffs --------------------------------------------------------------
+    def cutoff(self, k: "int | None | np.ndarray") -> np.ndarray:
+        """Per-query cutoff as an int64 array; None means the whole ranking."""
+        if k is None:
+            return self.lengths.astype(np.int64)
+        return np.broadcast_to(np.asarray(k, dtype=np.int64), (self.num_queries,))
+
+    def slots(self, k_query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) of each group: its rank range clipped to the cutoff."""
+        k = k_query[self.query]
+        return np.minimum(self.start, k), np.minimum(self.start + self.size, k)
+
+    # -- expectations ---------------------------------------------------------
+    def expected_count(self, flags: np.ndarray, k_query: np.ndarray) -> np.ndarray:
+        """Expected number of flagged docs in the top k: sum_G f_G * m / n."""
+        lo, hi = self.slots(k_query)
+        return self.query_sum(self.group_sum(flags) * (hi - lo) / self.size)
+
+    def dcg(self, gain: np.ndarray, discount: np.ndarray, k_query: np.ndarray) -> np.ndarray:
+        """Expected DCG@k: sum_G mean_gain(G) * sum_{i=lo+1}^{hi} d(i).
+
+        ``discount[i]`` is the discount of rank ``i + 1``; it must be long
+        enough for the longest ranking.
+        """
+        lo, hi = self.slots(k_query)
+        if self.all_singletons:
+            # Exact per-rank discount, summed in rank order as trec_eval does.
+            weight = np.where(hi > lo, discount[np.minimum(lo, len(discount) - 1)], 0.0)
+            return self.query_sum(gain * weight)
+        cumulative = np.concatenate([[0.0], np.cumsum(discount)])
+        single = self.size == 1
+        weight = np.where(
+            single,
+            np.where(hi > lo, discount[np.minimum(lo, len(discount) - 1)], 0.0),
+            cumulative[hi] - cumulative[lo],
+        )
+        return self.query_sum(self.group_sum(gain) / self.size * weight)
+
+    def first_relevant(self, relevant: np.ndarray, k_query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Expected reciprocal rank and hit probability of the first relevant doc within k.
+
+        Only the first group holding a relevant doc matters. Inside it (n docs,
+        r relevant, after s docs), the first relevant doc is at in-group
+        position q with probability P(q) = C(n-q, r-1) / C(n, r), so
+        E[RR@k] = sum_{q: s+q <= k} P(q) / (s + q) and hit@k = sum_{q: s+q<=k} P(q).
+        """
+        rr = np.zeros(self.num_queries)
+        hit = np.zeros(self.num_queries)
+        r = self.group_sum(relevant)
+        candidates = np.flatnonzero(r > 0)
+        if len(candidates) == 0:
+            return rr, hit
+        first = candidates[np.r_[True, self.query[candidates[1:]] != self.query[candidates[:-1]]]]
+        n = self.size[first]
+        rel = r[first].astype(np.int64)
+        s = self.start[first]
+        query = self.query[first]
+        k = k_query[query]
+        # Terms q = 1 .. min(n - r + 1, k - s); none when the group starts past k.
+        terms = np.clip(np.minimum(n - rel + 1, k - s), 0, None)
+        # P(1) = r/n and P(q) = P(q-1) * (n-q-r+2)/(n-q+1). The loop runs over
+        # in-group positions (the largest tied group), vectorised across
+        # queries, so each query's value is computed exactly as if alone.
+        p = rel / n
+        hit_first = np.zeros(len(first))
+        rr_first = np.zeros(len(first))
+        for q in range(1, int(terms.max(initial=0)) + 1):
+            active = terms >= q
+            if q > 1:
+                p = np.where(active, p * (n - q - rel + 2) / np.maximum(n - q + 1, 1), 0.0)
+            hit_first += np.where(active, p, 0.0)
+            rr_first += np.where(active, p / (s + q), 0.0)
+        rr[query] = rr_first
+        hit[query] = np.minimum(hit_first, 1.0)
+        return rr, hit
+
+    def precision_sum(self, relevant: np.ndarray, k_query: np.ndarray) -> np.ndarray:
+        """Expected sum, over relevant docs ranked within k, of the precision at their rank.
+
+        Divide by R for AP@k. A relevant doc of group G at in-group position q
+        has c + 1 + (q-1)(r-1)/(n-1) relevant docs at or above it in
+        expectation (c = relevant docs in earlier groups), so G adds
+        (r/n) * sum_{q=1}^{m} (c + 1 + (q-1)(r-1)/(n-1)) / (s + q).
+        """
+        r = self.group_sum(relevant)
+        before = self.before_in_query(r)
+        k = k_query[self.query]
+        active = np.flatnonzero((r > 0) & (self.start < k))
+        if len(active) == 0:
+            return np.zeros(self.num_queries)
+        n, rel, s, c = self.size[active], r[active], self.start[active], before[active]
+        terms = np.minimum(n, k[active] - s)
+        seg = np.repeat(np.arange(len(active)), terms)
+        q = np.arange(int(terms.sum())) - np.repeat(np.cumsum(terms) - terms, terms) + 1
+        n_t, r_t = n[seg], rel[seg]
+        others_above = np.where(n_t > 1, (q - 1) * (r_t - 1) / np.maximum(n_t - 1, 1), 0.0)
+        term = (r_t / n_t) * (c[seg] + 1 + others_above) / (s[seg] + q)
+        per_group = np.bincount(seg, weights=term, minlength=len(active))
+        return np.bincount(self.query[active], weights=per_group, minlength=self.num_queries)
+
+    def bpref_sum(self, relevant: np.ndarray, nonrelevant: np.ndarray, num_rel: np.ndarray,
+                  num_nonrel: np.ndarray, k_query: np.ndarray) -> np.ndarray:
+        """Expected sum over relevant docs within k of 1 - min(x, R) / min(N, R).
+
+        x = judged non-relevant docs ranked above the doc (trec_eval's bpref;
+        unjudged docs count neither way). Divide by R for bpref@k.
+
+        For a group wholly inside the cutoff, the doc's rank among itself and
+        the group's nr judged non-relevant docs is uniform, so x = c + X with X
+        uniform on 0..nr (c = judged non-relevant docs in earlier groups). For
+        the group straddling the cutoff, X given in-group position q is
+        hypergeometric (q - 1 draws from the other n - 1 docs, nr of them
+        non-relevant); that rare case is summed explicitly.
+        """
+        r = self.group_sum(relevant)
+        nr = self.group_sum(nonrelevant).astype(np.int64)
+        c = self.before_in_query(nr).astype(np.int64)
+        lo, hi = self.slots(k_query)
+        R = num_rel[self.query].astype(np.int64)
+        denominator = np.maximum(np.minimum(num_nonrel, num_rel), 1)[self.query].astype(np.float64)
+        inside = (r > 0) & (self.start + self.size <= k_query[self.query])
+        # sum_{v=a}^{b} min(v, R) in closed form, with a = c and b = c + nr.
+        a, b = c, c + nr
+        t = np.minimum(b, R)
+        below = np.where(R <= a, 0, (a + t) * (t - a + 1) // 2 + (b - t) * R)
+        total = np.where(R <= a, (b - a + 1) * R, below)
+        mean_min = total / (nr + 1)
+        contribution = np.where(inside, r * (1.0 - mean_min / denominator), 0.0)
+
+        straddling = np.flatnonzero((r > 0) & (lo < hi) & (self.start + self.size > k_query[self.query]))
+        if len(straddling):
+            contribution = contribution.copy()
+            for g in straddling:  # at most one group per query and cutoff
+                contribution[g] = _straddling_bpref(
+                    int(self.size[g]), float(r[g]), int(nr[g]), int(c[g]), int(hi[g] - lo[g]),
+                    int(R[g]), float(denominator[g]))
+        return self.query_sum(contribution)
+
+
+def _straddling_bpref(n: int, r: float, nr: int, c: int, m: int, R: int, denominator: float) -> float:
+    """(r/n) * sum_{q=1}^{m} E[1 - min(c + X_q, R) / denominator], X_q ~ HG(n-1, nr, q-1)."""
+    if nr == 0:
+        return r * m / n * (1.0 - min(c, R) / denominator)
+    from scipy.stats import hypergeom
+
+    q = np.arange(1, m + 1)[:, None]
+    x = np.arange(nr + 1)[None, :]
+    pmf = hypergeom.pmf(x, n - 1, nr, q - 1)
+    value = 1.0 - np.minimum(c + x, R) / denominator
+    return float(r / n * (pmf * value).sum())

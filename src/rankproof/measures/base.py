@@ -1,0 +1,241 @@
+"""Measures as immutable values with one canonical text form.
+
+A :class:`Measure` is a name, an optional cutoff and optional per-measure
+overrides of protocol policies. Its text form omits what is not set, so
+``parse_measure(str(m)) == m`` and measures work as dict keys::
+
+    ndcg            ndcg@10          ndcg(gain=exp2)@10        p(rel=2)@5
+
+In Python, calling a measure with keywords returns a new one, and ``@`` sets
+the cutoff:
+
+>>> from rankproof.measures import ndcg, p
+>>> str(ndcg(gain="exp2") @ 10)
+'ndcg(gain=exp2)@10'
+>>> parse_measure("p(rel=2)@5") == p(rel=2) @ 5
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from typing import Any, Callable
+
+from ..errors import MeasureError, ProtocolError
+from ..protocol import parse_discount, parse_gain, parse_rel, _parse_enum, Ideal
+
+__all__ = ["Measure", "MeasureSpec", "Param", "REGISTRY", "parse_measure", "parse_measures"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A per-measure override of a protocol policy."""
+
+    name: str
+    parse: Callable[[Any], Any]
+    description: str
+
+
+PARAMS: dict[str, Param] = {
+    "gain": Param("gain", parse_gain, "gain of a grade: linear, exp2 or map:G=V/..."),
+    "discount": Param("discount", parse_discount, "rank discount: log2, reciprocal or vector:..."),
+    "ideal": Param("ideal", lambda v: _parse_enum("ideal", Ideal, v), "ideal pool: judged or retrieved"),
+    "rel": Param("rel", parse_rel, "lowest grade counted as relevant"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasureSpec:
+    """What a measure is: data, not code. The kernels live in ``kernels``."""
+
+    name: str
+    description: str
+    params: tuple[str, ...]
+    cutoff: bool = True
+    # Measures normalised by something that is 0 when nothing is relevant
+    # (ideal DCG, R): the protocol's zero_ideal policy applies to them.
+    normalised: bool = False
+    # Measures that are a ratio of per-query sums, so micro averaging means
+    # sum of numerators over sum of denominators.
+    ratio: bool = False
+
+
+_GAIN = ("gain", "discount")
+REGISTRY: dict[str, MeasureSpec] = {
+    spec.name: spec
+    for spec in [
+        MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k", _GAIN),
+        MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",)),
+        MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), normalised=True, ratio=True),
+        MeasureSpec("ap", "average precision: mean over the R relevant docs of the precision at their ranks (0 if not in the top k)", ("rel",), normalised=True),
+        MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",)),
+        MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved)", ("rel",), ratio=True),
+        MeasureSpec("r", "recall: relevant docs in the top k / R", ("rel",), normalised=True, ratio=True),
+        MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",)),
+        MeasureSpec("rprec", "R-precision: relevant docs in the top R / R", ("rel",), cutoff=False, normalised=True, ratio=True),
+        MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only", ("rel",), normalised=True),
+        MeasureSpec("judged", "fraction of the top k that is judged (no cutoff: of all retrieved)", (), ratio=True),
+        MeasureSpec("num_ret", "number of docs retrieved within the top k", ()),
+        MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), cutoff=False),
+        MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",)),
+    ]
+}
+
+
+def _check_cutoff(name: str, k: Any) -> int:
+    # bool is an int subclass; True must not mean a cutoff of 1.
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise MeasureError(
+            f"the cutoff k of {name} must be an integer >= 1; got {k!r}. "
+            f"Write {name}@10, for instance"
+        )
+    if k < 1:
+        raise MeasureError(f"the cutoff k of {name} must be >= 1; got {k}. Write {name}@10, for instance")
+    return k
+
+
+@dataclasses.dataclass(frozen=True)
+class Measure:
+    """A measure: name, optional cutoff, optional policy overrides.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (see ``rankproof.measures.REGISTRY``).
+    cutoff : int or None
+        Only the top ``cutoff`` ranks count; None means the whole ranking.
+    params : tuple of (str, value)
+        Overrides of protocol policies for this measure alone, sorted by name.
+    """
+
+    name: str
+    cutoff: int | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        spec = REGISTRY.get(self.name)
+        if spec is None:
+            raise _unknown_measure([self.name])
+        if self.cutoff is not None:
+            if not spec.cutoff:
+                raise MeasureError(f"{self.name} takes no cutoff; write {self.name} without @k")
+            _check_cutoff(self.name, self.cutoff)
+        parsed = {}
+        for key, value in dict(self.params).items():
+            if key not in spec.params:
+                accepted = ", ".join(spec.params) or "none"
+                raise MeasureError(
+                    f"{self.name} does not take the parameter {key!r}; it accepts: {accepted}"
+                )
+            try:
+                parsed[key] = PARAMS[key].parse(value)
+            except ProtocolError as error:
+                raise MeasureError(f"{self.name}: {error}") from None
+        object.__setattr__(self, "params", tuple(sorted(parsed.items())))
+
+    @property
+    def spec(self) -> MeasureSpec:
+        return REGISTRY[self.name]
+
+    def __call__(self, **params: Any) -> "Measure":
+        merged = dict(self.params)
+        merged.update(params)
+        return Measure(self.name, self.cutoff, tuple(merged.items()))
+
+    def __matmul__(self, k: int) -> "Measure":
+        return Measure(self.name, _check_cutoff(self.name, k), self.params)
+
+    def setting(self, name: str, protocol) -> Any:
+        """The value of a policy for this measure: its override, else the protocol's."""
+        return dict(self.params).get(name, getattr(protocol, name))
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            text += "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+
+_MEASURE_TEXT = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
+)
+
+
+def _unknown_measure(names: list[str]) -> MeasureError:
+    parts = []
+    for name in names:
+        near = difflib.get_close_matches(name.lower(), list(REGISTRY), n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        parts.append(f"{name!r}{hint}")
+    label = "unknown measure" if len(names) == 1 else "unknown measures"
+    return MeasureError(f"{label} {'; '.join(parts)}. Known measures: {', '.join(REGISTRY)}")
+
+
+def _parse_one(text: str) -> Measure:
+    match = _MEASURE_TEXT.match(text)
+    if match is None:
+        raise MeasureError(
+            f"cannot read measure {text!r}; write it as name, name@k or name(param=value)@k, "
+            "e.g. ndcg(gain=exp2)@10"
+        )
+    name = match["name"]
+    params: dict[str, str] = {}
+    if match["params"]:
+        for item in match["params"].split(","):
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip() or not value.strip():
+                raise MeasureError(f"cannot read parameter {item.strip()!r} of {text!r}; write key=value")
+            params[key.strip()] = value.strip()
+    cutoff = None
+    if match["cutoff"] is not None:
+        raw = match["cutoff"]
+        if not re.fullmatch(r"[+-]?\d+", raw):
+            raise MeasureError(f"the cutoff k of {name} must be an integer >= 1; got {raw!r} in {text!r}")
+        cutoff = int(raw)
+    return Measure(name, cutoff, tuple(params.items()))
+
+
+def parse_measure(text: "str | Measure") -> Measure:
+    """Read one measure from its text form.
+
+    Examples
+    --------
+    >>> parse_measure("ndcg@10")
+    Measure('ndcg@10')
+    >>> parse_measure("ndcg@0")
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.MeasureError: the cutoff k of ndcg must be >= 1; got 0. Write ndcg@10, for instance
+    """
+    if isinstance(text, Measure):
+        return text
+    return _parse_one(str(text))
+
+
+def parse_measures(texts) -> list[Measure]:
+    """Read several measures; every unknown name is reported at once."""
+    if isinstance(texts, (str, Measure)):
+        texts = [texts]
+    measures: list[Measure] = []
+    unknown: list[str] = []
+    for text in texts:
+        if isinstance(text, Measure):
+            measures.append(text)
+            continue
+        match = _MEASURE_TEXT.match(str(text))
+        if match is not None and match["name"] not in REGISTRY:
+            unknown.append(match["name"])
+            continue
+        measures.append(_parse_one(str(text)))
+    if unknown:
+        raise _unknown_measure(unknown)
+    if not measures:
+        raise MeasureError("no measure given; ask for one, e.g. ndcg@10")
+    return measures

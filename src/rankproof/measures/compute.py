@@ -1,0 +1,243 @@
+"""From an alignment to per-query values: one small function per measure.
+
+``COMPUTE`` is the table from measure name to its function; each takes a
+:class:`Context` (the aligned rankings, the protocol, shared caches) and a
+:class:`~rankproof.measures.base.Measure`, and returns a :class:`Values`.
+The protocol's query policies (zero ideal, aggregation) are applied later,
+in :mod:`rankproof.evaluate`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cached_property
+
+import numpy as np
+
+from ..data.align import Alignment
+from ..kernels.ranked import Ranked
+from ..protocol import Discount, DiscountVector, Gain, GainMap, Ideal, Protocol
+from .base import Measure
+
+__all__ = ["COMPUTE", "Context", "Values", "gains_of", "discount_table"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Values:
+    """Per-query values of one measure.
+
+    ``numerator / denominator`` is the value for ratio measures (used by micro
+    averaging); ``undefined`` marks queries where the denominator is 0 because
+    nothing is relevant (the zero_ideal policy decides their value).
+    """
+
+    value: np.ndarray
+    numerator: np.ndarray | None = None
+    denominator: np.ndarray | None = None
+    undefined: np.ndarray | None = None
+
+
+def gains_of(grades: np.ndarray, gain: "Gain | GainMap") -> np.ndarray:
+    """Gain of each grade: g (linear), 2^g - 1 (exp2), or an explicit table.
+
+    >>> gains_of(np.array([0, 1, 3]), Gain.EXP2).tolist()
+    [0.0, 1.0, 7.0]
+    """
+    if gain is Gain.LINEAR:
+        return grades.astype(np.float64)
+    if gain is Gain.EXP2:
+        return np.exp2(grades.astype(np.float64)) - 1.0
+    table_grades = np.array([g for g, _ in gain.gains], dtype=np.int64)
+    table_gains = np.array([v for _, v in gain.gains], dtype=np.float64)
+    at = np.searchsorted(table_grades, grades)
+    at_clipped = np.minimum(at, len(table_grades) - 1)
+    return np.where(table_grades[at_clipped] == grades, table_gains[at_clipped], 0.0)
+
+
+def discount_table(discount: "Discount | DiscountVector", length: int) -> np.ndarray:
+    """Discount of ranks 1..length: ``table[i]`` is the discount of rank i + 1."""
+    rank = np.arange(1, max(length, 1) + 1, dtype=np.float64)
+    if discount is Discount.LOG2:
+        return 1.0 / np.log2(rank + 1.0)
+    if discount is Discount.RECIPROCAL:
+        return 1.0 / rank
+    table = np.zeros(len(rank))
+    values = np.asarray(discount.values, dtype=np.float64)[: len(rank)]
+    table[: len(values)] = values
+    return table
+
+
+def _segment_ranks(offsets: np.ndarray) -> np.ndarray:
+    lengths = np.diff(offsets)
+    return np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
+
+
+class Context:
+    """Everything the measure functions share for one evaluation."""
+
+    def __init__(self, alignment: Alignment, protocol: Protocol) -> None:
+        self.alignment = alignment
+        self.protocol = protocol
+        self.ranked = Ranked(alignment.offsets, alignment.group_offsets)
+        pool_sizes = np.diff(alignment.pool_offsets)
+        longest = int(max(self.ranked.lengths.max(initial=0), pool_sizes.max(initial=0)))
+        self.table_length = max(longest, 1)
+        self._cache: dict = {}
+
+    @cached_property
+    def pool_query(self) -> np.ndarray:
+        return np.repeat(np.arange(self.alignment.num_queries), np.diff(self.alignment.pool_offsets))
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Per ranked position: judged with grade >= rel."""
+        key = ("relevant", rel)
+        if key not in self._cache:
+            self._cache[key] = (self.alignment.judged & (self.alignment.grade >= rel)).astype(np.float64)
+        return self._cache[key]
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """R per query: judged docs with grade >= rel."""
+        key = ("num_rel", rel)
+        if key not in self._cache:
+            flags = self.alignment.pool_grade >= rel
+            self._cache[key] = np.bincount(self.pool_query[flags], minlength=self.alignment.num_queries)
+        return self._cache[key]
+
+    def gains(self, gain) -> np.ndarray:
+        """Per ranked position; unjudged docs have gain 0 whatever the gain table says."""
+        key = ("gains", str(gain))
+        if key not in self._cache:
+            self._cache[key] = np.where(self.alignment.judged, gains_of(self.alignment.grade, gain), 0.0)
+        return self._cache[key]
+
+    def discount(self, discount) -> np.ndarray:
+        key = ("discount", str(discount))
+        if key not in self._cache:
+            self._cache[key] = discount_table(discount, self.table_length)
+        return self._cache[key]
+
+    def ideal_dcg(self, measure: Measure) -> np.ndarray:
+        """DCG@k of the best order of the ideal pool (only positive gains count)."""
+        gain = measure.setting("gain", self.protocol)
+        ideal = measure.setting("ideal", self.protocol)
+        discount = self.discount(measure.setting("discount", self.protocol))
+        a = self.alignment
+        if ideal is Ideal.JUDGED:
+            gains, offsets, query = gains_of(a.pool_grade, gain), a.pool_offsets, self.pool_query
+        else:
+            gains, offsets = self.gains(gain), a.offsets
+            query = np.repeat(np.arange(a.num_queries), np.diff(offsets))
+        gains = np.maximum(gains, 0.0)
+        order = np.lexsort((-gains, query))
+        rank0 = _segment_ranks(offsets)
+        k = self.ranked.cutoff(measure.cutoff) if measure.cutoff is not None else None
+        inside = rank0 < (k[query] if k is not None else np.iinfo(np.int64).max)
+        weight = np.where(inside, discount[np.minimum(rank0, len(discount) - 1)], 0.0)
+        return np.bincount(query, weights=gains[order] * weight, minlength=a.num_queries)
+
+    def k(self, measure: Measure) -> np.ndarray:
+        return self.ranked.cutoff(measure.cutoff)
+
+    def count_denominator(self, measure: Measure) -> np.ndarray:
+        """k for P and judged; without a cutoff, the ranking's length."""
+        return self.k(measure).astype(np.float64)
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray, undefined_when_zero: bool) -> Values:
+    denominator = np.asarray(denominator, dtype=np.float64)
+    zero = denominator == 0
+    value = np.divide(numerator, denominator, out=np.zeros(len(numerator)), where=~zero)
+    return Values(value, numerator, denominator, zero if undefined_when_zero else None)
+
+
+def _dcg(ctx: Context, m: Measure) -> Values:
+    gains = ctx.gains(m.setting("gain", ctx.protocol))
+    discount = ctx.discount(m.setting("discount", ctx.protocol))
+    return Values(ctx.ranked.dcg(gains, discount, ctx.k(m)))
+
+
+def _ideal_dcg(ctx: Context, m: Measure) -> Values:
+    return Values(ctx.ideal_dcg(m))
+
+
+def _ndcg(ctx: Context, m: Measure) -> Values:
+    return _ratio(_dcg(ctx, m).value, ctx.ideal_dcg(m), True)
+
+
+def _rel(ctx: Context, m: Measure) -> int:
+    return m.setting("rel", ctx.protocol)
+
+
+def _num_rel_ret(ctx: Context, m: Measure) -> Values:
+    return Values(ctx.ranked.expected_count(ctx.relevant(_rel(ctx, m)), ctx.k(m)))
+
+
+def _p(ctx: Context, m: Measure) -> Values:
+    return _ratio(_num_rel_ret(ctx, m).value, ctx.count_denominator(m), False)
+
+
+def _r(ctx: Context, m: Measure) -> Values:
+    return _ratio(_num_rel_ret(ctx, m).value, ctx.num_rel(_rel(ctx, m)), True)
+
+
+def _rprec(ctx: Context, m: Measure) -> Values:
+    rel = _rel(ctx, m)
+    num_rel = ctx.num_rel(rel)
+    return _ratio(ctx.ranked.expected_count(ctx.relevant(rel), num_rel), num_rel, True)
+
+
+def _ap(ctx: Context, m: Measure) -> Values:
+    rel = _rel(ctx, m)
+    total = ctx.ranked.precision_sum(ctx.relevant(rel), ctx.k(m))
+    values = _ratio(total, ctx.num_rel(rel), True)
+    return Values(values.value, undefined=values.undefined)
+
+
+def _rr(ctx: Context, m: Measure) -> Values:
+    return Values(ctx.ranked.first_relevant(ctx.relevant(_rel(ctx, m)), ctx.k(m))[0])
+
+
+def _hit(ctx: Context, m: Measure) -> Values:
+    return Values(ctx.ranked.first_relevant(ctx.relevant(_rel(ctx, m)), ctx.k(m))[1])
+
+
+def _bpref(ctx: Context, m: Measure) -> Values:
+    rel = _rel(ctx, m)
+    a = ctx.alignment
+    nonrelevant = (a.judged & (a.grade < rel)).astype(np.float64)
+    num_rel = ctx.num_rel(rel)
+    num_nonrel = np.bincount(ctx.pool_query[a.pool_grade < rel], minlength=a.num_queries)
+    total = ctx.ranked.bpref_sum(ctx.relevant(rel), nonrelevant, num_rel, num_nonrel, ctx.k(m))
+    values = _ratio(total, num_rel, True)
+    return Values(values.value, undefined=values.undefined)
+
+
+def _judged(ctx: Context, m: Measure) -> Values:
+    count = ctx.ranked.expected_count(ctx.alignment.judged.astype(np.float64), ctx.k(m))
+    return _ratio(count, ctx.count_denominator(m), False)
+
+
+def _num_ret(ctx: Context, m: Measure) -> Values:
+    return Values(np.minimum(ctx.ranked.lengths, ctx.k(m)).astype(np.float64))
+
+
+def _num_rel(ctx: Context, m: Measure) -> Values:
+    return Values(ctx.num_rel(_rel(ctx, m)).astype(np.float64))
+
+
+COMPUTE = {
+    "dcg": _dcg,
+    "ideal_dcg": _ideal_dcg,
+    "ndcg": _ndcg,
+    "ap": _ap,
+    "rr": _rr,
+    "p": _p,
+    "r": _r,
+    "hit": _hit,
+    "rprec": _rprec,
+    "bpref": _bpref,
+    "judged": _judged,
+    "num_ret": _num_ret,
+    "num_rel": _num_rel,
+    "num_rel_ret": _num_rel_ret,
+}

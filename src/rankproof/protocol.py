@@ -1,0 +1,451 @@
+"""The evaluation protocol: every convention a ranking measure depends on.
+
+A :class:`Protocol` is a frozen value. It has one canonical text form
+(``str(protocol)``), parsed back by :meth:`Protocol.from_text`, and a short
+fingerprint (a hash of that text) so two reports can be checked for
+comparability at a glance.
+
+Policies
+--------
+===============  =========================================  ==========
+policy           options                                    default
+===============  =========================================  ==========
+gain             linear, exp2, map:G=V/G=V...               linear
+discount         log2, reciprocal, vector:d1/d2/...         log2
+ideal            judged, retrieved                          judged
+unjudged         zero, error, condense                      zero
+zero_ideal       zero, one, exclude, error                  zero
+missing_query    zero, exclude, error                       zero
+extra_query      ignore, error                              ignore
+ties             expected, docid, input, error              expected
+duplicates       error, first                               error
+negative_grades  error, zero, unjudged                      error
+aggregation      macro, micro, weighted                     macro
+rel              integer relevance level of binary measures 1
+===============  =========================================  ==========
+
+Examples
+--------
+>>> from rankproof import Protocol
+>>> p = Protocol(gain="exp2")
+>>> str(p)  # doctest: +NORMALIZE_WHITESPACE
+'gain=exp2 discount=log2 ideal=judged unjudged=zero zero_ideal=zero
+ missing_query=zero extra_query=ignore ties=expected duplicates=error
+ negative_grades=error aggregation=macro rel=1'
+>>> Protocol.from_text(str(p)) == p
+True
+>>> Protocol.preset("trec_eval").ties
+<Ties.DOCID: 'docid'>
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import enum
+import hashlib
+import math
+from typing import Any, Mapping
+
+from .errors import ProtocolError
+
+__all__ = [
+    "Protocol",
+    "Gain",
+    "Discount",
+    "GainMap",
+    "DiscountVector",
+    "Ideal",
+    "Unjudged",
+    "ZeroIdeal",
+    "MissingQuery",
+    "ExtraQuery",
+    "Ties",
+    "Duplicates",
+    "NegativeGrades",
+    "Aggregation",
+    "PRESETS",
+]
+
+
+class _Policy(str, enum.Enum):
+    """A policy option; its value is its canonical text."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Gain(_Policy):
+    """Gain of a grade ``g``: ``linear`` is g, ``exp2`` is 2^g - 1."""
+
+    LINEAR = "linear"
+    EXP2 = "exp2"
+
+
+class Discount(_Policy):
+    """Discount at rank ``i``: ``log2`` is 1/log2(i+1), ``reciprocal`` is 1/i."""
+
+    LOG2 = "log2"
+    RECIPROCAL = "reciprocal"
+
+
+class Ideal(_Policy):
+    """Pool of the ideal ranking: every judged doc, or only the retrieved ones."""
+
+    JUDGED = "judged"
+    RETRIEVED = "retrieved"
+
+
+class Unjudged(_Policy):
+    """A ranked doc without judgment: gain 0 (counted), an error, or dropped."""
+
+    ZERO = "zero"
+    ERROR = "error"
+    CONDENSE = "condense"
+
+
+class ZeroIdeal(_Policy):
+    """A query with nothing relevant (ideal DCG 0, or R = 0)."""
+
+    ZERO = "zero"
+    ONE = "one"
+    EXCLUDE = "exclude"
+    ERROR = "error"
+
+
+class MissingQuery(_Policy):
+    """A query judged in the qrels but absent from the run."""
+
+    ZERO = "zero"
+    EXCLUDE = "exclude"
+    ERROR = "error"
+
+
+class ExtraQuery(_Policy):
+    """A query in the run that the qrels do not judge."""
+
+    IGNORE = "ignore"
+    ERROR = "error"
+
+
+class Ties(_Policy):
+    """Order of docs with equal scores."""
+
+    EXPECTED = "expected"
+    DOCID = "docid"
+    INPUT = "input"
+    ERROR = "error"
+
+
+class Duplicates(_Policy):
+    """A doc listed twice for one query in a run."""
+
+    ERROR = "error"
+    FIRST = "first"
+
+
+class NegativeGrades(_Policy):
+    """A negative grade in the qrels.
+
+    ``zero`` reads it as judged non-relevant (grade 0); ``unjudged`` as in the
+    pool but not judged, which is what trec_eval does.
+    """
+
+    ERROR = "error"
+    ZERO = "zero"
+    UNJUDGED = "unjudged"
+
+
+class Aggregation(_Policy):
+    """How per-query values become one number."""
+
+    MACRO = "macro"
+    MICRO = "micro"
+    WEIGHTED = "weighted"
+
+
+def _format_number(x: float) -> str:
+    # repr keeps full precision and round-trips through float().
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+@dataclasses.dataclass(frozen=True)
+class GainMap:
+    """An explicit grade -> gain table; grades absent from it have gain 0.
+
+    Text form: ``map:0=0/1=1/2=3/3=7``.
+    """
+
+    gains: tuple[tuple[int, float], ...]
+
+    def __post_init__(self) -> None:
+        items = tuple(sorted((int(g), float(v)) for g, v in dict(self.gains).items()))
+        for _, value in items:
+            if not math.isfinite(value):
+                raise ProtocolError(f"gain map values must be finite numbers; got {value}")
+        object.__setattr__(self, "gains", items)
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[int, float]) -> "GainMap":
+        return cls(tuple(mapping.items()))
+
+    def __str__(self) -> str:
+        return "map:" + "/".join(f"{g}={_format_number(v)}" for g, v in self.gains)
+
+
+@dataclasses.dataclass(frozen=True)
+class DiscountVector:
+    """An explicit discount per rank (rank 1 first); ranks past its end get 0.
+
+    Text form: ``vector:1/0.5/0.25``.
+    """
+
+    values: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        values = tuple(float(v) for v in self.values)
+        if not values or not all(math.isfinite(v) and v >= 0 for v in values):
+            raise ProtocolError(
+                "a discount vector needs at least one finite, non-negative value per rank"
+            )
+        object.__setattr__(self, "values", values)
+
+    def __str__(self) -> str:
+        return "vector:" + "/".join(_format_number(v) for v in self.values)
+
+
+def parse_gain(value: Any) -> Gain | GainMap:
+    """Read a gain policy from an enum, a mapping or its text form."""
+    if isinstance(value, (Gain, GainMap)):
+        return value
+    if isinstance(value, Mapping):
+        return GainMap.from_mapping(value)
+    text = str(value).strip()
+    if text.startswith("map:"):
+        try:
+            pairs = [item.split("=") for item in text[4:].split("/") if item]
+            return GainMap(tuple((int(g), float(v)) for g, v in pairs))
+        except ValueError:
+            raise ProtocolError(
+                f"cannot read gain map {text!r}; write it as map:0=0/1=1/2=3"
+            ) from None
+    return _parse_enum("gain", Gain, text, extra=["map:0=0/1=1/..."])
+
+
+def parse_discount(value: Any) -> Discount | DiscountVector:
+    """Read a discount policy from an enum, a sequence or its text form."""
+    if isinstance(value, (Discount, DiscountVector)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return DiscountVector(tuple(value))
+    text = str(value).strip()
+    if text.startswith("vector:"):
+        try:
+            return DiscountVector(tuple(float(v) for v in text[7:].split("/") if v))
+        except ValueError:
+            raise ProtocolError(
+                f"cannot read discount vector {text!r}; write it as vector:1/0.63/0.5"
+            ) from None
+    return _parse_enum("discount", Discount, text, extra=["vector:1/0.5/..."])
+
+
+def _parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> Any:
+    if isinstance(value, enum_type):
+        return value
+    try:
+        return enum_type(str(value).strip().lower())
+    except ValueError:
+        options = [member.value for member in enum_type] + list(extra)
+        raise ProtocolError(
+            f"policy {name} does not accept {value!r}; choose one of {', '.join(options)}"
+        ) from None
+
+
+def parse_rel(value: Any) -> int:
+    """Read a relevance level: an integer (booleans and floats refused)."""
+    if isinstance(value, bool):
+        raise ProtocolError(f"rel must be an integer grade; got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ProtocolError(f"rel must be an integer grade such as 1 or 2; got {value!r}")
+
+
+# The fields of a Protocol, their parsers, in canonical order.
+_PARSERS = {
+    "gain": parse_gain,
+    "discount": parse_discount,
+    "ideal": lambda v: _parse_enum("ideal", Ideal, v),
+    "unjudged": lambda v: _parse_enum("unjudged", Unjudged, v),
+    "zero_ideal": lambda v: _parse_enum("zero_ideal", ZeroIdeal, v),
+    "missing_query": lambda v: _parse_enum("missing_query", MissingQuery, v),
+    "extra_query": lambda v: _parse_enum("extra_query", ExtraQuery, v),
+    "ties": lambda v: _parse_enum("ties", Ties, v),
+    "duplicates": lambda v: _parse_enum("duplicates", Duplicates, v),
+    "negative_grades": lambda v: _parse_enum("negative_grades", NegativeGrades, v),
+    "aggregation": lambda v: _parse_enum("aggregation", Aggregation, v),
+    "rel": parse_rel,
+}
+
+
+def _unknown_policy(key: str) -> ProtocolError:
+    near = difflib.get_close_matches(key, list(_PARSERS), n=3)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    return ProtocolError(
+        f"unknown policy {key!r}{hint} Policies: {', '.join(_PARSERS)}"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+    """Every policy a ranking measure depends on, as one frozen value.
+
+    Parameters
+    ----------
+    gain : {'linear', 'exp2'} or mapping grade -> gain
+        Gain of a document of grade ``g``: ``g`` or ``2**g - 1``.
+    discount : {'log2', 'reciprocal'} or sequence of float
+        Weight of rank ``i``: ``1 / log2(i + 1)`` or ``1 / i``, or the
+        ``i``-th value of an explicit vector (0 past its end).
+    ideal : {'judged', 'retrieved'}
+        Where the ideal ranking of NDCG comes from: every judged document of
+        the query, or only the documents the run returned (reranking NDCG).
+    unjudged : {'zero', 'error', 'condense'}
+        A ranked document with no judgment gets gain 0 and is counted, is an
+        error, or is dropped from the ranking before measuring (Sakai's
+        condensed list).
+    zero_ideal : {'zero', 'one', 'exclude', 'error'}
+        A query with nothing relevant (ideal DCG 0 for NDCG; R = 0 for AP,
+        recall, R-precision, bpref) scores 0, scores 1, leaves the mean of
+        those measures, or is an error. Always counted.
+    missing_query : {'zero', 'exclude', 'error'}
+        A query judged in the qrels that the run does not rank.
+    extra_query : {'ignore', 'error'}
+        A query the run ranks that the qrels do not judge (ignored and counted).
+    ties : {'expected', 'docid', 'input', 'error'}
+        Documents with equal scores: the exact expectation over every order of
+        each tied group; trec_eval's doc id descending; the order given; or an
+        error naming them.
+    duplicates : {'error', 'first'}
+        A document listed twice for one query: an error, or keep the first.
+    negative_grades : {'error', 'zero', 'unjudged'}
+        A negative grade in the qrels: an error, judged non-relevant, or
+        treated as unjudged (trec_eval).
+    aggregation : {'macro', 'micro', 'weighted'}
+        Mean of per-query values; sum of numerators over sum of denominators
+        (ratio measures only); or a mean weighted by given query weights.
+    rel : int
+        Lowest grade that binary measures (P, R, AP, RR, ...) call relevant.
+    """
+
+    gain: Gain | GainMap = Gain.LINEAR
+    discount: Discount | DiscountVector = Discount.LOG2
+    ideal: Ideal = Ideal.JUDGED
+    unjudged: Unjudged = Unjudged.ZERO
+    zero_ideal: ZeroIdeal = ZeroIdeal.ZERO
+    missing_query: MissingQuery = MissingQuery.ZERO
+    extra_query: ExtraQuery = ExtraQuery.IGNORE
+    ties: Ties = Ties.EXPECTED
+    duplicates: Duplicates = Duplicates.ERROR
+    negative_grades: NegativeGrades = NegativeGrades.ERROR
+    aggregation: Aggregation = Aggregation.MACRO
+    rel: int = 1
+
+    def __post_init__(self) -> None:
+        # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).
+        for name, parse in _PARSERS.items():
+            object.__setattr__(self, name, parse(getattr(self, name)))
+
+    # -- text form -------------------------------------------------------
+    def __str__(self) -> str:
+        return " ".join(f"{name}={getattr(self, name)}" for name in _PARSERS)
+
+    @classmethod
+    def from_text(cls, text: str) -> "Protocol":
+        """Parse ``key=value`` pairs separated by spaces; missing keys take defaults.
+
+        Examples
+        --------
+        >>> Protocol.from_text("ties=docid rel=2").rel
+        2
+        """
+        changes: dict[str, str] = {}
+        for item in text.split():
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ProtocolError(
+                    f"cannot read {item!r} in protocol text; write policies as key=value"
+                )
+            if key not in _PARSERS:
+                raise _unknown_policy(key)
+            if key in changes:
+                raise ProtocolError(f"policy {key} is given twice in protocol text")
+            changes[key] = value
+        return cls(**changes)
+
+    @property
+    def fingerprint(self) -> str:
+        """First 12 hex digits of the SHA-256 of the canonical text."""
+        return hashlib.sha256(str(self).encode("utf-8")).hexdigest()[:12]
+
+    def replace(self, **changes: Any) -> "Protocol":
+        """A copy with some policies changed; unknown names are refused."""
+        for key in changes:
+            if key not in _PARSERS:
+                raise _unknown_policy(key)
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Policies as JSON-ready values (text forms, ``rel`` as int)."""
+        return {
+            name: (getattr(self, name) if name == "rel" else str(getattr(self, name)))
+            for name in _PARSERS
+        }
+
+    def differences(self, other: "Protocol") -> dict[str, tuple[str, str]]:
+        """Policies that differ: name -> (this value, other value)."""
+        return {
+            name: (str(getattr(self, name)), str(getattr(other, name)))
+            for name in _PARSERS
+            if getattr(self, name) != getattr(other, name)
+        }
+
+    @classmethod
+    def preset(cls, name: str) -> "Protocol":
+        """A named preset: ``rankproof`` (the defaults) or ``trec_eval``."""
+        try:
+            return PRESETS[name]
+        except KeyError:
+            near = difflib.get_close_matches(name, list(PRESETS), n=2)
+            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            raise ProtocolError(
+                f"unknown preset {name!r}{hint} Presets: {', '.join(PRESETS)}"
+            ) from None
+
+    @staticmethod
+    def policy_names() -> tuple[str, ...]:
+        return tuple(_PARSERS)
+
+
+PRESETS: dict[str, Protocol] = {
+    "rankproof": Protocol(),
+    # trec_eval 10 as far as the measures of this package go: linear gain,
+    # log2 discount, ideal from the judged pool, unjudged docs non-relevant,
+    # ties broken by doc id descending, negative grades in the pool but
+    # unjudged, queries without relevant docs scored 0, and (without -c) an
+    # abort when a judged query is missing from the run.
+    "trec_eval": Protocol(
+        ties=Ties.DOCID,
+        negative_grades=NegativeGrades.UNJUDGED,
+        missing_query=MissingQuery.ERROR,
+        extra_query=ExtraQuery.IGNORE,
+        zero_ideal=ZeroIdeal.ZERO,
+        duplicates=Duplicates.ERROR,
+    ),
+}

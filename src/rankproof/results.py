@@ -1,0 +1,211 @@
+"""Results: per-query values, aggregates, the protocol and policy counts.
+
+Results never compute measures; they hold what :func:`rankproof.evaluate`
+produced and aggregate it under the protocol's aggregation policy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .data.align import Alignment
+from .errors import MeasureError
+from .measures.base import Measure, parse_measure
+from .protocol import Aggregation, Protocol
+
+__all__ = ["Results", "MeasureResult"]
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasureResult:
+    """One measure over every evaluated query.
+
+    ``value`` is NaN where ``included`` is False (excluded by zero_ideal='exclude').
+    """
+
+    measure: Measure
+    value: np.ndarray
+    included: np.ndarray
+    numerator: np.ndarray | None
+    denominator: np.ndarray | None
+    zero_ideal: np.ndarray
+
+
+def _group_starts(offsets: np.ndarray, group_offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query, start rank, size) of every group."""
+    lengths = np.diff(offsets)
+    starts = group_offsets[:-1]
+    position_query = np.repeat(np.arange(len(lengths)), lengths)
+    query = position_query[starts] if len(starts) else np.zeros(0, np.int64)
+    return query, starts - offsets[query], np.diff(group_offsets)
+
+
+class Results:
+    """What an evaluation produced.
+
+    Examples
+    --------
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 0}})
+    >>> run = Run.from_dict({"q1": ["a", "x"], "q2": ["b"]})
+    >>> results = evaluate(qrels, run, ["ndcg@10", "p@1"])
+    >>> results.per_query("ndcg@10")
+    {'q1': 1.0, 'q2': 0.0}
+    >>> results.counts["zero_ideal_queries"]
+    {'ndcg@10': 1}
+    """
+
+    def __init__(self, *, alignment: Alignment, protocol: Protocol,
+                 measures: dict[Measure, MeasureResult], weights: np.ndarray | None, run_name: str) -> None:
+        self._alignment = alignment
+        self.protocol = protocol
+        self._measures = measures
+        self._weights = weights
+        self.run_name = run_name
+
+    # -- access ------------------------------------------------------------
+    @property
+    def queries(self) -> list[str]:
+        """Evaluated queries, in order."""
+        return self._alignment.queries.tolist()
+
+    @property
+    def measures(self) -> list[Measure]:
+        return list(self._measures)
+
+    def _result(self, measure: "str | Measure") -> MeasureResult:
+        key = parse_measure(measure)
+        try:
+            return self._measures[key]
+        except KeyError:
+            asked = ", ".join(str(m) for m in self._measures)
+            raise MeasureError(f"{key} was not evaluated; these were: {asked}") from None
+
+    def values(self, measure: "str | Measure") -> np.ndarray:
+        """Per-query values as an array aligned with :attr:`queries` (NaN = excluded)."""
+        return self._result(measure).value.copy()
+
+    def per_query(self, measure: "str | Measure") -> dict[str, float]:
+        """``{query: value}`` for the queries the measure's mean includes."""
+        result = self._result(measure)
+        keep = np.flatnonzero(result.included)
+        return dict(zip(self._alignment.queries[keep].tolist(), result.value[keep].tolist()))
+
+    def mean(self, measure: "str | Measure") -> float:
+        """The aggregate under the protocol's aggregation policy.
+
+        macro: mean of per-query values; micro: sum of numerators over sum of
+        denominators; weighted: sum(w * v) / sum(w). Excluded queries take no
+        part; with no query left the mean is NaN.
+        """
+        result = self._result(measure)
+        keep = result.included
+        if not keep.any():
+            return math.nan
+        if self.protocol.aggregation is Aggregation.MICRO:
+            denominator = result.denominator[keep].sum()
+            return float(result.numerator[keep].sum() / denominator) if denominator else 0.0
+        if self.protocol.aggregation is Aggregation.WEIGHTED:
+            w = self._weights[keep]
+            return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
+        return float(result.value[keep].mean())
+
+    def means(self) -> dict[str, float]:
+        """``{measure text: mean}`` for every measure, in the order asked."""
+        return {str(m): self.mean(m) for m in self._measures}
+
+    # -- counts ------------------------------------------------------------
+    @cached_property
+    def counts(self) -> dict[str, Any]:
+        """Every case a policy touched.
+
+        Keys: queries_in_qrels, queries_in_run, queries_evaluated,
+        queries_missing_from_run, queries_missing_from_qrels, duplicates_dropped,
+        negative_grades, unjudged_retrieved, unjudged_dropped, tied_groups,
+        tied_docs, and per measure (dicts keyed by measure text):
+        zero_ideal_queries, excluded_queries, unjudged_in_cutoff,
+        tied_groups_crossing_cutoff.
+        """
+        a = self._alignment
+        counts: dict[str, Any] = dict(a.counts)
+        counts["zero_ideal_queries"] = {
+            str(m): int(r.zero_ideal.sum()) for m, r in self._measures.items() if m.spec.normalised}
+        counts["excluded_queries"] = {
+            str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
+
+        _, group_start, _ = _group_starts(a.offsets, a.group_offsets)
+        position_group = np.repeat(np.arange(len(group_start)), np.diff(a.group_offsets))
+        unjudged_start = group_start[position_group[~a.judged]]
+        _, tie_start, tie_size = _group_starts(a.offsets, a.tie_offsets)
+        tied = tie_size > 1
+        counts["unjudged_in_cutoff"] = {}
+        counts["tied_groups_crossing_cutoff"] = {}
+        for measure in self._measures:
+            if measure.cutoff is None:
+                if measure.spec.cutoff:
+                    counts["unjudged_in_cutoff"][str(measure)] = int((~a.judged).sum())
+                continue
+            k = measure.cutoff
+            # A doc whose tie group starts inside the cutoff can land inside it.
+            counts["unjudged_in_cutoff"][str(measure)] = int((unjudged_start < k).sum())
+            crossing = tied & (tie_start < k) & (tie_start + tie_size > k)
+            counts["tied_groups_crossing_cutoff"][str(measure)] = int(crossing.sum())
+        return counts
+
+    # -- tables and text ---------------------------------------------------
+    def to_pandas(self):
+        """One row per evaluated query: every measure, DCG parts of NDCG, and flags.
+
+        Columns: ``query``, one per measure (NaN = excluded), ``<ndcg>:dcg`` and
+        ``<ndcg>:ideal_dcg`` for each NDCG measure, ``in_run`` (False: scored as
+        an empty ranking), ``retrieved``, ``unjudged_retrieved``, and
+        ``zero_ideal:<measure>`` for normalised measures.
+        """
+        import pandas as pd
+
+        a = self._alignment
+        columns: dict[str, Any] = {"query": a.queries.tolist()}
+        for measure, result in self._measures.items():
+            columns[str(measure)] = result.value
+        for measure, result in self._measures.items():
+            if measure.name == "ndcg":
+                columns[f"{measure}:dcg"] = result.numerator
+                columns[f"{measure}:ideal_dcg"] = result.denominator
+        columns["in_run"] = a.in_run
+        columns["retrieved"] = a.lengths
+        position_query = np.repeat(np.arange(a.num_queries), a.lengths)
+        columns["unjudged_retrieved"] = np.bincount(position_query[~a.judged], minlength=a.num_queries)
+        for measure, result in self._measures.items():
+            if measure.spec.normalised:
+                columns[f"zero_ideal:{measure}"] = result.zero_ideal
+        return pd.DataFrame(columns)
+
+    def summary(self) -> str:
+        """Means, the protocol, its fingerprint and every nonzero count, as text."""
+        lines = [f"run {self.run_name}: {self.counts['queries_evaluated']} queries evaluated"]
+        width = max(len(str(m)) for m in self._measures)
+        for measure in self._measures:
+            lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
+        lines.append(f"protocol {self.protocol}")
+        lines.append(f"fingerprint {self.protocol.fingerprint}")
+        touched = []
+        for key, value in self.counts.items():
+            if isinstance(value, dict):
+                touched.extend(f"{key}[{m}]={v}" for m, v in value.items() if v)
+            elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
+                touched.append(f"{key}={value}")
+        lines.append("counts " + (", ".join(touched) if touched else "none touched"))
+        inside = sum(self.counts["unjudged_in_cutoff"].values())
+        if inside:
+            lines.append("warning: unjudged docs fall inside the cutoff and are scored as non-relevant; "
+                         "unjudged is not non-relevant")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{k}={v:.4f}" for k, v in self.means().items())
+        return f"Results({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"

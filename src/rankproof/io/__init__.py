@@ -1,0 +1,1 @@
+"""Readers that turn qrels and run files into interned columns."""

@@ -175,11 +175,13 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     row_line = run.lines[rows]
     row_key = row_query * num_docs + row_doc
 
-    by_key = np.argsort(row_key, kind="stable")
-    repeated = np.zeros(len(rows), dtype=bool)
-    repeated[by_key[1:]] = row_key[by_key[1:]] == row_key[by_key[:-1]]
     counts["duplicates_dropped"] = 0
-    if repeated.any():
+    # np.sort on int64 is far faster than argsort: locate duplicates only if any.
+    sorted_keys = np.sort(row_key)
+    if len(sorted_keys) and (sorted_keys[1:] == sorted_keys[:-1]).any():
+        by_key = np.argsort(row_key, kind="stable")
+        repeated = np.zeros(len(row_key), dtype=bool)
+        repeated[by_key[1:]] = row_key[by_key[1:]] == row_key[by_key[:-1]]
         if protocol.duplicates is Duplicates.ERROR:
             i = int(np.flatnonzero(repeated)[0])
             loc = where(source=run.source, line=_line(row_line, i),
@@ -215,16 +217,23 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
                 a[row_judged] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged))
 
     # -- order and tie groups -----------------------------------------------
+    # Rows are grouped by query in input order. Most runs already list each
+    # query's docs by score descending: detect that and skip the sort.
     by_score = run.has_scores and protocol.ties is not Ties.INPUT
+    same_query = row_query[1:] == row_query[:-1]
+    order = None
     if protocol.ties is Ties.DOCID and run.has_scores:
         # trec_eval: score descending, then doc id descending (strcmp order).
-        order = np.lexsort((-row_doc, -row_score, row_query))
+        in_order = ~same_query | (row_score[1:] < row_score[:-1]) | (
+            (row_score[1:] == row_score[:-1]) & (row_doc[1:] < row_doc[:-1]))
+        if not in_order.all():
+            order = np.lexsort((-row_doc, -row_score, row_query))
     elif by_score:
-        order = np.lexsort((-row_score, row_query))
-    else:
-        order = np.argsort(row_query, kind="stable")
-    row_query, row_doc, row_score, row_line, row_grade, row_judged = (
-        a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged))
+        if not (~same_query | (row_score[1:] <= row_score[:-1])).all():
+            order = np.lexsort((-row_score, row_query))
+    if order is not None:
+        row_query, row_doc, row_score, row_line, row_grade, row_judged = (
+            a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged))
     offsets = _offsets(row_query, num_queries)
 
     n = len(row_query)

@@ -174,28 +174,27 @@ class Ranked:
         non-relevant); that rare case is summed explicitly.
         """
         r = self.group_sum(relevant)
-        nr = self.group_sum(nonrelevant).astype(np.int64)
-        c = self.before_in_query(nr).astype(np.int64)
-        lo, hi = self.slots(k_query)
-        R = num_rel[self.query].astype(np.int64)
-        denominator = np.maximum(np.minimum(num_nonrel, num_rel), 1)[self.query].astype(np.float64)
-        inside = (r > 0) & (self.start + self.size <= k_query[self.query])
+        nr_all = self.group_sum(nonrelevant).astype(np.int64)
+        c_all = self.before_in_query(nr_all).astype(np.int64)
+        lo_all, hi_all = self.slots(k_query)
+        # Only groups holding a relevant doc inside the cutoff contribute.
+        active = np.flatnonzero((r > 0) & (lo_all < hi_all))
+        query = self.query[active]
+        r, nr, c = r[active], nr_all[active], c_all[active]
+        m = hi_all[active] - lo_all[active]
+        size = self.size[active]
+        R = num_rel[query].astype(np.int64)
+        denominator = np.maximum(np.minimum(num_nonrel, num_rel), 1)[query].astype(np.float64)
         # sum_{v=a}^{b} min(v, R) in closed form, with a = c and b = c + nr.
         a, b = c, c + nr
         t = np.minimum(b, R)
-        below = np.where(R <= a, 0, (a + t) * (t - a + 1) // 2 + (b - t) * R)
-        total = np.where(R <= a, (b - a + 1) * R, below)
-        mean_min = total / (nr + 1)
-        contribution = np.where(inside, r * (1.0 - mean_min / denominator), 0.0)
+        total = np.where(R <= a, (b - a + 1) * R, (a + t) * (t - a + 1) // 2 + (b - t) * R)
+        contribution = r * (1.0 - total / (nr + 1) / denominator)
 
-        straddling = np.flatnonzero((r > 0) & (lo < hi) & (self.start + self.size > k_query[self.query]))
-        if len(straddling):
-            contribution = contribution.copy()
-            for g in straddling:  # at most one group per query and cutoff
-                contribution[g] = _straddling_bpref(
-                    int(self.size[g]), float(r[g]), int(nr[g]), int(c[g]), int(hi[g] - lo[g]),
-                    int(R[g]), float(denominator[g]))
-        return self.query_sum(contribution)
+        for i in np.flatnonzero(m < size):  # straddles the cutoff: at most one group per query
+            contribution[i] = _straddling_bpref(
+                int(size[i]), float(r[i]), int(nr[i]), int(c[i]), int(m[i]), int(R[i]), float(denominator[i]))
+        return np.bincount(query, weights=contribution, minlength=self.num_queries)
 
 
 def _straddling_bpref(n: int, r: float, nr: int, c: int, m: int, R: int, denominator: float) -> float:

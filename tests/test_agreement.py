@@ -78,8 +78,8 @@ def check_agreement(name: str, seed: int, ties: str):
             want = reference.expected(fn, scored, pool, **kwargs)
         elif ties == "docid":
             want = fn(reference.order_docid(scored), pool, **kwargs)
-        else:  # input: the order given
-            want = fn([d for d, _ in scored], pool, **kwargs)
+        else:  # input: score descending, tied docs in the order given (sorted is stable)
+            want = fn([d for d, _ in sorted(scored, key=lambda item: -item[1])], pool, **kwargs)
         if want is None:
             assert query not in ours, (measure, query)
         else:

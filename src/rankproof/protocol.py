@@ -180,6 +180,8 @@ class GainMap:
 
     def __post_init__(self) -> None:
         items = tuple(sorted((int(g), float(v)) for g, v in dict(self.gains).items()))
+        if not items:
+            raise ProtocolError("a gain map needs at least one grade=gain pair, e.g. map:1=1/2=3")
         for _, value in items:
             if not math.isfinite(value):
                 raise ProtocolError(f"gain map values must be finite numbers; got {value}")
@@ -330,8 +332,9 @@ class Protocol:
         A query the run ranks that the qrels do not judge (ignored and counted).
     ties : {'expected', 'docid', 'input', 'error'}
         Documents with equal scores: the exact expectation over every order of
-        each tied group; trec_eval's doc id descending; the order given; or an
-        error naming them.
+        each tied group; trec_eval's doc id descending; the order they were
+        given in; or an error naming them. Scores always decide first; a run
+        given as ordered lists has no scores, and its order is the ranking.
     duplicates : {'error', 'first'}
         A document listed twice for one query: an error, or keep the first.
     negative_grades : {'error', 'zero', 'unjudged'}

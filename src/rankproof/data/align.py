@@ -100,7 +100,9 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     duplicates, unjudged docs, ties, negative grades), each naming where.
     """
     if len(run) == 0:
-        raise InputError(f"{run.source}: the run ranks no documents; nothing to evaluate")
+        raise InputError(
+            f"{run.source}: the run ranks no documents; give at least one query with a ranked doc"
+        )
 
     counts: dict[str, int] = {}
     # -- queries -----------------------------------------------------------
@@ -219,7 +221,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     # -- order and tie groups -----------------------------------------------
     # Rows are grouped by query in input order. Most runs already list each
     # query's docs by score descending: detect that and skip the sort.
-    by_score = run.has_scores and protocol.ties is not Ties.INPUT
+    by_score = run.has_scores
     same_query = row_query[1:] == row_query[:-1]
     order = None
     if protocol.ties is Ties.DOCID and run.has_scores:
@@ -230,6 +232,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             order = np.lexsort((-row_doc, -row_score, row_query))
     elif by_score:
         if not (~same_query | (row_score[1:] <= row_score[:-1])).all():
+            # lexsort is stable: tied docs keep their input order (ties='input').
             order = np.lexsort((-row_score, row_query))
     if order is not None:
         row_query, row_doc, row_score, row_line, row_grade, row_judged = (
@@ -250,7 +253,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         lo, hi = tie_offsets[g], tie_offsets[g + 1]
         loc = where(source=run.source, query=str(queries[row_query[lo]]))
         raise TieError(
-            f"{loc}docs {_name_some(docs[row_doc[lo:hi]], 5)} tie at score {row_score[lo]!r} "
+            f"{loc}docs {_name_some(docs[row_doc[lo:hi]], 5)} tie at score {row_score[lo].item()!r} "
             f"({counts['tied_groups']} tied groups in all); pass ties='expected' for the exact mean "
             "over their orders, or ties='docid' for trec_eval's order"
         )

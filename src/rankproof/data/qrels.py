@@ -45,7 +45,7 @@ def _integer_grades(values: Any, describe_row) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ParseError(
-            f"{describe_row(i)}grade {array[i]!r} is not an integer; grades must be "
+            f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
             "integers (map fractional labels to integer grades first)"
         )
     return array.astype(np.int64)

@@ -29,13 +29,13 @@ def _finite_scores(values: Any, describe_row) -> np.ndarray:
             try:
                 float(value)
             except (TypeError, ValueError):
-                raise ParseError(f"{describe_row(i)}score {value!r} is not a number") from None
+                raise ParseError(f"{describe_row(i)}score {value!r} is not a number; give every document a numeric score") from None
         raise
     bad = ~np.isfinite(scores)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ParseError(
-            f"{describe_row(i)}score {scores[i]!r} is not finite; give every document a finite score"
+            f"{describe_row(i)}score {scores[i].item()!r} is not finite; give every document a finite score"
         )
     return scores
 
@@ -66,9 +66,11 @@ class Run:
 
     Examples
     --------
-    >>> run = Run.from_dict({"q1": ["B", "C"], "q2": {"A": 0.5, "B": 0.7}})
+    >>> run = Run.from_dict({"q1": {"B": 0.9, "C": 0.4}, "q2": {"A": 0.5, "B": 0.7}})
     >>> run.num_queries, len(run), run.has_scores
     (2, 4, True)
+    >>> Run.from_dict({"q1": ["B", "C"]}).has_scores   # an ordered list: the order is the ranking
+    False
     """
 
     __slots__ = ("queries", "offsets", "docs", "doc_codes", "scores", "has_scores", "lines", "source", "name")
@@ -88,7 +90,7 @@ class Run:
                 i = int(np.flatnonzero(bad)[0])
                 loc = where(source=source, line=int(lines[i]) if lines[i] >= 0 else None,
                             query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]))
-                raise ParseError(f"{loc}score {scores[i]!r} is not finite; give every document a finite score")
+                raise ParseError(f"{loc}score {scores[i].item()!r} is not finite; give every document a finite score")
 
         # Group rows by query, keeping input order inside a query.
         order = np.argsort(query_codes, kind="stable")

@@ -197,7 +197,10 @@ def _parse_one(text: str) -> Measure:
     if match["cutoff"] is not None:
         raw = match["cutoff"]
         if not re.fullmatch(r"[+-]?\d+", raw):
-            raise MeasureError(f"the cutoff k of {name} must be an integer >= 1; got {raw!r} in {text!r}")
+            raise MeasureError(
+                f"the cutoff k of {name} must be an integer >= 1; got {raw!r} in {text!r}. "
+                f"Write {name}@10, for instance"
+            )
         cutoff = int(raw)
     return Measure(name, cutoff, tuple(params.items()))
 

@@ -177,6 +177,11 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     row_line = run.lines[rows]
     row_key = row_query * num_docs + row_doc
 
+    def run_row(i: int) -> str:
+        # Location of row i of the (current) run arrays, for messages.
+        return where(source=run.source, line=_line(row_line, i),
+                     query=str(queries[row_query[i]]), doc=str(docs[row_doc[i]]))
+
     counts["duplicates_dropped"] = 0
     # np.sort on int64 is far faster than argsort: locate duplicates only if any.
     sorted_keys = np.sort(row_key)
@@ -185,11 +190,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         repeated = np.zeros(len(row_key), dtype=bool)
         repeated[by_key[1:]] = row_key[by_key[1:]] == row_key[by_key[:-1]]
         if protocol.duplicates is Duplicates.ERROR:
-            i = int(np.flatnonzero(repeated)[0])
-            loc = where(source=run.source, line=_line(row_line, i),
-                        query=str(queries[row_query[i]]), doc=str(docs[row_doc[i]]))
             raise DuplicateError(
-                f"{loc}the doc is listed twice for this query; pass duplicates='first' to keep the first"
+                f"{run_row(int(np.flatnonzero(repeated)[0]))}the doc is listed twice for this query; pass duplicates='first' to keep the first"
             )
         counts["duplicates_dropped"] = int(repeated.sum())
         kept = ~repeated
@@ -206,11 +208,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     counts["unjudged_dropped"] = 0
     if unjudged.any():
         if protocol.unjudged is Unjudged.ERROR:
-            i = int(np.flatnonzero(unjudged)[0])
-            loc = where(source=run.source, line=_line(row_line, i),
-                        query=str(queries[row_query[i]]), doc=str(docs[row_doc[i]]))
             raise UnjudgedError(
-                f"{loc}the doc has no judgment in {qrels.source}; pass unjudged='zero' to count it "
+                f"{run_row(int(np.flatnonzero(unjudged)[0]))}the doc has no judgment in {qrels.source}; pass unjudged='zero' to count it "
                 "non-relevant, or 'condense' to drop unjudged docs"
             )
         if protocol.unjudged is Unjudged.CONDENSE:

@@ -1,110 +1,314 @@
-"""The ``rankproof`` command: parse arguments, call the library, print, exit.
+"""The ``rankproof`` command: parse arguments, call the library, render, exit.
 
-Exit codes: 0 ok; 2 bad input or usage (one line on stderr, no traceback);
-1 internal error.
+Exit codes: 0 ok; 2 bad input or usage (one line on stderr naming what,
+where and the fix; never a traceback); 1 internal error (a bug: set
+RANKPROOF_DEBUG=1 to see the traceback).
+
+Heavy libraries (pyarrow, rich, scipy) are imported inside the commands that
+need them, so ``rankproof --help`` and small evaluations start fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 
 __all__ = ["main"]
 
-DEMO_MEASURES = ["ndcg@10", "ap", "rr", "p@10"]
+DEFAULT_MEASURES = ["ndcg@10", "ap", "rr", "p@10"]
+FORMATS = ("table", "json", "csv", "markdown", "trec")
+INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
+# Inputs above this size (about a million TREC lines) get a progress display.
+LARGE_INPUT_BYTES = 40 * 1024 * 1024
+
+
+class UsageError(Exception):
+    """Bad command-line usage, reported in one line with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, no usage dump
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
 def _cranfield() -> Path:
     return Path(__file__).resolve().parent / "_data" / "cranfield"
 
 
-def _demo(args: argparse.Namespace) -> int:
-    from . import Protocol, Qrels, Run, evaluate
-
-    data = _cranfield()
-    qrels = Qrels.read_trec(data / "qrels.txt")
-    runs = {name: Run.read_trec(data / f"{name}.run", name=name) for name in ("bm25", "tfidf", "lmdirichlet")}
-    protocol = Protocol()
-    print(f"Cranfield: {qrels.num_queries} queries, {len(qrels)} judgments; three Lucene runs, 50 docs each\n")
-    header = f"{'run':<12}" + "".join(f"{m:>10}" for m in DEMO_MEASURES)
-    print(header)
-    last = None
-    for name, run in runs.items():
-        results = evaluate(qrels, run, DEMO_MEASURES, protocol)
-        print(f"{name:<12}" + "".join(f"{results.mean(m):>10.4f}" for m in DEMO_MEASURES))
-        last = results
-    print(f"\nprotocol    {protocol}")
-    print(f"fingerprint {protocol.fingerprint}")
-    counts = last.counts
-    print(f"counts      (lmdirichlet) tied groups {counts['tied_groups']}, crossing the cutoff of ndcg@10 "
-          f"{counts['tied_groups_crossing_cutoff']['ndcg@10']}, unjudged docs inside the top 10 "
-          f"{counts['unjudged_in_cutoff']['ndcg@10']}")
-
-    print("\nThe same bm25 run under other conventions (ndcg@10):")
-    variants = [
-        ("rankproof defaults", protocol),
-        ("ideal from the retrieved docs", protocol.replace(ideal="retrieved")),
-        ("gain 2^g - 1", protocol.replace(gain="exp2")),
-        ("unjudged docs dropped (condensed)", protocol.replace(unjudged="condense")),
-        ("trec_eval preset", Protocol.preset("trec_eval").replace(missing_query="zero")),
-    ]
-    base = None
-    for label, variant in variants:
-        value = evaluate(qrels, runs["bm25"], ["ndcg@10"], variant).mean("ndcg@10")
-        base = value if base is None else base
-        print(f"  {label:<36} {value:.4f}  ({value - base:+.4f})  fingerprint {variant.fingerprint}")
-    print("\nUnjudged is not non-relevant: state the protocol with every number.")
-    return 0
-
-
-def _evaluate(args: argparse.Namespace) -> int:
-    from . import Protocol, Qrels, Run, evaluate
+# -- shared steps ---------------------------------------------------------------
+def _protocol(args):
+    from .errors import ProtocolError
+    from .protocol import Protocol
 
     protocol = Protocol.preset(args.preset)
-    changes = {}
+    changes: dict[str, str] = {}
     for item in args.policy or []:
         key, sep, value = item.partition("=")
-        if not sep:
-            from .errors import ProtocolError
-
+        if not sep or not key or not value:
             raise ProtocolError(f"--policy {item!r}: write key=value, e.g. --policy ties=docid")
-        changes[key] = value
-    if changes:
-        protocol = protocol.replace(**changes)
-    qrels = Qrels.read_trec(args.qrels)
-    for path in args.runs:
-        results = evaluate(qrels, Run.read_trec(path), args.measure or DEMO_MEASURES, protocol)
-        print(results.summary())
+        changes[key.strip()] = value.strip()
+    return protocol.replace(**changes) if changes else protocol
+
+
+def _grade_map(text: str | None) -> dict[int, int] | None:
+    from .errors import InputError
+
+    if text is None:
+        return None
+    if text.endswith(".json") or Path(text).is_file():
+        try:
+            raw = json.loads(Path(text).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"--grade-map {text}: the file does not exist") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise InputError(f"--grade-map {text}: not valid JSON ({error}); write {{\"1\": 4, \"2\": 3}}") from None
+        if not isinstance(raw, dict):
+            raise InputError(f"--grade-map {text}: expected a JSON object such as {{\"1\": 4, \"2\": 3}}")
+        items = raw.items()
+    else:
+        items = [part.split(":", 1) if ":" in part else (part, None) for part in text.split(",") if part.strip()]
+    mapping: dict[int, int] = {}
+    for old, new in items:
+        try:
+            mapping[int(str(old).strip())] = int(str(new).strip())
+        except (TypeError, ValueError):
+            raise InputError(
+                f"--grade-map: cannot read {old}:{new}; write integer pairs such as 1:4,2:3,-1:0 "
+                "(use --grade-map=-1:0,... when the first grade is negative)"
+            ) from None
+    return mapping
+
+
+def _read_qrels(args):
+    from .data.grades import map_grades
+    from .data.qrels import Qrels
+
+    qrels = Qrels.read(args.qrels, args.qrels_format) if hasattr(Qrels, "read") else Qrels.read_trec(args.qrels)
+    mapping = _grade_map(args.grade_map)
+    return map_grades(qrels, mapping) if mapping is not None else qrels
+
+
+def _read_run(path: str, fmt: str | None, name: str):
+    from .data.run import Run
+
+    if hasattr(Run, "read"):
+        return Run.read(path, fmt, name=name)
+    return Run.read_trec(path, name=name)
+
+
+def _run_names(paths: list[str]) -> list[str]:
+    """File names as run names; full paths where two files share a name."""
+    from .errors import InputError
+
+    resolved = [os.path.realpath(p) for p in paths]
+    seen: dict[str, str] = {}
+    for given, real in zip(paths, resolved):
+        if real in seen:
+            raise InputError(f"{given}: the same run is given twice ({seen[real]} and {given}); give each run once")
+        seen[real] = given
+    names = [os.path.basename(p) for p in paths]
+    return [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
+
+
+class _Stages:
+    """A progress display on stderr for large inputs, only when stderr is a terminal."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._progress = None
+        if enabled and total > 1:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self._progress = Progress(console=Console(stderr=True), transient=True)
+            self._task = self._progress.add_task("evaluating", total=total)
+            self._progress.start()
+
+    def step(self, label: str) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, advance=1, description=label)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def _is_large(paths: list[str]) -> bool:
+    try:
+        return sum(os.path.getsize(p) for p in paths) > LARGE_INPUT_BYTES
+    except OSError:
+        return False
+
+
+def _render(results, fmt: str, per_query: bool) -> str:
+    if fmt == "json":
+        from .report.data import to_json
+
+        return to_json(results, per_query=True)
+    if fmt == "csv":
+        from .report.data import to_csv
+
+        return to_csv(results, per_query=per_query)
+    if fmt == "trec":
+        from .report.data import to_trec
+
+        return to_trec(results, per_query=per_query)
+    from .report.table import to_markdown, to_table
+
+    return (to_markdown if fmt == "markdown" else to_table)(results, per_query=per_query)
+
+
+# -- commands ---------------------------------------------------------------------
+def _evaluate(args) -> int:
+    from .evaluate import evaluate
+    from .measures.base import parse_measures
+    from .report.output import check_output_path, write_output
+
+    # Everything that can be checked without reading data is checked first.
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    protocol = _protocol(args)
+    check_output_path(args.output)
+    names = _run_names(args.runs)
+    stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and _is_large([args.qrels, *args.runs]))
+    try:
+        qrels = _read_qrels(args)
+        stages.step("read qrels")
+        results = []
+        for path, name in zip(args.runs, names):
+            run = _read_run(path, args.run_format, name)
+            stages.step(f"read {name}")
+            results.append(evaluate(qrels, run, measures, protocol))
+            stages.step(f"evaluated {name}")
+    finally:
+        stages.close()
+    write_output(_render(results, args.format, args.per_query), args.output)
     return 0
+
+
+def _explain(args) -> int:
+    from .explain import explain
+    from .report.output import write_output
+    from .report.table import explanation_table
+
+    protocol = _protocol(args)
+    qrels = _read_qrels(args)
+    run = _read_run(args.run, args.run_format, os.path.basename(args.run))
+    write_output(explanation_table(explain(qrels, run, args.query, args.measure, protocol)), None)
+    return 0
+
+
+def _measures(args) -> int:
+    from .measures.base import PARAMS, REGISTRY
+
+    lines = []
+    for spec in REGISTRY.values():
+        usage = spec.name + ("@k" if spec.cutoff else "")
+        params = ", ".join(f"{p} ({PARAMS[p].description})" for p in spec.params) or "none"
+        lines.append(f"{usage:<15} {spec.description}")
+        lines.append(f"{'':<15} overrides: {params}")
+    lines.append("")
+    lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
+    print("\n".join(lines))
+    return 0
+
+
+def _protocol_command(args) -> int:
+    from .protocol import PRESETS, Protocol
+
+    protocol = _protocol(args)
+    print(f"preset {args.preset} (presets: {', '.join(PRESETS)})")
+    for name, value in protocol.to_dict().items():
+        default = Protocol().to_dict()[name]
+        mark = "" if value == default else f"   (rankproof default: {default})"
+        print(f"  {name:<16} {value}{mark}")
+    print(f"text         {protocol}")
+    print(f"fingerprint  {protocol.fingerprint}")
+    return 0
+
+
+def _demo(args) -> int:
+    from .demo import run_demo
+
+    print(run_demo(), end="")
+    return 0
+
+
+# -- parser -------------------------------------------------------------------------
+def _add_protocol_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", default="rankproof", help="protocol preset: rankproof (default) or trec_eval")
+    parser.add_argument("--policy", action="append", metavar="KEY=VALUE",
+                        help="override one policy, e.g. ties=docid (repeatable; see `rankproof protocol`)")
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--grade-map", metavar="MAP",
+                        help="map grades before anything else: 1:4,2:3,-1:0 or a JSON file {\"1\": 4}")
+    parser.add_argument("--qrels-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
+    parser.add_argument("--run-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rankproof", description="Ranking evaluation that states its conventions.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="rankproof", description="Ranking evaluation that states its conventions.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ev = commands.add_parser("evaluate", help="evaluate runs against qrels")
+    ev.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
+    ev.add_argument("runs", nargs="+", metavar="run", help="rankings: TREC (query Q0 doc rank score tag), ...")
+    ev.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                    help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    _add_protocol_options(ev)
+    _add_input_options(ev)
+    ev.add_argument("--per-query", action="store_true", help="also show each query's values")
+    ev.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    ev.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    ev.set_defaults(handler=_evaluate)
+
+    ex = commands.add_parser("explain", help="every number behind one query's score")
+    ex.add_argument("qrels")
+    ex.add_argument("run")
+    ex.add_argument("--query", "-q", required=True)
+    ex.add_argument("-m", "--measure", default="ndcg@10")
+    _add_protocol_options(ex)
+    _add_input_options(ex)
+    ex.set_defaults(handler=_explain)
+
+    ms = commands.add_parser("measures", help="list every measure with its parameters")
+    ms.set_defaults(handler=_measures)
+
+    pr = commands.add_parser("protocol", help="print a preset's policies")
+    _add_protocol_options(pr)
+    pr.set_defaults(handler=_protocol_command)
+
     demo = commands.add_parser("demo", help="evaluate the bundled Cranfield runs")
     demo.set_defaults(handler=_demo)
-    ev = commands.add_parser("evaluate", help="evaluate TREC runs against TREC qrels")
-    ev.add_argument("qrels")
-    ev.add_argument("runs", nargs="+")
-    ev.add_argument("-m", "--measure", action="append", help="a measure such as ndcg@10 (repeatable)")
-    ev.add_argument("--preset", default="rankproof", help="protocol preset: rankproof or trec_eval")
-    ev.add_argument("--policy", action="append", help="a policy override key=value (repeatable)")
-    ev.set_defaults(handler=_evaluate)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     from .errors import RankproofError
 
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         return args.handler(args)
-    except RankproofError as error:
-        print(f"rankproof: {error}", file=sys.stderr)
+    except (RankproofError, UsageError) as error:
+        message = " ".join(str(error).split("\n"))
+        print(message if isinstance(error, UsageError) else f"rankproof: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:
+        # Output piped into head: not an error.
+        sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        print("rankproof: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # a bug in rankproof, not in the input
+        if os.environ.get("RANKPROOF_DEBUG"):
+            raise
+        print(f"rankproof: internal error: {type(error).__name__}: {error} "
+              "(a bug; rerun with RANKPROOF_DEBUG=1 for the traceback and please report it)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -123,7 +123,7 @@ def evaluate(
         values = COMPUTE[measure.name](context, measure)
         results[measure] = _apply_zero_ideal(values, measure, protocol, alignment.queries)
     return Results(alignment=alignment, protocol=protocol, measures=results, weights=weight_array,
-                   run_name=run.name)
+                   run_name=run.name, qrels=qrels)
 
 
 def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray) -> MeasureResult:

@@ -61,12 +61,25 @@ class Results:
     """
 
     def __init__(self, *, alignment: Alignment, protocol: Protocol,
-                 measures: dict[Measure, MeasureResult], weights: np.ndarray | None, run_name: str) -> None:
+                 measures: dict[Measure, MeasureResult], weights: np.ndarray | None, run_name: str,
+                 qrels=None) -> None:
         self._alignment = alignment
+        self._qrels = qrels
         self.protocol = protocol
         self._measures = measures
         self._weights = weights
         self.run_name = run_name
+
+    @property
+    def qrels_source(self) -> str:
+        return self._alignment.qrels_source
+
+    @cached_property
+    def qrels_digest(self) -> str | None:
+        """Content digest of the judgments (see :func:`rankproof.data.digest.qrels_digest`)."""
+        from .data.digest import qrels_digest
+
+        return qrels_digest(self._qrels) if self._qrels is not None else None
 
     # -- access ------------------------------------------------------------
     @property

@@ -1,0 +1,1 @@
+"""Renderers: Results and explanations to text. Renderers never compute."""

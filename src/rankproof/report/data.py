@@ -1,0 +1,87 @@
+"""Machine-readable renderers: JSON, CSV and trec_eval-style lines.
+
+Numbers keep full precision here (JSON floats round-trip through ``repr``);
+only the trec renderer rounds, because trec_eval's format does.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any, Sequence
+
+from ..results import Results
+
+__all__ = ["to_json", "to_csv", "to_trec", "results_document"]
+
+
+def _number(value: float) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def results_document(results: Sequence[Results]) -> dict[str, Any]:
+    """The JSON document: protocol, fingerprint, qrels, counts and runs.
+
+    ``counts`` maps each run name to the counts of its evaluation (they
+    differ between runs: unjudged docs, ties, missing queries).
+    """
+    first = results[0]
+    return {
+        "protocol": first.protocol.to_dict(),
+        "protocol_text": str(first.protocol),
+        "fingerprint": first.protocol.fingerprint,
+        "qrels": {"source": first.qrels_source, "digest": first.qrels_digest},
+        "counts": {r.run_name: r.counts for r in results},
+        "runs": {
+            r.run_name: {
+                "mean": {str(m): _number(r.mean(m)) for m in r.measures},
+                "per_query": {
+                    query: {str(m): _number(float(r.values(m)[i])) for m in r.measures}
+                    for i, query in enumerate(r.queries)
+                },
+            }
+            for r in results
+        },
+    }
+
+
+def to_json(results: Sequence[Results], per_query: bool = True) -> str:
+    document = results_document(results)
+    if not per_query:
+        for run in document["runs"].values():
+            run.pop("per_query")
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str = ",") -> str:
+    """Long format: run, query ("all" for the mean), measure, value."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(["run", "query", "measure", "value"])
+    for r in results:
+        if per_query:
+            for m in r.measures:
+                for query, value in zip(r.queries, r.values(m).tolist()):
+                    writer.writerow([r.run_name, query, str(m), "" if math.isnan(value) else repr(value)])
+        for m in r.measures:
+            mean = r.mean(m)
+            writer.writerow([r.run_name, "all", str(m), "" if math.isnan(mean) else repr(mean)])
+    return buffer.getvalue()
+
+
+def to_trec(results: Sequence[Results], per_query: bool = False) -> str:
+    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (measure, query or all, value)."""
+    lines = []
+    for r in results:
+        if per_query:
+            for i, query in enumerate(r.queries):
+                for m in r.measures:
+                    value = float(r.values(m)[i])
+                    if not math.isnan(value):
+                        lines.append(f"{str(m):<22}\t{query}\t{value:6.4f}")
+        lines.append(f"{'runid':<22}\tall\t{r.run_name}")
+        for m in r.measures:
+            lines.append(f"{str(m):<22}\tall\t{r.mean(m):6.4f}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,182 @@
+"""Renderers for people: rich tables, Markdown, and the explain view.
+
+Numbers are rounded for reading here (4 decimals); JSON and CSV keep full
+precision. Every table is followed by the protocol, its fingerprint and the
+counts of what the policies touched.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Sequence
+
+from ..explain import Explanation
+from ..results import Results
+
+__all__ = ["to_table", "to_markdown", "explanation_table", "counts_lines", "warning_lines"]
+
+_LABELS = {
+    "queries_evaluated": "queries evaluated",
+    "queries_missing_from_run": "judged queries missing from the run",
+    "queries_missing_from_qrels": "ranked queries missing from the qrels",
+    "duplicates_dropped": "repeated docs dropped",
+    "negative_grades": "negative grades",
+    "unjudged_retrieved": "unjudged docs retrieved",
+    "unjudged_dropped": "unjudged docs dropped (condense)",
+    "tied_groups": "tied score groups",
+    "zero_ideal_queries": "queries with nothing relevant",
+    "excluded_queries": "queries excluded",
+    "unjudged_in_cutoff": "unjudged docs inside the cutoff",
+    "tied_groups_crossing_cutoff": "tied groups crossing the cutoff",
+}
+
+
+def _fmt(value: float) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
+
+
+def counts_lines(results: Results) -> list[str]:
+    """One line per nonzero count (per-measure counts grouped)."""
+    lines = []
+    for key, label in _LABELS.items():
+        value = results.counts.get(key)
+        if isinstance(value, dict):
+            touched = {m: v for m, v in value.items() if v}
+            if touched:
+                lines.append(f"{label}: " + ", ".join(f"{m} {v}" for m, v in touched.items()))
+        elif value:
+            lines.append(f"{label}: {value}")
+    return lines
+
+
+def warning_lines(results: Results) -> list[str]:
+    """The seed of the project: unjudged is not non-relevant. Warn where it matters most.
+
+    Measures with a cutoff are preferred (the top k is what people read);
+    the one with the most unjudged docs inside its cutoff is named.
+    """
+    inside = results.counts["unjudged_in_cutoff"]
+    cut = {m: v for m, v in inside.items() if "@" in m and v} or {m: v for m, v in inside.items() if v}
+    if not cut:
+        return []
+    measure = max(cut, key=cut.get)
+    where = f"the top {measure.rsplit('@', 1)[1]} ({measure})" if "@" in measure else f"the rankings ({measure})"
+    return [f"warning: {cut[measure]} unjudged docs inside {where} count as non-relevant; unjudged is not "
+            "non-relevant (check judged@k, or compare with unjudged=condense)"]
+
+
+def _console(width: int = 200):
+    from rich.console import Console
+
+    return Console(file=io.StringIO(), width=width, highlight=False, soft_wrap=True,
+                   color_system=None, legacy_windows=False)
+
+
+def _footer(results: Sequence[Results]) -> list[str]:
+    """Protocol, fingerprint, counts and warnings, as plain lines."""
+    protocol = results[0].protocol
+    lines = [f"protocol     {protocol}", f"fingerprint  {protocol.fingerprint}"]
+    for r in results:
+        touched = counts_lines(r)
+        prefix = f"counts ({r.run_name})" if len(results) > 1 else "counts"
+        lines.append(f"{prefix}: " + ("; ".join(touched) if touched else "nothing touched"))
+        lines.extend(w if len(results) == 1 else f"{r.run_name}: {w}" for w in warning_lines(r))
+    return lines
+
+
+def to_table(results: Sequence[Results], per_query: bool = False) -> str:
+    """Runs as rows, measures as columns (means), then protocol, fingerprint and counts."""
+    from rich.table import Table
+
+    console = _console()
+    measures = results[0].measures
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("run")
+    for m in measures:
+        table.add_column(str(m), justify="right")
+    table.add_column("queries", justify="right")
+    for r in results:
+        table.add_row(r.run_name, *(_fmt(r.mean(m)) for m in measures), str(r.counts["queries_evaluated"]))
+    console.print(table)
+    if per_query:
+        for r in results:
+            pq = Table(title=f"per query: {r.run_name}", box=None, header_style="bold", title_justify="left",
+                       pad_edge=False)
+            pq.add_column("query")
+            for m in r.measures:
+                pq.add_column(str(m), justify="right")
+            values = [r.values(m) for m in r.measures]
+            for i, query in enumerate(r.queries):
+                pq.add_row(query, *(_fmt(float(v[i])) for v in values))
+            console.print()
+            console.print(pq)
+    text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+    return text + "\n\n" + "\n".join(_footer(results)) + "\n"
+
+
+def to_markdown(results: Sequence[Results], per_query: bool = False) -> str:
+    """A Markdown table of means (runs as rows, measures as columns), then the protocol."""
+    measures = results[0].measures
+    lines = ["| run | " + " | ".join(str(m) for m in measures) + " |",
+             "|---|" + "---:|" * len(measures)]
+    for r in results:
+        lines.append(f"| {r.run_name} | " + " | ".join(_fmt(r.mean(m)) for m in measures) + " |")
+    protocol = results[0].protocol
+    lines += ["", f"Protocol: `{protocol}` (fingerprint `{protocol.fingerprint}`)."]
+    for r in results:
+        touched = counts_lines(r)
+        if touched:
+            lines.append(f"Counts for {r.run_name}: " + "; ".join(touched) + ".")
+    if per_query:
+        for r in results:
+            lines += ["", f"Per query, {r.run_name}:", "",
+                      "| query | " + " | ".join(str(m) for m in r.measures) + " |",
+                      "|---|" + "---:|" * len(r.measures)]
+            values = [r.values(m) for m in r.measures]
+            for i, query in enumerate(r.queries):
+                lines.append(f"| {query} | " + " | ".join(_fmt(float(v[i])) for v in values) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def explanation_table(e: Explanation) -> str:
+    """The ranking, the ideal list, the ratio and the policies that changed anything."""
+    from rich.table import Table
+
+    console = _console()
+    console.print(f"query {e.query}, {e.measure}; protocol fingerprint {e.protocol.fingerprint}")
+    ranking = Table(box=None, header_style="bold", title="ranking", title_justify="left")
+    for name in ("rank", "doc", "score", "tie group", "grade", "gain", "discount", "contribution", "cumulative DCG"):
+        ranking.add_column(name, justify="left" if name in ("doc", "grade") else "right")
+    k = e.measure.cutoff if e.measure.cutoff is not None else len(e.ranking)
+    for row in e.ranking[:k]:
+        tie = f"{row.tie_group} (of {row.tie_size})" if row.tie_size > 1 else str(row.tie_group)
+        ranking.add_row(str(row.rank), row.doc, "" if row.score is None else f"{row.score:g}", tie,
+                        "unjudged" if row.grade is None else str(row.grade), f"{row.gain:g}",
+                        f"{row.discount:.4f}", f"{row.contribution:.4f}", f"{row.cumulative:.4f}")
+    console.print(ranking)
+    below = e.ranking[k:]
+    if below:
+        relevant = [f"{row.doc} (grade {row.grade}) at rank {row.rank}" for row in below if row.relevant]
+        console.print(f"... {len(below)} more docs below the cutoff {k}"
+                      + (f"; relevant among them: {', '.join(relevant[:5])}" + (" ..." if len(relevant) > 5 else "")
+                         if relevant else "; none relevant"))
+    ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left")
+    for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
+        ideal.add_column(name, justify="left" if name == "doc" else "right")
+    for row in e.ideal:
+        ideal.add_row(str(row.rank), row.doc, str(row.grade), f"{row.gain:g}", f"{row.discount:.4f}",
+                      f"{row.contribution:.4f}", f"{row.cumulative:.4f}")
+    console.print()
+    console.print(ideal)
+    console.print()
+    console.print(f"DCG {e.dcg:.4f} / ideal DCG {e.ideal_dcg:.4f}"
+                  + (f" = {e.dcg / e.ideal_dcg:.4f}" if e.ideal_dcg else " (ideal DCG is 0)"))
+    console.print(f"{e.measure} = {_fmt(e.value)}" + ("" if e.value is not None else " (excluded)"))
+    if e.policies:
+        console.print("policies that changed this query:")
+        for note in e.policies:
+            console.print(f"  - {note}")
+    else:
+        console.print("no policy changed anything for this query")
+    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines()) + "\n"

@@ -54,7 +54,8 @@ def _integer_grades(values: Any, describe_row) -> np.ndarray:
 class Qrels:
     """Relevance judgments, immutable and columnar.
 
-    Build one with :meth:`from_dict`, :meth:`from_pandas` or :meth:`read_trec`.
+    Build one with :meth:`from_dict`, :meth:`from_table`, :meth:`from_pandas`,
+    :meth:`read` or :meth:`read_trec`.
 
     Attributes
     ----------
@@ -174,6 +175,85 @@ class Qrels:
         from ..io.trec import read_trec_qrels_columns
 
         columns = read_trec_qrels_columns(path)
+        return cls(
+            query_codes=columns.query_codes, queries=columns.query_vocab,
+            doc_codes=columns.doc_codes, docs=columns.doc_vocab,
+            grades=columns.grade, lines=columns.line, source=columns.source,
+        )
+
+    @classmethod
+    def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *,
+             query: str = "query", doc: str = "doc", grade: str = "grade") -> "Qrels":
+        """Read judgments from a TREC, CSV, TSV, JSON Lines or Parquet file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file; text formats may be gzip-compressed (``.gz``).
+        format : {"trec", "csv", "tsv", "jsonl", "parquet"}, optional
+            Without it the extension decides: ``.csv``, ``.tsv``,
+            ``.jsonl``/``.ndjson``, ``.parquet`` (each optionally ``.gz``),
+            and TREC for anything else.
+        query, doc, grade : str, optional
+            Names of the columns (or JSON fields) holding the query id, the
+            document id and the integer grade. Unused for TREC files.
+
+        Returns
+        -------
+        Qrels
+
+        Raises
+        ------
+        rankproof.errors.ParseError
+            If the file cannot be read as judgments; the message names the
+            file and the line (the row, for Parquet).
+        rankproof.errors.DuplicateError
+            If a (query, doc) pair is judged twice.
+        """
+        from ..io.formats import read_qrels_columns
+
+        return cls._from_columns(read_qrels_columns(path, format, query=query, doc=doc, grade=grade))
+
+    @classmethod
+    def from_table(cls, table, *, query: str = "query", doc: str = "doc", grade: str = "grade",
+                   source: str = "table") -> "Qrels":
+        """Build from a pyarrow Table, a pandas DataFrame or a polars DataFrame.
+
+        Parameters
+        ----------
+        table : pyarrow.Table, pandas.DataFrame or polars.DataFrame
+            One row per judgment; other columns are ignored.
+        query, doc, grade : str, optional
+            Column names. Ids may be strings or integers (``7`` and ``"7"``
+            are one id); grades must be integers (integral floats such as
+            ``2.0`` are accepted).
+        source : str, optional
+            Names the table in messages, which give the 1-based row.
+
+        Returns
+        -------
+        Qrels
+
+        Raises
+        ------
+        rankproof.errors.ParseError
+            If a column is missing, or an id or grade is missing or invalid.
+
+        Examples
+        --------
+        >>> import pyarrow as pa
+        >>> Qrels.from_table(pa.table({"qid": [1, 1], "docno": ["a", "b"], "rel": [1, 0]}),
+        ...                  query="qid", doc="docno", grade="rel").to_dict()
+        {'1': {'a': 1, 'b': 0}}
+        """
+        from ..io.tables import qrels_columns_from_table
+
+        return cls._from_columns(
+            qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source)
+        )
+
+    @classmethod
+    def _from_columns(cls, columns) -> "Qrels":
         return cls(
             query_codes=columns.query_codes, queries=columns.query_vocab,
             doc_codes=columns.doc_codes, docs=columns.doc_vocab,

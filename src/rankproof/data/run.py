@@ -43,7 +43,8 @@ def _finite_scores(values: Any, describe_row) -> np.ndarray:
 class Run:
     """A system's rankings, immutable and columnar.
 
-    Build one with :meth:`from_dict`, :meth:`from_pandas` or :meth:`read_trec`.
+    Build one with :meth:`from_dict`, :meth:`from_table`, :meth:`from_pandas`,
+    :meth:`read` or :meth:`read_trec`.
 
     Attributes
     ----------
@@ -204,6 +205,95 @@ class Run:
                    doc_codes=columns.doc_codes, docs=columns.doc_vocab, scores=columns.score,
                    lines=columns.line, source=columns.source,
                    name=name if name is not None else os.path.basename(columns.source))
+
+    @classmethod
+    def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *,
+             query: str = "query", doc: str = "doc", score: str | None = "score",
+             name: str | None = None) -> "Run":
+        """Read a run from a TREC, CSV, TSV, JSON Lines or Parquet file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file; text formats may be gzip-compressed (``.gz``).
+        format : {"trec", "csv", "tsv", "jsonl", "parquet"}, optional
+            Without it the extension decides: ``.csv``, ``.tsv``,
+            ``.jsonl``/``.ndjson``, ``.parquet`` (each optionally ``.gz``),
+            and TREC for anything else.
+        query, doc : str, optional
+            Names of the columns (or JSON fields) holding the query and
+            document ids. Unused for TREC files.
+        score : str or None, optional
+            Name of the score column. None means the rows are in rank order
+            within each query, best first (then ``has_scores`` is False).
+            Unused for TREC files, which always have scores.
+        name : str, optional
+            The run's name; the file's base name by default.
+
+        Returns
+        -------
+        Run
+
+        Raises
+        ------
+        rankproof.errors.ParseError
+            If the file cannot be read as a run; the message names the file
+            and the line (the row, for Parquet).
+        """
+        from ..io.formats import read_run_columns
+
+        columns = read_run_columns(path, format, query=query, doc=doc, score=score)
+        return cls._from_columns(columns, name if name is not None else os.path.basename(columns.source))
+
+    @classmethod
+    def from_table(cls, table, *, query: str = "query", doc: str = "doc", score: str | None = "score",
+                   source: str = "table", name: str | None = None) -> "Run":
+        """Build from a pyarrow Table, a pandas DataFrame or a polars DataFrame.
+
+        Parameters
+        ----------
+        table : pyarrow.Table, pandas.DataFrame or polars.DataFrame
+            One row per ranked document; other columns are ignored.
+        query, doc : str, optional
+            Column names. Ids may be strings or integers (``7`` and ``"7"``
+            are one id).
+        score : str or None, optional
+            Name of the score column (finite numbers). None means the rows
+            are in rank order within each query, best first.
+        source : str, optional
+            Names the table in messages, which give the 1-based row.
+        name : str, optional
+            The run's name; `source` by default.
+
+        Returns
+        -------
+        Run
+
+        Raises
+        ------
+        rankproof.errors.ParseError
+            If a column is missing, or an id or score is missing or invalid.
+
+        Examples
+        --------
+        >>> import pyarrow as pa
+        >>> run = Run.from_table(pa.table({"query": ["q1", "q1"], "doc": ["b", "a"]}), score=None)
+        >>> run.has_scores, list(run.to_dict()["q1"])    # no scores: the row order is the ranking
+        (False, ['b', 'a'])
+        """
+        from ..io.tables import run_columns_from_table
+
+        columns = run_columns_from_table(table, query=query, doc=doc, score=score, source=source)
+        return cls._from_columns(columns, name)
+
+    @classmethod
+    def _from_columns(cls, columns, name) -> "Run":
+        # Without scores, the constructor derives -position from the row
+        # order itself, and records that the run had no scores.
+        return cls(query_codes=columns.query_codes, queries=columns.query_vocab,
+                   doc_codes=columns.doc_codes, docs=columns.doc_vocab,
+                   scores=columns.score if columns.has_scores else None,
+                   lines=columns.line, source=columns.source, name=name)
 
     # -- views -----------------------------------------------------------
     @property

@@ -53,7 +53,8 @@ class QrelsColumns:
     grade : numpy.ndarray of int64
         Relevance grade of each row, as written (negative grades included).
     line : numpy.ndarray of int64
-        1-based line number of each row in the original file.
+        1-based line number of each row in the original file; ``-1`` for
+        rows that have no line (a table in memory, a Parquet file).
     source : str
         The path as given, for messages.
     """
@@ -84,11 +85,18 @@ class RunColumns:
     score : numpy.ndarray of float64
         Score of each row; always finite.
     line : numpy.ndarray of int64
-        1-based line number of each row in the original file.
+        1-based line number of each row in the original file; ``-1`` for
+        rows that have no line (a table in memory, a Parquet file).
     source : str
         The path as given, for messages.
     tag : str or None
-        The run tag (6th column) of the first data line.
+        The run tag (6th column) of the first data line; None when the rows
+        did not come from a TREC file.
+    has_scores : bool
+        False when the source gave no scores and its rows are in rank order
+        within each query; `score` then holds ``-position`` within the query
+        (0, -1, -2, ...), which sorts into the given order without ties.
+        TREC files always have scores.
     """
 
     query_codes: np.ndarray
@@ -99,6 +107,9 @@ class RunColumns:
     line: np.ndarray
     source: str
     tag: str | None
+    # Last and defaulted, so that code building RunColumns positionally or
+    # without it keeps working.
+    has_scores: bool = True
 
 
 # Integers as trec_eval's atol reads them, minus the leading whitespace (which

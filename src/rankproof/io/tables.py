@@ -1,0 +1,634 @@
+"""Turning tables (pyarrow, pandas, polars) into interned qrels and run columns.
+
+A table in memory, or one read from a CSV, TSV, JSON Lines or Parquet file by
+:mod:`rankproof.io.formats`, becomes the same :class:`~rankproof.io.trec.QrelsColumns`
+or :class:`~rankproof.io.trec.RunColumns` the TREC reader returns, under the
+same contract: ids interned with pyarrow's ``dictionary_encode`` into
+vocabularies sorted by code point, int64 codes, int64 grades, finite float64
+scores, rows in table order.
+
+The caller names the columns. Ids may be strings or integers; integers are
+turned into their decimal text, so ``7`` and ``"7"`` are one id. Grades must
+be integers: integral floats (``2.0``) are accepted because pandas turns an
+integer column with a missing value into floats, but ``1.5`` is refused.
+Scores must be finite numbers. Nulls and empty ids are refused. Numbers held
+as text (as in a CSV file) are read with the TREC reader's rules, so a value
+means the same thing in every format.
+
+Every check is vectorised; only once a check fails does Python look at single
+values, to name the first bad row.
+
+pandas and polars are never imported here: a DataFrame is recognised by the
+module its class comes from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from rankproof.errors import InputError, ParseError, where
+from rankproof.io.trec import (
+    _FLOAT,
+    _INTEGER,
+    QrelsColumns,
+    RunColumns,
+    _intern_column,
+    _owned,
+    _score_problem,
+    _shorten,
+)
+
+__all__ = [
+    "qrels_columns_from_table",
+    "run_columns_from_table",
+]
+
+# The TREC reader's number syntax, anchored for pyarrow's RE2 matcher, so that
+# "0x10", "1_000" or "2,5" are refused here exactly as in a TREC file.
+_INTEGER_TEXT = f"^(?:{_INTEGER.pattern})$"
+_FLOAT_TEXT = f"^(?:{_FLOAT.pattern})$"
+_INT64_LIMIT = 2.0**63
+
+
+class _Rows:
+    """Names a row in messages: by its file line when known, else by its 1-based row."""
+
+    def __init__(self, source: str, lines: np.ndarray | None, missing: str = "null"):
+        self.source = source
+        self.lines = lines
+        # How a missing value looks to the user: pandas spells it NaN, and
+        # pyarrow turns that NaN into a null.
+        self.missing = missing
+        # The ids as text, once known, so that value errors can name them.
+        self.query = None
+        self.doc = None
+
+    def at(self, row: int) -> str:
+        query = _shown_id(self.query, row)
+        doc = _shown_id(self.doc, row)
+        if self.lines is not None and self.lines[row] >= 0:
+            return where(source=self.source, line=int(self.lines[row]), query=query, doc=doc)
+        return where(source=f"{self.source} row {row + 1}", query=query, doc=doc)
+
+    def column(self) -> str:
+        return where(source=self.source)
+
+
+def _shown_id(column, row: int) -> str | None:
+    if column is None:
+        return None
+    value = column[row].as_py()
+    return None if value is None else _shorten(value)
+
+
+def _first(mask) -> int:
+    """Index of the first true value of a boolean Arrow array, or -1."""
+    import pyarrow.compute as pc
+
+    return pc.index(mask, True).as_py()
+
+
+def _describe(arg: str, name) -> str:
+    return f"column {name!r} (named by {arg}=)"
+
+
+# -- getting an Arrow table ---------------------------------------------------
+
+
+def _kind(data) -> str:
+    """Tell what library a table comes from, without importing that library."""
+    import pyarrow as pa
+
+    if isinstance(data, pa.Table):
+        return "arrow"
+    if isinstance(data, pa.RecordBatch):
+        return "batch"
+    library = type(data).__module__.split(".")[0]
+    if library in ("pandas", "polars"):
+        return library
+    if hasattr(data, "__arrow_c_stream__"):
+        return "stream"
+    return "unknown"
+
+
+def _column_names(data, kind: str, source: str) -> list:
+    if kind in ("arrow", "batch"):
+        return list(data.schema.names)
+    if kind == "pandas":
+        if not hasattr(data, "columns"):
+            raise InputError(
+                f"{source}: cannot read a pandas {type(data).__name__} as a table; "
+                "pass a DataFrame (e.g. series.to_frame() or series.reset_index())"
+            )
+        return list(data.columns)
+    if kind == "polars":
+        if not hasattr(data, "to_arrow"):
+            raise InputError(
+                f"{source}: cannot read a polars {type(data).__name__} as a table; "
+                "pass a polars DataFrame (call .collect() on a LazyFrame first)"
+            )
+        return list(data.columns)
+    raise RuntimeError(f"no column names for a {kind} table")  # pragma: no cover
+
+
+def _missing_error(
+    present: list, named: Mapping[str, object], missing: list[str], prefix: str, noun: str
+) -> ParseError:
+    """Say which named columns are absent, which ones exist, and which argument to fix."""
+    absent = " and ".join(f"no {noun} {named[arg]!r} (named by {arg}=)" for arg in missing)
+    listing = ", ".join(repr(name) for name in present) if present else "none"
+    arguments = ", ".join(f"{arg}=" for arg in missing)
+    return ParseError(
+        f"{prefix}{absent}; the {noun}s are {listing}; "
+        f"pass the right {noun} names with {arguments}"
+    )
+
+
+def _pandas_to_arrow(frame, wanted: list, source: str):
+    import pyarrow as pa
+
+    subset = frame[wanted]
+    try:
+        return pa.Table.from_pandas(subset, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        # Find which column failed, so the message can name it; a loop over
+        # columns, not rows.
+        for name in wanted:
+            try:
+                pa.Array.from_pandas(frame[name])
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as inner:
+                reason = str(inner.args[0]) if inner.args else type(inner).__name__
+                raise ParseError(
+                    f"{source}: column {name!r} cannot be converted to Arrow "
+                    f"({reason}); give it one type: ids all strings or all "
+                    f"integers (e.g. df[{name!r}] = df[{name!r}].astype(str)), grades "
+                    "integers, scores numbers"
+                ) from None
+        raise ParseError(
+            f"{source}: cannot convert the DataFrame to Arrow ({exc}); give the "
+            "named columns plain string, integer or float types"
+        ) from None
+
+
+def _select(data, named: Mapping[str, object], source: str) -> tuple[dict, str]:
+    """Return ``{argument: pyarrow.ChunkedArray}`` for the named columns of `data`.
+
+    Also returns how the source spells a missing value, for messages.
+    """
+    import pyarrow as pa
+
+    kind = _kind(data)
+    if kind == "unknown":
+        raise InputError(
+            f"{source}: cannot read a {type(data).__module__}.{type(data).__qualname__} "
+            "as a table; pass a pyarrow Table, a pandas DataFrame or a polars DataFrame"
+        )
+    if kind == "stream":
+        data, kind = pa.table(data), "arrow"
+    if kind == "batch":
+        data, kind = pa.Table.from_batches([data]), "arrow"
+
+    present = _column_names(data, kind, source)
+    missing = [arg for arg, name in named.items() if name not in present]
+    if missing:
+        raise _missing_error(present, named, missing, where(source=source), "column")
+
+    # Convert only the named columns: the others may hold anything, and
+    # converting them would cost time for nothing.
+    wanted = list(dict.fromkeys(named.values()))
+    if kind == "pandas":
+        table = _pandas_to_arrow(data, wanted, source)
+    elif kind == "polars":
+        table = data.select(wanted).to_arrow()
+    else:
+        table = data
+
+    columns = {}
+    for arg, name in named.items():
+        # pandas labels become strings in Arrow; look them up that way.
+        found = table.schema.get_all_field_indices(str(name))
+        if len(found) > 1:
+            raise ParseError(
+                f"{source}: {len(found)} columns are named {name!r} ({arg}=); "
+                "rename all but one"
+            )
+        columns[arg] = table.column(found[0])
+    return columns, ("null or NaN" if kind == "pandas" else "null")
+
+
+# -- column checks ------------------------------------------------------------
+
+
+def _plain(column):
+    """Decode dictionary columns (pandas and polars categoricals).
+
+    A column of Arrow's null type becomes text: it is either empty (a table
+    built from empty lists), which is then fine, or all null, which the null
+    checks refuse.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type):
+        return pc.cast(column, column.type.value_type)
+    if pa.types.is_null(column.type):
+        return pc.cast(column, pa.large_string())
+    return column
+
+
+def _is_text(kind) -> bool:
+    import pyarrow as pa
+
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_string_view(kind)
+    )
+
+
+def _null_error(rows: _Rows, row: int, what: str, fix: str) -> ParseError:
+    return ParseError(f"{rows.at(row)}no {what} (the value is {rows.missing}); {fix}")
+
+
+def _id_columns(columns: dict, named: Mapping[str, object], rows: _Rows):
+    """Check the query and doc columns and return them as large strings."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    plain = {arg: _plain(columns[arg]) for arg in ("query", "doc")}
+    # Missing ids first, whatever the column type: a pandas integer column
+    # with a gap arrives as floats, and the gap is what the user must fix.
+    bad = []
+    for arg in ("query", "doc"):
+        row = _first(pc.is_null(plain[arg]))
+        if row >= 0:
+            bad.append((row, arg))
+    if bad:
+        row, arg = min(bad)
+        raise _null_error(rows, row, f"{arg} id", f"give every row a {arg} id")
+
+    text = {}
+    for arg in ("query", "doc"):
+        column = plain[arg]
+        kind = column.type
+        if _is_text(kind) or pa.types.is_integer(kind):
+            text[arg] = pc.cast(column, pa.large_string())
+        else:
+            raise ParseError(
+                f"{rows.column()}{_describe(arg, named[arg])} holds {kind} values; "
+                f"ids must be strings or integers, so convert the column to one of those"
+            )
+
+    # An empty id cannot be written in a TREC file and is almost always a
+    # missing value that a CSV writer turned into "".
+    bad = []
+    for arg in ("query", "doc"):
+        row = _first(pc.equal(pc.binary_length(text[arg]), 0))
+        if row >= 0:
+            bad.append((row, arg))
+    if bad:
+        row, arg = min(bad)
+        rows.query, rows.doc = text["query"], text["doc"]
+        raise ParseError(f"{rows.at(row)}the {arg} id is empty; give every row a {arg} id")
+
+    rows.query, rows.doc = text["query"], text["doc"]
+    return text["query"], text["doc"]
+
+
+def _grade_number_problem(shown: str, number: float) -> str | None:
+    """Say what is wrong with a grade given as a float, or None if it is integral."""
+    if np.isnan(number):
+        return f"grade {shown} is NaN; give every judgment an integer grade such as 0, 1, 2"
+    if np.isinf(number):
+        return f"grade {shown} is infinite; give every judgment an integer grade such as 0, 1, 2"
+    if number != np.round(number):
+        return (
+            f"grade {shown} is not an integer; grades must be integers "
+            "(map fractional labels to integer grades first)"
+        )
+    if not -_INT64_LIMIT <= number < _INT64_LIMIT:
+        return f"grade {shown} does not fit in a 64-bit integer; use small integer grades such as 0, 1, 2"
+    return None
+
+
+def _grade_text_problem(text: str) -> str | None:
+    """Say what is wrong with a grade written as text, or None if it is an integer."""
+    stripped = text.strip()
+    if not stripped:
+        return "no grade (the value is empty); give every judgment an integer grade such as 0, 1, 2"
+    if _INTEGER.fullmatch(stripped):
+        if -(2**63) <= int(stripped) < 2**63:
+            return None
+        return (
+            f"grade {_shorten(text)!r} does not fit in a 64-bit integer; "
+            "use small integer grades such as 0, 1, 2"
+        )
+    if _FLOAT.fullmatch(stripped):
+        return _grade_number_problem(repr(_shorten(text)), float(stripped))
+    return (
+        f"grade {_shorten(text)!r} is not an integer; "
+        "give every judgment an integer grade such as 0, 1, 2"
+    )
+
+
+def _first_problem(values: list, problem, rows: _Rows) -> ParseError:
+    """Error path: walk the values in Python and build the error for the first bad one."""
+    for row, value in enumerate(values):
+        message = problem(value)
+        if message is not None:
+            return ParseError(rows.at(row) + message)
+    raise RuntimeError("a column failed a vectorised check but no value is bad")  # pragma: no cover
+
+
+def _float_grades(values: np.ndarray, rows: _Rows, shown) -> np.ndarray:
+    """int64 grades from float64 values, refusing NaN, inf, fractions and overflow."""
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) >= _INT64_LIMIT)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ParseError(rows.at(row) + _grade_number_problem(shown(row), float(values[row])))
+    return values.astype(np.int64)
+
+
+def _text_grades(column, rows: _Rows) -> np.ndarray:
+    """int64 grades from text, with the TREC reader's integer syntax (plus integral floats)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    trimmed = pc.utf8_trim_whitespace(column)
+    numeric = pc.match_substring_regex(trimmed, pattern=_FLOAT_TEXT, ignore_case=True)
+    if _first(pc.invert(numeric)) >= 0:
+        raise _first_problem(column.to_pylist(), _grade_text_problem, rows)
+    integer = pc.match_substring_regex(trimmed, pattern=_INTEGER_TEXT)
+    # int64 does not take a leading '+'; the TREC reader drops it the same way.
+    digits = pc.if_else(integer, pc.utf8_ltrim(trimmed, characters="+"), "0")
+    try:
+        exact = _owned(pc.cast(digits, pa.int64()).to_numpy(), np.int64)
+    except pa.ArrowInvalid:  # an integer beyond int64
+        raise _first_problem(column.to_pylist(), _grade_text_problem, rows) from None
+    if pc.all(integer).as_py():
+        return exact
+    # Integral floats such as "2.0" (what pandas writes for an integer column
+    # with a gap) are grades too; exact integers keep their exact value.
+    floats = _owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64)
+    is_integer = _owned(integer.to_numpy(zero_copy_only=False), bool)
+    floats[is_integer] = 0.0
+    converted = _float_grades(floats, rows, lambda row: repr(_shorten(column[row].as_py())))
+    return np.where(is_integer, exact, converted)
+
+
+def _grades(column, name, rows: _Rows) -> np.ndarray:
+    """Check a grade column of any type and return int64 grades."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = _plain(column)
+    row = _first(pc.is_null(column))
+    if row >= 0:
+        raise _null_error(rows, row, "grade", "give every judgment an integer grade such as 0, 1, 2")
+    kind = column.type
+    if pa.types.is_integer(kind):
+        try:
+            return _owned(pc.cast(column, pa.int64()).to_numpy(), np.int64)
+        except pa.ArrowInvalid:  # uint64 beyond int64
+            values = column.to_numpy()
+            row = int(np.argmax(values > np.iinfo(np.int64).max))
+            raise ParseError(
+                f"{rows.at(row)}grade {int(values[row])} does not fit in a 64-bit integer; "
+                "use small integer grades such as 0, 1, 2"
+            ) from None
+    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        values = _owned(pc.cast(column, pa.float64(), safe=False).to_numpy(), np.float64)
+        return _float_grades(values, rows, lambda row: repr(column[row].as_py()))
+    if _is_text(kind):
+        return _text_grades(pc.cast(column, pa.large_string()), rows)
+    if pa.types.is_boolean(kind):
+        raise ParseError(
+            f"{rows.column()}{_describe('grade', name)} holds booleans; grades must be "
+            "integers such as 0, 1, 2, so convert it (e.g. True -> 1, False -> 0)"
+        )
+    raise ParseError(
+        f"{rows.column()}{_describe('grade', name)} holds {kind} values; grades must be "
+        "integers such as 0, 1, 2, so convert the column to integers"
+    )
+
+
+def _finite(values: np.ndarray, rows: _Rows, shown) -> np.ndarray:
+    finite = np.isfinite(values)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise ParseError(rows.at(row) + _score_problem(shown(row)))
+    return values
+
+
+def _scores(column, name, rows: _Rows) -> np.ndarray:
+    """Check a score column of any type and return finite float64 scores."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = _plain(column)
+    row = _first(pc.is_null(column))
+    if row >= 0:
+        raise _null_error(
+            rows, row, "score",
+            "give every document a finite score, or pass score=None if the rows "
+            "are already in rank order",
+        )
+    kind = column.type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        # safe=False: a large integer score may round, which a score can afford.
+        values = _owned(pc.cast(column, pa.float64(), safe=False).to_numpy(), np.float64)
+        return _finite(values, rows, lambda row: repr(float(values[row])))
+    if _is_text(kind):
+        text = pc.cast(column, pa.large_string())
+        trimmed = pc.utf8_trim_whitespace(text)
+        numeric = pc.match_substring_regex(trimmed, pattern=_FLOAT_TEXT, ignore_case=True)
+        row = _first(pc.invert(numeric))
+        if row >= 0:
+            value = text[row].as_py()
+            message = (
+                "no score (the value is empty); give every document a finite score"
+                if not value.strip()
+                else _score_problem(_shorten(value))
+            )
+            raise ParseError(rows.at(row) + message)
+        values = _owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64)
+        return _finite(values, rows, lambda row: _shorten(text[row].as_py().strip()))
+    if pa.types.is_boolean(kind):
+        raise ParseError(
+            f"{rows.column()}{_describe('score', name)} holds booleans; scores must be "
+            "numbers such as 11.17, so convert it to floats"
+        )
+    raise ParseError(
+        f"{rows.column()}{_describe('score', name)} holds {kind} values; scores must be "
+        "numbers such as 11.17, so convert the column to floats"
+    )
+
+
+def _checked_lines(lines, size: int, source: str) -> np.ndarray | None:
+    if lines is None:
+        return None
+    lines = np.asarray(lines, dtype=np.int64)
+    if lines.shape != (size,):
+        raise InputError(
+            f"{source}: lines= has {lines.size} entries for {size} rows; give one line per row"
+        )
+    return lines
+
+
+def _positions(query_codes: np.ndarray, num_queries: int) -> np.ndarray:
+    """0-based position of each row among the rows of its query, in table order."""
+    order = np.argsort(query_codes, kind="stable")
+    counts = np.bincount(query_codes, minlength=num_queries)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    position = np.empty(query_codes.size, dtype=np.int64)
+    position[order] = np.arange(query_codes.size, dtype=np.int64) - starts
+    return position
+
+
+# -- public -------------------------------------------------------------------
+
+
+def qrels_columns_from_table(
+    table,
+    *,
+    query="query",
+    doc="doc",
+    grade="grade",
+    source: str = "table",
+    lines=None,
+) -> QrelsColumns:
+    """Turn a table of judgments into interned qrels columns.
+
+    Parameters
+    ----------
+    table : pyarrow.Table, pyarrow.RecordBatch, pandas.DataFrame or polars.DataFrame
+        One row per judgment. Other columns are ignored (and not converted).
+    query, doc, grade : str, optional
+        Names of the query id, document id and grade columns.
+    source : str, optional
+        Names the table in messages.
+    lines : array-like of int, optional
+        The file line of each row, when the table was read from a text file;
+        messages then say ``source line N``. Without it they say
+        ``source row N`` (1-based, header not counted) and the returned
+        ``line`` column is all ``-1``.
+
+    Returns
+    -------
+    QrelsColumns
+        One entry per row, in table order.
+
+    Raises
+    ------
+    rankproof.errors.ParseError
+        If a named column is missing (the message lists the columns there
+        are), an id is null or empty or neither text nor an integer, or a
+        grade is null or not an integer. The message names the row.
+    rankproof.errors.InputError
+        If `table` is not a table.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> table = pa.table({"qid": [1, 1], "docno": ["d2", "d1"], "rel": [2.0, 0.0]})
+    >>> columns = qrels_columns_from_table(table, query="qid", doc="docno", grade="rel")
+    >>> columns.query_vocab.tolist(), columns.doc_vocab[columns.doc_codes].tolist()
+    (['1'], ['d2', 'd1'])
+    >>> columns.grade.tolist()
+    [2, 0]
+    """
+    named = {"query": query, "doc": doc, "grade": grade}
+    columns, missing = _select(table, named, source)
+    size = len(columns["query"])
+    rows = _Rows(source, _checked_lines(lines, size, source), missing)
+    query_text, doc_text = _id_columns(columns, named, rows)
+    grades = _grades(columns["grade"], grade, rows)
+    query_codes, query_vocab = _intern_column(query_text)
+    doc_codes, doc_vocab = _intern_column(doc_text)
+    return QrelsColumns(
+        query_codes=query_codes,
+        query_vocab=query_vocab,
+        doc_codes=doc_codes,
+        doc_vocab=doc_vocab,
+        grade=grades,
+        line=rows.lines if rows.lines is not None else np.full(size, -1, dtype=np.int64),
+        source=source,
+    )
+
+
+def run_columns_from_table(
+    table,
+    *,
+    query="query",
+    doc="doc",
+    score="score",
+    source: str = "table",
+    lines=None,
+) -> RunColumns:
+    """Turn a table of ranked documents into interned run columns.
+
+    Parameters
+    ----------
+    table : pyarrow.Table, pyarrow.RecordBatch, pandas.DataFrame or polars.DataFrame
+        One row per ranked document. Other columns are ignored.
+    query, doc : str, optional
+        Names of the query id and document id columns.
+    score : str or None, optional
+        Name of the score column. None means the table has no scores and its
+        rows are in rank order within each query (best first): the result
+        then has ``has_scores=False`` and scores ``-position`` within the
+        query (0, -1, -2, ...), which keep that order without ties.
+    source : str, optional
+        Names the table in messages.
+    lines : array-like of int, optional
+        The file line of each row; see :func:`qrels_columns_from_table`.
+
+    Returns
+    -------
+    RunColumns
+        One entry per row, in table order; ``tag`` is None.
+
+    Raises
+    ------
+    rankproof.errors.ParseError
+        If a named column is missing, an id is null or empty or neither text
+        nor an integer, or a score is null, not a number, NaN or infinite.
+        The message names the row.
+    rankproof.errors.InputError
+        If `table` is not a table.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> table = pa.table({"query": ["q1", "q2", "q1"], "doc": ["a", "b", "c"]})
+    >>> columns = run_columns_from_table(table, score=None)
+    >>> columns.has_scores, columns.score.tolist()
+    (False, [0.0, 0.0, -1.0])
+    """
+    named = {"query": query, "doc": doc}
+    if score is not None:
+        named["score"] = score
+    columns, missing = _select(table, named, source)
+    size = len(columns["query"])
+    rows = _Rows(source, _checked_lines(lines, size, source), missing)
+    query_text, doc_text = _id_columns(columns, named, rows)
+    values = _scores(columns["score"], score, rows) if score is not None else None
+    query_codes, query_vocab = _intern_column(query_text)
+    doc_codes, doc_vocab = _intern_column(doc_text)
+    if values is None:
+        # Negate the integers, not the floats, so the first score is 0.0, not -0.0.
+        values = (-_positions(query_codes, query_vocab.size)).astype(np.float64)
+    return RunColumns(
+        query_codes=query_codes,
+        query_vocab=query_vocab,
+        doc_codes=doc_codes,
+        doc_vocab=doc_vocab,
+        score=values,
+        line=rows.lines if rows.lines is not None else np.full(size, -1, dtype=np.int64),
+        source=source,
+        tag=None,
+        has_scores=score is not None,
+    )

@@ -58,11 +58,14 @@ def _grade_map(text: str | None) -> dict[int, int] | None:
 
     if text is None:
         return None
-    if text.endswith(".json") or Path(text).is_file():
+    if text.endswith(".json") or Path(text).exists():
         try:
             raw = json.loads(Path(text).read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise InputError(f"--grade-map {text}: the file does not exist") from None
+            raise InputError(f"--grade-map {text}: the file does not exist; check the path") from None
+        except OSError as error:
+            raise InputError(f"--grade-map {text}: cannot be read ({error.strerror or error}); "
+                             "give a JSON file such as {\"1\": 4, \"2\": 3}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise InputError(f"--grade-map {text}: not valid JSON ({error}); write {{\"1\": 4, \"2\": 3}}") from None
         if not isinstance(raw, dict):
@@ -73,7 +76,10 @@ def _grade_map(text: str | None) -> dict[int, int] | None:
     mapping: dict[int, int] = {}
     for old, new in items:
         try:
-            mapping[int(str(old).strip())] = int(str(new).strip())
+            grade = int(str(old).strip())
+            if grade in mapping:
+                raise InputError(f"--grade-map: grade {grade} is mapped twice; map each grade once")
+            mapping[grade] = int(str(new).strip())
         except (TypeError, ValueError):
             raise InputError(
                 f"--grade-map: cannot read {old}:{new}; write integer pairs such as 1:4,2:3,-1:0 "
@@ -86,7 +92,7 @@ def _read_qrels(args):
     from .data.grades import map_grades
     from .data.qrels import Qrels
 
-    qrels = Qrels.read(args.qrels, args.qrels_format) if hasattr(Qrels, "read") else Qrels.read_trec(args.qrels)
+    qrels = Qrels.read(args.qrels, args.qrels_format)
     mapping = _grade_map(args.grade_map)
     return map_grades(qrels, mapping) if mapping is not None else qrels
 
@@ -94,9 +100,7 @@ def _read_qrels(args):
 def _read_run(path: str, fmt: str | None, name: str):
     from .data.run import Run
 
-    if hasattr(Run, "read"):
-        return Run.read(path, fmt, name=name)
-    return Run.read_trec(path, name=name)
+    return Run.read(path, fmt, name=name)
 
 
 def _run_names(paths: list[str]) -> list[str]:
@@ -192,10 +196,13 @@ def _explain(args) -> int:
     from .report.output import write_output
     from .report.table import explanation_table
 
+    if args.measure and len(args.measure) > 1:
+        raise UsageError("rankproof explain: give one measure (-m) at a time")
+    measure = args.measure[0] if args.measure else "ndcg@10"
     protocol = _protocol(args)
     qrels = _read_qrels(args)
     run = _read_run(args.run, args.run_format, os.path.basename(args.run))
-    write_output(explanation_table(explain(qrels, run, args.query, args.measure, protocol)), None)
+    write_output(explanation_table(explain(qrels, run, args.query, measure, protocol)), None)
     return 0
 
 
@@ -269,7 +276,7 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("qrels")
     ex.add_argument("run")
     ex.add_argument("--query", "-q", required=True)
-    ex.add_argument("-m", "--measure", default="ndcg@10")
+    ex.add_argument("-m", "--measure", action="append", metavar="MEASURE", help="one measure (default ndcg@10)")
     _add_protocol_options(ex)
     _add_input_options(ex)
     ex.set_defaults(handler=_explain)

@@ -37,7 +37,7 @@ def _query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, pro
     if protocol.aggregation is not Aggregation.WEIGHTED:
         if weights is not None:
             raise InputError("weights were given but the protocol says aggregation="
-                             f"{protocol.aggregation}; pass aggregation='weighted' to use them")
+                             f"{protocol.aggregation}; set the policy aggregation=weighted to use them")
         return None
     if weights is None:
         raise InputError("aggregation='weighted' needs query weights: pass weights={query: weight}")
@@ -137,7 +137,8 @@ def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.
             first = queries[np.flatnonzero(undefined)[0]]
             raise ZeroIdealError(
                 f"query {first}: nothing relevant, so {measure} is undefined ({zero_ideal} such queries); "
-                "pass zero_ideal='zero' to score them 0 (counted), 'exclude' to leave them out, or 'one'"
+                "set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
+                "or zero_ideal=one"
             )
         if policy is ZeroIdeal.ONE:
             value[undefined] = 1.0

@@ -43,6 +43,7 @@ class RankedRow:
     contribution: float
     cumulative: float
     line: int | None
+    in_cutoff: bool  # its group starts inside the cutoff, so it can contribute
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,7 +152,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
                 relevant=bool(a.judged[i] and a.grade[i] >= rel),
                 gain=float(gains[i]), discount=float(discount),
                 contribution=float(contribution), cumulative=float(running),
-                line=int(a.line[i]) if a.line[i] >= 0 else None))
+                line=int(a.line[i]) if a.line[i] >= 0 else None, in_cutoff=bool(lo < k)))
 
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
     if ideal_policy is Ideal.JUDGED:
@@ -185,7 +186,10 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
 def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg: float) -> tuple[str, ...]:
     notes = []
     c = a.counts
-    unjudged_inside = int((~a.judged[:k]).sum())
+    # As in Results.counts: a doc whose (averaged) group starts inside the
+    # cutoff can land inside it, whatever order the docs were given in.
+    group_start = np.repeat(a.group_offsets[:-1], np.diff(a.group_offsets))
+    unjudged_inside = int((~a.judged & (group_start < k)).sum())
     if unjudged_inside:
         plural = "doc" if unjudged_inside == 1 else "docs"
         notes.append(f"{unjudged_inside} unjudged {plural} inside the cutoff scored as non-relevant (unjudged=zero)")

@@ -298,7 +298,7 @@ _PARSERS = {
 
 def _unknown_policy(key: str) -> ProtocolError:
     near = difflib.get_close_matches(key, list(_PARSERS), n=3)
-    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    hint = f"; did you mean {' or '.join(near)}?" if near else "."
     return ProtocolError(
         f"unknown policy {key!r}{hint} Policies: {', '.join(_PARSERS)}"
     )
@@ -426,7 +426,7 @@ class Protocol:
             return PRESETS[name]
         except KeyError:
             near = difflib.get_close_matches(name, list(PRESETS), n=2)
-            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            hint = f"; did you mean {' or '.join(near)}?" if near else "."
             raise ProtocolError(
                 f"unknown preset {name!r}{hint} Presets: {', '.join(PRESETS)}"
             ) from None

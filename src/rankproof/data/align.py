@@ -120,13 +120,13 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     if extra.any() and protocol.extra_query is ExtraQuery.ERROR:
         raise MissingQueryError(
             f"{run.source}: ranks queries the qrels {qrels.source} do not judge: "
-            f"{_name_some(all_queries[extra])}; pass extra_query='ignore' to skip them"
+            f"{_name_some(all_queries[extra])}; set the policy extra_query=ignore to skip them"
         )
     if missing.any() and protocol.missing_query is MissingQuery.ERROR:
         raise MissingQueryError(
             f"{run.source}: has no ranking for queries judged in {qrels.source}: "
-            f"{_name_some(all_queries[missing])}; pass missing_query='zero' to score them 0 "
-            "or 'exclude' to leave them out"
+            f"{_name_some(all_queries[missing])}; set the policy missing_query=zero to score them 0 "
+            "or missing_query=exclude to leave them out"
         )
     evaluated = in_qrels & (in_run | (protocol.missing_query is MissingQuery.ZERO))
     eval_index = np.full(len(all_queries), -1, dtype=np.int64)
@@ -154,8 +154,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
                         query=str(all_queries[qrels_query_map[_segments(np.diff(qrels.offsets))[i]]]),
                         doc=str(docs[judged_doc[i]]))
             raise InputError(
-                f"{loc}negative grade {judged_grade[i]}; pass negative_grades='zero' to read it as "
-                "judged non-relevant, or 'unjudged' to treat it as unjudged (trec_eval)"
+                f"{loc}negative grade {judged_grade[i]}; set the policy negative_grades=zero to read it as "
+                "judged non-relevant, or negative_grades=unjudged to treat it as unjudged (trec_eval)"
             )
         if protocol.negative_grades is NegativeGrades.ZERO:
             judged_grade = np.where(negative, 0, judged_grade)
@@ -191,7 +191,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         repeated[by_key[1:]] = row_key[by_key[1:]] == row_key[by_key[:-1]]
         if protocol.duplicates is Duplicates.ERROR:
             raise DuplicateError(
-                f"{run_row(int(np.flatnonzero(repeated)[0]))}the doc is listed twice for this query; pass duplicates='first' to keep the first"
+                f"{run_row(int(np.flatnonzero(repeated)[0]))}the doc is listed twice for this query; set the policy duplicates=first to keep the first"
             )
         counts["duplicates_dropped"] = int(repeated.sum())
         kept = ~repeated
@@ -209,8 +209,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     if unjudged.any():
         if protocol.unjudged is Unjudged.ERROR:
             raise UnjudgedError(
-                f"{run_row(int(np.flatnonzero(unjudged)[0]))}the doc has no judgment in {qrels.source}; pass unjudged='zero' to count it "
-                "non-relevant, or 'condense' to drop unjudged docs"
+                f"{run_row(int(np.flatnonzero(unjudged)[0]))}the doc has no judgment in {qrels.source}; set the policy unjudged=zero to count it "
+                "non-relevant, or unjudged=condense to drop unjudged docs"
             )
         if protocol.unjudged is Unjudged.CONDENSE:
             counts["unjudged_dropped"] = int(unjudged.sum())
@@ -253,8 +253,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         loc = where(source=run.source, query=str(queries[row_query[lo]]))
         raise TieError(
             f"{loc}docs {_name_some(docs[row_doc[lo:hi]], 5)} tie at score {row_score[lo].item()!r} "
-            f"({counts['tied_groups']} tied groups in all); pass ties='expected' for the exact mean "
-            "over their orders, or ties='docid' for trec_eval's order"
+            f"({counts['tied_groups']} tied groups in all); set the policy ties=expected for the exact mean "
+            "over their orders, or ties=docid for trec_eval's order"
         )
     if protocol.ties is Ties.EXPECTED and by_score:
         group_offsets = tie_offsets

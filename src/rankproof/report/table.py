@@ -140,38 +140,57 @@ def to_markdown(results: Sequence[Results], per_query: bool = False) -> str:
 
 
 def explanation_table(e: Explanation) -> str:
-    """The ranking, the ideal list, the ratio and the policies that changed anything."""
+    """The ranking, the ideal list, the value and the policies that changed anything.
+
+    DCG-family measures show gains, discounts and contributions; the others
+    show which ranked docs are relevant at the measure's level.
+    """
     from rich.table import Table
 
+    gain_based = e.measure.name in ("dcg", "ndcg", "ideal_dcg")
     console = _console()
     console.print(f"query {e.query}, {e.measure}; protocol fingerprint {e.protocol.fingerprint}")
-    ranking = Table(box=None, header_style="bold", title="ranking", title_justify="left")
-    for name in ("rank", "doc", "score", "tie group", "grade", "gain", "discount", "contribution", "cumulative DCG"):
-        ranking.add_column(name, justify="left" if name in ("doc", "grade") else "right")
+    ranking = Table(box=None, header_style="bold", title="ranking", title_justify="left", pad_edge=False)
+    columns = ["rank", "doc", "score", "tie group", "grade"]
+    columns += ["gain", "discount", "contribution", "cumulative DCG"] if gain_based else ["relevant"]
+    for name in columns:
+        ranking.add_column(name, justify="left" if name in ("doc", "grade", "relevant") else "right")
     k = e.measure.cutoff if e.measure.cutoff is not None else len(e.ranking)
-    for row in e.ranking[:k]:
+    # A tied group crossing the cutoff contributes as a whole: show all of it.
+    shown = [row for row in e.ranking if row.in_cutoff]
+    for row in shown:
         tie = f"{row.tie_group} (of {row.tie_size})" if row.tie_size > 1 else str(row.tie_group)
-        ranking.add_row(str(row.rank), row.doc, "" if row.score is None else f"{row.score:g}", tie,
-                        "unjudged" if row.grade is None else str(row.grade), f"{row.gain:g}",
-                        f"{row.discount:.4f}", f"{row.contribution:.4f}", f"{row.cumulative:.4f}")
+        cells = [str(row.rank), row.doc, "" if row.score is None else f"{row.score:g}", tie,
+                 "unjudged" if row.grade is None else str(row.grade)]
+        if gain_based:
+            cells += [f"{row.gain:g}", f"{row.discount:.4f}", f"{row.contribution:.4f}", f"{row.cumulative:.4f}"]
+        else:
+            cells.append("yes" if row.relevant else "")
+        ranking.add_row(*cells)
     console.print(ranking)
-    below = e.ranking[k:]
+    below = e.ranking[len(shown):]
     if below:
         relevant = [f"{row.doc} (grade {row.grade}) at rank {row.rank}" for row in below if row.relevant]
         console.print(f"... {len(below)} more docs below the cutoff {k}"
                       + (f"; relevant among them: {', '.join(relevant[:5])}" + (" ..." if len(relevant) > 5 else "")
                          if relevant else "; none relevant"))
-    ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left")
-    for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
-        ideal.add_column(name, justify="left" if name == "doc" else "right")
-    for row in e.ideal:
-        ideal.add_row(str(row.rank), row.doc, str(row.grade), f"{row.gain:g}", f"{row.discount:.4f}",
-                      f"{row.contribution:.4f}", f"{row.cumulative:.4f}")
-    console.print()
-    console.print(ideal)
-    console.print()
-    console.print(f"DCG {e.dcg:.4f} / ideal DCG {e.ideal_dcg:.4f}"
-                  + (f" = {e.dcg / e.ideal_dcg:.4f}" if e.ideal_dcg else " (ideal DCG is 0)"))
+    if gain_based:
+        ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left", pad_edge=False)
+        for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
+            ideal.add_column(name, justify="left" if name == "doc" else "right")
+        for row in e.ideal:
+            ideal.add_row(str(row.rank), row.doc, str(row.grade), f"{row.gain:g}", f"{row.discount:.4f}",
+                          f"{row.contribution:.4f}", f"{row.cumulative:.4f}")
+        console.print()
+        console.print(ideal)
+        console.print()
+        if e.measure.name == "ndcg":
+            console.print(f"DCG {e.dcg:.4f} / ideal DCG {e.ideal_dcg:.4f}"
+                          + (f" = {e.dcg / e.ideal_dcg:.4f}" if e.ideal_dcg else " (ideal DCG is 0)"))
+        else:
+            console.print(f"DCG {e.dcg:.4f}; ideal DCG {e.ideal_dcg:.4f}")
+    else:
+        console.print()
     console.print(f"{e.measure} = {_fmt(e.value)}" + ("" if e.value is not None else " (excluded)"))
     if e.policies:
         console.print("policies that changed this query:")

@@ -1,0 +1,128 @@
+"""``rankproof.explain.explain``: every number behind one query's value.
+
+Hand-computed cases with ties (ties=expected gives every doc of a tied group
+the group's mean discount over the ranks it spans inside the cutoff), and the
+invariants that tie the explanation to ``evaluate`` on the Cranfield runs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from rankproof import Protocol, Qrels, Run, evaluate
+from rankproof.cli import main
+from rankproof.explain import explain
+
+CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+
+
+def d(rank: int) -> float:
+    """The log2 discount of a rank."""
+    return 1 / math.log2(rank + 1)
+
+
+# Judged pool of q1: D 3, A 2, G 1, B 1, C 0 (H, E, F unjudged).
+QRELS = Qrels.from_dict({"q1": {"A": 2, "B": 1, "C": 0, "D": 3, "G": 1}, "q2": {"X": 1}})
+# Scores: A, G tie at 5 (ranks 1-2); C, E, B tie at 2 (ranks 3-5); F at 1 (rank 6).
+RUN = Run.from_dict({"q1": {"A": 5.0, "G": 5.0, "C": 2.0, "E": 2.0, "B": 2.0, "F": 1.0}, "q2": {"X": 1.0}})
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 10])
+def test_ties_expected_by_hand(k):
+    e = explain(QRELS, RUN, "q1", f"ndcg@{k}")
+    inside = lambda lo, hi: sum(d(r) for r in range(lo, min(hi, k) + 1))  # noqa: E731  discount mass inside k
+    group1, group2 = inside(1, 2) / 2, inside(3, 5) / 3
+    last = d(6) if k >= 6 else 0.0
+    expected = {  # doc: (grade, tie group, tie size, discount)
+        "A": (2, 1, 2, group1), "G": (1, 1, 2, group1),
+        "C": (0, 2, 3, group2), "E": (None, 2, 3, group2), "B": (1, 2, 3, group2),
+        "F": (None, 3, 1, last),
+    }
+    assert sorted(row.doc for row in e.ranking if row.tie_group == 2) == ["B", "C", "E"]
+    running = 0.0
+    for row in e.ranking:
+        grade, group, size, discount = expected[row.doc]
+        assert (row.grade, row.tie_group, row.tie_size) == (grade, group, size), row.doc
+        assert row.gain == (grade or 0)
+        assert row.discount == pytest.approx(discount, abs=1e-12), row.doc
+        assert row.contribution == pytest.approx((grade or 0) * discount, abs=1e-12), row.doc
+        running += row.contribution
+        assert row.cumulative == pytest.approx(running, abs=1e-12)
+    dcg = 3 * group1 + group2
+    ideal_grades = [3, 2, 1, 1][:k]
+    ideal = sum(g * d(i) for i, g in enumerate(ideal_grades, 1))
+    assert e.dcg == pytest.approx(dcg, abs=1e-12)
+    assert e.ideal_dcg == pytest.approx(ideal, abs=1e-12)
+    assert [row.grade for row in e.ideal] == ideal_grades
+    assert e.value == pytest.approx(dcg / ideal, abs=1e-12)
+    assert e.value == evaluate(QRELS, RUN, f"ndcg@{k}").per_query(f"ndcg@{k}")["q1"]
+
+
+def test_ties_docid_by_hand():
+    e = explain(QRELS, RUN, "q1", "ndcg@4", Protocol(ties="docid"))
+    # score descending, then doc id descending: G A | E C B | F
+    assert [row.doc for row in e.ranking] == ["G", "A", "E", "C", "B", "F"]
+    assert [row.discount for row in e.ranking] == pytest.approx([d(1), d(2), d(3), d(4), 0.0, 0.0])
+    assert e.dcg == pytest.approx(1 + 2 * d(2))
+    assert e.value == evaluate(QRELS, RUN, "ndcg@4", Protocol(ties="docid")).per_query("ndcg@4")["q1"]
+
+
+def test_ideal_retrieved_takes_the_ideal_from_the_ranking():
+    e = explain(QRELS, RUN, "q1", "ndcg@4", Protocol(ideal="retrieved"))
+    assert [row.doc for row in e.ideal] == ["A", "B", "G"]  # D is judged but not retrieved
+    assert e.ideal_dcg == pytest.approx(2 + d(2) + d(3))
+
+
+def test_policies_name_what_changed_the_query():
+    e = explain(QRELS, RUN, "q1", "ndcg@6")
+    assert "2 unjudged docs inside the cutoff scored as non-relevant (unjudged=zero)" in e.policies
+    assert any(p.startswith("2 tied groups averaged over their orders (ties=expected)") for p in e.policies)
+    assert explain(QRELS, RUN, "q2", "ndcg@6").policies == ()
+
+
+@pytest.mark.parametrize("protocol", [Protocol(), Protocol.preset("trec_eval"), Protocol(unjudged="condense"),
+                                      Protocol(gain="exp2"), Protocol(ideal="retrieved")],
+                         ids=["rankproof", "trec_eval", "condense", "exp2", "retrieved"])
+@pytest.mark.parametrize("name", ["bm25", "lmdirichlet"])
+def test_cranfield_explanations_agree_with_evaluate(name, protocol):
+    qrels = Qrels.read_trec(CRANFIELD / "qrels.txt")
+    run = Run.read_trec(CRANFIELD / f"{name}.run")
+    per_query = evaluate(qrels, run, "ndcg@10", protocol).per_query("ndcg@10")
+    for query in run.queries.tolist()[::5]:
+        e = explain(qrels, run, query, "ndcg@10", protocol)
+        assert e.value == per_query[query]
+        assert e.dcg == pytest.approx(sum(row.contribution for row in e.ranking), abs=1e-12)
+        ratio = e.dcg / e.ideal_dcg if e.ideal_dcg else 0.0
+        assert ratio == pytest.approx(e.value, abs=1e-12), query
+
+
+def test_explain_of_a_measure_that_is_not_a_dcg_states_one_value(capsys, tmp_path):
+    """`explain -m ap` (or p@k, rr, ...) must not print two different numbers as the query's score.
+
+    On this query it prints the DCG table and "DCG 2.8856 / ideal DCG 5.1925 = 0.5557"
+    (an NDCG, over all 6 ranks) right above "ap = 0.6958". By hand, AP: R = 4
+    (D, A, G, B); A and G at ranks 1-2 give precision 1 each; B is at rank 3, 4
+    or 5 of its tied group, precision 3/3, 3/4, 3/5, mean 0.7833; AP =
+    (2 + 0.7833) / 4 = 0.6958. Either refuse measures explain cannot break
+    down (exit 2, one line) or print no ratio that differs from the value.
+    """
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("".join(f"q1 0 {doc} {g}\n" for doc, g in QRELS.to_dict()["q1"].items()))
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"q1 Q0 {doc} {i} {s} t\n"
+                           for i, (doc, s) in enumerate([("A", 5), ("G", 5), ("C", 2), ("E", 2), ("B", 2),
+                                                         ("F", 1)], 1)))
+    for measure in ("ap", "p@2", "rr"):
+        code = main(["explain", str(qrels), str(run), "-q", "q1", "-m", measure])
+        out, err = capsys.readouterr()
+        if code == 2:
+            assert "\n" not in err.rstrip("\n") and "Traceback" not in err
+            continue
+        assert code == 0
+        value = re.search(rf"^{re.escape(measure)} = ([0-9.]+)$", out, re.M).group(1)
+        ratios = re.findall(r"= ([0-9.]+)$", out, re.M)
+        assert set(ratios) == {value}, (measure, out)

@@ -970,3 +970,17 @@ def test_process_bad_input_exits_2_with_one_line(tmp_path, case):
         assert done.stdout == ""
         assert_one_line_error(done.stderr, *needles)
     assert sorted(os.listdir(tmp_path)) == ["bin.run", "q.qrels", "r.run", "score.run"]
+
+
+def test_progress_display_never_reaches_pipes(tmp_path, capsys, monkeypatch):
+    """Even an input counted as large shows no progress when stderr is not a terminal."""
+    import rankproof.cli as cli
+
+    monkeypatch.setattr(cli, "LARGE_INPUT_BYTES", 0)
+    data = Path(cli.__file__).resolve().parent / "_data" / "cranfield"
+    code = cli.main(["evaluate", str(data / "qrels.txt"), str(data / "bm25.run"), "-m", "ndcg@10",
+                     "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.err == ""
+    json.loads(captured.out)

@@ -26,7 +26,9 @@ def any_measure(draw) -> Measure:
     spec = REGISTRY[name]
     cutoff = draw(st.none() | st.integers(1, 1000)) if spec.cutoff else None
     chosen = draw(st.lists(st.sampled_from(spec.params), unique=True)) if spec.params else []
-    params = tuple((key, draw(st.sampled_from(PARAM_VALUES[key]))) for key in chosen)
+    # Parameters of a measure's own (not protocol policies) are drawn around their default.
+    defaults = dict(spec.defaults)
+    params = tuple((key, draw(st.sampled_from(PARAM_VALUES.get(key) or [defaults[key]]))) for key in chosen)
     return Measure(name, cutoff, params)
 
 

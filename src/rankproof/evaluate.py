@@ -14,9 +14,9 @@ import numpy as np
 from .data.align import align
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import InputError, ZeroIdealError
+from .errors import InputError, TieError, ZeroIdealError
 from .measures.base import Measure, parse_measures
-from .measures.compute import COMPUTE, Context
+from .measures.compute import Context
 from .protocol import Aggregation, Protocol, ZeroIdeal
 from .results import MeasureResult, Results
 
@@ -119,8 +119,14 @@ def evaluate(
     weight_array = _query_weights(weights, alignment.queries, protocol)
     context = Context(alignment, protocol)
     results: dict[Measure, MeasureResult] = {}
+    tied_groups = int((np.diff(alignment.group_offsets) > 1).sum())
     for measure in measure_list:
-        values = COMPUTE[measure.name](context, measure)
+        if measure.spec.ties == "ordered" and tied_groups:
+            raise TieError(
+                f"{measure} has no closed form for the expectation over tied orders, and {run.source} has "
+                f"{tied_groups} tied groups; set the policy ties=docid (trec_eval's order) or ties=input"
+            )
+        values = measure.spec.compute(context, measure)
         results[measure] = _apply_zero_ideal(values, measure, protocol, alignment.queries)
     return Results(alignment=alignment, protocol=protocol, measures=results, weights=weight_array,
                    run_name=run.name, qrels=qrels)

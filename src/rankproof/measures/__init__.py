@@ -1,27 +1,13 @@
 """Measures: immutable values, their registry and the parser.
 
 Each registered measure is also a module attribute, ready to call and cut:
-``ndcg(gain="exp2") @ 10``.
+``ndcg(gain="exp2") @ 10``. Families of measures register themselves when
+imported below.
 """
 
 from .base import REGISTRY, Measure, MeasureSpec, parse_measure, parse_measures
+from . import core  # noqa: F401,E402  (registers the core measures)
 
-dcg = Measure("dcg")
-ideal_dcg = Measure("ideal_dcg")
-ndcg = Measure("ndcg")
-ap = Measure("ap")
-rr = Measure("rr")
-p = Measure("p")
-r = Measure("r")
-hit = Measure("hit")
-rprec = Measure("rprec")
-bpref = Measure("bpref")
-judged = Measure("judged")
-num_ret = Measure("num_ret")
-num_rel = Measure("num_rel")
-num_rel_ret = Measure("num_rel_ret")
+globals().update({_name: Measure(_name) for _name in REGISTRY})
 
-__all__ = [
-    "REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures",
-    *REGISTRY,
-]
+__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", *REGISTRY]

@@ -26,16 +26,38 @@ from typing import Any, Callable
 from ..errors import MeasureError, ProtocolError
 from ..protocol import parse_discount, parse_gain, parse_rel, _parse_enum, Ideal
 
-__all__ = ["Measure", "MeasureSpec", "Param", "REGISTRY", "parse_measure", "parse_measures"]
+__all__ = ["Measure", "MeasureSpec", "Param", "PARAMS", "REGISTRY", "register", "register_param",
+           "parse_float", "parse_measure", "parse_measures"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Param:
-    """A per-measure override of a protocol policy."""
+    """A measure parameter.
+
+    ``policy=True``: an override of the protocol policy of the same name (its
+    default is the protocol's). Otherwise a parameter of the measure itself,
+    whose default is given by the measure's spec.
+    """
 
     name: str
     parse: Callable[[Any], Any]
     description: str
+    policy: bool = True
+
+
+def parse_float(value: Any) -> float:
+    """A finite number (booleans refused)."""
+    import math
+
+    if isinstance(value, bool):
+        raise ProtocolError(f"expected a number; got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ProtocolError(f"expected a number; got {value!r}") from None
+    if not math.isfinite(number):
+        raise ProtocolError(f"expected a finite number; got {value!r}")
+    return number
 
 
 PARAMS: dict[str, Param] = {
@@ -46,13 +68,27 @@ PARAMS: dict[str, Param] = {
 }
 
 
+def register_param(param: Param) -> Param:
+    """Declare a measure parameter (families call this for their own parameters)."""
+    existing = PARAMS.get(param.name)
+    if existing is not None and existing != param:
+        raise ValueError(f"parameter {param.name} is declared twice, differently")
+    PARAMS[param.name] = param
+    return param
+
+
 @dataclasses.dataclass(frozen=True)
 class MeasureSpec:
-    """What a measure is: data, not code. The kernels live in ``kernels``."""
+    """What a measure is: data, including the function that computes it.
+
+    ``compute(context, measure)`` returns per-query
+    :class:`~rankproof.measures.compute.Values`, vectorised over all queries.
+    """
 
     name: str
     description: str
     params: tuple[str, ...]
+    compute: Callable | None = None
     cutoff: bool = True
     # Measures normalised by something that is 0 when nothing is relevant
     # (ideal DCG, R): the protocol's zero_ideal policy applies to them.
@@ -60,28 +96,26 @@ class MeasureSpec:
     # Measures that are a ratio of per-query sums, so micro averaging means
     # sum of numerators over sum of denominators.
     ratio: bool = False
+    # "exact": a closed form gives the exact expectation under ties=expected.
+    # "ordered": needs one order; under ties=expected a run with ties is refused.
+    ties: str = "exact"
+    # Defaults of the measure's own (non-policy) parameters.
+    defaults: tuple[tuple[str, Any], ...] = ()
+    family: str = "core"
 
 
-_GAIN = ("gain", "discount")
-REGISTRY: dict[str, MeasureSpec] = {
-    spec.name: spec
-    for spec in [
-        MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k", _GAIN),
-        MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",)),
-        MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), normalised=True, ratio=True),
-        MeasureSpec("ap", "average precision: mean over the R relevant docs of the precision at their ranks (0 if not in the top k)", ("rel",), normalised=True),
-        MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",)),
-        MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved)", ("rel",), ratio=True),
-        MeasureSpec("r", "recall: relevant docs in the top k / R", ("rel",), normalised=True, ratio=True),
-        MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",)),
-        MeasureSpec("rprec", "R-precision: relevant docs in the top R / R", ("rel",), cutoff=False, normalised=True, ratio=True),
-        MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only", ("rel",), normalised=True),
-        MeasureSpec("judged", "fraction of the top k that is judged (no cutoff: of all retrieved)", (), ratio=True),
-        MeasureSpec("num_ret", "number of docs retrieved within the top k", ()),
-        MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), cutoff=False),
-        MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",)),
-    ]
-}
+REGISTRY: dict[str, MeasureSpec] = {}
+
+
+def register(*specs: MeasureSpec) -> None:
+    """Add measures to the registry (each family module registers its own)."""
+    for spec in specs:
+        if spec.name in REGISTRY:
+            raise ValueError(f"measure {spec.name} is registered twice")
+        for name in spec.params:
+            if name not in PARAMS:
+                raise ValueError(f"measure {spec.name}: undeclared parameter {name}")
+        REGISTRY[spec.name] = spec
 
 
 def _check_cutoff(name: str, k: Any) -> int:
@@ -131,7 +165,7 @@ class Measure:
                 )
             try:
                 parsed[key] = PARAMS[key].parse(value)
-            except ProtocolError as error:
+            except (ProtocolError, MeasureError) as error:
                 raise MeasureError(f"{self.name}: {error}") from None
         object.__setattr__(self, "params", tuple(sorted(parsed.items())))
 
@@ -148,8 +182,14 @@ class Measure:
         return Measure(self.name, _check_cutoff(self.name, k), self.params)
 
     def setting(self, name: str, protocol) -> Any:
-        """The value of a policy for this measure: its override, else the protocol's."""
-        return dict(self.params).get(name, getattr(protocol, name))
+        """A parameter's value: the measure's override, else the protocol's policy
+        (policy parameters) or the spec's default (the measure's own)."""
+        given = dict(self.params)
+        if name in given:
+            return given[name]
+        if PARAMS[name].policy:
+            return getattr(protocol, name)
+        return dict(self.spec.defaults)[name]
 
     def __str__(self) -> str:
         text = self.name

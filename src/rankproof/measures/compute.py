@@ -1,8 +1,8 @@
-"""From an alignment to per-query values: one small function per measure.
+"""What every measure function shares: the Context of one evaluation and Values.
 
-``COMPUTE`` is the table from measure name to its function; each takes a
-:class:`Context` (the aligned rankings, the protocol, shared caches) and a
-:class:`~rankproof.measures.base.Measure`, and returns a :class:`Values`.
+A measure function (``MeasureSpec.compute``) takes a :class:`Context` (the
+aligned rankings, the protocol, shared caches) and a
+:class:`~rankproof.measures.base.Measure`, and returns :class:`Values`.
 The protocol's query policies (zero ideal, aggregation) are applied later,
 in :mod:`rankproof.evaluate`.
 """
@@ -19,7 +19,7 @@ from ..kernels.ranked import Ranked
 from ..protocol import Discount, DiscountVector, Gain, GainMap, Ideal, Protocol
 from .base import Measure
 
-__all__ = ["COMPUTE", "Context", "Values", "gains_of", "discount_table"]
+__all__ = ["Context", "Values", "gains_of", "discount_table", "ratio"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,101 +143,10 @@ class Context:
         return self.k(measure).astype(np.float64)
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray, undefined_when_zero: bool) -> Values:
+def ratio(numerator: np.ndarray, denominator: np.ndarray, undefined_when_zero: bool) -> Values:
+    """numerator / denominator per query (0 where the denominator is 0, and
+    marked undefined when ``undefined_when_zero``)."""
     denominator = np.asarray(denominator, dtype=np.float64)
     zero = denominator == 0
     value = np.divide(numerator, denominator, out=np.zeros(len(numerator)), where=~zero)
     return Values(value, numerator, denominator, zero if undefined_when_zero else None)
-
-
-def _dcg(ctx: Context, m: Measure) -> Values:
-    gains = ctx.gains(m.setting("gain", ctx.protocol))
-    discount = ctx.discount(m.setting("discount", ctx.protocol))
-    return Values(ctx.ranked.dcg(gains, discount, ctx.k(m)))
-
-
-def _ideal_dcg(ctx: Context, m: Measure) -> Values:
-    return Values(ctx.ideal_dcg(m))
-
-
-def _ndcg(ctx: Context, m: Measure) -> Values:
-    return _ratio(_dcg(ctx, m).value, ctx.ideal_dcg(m), True)
-
-
-def _rel(ctx: Context, m: Measure) -> int:
-    return m.setting("rel", ctx.protocol)
-
-
-def _num_rel_ret(ctx: Context, m: Measure) -> Values:
-    return Values(ctx.ranked.expected_count(ctx.relevant(_rel(ctx, m)), ctx.k(m)))
-
-
-def _p(ctx: Context, m: Measure) -> Values:
-    return _ratio(_num_rel_ret(ctx, m).value, ctx.count_denominator(m), False)
-
-
-def _r(ctx: Context, m: Measure) -> Values:
-    return _ratio(_num_rel_ret(ctx, m).value, ctx.num_rel(_rel(ctx, m)), True)
-
-
-def _rprec(ctx: Context, m: Measure) -> Values:
-    rel = _rel(ctx, m)
-    num_rel = ctx.num_rel(rel)
-    return _ratio(ctx.ranked.expected_count(ctx.relevant(rel), num_rel), num_rel, True)
-
-
-def _ap(ctx: Context, m: Measure) -> Values:
-    rel = _rel(ctx, m)
-    total = ctx.ranked.precision_sum(ctx.relevant(rel), ctx.k(m))
-    values = _ratio(total, ctx.num_rel(rel), True)
-    return Values(values.value, undefined=values.undefined)
-
-
-def _rr(ctx: Context, m: Measure) -> Values:
-    return Values(ctx.ranked.first_relevant(ctx.relevant(_rel(ctx, m)), ctx.k(m))[0])
-
-
-def _hit(ctx: Context, m: Measure) -> Values:
-    return Values(ctx.ranked.first_relevant(ctx.relevant(_rel(ctx, m)), ctx.k(m))[1])
-
-
-def _bpref(ctx: Context, m: Measure) -> Values:
-    rel = _rel(ctx, m)
-    a = ctx.alignment
-    nonrelevant = (a.judged & (a.grade < rel)).astype(np.float64)
-    num_rel = ctx.num_rel(rel)
-    num_nonrel = np.bincount(ctx.pool_query[a.pool_grade < rel], minlength=a.num_queries)
-    total = ctx.ranked.bpref_sum(ctx.relevant(rel), nonrelevant, num_rel, num_nonrel, ctx.k(m))
-    values = _ratio(total, num_rel, True)
-    return Values(values.value, undefined=values.undefined)
-
-
-def _judged(ctx: Context, m: Measure) -> Values:
-    count = ctx.ranked.expected_count(ctx.alignment.judged.astype(np.float64), ctx.k(m))
-    return _ratio(count, ctx.count_denominator(m), False)
-
-
-def _num_ret(ctx: Context, m: Measure) -> Values:
-    return Values(np.minimum(ctx.ranked.lengths, ctx.k(m)).astype(np.float64))
-
-
-def _num_rel(ctx: Context, m: Measure) -> Values:
-    return Values(ctx.num_rel(_rel(ctx, m)).astype(np.float64))
-
-
-COMPUTE = {
-    "dcg": _dcg,
-    "ideal_dcg": _ideal_dcg,
-    "ndcg": _ndcg,
-    "ap": _ap,
-    "rr": _rr,
-    "p": _p,
-    "r": _r,
-    "hit": _hit,
-    "rprec": _rprec,
-    "bpref": _bpref,
-    "judged": _judged,
-    "num_ret": _num_ret,
-    "num_rel": _num_rel,
-    "num_rel_ret": _num_rel_ret,
-}

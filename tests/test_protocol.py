@@ -13,7 +13,7 @@ from rankproof import PRESETS, Protocol
 from rankproof.errors import ProtocolError, RankproofError
 from rankproof.protocol import (
     Aggregation, Discount, DiscountVector, Duplicates, ExtraQuery, Gain, GainMap, Ideal,
-    MissingQuery, NegativeGrades, Ties, Unjudged, ZeroIdeal,
+    IprecRounding, MissingQuery, NegativeGrades, ScorePrecision, Ties, Unjudged, ZeroIdeal,
 )
 
 # The canonical text of Protocol(), written out from the documented policy table
@@ -21,12 +21,12 @@ from rankproof.protocol import (
 DEFAULT_TEXT = (
     "gain=linear discount=log2 ideal=judged unjudged=zero zero_ideal=zero "
     "missing_query=zero extra_query=ignore ties=expected duplicates=error "
-    "negative_grades=error aggregation=macro rel=1"
+    "negative_grades=error aggregation=macro rel=1 score_precision=float64 iprec_rounding=round"
 )
 # First 12 hex digits of sha256(DEFAULT_TEXT), computed once with
 # hashlib.sha256(DEFAULT_TEXT.encode("utf-8")).hexdigest()[:12]; hard-coded so
 # that any change to the canonical text or the hashing rule shows up here.
-DEFAULT_FINGERPRINT = "59824ae9d627"
+DEFAULT_FINGERPRINT = "1c0253228810"
 
 # Every option of every policy, including explicit gain maps and discount vectors.
 GAINS = ["linear", "exp2", {0: 0, 1: 1.5, 2: 3}, {0: 0, 1: 1, 2: 3, 3: 7}, {-1: -0.5, 2: 2.25}]
@@ -44,6 +44,8 @@ OPTIONS = {
     "negative_grades": [o.value for o in NegativeGrades],
     "aggregation": [o.value for o in Aggregation],
     "rel": [0, 1, 2, 3],
+    "score_precision": [o.value for o in ScorePrecision],
+    "iprec_rounding": [o.value for o in IprecRounding],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})
@@ -66,6 +68,8 @@ def test_policy_options_match_the_documented_table():
     assert OPTIONS["duplicates"] == ["error", "first"]
     assert OPTIONS["negative_grades"] == ["error", "zero", "unjudged"]
     assert OPTIONS["aggregation"] == ["macro", "micro", "weighted"]
+    assert OPTIONS["score_precision"] == ["float64", "float32"]
+    assert OPTIONS["iprec_rounding"] == ["round", "legacy"]
     assert set(OPTIONS) == set(Protocol.policy_names())
 
 

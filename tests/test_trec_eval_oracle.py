@@ -8,7 +8,6 @@ doc ids that differ in case or length, and queries ranked but not judged.
 """
 
 import random
-import shutil
 import subprocess
 from collections import defaultdict
 from pathlib import Path
@@ -16,10 +15,7 @@ from pathlib import Path
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-
-ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT.parent / "shared" / "reference" / "trec_eval-10"
-BUILD = ROOT / "build" / "trec_eval"
+from trec_oracle import build_trec_eval, write_case
 
 # trec_eval measure -> rankproof measure
 MEASURES = {
@@ -35,50 +31,7 @@ TREC_FLAGS = ["-m", "ndcg", "-m", "ndcg_cut.5,10", "-m", "map", "-m", "map_cut.5
 
 @pytest.fixture(scope="session")
 def trec_eval_binary() -> Path:
-    if not SOURCE.is_dir() or shutil.which("make") is None or shutil.which("gcc") is None:
-        pytest.skip("trec_eval source or a C toolchain is not available")
-    binary = BUILD / "trec_eval"
-    if not binary.exists():
-        BUILD.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(SOURCE, BUILD, dirs_exist_ok=True)
-        subprocess.run(["make", "-s", "-C", str(BUILD)], check=True, capture_output=True)
-    return binary
-
-
-def write_case(rng: random.Random, folder: Path) -> tuple[Path, Path]:
-    docs = ["d1", "D1", "d10", "d2", "doc#3", "a", "aa", "B", "z9", "d100"] + [f"x{i}" for i in range(30)]
-    qrels_lines, run_lines = [], []
-    for qi in range(rng.randint(2, 8)):
-        query = f"q{qi}"
-        judged = rng.sample(docs, rng.randint(1, 15))
-        kind = rng.random()
-        for i, doc in enumerate(judged):
-            if kind < 0.15:
-                grade = 0  # nothing relevant
-            elif i == 0:
-                # trec_eval 10 cannot evaluate a query whose grades are all
-                # negative ("Can't calculate measure"), so keep one >= 0.
-                grade = rng.choice([0, 1, 2])
-            else:
-                grade = rng.choice([0, 0, 1, 1, 2, 3, 5, -1])
-            qrels_lines.append(f"{query} 0 {doc} {grade}")
-        ranked = rng.sample(docs, rng.randint(1, 14))
-        base = rng.choice([1.0, 0.5, 10.0])
-        for rank, doc in enumerate(ranked, 1):
-            style = rng.random()
-            if style < 0.4:
-                score = base + rng.choice([0, 1, 2])  # exact ties
-            elif style < 0.6:
-                score = base + rng.choice([0, 1e-9, 2e-9])  # nearly equal
-            else:
-                score = base + rng.random()
-            run_lines.append(f"{query} Q0 {doc} {rank} {score!r} tag")
-    # A query ranked but never judged: both tools ignore it.
-    run_lines.append("unjudged_query Q0 d1 1 1.0 tag")
-    qrels_path, run_path = folder / "qrels", folder / "run"
-    qrels_path.write_text("\n".join(qrels_lines) + "\n")
-    run_path.write_text("\n".join(run_lines) + "\n")
-    return qrels_path, run_path
+    return build_trec_eval()
 
 
 def trec_eval_per_query(binary: Path, qrels: Path, run: Path, level: int) -> dict:

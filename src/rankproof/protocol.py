@@ -22,6 +22,8 @@ duplicates       error, first                               error
 negative_grades  error, zero, unjudged                      error
 aggregation      macro, micro, weighted                     macro
 rel              integer relevance level of binary measures 1
+score_precision  float64, float32                           float64
+iprec_rounding   round, legacy                              round
 ===============  =========================================  ==========
 
 Examples
@@ -31,7 +33,8 @@ Examples
 >>> str(p)  # doctest: +NORMALIZE_WHITESPACE
 'gain=exp2 discount=log2 ideal=judged unjudged=zero zero_ideal=zero
  missing_query=zero extra_query=ignore ties=expected duplicates=error
- negative_grades=error aggregation=macro rel=1'
+ negative_grades=error aggregation=macro rel=1 score_precision=float64
+ iprec_rounding=round'
 >>> Protocol.from_text(str(p)) == p
 True
 >>> Protocol.preset("trec_eval").ties
@@ -64,6 +67,8 @@ __all__ = [
     "Duplicates",
     "NegativeGrades",
     "Aggregation",
+    "ScorePrecision",
+    "IprecRounding",
     "PRESETS",
 ]
 
@@ -154,6 +159,23 @@ class NegativeGrades(_Policy):
     ERROR = "error"
     ZERO = "zero"
     UNJUDGED = "unjudged"
+
+
+class ScorePrecision(_Policy):
+    """How scores are held before ordering: float64, or float32 as trec_eval 9
+    and pytrec_eval do (so scores closer than float32 can tell apart tie)."""
+
+    FLOAT64 = "float64"
+    FLOAT32 = "float32"
+
+
+class IprecRounding(_Policy):
+    """Rank cut-off of interpolated precision at recall level x with R relevant:
+    ``round`` is lround(x * R) (trec_eval 10); ``legacy`` is (long)(x * R + 0.9)
+    (trec_eval 9 and pytrec_eval)."""
+
+    ROUND = "round"
+    LEGACY = "legacy"
 
 
 class Aggregation(_Policy):
@@ -293,6 +315,8 @@ _PARSERS = {
     "negative_grades": lambda v: _parse_enum("negative_grades", NegativeGrades, v),
     "aggregation": lambda v: _parse_enum("aggregation", Aggregation, v),
     "rel": parse_rel,
+    "score_precision": lambda v: _parse_enum("score_precision", ScorePrecision, v),
+    "iprec_rounding": lambda v: _parse_enum("iprec_rounding", IprecRounding, v),
 }
 
 
@@ -345,6 +369,12 @@ class Protocol:
         (ratio measures only); or a mean weighted by given query weights.
     rel : int
         Lowest grade that binary measures (P, R, AP, RR, ...) call relevant.
+    score_precision : {'float64', 'float32'}
+        Scores are compared as read (float64) or rounded to float32 first, as
+        trec_eval 9 and pytrec_eval hold them (nearly equal scores then tie).
+    iprec_rounding : {'round', 'legacy'}
+        Rank cut-off of interpolated precision at a recall level (trec_eval 10
+        rounds; trec_eval 9 adds 0.9 and truncates).
     """
 
     gain: Gain | GainMap = Gain.LINEAR
@@ -359,6 +389,8 @@ class Protocol:
     negative_grades: NegativeGrades = NegativeGrades.ERROR
     aggregation: Aggregation = Aggregation.MACRO
     rel: int = 1
+    score_precision: ScorePrecision = ScorePrecision.FLOAT64
+    iprec_rounding: IprecRounding = IprecRounding.ROUND
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).
@@ -421,7 +453,7 @@ class Protocol:
 
     @classmethod
     def preset(cls, name: str) -> "Protocol":
-        """A named preset: ``rankproof`` (the defaults) or ``trec_eval``."""
+        """A named preset: ``rankproof`` (the defaults), ``trec_eval`` or ``trec_eval9``."""
         try:
             return PRESETS[name]
         except KeyError:
@@ -450,5 +482,18 @@ PRESETS: dict[str, Protocol] = {
         extra_query=ExtraQuery.IGNORE,
         zero_ideal=ZeroIdeal.ZERO,
         duplicates=Duplicates.ERROR,
+    ),
+    # trec_eval 9 and pytrec_eval: scores held as float32 (nearly equal scores
+    # tie, then doc id descending), the older interpolated-precision cut-off,
+    # and the mean over the queries in both run and qrels.
+    "trec_eval9": Protocol(
+        ties=Ties.DOCID,
+        negative_grades=NegativeGrades.UNJUDGED,
+        missing_query=MissingQuery.EXCLUDE,
+        extra_query=ExtraQuery.IGNORE,
+        zero_ideal=ZeroIdeal.ZERO,
+        duplicates=Duplicates.ERROR,
+        score_precision=ScorePrecision.FLOAT32,
+        iprec_rounding=IprecRounding.LEGACY,
     ),
 }

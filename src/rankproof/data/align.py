@@ -16,7 +16,7 @@ from ..errors import (
     DuplicateError, InputError, MissingQueryError, TieError, UnjudgedError, where,
 )
 from ..protocol import (
-    Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, Ties, Unjudged,
+    Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
 from .interning import merge_vocabularies
 from .qrels import Qrels
@@ -37,6 +37,9 @@ class Alignment:
     doc, grade, line : int64 arrays, per position in rank order
         (``grade`` is 0 for unjudged docs; ``doc`` indexes ``docs``)
     judged : bool array, per position
+    pooled : bool array, per position: the doc appears in the qrels at all,
+        including negative grades read as unjudged (trec_eval's "in the pool
+        but unjudged", which infAP tells apart from docs never pooled)
     score : float64 array, per position
     group_offsets : int64 array
         Groups whose internal order the measures average over (``ties=expected``);
@@ -54,6 +57,7 @@ class Alignment:
     doc: np.ndarray
     grade: np.ndarray
     judged: np.ndarray
+    pooled: np.ndarray
     score: np.ndarray
     line: np.ndarray
     group_offsets: np.ndarray
@@ -160,6 +164,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         if protocol.negative_grades is NegativeGrades.ZERO:
             judged_grade = np.where(negative, 0, judged_grade)
     keep = judged_query >= 0
+    pooled_key = np.sort(judged_query[keep & negative] * max(len(docs), 1) + judged_doc[keep & negative])
     if protocol.negative_grades is NegativeGrades.UNJUDGED:
         keep &= ~negative
     judged_query, judged_doc, judged_grade = judged_query[keep], judged_doc[keep], judged_grade[keep]
@@ -174,6 +179,9 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     row_query = row_query[rows]
     row_doc = run_doc_map[run.doc_codes[rows]]
     row_score = run.scores[rows]
+    if protocol.score_precision is ScorePrecision.FLOAT32:
+        # trec_eval 9 / pytrec_eval hold scores as float32: nearly equal scores tie.
+        row_score = row_score.astype(np.float32).astype(np.float64)
     row_line = run.lines[rows]
     row_key = row_query * num_docs + row_doc
 
@@ -203,6 +211,10 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     row_judged = (found_at < len(judged_key)) & (judged_key[found_at_clipped] == row_key) if len(judged_key) else np.zeros(len(row_key), bool)
     row_grade = np.where(row_judged, judged_grade[found_at_clipped] if len(judged_key) else 0, 0)
 
+    row_pooled = row_judged.copy()
+    if len(pooled_key):
+        at = np.minimum(np.searchsorted(pooled_key, row_key), len(pooled_key) - 1)
+        row_pooled |= pooled_key[at] == row_key
     unjudged = ~row_judged
     counts["unjudged_retrieved"] = int(unjudged.sum())
     counts["unjudged_dropped"] = 0
@@ -214,8 +226,9 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             )
         if protocol.unjudged is Unjudged.CONDENSE:
             counts["unjudged_dropped"] = int(unjudged.sum())
-            row_query, row_doc, row_score, row_line, row_grade, row_judged = (
-                a[row_judged] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged))
+            row_query, row_doc, row_score, row_line, row_grade, row_pooled, row_judged = (
+                a[row_judged] for a in (row_query, row_doc, row_score, row_line, row_grade, row_pooled,
+                                        row_judged))
 
     # -- order and tie groups -----------------------------------------------
     # Rows are grouped by query in input order. Most runs already list each
@@ -234,8 +247,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             # lexsort is stable: tied docs keep their input order (ties='input').
             order = np.lexsort((-row_score, row_query))
     if order is not None:
-        row_query, row_doc, row_score, row_line, row_grade, row_judged = (
-            a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged))
+        row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled = (
+            a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled))
     offsets = _offsets(row_query, num_queries)
 
     n = len(row_query)
@@ -264,7 +277,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     in_run_evaluated = in_run[evaluated]
     return Alignment(
         queries=queries, in_run=in_run_evaluated, offsets=offsets, docs=docs,
-        doc=row_doc, grade=row_grade.astype(np.int64), judged=row_judged, score=row_score,
+        doc=row_doc, grade=row_grade.astype(np.int64), judged=row_judged, pooled=row_pooled, score=row_score,
         line=row_line, group_offsets=group_offsets, tie_offsets=tie_offsets,
         pool_offsets=pool_offsets, pool_grade=judged_grade.astype(np.int64), counts=counts,
         run_source=run.source, qrels_source=qrels.source,

@@ -97,6 +97,14 @@ def _line(lines: np.ndarray, i: int) -> int | None:
     return int(lines[i]) if lines[i] >= 0 else None
 
 
+def _find(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(found, position) of each key in sorted_keys (position clipped when not found)."""
+    if len(sorted_keys) == 0:
+        return np.zeros(len(keys), dtype=bool), np.zeros(len(keys), dtype=np.int64)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[at] == keys, at
+
+
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     """Apply the protocol's query, document and tie policies.
 
@@ -144,10 +152,19 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         )
 
     # -- judgments -------------------------------------------------------------
-    docs, (qrels_doc_map, run_doc_map) = merge_vocabularies(qrels.docs, run.docs)
-    num_docs = max(len(docs), 1)
-    judged_query = eval_index[qrels_query_map[_segments(np.diff(qrels.offsets))]]
-    judged_doc = qrels_doc_map[qrels.doc_codes]
+    # Docs keep the run's vocabulary (sorted, so codes compare like ids for
+    # ties=docid). Each run doc is matched to its qrels code once, by binary
+    # search over the two sorted vocabularies, instead of merging them.
+    docs = run.docs
+    qrels_code_of_run_doc = np.searchsorted(qrels.docs, run.docs)
+    matched = np.zeros(len(run.docs), dtype=bool)
+    inside = qrels_code_of_run_doc < len(qrels.docs)
+    matched[inside] = qrels.docs[qrels_code_of_run_doc[inside]] == run.docs[inside]
+    qrels_code_of_run_doc = np.where(matched, qrels_code_of_run_doc, -1)
+    num_qrels_docs = max(len(qrels.docs), 1)
+    qrels_row_query = _segments(np.diff(qrels.offsets))
+    judged_query = eval_index[qrels_query_map[qrels_row_query]]
+    judged_doc = qrels.doc_codes
     judged_grade = qrels.grades
     negative = judged_grade < 0
     counts["negative_grades"] = int(negative.sum())
@@ -155,8 +172,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         if protocol.negative_grades is NegativeGrades.ERROR:
             i = int(np.flatnonzero(negative)[0])
             loc = where(source=qrels.source, line=_line(qrels.lines, i),
-                        query=str(all_queries[qrels_query_map[_segments(np.diff(qrels.offsets))[i]]]),
-                        doc=str(docs[judged_doc[i]]))
+                        query=str(qrels.queries[qrels_row_query[i]]), doc=str(qrels.docs[judged_doc[i]]))
             raise InputError(
                 f"{loc}negative grade {judged_grade[i]}; set the policy negative_grades=zero to read it as "
                 "judged non-relevant, or negative_grades=unjudged to treat it as unjudged (trec_eval)"
@@ -164,26 +180,28 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         if protocol.negative_grades is NegativeGrades.ZERO:
             judged_grade = np.where(negative, 0, judged_grade)
     keep = judged_query >= 0
-    pooled_key = np.sort(judged_query[keep & negative] * max(len(docs), 1) + judged_doc[keep & negative])
+    pooled_key = np.sort(judged_query[keep & negative] * num_qrels_docs + judged_doc[keep & negative])
     if protocol.negative_grades is NegativeGrades.UNJUDGED:
         keep &= ~negative
     judged_query, judged_doc, judged_grade = judged_query[keep], judged_doc[keep], judged_grade[keep]
-    # Qrels rows are sorted by (query, doc) and every remap is monotone, so
+    # Qrels rows are sorted by (query, doc) and the query remap is monotone, so
     # these keys are sorted: a binary search finds each ranked doc's grade.
-    judged_key = judged_query * num_docs + judged_doc
+    judged_key = judged_query * num_qrels_docs + judged_doc
     pool_offsets = _offsets(judged_query, num_queries)
 
     # -- rankings ----------------------------------------------------------
     row_query = eval_index[run_query_map[_segments(np.diff(run.offsets))]]
     rows = np.flatnonzero(row_query >= 0)
+    if len(rows) == len(row_query):
+        rows = slice(None)  # every row is evaluated: avoid copying the columns
     row_query = row_query[rows]
-    row_doc = run_doc_map[run.doc_codes[rows]]
+    row_doc = run.doc_codes[rows]
     row_score = run.scores[rows]
     if protocol.score_precision is ScorePrecision.FLOAT32:
         # trec_eval 9 / pytrec_eval hold scores as float32: nearly equal scores tie.
         row_score = row_score.astype(np.float32).astype(np.float64)
     row_line = run.lines[rows]
-    row_key = row_query * num_docs + row_doc
+    row_key = row_query * max(len(docs), 1) + row_doc
 
     def run_row(i: int) -> str:
         # Location of row i of the (current) run arrays, for messages.
@@ -206,15 +224,11 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         row_query, row_doc, row_score, row_line, row_key = (
             a[kept] for a in (row_query, row_doc, row_score, row_line, row_key))
 
-    found_at = np.searchsorted(judged_key, row_key)
-    found_at_clipped = np.minimum(found_at, max(len(judged_key) - 1, 0))
-    row_judged = (found_at < len(judged_key)) & (judged_key[found_at_clipped] == row_key) if len(judged_key) else np.zeros(len(row_key), bool)
-    row_grade = np.where(row_judged, judged_grade[found_at_clipped] if len(judged_key) else 0, 0)
-
-    row_pooled = row_judged.copy()
-    if len(pooled_key):
-        at = np.minimum(np.searchsorted(pooled_key, row_key), len(pooled_key) - 1)
-        row_pooled |= pooled_key[at] == row_key
+    row_qrels_doc = qrels_code_of_run_doc[row_doc]
+    lookup_key = np.where(row_qrels_doc >= 0, row_query * num_qrels_docs + row_qrels_doc, -1)
+    row_judged, found_at = _find(judged_key, lookup_key)
+    row_grade = np.where(row_judged, judged_grade[found_at], 0) if len(judged_key) else np.zeros(len(row_key), np.int64)
+    row_pooled = row_judged | _find(pooled_key, lookup_key)[0]
     unjudged = ~row_judged
     counts["unjudged_retrieved"] = int(unjudged.sum())
     counts["unjudged_dropped"] = 0

@@ -35,11 +35,33 @@ class Ranked:
         self.num_groups = len(group_offsets) - 1
         starts = group_offsets[:-1]
         self.size = np.diff(group_offsets)
+        self.all_singletons = self.num_groups == offsets[-1]
         position_query = np.repeat(np.arange(self.num_queries, dtype=np.int64), self.lengths)
-        self.query = position_query[starts] if self.num_groups else np.zeros(0, np.int64)
-        self.start = starts - offsets[self.query]
-        self.group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64), self.size)
-        self.all_singletons = bool(np.all(self.size == 1))
+        if self.all_singletons:
+            # Every position is its own group: the per-group arrays are the
+            # per-position ones, with no gathering.
+            self.query = position_query
+            self.start = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], self.lengths)
+            self.group_of_position = None
+        else:
+            self.query = position_query[starts] if self.num_groups else np.zeros(0, np.int64)
+            self.start = starts - offsets[self.query]
+            self.group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64), self.size)
+        self._heads: dict[bytes, np.ndarray | None] = {}
+
+    def head(self, k_query: np.ndarray) -> np.ndarray | None:
+        """Positions ranked within each query's cutoff (singleton groups only);
+        None when that is every position. Top-k measures touch only these."""
+        key = np.ascontiguousarray(k_query).tobytes()
+        if key not in self._heads:
+            counts = np.minimum(k_query, self.lengths)
+            if (counts == self.lengths).all():
+                self._heads[key] = None
+            else:
+                first = np.repeat(self.offsets[:-1], counts)
+                within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+                self._heads[key] = first + within
+        return self._heads[key]
 
     # -- segment sums ---------------------------------------------------------
     def group_sum(self, per_position: np.ndarray) -> np.ndarray:
@@ -74,6 +96,11 @@ class Ranked:
     # -- expectations ---------------------------------------------------------
     def expected_count(self, flags: np.ndarray, k_query: np.ndarray) -> np.ndarray:
         """Expected number of flagged docs in the top k: sum_G f_G * m / n."""
+        if self.all_singletons:
+            head = self.head(k_query)
+            if head is None:
+                return np.bincount(self.query, weights=flags, minlength=self.num_queries)
+            return np.bincount(self.query[head], weights=flags[head], minlength=self.num_queries)
         lo, hi = self.slots(k_query)
         return self.query_sum(self.group_sum(flags) * (hi - lo) / self.size)
 
@@ -83,11 +110,14 @@ class Ranked:
         ``discount[i]`` is the discount of rank ``i + 1``; it must be long
         enough for the longest ranking.
         """
-        lo, hi = self.slots(k_query)
         if self.all_singletons:
             # Exact per-rank discount, summed in rank order as trec_eval does.
-            weight = np.where(hi > lo, discount[np.minimum(lo, len(discount) - 1)], 0.0)
-            return self.query_sum(gain * weight)
+            head = self.head(k_query)
+            if head is None:
+                return np.bincount(self.query, weights=gain * discount[self.start], minlength=self.num_queries)
+            return np.bincount(self.query[head], weights=gain[head] * discount[self.start[head]],
+                               minlength=self.num_queries)
+        lo, hi = self.slots(k_query)
         cumulative = np.concatenate([[0.0], np.cumsum(discount)])
         single = self.size == 1
         weight = np.where(

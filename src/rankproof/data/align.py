@@ -160,8 +160,10 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     matched = np.zeros(len(run.docs), dtype=bool)
     inside = qrels_code_of_run_doc < len(qrels.docs)
     matched[inside] = qrels.docs[qrels_code_of_run_doc[inside]] == run.docs[inside]
-    qrels_code_of_run_doc = np.where(matched, qrels_code_of_run_doc, -1)
-    num_qrels_docs = max(len(qrels.docs), 1)
+    # Keys are query * stride + (qrels doc code + 1): a run doc never judged
+    # anywhere gets + 0, which no judgment key has, so no branch is needed.
+    stride = len(qrels.docs) + 1
+    judged_code_plus_one = np.where(matched, qrels_code_of_run_doc + 1, 0)
     qrels_row_query = _segments(np.diff(qrels.offsets))
     judged_query = eval_index[qrels_query_map[qrels_row_query]]
     judged_doc = qrels.doc_codes
@@ -180,13 +182,13 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         if protocol.negative_grades is NegativeGrades.ZERO:
             judged_grade = np.where(negative, 0, judged_grade)
     keep = judged_query >= 0
-    pooled_key = np.sort(judged_query[keep & negative] * num_qrels_docs + judged_doc[keep & negative])
+    pooled_key = np.sort(judged_query[keep & negative] * stride + judged_doc[keep & negative] + 1)
     if protocol.negative_grades is NegativeGrades.UNJUDGED:
         keep &= ~negative
     judged_query, judged_doc, judged_grade = judged_query[keep], judged_doc[keep], judged_grade[keep]
     # Qrels rows are sorted by (query, doc) and the query remap is monotone, so
     # these keys are sorted: a binary search finds each ranked doc's grade.
-    judged_key = judged_query * num_qrels_docs + judged_doc
+    judged_key = judged_query * stride + judged_doc + 1
     pool_offsets = _offsets(judged_query, num_queries)
 
     # -- rankings ----------------------------------------------------------
@@ -224,11 +226,16 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         row_query, row_doc, row_score, row_line, row_key = (
             a[kept] for a in (row_query, row_doc, row_score, row_line, row_key))
 
-    row_qrels_doc = qrels_code_of_run_doc[row_doc]
-    lookup_key = np.where(row_qrels_doc >= 0, row_query * num_qrels_docs + row_qrels_doc, -1)
+    lookup_key = row_query * stride
+    lookup_key += judged_code_plus_one[row_doc]
     row_judged, found_at = _find(judged_key, lookup_key)
-    row_grade = np.where(row_judged, judged_grade[found_at], 0) if len(judged_key) else np.zeros(len(row_key), np.int64)
-    row_pooled = row_judged | _find(pooled_key, lookup_key)[0]
+    if len(judged_key):
+        row_grade = judged_grade[found_at]
+        row_grade[~row_judged] = 0
+    else:
+        row_grade = np.zeros(len(row_key), np.int64)
+    row_pooled = row_judged | _find(pooled_key, lookup_key)[0] if len(pooled_key) else row_judged
+    del lookup_key, found_at
     unjudged = ~row_judged
     counts["unjudged_retrieved"] = int(unjudged.sum())
     counts["unjudged_dropped"] = 0
@@ -266,11 +273,11 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     offsets = _offsets(row_query, num_queries)
 
     n = len(row_query)
-    new_tie = np.ones(n, dtype=bool)
+    # new_tie[i]: a tie group starts at i; the extra last entry closes the last group.
+    new_tie = np.ones(n + 1, dtype=bool)
     if n and run.has_scores:
-        new_tie[1:] = (row_query[1:] != row_query[:-1]) | (row_score[1:] != row_score[:-1])
-    tie_starts = np.flatnonzero(new_tie)
-    tie_offsets = np.append(tie_starts, n).astype(np.int64)
+        new_tie[1:n] = (row_query[1:] != row_query[:-1]) | (row_score[1:] != row_score[:-1])
+    tie_offsets = np.flatnonzero(new_tie)
     tie_sizes = np.diff(tie_offsets)
     counts["tied_groups"] = int((tie_sizes > 1).sum())
     counts["tied_docs"] = int(tie_sizes[tie_sizes > 1].sum())
@@ -291,7 +298,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     in_run_evaluated = in_run[evaluated]
     return Alignment(
         queries=queries, in_run=in_run_evaluated, offsets=offsets, docs=docs,
-        doc=row_doc, grade=row_grade.astype(np.int64), judged=row_judged, pooled=row_pooled, score=row_score,
+        doc=row_doc, grade=row_grade, judged=row_judged, pooled=row_pooled, score=row_score,
         line=row_line, group_offsets=group_offsets, tie_offsets=tie_offsets,
         pool_offsets=pool_offsets, pool_grade=judged_grade.astype(np.int64), counts=counts,
         run_source=run.source, qrels_source=qrels.source,

@@ -37,16 +37,25 @@ class Ranked:
         self.size = np.diff(group_offsets)
         self.all_singletons = self.num_groups == offsets[-1]
         position_query = np.repeat(np.arange(self.num_queries, dtype=np.int64), self.lengths)
+        position_rank = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], self.lengths)
+        self.position_query, self.position_rank = position_query, position_rank
         if self.all_singletons:
             # Every position is its own group: the per-group arrays are the
             # per-position ones, with no gathering.
-            self.query = position_query
-            self.start = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], self.lengths)
+            self.query, self.start = position_query, position_rank
             self.group_of_position = None
+            self.in_tie = None
         else:
             self.query = position_query[starts] if self.num_groups else np.zeros(0, np.int64)
             self.start = starts - offsets[self.query]
             self.group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64), self.size)
+            # Real ties are usually few: linear kernels treat single positions
+            # directly and only the tied groups through group sums.
+            tied = np.flatnonzero(self.size > 1)
+            self.in_tie = np.repeat(self.size > 1, self.size)
+            self.tied_positions = np.flatnonzero(self.in_tie)
+            self.tied_query, self.tied_start, self.tied_size = self.query[tied], self.start[tied], self.size[tied]
+            self.tied_first = np.cumsum(self.tied_size) - self.tied_size  # into tied_positions
         self._heads: dict[bytes, np.ndarray | None] = {}
 
     def head(self, k_query: np.ndarray) -> np.ndarray | None:
@@ -94,38 +103,55 @@ class Ranked:
         return np.minimum(self.start, k), np.minimum(self.start + self.size, k)
 
     # -- expectations ---------------------------------------------------------
+    def _tied_sums(self, per_position: np.ndarray) -> np.ndarray:
+        """Sum of a per-position value over each tied group."""
+        if len(self.tied_positions) == 0:
+            return np.zeros(0)
+        return np.add.reduceat(per_position[self.tied_positions].astype(np.float64), self.tied_first)
+
+    def _tied_slots(self, k_query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k = k_query[self.tied_query]
+        return np.minimum(self.tied_start, k), np.minimum(self.tied_start + self.tied_size, k)
+
+    def _sum_single(self, values_at, k_query: np.ndarray) -> np.ndarray:
+        """Per query, the sum of ``values_at(positions)`` over untied positions within the cutoff."""
+        head = self.head(k_query)
+        if head is None:
+            values = values_at(slice(None))
+            if not self.all_singletons:
+                values = np.where(self.in_tie, 0.0, values)
+            sums = np.bincount(self.position_query, weights=values, minlength=self.num_queries)
+        else:
+            if not self.all_singletons:
+                head = head[~self.in_tie[head]]
+            sums = np.bincount(self.position_query[head], weights=values_at(head), minlength=self.num_queries)
+        # float64 always: bincount of an empty selection would return int64.
+        return sums.astype(np.float64, copy=False)
+
     def expected_count(self, flags: np.ndarray, k_query: np.ndarray) -> np.ndarray:
         """Expected number of flagged docs in the top k: sum_G f_G * m / n."""
-        if self.all_singletons:
-            head = self.head(k_query)
-            if head is None:
-                return np.bincount(self.query, weights=flags, minlength=self.num_queries)
-            return np.bincount(self.query[head], weights=flags[head], minlength=self.num_queries)
-        lo, hi = self.slots(k_query)
-        return self.query_sum(self.group_sum(flags) * (hi - lo) / self.size)
+        total = self._sum_single(lambda at: flags[at], k_query)
+        if not self.all_singletons:
+            lo, hi = self._tied_slots(k_query)
+            total += np.bincount(self.tied_query, weights=self._tied_sums(flags) * (hi - lo) / self.tied_size,
+                                 minlength=self.num_queries)
+        return total
 
     def dcg(self, gain: np.ndarray, discount: np.ndarray, k_query: np.ndarray) -> np.ndarray:
         """Expected DCG@k: sum_G mean_gain(G) * sum_{i=lo+1}^{hi} d(i).
 
         ``discount[i]`` is the discount of rank ``i + 1``; it must be long
-        enough for the longest ranking.
+        enough for the longest ranking. Untied docs get their exact discount,
+        summed in rank order as trec_eval does.
         """
-        if self.all_singletons:
-            # Exact per-rank discount, summed in rank order as trec_eval does.
-            head = self.head(k_query)
-            if head is None:
-                return np.bincount(self.query, weights=gain * discount[self.start], minlength=self.num_queries)
-            return np.bincount(self.query[head], weights=gain[head] * discount[self.start[head]],
-                               minlength=self.num_queries)
-        lo, hi = self.slots(k_query)
-        cumulative = np.concatenate([[0.0], np.cumsum(discount)])
-        single = self.size == 1
-        weight = np.where(
-            single,
-            np.where(hi > lo, discount[np.minimum(lo, len(discount) - 1)], 0.0),
-            cumulative[hi] - cumulative[lo],
-        )
-        return self.query_sum(self.group_sum(gain) / self.size * weight)
+        total = self._sum_single(lambda at: gain[at] * discount[self.position_rank[at]], k_query)
+        if not self.all_singletons:
+            lo, hi = self._tied_slots(k_query)
+            cumulative = np.concatenate([[0.0], np.cumsum(discount)])
+            mean_gain = self._tied_sums(gain) / self.tied_size
+            total += np.bincount(self.tied_query, weights=mean_gain * (cumulative[hi] - cumulative[lo]),
+                                 minlength=self.num_queries)
+        return total
 
     def first_relevant(self, relevant: np.ndarray, k_query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Expected reciprocal rank and hit probability of the first relevant doc within k.

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from rankproof.errors import ParseError, where
+from rankproof.io.trec_small import intern_columns, split_columns
 
 __all__ = [
     "QrelsColumns",
@@ -568,10 +569,17 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
         judgments, or a line has the wrong number of columns or a grade that
         is not an integer. The message names the file and line.
     """
+    source, raw, text, lines, starts, ends = _prepare(path, _QRELS)
+    small = split_columns(text, starts, ends, width=4, numeric=3, integer=True)
+    if small is not None:
+        table, grade = small
+        (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)
+        return QrelsColumns(query_codes=query_codes, query_vocab=query_vocab, doc_codes=doc_codes,
+                            doc_vocab=doc_vocab, grade=grade, line=lines, source=source)
+
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    source, raw, text, lines, starts, ends = _prepare(path, _QRELS)
     table = _parse(
         text,
         raw,
@@ -633,9 +641,17 @@ def read_trec_run_columns(path) -> RunColumns:
         documents, or a line has the wrong number of columns or a score that
         is not a finite number. The message names the file and line.
     """
+    source, raw, text, lines, starts, ends = _prepare(path, _RUN)
+    small = split_columns(text, starts, ends, width=6, numeric=4, integer=False)
+    if small is not None:
+        table, score = small
+        (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)
+        return RunColumns(query_codes=query_codes, query_vocab=query_vocab, doc_codes=doc_codes,
+                          doc_vocab=doc_vocab, score=score, line=lines, source=source,
+                          tag=table[0, 5].decode("utf-8"))
+
     import pyarrow as pa
 
-    source, raw, text, lines, starts, ends = _prepare(path, _RUN)
     table = _parse(
         text,
         raw,

@@ -21,6 +21,13 @@ def _number(value: float) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+def _per_query(r: Results) -> dict[str, dict[str, float | None]]:
+    names = [str(m) for m in r.measures]
+    # One list per measure, then one dict per query: no per-value array access.
+    columns = [[None if v != v else v for v in r.values(m).tolist()] for m in r.measures]
+    return {query: dict(zip(names, row)) for query, row in zip(r.queries, zip(*columns))}
+
+
 def results_document(results: Sequence[Results]) -> dict[str, Any]:
     """The JSON document: protocol, fingerprint, qrels, counts and runs.
 
@@ -37,10 +44,7 @@ def results_document(results: Sequence[Results]) -> dict[str, Any]:
         "runs": {
             r.run_name: {
                 "mean": {str(m): _number(r.mean(m)) for m in r.measures},
-                "per_query": {
-                    query: {str(m): _number(float(r.values(m)[i])) for m in r.measures}
-                    for i, query in enumerate(r.queries)
-                },
+                "per_query": _per_query(r),
             }
             for r in results
         },

@@ -4,21 +4,42 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo clean
+.PHONY: install test demo bench bench-quick clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
 
-test: $(STAMP)
+# trec_eval 10, built from the read-only reference source into build/ (a test oracle and a peer).
+TREC_EVAL_SRC := ../shared/reference/trec_eval-10
+TREC_EVAL := build/trec_eval/trec_eval
+
+$(TREC_EVAL):
+	@if [ -d $(TREC_EVAL_SRC) ]; then \
+		mkdir -p build/trec_eval && cp -r $(TREC_EVAL_SRC)/. build/trec_eval/ && \
+		$(MAKE) -s -C build/trec_eval >/dev/null 2>&1; \
+	else echo "no $(TREC_EVAL_SRC): tests against trec_eval will be skipped"; fi
+
+# The benchmark smoke run comes first so that pytest's summary is the last line.
+test: $(STAMP) $(TREC_EVAL)
+	$(MAKE) bench-quick
 	$(BIN)/python -m pytest
+
+# Workload B once per tool: checks that the harness runs and that every
+# peer's values agree with rankproof's; no time is asserted.
+bench-quick: $(STAMP) $(TREC_EVAL)
+	$(BIN)/python benchmarks/run.py --quick
+
+# Workloads A, B and C, median of 3 runs per tool (writes data into benchmarks/data/ once).
+bench: $(STAMP) $(TREC_EVAL)
+	$(BIN)/python benchmarks/run.py --repeat 3
 
 demo: $(STAMP)
 	$(BIN)/rankproof demo
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis benchmarks/data

@@ -330,22 +330,19 @@ def _line_bounds(size: int, breaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return starts, ends
 
 
-def _is_clean(data: bytes, breaks: np.ndarray) -> bool:
+def _is_clean(data: bytes) -> bool:
     """Tell whether `data` (without tabs or CRs) is already in normalised form.
 
-    Looks only at the first and last byte of each line plus one substring
-    search, so a well-formed file costs far less than normalising it.
+    Only C-level substring searches: a well-formed file costs far less than
+    normalising it, and no per-line array is built.
     """
-    if b"  " in data:
-        return False
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    starts, ends = _line_bounds(buffer.size, breaks)
-    filled = ends > starts
-    first = buffer[starts[filled]]
-    last = buffer[ends[filled] - 1]
-    # A leading blank, a trailing blank or a comment needs work.
     return not (
-        np.any(first == 0x20) or np.any(first == 0x23) or np.any(last == 0x20)
+        b"  " in data          # a run of blanks
+        or b"\n " in data      # a leading blank
+        or b" \n" in data      # a trailing blank
+        or b"\n#" in data      # a comment line
+        or data[:1] in (b" ", b"#")
+        or data.endswith(b" ")
     )
 
 
@@ -364,9 +361,8 @@ def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
     """
     if b"\t" in data or b"\r" in data:
         data = data.translate(_BLANKS_TO_SPACE)
-    breaks = _newlines(data)
-    if _is_clean(data, breaks):
-        return data, breaks
+    if _is_clean(data):
+        return data, _newlines(data)
     if b"  " in data:
         data = _SPACE_RUNS.sub(b" ", data)
     # Runs are single spaces now, so one replace removes each line's trailing

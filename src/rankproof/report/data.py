@@ -56,7 +56,10 @@ def to_json(results: Sequence[Results], per_query: bool = True) -> str:
     if not per_query:
         for run in document["runs"].values():
             run.pop("per_query")
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    # Pretty-printed for a person when small; compact (json's C encoder) when
+    # large, where indentation would cost more than the evaluation.
+    size = sum(len(run.get("per_query", ())) for run in document["runs"].values())
+    return json.dumps(document, indent=2 if size <= 1000 else None, ensure_ascii=False) + "\n"
 
 
 def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str = ",") -> str:

@@ -387,6 +387,11 @@ def _data_lines(
     """Return the 1-based line numbers, starts and ends of the non-empty lines."""
     starts, ends = _line_bounds(len(text), breaks)
     keep = ends > starts
+    if keep[:-1].all():
+        # No blank line but perhaps the empty one after the final newline:
+        # slices, not copies, on the common path.
+        count = len(keep) - (0 if keep[-1] else 1)
+        return np.arange(1, count + 1, dtype=np.int64), starts[:count], ends[:count]
     return np.flatnonzero(keep).astype(np.int64) + 1, starts[keep], ends[keep]
 
 

@@ -291,7 +291,7 @@ def test_directory(tmp_path, reader):
 
 
 def test_unreadable_file(tmp_path, monkeypatch):
-    import rankproof.io.trec as trec
+    import rankproof.io.files as files
 
     path = write(tmp_path, "qrels.txt", "q 0 d 1\n")
 
@@ -299,7 +299,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied")
 
     # Shadow the builtin inside the module: a chmod does not stop root.
-    monkeypatch.setattr(trec, "open", refuse, raising=False)
+    monkeypatch.setattr(files, "open", refuse, raising=False)
     message = parse_error(read_trec_qrels_columns, path)
     assert "cannot be read" in message and "permission" in message
 

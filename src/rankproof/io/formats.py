@@ -23,11 +23,9 @@ JSON Lines file whose field changes JSON type between lines (ids written as
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import os
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,12 +37,11 @@ from rankproof.io.tables import (
     qrels_columns_from_table,
     run_columns_from_table,
 )
+from rankproof.io.files import encoding_hint, load_text, read_bytes
 from rankproof.io.trec import (
-    _UTF8_BOM,
     QrelsColumns,
     RunColumns,
     _data_lines,
-    _encoding_hint,
     _newlines,
     _shorten,
     read_trec_qrels_columns,
@@ -133,37 +130,13 @@ def format_of(path, format: str | None = None) -> str:
 
 def _read_bytes(file: Path, source: str, what: _What, size: int = -1) -> bytes:
     """Read a file (or its first `size` bytes), turning OS errors into ParseErrors."""
-    if file.is_dir():
-        raise ParseError(
-            f"{where(source=source)}is a directory, not a file; "
-            f"give the path of the {what.what} file itself"
-        )
-    try:
-        with open(file, "rb") as handle:
-            return handle.read(size)
-    except FileNotFoundError:
-        raise ParseError(f"{where(source=source)}does not exist; check the path") from None
-    except IsADirectoryError:
-        raise ParseError(
-            f"{where(source=source)}is a directory, not a file; "
-            f"give the path of the {what.what} file itself"
-        ) from None
-    except PermissionError:
-        raise ParseError(
-            f"{where(source=source)}cannot be read (permission denied); "
-            "check the file's permissions"
-        ) from None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ParseError(
-            f"{where(source=source)}cannot be read ({reason}); check that it is a readable file"
-        ) from None
+    return read_bytes(file, source, what.what, size)
 
 
 def _text_hint(data: bytes, label: str) -> str:
     if data.startswith(b"PAR1"):
         return "it looks like a Parquet file, so give it a .parquet extension or pass format='parquet'"
-    return _encoding_hint(data, f"{label} files must be UTF-8 text, so re-save it as UTF-8")
+    return encoding_hint(data, f"{label} files must be UTF-8 text, so re-save it as UTF-8")
 
 
 def _load_text(path, source: str, fmt: str, what: _What, how: str) -> bytes:
@@ -171,40 +144,9 @@ def _load_text(path, source: str, fmt: str, what: _What, how: str) -> bytes:
 
     `how` says what a valid file holds, for the message about an empty one.
     """
-    file = Path(path)
-    data = _read_bytes(file, source, what)
     label = _LABELS[fmt]
-    if file.name.lower().endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ParseError(
-                f"{where(source=source)}is not a valid gzip file ({exc}); "
-                "decompress it again, or drop the .gz extension if it is plain text"
-            ) from None
-
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        raise ParseError(
-            f"{where(source=source, line=line)}holds a NUL byte, so this is a binary "
-            f"file, not {label} text; {_text_hint(data, label)}"
-        )
-    # isascii is a fast C scan; only files with non-ASCII bytes pay for decoding.
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise ParseError(
-                f"{where(source=source, line=line)}byte 0x{data[exc.start]:02x} at "
-                f"position {column} is not valid UTF-8; {_text_hint(data, label)}"
-            ) from None
-    # A BOM would otherwise become part of the first column name. Removing it
-    # keeps every newline, so line numbers hold.
-    if data.startswith(_UTF8_BOM):
-        data = data[len(_UTF8_BOM):]
+    hint = lambda data: _text_hint(data, label)  # noqa: E731
+    data = load_text(path, source, what=what.what, label=label, binary_hint=hint, encoding_fix=hint)
     if not data.strip():
         raise ParseError(f"{where(source=source)}is empty; {how}")
     return data
@@ -471,7 +413,7 @@ def _read_parquet(path, source: str, named: dict, what: _What):
     except (pa.ArrowInvalid, OSError) as exc:
         text = str(exc).strip()
         reason = text.splitlines()[0] if text else type(exc).__name__
-        hint = _encoding_hint(
+        hint = encoding_hint(
             head, "check that it is a Parquet file, or pass format= to read it as text"
         )
         raise ParseError(f"{where(source=source)}is not a Parquet file ({reason}); {hint}") from None

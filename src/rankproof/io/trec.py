@@ -15,11 +15,9 @@ loop walk the original lines, to name the first bad one.
 
 from __future__ import annotations
 
-import gzip
 import io
 import math
 import re
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from rankproof.errors import ParseError, where
+from rankproof.io.files import encoding_hint, load_text
 from rankproof.io.trec_small import intern_columns, split_columns
 
 __all__ = [
@@ -129,7 +128,6 @@ _BLANKS_TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
 _SPACE_RUNS = re.compile(rb"  +")
 _COMMENT_LINES = re.compile(rb"\n#[^\n]*")
 _FIELD_SEPARATOR = re.compile(rb"[ \t\r]+")
-_UTF8_BOM = b"\xef\xbb\xbf"
 _SHOWN_CHARS = 80
 
 
@@ -227,78 +225,13 @@ def _shorten(text: str) -> str:
     return text[: _SHOWN_CHARS - 3] + "..."
 
 
-def _encoding_hint(data: bytes, otherwise: str) -> str:
-    """Guess why a file is not UTF-8 text from its first bytes, else say `otherwise`."""
-    if data[:2] == b"\x1f\x8b":
-        return "it looks gzip-compressed, so give it a .gz extension"
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "it looks like UTF-16 text, so re-save it as UTF-8"
-    return otherwise
-
-
 def _load(path, source: str, fmt: _Format) -> bytes:
     """Read, decompress and check the file; return UTF-8 bytes without a BOM."""
-    file = Path(path)
-    if file.is_dir():
-        raise ParseError(
-            f"{where(source=source)}is a directory, not a file; "
-            f"give the path of the {fmt.what} file itself"
-        )
-    try:
-        with open(file, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        raise ParseError(f"{where(source=source)}does not exist; check the path") from None
-    except IsADirectoryError:
-        raise ParseError(
-            f"{where(source=source)}is a directory, not a file; "
-            f"give the path of the {fmt.what} file itself"
-        ) from None
-    except PermissionError:
-        raise ParseError(
-            f"{where(source=source)}cannot be read (permission denied); "
-            "check the file's permissions"
-        ) from None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ParseError(
-            f"{where(source=source)}cannot be read ({reason}); check that it is a readable file"
-        ) from None
-
-    if file.name.lower().endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ParseError(
-                f"{where(source=source)}is not a valid gzip file ({exc}); "
-                "decompress it again, or drop the .gz extension if it is plain text"
-            ) from None
-
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        raise ParseError(
-            f"{where(source=source, line=line)}holds a NUL byte, so this is a binary "
-            "file, not TREC text; "
-            + _encoding_hint(data, f"give the plain-text {fmt.what} file instead")
-        )
-    # isascii is a fast C scan; only files with non-ASCII bytes pay for decoding.
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise ParseError(
-                f"{where(source=source, line=line)}byte 0x{data[exc.start]:02x} at "
-                f"position {column} is not valid UTF-8; "
-                + _encoding_hint(data, "TREC files must be UTF-8 text, so re-save it as UTF-8")
-            ) from None
-    # Editors on Windows often write a BOM; it would otherwise end up in the
-    # first query id. Removing it keeps every newline, so line numbers hold.
-    if data.startswith(_UTF8_BOM):
-        data = data[len(_UTF8_BOM):]
-    return data
+    return load_text(
+        path, source, what=fmt.what, label="TREC",
+        binary_hint=lambda data: encoding_hint(data, f"give the plain-text {fmt.what} file instead"),
+        encoding_fix=lambda data: encoding_hint(data, "TREC files must be UTF-8 text, so re-save it as UTF-8"),
+    )
 
 
 def _newlines(data: bytes) -> np.ndarray:

@@ -244,7 +244,7 @@ def _demo(args) -> int:
 
 # -- parser -------------------------------------------------------------------------
 def _add_protocol_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="rankproof", help="protocol preset: rankproof (default) or trec_eval")
+    parser.add_argument("--preset", default="rankproof", help="protocol preset: rankproof (default), trec_eval or trec_eval9")
     parser.add_argument("--policy", action="append", metavar="KEY=VALUE",
                         help="override one policy, e.g. ties=docid (repeatable; see `rankproof protocol`)")
 
@@ -288,6 +288,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_protocol_options(pr)
     pr.set_defaults(handler=_protocol_command)
 
+    # Listed for --help only: main() hands `trec-eval` its own arguments.
+    commands.add_parser("trec-eval", help="trec_eval 10 drop-in: rankproof trec-eval [options] QRELS RUN")
+
     demo = commands.add_parser("demo", help="evaluate the bundled Cranfield runs")
     demo.set_defaults(handler=_demo)
     return parser
@@ -297,6 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     from .errors import RankproofError
 
     try:
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        if arguments[:1] == ["trec-eval"]:
+            # trec_eval's own option syntax (-M100, -qc, options after the files).
+            from .trec.command import trec_eval_command
+
+            return trec_eval_command(arguments[1:])
         args = _parser().parse_args(argv)
         return args.handler(args)
     except (RankproofError, UsageError) as error:

@@ -307,8 +307,14 @@ def _infap(ctx: Context, m: Measure) -> Values:
 
 # -- rbp, rbp_resid ---------------------------------------------------------------
 def _persistence_discount(ctx: Context, p: float) -> np.ndarray:
-    """p^(i-1) for ranks i = 1..: RBP's chance that the user reaches rank i."""
-    return np.power(p, np.arange(ctx.table_length, dtype=np.float64))
+    """p^(i-1) for ranks i = 1..: RBP's chance that the user reaches rank i.
+
+    Built by repeated multiplication, as trec_eval does: np.power differs in
+    the last bits, which can flip the 4th printed decimal.
+    """
+    table = np.full(ctx.table_length + 1, p, dtype=np.float64)
+    table[0] = 1.0
+    return np.cumprod(table)
 
 
 def _rbp_gains(ctx: Context, gain) -> np.ndarray:
@@ -351,10 +357,11 @@ def _rbp_resid(ctx: Context, m: Measure) -> Values:
     p = m.setting("p", ctx.protocol)
     k = ctx.k(m)
     unjudged = (~ctx.alignment.judged).astype(np.float64)
-    inside = (1.0 - p) * ctx.ranked.dcg(unjudged, _persistence_discount(ctx, p), k)
+    powers = _persistence_discount(ctx, p)
+    inside = (1.0 - p) * ctx.ranked.dcg(unjudged, powers, k)
     _, any_unjudged = ctx.ranked.first_relevant(unjudged, k)
     length = np.minimum(ctx.ranked.lengths, k)
-    return Values(inside + np.power(p, length.astype(np.float64)) * any_unjudged)
+    return Values(inside + powers[length] * any_unjudged)
 
 
 _RANKING_CUT = " A cutoff k looks at the top k docs only (trec_eval -M k)."

@@ -1,0 +1,255 @@
+"""``rankproof trec-eval [options] QRELS RUN``: a drop-in for trec_eval 10.
+
+Options are read as trec_eval reads them (GNU getopt: ``-M100`` or ``-M 100``,
+``-qc``, long names, options after the files). Output is trec_eval's, byte for
+byte. Input trec_eval refuses (a doc twice in the run or the qrels, a
+malformed line) and a judged query the run does not rank (without ``-c``)
+give rankproof's one-line error and exit code 2.
+"""
+
+from __future__ import annotations
+
+import getopt
+import os
+import sys
+import tempfile
+import textwrap
+
+from ..data.qrels import Qrels
+from ..data.run import Run
+from ..errors import InputError, ParseError, RankproofError
+from .engine import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
+from .names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
+
+__all__ = ["trec_eval_command", "parse_arguments", "HELP"]
+
+TREC_EVAL_VERSION = "10.0-rc3"
+_SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
+_LONG = ["help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
+         "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=", "Max_retrieved_per_topic=",
+         "Rel_info_format=", "Results_format=", "Output_old_results_format=", "Zscore="]
+_LETTER = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
+           "--complete_rel_info_wanted": "-c", "--level_for_rel": "-l", "--nosummary": "-n",
+           "--Debug_level": "-D", "--Judged_docs_only": "-J", "--Number_docs_in_coll": "-N",
+           "--Max_retrieved_per_topic": "-M", "--Rel_info_format": "-R", "--Results_format": "-T",
+           "--Output_old_results_format": "-o", "--Zscore": "-Z"}
+
+HELP = f"""usage: rankproof trec-eval [-q] [-m measure[.params]]... [-c] [-n] [-l N] [-M N] [-N N] [-J] [-Z FILE] QRELS RUN
+
+trec_eval version {TREC_EVAL_VERSION} as a drop-in: same options, same output, byte for byte.
+RUN '-' reads the run from stdin. Every value is computed by an ordinary rankproof
+measure under the protocol preset trec_eval (see `rankproof protocol --preset trec_eval`).
+
+  -q         also print each query's values
+  -m M       measure M, M.params or a nickname (official, all_trec, set); repeatable;
+             default official. The first M.params given for a measure sets its parameters:
+             P.5,10  iprec_at_recall..1,.2  ndcg.1=3,2=9  utility.2,-1,0,0  relstring.20
+  -c         average over every judged query; one the run does not rank is evaluated as
+             trec_eval does, on a ranking of one never-judged doc (0 for nearly every measure);
+             without -c such a query is an error, as in trec_eval 10
+  -n         no summary lines
+  -l N       lowest grade counted as relevant (default 1; N >= 0)
+  -M N       keep only each query's top N docs (N >= 1)
+  -N N       number of docs in the collection (utility)
+  -J         drop unjudged docs (never pooled, or pooled with a negative grade) before measuring
+  -Z FILE    print z-scores from 'query measure mean stddev' lines
+  -R qrels, -T trec_results: the only formats read; -o is accepted and ignored (as in trec_eval)
+  -h, -v     this help; the trec_eval version reproduced
+
+{textwrap.fill("Not supported (an error says so): -D (debug output), -R prefs or qrels_jg, -T other "
+                "formats, and the measures that need them: "
+                + ", ".join(m.name for m in TREC_MEASURES if m.unsupported) + ".", 100)}
+
+{textwrap.fill("Measures: " + ", ".join(m.name for m in TREC_MEASURES if not m.unsupported), 100)}
+Nicknames: {', '.join(n for n in NICKNAMES if n in ('official', 'all_trec', 'set'))}
+"""
+
+
+def _usage(message: str) -> InputError:
+    return InputError(f"trec-eval: {message} (see rankproof trec-eval --help)")
+
+
+def _integer(option: str, text: str, least: int | None) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise _usage(f"{option} {text!r}: give an integer") from None
+    if least is not None and value < least:
+        raise _usage(f"{option} {value}: give an integer >= {least}")
+    return value
+
+
+def parse_arguments(argv: list[str]):
+    """(options, -m arguments, qrels path, run path, action) from trec_eval's command line.
+
+    action is "help", "version" or "evaluate".
+    """
+    try:
+        pairs, positional = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
+    except getopt.GetoptError as error:
+        raise _usage(str(error)) from None
+    settings: dict = {}
+    measures: list[str] = []
+    action = "evaluate"
+    zscore_path = None
+    for option, value in pairs:
+        letter = _LETTER.get(option, option)
+        if letter == "-h":
+            action = "help"
+        elif letter == "-v":
+            action = "version" if action != "help" else action
+        elif letter == "-q":
+            settings["per_query"] = True
+        elif letter == "-m":
+            measures.append(value)
+        elif letter == "-c":
+            settings["complete"] = True
+        elif letter == "-l":
+            settings["relevance_level"] = _integer("-l", value, 0)
+        elif letter == "-n":
+            settings["summary"] = False
+        elif letter == "-D":
+            raise _usage("-D (trec_eval's debug output) is not supported")
+        elif letter == "-J":
+            settings["judged_only"] = True
+        elif letter == "-N":
+            settings["num_docs"] = _integer("-N", value, 0)
+        elif letter == "-M":
+            settings["max_docs"] = _integer("-M", value, 1)
+        elif letter == "-R":
+            if value != "qrels":
+                raise _usage(f"-R {value}: only the qrels format is supported (prefs and qrels_jg are not)")
+        elif letter == "-T":
+            if value != "trec_results":
+                raise _usage(f"-T {value}: only the trec_results format is supported")
+        elif letter == "-o":
+            pass  # obsolete in trec_eval too: accepted, no effect
+        elif letter == "-Z":
+            zscore_path = value
+    if action != "evaluate":
+        return None, measures, None, None, action
+    if len(positional) != 2:
+        raise _usage(f"give QRELS and RUN (two files); got {len(positional)} argument"
+                     f"{'' if len(positional) == 1 else 's'}")
+    if zscore_path is not None:
+        settings["zscores"] = zscore_path
+    return settings, measures or ["official"], positional[0], positional[1], action
+
+
+def _read_run(path: str) -> tuple[Run, str]:
+    """The run and its runid (the tag of its last line); '-' reads stdin.
+
+    trec_eval ignores anything after a line's sixth column; rankproof's reader
+    refuses such lines, so when it does, the run is read again without them.
+    """
+    made: list[str] = []
+    label = {}
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+            file = _temporary(data, made)
+            label[file] = "stdin"
+        else:
+            file = path
+        try:
+            return _with_source(Run.read_trec(file), label.get(file, path)), last_run_tag(file)
+        except ParseError as error:
+            trimmed = _without_extra_columns(file)
+            if trimmed is None:
+                raise _relabelled(error, label) from None
+        retry = _temporary(trimmed, made)
+        label[retry] = label.get(file, path)
+        try:
+            return _with_source(Run.read_trec(retry), label[retry]), last_run_tag(retry)
+        except RankproofError as error:
+            raise _relabelled(error, label) from None
+    finally:
+        for name in made:
+            os.unlink(name)
+
+
+def _with_source(run: Run, source: str) -> Run:
+    """The run named after what the user gave (not a temporary copy), for later messages."""
+    if run.source == source:
+        return run
+    import numpy as np
+
+    query_codes = np.repeat(np.arange(run.num_queries), np.diff(run.offsets))
+    return Run(query_codes=query_codes, queries=run.queries, doc_codes=run.doc_codes, docs=run.docs,
+               scores=run.scores, lines=run.lines, source=source, name=os.path.basename(source))
+
+
+def _temporary(data: bytes, made: list[str]) -> str:
+    handle = tempfile.NamedTemporaryFile(prefix="rankproof-trec-", suffix=".run", delete=False)
+    with handle:
+        handle.write(data)
+    made.append(handle.name)
+    return handle.name
+
+
+def _relabelled(error: RankproofError, label: dict[str, str]) -> RankproofError:
+    message = str(error)
+    for name, shown in label.items():
+        message = message.replace(name, shown)
+    return type(error)(message)
+
+
+def _without_extra_columns(path: str) -> bytes | None:
+    """The run with every data line cut to its first six columns; None when no line has more."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    changed = False
+    out = []
+    for raw in data.split(b"\n"):
+        fields = raw.split()
+        if len(fields) > 6 and not fields[0].startswith(b"#"):
+            raw = b" ".join(fields[:6])
+            changed = True
+        out.append(raw)
+    return b"\n".join(out) if changed else None
+
+
+def _check_complete(qrels: Qrels, run: Run) -> None:
+    import numpy as np
+
+    missing = qrels.queries[~np.isin(qrels.queries, run.queries)]
+    if len(missing):
+        shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise InputError(
+            f"trec-eval: the run has no ranking for {len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
+            f"({shown}); trec_eval 10 stops there too. Add -c to score them 0, or remove them from the qrels"
+        )
+
+
+def trec_eval_command(argv: list[str]) -> int:
+    """Run ``rankproof trec-eval`` with the arguments after the subcommand; return the exit code.
+
+    Errors are raised as :class:`~rankproof.errors.RankproofError` for the
+    caller (``rankproof.cli.main``) to print in one line with exit code 2.
+    """
+    settings, measures, qrels_path, run_path, action = parse_arguments(argv)
+    if action == "help":
+        sys.stdout.write(HELP)
+        return 0
+    if action == "version":
+        sys.stdout.write(f"trec_eval version {TREC_EVAL_VERSION} (rankproof trec-eval)\n")
+        return 0
+    request(measures)  # unknown measures and bad parameters fail before any file is read
+    zscore_path = settings.pop("zscores", None)
+    qrels = Qrels.read_trec(qrels_path)
+    run, runid = _read_run(run_path)
+    if zscore_path is not None:
+        settings["zscores"] = read_zscores(zscore_path)
+    options = TrecOptions(**settings)
+    lines = request(measures, Settings(grades=judged_grades(qrels), num_docs=options.num_docs))
+    if not options.complete:
+        _check_complete(qrels, run)
+    table = trec_values(qrels, run, lines, options, trec_protocol(options), runid=runid)
+    sys.stdout.write(render(table, options))
+    warning = gain_order_warning(lines)
+    if warning:
+        print(f"rankproof: warning: trec-eval: {warning}", file=sys.stderr)
+    return 0

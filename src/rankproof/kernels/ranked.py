@@ -43,12 +43,12 @@ class Ranked:
             # Every position is its own group: the per-group arrays are the
             # per-position ones, with no gathering.
             self.query, self.start = position_query, position_rank
-            self.group_of_position = None
+            self._group_of_position = None
             self.in_tie = None
         else:
             self.query = position_query[starts] if self.num_groups else np.zeros(0, np.int64)
             self.start = starts - offsets[self.query]
-            self.group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64), self.size)
+            self._group_of_position = None  # built on first use
             # Real ties are usually few: linear kernels treat single positions
             # directly and only the tied groups through group sums.
             tied = np.flatnonzero(self.size > 1)
@@ -73,11 +73,24 @@ class Ranked:
         return self._heads[key]
 
     # -- segment sums ---------------------------------------------------------
+    @property
+    def group_of_position(self) -> np.ndarray | None:
+        """Group index of every position (None when every position is its own group)."""
+        if self._group_of_position is None and not self.all_singletons:
+            self._group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64), self.size)
+        return self._group_of_position
+
     def group_sum(self, per_position: np.ndarray) -> np.ndarray:
-        """Sum of a per-position value over each group."""
+        """Sum of a per-position value over each group (groups are never empty)."""
         if self.all_singletons:
             return per_position.astype(np.float64)
-        return np.bincount(self.group_of_position, weights=per_position, minlength=self.num_groups)
+        return np.add.reduceat(per_position.astype(np.float64), self.group_offsets[:-1])
+
+    def before_group(self, per_position: np.ndarray, groups: np.ndarray) -> np.ndarray:
+        """For the given groups, the sum of a per-position count over the earlier
+        positions of the same query (one cumulative sum, gathered only where needed)."""
+        cumulative = np.concatenate([[0.0], np.cumsum(per_position, dtype=np.float64)])
+        return cumulative[self.group_offsets[groups]] - cumulative[self.offsets[self.query[groups]]]
 
     def query_sum(self, per_group: np.ndarray) -> np.ndarray:
         """Sum of a per-group value over each query (in rank order)."""
@@ -200,12 +213,12 @@ class Ranked:
         (r/n) * sum_{q=1}^{m} (c + 1 + (q-1)(r-1)/(n-1)) / (s + q).
         """
         r = self.group_sum(relevant)
-        before = self.before_in_query(r)
         k = k_query[self.query]
         active = np.flatnonzero((r > 0) & (self.start < k))
         if len(active) == 0:
             return np.zeros(self.num_queries)
-        n, rel, s, c = self.size[active], r[active], self.start[active], before[active]
+        n, rel, s = self.size[active], r[active], self.start[active]
+        c = self.before_group(relevant, active)
         terms = np.minimum(n, k[active] - s)
         seg = np.repeat(np.arange(len(active)), terms)
         q = np.arange(int(terms.sum())) - np.repeat(np.cumsum(terms) - terms, terms) + 1
@@ -230,13 +243,13 @@ class Ranked:
         non-relevant); that rare case is summed explicitly.
         """
         r = self.group_sum(relevant)
-        nr_all = self.group_sum(nonrelevant).astype(np.int64)
-        c_all = self.before_in_query(nr_all).astype(np.int64)
         lo_all, hi_all = self.slots(k_query)
         # Only groups holding a relevant doc inside the cutoff contribute.
         active = np.flatnonzero((r > 0) & (lo_all < hi_all))
         query = self.query[active]
-        r, nr, c = r[active], nr_all[active], c_all[active]
+        nr = self.group_sum(nonrelevant)[active].astype(np.int64)
+        c = np.rint(self.before_group(nonrelevant, active)).astype(np.int64)
+        r = r[active]
         m = hi_all[active] - lo_all[active]
         size = self.size[active]
         R = num_rel[query].astype(np.int64)

@@ -468,3 +468,15 @@ def test_small_file_path_and_pyarrow_path_give_the_same_columns(monkeypatch, nam
             assert a.dtype.kind == b.dtype.kind and np.array_equal(a, b), field.name
         else:
             assert a == b, field.name
+
+
+def test_arrow_strings_become_the_same_numpy_strings():
+    """The buffer-gathering conversion equals the per-id one, slices and non-ASCII included."""
+    import pyarrow as pa
+
+    from rankproof.io.trec import _strings_to_numpy
+
+    ids = ["q1", "doc22", "", "x" * 40, "b", "a#b", "D1"]
+    for array in (pa.array(ids), pa.array(ids).slice(2), pa.array(ids + ["é"]), pa.array(ids, pa.large_string())):
+        assert _strings_to_numpy(array).tolist() == array.to_pylist()
+        assert _strings_to_numpy(array).dtype.kind == "U"

@@ -474,8 +474,38 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
     codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    vocabulary = np.asarray(dictionary.take(order).to_pylist(), dtype=str)
+    vocabulary = _strings_to_numpy(dictionary.take(order))
     return codes, vocabulary
+
+
+def _strings_to_numpy(strings) -> np.ndarray:
+    """A pyarrow string array as a numpy str array, without a Python object per id.
+
+    The UTF-8 bytes are gathered from arrow's buffers into a fixed-width bytes
+    array; ASCII ids (the usual case) then decode in C. Others take the slow,
+    per-id road.
+    """
+    import pyarrow as pa
+
+    if not strings.type.equals(pa.large_string()):
+        strings = strings.cast(pa.large_string())
+    if len(strings) == 0 or strings.null_count:
+        return np.asarray(strings.to_pylist(), dtype=str)
+    _, offsets_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[strings.offset : strings.offset + len(strings) + 1]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    lengths = np.diff(offsets)
+    width = int(lengths.max())
+    # One long id would make the fixed-width matrix huge: bound its size.
+    too_wide = width * len(lengths) > 256 * 1024 * 1024
+    if width == 0 or too_wide or (data[offsets[0] : offsets[-1]] >= 0x80).any():
+        return np.asarray(strings.to_pylist(), dtype=str)
+    # Row i holds bytes offsets[i] .. offsets[i] + width - 1; bytes past its
+    # length are zeroed (numpy strips trailing NULs).
+    index = offsets[:-1, None] + np.arange(width)[None, :]
+    inside = np.arange(width)[None, :] < lengths[:, None]
+    matrix = np.where(inside, data[np.minimum(index, len(data) - 1)], 0).astype(np.uint8)
+    return matrix.view(f"S{width}").reshape(-1).astype(str)
 
 
 def read_trec_qrels_columns(path) -> QrelsColumns:

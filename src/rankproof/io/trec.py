@@ -635,8 +635,12 @@ def read_trec_run_columns(path) -> RunColumns:
 
     # Every data line has six columns by now, so the first one has a tag.
     tag = text[starts[0] : ends[0]].split(b" ")[5].decode("utf-8")
+    # The file's bytes are no longer needed: free them before interning,
+    # the step where memory peaks.
+    del raw, text, starts, ends
     query_codes, query_vocab = _intern_column(table.column("query"))
     doc_codes, doc_vocab = _intern_column(table.column("doc"))
+    del table
     return RunColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,

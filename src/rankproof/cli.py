@@ -212,9 +212,13 @@ def _measures(args) -> int:
     lines = []
     for spec in REGISTRY.values():
         usage = spec.name + ("@k" if spec.cutoff else "")
-        params = ", ".join(f"{p} ({PARAMS[p].description})" for p in spec.params) or "none"
+        # Policy overrides default to the protocol; a measure's own parameters to its spec.
+        defaults = dict(spec.defaults)
+        params = ", ".join(
+            f"{p} ({PARAMS[p].description}; default {'the protocol' if PARAMS[p].policy else defaults[p]})"
+            for p in spec.params) or "none"
         lines.append(f"{usage:<15} {spec.description}")
-        lines.append(f"{'':<15} overrides: {params}")
+        lines.append(f"{'':<15} parameters: {params}")
     lines.append("")
     lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
     print("\n".join(lines))

@@ -464,16 +464,21 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
+    if not isinstance(column, pa.ChunkedArray):
+        column = pa.chunked_array([column])
+    # Encoding the chunks directly (they share one dictionary) avoids
+    # concatenating every id of the column first.
     encoded = pc.dictionary_encode(column)
-    dictionary = encoded.dictionary
+    if encoded.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype="<U1")
+    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+    indices = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
     # Arrow compares strings bytewise, which on UTF-8 is code-point order:
     # the order numpy uses for str arrays and the one interning promises.
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    codes = rank[indices]
     vocabulary = _strings_to_numpy(dictionary.take(order))
     return codes, vocabulary
 
@@ -550,7 +555,7 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
         raw,
         _QRELS,
         source,
-        {"query": pa.large_string(), "doc": pa.large_string(), "grade": pa.string()},
+        {"query": pa.string(), "doc": pa.string(), "grade": pa.string()},
     )
     if table.num_rows != lines.size:  # pragma: no cover - internal invariant
         raise RuntimeError("pyarrow and numpy disagree about the number of data lines")
@@ -622,7 +627,7 @@ def read_trec_run_columns(path) -> RunColumns:
         raw,
         _RUN,
         source,
-        {"query": pa.large_string(), "doc": pa.large_string(), "score": pa.float64()},
+        {"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
     )
     if table.num_rows != lines.size:  # pragma: no cover - internal invariant
         raise RuntimeError("pyarrow and numpy disagree about the number of data lines")

@@ -468,31 +468,29 @@ class Protocol:
         return tuple(_PARSERS)
 
 
+# trec_eval 10 as far as the measures of this package go: linear gain, log2
+# discount, ideal from the judged pool, unjudged docs non-relevant, ties broken
+# by doc id descending, negative grades in the pool but unjudged, queries
+# without relevant docs scored 0, and (without -c) an abort when a judged query
+# is missing from the run.
+_TREC_EVAL = Protocol(
+    ties=Ties.DOCID,
+    negative_grades=NegativeGrades.UNJUDGED,
+    missing_query=MissingQuery.ERROR,
+    extra_query=ExtraQuery.IGNORE,
+    zero_ideal=ZeroIdeal.ZERO,
+    duplicates=Duplicates.ERROR,
+)
+
 PRESETS: dict[str, Protocol] = {
     "rankproof": Protocol(),
-    # trec_eval 10 as far as the measures of this package go: linear gain,
-    # log2 discount, ideal from the judged pool, unjudged docs non-relevant,
-    # ties broken by doc id descending, negative grades in the pool but
-    # unjudged, queries without relevant docs scored 0, and (without -c) an
-    # abort when a judged query is missing from the run.
-    "trec_eval": Protocol(
-        ties=Ties.DOCID,
-        negative_grades=NegativeGrades.UNJUDGED,
-        missing_query=MissingQuery.ERROR,
-        extra_query=ExtraQuery.IGNORE,
-        zero_ideal=ZeroIdeal.ZERO,
-        duplicates=Duplicates.ERROR,
-    ),
-    # trec_eval 9 and pytrec_eval: scores held as float32 (nearly equal scores
-    # tie, then doc id descending), the older interpolated-precision cut-off,
-    # and the mean over the queries in both run and qrels.
-    "trec_eval9": Protocol(
-        ties=Ties.DOCID,
-        negative_grades=NegativeGrades.UNJUDGED,
+    "trec_eval": _TREC_EVAL,
+    # trec_eval 9 and pytrec_eval differ from trec_eval 10 in three ways:
+    # scores held as float32 (nearly equal scores tie, then doc id
+    # descending), the older interpolated-precision cut-off, and the mean over
+    # the queries in both run and qrels.
+    "trec_eval9": _TREC_EVAL.replace(
         missing_query=MissingQuery.EXCLUDE,
-        extra_query=ExtraQuery.IGNORE,
-        zero_ideal=ZeroIdeal.ZERO,
-        duplicates=Duplicates.ERROR,
         score_precision=ScorePrecision.FLOAT32,
         iprec_rounding=IprecRounding.LEGACY,
     ),

@@ -89,7 +89,9 @@ class Ranked:
     def before_group(self, per_position: np.ndarray, groups: np.ndarray) -> np.ndarray:
         """For the given groups, the sum of a per-position count over the earlier
         positions of the same query (one cumulative sum, gathered only where needed)."""
-        cumulative = np.concatenate([[0.0], np.cumsum(per_position, dtype=np.float64)])
+        cumulative = np.empty(len(per_position) + 1)
+        cumulative[0] = 0.0
+        np.cumsum(per_position, dtype=np.float64, out=cumulative[1:])  # in place: no 10M-element copy
         return cumulative[self.group_offsets[groups]] - cumulative[self.offsets[self.query[groups]]]
 
     def query_sum(self, per_group: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ from rankproof.errors import (
     UnjudgedError,
     ZeroIdealError,
 )
-from rankproof.measures import dcg, ndcg
+from rankproof.measures import ndcg
 
 D2 = 0.6309297535714575  # 1 / log2(3), the discount of rank 2
 D4 = 0.4306765580733931  # 1 / log2(5), the discount of rank 4

@@ -1,6 +1,5 @@
 """Properties every measure must have, checked with hypothesis."""
 
-import random
 
 import numpy as np
 import pytest

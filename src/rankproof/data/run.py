@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError, ParseError, where
+from ..errors import ParseError, where
 from .interning import intern
 
 __all__ = ["Run"]

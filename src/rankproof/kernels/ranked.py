@@ -98,13 +98,6 @@ class Ranked:
         """Sum of a per-group value over each query (in rank order)."""
         return np.bincount(self.query, weights=per_group, minlength=self.num_queries)
 
-    def before_in_query(self, per_group: np.ndarray) -> np.ndarray:
-        """Sum of a per-group integer count over the earlier groups of the same query."""
-        total = np.cumsum(per_group) - per_group
-        query_first_group = np.searchsorted(self.query, np.arange(self.num_queries))
-        base = total[np.minimum(query_first_group, max(self.num_groups - 1, 0))] if self.num_groups else np.zeros(0)
-        return total - base[self.query] if self.num_groups else total
-
     # -- cutoffs --------------------------------------------------------------
     def cutoff(self, k: "int | None | np.ndarray") -> np.ndarray:
         """Per-query cutoff as an int64 array; None means the whole ranking."""

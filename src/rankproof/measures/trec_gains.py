@@ -161,10 +161,13 @@ def _bing(ctx: Context, m: Measure) -> Values:
     rel = m.setting("rel", ctx.protocol)
     a, ranked = ctx.alignment, ctx.ranked
     num_rel = ctx.num_rel(rel)
-    r = ranked.group_sum(ctx.relevant(rel))
+    relevant = ctx.relevant(rel)
+    r = ranked.group_sum(relevant)
     n = ranked.size
     u = (n - r).astype(np.int64)
-    before = (ranked.start - ranked.before_in_query(r)).astype(np.int64)  # non-relevant in earlier groups
+    every_group = np.arange(ranked.num_groups)
+    # non-relevant docs in earlier groups of the query
+    before = (ranked.start - np.rint(ranked.before_group(relevant, every_group))).astype(np.int64)
     # h(y) = 1 / log2(2 + y), y = non-relevant docs ranked above; H its prefix sums.
     h = 1.0 / np.log2(2.0 + np.arange(ctx.table_length + 2, dtype=np.float64))
     H = np.concatenate([[0.0], np.cumsum(h)])

@@ -480,3 +480,18 @@ def test_arrow_strings_become_the_same_numpy_strings():
     for array in (pa.array(ids), pa.array(ids).slice(2), pa.array(ids + ["é"]), pa.array(ids, pa.large_string())):
         assert _strings_to_numpy(array).tolist() == array.to_pylist()
         assert _strings_to_numpy(array).dtype.kind == "U"
+
+
+@pytest.mark.parametrize("at", [0, 1 << 18, (1 << 18) - 1, (1 << 18) + 1, 3 * (1 << 18)])
+def test_a_double_space_anywhere_is_normalised(tmp_path, at):
+    # The check for runs of spaces scans the file a quarter megabyte at a
+    # time; a run straddling two chunks must still be found. Without
+    # normalisation, "q Q0  d 1 2" would read as six columns with an empty doc.
+    line = "q1 Q0 d{} 1 {} tag\n"
+    text = "".join(line.format(i, 1000 - i) for i in range(40_000))
+    cut = text.index(" ", at)  # the first space at or after `at`
+    messy = text[:cut] + " " + text[cut:]
+    expected = reference_rows(text, 6)
+    columns = read_trec_run_columns(write(tmp_path, "run.txt", messy))
+    assert columns.doc_vocab[columns.doc_codes].tolist() == [row[1] for row in expected]
+    np.testing.assert_array_equal(columns.score, [float(row[2]) for row in expected])

@@ -262,6 +262,21 @@ def _line_bounds(size: int, breaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return starts, ends
 
 
+def _has_space_run(buffer: np.ndarray) -> bool:
+    """Tell whether two spaces follow each other anywhere in `buffer`.
+
+    ``b"  " in data`` stops at every single space of a TREC file to look at the
+    next byte, which makes it five times slower than comparing a quarter
+    megabyte at a time with numpy (small chunks stay in cache).
+    """
+    step = 1 << 18
+    for offset in range(0, buffer.size, step):
+        space = buffer[offset : offset + step + 1] == 0x20
+        if (space[1:] & space[:-1]).any():
+            return True
+    return False
+
+
 def _is_clean(data: bytes, breaks: np.ndarray) -> bool:
     """Tell whether `data` (without tabs or CRs) is already in normalised form.
 
@@ -269,9 +284,11 @@ def _is_clean(data: bytes, breaks: np.ndarray) -> bool:
     blanks and comment lines by looking at the bytes beside each newline,
     which is cheaper than three more searches of the whole buffer.
     """
-    if not data or b"  " in data or data[:1] in (b" ", b"#") or data.endswith(b" "):
+    if not data or data[:1] in (b" ", b"#") or data.endswith(b" "):
         return not data
     buffer = np.frombuffer(data, dtype=np.uint8)
+    if _has_space_run(buffer):
+        return False
     after = breaks[breaks + 1 < len(buffer)] + 1
     before = breaks[breaks > 0] - 1
     following, preceding = buffer[after], buffer[before]

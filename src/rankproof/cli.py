@@ -175,7 +175,11 @@ def _evaluate(args) -> int:
     protocol = _protocol(args)
     check_output_path(args.output)
     names = _run_names(args.runs)
-    stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and _is_large([args.qrels, *args.runs]))
+    large = _is_large([args.qrels, *args.runs])
+    if large:
+        # The big files need pyarrow; importing it first lets the qrels use its reader too.
+        import pyarrow  # noqa: F401
+    stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and large)
     try:
         qrels = _read_qrels(args)
         stages.step("read qrels")

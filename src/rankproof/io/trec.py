@@ -127,6 +127,7 @@ _BLANKS_TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
 _SPACE_RUNS = re.compile(rb"  +")
 _COMMENT_LINES = re.compile(rb"\n#[^\n]*")
 _FIELD_SEPARATOR = re.compile(rb"[ \t\r]+")
+_NON_EMPTY_LINE = re.compile(rb"[^\n]+")
 _SHOWN_CHARS = 80
 
 
@@ -382,16 +383,30 @@ def _first_bad_line(data: bytes, fmt: _Format, source: str) -> ParseError | None
     return None
 
 
+def _data_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end of every data line of a normalised text.
+
+    Recomputed when needed rather than kept: two int64 arrays per line would
+    stay alive through the parse, the step where memory peaks.
+    """
+    _, starts, ends = _data_lines(text, _newlines(text))
+    return starts, ends
+
+
+def _first_data_line(text: bytes) -> bytes:
+    """The first non-empty line of a normalised text."""
+    return _NON_EMPTY_LINE.search(text).group()
+
+
 def _error_at_row(
     text: bytes,
-    starts: np.ndarray,
-    ends: np.ndarray,
     lines: np.ndarray,
     row: int,
     fmt: _Format,
     source: str,
 ) -> ParseError:
     """Build the error for a row the vectorised checks found bad."""
+    starts, ends = _data_bounds(text)
     shown = text[starts[row] : ends[row]].decode("utf-8")
     error = _row_error(shown.split(" "), shown, fmt, source, int(lines[row]))
     if error is None:  # pragma: no cover - the vectorised and scalar checks disagree
@@ -400,17 +415,17 @@ def _error_at_row(
 
 
 def _prepare(path, fmt: _Format):
-    """Load and normalise a file, and find its data lines."""
+    """Load and normalise a file, and number its data lines."""
     source = str(path)
     raw = _load(path, source, fmt)
     text, breaks = _normalise(raw)
-    lines, starts, ends = _data_lines(text, breaks)
+    lines, _, _ = _data_lines(text, breaks)
     if lines.size == 0:
         raise ParseError(
             f"{where(source=source)}{fmt.nothing} (the file is empty or has only "
             f"blank and comment lines); give one '{fmt.layout}' line per {fmt.unit}"
         )
-    return source, raw, text, lines, starts, ends
+    return source, raw, text, lines
 
 
 def _parse(text: bytes, raw: bytes, fmt: _Format, source: str, column_types: dict):
@@ -461,6 +476,18 @@ def _arrow_failure(raw: bytes, fmt: _Format, source: str, exc: Exception) -> Par
         f"{where(source=source)}cannot be read as a TREC {fmt.what} file ({reason}); "
         f"check that every line is '{fmt.layout}'"
     )
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory arrow freed back to the system.
+
+    Arrow's allocator keeps freed pages for reuse, but the arrays that come
+    next are numpy's, which cannot use them: returning them keeps them from
+    adding to the peak of the evaluation that follows.
+    """
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _owned(values, dtype) -> np.ndarray:
@@ -555,8 +582,8 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
         judgments, or a line has the wrong number of columns or a grade that
         is not an integer. The message names the file and line.
     """
-    source, raw, text, lines, starts, ends = _prepare(path, _QRELS)
-    small = split_columns(text, starts, ends, width=4, numeric=3, integer=True)
+    source, raw, text, lines = _prepare(path, _QRELS)
+    small = split_columns(text, _data_bounds, width=4, numeric=3, integer=True)
     if small is not None:
         table, grade = small
         (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)
@@ -582,7 +609,7 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
     integer = pc.match_substring_regex(grade_text, pattern=r"^[+-]?[0-9]+$")
     bad_row = pc.index(integer, False).as_py()
     if bad_row >= 0:
-        raise _error_at_row(text, starts, ends, lines, bad_row, _QRELS, source)
+        raise _error_at_row(text, lines, bad_row, _QRELS, source)
     try:
         grade = pc.cast(pc.utf8_ltrim(grade_text, characters="+"), pa.int64())
     except pa.ArrowInvalid as exc:  # an integer too large for int64
@@ -590,12 +617,15 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
 
     query_codes, query_vocab = _intern_column(table.column("query"))
     doc_codes, doc_vocab = _intern_column(table.column("doc"))
+    grade = _owned(grade.to_numpy(), np.int64)
+    del table, grade_text, integer
+    _release_arrow_memory()
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
         doc_codes=doc_codes,
         doc_vocab=doc_vocab,
-        grade=_owned(grade.to_numpy(), np.int64),
+        grade=grade,
         line=lines,
         source=source,
     )
@@ -627,8 +657,8 @@ def read_trec_run_columns(path) -> RunColumns:
         documents, or a line has the wrong number of columns or a score that
         is not a finite number. The message names the file and line.
     """
-    source, raw, text, lines, starts, ends = _prepare(path, _RUN)
-    small = split_columns(text, starts, ends, width=6, numeric=4, integer=False)
+    source, raw, text, lines = _prepare(path, _RUN)
+    small = split_columns(text, _data_bounds, width=6, numeric=4, integer=False)
     if small is not None:
         table, score = small
         (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)
@@ -652,16 +682,17 @@ def read_trec_run_columns(path) -> RunColumns:
     finite = np.isfinite(score)
     if not finite.all():
         bad_row = int(np.argmin(finite))
-        raise _error_at_row(text, starts, ends, lines, bad_row, _RUN, source)
+        raise _error_at_row(text, lines, bad_row, _RUN, source)
 
     # Every data line has six columns by now, so the first one has a tag.
-    tag = text[starts[0] : ends[0]].split(b" ")[5].decode("utf-8")
+    tag = _first_data_line(text).split(b" ")[5].decode("utf-8")
     # The file's bytes are no longer needed: free them before interning,
     # the step where memory peaks.
-    del raw, text, starts, ends
+    del raw, text
     query_codes, query_vocab = _intern_column(table.column("query"))
     doc_codes, doc_vocab = _intern_column(table.column("doc"))
     del table
+    _release_arrow_memory()
     return RunColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,

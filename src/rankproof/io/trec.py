@@ -529,11 +529,12 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
 def _strings_to_numpy(strings) -> np.ndarray:
     """A pyarrow string array as a numpy str array, without a Python object per id.
 
-    The UTF-8 bytes are gathered from arrow's buffers into a fixed-width bytes
-    array; ASCII ids (the usual case) then decode in C. Others take the slow,
-    per-id road.
+    ASCII ids (the usual case) are padded with NULs to one width by arrow,
+    whose buffer is then a fixed-width bytes array that numpy decodes in C
+    (numpy strips trailing NULs). Others take the slow, per-id road.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     if not strings.type.equals(pa.large_string()):
         strings = strings.cast(pa.large_string())
@@ -542,18 +543,18 @@ def _strings_to_numpy(strings) -> np.ndarray:
     _, offsets_buffer, data_buffer = strings.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[strings.offset : strings.offset + len(strings) + 1]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    lengths = np.diff(offsets)
-    width = int(lengths.max())
-    # One long id would make the fixed-width matrix huge: bound its size.
-    too_wide = width * len(lengths) > 256 * 1024 * 1024
+    width = int(np.diff(offsets).max())
+    # One long id would make the fixed-width array huge: bound its size.
+    too_wide = width * len(strings) > 256 * 1024 * 1024
     if width == 0 or too_wide or (data[offsets[0] : offsets[-1]] >= 0x80).any():
         return np.asarray(strings.to_pylist(), dtype=str)
-    # Row i holds bytes offsets[i] .. offsets[i] + width - 1; bytes past its
-    # length are zeroed (numpy strips trailing NULs).
-    index = offsets[:-1, None] + np.arange(width)[None, :]
-    inside = np.arange(width)[None, :] < lengths[:, None]
-    matrix = np.where(inside, data[np.minimum(index, len(data) - 1)], 0).astype(np.uint8)
-    return matrix.view(f"S{width}").reshape(-1).astype(str)
+    # ASCII: one code point per byte, so padding to `width` code points gives
+    # `width` bytes per id, back to back.
+    padded = pc.utf8_rpad(strings, width=width, padding="\x00")
+    _, padded_offsets, padded_data = padded.buffers()
+    first = int(np.frombuffer(padded_offsets, dtype=np.int64)[padded.offset])
+    fixed = np.frombuffer(padded_data, dtype=f"S{width}", count=len(padded), offset=first)
+    return fixed.astype(str)
 
 
 def read_trec_qrels_columns(path) -> QrelsColumns:

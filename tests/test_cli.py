@@ -861,6 +861,16 @@ def test_missing_file(capsys, tiny, tmp_path, which):
     assert_one_line_error(err, str(missing), "does not exist")
 
 
+def test_a_bad_qrels_file_is_reported_before_a_bad_run(capsys, tmp_path):
+    # The qrels are read in a second thread beside the first run; which error
+    # is shown must not depend on which thread finishes first.
+    qrels = write(tmp_path / "bad.qrels", "q1 0 A one\n")
+    run = write(tmp_path / "bad.run", "q1 Q0 A 1 high t\n")
+    code, out, err = cli(capsys, "evaluate", qrels, run)
+    assert (code, out) == (2, "")
+    assert_one_line_error(err, str(qrels), "line 1", "grade 'one'")
+
+
 def test_input_that_is_a_directory(capsys, tiny, tmp_path):
     code, out, err = cli(capsys, "evaluate", tiny[0], tmp_path)
     assert (code, out) == (2, "")

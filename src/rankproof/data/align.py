@@ -97,12 +97,44 @@ def _line(lines: np.ndarray, i: int) -> int | None:
     return int(lines[i]) if lines[i] >= 0 else None
 
 
-def _find(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(found, position) of each key in sorted_keys (position clipped when not found)."""
-    if len(sorted_keys) == 0:
-        return np.zeros(len(keys), dtype=bool), np.zeros(len(keys), dtype=np.int64)
-    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return sorted_keys[at] == keys, at
+def _sorted_with_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The keys sorted, and the row each sorted key came from (a stable argsort).
+
+    When the keys leave room, each row index is packed into the low bits of
+    its key: one sort of plain integers then gives both, several times faster
+    than ``argsort``. Equal keys come out in row order either way.
+    """
+    n = len(keys)
+    row_bits = max((n - 1).bit_length(), 1)
+    if n and int(keys.max()) < (1 << (62 - row_bits)):
+        packed = keys << row_bits
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort()
+        rows = packed & ((1 << row_bits) - 1)
+        packed >>= row_bits
+        return packed, rows
+    order = np.argsort(keys, kind="stable")
+    return keys[order], order
+
+
+def _look_up(sorted_keys: np.ndarray, rows: np.ndarray, keys: np.ndarray, values: np.ndarray | None):
+    """Find each of `keys` among the sorted row keys; return (found, value) per row.
+
+    The few judged keys are searched among the many ranked ones, not the
+    other way round: a binary search per judgment instead of one per ranked doc.
+    """
+    n = len(sorted_keys)
+    found = np.zeros(n, dtype=bool)
+    value = np.zeros(n, dtype=np.int64)
+    if n == 0 or len(keys) == 0:
+        return found, value
+    at = np.minimum(np.searchsorted(sorted_keys, keys), n - 1)
+    hit = sorted_keys[at] == keys
+    hit_rows = rows[at[hit]]
+    found[hit_rows] = True
+    if values is not None:
+        value[hit_rows] = values[hit]
+    return found, value
 
 
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
@@ -153,17 +185,14 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
 
     # -- judgments -------------------------------------------------------------
     # Docs keep the run's vocabulary (sorted, so codes compare like ids for
-    # ties=docid). Each run doc is matched to its qrels code once, by binary
-    # search over the two sorted vocabularies, instead of merging them.
+    # ties=docid). Each judged doc is found in it once, by binary search;
+    # judgments are then keyed query * num_docs + run doc code, like rankings.
     docs = run.docs
-    qrels_code_of_run_doc = np.searchsorted(qrels.docs, run.docs)
-    matched = np.zeros(len(run.docs), dtype=bool)
-    inside = qrels_code_of_run_doc < len(qrels.docs)
-    matched[inside] = qrels.docs[qrels_code_of_run_doc[inside]] == run.docs[inside]
-    # Keys are query * stride + (qrels doc code + 1): a run doc never judged
-    # anywhere gets + 0, which no judgment key has, so no branch is needed.
-    stride = len(qrels.docs) + 1
-    judged_code_plus_one = np.where(matched, qrels_code_of_run_doc + 1, 0)
+    num_docs = max(len(docs), 1)
+    run_code_of_qrels_doc = np.searchsorted(docs, qrels.docs)
+    ranked_anywhere = np.zeros(len(qrels.docs), dtype=bool)
+    inside = run_code_of_qrels_doc < len(docs)
+    ranked_anywhere[inside] = docs[run_code_of_qrels_doc[inside]] == qrels.docs[inside]
     qrels_row_query = _segments(np.diff(qrels.offsets))
     judged_query = eval_index[qrels_query_map[qrels_row_query]]
     judged_doc = qrels.doc_codes
@@ -182,20 +211,28 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         if protocol.negative_grades is NegativeGrades.ZERO:
             judged_grade = np.where(negative, 0, judged_grade)
     keep = judged_query >= 0
-    pooled_key = np.sort(judged_query[keep & negative] * stride + judged_doc[keep & negative] + 1)
+
+    def run_keys(selected: np.ndarray) -> np.ndarray:
+        # Keys of the selected judgments whose doc the run ranks somewhere.
+        selected = selected & ranked_anywhere[judged_doc]
+        return judged_query[selected] * num_docs + run_code_of_qrels_doc[judged_doc[selected]]
+
+    pooled_key = run_keys(keep & negative)
     if protocol.negative_grades is NegativeGrades.UNJUDGED:
         keep &= ~negative
-    judged_query, judged_doc, judged_grade = judged_query[keep], judged_doc[keep], judged_grade[keep]
-    # Qrels rows are sorted by (query, doc) and the query remap is monotone, so
-    # these keys are sorted: a binary search finds each ranked doc's grade.
-    judged_key = judged_query * stride + judged_doc + 1
+    judged_key = run_keys(keep)
+    judged_key_grade = judged_grade[keep & ranked_anywhere[judged_doc]]
+    judged_query, judged_grade = judged_query[keep], judged_grade[keep]
     pool_offsets = _offsets(judged_query, num_queries)
 
     # -- rankings ----------------------------------------------------------
-    row_query = eval_index[run_query_map[_segments(np.diff(run.offsets))]]
-    rows = np.flatnonzero(row_query >= 0)
-    if len(rows) == len(row_query):
+    run_lengths = np.diff(run.offsets)
+    eval_of_run_query = eval_index[run_query_map]
+    row_query = np.repeat(eval_of_run_query, run_lengths)
+    if (eval_of_run_query >= 0).all():
         rows = slice(None)  # every row is evaluated: avoid copying the columns
+    else:
+        rows = np.flatnonzero(row_query >= 0)
     row_query = row_query[rows]
     row_doc = run.doc_codes[rows]
     row_score = run.scores[rows]
@@ -203,39 +240,40 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         # trec_eval 9 / pytrec_eval hold scores as float32: nearly equal scores tie.
         row_score = row_score.astype(np.float32).astype(np.float64)
     row_line = run.lines[rows]
-    row_key = row_query * max(len(docs), 1) + row_doc
+    row_key = row_query * num_docs + row_doc
 
     def run_row(i: int) -> str:
         # Location of row i of the (current) run arrays, for messages.
         return where(source=run.source, line=_line(row_line, i),
                      query=str(queries[row_query[i]]), doc=str(docs[row_doc[i]]))
 
+    # One sort of the (query, doc) keys finds duplicates and serves every lookup.
+    sorted_key, key_row = _sorted_with_rows(row_key)
+    del row_key
     counts["duplicates_dropped"] = 0
-    # np.sort on int64 is far faster than argsort: locate duplicates only if any.
-    sorted_keys = np.sort(row_key)
-    if len(sorted_keys) and (sorted_keys[1:] == sorted_keys[:-1]).any():
-        by_key = np.argsort(row_key, kind="stable")
-        repeated = np.zeros(len(row_key), dtype=bool)
-        repeated[by_key[1:]] = row_key[by_key[1:]] == row_key[by_key[:-1]]
+    repeated_in_order = sorted_key[1:] == sorted_key[:-1]
+    if repeated_in_order.any():
+        # Equal keys sort in row order: every one but the first is a repeat.
+        repeated = np.zeros(len(sorted_key), dtype=bool)
+        repeated[key_row[1:][repeated_in_order]] = True
         if protocol.duplicates is Duplicates.ERROR:
             raise DuplicateError(
                 f"{run_row(int(np.flatnonzero(repeated)[0]))}the doc is listed twice for this query; set the policy duplicates=first to keep the first"
             )
         counts["duplicates_dropped"] = int(repeated.sum())
         kept = ~repeated
-        row_query, row_doc, row_score, row_line, row_key = (
-            a[kept] for a in (row_query, row_doc, row_score, row_line, row_key))
+        row_query, row_doc, row_score, row_line = (a[kept] for a in (row_query, row_doc, row_score, row_line))
+        first_of_key = np.concatenate([[True], ~repeated_in_order])
+        new_row = np.cumsum(kept) - 1
+        sorted_key, key_row = sorted_key[first_of_key], new_row[key_row[first_of_key]]
+    del repeated_in_order
 
-    lookup_key = row_query * stride
-    lookup_key += judged_code_plus_one[row_doc]
-    row_judged, found_at = _find(judged_key, lookup_key)
-    if len(judged_key):
-        row_grade = judged_grade[found_at]
-        row_grade[~row_judged] = 0
+    row_judged, row_grade = _look_up(sorted_key, key_row, judged_key, judged_key_grade)
+    if len(pooled_key):
+        row_pooled = row_judged | _look_up(sorted_key, key_row, pooled_key, None)[0]
     else:
-        row_grade = np.zeros(len(row_key), np.int64)
-    row_pooled = row_judged | _find(pooled_key, lookup_key)[0] if len(pooled_key) else row_judged
-    del lookup_key, found_at
+        row_pooled = row_judged
+    del sorted_key, key_row
     unjudged = ~row_judged
     counts["unjudged_retrieved"] = int(unjudged.sum())
     counts["unjudged_dropped"] = 0
@@ -270,7 +308,15 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     if order is not None:
         row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled = (
             a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled))
-    offsets = _offsets(row_query, num_queries)
+    if counts["duplicates_dropped"] or counts["unjudged_dropped"]:
+        offsets = _offsets(row_query, num_queries)
+    else:
+        # Rows are grouped by query in evaluation order, none dropped: each
+        # evaluated query keeps its whole ranking.
+        ranked = eval_of_run_query >= 0
+        evaluated_lengths = np.zeros(num_queries, dtype=np.int64)
+        evaluated_lengths[eval_of_run_query[ranked]] = run_lengths[ranked]
+        offsets = np.concatenate([[0], np.cumsum(evaluated_lengths)])
 
     n = len(row_query)
     # new_tie[i]: a tie group starts at i; the extra last entry closes the last group.

@@ -13,6 +13,8 @@ Kernels never validate: alignment already applied every policy.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 __all__ = ["Ranked"]
@@ -33,30 +35,84 @@ class Ranked:
         self.lengths = np.diff(offsets)
         self.group_offsets = group_offsets
         self.num_groups = len(group_offsets) - 1
-        starts = group_offsets[:-1]
-        self.size = np.diff(group_offsets)
         self.all_singletons = self.num_groups == offsets[-1]
-        position_query = np.repeat(np.arange(self.num_queries, dtype=np.int64), self.lengths)
-        position_rank = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], self.lengths)
-        self.position_query, self.position_rank = position_query, position_rank
-        if self.all_singletons:
-            # Every position is its own group: the per-group arrays are the
-            # per-position ones, with no gathering.
-            self.query, self.start = position_query, position_rank
-            self._group_of_position = None
-            self.in_tie = None
-        else:
-            self.query = position_query[starts] if self.num_groups else np.zeros(0, np.int64)
-            self.start = starts - offsets[self.query]
-            self._group_of_position = None  # built on first use
-            # Real ties are usually few: linear kernels treat single positions
-            # directly and only the tied groups through group sums.
-            tied = np.flatnonzero(self.size > 1)
-            self.in_tie = np.repeat(self.size > 1, self.size)
-            self.tied_positions = np.flatnonzero(self.in_tie)
-            self.tied_query, self.tied_start, self.tied_size = self.query[tied], self.start[tied], self.size[tied]
-            self.tied_first = np.cumsum(self.tied_size) - self.tied_size  # into tied_positions
+        self._group_of_position = None  # built on first use
         self._heads: dict[bytes, np.ndarray | None] = {}
+
+    # Every array below spans all positions or groups (millions on a big
+    # run) and most measures need only some of them: each is built on first use.
+    @cached_property
+    def size(self) -> np.ndarray:
+        """Number of positions in each group."""
+        return np.diff(self.group_offsets)
+
+    @cached_property
+    def position_query(self) -> np.ndarray:
+        """Query of every position."""
+        return np.repeat(np.arange(self.num_queries, dtype=np.int64), self.lengths)
+
+    @cached_property
+    def position_rank(self) -> np.ndarray:
+        """0-based rank of every position within its query."""
+        rank = np.arange(self.offsets[-1], dtype=np.int64)
+        rank -= np.repeat(self.offsets[:-1], self.lengths)
+        return rank
+
+    @cached_property
+    def query(self) -> np.ndarray:
+        """Query of every group."""
+        if self.all_singletons:
+            return self.position_query
+        if not self.num_groups:
+            return np.zeros(0, np.int64)
+        return self.position_query[self.group_offsets[:-1]]
+
+    @cached_property
+    def start(self) -> np.ndarray:
+        """Docs ranked before each group in its query (the group's 0-based first rank)."""
+        if self.all_singletons:
+            return self.position_rank
+        return self.group_offsets[:-1] - self.offsets[self.query]
+
+    # Real ties are usually few: linear kernels treat single positions
+    # directly and only the tied groups through group sums.
+    @cached_property
+    def in_tie(self) -> np.ndarray | None:
+        """Per position: is it in a group of several docs (None when none is)."""
+        if self.all_singletons:
+            return None
+        tied = self.size > 1
+        return np.repeat(tied, self.size)
+
+    @cached_property
+    def _tied_groups(self) -> np.ndarray:
+        return np.flatnonzero(self.size > 1) if not self.all_singletons else np.zeros(0, np.int64)
+
+    @cached_property
+    def tied_size(self) -> np.ndarray:
+        return self.size[self._tied_groups] if not self.all_singletons else np.zeros(0, np.int64)
+
+    @cached_property
+    def tied_query(self) -> np.ndarray:
+        first_positions = self.group_offsets[self._tied_groups]
+        return np.searchsorted(self.offsets, first_positions, side="right") - 1
+
+    @cached_property
+    def tied_start(self) -> np.ndarray:
+        return self.group_offsets[self._tied_groups] - self.offsets[self.tied_query]
+
+    @cached_property
+    def tied_positions(self) -> np.ndarray:
+        """Positions of the tied groups, group after group."""
+        size = self.tied_size
+        first = self.group_offsets[self._tied_groups]
+        within = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(self.tied_first, size)
+        return np.repeat(first, size) + within
+
+    @cached_property
+    def tied_first(self) -> np.ndarray:
+        """Where each tied group starts in `tied_positions`."""
+        return np.cumsum(self.tied_size) - self.tied_size
 
     def head(self, k_query: np.ndarray) -> np.ndarray | None:
         """Positions ranked within each query's cutoff (singleton groups only);

@@ -74,6 +74,16 @@ class Ranked:
             return self.position_rank
         return self.group_offsets[:-1] - self.offsets[self.query]
 
+    def query_of(self, groups: np.ndarray) -> np.ndarray:
+        """Query of the given groups, without building `query` for every group."""
+        if "query" in self.__dict__ or self.all_singletons:
+            return self.query[groups]
+        return np.searchsorted(self.offsets, self.group_offsets[groups], side="right") - 1
+
+    def start_of(self, groups: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Docs ranked before the given groups (of the given queries) in their query."""
+        return self.group_offsets[groups] - self.offsets[query]
+
     # Real ties are usually few: linear kernels treat single positions
     # directly and only the tied groups through group sums.
     @cached_property
@@ -94,12 +104,11 @@ class Ranked:
 
     @cached_property
     def tied_query(self) -> np.ndarray:
-        first_positions = self.group_offsets[self._tied_groups]
-        return np.searchsorted(self.offsets, first_positions, side="right") - 1
+        return self.query_of(self._tied_groups)
 
     @cached_property
     def tied_start(self) -> np.ndarray:
-        return self.group_offsets[self._tied_groups] - self.offsets[self.tied_query]
+        return self.start_of(self._tied_groups, self.tied_query)
 
     @cached_property
     def tied_positions(self) -> np.ndarray:
@@ -142,13 +151,17 @@ class Ranked:
             return per_position.astype(np.float64)
         return np.add.reduceat(per_position.astype(np.float64), self.group_offsets[:-1])
 
-    def before_group(self, per_position: np.ndarray, groups: np.ndarray) -> np.ndarray:
-        """For the given groups, the sum of a per-position count over the earlier
-        positions of the same query (one cumulative sum, gathered only where needed)."""
+    def before_group(self, per_position: np.ndarray, groups: np.ndarray,
+                     query: np.ndarray | None = None) -> np.ndarray:
+        """For the given groups (of the given queries, when known), the sum of a
+        per-position count over the earlier positions of the same query (one
+        cumulative sum, gathered only where needed)."""
+        if query is None:
+            query = self.query_of(groups)
         cumulative = np.empty(len(per_position) + 1)
         cumulative[0] = 0.0
         np.cumsum(per_position, dtype=np.float64, out=cumulative[1:])  # in place: no 10M-element copy
-        return cumulative[self.group_offsets[groups]] - cumulative[self.offsets[self.query[groups]]]
+        return cumulative[self.group_offsets[groups]] - cumulative[self.offsets[query]]
 
     def query_sum(self, per_group: np.ndarray) -> np.ndarray:
         """Sum of a per-group value over each query (in rank order)."""
@@ -231,11 +244,12 @@ class Ranked:
         candidates = np.flatnonzero(r > 0)
         if len(candidates) == 0:
             return rr, hit
-        first = candidates[np.r_[True, self.query[candidates[1:]] != self.query[candidates[:-1]]]]
+        candidate_query = self.query_of(candidates)
+        is_first = np.r_[True, candidate_query[1:] != candidate_query[:-1]]
+        first, query = candidates[is_first], candidate_query[is_first]
         n = self.size[first]
         rel = r[first].astype(np.int64)
-        s = self.start[first]
-        query = self.query[first]
+        s = self.start_of(first, query)
         k = k_query[query]
         # Terms q = 1 .. min(n - r + 1, k - s); none when the group starts past k.
         terms = np.clip(np.minimum(n - rel + 1, k - s), 0, None)
@@ -264,20 +278,24 @@ class Ranked:
         (r/n) * sum_{q=1}^{m} (c + 1 + (q-1)(r-1)/(n-1)) / (s + q).
         """
         r = self.group_sum(relevant)
-        k = k_query[self.query]
-        active = np.flatnonzero((r > 0) & (self.start < k))
+        active = np.flatnonzero(r > 0)
+        query = self.query_of(active)
+        s = self.start_of(active, query)
+        k = k_query[query]
+        inside = s < k
+        active, query, s, k = active[inside], query[inside], s[inside], k[inside]
         if len(active) == 0:
             return np.zeros(self.num_queries)
-        n, rel, s = self.size[active], r[active], self.start[active]
-        c = self.before_group(relevant, active)
-        terms = np.minimum(n, k[active] - s)
+        n, rel = self.size[active], r[active]
+        c = self.before_group(relevant, active, query)
+        terms = np.minimum(n, k - s)
         seg = np.repeat(np.arange(len(active)), terms)
         q = np.arange(int(terms.sum())) - np.repeat(np.cumsum(terms) - terms, terms) + 1
         n_t, r_t = n[seg], rel[seg]
         others_above = np.where(n_t > 1, (q - 1) * (r_t - 1) / np.maximum(n_t - 1, 1), 0.0)
         term = (r_t / n_t) * (c[seg] + 1 + others_above) / (s[seg] + q)
         per_group = np.bincount(seg, weights=term, minlength=len(active))
-        return np.bincount(self.query[active], weights=per_group, minlength=self.num_queries)
+        return np.bincount(query, weights=per_group, minlength=self.num_queries)
 
     def bpref_sum(self, relevant: np.ndarray, nonrelevant: np.ndarray, num_rel: np.ndarray,
                   num_nonrel: np.ndarray, k_query: np.ndarray) -> np.ndarray:

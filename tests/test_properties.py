@@ -147,3 +147,27 @@ def test_row_order_of_the_run_changes_nothing(case, ties, presort):
     for m in ALL_MEASURES:
         for q, value in a.per_query(m).items():
             assert b.per_query(m)[q] == pytest.approx(value, abs=1e-12), (m, q)
+
+
+@settings(max_examples=150, deadline=None)
+@given(collections(), st.integers(1, 6), st.sampled_from(["expected", "docid"]))
+def test_cutoff_counts_equal_a_per_query_count(case, k, ties):
+    """unjudged_in_cutoff: unjudged docs whose group of equal scores (averaged over
+    under ties=expected) starts within the top k; tied_groups_crossing_cutoff:
+    groups of equal scores holding ranks k and k + 1."""
+    results = run_case(case, [f"p@{k}"], Protocol(ties=ties))
+    unjudged = crossing = 0
+    for pool, ranking in case.values():
+        scores = sorted(ranking.values(), reverse=True)
+        for doc, score in ranking.items():
+            first_rank_of_score = scores.index(score)  # 0-based
+            start = first_rank_of_score if ties == "expected" else None
+            if start is None:  # one doc per group: its rank in trec_eval's order (score, then id, descending)
+                by_id = sorted(ranking, reverse=True)
+                start = sorted(by_id, key=lambda d: -ranking[d]).index(doc)
+            if doc not in pool and start < k:
+                unjudged += 1
+        if len(scores) > k and scores[k - 1] == scores[k]:
+            crossing += 1
+    assert results.counts["unjudged_in_cutoff"][f"p@{k}"] == unjudged
+    assert results.counts["tied_groups_crossing_cutoff"][f"p@{k}"] == crossing

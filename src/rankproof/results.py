@@ -36,13 +36,30 @@ class MeasureResult:
     zero_ideal: np.ndarray
 
 
-def _group_starts(offsets: np.ndarray, group_offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(query, start rank, size) of every group."""
-    lengths = np.diff(offsets)
-    starts = group_offsets[:-1]
-    position_query = np.repeat(np.arange(len(lengths)), lengths)
-    query = position_query[starts] if len(starts) else np.zeros(0, np.int64)
-    return query, starts - offsets[query], np.diff(group_offsets)
+def _group_end(group_offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """End (exclusive) of the group holding each of the given positions."""
+    return group_offsets[np.searchsorted(group_offsets, positions, side="right")]
+
+
+def _unjudged_in_cutoff(a: Alignment, k: int) -> int:
+    """Unjudged docs that can land within the top k: those whose group starts before k."""
+    unjudged_before = np.empty(len(a.judged) + 1, dtype=np.int64)
+    unjudged_before[0] = 0
+    np.cumsum(~a.judged, out=unjudged_before[1:])
+    # Per query, everything up to the end of the group holding rank k.
+    lengths = np.diff(a.offsets)
+    ranked = np.flatnonzero(lengths > 0)
+    last_inside = a.offsets[ranked] + np.minimum(k, lengths[ranked]) - 1
+    end = _group_end(a.group_offsets, last_inside)
+    return int((unjudged_before[end] - unjudged_before[a.offsets[ranked]]).sum())
+
+
+def _tied_groups_crossing(a: Alignment, k: int) -> int:
+    """Groups of equal scores holding both rank k and rank k + 1."""
+    lengths = np.diff(a.offsets)
+    longer = np.flatnonzero(lengths > k)
+    last_inside = a.offsets[longer] + k - 1
+    return int((_group_end(a.tie_offsets, last_inside) > last_inside + 1).sum())
 
 
 class Results:
@@ -151,11 +168,6 @@ class Results:
         counts["excluded_queries"] = {
             str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
 
-        _, group_start, _ = _group_starts(a.offsets, a.group_offsets)
-        position_group = np.repeat(np.arange(len(group_start)), np.diff(a.group_offsets))
-        unjudged_start = group_start[position_group[~a.judged]]
-        _, tie_start, tie_size = _group_starts(a.offsets, a.tie_offsets)
-        tied = tie_size > 1
         counts["unjudged_in_cutoff"] = {}
         counts["tied_groups_crossing_cutoff"] = {}
         for measure in self._measures:
@@ -163,11 +175,9 @@ class Results:
                 if measure.spec.cutoff:
                     counts["unjudged_in_cutoff"][str(measure)] = int((~a.judged).sum())
                 continue
-            k = measure.cutoff
             # A doc whose tie group starts inside the cutoff can land inside it.
-            counts["unjudged_in_cutoff"][str(measure)] = int((unjudged_start < k).sum())
-            crossing = tied & (tie_start < k) & (tie_start + tie_size > k)
-            counts["tied_groups_crossing_cutoff"][str(measure)] = int(crossing.sum())
+            counts["unjudged_in_cutoff"][str(measure)] = _unjudged_in_cutoff(a, measure.cutoff)
+            counts["tied_groups_crossing_cutoff"][str(measure)] = _tied_groups_crossing(a, measure.cutoff)
         return counts
 
     # -- tables and text ---------------------------------------------------

@@ -150,6 +150,9 @@ class Results:
             str(m): int(r.zero_ideal.sum()) for m, r in self._measures.items() if m.spec.normalised}
         counts["excluded_queries"] = {
             str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
+        if hasattr(a, "cutoff_counts"):  # a fast path that counted these itself (rankproof.scores)
+            counts.update(a.cutoff_counts(self._measures))
+            return counts
 
         _, group_start, _ = _group_starts(a.offsets, a.group_offsets)
         position_group = np.repeat(np.arange(len(group_start)), np.diff(a.group_offsets))
@@ -206,6 +209,7 @@ class Results:
             lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
         lines.append(f"protocol {self.protocol}")
         lines.append(f"fingerprint {self.protocol.fingerprint}")
+        lines.extend(f"note {note}" for note in getattr(self._alignment, "notes", ()))
         touched = []
         for key, value in self.counts.items():
             if isinstance(value, dict):

@@ -171,7 +171,7 @@ class DenseAlignment:
         self._protocol = protocol
         self._full = None
         self._counts = None
-        self._crossing: dict[Measure, int] = {}
+        self._crossing: dict[int, int] = {}
         self._dcg: dict[tuple, np.ndarray] = {}
         self._ideal: dict[tuple, np.ndarray] = {}
         self.queries = scores.queries
@@ -198,15 +198,22 @@ class DenseAlignment:
     @property
     def counts(self) -> dict:
         if self._counts is None:
-            counts = base_counts(self._scores)
-            counts["tied_groups"], counts["tied_docs"] = _tie_counts(self._scores.score)
-            self._counts = counts
+            self._count_ties(())
         return self._counts
 
+    def _count_ties(self, cutoffs) -> None:
+        counts = base_counts(self._scores)
+        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(self._scores.score, cutoffs)
+        self._counts = counts
+        self._crossing.update(crossing)
+
     def cutoff_counts(self, measures) -> dict:
+        cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
+        if self._counts is None or not set(cutoffs) <= set(self._crossing):
+            self._count_ties(cutoffs)
         return {
             "unjudged_in_cutoff": {str(m): 0 for m in measures if m.cutoff is not None or m.spec.cutoff},
-            "tied_groups_crossing_cutoff": {str(m): self._crossing.get(m, 0) for m in measures
+            "tied_groups_crossing_cutoff": {str(m): self._crossing[m.cutoff] for m in measures
                                             if m.cutoff is not None},
         }
 
@@ -218,8 +225,7 @@ class DenseAlignment:
         discount = discount_table(measure.setting("discount", self._protocol), columns)
         if measure.name == "ideal_dcg":
             return Values(self._ideal_dcg(gain, discount, measure, k))
-        dcg, crossing = self._dcg_at(gain, discount, measure, k)
-        self._crossing[measure] = crossing
+        dcg, _ = self._dcg_at(gain, discount, measure, k)
         if measure.name == "dcg":
             return Values(dcg)
         return ratio(dcg, self._ideal_dcg(gain, discount, measure, k), True)
@@ -244,16 +250,23 @@ class DenseAlignment:
         return self._ideal[key]
 
 
-def _tie_counts(score: np.ndarray, chunk_rows: int = 8192) -> tuple[int, int]:
-    """(tied groups, tied docs) over whole rows of a dense score matrix."""
+def _tie_counts(score: np.ndarray, cutoffs=(), chunk_rows: int = 8192) -> tuple[int, int, dict]:
+    """(tied groups, tied docs) over whole rows of a dense score matrix, and
+    for each cutoff k the number of rows whose ranks k and k + 1 tie (a tied
+    group crossing the cutoff)."""
     groups = docs = 0
+    columns = score.shape[1]
+    crossing = {k: 0 for k in cutoffs}
     for start in range(0, score.shape[0], chunk_rows):
         block = np.sort(score[start:start + chunk_rows], axis=1)
         same = block[:, 1:] == block[:, :-1]
+        for k in cutoffs:
+            if k < columns:  # ranks k and k + 1 (descending) are ascending columns m - k and m - k - 1
+                crossing[k] += int(np.count_nonzero(same[:, columns - k - 1]))
         # A tied group starts where an equal pair follows an unequal one (or the row start).
         starts = same.copy()
         starts[:, 1:] &= ~same[:, :-1]
         group_count = int(np.count_nonzero(starts))
         groups += group_count
         docs += int(np.count_nonzero(same)) + group_count
-    return groups, docs
+    return groups, docs, crossing

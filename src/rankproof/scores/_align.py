@@ -63,7 +63,7 @@ def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
     # ties=docid the doc id descending, the doc id being the column index.
     if protocol.ties is Ties.DOCID:
         order = np.lexsort((-position, -score, row))
-    elif scores.dense and not scores.masked and len(score):
+    elif scores.dense and len(score) and len(score) == scores.score.size:
         columns = scores.score.shape[1]
         order = np.argsort(-score.reshape(rows, columns), axis=1, kind="stable")
         order += (np.arange(rows) * columns)[:, None]

@@ -90,7 +90,7 @@ def _row_names(queries, rows: int) -> np.ndarray:
         raise InputError(f"queries= names {len(names)} rows but there are {rows}; give one name per row")
     unique, counts = np.unique(names, return_counts=True)
     if (counts > 1).any():
-        raise InputError(f"queries= names {unique[counts > 1][0]!r} twice; give every row its own name")
+        raise InputError(f"queries= names {str(unique[counts > 1][0])!r} twice; give every row its own name")
     return names
 
 

@@ -230,23 +230,20 @@ class DenseAlignment:
             return Values(dcg)
         return ratio(dcg, self._ideal_dcg(gain, discount, measure, k), True)
 
-    def _gain_of(self, gain):
-        relevance = self._scores.relevance
-        if relevance.dtype == np.float64 and str(gain) == "linear":
-            return lambda start, stop: relevance[start:stop]
-        return lambda start, stop: gains_of(relevance[start:stop], gain)
+    @staticmethod
+    def _gain_of(gain):
+        return lambda grades: gains_of(grades, gain)
 
     def _dcg_at(self, gain, discount, measure, k):
         key = (str(gain), str(measure.setting("discount", self._protocol)), k)
         if key not in self._dcg:
-            self._dcg[key] = dense_dcg(self._scores.score, self._gain_of(gain), k, discount)
+            self._dcg[key] = dense_dcg(self._scores.score, self._scores.relevance, self._gain_of(gain), k, discount)
         return self._dcg[key]
 
     def _ideal_dcg(self, gain, discount, measure, k):
         key = (str(gain), str(measure.setting("discount", self._protocol)), k)
         if key not in self._ideal:
-            self._ideal[key] = dense_ideal_dcg(self._scores.relevance, self._gain_of(gain),
-                                               lambda levels: gains_of(levels, gain), k, discount)
+            self._ideal[key] = dense_ideal_dcg(self._scores.relevance, self._gain_of(gain), k, discount)
         return self._ideal[key]
 
 

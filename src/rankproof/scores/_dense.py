@@ -32,16 +32,17 @@ def _chunks(num_rows: int, chunk_rows: int):
         yield start, min(start + chunk_rows, num_rows)
 
 
-def _chunk_dcg(score: np.ndarray, gain: np.ndarray, k: int,
+def _chunk_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int,
                cumulative: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(expected DCG@k, does the tied group at the cutoff cross it) per row of one chunk.
 
-    ``score`` and ``gain`` are C-contiguous: indices are taken flat, several
-    times faster than ``take_along_axis``.
+    ``score`` and ``grade`` are C-contiguous: indices are taken flat, several
+    times faster than ``take_along_axis``. Gains are computed only for the
+    entries that can count (the top k and the group at the cutoff).
     """
     rows, m = score.shape
     k = min(k, m)
-    flat_score, flat_gain = score.ravel(), gain.ravel()
+    flat_score, flat_grade = score.ravel(), grade.ravel()
     row_base = np.arange(rows)[:, None]
     if k < m:
         top = np.argpartition(score, m - k, axis=1)[:, m - k:]
@@ -52,7 +53,7 @@ def _chunk_dcg(score: np.ndarray, gain: np.ndarray, k: int,
     order += row_base * k
     top = top.ravel().take(order)  # flat indices of the top k, score descending
     top_score = flat_score.take(top)
-    top_gain = flat_gain.take(top)
+    top_gain = gain_of(flat_grade.take(top))
 
     # Tie group of each top rank: its first rank (start) and one past its last
     # rank inside the top k (end). k is small: one vector step per rank.
@@ -78,63 +79,70 @@ def _chunk_dcg(score: np.ndarray, gain: np.ndarray, k: int,
     dcg = np.zeros(rows)
     if crossing.any():
         last_start = start[:, -1]
-        dcg += np.einsum("ij,ij->i", gain, at_kth) * (cumulative[k] - cumulative[last_start]) / full_size
-        weight[top_score == kth] = 0.0
+        tied = np.flatnonzero(at_kth.ravel())
+        tied_gain = np.bincount(tied // m, weights=gain_of(flat_grade.take(tied)), minlength=rows)
+        dcg += np.where(crossing, tied_gain * (cumulative[k] - cumulative[last_start]) / full_size, 0.0)
+        weight[crossing[:, None] & (top_score == kth)] = 0.0
     dcg += np.einsum("ij,ij->i", top_gain, weight)
     return dcg, crossing
 
 
-def dense_dcg(score: np.ndarray, gain_of, k: int, discount: np.ndarray,
+def dense_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int, discount: np.ndarray,
               chunk_rows: int = CHUNK_ROWS) -> tuple[np.ndarray, int]:
     """Expected DCG@k of every row under ties=expected, and how many rows have a
     tied group crossing the cutoff.
 
-    ``gain_of(start, stop)`` gives the gains of rows start..stop (computed per
-    chunk, so the gain matrix is never held whole). ``discount[i]`` is the
-    discount of rank i + 1, at least min(k, columns) long.
+    ``gain_of(grades)`` maps an array of grades to gains (so the gain matrix is
+    never built). ``discount[i]`` is the discount of rank i + 1, at least
+    min(k, columns) long.
     """
     rows, m = score.shape
     cumulative = np.concatenate([[0.0], np.cumsum(discount[: min(k, m)])])
     dcg = np.empty(rows)
     crossing = 0
     for start, stop in _chunks(rows, chunk_rows):
-        dcg[start:stop], crossed = _chunk_dcg(score[start:stop], gain_of(start, stop), k, cumulative)
+        dcg[start:stop], crossed = _chunk_dcg(score[start:stop], grade[start:stop], gain_of, k, cumulative)
         crossing += int(crossed.sum())
     return dcg, crossing
 
 
-def dense_ideal_dcg(grade: np.ndarray, gain_of, gain_of_grade, k: int, discount: np.ndarray,
+def dense_ideal_dcg(grade: np.ndarray, gain_of, k: int, discount: np.ndarray,
                     chunk_rows: int = CHUNK_ROWS) -> np.ndarray:
     """DCG@k of each row's gains in their best order (only positive gains count).
 
-    ``gain_of_grade(levels)`` maps grade values to gains (for counting by grade).
+    With integer grades in a range of fewer than 64 values, the best order is
+    counted, not sorted: one ``bincount`` gives the number of docs of each
+    grade in each row, and grades are taken by gain descending (a gain map
+    need not follow the grade). Otherwise a row-wise partition finds the top k.
     """
     rows, m = grade.shape
     k = min(k, m)
     cumulative = np.concatenate([[0.0], np.cumsum(discount[:k])])
     ideal = np.empty(rows)
     levels = None
-    if rows and np.issubdtype(grade.dtype, np.integer):
+    if rows and grade.dtype.kind in "iu":
         low, high = int(grade.min()), int(grade.max())
-        if high - low < 16:
+        if high - low < 64:
             levels = np.arange(low, high + 1)
-            level_gain = gain_of_grade(levels)
-            keep = level_gain > 0
-            # Best order: grades by gain descending (a gain map need not follow the grade).
-            by_gain = np.argsort(-level_gain[keep], kind="stable")
-            levels, level_gain = levels[keep][by_gain], level_gain[keep][by_gain]
+            level_gain = gain_of(levels)
+            # Grades by gain descending; only positive gains enter the ideal.
+            by_gain = np.argsort(-level_gain, kind="stable")
+            by_gain = by_gain[level_gain[by_gain] > 0]
     for start, stop in _chunks(rows, chunk_rows):
+        block = grade[start:stop]
         if levels is not None:
-            block = grade[start:stop]
+            count = len(levels)
+            key = (block - (low - np.arange(stop - start) * count)[:, None]).ravel()
+            per_level = np.bincount(key, minlength=(stop - start) * count).reshape(stop - start, count)
             total = np.zeros(stop - start)
             before = np.zeros(stop - start, dtype=np.int64)
-            for level, level_gain_value in zip(levels.tolist(), level_gain.tolist()):
-                after = before + np.count_nonzero(block == level, axis=1)
-                total += level_gain_value * (cumulative[np.minimum(after, k)] - cumulative[np.minimum(before, k)])
+            for level in by_gain.tolist():
+                after = before + per_level[:, level]
+                total += level_gain[level] * (cumulative[np.minimum(after, k)] - cumulative[np.minimum(before, k)])
                 before = after
             ideal[start:stop] = total
         else:
-            gains = np.maximum(gain_of(start, stop), 0.0)
+            gains = np.maximum(gain_of(block), 0.0)
             top = np.partition(gains, m - k, axis=1)[:, m - k:] if k < m else gains
             top = -np.sort(-top, axis=1)
             ideal[start:stop] = top @ discount[:k]

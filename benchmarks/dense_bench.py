@@ -4,7 +4,9 @@ Seeded data: ``--rows`` x ``--columns`` (default 1M x 50) integer grades 0-3
 (int64) and scores rounded to one decimal (11 values per row of 50: heavy
 ties). Measure: ndcg@k (default 10) with exact tie averaging.
 
-Timed, median of ``--repeat`` runs (default 3), in this process:
+Timed, median of ``--repeat`` runs (default 3), in this process, the tools
+taking turns within each repetition (wall and CPU time are both printed: the
+machine may be shared):
 
 - rankproof: ``evaluate_scores(y_true, y_score, "ndcg@10").mean("ndcg@10")``,
   and the same plus ``results.counts`` (whole-row tie counts, computed on
@@ -49,13 +51,21 @@ def generate(rows: int, columns: int, seed: int) -> tuple[np.ndarray, np.ndarray
     return y_true, y_score
 
 
-def median_time(function, repeat: int) -> tuple[float, object]:
-    times, value = [], None
+def interleaved_times(tools: dict, repeat: int) -> tuple[dict, dict, dict]:
+    """Median wall and CPU seconds of each tool, and its last value. The tools
+    run in turn within each repetition, so a change in the machine's load (it
+    is shared) falls on all of them alike."""
+    wall = {name: [] for name in tools}
+    cpu = {name: [] for name in tools}
+    values = {}
     for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), value
+        for name, function in tools.items():
+            start_wall, start_cpu = time.perf_counter(), time.process_time()
+            values[name] = function()
+            cpu[name].append(time.process_time() - start_cpu)
+            wall[name].append(time.perf_counter() - start_wall)
+    return ({name: statistics.median(t) for name, t in wall.items()},
+            {name: statistics.median(t) for name, t in cpu.items()}, values)
 
 
 def main(argv=None) -> int:
@@ -84,18 +94,23 @@ def main(argv=None) -> int:
         return 1
 
     # -- times -----------------------------------------------------------------
-    t_ours, mean = median_time(lambda: evaluate_scores(y_true, y_score, measure).mean(measure), args.repeat)
-
     def with_counts():
         results = evaluate_scores(y_true, y_score, measure)
         return results.mean(measure), results.counts
-    t_counts, (_, counts) = median_time(with_counts, args.repeat)
-    t_floor, _ = median_time(lambda: y_score.sum(), max(args.repeat, 5))
-    t_sklearn_subset, _ = median_time(lambda: ndcg_score(y_true[:subset], y_score[:subset], k=args.k),
-                                      args.repeat)
-    t_sklearn = t_sklearn_subset * args.rows / subset
-    t_ignore, ignore_value = median_time(lambda: ndcg_score(y_true, y_score, k=args.k, ignore_ties=True),
-                                         args.repeat)
+
+    tools = {
+        "ours": lambda: evaluate_scores(y_true, y_score, measure).mean(measure),
+        "counts": with_counts,
+        "sklearn": lambda: ndcg_score(y_true[:subset], y_score[:subset], k=args.k),
+        "ignore": lambda: ndcg_score(y_true, y_score, k=args.k, ignore_ties=True),
+        "floor": lambda: y_score.sum(),
+    }
+    wall, cpu, values = interleaved_times(tools, args.repeat)
+    scale = args.rows / subset
+    for times in (wall, cpu):
+        times["sklearn"] *= scale
+    mean, ignore_value, counts = values["ours"], values["ignore"], values["counts"][1]
+    t_ours, t_sklearn, t_ignore, t_floor = wall["ours"], wall["sklearn"], wall["ignore"], wall["floor"]
 
     tracemalloc.start()
     evaluate_scores(y_true, y_score, measure).mean(measure)
@@ -112,19 +127,21 @@ def main(argv=None) -> int:
           f"rows (diff {difference:.1e}); all rows: rankproof {mean:.6f}, "
           f"ndcg_score(ignore_ties=True) {ignore_value:.6f} (ties in numpy's unstable argsort order)")
     rows = [
-        ("rankproof evaluate_scores", t_ours, ""),
-        ("rankproof + counts", t_counts, "whole-row tie counts on first use"),
-        ("sklearn ndcg_score", t_sklearn,
-         f"timed on {subset:,} rows ({t_sklearn_subset:.2f} s), scaled x{args.rows / subset:g}"
-         if subset < args.rows else ""),
-        ("sklearn ignore_ties=True", t_ignore, ""),
-        ("read floor y_score.sum()", t_floor, ""),
+        ("rankproof evaluate_scores", "ours", ""),
+        ("rankproof + counts", "counts", "whole-row tie counts on first use"),
+        ("sklearn ndcg_score", "sklearn",
+         f"timed on {subset:,} rows ({wall['sklearn'] / scale:.2f} s), scaled x{scale:g}" if subset < args.rows else ""),
+        ("sklearn ignore_ties=True", "ignore", ""),
+        ("read floor y_score.sum()", "floor", ""),
     ]
-    print(f"{'tool':<28}{'seconds':>9}{'x rankproof':>13}  note")
-    for name, seconds, note in rows:
-        print(f"{name:<28}{seconds:9.3f}{seconds / t_ours:13.2f}  {note}")
+    print(f"{'tool':<28}{'seconds':>9}{'x rankproof':>13}{'cpu s':>9}{'x rankproof':>13}  note")
+    for label, name, note in rows:
+        print(f"{label:<28}{wall[name]:9.3f}{wall[name] / t_ours:13.2f}{cpu[name]:9.3f}"
+              f"{cpu[name] / cpu['ours']:13.2f}  {note}")
     print(f"rankproof is {t_sklearn / t_ours:.0f}x faster than ndcg_score, {t_ignore / t_ours:.1f}x faster than "
-          f"ndcg_score(ignore_ties=True), and {t_ours / t_floor:.0f}x the read floor")
+          f"ndcg_score(ignore_ties=True), and {t_ours / t_floor:.0f}x the read floor (wall time; CPU time: "
+          f"{cpu['sklearn'] / cpu['ours']:.0f}x, {cpu['ignore'] / cpu['ours']:.1f}x, "
+          f"{cpu['ours'] / cpu['floor']:.0f}x)")
     print(f"peak memory of evaluate_scores (tracemalloc): {peak_mb:.0f} MB = {peak_mb / input_mb:.2f}x the input "
           f"arrays ({input_mb:.0f} MB)")
     return 0

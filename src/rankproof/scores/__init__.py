@@ -40,7 +40,7 @@ from ..errors import InputError
 from ..evaluate import _as_protocol, _measure_alignment, _measure_list
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, gains_of, ratio
-from ..protocol import Aggregation, Protocol, Ties
+from ..protocol import Aggregation, Gain, Protocol, Ties
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, score_alignment
 from ._dense import dense_dcg, dense_ideal_dcg
@@ -114,7 +114,9 @@ def evaluate_scores(
     measure_list = _measure_list(measures, protocol)
     scores = read_scores(y_true, y_score, offsets, queries, protocol)
     weight_array = _row_weights(weights, scores.queries, protocol)
-    if _fast_path_applies(scores, protocol, measure_list):
+    if _fast_path_applies(scores, protocol):
+        # ndcg / dcg / ideal_dcg by the dense fast path; any other measure builds
+        # the general alignment on first use and runs the reference kernels.
         alignment = DenseAlignment(scores, protocol)
         return _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score",
                                   compute=alignment.compute)
@@ -149,17 +151,18 @@ def _row_weights(weights, queries: np.ndarray, protocol: Protocol) -> np.ndarray
     return array
 
 
-def _fast_path_applies(scores: ScoreInput, protocol: Protocol, measures: list[Measure]) -> bool:
+def _fast_path_applies(scores: ScoreInput, protocol: Protocol) -> bool:
     return (scores.dense and not scores.masked and not scores.negative and protocol.ties is Ties.EXPECTED
-            and scores.score.shape[1] > 0 and all(m.name in _FAST for m in measures))
+            and scores.score.shape[1] > 0)
 
 
 class DenseAlignment:
-    """What :class:`~rankproof.results.Results` needs of an alignment, for the
-    dense fast path: the row names, the counts (whole-row tie counts are
-    computed on first use, by a row-wise sort in chunks), and per-measure
-    cutoff counts. Anything else (``to_pandas``, ``explain``) builds the
-    general flat alignment on first use.
+    """An alignment for dense matrices without masked entries under
+    ``ties=expected``: what :class:`~rankproof.results.Results` needs (the
+    row names, the counts, computed on first use by a row-wise sort in chunks,
+    and per-measure cutoff counts), and the fast path for ndcg, dcg and
+    ideal_dcg. Anything else (other measures, ``to_pandas``, ``explain``)
+    builds the general flat alignment on first use.
     """
 
     notes = (POOL_NOTE,)
@@ -218,7 +221,10 @@ class DenseAlignment:
         }
 
     # -- measures --------------------------------------------------------------
-    def compute(self, measure: Measure) -> Values:
+    def compute(self, measure: Measure) -> "Values | None":
+        """The measure's values by the fast path, or None for the reference kernels."""
+        if measure.name not in _FAST:
+            return None
         columns = self._scores.score.shape[1]
         k = min(measure.cutoff if measure.cutoff is not None else columns, columns)
         gain = measure.setting("gain", self._protocol)
@@ -237,7 +243,9 @@ class DenseAlignment:
     def _dcg_at(self, gain, discount, measure, k):
         key = (str(gain), str(measure.setting("discount", self._protocol)), k)
         if key not in self._dcg:
-            self._dcg[key] = dense_dcg(self._scores.score, self._scores.relevance, self._gain_of(gain), k, discount)
+            linear = gain is Gain.LINEAR
+            self._dcg[key] = dense_dcg(self._scores.score, self._scores.relevance,
+                                       None if linear else self._gain_of(gain), k, discount)
         return self._dcg[key]
 
     def _ideal_dcg(self, gain, discount, measure, k):

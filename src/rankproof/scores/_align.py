@@ -97,7 +97,9 @@ def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
     return Alignment(
         queries=scores.queries, in_run=np.ones(rows, dtype=bool), offsets=offsets,
         docs=np.arange(width).astype(str), doc=position.astype(np.int64), grade=grade, judged=judged,
-        pooled=judged, score=score, line=np.full(n, -1, dtype=np.int64), group_offsets=group_offsets,
+        pooled=judged, score=score,
+        line=np.broadcast_to(np.int64(-1), (n,)),  # no file lines: a read-only view, no memory
+        group_offsets=group_offsets,
         tie_offsets=tie_offsets, pool_offsets=pool_offsets, pool_grade=pool_grade, counts=counts,
         run_source="y_score", qrels_source="y_true", notes=(POOL_NOTE,),
     )

@@ -24,7 +24,7 @@ import numpy as np
 
 __all__ = ["dense_dcg", "dense_ideal_dcg", "CHUNK_ROWS"]
 
-CHUNK_ROWS = 8192
+CHUNK_ROWS = 4096
 
 
 def _chunks(num_rows: int, chunk_rows: int):
@@ -49,11 +49,12 @@ def _chunk_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int,
         top += row_base * m
     else:
         top = row_base * m + np.arange(m)
-    order = np.argsort(-flat_score.take(top), axis=1, kind="stable")
+    # Ascending, then read backwards: the order inside a tied group does not matter.
+    order = np.argsort(flat_score.take(top), axis=1)[:, ::-1]
     order += row_base * k
     top = top.ravel().take(order)  # flat indices of the top k, score descending
     top_score = flat_score.take(top)
-    top_gain = gain_of(flat_grade.take(top))
+    top_gain = flat_grade.take(top).astype(np.float64) if gain_of is None else gain_of(flat_grade.take(top))
 
     # Tie group of each top rank: its first rank (start) and one past its last
     # rank inside the top k (end). k is small: one vector step per rank.
@@ -79,8 +80,11 @@ def _chunk_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int,
     dcg = np.zeros(rows)
     if crossing.any():
         last_start = start[:, -1]
-        tied = np.flatnonzero(at_kth.ravel())
-        tied_gain = np.bincount(tied // m, weights=gain_of(flat_grade.take(tied)), minlength=rows)
+        if gain_of is None:  # linear gain: the grades are the gains
+            tied_gain = np.einsum("ij,ij->i", grade, at_kth, dtype=np.float64)
+        else:
+            tied = np.flatnonzero(at_kth.ravel())
+            tied_gain = np.bincount(tied // m, weights=gain_of(flat_grade.take(tied)), minlength=rows)
         dcg += np.where(crossing, tied_gain * (cumulative[k] - cumulative[last_start]) / full_size, 0.0)
         weight[crossing[:, None] & (top_score == kth)] = 0.0
     dcg += np.einsum("ij,ij->i", top_gain, weight)
@@ -93,7 +97,7 @@ def dense_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int, discount: n
     tied group crossing the cutoff.
 
     ``gain_of(grades)`` maps an array of grades to gains (so the gain matrix is
-    never built). ``discount[i]`` is the discount of rank i + 1, at least
+    never built); None means linear gain (the grades are the gains). ``discount[i]`` is the discount of rank i + 1, at least
     min(k, columns) long.
     """
     rows, m = score.shape

@@ -181,13 +181,17 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
     else:
         relevance = np.ascontiguousarray(relevance)
 
-    masked_flags = np.isnan(score)
-    masked = int(np.count_nonzero(masked_flags))
+    # One cheap reduction each tells whether the detailed (allocating) checks are needed:
+    # a sum is NaN only if some score is NaN (or +inf and -inf meet).
+    masked_flags = np.isnan(score) if np.isnan(score.sum()) else None
+    masked = int(np.count_nonzero(masked_flags)) if masked_flags is not None else 0
+    if not masked:
+        masked_flags = None
     if masked and offsets is not None:
         first = int(np.flatnonzero(masked_flags)[0])
         raise InputError(f"y_score {_locate(form, offsets, columns, first, names)}: the score is NaN; "
                          "ragged rows list only candidates, so drop the entry or give it a score")
-    if relevance.dtype.kind == "f":
+    if relevance.dtype.kind == "f" and relevance.size and not np.isfinite(relevance.sum()):
         bad = ~np.isfinite(relevance)
         if masked:
             bad &= ~masked_flags
@@ -196,10 +200,12 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
             raise InputError(
                 f"y_true {_locate(form, offsets, columns, first, names)}: relevance is "
                 f"{relevance.ravel()[first]}; give a finite grade, or mask the entry by setting its score to NaN")
-    negative_flags = relevance < 0
-    if masked:
-        negative_flags &= ~masked_flags
-    negative = int(np.count_nonzero(negative_flags))
+    negative = 0
+    if relevance.size and (masked or relevance.min() < 0):
+        negative_flags = relevance < 0
+        if masked:
+            negative_flags &= ~masked_flags
+        negative = int(np.count_nonzero(negative_flags))
     if negative and protocol.negative_grades is NegativeGrades.ERROR:
         first = int(np.flatnonzero(negative_flags.ravel())[0])
         raise InputError(

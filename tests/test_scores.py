@@ -196,8 +196,8 @@ def test_fast_path_with_real_relevance_and_small_chunks(monkeypatch):
     from rankproof.scores import _dense
 
     monkeypatch.setattr(_dense, "CHUNK_ROWS", 7)
-    monkeypatch.setattr(_dense.dense_dcg, "__defaults__", (7,))
-    monkeypatch.setattr(_dense.dense_ideal_dcg, "__defaults__", (7,))
+    monkeypatch.setattr(_dense.dense_dcg, "__defaults__", (False, 7))
+    monkeypatch.setattr(_dense.dense_ideal_dcg, "__defaults__", (None, 7))
     rng = np.random.default_rng(11)
     y_true = rng.random((50, 6)) * 3
     y_score = rng.integers(0, 2, (50, 6)).astype(float)
@@ -205,6 +205,34 @@ def test_fast_path_with_real_relevance_and_small_chunks(monkeypatch):
     reference = _reference(y_true, y_score, ["ndcg@2", "ndcg@6"], Protocol())
     for m in ["ndcg@2", "ndcg@6"]:
         np.testing.assert_allclose(fast.values(m), reference.values(m), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("gain", ["linear", "exp2", "map:0=0.5/1=1/2=3/3=2"])
+@pytest.mark.parametrize("real", [False, True])
+def test_fast_path_with_masked_entries_agrees_with_the_reference_kernel(gain, real):
+    rng = np.random.default_rng(17)
+    y_true, y_score = _heavy_ties(rng, 200, 9)
+    y_true = y_true * 1.5 if real else y_true
+    mask = rng.random(y_score.shape) < 0.4  # many rows shorter than k, a few empty
+    mask[:3] = True
+    y_score[mask] = np.nan
+    if real:
+        y_true[mask] = np.nan  # relevance of masked entries is never read
+    protocol = Protocol(gain=gain)
+    measures = ["ndcg@1", "ndcg@3", "dcg@5", "ideal_dcg@4", "ndcg@12", "ndcg"]
+    fast = evaluate_scores(y_true, y_score, measures, protocol)
+    assert isinstance(fast._alignment, DenseAlignment)
+    reference = _reference(y_true, y_score, measures, protocol)
+    for m in measures:
+        np.testing.assert_allclose(fast.values(m), reference.values(m), rtol=0, atol=1e-12)
+    assert fast.counts == reference.counts
+
+
+def test_a_real_minus_infinity_score_beside_masked_entries_takes_the_general_path():
+    y_true, y_score = [[1, 0, 2]], [[-np.inf, np.nan, 0.5]]
+    results = evaluate_scores(y_true, y_score, "dcg@2")
+    assert not isinstance(results._alignment, DenseAlignment)
+    assert results.mean("dcg@2") == pytest.approx(2 + 1 / LOG3)
 
 
 def test_fast_path_counts_ties_crossing_the_cutoff():

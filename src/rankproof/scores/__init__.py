@@ -152,13 +152,14 @@ def _row_weights(weights, queries: np.ndarray, protocol: Protocol) -> np.ndarray
 
 
 def _fast_path_applies(scores: ScoreInput, protocol: Protocol) -> bool:
-    return (scores.dense and not scores.masked and not scores.negative and protocol.ties is Ties.EXPECTED
-            and scores.score.shape[1] > 0)
+    if not (scores.dense and not scores.negative and protocol.ties is Ties.EXPECTED and scores.score.shape[1] > 0):
+        return False
+    # Masked entries become scores of -inf: a real score of -inf would be taken for one.
+    return not (scores.masked and np.isneginf(scores.score).any())
 
 
 class DenseAlignment:
-    """An alignment for dense matrices without masked entries under
-    ``ties=expected``: what :class:`~rankproof.results.Results` needs (the
+    """An alignment for dense matrices under ``ties=expected``: what :class:`~rankproof.results.Results` needs (the
     row names, the counts, computed on first use by a row-wise sort in chunks,
     and per-measure cutoff counts), and the fast path for ndcg, dcg and
     ideal_dcg. Anything else (other measures, ``to_pandas``, ``explain``)
@@ -180,7 +181,16 @@ class DenseAlignment:
         self.queries = scores.queries
         rows, columns = scores.score.shape
         self.in_run = np.ones(rows, dtype=bool)
-        self.offsets = np.arange(0, rows * columns + 1, columns, dtype=np.int64)
+        if scores.masked:
+            # Masked entries: score -inf (ranked last, gain 0), grade 0 (left out of the ideal).
+            self._mask = np.isnan(scores.score)
+            self._score = np.where(self._mask, -np.inf, scores.score)
+            self._grade = np.where(self._mask, 0, scores.relevance)
+            lengths = columns - np.count_nonzero(self._mask, axis=1)
+        else:
+            self._mask, self._score, self._grade = None, scores.score, scores.relevance
+            lengths = np.full(rows, columns)
+        self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
     @property
     def num_queries(self) -> int:
@@ -206,7 +216,8 @@ class DenseAlignment:
 
     def _count_ties(self, cutoffs) -> None:
         counts = base_counts(self._scores)
-        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(self._scores.score, cutoffs)
+        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(self._score, cutoffs,
+                                                                          self._mask is not None)
         self._counts = counts
         self._crossing.update(crossing)
 
@@ -231,7 +242,7 @@ class DenseAlignment:
         discount = discount_table(measure.setting("discount", self._protocol), columns)
         if measure.name == "ideal_dcg":
             return Values(self._ideal_dcg(gain, discount, measure, k))
-        dcg, _ = self._dcg_at(gain, discount, measure, k)
+        dcg = self._dcg_at(gain, discount, measure, k)
         if measure.name == "dcg":
             return Values(dcg)
         return ratio(dcg, self._ideal_dcg(gain, discount, measure, k), True)
@@ -244,27 +255,30 @@ class DenseAlignment:
         key = (str(gain), str(measure.setting("discount", self._protocol)), k)
         if key not in self._dcg:
             linear = gain is Gain.LINEAR
-            self._dcg[key] = dense_dcg(self._scores.score, self._scores.relevance,
-                                       None if linear else self._gain_of(gain), k, discount)
+            self._dcg[key] = dense_dcg(self._score, self._grade, None if linear else self._gain_of(gain), k,
+                                       discount, self._mask is not None)
         return self._dcg[key]
 
     def _ideal_dcg(self, gain, discount, measure, k):
         key = (str(gain), str(measure.setting("discount", self._protocol)), k)
         if key not in self._ideal:
-            self._ideal[key] = dense_ideal_dcg(self._scores.relevance, self._gain_of(gain), k, discount)
+            self._ideal[key] = dense_ideal_dcg(self._grade, self._gain_of(gain), k, discount, self._mask)
         return self._ideal[key]
 
 
-def _tie_counts(score: np.ndarray, cutoffs=(), chunk_rows: int = 8192) -> tuple[int, int, dict]:
+def _tie_counts(score: np.ndarray, cutoffs=(), masked: bool = False,
+                chunk_rows: int = 8192) -> tuple[int, int, dict]:
     """(tied groups, tied docs) over whole rows of a dense score matrix, and
     for each cutoff k the number of rows whose ranks k and k + 1 tie (a tied
-    group crossing the cutoff)."""
+    group crossing the cutoff). ``masked``: scores of -inf are not candidates."""
     groups = docs = 0
     columns = score.shape[1]
     crossing = {k: 0 for k in cutoffs}
     for start in range(0, score.shape[0], chunk_rows):
         block = np.sort(score[start:start + chunk_rows], axis=1)
         same = block[:, 1:] == block[:, :-1]
+        if masked:
+            same &= block[:, 1:] != -np.inf
         for k in cutoffs:
             if k < columns:  # ranks k and k + 1 (descending) are ascending columns m - k and m - k - 1
                 crossing[k] += int(np.count_nonzero(same[:, columns - k - 1]))

@@ -33,12 +33,14 @@ def _chunks(num_rows: int, chunk_rows: int):
 
 
 def _chunk_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int,
-               cumulative: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               cumulative: np.ndarray, masked: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(expected DCG@k, does the tied group at the cutoff cross it) per row of one chunk.
 
     ``score`` and ``grade`` are C-contiguous: indices are taken flat, several
     times faster than ``take_along_axis``. Gains are computed only for the
     entries that can count (the top k and the group at the cutoff).
+    ``masked``: entries scored -inf are not candidates (they reach the top k
+    only in rows with fewer than k candidates, and then gain nothing).
     """
     rows, m = score.shape
     k = min(k, m)
@@ -55,6 +57,8 @@ def _chunk_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int,
     top = top.ravel().take(order)  # flat indices of the top k, score descending
     top_score = flat_score.take(top)
     top_gain = flat_grade.take(top).astype(np.float64) if gain_of is None else gain_of(flat_grade.take(top))
+    if masked:
+        top_gain[top_score == -np.inf] = 0.0
 
     # Tie group of each top rank: its first rank (start) and one past its last
     # rank inside the top k (end). k is small: one vector step per rank.
@@ -77,6 +81,8 @@ def _chunk_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int,
     at_kth = score == kth
     full_size = np.count_nonzero(at_kth, axis=1)
     crossing = full_size > (end[:, -1] - start[:, -1])
+    if masked:
+        crossing &= kth[:, 0] != -np.inf
     dcg = np.zeros(rows)
     if crossing.any():
         last_start = start[:, -1]
@@ -92,27 +98,28 @@ def _chunk_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int,
 
 
 def dense_dcg(score: np.ndarray, grade: np.ndarray, gain_of, k: int, discount: np.ndarray,
-              chunk_rows: int = CHUNK_ROWS) -> tuple[np.ndarray, int]:
-    """Expected DCG@k of every row under ties=expected, and how many rows have a
-    tied group crossing the cutoff.
+              masked: bool = False, chunk_rows: int = CHUNK_ROWS) -> np.ndarray:
+    """Expected DCG@k of every row under ties=expected.
 
     ``gain_of(grades)`` maps an array of grades to gains (so the gain matrix is
-    never built); None means linear gain (the grades are the gains). ``discount[i]`` is the discount of rank i + 1, at least
-    min(k, columns) long.
+    never built); None means linear gain (the grades are the gains).
+    ``discount[i]`` is the discount of rank i + 1, at least min(k, columns)
+    long. ``masked``: scores of -inf mark entries that are not candidates.
     """
     rows, m = score.shape
     cumulative = np.concatenate([[0.0], np.cumsum(discount[: min(k, m)])])
     dcg = np.empty(rows)
-    crossing = 0
     for start, stop in _chunks(rows, chunk_rows):
-        dcg[start:stop], crossed = _chunk_dcg(score[start:stop], grade[start:stop], gain_of, k, cumulative)
-        crossing += int(crossed.sum())
-    return dcg, crossing
+        dcg[start:stop] = _chunk_dcg(score[start:stop], grade[start:stop], gain_of, k, cumulative, masked)[0]
+    return dcg
 
 
-def dense_ideal_dcg(grade: np.ndarray, gain_of, k: int, discount: np.ndarray,
+def dense_ideal_dcg(grade: np.ndarray, gain_of, k: int, discount: np.ndarray, mask: np.ndarray | None = None,
                     chunk_rows: int = CHUNK_ROWS) -> np.ndarray:
     """DCG@k of each row's gains in their best order (only positive gains count).
+
+    ``mask`` (optional, same shape) marks entries that are not candidates;
+    their grade must be 0 in ``grade``.
 
     With integer grades in a range of fewer than 64 values, the best order is
     counted, not sorted: one ``bincount`` gives the number of docs of each
@@ -138,6 +145,8 @@ def dense_ideal_dcg(grade: np.ndarray, gain_of, k: int, discount: np.ndarray,
             count = len(levels)
             key = (block - (low - np.arange(stop - start) * count)[:, None]).ravel()
             per_level = np.bincount(key, minlength=(stop - start) * count).reshape(stop - start, count)
+            if mask is not None:  # masked entries were counted as grade 0
+                per_level[:, -low] -= np.count_nonzero(mask[start:stop], axis=1)
             total = np.zeros(stop - start)
             before = np.zeros(stop - start, dtype=np.int64)
             for level in by_gain.tolist():
@@ -147,6 +156,8 @@ def dense_ideal_dcg(grade: np.ndarray, gain_of, k: int, discount: np.ndarray,
             ideal[start:stop] = total
         else:
             gains = np.maximum(gain_of(block), 0.0)
+            if mask is not None:
+                gains[mask[start:stop]] = 0.0
             top = np.partition(gains, m - k, axis=1)[:, m - k:] if k < m else gains
             top = -np.sort(-top, axis=1)
             ideal[start:stop] = top @ discount[:k]

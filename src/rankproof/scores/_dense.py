@@ -130,35 +130,44 @@ def dense_ideal_dcg(grade: np.ndarray, gain_of, k: int, discount: np.ndarray, ma
     k = min(k, m)
     cumulative = np.concatenate([[0.0], np.cumsum(discount[:k])])
     ideal = np.empty(rows)
-    levels = None
-    if rows and grade.dtype.kind in "iu":
-        low, high = int(grade.min()), int(grade.max())
-        if high - low < 64:
-            levels = np.arange(low, high + 1)
-            level_gain = gain_of(levels)
-            # Grades by gain descending; only positive gains enter the ideal.
-            by_gain = np.argsort(-level_gain, kind="stable")
-            by_gain = by_gain[level_gain[by_gain] > 0]
     for start, stop in _chunks(rows, chunk_rows):
         block = grade[start:stop]
-        if levels is not None:
-            count = len(levels)
-            key = (block - (low - np.arange(stop - start) * count)[:, None]).ravel()
-            per_level = np.bincount(key, minlength=(stop - start) * count).reshape(stop - start, count)
-            if mask is not None:  # masked entries were counted as grade 0
-                per_level[:, -low] -= np.count_nonzero(mask[start:stop], axis=1)
-            total = np.zeros(stop - start)
-            before = np.zeros(stop - start, dtype=np.int64)
-            for level in by_gain.tolist():
-                after = before + per_level[:, level]
-                total += level_gain[level] * (cumulative[np.minimum(after, k)] - cumulative[np.minimum(before, k)])
-                before = after
-            ideal[start:stop] = total
+        block_mask = mask[start:stop] if mask is not None else None
+        # Grade range per chunk: the chunk is read while it is in cache.
+        counted = block.dtype.kind in "iu"
+        if counted:
+            low, high = int(block.min()), int(block.max())
+            counted = high - low < 64
+        if counted:
+            ideal[start:stop] = _counted_ideal(block, block_mask, low, high, gain_of, k, cumulative)
         else:
             gains = np.maximum(gain_of(block), 0.0)
-            if mask is not None:
-                gains[mask[start:stop]] = 0.0
+            if block_mask is not None:
+                gains[block_mask] = 0.0
             top = np.partition(gains, m - k, axis=1)[:, m - k:] if k < m else gains
             top = -np.sort(-top, axis=1)
             ideal[start:stop] = top @ discount[:k]
     return ideal
+
+
+def _counted_ideal(block: np.ndarray, block_mask, low: int, high: int, gain_of, k: int,
+                   cumulative: np.ndarray) -> np.ndarray:
+    """Ideal DCG@k of rows of integer grades from the count of each grade per row."""
+    rows = block.shape[0]
+    levels = np.arange(low, high + 1)
+    level_gain = gain_of(levels)
+    # Grades by gain descending; only positive gains enter the ideal.
+    by_gain = np.argsort(-level_gain, kind="stable")
+    by_gain = by_gain[level_gain[by_gain] > 0]
+    count = len(levels)
+    key = (block - (low - np.arange(rows) * count)[:, None]).ravel()
+    per_level = np.bincount(key, minlength=rows * count).reshape(rows, count)
+    if block_mask is not None:  # masked entries were counted as grade 0
+        per_level[:, -low] -= np.count_nonzero(block_mask, axis=1)
+    total = np.zeros(rows)
+    before = np.zeros(rows, dtype=np.int64)
+    for level in by_gain.tolist():
+        after = before + per_level[:, level]
+        total += level_gain[level] * (cumulative[np.minimum(after, k)] - cumulative[np.minimum(before, k)])
+        before = after
+    return total

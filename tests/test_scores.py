@@ -91,6 +91,13 @@ def test_negative_grades_policies():
     assert condensed.mean("ndcg") == 1.0
 
 
+def test_float32_score_precision_ties_nearly_equal_scores():
+    # 1 + 1e-12 and 1 differ as float64 but not as float32.
+    y_true, y_score = [[0, 1]], [[1 + 1e-12, 1.0]]
+    assert evaluate_scores(y_true, y_score, "dcg@1").mean("dcg@1") == 0.0
+    assert evaluate_scores(y_true, y_score, "dcg@1", Protocol(score_precision="float32")).mean("dcg@1") == 0.5
+
+
 def test_queries_name_the_rows_and_summary_states_the_pool():
     results = evaluate_scores([[1, 0]], [[0.3, 0.2]], "ndcg@1", queries=["alice"])
     assert results.queries == ["alice"]

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from ..errors import InputError
-from ..protocol import NegativeGrades, Protocol
+from ..protocol import NegativeGrades, Protocol, ScorePrecision
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
 
@@ -212,5 +212,8 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
             f"y_true {_locate(form, offsets, columns, first, names)}: negative relevance "
             f"{relevance.ravel()[first]}; set the policy negative_grades=zero to read it as non-relevant, or "
             "negative_grades=unjudged to leave it out of the ideal ranking")
+    if protocol.score_precision is ScorePrecision.FLOAT32:
+        # As trec_eval 9 / pytrec_eval hold them: scores closer than float32 can tell apart tie.
+        score = score.astype(np.float32).astype(np.float64)
     return ScoreInput(queries=names, relevance=relevance, score=score, offsets=offsets, masked=masked,
                       negative=negative, form=form)

@@ -159,10 +159,12 @@ def _fast_path_applies(scores: ScoreInput, protocol: Protocol) -> bool:
 
 
 class DenseAlignment:
-    """An alignment for dense matrices under ``ties=expected``: what :class:`~rankproof.results.Results` needs (the
-    row names, the counts, computed on first use by a row-wise sort in chunks,
-    and per-measure cutoff counts), and the fast path for ndcg, dcg and
-    ideal_dcg. Anything else (other measures, ``to_pandas``, ``explain``)
+    """An alignment for dense matrices under ``ties=expected``.
+
+    It holds what :class:`~rankproof.results.Results` needs (the row names;
+    the counts, computed on first use by a row-wise sort in chunks; the
+    per-measure cutoff counts) and computes ndcg, dcg and ideal_dcg by the
+    fast path. Anything else (other measures, ``to_pandas``, ``explain``)
     builds the general flat alignment on first use.
     """
 

@@ -298,3 +298,31 @@ def test_bad_input_gets_a_clear_error(y_true, y_score, kwargs, error, message):
     protocol = kwargs.pop("protocol", None)
     with pytest.raises(error, match=message):
         evaluate_scores(y_true, y_score, measures, protocol, **kwargs)
+
+
+def _edge_inputs():
+    rng = np.random.default_rng(23)
+    infinite = rng.integers(0, 3, (20, 6)) * 1.0
+    infinite[0, :] = np.inf
+    infinite[1, :2] = -np.inf
+    return {
+        "one column": (rng.integers(0, 3, (20, 1)), rng.integers(0, 2, (20, 1)) * 1.0),
+        "uint8 grades, float32 scores": (rng.integers(0, 3, (20, 5)).astype(np.uint8),
+                                         rng.random((20, 5)).astype(np.float32)),
+        "wide grade range": (rng.integers(0, 1000, (20, 6)), rng.integers(0, 3, (20, 6)) * 1.0),
+        "bool grades, Fortran order": (rng.random((20, 6)) < 0.3,
+                                       np.asfortranarray(rng.integers(0, 3, (20, 6)) * 1.0)),
+        "infinite scores": (rng.integers(0, 3, (20, 6)), infinite),
+    }
+
+
+@pytest.mark.parametrize("case", list(_edge_inputs()))
+def test_fast_path_edge_inputs_agree_with_the_reference_kernel(case):
+    y_true, y_score = _edge_inputs()[case]
+    measures = ["ndcg@1", "ndcg@3", "ndcg@100", "dcg"]
+    fast = evaluate_scores(y_true, y_score, measures)
+    assert isinstance(fast._alignment, DenseAlignment)
+    reference = _reference(y_true, y_score, measures, Protocol())
+    for m in measures:
+        np.testing.assert_allclose(fast.values(m), reference.values(m), rtol=0, atol=1e-12)
+    assert fast.counts == reference.counts

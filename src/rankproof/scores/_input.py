@@ -183,7 +183,10 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
 
     # One cheap reduction each tells whether the detailed (allocating) checks are needed:
     # a sum is NaN only if some score is NaN (or +inf and -inf meet).
-    masked_flags = np.isnan(score) if np.isnan(score.sum()) else None
+    with np.errstate(invalid="ignore", over="ignore"):  # +inf and -inf sum to NaN: then look closer
+        maybe_masked = np.isnan(score.sum())
+        relevance_finite = relevance.dtype.kind != "f" or not relevance.size or np.isfinite(relevance.sum())
+    masked_flags = np.isnan(score) if maybe_masked else None
     masked = int(np.count_nonzero(masked_flags)) if masked_flags is not None else 0
     if not masked:
         masked_flags = None
@@ -191,7 +194,7 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         first = int(np.flatnonzero(masked_flags)[0])
         raise InputError(f"y_score {_locate(form, offsets, columns, first, names)}: the score is NaN; "
                          "ragged rows list only candidates, so drop the entry or give it a score")
-    if relevance.dtype.kind == "f" and relevance.size and not np.isfinite(relevance.sum()):
+    if not relevance_finite:
         bad = ~np.isfinite(relevance)
         if masked:
             bad &= ~masked_flags

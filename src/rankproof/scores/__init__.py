@@ -164,7 +164,7 @@ class DenseAlignment:
     It holds what :class:`~rankproof.results.Results` needs (the row names;
     the counts, computed on first use by a row-wise sort in chunks; the
     per-measure cutoff counts) and computes ndcg, dcg and ideal_dcg by the
-    fast path. Anything else (other measures, ``to_pandas``, ``explain``)
+    fast path. Anything else (other measures, ``to_pandas``)
     builds the general flat alignment on first use.
     """
 

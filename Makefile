@@ -33,10 +33,12 @@ test: $(STAMP) $(TREC_EVAL)
 # peer's values agree with rankproof's; no time is asserted.
 bench-quick: $(STAMP) $(TREC_EVAL)
 	$(BIN)/python benchmarks/run.py --quick
+	$(BIN)/python benchmarks/dense_bench.py --rows 20000 --sklearn-rows 2000 --repeat 1
 
 # Workloads A, B and C, median of 3 runs per tool (writes data into benchmarks/data/ once).
 bench: $(STAMP) $(TREC_EVAL)
 	$(BIN)/python benchmarks/run.py --repeat 3
+	$(BIN)/python benchmarks/dense_bench.py --repeat 3
 
 demo: $(STAMP)
 	$(BIN)/rankproof demo

@@ -18,10 +18,11 @@ from .evaluate import evaluate
 from .measures.base import Measure, parse_measure, parse_measures
 from .protocol import PRESETS, Protocol
 from .results import Results
+from .scores import evaluate_scores
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
-    "evaluate", "Results", "RankproofError", "__version__",
+    "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
 ]

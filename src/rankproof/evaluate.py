@@ -100,6 +100,18 @@ def evaluate(
     1.0
     """
     protocol = _as_protocol(protocol)
+    measure_list = _measure_list(measures, protocol)
+    if not isinstance(qrels, Qrels) or not isinstance(run, Run):
+        raise InputError("evaluate(qrels, run, ...) takes a Qrels and a Run; build them with "
+                         "Qrels.from_dict / Run.from_dict or read_trec")
+
+    alignment = align(qrels, run, protocol)
+    weight_array = _query_weights(weights, alignment.queries, protocol)
+    return _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels)
+
+
+def _measure_list(measures, protocol: Protocol) -> list[Measure]:
+    """Parse the measures asked for, once each, and check them against the protocol."""
     measure_list = parse_measures(measures)
     # One result per distinct measure, in the order first asked for.
     measure_list = list(dict.fromkeys(measure_list))
@@ -111,25 +123,38 @@ def evaluate(
                 f"measures (ndcg, p, r, rprec, judged); not to {', '.join(not_ratio)}. "
                 "Use aggregation='macro' for them"
             )
-    if not isinstance(qrels, Qrels) or not isinstance(run, Run):
-        raise InputError("evaluate(qrels, run, ...) takes a Qrels and a Run; build them with "
-                         "Qrels.from_dict / Run.from_dict or read_trec")
+    return measure_list
 
-    alignment = align(qrels, run, protocol)
-    weight_array = _query_weights(weights, alignment.queries, protocol)
-    context = Context(alignment, protocol)
+
+def _measure_alignment(alignment, protocol: Protocol, measure_list: list[Measure],
+                       weight_array: np.ndarray | None, run_name: str, qrels=None,
+                       compute=None) -> Results:
+    """Every measure over an alignment, with the query policies applied.
+
+    Shared by :func:`evaluate` and :func:`rankproof.evaluate_scores`.
+    ``compute(measure)`` may give a measure's values by a faster route (it
+    returns None to fall back to the measure's own function over the alignment).
+    """
+    context = None
     results: dict[Measure, MeasureResult] = {}
-    tied_groups = int((np.diff(alignment.group_offsets) > 1).sum())
+    tied_groups = None
     for measure in measure_list:
-        if measure.spec.ties == "ordered" and tied_groups:
-            raise TieError(
-                f"{measure} has no closed form for the expectation over tied orders, and {run.source} has "
-                f"{tied_groups} tied groups; set the policy ties=docid (trec_eval's order) or ties=input"
-            )
-        values = measure.spec.compute(context, measure)
+        values = compute(measure) if compute is not None else None
+        if values is None:
+            if tied_groups is None:
+                tied_groups = int((np.diff(alignment.group_offsets) > 1).sum())
+            if measure.spec.ties == "ordered" and tied_groups:
+                raise TieError(
+                    f"{measure} has no closed form for the expectation over tied orders, and "
+                    f"{alignment.run_source} has {tied_groups} tied groups; set the policy ties=docid "
+                    "(trec_eval's order) or ties=input"
+                )
+            if context is None:
+                context = Context(alignment, protocol)
+            values = measure.spec.compute(context, measure)
         results[measure] = _apply_zero_ideal(values, measure, protocol, alignment.queries)
     return Results(alignment=alignment, protocol=protocol, measures=results, weights=weight_array,
-                   run_name=run.name, qrels=qrels)
+                   run_name=run_name, qrels=qrels)
 
 
 def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray) -> MeasureResult:

@@ -11,7 +11,7 @@ Policies
 policy           options                                    default
 ===============  =========================================  ==========
 gain             linear, exp2, map:G=V/G=V...               linear
-discount         log2, reciprocal, vector:d1/d2/...         log2
+discount         log2, reciprocal, log:BASE, vector:d1/...  log2
 ideal            judged, retrieved                          judged
 unjudged         zero, error, condense                      zero
 zero_ideal       zero, one, exclude, error                  zero
@@ -58,6 +58,7 @@ __all__ = [
     "Discount",
     "GainMap",
     "DiscountVector",
+    "LogDiscount",
     "Ideal",
     "Unjudged",
     "ZeroIdeal",
@@ -238,6 +239,27 @@ class DiscountVector:
         return "vector:" + "/".join(_format_number(v) for v in self.values)
 
 
+@dataclasses.dataclass(frozen=True)
+class LogDiscount:
+    """Discount ``1 / log_b(i + 1)`` at rank ``i`` for a base ``b`` other than 2
+    (scikit-learn's ``dcg_score(log_base=b)``). NDCG does not depend on the
+    base; DCG does. Base 2 is :attr:`Discount.LOG2` (``log:2`` reads as ``log2``).
+
+    Text form: ``log:10``.
+    """
+
+    base: float
+
+    def __post_init__(self) -> None:
+        base = float(self.base)
+        if not (math.isfinite(base) and base > 0 and base != 1):
+            raise ProtocolError(f"a log discount needs a finite base > 0 other than 1; got {self.base!r}")
+        object.__setattr__(self, "base", base)
+
+    def __str__(self) -> str:
+        return f"log:{_format_number(self.base)}"
+
+
 def parse_gain(value: Any) -> Gain | GainMap:
     """Read a gain policy from an enum, a mapping or its text form."""
     if isinstance(value, (Gain, GainMap)):
@@ -258,11 +280,19 @@ def parse_gain(value: Any) -> Gain | GainMap:
 
 def parse_discount(value: Any) -> Discount | DiscountVector:
     """Read a discount policy from an enum, a sequence or its text form."""
+    if isinstance(value, LogDiscount):
+        return Discount.LOG2 if value.base == 2 else value
     if isinstance(value, (Discount, DiscountVector)):
         return value
     if isinstance(value, (list, tuple)):
         return DiscountVector(tuple(value))
     text = str(value).strip()
+    if text.startswith("log:"):
+        try:
+            base = float(text[4:])
+        except ValueError:
+            raise ProtocolError(f"cannot read log discount {text!r}; write it as log:10") from None
+        return parse_discount(LogDiscount(base))
     if text.startswith("vector:"):
         try:
             return DiscountVector(tuple(float(v) for v in text[7:].split("/") if v))
@@ -270,7 +300,7 @@ def parse_discount(value: Any) -> Discount | DiscountVector:
             raise ProtocolError(
                 f"cannot read discount vector {text!r}; write it as vector:1/0.63/0.5"
             ) from None
-    return _parse_enum("discount", Discount, text, extra=["vector:1/0.5/..."])
+    return _parse_enum("discount", Discount, text, extra=["log:BASE", "vector:1/0.5/..."])
 
 
 def _parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> Any:
@@ -336,9 +366,10 @@ class Protocol:
     ----------
     gain : {'linear', 'exp2'} or mapping grade -> gain
         Gain of a document of grade ``g``: ``g`` or ``2**g - 1``.
-    discount : {'log2', 'reciprocal'} or sequence of float
-        Weight of rank ``i``: ``1 / log2(i + 1)`` or ``1 / i``, or the
-        ``i``-th value of an explicit vector (0 past its end).
+    discount : {'log2', 'reciprocal', 'log:BASE'} or sequence of float
+        Weight of rank ``i``: ``1 / log2(i + 1)``, ``1 / i``,
+        ``1 / log_BASE(i + 1)``, or the ``i``-th value of an explicit vector
+        (0 past its end).
     ideal : {'judged', 'retrieved'}
         Where the ideal ranking of NDCG comes from: every judged document of
         the query, or only the documents the run returned (reranking NDCG).
@@ -378,7 +409,7 @@ class Protocol:
     """
 
     gain: Gain | GainMap = Gain.LINEAR
-    discount: Discount | DiscountVector = Discount.LOG2
+    discount: Discount | LogDiscount | DiscountVector = Discount.LOG2
     ideal: Ideal = Ideal.JUDGED
     unjudged: Unjudged = Unjudged.ZERO
     zero_ideal: ZeroIdeal = ZeroIdeal.ZERO
@@ -453,7 +484,8 @@ class Protocol:
 
     @classmethod
     def preset(cls, name: str) -> "Protocol":
-        """A named preset: ``rankproof`` (the defaults), ``trec_eval`` or ``trec_eval9``."""
+        """A named preset: ``rankproof`` (the defaults), ``trec_eval``, ``trec_eval9``,
+        ``sklearn`` or ``lightgbm``."""
         try:
             return PRESETS[name]
         except KeyError:
@@ -495,3 +527,17 @@ PRESETS: dict[str, Protocol] = {
         iprec_rounding=IprecRounding.LEGACY,
     ),
 }
+
+# scikit-learn's ndcg_score / dcg_score: linear gain (the y_true values),
+# log2 discount, ties averaged over their orders (McSherry & Najork, as
+# rankproof's ties=expected), rows without relevance scored 0, negative y_true
+# refused (ndcg_score does), a plain mean over rows. sample_weight is
+# aggregation=weighted with weights=sample_weight; ignore_ties=True is
+# documented in rankproof.scores.
+PRESETS["sklearn"] = Protocol()
+
+# LightGBM's ndcg@k eval metric (src/metric/rank_metric.hpp, dcg_calculator.cpp):
+# label_gain 2^i - 1, discount 1/log2(2 + i) at 0-based position i, a stable
+# sort by score descending (tied docs keep their input order), a query whose
+# labels are all 0 scores 1, negative labels refused.
+PRESETS["lightgbm"] = Protocol(gain=Gain.EXP2, ties=Ties.INPUT, zero_ideal=ZeroIdeal.ONE)

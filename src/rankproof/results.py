@@ -167,6 +167,9 @@ class Results:
             str(m): int(r.zero_ideal.sum()) for m, r in self._measures.items() if m.spec.normalised}
         counts["excluded_queries"] = {
             str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
+        if hasattr(a, "cutoff_counts"):  # a fast path that counted these itself (rankproof.scores)
+            counts.update(a.cutoff_counts(self._measures))
+            return counts
 
         counts["unjudged_in_cutoff"] = {}
         counts["tied_groups_crossing_cutoff"] = {}
@@ -216,6 +219,7 @@ class Results:
             lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
         lines.append(f"protocol {self.protocol}")
         lines.append(f"fingerprint {self.protocol.fingerprint}")
+        lines.extend(f"note {note}" for note in getattr(self._alignment, "notes", ()))
         touched = []
         for key, value in self.counts.items():
             if isinstance(value, dict):

@@ -48,6 +48,8 @@ class Alignment:
         Groups of equal scores, whatever the tie policy (for counting).
     pool_offsets, pool_grade : the judged grades of each query
     counts : dict of int, what the policies touched
+    notes : tuple of str, facts about the input that the printed results state
+        (e.g. where the ideal pool of a score matrix comes from)
     """
 
     queries: np.ndarray
@@ -67,6 +69,7 @@ class Alignment:
     counts: dict
     run_source: str
     qrels_source: str
+    notes: tuple = ()
 
     @property
     def num_queries(self) -> int:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..data.align import Alignment
 from ..kernels.ranked import Ranked
-from ..protocol import Discount, DiscountVector, Gain, GainMap, Ideal, Protocol
+from ..protocol import Discount, DiscountVector, Gain, GainMap, Ideal, LogDiscount, Protocol
 from .base import Measure
 
 __all__ = ["Context", "Values", "gains_of", "discount_table", "ratio"]
@@ -54,13 +54,19 @@ def gains_of(grades: np.ndarray, gain: "Gain | GainMap") -> np.ndarray:
     return np.where(table_grades[at_clipped] == grades, table_gains[at_clipped], 0.0)
 
 
-def discount_table(discount: "Discount | DiscountVector", length: int) -> np.ndarray:
-    """Discount of ranks 1..length: ``table[i]`` is the discount of rank i + 1."""
+def discount_table(discount: "Discount | LogDiscount | DiscountVector", length: int) -> np.ndarray:
+    """Discount of ranks 1..length: ``table[i]`` is the discount of rank i + 1.
+
+    >>> discount_table(LogDiscount(10), 3).round(4).tolist()  # 1 / log10(i + 1)
+    [3.3219, 2.0959, 1.661]
+    """
     rank = np.arange(1, max(length, 1) + 1, dtype=np.float64)
     if discount is Discount.LOG2:
         return 1.0 / np.log2(rank + 1.0)
     if discount is Discount.RECIPROCAL:
         return 1.0 / rank
+    if isinstance(discount, LogDiscount):
+        return 1.0 / (np.log(rank + 1.0) / np.log(discount.base))
     table = np.zeros(len(rank))
     values = np.asarray(discount.values, dtype=np.float64)[: len(rank)]
     table[: len(values)] = values

@@ -1,0 +1,293 @@
+"""``evaluate_scores``: ranking measures of score matrices (recommenders, learning to rank).
+
+Rows are queries (users); each row's entries are its candidates, with a
+relevance grade (``y_true``) and a score (``y_score``). Three forms:
+
+- dense 2-D arrays of the same shape;
+- dense with masked entries: a NaN score means "not a candidate of this row";
+- ragged rows: a list of 1-D arrays per side, or flat 1-D arrays with
+  ``offsets`` (row ``i`` is ``offsets[i]:offsets[i + 1]``).
+
+Every candidate is judged (its relevance is given), and the row's candidates
+are its whole judged pool: the ideal ranking of NDCG is the best order of the
+row, so ``ideal=judged`` and ``ideal=retrieved`` coincide; the printed
+results say so. Doc ids are column indices (ragged: positions in the row), so
+``ties=docid`` orders tied entries by column index descending and
+``ties=input`` by column index ascending.
+
+scikit-learn's ``ndcg_score`` / ``dcg_score`` are the ``sklearn`` preset
+(which is rankproof's default protocol): ties averaged (``ties=expected``),
+linear gain, rows without relevance scored 0. ``log_base=b`` of
+``dcg_score`` is the discount ``log:b``; ``sample_weight=w`` is
+``aggregation=weighted`` with ``weights=w``. ``ignore_ties=True`` claims
+there are no ties: on scores without ties every tie policy gives its value;
+on tied scores it takes the order of numpy's default (unstable) argsort,
+reversed, which follows no rule. Where that sort happens to be stable the
+order is column index descending among ties, which is ``ties=docid``.
+
+LightGBM's ``ndcg@k`` eval metric is the ``lightgbm`` preset: gain
+``2^r - 1``, a stable sort by score (``ties=input``), queries without a
+relevant doc scored 1.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from ..errors import InputError
+from ..evaluate import _as_protocol, _measure_alignment, _measure_list
+from ..measures.base import Measure
+from ..measures.compute import Values, discount_table, gains_of, ratio
+from ..protocol import Aggregation, Gain, Protocol, Ties
+from ..results import Results
+from ._align import POOL_NOTE, base_counts, score_alignment
+from ._dense import dense_dcg, dense_ideal_dcg
+from ._input import ScoreInput, as_array, read_scores
+
+__all__ = ["evaluate_scores"]
+
+# Measures the dense fast path computes (with ties=expected); any other goes
+# through the general alignment.
+_FAST = ("ndcg", "dcg", "ideal_dcg")
+
+
+def evaluate_scores(
+    y_true,
+    y_score,
+    measures: "Iterable[str | Measure] | str | Measure",
+    protocol: "Protocol | str | None" = None,
+    *,
+    weights=None,
+    offsets=None,
+    queries=None,
+) -> Results:
+    """Evaluate score matrices under an explicit protocol.
+
+    Parameters
+    ----------
+    y_true : array-like (rows, columns), list of 1-D arrays, or flat 1-D with ``offsets``
+        Relevance grade of every candidate (integers, or real numbers as
+        scikit-learn allows; NaN only where the score is masked).
+    y_score : array-like, same form as ``y_true``
+        Scores; higher ranks first. In a dense matrix, NaN marks an entry that
+        is not a candidate of its row (counted as ``masked_entries``).
+    measures : str, Measure or iterable of them
+        E.g. ``["ndcg@10", "ap@10", "rr"]``.
+    protocol : Protocol, preset name or protocol text, default ``Protocol()``
+        ``"sklearn"`` and ``"lightgbm"`` reproduce those libraries.
+    weights : array-like (rows,) or mapping query -> weight, optional
+        Row weights, with ``aggregation=weighted`` (scikit-learn's ``sample_weight``).
+    offsets : 1-D int array, optional
+        Row boundaries of flat ``y_true`` / ``y_score``: ``[0, end of row 0, ..., n]``.
+    queries : sequence of str, optional
+        Row names (default ``"0"``, ``"1"``, ...).
+
+    Returns
+    -------
+    Results
+        Per-row values, means, counts (``masked_entries``, ``tied_groups``, ...)
+        and the protocol, with the note that each row's candidates are its pool.
+
+    Examples
+    --------
+    Row 0 ranks grades 2, 0, 1 (scores 0.9, 0.8, 0.1); DCG@2 = 2 and the ideal
+    2 + 1/log2(3) = 2.6309, so NDCG@2 = 0.7602. Row 1 ties its two candidates:
+    the expectation over both orders is (1 + 1/log2(3)) / 2 / 1 = 0.8155.
+
+    >>> from rankproof import evaluate_scores
+    >>> results = evaluate_scores([[2, 0, 1], [0, 1, 0]],
+    ...                           [[0.9, 0.8, 0.1], [0.5, 0.5, float("nan")]], "ndcg@2")
+    >>> {q: round(v, 4) for q, v in results.per_query("ndcg@2").items()}
+    {'0': 0.7602, '1': 0.8155}
+    >>> results.counts["masked_entries"], results.counts["tied_groups"]
+    (1, 1)
+
+    LightGBM scores a row without relevant candidates 1 and takes tied
+    candidates in their input order:
+
+    >>> evaluate_scores([[0, 0], [0, 1]], [[1, 2], [3, 3]], "ndcg@1", "lightgbm").per_query("ndcg@1")
+    {'0': 1.0, '1': 0.0}
+    """
+    protocol = _as_protocol(protocol)
+    measure_list = _measure_list(measures, protocol)
+    scores = read_scores(y_true, y_score, offsets, queries, protocol)
+    weight_array = _row_weights(weights, scores.queries, protocol)
+    if _fast_path_applies(scores, protocol):
+        # ndcg / dcg / ideal_dcg by the dense fast path; any other measure builds
+        # the general alignment on first use and runs the reference kernels.
+        alignment = DenseAlignment(scores, protocol)
+        return _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score",
+                                  compute=alignment.compute)
+    alignment = score_alignment(scores, protocol)
+    return _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
+
+
+def _row_weights(weights, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
+    if protocol.aggregation is not Aggregation.WEIGHTED:
+        if weights is not None:
+            raise InputError("weights were given but the protocol says aggregation="
+                             f"{protocol.aggregation}; set the policy aggregation=weighted to use them")
+        return None
+    if weights is None:
+        raise InputError("aggregation='weighted' needs row weights: pass weights=[one per row] "
+                         "(scikit-learn's sample_weight) or weights={query: weight}")
+    if isinstance(weights, Mapping):
+        missing = [q for q in queries.tolist() if q not in weights]
+        if missing:
+            raise InputError(f"no weight for rows {', '.join(missing[:3])}; give every row a weight")
+        array = np.array([float(weights[q]) for q in queries.tolist()])
+    else:
+        array = as_array(weights, "weights").astype(np.float64).ravel()
+        if len(array) != len(queries):
+            raise InputError(f"weights has {len(array)} values for {len(queries)} rows; give one per row")
+    bad = np.flatnonzero(~np.isfinite(array) | (array < 0))
+    if len(bad):
+        raise InputError(f"weights: row {bad[0]} (query {queries[bad[0]]}) has weight {array[bad[0]]}; "
+                         "weights must be finite and non-negative")
+    if array.sum() == 0:
+        raise InputError("weights are all zero; give at least one row a positive weight")
+    return array
+
+
+def _fast_path_applies(scores: ScoreInput, protocol: Protocol) -> bool:
+    if not (scores.dense and not scores.negative and protocol.ties is Ties.EXPECTED and scores.score.shape[1] > 0):
+        return False
+    # Masked entries become scores of -inf: a real score of -inf would be taken for one.
+    return not (scores.masked and np.isneginf(scores.score).any())
+
+
+class DenseAlignment:
+    """An alignment for dense matrices under ``ties=expected``.
+
+    It holds what :class:`~rankproof.results.Results` needs (the row names;
+    the counts, computed on first use by a row-wise sort in chunks; the
+    per-measure cutoff counts) and computes ndcg, dcg and ideal_dcg by the
+    fast path. Anything else (other measures, ``to_pandas``)
+    builds the general flat alignment on first use.
+    """
+
+    notes = (POOL_NOTE,)
+    run_source = "y_score"
+    qrels_source = "y_true"
+
+    def __init__(self, scores: ScoreInput, protocol: Protocol) -> None:
+        self._scores = scores
+        self._protocol = protocol
+        self._full = None
+        self._counts = None
+        self._crossing: dict[int, int] = {}
+        self._dcg: dict[tuple, np.ndarray] = {}
+        self._ideal: dict[tuple, np.ndarray] = {}
+        self.queries = scores.queries
+        rows, columns = scores.score.shape
+        self.in_run = np.ones(rows, dtype=bool)
+        if scores.masked:
+            # Masked entries: score -inf (ranked last, gain 0), grade 0 (left out of the ideal).
+            self._mask = np.isnan(scores.score)
+            self._score = np.where(self._mask, -np.inf, scores.score)
+            self._grade = np.where(self._mask, 0, scores.relevance)
+            lengths = columns - np.count_nonzero(self._mask, axis=1)
+        else:
+            self._mask, self._score, self._grade = None, scores.score, scores.relevance
+            lengths = np.full(rows, columns)
+        self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def __getattr__(self, name: str):
+        # Only reached for attributes not set above: the general alignment's arrays.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._full is None:
+            self._full = score_alignment(self._scores, self._protocol)
+        return getattr(self._full, name)
+
+    @property
+    def counts(self) -> dict:
+        if self._counts is None:
+            self._count_ties(())
+        return self._counts
+
+    def _count_ties(self, cutoffs) -> None:
+        counts = base_counts(self._scores)
+        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(self._score, cutoffs,
+                                                                          self._mask is not None)
+        self._counts = counts
+        self._crossing.update(crossing)
+
+    def cutoff_counts(self, measures) -> dict:
+        cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
+        if self._counts is None or not set(cutoffs) <= set(self._crossing):
+            self._count_ties(cutoffs)
+        return {
+            "unjudged_in_cutoff": {str(m): 0 for m in measures if m.cutoff is not None or m.spec.cutoff},
+            "tied_groups_crossing_cutoff": {str(m): self._crossing[m.cutoff] for m in measures
+                                            if m.cutoff is not None},
+        }
+
+    # -- measures --------------------------------------------------------------
+    def compute(self, measure: Measure) -> "Values | None":
+        """The measure's values by the fast path, or None for the reference kernels."""
+        if measure.name not in _FAST:
+            return None
+        columns = self._scores.score.shape[1]
+        k = min(measure.cutoff if measure.cutoff is not None else columns, columns)
+        gain = measure.setting("gain", self._protocol)
+        discount = discount_table(measure.setting("discount", self._protocol), columns)
+        if measure.name == "ideal_dcg":
+            return Values(self._ideal_dcg(gain, discount, measure, k))
+        dcg = self._dcg_at(gain, discount, measure, k)
+        if measure.name == "dcg":
+            return Values(dcg)
+        return ratio(dcg, self._ideal_dcg(gain, discount, measure, k), True)
+
+    @staticmethod
+    def _gain_of(gain):
+        return lambda grades: gains_of(grades, gain)
+
+    def _dcg_at(self, gain, discount, measure, k):
+        key = (str(gain), str(measure.setting("discount", self._protocol)), k)
+        if key not in self._dcg:
+            linear = gain is Gain.LINEAR
+            self._dcg[key] = dense_dcg(self._score, self._grade, None if linear else self._gain_of(gain), k,
+                                       discount, self._mask is not None)
+        return self._dcg[key]
+
+    def _ideal_dcg(self, gain, discount, measure, k):
+        key = (str(gain), str(measure.setting("discount", self._protocol)), k)
+        if key not in self._ideal:
+            self._ideal[key] = dense_ideal_dcg(self._grade, self._gain_of(gain), k, discount, self._mask)
+        return self._ideal[key]
+
+
+def _tie_counts(score: np.ndarray, cutoffs=(), masked: bool = False,
+                chunk_rows: int = 8192) -> tuple[int, int, dict]:
+    """(tied groups, tied docs) over whole rows of a dense score matrix, and
+    for each cutoff k the number of rows whose ranks k and k + 1 tie (a tied
+    group crossing the cutoff). ``masked``: scores of -inf are not candidates."""
+    groups = docs = 0
+    columns = score.shape[1]
+    crossing = {k: 0 for k in cutoffs}
+    for start in range(0, score.shape[0], chunk_rows):
+        block = np.sort(score[start:start + chunk_rows], axis=1)
+        same = block[:, 1:] == block[:, :-1]
+        if masked:
+            same &= block[:, 1:] != -np.inf
+        for k in cutoffs:
+            if k < columns:  # ranks k and k + 1 (descending) are ascending columns m - k and m - k - 1
+                crossing[k] += int(np.count_nonzero(same[:, columns - k - 1]))
+        # A tied group starts where an equal pair follows an unequal one (or the row start).
+        starts = same.copy()
+        starts[:, 1:] &= ~same[:, :-1]
+        group_count = int(np.count_nonzero(starts))
+        groups += group_count
+        docs += int(np.count_nonzero(same)) + group_count
+    return groups, docs, crossing

@@ -1,0 +1,105 @@
+"""Score matrices as an :class:`~rankproof.data.align.Alignment`.
+
+Each row is a query; each candidate of the row is a judged document whose
+grade is its relevance; the row's candidates are its whole judged pool, so
+``ideal=judged`` and ``ideal=retrieved`` give the same ideal ranking. Every
+measure then runs through the same kernels as :func:`rankproof.evaluate`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data.align import Alignment
+from ..errors import TieError
+from ..protocol import NegativeGrades, Protocol, Ties, Unjudged
+from ._input import ScoreInput
+
+__all__ = ["POOL_NOTE", "score_alignment", "base_counts"]
+
+POOL_NOTE = "pool: each row's candidates (ideal=judged and ideal=retrieved coincide)"
+
+
+def base_counts(scores: ScoreInput) -> dict:
+    """The counts every alignment of a score matrix has, whatever the path."""
+    rows = scores.num_rows
+    return {
+        "queries_in_qrels": rows, "queries_in_run": rows, "queries_missing_from_run": 0,
+        "queries_missing_from_qrels": 0, "queries_evaluated": rows, "negative_grades": scores.negative,
+        "duplicates_dropped": 0, "unjudged_retrieved": 0, "unjudged_dropped": 0, "masked_entries": scores.masked,
+    }
+
+
+def _grades(relevance: np.ndarray) -> np.ndarray:
+    # Integer grades stay integers; real-valued relevance (scikit-learn allows it) stays float64.
+    if relevance.dtype.kind in "iu":
+        return relevance.astype(np.int64, copy=False)
+    return relevance
+
+
+def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
+    """Order every row by score under the tie policy and build the flat alignment."""
+    relevance, score, position, offsets = scores.flat()
+    rows = scores.num_rows
+    counts = base_counts(scores)
+    grade = _grades(relevance)
+    judged = np.ones(len(score), dtype=bool)
+    if scores.negative:
+        negative = grade < 0
+        if protocol.negative_grades is NegativeGrades.ZERO:
+            grade = np.where(negative, 0, grade)
+        elif protocol.negative_grades is NegativeGrades.UNJUDGED:
+            judged = ~negative
+            grade = np.where(negative, 0, grade)
+            counts["unjudged_retrieved"] = int(negative.sum())
+    row = np.repeat(np.arange(rows, dtype=np.int64), np.diff(offsets))
+    if protocol.unjudged is Unjudged.CONDENSE and not judged.all():
+        keep = judged
+        counts["unjudged_dropped"] = int((~keep).sum())
+        grade, score, position, row, judged = grade[keep], score[keep], position[keep], row[keep], judged[keep]
+        offsets = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=rows))]).astype(np.int64)
+
+    # Order: score descending; among ties, the input (column) order, or for
+    # ties=docid the doc id descending, the doc id being the column index.
+    if protocol.ties is Ties.DOCID:
+        order = np.lexsort((-position, -score, row))
+    elif scores.dense and len(score) and len(score) == scores.score.size:
+        columns = scores.score.shape[1]
+        order = np.argsort(-score.reshape(rows, columns), axis=1, kind="stable")
+        order += (np.arange(rows) * columns)[:, None]
+        order = order.ravel()
+    else:
+        order = np.lexsort((-score, row))
+    grade, score, position, judged = grade[order], score[order], position[order], judged[order]
+
+    n = len(score)
+    new_tie = np.ones(n + 1, dtype=bool)
+    if n:
+        new_tie[1:n] = (row[1:] != row[:-1]) | (score[1:] != score[:-1])
+    tie_offsets = np.flatnonzero(new_tie)
+    tie_sizes = np.diff(tie_offsets)
+    counts["tied_groups"] = int((tie_sizes > 1).sum())
+    counts["tied_docs"] = int(tie_sizes[tie_sizes > 1].sum())
+    if protocol.ties is Ties.ERROR and counts["tied_groups"]:
+        g = int(np.flatnonzero(tie_sizes > 1)[0])
+        lo, hi = tie_offsets[g], tie_offsets[g + 1]
+        r = int(row[lo])
+        where = "columns" if scores.dense else "positions"
+        raise TieError(
+            f"row {r} (query {scores.queries[r]}): {where} {', '.join(str(p) for p in position[lo:hi][:5])} "
+            f"tie at score {score[lo]!r} ({counts['tied_groups']} tied groups in all); set the policy "
+            "ties=expected for the exact mean over their orders, or ties=input for the column order")
+    group_offsets = tie_offsets if protocol.ties is Ties.EXPECTED else np.arange(n + 1, dtype=np.int64)
+
+    pool_offsets = np.concatenate([[0], np.cumsum(np.bincount(row[judged], minlength=rows))]).astype(np.int64)
+    pool_grade = grade[judged] if not judged.all() else grade
+    width = int(position.max(initial=-1)) + 1
+    return Alignment(
+        queries=scores.queries, in_run=np.ones(rows, dtype=bool), offsets=offsets,
+        docs=np.arange(width).astype(str), doc=position.astype(np.int64), grade=grade, judged=judged,
+        pooled=judged, score=score,
+        line=np.broadcast_to(np.int64(-1), (n,)),  # no file lines: a read-only view, no memory
+        group_offsets=group_offsets,
+        tie_offsets=tie_offsets, pool_offsets=pool_offsets, pool_grade=pool_grade, counts=counts,
+        run_source="y_score", qrels_source="y_true", notes=(POOL_NOTE,),
+    )

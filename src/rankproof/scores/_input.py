@@ -1,0 +1,222 @@
+"""Reading score matrices: dense 2-D arrays, masked entries, ragged rows.
+
+Every form becomes a :class:`ScoreInput`: the row names and either the dense
+matrices (kept as given when they are already float64 and C-ordered, so no
+copy is made) or flat arrays with row offsets. Validation happens here, once;
+each error names the row (and its query name), the column, and the fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..errors import InputError
+from ..protocol import NegativeGrades, Protocol, ScorePrecision
+
+__all__ = ["ScoreInput", "as_array", "read_scores"]
+
+
+def as_array(value, name: str) -> np.ndarray:
+    """A numpy array from numpy input, lists, or tensors (torch and the like,
+    duck-typed: ``.detach().cpu().numpy()``), without importing their library."""
+    if hasattr(value, "detach") and hasattr(value, "cpu"):
+        value = value.detach().cpu().numpy()
+    elif hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):
+        value = value.to_numpy()
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} cannot be read as a numeric array ({exc}); give a numpy array, "
+                         "a list of arrays, or flat arrays with offsets=") from None
+    if array.dtype == bool:
+        return array.astype(np.int8)
+    if array.dtype.kind not in "iuf":
+        raise InputError(f"{name} holds {array.dtype} values; give numbers (relevance grades, scores)")
+    return array
+
+
+@dataclasses.dataclass(frozen=True)
+class ScoreInput:
+    """Validated scores and relevance of every row.
+
+    Dense: ``relevance`` and ``score`` are 2-D (``offsets`` is None), with
+    NaN scores marking entries that are not candidates (``masked`` counts
+    them). Ragged: both are 1-D, row ``i`` being ``offsets[i]:offsets[i + 1]``.
+    """
+
+    queries: np.ndarray
+    relevance: np.ndarray
+    score: np.ndarray
+    offsets: np.ndarray | None
+    masked: int
+    negative: int
+    form: str
+
+    @property
+    def dense(self) -> bool:
+        return self.offsets is None
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.queries)
+
+    def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(relevance, score, position in the row, offsets) of the candidates, row by row."""
+        if not self.dense:
+            lengths = np.diff(self.offsets)
+            position = np.arange(len(self.score)) - np.repeat(self.offsets[:-1], lengths)
+            return self.relevance, self.score, position, self.offsets
+        rows, columns = self.score.shape
+        if self.masked:
+            candidate = ~np.isnan(self.score)
+            lengths = np.count_nonzero(candidate, axis=1)
+            position = np.nonzero(candidate)[1]
+            relevance, score = self.relevance[candidate], self.score[candidate]
+        else:
+            lengths = np.full(rows, columns)
+            position = np.tile(np.arange(columns), rows)
+            relevance, score = self.relevance.ravel(), self.score.ravel()
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        return relevance, score, position, offsets
+
+
+def _row_names(queries, rows: int) -> np.ndarray:
+    if queries is None:
+        return np.arange(rows).astype(str)
+    names = np.asarray([str(q) for q in queries]) if not isinstance(queries, np.ndarray) else queries.astype(str)
+    if names.ndim != 1 or len(names) != rows:
+        raise InputError(f"queries= names {len(names)} rows but there are {rows}; give one name per row")
+    unique, counts = np.unique(names, return_counts=True)
+    if (counts > 1).any():
+        raise InputError(f"queries= names {str(unique[counts > 1][0])!r} twice; give every row its own name")
+    return names
+
+
+def _ragged_from_lists(y_true, y_score) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if len(y_true) != len(y_score):
+        raise InputError(f"y_true has {len(y_true)} rows and y_score {len(y_score)}; give one score list per "
+                         "relevance list")
+    true_rows = [as_array(row, f"y_true row {i}").ravel() for i, row in enumerate(y_true)]
+    score_rows = [as_array(row, f"y_score row {i}").ravel() for i, row in enumerate(y_score)]
+    for i, (t, s) in enumerate(zip(true_rows, score_rows)):
+        if len(t) != len(s):
+            raise InputError(f"row {i}: {len(t)} relevance values but {len(s)} scores; give one score per "
+                             "candidate")
+    lengths = np.array([len(t) for t in true_rows], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    relevance = np.concatenate(true_rows) if true_rows else np.zeros(0)
+    score = np.concatenate(score_rows).astype(np.float64) if score_rows else np.zeros(0)
+    return relevance, score, offsets
+
+
+def _is_list_of_rows(value) -> bool:
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(
+        np.ndim(row) == 1 for row in value[: min(len(value), 3)]) and len(
+        {np.size(row) for row in value}) > 1
+
+
+def _check_offsets(offsets, total: int) -> np.ndarray:
+    offsets = as_array(offsets, "offsets")
+    if offsets.ndim != 1 or len(offsets) < 2 or offsets.dtype.kind not in "iu":
+        raise InputError("offsets must be a 1-D integer array [0, end of row 0, end of row 1, ..., n]")
+    offsets = offsets.astype(np.int64)
+    if offsets[0] != 0 or offsets[-1] != total:
+        raise InputError(f"offsets must start at 0 and end at the number of entries ({total}); "
+                         f"got {offsets[0]} ... {offsets[-1]}")
+    backwards = np.flatnonzero(np.diff(offsets) < 0)
+    if len(backwards):
+        raise InputError(f"offsets decrease at row {backwards[0]}; give non-decreasing offsets")
+    return offsets
+
+
+def _locate(form: str, offsets: np.ndarray | None, columns: int, flat_index: int,
+            queries: np.ndarray) -> str:
+    if offsets is None:
+        row, column = divmod(flat_index, columns)
+        return f"row {row} (query {queries[row]}), column {column}"
+    row = int(np.searchsorted(offsets, flat_index, side="right") - 1)
+    return f"row {row} (query {queries[row]}), position {flat_index - offsets[row]}"
+
+
+def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreInput:
+    """Validate and normalise the three input forms (see :func:`rankproof.evaluate_scores`)."""
+    if offsets is not None:
+        relevance = as_array(y_true, "y_true")
+        score = as_array(y_score, "y_score")
+        if relevance.ndim != 1 or score.ndim != 1:
+            raise InputError(f"with offsets=, y_true and y_score are flat 1-D arrays; got shapes "
+                             f"{relevance.shape} and {score.shape}")
+        if relevance.shape != score.shape:
+            raise InputError(f"y_true has {len(relevance)} entries and y_score {len(score)}; give one score "
+                             "per candidate")
+        offsets = _check_offsets(offsets, len(score))
+        form = "ragged"
+    elif _is_list_of_rows(y_true) or _is_list_of_rows(y_score):
+        relevance, score, offsets = _ragged_from_lists(y_true, y_score)
+        form = "ragged"
+    else:
+        relevance = as_array(y_true, "y_true")
+        score = as_array(y_score, "y_score")
+        if relevance.ndim != 2 or score.ndim != 2:
+            shape = relevance.shape if relevance.ndim != 2 else score.shape
+            name = "y_true" if relevance.ndim != 2 else "y_score"
+            raise InputError(
+                f"{name} has shape {shape}; give 2-D arrays (one row per query or user, one column per "
+                "candidate), a list of 1-D arrays for rows of different lengths, or flat 1-D arrays with "
+                "offsets=[0, end of row 0, ...]")
+        if relevance.shape != score.shape:
+            raise InputError(f"y_true has shape {relevance.shape} but y_score has shape {score.shape}; "
+                             "give one score per relevance value")
+        form = "dense"
+    rows = len(offsets) - 1 if offsets is not None else relevance.shape[0]
+    if rows == 0:
+        raise InputError("there are no rows to evaluate; give at least one query or user")
+    names = _row_names(queries, rows)
+    columns = relevance.shape[1] if offsets is None else 0
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    if relevance.dtype.kind == "f":
+        relevance = np.ascontiguousarray(relevance, dtype=np.float64)
+    else:
+        relevance = np.ascontiguousarray(relevance)
+
+    # One cheap reduction each tells whether the detailed (allocating) checks are needed:
+    # a sum is NaN only if some score is NaN (or +inf and -inf meet).
+    with np.errstate(invalid="ignore", over="ignore"):  # +inf and -inf sum to NaN: then look closer
+        maybe_masked = np.isnan(score.sum())
+        relevance_finite = relevance.dtype.kind != "f" or not relevance.size or np.isfinite(relevance.sum())
+    masked_flags = np.isnan(score) if maybe_masked else None
+    masked = int(np.count_nonzero(masked_flags)) if masked_flags is not None else 0
+    if not masked:
+        masked_flags = None
+    if masked and offsets is not None:
+        first = int(np.flatnonzero(masked_flags)[0])
+        raise InputError(f"y_score {_locate(form, offsets, columns, first, names)}: the score is NaN; "
+                         "ragged rows list only candidates, so drop the entry or give it a score")
+    if not relevance_finite:
+        bad = ~np.isfinite(relevance)
+        if masked:
+            bad &= ~masked_flags
+        if bad.any():
+            first = int(np.flatnonzero(bad.ravel())[0])
+            raise InputError(
+                f"y_true {_locate(form, offsets, columns, first, names)}: relevance is "
+                f"{relevance.ravel()[first]}; give a finite grade, or mask the entry by setting its score to NaN")
+    negative = 0
+    if relevance.size and (masked or relevance.min() < 0):
+        negative_flags = relevance < 0
+        if masked:
+            negative_flags &= ~masked_flags
+        negative = int(np.count_nonzero(negative_flags))
+    if negative and protocol.negative_grades is NegativeGrades.ERROR:
+        first = int(np.flatnonzero(negative_flags.ravel())[0])
+        raise InputError(
+            f"y_true {_locate(form, offsets, columns, first, names)}: negative relevance "
+            f"{relevance.ravel()[first]}; set the policy negative_grades=zero to read it as non-relevant, or "
+            "negative_grades=unjudged to leave it out of the ideal ranking")
+    if protocol.score_precision is ScorePrecision.FLOAT32:
+        # As trec_eval 9 / pytrec_eval hold them: scores closer than float32 can tell apart tie.
+        score = score.astype(np.float32).astype(np.float64)
+    return ScoreInput(queries=names, relevance=relevance, score=score, offsets=offsets, masked=masked,
+                      negative=negative, form=form)

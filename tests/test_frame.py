@@ -280,3 +280,17 @@ def test_bad_parquet_input_names_the_file_and_the_row(tmp_path):
     pq.write_table(pa.table(_with(GOOD_TRUTH, rating=[1.0, 2.5, 1.0])), path)
     with pytest.raises(ParseError, match=r"truth.parquet row 2: user 1, item 11: grade 2.5 is not an integer"):
         evaluate_frame(path, pd.DataFrame(GOOD_PREDICTIONS), "ndcg@5")
+
+
+def test_readme_long_log_example_runs_as_shown():
+    import doctest
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = text.split("### Long logs", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    test = doctest.DocTestParser().get_doctest(block, {}, "README long logs", "README.md", 0)
+    assert test.examples, "the README's long-log example has no >>> lines"
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0

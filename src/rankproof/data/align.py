@@ -318,8 +318,12 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             # The sort is stable: tied docs keep their input order (ties='input').
             order = sort_within_queries(row_query, num_queries, -row_score)
     if order is not None:
-        row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled = (
-            a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled))
+        # Run rows are grouped by query, so the order only moves rows within
+        # their query and row_query stays as it is.
+        if not (row_query[1:] >= row_query[:-1]).all():  # pragma: no cover - Run groups its rows
+            row_query = row_query[order]
+        row_doc, row_score, row_line, row_grade, row_judged, row_pooled = (
+            a[order] for a in (row_doc, row_score, row_line, row_grade, row_judged, row_pooled))
     offsets = _offsets(row_query, num_queries)
 
     n = len(row_query)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from rankproof import Protocol, Qrels, Run, evaluate, evaluate_frame
 from rankproof.data.align import sort_within_queries
-from rankproof.errors import DuplicateError, InputError, MissingQueryError, ParseError
+from rankproof.errors import DuplicateError, InputError, MeasureError, MissingQueryError, ParseError, ProtocolError
 
 LOG2_3 = math.log2(3)
 
@@ -294,3 +294,11 @@ def test_readme_long_log_example_runs_as_shown():
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0
+
+
+def test_bad_measures_and_policies_fail_before_reading(tmp_path):
+    missing = tmp_path / "absent.parquet"   # never opened: the measure is refused first
+    with pytest.raises(MeasureError, match=r"unknown measure 'ndgc' \(did you mean ndcg"):
+        evaluate_frame(missing, missing, ["ndgc@10"])
+    with pytest.raises(ProtocolError, match=r"policy ties does not accept 'random'"):
+        evaluate_frame(missing, missing, ["ndcg@10"], "ties=random")

@@ -34,8 +34,8 @@ import numpy as np
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import InputError, RankproofError
-from .evaluate import evaluate
-from .measures.base import Measure
+from .evaluate import _as_protocol, evaluate
+from .measures.base import Measure, parse_measures
 from .protocol import Protocol
 from .results import Results
 
@@ -192,6 +192,9 @@ def evaluate_frame(
     {'1': 0.5, '2': 1.0}
     """
     try:
+        # Bad measure names or policies fail before any table is read.
+        measures = parse_measures(measures)
+        protocol = _as_protocol(protocol)
         qrels = _truth(truth, user, item, rating)
         run = _pairs(predictions, user, item, score, "predictions", name)
         return evaluate(qrels, run, measures, protocol, weights=_weights_by_user(weights))

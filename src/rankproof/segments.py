@@ -95,8 +95,9 @@ class Segments:
         return "\n".join(lines)
 
 
-def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> np.ndarray:
-    """The label of every query, as an array aligned with `queries` (sorted str ids).
+def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The label of every query, as an array aligned with `queries` (sorted str ids),
+    and which queries to keep (None: all; only ``unlabelled='drop'`` drops some).
 
     `segment` is a mapping query -> label (keys are read as text, so user 7
     and "7" are one query) or a pandas Series indexed by query.
@@ -119,7 +120,7 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> np.ndarray:
     at = np.minimum(np.searchsorted(keys, queries), max(len(keys) - 1, 0))
     found = (keys[at] == queries) if len(keys) else np.zeros(len(queries), dtype=bool)
     if found.all():
-        return labels[at]
+        return labels[at], None
     missing = queries[~found]
     if unlabelled == "error":
         shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
@@ -127,15 +128,17 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> np.ndarray:
             f"{len(missing)} evaluated queries have no segment label ({shown}); label them, or pass "
             f"unlabelled='group' to put them in a segment {UNLABELLED!r}, or unlabelled='drop'"
         )
-    result = np.empty(len(queries), dtype=object)
-    result[found] = labels[at[found]]
-    result[~found] = UNLABELLED if unlabelled == "group" else None
-    return result
+    if unlabelled == "drop":
+        return labels[at], found
+    result = labels[at] if labels.dtype.kind == "U" else labels[at].astype(object)
+    if result.dtype.kind == "U" and result.dtype.itemsize < np.dtype(f"<U{len(UNLABELLED)}").itemsize:
+        result = result.astype(f"<U{len(UNLABELLED)}")
+    result[~found] = UNLABELLED
+    return result, None
 
 
-def _groups(labels: np.ndarray) -> list[tuple[Any, np.ndarray]]:
+def _groups(labels: np.ndarray, keep: np.ndarray | None) -> list[tuple[Any, np.ndarray]]:
     """(label, query indices) per distinct label, labels sorted (by their text when mixed)."""
-    keep = np.array([label is not None for label in labels], dtype=bool) if labels.dtype == object else None
     index = np.arange(len(labels)) if keep is None else np.flatnonzero(keep)
     values = labels[index]
     try:
@@ -190,13 +193,13 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, res
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise InputError(f"resamples must be a positive integer, e.g. 2000; got {resamples!r}")
     queries = results._alignment.queries
-    labels = segment_labels(segment, queries, unlabelled)
+    labels, keep = segment_labels(segment, queries, unlabelled)
     chosen = results.measures if measures is None else [results._result(m).measure for m in
                                                           ([measures] if isinstance(measures, str) else measures)]
     aggregation = results.protocol.aggregation
     rng = np.random.default_rng(seed)
     rows = []
-    for label, members in _groups(labels):
+    for label, members in _groups(labels, keep):
         for measure in chosen:
             result = results._result(measure)
             inside = members[result.included[members]]

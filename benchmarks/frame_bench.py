@@ -16,7 +16,7 @@ Tools:
                        minutes at 1M users, so it runs --apply-repeat times (default 1)
                        and only up to --apply-max-users users (default 1M)
 
-Usage: python benchmarks/frame_bench.py [--users 1000000] [--repeat 3] [--no-apply]
+Usage: python benchmarks/frame_bench.py [--users 1000000] [--repeat 3] [--no-apply] [--tuned-malloc]
 Not part of `make bench-quick`.
 """
 
@@ -43,10 +43,21 @@ MEASURES = ["ndcg@10", "r@10", "ap@10"]
 TOLERANCE = 1e-12
 
 
-def _timed(command: list[str]) -> tuple[float, float]:
+# glibc hands large blocks (every array of millions of rows) back to the
+# kernel when freed, so the next one page-faults again: on this VM that is a
+# third of rankproof's time. These settings keep freed memory in the process.
+# --tuned-malloc applies them to every tool alike.
+TUNED_MALLOC = {
+    "MALLOC_MMAP_THRESHOLD_": str(2**32),
+    "MALLOC_TRIM_THRESHOLD_": str(2**34),
+    "MALLOC_TOP_PAD_": str(2**30),
+}
+
+
+def _timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one process (GNU time's %e and %M)."""
     start = time.perf_counter()
-    process = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command],
+    process = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
     lines = process.stderr.decode(errors="replace").strip().splitlines()
@@ -81,7 +92,10 @@ def main() -> int:
     parser.add_argument("--no-apply", action="store_true", help="skip the pandas apply baseline")
     parser.add_argument("--apply-repeat", type=int, default=1)
     parser.add_argument("--apply-max-users", type=int, default=1_000_000)
+    parser.add_argument("--tuned-malloc", action="store_true",
+                        help="run every tool with glibc malloc settings that keep freed memory (see TUNED_MALLOC)")
     args = parser.parse_args()
+    env = {**os.environ, **TUNED_MALLOC} if args.tuned_malloc else None
 
     truth, predictions = ensure(str(HERE / "data"), args.users)
     python = sys.executable
@@ -97,7 +111,7 @@ def main() -> int:
         for label, command, repeat in tools:
             out = Path(tmp) / f"{label.replace(' ', '_')}.parquet"
             extra = ["apply"] if label == "pandas apply" else []
-            runs = [_timed([*command, truth, predictions, str(out), *extra]) for _ in range(repeat)]
+            runs = [_timed([*command, truth, predictions, str(out), *extra], env) for _ in range(repeat)]
             rows.append({"tool": label, "seconds": statistics.median(r[0] for r in runs),
                          "peak_mb": max(r[1] for r in runs), "runs": repeat, "values": _values(out)})
 
@@ -105,7 +119,9 @@ def main() -> int:
     for row in rows:
         row["agree"] = _agreement(row["values"], reference)
     print(f"long log: {args.users:,} users x 20 predictions, 5 truth items each; "
-          f"{', '.join(MEASURES)}; median of the runs shown")
+          f"{', '.join(MEASURES)}; median of the runs shown"
+          + ("; tuned malloc (" + " ".join(f"{k}={v}" for k, v in TUNED_MALLOC.items()) + ")"
+             if args.tuned_malloc else ""))
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"{'tool':<20}{'runs':>5}{'seconds':>10}{'peak MB':>10}{'x rankproof':>13}  values agree")
     base = rows[0]["seconds"]

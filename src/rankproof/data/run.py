@@ -52,15 +52,19 @@ def _grouping_order(query_codes: np.ndarray) -> np.ndarray | None:
         return None
     block_starts = np.flatnonzero(np.r_[True, query_codes[1:] != query_codes[:-1]])
     block_codes = query_codes[block_starts]
-    if len(np.unique(block_codes)) != len(block_codes):
-        return np.argsort(query_codes, kind="stable")  # a query in several blocks
     if (np.diff(block_codes) > 0).all():
         return None
-    block_order = np.argsort(block_codes)
+    block_order = np.argsort(block_codes, kind="stable")
+    ordered_codes = block_codes[block_order]
+    if (ordered_codes[1:] == ordered_codes[:-1]).any():
+        return np.argsort(query_codes, kind="stable")  # a query in several blocks
     block_lengths = np.diff(np.r_[block_starts, n])[block_order]
-    firsts = block_starts[block_order]
-    within = np.arange(n) - np.repeat(np.cumsum(block_lengths) - block_lengths, block_lengths)
-    return np.repeat(firsts, block_lengths) + within
+    # Row i of the result lies in block b (in the new order) and is row
+    # firsts[b] + (i - new_start[b]) of the input: one repeat and one add.
+    shift = block_starts[block_order] - (np.cumsum(block_lengths) - block_lengths)
+    order = np.repeat(shift, block_lengths)
+    order += np.arange(n)
+    return order
 
 
 class Run:

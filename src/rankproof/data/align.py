@@ -19,6 +19,7 @@ from ..protocol import (
     Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
 from .interning import merge_vocabularies
+from .lines import take_lines
 from .qrels import Qrels
 from .run import Run
 
@@ -252,7 +253,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     if protocol.score_precision is ScorePrecision.FLOAT32:
         # trec_eval 9 / pytrec_eval hold scores as float32: nearly equal scores tie.
         row_score = row_score.astype(np.float32).astype(np.float64)
-    row_line = run.lines[rows]
+    row_line = take_lines(run.lines, rows)
     row_key = row_query * max(len(docs), 1) + row_doc
 
     def run_row(i: int) -> str:
@@ -273,8 +274,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             )
         counts["duplicates_dropped"] = int(repeated.sum())
         kept = ~repeated
-        row_query, row_doc, row_score, row_line, row_key = (
-            a[kept] for a in (row_query, row_doc, row_score, row_line, row_key))
+        row_query, row_doc, row_score, row_key = (a[kept] for a in (row_query, row_doc, row_score, row_key))
+        row_line = take_lines(row_line, kept)
 
     lookup_key = row_query * stride
     lookup_key += judged_code_plus_one[row_doc]
@@ -297,9 +298,9 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             )
         if protocol.unjudged is Unjudged.CONDENSE:
             counts["unjudged_dropped"] = int(unjudged.sum())
-            row_query, row_doc, row_score, row_line, row_grade, row_pooled, row_judged = (
-                a[row_judged] for a in (row_query, row_doc, row_score, row_line, row_grade, row_pooled,
-                                        row_judged))
+            row_line = take_lines(row_line, row_judged)
+            row_query, row_doc, row_score, row_grade, row_pooled, row_judged = (
+                a[row_judged] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
 
     # -- order and tie groups -----------------------------------------------
     # Rows are grouped by query in input order. Most runs already list each
@@ -322,8 +323,9 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         # their query and row_query stays as it is.
         if not (row_query[1:] >= row_query[:-1]).all():  # pragma: no cover - Run groups its rows
             row_query = row_query[order]
-        row_doc, row_score, row_line, row_grade, row_judged, row_pooled = (
-            a[order] for a in (row_doc, row_score, row_line, row_grade, row_judged, row_pooled))
+        row_doc, row_score, row_grade, row_judged, row_pooled = (
+            a[order] for a in (row_doc, row_score, row_grade, row_judged, row_pooled))
+        row_line = take_lines(row_line, order)
     offsets = _offsets(row_query, num_queries)
 
     n = len(row_query)

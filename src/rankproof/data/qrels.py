@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import DuplicateError, InputError, ParseError, where
 from .interning import intern
+from .lines import no_lines, take_lines
 
 __all__ = ["Qrels"]
 
@@ -92,7 +93,7 @@ class Qrels:
         query_codes = np.asarray(query_codes, dtype=np.int64)
         doc_codes = np.asarray(doc_codes, dtype=np.int64)
         grades = np.asarray(grades, dtype=np.int64)
-        lines = np.full(len(grades), -1, dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64)
+        lines = no_lines(len(grades)) if lines is None else np.asarray(lines, dtype=np.int64)
         queries = np.asarray(queries, dtype=str)
         docs = np.asarray(docs, dtype=str)
         if len(grades) == 0:
@@ -103,7 +104,8 @@ class Qrels:
         key = query_codes * max(len(docs), 1) + doc_codes
         if len(key) > 1 and not (key[1:] >= key[:-1]).all():
             order = np.argsort(key, kind="stable")
-            query_codes, doc_codes, grades, lines = (a[order] for a in (query_codes, doc_codes, grades, lines))
+            query_codes, doc_codes, grades = (a[order] for a in (query_codes, doc_codes, grades))
+            lines = take_lines(lines, order)
         same = (query_codes[1:] == query_codes[:-1]) & (doc_codes[1:] == doc_codes[:-1])
         if same.any():
             i = int(np.flatnonzero(same)[0]) + 1
@@ -131,7 +133,8 @@ class Qrels:
         counts = np.bincount(query_codes, minlength=len(used_queries))
         set_(self, "offsets", np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
         for array in (self.offsets, self.doc_codes, self.grades, self.lines):
-            array.flags.writeable = False
+            if array.flags.writeable:  # a broadcast of -1 is read-only already
+                array.flags.writeable = False
 
     def __setattr__(self, name, value):
         raise AttributeError("Qrels is immutable")

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import ParseError, where
 from .interning import intern
+from .lines import no_lines, take_lines
 
 __all__ = ["Run"]
 
@@ -110,7 +111,7 @@ class Run:
         queries = np.asarray(queries, dtype=str)
         has_scores = scores is not None
         n = len(doc_codes)
-        lines = np.full(n, -1, dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64)
+        lines = no_lines(n) if lines is None else np.asarray(lines, dtype=np.int64)
         if has_scores:
             scores = np.asarray(scores, dtype=np.float64)
             bad = ~np.isfinite(scores)
@@ -123,7 +124,7 @@ class Run:
         # Group rows by query, keeping input order inside a query.
         order = _grouping_order(query_codes)
         if order is not None:
-            query_codes, doc_codes, lines = query_codes[order], doc_codes[order], lines[order]
+            query_codes, doc_codes, lines = query_codes[order], doc_codes[order], take_lines(lines, order)
         counts = np.bincount(query_codes, minlength=len(queries))
         offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         if has_scores:
@@ -144,7 +145,8 @@ class Run:
         set_(self, "source", str(source))
         set_(self, "name", str(name) if name is not None else str(source))
         for array in (offsets, doc_codes, scores, lines):
-            array.flags.writeable = False
+            if array.flags.writeable:  # a broadcast of -1 is read-only already
+                array.flags.writeable = False
 
     def __setattr__(self, name, value):
         raise AttributeError("Run is immutable")

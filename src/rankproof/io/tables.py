@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from rankproof.data.lines import no_lines
 from rankproof.errors import InputError, ParseError, where
 from rankproof.io.trec import (
     _FLOAT,
@@ -562,7 +563,7 @@ def qrels_columns_from_table(
         doc_codes=doc_codes,
         doc_vocab=doc_vocab,
         grade=grades,
-        line=rows.lines if rows.lines is not None else np.full(size, -1, dtype=np.int64),
+        line=rows.lines if rows.lines is not None else no_lines(size),
         source=source,
     )
 
@@ -635,7 +636,7 @@ def run_columns_from_table(
         doc_codes=doc_codes,
         doc_vocab=doc_vocab,
         score=values,
-        line=rows.lines if rows.lines is not None else np.full(size, -1, dtype=np.int64),
+        line=rows.lines if rows.lines is not None else no_lines(size),
         source=source,
         tag=None,
         has_scores=score is not None,

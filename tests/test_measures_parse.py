@@ -17,6 +17,9 @@ PARAM_VALUES = {
     "discount": ["log2", "reciprocal", [1.0, 0.5, 0.25], "vector:1/0.6309/0.5"],
     "ideal": ["judged", "retrieved"],
     "rel": [0, 1, 2, 3, "2"],
+    "precision_denominator": ["k", "retrieved"],
+    "recall_denominator": ["relevant", "min_k"],
+    "ap_denominator": ["relevant", "min_k", "hits", "HITS"],
 }
 
 

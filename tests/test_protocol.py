@@ -46,6 +46,9 @@ OPTIONS = {
     "rel": [0, 1, 2, 3],
     "score_precision": [o.value for o in ScorePrecision],
     "iprec_rounding": [o.value for o in IprecRounding],
+    "precision_denominator": ["k", "retrieved"],
+    "recall_denominator": ["relevant", "min_k"],
+    "ap_denominator": ["relevant", "min_k", "hits"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})

@@ -15,6 +15,8 @@ from .data.qrels import Qrels
 from .data.run import Run
 from .errors import RankproofError
 from .evaluate import evaluate
+from .frame import evaluate_frame
+from .coverage import Coverage, coverage
 from .measures.base import Measure, parse_measure, parse_measures
 from .protocol import PRESETS, Protocol
 from .results import Results
@@ -25,4 +27,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
+    "evaluate_frame", "coverage", "Coverage",
 ]

@@ -24,7 +24,14 @@ aggregation      macro, micro, weighted                     macro
 rel              integer relevance level of binary measures 1
 score_precision  float64, float32                           float64
 iprec_rounding   round, legacy                              round
+precision_denominator  k, retrieved                         k
+recall_denominator     relevant, min_k                      relevant
+ap_denominator         relevant, min_k, hits                relevant
 ===============  =========================================  ==========
+
+The three denominators came after the others: the canonical text names them
+only when they differ from their defaults, so every protocol written before
+keeps its text and fingerprint.
 
 Examples
 --------
@@ -70,6 +77,9 @@ __all__ = [
     "Aggregation",
     "ScorePrecision",
     "IprecRounding",
+    "PrecisionDenominator",
+    "RecallDenominator",
+    "ApDenominator",
     "PRESETS",
 ]
 
@@ -177,6 +187,35 @@ class IprecRounding(_Policy):
 
     ROUND = "round"
     LEGACY = "legacy"
+
+
+class PrecisionDenominator(_Policy):
+    """Denominator of precision@k: ``k`` always (trec_eval, ir_measures), or
+    ``retrieved``, min(k, length of the list) (so a list shorter than k is not
+    penalised for the missing slots)."""
+
+    K = "k"
+    RETRIEVED = "retrieved"
+
+
+class RecallDenominator(_Policy):
+    """Denominator of recall@k: ``relevant`` is R, the number of relevant
+    items (trec_eval); ``min_k`` is min(R, k), so a perfect top k scores 1
+    even when R > k (sometimes called capped or R-normalised recall)."""
+
+    RELEVANT = "relevant"
+    MIN_K = "min_k"
+
+
+class ApDenominator(_Policy):
+    """Denominator of AP@k (the sum of precision at each relevant rank within
+    k): ``relevant`` is R (trec_eval's map_cut); ``min_k`` is min(R, k) (the
+    usual recommender MAP@k); ``hits`` is the number of relevant items within
+    the top k (AP over the retrieved relevant only)."""
+
+    RELEVANT = "relevant"
+    MIN_K = "min_k"
+    HITS = "hits"
 
 
 class Aggregation(_Policy):
@@ -347,7 +386,14 @@ _PARSERS = {
     "rel": parse_rel,
     "score_precision": lambda v: _parse_enum("score_precision", ScorePrecision, v),
     "iprec_rounding": lambda v: _parse_enum("iprec_rounding", IprecRounding, v),
+    "precision_denominator": lambda v: _parse_enum("precision_denominator", PrecisionDenominator, v),
+    "recall_denominator": lambda v: _parse_enum("recall_denominator", RecallDenominator, v),
+    "ap_denominator": lambda v: _parse_enum("ap_denominator", ApDenominator, v),
 }
+
+# Policies added after the first release: the canonical text names them only
+# when they differ from their default, so older texts and fingerprints hold.
+_TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator")
 
 
 def _unknown_policy(key: str) -> ProtocolError:
@@ -406,6 +452,17 @@ class Protocol:
     iprec_rounding : {'round', 'legacy'}
         Rank cut-off of interpolated precision at a recall level (trec_eval 10
         rounds; trec_eval 9 adds 0.9 and truncates).
+    precision_denominator : {'k', 'retrieved'}
+        P@k divides by k, or by min(k, number of docs retrieved).
+    recall_denominator : {'relevant', 'min_k'}
+        R@k divides by R (the relevant docs of the query), or by min(R, k).
+    ap_denominator : {'relevant', 'min_k', 'hits'}
+        AP@k divides its sum of precisions by R, by min(R, k), or by the
+        number of relevant docs within the top k.
+
+    The last three appear in the canonical text only when not at their
+    default, so protocols written before they existed keep their text and
+    fingerprint.
     """
 
     gain: Gain | GainMap = Gain.LINEAR
@@ -422,6 +479,9 @@ class Protocol:
     rel: int = 1
     score_precision: ScorePrecision = ScorePrecision.FLOAT64
     iprec_rounding: IprecRounding = IprecRounding.ROUND
+    precision_denominator: PrecisionDenominator = PrecisionDenominator.K
+    recall_denominator: RecallDenominator = RecallDenominator.RELEVANT
+    ap_denominator: ApDenominator = ApDenominator.RELEVANT
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).
@@ -430,7 +490,12 @@ class Protocol:
 
     # -- text form -------------------------------------------------------
     def __str__(self) -> str:
-        return " ".join(f"{name}={getattr(self, name)}" for name in _PARSERS)
+        return " ".join(
+            f"{name}={getattr(self, name)}"
+            for name in _PARSERS
+            if name not in _TEXT_ONLY_WHEN_CHANGED
+            or getattr(self, name) != _DEFAULTS[name]
+        )
 
     @classmethod
     def from_text(cls, text: str) -> "Protocol":
@@ -499,6 +564,8 @@ class Protocol:
     def policy_names() -> tuple[str, ...]:
         return tuple(_PARSERS)
 
+
+_DEFAULTS = {field.name: field.default for field in dataclasses.fields(Protocol)}
 
 # trec_eval 10 as far as the measures of this package go: linear gain, log2
 # discount, ideal from the judged pool, unjudged docs non-relevant, ties broken

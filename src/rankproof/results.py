@@ -149,6 +149,58 @@ class Results:
         """``{measure text: mean}`` for every measure, in the order asked."""
         return {str(m): self.mean(m) for m in self._measures}
 
+    def by(self, segment, *, measures=None, confidence: float = 0.95, resamples: int = 2000,
+           method: str = "percentile", seed: int = 0, unlabelled: str = "error"):
+        """Each segment's mean, count and bootstrap confidence interval, per measure.
+
+        Parameters
+        ----------
+        segment : mapping query -> label, or pandas.Series indexed by query
+            E.g. ``{"u1": "new", "u2": "returning"}``. Keys are read as text,
+            so user ``7`` and ``"7"`` are one query.
+        measures : str or list, optional
+            Which of the evaluated measures; all by default.
+        confidence : float
+            Level of the interval, 0.95 by default.
+        resamples : int
+            Bootstrap resamples per (segment, measure); each costs one pass
+            over the segment's queries.
+        method : {'percentile', 'basic', 'BCa'}
+            The :func:`scipy.stats.bootstrap` method. ``BCa`` corrects bias
+            and skew but its jackknife costs time quadratic in the segment's
+            size: keep it for segments of a few thousand queries.
+        seed : int
+            Seeds the resampling, so the interval is reproducible.
+        unlabelled : {'error', 'group', 'drop'}
+            Evaluated queries the segment does not label: an error naming
+            them, a segment of their own named ``'(unlabelled)'``, or left out.
+
+        Returns
+        -------
+        rankproof.segments.Segments
+            Rows of (segment, measure, mean, count, low, high); ``to_pandas()``
+            gives a DataFrame. The mean follows the aggregation policy (macro,
+            weighted or micro) and the bootstrap resamples what that mean is
+            made of; queries a measure excludes are not counted.
+
+        Examples
+        --------
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> qrels = Qrels.from_dict({"a": {"x": 1}, "b": {"x": 1}, "c": {"x": 1}})
+        >>> run = Run.from_dict({"a": ["x"], "b": ["y", "x"], "c": ["y"]})
+        >>> results = evaluate(qrels, run, ["rr"])
+        >>> table = results.by({"a": "new", "b": "new", "c": "returning"})
+        >>> row = table.get("new", "rr")
+        >>> row.mean, row.count      # (1 + 1/2) / 2
+        (0.75, 2)
+        >>> row.low, row.high        # resamples of two values: 0.5, 0.75 or 1
+        (0.5, 1.0)
+        """
+        from .segments import by_segment
+
+        return by_segment(self, segment, measures=measures, confidence=confidence, resamples=resamples,
+                          method=method, seed=seed, unlabelled=unlabelled)
+
     # -- counts ------------------------------------------------------------
     @cached_property
     def counts(self) -> dict[str, Any]:

@@ -19,10 +19,11 @@ from ..protocol import (
     Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
 from .interning import merge_vocabularies
+from .lines import take_lines
 from .qrels import Qrels
 from .run import Run
 
-__all__ = ["Alignment", "align"]
+__all__ = ["Alignment", "align", "sort_within_queries"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +141,56 @@ def _look_up(sorted_keys: np.ndarray, rows: np.ndarray, keys: np.ndarray, values
     return found, value
 
 
+def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray,
+                        tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """Stable order of rows grouped by query (ascending), then by `key`
+    ascending, then by `tiebreak` ascending: ``np.lexsort((tiebreak, key, row_query))``.
+
+    `row_query` must be grouped (each query's rows contiguous, in query order),
+    as the rows of a :class:`~rankproof.data.run.Run` are. Rankings are
+    short (tens of docs per user in recommender logs), and a sort of many
+    short rows of a padded (queries x longest ranking) grid is several times
+    faster than a lexsort of every row; when padding would more than double
+    the memory (a few very long rankings), the lexsort is used instead.
+
+    >>> sort_within_queries(np.array([0, 0, 0, 1, 1]), 2, np.array([3., 1., 2., 5., 4.])).tolist()
+    [1, 2, 0, 4, 3]
+    """
+    n = len(row_query)
+    counts = np.bincount(row_query, minlength=num_queries)
+    width = int(counts.max(initial=0))
+    grouped = n == 0 or bool((row_query[1:] >= row_query[:-1]).all())
+    if not grouped or num_queries * width > 2 * n + 1024:
+        keys = (key, row_query) if tiebreak is None else (tiebreak, key, row_query)
+        return np.lexsort(keys)
+    starts = np.cumsum(counts) - counts
+    if num_queries * width == n:
+        # Every ranking has the same length: the rows already form the grid.
+        slot = None
+    else:
+        slot = np.arange(n, dtype=np.int64)
+        slot += (row_query * width) - np.repeat(starts, counts)
+
+    def grid(values: np.ndarray, pad) -> np.ndarray:
+        if slot is None:
+            return values.reshape(num_queries, width)
+        full = np.full(num_queries * width, pad, dtype=values.dtype)
+        full[slot] = values
+        return full.reshape(num_queries, width)
+
+    # Padding sorts last: +inf for a float key; an integer key never sees it
+    # alone, as tiebreak is only compared between equal keys.
+    pad = np.inf if key.dtype.kind == "f" else np.iinfo(np.int64).max
+    if tiebreak is None:
+        within = np.argsort(grid(key, pad), axis=1, kind="stable")
+    else:
+        within = np.lexsort((grid(tiebreak, 0), grid(key, pad)), axis=1)
+    order = within + starts[:, None]
+    if slot is None:
+        return order.reshape(-1)
+    return order[within < counts[:, None]]
+
+
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     """Apply the protocol's query, document and tie policies.
 
@@ -242,7 +293,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     if protocol.score_precision is ScorePrecision.FLOAT32:
         # trec_eval 9 / pytrec_eval hold scores as float32: nearly equal scores tie.
         row_score = row_score.astype(np.float32).astype(np.float64)
-    row_line = run.lines[rows]
+    row_line = take_lines(run.lines, rows)
     row_key = row_query * num_docs + row_doc
 
     def run_row(i: int) -> str:
@@ -265,7 +316,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             )
         counts["duplicates_dropped"] = int(repeated.sum())
         kept = ~repeated
-        row_query, row_doc, row_score, row_line = (a[kept] for a in (row_query, row_doc, row_score, row_line))
+        row_query, row_doc, row_score = (a[kept] for a in (row_query, row_doc, row_score))
+        row_line = take_lines(row_line, kept)
         first_of_key = np.concatenate([[True], ~repeated_in_order])
         new_row = np.cumsum(kept) - 1
         sorted_key, key_row = sorted_key[first_of_key], new_row[key_row[first_of_key]]
@@ -288,9 +340,9 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             )
         if protocol.unjudged is Unjudged.CONDENSE:
             counts["unjudged_dropped"] = int(unjudged.sum())
-            row_query, row_doc, row_score, row_line, row_grade, row_pooled, row_judged = (
-                a[row_judged] for a in (row_query, row_doc, row_score, row_line, row_grade, row_pooled,
-                                        row_judged))
+            row_line = take_lines(row_line, row_judged)
+            row_query, row_doc, row_score, row_grade, row_pooled, row_judged = (
+                a[row_judged] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
 
     # -- order and tie groups -----------------------------------------------
     # Rows are grouped by query in input order. Most runs already list each
@@ -303,14 +355,19 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         in_order = ~same_query | (row_score[1:] < row_score[:-1]) | (
             (row_score[1:] == row_score[:-1]) & (row_doc[1:] < row_doc[:-1]))
         if not in_order.all():
-            order = np.lexsort((-row_doc, -row_score, row_query))
+            order = sort_within_queries(row_query, num_queries, -row_score, -row_doc)
     elif by_score:
         if not (~same_query | (row_score[1:] <= row_score[:-1])).all():
-            # lexsort is stable: tied docs keep their input order (ties='input').
-            order = np.lexsort((-row_score, row_query))
+            # The sort is stable: tied docs keep their input order (ties='input').
+            order = sort_within_queries(row_query, num_queries, -row_score)
     if order is not None:
-        row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled = (
-            a[order] for a in (row_query, row_doc, row_score, row_line, row_grade, row_judged, row_pooled))
+        # Run rows are grouped by query, so the order only moves rows within
+        # their query and row_query stays as it is.
+        if not (row_query[1:] >= row_query[:-1]).all():  # pragma: no cover - Run groups its rows
+            row_query = row_query[order]
+        row_doc, row_score, row_grade, row_judged, row_pooled = (
+            a[order] for a in (row_doc, row_score, row_grade, row_judged, row_pooled))
+        row_line = take_lines(row_line, order)
     if counts["duplicates_dropped"] or counts["unjudged_dropped"]:
         offsets = _offsets(row_query, num_queries)
     else:

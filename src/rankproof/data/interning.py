@@ -52,6 +52,24 @@ def merge_vocabularies(*vocabularies: np.ndarray) -> tuple[np.ndarray, list[np.n
         ``remaps[i][old_code]`` is the code in ``merged`` of
         ``vocabularies[i][old_code]``.
     """
-    merged = np.unique(np.concatenate([np.asarray(v, dtype=str) for v in vocabularies]))
+    vocabularies = [np.asarray(v, dtype=str) for v in vocabularies]
+    # Usually one vocabulary holds all the others (the users of a run are
+    # among those of the qrels): then it is the merge, found by binary search
+    # instead of sorting every id again.
+    largest = max(vocabularies, key=len)
+    if all(_within(v, largest) for v in vocabularies):
+        merged = largest
+    else:
+        merged = np.unique(np.concatenate(vocabularies))
     remaps = [np.searchsorted(merged, v).astype(np.int64) for v in vocabularies]
     return merged, remaps
+
+
+def _within(values: np.ndarray, sorted_vocabulary: np.ndarray) -> bool:
+    """Is every value of `values` in `sorted_vocabulary`?"""
+    if values is sorted_vocabulary or len(values) == 0:
+        return True
+    if len(sorted_vocabulary) == 0:
+        return False
+    at = np.minimum(np.searchsorted(sorted_vocabulary, values), len(sorted_vocabulary) - 1)
+    return bool((sorted_vocabulary[at] == values).all())

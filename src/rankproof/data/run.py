@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import ParseError, where
 from .interning import intern
+from .lines import no_lines, take_lines
 
 __all__ = ["Run"]
 
@@ -52,15 +53,19 @@ def _grouping_order(query_codes: np.ndarray) -> np.ndarray | None:
         return None
     block_starts = np.flatnonzero(np.r_[True, query_codes[1:] != query_codes[:-1]])
     block_codes = query_codes[block_starts]
-    if len(np.unique(block_codes)) != len(block_codes):
-        return np.argsort(query_codes, kind="stable")  # a query in several blocks
     if (np.diff(block_codes) > 0).all():
         return None
-    block_order = np.argsort(block_codes)
+    block_order = np.argsort(block_codes, kind="stable")
+    ordered_codes = block_codes[block_order]
+    if (ordered_codes[1:] == ordered_codes[:-1]).any():
+        return np.argsort(query_codes, kind="stable")  # a query in several blocks
     block_lengths = np.diff(np.r_[block_starts, n])[block_order]
-    firsts = block_starts[block_order]
-    within = np.arange(n) - np.repeat(np.cumsum(block_lengths) - block_lengths, block_lengths)
-    return np.repeat(firsts, block_lengths) + within
+    # Row i of the result lies in block b (in the new order) and is row
+    # firsts[b] + (i - new_start[b]) of the input: one repeat and one add.
+    shift = block_starts[block_order] - (np.cumsum(block_lengths) - block_lengths)
+    order = np.repeat(shift, block_lengths)
+    order += np.arange(n)
+    return order
 
 
 class Run:
@@ -106,7 +111,7 @@ class Run:
         queries = np.asarray(queries, dtype=str)
         has_scores = scores is not None
         n = len(doc_codes)
-        lines = np.full(n, -1, dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64)
+        lines = no_lines(n) if lines is None else np.asarray(lines, dtype=np.int64)
         if has_scores:
             scores = np.asarray(scores, dtype=np.float64)
             bad = ~np.isfinite(scores)
@@ -119,7 +124,7 @@ class Run:
         # Group rows by query, keeping input order inside a query.
         order = _grouping_order(query_codes)
         if order is not None:
-            query_codes, doc_codes, lines = query_codes[order], doc_codes[order], lines[order]
+            query_codes, doc_codes, lines = query_codes[order], doc_codes[order], take_lines(lines, order)
         counts = np.bincount(query_codes, minlength=len(queries))
         offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         if has_scores:
@@ -140,7 +145,8 @@ class Run:
         set_(self, "source", str(source))
         set_(self, "name", str(name) if name is not None else str(source))
         for array in (offsets, doc_codes, scores, lines):
-            array.flags.writeable = False
+            if array.flags.writeable:  # a broadcast of -1 is read-only already
+                array.flags.writeable = False
 
     def __setattr__(self, name, value):
         raise AttributeError("Run is immutable")

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from rankproof.data.lines import no_lines
 from rankproof.errors import InputError, ParseError, where
 from rankproof.io.trec import (
     _FLOAT,
@@ -80,7 +81,7 @@ def _shown_id(column, row: int) -> str | None:
     if column is None:
         return None
     value = column[row].as_py()
-    return None if value is None else _shorten(value)
+    return None if value is None else _shorten(str(value))
 
 
 def _first(mask) -> int:
@@ -253,7 +254,7 @@ def _null_error(rows: _Rows, row: int, what: str, fix: str) -> ParseError:
 
 
 def _id_columns(columns: dict, named: Mapping[str, object], rows: _Rows):
-    """Check the query and doc columns and return them as large strings."""
+    """Check the query and doc columns; return them as large strings or integers."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -267,14 +268,20 @@ def _id_columns(columns: dict, named: Mapping[str, object], rows: _Rows):
             bad.append((row, arg))
     if bad:
         row, arg = min(bad)
+        # The other id of the row, when present, helps find it.
+        rows.query, rows.doc = plain["query"], plain["doc"]
         raise _null_error(rows, row, f"{arg} id", f"give every row a {arg} id")
 
     text = {}
     for arg in ("query", "doc"):
         column = plain[arg]
         kind = column.type
-        if _is_text(kind) or pa.types.is_integer(kind):
+        if _is_text(kind):
             text[arg] = pc.cast(column, pa.large_string())
+        elif pa.types.is_integer(kind):
+            # Kept as integers: interning hashes them and turns only the
+            # distinct ids into text, far cheaper than text for every row.
+            text[arg] = column
         else:
             raise ParseError(
                 f"{rows.column()}{_describe(arg, named[arg])} holds {kind} values; "
@@ -285,6 +292,8 @@ def _id_columns(columns: dict, named: Mapping[str, object], rows: _Rows):
     # missing value that a CSV writer turned into "".
     bad = []
     for arg in ("query", "doc"):
+        if not _is_text(text[arg].type):
+            continue
         row = _first(pc.equal(pc.binary_length(text[arg]), 0))
         if row >= 0:
             bad.append((row, arg))
@@ -554,7 +563,7 @@ def qrels_columns_from_table(
         doc_codes=doc_codes,
         doc_vocab=doc_vocab,
         grade=grades,
-        line=rows.lines if rows.lines is not None else np.full(size, -1, dtype=np.int64),
+        line=rows.lines if rows.lines is not None else no_lines(size),
         source=source,
     )
 
@@ -627,7 +636,7 @@ def run_columns_from_table(
         doc_codes=doc_codes,
         doc_vocab=doc_vocab,
         score=values,
-        line=rows.lines if rows.lines is not None else np.full(size, -1, dtype=np.int64),
+        line=rows.lines if rows.lines is not None else no_lines(size),
         source=source,
         tag=None,
         has_scores=score is not None,

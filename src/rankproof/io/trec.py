@@ -499,7 +499,7 @@ def _owned(values, dtype) -> np.ndarray:
 
 
 def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
-    """Intern a pyarrow string column into ``(codes, sorted vocabulary)``.
+    """Intern a pyarrow string (or integer) column into ``(codes, sorted vocabulary)``.
 
     Hashing with ``dictionary_encode`` and then sorting only the distinct ids
     is much faster than sorting every row, as ``numpy.unique`` would.
@@ -515,6 +515,10 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
     if encoded.num_chunks == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype="<U1")
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+    if not pa.types.is_large_string(dictionary.type):
+        # Integer ids (from a table) become their decimal text here, once per
+        # distinct id, so that 7 and "7" are one id and the order is strcmp's.
+        dictionary = pc.cast(dictionary, pa.large_string())
     indices = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
     # Arrow compares strings bytewise, which on UTF-8 is code-point order:
     # the order numpy uses for str arrays and the one interning promises.

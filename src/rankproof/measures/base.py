@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from ..errors import MeasureError, ProtocolError
 from ..protocol import parse_discount, parse_gain, parse_rel, _parse_enum, Ideal
+from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
 __all__ = ["Measure", "MeasureSpec", "Param", "PARAMS", "REGISTRY", "register", "register_param",
            "parse_float", "parse_measure", "parse_measures"]
@@ -65,6 +66,15 @@ PARAMS: dict[str, Param] = {
     "discount": Param("discount", parse_discount, "rank discount: log2, reciprocal or vector:..."),
     "ideal": Param("ideal", lambda v: _parse_enum("ideal", Ideal, v), "ideal pool: judged or retrieved"),
     "rel": Param("rel", parse_rel, "lowest grade counted as relevant"),
+    "precision_denominator": Param(
+        "precision_denominator", lambda v: _parse_enum("precision_denominator", PrecisionDenominator, v),
+        "denominator of P@k: k or retrieved (min(k, list length))"),
+    "recall_denominator": Param(
+        "recall_denominator", lambda v: _parse_enum("recall_denominator", RecallDenominator, v),
+        "denominator of R@k: relevant (R) or min_k (min(R, k))"),
+    "ap_denominator": Param(
+        "ap_denominator", lambda v: _parse_enum("ap_denominator", ApDenominator, v),
+        "denominator of AP@k: relevant (R), min_k (min(R, k)) or hits (relevant in the top k)"),
 }
 
 

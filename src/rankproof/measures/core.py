@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import TieError
+from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 from .base import Measure, MeasureSpec, register
 from .compute import Context, Values, ratio
 
@@ -38,11 +40,27 @@ def _num_rel_ret(ctx: Context, m: Measure) -> Values:
 
 
 def _p(ctx: Context, m: Measure) -> Values:
-    return ratio(_num_rel_ret(ctx, m).value, ctx.count_denominator(m), False)
+    denominator = ctx.count_denominator(m)
+    if m.setting("precision_denominator", ctx.protocol) is PrecisionDenominator.RETRIEVED:
+        denominator = np.minimum(denominator, ctx.ranked.lengths)
+    return ratio(_num_rel_ret(ctx, m).value, denominator, False)
+
+
+def _capped(numerator: np.ndarray, denominator: np.ndarray, num_rel: np.ndarray) -> Values:
+    """numerator / denominator, undefined where nothing is relevant (R = 0).
+
+    A denominator such as min(R, k) can be 0 while R > 0 (an empty ranking
+    measured without a cutoff): that query scores 0, like any other miss.
+    """
+    values = ratio(numerator, denominator, False)
+    return Values(values.value, values.numerator, values.denominator, num_rel == 0)
 
 
 def _r(ctx: Context, m: Measure) -> Values:
-    return ratio(_num_rel_ret(ctx, m).value, ctx.num_rel(_rel(ctx, m)), True)
+    num_rel = ctx.num_rel(_rel(ctx, m))
+    if m.setting("recall_denominator", ctx.protocol) is RecallDenominator.MIN_K:
+        return _capped(_num_rel_ret(ctx, m).value, np.minimum(num_rel, ctx.k(m)), num_rel)
+    return ratio(_num_rel_ret(ctx, m).value, num_rel, True)
 
 
 def _rprec(ctx: Context, m: Measure) -> Values:
@@ -54,8 +72,34 @@ def _rprec(ctx: Context, m: Measure) -> Values:
 def _ap(ctx: Context, m: Measure) -> Values:
     rel = _rel(ctx, m)
     total = ctx.ranked.precision_sum(ctx.relevant(rel), ctx.k(m))
-    values = ratio(total, ctx.num_rel(rel), True)
+    num_rel = ctx.num_rel(rel)
+    policy = m.setting("ap_denominator", ctx.protocol)
+    if policy is ApDenominator.RELEVANT:
+        values = ratio(total, num_rel, True)
+    elif policy is ApDenominator.MIN_K:
+        values = _capped(total, np.minimum(num_rel, ctx.k(m)), num_rel)
+    else:
+        _refuse_straddling_ties(ctx, m)
+        values = _capped(total, _num_rel_ret(ctx, m).value, num_rel)
     return Values(values.value, undefined=values.undefined)
+
+
+def _refuse_straddling_ties(ctx: Context, m: Measure) -> None:
+    """AP over the hits divides by a count that, under ties=expected, varies
+    with the order of a tied group crossing the cutoff; the mean of a ratio is
+    not the ratio of the means, so there is no exact closed form."""
+    ranked = ctx.ranked
+    if ranked.all_singletons or m.cutoff is None:
+        return
+    k = ctx.k(m)[ranked.tied_query]
+    crossing = (ranked.tied_start < k) & (ranked.tied_start + ranked.tied_size > k)
+    if crossing.any():
+        query = ctx.alignment.queries[ranked.tied_query[np.argmax(crossing)]]
+        raise TieError(
+            f"query {query}: {m} divides by the relevant docs in the top {m.cutoff}, which depends on "
+            f"the order of tied docs crossing the cutoff ({int(crossing.sum())} such groups); set the "
+            "policy ties=docid or ties=input, or ap_denominator=relevant or min_k"
+        )
 
 
 def _rr(ctx: Context, m: Measure) -> Values:
@@ -97,12 +141,15 @@ CORE = [
     MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k", _GAIN, _dcg),
     MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",), _ideal_dcg),
     MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), _ndcg, normalised=True, ratio=True),
-    MeasureSpec("ap", "average precision: mean over the R relevant docs of the precision at their ranks "
-                "(0 if not in the top k)", ("rel",), _ap, normalised=True),
+    MeasureSpec("ap", "average precision: sum of the precision at each relevant doc's rank within the top k, "
+                "over R (ap_denominator: R, min(R, k) or the hits)", ("rel", "ap_denominator"), _ap,
+                normalised=True),
     MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",), _rr),
-    MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved)", ("rel",), _p,
+    MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved; "
+                "precision_denominator=retrieved: / min(k, docs retrieved))", ("rel", "precision_denominator"), _p,
                 ratio=True),
-    MeasureSpec("r", "recall: relevant docs in the top k / R", ("rel",), _r, normalised=True, ratio=True),
+    MeasureSpec("r", "recall: relevant docs in the top k / R (recall_denominator=min_k: / min(R, k))",
+                ("rel", "recall_denominator"), _r, normalised=True, ratio=True),
     MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit),
     MeasureSpec("rprec", "R-precision: relevant docs in the top R / R", ("rel",), _rprec, cutoff=False,
                 normalised=True, ratio=True),

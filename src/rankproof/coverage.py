@@ -1,0 +1,120 @@
+"""Catalogue coverage@k: the share of a catalogue that appears in some top-k list.
+
+Coverage describes a whole run, not a query: it has no per-query value to
+average, so it is a function of its own rather than a per-query measure of
+the registry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .data.align import sort_within_queries
+from .data.run import Run
+from .errors import InputError, TieError, where
+from .protocol import Protocol, Ties
+
+__all__ = ["coverage", "Coverage"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Coverage:
+    """Catalogue coverage of a run at cutoff k.
+
+    Attributes
+    ----------
+    value : float
+        ``covered / catalogue_size``.
+    covered : int
+        Catalogue items in at least one top-k list.
+    catalogue_size : int
+        Distinct items of the catalogue.
+    outside_catalogue : int
+        Distinct items in some top-k list but not in the catalogue (counted,
+        not covered).
+    k : int
+    """
+
+    value: float
+    covered: int
+    catalogue_size: int
+    outside_catalogue: int
+    k: int
+
+
+def _as_run(predictions, user, item, score) -> Run:
+    if isinstance(predictions, Run):
+        return predictions
+    from .frame import _pairs
+
+    return _pairs(predictions, user, item, score, "predictions")
+
+
+def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None, *,
+             user="user", item="item", score="score") -> Coverage:
+    """Share of the catalogue that appears in at least one user's top k.
+
+    .. math:: \\mathrm{coverage@}k = \\frac{|C \\cap \\bigcup_u \\mathrm{top}_k(u)|}{|C|}
+
+    Parameters
+    ----------
+    predictions : Run, or a table / Parquet path as for :func:`rankproof.evaluate_frame`
+        The recommended lists.
+    k : int
+        Cutoff, >= 1.
+    catalogue : array-like of ids
+        The item set C (ids as strings or integers; ``7`` and ``"7"`` are one id).
+    protocol : Protocol, optional
+        Only its ``ties`` policy is used: which items of a tied group that
+        crosses the cutoff are in the top k. ``input`` keeps the given order,
+        ``docid`` takes doc ids descending (trec_eval); ``expected`` and
+        ``error`` refuse such a group, since the covered set is then not
+        determined by the scores.
+    user, item, score : str or None
+        Column names when `predictions` is a table (``score=None``: rows in rank order).
+
+    Returns
+    -------
+    Coverage
+
+    Examples
+    --------
+    Top 2: u gets a, b; v gets a, d. Of the catalogue a..f, 3 of 6 are covered:
+
+    >>> from rankproof import Run
+    >>> run = Run.from_dict({"u": ["a", "b", "c"], "v": ["a", "d", "z"]})
+    >>> coverage(run, 2, catalogue=list("abcdef"))
+    Coverage(value=0.5, covered=3, catalogue_size=6, outside_catalogue=0, k=2)
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(f"the cutoff k of coverage must be an integer >= 1; got {k!r}. Write coverage(run, 10, ...)")
+    items = np.unique(np.asarray(catalogue).astype(str).reshape(-1))
+    if items.size == 0:
+        raise InputError("the catalogue is empty; give the item ids coverage is measured over")
+    protocol = protocol if protocol is not None else Protocol()
+    run = _as_run(predictions, user, item, score)
+
+    lengths = np.diff(run.offsets)
+    row_query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
+    docid = protocol.ties is Ties.DOCID and run.has_scores
+    order = sort_within_queries(row_query, run.num_queries, -run.scores, -run.doc_codes if docid else None)
+    scores, docs = run.scores[order], run.doc_codes[order]
+    rank = np.arange(len(order)) - np.repeat(run.offsets[:-1], lengths)
+    inside = rank < k
+    if run.has_scores and protocol.ties in (Ties.EXPECTED, Ties.ERROR):
+        # A tie crossing the cutoff: ranks k-1 and k (0-based) hold equal scores.
+        at_k = np.flatnonzero((rank[1:] == k) & (scores[1:] == scores[:-1]))
+        if at_k.size:
+            query = run.queries[row_query[at_k[0]]]
+            raise TieError(
+                f"{where(source=run.source, query=str(query))}docs tie at score {scores[at_k[0]]!r} across "
+                f"rank {k} ({at_k.size} users), so the top {k} is not determined; set the policy "
+                "ties=input (the given order) or ties=docid"
+            )
+    shown = run.docs[np.unique(docs[inside])]
+    in_catalogue = np.isin(shown, items)
+    covered = int(in_catalogue.sum())
+    return Coverage(value=covered / items.size, covered=covered, catalogue_size=int(items.size),
+                    outside_catalogue=int((~in_catalogue).sum()), k=int(k))

@@ -1,0 +1,202 @@
+"""``evaluate_frame``: evaluate a recommender's long log of (user, item, score) rows.
+
+Recommender logs are two tables: the truth (the items each user interacted
+with, optionally with a rating) and the predictions (the items recommended to
+each user, with a score or in rank order). They become the same
+:class:`~rankproof.data.qrels.Qrels` and :class:`~rankproof.data.run.Run`
+every other entry point uses, through the vectorised table readers, and are
+evaluated by :func:`rankproof.evaluate` under the same protocol. So a user is
+a query, an item a document, a rating a grade, and every policy keeps its
+meaning:
+
+* an item recommended to a user but absent from that user's truth is
+  non-relevant: the policy ``unjudged`` (default ``zero``: gain 0, counted as
+  ``unjudged_retrieved``);
+* a user in the truth with no predictions: ``missing_query`` (default
+  ``zero``: scored as an empty list);
+* a user in the predictions but not in the truth: ``extra_query`` (default
+  ``ignore``: left out, counted as ``queries_missing_from_qrels``);
+* a (user, item) pair twice in the predictions: ``duplicates`` (default
+  ``error``); twice in the truth: always an error.
+
+Nothing loops over users or rows in Python: 1M users with 20 predictions
+each are a few numpy and pyarrow passes over flat columns.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from .data.qrels import Qrels
+from .data.run import Run
+from .errors import InputError, RankproofError
+from .evaluate import _as_protocol, evaluate
+from .measures.base import Measure, parse_measures
+from .protocol import Protocol
+from .results import Results
+
+__all__ = ["evaluate_frame"]
+
+
+def _is_path(data) -> bool:
+    return isinstance(data, (str, os.PathLike))
+
+
+def _truth(data, user, item, rating) -> Qrels:
+    if rating is not None:
+        if _is_path(data):
+            return Qrels.read(data, query=user, doc=item, grade=rating)
+        return Qrels.from_table(data, query=user, doc=item, grade=rating, source="truth")
+    # Without ratings every truth row is relevant with grade 1: read the pairs
+    # with the run reader (which needs no third column) and judge them all 1.
+    pairs = _pairs(data, user, item, None, "truth")
+    query_codes = np.repeat(np.arange(pairs.num_queries, dtype=np.int64), np.diff(pairs.offsets))
+    return Qrels(query_codes=query_codes, queries=pairs.queries, doc_codes=pairs.doc_codes,
+                 docs=pairs.docs, grades=np.ones(len(pairs), dtype=np.int64), lines=pairs.lines,
+                 source=pairs.source)
+
+
+def _pairs(data, user, item, score, source: str, name: str | None = None) -> Run:
+    if _is_path(data):
+        return Run.read(data, query=user, doc=item, score=score, name=name)
+    return Run.from_table(data, query=user, doc=item, score=score, source=source, name=name)
+
+
+# Messages of the shared readers speak of queries, docs and grades; a log's
+# user speaks of users, items and ratings, and names columns with user=,
+# item=, rating=. These rewrite only the fixed phrases the readers use.
+_LOG_TERMS = [
+    (re.compile(r"\bquery (?=\S)(?!id\b)"), "user "),
+    (re.compile(r"\bdoc (?=\S)(?!id\b)(?!is\b)"), "item "),
+    (re.compile(r"\bquery id\b"), "user id"),
+    (re.compile(r"\bdoc id\b"), "item id"),
+    (re.compile(r"\(named by query=\)"), "(named by user=)"),
+    (re.compile(r"\(named by doc=\)"), "(named by item=)"),
+    (re.compile(r"\(named by grade=\)"), "(named by rating=)"),
+    (re.compile(r"\bquery=, "), "user=, "),
+    (re.compile(r"\bquery=(?=[,;\s]|$)"), "user="),
+    (re.compile(r"\bdoc=(?=[,;\s]|$)"), "item="),
+    (re.compile(r"\bgrade=(?=[,;\s]|$)"), "rating="),
+    (re.compile(r"\bthe doc is listed twice for this query\b"), "the item is listed twice for this user"),
+    (re.compile(r"\bjudged twice\b"), "in the truth twice"),
+    (re.compile(r"\bkeep one judgment per \(query, doc\)"), "keep one row per (user, item)"),
+    (re.compile(r"\bremove the repeated judgment\b"), "remove the repeated row"),
+    (re.compile(r"\ba item\b"), "an item"),
+    (re.compile(r"\bno query\b"), "no user"),
+]
+
+
+def _in_log_terms(message: str) -> str:
+    for pattern, replacement in _LOG_TERMS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def _weights_by_user(weights) -> dict[str, float] | None:
+    """``{user id as text: weight}`` from a mapping or a pandas Series indexed by user."""
+    if weights is None:
+        return None
+    if hasattr(weights, "index") and hasattr(weights, "to_numpy"):  # a pandas Series
+        keys, values = weights.index.to_numpy(), weights.to_numpy()
+    elif isinstance(weights, Mapping):
+        keys, values = list(weights.keys()), list(weights.values())
+    else:
+        raise InputError(
+            f"weights must be a mapping {{user: weight}} or a pandas Series indexed by user; "
+            f"got {type(weights).__name__}"
+        )
+    # Users are read as text (7 and "7" are one user), so the keys are too.
+    return dict(zip(np.asarray(keys).astype(str).tolist(), np.asarray(values, dtype=np.float64).tolist()))
+
+
+def evaluate_frame(
+    truth,
+    predictions,
+    measures: "Iterable[str | Measure] | str | Measure",
+    protocol: "Protocol | str | None" = None,
+    *,
+    user="user",
+    item="item",
+    rating="rating",
+    score="score",
+    weights=None,
+    name: str | None = None,
+) -> Results:
+    """Evaluate recommendations given as a long log of rows, one per (user, item).
+
+    Parameters
+    ----------
+    truth : pandas.DataFrame, polars.DataFrame, pyarrow.Table, or path
+        The relevant items: one row per (user, item), with a rating unless
+        ``rating=None``. A path is read by :meth:`rankproof.Qrels.read`
+        (Parquet, CSV, TSV, JSON Lines, chosen by extension).
+    predictions : same kinds as `truth`
+        The recommended items: one row per (user, item), with a score unless
+        ``score=None``. Items absent from the user's truth are non-relevant.
+    measures : str, Measure or iterable of them
+        E.g. ``["ndcg@10", "r@10", "ap@10", "hit@10", "rr@10"]``.
+    protocol : Protocol, preset name or protocol text, default ``Protocol()``
+        Every convention; see :class:`rankproof.Protocol` and the module notes
+        for what each query policy means for users.
+    user, item : str
+        Column names of the user and item ids, in both tables. Ids may be
+        strings or integers (``7`` and ``"7"`` are one id).
+    rating : str or None
+        Column of integer ratings in `truth` (the grade: gain for NDCG, and
+        relevant when ``>= rel`` for the binary measures). None: every truth
+        row is relevant with grade 1.
+    score : str or None
+        Column of finite scores in `predictions`, higher first. None: the rows
+        of each user are already in rank order, best first (no ties).
+    weights : mapping user -> weight, or pandas.Series indexed by user, optional
+        Per-user weights, for ``aggregation='weighted'``.
+    name : str, optional
+        The run's name in results; ``predictions`` by default.
+
+    Returns
+    -------
+    Results
+        Per-user values (``results.queries`` are the user ids as text), means,
+        the protocol and every count.
+
+    Raises
+    ------
+    rankproof.errors.ParseError
+        A column is missing, or an id, rating or score is missing or invalid;
+        the message names the row, the user and the item.
+    rankproof.errors.DuplicateError
+        A (user, item) pair is in the truth twice, or in the predictions twice
+        under ``duplicates=error``.
+    rankproof.errors.InputError
+        A negative rating under ``negative_grades=error``, or no user in both
+        tables.
+
+    Examples
+    --------
+    User 1 was recommended items 10, 11, 12 (in that order) and liked 11 and
+    13; user 2 was recommended 20, 21 and liked 20.
+    Recall@2: user 1 found 1 of 2, user 2 found 1 of 1, so (0.5 + 1) / 2:
+
+    >>> import pandas as pd
+    >>> truth = pd.DataFrame({"user": [1, 1, 2], "item": [11, 13, 20]})
+    >>> predictions = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [10, 11, 12, 20, 21],
+    ...                             "score": [0.9, 0.8, 0.1, 0.7, 0.2]})
+    >>> results = evaluate_frame(truth, predictions, ["r@2", "rr@2"], rating=None)
+    >>> results.means()
+    {'r@2': 0.75, 'rr@2': 0.75}
+    >>> results.per_query("rr@2")   # user 1's first liked item is at rank 2
+    {'1': 0.5, '2': 1.0}
+    """
+    try:
+        # Bad measure names or policies fail before any table is read.
+        measures = parse_measures(measures)
+        protocol = _as_protocol(protocol)
+        qrels = _truth(truth, user, item, rating)
+        run = _pairs(predictions, user, item, score, "predictions", name)
+        return evaluate(qrels, run, measures, protocol, weights=_weights_by_user(weights))
+    except RankproofError as error:
+        raise type(error)(_in_log_terms(str(error))) from None

@@ -1,0 +1,221 @@
+"""Results by segment: each segment's mean, count and a bootstrap confidence interval.
+
+A segment is a label per query (new vs returning users, head vs tail
+queries). Queries are grouped with numpy, and each (segment, measure) gets one
+call of :func:`scipy.stats.bootstrap`, vectorised over the resamples: no
+Python loop over queries.
+
+The mean follows the protocol's aggregation policy, and so does the
+bootstrap: ``macro`` resamples query values; ``weighted`` resamples (value,
+weight) pairs and takes sum(w v) / sum(w); ``micro`` resamples (numerator,
+denominator) pairs and takes their sums' ratio. Queries a measure excludes
+(``zero_ideal=exclude``) take no part in that measure's count or mean.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import InputError
+from .protocol import Aggregation
+
+__all__ = ["SegmentRow", "Segments", "UNLABELLED", "segment_labels", "by_segment"]
+
+UNLABELLED = "(unlabelled)"
+_METHODS = ("percentile", "basic", "BCa")
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentRow:
+    """One measure over one segment.
+
+    ``low`` and ``high`` bound the bootstrap confidence interval of ``mean``
+    (NaN when fewer than 2 queries count).
+    """
+
+    segment: Any
+    measure: str
+    mean: float
+    count: int
+    low: float
+    high: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Segments:
+    """What :meth:`rankproof.Results.by` returns: one row per (segment, measure).
+
+    Attributes
+    ----------
+    rows : tuple of SegmentRow
+        Segments in sorted label order, measures in the order evaluated.
+    confidence : float
+    method : str
+        The :func:`scipy.stats.bootstrap` method.
+    resamples : int
+    seed : int
+    """
+
+    rows: tuple[SegmentRow, ...]
+    confidence: float
+    method: str
+    resamples: int
+    seed: int
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def get(self, segment: Any, measure: str) -> SegmentRow:
+        """The row of one segment and measure."""
+        for row in self.rows:
+            if row.segment == segment and row.measure == str(measure):
+                return row
+        raise KeyError((segment, str(measure)))
+
+    def to_pandas(self):
+        """A DataFrame with columns segment, measure, mean, count, low, high."""
+        import pandas as pd
+
+        return pd.DataFrame([dataclasses.asdict(row) for row in self.rows],
+                            columns=["segment", "measure", "mean", "count", "low", "high"])
+
+    def __str__(self) -> str:
+        lines = [f"{'segment':<16} {'measure':<14} {'mean':>8} {'count':>8}  "
+                 f"{self.confidence:.0%} CI ({self.method} bootstrap, {self.resamples} resamples)"]
+        for row in self.rows:
+            lines.append(f"{str(row.segment):<16} {row.measure:<14} {row.mean:>8.4f} {row.count:>8}  "
+                         f"[{row.low:.4f}, {row.high:.4f}]")
+        return "\n".join(lines)
+
+
+def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The label of every query, as an array aligned with `queries` (sorted str ids),
+    and which queries to keep (None: all; only ``unlabelled='drop'`` drops some).
+
+    `segment` is a mapping query -> label (keys are read as text, so user 7
+    and "7" are one query) or a pandas Series indexed by query.
+    """
+    if hasattr(segment, "index") and hasattr(segment, "to_numpy"):  # a pandas Series
+        keys, labels = np.asarray(segment.index.to_numpy()), np.asarray(segment.to_numpy())
+    elif isinstance(segment, Mapping):
+        keys, labels = np.asarray(list(segment.keys())), np.asarray(list(segment.values()))
+    else:
+        raise InputError(
+            f"a segment must be a mapping {{query: label}} or a pandas Series indexed by query; "
+            f"got {type(segment).__name__}"
+        )
+    keys = keys.astype(str)
+    order = np.argsort(keys, kind="stable")
+    keys, labels = keys[order], labels[order]
+    if len(keys) and (keys[1:] == keys[:-1]).any():
+        repeated = keys[1:][keys[1:] == keys[:-1]][0]
+        raise InputError(f"query {repeated} is labelled twice in the segment; give each query one label")
+    at = np.minimum(np.searchsorted(keys, queries), max(len(keys) - 1, 0))
+    found = (keys[at] == queries) if len(keys) else np.zeros(len(queries), dtype=bool)
+    if found.all():
+        return labels[at], None
+    missing = queries[~found]
+    if unlabelled == "error":
+        shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise InputError(
+            f"{len(missing)} evaluated queries have no segment label ({shown}); label them, or pass "
+            f"unlabelled='group' to put them in a segment {UNLABELLED!r}, or unlabelled='drop'"
+        )
+    if unlabelled == "drop":
+        return labels[at], found
+    result = labels[at] if labels.dtype.kind == "U" else labels[at].astype(object)
+    if result.dtype.kind == "U" and result.dtype.itemsize < np.dtype(f"<U{len(UNLABELLED)}").itemsize:
+        result = result.astype(f"<U{len(UNLABELLED)}")
+    result[~found] = UNLABELLED
+    return result, None
+
+
+def _groups(labels: np.ndarray, keep: np.ndarray | None) -> list[tuple[Any, np.ndarray]]:
+    """(label, query indices) per distinct label, labels sorted (by their text when mixed)."""
+    index = np.arange(len(labels)) if keep is None else np.flatnonzero(keep)
+    values = labels[index]
+    try:
+        distinct, inverse = np.unique(values, return_inverse=True)
+    except TypeError:  # labels of several types: group by their text
+        distinct, inverse = np.unique(values.astype(str), return_inverse=True)
+        firsts = {str(v): v for v in values.tolist()}
+        distinct = np.array([firsts[d] for d in distinct.tolist()], dtype=object)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(len(distinct) + 1))
+    return [(distinct[i].item() if hasattr(distinct[i], "item") else distinct[i],
+             index[order[bounds[i]:bounds[i + 1]]]) for i in range(len(distinct))]
+
+
+def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, resamples: int,
+              method: str, rng) -> tuple[float, float]:
+    if len(data[0]) < 2:
+        return math.nan, math.nan
+    point = float(statistic(*data, axis=-1))
+    if all(np.all(d == d[0]) for d in data):
+        return point, point  # every resample gives the same value
+    from scipy.stats import bootstrap
+
+    result = bootstrap(data, statistic, n_resamples=resamples, confidence_level=confidence,
+                       method=method, paired=len(data) > 1, vectorized=True, random_state=rng)
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def _mean(values, axis=-1):
+    return np.mean(values, axis=axis)
+
+
+def _weighted_mean(values, weights, axis=-1):
+    total = np.sum(weights, axis=axis)
+    return np.sum(values * weights, axis=axis) / np.where(total == 0, np.nan, total)
+
+
+def _ratio_of_sums(numerators, denominators, axis=-1):
+    total = np.sum(denominators, axis=axis)
+    return np.sum(numerators, axis=axis) / np.where(total == 0, np.nan, total)
+
+
+def by_segment(results, segment, *, measures=None, confidence: float = 0.95, resamples: int = 2000,
+               method: str = "percentile", seed: int = 0, unlabelled: str = "error") -> Segments:
+    """See :meth:`rankproof.Results.by`."""
+    if unlabelled not in ("error", "group", "drop"):
+        raise InputError(f"unlabelled must be 'error', 'group' or 'drop'; got {unlabelled!r}")
+    if method not in _METHODS:
+        raise InputError(f"method must be one of {', '.join(_METHODS)}; got {method!r}")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must be between 0 and 1, e.g. 0.95; got {confidence!r}")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        raise InputError(f"resamples must be a positive integer, e.g. 2000; got {resamples!r}")
+    queries = results._alignment.queries
+    labels, keep = segment_labels(segment, queries, unlabelled)
+    chosen = results.measures if measures is None else [results._result(m).measure for m in
+                                                          ([measures] if isinstance(measures, str) else measures)]
+    aggregation = results.protocol.aggregation
+    rng = np.random.default_rng(seed)
+    rows = []
+    for label, members in _groups(labels, keep):
+        for measure in chosen:
+            result = results._result(measure)
+            inside = members[result.included[members]]
+            if aggregation is Aggregation.WEIGHTED:
+                data = (result.value[inside], results._weights[inside])
+                statistic = _weighted_mean
+            elif aggregation is Aggregation.MICRO:
+                data = (result.numerator[inside].astype(np.float64), result.denominator[inside].astype(np.float64))
+                statistic = _ratio_of_sums
+            else:
+                data = (result.value[inside],)
+                statistic = _mean
+            mean = float(statistic(*data, axis=-1)) if len(inside) else math.nan
+            if aggregation is Aggregation.MICRO and len(inside) and data[1].sum() == 0:
+                mean = 0.0  # as Results.mean: nothing to divide by scores 0
+            low, high = _interval(data, statistic, confidence, resamples, method, rng)
+            rows.append(SegmentRow(segment=label, measure=str(measure), mean=mean, count=int(len(inside)),
+                                   low=low, high=high))
+    return Segments(rows=tuple(rows), confidence=confidence, method=method, resamples=resamples, seed=seed)

@@ -994,3 +994,19 @@ def test_progress_display_never_reaches_pipes(tmp_path, capsys, monkeypatch):
     assert code == 0
     assert captured.err == ""
     json.loads(captured.out)
+
+
+def test_allocator_settings_leave_the_values_unchanged(tmp_path):
+    # The command line keeps freed memory for large inputs (glibc's mallopt);
+    # in a process of its own, the settings must not change any value.
+    code = (
+        "import json, sys\n"
+        "from rankproof.cli import _keep_freed_memory, main\n"
+        "_keep_freed_memory()\n"
+        f"sys.exit(main(['evaluate', {str(QRELS)!r}, {str(BM25)!r}, '--format', 'json', '-o', {str(tmp_path / 'a.json')!r}]))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    tuned = json.loads((tmp_path / "a.json").read_text())
+    expected = library(QRELS, BM25, DEFAULT_MEASURES)
+    for measure in DEFAULT_MEASURES:
+        assert tuned["runs"]["bm25.run"]["mean"][measure] == expected.mean(measure)

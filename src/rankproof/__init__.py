@@ -18,10 +18,12 @@ from .evaluate import evaluate
 from .measures.base import Measure, parse_measure, parse_measures
 from .protocol import PRESETS, Protocol
 from .results import Results
+from .stats import Comparison, compare, load_results
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
     "evaluate", "Results", "RankproofError", "__version__",
+    "compare", "Comparison", "load_results",
 ]

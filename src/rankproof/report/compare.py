@@ -103,7 +103,7 @@ def to_markdown(comparison) -> str:
     lines += [""] + [line.replace("*", r"\*", 1) + "  " for line in notes[:3]]
     lines += ["", f"Protocol: `{comparison.protocol}` (fingerprint `{comparison.protocol.fingerprint}`); "
               f"qrels digest `{comparison.qrels_digest}`."]
-    lines += [line for line in notes[6:]]
+    lines += [line + "  " for line in notes[6:]]
     return "\n".join(lines) + "\n"
 
 

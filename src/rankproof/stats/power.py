@@ -65,7 +65,10 @@ def queries_needed(effect: float, alpha: float = 0.05, power: float = 0.8) -> in
         return None
     # The normal approximation is a lower bound; search upward from it by bisection.
     z = stats.norm.isf(alpha / 2) + stats.norm.isf(1 - power)
-    low = max(2, int(math.floor((z / abs(effect)) ** 2)) - 1)
+    approximate = (z / abs(effect)) ** 2
+    if approximate > MAX_QUERIES:
+        return None
+    low = max(2, int(math.floor(approximate)) - 1)
     if t_test_power(effect, low, alpha) >= power:
         # Tiny samples: the approximation overshoots; scan down.
         while low > 2 and t_test_power(effect, low - 1, alpha) >= power:

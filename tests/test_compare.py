@@ -404,3 +404,18 @@ def test_cli_bad_usage_exits_2(capsys, args, needle):
 def test_importing_rankproof_does_not_import_scipy():
     code = "import sys, rankproof; rankproof.compare; print('scipy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+def test_cli_same_run_name_in_two_saved_files_is_told_apart_by_file(capsys, tmp_path):
+    run = CRANFIELD / "bm25.run"
+    for name in ("first.json", "second.json"):
+        assert main(["evaluate", str(QRELS_PATH), str(run), "-m", "ap", "--format", "json",
+                     "-o", str(tmp_path / name)]) == 0
+    code, out, err = cli(capsys, "compare", "--results", tmp_path / "first.json", tmp_path / "second.json",
+                         "--format", "csv", "--test", "t")
+    assert code == 0, err
+    (row,) = list(csv.DictReader(io.StringIO(out)))
+    assert (row["run_a"], row["run_b"]) == ("first.json:bm25.run", "second.json:bm25.run")
+    # The same run twice: every difference is 0, p = 1, nothing to detect.
+    assert (float(row["difference"]), float(row["p_value"]), row["queries_needed"]) == (0.0, 1.0, "")
+    assert row["ties"] == "225"

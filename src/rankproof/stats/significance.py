@@ -84,20 +84,28 @@ def wilcoxon(d: np.ndarray, **_) -> np.ndarray:
     return p
 
 
-def _signs(n_queries: int, n_resamples: int, seed: int | None) -> tuple[np.ndarray, bool]:
-    """Sign matrix (resamples x queries) and whether it is the exact enumeration.
+# Sign draws per block: keeps the sign matrix near 32 MB however many queries there are.
+_BLOCK_VALUES = 4_000_000
+
+
+def _sign_blocks(n_queries: int, n_resamples: int, seed: int | None):
+    """Blocks of the sign matrix (resamples x queries); the flag says whether it is the exact enumeration.
 
     When 2**n_queries <= n_resamples every assignment of signs is used once
-    (an exact test); otherwise n_resamples random ones.
+    (an exact test); otherwise n_resamples random ones, drawn block by block
+    from one seeded generator.
     """
     if n_queries < 63 and 2 ** n_queries <= n_resamples:
         codes = np.arange(2 ** n_queries, dtype=np.int64)[:, None]
         bits = (codes >> np.arange(n_queries, dtype=np.int64)) & 1
-        return (1 - 2 * bits).astype(np.float64), True
+        yield (1 - 2 * bits).astype(np.float64), True
+        return
     rng = np.random.default_rng(seed)
-    # One byte per draw; float64 only for the matrix product.
-    bits = rng.integers(0, 2, size=(n_resamples, n_queries), dtype=np.int8)
-    return (1 - 2 * bits).astype(np.float64), False
+    block = max(1, _BLOCK_VALUES // max(1, n_queries))
+    for start in range(0, n_resamples, block):
+        # One byte per draw; float64 only for the matrix product.
+        bits = rng.integers(0, 2, size=(min(block, n_resamples - start), n_queries), dtype=np.int8)
+        yield (1 - 2 * bits).astype(np.float64), False
 
 
 def randomization(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
@@ -107,7 +115,8 @@ def randomization(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES, seed: 
     Under the null hypothesis the two systems are exchangeable on every
     query, so each difference keeps or flips its sign with probability 1/2.
     One random sign matrix S (resamples x queries) serves every row: the
-    resampled sums of all rows are one product ``d @ S.T``. A query that is
+    resampled sums of all rows are one product ``d @ S.T`` (S is drawn in
+    blocks of about 4 million signs, so memory stays flat with many queries). A query that is
     NaN in a row enters as 0, which adds nothing to any sum, so the row is
     tested on its own queries.
 
@@ -128,14 +137,18 @@ def randomization(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES, seed: 
     """
     d = np.atleast_2d(np.asarray(d, dtype=np.float64))
     filled = np.where(np.isnan(d), 0.0, d)
-    signs, exact = _signs(d.shape[1], n_resamples, seed)
     observed = filled.sum(axis=1)
-    resampled = filled @ signs.T                        # rows x resamples
     tolerance = 1e-12 * np.maximum(np.abs(filled).sum(axis=1), np.finfo(float).tiny)
-    greater = (resampled >= (observed - tolerance)[:, None]).sum(axis=1)
-    less = (resampled <= (observed + tolerance)[:, None]).sum(axis=1)
+    greater = np.zeros(len(d), dtype=np.int64)
+    less = np.zeros(len(d), dtype=np.int64)
+    drawn = 0
+    for signs, exact in _sign_blocks(d.shape[1], n_resamples, seed):
+        resampled = filled @ signs.T                    # rows x resamples in this block
+        greater += (resampled >= (observed - tolerance)[:, None]).sum(axis=1)
+        less += (resampled <= (observed + tolerance)[:, None]).sum(axis=1)
+        drawn += len(signs)
     adjust = 0 if exact else 1
-    total = len(signs) + adjust
+    total = drawn + adjust
     p = np.minimum(1.0, 2 * np.minimum(greater + adjust, less + adjust) / total)
     p[_all_zero(d)] = 1.0
     return p

@@ -61,7 +61,8 @@ def _notes(comparison) -> list[str]:
     correction = _CORRECTIONS[c.correction]
     queries = sorted({row.queries for row in c.rows})
     lines = [
-        f"* significant: p < {c.alpha:g} after {correction} correction over {len(c.rows)} comparisons "
+        f"* significant: p < {c.alpha:g} after {correction} correction over {len(c.rows)} "
+        f"comparison{'s' if len(c.rows) != 1 else ''} "
         f"(runs x measures); two-sided {test}",
         f"CI: paired bootstrap of the mean difference ({c.bootstrap_method}, {c.n_resamples:,} resamples, seed "
         f"{c.seed}); d: mean / sd of the per-query differences; queries needed: for a paired t-test to detect d "

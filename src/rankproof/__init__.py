@@ -21,6 +21,7 @@ from .measures.base import Measure, parse_measure, parse_measures
 from .protocol import PRESETS, Protocol
 from .results import Results
 from .scores import evaluate_scores
+from .stats import Comparison, compare, load_results
 
 __version__ = "0.1.0"
 
@@ -28,4 +29,5 @@ __all__ = [
     "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
     "evaluate_frame", "coverage", "Coverage",
+    "compare", "Comparison", "load_results",
 ]

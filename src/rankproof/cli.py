@@ -288,6 +288,61 @@ def _protocol_command(args) -> int:
     return 0
 
 
+COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
+
+
+def _saved_runs(paths: list[str]) -> dict:
+    """Every run of every saved results file; names made unique with the file name where they clash."""
+    from .stats import load_results
+
+    loaded = [(path, saved) for path in paths for saved in load_results(path)]
+    names = [saved.run_name for _, saved in loaded]
+    return {(f"{os.path.basename(path)}:{saved.run_name}" if names.count(saved.run_name) > 1 else saved.run_name): saved
+            for path, saved in loaded}
+
+
+def _render_comparison(comparison, fmt: str) -> str:
+    from .report import compare as render
+
+    return {"table": render.to_table, "json": render.to_json, "csv": render.to_csv,
+            "markdown": render.to_markdown, "latex": render.to_latex}[fmt](comparison)
+
+
+def _compare(args) -> int:
+    from .report.output import check_output_path, write_output
+    from .stats import compare
+
+    check_output_path(args.output)
+    if args.results:
+        if args.inputs:
+            raise UsageError("rankproof compare: give either QRELS RUN RUN ... or --results FILE ..., not both")
+        if args.preset != "rankproof" or args.policy or args.grade_map:
+            raise UsageError("rankproof compare: --preset, --policy and --grade-map apply when evaluating runs; "
+                             "saved results keep the protocol they were evaluated under")
+        runs = _saved_runs(args.results)
+        qrels, protocol, measures = None, None, args.measure
+    else:
+        if len(args.inputs) < 3:
+            raise UsageError("rankproof compare: give QRELS and at least two runs (or --results FILE ...)")
+        from .measures.base import parse_measures
+
+        measures = parse_measures(args.measure or DEFAULT_MEASURES)
+        protocol = _protocol(args)
+        paths = args.inputs[1:]
+        names = _run_names(paths)
+        args.qrels = args.inputs[0]
+        qrels = _read_qrels(args)
+        runs = {name: _read_run(path, args.run_format, name) for path, name in zip(paths, names)}
+        # --baseline may name the run or give its path.
+        args.baseline = dict(zip(paths, names)).get(args.baseline, args.baseline)
+    comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
+                         alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
+                         bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,
+                         seed=args.seed, allow_mismatch=args.allow_mismatch)
+    write_output(_render_comparison(comparison, args.format), args.output)
+    return 0
+
+
 def _demo(args) -> int:
     from .demo import run_demo
 
@@ -343,6 +398,32 @@ def _parser() -> argparse.ArgumentParser:
 
     # Listed for --help only: main() hands `trec-eval` its own arguments.
     commands.add_parser("trec-eval", help="trec_eval 10 drop-in: rankproof trec-eval [options] QRELS RUN")
+
+    co = commands.add_parser("compare", help="paired significance tests between runs (or saved results)")
+    co.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then two or more runs")
+    co.add_argument("--results", nargs="+", metavar="FILE",
+                    help="compare saved results (rankproof evaluate --format json -o FILE) instead of runs")
+    co.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                    help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
+    co.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)")
+    co.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
+                    help="paired test (default randomization: sign flips)")
+    co.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+                    help="multiple-comparison correction over pairs x measures (default holm)")
+    co.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    co.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level (default 0.95)")
+    co.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
+                    help="bootstrap interval method (default percentile)")
+    co.add_argument("--power", type=float, default=0.8, help="power for 'queries needed' (default 0.8)")
+    co.add_argument("--resamples", type=int, default=10_000, help="randomization and bootstrap draws (default 10000)")
+    co.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    co.add_argument("--allow-mismatch", action="store_true",
+                    help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
+    _add_protocol_options(co)
+    _add_input_options(co)
+    co.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
+    co.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    co.set_defaults(handler=_compare)
 
     demo = commands.add_parser("demo", help="evaluate the bundled Cranfield runs")
     demo.set_defaults(handler=_demo)

@@ -18,6 +18,7 @@ __all__ = [
     "MissingQueryError",
     "ProtocolError",
     "MeasureError",
+    "ComparabilityError",
 ]
 
 
@@ -87,3 +88,7 @@ class ProtocolError(InputError):
 
 class MeasureError(InputError):
     """An unknown measure, parameter or cutoff."""
+
+
+class ComparabilityError(InputError):
+    """Runs to compare were evaluated under different protocols, qrels or query sets."""

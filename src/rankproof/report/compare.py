@@ -1,0 +1,191 @@
+"""Renderers of a :class:`~rankproof.stats.Comparison`: table, Markdown, LaTeX, JSON, CSV.
+
+Renderers never compute: every number comes from the comparison's rows.
+People's formats round (4 decimals) and mark significant rows with ``*``;
+JSON and CSV keep full precision (infinite or undefined values are null / empty).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+from typing import Any
+
+__all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document"]
+
+_TESTS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization": "randomization test"}
+_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
+
+
+def _fmt(value: float, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def _signed(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:+.4f}"
+
+
+def _p(value: float) -> str:
+    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+def _needed(value: int | None) -> str:
+    return "n/a" if value is None else f"{value:,}"
+
+
+def _effect(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:+.2f}"
+
+
+def _cells(row, comparison) -> list[str]:
+    mark = "*" if row.significant else ""
+    return [row.measure, row.run_a, row.run_b, _fmt(row.mean_a), _fmt(row.mean_b), _signed(row.difference) + mark,
+            f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]", _p(row.p_value), _p(row.p_corrected) + mark,
+            _effect(row.effect_size), f"{row.wins}/{row.ties}/{row.losses}", _needed(row.queries_needed)]
+
+
+def _headers(comparison) -> list[str]:
+    level = f"{comparison.confidence:.0%}"
+    return ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI", "p",
+            f"p ({comparison.correction})", "d", "B wins/ties/losses", "queries needed"]
+
+
+def _notes(comparison) -> list[str]:
+    c = comparison
+    test = _TESTS[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
+    correction = _CORRECTIONS[c.correction]
+    queries = sorted({row.queries for row in c.rows})
+    lines = [
+        f"* significant: p < {c.alpha:g} after {correction} correction over {len(c.rows)} "
+        f"comparison{'s' if len(c.rows) != 1 else ''} "
+        f"(runs x measures); two-sided {test}",
+        f"CI: paired bootstrap of the mean difference ({c.bootstrap_method}, {c.n_resamples:,} resamples, seed "
+        f"{c.seed}); d: mean / sd of the per-query differences; queries needed: for a paired t-test to detect d "
+        f"with power {c.power:g} at alpha {c.alpha:g}",
+        f"queries paired: {', '.join(str(q) for q in queries)}",
+        f"protocol     {c.protocol}",
+        f"fingerprint  {c.protocol.fingerprint}",
+        f"qrels digest {c.qrels_digest}",
+    ]
+    lines += [f"warning: compared despite a mismatch (allow_mismatch): {m}" for m in c.mismatches]
+    return lines
+
+
+def to_table(comparison) -> str:
+    """A terminal table, one row per measure x pair, then settings, protocol and mismatches."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=io.StringIO(), width=220, highlight=False, soft_wrap=True, color_system=None,
+                      legacy_windows=False)
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for i, name in enumerate(_headers(comparison)):
+        table.add_column(name, justify="left" if i < 3 else "right")
+    for row in comparison.rows:
+        table.add_row(*_cells(row, comparison))
+    console.print(table)
+    text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+    return text + "\n\n" + "\n".join(_notes(comparison)) + "\n"
+
+
+def to_markdown(comparison) -> str:
+    """A Markdown table for a paper or an issue; significant rows are marked ``*``."""
+    headers = _headers(comparison)
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * 3 + "---:|" * (len(headers) - 3)]
+    for row in comparison.rows:
+        # A bare * could pair up into emphasis: escaped.
+        lines.append("| " + " | ".join(cell.replace("*", r"\*") for cell in _cells(row, comparison)) + " |")
+    notes = _notes(comparison)
+    lines += [""] + [line.replace("*", r"\*", 1) + "  " for line in notes[:3]]
+    lines += ["", f"Protocol: `{comparison.protocol}` (fingerprint `{comparison.protocol.fingerprint}`); "
+              f"qrels digest `{comparison.qrels_digest}`."]
+    lines += [line + "  " for line in notes[6:]]
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def to_latex(comparison) -> str:
+    """A booktabs table for a paper: runs as rows (labelled a, b, ...), measures as columns.
+
+    Each mean carries, as a superscript, the labels of the runs it is
+    significantly better than (after correction); the best mean of each
+    column is bold.
+    """
+    c = comparison
+    labels = {run: chr(ord("a") + i) if i < 26 else f"r{i}" for i, run in enumerate(c.runs)}
+    beats: dict[tuple[str, str], list[str]] = {}
+    for row in c.significant:
+        winner, loser = (row.run_b, row.run_a) if row.difference > 0 else (row.run_a, row.run_b)
+        beats.setdefault((winner, row.measure), []).append(labels[loser])
+    best = {m: max(c.mean(run, m) for run in c.runs) for m in c.measures}
+    lines = [r"\begin{table}[t]", r"\centering",
+             r"\begin{tabular}{ll" + "r" * len(c.measures) + "}", r"\toprule",
+             r"\# & Run & " + " & ".join(_latex(m) for m in c.measures) + r" \\", r"\midrule"]
+    for run in c.runs:
+        cells = []
+        for m in c.measures:
+            value = c.mean(run, m)
+            text = _fmt(value)
+            if value == best[m]:
+                text = r"\textbf{" + text + "}"
+            marks = "".join(sorted(beats.get((run, m), [])))
+            cells.append(text + (r"$^{" + marks + "}$" if marks else ""))
+        lines.append(f"{labels[run]} & {_latex(run)} & " + " & ".join(cells) + r" \\")
+    test = _TESTS[c.test]
+    caption = (f"Superscripts: the runs a mean is significantly better than ({test}, "
+               f"{_CORRECTIONS[c.correction]} correction, p < {c.alpha:g}). Protocol fingerprint "
+               f"{c.protocol.fingerprint}.")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + _latex(caption) + "}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _json_number(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def comparison_document(comparison) -> dict[str, Any]:
+    """JSON-ready: settings, protocol, fingerprint, qrels digest, mismatches, means and rows."""
+    c = comparison
+    return {
+        "settings": c.settings(),
+        "protocol": c.protocol.to_dict(),
+        "protocol_text": str(c.protocol),
+        "fingerprint": c.protocol.fingerprint,
+        "qrels_digest": c.qrels_digest,
+        "mismatches": list(c.mismatches),
+        "means": {run: {m: _json_number(v) for m, v in means} for run, means in c.means},
+        "rows": [{k: _json_number(v) for k, v in row.to_dict().items()} for row in c.rows],
+    }
+
+
+def to_json(comparison) -> str:
+    return json.dumps(comparison_document(comparison), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_csv(comparison) -> str:
+    """One line per measure x pair, every field at full precision (empty: undefined)."""
+    from ..stats.comparison import ComparisonRow
+
+    fields = [f.name for f in dataclasses.fields(ComparisonRow)]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(fields)
+    for row in comparison.rows:
+        values = row.to_dict()
+        writer.writerow(["" if values[f] is None or (isinstance(values[f], float) and not math.isfinite(values[f]))
+                         else repr(values[f]) if isinstance(values[f], float) else values[f] for f in fields])
+    return buffer.getvalue()

@@ -1,0 +1,423 @@
+"""``compare(qrels, runs, measures)``: paired statistics for every pair of runs and measure.
+
+Layered like evaluate: validate (names, tests, comparability), compute (one
+matrix of per-query differences, one row per pair x measure; every
+statistic vectorised over its rows), correct across the whole family, and
+return an immutable :class:`Comparison`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import ComparabilityError, InputError
+from ..measures.base import Measure, parse_measures
+from ..protocol import Aggregation, Protocol
+from .corrections import CORRECTIONS, correct
+from .power import queries_needed
+from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS
+
+__all__ = ["compare", "Comparison", "ComparisonRow", "TIE_TOLERANCE"]
+
+# Per-query values closer than this count as a tie (sums in another order differ by rounding).
+TIE_TOLERANCE = 1e-12
+BOOTSTRAP_METHODS = ("percentile", "BCa", "basic")
+
+
+@dataclasses.dataclass(frozen=True)
+class ComparisonRow:
+    """One pair of runs on one measure. ``difference`` = ``mean_b - mean_a`` (positive: B is better).
+
+    ``queries`` is the number of paired queries (a value in both runs);
+    ``queries_needed`` is None when the difference is 0 (nothing to detect).
+    """
+
+    measure: str
+    run_a: str
+    run_b: str
+    mean_a: float
+    mean_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_corrected: float
+    significant: bool
+    effect_size: float
+    wins: int
+    ties: int
+    losses: int
+    queries: int
+    queries_needed: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Every pair x measure, the settings that produced them, and what was not comparable.
+
+    ``means`` is ``((run, ((measure, mean), ...)), ...)``: each run's mean over
+    its own queries under the protocol (:meth:`mean` reads it).
+    ``mismatches`` is empty unless ``allow_mismatch=True`` let differences through.
+    """
+
+    rows: tuple[ComparisonRow, ...]
+    runs: tuple[str, ...]
+    measures: tuple[str, ...]
+    baseline: str | None
+    test: str
+    correction: str
+    alpha: float
+    confidence: float
+    power: float
+    n_resamples: int
+    seed: int | None
+    bootstrap_method: str
+    protocol: Protocol
+    qrels_digest: str | None
+    means: tuple[tuple[str, tuple[tuple[str, float], ...]], ...]
+    mismatches: tuple[str, ...] = ()
+
+    def mean(self, run: str, measure: "str | Measure") -> float:
+        return dict(dict(self.means)[run])[str(measure)]
+
+    def row(self, run_a: str, run_b: str, measure: "str | Measure") -> ComparisonRow:
+        """The row of a pair on a measure (either order of the pair)."""
+        text = str(parse_measures([measure])[0])
+        for row in self.rows:
+            if row.measure == text and {row.run_a, row.run_b} == {run_a, run_b}:
+                return row
+        raise InputError(f"no row compares {run_a} and {run_b} on {text}; check the names: runs "
+                         f"{', '.join(self.runs)}, measures {', '.join(self.measures)}")
+
+    @property
+    def significant(self) -> tuple[ComparisonRow, ...]:
+        """Rows whose corrected p-value is below alpha."""
+        return tuple(row for row in self.rows if row.significant)
+
+    def to_pandas(self):
+        """One row per pair x measure, a column per field of :class:`ComparisonRow`."""
+        import pandas as pd
+
+        return pd.DataFrame([row.to_dict() for row in self.rows])
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "test": self.test, "correction": self.correction, "alpha": self.alpha,
+            "confidence": self.confidence, "bootstrap_method": self.bootstrap_method,
+            "power": self.power, "n_resamples": self.n_resamples, "seed": self.seed,
+            "baseline": self.baseline,
+        }
+
+    def summary(self) -> str:
+        """The comparison as a plain-text table with its settings, protocol and mismatches."""
+        from ..report.compare import to_table
+
+        return to_table(self)
+
+    def __repr__(self) -> str:
+        return (f"Comparison({len(self.runs)} runs x {len(self.measures)} measures, {len(self.rows)} rows, "
+                f"{len(self.significant)} significant; test={self.test} correction={self.correction})")
+
+
+# -- inputs ------------------------------------------------------------------------------
+def _named(runs) -> list[tuple[str, Any]]:
+    if isinstance(runs, Mapping):
+        items = [(str(name), run) for name, run in runs.items()]
+    elif isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
+        items = [(str(getattr(run, "run_name", None) or getattr(run, "name", None) or f"run{i + 1}"), run)
+                 for i, run in enumerate(runs)]
+    else:
+        raise InputError("runs must be a mapping {name: Run or Results} or a list of them; "
+                         f"got {type(runs).__name__}")
+    names = [name for name, _ in items]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(f"run name {repeated[0]} is given twice; give each run a distinct name "
+                         "(pass a mapping {name: run})")
+    if len(items) < 2:
+        raise InputError(f"compare needs at least two runs; got {len(items)}")
+    return items
+
+
+def _evaluated(qrels, runs, measures, protocol) -> tuple[list[str], list[Any], list[Measure]]:
+    from ..data.run import Run
+    from ..evaluate import evaluate
+
+    items = _named(runs)
+    if measures is None:
+        first = next((r for _, r in items if not isinstance(r, Run)), None)
+        if first is None:
+            raise InputError("give the measures to compare, e.g. measures=['ndcg@10', 'ap']")
+        measure_list = list(first.measures)
+    else:
+        measure_list = list(dict.fromkeys(parse_measures(measures)))
+    names, evaluated = [], []
+    for name, run in items:
+        if isinstance(run, Run):
+            if qrels is None:
+                raise InputError(f"run {name} is a Run: give the qrels to evaluate it against")
+            run = evaluate(qrels, run, measure_list, protocol)
+        elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
+            raise InputError(f"run {name}: expected a Run, Results or saved results; got {type(run).__name__}")
+        names.append(name)
+        evaluated.append(run)
+    return names, evaluated, measure_list
+
+
+def _choose(value: str, options, what: str) -> str:
+    if value in options:
+        return value
+    near = difflib.get_close_matches(str(value), list(options), n=1)
+    hint = f"did you mean {near[0]}? " if near else ""
+    raise InputError(f"unknown {what} {value!r}; {hint}choose one of {', '.join(options)}")
+
+
+def _few(items: list[str], limit: int = 3) -> str:
+    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+
+
+def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
+    """What differs between each run and the first: protocol, qrels, query set."""
+    first_name, first = names[0], evaluated[0]
+    found = []
+    first_queries = set(first.queries)
+    for name, other in zip(names[1:], evaluated[1:]):
+        if other.protocol.fingerprint != first.protocol.fingerprint:
+            policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
+            found.append(f"protocols differ: {first_name} {first.protocol.fingerprint}, {name} "
+                         f"{other.protocol.fingerprint} ({policies})")
+        if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
+            found.append(f"qrels differ: {first_name} was evaluated on qrels digest {first.qrels_digest}, "
+                         f"{name} on {other.qrels_digest}")
+        queries = set(other.queries)
+        if queries != first_queries:
+            only_first = sorted(first_queries - queries)
+            only_other = sorted(queries - first_queries)
+            parts = []
+            if only_first:
+                parts.append(f"{len(only_first)} queries only in {first_name} ({_few(only_first)})")
+            if only_other:
+                parts.append(f"{len(only_other)} only in {name} ({_few(only_other)})")
+            found.append(f"query sets differ: {' and '.join(parts)}")
+    return found
+
+
+def _value_matrix(evaluated: list[Any], measures: list[Measure]) -> tuple[np.ndarray, np.ndarray]:
+    """(union of queries, values[run, measure, query]) with NaN where a run lacks a query."""
+    query_arrays = [np.asarray(r.queries, dtype=object).astype(str) for r in evaluated]
+    union = np.unique(np.concatenate(query_arrays))
+    values = np.full((len(evaluated), len(measures), len(union)), np.nan)
+    for i, (result, queries) in enumerate(zip(evaluated, query_arrays)):
+        columns = np.searchsorted(union, queries)
+        for j, measure in enumerate(measures):
+            values[i, j, columns] = result.values(measure)
+    return union, values
+
+
+def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, method: str) -> np.ndarray:
+    """Paired bootstrap interval of the mean difference per row (scipy.stats.bootstrap).
+
+    Rows sharing a set of paired queries are resampled in one vectorised call.
+    """
+    from scipy import stats
+
+    intervals = np.full((len(d), 2), np.nan)
+    valid = ~np.isnan(d)
+    spread = np.where(valid, d, -np.inf).max(axis=1) - np.where(valid, d, np.inf).min(axis=1)
+    constant = ~(spread > 0)
+    # Every resample of equal values gives that value (scipy would warn and return NaN for BCa).
+    for r in np.flatnonzero(constant):
+        intervals[r] = d[r][valid[r]][0] if valid[r].any() else np.nan
+    groups: dict[bytes, list[int]] = {}
+    for r in np.flatnonzero(~constant):
+        groups.setdefault(np.packbits(valid[r]).tobytes(), []).append(int(r))
+    for rows in groups.values():
+        sample = d[np.ix_(rows, np.flatnonzero(valid[rows[0]]))]
+        result = stats.bootstrap((sample,), np.mean, axis=-1, vectorized=True, paired=False,
+                                 n_resamples=n_resamples, confidence_level=confidence, method=method,
+                                 batch=max(1, 2_000_000 // max(1, sample.size)),
+                                 rng=np.random.default_rng(seed))
+        intervals[rows, 0] = result.confidence_interval.low
+        intervals[rows, 1] = result.confidence_interval.high
+    return intervals
+
+
+# -- the entry point ---------------------------------------------------------------------
+def compare(
+    qrels,
+    runs: "Mapping[str, Any] | Sequence[Any]",
+    measures: "Iterable[str | Measure] | str | Measure | None" = None,
+    protocol: "Protocol | str | None" = None,
+    *,
+    test: str = "randomization",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    baseline: str | None = None,
+    confidence: float = 0.95,
+    bootstrap_method: str = "percentile",
+    power: float = 0.8,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = DEFAULT_SEED,
+    allow_mismatch: bool = False,
+) -> Comparison:
+    """Compare runs pairwise on per-query values: differences, intervals, tests, corrections.
+
+    For every pair (A, B) of runs, or every run B against ``baseline`` A, and
+    every measure, over the queries both runs have a value for:
+
+    - ``mean_a``, ``mean_b`` and ``difference`` = mean(B - A) (macro means);
+    - ``ci_low``, ``ci_high``: paired bootstrap interval of the difference at
+      ``confidence`` (``scipy.stats.bootstrap`` resampling queries, method
+      ``bootstrap_method``: percentile by default, or BCa);
+    - ``p_value`` of the two-sided paired ``test``: ``'t'`` (``ttest_rel``),
+      ``'wilcoxon'`` (signed-rank) or ``'randomization'`` (sign-flip
+      permutation test, ``n_resamples`` seeded draws; exact when 2**n queries
+      are fewer, see :func:`rankproof.stats.significance.randomization`);
+    - ``p_corrected`` across all pairs x measures (``correction``: ``'holm'``,
+      ``'bonferroni'``, ``'bh'`` Benjamini-Hochberg, or ``'none'``) and
+      ``significant`` = p_corrected < alpha;
+    - ``effect_size``: paired Cohen's d, mean(B - A) / sd(B - A) (ddof 1);
+    - ``wins``, ``ties``, ``losses``: queries where B is above, equal to
+      (within 1e-12), below A;
+    - ``queries_needed``: the smallest number of queries at which a paired
+      t-test reaches ``power`` at ``alpha`` for this effect size (None: no
+      difference to detect).
+
+    Parameters
+    ----------
+    qrels : Qrels or None
+        Needed when any run is a :class:`~rankproof.Run`.
+    runs : mapping name -> Run / Results / saved results, or a list of them
+        Lists are named by each run's name. Saved results come from
+        :func:`rankproof.stats.load_results`.
+    measures : measures, default every measure of the first Results
+    protocol : Protocol, preset name or text, default ``Protocol()``
+        Used to evaluate Runs; Results keep their own.
+    allow_mismatch : bool, default False
+        Runs evaluated under different protocols, on different qrels or on
+        different query sets are refused (:class:`~rankproof.errors.ComparabilityError`).
+        With True they are compared on the queries they share, and
+        ``Comparison.mismatches`` says what differs.
+
+    Notes
+    -----
+    Which queries enter is the protocol's business, not compare's: under
+    ``missing_query=zero`` (the default) a judged query a run does not rank
+    scores 0, so every run evaluated on the same qrels has the same query
+    set; under ``missing_query=exclude`` runs that skip different queries
+    have different sets and are refused. Queries excluded by
+    ``zero_ideal=exclude`` (NaN) leave the pairs they are NaN in. The tests
+    work on per-query values, so only ``aggregation=macro`` is accepted.
+
+    Examples
+    --------
+    >>> from rankproof import Qrels, Run
+    >>> from rankproof import compare
+    >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 1} for i in range(6)})
+    >>> good = Run.from_dict({f"q{i}": ["a", "b"] for i in range(6)}, name="good")
+    >>> bad = Run.from_dict({f"q{i}": ["x", "a"] for i in range(6)}, name="bad")
+    >>> result = compare(qrels, [bad, good], ["p@1"])
+    >>> row = result.rows[0]
+    >>> (row.run_a, row.run_b, row.difference, row.wins, row.ties, row.losses)
+    ('bad', 'good', 1.0, 6, 0, 0)
+
+    Six wins out of six: the exact randomization test over the 2**6 sign
+    assignments gives p = 2 / 64.
+
+    >>> row.p_value
+    0.03125
+    """
+    test = _choose(test, TESTS, "test")
+    correction = _choose(correction, CORRECTIONS, "correction")
+    bootstrap_method = _choose(bootstrap_method, BOOTSTRAP_METHODS, "bootstrap method")
+    for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1), ("power", power, 0, 1)):
+        if not isinstance(value, (int, float)) or not low < value < high:
+            raise InputError(f"{name} must be a number in ({low}, {high}); got {value!r}")
+    if not isinstance(n_resamples, int) or n_resamples < 1:
+        raise InputError(f"n_resamples must be a positive integer; got {n_resamples!r}")
+    if protocol is not None and not isinstance(protocol, Protocol):
+        from ..evaluate import _as_protocol
+
+        protocol = _as_protocol(protocol)
+
+    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol)
+    for name, result in zip(names, evaluated):
+        if result.protocol.aggregation is not Aggregation.MACRO:
+            raise InputError(
+                f"run {name} was evaluated with aggregation={result.protocol.aggregation}; paired tests compare "
+                "per-query values, whose mean is the macro mean: evaluate with aggregation=macro")
+    if baseline is not None and baseline not in names:
+        near = difflib.get_close_matches(str(baseline), names, n=1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        raise InputError(f"baseline {baseline!r} is not one of the runs; {hint}choose one of {', '.join(names)}")
+    mismatches = _mismatches(names, evaluated)
+    if mismatches and not allow_mismatch:
+        raise ComparabilityError(
+            "runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one protocol on "
+            "the same qrels and queries, or pass allow_mismatch=True (--allow-mismatch) to compare them anyway "
+            "on the queries they share")
+
+    if baseline is None:
+        pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    else:
+        base = names.index(baseline)
+        pairs = [(base, j) for j in range(len(names)) if j != base]
+    _, values = _value_matrix(evaluated, measure_list)
+    # One row per measure x pair: B - A per query, NaN where either has no value.
+    index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
+    measure_index = np.array([m for m, _, _ in index])
+    a_index = np.array([a for _, a, _ in index])
+    b_index = np.array([b for _, _, b in index])
+    first = values[a_index, measure_index]
+    second = values[b_index, measure_index]
+    d = second - first
+    paired = ~np.isnan(d)
+    n = paired.sum(axis=1)
+    if (n < 2).any():
+        m, a, b = index[int(np.flatnonzero(n < 2)[0])]
+        raise InputError(f"{names[a]} and {names[b]} share {int(n.min())} queries with a value for "
+                         f"{measure_list[m]}; a paired comparison needs at least 2")
+    mean_a = np.where(paired, first, 0).sum(axis=1) / n
+    mean_b = np.where(paired, second, 0).sum(axis=1) / n
+    difference = np.where(paired, d, 0).sum(axis=1) / n
+    deviation = np.sqrt(np.where(paired, (d - difference[:, None]) ** 2, 0).sum(axis=1) / (n - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = np.where(deviation > 0, difference / deviation,
+                          np.where(difference == 0, 0.0, np.sign(difference) * np.inf))
+    wins = (paired & (d > TIE_TOLERANCE)).sum(axis=1)
+    losses = (paired & (d < -TIE_TOLERANCE)).sum(axis=1)
+    ties = n - wins - losses
+    p = TESTS[test](d, n_resamples=n_resamples, seed=seed)
+    p_corrected = correct(p, correction)
+    intervals = _bootstrap(d, confidence, n_resamples, seed, bootstrap_method)
+
+    rows = tuple(
+        ComparisonRow(
+            measure=str(measure_list[m]), run_a=names[a], run_b=names[b],
+            mean_a=float(mean_a[r]), mean_b=float(mean_b[r]), difference=float(difference[r]),
+            ci_low=float(intervals[r, 0]), ci_high=float(intervals[r, 1]),
+            p_value=float(p[r]), p_corrected=float(p_corrected[r]), significant=bool(p_corrected[r] < alpha),
+            effect_size=float(effect[r]), wins=int(wins[r]), ties=int(ties[r]), losses=int(losses[r]),
+            queries=int(n[r]), queries_needed=queries_needed(float(effect[r]), alpha, power))
+        for r, (m, a, b) in enumerate(index))
+    means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
+                  for name, result in zip(names, evaluated))
+    return Comparison(
+        rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list), baseline=baseline,
+        test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
+        n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
+        protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
+        mismatches=tuple(mismatches))
+
+
+def _mean(result, measure) -> float:
+    value = result.mean(measure)
+    return float(value) if value is not None else math.nan

@@ -1,0 +1,143 @@
+"""Saved results: what ``rankproof evaluate --format json`` wrote, read back for comparison.
+
+The document (see :func:`rankproof.report.data.results_document`) carries the
+protocol text, its fingerprint, the qrels digest and every run's per-query
+values, which is all a paired comparison needs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, MeasureError, ProtocolError
+from ..measures.base import Measure, parse_measure
+from ..protocol import Protocol
+
+__all__ = ["SavedResults", "load_results", "results_from_document"]
+
+
+class SavedResults:
+    """One run's saved evaluation: the part of :class:`~rankproof.Results` that comparison reads.
+
+    Attributes: ``run_name``, ``protocol``, ``qrels_digest``, ``qrels_source``,
+    ``queries``, ``measures``; methods ``values(measure)`` (NaN = excluded)
+    and ``mean(measure)`` (the saved aggregate).
+    """
+
+    def __init__(self, *, run_name: str, protocol: Protocol, qrels_digest: str | None, qrels_source: str | None,
+                 queries: list[str], values: dict[Measure, np.ndarray], means: dict[Measure, float],
+                 source: str = "saved results") -> None:
+        self.run_name = run_name
+        self.protocol = protocol
+        self.qrels_digest = qrels_digest
+        self.qrels_source = qrels_source
+        self.queries = list(queries)
+        self._values = values
+        self._means = means
+        self.source = source
+
+    @property
+    def measures(self) -> list[Measure]:
+        return list(self._values)
+
+    def _key(self, measure: "str | Measure") -> Measure:
+        key = parse_measure(measure)
+        if key not in self._values:
+            asked = ", ".join(str(m) for m in self._values)
+            raise MeasureError(f"{self.source}: {key} was not saved for run {self.run_name}; these were: {asked}. "
+                               f"Choose one of them or evaluate {key} again")
+        return key
+
+    def values(self, measure: "str | Measure") -> np.ndarray:
+        """Per-query values aligned with :attr:`queries` (NaN = excluded)."""
+        return self._values[self._key(measure)].copy()
+
+    def mean(self, measure: "str | Measure") -> float:
+        return self._means[self._key(measure)]
+
+    def __repr__(self) -> str:
+        return f"SavedResults({self.run_name!r} from {self.source}; protocol {self.protocol.fingerprint})"
+
+
+def _number(value: Any, where: str) -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: expected a number or null, got {value!r}; re-save with rankproof evaluate "
+                         "--format json")
+    return float(value)
+
+
+def results_from_document(document: Any, source: str = "saved results") -> list[SavedResults]:
+    """Rebuild every run of a results document (a parsed JSON object).
+
+    The protocol comes from ``protocol_text``; a fingerprint that does not
+    match it means the file was edited and is refused.
+    """
+    fix = "give a file written by rankproof evaluate --format json -o FILE"
+    if not isinstance(document, dict) or "runs" not in document or "protocol_text" not in document:
+        raise InputError(f"{source}: not a rankproof results document (no 'protocol_text' and 'runs'); {fix}")
+    try:
+        protocol = Protocol.from_text(document["protocol_text"])
+    except ProtocolError as error:
+        raise InputError(f"{source}: its protocol cannot be read ({error}); {fix}") from None
+    if document.get("fingerprint") not in (None, protocol.fingerprint):
+        raise InputError(f"{source}: fingerprint {document['fingerprint']} does not match its protocol text "
+                         f"({protocol.fingerprint}); the file was edited: {fix}")
+    qrels = document.get("qrels") or {}
+    runs = document["runs"]
+    if not isinstance(runs, dict) or not runs:
+        raise InputError(f"{source}: 'runs' holds no run; {fix}")
+    loaded = []
+    for name, run in runs.items():
+        per_query = run.get("per_query") if isinstance(run, dict) else None
+        if not isinstance(per_query, dict):
+            raise InputError(f"{source}: run {name} was saved without per-query values, which paired tests need; "
+                             "re-save with rankproof evaluate --format json (it keeps them)")
+        queries = list(per_query)
+        means = run.get("mean") or {}
+        names = list(means) or (list(per_query[queries[0]]) if queries else [])
+        measures = {}
+        for text in names:
+            try:
+                measure = parse_measure(text)
+            except MeasureError as error:
+                raise InputError(f"{source}: run {name}: {error}") from None
+            column = []
+            for query in queries:
+                row = per_query[query]
+                if not isinstance(row, dict) or text not in row:
+                    raise InputError(f"{source}: run {name}, query {query}: no value for {text}; {fix}")
+                column.append(_number(row[text], f"{source}: run {name}, query {query}, {text}"))
+            measures[measure] = (np.array(column, dtype=np.float64),
+                                 _number(means.get(text), f"{source}: run {name}, mean {text}"))
+        loaded.append(SavedResults(
+            run_name=str(name), protocol=protocol, qrels_digest=qrels.get("digest"),
+            qrels_source=qrels.get("source"), queries=queries,
+            values={m: v for m, (v, _) in measures.items()}, means={m: mean for m, (_, mean) in measures.items()},
+            source=source))
+    return loaded
+
+
+def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
+    """Read a JSON file written by ``rankproof evaluate --format json -o FILE``.
+
+    Returns one :class:`SavedResults` per run in the file.
+    """
+    source = os.fspath(path)
+    try:
+        with open(source, encoding="utf-8") as stream:
+            document = json.load(stream)
+    except FileNotFoundError:
+        raise InputError(f"{source}: the file does not exist; check the path") from None
+    except OSError as error:
+        raise InputError(f"{source}: cannot be read ({error.strerror or error}); check the path") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"{source}: not valid JSON ({error}); give a file written by rankproof evaluate "
+                         "--format json -o FILE") from None
+    return results_from_document(document, source)

@@ -279,12 +279,14 @@ def _protocol_command(args) -> int:
 
     protocol = _protocol(args)
     print(f"preset {args.preset} (presets: {', '.join(PRESETS)})")
-    for name, value in protocol.to_dict().items():
+    policies = protocol.to_dict()
+    width = max(len(name) for name in policies)
+    for name, value in policies.items():
         default = Protocol().to_dict()[name]
         mark = "" if value == default else f"   (rankproof default: {default})"
-        print(f"  {name:<16} {value}{mark}")
-    print(f"text         {protocol}")
-    print(f"fingerprint  {protocol.fingerprint}")
+        print(f"  {name:<{width}}  {value}{mark}")
+    print(f"{'text':<{width + 2}}  {protocol}")
+    print(f"{'fingerprint':<{width + 2}}  {protocol.fingerprint}")
     return 0
 
 

@@ -302,3 +302,27 @@ def test_bad_measures_and_policies_fail_before_reading(tmp_path):
         evaluate_frame(missing, missing, ["ndgc@10"])
     with pytest.raises(ProtocolError, match=r"policy ties does not accept 'random'"):
         evaluate_frame(missing, missing, ["ndcg@10"], "ties=random")
+
+
+def test_items_absent_from_the_truth_are_stated_non_relevant_not_warned_about():
+    # In a log, the truth lists every relevant item: an item recommended but
+    # absent from it is non-relevant by definition, so the "unjudged is not
+    # non-relevant" warning of TREC evaluation would mislead. The summary says
+    # what the convention is instead; evaluate() on the same data still warns.
+    import pandas as pd
+
+    from rankproof import evaluate
+    from rankproof.report.table import warning_lines
+
+    truth = pd.DataFrame({"user": [1, 1, 2], "item": [10, 13, 20], "rating": [5, 3, 4]})
+    predictions = pd.DataFrame({"user": [1, 1, 2, 2], "item": [10, 11, 21, 20], "score": [0.9, 0.8, 0.6, 0.5]})
+    results = evaluate_frame(truth, predictions, ["ndcg@2"])
+    assert results.counts["unjudged_in_cutoff"] == {"ndcg@2": 2}
+    assert warning_lines(results) == []
+    summary = results.summary()
+    assert "warning" not in summary and "absent from a user's truth is non-relevant" in summary
+    plain = evaluate(Qrels.from_dict({"1": {"10": 5, "13": 3}, "2": {"20": 4}}),
+                     Run.from_dict({"1": {"10": 0.9, "11": 0.8}, "2": {"21": 0.6, "20": 0.5}}), ["ndcg@2"])
+    assert plain.mean("ndcg@2") == results.mean("ndcg@2")
+    assert warning_lines(plain) and "warning" in plain.summary()
+    assert results.by({"1": "a", "2": "b"}).get("a", "ndcg@2").count == 1

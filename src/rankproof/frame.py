@@ -113,6 +113,9 @@ def _weights_by_user(weights) -> dict[str, float] | None:
     return dict(zip(np.asarray(keys).astype(str).tolist(), np.asarray(values, dtype=np.float64).tolist()))
 
 
+TRUTH_NOTE = "truth: an item absent from a user's truth is non-relevant (counted as unjudged)"
+
+
 def evaluate_frame(
     truth,
     predictions,
@@ -197,6 +200,7 @@ def evaluate_frame(
         protocol = _as_protocol(protocol)
         qrels = _truth(truth, user, item, rating)
         run = _pairs(predictions, user, item, score, "predictions", name)
-        return evaluate(qrels, run, measures, protocol, weights=_weights_by_user(weights))
+        results = evaluate(qrels, run, measures, protocol, weights=_weights_by_user(weights))
+        return results._with_complete_judgments(TRUTH_NOTE)
     except RankproofError as error:
         raise type(error)(_in_log_terms(str(error))) from None

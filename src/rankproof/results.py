@@ -86,6 +86,19 @@ class Results:
         self._measures = measures
         self._weights = weights
         self.run_name = run_name
+        # True when the judgments list every relevant doc (a recommender's
+        # truth table): a doc missing from them is non-relevant by definition,
+        # so there is nothing to warn about.
+        self.complete_judgments = False
+
+    def _with_complete_judgments(self, note: str) -> "Results":
+        """These results, stating that every doc absent from the judgments is non-relevant."""
+        import copy
+
+        stated = copy.copy(self)
+        stated._alignment = dataclasses.replace(self._alignment, notes=(*self._alignment.notes, note))
+        stated.complete_judgments = True
+        return stated
 
     @property
     def qrels_source(self) -> str:
@@ -280,7 +293,7 @@ class Results:
                 touched.append(f"{key}={value}")
         lines.append("counts " + (", ".join(touched) if touched else "none touched"))
         inside = sum(self.counts["unjudged_in_cutoff"].values())
-        if inside:
+        if inside and not self.complete_judgments:
             lines.append("warning: unjudged docs fall inside the cutoff and are scored as non-relevant; "
                          "unjudged is not non-relevant")
         return "\n".join(lines)

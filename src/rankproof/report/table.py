@@ -56,6 +56,8 @@ def warning_lines(results: Results) -> list[str]:
     Measures with a cutoff are preferred (the top k is what people read);
     the one with the most unjudged docs inside its cutoff is named.
     """
+    if results.complete_judgments:
+        return []
     inside = results.counts["unjudged_in_cutoff"]
     cut = {m: v for m, v in inside.items() if "@" in m and v} or {m: v for m, v in inside.items() if v}
     if not cut:

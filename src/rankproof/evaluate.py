@@ -33,14 +33,21 @@ def _as_protocol(protocol: "Protocol | str | None") -> Protocol:
     return protocol
 
 
-def _query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
+def _weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
+    """Do the protocol and the weights agree that the mean is weighted? Refuse when they disagree."""
     if protocol.aggregation is not Aggregation.WEIGHTED:
         if weights is not None:
             raise InputError("weights were given but the protocol says aggregation="
                              f"{protocol.aggregation}; set the policy aggregation=weighted to use them")
-        return None
+        return False
     if weights is None:
-        raise InputError("aggregation='weighted' needs query weights: pass weights={query: weight}")
+        raise InputError(f"aggregation='weighted' needs weights: {how}")
+    return True
+
+
+def _query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
+    if not _weights_wanted(weights, protocol):
+        return None
     missing = [q for q in queries.tolist() if q not in weights]
     if missing:
         raise InputError(

@@ -23,7 +23,7 @@ from .lines import take_lines
 from .qrels import Qrels
 from .run import Run
 
-__all__ = ["Alignment", "align", "sort_within_queries"]
+__all__ = ["Alignment", "align", "sort_within_queries", "tie_groups"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,6 +189,23 @@ def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray
     if slot is None:
         return order.reshape(-1)
     return order[within < counts[:, None]]
+
+
+def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None,
+               counts: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets and sizes of the runs of equal scores within each query of rows
+    in rank order; one group per row when there are no scores. Records
+    ``tied_groups`` and ``tied_docs`` in `counts`."""
+    n = len(row_query)
+    # new_tie[i]: a tie group starts at i; the extra last entry closes the last group.
+    new_tie = np.ones(n + 1, dtype=bool)
+    if n and row_score is not None:
+        new_tie[1:n] = (row_query[1:] != row_query[:-1]) | (row_score[1:] != row_score[:-1])
+    tie_offsets = np.flatnonzero(new_tie)
+    tie_sizes = np.diff(tie_offsets)
+    counts["tied_groups"] = int((tie_sizes > 1).sum())
+    counts["tied_docs"] = int(tie_sizes[tie_sizes > 1].sum())
+    return tie_offsets, tie_sizes
 
 
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
@@ -379,14 +396,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         offsets = np.concatenate([[0], np.cumsum(evaluated_lengths)])
 
     n = len(row_query)
-    # new_tie[i]: a tie group starts at i; the extra last entry closes the last group.
-    new_tie = np.ones(n + 1, dtype=bool)
-    if n and run.has_scores:
-        new_tie[1:n] = (row_query[1:] != row_query[:-1]) | (row_score[1:] != row_score[:-1])
-    tie_offsets = np.flatnonzero(new_tie)
-    tie_sizes = np.diff(tie_offsets)
-    counts["tied_groups"] = int((tie_sizes > 1).sum())
-    counts["tied_docs"] = int(tie_sizes[tie_sizes > 1].sum())
+    tie_offsets, tie_sizes = tie_groups(row_query, row_score if run.has_scores else None, counts)
     if protocol.ties is Ties.ERROR and counts["tied_groups"]:
         g = int(np.flatnonzero(tie_sizes > 1)[0])
         lo, hi = tie_offsets[g], tie_offsets[g + 1]

@@ -37,10 +37,10 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..errors import InputError
-from ..evaluate import _as_protocol, _measure_alignment, _measure_list
+from ..evaluate import _as_protocol, _measure_alignment, _measure_list, _weights_wanted
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, gains_of, ratio
-from ..protocol import Aggregation, Gain, Protocol, Ties
+from ..protocol import Gain, Protocol, Ties
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, score_alignment
 from ._dense import dense_dcg, dense_ideal_dcg
@@ -125,14 +125,9 @@ def evaluate_scores(
 
 
 def _row_weights(weights, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
-    if protocol.aggregation is not Aggregation.WEIGHTED:
-        if weights is not None:
-            raise InputError("weights were given but the protocol says aggregation="
-                             f"{protocol.aggregation}; set the policy aggregation=weighted to use them")
+    if not _weights_wanted(weights, protocol, "pass weights=[one per row] (scikit-learn's sample_weight) "
+                                              "or weights={query: weight}"):
         return None
-    if weights is None:
-        raise InputError("aggregation='weighted' needs row weights: pass weights=[one per row] "
-                         "(scikit-learn's sample_weight) or weights={query: weight}")
     if isinstance(weights, Mapping):
         missing = [q for q in queries.tolist() if q not in weights]
         if missing:

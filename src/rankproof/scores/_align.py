@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.align import Alignment
+from ..data.align import Alignment, tie_groups
 from ..errors import TieError
 from ..protocol import NegativeGrades, Protocol, Ties, Unjudged
 from ._input import ScoreInput
@@ -73,13 +73,7 @@ def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
     grade, score, position, judged = grade[order], score[order], position[order], judged[order]
 
     n = len(score)
-    new_tie = np.ones(n + 1, dtype=bool)
-    if n:
-        new_tie[1:n] = (row[1:] != row[:-1]) | (score[1:] != score[:-1])
-    tie_offsets = np.flatnonzero(new_tie)
-    tie_sizes = np.diff(tie_offsets)
-    counts["tied_groups"] = int((tie_sizes > 1).sum())
-    counts["tied_docs"] = int(tie_sizes[tie_sizes > 1].sum())
+    tie_offsets, tie_sizes = tie_groups(row, score, counts)
     if protocol.ties is Ties.ERROR and counts["tied_groups"]:
         g = int(np.flatnonzero(tie_sizes > 1)[0])
         lo, hi = tie_offsets[g], tie_offsets[g + 1]

@@ -4,7 +4,6 @@ the reference kernels, policies, counts, and bad input."""
 from __future__ import annotations
 
 import math
-
 import zlib
 
 import numpy as np

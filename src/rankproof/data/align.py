@@ -192,15 +192,22 @@ def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray
 
 
 def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None,
-               counts: dict) -> tuple[np.ndarray, np.ndarray]:
+               counts: dict) -> tuple[np.ndarray, np.ndarray | None]:
     """Offsets and sizes of the runs of equal scores within each query of rows
-    in rank order; one group per row when there are no scores. Records
-    ``tied_groups`` and ``tied_docs`` in `counts`."""
+    in rank order; one group per row when there are no scores (sizes None
+    when nothing ties). Records ``tied_groups`` and ``tied_docs`` in `counts`."""
     n = len(row_query)
+    tied_to_previous = None
+    if row_score is not None and n:
+        tied_to_previous = (row_query[1:] == row_query[:-1]) & (row_score[1:] == row_score[:-1])
+    if tied_to_previous is None or not tied_to_previous.any():
+        # No two neighbours tie (scores from a model seldom do): every row is
+        # its own group, with no search for group starts.
+        counts["tied_groups"] = counts["tied_docs"] = 0
+        return np.arange(n + 1, dtype=np.int64), None
     # new_tie[i]: a tie group starts at i; the extra last entry closes the last group.
     new_tie = np.ones(n + 1, dtype=bool)
-    if n and row_score is not None:
-        new_tie[1:n] = (row_query[1:] != row_query[:-1]) | (row_score[1:] != row_score[:-1])
+    np.logical_not(tied_to_previous, out=new_tie[1:n])
     tie_offsets = np.flatnonzero(new_tie)
     tie_sizes = np.diff(tie_offsets)
     counts["tied_groups"] = int((tie_sizes > 1).sum())
@@ -406,8 +413,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             f"({counts['tied_groups']} tied groups in all); set the policy ties=expected for the exact mean "
             "over their orders, or ties=docid for trec_eval's order"
         )
-    if protocol.ties is Ties.EXPECTED and by_score:
-        group_offsets = tie_offsets
+    if (protocol.ties is Ties.EXPECTED and by_score) or not counts["tied_groups"]:
+        group_offsets = tie_offsets  # without ties, one group per position either way
     else:
         group_offsets = np.arange(n + 1, dtype=np.int64)
 

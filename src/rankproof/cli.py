@@ -181,6 +181,16 @@ def _keep_freed_memory() -> None:
     mallopt(top_pad, ctypes.c_int(1 << 28))
 
 
+def _prepare_for(paths: list[str]) -> bool:
+    """Set the process up for the given inputs; tell whether they are large."""
+    large = _is_large(paths)
+    if large:
+        _keep_freed_memory()
+        # The big files need pyarrow; importing it first lets the qrels use its reader too.
+        import pyarrow  # noqa: F401
+    return large
+
+
 def _is_large(paths: list[str]) -> bool:
     try:
         return sum(os.path.getsize(p) for p in paths) > LARGE_INPUT_BYTES
@@ -217,11 +227,7 @@ def _evaluate(args) -> int:
     protocol = _protocol(args)
     check_output_path(args.output)
     names = _run_names(args.runs)
-    large = _is_large([args.qrels, *args.runs])
-    if large:
-        _keep_freed_memory()
-        # The big files need pyarrow; importing it first lets the qrels use its reader too.
-        import pyarrow  # noqa: F401
+    large = _prepare_for([args.qrels, *args.runs])
     stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and large)
     try:
         qrels, first_run = _read_qrels_beside(args, args.runs[0], names[0])
@@ -332,6 +338,7 @@ def _compare(args) -> int:
         protocol = _protocol(args)
         paths = args.inputs[1:]
         names = _run_names(paths)
+        _prepare_for(args.inputs)
         args.qrels = args.inputs[0]
         qrels = _read_qrels(args)
         runs = {name: _read_run(path, args.run_format, name) for path, name in zip(paths, names)}

@@ -123,18 +123,20 @@ class Ranked:
         """Where each tied group starts in `tied_positions`."""
         return np.cumsum(self.tied_size) - self.tied_size
 
-    def head(self, k_query: np.ndarray) -> np.ndarray | None:
-        """Positions ranked within each query's cutoff (singleton groups only);
-        None when that is every position. Top-k measures touch only these."""
+    def head(self, k_query: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(position, query, rank) of every position ranked within its query's
+        cutoff; None when that is every position. Top-k measures touch only
+        these, so the per-position arrays of whole rankings are never built."""
         key = np.ascontiguousarray(k_query).tobytes()
         if key not in self._heads:
             counts = np.minimum(k_query, self.lengths)
             if (counts == self.lengths).all():
                 self._heads[key] = None
             else:
-                first = np.repeat(self.offsets[:-1], counts)
-                within = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-                self._heads[key] = first + within
+                query = np.repeat(np.arange(self.num_queries, dtype=np.int64), counts)
+                rank = np.arange(int(counts.sum()), dtype=np.int64)
+                rank -= np.repeat(np.cumsum(counts) - counts, counts)
+                self._heads[key] = (self.offsets[:-1][query] + rank, query, rank)
         return self._heads[key]
 
     # -- segment sums ---------------------------------------------------------
@@ -190,24 +192,27 @@ class Ranked:
         k = k_query[self.tied_query]
         return np.minimum(self.tied_start, k), np.minimum(self.tied_start + self.tied_size, k)
 
-    def _sum_single(self, values_at, k_query: np.ndarray) -> np.ndarray:
-        """Per query, the sum of ``values_at(positions)`` over untied positions within the cutoff."""
+    def _sum_single(self, values_at, k_query: np.ndarray, needs_rank: bool = False) -> np.ndarray:
+        """Per query, the sum of ``values_at(positions, ranks)`` over untied
+        positions within the cutoff (``ranks`` is None unless `needs_rank`)."""
         head = self.head(k_query)
         if head is None:
-            values = values_at(slice(None))
+            values = values_at(slice(None), self.position_rank if needs_rank else None)
             if not self.all_singletons:
                 values = np.where(self.in_tie, 0.0, values)
             sums = np.bincount(self.position_query, weights=values, minlength=self.num_queries)
         else:
+            at, query, rank = head
             if not self.all_singletons:
-                head = head[~self.in_tie[head]]
-            sums = np.bincount(self.position_query[head], weights=values_at(head), minlength=self.num_queries)
+                untied = ~self.in_tie[at]
+                at, query, rank = at[untied], query[untied], rank[untied]
+            sums = np.bincount(query, weights=values_at(at, rank), minlength=self.num_queries)
         # float64 always: bincount of an empty selection would return int64.
         return sums.astype(np.float64, copy=False)
 
     def expected_count(self, flags: np.ndarray, k_query: np.ndarray) -> np.ndarray:
         """Expected number of flagged docs in the top k: sum_G f_G * m / n."""
-        total = self._sum_single(lambda at: flags[at], k_query)
+        total = self._sum_single(lambda at, _: flags[at], k_query)
         if not self.all_singletons:
             lo, hi = self._tied_slots(k_query)
             total += np.bincount(self.tied_query, weights=self._tied_sums(flags) * (hi - lo) / self.tied_size,
@@ -221,7 +226,7 @@ class Ranked:
         enough for the longest ranking. Untied docs get their exact discount,
         summed in rank order as trec_eval does.
         """
-        total = self._sum_single(lambda at: gain[at] * discount[self.position_rank[at]], k_query)
+        total = self._sum_single(lambda at, rank: gain[at] * discount[rank], k_query, needs_rank=True)
         if not self.all_singletons:
             lo, hi = self._tied_slots(k_query)
             cumulative = np.concatenate([[0.0], np.cumsum(discount)])

@@ -11,7 +11,8 @@ medians and their ratio are printed.
 - rankproof: ``Run.read_trec``: the same parse, plus what makes the result
   usable and checked: blank/comment/whitespace normalisation with the line
   number of every row, finite scores, interned query and doc ids (codes
-  and sorted vocabularies) and rows grouped by query.
+  and sorted vocabularies) and rows grouped by query;
+- the same with the allocator settings the CLI uses on large inputs.
 
 Usage: python benchmarks/read_bench.py [--workload A] [--repeat 5]
 """
@@ -41,6 +42,14 @@ def read(path):
 """,
     "rankproof Run.read_trec": """
 from rankproof import Run
+def read(path):
+    return Run.read_trec(path)
+""",
+    # What `rankproof evaluate` does on a large input: glibc keeps freed memory.
+    "  ... with the CLI's malloc": """
+from rankproof import Run
+from rankproof.cli import _keep_freed_memory
+_keep_freed_memory()
 def read(path):
     return Run.read_trec(path)
 """,

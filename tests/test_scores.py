@@ -226,14 +226,8 @@ def test_fast_path_with_masked_entries_agrees_with_the_reference_kernel(gain, re
     y_score[mask] = np.nan
     if real:
         y_true[mask] = np.nan  # relevance of masked entries is never read
-    protocol = Protocol(gain=gain)
     measures = ["ndcg@1", "ndcg@3", "dcg@5", "ideal_dcg@4", "ndcg@12", "ndcg"]
-    fast = evaluate_scores(y_true, y_score, measures, protocol)
-    assert isinstance(fast._alignment, DenseAlignment)
-    reference = _reference(y_true, y_score, measures, protocol)
-    for m in measures:
-        np.testing.assert_allclose(fast.values(m), reference.values(m), rtol=0, atol=1e-12)
-    assert fast.counts == reference.counts
+    _assert_fast_path_equals_reference(y_true, y_score, measures, Protocol(gain=gain))
 
 
 def test_a_real_minus_infinity_score_beside_masked_entries_takes_the_general_path():

@@ -41,11 +41,16 @@ def _group_end(group_offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return group_offsets[np.searchsorted(group_offsets, positions, side="right")]
 
 
-def _unjudged_in_cutoff(a: Alignment, k: int) -> int:
-    """Unjudged docs that can land within the top k: those whose group starts before k."""
+def _unjudged_before(a: Alignment) -> np.ndarray:
+    """Number of unjudged docs before each position (and, last, in all)."""
     unjudged_before = np.empty(len(a.judged) + 1, dtype=np.int64)
     unjudged_before[0] = 0
     np.cumsum(~a.judged, out=unjudged_before[1:])
+    return unjudged_before
+
+
+def _unjudged_in_cutoff(a: Alignment, unjudged_before: np.ndarray, k: int) -> int:
+    """Unjudged docs that can land within the top k: those whose group starts before k."""
     # Per query, everything up to the end of the group holding rank k.
     lengths = np.diff(a.offsets)
     ranked = np.flatnonzero(lengths > 0)
@@ -238,13 +243,15 @@ class Results:
 
         counts["unjudged_in_cutoff"] = {}
         counts["tied_groups_crossing_cutoff"] = {}
+        if any(measure.spec.cutoff for measure in self._measures):
+            unjudged_before = _unjudged_before(a)  # one pass, shared by every cutoff
         for measure in self._measures:
             if measure.cutoff is None:
                 if measure.spec.cutoff:
-                    counts["unjudged_in_cutoff"][str(measure)] = int((~a.judged).sum())
+                    counts["unjudged_in_cutoff"][str(measure)] = int(unjudged_before[-1])
                 continue
             # A doc whose tie group starts inside the cutoff can land inside it.
-            counts["unjudged_in_cutoff"][str(measure)] = _unjudged_in_cutoff(a, measure.cutoff)
+            counts["unjudged_in_cutoff"][str(measure)] = _unjudged_in_cutoff(a, unjudged_before, measure.cutoff)
             counts["tied_groups_crossing_cutoff"][str(measure)] = _tied_groups_crossing(a, measure.cutoff)
         return counts
 

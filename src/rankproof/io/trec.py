@@ -415,7 +415,12 @@ def _error_at_row(
 
 
 def _prepare(path, fmt: _Format):
-    """Load and normalise a file, and number its data lines."""
+    """Load and normalise a file, and number its data lines.
+
+    Also returns ``data_starts()``, which gives the start of every data line
+    from the newline offsets found here; drop it before parsing a big file,
+    as it keeps those offsets alive.
+    """
     source = str(path)
     raw = _load(path, source, fmt)
     text, breaks = _normalise(raw)
@@ -425,7 +430,7 @@ def _prepare(path, fmt: _Format):
             f"{where(source=source)}{fmt.nothing} (the file is empty or has only "
             f"blank and comment lines); give one '{fmt.layout}' line per {fmt.unit}"
         )
-    return source, raw, text, lines
+    return source, raw, text, lines, lambda: _data_lines(text, breaks)[1]
 
 
 def _parse(text: bytes, raw: bytes, fmt: _Format, source: str, column_types: dict):
@@ -601,8 +606,9 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
         judgments, or a line has the wrong number of columns or a grade that
         is not an integer. The message names the file and line.
     """
-    source, raw, text, lines = _prepare(path, _QRELS)
-    small = split_columns(text, _data_bounds, width=4, numeric=3, integer=True)
+    source, raw, text, lines, data_starts = _prepare(path, _QRELS)
+    small = split_columns(text, data_starts, width=4, numeric=3, integer=True)
+    del data_starts
     if small is not None:
         table, grade = small
         (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)
@@ -634,8 +640,8 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
     except pa.ArrowInvalid as exc:  # an integer too large for int64
         raise _arrow_failure(raw, _QRELS, source, exc) from None
 
-    query_codes, query_vocab = _intern_column(table.column("query"))
-    doc_codes, doc_vocab = _intern_column(table.column("doc"))
+    (query_codes, query_vocab), (doc_codes, doc_vocab) = _intern_columns_together(
+        table.column("query"), table.column("doc"))
     grade = _owned(grade.to_numpy(), np.int64)
     del table, grade_text, integer
     _release_arrow_memory()
@@ -676,8 +682,9 @@ def read_trec_run_columns(path) -> RunColumns:
         documents, or a line has the wrong number of columns or a score that
         is not a finite number. The message names the file and line.
     """
-    source, raw, text, lines = _prepare(path, _RUN)
-    small = split_columns(text, _data_bounds, width=6, numeric=4, integer=False)
+    source, raw, text, lines, data_starts = _prepare(path, _RUN)
+    small = split_columns(text, data_starts, width=6, numeric=4, integer=False)
+    del data_starts  # it holds the newline offsets: not through the parse
     if small is not None:
         table, score = small
         (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)

@@ -30,19 +30,19 @@ def _intern(column: np.ndarray, ascii_only: bool) -> tuple[np.ndarray, np.ndarra
     return codes.astype(np.int64, copy=False).reshape(-1), decoded
 
 
-def split_columns(text: bytes, data_bounds, width: int, numeric: int, integer: bool):
+def split_columns(text: bytes, data_starts, width: int, numeric: int, integer: bool):
     """Split a normalised TREC text (data lines as single-space-joined columns,
     other lines empty) into columns, or return None to defer to pyarrow.
 
-    ``data_bounds(text)`` gives the start and end offsets of the data lines;
-    it is called only for a file small enough for this path.
+    ``data_starts()`` gives the start offset of every data line; it is
+    called only for a file small enough for this path.
 
     Returns ``(columns, value)``: the byte columns (an ``S`` array per column)
     and column ``numeric`` parsed as int64 (``integer``) or float64.
     """
     if len(text) > SMALL_FILE_BYTES or (len(text) > TINY_FILE_BYTES and "pyarrow" in sys.modules):
         return None
-    starts, _ = data_bounds(text)
+    starts = data_starts()
     buffer = np.frombuffer(text, dtype=np.uint8)
     spaces = np.flatnonzero(buffer == 0x20)
     # Exactly width - 1 single spaces inside every data line.

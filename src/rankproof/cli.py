@@ -230,15 +230,15 @@ def _evaluate(args) -> int:
     large = _prepare_for([args.qrels, *args.runs])
     stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and large)
     try:
-        qrels, first_run = _read_qrels_beside(args, args.runs[0], names[0])
+        qrels, run = _read_qrels_beside(args, args.runs[0], names[0])
         stages.step("read qrels")
         results = []
         for index, (path, name) in enumerate(zip(args.runs, names)):
-            run = first_run if index == 0 else _read_run(path, args.run_format, name)
-            first_run = None  # do not keep a run alive beside the next one
+            if index:  # the first run was read beside the qrels
+                run = _read_run(path, args.run_format, name)
             stages.step(f"read {name}")
             results.append(evaluate(qrels, run, measures, protocol))
-            del run
+            del run  # do not keep a run alive while the next one is read
             stages.step(f"evaluated {name}")
     finally:
         stages.close()

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import ParseError, where
+from ..kernels.segments import ranks_within
 from .interning import intern
 from .lines import no_lines, take_lines
 
@@ -131,7 +132,7 @@ class Run:
             scores = scores[order] if order is not None else scores
         else:
             # Without scores the given order is the ranking: -position keeps it.
-            position = np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], counts)
+            position = ranks_within(counts)
             scores = -position.astype(np.float64)
 
         set_ = object.__setattr__

@@ -17,6 +17,8 @@ from functools import cached_property
 
 import numpy as np
 
+from .segments import ranks_within
+
 __all__ = ["Ranked"]
 
 
@@ -54,9 +56,7 @@ class Ranked:
     @cached_property
     def position_rank(self) -> np.ndarray:
         """0-based rank of every position within its query."""
-        rank = np.arange(self.offsets[-1], dtype=np.int64)
-        rank -= np.repeat(self.offsets[:-1], self.lengths)
-        return rank
+        return ranks_within(self.lengths)
 
     @cached_property
     def query(self) -> np.ndarray:
@@ -114,9 +114,7 @@ class Ranked:
     def tied_positions(self) -> np.ndarray:
         """Positions of the tied groups, group after group."""
         size = self.tied_size
-        first = self.group_offsets[self._tied_groups]
-        within = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(self.tied_first, size)
-        return np.repeat(first, size) + within
+        return np.repeat(self.group_offsets[self._tied_groups], size) + ranks_within(size)
 
     @cached_property
     def tied_first(self) -> np.ndarray:
@@ -134,8 +132,7 @@ class Ranked:
                 self._heads[key] = None
             else:
                 query = np.repeat(np.arange(self.num_queries, dtype=np.int64), counts)
-                rank = np.arange(int(counts.sum()), dtype=np.int64)
-                rank -= np.repeat(np.cumsum(counts) - counts, counts)
+                rank = ranks_within(counts)
                 self._heads[key] = (self.offsets[:-1][query] + rank, query, rank)
         return self._heads[key]
 
@@ -295,7 +292,7 @@ class Ranked:
         c = self.before_group(relevant, active, query)
         terms = np.minimum(n, k - s)
         seg = np.repeat(np.arange(len(active)), terms)
-        q = np.arange(int(terms.sum())) - np.repeat(np.cumsum(terms) - terms, terms) + 1
+        q = ranks_within(terms) + 1
         n_t, r_t = n[seg], rel[seg]
         others_above = np.where(n_t > 1, (q - 1) * (r_t - 1) / np.maximum(n_t - 1, 1), 0.0)
         term = (r_t / n_t) * (c[seg] + 1 + others_above) / (s[seg] + q)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..data.align import Alignment
 from ..kernels.ranked import Ranked
+from ..kernels.segments import ranks_within
 from ..protocol import Discount, DiscountVector, Gain, GainMap, Ideal, LogDiscount, Protocol
 from .base import Measure
 
@@ -71,11 +72,6 @@ def discount_table(discount: "Discount | LogDiscount | DiscountVector", length: 
     values = np.asarray(discount.values, dtype=np.float64)[: len(rank)]
     table[: len(values)] = values
     return table
-
-
-def _segment_ranks(offsets: np.ndarray) -> np.ndarray:
-    lengths = np.diff(offsets)
-    return np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths)
 
 
 class Context:
@@ -135,7 +131,7 @@ class Context:
             query = np.repeat(np.arange(a.num_queries), np.diff(offsets))
         gains = np.maximum(gains, 0.0)
         order = np.lexsort((-gains, query))
-        rank0 = _segment_ranks(offsets)
+        rank0 = ranks_within(np.diff(offsets))
         k = self.ranked.cutoff(measure.cutoff) if measure.cutoff is not None else None
         inside = rank0 < (k[query] if k is not None else np.iinfo(np.int64).max)
         weight = np.where(inside, discount[np.minimum(rank0, len(discount) - 1)], 0.0)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MeasureError, ProtocolError
+from ..kernels.segments import ranks_within
 from ..protocol import Discount, GainMap
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, gains_of
@@ -195,10 +196,10 @@ def _straddling_bing(n, r, u, before, m, h) -> np.ndarray:
     from scipy.special import gammaln
 
     group = np.repeat(np.arange(len(n)), m)
-    q = np.arange(len(group)) - np.repeat(np.cumsum(m) - m, m) + 1
+    q = ranks_within(m) + 1
     counts = np.minimum(u[group], q - 1) + 1
     item = np.repeat(np.arange(len(group)), counts)
-    x = np.arange(len(item)) - np.repeat(np.cumsum(counts) - counts, counts)
+    x = ranks_within(counts)
     g = group[item]
     drawn = q[item] - 1
     others_relevant = n[g] - 1 - u[g]

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 
 from ..errors import InputError
+from ..kernels.segments import ranks_within
 from ..protocol import NegativeGrades, Protocol, ScorePrecision
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
@@ -65,8 +66,7 @@ class ScoreInput:
     def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(relevance, score, position in the row, offsets) of the candidates, row by row."""
         if not self.dense:
-            lengths = np.diff(self.offsets)
-            position = np.arange(len(self.score)) - np.repeat(self.offsets[:-1], lengths)
+            position = ranks_within(np.diff(self.offsets))
             return self.relevance, self.score, position, self.offsets
         rows, columns = self.score.shape
         if self.masked:

@@ -70,21 +70,29 @@ class Explanation:
     policies: tuple[str, ...]  # what the protocol changed for this query
 
 
-def _select_qrels(qrels: Qrels, query: str) -> Qrels | None:
-    at = np.searchsorted(qrels.queries, query)
-    if at >= len(qrels.queries) or qrels.queries[at] != query:
+def _rows_of(queries: np.ndarray, offsets: np.ndarray, query: str) -> tuple[int, int] | None:
+    """Row range of `query` among sorted `queries`, or None when absent."""
+    at = np.searchsorted(queries, query)
+    if at >= len(queries) or queries[at] != query:
         return None
-    lo, hi = qrels.offsets[at], qrels.offsets[at + 1]
+    return offsets[at], offsets[at + 1]
+
+
+def _select_qrels(qrels: Qrels, query: str) -> Qrels | None:
+    rows = _rows_of(qrels.queries, qrels.offsets, query)
+    if rows is None:
+        return None
+    lo, hi = rows
     return Qrels(query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]),
                  doc_codes=qrels.doc_codes[lo:hi], docs=qrels.docs, grades=qrels.grades[lo:hi],
                  lines=qrels.lines[lo:hi], source=qrels.source)
 
 
 def _select_run(run: Run, query: str) -> Run | None:
-    at = np.searchsorted(run.queries, query)
-    if at >= len(run.queries) or run.queries[at] != query:
+    rows = _rows_of(run.queries, run.offsets, query)
+    if rows is None:
         return None
-    lo, hi = run.offsets[at], run.offsets[at + 1]
+    lo, hi = rows
     return Run(query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]),
                doc_codes=run.doc_codes[lo:hi], docs=run.docs,
                scores=run.scores[lo:hi] if run.has_scores else None,

@@ -35,7 +35,7 @@ from rankproof.io.trec import (
     _INTEGER,
     QrelsColumns,
     RunColumns,
-    _intern_column,
+    _intern_columns_together,
     _owned,
     _score_problem,
     _shorten,
@@ -497,6 +497,17 @@ def _positions(query_codes: np.ndarray, num_queries: int) -> np.ndarray:
     return position
 
 
+def _interned_ids(table, named: dict, source: str, lines):
+    """The named columns, the row locator, and the query and doc ids checked and interned.
+
+    The two id columns are interned together, as the TREC reader does.
+    """
+    columns, missing = _select(table, named, source)
+    rows = _Rows(source, _checked_lines(lines, len(columns["query"]), source), missing)
+    query_text, doc_text = _id_columns(columns, named, rows)
+    return (columns, rows, *_intern_columns_together(query_text, doc_text))
+
+
 # -- public -------------------------------------------------------------------
 
 
@@ -550,13 +561,10 @@ def qrels_columns_from_table(
     [2, 0]
     """
     named = {"query": query, "doc": doc, "grade": grade}
-    columns, missing = _select(table, named, source)
-    size = len(columns["query"])
-    rows = _Rows(source, _checked_lines(lines, size, source), missing)
-    query_text, doc_text = _id_columns(columns, named, rows)
+    columns, rows, (query_codes, query_vocab), (doc_codes, doc_vocab) = _interned_ids(
+        table, named, source, lines)
+    size = len(query_codes)
     grades = _grades(columns["grade"], grade, rows)
-    query_codes, query_vocab = _intern_column(query_text)
-    doc_codes, doc_vocab = _intern_column(doc_text)
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
@@ -620,13 +628,10 @@ def run_columns_from_table(
     named = {"query": query, "doc": doc}
     if score is not None:
         named["score"] = score
-    columns, missing = _select(table, named, source)
-    size = len(columns["query"])
-    rows = _Rows(source, _checked_lines(lines, size, source), missing)
-    query_text, doc_text = _id_columns(columns, named, rows)
+    columns, rows, (query_codes, query_vocab), (doc_codes, doc_vocab) = _interned_ids(
+        table, named, source, lines)
+    size = len(query_codes)
     values = _scores(columns["score"], score, rows) if score is not None else None
-    query_codes, query_vocab = _intern_column(query_text)
-    doc_codes, doc_vocab = _intern_column(doc_text)
     if values is None:
         # Negate the integers, not the floats, so the first score is 0.0, not -0.0.
         values = (-_positions(query_codes, query_vocab.size)).astype(np.float64)

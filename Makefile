@@ -4,16 +4,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench bench-quick bytecode clean
+.PHONY: install ext test demo bench bench-quick bytecode clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(MAKE) -s bytecode
 	touch $(STAMP)
+
+# The compiled modules, rebuilt in place when a .pyx changed since the install
+# (cythonize and build_ext skip what is up to date).
+ext: $(STAMP)
+	$(BIN)/python setup.py -q build_ext --inplace >/dev/null
 
 # An editable install leaves rankproof's own modules uncompiled, and with
 # PYTHONDONTWRITEBYTECODE set (as on these machines) every process would
@@ -33,23 +38,24 @@ $(TREC_EVAL):
 	else echo "no $(TREC_EVAL_SRC): tests against trec_eval will be skipped"; fi
 
 # The benchmark smoke run comes first so that pytest's summary is the last line.
-test: $(STAMP) $(TREC_EVAL)
+test: $(STAMP) ext $(TREC_EVAL)
 	$(MAKE) bench-quick
 	$(BIN)/python -m pytest
 
 # Workload B once per tool: checks that the harness runs and that every
 # peer's values agree with rankproof's; no time is asserted.
-bench-quick: $(STAMP) $(TREC_EVAL) bytecode
+bench-quick: $(STAMP) ext $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --quick
 	$(BIN)/python benchmarks/dense_bench.py --rows 20000 --sklearn-rows 2000 --repeat 1
 
 # Workloads A, B and C, median of 3 runs per tool (writes data into benchmarks/data/ once).
-bench: $(STAMP) $(TREC_EVAL) bytecode
+bench: $(STAMP) ext $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --repeat 3
 	$(BIN)/python benchmarks/dense_bench.py --repeat 3
 
-demo: $(STAMP)
+demo: $(STAMP) ext
 	$(BIN)/rankproof demo
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis benchmarks/data
+	find src/rankproof \( -name '*.so' -o -name '*.c' \) -delete

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankproof.data.align import _look_up, _sorted_with_rows
+from rankproof.pipeline import _look_up, _sorted_with_rows
 
 small_keys = st.lists(st.integers(0, 50), max_size=200)
 # Keys too large to leave room for the row index take the argsort path.

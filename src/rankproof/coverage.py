@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 
-from .data.align import sort_within_queries
+from .pipeline import sort_within_queries
 from .data.run import Run
 from .errors import InputError, TieError, where
 from .protocol import Protocol, Ties

@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from .data.align import align
+from .pipeline import align
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import InputError

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .data.align import Alignment
+from .pipeline import Alignment
 from .errors import MeasureError
 from .measures.base import Measure, parse_measure
 from .protocol import Aggregation, Protocol

@@ -1,4 +1,4 @@
-"""Score matrices as an :class:`~rankproof.data.align.Alignment`.
+"""Score matrices as an :class:`~rankproof.pipeline.Alignment`.
 
 Each row is a query; each candidate of the row is a judged document whose
 grade is its relevance; the row's candidates are its whole judged pool, so
@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.align import Alignment, tie_groups
-from ..errors import TieError
-from ..protocol import NegativeGrades, Protocol, Ties, Unjudged
+from ..pipeline import Alignment, apply_negative_grades, apply_unjudged, group_ties, rank_order
+from ..protocol import Protocol
 from ._input import ScoreInput
 
 __all__ = ["POOL_NOTE", "score_alignment", "base_counts"]
@@ -38,60 +37,57 @@ def _grades(relevance: np.ndarray) -> np.ndarray:
 
 
 def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
-    """Order every row by score under the tie policy and build the flat alignment."""
+    """Order every row by score under the tie policy and build the flat alignment.
+
+    The row policies are the pipeline's (:mod:`rankproof.pipeline`), applied
+    as to a run: a negative relevance read as unjudged is an unjudged
+    candidate, so ``unjudged=error`` refuses it and ``unjudged=condense``
+    drops it, exactly as for a qrels file.
+    """
     relevance, score, position, offsets = scores.flat()
     rows = scores.num_rows
     counts = base_counts(scores)
-    grade = _grades(relevance)
-    judged = np.ones(len(score), dtype=bool)
-    if scores.negative:
-        negative = grade < 0
-        if protocol.negative_grades is NegativeGrades.ZERO:
-            grade = np.where(negative, 0, grade)
-        elif protocol.negative_grades is NegativeGrades.UNJUDGED:
-            judged = ~negative
-            grade = np.where(negative, 0, grade)
-            counts["unjudged_retrieved"] = int(negative.sum())
     row = np.repeat(np.arange(rows, dtype=np.int64), np.diff(offsets))
-    if protocol.unjudged is Unjudged.CONDENSE and not judged.all():
-        keep = judged
-        counts["unjudged_dropped"] = int((~keep).sum())
-        grade, score, position, row, judged = grade[keep], score[keep], position[keep], row[keep], judged[keep]
+
+    def entry(i: int) -> str:
+        r = int(row[i])
+        where = "column" if scores.dense else "position"
+        return f"y_true row {r} (query {scores.queries[r]}), {where} {int(position[i])}: "
+
+    grade, unjudged = apply_negative_grades(_grades(relevance), protocol, entry, noun="relevance")
+    # Every candidate is in the row's pool; one with a negative relevance read
+    # as unjudged stays pooled but unjudged, as a negative grade in a qrels file.
+    judged = np.ones(len(score), dtype=bool)
+    if unjudged is not None:
+        judged = ~unjudged
+        grade = np.where(unjudged, 0, grade)
+    kept = apply_unjudged(judged, protocol, entry, "y_true", counts)
+    if kept is not None:
+        grade, score, position, row, judged = grade[kept], score[kept], position[kept], row[kept], judged[kept]
         offsets = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=rows))]).astype(np.int64)
+    pooled = np.ones(len(score), dtype=bool)
 
     # Order: score descending; among ties, the input (column) order, or for
     # ties=docid the doc id descending, the doc id being the column index.
-    if protocol.ties is Ties.DOCID:
-        order = np.lexsort((-position, -score, row))
-    elif scores.dense and len(score) and len(score) == scores.score.size:
-        columns = scores.score.shape[1]
-        order = np.argsort(-score.reshape(rows, columns), axis=1, kind="stable")
-        order += (np.arange(rows) * columns)[:, None]
-        order = order.ravel()
-    else:
-        order = np.lexsort((-score, row))
-    grade, score, position, judged = grade[order], score[order], position[order], judged[order]
+    order = rank_order(row, rows, score, position, protocol)
+    if order is not None:
+        grade, score, position, judged = grade[order], score[order], position[order], judged[order]
 
-    n = len(score)
-    tie_offsets, tie_sizes = tie_groups(row, score, counts)
-    if protocol.ties is Ties.ERROR and counts["tied_groups"]:
-        g = int(np.flatnonzero(tie_sizes > 1)[0])
-        lo, hi = tie_offsets[g], tie_offsets[g + 1]
+    def tie(lo: int, hi: int) -> str:
         r = int(row[lo])
         where = "columns" if scores.dense else "positions"
-        raise TieError(
-            f"row {r} (query {scores.queries[r]}): {where} {', '.join(str(p) for p in position[lo:hi][:5])} "
-            f"tie at score {score[lo]!r} ({counts['tied_groups']} tied groups in all); set the policy "
-            "ties=expected for the exact mean over their orders, or ties=input for the column order")
-    group_offsets = tie_offsets if protocol.ties is Ties.EXPECTED else np.arange(n + 1, dtype=np.int64)
+        return (f"row {r} (query {scores.queries[r]}): {where} {', '.join(str(p) for p in position[lo:hi][:5])} "
+                f"tie at score {score[lo]!r}")
 
+    group_offsets, tie_offsets = group_ties(row, score, protocol, counts, tie)
+    n = len(score)
     pool_offsets = np.concatenate([[0], np.cumsum(np.bincount(row[judged], minlength=rows))]).astype(np.int64)
     pool_grade = grade[judged] if not judged.all() else grade
     width = int(position.max(initial=-1)) + 1
     return Alignment(
         queries=scores.queries, in_run=np.ones(rows, dtype=bool), offsets=offsets,
         docs=np.arange(width).astype(str), doc=position.astype(np.int64), grade=grade, judged=judged,
-        pooled=judged, score=score,
+        pooled=pooled, score=score,
         line=np.broadcast_to(np.int64(-1), (n,)),  # no file lines: a read-only view, no memory
         group_offsets=group_offsets,
         tie_offsets=tie_offsets, pool_offsets=pool_offsets, pool_grade=pool_grade, counts=counts,

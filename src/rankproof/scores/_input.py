@@ -14,7 +14,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..kernels.segments import ranks_within
-from ..protocol import NegativeGrades, Protocol, ScorePrecision
+from ..pipeline import apply_negative_grades, apply_score_precision
+from ..protocol import Protocol
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
 
@@ -209,14 +210,11 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         if masked:
             negative_flags &= ~masked_flags
         negative = int(np.count_nonzero(negative_flags))
-    if negative and protocol.negative_grades is NegativeGrades.ERROR:
-        first = int(np.flatnonzero(negative_flags.ravel())[0])
-        raise InputError(
-            f"y_true {_locate(form, offsets, columns, first, names)}: negative relevance "
-            f"{relevance.ravel()[first]}; set the policy negative_grades=zero to read it as non-relevant, or "
-            "negative_grades=unjudged to leave it out of the ideal ranking")
-    if protocol.score_precision is ScorePrecision.FLOAT32:
-        # As trec_eval 9 / pytrec_eval hold them: scores closer than float32 can tell apart tie.
-        score = score.astype(np.float32).astype(np.float64)
+    if negative:
+        # The policy is the pipeline's; refused here, before any work, as for a qrels file.
+        flat = np.where(negative_flags, relevance, 0).ravel()
+        apply_negative_grades(flat, protocol, lambda i: f"y_true {_locate(form, offsets, columns, i, names)}: ",
+                              noun="relevance")
+    score = apply_score_precision(score, protocol)
     return ScoreInput(queries=names, relevance=relevance, score=score, offsets=offsets, masked=masked,
                       negative=negative, form=form)

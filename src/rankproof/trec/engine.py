@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..data.align import align
+from ..pipeline import align
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError

@@ -1,29 +1,48 @@
-"""Alignment: qrels + run + protocol -> ordered, judged rankings for every query.
+"""The pipeline: the one place where row policies are applied.
 
-This is where the query, document and tie policies are applied, once, for
-all measures. The result holds, for every evaluated query, its ranking as flat
-arrays in rank order (grade, judged flag, tie group) and its judged pool, so
-kernels never look at ids or policies again.
+Every front door (``evaluate``, ``evaluate_scores``, ``evaluate_frame``, the
+trec_eval drop-in, ``coverage``, ``explain``, streaming, ``compare`` and the
+CLI) turns its input into judged rows and ranked rows and hands them here.
+This module applies the protocol's row policies, each by one function:
+
+==================  =========================================================
+policy              function
+==================  =========================================================
+missing/extra query :func:`align` (the join of qrels and run)
+duplicates          :func:`drop_duplicates`
+negative_grades     :func:`apply_negative_grades`
+unjudged            :func:`apply_unjudged`
+score_precision     :func:`apply_score_precision`
+ties (order)        :func:`rank_order`
+ties (groups)       :func:`group_ties`
+==================  =========================================================
+
+and returns an :class:`Alignment`: every evaluated query's ranking as flat
+arrays in rank order (grade, judged flag, tie group) and its judged pool.
+Engines (:mod:`rankproof.engines`) then compute measures from the alignment
+alone: they never see ids or policies.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable
 
 import numpy as np
 
-from ..errors import (
+from .errors import (
     DuplicateError, InputError, MissingQueryError, TieError, UnjudgedError, where,
 )
-from ..protocol import (
+from .protocol import (
     Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
-from .interning import merge_vocabularies
-from .lines import take_lines
-from .qrels import Qrels
-from .run import Run
+from .data.interning import merge_vocabularies
+from .data.lines import take_lines
+from .data.qrels import Qrels
+from .data.run import Run
 
-__all__ = ["Alignment", "align", "sort_within_queries", "tie_groups"]
+__all__ = ["Alignment", "align", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
+           "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -215,6 +234,138 @@ def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None,
     return tie_offsets, tie_sizes
 
 
+# -- row policies ---------------------------------------------------------------
+# Each takes flat per-row arrays and a `locate(i)` that names row i for a
+# message ("file line 7: query q1, doc d3: " for a TREC run, "y_true row 0
+# (query 0), column 1: " for a score matrix), so one policy gives one
+# behaviour whatever the front door, and the message still says where.
+Locate = Callable[[int], str]
+
+
+def apply_negative_grades(grade: np.ndarray, protocol: Protocol, locate: Locate,
+                          noun: str = "grade") -> tuple[np.ndarray, np.ndarray | None]:
+    """The ``negative_grades`` policy: (grades to use, rows to read as unjudged or None).
+
+    ``error`` refuses the first negative grade; ``zero`` reads it as judged
+    non-relevant; ``unjudged`` (trec_eval) keeps the row in the pool but
+    returns it in the mask, for the caller to treat as unjudged.
+
+    >>> apply_negative_grades(np.array([2, -1]), Protocol(negative_grades="zero"), str)[0].tolist()
+    [2, 0]
+    >>> apply_negative_grades(np.array([2, -1]), Protocol(negative_grades="unjudged"), str)[1].tolist()
+    [False, True]
+    """
+    negative = grade < 0
+    if not negative.any():
+        return grade, None
+    if protocol.negative_grades is NegativeGrades.ERROR:
+        i = int(np.flatnonzero(negative)[0])
+        raise InputError(
+            f"{locate(i)}negative {noun} {grade[i]}; set the policy negative_grades=zero to read it as "
+            "judged non-relevant, or negative_grades=unjudged to treat it as unjudged (trec_eval)"
+        )
+    if protocol.negative_grades is NegativeGrades.ZERO:
+        return np.where(negative, 0, grade), None
+    return grade, negative
+
+
+def apply_unjudged(judged: np.ndarray, protocol: Protocol, locate: Locate, source: str,
+                   counts: dict) -> np.ndarray | None:
+    """The ``unjudged`` policy over ranked rows: the rows to keep, or None to keep all.
+
+    Records ``unjudged_retrieved`` and ``unjudged_dropped`` in `counts`.
+    ``error`` refuses the first unjudged row; ``condense`` drops unjudged
+    rows (Sakai's condensed list); ``zero`` keeps them with gain 0.
+    """
+    unjudged = ~judged
+    counts["unjudged_retrieved"] = int(unjudged.sum())
+    counts["unjudged_dropped"] = 0
+    if not counts["unjudged_retrieved"]:
+        return None
+    if protocol.unjudged is Unjudged.ERROR:
+        raise UnjudgedError(
+            f"{locate(int(np.flatnonzero(unjudged)[0]))}the doc has no judgment in {source}; set the policy "
+            "unjudged=zero to count it non-relevant, or unjudged=condense to drop unjudged docs"
+        )
+    if protocol.unjudged is Unjudged.CONDENSE:
+        counts["unjudged_dropped"] = counts["unjudged_retrieved"]
+        return judged
+    return None
+
+
+def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate, counts: dict) -> np.ndarray:
+    """The ``duplicates`` policy, given which rows repeat an earlier (query, doc)
+    of the same ranking: the rows to keep (``first``) or an error (``error``).
+    Records ``duplicates_dropped``."""
+    counts["duplicates_dropped"] = int(repeated.sum())
+    if counts["duplicates_dropped"] and protocol.duplicates is Duplicates.ERROR:
+        raise DuplicateError(
+            f"{locate(int(np.flatnonzero(repeated)[0]))}the doc is listed twice for this query; "
+            "set the policy duplicates=first to keep the first"
+        )
+    return ~repeated
+
+
+def apply_score_precision(score: np.ndarray, protocol: Protocol) -> np.ndarray:
+    """The ``score_precision`` policy: scores as the protocol holds them.
+
+    ``float32`` rounds them as trec_eval 9 and pytrec_eval hold them, so
+    scores closer than float32 can tell apart tie.
+
+    >>> apply_score_precision(np.array([1.0, 1.0 + 1e-9]), Protocol(score_precision="float32")).tolist()
+    [1.0, 1.0]
+    """
+    if protocol.score_precision is ScorePrecision.FLOAT32:
+        return score.astype(np.float32).astype(np.float64)
+    return score
+
+
+def rank_order(row_query: np.ndarray, num_queries: int, score: np.ndarray | None, doc: np.ndarray,
+               protocol: Protocol) -> np.ndarray | None:
+    """The order of rows within each query that the tie policy gives; None
+    when the rows are already in it (most runs list docs by score descending).
+
+    Score descending; tied rows in input order (``expected``, ``input``,
+    ``error``: a stable sort), or by doc code descending (``docid``:
+    trec_eval's strcmp order, as codes compare like ids). Without scores the
+    rows are already ranked. Rows must be grouped by query.
+    """
+    if score is None:
+        return None
+    same_query = row_query[1:] == row_query[:-1]
+    if protocol.ties is Ties.DOCID:
+        in_order = ~same_query | (score[1:] < score[:-1]) | ((score[1:] == score[:-1]) & (doc[1:] < doc[:-1]))
+        if in_order.all():
+            return None
+        return sort_within_queries(row_query, num_queries, -score, -doc)
+    if (~same_query | (score[1:] <= score[:-1])).all():
+        return None
+    return sort_within_queries(row_query, num_queries, -score)
+
+
+def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protocol, counts: dict,
+               describe_tie: Callable[[int, int], str]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``ties`` policy's groups: (group offsets, tie offsets) of rows in rank order.
+
+    Tie offsets delimit runs of equal scores whatever the policy (for
+    counting); group offsets delimit what the measures average over: the tie
+    runs under ``ties=expected``, one row each otherwise. ``ties=error``
+    refuses the first tie, named by ``describe_tie(lo, hi)``.
+    """
+    n = len(row_query)
+    tie_offsets, tie_sizes = tie_groups(row_query, score, counts)
+    if protocol.ties is Ties.ERROR and counts["tied_groups"]:
+        g = int(np.flatnonzero(tie_sizes > 1)[0])
+        lo, hi = int(tie_offsets[g]), int(tie_offsets[g + 1])
+        raise TieError(
+            f"{describe_tie(lo, hi)} ({counts['tied_groups']} tied groups in all); set the policy "
+            "ties=expected for the exact mean over their orders, or ties=docid for trec_eval's order"
+        )
+    if (protocol.ties is Ties.EXPECTED and score is not None) or not counts["tied_groups"]:
+        return tie_offsets, tie_offsets  # without ties, one group per position either way
+    return np.arange(n + 1, dtype=np.int64), tie_offsets
+
+
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     """Apply the protocol's query, document and tie policies.
 
@@ -275,19 +426,14 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     judged_query = eval_index[qrels_query_map[qrels_row_query]]
     judged_doc = qrels.doc_codes
     judged_grade = qrels.grades
-    negative = judged_grade < 0
-    counts["negative_grades"] = int(negative.sum())
-    if negative.any():
-        if protocol.negative_grades is NegativeGrades.ERROR:
-            i = int(np.flatnonzero(negative)[0])
-            loc = where(source=qrels.source, line=_line(qrels.lines, i),
-                        query=str(qrels.queries[qrels_row_query[i]]), doc=str(qrels.docs[judged_doc[i]]))
-            raise InputError(
-                f"{loc}negative grade {judged_grade[i]}; set the policy negative_grades=zero to read it as "
-                "judged non-relevant, or negative_grades=unjudged to treat it as unjudged (trec_eval)"
-            )
-        if protocol.negative_grades is NegativeGrades.ZERO:
-            judged_grade = np.where(negative, 0, judged_grade)
+    counts["negative_grades"] = int((judged_grade < 0).sum())
+
+    def judgment(i: int) -> str:
+        return where(source=qrels.source, line=_line(qrels.lines, i),
+                     query=str(qrels.queries[qrels_row_query[i]]), doc=str(qrels.docs[judged_doc[i]]))
+
+    judged_grade, pooled_only = apply_negative_grades(judged_grade, protocol, judgment)
+    negative = pooled_only if pooled_only is not None else np.zeros(len(judged_grade), dtype=bool)
     keep = judged_query >= 0
 
     def run_keys(selected: np.ndarray) -> np.ndarray:
@@ -296,8 +442,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         return judged_query[selected] * num_docs + run_code_of_qrels_doc[judged_doc[selected]]
 
     pooled_key = run_keys(keep & negative)
-    if protocol.negative_grades is NegativeGrades.UNJUDGED:
-        keep &= ~negative
+    keep &= ~negative
     judged_key = run_keys(keep)
     judged_key_grade = judged_grade[keep & ranked_anywhere[judged_doc]]
     judged_query, judged_grade = judged_query[keep], judged_grade[keep]
@@ -314,9 +459,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     row_query = row_query[rows]
     row_doc = run.doc_codes[rows]
     row_score = run.scores[rows]
-    if protocol.score_precision is ScorePrecision.FLOAT32:
-        # trec_eval 9 / pytrec_eval hold scores as float32: nearly equal scores tie.
-        row_score = row_score.astype(np.float32).astype(np.float64)
+    row_score = apply_score_precision(row_score, protocol)
     row_line = take_lines(run.lines, rows)
     row_key = row_query * num_docs + row_doc
 
@@ -334,12 +477,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         # Equal keys sort in row order: every one but the first is a repeat.
         repeated = np.zeros(len(sorted_key), dtype=bool)
         repeated[key_row[1:][repeated_in_order]] = True
-        if protocol.duplicates is Duplicates.ERROR:
-            raise DuplicateError(
-                f"{run_row(int(np.flatnonzero(repeated)[0]))}the doc is listed twice for this query; set the policy duplicates=first to keep the first"
-            )
-        counts["duplicates_dropped"] = int(repeated.sum())
-        kept = ~repeated
+        kept = drop_duplicates(repeated, protocol, run_row, counts)
         row_query, row_doc, row_score = (a[kept] for a in (row_query, row_doc, row_score))
         row_line = take_lines(row_line, kept)
         first_of_key = np.concatenate([[True], ~repeated_in_order])
@@ -353,37 +491,16 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     else:
         row_pooled = row_judged
     del sorted_key, key_row
-    unjudged = ~row_judged
-    counts["unjudged_retrieved"] = int(unjudged.sum())
-    counts["unjudged_dropped"] = 0
-    if unjudged.any():
-        if protocol.unjudged is Unjudged.ERROR:
-            raise UnjudgedError(
-                f"{run_row(int(np.flatnonzero(unjudged)[0]))}the doc has no judgment in {qrels.source}; set the policy unjudged=zero to count it "
-                "non-relevant, or unjudged=condense to drop unjudged docs"
-            )
-        if protocol.unjudged is Unjudged.CONDENSE:
-            counts["unjudged_dropped"] = int(unjudged.sum())
-            row_line = take_lines(row_line, row_judged)
-            row_query, row_doc, row_score, row_grade, row_pooled, row_judged = (
-                a[row_judged] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
+    kept = apply_unjudged(row_judged, protocol, run_row, qrels.source, counts)
+    if kept is not None:
+        row_line = take_lines(row_line, kept)
+        row_query, row_doc, row_score, row_grade, row_pooled, row_judged = (
+            a[kept] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
 
     # -- order and tie groups -----------------------------------------------
     # Rows are grouped by query in input order. Most runs already list each
-    # query's docs by score descending: detect that and skip the sort.
-    by_score = run.has_scores
-    same_query = row_query[1:] == row_query[:-1]
-    order = None
-    if protocol.ties is Ties.DOCID and run.has_scores:
-        # trec_eval: score descending, then doc id descending (strcmp order).
-        in_order = ~same_query | (row_score[1:] < row_score[:-1]) | (
-            (row_score[1:] == row_score[:-1]) & (row_doc[1:] < row_doc[:-1]))
-        if not in_order.all():
-            order = sort_within_queries(row_query, num_queries, -row_score, -row_doc)
-    elif by_score:
-        if not (~same_query | (row_score[1:] <= row_score[:-1])).all():
-            # The sort is stable: tied docs keep their input order (ties='input').
-            order = sort_within_queries(row_query, num_queries, -row_score)
+    # query's docs by score descending: the order is then None and no sort runs.
+    order = rank_order(row_query, num_queries, row_score if run.has_scores else None, row_doc, protocol)
     if order is not None:
         # Run rows are grouped by query, so the order only moves rows within
         # their query and row_query stays as it is.
@@ -402,21 +519,12 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         evaluated_lengths[eval_of_run_query[ranked]] = run_lengths[ranked]
         offsets = np.concatenate([[0], np.cumsum(evaluated_lengths)])
 
-    n = len(row_query)
-    tie_offsets, tie_sizes = tie_groups(row_query, row_score if run.has_scores else None, counts)
-    if protocol.ties is Ties.ERROR and counts["tied_groups"]:
-        g = int(np.flatnonzero(tie_sizes > 1)[0])
-        lo, hi = tie_offsets[g], tie_offsets[g + 1]
+    def tie(lo: int, hi: int) -> str:
         loc = where(source=run.source, query=str(queries[row_query[lo]]))
-        raise TieError(
-            f"{loc}docs {_name_some(docs[row_doc[lo:hi]], 5)} tie at score {row_score[lo].item()!r} "
-            f"({counts['tied_groups']} tied groups in all); set the policy ties=expected for the exact mean "
-            "over their orders, or ties=docid for trec_eval's order"
-        )
-    if (protocol.ties is Ties.EXPECTED and by_score) or not counts["tied_groups"]:
-        group_offsets = tie_offsets  # without ties, one group per position either way
-    else:
-        group_offsets = np.arange(n + 1, dtype=np.int64)
+        return f"{loc}docs {_name_some(docs[row_doc[lo:hi]], 5)} tie at score {row_score[lo].item()!r}"
+
+    group_offsets, tie_offsets = group_ties(row_query, row_score if run.has_scores else None, protocol,
+                                            counts, tie)
 
     in_run_evaluated = in_run[evaluated]
     return Alignment(

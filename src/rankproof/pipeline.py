@@ -41,7 +41,7 @@ from .data.lines import take_lines
 from .data.qrels import Qrels
 from .data.run import Run
 
-__all__ = ["Alignment", "align", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
+__all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
            "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups"]
 
 
@@ -98,6 +98,89 @@ class Alignment:
     @property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+
+@dataclasses.dataclass(frozen=True)
+class QueryTable:
+    """What results keep of an alignment: one entry per evaluated query, no positions.
+
+    Attributes
+    ----------
+    queries : str array, the evaluated queries
+    in_run : bool array, does the run rank the query
+    retrieved : int64 array, docs in the query's ranking (after the row policies)
+    unjudged_retrieved : int64 array, unjudged docs among them
+    qrels_source, run_source : str, for messages
+    notes : tuple of str, facts the printed results state
+    """
+
+    queries: np.ndarray
+    in_run: np.ndarray
+    retrieved: np.ndarray
+    unjudged_retrieved: np.ndarray
+    qrels_source: str
+    run_source: str
+    notes: tuple = ()
+
+
+def query_table(a: Alignment) -> QueryTable:
+    """The per-query facts of an alignment."""
+    lengths = a.lengths
+    if a.counts.get("unjudged_retrieved", 0):
+        position_query = np.repeat(np.arange(a.num_queries), lengths)
+        unjudged = np.bincount(position_query[~a.judged], minlength=a.num_queries)
+    else:
+        unjudged = np.zeros(a.num_queries, dtype=np.int64)
+    return QueryTable(queries=a.queries, in_run=a.in_run, retrieved=lengths, unjudged_retrieved=unjudged,
+                      qrels_source=a.qrels_source, run_source=a.run_source, notes=tuple(a.notes))
+
+
+def _group_end(group_offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """End (exclusive) of the group holding each of the given positions."""
+    return group_offsets[np.searchsorted(group_offsets, positions, side="right")]
+
+
+def _unjudged_before(a: Alignment) -> np.ndarray:
+    """Number of unjudged docs before each position (and, last, in all)."""
+    unjudged_before = np.empty(len(a.judged) + 1, dtype=np.int64)
+    unjudged_before[0] = 0
+    np.cumsum(~a.judged, out=unjudged_before[1:])
+    return unjudged_before
+
+
+def _unjudged_in_cutoff(a: Alignment, unjudged_before: np.ndarray, k: int) -> int:
+    """Unjudged docs that can land within the top k: those whose group starts before k."""
+    # Per query, everything up to the end of the group holding rank k.
+    lengths = np.diff(a.offsets)
+    ranked = np.flatnonzero(lengths > 0)
+    last_inside = a.offsets[ranked] + np.minimum(k, lengths[ranked]) - 1
+    end = _group_end(a.group_offsets, last_inside)
+    return int((unjudged_before[end] - unjudged_before[a.offsets[ranked]]).sum())
+
+
+def _tied_groups_crossing(a: Alignment, k: int) -> int:
+    """Groups of equal scores holding both rank k and rank k + 1."""
+    lengths = np.diff(a.offsets)
+    longer = np.flatnonzero(lengths > k)
+    last_inside = a.offsets[longer] + k - 1
+    return int((_group_end(a.tie_offsets, last_inside) > last_inside + 1).sum())
+
+
+def cutoff_counts(a: Alignment, measures) -> dict[str, dict[str, int]]:
+    """Per measure: unjudged docs that can land within its cutoff, and tied
+    groups crossing it (``unjudged_in_cutoff``, ``tied_groups_crossing_cutoff``)."""
+    counts: dict[str, dict[str, int]] = {"unjudged_in_cutoff": {}, "tied_groups_crossing_cutoff": {}}
+    if any(measure.spec.cutoff for measure in measures):
+        unjudged_before = _unjudged_before(a)  # one pass, shared by every cutoff
+    for measure in measures:
+        if measure.cutoff is None:
+            if measure.spec.cutoff:
+                counts["unjudged_in_cutoff"][str(measure)] = int(unjudged_before[-1])
+            continue
+        # A doc whose tie group starts inside the cutoff can land inside it.
+        counts["unjudged_in_cutoff"][str(measure)] = _unjudged_in_cutoff(a, unjudged_before, measure.cutoff)
+        counts["tied_groups_crossing_cutoff"][str(measure)] = _tied_groups_crossing(a, measure.cutoff)
+    return counts
 
 
 def _segments(lengths: np.ndarray) -> np.ndarray:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from .pipeline import Alignment
+from .pipeline import QueryTable
 from .errors import MeasureError
 from .measures.base import Measure, parse_measure
 from .protocol import Aggregation, Protocol
@@ -36,37 +36,6 @@ class MeasureResult:
     zero_ideal: np.ndarray
 
 
-def _group_end(group_offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """End (exclusive) of the group holding each of the given positions."""
-    return group_offsets[np.searchsorted(group_offsets, positions, side="right")]
-
-
-def _unjudged_before(a: Alignment) -> np.ndarray:
-    """Number of unjudged docs before each position (and, last, in all)."""
-    unjudged_before = np.empty(len(a.judged) + 1, dtype=np.int64)
-    unjudged_before[0] = 0
-    np.cumsum(~a.judged, out=unjudged_before[1:])
-    return unjudged_before
-
-
-def _unjudged_in_cutoff(a: Alignment, unjudged_before: np.ndarray, k: int) -> int:
-    """Unjudged docs that can land within the top k: those whose group starts before k."""
-    # Per query, everything up to the end of the group holding rank k.
-    lengths = np.diff(a.offsets)
-    ranked = np.flatnonzero(lengths > 0)
-    last_inside = a.offsets[ranked] + np.minimum(k, lengths[ranked]) - 1
-    end = _group_end(a.group_offsets, last_inside)
-    return int((unjudged_before[end] - unjudged_before[a.offsets[ranked]]).sum())
-
-
-def _tied_groups_crossing(a: Alignment, k: int) -> int:
-    """Groups of equal scores holding both rank k and rank k + 1."""
-    lengths = np.diff(a.offsets)
-    longer = np.flatnonzero(lengths > k)
-    last_inside = a.offsets[longer] + k - 1
-    return int((_group_end(a.tie_offsets, last_inside) > last_inside + 1).sum())
-
-
 class Results:
     """What an evaluation produced.
 
@@ -82,10 +51,16 @@ class Results:
     {'ndcg@10': 1}
     """
 
-    def __init__(self, *, alignment: Alignment, protocol: Protocol,
-                 measures: dict[Measure, MeasureResult], weights: np.ndarray | None, run_name: str,
-                 qrels=None) -> None:
-        self._alignment = alignment
+    def __init__(self, *, table: QueryTable, counts: dict[str, int],
+                 cutoff_counts: "dict[str, dict[str, int]] | Callable[[], dict[str, dict[str, int]]]",
+                 protocol: Protocol, measures: dict[Measure, MeasureResult], weights: np.ndarray | None,
+                 run_name: str, qrels=None) -> None:
+        # Per-query facts and counts only: the per-position arrays of the
+        # evaluation are gone once the measures are computed (explain asks the
+        # pipeline again). `cutoff_counts` may be a function that counts on first use.
+        self._table = table
+        self._counts = counts
+        self._cutoff_counts = cutoff_counts
         self._qrels = qrels
         self.protocol = protocol
         self._measures = measures
@@ -101,13 +76,13 @@ class Results:
         import copy
 
         stated = copy.copy(self)
-        stated._alignment = dataclasses.replace(self._alignment, notes=(*self._alignment.notes, note))
+        stated._table = dataclasses.replace(self._table, notes=(*self._table.notes, note))
         stated.complete_judgments = True
         return stated
 
     @property
     def qrels_source(self) -> str:
-        return self._alignment.qrels_source
+        return self._table.qrels_source
 
     @cached_property
     def qrels_digest(self) -> str | None:
@@ -120,7 +95,7 @@ class Results:
     @property
     def queries(self) -> list[str]:
         """Evaluated queries, in order."""
-        return self._alignment.queries.tolist()
+        return self._table.queries.tolist()
 
     @property
     def measures(self) -> list[Measure]:
@@ -142,7 +117,7 @@ class Results:
         """``{query: value}`` for the queries the measure's mean includes."""
         result = self._result(measure)
         keep = np.flatnonzero(result.included)
-        return dict(zip(self._alignment.queries[keep].tolist(), result.value[keep].tolist()))
+        return dict(zip(self._table.queries[keep].tolist(), result.value[keep].tolist()))
 
     def mean(self, measure: "str | Measure") -> float:
         """The aggregate under the protocol's aggregation policy.
@@ -231,28 +206,13 @@ class Results:
         zero_ideal_queries, excluded_queries, unjudged_in_cutoff,
         tied_groups_crossing_cutoff.
         """
-        a = self._alignment
-        counts: dict[str, Any] = dict(a.counts)
+        counts: dict[str, Any] = dict(self._counts)
         counts["zero_ideal_queries"] = {
             str(m): int(r.zero_ideal.sum()) for m, r in self._measures.items() if m.spec.normalised}
         counts["excluded_queries"] = {
             str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
-        if hasattr(a, "cutoff_counts"):  # a fast path that counted these itself (rankproof.scores)
-            counts.update(a.cutoff_counts(self._measures))
-            return counts
-
-        counts["unjudged_in_cutoff"] = {}
-        counts["tied_groups_crossing_cutoff"] = {}
-        if any(measure.spec.cutoff for measure in self._measures):
-            unjudged_before = _unjudged_before(a)  # one pass, shared by every cutoff
-        for measure in self._measures:
-            if measure.cutoff is None:
-                if measure.spec.cutoff:
-                    counts["unjudged_in_cutoff"][str(measure)] = int(unjudged_before[-1])
-                continue
-            # A doc whose tie group starts inside the cutoff can land inside it.
-            counts["unjudged_in_cutoff"][str(measure)] = _unjudged_in_cutoff(a, unjudged_before, measure.cutoff)
-            counts["tied_groups_crossing_cutoff"][str(measure)] = _tied_groups_crossing(a, measure.cutoff)
+        cutoff_counts = self._cutoff_counts
+        counts.update(cutoff_counts() if callable(cutoff_counts) else cutoff_counts)
         return counts
 
     # -- tables and text ---------------------------------------------------
@@ -266,18 +226,17 @@ class Results:
         """
         import pandas as pd
 
-        a = self._alignment
-        columns: dict[str, Any] = {"query": a.queries.tolist()}
+        table = self._table
+        columns: dict[str, Any] = {"query": table.queries.tolist()}
         for measure, result in self._measures.items():
             columns[str(measure)] = result.value
         for measure, result in self._measures.items():
             if measure.name == "ndcg":
                 columns[f"{measure}:dcg"] = result.numerator
                 columns[f"{measure}:ideal_dcg"] = result.denominator
-        columns["in_run"] = a.in_run
-        columns["retrieved"] = a.lengths
-        position_query = np.repeat(np.arange(a.num_queries), a.lengths)
-        columns["unjudged_retrieved"] = np.bincount(position_query[~a.judged], minlength=a.num_queries)
+        columns["in_run"] = table.in_run
+        columns["retrieved"] = table.retrieved
+        columns["unjudged_retrieved"] = table.unjudged_retrieved
         for measure, result in self._measures.items():
             if measure.spec.normalised:
                 columns[f"zero_ideal:{measure}"] = result.zero_ideal
@@ -291,7 +250,7 @@ class Results:
             lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
         lines.append(f"protocol {self.protocol}")
         lines.append(f"fingerprint {self.protocol.fingerprint}")
-        lines.extend(f"note {note}" for note in getattr(self._alignment, "notes", ()))
+        lines.extend(f"note {note}" for note in self._table.notes)
         touched = []
         for key, value in self.counts.items():
             if isinstance(value, dict):

@@ -192,7 +192,7 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, res
         raise InputError(f"confidence must be between 0 and 1, e.g. 0.95; got {confidence!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise InputError(f"resamples must be a positive integer, e.g. 2000; got {resamples!r}")
-    queries = results._alignment.queries
+    queries = np.asarray(results.queries)
     labels, keep = segment_labels(segment, queries, unlabelled)
     chosen = results.measures if measures is None else [results._result(m).measure for m in
                                                           ([measures] if isinstance(measures, str) else measures)]

@@ -11,10 +11,10 @@ import dataclasses
 
 import numpy as np
 
-from .pipeline import sort_within_queries
+from .pipeline import top_rows
 from .data.run import Run
-from .errors import InputError, TieError, where
-from .protocol import Protocol, Ties
+from .errors import InputError
+from .protocol import Protocol
 
 __all__ = ["coverage", "Coverage"]
 
@@ -96,24 +96,8 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
     protocol = protocol if protocol is not None else Protocol()
     run = _as_run(predictions, user, item, score)
 
-    lengths = np.diff(run.offsets)
-    row_query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
-    docid = protocol.ties is Ties.DOCID and run.has_scores
-    order = sort_within_queries(row_query, run.num_queries, -run.scores, -run.doc_codes if docid else None)
-    scores, docs = run.scores[order], run.doc_codes[order]
-    rank = np.arange(len(order)) - np.repeat(run.offsets[:-1], lengths)
-    inside = rank < k
-    if run.has_scores and protocol.ties in (Ties.EXPECTED, Ties.ERROR):
-        # A tie crossing the cutoff: ranks k-1 and k (0-based) hold equal scores.
-        at_k = np.flatnonzero((rank[1:] == k) & (scores[1:] == scores[:-1]))
-        if at_k.size:
-            query = run.queries[row_query[at_k[0]]]
-            raise TieError(
-                f"{where(source=run.source, query=str(query))}docs tie at score {scores[at_k[0]]!r} across "
-                f"rank {k} ({at_k.size} users), so the top {k} is not determined; set the policy "
-                "ties=input (the given order) or ties=docid"
-            )
-    shown = run.docs[np.unique(docs[inside])]
+    inside = top_rows(run, k, protocol)
+    shown = run.docs[np.unique(run.doc_codes[inside])]
     in_catalogue = np.isin(shown, items)
     covered = int(in_catalogue.sum())
     return Coverage(value=covered / items.size, covered=covered, catalogue_size=int(items.size),

@@ -42,7 +42,7 @@ from .data.qrels import Qrels
 from .data.run import Run
 
 __all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
-           "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups"]
+           "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups", "top_rows"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -617,3 +617,36 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         pool_offsets=pool_offsets, pool_grade=judged_grade.astype(np.int64), counts=counts,
         run_source=run.source, qrels_source=qrels.source,
     )
+
+
+def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
+    """Rows of the run ranked within each query's top k, under the tie policy.
+
+    For set measures of the top k (catalogue coverage): the set is defined
+    only when no group of tied scores crosses rank k, so under
+    ``ties=expected`` and ``ties=error`` such a tie is refused; ``docid`` and
+    ``input`` order the tied docs as for every other measure.
+
+    >>> run = Run.from_dict({"u": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    >>> run.docs[run.doc_codes[top_rows(run, 2, Protocol())]].tolist()
+    ['a', 'b']
+    """
+    lengths = np.diff(run.offsets)
+    row_query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
+    score = apply_score_precision(run.scores, protocol) if run.has_scores else None
+    order = rank_order(row_query, run.num_queries, score, run.doc_codes, protocol)
+    if order is None:
+        order = np.arange(len(row_query))
+    rank = np.arange(len(order)) - np.repeat(run.offsets[:-1], lengths)
+    if score is not None and protocol.ties in (Ties.EXPECTED, Ties.ERROR):
+        ordered = score[order]
+        # A tie crossing the cutoff: 0-based ranks k - 1 and k hold equal scores.
+        at_k = np.flatnonzero((rank[1:] == k) & (ordered[1:] == ordered[:-1]))
+        if at_k.size:
+            query = run.queries[row_query[at_k[0]]]
+            raise TieError(
+                f"{where(source=run.source, query=str(query))}docs tie at score {ordered[at_k[0]]!r} across "
+                f"rank {k} ({at_k.size} queries), so the top {k} is not determined; set the policy "
+                "ties=input (the given order) or ties=docid"
+            )
+    return order[rank < k]

@@ -42,7 +42,7 @@ from .data.qrels import Qrels
 from .data.run import Run
 
 __all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
-           "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups", "top_rows"]
+           "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -650,3 +650,18 @@ def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
                 "ties=input (the given order) or ties=docid"
             )
     return order[rank < k]
+
+
+def truncate(run: Run, depth: int) -> Run:
+    """The depth policy: keep each query's top ``depth`` docs in trec_eval's
+    order (score descending, then doc id descending), as trec_eval's -M does
+    before anything else."""
+    lengths = np.diff(run.offsets)
+    if len(lengths) == 0 or lengths.max() <= depth:
+        return run
+    query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
+    order = np.lexsort((-run.doc_codes, -run.scores, query))
+    rank = np.arange(len(order), dtype=np.int64) - run.offsets[query]
+    keep = order[rank < depth]
+    return Run(query_codes=query[keep], queries=run.queries, doc_codes=run.doc_codes[keep], docs=run.docs,
+               scores=run.scores[keep], lines=run.lines[keep], source=run.source, name=run.name)

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..pipeline import align
+from ..pipeline import align, truncate
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError
@@ -62,20 +62,6 @@ def trec_protocol(options: TrecOptions, preset: "str | Protocol" = "trec_eval") 
     if options.complete:
         changes["missing_query"] = MissingQuery.ZERO
     return protocol.replace(**changes)
-
-
-def truncate(run: Run, depth: int) -> Run:
-    """Keep each query's top ``depth`` docs in trec_eval's order (score descending,
-    then doc id descending), as trec_eval's -M does before anything else."""
-    lengths = np.diff(run.offsets)
-    if len(lengths) == 0 or lengths.max() <= depth:
-        return run
-    query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
-    order = np.lexsort((-run.doc_codes, -run.scores, query))
-    rank = np.arange(len(order), dtype=np.int64) - run.offsets[query]
-    keep = order[rank < depth]
-    return Run(query_codes=query[keep], queries=run.queries, doc_codes=run.doc_codes[keep], docs=run.docs,
-               scores=run.scores[keep], lines=run.lines[keep], source=run.source, name=run.name)
 
 
 # trec_eval -c evaluates a judged query the run does not rank on a stand-in ranking of

@@ -37,7 +37,7 @@ from .protocol import (
     Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
 from .data.interning import merge_vocabularies
-from .data.lines import take_lines
+from .io.lines import take_lines
 from .data.qrels import Qrels
 from .data.run import Run
 

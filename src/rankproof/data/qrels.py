@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import DuplicateError, InputError, ParseError, where
 from .interning import intern
-from .lines import no_lines, take_lines
+from ..io.lines import no_lines, take_lines
 
 __all__ = ["Qrels"]
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import ParseError, where
 from ..kernels.segments import ranks_within
 from .interning import intern
-from .lines import no_lines, take_lines
+from ..io.lines import no_lines, take_lines
 
 __all__ = ["Run"]
 

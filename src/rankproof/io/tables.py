@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from rankproof.data.lines import no_lines
+from rankproof.io.lines import no_lines
 from rankproof.errors import InputError, ParseError, where
 from rankproof.io.trec import (
     _FLOAT,

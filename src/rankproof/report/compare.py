@@ -178,9 +178,7 @@ def to_json(comparison) -> str:
 
 def to_csv(comparison) -> str:
     """One line per measure x pair, every field at full precision (empty: undefined)."""
-    from ..stats.comparison import ComparisonRow
-
-    fields = [f.name for f in dataclasses.fields(ComparisonRow)]
+    fields = comparison.row_fields()
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(fields)

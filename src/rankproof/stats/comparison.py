@@ -116,6 +116,11 @@ class Comparison:
             "baseline": self.baseline,
         }
 
+    @staticmethod
+    def row_fields() -> list[str]:
+        """The fields of every row, in order (the columns of the CSV output)."""
+        return [f.name for f in dataclasses.fields(ComparisonRow)]
+
     def summary(self) -> str:
         """The comparison as a plain-text table with its settings, protocol and mismatches."""
         from ..report.compare import to_table

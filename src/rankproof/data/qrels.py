@@ -7,6 +7,8 @@ integer codes into sorted vocabularies (see :mod:`rankproof.data.interning`).
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 from typing import Any, Mapping
 
@@ -60,6 +62,9 @@ def _used(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), renumber[codes]
 
 
+# Frozen and typed; the constructor is our own (it validates and sorts), and
+# equality is identity: comparing two runs element-wise is never what is meant.
+@dataclasses.dataclass(frozen=True, init=False, eq=False, repr=False)
 class Qrels:
     """Relevance judgments, immutable and columnar.
 
@@ -87,7 +92,13 @@ class Qrels:
     (1, 4)
     """
 
-    __slots__ = ("queries", "offsets", "docs", "doc_codes", "grades", "lines", "source")
+    queries: np.ndarray
+    offsets: np.ndarray
+    docs: np.ndarray
+    doc_codes: np.ndarray
+    grades: np.ndarray
+    lines: np.ndarray
+    source: str
 
     def __init__(self, *, query_codes, queries, doc_codes, docs, grades, lines=None, source="qrels"):
         query_codes = np.asarray(query_codes, dtype=np.int64)
@@ -136,8 +147,6 @@ class Qrels:
             if array.flags.writeable:  # a broadcast of -1 is read-only already
                 array.flags.writeable = False
 
-    def __setattr__(self, name, value):
-        raise AttributeError("Qrels is immutable")
 
     # -- constructors ----------------------------------------------------
     @classmethod

@@ -7,6 +7,8 @@ by score happens later, in alignment, under the protocol's tie policy.
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 from typing import Any, Mapping, Sequence
 
@@ -69,6 +71,9 @@ def _grouping_order(query_codes: np.ndarray) -> np.ndarray | None:
     return order
 
 
+# Frozen and typed; the constructor is our own (it validates and sorts), and
+# equality is identity: comparing two runs element-wise is never what is meant.
+@dataclasses.dataclass(frozen=True, init=False, eq=False, repr=False)
 class Run:
     """A system's rankings, immutable and columnar.
 
@@ -103,7 +108,15 @@ class Run:
     False
     """
 
-    __slots__ = ("queries", "offsets", "docs", "doc_codes", "scores", "has_scores", "lines", "source", "name")
+    queries: np.ndarray
+    offsets: np.ndarray
+    docs: np.ndarray
+    doc_codes: np.ndarray
+    scores: np.ndarray
+    has_scores: bool
+    lines: np.ndarray
+    source: str
+    name: str
 
     def __init__(self, *, query_codes, queries, doc_codes, docs, scores=None, lines=None,
                  source="run", name=None):
@@ -149,8 +162,6 @@ class Run:
             if array.flags.writeable:  # a broadcast of -1 is read-only already
                 array.flags.writeable = False
 
-    def __setattr__(self, name, value):
-        raise AttributeError("Run is immutable")
 
     # -- constructors ----------------------------------------------------
     @classmethod

@@ -217,12 +217,7 @@ def test_fast_path_agrees_with_the_reference_kernel(gain, discount):
     _assert_fast_path_equals_reference(y_true, y_score, measures, Protocol(gain=gain, discount=discount))
 
 
-def test_fast_path_with_real_relevance_and_small_chunks(monkeypatch):
-    from rankproof.scores import _dense
-
-    monkeypatch.setattr(_dense, "CHUNK_ROWS", 7)
-    monkeypatch.setattr(_dense.dense_dcg, "__defaults__", (False, 7))
-    monkeypatch.setattr(_dense.dense_ideal_dcg, "__defaults__", (None, 7))
+def test_fast_path_with_real_relevance():
     rng = np.random.default_rng(11)
     y_true = rng.random((50, 6)) * 3
     y_score = rng.integers(0, 2, (50, 6)).astype(float)

@@ -11,7 +11,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .pipeline import align, cutoff_counts, query_table
+from .pipeline import align, cutoff_counts
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import InputError, TieError, ZeroIdealError
@@ -160,12 +160,14 @@ def _measure_alignment(alignment, protocol: Protocol, measure_list: list[Measure
                 context = Context(alignment, protocol)
             values = measure.spec.compute(context, measure)
         results[measure] = _apply_zero_ideal(values, measure, protocol, alignment.queries)
-    if hasattr(alignment, "cutoff_counts"):  # a fast path that counts these itself, on first use
-        counts_by_cutoff = lambda: alignment.cutoff_counts(results)  # noqa: E731
+    if hasattr(alignment, "cutoff_counts"):
+        # A fast path that counts by itself, on first use (a sort of the whole input).
+        def counts() -> dict:
+            return {**alignment.counts, **alignment.cutoff_counts(results)}
     else:
-        counts_by_cutoff = cutoff_counts(alignment, results)
-    return Results(table=query_table(alignment), counts=dict(alignment.counts), cutoff_counts=counts_by_cutoff,
-                   protocol=protocol, measures=results, weights=weight_array, run_name=run_name, qrels=qrels)
+        counts = {**alignment.counts, **cutoff_counts(alignment, results)}
+    return Results(table=alignment.query_table(), counts=counts, protocol=protocol, measures=results,
+                   weights=weight_array, run_name=run_name, qrels=qrels)
 
 
 def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray) -> MeasureResult:

@@ -99,6 +99,10 @@ class Alignment:
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
 
+    def query_table(self) -> "QueryTable":
+        """What results keep: the per-query facts (see :func:`query_table`)."""
+        return query_table(self)
+
 
 @dataclasses.dataclass(frozen=True)
 class QueryTable:

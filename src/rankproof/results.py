@@ -51,16 +51,14 @@ class Results:
     {'ndcg@10': 1}
     """
 
-    def __init__(self, *, table: QueryTable, counts: dict[str, int],
-                 cutoff_counts: "dict[str, dict[str, int]] | Callable[[], dict[str, dict[str, int]]]",
+    def __init__(self, *, table: QueryTable, counts: "dict[str, Any] | Callable[[], dict[str, Any]]",
                  protocol: Protocol, measures: dict[Measure, MeasureResult], weights: np.ndarray | None,
                  run_name: str, qrels=None) -> None:
         # Per-query facts and counts only: the per-position arrays of the
         # evaluation are gone once the measures are computed (explain asks the
-        # pipeline again). `cutoff_counts` may be a function that counts on first use.
+        # pipeline again). `counts` may be a function that counts on first use.
         self._table = table
         self._counts = counts
-        self._cutoff_counts = cutoff_counts
         self._qrels = qrels
         self.protocol = protocol
         self._measures = measures
@@ -206,13 +204,15 @@ class Results:
         zero_ideal_queries, excluded_queries, unjudged_in_cutoff,
         tied_groups_crossing_cutoff.
         """
-        counts: dict[str, Any] = dict(self._counts)
+        by_policy = self._counts() if callable(self._counts) else self._counts
+        # Keys in a fixed order: the row policies', the query policies', then the cutoffs'.
+        cutoff_keys = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
+        counts: dict[str, Any] = {k: v for k, v in by_policy.items() if k not in cutoff_keys}
         counts["zero_ideal_queries"] = {
             str(m): int(r.zero_ideal.sum()) for m, r in self._measures.items() if m.spec.normalised}
         counts["excluded_queries"] = {
             str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
-        cutoff_counts = self._cutoff_counts
-        counts.update(cutoff_counts() if callable(cutoff_counts) else cutoff_counts)
+        counts.update({k: by_policy[k] for k in cutoff_keys if k in by_policy})
         return counts
 
     # -- tables and text ---------------------------------------------------

@@ -39,11 +39,12 @@ import numpy as np
 from ..errors import InputError
 from ..evaluate import _as_protocol, _measure_alignment, _measure_list, _weights_wanted
 from ..measures.base import Measure
-from ..measures.compute import Values, discount_table, gains_of, ratio
+from ..measures.compute import Values, discount_table, ratio
+from ..pipeline import QueryTable
 from ..protocol import Gain, Protocol, Ties
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, score_alignment
-from ._dense import dense_dcg, dense_ideal_dcg
+from ._dense import dense_ndcg_parts
 from ._input import ScoreInput, as_array, read_scores
 
 __all__ = ["evaluate_scores"]
@@ -173,20 +174,13 @@ class DenseAlignment:
         self._full = None
         self._counts = None
         self._crossing: dict[int, int] = {}
-        self._dcg: dict[tuple, np.ndarray] = {}
-        self._ideal: dict[tuple, np.ndarray] = {}
+        self._parts_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.queries = scores.queries
         rows, columns = scores.score.shape
         self.in_run = np.ones(rows, dtype=bool)
-        if scores.masked:
-            # Masked entries: score -inf (ranked last, gain 0), grade 0 (left out of the ideal).
-            self._mask = np.isnan(scores.score)
-            self._score = np.where(self._mask, -np.inf, scores.score)
-            self._grade = np.where(self._mask, 0, scores.relevance)
-            lengths = columns - np.count_nonzero(self._mask, axis=1)
-        else:
-            self._mask, self._score, self._grade = None, scores.score, scores.relevance
-            lengths = np.full(rows, columns)
+        # Masked entries (NaN scores) are not candidates: the kernel skips them.
+        self._mask = np.isnan(scores.score) if scores.masked else None
+        lengths = columns - np.count_nonzero(self._mask, axis=1) if scores.masked else np.full(rows, columns)
         self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
     @property
@@ -213,8 +207,9 @@ class DenseAlignment:
 
     def _count_ties(self, cutoffs) -> None:
         counts = base_counts(self._scores)
-        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(self._score, cutoffs,
-                                                                          self._mask is not None)
+        # Masked entries sort last as -inf, where no tie among them is counted.
+        score = np.where(self._mask, -np.inf, self._scores.score) if self._mask is not None else self._scores.score
+        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(score, cutoffs, self._mask is not None)
         self._counts = counts
         self._crossing.update(crossing)
 
@@ -236,31 +231,24 @@ class DenseAlignment:
         columns = self._scores.score.shape[1]
         k = min(measure.cutoff if measure.cutoff is not None else columns, columns)
         gain = measure.setting("gain", self._protocol)
-        discount = discount_table(measure.setting("discount", self._protocol), columns)
+        discount = measure.setting("discount", self._protocol)
+        key = (str(gain), str(discount), k)
+        if key not in self._parts_cache:  # ndcg, dcg and ideal_dcg at one k share one pass
+            self._parts_cache[key] = dense_ndcg_parts(self._scores.score, self._scores.relevance, gain, k,
+                                                      discount_table(discount, columns))
+        dcg, ideal = self._parts_cache[key]
         if measure.name == "ideal_dcg":
-            return Values(self._ideal_dcg(gain, discount, measure, k))
-        dcg = self._dcg_at(gain, discount, measure, k)
+            return Values(ideal)
         if measure.name == "dcg":
             return Values(dcg)
-        return ratio(dcg, self._ideal_dcg(gain, discount, measure, k), True)
+        return ratio(dcg, ideal, True)
 
-    @staticmethod
-    def _gain_of(gain):
-        return lambda grades: gains_of(grades, gain)
-
-    def _dcg_at(self, gain, discount, measure, k):
-        key = (str(gain), str(measure.setting("discount", self._protocol)), k)
-        if key not in self._dcg:
-            linear = gain is Gain.LINEAR
-            self._dcg[key] = dense_dcg(self._score, self._grade, None if linear else self._gain_of(gain), k,
-                                       discount, self._mask is not None)
-        return self._dcg[key]
-
-    def _ideal_dcg(self, gain, discount, measure, k):
-        key = (str(gain), str(measure.setting("discount", self._protocol)), k)
-        if key not in self._ideal:
-            self._ideal[key] = dense_ideal_dcg(self._grade, self._gain_of(gain), k, discount, self._mask)
-        return self._ideal[key]
+    def query_table(self) -> QueryTable:
+        """Per-row facts without the counts: every candidate is judged on this path."""
+        rows = self.num_queries
+        return QueryTable(queries=self.queries, in_run=self.in_run, retrieved=self.lengths,
+                          unjudged_retrieved=np.zeros(rows, dtype=np.int64), qrels_source=self.qrels_source,
+                          run_source=self.run_source, notes=self.notes)
 
 
 def _tie_counts(score: np.ndarray, cutoffs=(), masked: bool = False,

@@ -1,0 +1,222 @@
+# cython: language_level=3
+"""Compiled DCG@k and ideal DCG@k of every row of a dense score matrix.
+
+One pass per row, in C, with no temporary the size of the matrix. Row i's
+candidates are its entries whose score is not NaN; each is judged, with the
+grade ``grade[i, j]``. Under ``ties=expected`` (McSherry & Najork 2008):
+
+- the top k scores are found by insertion into a buffer of k (most entries
+  are rejected by one comparison with the k-th largest so far);
+- v, the smallest of them, splits the row: every entry scored above v is in
+  the top k, and is sorted there with its ties (a tied group of n entries
+  holding ranks r+1 .. r+n adds mean gain x sum of their discounts);
+- the group of entries scored exactly v starts after the nb entries above
+  it and may reach past the cutoff: it adds
+  (gain sum / size) x (D[min(nb + size, k)] - D[nb]), with D the cumulative
+  discount, its size and gain sum read from the whole row;
+- the ideal DCG@k is the top k positive gains of the row's candidates,
+  sorted descending, by the same insertion.
+
+Gains: linear (g), exp2 (2^g - 1) or a table indexed by integer grade
+(grades outside it gain 0). The reference is the general path
+(:meth:`rankproof.kernels.ranked.Ranked.dcg` over the aligned rows); a
+test holds this kernel to it.
+"""
+
+from libc.math cimport exp2, isnan
+from libc.stdlib cimport free, malloc
+from cython.parallel cimport parallel, prange
+
+import numpy as np
+
+ctypedef fused grade_t:
+    long long
+    double
+
+cdef enum GainKind:
+    LINEAR = 0
+    EXP2 = 1
+    TABLE = 2
+
+
+cdef inline double _gain(double grade, int kind, const double* table, Py_ssize_t table_size) noexcept nogil:
+    # A raw pointer, not a memoryview: passing a memoryview costs a reference count per call.
+    cdef long long g
+    if kind == LINEAR:
+        return grade
+    if kind == EXP2:
+        return exp2(grade) - 1.0
+    g = <long long>grade
+    if g < 0 or g >= table_size or <double>g != grade:
+        return 0.0
+    return table[g]
+
+
+cdef inline void _insert_descending(double* values, Py_ssize_t* count, Py_ssize_t capacity,
+                                    double value) noexcept nogil:
+    """Insert `value` into values[0 .. count) kept in descending order, at most
+    `capacity` long (the smallest falls off when full)."""
+    cdef Py_ssize_t at = count[0]
+    if at == capacity:
+        if value <= values[capacity - 1]:
+            return
+        at = capacity - 1
+    else:
+        count[0] += 1
+    while at > 0 and values[at - 1] < value:
+        values[at] = values[at - 1]
+        at -= 1
+    values[at] = value
+
+
+cdef double _row_dcg(const double* score, const grade_t* grade, Py_ssize_t m, Py_ssize_t kk,
+                     const double* discount, const double* cumulative, int gain_kind, const double* table,
+                     Py_ssize_t table_size, double* top, double* above_score, double* above_gain,
+                     unsigned char* crossing) noexcept nogil:
+    """Expected DCG@k of one row (see the module docstring)."""
+    cdef Py_ssize_t j, r, e, count = 0, above = 0, tied = 0
+    cdef double s, g, v, tied_gain = 0.0, group_gain, total = 0.0
+    # -- the k-th largest score, v ------------------------------------
+    for j in range(m):
+        s = score[j]
+        if not isnan(s):
+            _insert_descending(top, &count, kk, s)
+    if count == 0:
+        return 0.0
+    v = top[count - 1]
+    # -- entries above v (all in the top k) and the group at v ----------
+    for j in range(m):
+        s = score[j]
+        if isnan(s) or s < v:
+            continue
+        g = _gain(<double>grade[j], gain_kind, table, table_size)
+        if s == v:
+            tied += 1
+            tied_gain += g
+        else:
+            # insertion by score, descending (the order inside a tie does not matter: its mean is used)
+            r = above
+            while r > 0 and above_score[r - 1] < s:
+                above_score[r] = above_score[r - 1]
+                above_gain[r] = above_gain[r - 1]
+                r -= 1
+            above_score[r] = s
+            above_gain[r] = g
+            above += 1
+    r = 0
+    while r < above:
+        e = r + 1
+        group_gain = above_gain[r]
+        while e < above and above_score[e] == above_score[r]:
+            group_gain += above_gain[e]
+            e += 1
+        if e == r + 1:
+            total += group_gain * discount[r]  # untied: its own discount, in rank order
+        else:
+            total += group_gain / (e - r) * (cumulative[e] - cumulative[r])
+        r = e
+    e = above + tied if above + tied < kk else kk
+    if tied == 1:
+        total += tied_gain * discount[above]
+    else:
+        total += tied_gain / tied * (cumulative[e] - cumulative[above])
+    crossing[0] = above + tied > kk
+    return total
+
+
+cdef double _row_ideal(const double* score, const grade_t* grade, Py_ssize_t m, Py_ssize_t kk,
+                       const double* discount, const double* cumulative, int gain_kind, const double* table,
+                       Py_ssize_t table_size, const long long* levels_by_gain, Py_ssize_t num_levels,
+                       double* top, Py_ssize_t* per_level) noexcept nogil:
+    """DCG@k of one row's positive gains in their best order.
+
+    Integer grades in [0, 64) are counted, not sorted: the grades are then
+    taken by gain descending (`levels_by_gain`), each filling the next ranks.
+    Any other grade falls back to an insertion of gains.
+    """
+    cdef Py_ssize_t j, r, count = 0, before, after
+    cdef long long level
+    cdef double g, best = 0.0
+    cdef bint counted
+    if grade_t is double:
+        counted = False  # real-valued grades are sorted
+    else:
+        counted = True
+    if counted:
+        for r in range(64):
+            per_level[r] = 0
+        for j in range(m):
+            if isnan(score[j]):
+                continue
+            level = <long long>grade[j]
+            if level < 0 or level >= 64:
+                counted = False
+                break
+            per_level[level] += 1
+    if counted:
+        before = 0
+        for r in range(num_levels):
+            if before >= kk:
+                break
+            level = levels_by_gain[r]
+            after = before + per_level[level]
+            if after > kk:
+                after = kk
+            if after > before:
+                best += _gain(<double>level, gain_kind, table, table_size) * (cumulative[after] - cumulative[before])
+            before = after
+        return best
+    for j in range(m):
+        if isnan(score[j]):
+            continue
+        g = _gain(<double>grade[j], gain_kind, table, table_size)
+        if g > 0.0:
+            _insert_descending(top, &count, kk, g)
+    for r in range(count):
+        best += top[r] * discount[r]
+    return best
+
+
+def dense_dcg_parts(const double[:, ::1] score, const grade_t[:, ::1] grade, Py_ssize_t k,
+                    const double[::1] discount, int gain_kind, const double[::1] gain_table,
+                    const long long[::1] levels_by_gain):
+    """(expected DCG@k, ideal DCG@k, does the tied group at rank k cross the cutoff) per row.
+
+    ``discount[r]`` is the discount of rank r + 1 (at least min(k, columns)
+    long); ``gain_kind``: 0 linear, 1 exp2, 2 ``gain_table[grade]``;
+    ``levels_by_gain``: the grades 0..63 of positive gain, by gain descending.
+    Rows are split between threads (OpenMP); each row's values are computed
+    alone, so the result does not depend on the number of threads.
+    """
+    cdef Py_ssize_t rows = score.shape[0], m = score.shape[1]
+    cdef Py_ssize_t kk = k if k < m else m
+    dcg_out = np.zeros(rows)
+    ideal_out = np.zeros(rows)
+    crossing_out = np.zeros(rows, dtype=np.bool_)
+    cdef double[::1] dcg = dcg_out
+    cdef double[::1] ideal = ideal_out
+    cdef unsigned char[::1] crossing = crossing_out.view(np.uint8)
+    if rows == 0 or kk <= 0:
+        return dcg_out, ideal_out, crossing_out
+    cumulative_out = np.concatenate([[0.0], np.cumsum(np.asarray(discount)[:kk])])
+    cdef const double[::1] cumulative = cumulative_out
+    cdef Py_ssize_t table_size = gain_table.shape[0]
+    cdef const double* table = &gain_table[0] if table_size else NULL
+    cdef Py_ssize_t num_levels = levels_by_gain.shape[0]
+    cdef const long long* levels = &levels_by_gain[0] if num_levels else NULL
+    cdef Py_ssize_t i
+    cdef double* scratch
+    cdef Py_ssize_t* per_level
+    with nogil, parallel():
+        # Scratch per thread: top k values, and the entries above v (score, gain).
+        scratch = <double*>malloc(3 * kk * sizeof(double))
+        per_level = <Py_ssize_t*>malloc(64 * sizeof(Py_ssize_t))
+        if scratch != NULL and per_level != NULL:
+            for i in prange(rows, schedule="static"):
+                dcg[i] = _row_dcg(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0], gain_kind,
+                                  table, table_size, scratch, scratch + kk, scratch + 2 * kk, &crossing[i])
+                ideal[i] = _row_ideal(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0],
+                                      gain_kind, table, table_size, levels, num_levels, scratch, per_level)
+        free(scratch)
+        free(per_level)
+    return dcg_out, ideal_out, crossing_out

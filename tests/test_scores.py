@@ -30,8 +30,8 @@ def test_dense_matrix_by_hand():
     # Row 1: grades 0, 1, 3 in score order 0.1, 0.2, 0.3 -> order 3, 1, 0:
     # DCG@2 = 3 + 1/log2(3) = ideal, so 1.
     results = evaluate_scores([[2, 0, 1], [0, 1, 3]], [[0.9, 0.8, 0.1], [0.1, 0.2, 0.3]], ["ndcg@2", "dcg@2"])
-    assert results.per_query("dcg@2") == pytest.approx({"0": 2.0, "1": 3 + 1 / LOG3}, abs=1e-15)
-    assert results.per_query("ndcg@2") == pytest.approx({"0": 2 / (2 + 1 / LOG3), "1": 1.0}, abs=1e-15)
+    assert results.per_query("dcg@2") == pytest.approx({0: 2.0, 1: 3 + 1 / LOG3}, abs=1e-15)
+    assert results.per_query("ndcg@2") == pytest.approx({0: 2 / (2 + 1 / LOG3), 1: 1.0}, abs=1e-15)
 
 
 def test_tie_averaging_by_hand():
@@ -58,10 +58,10 @@ def test_zero_rows_and_k_beyond_the_row():
     # A row with nothing relevant: 0 by default, 1 under zero_ideal=one, left out under exclude.
     y_true, y_score = [[0, 0], [1, 0]], [[0.2, 0.1], [0.1, 0.2]]
     assert evaluate_scores(y_true, y_score, "ndcg@5").per_query("ndcg@5") == pytest.approx(
-        {"0": 0.0, "1": 1 / LOG3})
+        {0: 0.0, 1: 1 / LOG3})
     assert evaluate_scores(y_true, y_score, "ndcg@5", Protocol(zero_ideal="one")).values("ndcg@5")[0] == 1.0
     excluded = evaluate_scores(y_true, y_score, "ndcg@5", Protocol(zero_ideal="exclude"))
-    assert excluded.per_query("ndcg@5") == pytest.approx({"1": 1 / LOG3})
+    assert excluded.per_query("ndcg@5") == pytest.approx({1: 1 / LOG3})
 
 
 def test_binary_measures_use_rel_and_the_general_path():
@@ -251,7 +251,7 @@ def test_fast_path_counts_ties_crossing_the_cutoff():
 def test_to_pandas_works_on_the_fast_path():
     results = evaluate_scores([[1, 0], [0, 0]], [[0.1, 0.2], [0.3, 0.3]], "ndcg@1")
     frame = results.to_pandas()
-    assert frame["query"].tolist() == ["0", "1"]
+    assert frame["query"].tolist() == [0, 1]   # the row index, an integer
     assert frame["ndcg@1:ideal_dcg"].tolist() == [1.0, 0.0]
 
 
@@ -316,3 +316,14 @@ def test_fast_path_edge_inputs_agree_with_the_reference_kernel(case):
     y_true, y_score = _edge_inputs()[case]
     measures = ["ndcg@1", "ndcg@3", "ndcg@100", "dcg"]
     _assert_fast_path_equals_reference(y_true, y_score, measures)
+
+
+def test_row_names_keep_their_dtype_and_row_order():
+    # Issue 14, point 6: rows named by integer user ids come back as integers, in row order.
+    y_true, y_score = [[1, 0], [0, 1], [1, 0]], [[0.9, 0.1], [0.9, 0.1], [0.1, 0.9]]
+    results = evaluate_scores(y_true, y_score, "p@1", queries=[101, 7, 55])
+    assert results.per_query("p@1") == {101: 1.0, 7: 0.0, 55: 0.0}
+    assert results.to_pandas()["query"].tolist() == [101, 7, 55]
+    assert evaluate_scores(y_true, y_score, "p@1").queries == [0, 1, 2]
+    weighted = evaluate_scores(y_true, y_score, "p@1", "aggregation=weighted", weights={0: 1, 1: 0, 2: 0})
+    assert weighted.mean("p@1") == 1.0

@@ -95,6 +95,28 @@ class Results:
         # truth table): a doc missing from them is non-relevant by definition,
         # so there is nothing to warn about.
         self.complete_judgments = False
+        # The query ids shown to the caller, aligned with the alignment's
+        # (text, sorted) queries, and the order they are shown in: None means
+        # the text ids in text order. evaluate_frame and evaluate_scores set
+        # them so integer user ids come back as integers, in numeric order.
+        self._ids: np.ndarray | None = None
+        self._order: np.ndarray | None = None
+
+    def _with_query_ids(self, ids, order: np.ndarray | None = None) -> "Results":
+        """These results, showing `ids` (aligned with the alignment's queries) in `order`."""
+        import copy
+
+        shown = copy.copy(self)
+        shown._ids = np.asarray(ids)
+        shown._order = order
+        return shown
+
+    def _shown(self, array: np.ndarray) -> np.ndarray:
+        """A per-query array in the order the queries are shown."""
+        return array if self._order is None else array[self._order]
+
+    def _shown_ids(self) -> np.ndarray:
+        return self._shown(self._alignment.queries if self._ids is None else self._ids)
 
     def _with_complete_judgments(self, note: str) -> "Results":
         """These results, stating that every doc absent from the judgments is non-relevant."""
@@ -118,9 +140,15 @@ class Results:
 
     # -- access ------------------------------------------------------------
     @property
-    def queries(self) -> list[str]:
-        """Evaluated queries, in order."""
-        return self._alignment.queries.tolist()
+    def queries(self) -> list:
+        """Evaluated queries, in order.
+
+        Text ids in text order for files and :class:`~rankproof.Qrels`; from
+        :func:`rankproof.evaluate_frame`, integer user ids stay integers in
+        numeric order; from :func:`rankproof.evaluate_scores`, the row index
+        (or the ``queries=`` names) in row order.
+        """
+        return self._shown_ids().tolist()
 
     @property
     def measures(self) -> list[Measure]:
@@ -136,13 +164,13 @@ class Results:
 
     def values(self, measure: "str | Measure") -> np.ndarray:
         """Per-query values as an array aligned with :attr:`queries` (NaN = excluded)."""
-        return self._result(measure).value.copy()
+        return self._shown(self._result(measure).value).copy()
 
-    def per_query(self, measure: "str | Measure") -> dict[str, float]:
-        """``{query: value}`` for the queries the measure's mean includes."""
+    def per_query(self, measure: "str | Measure") -> dict:
+        """``{query: value}`` for the queries the measure's mean includes, in the order of :attr:`queries`."""
         result = self._result(measure)
-        keep = np.flatnonzero(result.included)
-        return dict(zip(self._alignment.queries[keep].tolist(), result.value[keep].tolist()))
+        keep = np.flatnonzero(self._shown(result.included))
+        return dict(zip(self._shown_ids()[keep].tolist(), self._shown(result.value)[keep].tolist()))
 
     def mean(self, measure: "str | Measure") -> float:
         """The aggregate under the protocol's aggregation policy.
@@ -259,6 +287,8 @@ class Results:
     def to_pandas(self):
         """One row per evaluated query: every measure, DCG parts of NDCG, and flags.
 
+        Rows in the order of :attr:`queries`, whose ids (and their dtype) the
+        ``query`` column holds, so it merges with the caller's own tables.
         Columns: ``query``, one per measure (NaN = excluded), ``<ndcg>:dcg`` and
         ``<ndcg>:ideal_dcg`` for each NDCG measure, ``in_run`` (False: scored as
         an empty ranking), ``retrieved``, ``unjudged_retrieved``, and
@@ -267,7 +297,7 @@ class Results:
         import pandas as pd
 
         a = self._alignment
-        columns: dict[str, Any] = {"query": a.queries.tolist()}
+        columns: dict[str, Any] = {"query": a.queries.tolist() if self._ids is None else self._ids}
         for measure, result in self._measures.items():
             columns[str(measure)] = result.value
         for measure, result in self._measures.items():
@@ -281,7 +311,10 @@ class Results:
         for measure, result in self._measures.items():
             if measure.spec.normalised:
                 columns[f"zero_ideal:{measure}"] = result.zero_ideal
-        return pd.DataFrame(columns)
+        frame = pd.DataFrame(columns)
+        if self._order is not None:
+            frame = frame.iloc[self._order].reset_index(drop=True)
+        return frame
 
     def summary(self) -> str:
         """Means, the protocol, its fingerprint and every nonzero count, as text."""

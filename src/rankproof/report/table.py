@@ -110,7 +110,7 @@ def to_table(results: Sequence[Results], per_query: bool = False) -> str:
                 pq.add_column(str(m), justify="right")
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
-                pq.add_row(query, *(_fmt(float(v[i])) for v in values))
+                pq.add_row(str(query), *(_fmt(float(v[i])) for v in values))
             console.print()
             console.print(pq)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())

@@ -181,7 +181,7 @@ def _choose(value: str, options, what: str) -> str:
 
 
 def _few(items: list[str], limit: int = 3) -> str:
-    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+    return ", ".join(str(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
 def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:

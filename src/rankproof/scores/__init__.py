@@ -42,7 +42,7 @@ from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, gains_of, ratio
 from ..protocol import Gain, Protocol, Ties
 from ..results import Results
-from ._align import POOL_NOTE, base_counts, score_alignment
+from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._dense import dense_dcg, dense_ideal_dcg
 from ._input import ScoreInput, as_array, read_scores
 
@@ -62,6 +62,7 @@ def evaluate_scores(
     weights=None,
     offsets=None,
     queries=None,
+    num_relevant=None,
 ) -> Results:
     """Evaluate score matrices under an explicit protocol.
 
@@ -84,6 +85,17 @@ def evaluate_scores(
     queries : sequence, optional
         Row names, e.g. user ids; results give them back as given (integers
         stay integers), in row order. Default: the row index ``0, 1, ...``.
+    num_relevant : array-like of int (rows,), optional
+        The number of relevant items of each row in the whole catalogue,
+        candidates included. Without it, a row's candidates are its whole
+        pool: right when the matrix covers the catalogue, but when it holds
+        only some candidates per user (a retrieval stage's top N), recall's
+        denominator R and the ideal DCG count only the relevant candidates
+        (and the summary says so). With it, the ``num_relevant - relevant
+        candidates`` items outside the matrix join the pool at grade
+        ``protocol.rel`` (for graded relevance a lower bound on their gain),
+        counted as ``relevant_outside_candidates``; the values then equal
+        :func:`rankproof.evaluate_frame` on the same users and items.
 
     Returns
     -------
@@ -110,6 +122,12 @@ def evaluate_scores(
 
     >>> evaluate_scores([[0, 0], [0, 1]], [[1, 2], [3, 3]], "ndcg@1", "lightgbm").per_query("ndcg@1")
     {0: 1.0, 1: 0.0}
+
+    Candidates from a retrieval stage: the user liked 4 items, 1 of which is
+    among the 3 candidates and ranked first. Recall@3 is 1/4, not 1/1:
+
+    >>> evaluate_scores([[1, 0, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[4]).mean("r@3")
+    0.25
     """
     protocol = _as_protocol(protocol)
     measure_list = _measure_list(measures, protocol)
@@ -118,7 +136,11 @@ def evaluate_scores(
     # in row order, so per-query values line up with the matrix rows.
     ids = np.arange(scores.num_rows) if queries is None else np.asarray(list(queries))
     weight_array = _row_weights(weights, scores.queries, ids, protocol)
-    if _fast_path_applies(scores, protocol):
+    if num_relevant is not None:
+        # The pool reaches beyond the matrix: the general alignment holds it.
+        alignment = score_alignment(scores, protocol, check_num_relevant(num_relevant, scores))
+        results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
+    elif _fast_path_applies(scores, protocol):
         # ndcg / dcg / ideal_dcg by the dense fast path; any other measure builds
         # the general alignment on first use and runs the reference kernels.
         alignment = DenseAlignment(scores, protocol)

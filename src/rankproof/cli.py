@@ -251,13 +251,14 @@ def _explain(args) -> int:
     from .report.output import write_output
     from .report.table import explanation_table
 
-    if args.measure and len(args.measure) > 1:
-        raise UsageError("rankproof explain: give one measure (-m) at a time")
-    measure = args.measure[0] if args.measure else "ndcg@10"
+    from .measures.base import parse_measures
+
+    measures = parse_measures(args.measure or ["ndcg@10"])  # every bad name refused before reading
     protocol = _protocol(args)
     qrels = _read_qrels(args)
     run = _read_run(args.run, args.run_format, os.path.basename(args.run))
-    write_output(explanation_table(explain(qrels, run, args.query, measure, protocol)), None)
+    tables = [explanation_table(explain(qrels, run, args.query, measure, protocol)) for measure in measures]
+    write_output("\n".join(tables), None)
     return 0
 
 
@@ -393,7 +394,7 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("qrels")
     ex.add_argument("run")
     ex.add_argument("--query", "-q", required=True)
-    ex.add_argument("-m", "--measure", action="append", metavar="MEASURE", help="one measure (default ndcg@10)")
+    ex.add_argument("-m", "--measure", action="append", metavar="MEASURE", help="a measure; repeat for several (default ndcg@10)")
     _add_protocol_options(ex)
     _add_input_options(ex)
     ex.set_defaults(handler=_explain)

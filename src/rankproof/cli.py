@@ -281,6 +281,18 @@ def _measures(args) -> int:
     return 0
 
 
+def _why(args) -> int:
+    from .report.output import write_output
+    from .why import why
+
+    measures = args.measure or ["ndcg@10"]
+    protocol = _protocol(args)
+    qrels = _read_qrels(args)
+    run = _read_run(args.run, args.run_format, os.path.basename(args.run))
+    write_output(why(qrels, run, measures, args.peer, protocol, top=args.top).summary() + "\n", None)
+    return 0
+
+
 def _protocol_command(args) -> int:
     from .protocol import PRESETS, Protocol
 
@@ -398,6 +410,20 @@ def _parser() -> argparse.ArgumentParser:
     _add_protocol_options(ex)
     _add_input_options(ex)
     ex.set_defaults(handler=_explain)
+
+    wh = commands.add_parser(
+        "why", help="why a number differs from a peer's: the policies that differ, by how much, on which queries",
+        epilog="example: rankproof why qrels.txt lmdirichlet.run --peer ranx -m ndcg@10")
+    wh.add_argument("qrels")
+    wh.add_argument("run")
+    wh.add_argument("--peer", required=True, choices=("trec_eval", "trec_eval9", "sklearn", "lightgbm", "ranx"),
+                    help="the peer whose preset to compare with")
+    wh.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                    help="a measure; repeat for several (default ndcg@10)")
+    wh.add_argument("--top", type=int, default=5, help="how many of the most different queries to list (default 5)")
+    _add_protocol_options(wh)
+    _add_input_options(wh)
+    wh.set_defaults(handler=_why)
 
     ms = commands.add_parser("measures", help="list every measure with its parameters")
     ms.set_defaults(handler=_measures)

@@ -136,6 +136,21 @@ def _run_names(paths: list[str]) -> list[str]:
     return [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
 
 
+_RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".jsonl", ".json", ".parquet")
+
+
+def _labels(names: list[str]) -> list[str]:
+    """Run names for comparison tables: without the file extension (``bm25.run.gz`` -> ``bm25``),
+    unless that would make two labels equal or empty."""
+    def bare(name: str) -> str:
+        stem = name[:-3] if name.endswith(".gz") else name
+        root, extension = os.path.splitext(stem)
+        return root if extension.lower() in _RUN_EXTENSIONS and root and not root.endswith(os.sep) else stem
+
+    labels = [bare(name) for name in names]
+    return labels if len(set(labels)) == len(labels) else names
+
+
 class _Stages:
     """A progress display on stderr for large inputs, only when stderr is a terminal."""
 
@@ -317,9 +332,9 @@ def _saved_runs(paths: list[str]) -> dict:
     from .stats import load_results
 
     loaded = [(path, saved) for path in paths for saved in load_results(path)]
-    names = [saved.run_name for _, saved in loaded]
-    return {(f"{os.path.basename(path)}:{saved.run_name}" if names.count(saved.run_name) > 1 else saved.run_name): saved
-            for path, saved in loaded}
+    names = _labels([saved.run_name for _, saved in loaded])
+    return {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
+            for (path, saved), name in zip(loaded, names)}
 
 
 def _render_comparison(comparison, fmt: str) -> str:
@@ -350,13 +365,15 @@ def _compare(args) -> int:
         measures = parse_measures(args.measure or DEFAULT_MEASURES)
         protocol = _protocol(args)
         paths = args.inputs[1:]
-        names = _run_names(paths)
+        file_names = _run_names(paths)
+        names = _labels(file_names)
         _prepare_for(args.inputs)
         args.qrels = args.inputs[0]
         qrels = _read_qrels(args)
         runs = {name: _read_run(path, args.run_format, name) for path, name in zip(paths, names)}
-        # --baseline may name the run or give its path.
-        args.baseline = dict(zip(paths, names)).get(args.baseline, args.baseline)
+        # --baseline may name the run (with or without its extension) or give its path.
+        args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
+                                                                                         args.baseline)
     comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
                          alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
                          bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,

@@ -357,3 +357,22 @@ def test_text_user_ids_stay_text_in_text_order():
     results = evaluate_frame(truth, predictions, ["hit@1"], rating=None)
     assert results.queries == ["u10", "u2"]
     assert results.to_pandas()["query"].tolist() == ["u10", "u2"]
+
+
+# -- ratings and rel (issue 14, point 15) -------------------------------------------------
+def test_summary_says_when_rel_counts_every_rating_as_relevant():
+    truth = pd.DataFrame({"user": [1, 1, 2, 3], "item": [10, 13, 20, 30], "rating": [5, 3, 4, 1]})
+    predictions = pd.DataFrame({"user": [1, 1, 1, 2, 2, 3], "item": [10, 11, 13, 21, 20, 31],
+                                "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]})
+    results = evaluate_frame(truth, predictions, ["ndcg@3", "r@1", "rr@3"])
+    expected = ("rel=1: every judged grade (1 to 5 here, none 0) counts as relevant for r@1, rr@3, so a rating "
+                "of 1 is a hit; if low ratings are dislikes, set e.g. Protocol(rel=4) or r(rel=4)@1")
+    assert expected in results.notes
+    assert f"note {expected}" in results.summary().splitlines()
+    # Not said when it does not apply: a measure of gains only, rel above the lowest
+    # rating, plain interactions (all grade 1), or judgments with explicit zeros (TREC).
+    assert not any(n.startswith("rel=") for n in evaluate_frame(truth, predictions, "ndcg@3").notes)
+    assert not any(n.startswith("rel=") for n in evaluate_frame(truth, predictions, "r@1", "rel=4").notes)
+    assert not any(n.startswith("rel=") for n in evaluate_frame(truth, predictions, "r@1", rating=None).notes)
+    zeros = truth.assign(rating=[5, 0, 4, 1])
+    assert not any(n.startswith("rel=") for n in evaluate_frame(zeros, predictions, "r@1").notes)

@@ -467,3 +467,19 @@ def test_cli_labels_drop_the_file_extension(capsys, tmp_path, cranfield):
     assert (row["run_a"], row["run_b"]) == ("bm25", "tfidf")
     code, out, err = cli(capsys, "compare", QRELS_PATH, *runs, "-m", "ap", "--format", "latex", "--test", "t")
     assert code == 0 and "bm25 &" in out and "bm25.run" not in out and "$p < 0.05$" in out
+
+
+def test_integer_user_ids_compare_with_their_saved_text_form(tmp_path):
+    import pandas as pd
+
+    from rankproof import evaluate_frame
+
+    truth = pd.DataFrame({"user": np.arange(8), "item": np.zeros(8, dtype=int)})
+    a = evaluate_frame(truth, pd.DataFrame({"user": np.arange(8), "item": np.zeros(8, dtype=int),
+                                            "score": np.ones(8)}), "hit@1", rating=None, name="a")
+    path = tmp_path / "a.json"
+    path.write_text(results_to_json([a]))
+    b = evaluate_frame(truth, pd.DataFrame({"user": np.arange(8), "item": np.arange(8) % 2,
+                                            "score": np.ones(8)}), "hit@1", rating=None, name="b")
+    comparison = compare(None, {"saved": load_results(path)[0], "b": b}, ["hit@1"])
+    assert comparison.rows[0].queries == 8 and comparison.mismatches == ()

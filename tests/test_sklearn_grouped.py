@@ -96,3 +96,5 @@ def test_grouped_scores_by_hand_and_pandas_columns():
         grouped_scores([1, 0], [0.5, 0.1], [1])
     with pytest.raises(InputError, match="qid must be a column name or index"):
         scorer("rr", qid=1.5)
+    with pytest.raises(InputError, match=r"needs sklearn.set_config\(enable_metadata_routing=True\)"):
+        scorer("rr", qid=True)

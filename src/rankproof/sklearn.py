@@ -149,8 +149,15 @@ def scorer(measure: str = "ndcg@10", protocol: "Protocol | str | None" = None, *
 
         return make_scorer(_mean_measure, measure=text, protocol=protocol_text)
     if qid is True:
+        import sklearn
         from sklearn.metrics import make_scorer
 
+        from .errors import InputError
+
+        if not sklearn.get_config().get("enable_metadata_routing"):
+            raise InputError("qid=True asks scikit-learn to route the qid metadata to the scorer, which needs "
+                             "sklearn.set_config(enable_metadata_routing=True) (or a sklearn.config_context) "
+                             "before the scorer is made; or give qid as a column of X (qid='qid')")
         made = make_scorer(_grouped_mean, measure=text, protocol=protocol_text)
         return made.set_score_request(qid=True)
     if isinstance(qid, bool) or not isinstance(qid, (str, int)):

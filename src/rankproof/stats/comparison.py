@@ -234,7 +234,8 @@ def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
     """What differs between each run and the first: protocol, qrels, query set."""
     first_name, first = names[0], evaluated[0]
     found = []
-    first_queries = set(first.queries)
+    # Ids compared as text: saved results (JSON) hold integer user ids as text.
+    first_queries = set(map(str, first.queries))
     for name, other in zip(names[1:], evaluated[1:]):
         if other.protocol.fingerprint != first.protocol.fingerprint:
             policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
@@ -243,7 +244,7 @@ def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
         if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
             found.append(f"qrels differ: {first_name} was evaluated on qrels digest {first.qrels_digest}, "
                          f"{name} on {other.qrels_digest}")
-        queries = set(other.queries)
+        queries = set(map(str, other.queries))
         if queries != first_queries:
             only_first = sorted(first_queries - queries)
             only_other = sorted(queries - first_queries)

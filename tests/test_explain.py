@@ -200,3 +200,15 @@ def test_the_working_ends_at_the_value_evaluate_gives(protocol):
             value = per_query.per_query(measure).get(query)
             assert e.value == value
             assert float(e.working[-1].rsplit("= ", 1)[1]) == pytest.approx(value, abs=5.01e-5), (query, measure)
+
+
+def test_negative_grades_are_listed_only_where_they_change_the_value():
+    # trec_eval reads -1 as pooled but unjudged: the same as non-relevant for rr
+    # (no policy listed), not for bpref, which skips unjudged docs (1 nonrelevant
+    # above the relevant doc: 1 - 1/1 = 0 when it counts, 1 when it does not).
+    qrels = Qrels.from_dict({"q": {"n": -1, "a": 1, "b": 0}})
+    run = Run.from_dict({"q": ["n", "a"]})
+    protocol = Protocol.preset("trec_eval")
+    assert not any("negative" in p for p in explain(qrels, run, "q", "p@1", protocol).policies)
+    bpref = explain(qrels, run, "q", "bpref", protocol)
+    assert "1 negative grades read as negative_grades=unjudged" in bpref.policies

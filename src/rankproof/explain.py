@@ -20,7 +20,7 @@ from .errors import InputError, RankproofError
 from .evaluate import _as_protocol, evaluate
 from .measures.base import Measure, parse_measure
 from .measures.compute import discount_table, gains_of
-from .protocol import Ideal, Protocol, Ties, Unjudged
+from .protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
 from .working import working
 
 __all__ = ["explain", "Explanation", "RankedRow", "IdealRow"]
@@ -233,7 +233,11 @@ def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg
         notes.append(f"{c['unjudged_dropped']} unjudged docs dropped before ranking (unjudged=condense)")
     if c.get("duplicates_dropped"):
         notes.append(f"{c['duplicates_dropped']} repeated docs dropped (duplicates=first)")
-    if c.get("negative_grades"):
+    # Negative grades read as non-relevant (zero) or as pooled but unjudged: only
+    # bpref-like measures and the ideal pool tell the two apart.
+    other_reading = (NegativeGrades.UNJUDGED if protocol.negative_grades is NegativeGrades.ZERO
+                     else NegativeGrades.ZERO)
+    if c.get("negative_grades") and changes(negative_grades=other_reading):
         notes.append(f"{c['negative_grades']} negative grades read as negative_grades={protocol.negative_grades}")
     sizes = np.diff(a.tie_offsets)
     starts = a.tie_offsets[:-1]

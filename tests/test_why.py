@@ -60,6 +60,7 @@ def test_why_names_the_tie_policy_and_query_106_against_ranx():
     assert shifts["negative_grades"] == 0.0
     assert item.queries_differing == 1
     assert item.queries[0].query == "106" and item.queries[0].peer == pytest.approx(ranx_106, abs=1e-12)
+    assert item.queries[0].policies == ("ties",)
 
 
 def test_why_against_pytrec_eval_trec_eval9():

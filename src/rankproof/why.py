@@ -44,6 +44,7 @@ class QueryShift:
     query: object
     ours: float | None  # None: the protocol leaves the query out of the mean
     peer: float | None
+    policies: tuple[str, ...] = ()  # the policies whose switch alone changes this query's value
 
     @property
     def difference(self) -> float:
@@ -118,13 +119,20 @@ class Why:
                     ours = "excluded" if q.ours is None else f.format(q.ours)
                     peer = "excluded" if q.peer is None else f.format(q.peer)
                     change = "" if math.isnan(q.difference) else f" ({signed.format(q.difference)})"
-                    lines.append(f"    query {q.query}: ours {ours}, {self.peer} {peer}{change}")
+                    by = f"; moved by {', '.join(q.policies)}" if q.policies else ""
+                    lines.append(f"    query {q.query}: ours {ours}, {self.peer} {peer}{change}{by}")
             elif item.peer is not None:
                 lines.append("  no query differs")
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.summary()
+
+
+def _differs(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is not b
+    return abs(a - b) > 1e-12
 
 
 def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = None, *, top: int = 5) -> Why:
@@ -201,7 +209,11 @@ def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = Non
             differing_count = len(moved)
             # Left out by one side first (they move the mean most surely), then by |difference|.
             moved.sort(key=lambda s: (-math.inf if math.isnan(s.difference) else -abs(s.difference)))
-            queries = moved[:top]
+            switched_values = {policy: results.per_query(measure) for policy, (results, _) in switched.items()
+                               if results is not None}
+            queries = [dataclasses.replace(s, policies=tuple(
+                policy for policy, values in switched_values.items() if _differs(values.get(s.query), s.ours)))
+                for s in moved[:top]]
         items.append(MeasureWhy(measure=measure, ours=ours_mean,
                                 peer=None if peer_results is None else peer_results.mean(measure),
                                 policies=tuple(policies), queries=tuple(queries),

@@ -139,14 +139,26 @@ def _integer_ids(data, column) -> bool:
 
 
 def _typed_ids(results: Results, integer: bool) -> Results:
-    """Integer user ids back as integers, in numeric order (as pandas' groupby sorts them)."""
+    """Integer user ids back as integers, in numeric order (as pandas' groupby sorts them).
+
+    Parsed from the interned text ids on first use of the ids, not here.
+    """
     if not integer:
         return results
-    try:
-        ids = results._alignment.queries.astype(np.int64)
+    queries = results._alignment.queries
+    try:  # a cheap check now, so a failure cannot surprise later
+        queries[:1].astype(np.int64), queries[-1:].astype(np.int64)
     except (OverflowError, ValueError):  # beyond int64 (a uint64 id): text keeps every digit
         return results
-    return results._with_query_ids(ids, np.argsort(ids, kind="stable"))
+
+    def integers():
+        try:
+            ids = queries.astype(np.int64)
+        except (OverflowError, ValueError):
+            return None, None
+        return ids, np.argsort(ids, kind="stable")
+
+    return results._with_query_ids(integers)
 
 
 TRUTH_NOTE = "truth: an item absent from a user's truth is non-relevant (counted as unjudged)"

@@ -98,22 +98,42 @@ class Results:
         # The query ids shown to the caller, aligned with the alignment's
         # (text, sorted) queries, and the order they are shown in: None means
         # the text ids in text order. evaluate_frame and evaluate_scores set
-        # them so integer user ids come back as integers, in numeric order.
-        self._ids: np.ndarray | None = None
-        self._order: np.ndarray | None = None
+        # them so integer user ids come back as integers; a callable giving
+        # (ids, order) is run on first use (parsing a million ids costs time
+        # that a caller reading only means should not pay).
+        self._id_source = None
 
     def _with_query_ids(self, ids, order: np.ndarray | None = None) -> "Results":
-        """These results, showing `ids` (aligned with the alignment's queries) in `order`."""
+        """These results, showing `ids` (aligned with the alignment's queries) in `order`.
+
+        `ids` may be a callable returning ``(ids, order)``, run on first use.
+        """
         import copy
 
         shown = copy.copy(self)
-        shown._ids = np.asarray(ids)
-        shown._order = order
+        shown.__dict__.pop("_presentation", None)
+        shown._id_source = ids if callable(ids) else (np.asarray(ids), order)
         return shown
+
+    @cached_property
+    def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        source = self._id_source
+        if source is None:
+            return None, None
+        return source() if callable(source) else source
+
+    @property
+    def _ids(self) -> np.ndarray | None:
+        return self._presentation[0]
+
+    @property
+    def _order(self) -> np.ndarray | None:
+        return self._presentation[1]
 
     def _shown(self, array: np.ndarray) -> np.ndarray:
         """A per-query array in the order the queries are shown."""
-        return array if self._order is None else array[self._order]
+        order = self._order
+        return array if order is None else array[order]
 
     def _shown_ids(self) -> np.ndarray:
         return self._shown(self._alignment.queries if self._ids is None else self._ids)

@@ -212,3 +212,19 @@ def test_negative_grades_are_listed_only_where_they_change_the_value():
     assert not any("negative" in p for p in explain(qrels, run, "q", "p@1", protocol).policies)
     bpref = explain(qrels, run, "q", "bpref", protocol)
     assert "1 negative grades read as negative_grades=unjudged" in bpref.policies
+
+
+def test_rr_over_a_tied_group_by_hand():
+    # x (unjudged) at rank 1; a (relevant), b, c tie at ranks 2-4: a is at rank 2, 3 or 4
+    # with probability 1/3 each, so rr = (1/2 + 1/3 + 1/4) / 3 = 0.3611.
+    qrels = Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 0}})
+    run = Run.from_dict({"q": {"x": 9.0, "a": 5.0, "b": 5.0, "c": 5.0}})
+    e = explain(qrels, run, "q", "rr")
+    assert e.value == pytest.approx((1 / 2 + 1 / 3 + 1 / 4) / 3)
+    assert e.working == (
+        "first relevant doc in the tied group at ranks 2-4 (1 of 3 relevant: a); over its orders the first "
+        "relevant rank is 2 with probability 0.3333, 3 with probability 0.3333, 4 with probability 0.3333",
+        "rr = 0.3333/2 + 0.3333/3 + 0.3333/4 = 0.3611")
+    hit = explain(qrels, run, "q", "hit@3")   # a within the top 3 in 2 of 3 orders
+    assert hit.working[-1] == "hit@3 = probability of a relevant doc in the top 3 = 0.6667"
+    assert hit.value == pytest.approx(2 / 3)

@@ -134,9 +134,9 @@ def _rr_hit(groups: _Groups, name: str, measure, k: int) -> tuple[str, ...]:
             continue
         chances = _first_relevant(s, m, lo, k)
         docs = _names(groups.relevant_docs(lo, s))
-        if s == 1:
+        if s == 1 or (len(chances) == 1 and chances[0][1] == 1.0):  # one doc, or a tie of relevant docs only
             rank = lo + 1
-            line = f"first relevant rank: {rank} ({docs})"
+            line = f"first relevant rank: {rank} ({docs}" + (f", tied at ranks {lo + 1}-{lo + s})" if s > 1 else ")")
             return (line, f"{measure} = 1 / {rank} = {1 / rank:.4f}" if name == "rr" else
                     f"{measure} = [first relevant rank {rank} <= {k}] = 1")
         expected = sum(p / rank for rank, p in chances)

@@ -165,7 +165,10 @@ def test_only_policies_that_changed_the_value_are_listed():
     assert explain(qrels, Run.from_dict({"q": ["a", "x", "y"]}), "q", "rr").policies == ()
     # An unjudged doc above it does: without it (unjudged=condense) rr would be 1, not 1/2.
     above = explain(qrels, Run.from_dict({"q": ["x", "a"]}), "q", "rr")
-    assert above.policies == ("1 unjudged doc inside the cutoff scored as non-relevant (unjudged=zero)",)
+    assert above.policies == ("1 unjudged doc above the first relevant doc scored as non-relevant (unjudged=zero)",)
+    # Only those above it are counted: x is, y is not.
+    counted = explain(qrels, Run.from_dict({"q": ["x", "a", "y"]}), "q", "rr")
+    assert counted.policies == ("1 unjudged doc above the first relevant doc scored as non-relevant (unjudged=zero)",)
     # A tie between two non-relevant docs changes no measure of this query.
     tied = Run.from_dict({"q": {"a": 3.0, "b": 1.0, "x": 1.0}})
     assert explain(qrels, tied, "q", "ap").policies == ()

@@ -213,22 +213,30 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     return Explanation(query=query, measure=measure, protocol=protocol, value=value,
                        ranking=tuple(rows), ideal=tuple(ideal_rows), dcg=dcg_total,
                        ideal_dcg=ideal_total,
-                       policies=_policies_touched(a, protocol, measure, k, ideal_total, changes),
+                       policies=_policies_touched(a, protocol, measure, k, ideal_total, changes, rel),
                        working=working(a, measure, protocol, rel, k, num_rel))
 
 
 def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg: float,
-                      changes) -> tuple[str, ...]:
+                      changes, rel: int) -> tuple[str, ...]:
     """The policies that touched the query and changed its value (`changes(**other policy)`)."""
     notes = []
     c = a.counts
     # As in Results.counts: a doc whose (averaged) group starts inside the
     # cutoff can land inside it, whatever order the docs were given in.
     group_start = np.repeat(a.group_offsets[:-1], np.diff(a.group_offsets))
+    where = "inside the cutoff"
+    if measure.name in ("rr", "hit"):
+        # Only the docs that can rank above the first relevant one decide these.
+        relevant = np.flatnonzero(a.judged & (a.grade >= rel))
+        if len(relevant) and group_start[relevant[0]] < k:
+            # Up to the end of the first relevant doc's group (tied docs can land above it).
+            k = int(a.group_offsets[np.searchsorted(a.group_offsets, relevant[0], side="right")])
+            where = "above the first relevant doc"
     unjudged_inside = int((~a.judged & (group_start < k)).sum())
     if unjudged_inside and changes(unjudged=Unjudged.CONDENSE):
         plural = "doc" if unjudged_inside == 1 else "docs"
-        notes.append(f"{unjudged_inside} unjudged {plural} inside the cutoff scored as non-relevant (unjudged=zero)")
+        notes.append(f"{unjudged_inside} unjudged {plural} {where} scored as non-relevant (unjudged=zero)")
     if c.get("unjudged_dropped") and changes(unjudged=Unjudged.ZERO):
         notes.append(f"{c['unjudged_dropped']} unjudged docs dropped before ranking (unjudged=condense)")
     if c.get("duplicates_dropped"):

@@ -589,8 +589,8 @@ def parse_explain(out: str) -> dict:
     ratio = [RATIO.fullmatch(line) for line in lines if RATIO.fullmatch(line)]
     assert len(ratio) == 1, out
     policies = []
-    if "policies that changed this query:" in lines:
-        at = lines.index("policies that changed this query:")
+    if "policies that changed this value:" in lines:
+        at = lines.index("policies that changed this value:")
         policies = [line.strip()[2:] for line in lines[at + 1:] if line.startswith("  - ")]
     below = [line for line in lines if line.startswith("... ")]
     return {"ranking": ranking, "ideal": ideal, "dcg": ratio[0]["dcg"], "ideal_dcg": ratio[0]["ideal"],

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -419,3 +420,66 @@ def test_cli_same_run_name_in_two_saved_files_is_told_apart_by_file(capsys, tmp_
     # The same run twice: every difference is 0, p = 1, nothing to detect.
     assert (float(row["difference"]), float(row["p_value"]), row["queries_needed"]) == (0.0, 1.0, "")
     assert row["ties"] == "225"
+
+
+# -- Comparison renders itself; labels; math-mode captions (issue 14, point 13) ------------
+def _small_comparison(**options):
+    qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 1} for i in range(6)})
+    good = Run.from_dict({f"q{i}": ["a", "b"] for i in range(6)}, name="good_run.run")
+    bad = Run.from_dict({f"q{i}": ["x", "a"] for i in range(6)}, name="bad<1>.run")
+    return compare(qrels, [bad, good], ["p@1"], **options)
+
+
+def test_comparison_renders_latex_and_markdown_in_python_with_a_math_mode_caption():
+    comparison = _small_comparison()
+    latex = comparison.to_latex()
+    # Six wins of six: exact randomization p = 2/64 < 0.05, so "good" beats "bad" (label a).
+    assert r"$p < 0.05$" in latex
+    assert r"\textbf{1.0000}$^{a}$" in latex
+    # Outside math mode no bare < or > is left (OT1 prints them as inverted ! and ?).
+    text_mode = re.sub(r"\$[^$]*\$", "", latex)
+    assert "<" not in text_mode and ">" not in text_mode
+    assert r"bad\textless{}1\textgreater{}.run" in latex and r"good\_run.run" in latex
+    markdown = comparison.to_markdown()
+    assert markdown.startswith("| measure | A | B |") and r"+1.0000\*" in markdown
+    assert comparison.to_csv().splitlines()[0].startswith("measure,run_a,run_b")
+    assert json.loads(comparison.to_json())["rows"][0]["run_b"] == "good_run.run"
+
+
+def test_runs_can_be_renamed_by_a_list_or_a_mapping():
+    listed = _small_comparison(labels=["BM25", "Ours"])
+    assert listed.runs == ("BM25", "Ours") and (listed.rows[0].run_a, listed.rows[0].run_b) == ("BM25", "Ours")
+    assert "Ours" in listed.to_latex() and "good_run" not in listed.to_latex()
+    mapped = _small_comparison(labels={"good_run.run": "Ours"}, baseline="Ours")
+    assert mapped.runs == ("bad<1>.run", "Ours") and mapped.rows[0].run_a == "Ours"
+    with pytest.raises(InputError, match="labels has 1 names for 2 runs"):
+        _small_comparison(labels=["one"])
+    with pytest.raises(InputError, match="labels names run 'nope'"):
+        _small_comparison(labels={"nope": "x"})
+
+
+def test_cli_labels_drop_the_file_extension(capsys, tmp_path, cranfield):
+    runs = [CRANFIELD / f"{n}.run" for n in NAMES[:2]]
+    code, out, err = cli(capsys, "compare", QRELS_PATH, *runs, "-m", "ap", "--format", "csv", "--test", "t",
+                         "--baseline", "bm25.run")
+    assert code == 0, err
+    (row,) = list(csv.DictReader(io.StringIO(out)))
+    assert (row["run_a"], row["run_b"]) == ("bm25", "tfidf")
+    code, out, err = cli(capsys, "compare", QRELS_PATH, *runs, "-m", "ap", "--format", "latex", "--test", "t")
+    assert code == 0 and "bm25 &" in out and "bm25.run" not in out and "$p < 0.05$" in out
+
+
+def test_integer_user_ids_compare_with_their_saved_text_form(tmp_path):
+    import pandas as pd
+
+    from rankproof import evaluate_frame
+
+    truth = pd.DataFrame({"user": np.arange(8), "item": np.zeros(8, dtype=int)})
+    a = evaluate_frame(truth, pd.DataFrame({"user": np.arange(8), "item": np.zeros(8, dtype=int),
+                                            "score": np.ones(8)}), "hit@1", rating=None, name="a")
+    path = tmp_path / "a.json"
+    path.write_text(results_to_json([a]))
+    b = evaluate_frame(truth, pd.DataFrame({"user": np.arange(8), "item": np.arange(8) % 2,
+                                            "score": np.ones(8)}), "hit@1", rating=None, name="b")
+    comparison = compare(None, {"saved": load_results(path)[0], "b": b}, ["hit@1"])
+    assert comparison.rows[0].queries == 8 and comparison.mismatches == ()

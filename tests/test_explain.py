@@ -124,5 +124,110 @@ def test_explain_of_a_measure_that_is_not_a_dcg_states_one_value(capsys, tmp_pat
             continue
         assert code == 0
         value = re.search(rf"^{re.escape(measure)} = ([0-9.]+)$", out, re.M).group(1)
-        ratios = re.findall(r"= ([0-9.]+)$", out, re.M)
+        # Unindented lines state results; indented ones are steps (a precision at one rank).
+        ratios = re.findall(r"^\S.*= ([0-9.]+)$", out, re.M)
         assert set(ratios) == {value}, (measure, out)
+
+
+# -- every measure's working (issue 14, point 10) ---------------------------------------
+# q1 of QRELS/RUN: R = 4 (D 3, A 2, G 1, B 1). A, G tie at ranks 1-2 (both relevant);
+# C, E, B tie at ranks 3-5 (B relevant); D is not retrieved.
+def test_ap_working_shows_r_and_the_precision_at_each_relevant_rank():
+    e = explain(QRELS, RUN, "q1", "ap")
+    # A and G: precision 1 wherever they fall in their group. B: 3/3, 3/4 or 3/5,
+    # mean 0.7833. AP = (1 + 1 + 0.7833) / 4 = 0.6958.
+    assert e.working[0] == "R = 4 relevant docs judged (grade >= 1)"
+    assert "  ranks 3-5 (tied)  B  mean over its 3 places of 3/3, 3/4, 3/5 = 0.7833" in e.working
+    assert "  1 relevant doc not in the top 6: precision 0" in e.working
+    assert e.working[-1] == "ap = sum of precisions / R = 2.7833 / 4 = 0.6958"
+    assert e.value == pytest.approx((2 + (3 / 3 + 3 / 4 + 3 / 5) / 3) / 4)
+    # Under ties=docid every rank is fixed, doc id descending: G, A, then E, C, B: B at rank 5, 3/5.
+    docid = explain(QRELS, RUN, "q1", "ap", "ties=docid")
+    assert "  rank 5  B  3/5 = 0.6000" in docid.working
+    assert docid.working[-1] == "ap = sum of precisions / R = 2.6000 / 4 = 0.6500"
+
+
+def test_recall_shows_r_and_rr_the_first_relevant_rank():
+    qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 1, "d": 0}})
+    run = Run.from_dict({"q": ["x", "d", "b", "y", "a"]})
+    r = explain(qrels, run, "q", "r@4")
+    assert r.working == ("R = 3 relevant docs judged (grade >= 1)", "relevant in the top 4: 1 (b)",
+                         "r@4 = relevant in the top k / R = 1 / 3 = 0.3333")
+    rr = explain(qrels, run, "q", "rr")
+    assert rr.working == ("first relevant rank: 3 (b)", "rr = 1 / 3 = 0.3333")
+    p = explain(qrels, run, "q", "p@5")
+    assert p.working[-1] == "p@5 = relevant in the top k / k = 2 / 5 = 0.4000"
+
+
+def test_only_policies_that_changed_the_value_are_listed():
+    qrels = Qrels.from_dict({"q": {"a": 1, "b": 0}})
+    # rr = 1: unjudged x and y below the first relevant rank change nothing.
+    assert explain(qrels, Run.from_dict({"q": ["a", "x", "y"]}), "q", "rr").policies == ()
+    # An unjudged doc above it does: without it (unjudged=condense) rr would be 1, not 1/2.
+    above = explain(qrels, Run.from_dict({"q": ["x", "a"]}), "q", "rr")
+    assert above.policies == ("1 unjudged doc above the first relevant doc scored as non-relevant (unjudged=zero)",)
+    # Only those above it are counted: x is, y is not.
+    counted = explain(qrels, Run.from_dict({"q": ["x", "a", "y"]}), "q", "rr")
+    assert counted.policies == ("1 unjudged doc above the first relevant doc scored as non-relevant (unjudged=zero)",)
+    # A tie between two non-relevant docs changes no measure of this query.
+    tied = Run.from_dict({"q": {"a": 3.0, "b": 1.0, "x": 1.0}})
+    assert explain(qrels, tied, "q", "ap").policies == ()
+
+
+def test_cli_explains_several_measures_at_once(capsys, tmp_path):
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q 0 a 1\nq 0 b 1\nq 0 c 1\nq 0 d 0\n")
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"q Q0 {doc} {i} {10 - i} t\n" for i, doc in enumerate(["x", "d", "b", "y", "a"], 1)))
+    code = main(["explain", str(qrels), str(run), "-q", "q", "-m", "ndcg@10", "-m", "ap", "-m", "r@4"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert "query q, ndcg@10;" in out and "query q, ap;" in out and "query q, r@4;" in out
+    # AP by hand: b at rank 3 (1/3), a at rank 5 (2/5); (1/3 + 2/5) / 3 = 0.2444.
+    assert "  rank 3  b  1/3 = 0.3333" in out and "  rank 5  a  2/5 = 0.4000" in out
+    assert "ap = sum of precisions / R = 0.7333 / 3 = 0.2444" in out
+    assert "r@4 = relevant in the top k / R = 1 / 3 = 0.3333" in out
+
+
+@pytest.mark.parametrize("protocol", [Protocol(), Protocol.preset("trec_eval"), Protocol(ties="input")],
+                         ids=["rankproof", "trec_eval", "input"])
+def test_the_working_ends_at_the_value_evaluate_gives(protocol):
+    # A property over the Cranfield runs: the last line of the working states the value.
+    qrels = Qrels.read_trec(CRANFIELD / "qrels.txt")
+    run = Run.read_trec(CRANFIELD / "lmdirichlet.run")
+    measures = ["ap", "ap@10", "rr@10", "r@20", "p@5", "rprec", "hit@3"]
+    per_query = evaluate(qrels, run, measures, protocol)
+    for query in run.queries.tolist()[::9]:
+        for measure in measures:
+            e = explain(qrels, run, query, measure, protocol)
+            value = per_query.per_query(measure).get(query)
+            assert e.value == value
+            assert float(e.working[-1].rsplit("= ", 1)[1]) == pytest.approx(value, abs=5.01e-5), (query, measure)
+
+
+def test_negative_grades_are_listed_only_where_they_change_the_value():
+    # trec_eval reads -1 as pooled but unjudged: the same as non-relevant for rr
+    # (no policy listed), not for bpref, which skips unjudged docs (1 nonrelevant
+    # above the relevant doc: 1 - 1/1 = 0 when it counts, 1 when it does not).
+    qrels = Qrels.from_dict({"q": {"n": -1, "a": 1, "b": 0}})
+    run = Run.from_dict({"q": ["n", "a"]})
+    protocol = Protocol.preset("trec_eval")
+    assert not any("negative" in p for p in explain(qrels, run, "q", "p@1", protocol).policies)
+    bpref = explain(qrels, run, "q", "bpref", protocol)
+    assert "1 negative grades read as negative_grades=unjudged" in bpref.policies
+
+
+def test_rr_over_a_tied_group_by_hand():
+    # x (unjudged) at rank 1; a (relevant), b, c tie at ranks 2-4: a is at rank 2, 3 or 4
+    # with probability 1/3 each, so rr = (1/2 + 1/3 + 1/4) / 3 = 0.3611.
+    qrels = Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 0}})
+    run = Run.from_dict({"q": {"x": 9.0, "a": 5.0, "b": 5.0, "c": 5.0}})
+    e = explain(qrels, run, "q", "rr")
+    assert e.value == pytest.approx((1 / 2 + 1 / 3 + 1 / 4) / 3)
+    assert e.working == (
+        "first relevant doc in the tied group at ranks 2-4 (1 of 3 relevant: a); over its orders the first "
+        "relevant rank is 2 with probability 0.3333, 3 with probability 0.3333, 4 with probability 0.3333",
+        "rr = 0.3333/2 + 0.3333/3 + 0.3333/4 = 0.3611")
+    hit = explain(qrels, run, "q", "hit@3")   # a within the top 3 in 2 of 3 orders
+    assert hit.working[-1] == "hit@3 = probability of a relevant doc in the top 3 = 0.6667"
+    assert hit.value == pytest.approx(2 / 3)

@@ -31,13 +31,14 @@ PREDICTIONS = {"user": [1, 1, 1, 1, 2, 2], "item": [10, 11, 12, 13, 20, 21],
 #   r@3 = 1/2, p@3 = 1/3, ap@3 = (1/2) / 2, rr@3 = 1/2, hit@3 = 1
 # user 2 ranking 21, 20: hit 20 (grade 1) at rank 2.
 #   dcg@3 = 1 / log2(3); ideal = 1. r@3 = 1, p@3 = 1/3, ap@3 = 1/2, rr@3 = 1/2
+# Integer user ids come back as integers (issue 14, point 6).
 HAND = {
-    "ndcg@3": {"1": (2 / LOG2_3) / (2 + 1 / LOG2_3), "2": 1 / LOG2_3},
-    "r@3": {"1": 0.5, "2": 1.0},
-    "p@3": {"1": 1 / 3, "2": 1 / 3},
-    "ap@3": {"1": 0.25, "2": 0.5},
-    "rr@3": {"1": 0.5, "2": 0.5},
-    "hit@3": {"1": 1.0, "2": 1.0},
+    "ndcg@3": {1: (2 / LOG2_3) / (2 + 1 / LOG2_3), 2: 1 / LOG2_3},
+    "r@3": {1: 0.5, 2: 1.0},
+    "p@3": {1: 1 / 3, 2: 1 / 3},
+    "ap@3": {1: 0.25, 2: 0.5},
+    "rr@3": {1: 0.5, 2: 0.5},
+    "hit@3": {1: 1.0, 2: 1.0},
 }
 
 
@@ -131,9 +132,12 @@ def test_agrees_with_evaluate_on_the_equivalent_qrels_and_run(rng, protocol):
     run = Run.from_dict({str(u): {str(i): float(s) for i, s in zip(rows.item, rows.score)}
                          for u, rows in predictions.groupby("user")})
     expected = evaluate(qrels, run, measures, protocol)
-    assert got.queries == expected.queries
+    # Integer user ids come back as integers in numeric order; the text run's in text order.
+    assert got.queries == sorted(int(q) for q in expected.queries)
+    position = {q: i for i, q in enumerate(expected.queries)}
+    order = [position[str(q)] for q in got.queries]
     for measure in measures:
-        np.testing.assert_allclose(got.values(measure), expected.values(measure), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got.values(measure), expected.values(measure)[order], rtol=0, atol=1e-12)
     assert got.counts == expected.counts
 
 
@@ -177,10 +181,10 @@ def _policy_log():
 def test_users_missing_from_predictions_follow_missing_query():
     truth, predictions = _policy_log()
     zero = evaluate_frame(truth, predictions, "r@5")
-    assert zero.per_query("r@5") == {"1": 1.0, "2": 0.0}
+    assert zero.per_query("r@5") == {1: 1.0, 2: 0.0}
     assert zero.counts["queries_missing_from_run"] == 1
     excluded = evaluate_frame(truth, predictions, "r@5", Protocol(missing_query="exclude"))
-    assert excluded.per_query("r@5") == {"1": 1.0}
+    assert excluded.per_query("r@5") == {1: 1.0}
     with pytest.raises(MissingQueryError, match=r"no ranking for queries judged in truth: 2;"):
         evaluate_frame(truth, predictions, "r@5", Protocol(missing_query="error"))
 
@@ -271,7 +275,7 @@ def test_bad_input_gets_a_clear_error(label, truth, predictions, options, error,
 def test_no_user_in_common_scores_every_truth_user_zero_under_missing_query_zero():
     results = evaluate_frame(pd.DataFrame(GOOD_TRUTH), pd.DataFrame(_with(GOOD_PREDICTIONS, user=[5, 5, 6])),
                              "ndcg@5")
-    assert results.per_query("ndcg@5") == {"1": 0.0, "2": 0.0}
+    assert results.per_query("ndcg@5") == {1: 0.0, 2: 0.0}
     assert results.counts["queries_missing_from_run"] == 2
 
 
@@ -326,3 +330,49 @@ def test_items_absent_from_the_truth_are_stated_non_relevant_not_warned_about():
     assert plain.mean("ndcg@2") == results.mean("ndcg@2")
     assert warning_lines(plain) and "warning" in plain.summary()
     assert results.by({"1": "a", "2": "b"}).get("a", "ndcg@2").count == 1
+
+
+# -- ids keep their dtype (issue 14, point 6) -------------------------------------------
+def test_integer_user_ids_come_back_as_integers_in_numeric_order_and_merge():
+    # Text order would be 1, 10, 2; a users table keyed by int would not merge.
+    truth = pd.DataFrame({"user": [10, 2, 1], "item": [5, 5, 5]})
+    predictions = pd.DataFrame({"user": [10, 2, 1], "item": [5, 6, 5], "score": [1.0, 1.0, 1.0]})
+    results = evaluate_frame(truth, predictions, ["hit@1"], rating=None)
+    assert results.queries == [1, 2, 10]
+    assert all(type(q) is int for q in results.queries)
+    assert results.per_query("hit@1") == {1: 1.0, 2: 0.0, 10: 1.0}
+    assert results.values("hit@1").tolist() == [1.0, 0.0, 1.0]
+    frame = results.to_pandas()
+    assert frame["query"].dtype.kind == "i" and frame["query"].tolist() == [1, 2, 10]
+    users = pd.DataFrame({"user": [1, 2, 10], "country": ["fr", "de", "it"]})
+    merged = users.merge(frame, left_on="user", right_on="query")
+    assert dict(zip(merged["country"], merged["hit@1"])) == {"fr": 1.0, "de": 0.0, "it": 1.0}
+    # The segment labels still find integer users.
+    assert results.by({1: "a", 2: "a", 10: "b"}, resamples=10).get("b", "hit@1").mean == 1.0
+
+
+def test_text_user_ids_stay_text_in_text_order():
+    truth = pd.DataFrame({"user": ["u10", "u2"], "item": [5, 5]})
+    predictions = pd.DataFrame({"user": ["u10", "u2"], "item": [5, 6], "score": [1.0, 1.0]})
+    results = evaluate_frame(truth, predictions, ["hit@1"], rating=None)
+    assert results.queries == ["u10", "u2"]
+    assert results.to_pandas()["query"].tolist() == ["u10", "u2"]
+
+
+# -- ratings and rel (issue 14, point 15) -------------------------------------------------
+def test_summary_says_when_rel_counts_every_rating_as_relevant():
+    truth = pd.DataFrame({"user": [1, 1, 2, 3], "item": [10, 13, 20, 30], "rating": [5, 3, 4, 1]})
+    predictions = pd.DataFrame({"user": [1, 1, 1, 2, 2, 3], "item": [10, 11, 13, 21, 20, 31],
+                                "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]})
+    results = evaluate_frame(truth, predictions, ["ndcg@3", "r@1", "rr@3"])
+    expected = ("rel=1: every judged grade (1 to 5 here, none 0) counts as relevant for r@1, rr@3, so a rating "
+                "of 1 is a hit; if low ratings are dislikes, set e.g. Protocol(rel=4) or r(rel=4)@1")
+    assert expected in results.notes
+    assert f"note {expected}" in results.summary().splitlines()
+    # Not said when it does not apply: a measure of gains only, rel above the lowest
+    # rating, plain interactions (all grade 1), or judgments with explicit zeros (TREC).
+    assert not any(n.startswith("rel=") for n in evaluate_frame(truth, predictions, "ndcg@3").notes)
+    assert not any(n.startswith("rel=") for n in evaluate_frame(truth, predictions, "r@1", "rel=4").notes)
+    assert not any(n.startswith("rel=") for n in evaluate_frame(truth, predictions, "r@1", rating=None).notes)
+    zeros = truth.assign(rating=[5, 0, 4, 1])
+    assert not any(n.startswith("rel=") for n in evaluate_frame(zeros, predictions, "r@1").notes)

@@ -32,8 +32,8 @@ def test_dense_matrix_by_hand():
     # Row 1: grades 0, 1, 3 in score order 0.1, 0.2, 0.3 -> order 3, 1, 0:
     # DCG@2 = 3 + 1/log2(3) = ideal, so 1.
     results = evaluate_scores([[2, 0, 1], [0, 1, 3]], [[0.9, 0.8, 0.1], [0.1, 0.2, 0.3]], ["ndcg@2", "dcg@2"])
-    assert results.per_query("dcg@2") == pytest.approx({"0": 2.0, "1": 3 + 1 / LOG3}, abs=1e-15)
-    assert results.per_query("ndcg@2") == pytest.approx({"0": 2 / (2 + 1 / LOG3), "1": 1.0}, abs=1e-15)
+    assert results.per_query("dcg@2") == pytest.approx({0: 2.0, 1: 3 + 1 / LOG3}, abs=1e-15)
+    assert results.per_query("ndcg@2") == pytest.approx({0: 2 / (2 + 1 / LOG3), 1: 1.0}, abs=1e-15)
 
 
 def test_tie_averaging_by_hand():
@@ -60,10 +60,10 @@ def test_zero_rows_and_k_beyond_the_row():
     # A row with nothing relevant: 0 by default, 1 under zero_ideal=one, left out under exclude.
     y_true, y_score = [[0, 0], [1, 0]], [[0.2, 0.1], [0.1, 0.2]]
     assert evaluate_scores(y_true, y_score, "ndcg@5").per_query("ndcg@5") == pytest.approx(
-        {"0": 0.0, "1": 1 / LOG3})
+        {0: 0.0, 1: 1 / LOG3})
     assert evaluate_scores(y_true, y_score, "ndcg@5", Protocol(zero_ideal="one")).values("ndcg@5")[0] == 1.0
     excluded = evaluate_scores(y_true, y_score, "ndcg@5", Protocol(zero_ideal="exclude"))
-    assert excluded.per_query("ndcg@5") == pytest.approx({"1": 1 / LOG3})
+    assert excluded.per_query("ndcg@5") == pytest.approx({1: 1 / LOG3})
 
 
 def test_binary_measures_use_rel_and_the_general_path():
@@ -263,7 +263,7 @@ def test_fast_path_counts_ties_crossing_the_cutoff():
 def test_to_pandas_works_on_the_fast_path():
     results = evaluate_scores([[1, 0], [0, 0]], [[0.1, 0.2], [0.3, 0.3]], "ndcg@1")
     frame = results.to_pandas()
-    assert frame["query"].tolist() == ["0", "1"]
+    assert frame["query"].tolist() == [0, 1]   # the row index, an integer
     assert frame["ndcg@1:ideal_dcg"].tolist() == [1.0, 0.0]
 
 
@@ -328,3 +328,70 @@ def test_fast_path_edge_inputs_agree_with_the_reference_kernel(case):
     y_true, y_score = _edge_inputs()[case]
     measures = ["ndcg@1", "ndcg@3", "ndcg@100", "dcg"]
     _assert_fast_path_equals_reference(y_true, y_score, measures)
+
+
+def test_row_names_keep_their_dtype_and_row_order():
+    # Issue 14, point 6: rows named by integer user ids come back as integers, in row order.
+    y_true, y_score = [[1, 0], [0, 1], [1, 0]], [[0.9, 0.1], [0.9, 0.1], [0.1, 0.9]]
+    results = evaluate_scores(y_true, y_score, "p@1", queries=[101, 7, 55])
+    assert results.per_query("p@1") == {101: 1.0, 7: 0.0, 55: 0.0}
+    assert results.to_pandas()["query"].tolist() == [101, 7, 55]
+    assert evaluate_scores(y_true, y_score, "p@1").queries == [0, 1, 2]
+    weighted = evaluate_scores(y_true, y_score, "p@1", "aggregation=weighted", weights={0: 1, 1: 0, 2: 0})
+    assert weighted.mean("p@1") == 1.0
+
+
+# -- the matrix and the long-log paths share one pool (issue 14, point 7) ----------------
+def _candidates_and_truth(seed: int):
+    """Users with a few liked items in a catalogue of 30, and 6 scored candidates each
+    (a retrieval stage's output: most liked items are not among them)."""
+    rng = np.random.default_rng(seed)
+    users = 12
+    liked = [rng.choice(30, size=rng.integers(1, 6), replace=False) for _ in range(users)]
+    candidates = [rng.choice(30, size=6, replace=False) for _ in range(users)]
+    # Integer scores: ties, averaged the same way by both paths (ties=expected).
+    scores = [rng.integers(0, 4, size=6).astype(float) for _ in range(users)]
+    return liked, candidates, scores
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_num_relevant_makes_the_matrix_agree_with_the_long_log(seed):
+    import pandas as pd
+    from rankproof import evaluate_frame
+
+    liked, candidates, scores = _candidates_and_truth(seed)
+    truth = pd.DataFrame({"user": np.repeat(np.arange(len(liked)), [len(x) for x in liked]),
+                          "item": np.concatenate(liked)})
+    predictions = pd.DataFrame({"user": np.repeat(np.arange(len(candidates)), 6),
+                                "item": np.concatenate(candidates), "score": np.concatenate(scores)})
+    y_true = [np.isin(c, x).astype(int) for c, x in zip(candidates, liked)]
+    measures = ["r@3", "r@20", "ndcg@3", "ndcg", "ap", "rr", "p@3"]
+    frame = evaluate_frame(truth, predictions, measures, rating=None)
+    matrix = evaluate_scores(np.array(y_true), np.array(scores), measures, num_relevant=[len(x) for x in liked])
+    assert frame.queries == matrix.queries == list(range(12))
+    for measure in measures:
+        np.testing.assert_allclose(matrix.values(measure), frame.values(measure), rtol=0, atol=1e-12,
+                                   err_msg=measure)
+    assert matrix.counts["relevant_outside_candidates"] == sum(len(x) for x in liked) - sum(
+        int(t.sum()) for t in y_true)
+    assert "num_relevant=" in matrix.summary()
+    # Without num_relevant each row is its own pool: r@20 counts only the relevant
+    # candidates (1 for every row with a hit), and the summary says what is missed.
+    alone = evaluate_scores(np.array(y_true), np.array(scores), "r@20")
+    hits = np.array([t.any() for t in y_true])
+    assert alone.values("r@20")[hits].tolist() == [1.0] * int(hits.sum())
+    assert "recall and ideal DCG miss the relevant items outside them: pass num_relevant=" in alone.summary()
+
+
+def test_num_relevant_by_hand_and_its_errors():
+    # One liked item of 4 is a candidate, ranked 2nd: r@3 = 1/4, rr = 1/2,
+    # ndcg@3 = (1/log2 3) / (1 + 1/log2 3 + 1/2), ap = (1/2) / 4.
+    results = evaluate_scores([[0, 1, 0]], [[0.9, 0.5, 0.1]], ["r@3", "rr", "ndcg@3", "ap"], num_relevant=[4])
+    assert results.means() == pytest.approx({"r@3": 0.25, "rr": 0.5, "ndcg@3": (1 / LOG3) / (1.5 + 1 / LOG3),
+                                             "ap": 0.125}, abs=1e-15)
+    with pytest.raises(InputError, match=r"row 0 \(query 0\) says 0 relevant items, but 1 of its candidates"):
+        evaluate_scores([[0, 1, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[0])
+    with pytest.raises(InputError, match=r"num_relevant has 2 values for 1 rows"):
+        evaluate_scores([[0, 1, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[1, 2])
+    with pytest.raises(InputError, match=r"num_relevant: row 0 \(query 0\) has 1.5"):
+        evaluate_scores([[0, 1, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[1.5])

@@ -125,3 +125,22 @@ def test_interval_coverage_is_near_the_nominal_rate():
     # narrow at n = 60, so the band is 0.84-0.95 (over 3 sd either way).
     assert 0.84 <= covered <= 0.95, covered
     assert all(r.count == size for r in table)
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic"])
+def test_numpy_bootstrap_agrees_with_scipys(method):
+    # The chunked numpy resampling must give scipy.stats.bootstrap's interval (up to Monte Carlo error).
+    from scipy.stats import bootstrap
+
+    rng = np.random.default_rng(3)
+    values = rng.exponential(size=300)          # skewed: percentile and basic differ
+    qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(300)})
+    # rr of q_i = 1 / rank of "a": put "a" at rank 1 + round(value) so per-query values are skewed too.
+    ranks = 1 + np.round(values * 3).astype(int)
+    run = Run.from_dict({f"q{i}": [f"x{j}" for j in range(r - 1)] + ["a"] for i, r in enumerate(ranks)})
+    results = evaluate(qrels, run, "rr")
+    row = results.by({q: "all" for q in results.queries}, resamples=20000, method=method, seed=1).get("all", "rr")
+    reference = bootstrap((results.values("rr"),), np.mean, n_resamples=20000, method=method,
+                          vectorized=True, random_state=np.random.default_rng(2)).confidence_interval
+    assert row.low == pytest.approx(reference.low, abs=0.004)
+    assert row.high == pytest.approx(reference.high, abs=0.004)

@@ -136,6 +136,21 @@ def _run_names(paths: list[str]) -> list[str]:
     return [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
 
 
+_RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".jsonl", ".json", ".parquet")
+
+
+def _labels(names: list[str]) -> list[str]:
+    """Run names for comparison tables: without the file extension (``bm25.run.gz`` -> ``bm25``),
+    unless that would make two labels equal or empty."""
+    def bare(name: str) -> str:
+        stem = name[:-3] if name.endswith(".gz") else name
+        root, extension = os.path.splitext(stem)
+        return root if extension.lower() in _RUN_EXTENSIONS and root and not root.endswith(os.sep) else stem
+
+    labels = [bare(name) for name in names]
+    return labels if len(set(labels)) == len(labels) else names
+
+
 class _Stages:
     """A progress display on stderr for large inputs, only when stderr is a terminal."""
 
@@ -251,13 +266,14 @@ def _explain(args) -> int:
     from .report.output import write_output
     from .report.table import explanation_table
 
-    if args.measure and len(args.measure) > 1:
-        raise UsageError("rankproof explain: give one measure (-m) at a time")
-    measure = args.measure[0] if args.measure else "ndcg@10"
+    from .measures.base import parse_measures
+
+    measures = parse_measures(args.measure or ["ndcg@10"])  # every bad name refused before reading
     protocol = _protocol(args)
     qrels = _read_qrels(args)
     run = _read_run(args.run, args.run_format, os.path.basename(args.run))
-    write_output(explanation_table(explain(qrels, run, args.query, measure, protocol)), None)
+    tables = [explanation_table(explain(qrels, run, args.query, measure, protocol)) for measure in measures]
+    write_output("\n".join(tables), None)
     return 0
 
 
@@ -277,6 +293,18 @@ def _measures(args) -> int:
     lines.append("")
     lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
     print("\n".join(lines))
+    return 0
+
+
+def _why(args) -> int:
+    from .report.output import write_output
+    from .why import why
+
+    measures = args.measure or ["ndcg@10"]
+    protocol = _protocol(args)
+    qrels = _read_qrels(args)
+    run = _read_run(args.run, args.run_format, os.path.basename(args.run))
+    write_output(why(qrels, run, measures, args.peer, protocol, top=args.top).summary() + "\n", None)
     return 0
 
 
@@ -304,9 +332,9 @@ def _saved_runs(paths: list[str]) -> dict:
     from .stats import load_results
 
     loaded = [(path, saved) for path in paths for saved in load_results(path)]
-    names = [saved.run_name for _, saved in loaded]
-    return {(f"{os.path.basename(path)}:{saved.run_name}" if names.count(saved.run_name) > 1 else saved.run_name): saved
-            for path, saved in loaded}
+    names = _labels([saved.run_name for _, saved in loaded])
+    return {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
+            for (path, saved), name in zip(loaded, names)}
 
 
 def _render_comparison(comparison, fmt: str) -> str:
@@ -337,13 +365,15 @@ def _compare(args) -> int:
         measures = parse_measures(args.measure or DEFAULT_MEASURES)
         protocol = _protocol(args)
         paths = args.inputs[1:]
-        names = _run_names(paths)
+        file_names = _run_names(paths)
+        names = _labels(file_names)
         _prepare_for(args.inputs)
         args.qrels = args.inputs[0]
         qrels = _read_qrels(args)
         runs = {name: _read_run(path, args.run_format, name) for path, name in zip(paths, names)}
-        # --baseline may name the run or give its path.
-        args.baseline = dict(zip(paths, names)).get(args.baseline, args.baseline)
+        # --baseline may name the run (with or without its extension) or give its path.
+        args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
+                                                                                         args.baseline)
     comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
                          alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
                          bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,
@@ -393,10 +423,24 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("qrels")
     ex.add_argument("run")
     ex.add_argument("--query", "-q", required=True)
-    ex.add_argument("-m", "--measure", action="append", metavar="MEASURE", help="one measure (default ndcg@10)")
+    ex.add_argument("-m", "--measure", action="append", metavar="MEASURE", help="a measure; repeat for several (default ndcg@10)")
     _add_protocol_options(ex)
     _add_input_options(ex)
     ex.set_defaults(handler=_explain)
+
+    wh = commands.add_parser(
+        "why", help="why a number differs from a peer's: the policies that differ, by how much, on which queries",
+        epilog="example: rankproof why qrels.txt lmdirichlet.run --peer ranx -m ndcg@10")
+    wh.add_argument("qrels")
+    wh.add_argument("run")
+    wh.add_argument("--peer", required=True, choices=("trec_eval", "trec_eval9", "sklearn", "lightgbm", "ranx"),
+                    help="the peer whose preset to compare with")
+    wh.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                    help="a measure; repeat for several (default ndcg@10)")
+    wh.add_argument("--top", type=int, default=5, help="how many of the most different queries to list (default 5)")
+    _add_protocol_options(wh)
+    _add_input_options(wh)
+    wh.set_defaults(handler=_why)
 
     ms = commands.add_parser("measures", help="list every measure with its parameters")
     ms.set_defaults(handler=_measures)

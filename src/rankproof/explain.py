@@ -16,11 +16,12 @@ import numpy as np
 from .pipeline import align
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import InputError
+from .errors import InputError, RankproofError
 from .evaluate import _as_protocol, evaluate
 from .measures.base import Measure, parse_measure
 from .measures.compute import discount_table, gains_of
-from .protocol import Ideal, Protocol, Ties
+from .protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
+from .working import working
 
 __all__ = ["explain", "Explanation", "RankedRow", "IdealRow"]
 
@@ -67,7 +68,8 @@ class Explanation:
     ideal: tuple[IdealRow, ...]
     dcg: float
     ideal_dcg: float
-    policies: tuple[str, ...]  # what the protocol changed for this query
+    policies: tuple[str, ...]  # the policies that changed this value
+    working: tuple[str, ...] = ()  # the arithmetic of rank-based measures (R, precisions, first rank)
 
 
 def _rows_of(queries: np.ndarray, offsets: np.ndarray, query: str) -> tuple[int, int] | None:
@@ -107,13 +109,22 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     --------
     >>> from rankproof import Qrels, Run
     >>> qrels = Qrels.from_dict({"q1": {"A": 3, "B": 2, "C": 1, "D": 0}})
-    >>> e = explain(qrels, Run.from_dict({"q1": ["B", "E"]}), "q1", "ndcg@2")
-    >>> [(row.doc, row.grade, round(row.contribution, 4)) for row in e.ranking]
-    [('B', 2, 2.0), ('E', None, 0.0)]
-    >>> [row.doc for row in e.ideal], round(e.value, 4)
-    (['A', 'B'], 0.4693)
-    >>> e.policies
+    >>> e = explain(qrels, Run.from_dict({"q1": ["E", "B"]}), "q1", "ndcg@2")
+    >>> [(row.doc, row.grade, round(row.contribution, 4)) for row in e.ranking]   # 2 / log2(3)
+    [('E', None, 0.0), ('B', 2, 1.2619)]
+    >>> [row.doc for row in e.ideal], round(e.value, 4)                             # 1.2619 / (3 + 1.2619)
+    (['A', 'B'], 0.2961)
+    >>> e.policies   # without E (unjudged=condense) B would rank first
     ('1 unjudged doc inside the cutoff scored as non-relevant (unjudged=zero)',)
+
+    Rank-based measures show their arithmetic; the unjudged doc E below the
+    first relevant rank changes nothing, so no policy is listed:
+
+    >>> e = explain(qrels, Run.from_dict({"q1": ["B", "E"]}), "q1", "rr")
+    >>> e.working
+    ('first relevant rank: 1 (B)', 'rr = 1 / 1 = 1.0000')
+    >>> e.policies
+    ()
     """
     protocol = _as_protocol(protocol)
     measure = parse_measure(measure)
@@ -186,30 +197,60 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
 
     dcg_total = float(sum(r.contribution for r in rows))
     ideal_total = float(running)
+    num_rel = int((a.pool_grade >= rel).sum())
+
+    def changes(**alternative) -> bool:
+        """Would the value differ under another policy? Only such policies are listed."""
+        try:
+            other = evaluate(one_qrels, one_run, [measure], protocol.replace(**alternative))
+            other_value = other.per_query(measure).get(query)
+        except RankproofError:
+            return True  # the other policy refuses this query: this one decided its value
+        if value is None or other_value is None:
+            return value is not other_value
+        return abs(other_value - value) > 1e-12
+
     return Explanation(query=query, measure=measure, protocol=protocol, value=value,
                        ranking=tuple(rows), ideal=tuple(ideal_rows), dcg=dcg_total,
-                       ideal_dcg=ideal_total, policies=_policies_touched(a, protocol, measure, k, ideal_total))
+                       ideal_dcg=ideal_total,
+                       policies=_policies_touched(a, protocol, measure, k, ideal_total, changes, rel),
+                       working=working(a, measure, protocol, rel, k, num_rel))
 
 
-def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg: float) -> tuple[str, ...]:
+def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg: float,
+                      changes, rel: int) -> tuple[str, ...]:
+    """The policies that touched the query and changed its value (`changes(**other policy)`)."""
     notes = []
     c = a.counts
     # As in Results.counts: a doc whose (averaged) group starts inside the
     # cutoff can land inside it, whatever order the docs were given in.
     group_start = np.repeat(a.group_offsets[:-1], np.diff(a.group_offsets))
+    where = "inside the cutoff"
+    if measure.name in ("rr", "hit"):
+        # Only the docs that can rank above the first relevant one decide these.
+        relevant = np.flatnonzero(a.judged & (a.grade >= rel))
+        if len(relevant) and group_start[relevant[0]] < k:
+            # Up to the end of the first relevant doc's group (tied docs can land above it).
+            k = int(a.group_offsets[np.searchsorted(a.group_offsets, relevant[0], side="right")])
+            where = "above the first relevant doc"
     unjudged_inside = int((~a.judged & (group_start < k)).sum())
-    if unjudged_inside:
+    if unjudged_inside and changes(unjudged=Unjudged.CONDENSE):
         plural = "doc" if unjudged_inside == 1 else "docs"
-        notes.append(f"{unjudged_inside} unjudged {plural} inside the cutoff scored as non-relevant (unjudged=zero)")
-    if c.get("unjudged_dropped"):
+        notes.append(f"{unjudged_inside} unjudged {plural} {where} scored as non-relevant (unjudged=zero)")
+    if c.get("unjudged_dropped") and changes(unjudged=Unjudged.ZERO):
         notes.append(f"{c['unjudged_dropped']} unjudged docs dropped before ranking (unjudged=condense)")
     if c.get("duplicates_dropped"):
         notes.append(f"{c['duplicates_dropped']} repeated docs dropped (duplicates=first)")
-    if c.get("negative_grades"):
+    # Negative grades read as non-relevant (zero) or as pooled but unjudged: only
+    # bpref-like measures and the ideal pool tell the two apart.
+    other_reading = (NegativeGrades.UNJUDGED if protocol.negative_grades is NegativeGrades.ZERO
+                     else NegativeGrades.ZERO)
+    if c.get("negative_grades") and changes(negative_grades=other_reading):
         notes.append(f"{c['negative_grades']} negative grades read as negative_grades={protocol.negative_grades}")
     sizes = np.diff(a.tie_offsets)
     starts = a.tie_offsets[:-1]
-    if (sizes > 1).any():
+    others = [t for t in (Ties.EXPECTED, Ties.DOCID, Ties.INPUT) if t is not protocol.ties]
+    if (sizes > 1).any() and any(changes(ties=t) for t in others):
         crossing = int(((sizes > 1) & (starts < k) & (starts + sizes > k)).sum())
         how = {Ties.EXPECTED: "averaged over their orders", Ties.DOCID: "ordered by doc id descending",
                Ties.INPUT: "kept in input order", Ties.ERROR: ""}[protocol.ties]

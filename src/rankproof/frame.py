@@ -113,6 +113,54 @@ def _weights_by_user(weights) -> dict[str, float] | None:
     return dict(zip(np.asarray(keys).astype(str).tolist(), np.asarray(values, dtype=np.float64).tolist()))
 
 
+def _integer_ids(data, column) -> bool:
+    """Is the id column integer-typed? In-memory tables and Parquet files say;
+    text files (CSV, TSV, JSON Lines) hold no type, so their ids stay text."""
+    try:
+        if _is_path(data):
+            if not str(data).lower().endswith((".parquet", ".pq")):
+                return False
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            return pa.types.is_integer(pq.read_schema(data).field(column).type)
+        library = type(data).__module__.split(".")[0]
+        if library == "pandas":
+            return data[column].dtype.kind in "iu"
+        if library == "polars":
+            return data[column].dtype.is_integer()
+        if library == "pyarrow":
+            import pyarrow as pa
+
+            return pa.types.is_integer(data.schema.field(column).type)
+    except (KeyError, TypeError, AttributeError, ValueError, OSError):
+        pass  # the readers report a missing or odd column in their own words
+    return False
+
+
+def _typed_ids(results: Results, integer: bool) -> Results:
+    """Integer user ids back as integers, in numeric order (as pandas' groupby sorts them).
+
+    Parsed from the interned text ids on first use of the ids, not here.
+    """
+    if not integer:
+        return results
+    queries = results._table.queries
+    try:  # a cheap check now, so a failure cannot surprise later
+        queries[:1].astype(np.int64), queries[-1:].astype(np.int64)
+    except (OverflowError, ValueError):  # beyond int64 (a uint64 id): text keeps every digit
+        return results
+
+    def integers():
+        try:
+            ids = queries.astype(np.int64)
+        except (OverflowError, ValueError):
+            return None, None
+        return ids, np.argsort(ids, kind="stable")
+
+    return results._with_query_ids(integers)
+
+
 TRUTH_NOTE = "truth: an item absent from a user's truth is non-relevant (counted as unjudged)"
 
 
@@ -147,7 +195,12 @@ def evaluate_frame(
         for what each query policy means for users.
     user, item : str
         Column names of the user and item ids, in both tables. Ids may be
-        strings or integers (``7`` and ``"7"`` are one id).
+        strings or integers (``7`` and ``"7"`` are one id). When the user
+        column of both tables is integer-typed (in-memory tables and Parquet
+        files), results give the user ids back as integers, in numeric order
+        (as ``groupby`` sorts them), so ``to_pandas()`` merges with a users
+        table on ``query``; otherwise (text ids, CSV/TSV/JSON Lines files) as
+        text, in text order.
     rating : str or None
         Column of integer ratings in `truth` (the grade: gain for NDCG, and
         relevant when ``>= rel`` for the binary measures). None: every truth
@@ -163,8 +216,8 @@ def evaluate_frame(
     Returns
     -------
     Results
-        Per-user values (``results.queries`` are the user ids as text), means,
-        the protocol and every count.
+        Per-user values (``results.queries`` are the user ids, integers when
+        the user columns are integers), means, the protocol and every count.
 
     Raises
     ------
@@ -192,7 +245,7 @@ def evaluate_frame(
     >>> results.means()
     {'r@2': 0.75, 'rr@2': 0.75}
     >>> results.per_query("rr@2")   # user 1's first liked item is at rank 2
-    {'1': 0.5, '2': 1.0}
+    {1: 0.5, 2: 1.0}
     """
     try:
         # Bad measure names or policies fail before any table is read.
@@ -201,6 +254,7 @@ def evaluate_frame(
         qrels = _truth(truth, user, item, rating)
         run = _pairs(predictions, user, item, score, "predictions", name)
         results = evaluate(qrels, run, measures, protocol, weights=_weights_by_user(weights))
-        return results._with_complete_judgments(TRUTH_NOTE)
+        integer = _integer_ids(truth, user) and _integer_ids(predictions, user)
+        return _typed_ids(results._with_complete_judgments(TRUTH_NOTE), integer)
     except RankproofError as error:
         raise type(error)(_in_log_terms(str(error))) from None

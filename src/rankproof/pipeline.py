@@ -116,6 +116,7 @@ class QueryTable:
     unjudged_retrieved : int64 array, unjudged docs among them
     qrels_source, run_source : str, for messages
     notes : tuple of str, facts the printed results state
+    grade_range : (lowest, highest) judged grade of the pools, None when unknown
     """
 
     queries: np.ndarray
@@ -125,6 +126,7 @@ class QueryTable:
     qrels_source: str
     run_source: str
     notes: tuple = ()
+    grade_range: tuple | None = None
 
 
 def query_table(a: Alignment) -> QueryTable:
@@ -135,8 +137,10 @@ def query_table(a: Alignment) -> QueryTable:
         unjudged = np.bincount(position_query[~a.judged], minlength=a.num_queries)
     else:
         unjudged = np.zeros(a.num_queries, dtype=np.int64)
+    grade_range = (a.pool_grade.min(), a.pool_grade.max()) if len(a.pool_grade) else None
     return QueryTable(queries=a.queries, in_run=a.in_run, retrieved=lengths, unjudged_retrieved=unjudged,
-                      qrels_source=a.qrels_source, run_source=a.run_source, notes=tuple(a.notes))
+                      qrels_source=a.qrels_source, run_source=a.run_source, notes=tuple(a.notes),
+                      grade_range=grade_range)
 
 
 def _group_end(group_offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:

@@ -550,7 +550,7 @@ class Protocol:
     @classmethod
     def preset(cls, name: str) -> "Protocol":
         """A named preset: ``rankproof`` (the defaults), ``trec_eval``, ``trec_eval9``,
-        ``sklearn`` or ``lightgbm``."""
+        ``sklearn``, ``lightgbm`` or ``ranx``."""
         try:
             return PRESETS[name]
         except KeyError:
@@ -608,3 +608,15 @@ PRESETS["sklearn"] = Protocol()
 # sort by score descending (tied docs keep their input order), a query whose
 # labels are all 0 scores 1, negative labels refused.
 PRESETS["lightgbm"] = Protocol(gain=Gain.EXP2, ties=Ties.INPUT, zero_ideal=ZeroIdeal.ONE)
+
+# ranx (ranx/metrics/ndcg.py, data_structures/common.py), its `ndcg` (Jarvelin's
+# linear gain; `ndcg_burges` is gain=exp2): log2 discount, the ideal from the
+# judged docs, judgments below the relevance level (negative grades among them)
+# dropped, so they gain 0; an ideal DCG of 0 divides by 1, giving 0. Runs are
+# ordered by numba's np.argsort of the negated scores, a quicksort that keeps
+# tied docs in file order on small groups (insertion sort below 16 elements)
+# but not always on long lists: ties=input is the nearest stated policy, and
+# reproduces ranx on the bundled Cranfield runs. evaluate(...,
+# make_comparable=True) scores queries missing from the run 0 and drops extra
+# ones (without it ranx refuses differing query sets).
+PRESETS["ranx"] = Protocol(ties=Ties.INPUT, negative_grades=NegativeGrades.ZERO)

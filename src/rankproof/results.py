@@ -68,6 +68,48 @@ class Results:
         # truth table): a doc missing from them is non-relevant by definition,
         # so there is nothing to warn about.
         self.complete_judgments = False
+        # The query ids shown to the caller, aligned with the alignment's
+        # (text, sorted) queries, and the order they are shown in: None means
+        # the text ids in text order. evaluate_frame and evaluate_scores set
+        # them so integer user ids come back as integers; a callable giving
+        # (ids, order) is run on first use (parsing a million ids costs time
+        # that a caller reading only means should not pay).
+        self._id_source = None
+
+    def _with_query_ids(self, ids, order: np.ndarray | None = None) -> "Results":
+        """These results, showing `ids` (aligned with the alignment's queries) in `order`.
+
+        `ids` may be a callable returning ``(ids, order)``, run on first use.
+        """
+        import copy
+
+        shown = copy.copy(self)
+        shown.__dict__.pop("_presentation", None)
+        shown._id_source = ids if callable(ids) else (np.asarray(ids), order)
+        return shown
+
+    @cached_property
+    def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        source = self._id_source
+        if source is None:
+            return None, None
+        return source() if callable(source) else source
+
+    @property
+    def _ids(self) -> np.ndarray | None:
+        return self._presentation[0]
+
+    @property
+    def _order(self) -> np.ndarray | None:
+        return self._presentation[1]
+
+    def _shown(self, array: np.ndarray) -> np.ndarray:
+        """A per-query array in the order the queries are shown."""
+        order = self._order
+        return array if order is None else array[order]
+
+    def _shown_ids(self) -> np.ndarray:
+        return self._shown(self._table.queries if self._ids is None else self._ids)
 
     def _with_complete_judgments(self, note: str) -> "Results":
         """These results, stating that every doc absent from the judgments is non-relevant."""
@@ -91,9 +133,15 @@ class Results:
 
     # -- access ------------------------------------------------------------
     @property
-    def queries(self) -> list[str]:
-        """Evaluated queries, in order."""
-        return self._table.queries.tolist()
+    def queries(self) -> list:
+        """Evaluated queries, in order.
+
+        Text ids in text order for files and :class:`~rankproof.Qrels`; from
+        :func:`rankproof.evaluate_frame`, integer user ids stay integers in
+        numeric order; from :func:`rankproof.evaluate_scores`, the row index
+        (or the ``queries=`` names) in row order.
+        """
+        return self._shown_ids().tolist()
 
     @property
     def measures(self) -> list[Measure]:
@@ -109,13 +157,13 @@ class Results:
 
     def values(self, measure: "str | Measure") -> np.ndarray:
         """Per-query values as an array aligned with :attr:`queries` (NaN = excluded)."""
-        return self._result(measure).value.copy()
+        return self._shown(self._result(measure).value).copy()
 
-    def per_query(self, measure: "str | Measure") -> dict[str, float]:
-        """``{query: value}`` for the queries the measure's mean includes."""
+    def per_query(self, measure: "str | Measure") -> dict:
+        """``{query: value}`` for the queries the measure's mean includes, in the order of :attr:`queries`."""
         result = self._result(measure)
-        keep = np.flatnonzero(result.included)
-        return dict(zip(self._table.queries[keep].tolist(), result.value[keep].tolist()))
+        keep = np.flatnonzero(self._shown(result.included))
+        return dict(zip(self._shown_ids()[keep].tolist(), self._shown(result.value)[keep].tolist()))
 
     def mean(self, measure: "str | Measure") -> float:
         """The aggregate under the protocol's aggregation policy.
@@ -155,11 +203,15 @@ class Results:
             Level of the interval, 0.95 by default.
         resamples : int
             Bootstrap resamples per (segment, measure); each costs one pass
-            over the segment's queries.
+            over the segment's queries. 2000 keeps the Monte Carlo error of
+            the 95% endpoints near 3% of the interval's half-width, and costs
+            about 1 s per measure for 50k queries (percentile or basic: drawn
+            and gathered by numpy in chunks).
         method : {'percentile', 'basic', 'BCa'}
-            The :func:`scipy.stats.bootstrap` method. ``BCa`` corrects bias
-            and skew but its jackknife costs time quadratic in the segment's
-            size: keep it for segments of a few thousand queries.
+            The bootstrap interval, as :func:`scipy.stats.bootstrap` defines
+            it. ``BCa`` (computed by scipy) corrects bias and skew but its
+            jackknife costs time quadratic in the segment's size: keep it for
+            segments of a few thousand queries.
         seed : int
             Seeds the resampling, so the interval is reproducible.
         unlabelled : {'error', 'group', 'drop'}
@@ -219,6 +271,8 @@ class Results:
     def to_pandas(self):
         """One row per evaluated query: every measure, DCG parts of NDCG, and flags.
 
+        Rows in the order of :attr:`queries`, whose ids (and their dtype) the
+        ``query`` column holds, so it merges with the caller's own tables.
         Columns: ``query``, one per measure (NaN = excluded), ``<ndcg>:dcg`` and
         ``<ndcg>:ideal_dcg`` for each NDCG measure, ``in_run`` (False: scored as
         an empty ranking), ``retrieved``, ``unjudged_retrieved``, and
@@ -227,7 +281,7 @@ class Results:
         import pandas as pd
 
         table = self._table
-        columns: dict[str, Any] = {"query": table.queries.tolist()}
+        columns: dict[str, Any] = {"query": table.queries.tolist() if self._ids is None else self._ids}
         for measure, result in self._measures.items():
             columns[str(measure)] = result.value
         for measure, result in self._measures.items():
@@ -240,7 +294,10 @@ class Results:
         for measure, result in self._measures.items():
             if measure.spec.normalised:
                 columns[f"zero_ideal:{measure}"] = result.zero_ideal
-        return pd.DataFrame(columns)
+        frame = pd.DataFrame(columns)
+        if self._order is not None:
+            frame = frame.iloc[self._order].reset_index(drop=True)
+        return frame
 
     def summary(self) -> str:
         """Means, the protocol, its fingerprint and every nonzero count, as text."""
@@ -250,7 +307,7 @@ class Results:
             lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
         lines.append(f"protocol {self.protocol}")
         lines.append(f"fingerprint {self.protocol.fingerprint}")
-        lines.extend(f"note {note}" for note in self._table.notes)
+        lines.extend(f"note {note}" for note in self.notes)
         touched = []
         for key, value in self.counts.items():
             if isinstance(value, dict):
@@ -263,6 +320,35 @@ class Results:
             lines.append("warning: unjudged docs fall inside the cutoff and are scored as non-relevant; "
                          "unjudged is not non-relevant")
         return "\n".join(lines)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Facts about the input the printed results state: where a score matrix's pool comes
+        from, that a log's truth is complete, that ``rel`` counts every rating as relevant."""
+        rating = self._rating_note()
+        return (*self._table.notes, *((rating,) if rating else ()))
+
+    def _rating_note(self) -> str | None:
+        """Say when binary measures count every judged grade as relevant although grades are graded.
+
+        Ratings (1 to 5 stars, say) judge every rated item with a grade >= 1
+        and none with 0: under ``rel=1`` a 1-star rating is a hit for r@k,
+        p@k, ap, rr and hit, which a recommender engineer rarely means.
+        TREC qrels judge non-relevant docs 0, so they do not raise the note.
+        """
+        if self._table.grade_range is None:
+            return None  # a score matrix's fast path holds no pool; its grades include 0 as a rule
+        binary = [m for m in self._measures if "rel" in m.spec.params]
+        low, high = self._table.grade_range
+        counted = [m for m in binary if m.setting("rel", self.protocol) <= low]
+        if not counted or not high > low or low <= 0:
+            return None
+        rel = counted[0].setting("rel", self.protocol)
+        upper = min(int(math.floor((low + high) / 2)) + 1, int(high))  # the upper half: 4 and 5 of 1-5
+        shown = str(counted[0](rel=upper))
+        return (f"rel={rel}: every judged grade ({low:g} to {high:g} here, none 0) counts as relevant for "
+                f"{', '.join(str(m) for m in counted)}, so a rating of {low:g} is a hit; if low ratings are "
+                f"dislikes, set e.g. Protocol(rel={upper}) or {shown}")
 
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.means().items())

@@ -108,8 +108,10 @@ def to_markdown(comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
+# < and > in text mode print as inverted marks under the default OT1 encoding.
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
 def _latex(text: str) -> str:
@@ -144,10 +146,11 @@ def to_latex(comparison) -> str:
             cells.append(text + (r"$^{" + marks + "}$" if marks else ""))
         lines.append(f"{labels[run]} & {_latex(run)} & " + " & ".join(cells) + r" \\")
     test = _TESTS[c.test]
-    caption = (f"Superscripts: the runs a mean is significantly better than ({test}, "
-               f"{_CORRECTIONS[c.correction]} correction, p < {c.alpha:g}). Protocol fingerprint "
-               f"{c.protocol.fingerprint}.")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + _latex(caption) + "}", r"\end{table}"]
+    # The comparison is in math mode ($p < 0.05$): a text-mode < prints as an inverted ! under OT1.
+    caption = (_latex(f"Superscripts: the runs a mean is significantly better than ({test}, "
+                      f"{_CORRECTIONS[c.correction]} correction, ") + f"$p < {c.alpha:g}$"
+               + _latex(f"). Protocol fingerprint {c.protocol.fingerprint}."))
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + caption + "}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 

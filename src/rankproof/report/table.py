@@ -110,7 +110,7 @@ def to_table(results: Sequence[Results], per_query: bool = False) -> str:
                 pq.add_column(str(m), justify="right")
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
-                pq.add_row(query, *(_fmt(float(v[i])) for v in values))
+                pq.add_row(str(query), *(_fmt(float(v[i])) for v in values))
             console.print()
             console.print(pq)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
@@ -193,11 +193,13 @@ def explanation_table(e: Explanation) -> str:
             console.print(f"DCG {e.dcg:.4f}; ideal DCG {e.ideal_dcg:.4f}")
     else:
         console.print()
+    for line in e.working:
+        console.print(line, highlight=False)
     console.print(f"{e.measure} = {_fmt(e.value)}" + ("" if e.value is not None else " (excluded)"))
     if e.policies:
-        console.print("policies that changed this query:")
+        console.print("policies that changed this value:")
         for note in e.policies:
             console.print(f"  - {note}")
     else:
-        console.print("no policy changed anything for this query")
+        console.print("no policy changed this value")
     return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines()) + "\n"

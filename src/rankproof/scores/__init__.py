@@ -43,7 +43,7 @@ from ..measures.compute import Values, discount_table, ratio
 from ..pipeline import QueryTable
 from ..protocol import Gain, Protocol, Ties
 from ..results import Results
-from ._align import POOL_NOTE, base_counts, score_alignment
+from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._dense import dense_ndcg_parts
 from ._input import ScoreInput, as_array, read_scores
 
@@ -63,6 +63,7 @@ def evaluate_scores(
     weights=None,
     offsets=None,
     queries=None,
+    num_relevant=None,
 ) -> Results:
     """Evaluate score matrices under an explicit protocol.
 
@@ -82,8 +83,20 @@ def evaluate_scores(
         Row weights, with ``aggregation=weighted`` (scikit-learn's ``sample_weight``).
     offsets : 1-D int array, optional
         Row boundaries of flat ``y_true`` / ``y_score``: ``[0, end of row 0, ..., n]``.
-    queries : sequence of str, optional
-        Row names (default ``"0"``, ``"1"``, ...).
+    queries : sequence, optional
+        Row names, e.g. user ids; results give them back as given (integers
+        stay integers), in row order. Default: the row index ``0, 1, ...``.
+    num_relevant : array-like of int (rows,), optional
+        The number of relevant items of each row in the whole catalogue,
+        candidates included. Without it, a row's candidates are its whole
+        pool: right when the matrix covers the catalogue, but when it holds
+        only some candidates per user (a retrieval stage's top N), recall's
+        denominator R and the ideal DCG count only the relevant candidates
+        (and the summary says so). With it, the ``num_relevant - relevant
+        candidates`` items outside the matrix join the pool at grade
+        ``protocol.rel`` (for graded relevance a lower bound on their gain),
+        counted as ``relevant_outside_candidates``; the values then equal
+        :func:`rankproof.evaluate_frame` on the same users and items.
 
     Returns
     -------
@@ -101,7 +114,7 @@ def evaluate_scores(
     >>> results = evaluate_scores([[2, 0, 1], [0, 1, 0]],
     ...                           [[0.9, 0.8, 0.1], [0.5, 0.5, float("nan")]], "ndcg@2")
     >>> {q: round(v, 4) for q, v in results.per_query("ndcg@2").items()}
-    {'0': 0.7602, '1': 0.8155}
+    {0: 0.7602, 1: 0.8155}
     >>> results.counts["masked_entries"], results.counts["tied_groups"]
     (1, 1)
 
@@ -109,31 +122,48 @@ def evaluate_scores(
     candidates in their input order:
 
     >>> evaluate_scores([[0, 0], [0, 1]], [[1, 2], [3, 3]], "ndcg@1", "lightgbm").per_query("ndcg@1")
-    {'0': 1.0, '1': 0.0}
+    {0: 1.0, 1: 0.0}
+
+    Candidates from a retrieval stage: the user liked 4 items, 1 of which is
+    among the 3 candidates and ranked first. Recall@3 is 1/4, not 1/1:
+
+    >>> evaluate_scores([[1, 0, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[4]).mean("r@3")
+    0.25
     """
     protocol = _as_protocol(protocol)
     measure_list = _measure_list(measures, protocol)
     scores = read_scores(y_true, y_score, offsets, queries, protocol)
-    weight_array = _row_weights(weights, scores.queries, protocol)
-    if _fast_path_applies(scores, protocol):
+    # Rows keep the caller's names and their dtype (the row index by default),
+    # in row order, so per-query values line up with the matrix rows.
+    ids = np.arange(scores.num_rows) if queries is None else np.asarray(list(queries))
+    weight_array = _row_weights(weights, scores.queries, ids, protocol)
+    if num_relevant is not None:
+        # The pool reaches beyond the matrix: the general alignment holds it.
+        alignment = score_alignment(scores, protocol, check_num_relevant(num_relevant, scores))
+        results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
+    elif _fast_path_applies(scores, protocol):
         # ndcg / dcg / ideal_dcg by the dense fast path; any other measure builds
         # the general alignment on first use and runs the reference kernels.
         alignment = DenseAlignment(scores, protocol)
-        return _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score",
-                                  compute=alignment.compute)
-    alignment = score_alignment(scores, protocol)
-    return _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
+        results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score",
+                                     compute=alignment.compute)
+    else:
+        alignment = score_alignment(scores, protocol)
+        results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
+    return results._with_query_ids(ids)
 
 
-def _row_weights(weights, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
+def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protocol) -> np.ndarray | None:
     if not _weights_wanted(weights, protocol, "pass weights=[one per row] (scikit-learn's sample_weight) "
                                               "or weights={query: weight}"):
         return None
     if isinstance(weights, Mapping):
-        missing = [q for q in queries.tolist() if q not in weights]
+        # Keyed by the row's id as given (0, 1, ... by default) or by its text.
+        keys = [i if i in weights else q for i, q in zip(ids.tolist(), queries.tolist())]
+        missing = [str(k) for k in keys if k not in weights]
         if missing:
             raise InputError(f"no weight for rows {', '.join(missing[:3])}; give every row a weight")
-        array = np.array([float(weights[q]) for q in queries.tolist()])
+        array = np.array([float(weights[k]) for k in keys])
     else:
         array = as_array(weights, "weights").astype(np.float64).ravel()
         if len(array) != len(queries):

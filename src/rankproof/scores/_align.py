@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from ..pipeline import Alignment, apply_negative_grades, apply_unjudged, group_ties, rank_order
 from ..protocol import Protocol
 from ._input import ScoreInput
 
-__all__ = ["POOL_NOTE", "score_alignment", "base_counts"]
+__all__ = ["POOL_NOTE", "score_alignment", "base_counts", "num_relevant_note", "check_num_relevant"]
 
-POOL_NOTE = "pool: each row's candidates (ideal=judged and ideal=retrieved coincide)"
+POOL_NOTE = ("pool: each row's candidates (ideal=judged and ideal=retrieved coincide); if they are a subset of "
+             "the catalogue, recall and ideal DCG miss the relevant items outside them: pass num_relevant=")
+
+
+def num_relevant_note(outside: int, rel: int) -> str:
+    return (f"pool: each row's candidates plus its relevant items outside them from num_relevant= "
+            f"({outside} in all, each at grade {rel}, the protocol's rel)")
 
 
 def base_counts(scores: ScoreInput) -> dict:
@@ -36,13 +43,51 @@ def _grades(relevance: np.ndarray) -> np.ndarray:
     return relevance
 
 
-def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
+def check_num_relevant(num_relevant, scores: ScoreInput) -> np.ndarray:
+    """``num_relevant`` as int64, one per row, checked: whole, non-negative numbers."""
+    from ._input import as_array
+
+    array = as_array(num_relevant, "num_relevant").ravel()
+    if len(array) != scores.num_rows:
+        raise InputError(f"num_relevant has {len(array)} values for {scores.num_rows} rows; give one per row "
+                         "(the number of relevant items of that user in the whole catalogue)")
+    bad = np.flatnonzero(~np.isfinite(array.astype(np.float64)) | (array < 0) | (array != np.round(array)))
+    if len(bad):
+        r = int(bad[0])
+        raise InputError(f"num_relevant: row {r} (query {scores.queries[r]}) has {array[r]}; give a whole number "
+                         ">= 0 of relevant items")
+    return array.astype(np.int64)
+
+
+def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, rel: int, queries):
+    """Each row's judged pool plus ``num_relevant - relevant candidates`` items at grade `rel`."""
+    pool_row, pool_grade = row[judged], grade[judged]
+    relevant_inside = np.bincount(pool_row[pool_grade >= rel], minlength=rows)
+    short = np.flatnonzero(num_relevant < relevant_inside)
+    if len(short):
+        r = int(short[0])
+        raise InputError(
+            f"num_relevant: row {r} (query {queries[r]}) says {num_relevant[r]} relevant items, but "
+            f"{relevant_inside[r]} of its candidates have a grade >= rel={rel}; give the count over the whole "
+            "catalogue, candidates included")
+    outside = num_relevant - relevant_inside
+    rows_all = np.concatenate([pool_row, np.repeat(np.arange(rows, dtype=np.int64), outside)])
+    grades_all = np.concatenate([pool_grade, np.full(int(outside.sum()), rel, dtype=pool_grade.dtype)])
+    order = np.argsort(rows_all, kind="stable")
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(rows_all, minlength=rows))]).astype(np.int64)
+    return offsets, grades_all[order], int(outside.sum())
+
+
+def score_alignment(scores: ScoreInput, protocol: Protocol, num_relevant: np.ndarray | None = None) -> Alignment:
     """Order every row by score under the tie policy and build the flat alignment.
 
     The row policies are the pipeline's (:mod:`rankproof.pipeline`), applied
     as to a run: a negative relevance read as unjudged is an unjudged
     candidate, so ``unjudged=error`` refuses it and ``unjudged=condense``
-    drops it, exactly as for a qrels file.
+    drops it, exactly as for a qrels file. With `num_relevant` (checked by
+    :func:`check_num_relevant`), each row's pool also holds the relevant
+    items that are not among its candidates, at grade ``protocol.rel``, so
+    recall and ideal DCG count them.
     """
     relevance, score, position, offsets = scores.flat()
     rows = scores.num_rows
@@ -81,8 +126,15 @@ def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
 
     group_offsets, tie_offsets = group_ties(row, score, protocol, counts, tie)
     n = len(score)
-    pool_offsets = np.concatenate([[0], np.cumsum(np.bincount(row[judged], minlength=rows))]).astype(np.int64)
-    pool_grade = grade[judged] if not judged.all() else grade
+    notes = (POOL_NOTE,)
+    if num_relevant is None:
+        pool_offsets = np.concatenate([[0], np.cumsum(np.bincount(row[judged], minlength=rows))]).astype(np.int64)
+        pool_grade = grade[judged] if not judged.all() else grade
+    else:
+        pool_offsets, pool_grade, outside = _pool_with_outside(row, judged, grade, rows, num_relevant,
+                                                               protocol.rel, scores.queries)
+        counts["relevant_outside_candidates"] = outside
+        notes = (num_relevant_note(outside, protocol.rel),)
     width = int(position.max(initial=-1)) + 1
     return Alignment(
         queries=scores.queries, in_run=np.ones(rows, dtype=bool), offsets=offsets,
@@ -91,5 +143,5 @@ def score_alignment(scores: ScoreInput, protocol: Protocol) -> Alignment:
         line=np.broadcast_to(np.int64(-1), (n,)),  # no file lines: a read-only view, no memory
         group_offsets=group_offsets,
         tie_offsets=tie_offsets, pool_offsets=pool_offsets, pool_grade=pool_grade, counts=counts,
-        run_source="y_score", qrels_source="y_true", notes=(POOL_NOTE,),
+        run_source="y_score", qrels_source="y_true", notes=notes,
     )

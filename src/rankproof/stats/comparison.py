@@ -127,13 +127,58 @@ class Comparison:
 
         return to_table(self)
 
+    def to_markdown(self) -> str:
+        """A Markdown table (one row per measure x pair, significant ones marked ``*``) and its notes."""
+        from ..report.compare import to_markdown
+
+        return to_markdown(self)
+
+    def to_latex(self) -> str:
+        """A booktabs table for a paper: runs as rows labelled a, b, ..., measures as columns; each
+        mean carries the labels of the runs it is significantly better than; the caption states the
+        test, the correction and ``$p < \\alpha$`` in math mode."""
+        from ..report.compare import to_latex
+
+        return to_latex(self)
+
+    def to_json(self) -> str:
+        """Settings, protocol, means and every row at full precision, as JSON text."""
+        from ..report.compare import to_json
+
+        return to_json(self)
+
+    def to_csv(self) -> str:
+        """One line per measure x pair, every field at full precision."""
+        from ..report.compare import to_csv
+
+        return to_csv(self)
+
     def __repr__(self) -> str:
         return (f"Comparison({len(self.runs)} runs x {len(self.measures)} measures, {len(self.rows)} rows, "
                 f"{len(self.significant)} significant; test={self.test} correction={self.correction})")
 
 
 # -- inputs ------------------------------------------------------------------------------
-def _named(runs) -> list[tuple[str, Any]]:
+def _relabelled(items: list[tuple[str, Any]], labels) -> list[tuple[str, Any]]:
+    """Rename runs: ``labels`` is a list (one label per run, in order) or a mapping {old name: label}."""
+    if labels is None:
+        return items
+    if isinstance(labels, Mapping):
+        unknown = [str(k) for k in labels if str(k) not in {name for name, _ in items}]
+        if unknown:
+            raise InputError(f"labels names run {unknown[0]!r}, which is not one of the runs "
+                             f"({', '.join(name for name, _ in items)})")
+        table = {str(k): str(v) for k, v in labels.items()}
+        return [(table.get(name, name), run) for name, run in items]
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+        raise InputError(f"labels must be a list (one per run) or a mapping {{run name: label}}; got "
+                         f"{type(labels).__name__}")
+    if len(labels) != len(items):
+        raise InputError(f"labels has {len(labels)} names for {len(items)} runs; give one label per run")
+    return [(str(label), run) for label, (_, run) in zip(labels, items)]
+
+
+def _named(runs, labels=None) -> list[tuple[str, Any]]:
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     elif isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
@@ -142,6 +187,7 @@ def _named(runs) -> list[tuple[str, Any]]:
     else:
         raise InputError("runs must be a mapping {name: Run or Results} or a list of them; "
                          f"got {type(runs).__name__}")
+    items = _relabelled(items, labels)
     names = [name for name, _ in items]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -152,11 +198,11 @@ def _named(runs) -> list[tuple[str, Any]]:
     return items
 
 
-def _evaluated(qrels, runs, measures, protocol) -> tuple[list[str], list[Any], list[Measure]]:
+def _evaluated(qrels, runs, measures, protocol, labels=None) -> tuple[list[str], list[Any], list[Measure]]:
     from ..data.run import Run
     from ..evaluate import evaluate
 
-    items = _named(runs)
+    items = _named(runs, labels)
     if measures is None:
         first = next((r for _, r in items if not isinstance(r, Run)), None)
         if first is None:
@@ -186,14 +232,15 @@ def _choose(value: str, options, what: str) -> str:
 
 
 def _few(items: list[str], limit: int = 3) -> str:
-    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+    return ", ".join(str(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
 def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
     """What differs between each run and the first: protocol, qrels, query set."""
     first_name, first = names[0], evaluated[0]
     found = []
-    first_queries = set(first.queries)
+    # Ids compared as text: saved results (JSON) hold integer user ids as text.
+    first_queries = set(map(str, first.queries))
     for name, other in zip(names[1:], evaluated[1:]):
         if other.protocol.fingerprint != first.protocol.fingerprint:
             policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
@@ -202,7 +249,7 @@ def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
         if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
             found.append(f"qrels differ: {first_name} was evaluated on qrels digest {first.qrels_digest}, "
                          f"{name} on {other.qrels_digest}")
-        queries = set(other.queries)
+        queries = set(map(str, other.queries))
         if queries != first_queries:
             only_first = sorted(first_queries - queries)
             only_other = sorted(queries - first_queries)
@@ -272,6 +319,7 @@ def compare(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
     allow_mismatch: bool = False,
+    labels=None,
 ) -> Comparison:
     """Compare runs pairwise on per-query values: differences, intervals, tests, corrections.
 
@@ -311,6 +359,16 @@ def compare(
         different query sets are refused (:class:`~rankproof.errors.ComparabilityError`).
         With True they are compared on the queries they share, and
         ``Comparison.mismatches`` says what differs.
+    labels : list or mapping, optional
+        Names the runs in rows and tables: one label per run, in order, or
+        ``{run name: label}`` for some of them (``baseline`` then takes the
+        label). A mapping of runs ``{label: run}`` names them too.
+
+    Returns
+    -------
+    Comparison
+        ``summary()``, ``to_markdown()``, ``to_latex()``, ``to_json()``,
+        ``to_csv()`` and ``to_pandas()`` render it.
 
     Notes
     -----
@@ -353,7 +411,7 @@ def compare(
 
         protocol = _as_protocol(protocol)
 
-    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol)
+    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels)
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
             raise InputError(

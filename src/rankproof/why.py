@@ -1,0 +1,221 @@
+"""Why a number differs from another tool's: the same data under two protocols.
+
+``why(qrels, run, measures, "trec_eval")`` evaluates the run under
+rankproof's protocol and under a peer's preset (``trec_eval``, ``trec_eval9``,
+``sklearn``, ``lightgbm``, ``ranx``), and tells, per measure:
+
+* both means and their difference (peer minus ours);
+* every policy the two protocols set differently, and how far the mean moves
+  when only that one policy is switched to the peer's value (a policy that
+  refuses the data, such as trec_eval's ``missing_query=error``, says so);
+* the queries whose values differ most, with both values.
+
+The shifts of single policies need not add up to the whole difference when
+policies interact (an unjudged doc inside a tied group, say); the text says
+when they do not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .errors import RankproofError
+from .evaluate import _as_protocol, evaluate
+from .measures.base import Measure, parse_measures
+from .protocol import Protocol
+
+__all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyShift:
+    """One policy set differently: our value, the peer's, and the mean under ours with only it switched."""
+
+    policy: str
+    ours: str
+    peer: str
+    shift: float | None  # mean with only this policy switched, minus our mean; None: refused
+    refused: str | None = None  # the error the switched policy raised on this data
+
+
+@dataclasses.dataclass(frozen=True)
+class QueryShift:
+    query: object
+    ours: float | None  # None: the protocol leaves the query out of the mean
+    peer: float | None
+    policies: tuple[str, ...] = ()  # the policies whose switch alone changes this query's value
+
+    @property
+    def difference(self) -> float:
+        if self.ours is None or self.peer is None:
+            return math.nan
+        return self.peer - self.ours
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasureWhy:
+    measure: Measure
+    ours: float
+    peer: float | None  # None: the peer's protocol refuses this data
+    policies: tuple[PolicyShift, ...]
+    queries: tuple[QueryShift, ...]  # the most different first
+    queries_differing: int
+    refused: str | None = None
+
+    @property
+    def difference(self) -> float:
+        return math.nan if self.peer is None else self.peer - self.ours
+
+
+@dataclasses.dataclass(frozen=True)
+class Why:
+    """What separates our number from the peer's, measure by measure."""
+
+    peer: str
+    ours: Protocol
+    theirs: Protocol
+    run_name: str
+    measures: tuple[MeasureWhy, ...]
+
+    def get(self, measure: "str | Measure") -> MeasureWhy:
+        key = parse_measures([measure])[0]
+        for item in self.measures:
+            if item.measure == key:
+                return item
+        raise KeyError(str(key))
+
+    def summary(self, digits: int = 7) -> str:
+        """Means, differing policies with their shifts, and the queries that moved most, as text."""
+        f = f"{{:.{digits}f}}"
+        signed = f"{{:+.{digits}f}}"
+        lines = [f"{self.run_name}: rankproof protocol {self.ours.fingerprint} vs {self.peer} preset "
+                 f"{self.theirs.fingerprint}"]
+        if not self.ours.differences(self.theirs):
+            lines.append("the two protocols are the same: the numbers cannot differ")
+        for item in self.measures:
+            if item.refused is not None:
+                lines.append(f"{item.measure}: ours {f.format(item.ours)}; {self.peer} refuses this data: "
+                             f"{item.refused}")
+            else:
+                lines.append(f"{item.measure}: ours {f.format(item.ours)}, {self.peer} {f.format(item.peer)}, "
+                             f"difference {signed.format(item.difference)} ({self.peer} - ours)")
+            if item.policies:
+                lines.append("  policies that differ (the mean moves by, when only that one is switched):")
+                width = max(len(f"{p.policy}={p.ours} -> {p.peer}") for p in item.policies)
+                for p in item.policies:
+                    label = f"{p.policy}={p.ours} -> {p.peer}"
+                    if p.refused is not None:
+                        lines.append(f"    {label:<{width}}  refused: {p.refused}")
+                    else:
+                        note = "  (no effect on this data)" if abs(p.shift) < 1e-15 else ""
+                        lines.append(f"    {label:<{width}}  {signed.format(p.shift)}{note}")
+                shifts = [p.shift for p in item.policies if p.refused is None]
+                if item.peer is not None and shifts and abs(sum(shifts) - item.difference) > 1e-12:
+                    lines.append("  (the single shifts do not add up to the difference: the policies interact)")
+            if item.queries:
+                lines.append(f"  queries that differ: {item.queries_differing}; the largest:")
+                for q in item.queries:
+                    ours = "excluded" if q.ours is None else f.format(q.ours)
+                    peer = "excluded" if q.peer is None else f.format(q.peer)
+                    change = "" if math.isnan(q.difference) else f" ({signed.format(q.difference)})"
+                    by = f"; moved by {', '.join(q.policies)}" if q.policies else ""
+                    lines.append(f"    query {q.query}: ours {ours}, {self.peer} {peer}{change}{by}")
+            elif item.peer is not None:
+                lines.append("  no query differs")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def _differs(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is not b
+    return abs(a - b) > 1e-12
+
+
+def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = None, *, top: int = 5) -> Why:
+    """Evaluate `run` under our protocol and under `peer`'s preset, and say what separates them.
+
+    Parameters
+    ----------
+    qrels, run : Qrels, Run
+    measures : str, Measure or iterable of them
+    peer : str
+        A preset: ``trec_eval``, ``trec_eval9``, ``sklearn``, ``lightgbm`` or ``ranx``.
+    protocol : Protocol, preset name or protocol text, default ``Protocol()``
+        Ours.
+    top : int
+        How many of the most different queries to list per measure.
+
+    Returns
+    -------
+    Why
+        ``summary()`` prints it; ``get(measure)`` gives the means, the
+        policy shifts and the queries.
+
+    Examples
+    --------
+    Two docs tie; trec_eval orders them by doc id descending, so "b" (not
+    relevant) comes first, and rr is 1/2 instead of the mean over both orders
+    (1 + 1/2) / 2 = 0.75:
+
+    >>> from rankproof import Qrels, Run
+    >>> qrels = Qrels.from_dict({"q": {"a": 1}})
+    >>> run = Run.from_dict({"q": {"a": 1.0, "b": 1.0}})
+    >>> w = why(qrels, run, "rr", "trec_eval")
+    >>> item = w.get("rr")
+    >>> item.ours, item.peer
+    (0.75, 0.5)
+    >>> [(p.policy, p.shift) for p in item.policies if p.shift]
+    [('ties', -0.25)]
+    """
+    theirs = Protocol.preset(peer)  # an unknown name is refused, with the near ones
+    ours = _as_protocol(protocol)
+    measure_list = list(dict.fromkeys(parse_measures(measures)))
+    our_results = evaluate(qrels, run, measure_list, ours)
+    try:
+        peer_results = evaluate(qrels, run, measure_list, theirs)
+        peer_refused = None
+    except RankproofError as error:
+        peer_results, peer_refused = None, str(error)
+
+    differing = ours.differences(theirs)
+    switched: dict[str, tuple[object, str | None]] = {}
+    for policy in differing:
+        try:
+            switched[policy] = (evaluate(qrels, run, measure_list, ours.replace(**{policy: getattr(theirs, policy)})),
+                                None)
+        except RankproofError as error:
+            switched[policy] = (None, str(error))
+
+    items = []
+    for measure in measure_list:
+        ours_mean = our_results.mean(measure)
+        policies = []
+        for policy, (ours_text, peer_text) in differing.items():
+            results, refused = switched[policy]
+            shift = None if results is None else results.mean(measure) - ours_mean
+            policies.append(PolicyShift(policy, ours_text, peer_text, shift, refused))
+        queries: list[QueryShift] = []
+        differing_count = 0
+        if peer_results is not None:
+            mine = our_results.per_query(measure)
+            theirs_values = peer_results.per_query(measure)
+            everyone = list(dict.fromkeys([*our_results.queries, *peer_results.queries]))
+            shifts = [QueryShift(q, mine.get(q), theirs_values.get(q)) for q in everyone]
+            moved = [s for s in shifts if s.ours is None or s.peer is None or abs(s.difference) > 1e-12]
+            differing_count = len(moved)
+            # Left out by one side first (they move the mean most surely), then by |difference|.
+            moved.sort(key=lambda s: (-math.inf if math.isnan(s.difference) else -abs(s.difference)))
+            switched_values = {policy: results.per_query(measure) for policy, (results, _) in switched.items()
+                               if results is not None}
+            queries = [dataclasses.replace(s, policies=tuple(
+                policy for policy, values in switched_values.items() if _differs(values.get(s.query), s.ours)))
+                for s in moved[:top]]
+        items.append(MeasureWhy(measure=measure, ours=ours_mean,
+                                peer=None if peer_results is None else peer_results.mean(measure),
+                                policies=tuple(policies), queries=tuple(queries),
+                                queries_differing=differing_count, refused=peer_refused))
+    return Why(peer=peer, ours=ours, theirs=theirs, run_name=run.name, measures=tuple(items))

@@ -244,7 +244,7 @@ BAD = [
      r"truth row 2: user 1, item 11: grade 3.5 is not an integer"),
     ("negative rating",
      _with(GOOD_TRUTH, rating=[1, -1, 1]), GOOD_PREDICTIONS, {}, InputError,
-     r"truth: user 1, item 11: negative grade -1; set the policy negative_grades=zero"),
+     r"truth: user 1, item 11: negative rating -1; set the policy negative_grades=zero"),
     ("null user in the truth",
      _with(GOOD_TRUTH, user=[1.0, None, 2.0]), GOOD_PREDICTIONS, {}, ParseError,
      r"truth row 2: item 11: no user id \(the value is null or NaN\); give every row a user id"),

@@ -3,11 +3,33 @@
 Every message says what was wrong, where (file, line, query, doc) and what to
 do about it, so the command line can print it as one line and exit with 2.
 Internal bugs are never raised as :class:`RankproofError`.
+
+An error raised with fields (``what``, ``source``, ``line``, ``query``,
+``doc``, ``value``, ``fix``) is rendered by one function, :func:`render`, in
+a :class:`Vocabulary`: the same duplicate is "query 7, doc d3: the doc is
+listed twice for this query" from a run file and "user 7, item d3: the item
+is listed twice for this user" from ``evaluate_frame``, chosen by field,
+never by rewriting the text. ``what`` and ``fix`` name the words of the
+vocabulary as ``{query}``, ``{doc}``, ``{grade}``, ``{queries}``, ``{docs}``.
+
+>>> error = DuplicateError(what="the {doc} is listed twice for this {query}", source="run.txt", line=3,
+...                        query="7", doc="d3", fix="set the policy duplicates=first to keep the first")
+>>> str(error)
+'run.txt line 3: query 7, doc d3: the doc is listed twice for this query; set the policy duplicates=first to keep the first'
+>>> error.render(USERS_AND_ITEMS)
+'run.txt line 3: user 7, item d3: the item is listed twice for this user; set the policy duplicates=first to keep the first'
 """
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 __all__ = [
+    "Vocabulary",
+    "QUERIES_AND_DOCS",
+    "USERS_AND_ITEMS",
+    "render",
     "RankproofError",
     "InputError",
     "ParseError",
@@ -22,12 +44,39 @@ __all__ = [
 ]
 
 
+@dataclasses.dataclass(frozen=True)
+class Vocabulary:
+    """The words a front door's users use for queries, docs and grades."""
+
+    query: str = "query"
+    doc: str = "doc"
+    grade: str = "grade"
+
+    def words(self) -> dict[str, str]:
+        return {"query": self.query, "doc": self.doc, "grade": self.grade,
+                "queries": self.query + "s", "docs": self.doc + "s", "grades": self.grade + "s"}
+
+
+QUERIES_AND_DOCS = Vocabulary()
+USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating")
+
+
+def render(*, what: str, source: str | None = None, line: int | None = None, query: Any = None,
+           doc: Any = None, fix: str | None = None, vocabulary: Vocabulary = QUERIES_AND_DOCS) -> str:
+    """The one line an error prints: where, what was wrong, and what to do."""
+    words = vocabulary.words()
+    text = where(source=source, line=line, query=None if query is None else str(query),
+                 doc=None if doc is None else str(doc), vocabulary=vocabulary) + what.format(**words)
+    return text + (f"; {fix.format(**words)}" if fix else "")
+
+
 def where(
     *,
     source: str | None = None,
     line: int | None = None,
     query: str | None = None,
     doc: str | None = None,
+    vocabulary: Vocabulary = QUERIES_AND_DOCS,
 ) -> str:
     """Format a location prefix such as ``"run.txt line 17: query q3, doc D12: "``.
 
@@ -41,8 +90,8 @@ def where(
     subject = ", ".join(
         part
         for part in (
-            f"query {query}" if query is not None else None,
-            f"doc {doc}" if doc is not None else None,
+            f"{vocabulary.query} {query}" if query is not None else None,
+            f"{vocabulary.doc} {doc}" if doc is not None else None,
         )
         if part
     )
@@ -51,7 +100,35 @@ def where(
 
 
 class RankproofError(Exception):
-    """Base class of every error rankproof raises on bad input or usage."""
+    """Base class of every error rankproof raises on bad input or usage.
+
+    Raised either with a finished message, or with fields (``what`` and
+    where), which :meth:`render` words in any :class:`Vocabulary`.
+    """
+
+    def __init__(self, message: str | None = None, *, what: str | None = None, source: str | None = None,
+                 line: int | None = None, query: Any = None, doc: Any = None, value: Any = None,
+                 fix: str | None = None) -> None:
+        self.what, self.source, self.line, self.query, self.doc = what, source, line, query, doc
+        self.value, self.fix = value, fix
+        super().__init__(message if message is not None else self.render())
+
+    @property
+    def has_fields(self) -> bool:
+        return self.what is not None
+
+    def render(self, vocabulary: Vocabulary = QUERIES_AND_DOCS) -> str:
+        """The message in `vocabulary`'s words (the message as given when raised without fields)."""
+        if self.what is None:
+            return str(self.args[0]) if self.args else ""
+        return render(what=self.what, source=self.source, line=self.line, query=self.query, doc=self.doc,
+                      fix=self.fix, vocabulary=vocabulary)
+
+    def in_words_of(self, vocabulary: Vocabulary) -> "RankproofError":
+        """The same error (type and fields) with its message in `vocabulary`'s words."""
+        worded = type(self)(self.render(vocabulary))
+        worded.__dict__.update({k: v for k, v in self.__dict__.items()})
+        return worded
 
 
 class InputError(RankproofError, ValueError):

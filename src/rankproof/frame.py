@@ -33,7 +33,7 @@ import numpy as np
 
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import InputError, RankproofError
+from .errors import USERS_AND_ITEMS, InputError, RankproofError
 from .evaluate import _as_protocol, evaluate
 from .measures.base import Measure, parse_measures
 from .protocol import Protocol
@@ -66,9 +66,10 @@ def _pairs(data, user, item, score, source: str, name: str | None = None) -> Run
     return Run.from_table(data, query=user, doc=item, score=score, source=source, name=name)
 
 
-# Messages of the shared readers speak of queries, docs and grades; a log's
-# user speaks of users, items and ratings, and names columns with user=,
-# item=, rating=. These rewrite only the fixed phrases the readers use.
+# Errors raised with fields (every row policy's) are worded for a log by
+# field (errors.USERS_AND_ITEMS). Messages of the shared readers are still
+# finished strings that speak of queries, docs and grades, and name columns
+# with query=, doc=, grade=: these rewrite only the fixed phrases they use.
 _LOG_TERMS = [
     (re.compile(r"\bquery (?=\S)(?!id\b)"), "user "),
     (re.compile(r"\bdoc (?=\S)(?!id\b)(?!is\b)"), "item "),
@@ -257,4 +258,6 @@ def evaluate_frame(
         integer = _integer_ids(truth, user) and _integer_ids(predictions, user)
         return _typed_ids(results._with_complete_judgments(TRUTH_NOTE), integer)
     except RankproofError as error:
+        if error.has_fields:  # worded by field: users, items and ratings
+            raise error.in_words_of(USERS_AND_ITEMS) from None
         raise type(error)(_in_log_terms(str(error))) from None

@@ -326,24 +326,30 @@ def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None,
 
 
 # -- row policies ---------------------------------------------------------------
-# Each takes flat per-row arrays and a `locate(i)` that names row i for a
-# message ("file line 7: query q1, doc d3: " for a TREC run, "y_true row 0
-# (query 0), column 1: " for a score matrix), so one policy gives one
-# behaviour whatever the front door, and the message still says where.
-Locate = Callable[[int], str]
+# Each takes flat per-row arrays and a `locate(i)` that names row i as the
+# fields of an error ({"source": "run.txt", "line": 7, "query": "q1", "doc":
+# "d3"} for a TREC run, {"source": "y_true row 0 (query 0), column 1"} for a
+# score matrix), so one policy gives one behaviour whatever the front door,
+# and the error says where in the words of that front door (errors.render).
+Locate = Callable[[int], dict]
+
+
+def _literal(text: object) -> str:
+    """User text inside an error template (``what``), its braces kept as braces."""
+    return str(text).replace("{", "{{").replace("}", "}}")
 
 
 def apply_negative_grades(grade: np.ndarray, protocol: Protocol, locate: Locate,
-                          noun: str = "grade") -> tuple[np.ndarray, np.ndarray | None]:
+                          noun: str = "{grade}") -> tuple[np.ndarray, np.ndarray | None]:
     """The ``negative_grades`` policy: (grades to use, rows to read as unjudged or None).
 
     ``error`` refuses the first negative grade; ``zero`` reads it as judged
     non-relevant; ``unjudged`` (trec_eval) keeps the row in the pool but
     returns it in the mask, for the caller to treat as unjudged.
 
-    >>> apply_negative_grades(np.array([2, -1]), Protocol(negative_grades="zero"), str)[0].tolist()
+    >>> apply_negative_grades(np.array([2, -1]), Protocol(negative_grades="zero"), dict)[0].tolist()
     [2, 0]
-    >>> apply_negative_grades(np.array([2, -1]), Protocol(negative_grades="unjudged"), str)[1].tolist()
+    >>> apply_negative_grades(np.array([2, -1]), Protocol(negative_grades="unjudged"), dict)[1].tolist()
     [False, True]
     """
     negative = grade < 0
@@ -352,9 +358,9 @@ def apply_negative_grades(grade: np.ndarray, protocol: Protocol, locate: Locate,
     if protocol.negative_grades is NegativeGrades.ERROR:
         i = int(np.flatnonzero(negative)[0])
         raise InputError(
-            f"{locate(i)}negative {noun} {grade[i]}; set the policy negative_grades=zero to read it as "
-            "judged non-relevant, or negative_grades=unjudged to treat it as unjudged (trec_eval)"
-        )
+            what=f"negative {noun} {_literal(grade[i])}", value=grade[i].item(), **locate(i),
+            fix="set the policy negative_grades=zero to read it as judged non-relevant, or "
+                "negative_grades=unjudged to treat it as unjudged (trec_eval)")
     if protocol.negative_grades is NegativeGrades.ZERO:
         return np.where(negative, 0, grade), None
     return grade, negative
@@ -375,9 +381,9 @@ def apply_unjudged(judged: np.ndarray, protocol: Protocol, locate: Locate, sourc
         return None
     if protocol.unjudged is Unjudged.ERROR:
         raise UnjudgedError(
-            f"{locate(int(np.flatnonzero(unjudged)[0]))}the doc has no judgment in {source}; set the policy "
-            "unjudged=zero to count it non-relevant, or unjudged=condense to drop unjudged docs"
-        )
+            what=f"the {{doc}} has no judgment in {_literal(source)}", **locate(int(np.flatnonzero(unjudged)[0])),
+            fix="set the policy unjudged=zero to count it non-relevant, or unjudged=condense to drop "
+                "unjudged {docs}")
     if protocol.unjudged is Unjudged.CONDENSE:
         counts["unjudged_dropped"] = counts["unjudged_retrieved"]
         return judged
@@ -391,9 +397,8 @@ def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate, co
     counts["duplicates_dropped"] = int(repeated.sum())
     if counts["duplicates_dropped"] and protocol.duplicates is Duplicates.ERROR:
         raise DuplicateError(
-            f"{locate(int(np.flatnonzero(repeated)[0]))}the doc is listed twice for this query; "
-            "set the policy duplicates=first to keep the first"
-        )
+            what="the {doc} is listed twice for this {query}", **locate(int(np.flatnonzero(repeated)[0])),
+            fix="set the policy duplicates=first to keep the first")
     return ~repeated
 
 
@@ -519,9 +524,9 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     judged_grade = qrels.grades
     counts["negative_grades"] = int((judged_grade < 0).sum())
 
-    def judgment(i: int) -> str:
-        return where(source=qrels.source, line=_line(qrels.lines, i),
-                     query=str(qrels.queries[qrels_row_query[i]]), doc=str(qrels.docs[judged_doc[i]]))
+    def judgment(i: int) -> dict:
+        return {"source": qrels.source, "line": _line(qrels.lines, i),
+                "query": str(qrels.queries[qrels_row_query[i]]), "doc": str(qrels.docs[judged_doc[i]])}
 
     judged_grade, pooled_only = apply_negative_grades(judged_grade, protocol, judgment)
     negative = pooled_only if pooled_only is not None else np.zeros(len(judged_grade), dtype=bool)
@@ -554,10 +559,10 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     row_line = take_lines(run.lines, rows)
     row_key = row_query * num_docs + row_doc
 
-    def run_row(i: int) -> str:
+    def run_row(i: int) -> dict:
         # Location of row i of the (current) run arrays, for messages.
-        return where(source=run.source, line=_line(row_line, i),
-                     query=str(queries[row_query[i]]), doc=str(docs[row_doc[i]]))
+        return {"source": run.source, "line": _line(row_line, i),
+                "query": str(queries[row_query[i]]), "doc": str(docs[row_doc[i]])}
 
     # One sort of the (query, doc) keys finds duplicates and serves every lookup.
     sorted_key, key_row = _sorted_with_rows(row_key)

@@ -94,10 +94,10 @@ def score_alignment(scores: ScoreInput, protocol: Protocol, num_relevant: np.nda
     counts = base_counts(scores)
     row = np.repeat(np.arange(rows, dtype=np.int64), np.diff(offsets))
 
-    def entry(i: int) -> str:
+    def entry(i: int) -> dict:
         r = int(row[i])
         where = "column" if scores.dense else "position"
-        return f"y_true row {r} (query {scores.queries[r]}), {where} {int(position[i])}: "
+        return {"source": f"y_true row {r} (query {scores.queries[r]}), {where} {int(position[i])}"}
 
     grade, unjudged = apply_negative_grades(_grades(relevance), protocol, entry, noun="relevance")
     # Every candidate is in the row's pool; one with a negative relevance read

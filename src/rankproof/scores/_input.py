@@ -213,7 +213,7 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
     if negative:
         # The policy is the pipeline's; refused here, before any work, as for a qrels file.
         flat = np.where(negative_flags, relevance, 0).ravel()
-        apply_negative_grades(flat, protocol, lambda i: f"y_true {_locate(form, offsets, columns, i, names)}: ",
+        apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {_locate(form, offsets, columns, i, names)}"},
                               noun="relevance")
     score = apply_score_precision(score, protocol)
     return ScoreInput(queries=names, relevance=relevance, score=score, offsets=offsets, masked=masked,

@@ -1,0 +1,182 @@
+"""The compiled engine: the ranked family in one fused pass per query.
+
+:mod:`rankproof.engines._ranked` (Cython, nogil) computes every requested
+measure of the ranked family (see ``KINDS``) for a query while its ranking is
+in cache, tie groups in closed form as the numpy reference does. This module
+turns the measures into the kernel's plan (small integer tables), builds the
+gain and discount tables once, and hands every other measure (trec_eval's
+families) to the numpy engine, measure by measure.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import TieError
+from ..measures.base import Measure
+from ..measures.compute import Values, discount_table, gains_of
+from ..protocol import ApDenominator, Ideal, PrecisionDenominator, RecallDenominator
+from .base import NumpyEngine
+
+__all__ = ["CompiledEngine", "KINDS"]
+
+# Measure name -> the kernel's kind number (the enum of _ranked.pyx).
+KINDS: dict[str, int] = {
+    "dcg": 0, "ideal_dcg": 1, "ndcg": 2, "ap": 3, "rr": 4, "hit": 5, "p": 6, "r": 7,
+    "rprec": 8, "bpref": 9, "judged": 10, "num_ret": 11, "num_rel": 12, "num_rel_ret": 13,
+}
+_GAIN_KINDS = {"dcg", "ideal_dcg", "ndcg"}
+_IDEAL_KINDS = {"ideal_dcg", "ndcg"}
+_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret"}
+
+# The fields of Values each measure returns, as the numpy engine does
+# (micro averaging reads numerator / denominator; zero_ideal reads undefined).
+_VALUE, _UNDEFINED, _RATIO, _NORMALISED_RATIO = ((), ("undefined",), ("numerator", "denominator"),
+                                                 ("numerator", "denominator", "undefined"))
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "dcg": _VALUE, "ideal_dcg": _VALUE, "rr": _VALUE, "hit": _VALUE, "num_ret": _VALUE,
+    "num_rel": _VALUE, "num_rel_ret": _VALUE,
+    "ap": _UNDEFINED, "bpref": _UNDEFINED,
+    "p": _RATIO, "judged": _RATIO,
+    "ndcg": _NORMALISED_RATIO, "r": _NORMALISED_RATIO, "rprec": _NORMALISED_RATIO,
+}
+
+# Denominator policy -> the kernel's number, per measure.
+_POLICIES: dict[str, tuple[str, dict]] = {
+    "p": ("precision_denominator", {PrecisionDenominator.K: 0, PrecisionDenominator.RETRIEVED: 1}),
+    "r": ("recall_denominator", {RecallDenominator.RELEVANT: 0, RecallDenominator.MIN_K: 1}),
+    "ap": ("ap_denominator", {ApDenominator.RELEVANT: 0, ApDenominator.MIN_K: 1, ApDenominator.HITS: 2}),
+}
+_HITS = 2
+_POOLS = {Ideal.JUDGED: 0, Ideal.RETRIEVED: 1}
+
+# Gains are looked up in a table indexed by grade; beyond this many distinct
+# grades (e.g. grades in the thousands) the gain measures go to the numpy engine.
+_LARGEST_GRADE_SPAN = 4096
+# Below this many queries one thread is faster than starting several.
+_QUERIES_PER_THREAD = 20_000
+
+
+def _threads(num_queries: int) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, num_queries // _QUERIES_PER_THREAD, 8))
+
+
+class CompiledEngine:
+    """The default engine (see the module docstring).
+
+    ``supports(measure)`` is True for the ranked family computed in the
+    compiled pass; the others are computed by :class:`NumpyEngine`.
+    """
+
+    name = "compiled"
+
+    def __init__(self) -> None:
+        from . import _ranked  # noqa: F401  (fail here, with the build hint, not mid-evaluation)
+        self._kernel = _ranked.evaluate_ranked
+        self._reference = NumpyEngine()
+
+    def supports(self, measure: Measure) -> bool:
+        return measure.name in KINDS
+
+    def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
+        grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
+        pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
+        low = min(0, int(grade.min(initial=0)), int(pool_grade.min(initial=0)))
+        high = max(0, int(grade.max(initial=0)), int(pool_grade.max(initial=0)))
+        span = high - low + 1
+
+        def compiled(m: Measure) -> bool:
+            return self.supports(m) and (m.name not in _GAIN_KINDS or span <= _LARGEST_GRADE_SPAN)
+
+        mine = [m for m in measures if compiled(m)]
+        values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
+        if mine:
+            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, span))
+        return {m: values[m] for m in measures}
+
+    def _compiled(self, alignment, measures: list[Measure], protocol, grade, pool_grade,
+                  low: int, span: int) -> dict[Measure, Values]:
+        offsets = np.ascontiguousarray(alignment.offsets, dtype=np.int64)
+        group_offsets = np.ascontiguousarray(alignment.group_offsets, dtype=np.int64)
+        pool_offsets = np.ascontiguousarray(alignment.pool_offsets, dtype=np.int64)
+        num_queries = len(offsets) - 1
+        all_singletons = len(group_offsets) - 1 == offsets[-1]
+        # First group of each query (groups never cross a query boundary).
+        query_groups = offsets if all_singletons else np.searchsorted(group_offsets, offsets).astype(np.int64)
+        judged = np.ascontiguousarray(alignment.judged, dtype=bool).view(np.uint8)
+        longest = int(max(np.diff(offsets).max(initial=0), np.diff(pool_offsets).max(initial=0), 1))
+
+        gains: list = []       # distinct gain settings, in order of first use
+        discounts: list = []   # distinct discount settings
+        sources: list = []     # distinct (gain id, pool) ideal sources
+        rels: list = []        # distinct rel values
+
+        def index(table: list, item) -> int:
+            if item not in table:
+                table.append(item)
+            return table.index(item)
+
+        plan = np.full((len(measures), 7), -1, dtype=np.int64)
+        plan[:, 4] = 0
+        plan[:, 3] = 0
+        for j, m in enumerate(measures):
+            plan[j, 0] = KINDS[m.name]
+            plan[j, 1] = m.cutoff if m.cutoff is not None else -1
+            if m.name not in _NO_REL:
+                plan[j, 2] = index(rels, m.setting("rel", protocol))
+            if m.name in _GAIN_KINDS:
+                plan[j, 3] = index(gains, m.setting("gain", protocol))
+                plan[j, 4] = index(discounts, m.setting("discount", protocol))
+            if m.name in _IDEAL_KINDS:
+                plan[j, 6] = index(sources, (plan[j, 3], _POOLS[m.setting("ideal", protocol)]))
+            if m.name in _POLICIES:
+                policy, numbers = _POLICIES[m.name]
+                plan[j, 5] = numbers[m.setting(policy, protocol)]
+
+        # Gain tables over the grades low .. low + span - 1, and the distinct
+        # positive gains of each, highest first (the ideal's counting sort).
+        grades = np.arange(low, low + span, dtype=np.int64)
+        gain_rows = [gains_of(grades, g) for g in gains] or [np.zeros(span)]
+        levels = [np.unique(row[row > 0])[::-1] for row in gain_rows]
+        max_levels = max(1, max(len(level) for level in levels))
+        level_gain = np.zeros((len(gain_rows), max_levels))
+        level_of = np.full((len(gain_rows), span), -1, dtype=np.int32)
+        for t, (row, level) in enumerate(zip(gain_rows, levels)):
+            level_gain[t, :len(level)] = level
+            positive = row > 0
+            # level 0 holds the highest gain: search the ascending copy, then flip.
+            level_of[t, positive] = len(level) - 1 - np.searchsorted(level[::-1], row[positive])
+        num_levels = np.array([len(level) for level in levels], dtype=np.int64)
+        discount = np.array([discount_table(d, longest) for d in discounts] or [np.zeros(longest)])
+        cumulative = np.zeros((len(discount), longest + 1))
+        np.cumsum(discount, axis=1, out=cumulative[:, 1:])
+
+        value, numerator, denominator, undefined, crossings = self._kernel(
+            offsets, query_groups, group_offsets, grade, judged, pool_offsets, pool_grade,
+            np.ascontiguousarray(np.array(gain_rows)), level_of, level_gain, num_levels, low,
+            discount, cumulative, plan, np.array(rels, dtype=np.int64),
+            np.array(sources, dtype=np.int64).reshape(-1, 2), _threads(num_queries))
+
+        results = {}
+        for j, m in enumerate(measures):
+            if m.name == "ap" and plan[j, 5] == _HITS and crossings[j].any():
+                _refuse_crossing(alignment, m, crossings[j])
+            fields = {"numerator": numerator[j], "denominator": denominator[j],
+                      "undefined": undefined[j].view(bool)}
+            results[m] = Values(value[j], **{name: fields[name] for name in _FIELDS[m.name]})
+        return results
+
+
+def _refuse_crossing(alignment, m: Measure, crossings: np.ndarray) -> None:
+    """AP over the hits divides by a count that, under ties=expected, varies
+    with the order of a tied group crossing the cutoff: no exact closed form."""
+    query = alignment.queries[int(np.argmax(crossings))]
+    raise TieError(
+        f"query {query}: {m} divides by the relevant docs in the top {m.cutoff}, which depends on "
+        f"the order of tied docs crossing the cutoff ({int(crossings.sum())} such groups); set the "
+        "policy ties=docid or ties=input, or ap_denominator=relevant or min_k"
+    )

@@ -12,6 +12,10 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 SOURCE = Path("src")
+# Modules whose loops run queries in parallel (cython.parallel.prange): OpenMP
+# for them alone. Each query writes only its own outputs, so the results do
+# not depend on the number of threads.
+OPENMP = {"rankproof.engines._ranked"}
 
 
 def _extensions() -> list[Extension]:
@@ -19,7 +23,9 @@ def _extensions() -> list[Extension]:
     for pyx in sorted(SOURCE.glob("rankproof/**/*.pyx")):
         name = ".".join(pyx.relative_to(SOURCE).with_suffix("").parts)
         # -O3 for the loops; no -march=native: a wheel must run on any x86-64.
-        modules.append(Extension(name, [str(pyx)], extra_compile_args=["-O3"]))
+        openmp = ["-fopenmp"] if name in OPENMP else []
+        modules.append(Extension(name, [str(pyx)], extra_compile_args=["-O3", *openmp],
+                                 extra_link_args=openmp))
     return modules
 
 

@@ -69,7 +69,9 @@ class CompiledEngine:
     """The default engine (see the module docstring).
 
     ``supports(measure)`` is True for the ranked family computed in the
-    compiled pass; the others are computed by :class:`NumpyEngine`.
+    compiled pass; the others are computed by :class:`NumpyEngine`, and so is
+    every measure when grades are real numbers (the kernel reads integer
+    grades) or span more than 4096 values (the gain measures only).
     """
 
     name = "compiled"
@@ -83,6 +85,10 @@ class CompiledEngine:
         return measure.name in KINDS
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
+        if alignment.grade.dtype.kind not in "iub" or alignment.pool_grade.dtype.kind not in "iub":
+            # Real-valued grades (scikit-learn's y_true allows them): the kernel
+            # reads integer grades, so the reference computes every measure.
+            return self._reference.evaluate(alignment, measures, protocol)
         grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
         pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
         low = min(0, int(grade.min(initial=0)), int(pool_grade.min(initial=0)))

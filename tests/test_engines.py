@@ -190,3 +190,19 @@ def test_compiled_engine_says_what_it_delegates():
     assert compiled.supports(parse_measure("bpref"))
     assert not compiled.supports(parse_measure("infap"))
     assert get_engine("numpy").supports(parse_measure("infap"))
+
+
+def test_measures_command_names_the_engine_of_each_measure(capsys):
+    from rankproof.cli import main
+
+    assert main(["measures"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+
+    def engine_of(usage: str) -> str:
+        at = next(i for i, line in enumerate(lines) if line.startswith(usage + " "))
+        return next(line for line in lines[at + 1:] if "engine:" in line).split("engine:")[1].strip()
+
+    assert engine_of("ndcg@k") == "compiled"
+    assert engine_of("bpref@k") == "compiled"
+    assert engine_of("infap@k").startswith("numpy")

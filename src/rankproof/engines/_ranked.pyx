@@ -212,6 +212,13 @@ cdef void _first_relevant(const Ranking* x, int64_t rel, int64_t k, double* rr, 
         if s >= k:
             return
         n = b - a
+        if n == 1:
+            # An untied doc: P(1) = 1.
+            if _flag(x, a, rel):
+                rr[0] = 1.0 / (s + 1)
+                hit[0] = 1.0
+                return
+            continue
         r = 0
         for p in range(a, b):
             r += _flag(x, p, rel)
@@ -248,6 +255,12 @@ cdef double _precision_sum(const Ranking* x, int64_t rel, int64_t k) noexcept no
         if s >= k:
             break
         n = b - a
+        if n == 1:
+            # An untied doc: its precision (c + 1) / (s + 1) if relevant.
+            if _flag(x, a, rel):
+                c += 1
+                total += <double>c / (s + 1)
+            continue
         r = 0
         for p in range(a, b):
             r += _flag(x, p, rel)
@@ -312,6 +325,15 @@ cdef double _bpref_sum(const Ranking* x, int64_t rel, int64_t k, int64_t num_rel
         if s >= k:
             break
         n = b - a
+        if n == 1:
+            # An untied doc: 1 - min(c', R) / denominator if relevant.
+            if x.judged[a]:
+                if x.grade[a] >= rel:
+                    t = c if c < num_rel else num_rel
+                    total += 1.0 - <double>t / denominator
+                else:
+                    c += 1
+            continue
         r = 0
         nr = 0
         for p in range(a, b):

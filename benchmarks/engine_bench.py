@@ -15,7 +15,7 @@ mrr@10, precision@10, recall@100). Before timing, the script checks that
   linear gain, ideal from the judged pool, AP over R, P over k, R over R,
   0 for a query with nothing relevant).
 
-Timed (median of --repeat runs, each a full call):
+Timed (median of --repeat runs, each a full call; the tools take turns):
 
 - rankproof ``evaluate`` with the compiled engine (the default) and with
   ``engine="numpy"`` (alignment included: what a user calls);
@@ -101,14 +101,18 @@ def build_ranx(queries, docs, run_columns, qrels_columns):
     return qrels, run
 
 
-def median_seconds(function, repeat: int) -> float:
-    times = []
+def median_seconds(functions: dict, repeat: int) -> dict:
+    """Median wall time of each function; the runs are interleaved (one of
+    each, `repeat` times) so that a change in the machine's load falls on
+    every tool alike."""
+    times: dict = {name: [] for name in functions}
     for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for name, function in functions.items():
+            gc.collect()
+            start = time.perf_counter()
+            function()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def untied_queries(run_columns, num_queries: int) -> np.ndarray:
@@ -147,18 +151,17 @@ def main() -> int:
             return 1
     print("engines agree: compiled = numpy on every query and measure (1e-12)")
 
-    rows = []
     alignment = align(qrels, run, protocol)
     measure_list = parse_measures(measures)
-    rows.append(("rankproof evaluate (compiled engine)", median_seconds(
-        lambda: evaluate(qrels, run, measures, protocol), args.repeat)))
-    rows.append(("rankproof evaluate (numpy engine)", median_seconds(
-        lambda: evaluate(qrels, run, measures, protocol, engine="numpy"), args.repeat)))
-    rows.append(("  alignment alone", median_seconds(lambda: align(qrels, run, protocol), args.repeat)))
+    timed = {
+        "rankproof evaluate (compiled engine)": lambda: evaluate(qrels, run, measures, protocol),
+        "rankproof evaluate (numpy engine)": lambda: evaluate(qrels, run, measures, protocol, engine="numpy"),
+        "  alignment alone": lambda: align(qrels, run, protocol),
+    }
     for name in ("compiled", "numpy"):
         engine = get_engine(name)
-        rows.append((f"  {name} engine alone", median_seconds(
-            lambda: engine.evaluate(alignment, measure_list, protocol), args.repeat)))
+        timed[f"  {name} engine alone"] = (
+            lambda engine=engine: engine.evaluate(alignment, measure_list, protocol))
 
     if not args.no_ranx:
         import ranx
@@ -179,8 +182,7 @@ def main() -> int:
         print(f"ranx agrees with rankproof on {int(untied.sum()):,} untied queries: max diff {worst:.1e}")
         if worst > 1e-9:
             return 1
-        rows.append(("ranx evaluate (warm)", median_seconds(
-            lambda: ranx.evaluate(ranx_qrels, ranx_run, list(MEASURES.values())), args.repeat)))
+        timed["ranx evaluate (warm)"] = lambda: ranx.evaluate(ranx_qrels, ranx_run, list(MEASURES.values()))
 
     if args.pytrec:
         import pytrec_eval
@@ -194,9 +196,9 @@ def main() -> int:
             ranked.setdefault(q, {})[d] = s
         evaluator = pytrec_eval.RelevanceEvaluator(
             judged, {"ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"})
-        rows.append(("pytrec_eval evaluate (trec_eval 9 conventions)", median_seconds(
-            lambda: evaluator.evaluate(ranked), args.repeat)))
+        timed["pytrec_eval evaluate (values not checked here)"] = lambda: evaluator.evaluate(ranked)
 
+    rows = list(median_seconds(timed, args.repeat).items())
     baseline = dict(rows).get("ranx evaluate (warm)")
     print(f"\nmedian of {args.repeat} runs")
     print(f"{'':<48} {'seconds':>8} {'ranx / this':>12}")

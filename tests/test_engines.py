@@ -206,3 +206,21 @@ def test_measures_command_names_the_engine_of_each_measure(capsys):
     assert engine_of("ndcg@k") == "compiled"
     assert engine_of("bpref@k") == "compiled"
     assert engine_of("infap@k").startswith("numpy")
+
+
+def test_compiled_engine_gives_the_same_bits_on_any_number_of_threads(monkeypatch):
+    from rankproof.engines import compiled
+
+    # 2,000 queries: several chunks of queries per thread.
+    rng = random.Random(5)
+    judgments = {f"q{q}": {f"d{i}": rng.choice([0, 1, 2]) for i in range(0, 20, 2)} for q in range(2000)}
+    rankings = {f"q{q}": {f"d{i}": float(rng.randrange(6)) for i in range(15)} for q in range(2000)}
+    qrels, run = Qrels.from_dict(judgments), Run.from_dict(rankings)
+    measures = ["ndcg@5", "ap", "rr@3", "p@5", "r", "bpref"]
+    protocol = Protocol(negative_grades="zero")
+    monkeypatch.setattr(compiled, "_threads", lambda num_queries: 1)
+    one = evaluate(qrels, run, measures, protocol)
+    monkeypatch.setattr(compiled, "_threads", lambda num_queries: 3)
+    three = evaluate(qrels, run, measures, protocol)
+    for m in measures:
+        assert one.values(m).tobytes() == three.values(m).tobytes()

@@ -77,7 +77,13 @@ class CompiledEngine:
     name = "compiled"
 
     def __init__(self) -> None:
-        from . import _ranked  # noqa: F401  (fail here, with the build hint, not mid-evaluation)
+        try:
+            from . import _ranked
+        except ImportError as error:  # a source checkout whose extensions were never built
+            raise ImportError(
+                f"rankproof's compiled engine is not built ({error}); build it with `make ext` "
+                "(or `pip install .`), or pass engine='numpy'"
+            ) from error
         self._kernel = _ranked.evaluate_ranked
         self._reference = NumpyEngine()
 

@@ -485,8 +485,29 @@ cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogi
             t.value[at] = _count(&x, rel, k)
 
 
+cdef void _first_groups(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
+                        int64_t[::1] query_groups) noexcept nogil:
+    """First group of each query (groups never cross a query boundary): the
+    first group of query q + 1 lies within the len(q) groups after the first
+    of q, so a binary search over that short range finds it."""
+    cdef int64_t q, lo, hi, mid, num_queries = offsets.shape[0] - 1
+    lo = 0
+    for q in range(num_queries + 1):
+        # Smallest g >= lo with group_offsets[g] >= offsets[q].
+        hi = lo + (offsets[q] - offsets[q - 1] if q > 0 else 0)
+        if hi > group_offsets.shape[0] - 1:
+            hi = group_offsets.shape[0] - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if group_offsets[mid] < offsets[q]:
+                lo = mid + 1
+            else:
+                hi = mid
+        query_groups[q] = lo
+
+
 def evaluate_ranked(
-    const int64_t[::1] offsets, const int64_t[::1] query_groups, const int64_t[::1] group_offsets,
+    const int64_t[::1] offsets, const int64_t[::1] group_offsets,
     const int64_t[::1] grade, const uint8_t[::1] judged,
     const int64_t[::1] pool_offsets, const int64_t[::1] pool_grade,
     const double[:, ::1] gains, const int32_t[:, ::1] level_of, const double[:, ::1] level_gain,
@@ -517,8 +538,12 @@ def evaluate_ranked(
     cdef double[:, ::1] value_view = value, numerator_view = numerator, denominator_view = denominator
     cdef uint8_t[:, ::1] undefined_view = undefined
     cdef int64_t[:, ::1] crossings_view = crossings, scratch_view = scratch
+    cdef int64_t[::1] query_groups
     if num_queries == 0 or num_measures == 0:
         return value, numerator, denominator, undefined, crossings
+    query_groups = np.empty(num_queries + 1, dtype=np.int64)
+    with nogil:
+        _first_groups(offsets, group_offsets, query_groups)
 
     t.offsets = &offsets[0]
     t.query_groups = &query_groups[0]

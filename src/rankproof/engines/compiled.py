@@ -116,9 +116,6 @@ class CompiledEngine:
         group_offsets = np.ascontiguousarray(alignment.group_offsets, dtype=np.int64)
         pool_offsets = np.ascontiguousarray(alignment.pool_offsets, dtype=np.int64)
         num_queries = len(offsets) - 1
-        all_singletons = len(group_offsets) - 1 == offsets[-1]
-        # First group of each query (groups never cross a query boundary).
-        query_groups = offsets if all_singletons else np.searchsorted(group_offsets, offsets).astype(np.int64)
         judged = np.ascontiguousarray(alignment.judged, dtype=bool).view(np.uint8)
         longest = int(max(np.diff(offsets).max(initial=0), np.diff(pool_offsets).max(initial=0), 1))
 
@@ -168,7 +165,7 @@ class CompiledEngine:
         np.cumsum(discount, axis=1, out=cumulative[:, 1:])
 
         value, numerator, denominator, undefined, crossings = self._kernel(
-            offsets, query_groups, group_offsets, grade, judged, pool_offsets, pool_grade,
+            offsets, group_offsets, grade, judged, pool_offsets, pool_grade,
             np.ascontiguousarray(np.array(gain_rows)), level_of, level_gain, num_levels, low,
             discount, cumulative, plan, np.array(rels, dtype=np.int64),
             np.array(sources, dtype=np.int64).reshape(-1, 2), _threads(num_queries))

@@ -23,7 +23,7 @@ formula reduces to the ordinary one.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, lgamma
+from libc.math cimport exp, exp2, lgamma
 from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t
 
 import numpy as np
@@ -65,6 +65,12 @@ cdef enum:
     HITS = 2
     RETRIEVED = 1
 
+# Gain formulas, for grades outside a gain table's range.
+cdef enum:
+    LINEAR = 0
+    EXP2 = 1
+    MAP = 2
+
 # Ideal sources: the judged pool (0) or the retrieved docs (1).
 cdef enum:
     POOL_JUDGED = 0
@@ -87,6 +93,7 @@ cdef struct Tables:
     # gains: per gain table, the gain of grade g at [g - grade_min]; the level
     # of each grade (distinct positive gains, highest first; -1: gain <= 0)
     const double* gains
+    const int64_t* gain_formula     # per gain table: LINEAR, EXP2 or MAP (for grades outside the table)
     const int32_t* level_of
     const double* level_gain
     const int64_t* num_levels
@@ -129,8 +136,22 @@ cdef inline bint _flag(const Ranking* x, int64_t p, int64_t rel) noexcept nogil:
     return x.judged[p] and x.grade[p] >= rel
 
 
-cdef double _dcg(const Ranking* x, const double* gain, int64_t grade_min,
-                 const double* discount, const double* cumulative, int64_t k) noexcept nogil:
+cdef inline double _gain(const double* gain, int64_t grade_min, int64_t grade_span, int64_t formula,
+                         int64_t grade) noexcept nogil:
+    """The gain of a grade: from the table inside its range; outside, g
+    (linear), 2^g - 1 (exp2) or 0 (a map: the table covers every grade it lists)."""
+    cdef int64_t at = grade - grade_min
+    if 0 <= at < grade_span:
+        return gain[at]
+    if formula == LINEAR:
+        return <double>grade
+    if formula == EXP2:
+        return exp2(<double>grade) - 1.0
+    return 0.0
+
+
+cdef double _dcg(const Ranking* x, const double* gain, int64_t grade_min, int64_t grade_span,
+                 int64_t formula, const double* discount, const double* cumulative, int64_t k) noexcept nogil:
     """Expected DCG@k = sum_G mean_gain(G) * (D(min(s+n, k)) - D(s)).
 
     Unjudged docs have gain 0 whatever the gain table says.
@@ -146,12 +167,12 @@ cdef double _dcg(const Ranking* x, const double* gain, int64_t grade_min,
         n = b - a
         if n == 1:
             if x.judged[a]:
-                total += gain[x.grade[a] - grade_min] * discount[s]
+                total += _gain(gain, grade_min, grade_span, formula, x.grade[a]) * discount[s]
         else:
             group_gain = 0.0
             for p in range(a, b):
                 if x.judged[p]:
-                    group_gain += gain[x.grade[p] - grade_min]
+                    group_gain += _gain(gain, grade_min, grade_span, formula, x.grade[p])
             hi = s + n if s + n < k else k
             value = group_gain / n
             total += value * (cumulative[hi] - cumulative[s])
@@ -437,7 +458,8 @@ cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogi
         at = j * t.num_queries + q
         discount = t.discount + row[DISCOUNT] * t.table_length
         if kind == DCG or kind == NDCG:
-            dcg = _dcg(&x, t.gains + row[GAIN] * t.grade_span, t.grade_min, discount,
+            dcg = _dcg(&x, t.gains + row[GAIN] * t.grade_span, t.grade_min, t.grade_span,
+                       t.gain_formula[row[GAIN]], discount,
                        t.cumulative + row[DISCOUNT] * (t.table_length + 1), k)
             t.value[at] = dcg
         if kind == IDEAL_DCG or kind == NDCG:
@@ -511,7 +533,7 @@ def evaluate_ranked(
     const int64_t[::1] grade, const uint8_t[::1] judged,
     const int64_t[::1] pool_offsets, const int64_t[::1] pool_grade,
     const double[:, ::1] gains, const int32_t[:, ::1] level_of, const double[:, ::1] level_gain,
-    const int64_t[::1] num_levels, int64_t grade_min,
+    const int64_t[::1] num_levels, const int64_t[::1] gain_formula, int64_t grade_min,
     const double[:, ::1] discount, const double[:, ::1] cumulative,
     const int64_t[:, ::1] plan, const int64_t[::1] rels, const int64_t[:, ::1] sources,
     int num_threads=1,
@@ -554,6 +576,7 @@ def evaluate_ranked(
     t.pool_grade = &pool_grade[0] if pool_grade.shape[0] else NULL
     t.num_queries = num_queries
     t.gains = &gains[0, 0]
+    t.gain_formula = &gain_formula[0]
     t.level_of = &level_of[0, 0]
     t.level_gain = &level_gain[0, 0]
     t.num_levels = &num_levels[0]

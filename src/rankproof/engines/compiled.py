@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import TieError
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, gains_of
-from ..protocol import ApDenominator, Ideal, PrecisionDenominator, RecallDenominator
+from ..protocol import ApDenominator, Gain, GainMap, Ideal, PrecisionDenominator, RecallDenominator
 from .base import NumpyEngine
 
 __all__ = ["CompiledEngine", "KINDS"]
@@ -52,9 +52,13 @@ _POLICIES: dict[str, tuple[str, dict]] = {
 }
 _HITS = 2
 _POOLS = {Ideal.JUDGED: 0, Ideal.RETRIEVED: 1}
+# Gain formulas of the kernel (for grades outside a gain table's range).
+_FORMULAS = {Gain.LINEAR: 0, Gain.EXP2: 1}
+_MAP = 2
 
 # Gains are looked up in a table indexed by grade; beyond this many distinct
-# grades (e.g. grades in the thousands) the gain measures go to the numpy engine.
+# grades in the pools (e.g. grades in the thousands) the gain measures go to
+# the numpy engine.
 _LARGEST_GRADE_SPAN = 4096
 # Below this many queries one thread is faster than starting several.
 _QUERIES_PER_THREAD = 20_000
@@ -97,8 +101,7 @@ class CompiledEngine:
             return self._reference.evaluate(alignment, measures, protocol)
         grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
         pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
-        low = min(0, int(grade.min(initial=0)), int(pool_grade.min(initial=0)))
-        high = max(0, int(grade.max(initial=0)), int(pool_grade.max(initial=0)))
+        low, high = self._grade_range(measures, protocol, grade, pool_grade)
         span = high - low + 1
 
         def compiled(m: Measure) -> bool:
@@ -109,6 +112,27 @@ class CompiledEngine:
         if mine:
             values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, span))
         return {m: values[m] for m in measures}
+
+    @staticmethod
+    def _grade_range(measures, protocol, grade, pool_grade) -> tuple[int, int]:
+        """The grades the gain tables cover: 0 (unjudged docs), the judged
+        pool's grades (judged docs in rankings are judged in the pool), the
+        grades a gain map lists, and every ranked grade when an ideal comes
+        from the retrieved docs (the counting sort looks each one up). Grades
+        outside get their gain by formula in the kernel."""
+        low = high = 0
+        if len(pool_grade):
+            low, high = min(low, int(pool_grade.min())), max(high, int(pool_grade.max()))
+        for m in measures:
+            if m.name not in _GAIN_KINDS:
+                continue
+            gain = m.setting("gain", protocol)
+            if isinstance(gain, GainMap):
+                listed = [g for g, _ in gain.gains]
+                low, high = min(low, *listed), max(high, *listed)
+            if m.name in _IDEAL_KINDS and m.setting("ideal", protocol) is Ideal.RETRIEVED and len(grade):
+                low, high = min(low, int(grade.min())), max(high, int(grade.max()))
+        return low, high
 
     def _compiled(self, alignment, measures: list[Measure], protocol, grade, pool_grade,
                   low: int, span: int) -> dict[Measure, Values]:
@@ -160,13 +184,14 @@ class CompiledEngine:
             # level 0 holds the highest gain: search the ascending copy, then flip.
             level_of[t, positive] = len(level) - 1 - np.searchsorted(level[::-1], row[positive])
         num_levels = np.array([len(level) for level in levels], dtype=np.int64)
+        formula = np.array([_FORMULAS.get(g, _MAP) for g in gains] or [_MAP], dtype=np.int64)
         discount = np.array([discount_table(d, longest) for d in discounts] or [np.zeros(longest)])
         cumulative = np.zeros((len(discount), longest + 1))
         np.cumsum(discount, axis=1, out=cumulative[:, 1:])
 
         value, numerator, denominator, undefined, crossings = self._kernel(
             offsets, group_offsets, grade, judged, pool_offsets, pool_grade,
-            np.ascontiguousarray(np.array(gain_rows)), level_of, level_gain, num_levels, low,
+            np.ascontiguousarray(np.array(gain_rows)), level_of, level_gain, num_levels, formula, low,
             discount, cumulative, plan, np.array(rels, dtype=np.int64),
             np.array(sources, dtype=np.int64).reshape(-1, 2), _threads(num_queries))
 

@@ -34,7 +34,10 @@ RANKED = [
 HITS = ["ap(ap_denominator=hits)", "ap(ap_denominator=hits)@5"]
 # Measures of trec_eval's families, which the compiled engine delegates; the
 # ordered ones only where no tie is left to average over.
-TREC = ["set_p", "relative_p@5", "unjudged@5", "rbp@10", "bing", "rprec_mult(mult=2)"]
+TREC = ["set_p", "set_p(rel=2)", "set_r", "set_relative_p", "set_ap", "set_f", "set_f(beta=0.5)", "utility",
+        "utility(a=2,b=-0.5,c=-1,d=0.25,docs=40)", "relative_p@5", "relative_p", "rprec_mult(mult=2)",
+        "rprec_mult(mult=0.3)", "num_nonrel_judged_ret@5", "num_nonrel_judged_ret", "unjudged@5", "unjudged",
+        "rbp@10", "bing", "rndcg@10"]
 TREC_ORDERED = ["infap", "iprec(recall=0.5)", "ndcg_rel@10"]
 
 

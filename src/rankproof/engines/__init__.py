@@ -7,8 +7,11 @@ module it does not need.
 - ``compiled`` (the default): one fused pass per query in Cython
   (:mod:`rankproof.engines.compiled`) for the ranked family (dcg, ideal_dcg,
   ndcg, ap, rr, hit, p, r, rprec, bpref, judged, num_ret, num_rel,
-  num_rel_ret); every other measure (trec_eval's families) is delegated,
-  measure by measure, to the numpy engine.
+  num_rel_ret) and trec_eval's set and count measures (set_p, set_r,
+  set_relative_p, set_ap, set_f, utility, relative_p, rprec_mult,
+  num_nonrel_judged_ret, unjudged); every other measure (iprec, interp_avg,
+  g, bing, ndcg_rel, rndcg, infap, rbp, rbp_resid) is delegated, measure by
+  measure, to the numpy engine.
 - ``numpy``: the reference, each measure's vectorised numpy function.
 
 Both give the same values (tests/test_engines.py holds them to each other).

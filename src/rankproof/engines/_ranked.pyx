@@ -23,7 +23,7 @@ formula reduces to the ordinary one.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, exp2, lgamma
+from libc.math cimport exp, exp2, floor, lgamma
 from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t
 
 import numpy as np
@@ -45,6 +45,27 @@ cdef enum:
     NUM_RET = 11
     NUM_REL = 12
     NUM_REL_RET = 13
+    SET_P = 14
+    SET_R = 15
+    SET_RELATIVE_P = 16
+    SET_AP = 17
+    SET_F = 18
+    UTILITY = 19
+    RELATIVE_P = 20
+    RPREC_MULT = 21
+    NUM_NONREL_JUDGED_RET = 22
+    UNJUDGED = 23
+
+# Real-valued parameters (the params row of a measure).
+cdef enum:
+    MULT = 0     # rprec_mult
+    BETA = 0     # set_f
+    UTILITY_A = 0
+    UTILITY_B = 1
+    UTILITY_C = 2
+    UTILITY_D = 3
+    UTILITY_DOCS = 4
+    PARAM_COLUMNS = 5
 
 # Plan columns.
 cdef enum:
@@ -106,6 +127,7 @@ cdef struct Tables:
     int64_t table_length
     # the plan
     const int64_t* plan
+    const double* params            # per measure, its real-valued parameters
     int64_t num_measures
     const int64_t* rels
     int64_t num_rels
@@ -197,6 +219,32 @@ cdef double _count(const Ranking* x, int64_t rel, int64_t k) noexcept nogil:
             f = 0
             for p in range(a, b):
                 f += _flag(x, p, rel)
+            hi = s + n if s + n < k else k
+            total += <double>(f * (hi - s)) / n
+    return total
+
+
+cdef double _count_other(const Ranking* x, int64_t rel, int64_t k, bint unjudged) noexcept nogil:
+    """Expected number in the top k of judged docs with grade < rel (or, with
+    `unjudged`, of docs not judged): sum_G f_G * m / n, as _count."""
+    cdef double total = 0.0
+    cdef int64_t g, p, a, b, s, n, hi, f
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            break
+        n = b - a
+        f = 0
+        for p in range(a, b):
+            if unjudged:
+                f += x.judged[p] == 0
+            else:
+                f += (x.judged[p] != 0) & (x.grade[p] < rel)
+        if n == 1:
+            total += f
+        else:
             hi = s + n if s + n < k else k
             total += <double>(f * (hi - s)) / n
     return total
@@ -403,6 +451,40 @@ cdef inline void _ratio(const Tables* t, int64_t at, double numerator, double de
     t.undefined[at] = undefined
 
 
+cdef void _set_measure(const Tables* t, int64_t at, int64_t kind, double found, int64_t retrieved,
+                       int64_t num_rel, const double* params) noexcept nogil:
+    """The set measures, from found = expected relevant retrieved (the whole
+    ranking), retrieved and R:
+    set_p = found / retrieved; set_r = found / R; set_relative_p = found /
+    min(retrieved, R); set_ap = found^2 / (retrieved R); set_f = (beta + 1) P R
+    / (beta P + R) (0 when nothing relevant is found); utility = a found +
+    b (retrieved - found) + c (R - found) + d (docs + found - retrieved - R)."""
+    cdef double precision, recall, denominator
+    if kind == SET_P:
+        _ratio(t, at, found, retrieved, False)
+    elif kind == SET_R:
+        _ratio(t, at, found, num_rel, num_rel == 0)
+    elif kind == SET_RELATIVE_P:
+        _ratio(t, at, found, retrieved if retrieved < num_rel else num_rel, num_rel == 0)
+    elif kind == SET_AP:
+        denominator = <double>retrieved * <double>num_rel
+        t.value[at] = found * found / denominator if denominator > 0 else 0.0
+        t.undefined[at] = num_rel == 0
+    elif kind == SET_F:
+        precision = found / retrieved if found > 0 else 0.0
+        recall = found / num_rel if found > 0 else 0.0
+        denominator = params[BETA] * precision + recall
+        if found > 0 and denominator > 0:
+            t.value[at] = (params[BETA] + 1.0) * precision * recall / denominator
+        else:
+            t.value[at] = 0.0
+        t.undefined[at] = num_rel == 0
+    else:
+        t.value[at] = (params[UTILITY_A] * found + params[UTILITY_B] * (retrieved - found)
+                       + params[UTILITY_C] * (num_rel - found)
+                       + params[UTILITY_D] * (params[UTILITY_DOCS] + found - retrieved - num_rel))
+
+
 cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogil:
     """Every measure of the plan for query q."""
     cdef Ranking x
@@ -505,6 +587,19 @@ cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogi
             t.value[at] = num_rel
         elif kind == NUM_REL_RET:
             t.value[at] = _count(&x, rel, k)
+        elif kind >= SET_P and kind <= UTILITY:
+            _set_measure(t, at, kind, _count(&x, rel, x.length), x.length, num_rel,
+                         t.params + j * PARAM_COLUMNS)
+        elif kind == RELATIVE_P:
+            _ratio(t, at, _count(&x, rel, k), k if k < num_rel else num_rel, num_rel == 0)
+        elif kind == RPREC_MULT:
+            # trec_eval's cut-off c = (long)(mult * R + 0.9)
+            count_k = <int64_t>floor(t.params[j * PARAM_COLUMNS + MULT] * <double>num_rel + 0.9)
+            _ratio(t, at, _count(&x, rel, count_k), count_k, num_rel == 0)
+        elif kind == NUM_NONREL_JUDGED_RET:
+            t.value[at] = _count_other(&x, rel, k, False)
+        elif kind == UNJUDGED:
+            _ratio(t, at, _count_other(&x, rel, k, True), k, False)
 
 
 cdef void _first_groups(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
@@ -535,7 +630,8 @@ def evaluate_ranked(
     const double[:, ::1] gains, const int32_t[:, ::1] level_of, const double[:, ::1] level_gain,
     const int64_t[::1] num_levels, const int64_t[::1] gain_formula, int64_t grade_min,
     const double[:, ::1] discount, const double[:, ::1] cumulative,
-    const int64_t[:, ::1] plan, const int64_t[::1] rels, const int64_t[:, ::1] sources,
+    const int64_t[:, ::1] plan, const double[:, ::1] params, const int64_t[::1] rels,
+    const int64_t[:, ::1] sources,
     int num_threads=1,
 ):
     """Run the plan over every query; return (value, numerator, denominator,
@@ -587,6 +683,7 @@ def evaluate_ranked(
     t.cumulative = &cumulative[0, 0]
     t.table_length = discount.shape[1]
     t.plan = &plan[0, 0]
+    t.params = &params[0, 0]
     t.num_measures = num_measures
     t.rels = &rels[0] if rels.shape[0] else NULL
     t.num_rels = rels.shape[0]

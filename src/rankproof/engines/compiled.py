@@ -19,7 +19,7 @@ from ..errors import TieError
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, gains_of
 from ..protocol import ApDenominator, Gain, GainMap, Ideal, PrecisionDenominator, RecallDenominator
-from .base import NumpyEngine
+from .base import NumpyEngine, refuse_ordered_ties
 
 __all__ = ["CompiledEngine", "KINDS"]
 
@@ -27,10 +27,17 @@ __all__ = ["CompiledEngine", "KINDS"]
 KINDS: dict[str, int] = {
     "dcg": 0, "ideal_dcg": 1, "ndcg": 2, "ap": 3, "rr": 4, "hit": 5, "p": 6, "r": 7,
     "rprec": 8, "bpref": 9, "judged": 10, "num_ret": 11, "num_rel": 12, "num_rel_ret": 13,
+    # trec_eval's set and count measures
+    "set_p": 14, "set_r": 15, "set_relative_p": 16, "set_ap": 17, "set_f": 18, "utility": 19,
+    "relative_p": 20, "rprec_mult": 21, "num_nonrel_judged_ret": 22, "unjudged": 23,
+}
+# Real-valued parameters, in the order of the kernel's params row.
+_PARAMS: dict[str, tuple[str, ...]] = {
+    "rprec_mult": ("mult",), "set_f": ("beta",), "utility": ("a", "b", "c", "d", "docs"),
 }
 _GAIN_KINDS = {"dcg", "ideal_dcg", "ndcg"}
 _IDEAL_KINDS = {"ideal_dcg", "ndcg"}
-_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret"}
+_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret", "unjudged"}
 
 # The fields of Values each measure returns, as the numpy engine does
 # (micro averaging reads numerator / denominator; zero_ideal reads undefined).
@@ -38,10 +45,12 @@ _VALUE, _UNDEFINED, _RATIO, _NORMALISED_RATIO = ((), ("undefined",), ("numerator
                                                  ("numerator", "denominator", "undefined"))
 _FIELDS: dict[str, tuple[str, ...]] = {
     "dcg": _VALUE, "ideal_dcg": _VALUE, "rr": _VALUE, "hit": _VALUE, "num_ret": _VALUE,
-    "num_rel": _VALUE, "num_rel_ret": _VALUE,
-    "ap": _UNDEFINED, "bpref": _UNDEFINED,
-    "p": _RATIO, "judged": _RATIO,
+    "num_rel": _VALUE, "num_rel_ret": _VALUE, "utility": _VALUE, "num_nonrel_judged_ret": _VALUE,
+    "ap": _UNDEFINED, "bpref": _UNDEFINED, "set_ap": _UNDEFINED, "set_f": _UNDEFINED,
+    "p": _RATIO, "judged": _RATIO, "set_p": _RATIO, "unjudged": _RATIO,
     "ndcg": _NORMALISED_RATIO, "r": _NORMALISED_RATIO, "rprec": _NORMALISED_RATIO,
+    "set_r": _NORMALISED_RATIO, "set_relative_p": _NORMALISED_RATIO, "relative_p": _NORMALISED_RATIO,
+    "rprec_mult": _NORMALISED_RATIO,
 }
 
 # Denominator policy -> the kernel's number, per measure.
@@ -107,6 +116,7 @@ class CompiledEngine:
         def compiled(m: Measure) -> bool:
             return self.supports(m) and (m.name not in _GAIN_KINDS or span <= _LARGEST_GRADE_SPAN)
 
+        refuse_ordered_ties(alignment, measures)
         mine = [m for m in measures if compiled(m)]
         values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
         if mine:
@@ -153,6 +163,7 @@ class CompiledEngine:
                 table.append(item)
             return table.index(item)
 
+        params = np.zeros((len(measures), 5))
         plan = np.full((len(measures), 7), -1, dtype=np.int64)
         plan[:, 4] = 0
         plan[:, 3] = 0
@@ -166,6 +177,8 @@ class CompiledEngine:
                 plan[j, 4] = index(discounts, m.setting("discount", protocol))
             if m.name in _IDEAL_KINDS:
                 plan[j, 6] = index(sources, (plan[j, 3], _POOLS[m.setting("ideal", protocol)]))
+            for column, name in enumerate(_PARAMS.get(m.name, ())):
+                params[j, column] = float(m.setting(name, protocol))
             if m.name in _POLICIES:
                 policy, numbers = _POLICIES[m.name]
                 plan[j, 5] = numbers[m.setting(policy, protocol)]
@@ -192,7 +205,7 @@ class CompiledEngine:
         value, numerator, denominator, undefined, crossings = self._kernel(
             offsets, group_offsets, grade, judged, pool_offsets, pool_grade,
             np.ascontiguousarray(np.array(gain_rows)), level_of, level_gain, num_levels, formula, low,
-            discount, cumulative, plan, np.array(rels, dtype=np.int64),
+            discount, cumulative, plan, params, np.array(rels, dtype=np.int64),
             np.array(sources, dtype=np.int64).reshape(-1, 2), _threads(num_queries))
 
         results = {}

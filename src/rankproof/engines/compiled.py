@@ -1,11 +1,11 @@
 """The compiled engine: the ranked family in one fused pass per query.
 
 :mod:`rankproof.engines._ranked` (Cython, nogil) computes every requested
-measure of the ranked family (see ``KINDS``) for a query while its ranking is
-in cache, tie groups in closed form as the numpy reference does. This module
-turns the measures into the kernel's plan (small integer tables), builds the
-gain and discount tables once, and hands every other measure (trec_eval's
-families) to the numpy engine, measure by measure.
+measure of the ranked family and trec_eval's set and count measures (see
+``KINDS``) for a query while its ranking is in cache, tie groups in closed
+form as the numpy reference does. This module turns the measures into the
+kernel's plan (small integer tables), builds the gain and discount tables
+once, and hands every other measure to the numpy engine, measure by measure.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def _threads(num_queries: int) -> int:
 class CompiledEngine:
     """The default engine (see the module docstring).
 
-    ``supports(measure)`` is True for the ranked family computed in the
-    compiled pass; the others are computed by :class:`NumpyEngine`, and so is
+    ``supports(measure)`` is True for the measures of ``KINDS``, computed in
+    the compiled pass; the others are computed by :class:`NumpyEngine`, and so is
     every measure when grades are real numbers (the kernel reads integer
     grades) or span more than 4096 values (the gain measures only).
     """

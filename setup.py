@@ -12,9 +12,10 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 SOURCE = Path("src")
-# Modules whose loops are split between threads (OpenMP): each row or query is
-# computed alone, so results do not depend on the number of threads.
-OPENMP = {"rankproof.scores._dense_kernel"}
+# Modules whose loops are split between threads (OpenMP, cython.parallel.prange):
+# each query or row writes only its own outputs, so the results do not depend on
+# the number of threads.
+OPENMP = {"rankproof.engines._ranked", "rankproof.scores._dense_kernel"}
 
 
 def _extensions() -> list[Extension]:
@@ -23,7 +24,8 @@ def _extensions() -> list[Extension]:
         name = ".".join(pyx.relative_to(SOURCE).with_suffix("").parts)
         # -O3 for the loops; no -march=native: a wheel must run on any x86-64.
         openmp = ["-fopenmp"] if name in OPENMP else []
-        modules.append(Extension(name, [str(pyx)], extra_compile_args=["-O3", *openmp], extra_link_args=openmp))
+        modules.append(Extension(name, [str(pyx)], extra_compile_args=["-O3", *openmp],
+                                 extra_link_args=openmp))
     return modules
 
 

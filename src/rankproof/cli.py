@@ -278,6 +278,7 @@ def _explain(args) -> int:
 
 
 def _measures(args) -> int:
+    from .engines.compiled import KINDS
     from .measures.base import PARAMS, REGISTRY
 
     lines = []
@@ -290,6 +291,9 @@ def _measures(args) -> int:
             for p in spec.params) or "none"
         lines.append(f"{usage:<15} {spec.description}")
         lines.append(f"{'':<15} parameters: {params}")
+        # What computes it by default (the compiled engine hands the rest to the numpy one).
+        engine = "compiled" if spec.name in KINDS else "numpy (the compiled engine delegates it)"
+        lines.append(f"{'':<15} engine: {engine}")
     lines.append("")
     lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
     print("\n".join(lines))

@@ -14,9 +14,9 @@ import numpy as np
 from .pipeline import align, cutoff_counts
 from .data.qrels import Qrels
 from .data.run import Run
-from .errors import InputError, TieError, ZeroIdealError
+from .engines import DEFAULT_ENGINE, Engine, get_engine
+from .errors import InputError, ZeroIdealError
 from .measures.base import Measure, parse_measures
-from .measures.compute import Context
 from .protocol import Aggregation, Protocol, ZeroIdeal
 from .results import MeasureResult, Results
 
@@ -67,6 +67,7 @@ def evaluate(
     protocol: "Protocol | str | None" = None,
     *,
     weights: Mapping[str, float] | None = None,
+    engine: "str | Engine" = DEFAULT_ENGINE,
 ) -> Results:
     """Evaluate one run against the qrels under an explicit protocol.
 
@@ -83,6 +84,10 @@ def evaluate(
         Every convention; see :class:`rankproof.Protocol`.
     weights : mapping query -> weight, optional
         Needed when the protocol says ``aggregation='weighted'``.
+    engine : str or Engine, default ``"compiled"``
+        What computes the measures: ``"compiled"`` (one fused compiled pass
+        per query) or ``"numpy"`` (the reference). Engines give the same
+        values; the choice is not part of the protocol.
 
     Returns
     -------
@@ -112,9 +117,11 @@ def evaluate(
         raise InputError("evaluate(qrels, run, ...) takes a Qrels and a Run; build them with "
                          "Qrels.from_dict / Run.from_dict or read_trec")
 
+    engine = get_engine(engine)  # an unknown engine fails before the work
     alignment = align(qrels, run, protocol)
     weight_array = _query_weights(weights, alignment.queries, protocol)
-    return _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels)
+    return _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels,
+                              engine=engine)
 
 
 def _measure_list(measures, protocol: Protocol) -> list[Measure]:
@@ -135,31 +142,25 @@ def _measure_list(measures, protocol: Protocol) -> list[Measure]:
 
 def _measure_alignment(alignment, protocol: Protocol, measure_list: list[Measure],
                        weight_array: np.ndarray | None, run_name: str, qrels=None,
-                       compute=None) -> Results:
+                       compute=None, engine: "str | Engine" = DEFAULT_ENGINE) -> Results:
     """Every measure over an alignment, with the query policies applied.
 
     Shared by :func:`evaluate` and :func:`rankproof.evaluate_scores`.
     ``compute(measure)`` may give a measure's values by a faster route (it
-    returns None to fall back to the measure's own function over the alignment).
+    returns None to leave the measure to the engine).
     """
-    context = None
-    results: dict[Measure, MeasureResult] = {}
-    tied_groups = None
+    values = {}
     for measure in measure_list:
-        values = compute(measure) if compute is not None else None
-        if values is None:
-            if tied_groups is None:
-                tied_groups = int((np.diff(alignment.group_offsets) > 1).sum())
-            if measure.spec.ties == "ordered" and tied_groups:
-                raise TieError(
-                    f"{measure} has no closed form for the expectation over tied orders, and "
-                    f"{alignment.run_source} has {tied_groups} tied groups; set the policy ties=docid "
-                    "(trec_eval's order) or ties=input"
-                )
-            if context is None:
-                context = Context(alignment, protocol)
-            values = measure.spec.compute(context, measure)
-        results[measure] = _apply_zero_ideal(values, measure, protocol, alignment.queries)
+        given = compute(measure) if compute is not None else None
+        if given is not None:
+            values[measure] = given
+    rest = [measure for measure in measure_list if measure not in values]
+    if rest:
+        values.update(get_engine(engine).evaluate(alignment, rest, protocol))
+    results: dict[Measure, MeasureResult] = {
+        measure: _apply_zero_ideal(values[measure], measure, protocol, alignment.queries)
+        for measure in measure_list
+    }
     if hasattr(alignment, "cutoff_counts"):
         # A fast path that counts by itself, on first use (a sort of the whole input).
         def counts() -> dict:

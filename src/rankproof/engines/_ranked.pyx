@@ -1,0 +1,711 @@
+# cython: language_level=3
+"""The compiled pass of the ranked measures: one loop over queries, every
+requested measure of a query computed while its ranking is in cache.
+
+Inputs are the flat arrays of an alignment (typed memoryviews, trusted: the
+Python layer in :mod:`rankproof.engines.compiled` built and checked them) and
+a *plan*, one row per measure::
+
+    kind, cutoff (-1: none), rel id, gain table id, discount table id,
+    denominator policy, ideal source id
+
+Outputs are (measures x queries) arrays of value, numerator, denominator,
+undefined, and the number of tied groups crossing the cutoff (for AP over the
+hits, which has no closed form then: the caller raises).
+
+Tie groups are averaged in closed form (McSherry & Najork 2008), exactly as
+the numpy reference kernels of :mod:`rankproof.kernels.ranked` do. For a
+group G of a query: n = |G|, s = docs ranked before G (G holds ranks
+s+1 .. s+n), k = the cutoff, m = min(s+n, k) - s its slots inside the cutoff,
+r = relevant docs in G, c = relevant docs before G, d(i) = discount of rank i,
+D(i) = d(1) + ... + d(i). An untied doc is a group of size 1, where every
+formula reduces to the ordinary one.
+"""
+
+from cython.parallel cimport prange, threadid
+from libc.math cimport exp, exp2, floor, lgamma
+from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t
+
+import numpy as np
+
+# Measure kinds (the plan's first column); engines/compiled.py holds the
+# same numbers by name.
+cdef enum:
+    DCG = 0
+    IDEAL_DCG = 1
+    NDCG = 2
+    AP = 3
+    RR = 4
+    HIT = 5
+    P = 6
+    R = 7
+    RPREC = 8
+    BPREF = 9
+    JUDGED = 10
+    NUM_RET = 11
+    NUM_REL = 12
+    NUM_REL_RET = 13
+    SET_P = 14
+    SET_R = 15
+    SET_RELATIVE_P = 16
+    SET_AP = 17
+    SET_F = 18
+    UTILITY = 19
+    RELATIVE_P = 20
+    RPREC_MULT = 21
+    NUM_NONREL_JUDGED_RET = 22
+    UNJUDGED = 23
+
+# Real-valued parameters (the params row of a measure).
+cdef enum:
+    MULT = 0     # rprec_mult
+    BETA = 0     # set_f
+    UTILITY_A = 0
+    UTILITY_B = 1
+    UTILITY_C = 2
+    UTILITY_D = 3
+    UTILITY_DOCS = 4
+    PARAM_COLUMNS = 5
+
+# Plan columns.
+cdef enum:
+    KIND = 0
+    CUTOFF = 1
+    REL = 2
+    GAIN = 3
+    DISCOUNT = 4
+    POLICY = 5
+    SOURCE = 6
+    PLAN_COLUMNS = 7
+
+# Denominator policies (POLICY column). P: 0 = k, 1 = retrieved;
+# R: 0 = relevant, 1 = min_k; AP: 0 = relevant, 1 = min_k, 2 = hits.
+cdef enum:
+    RELEVANT = 0
+    MIN_K = 1
+    HITS = 2
+    RETRIEVED = 1
+
+# Gain formulas, for grades outside a gain table's range.
+cdef enum:
+    LINEAR = 0
+    EXP2 = 1
+    MAP = 2
+
+# Ideal sources: the judged pool (0) or the retrieved docs (1).
+cdef enum:
+    POOL_JUDGED = 0
+
+# No cutoff for the ideal; "judged" as a relevance flag (any grade counts).
+cdef int64_t NO_CUTOFF = INT64_MAX
+cdef int64_t ANY_GRADE = INT64_MIN
+
+
+cdef struct Tables:
+    # the alignment
+    const int64_t* offsets          # positions of each query (queries + 1)
+    const int64_t* query_groups     # first group of each query (queries + 1)
+    const int64_t* group_offsets    # positions of each group (groups + 1)
+    const int64_t* grade            # per position (0 when unjudged)
+    const uint8_t* judged           # per position
+    const int64_t* pool_offsets     # judged pool of each query (queries + 1)
+    const int64_t* pool_grade
+    int64_t num_queries
+    # gains: per gain table, the gain of grade g at [g - grade_min]; the level
+    # of each grade (distinct positive gains, highest first; -1: gain <= 0)
+    const double* gains
+    const int64_t* gain_formula     # per gain table: LINEAR, EXP2 or MAP (for grades outside the table)
+    const int32_t* level_of
+    const double* level_gain
+    const int64_t* num_levels
+    int64_t grade_min
+    int64_t grade_span
+    int64_t max_levels
+    # discounts: d(i) at [i - 1], and D(i) at [i]
+    const double* discount
+    const double* cumulative
+    int64_t table_length
+    # the plan
+    const int64_t* plan
+    const double* params            # per measure, its real-valued parameters
+    int64_t num_measures
+    const int64_t* rels
+    int64_t num_rels
+    const int64_t* sources          # per ideal source: gain table, pool
+    int64_t num_sources
+    # outputs, (measures x queries)
+    double* value
+    double* numerator
+    double* denominator
+    uint8_t* undefined
+    int64_t* crossings
+    # per thread: R and N per rel, then the level counts of each ideal source
+    int64_t* scratch
+    int64_t scratch_width
+
+
+cdef struct Ranking:
+    const int64_t* group_offsets
+    const int64_t* grade
+    const uint8_t* judged
+    int64_t first            # first position
+    int64_t length
+    int64_t g0, g1           # its groups
+
+
+cdef inline bint _flag(const Ranking* x, int64_t p, int64_t rel) noexcept nogil:
+    """Relevant: judged with grade >= rel (rel = ANY_GRADE: judged)."""
+    return x.judged[p] and x.grade[p] >= rel
+
+
+cdef inline double _gain(const double* gain, int64_t grade_min, int64_t grade_span, int64_t formula,
+                         int64_t grade) noexcept nogil:
+    """The gain of a grade: from the table inside its range; outside, g
+    (linear), 2^g - 1 (exp2) or 0 (a map: the table covers every grade it lists)."""
+    cdef int64_t at = grade - grade_min
+    if 0 <= at < grade_span:
+        return gain[at]
+    if formula == LINEAR:
+        return <double>grade
+    if formula == EXP2:
+        return exp2(<double>grade) - 1.0
+    return 0.0
+
+
+cdef double _dcg(const Ranking* x, const double* gain, int64_t grade_min, int64_t grade_span,
+                 int64_t formula, const double* discount, const double* cumulative, int64_t k) noexcept nogil:
+    """Expected DCG@k = sum_G mean_gain(G) * (D(min(s+n, k)) - D(s)).
+
+    Unjudged docs have gain 0 whatever the gain table says.
+    """
+    cdef double total = 0.0, group_gain, value
+    cdef int64_t g, p, a, b, s, n, hi
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            break
+        n = b - a
+        if n == 1:
+            if x.judged[a]:
+                total += _gain(gain, grade_min, grade_span, formula, x.grade[a]) * discount[s]
+        else:
+            group_gain = 0.0
+            for p in range(a, b):
+                if x.judged[p]:
+                    group_gain += _gain(gain, grade_min, grade_span, formula, x.grade[p])
+            hi = s + n if s + n < k else k
+            value = group_gain / n
+            total += value * (cumulative[hi] - cumulative[s])
+    return total
+
+
+cdef double _count(const Ranking* x, int64_t rel, int64_t k) noexcept nogil:
+    """Expected number of flagged docs in the top k: sum_G f_G * m / n."""
+    cdef double total = 0.0
+    cdef int64_t g, p, a, b, s, n, hi, f
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            break
+        n = b - a
+        if n == 1:
+            if _flag(x, a, rel):
+                total += 1.0
+        else:
+            f = 0
+            for p in range(a, b):
+                f += _flag(x, p, rel)
+            hi = s + n if s + n < k else k
+            total += <double>(f * (hi - s)) / n
+    return total
+
+
+cdef double _count_other(const Ranking* x, int64_t rel, int64_t k, bint unjudged) noexcept nogil:
+    """Expected number in the top k of judged docs with grade < rel (or, with
+    `unjudged`, of docs not judged): sum_G f_G * m / n, as _count."""
+    cdef double total = 0.0
+    cdef int64_t g, p, a, b, s, n, hi, f
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            break
+        n = b - a
+        f = 0
+        for p in range(a, b):
+            if unjudged:
+                f += x.judged[p] == 0
+            else:
+                f += (x.judged[p] != 0) & (x.grade[p] < rel)
+        if n == 1:
+            total += f
+        else:
+            hi = s + n if s + n < k else k
+            total += <double>(f * (hi - s)) / n
+    return total
+
+
+cdef int64_t _crossings(const Ranking* x, int64_t k) noexcept nogil:
+    """Tied groups that straddle the cutoff: s < k < s + n."""
+    cdef int64_t g, s, n
+    for g in range(x.g0, x.g1):
+        s = x.group_offsets[g] - x.first
+        if s >= k:
+            break
+        n = x.group_offsets[g + 1] - x.group_offsets[g]
+        if n > 1 and s + n > k:
+            return 1
+    return 0
+
+
+cdef void _first_relevant(const Ranking* x, int64_t rel, int64_t k, double* rr, double* hit) noexcept nogil:
+    """Expected RR@k and hit@k from the first group holding a relevant doc.
+
+    Its first relevant doc is at in-group position q with probability
+    P(q) = C(n-q, r-1) / C(n, r): P(1) = r/n, P(q) = P(q-1) (n-q-r+2)/(n-q+1).
+    E[RR@k] = sum_{q <= k-s} P(q) / (s + q), hit@k = sum_{q <= k-s} P(q).
+    """
+    cdef int64_t g, p, a, b, s, n, r, q, terms
+    cdef double prob, rr_sum = 0.0, hit_sum = 0.0
+    rr[0] = 0.0
+    hit[0] = 0.0
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            return
+        n = b - a
+        if n == 1:
+            # An untied doc: P(1) = 1.
+            if _flag(x, a, rel):
+                rr[0] = 1.0 / (s + 1)
+                hit[0] = 1.0
+                return
+            continue
+        r = 0
+        for p in range(a, b):
+            r += _flag(x, p, rel)
+        if r == 0:
+            continue
+        terms = n - r + 1
+        if k - s < terms:
+            terms = k - s
+        prob = <double>r / n
+        for q in range(1, terms + 1):
+            if q > 1:
+                prob = prob * (n - q - r + 2) / (n - q + 1 if n - q + 1 > 1 else 1)
+            hit_sum += prob
+            rr_sum += prob / (s + q)
+        rr[0] = rr_sum
+        hit[0] = hit_sum if hit_sum < 1.0 else 1.0
+        return
+
+
+cdef double _precision_sum(const Ranking* x, int64_t rel, int64_t k) noexcept nogil:
+    """Expected sum of the precision at each relevant doc within the top k
+    (AP@k times its denominator).
+
+    A relevant doc of G at in-group position q has c + 1 + (q-1)(r-1)/(n-1)
+    relevant docs at or above it in expectation, so G adds
+    sum_{q=1}^{min(n, k-s)} (r/n) (c + 1 + (q-1)(r-1)/(n-1)) / (s + q).
+    """
+    cdef double total = 0.0, group_total, others
+    cdef int64_t g, p, a, b, s, n, r, q, terms, c = 0
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            break
+        n = b - a
+        if n == 1:
+            # An untied doc: its precision (c + 1) / (s + 1) if relevant.
+            if _flag(x, a, rel):
+                c += 1
+                total += <double>c / (s + 1)
+            continue
+        r = 0
+        for p in range(a, b):
+            r += _flag(x, p, rel)
+        if r > 0:
+            terms = n if n < k - s else k - s
+            group_total = 0.0
+            for q in range(1, terms + 1):
+                others = (<double>((q - 1) * (r - 1)) / (n - 1)) if n > 1 else 0.0
+                group_total += (<double>r / n) * (c + 1 + others) / (s + q)
+            total += group_total
+        c += r
+    return total
+
+
+cdef inline double _log_choose(int64_t a, int64_t b) noexcept nogil:
+    return lgamma(a + 1.0) - lgamma(b + 1.0) - lgamma(a - b + 1.0)
+
+
+cdef double _straddling_bpref(int64_t n, int64_t r, int64_t nr, int64_t c, int64_t m, int64_t num_rel,
+                              double denominator) noexcept nogil:
+    """(r/n) sum_{q=1}^{m} E[1 - min(c + X_q, R) / denominator] for the group
+    straddling the cutoff, X_q ~ hypergeometric(n - 1 docs, nr judged
+    non-relevant, q - 1 draws): the judged non-relevant docs of the group
+    ranked above a relevant doc at in-group position q."""
+    cdef double total = 0.0, pmf, lowest
+    cdef int64_t q, xx, draws, others = n - 1, low, high
+    if nr == 0:
+        lowest = c if c < num_rel else num_rel
+        return <double>r * m / n * (1.0 - lowest / denominator)
+    for q in range(1, m + 1):
+        draws = q - 1
+        low = draws - (others - nr)
+        if low < 0:
+            low = 0
+        high = nr if nr < draws else draws
+        for xx in range(low, high + 1):
+            pmf = exp(_log_choose(nr, xx) + _log_choose(others - nr, draws - xx) - _log_choose(others, draws))
+            lowest = c + xx if c + xx < num_rel else num_rel
+            total += pmf * (1.0 - lowest / denominator)
+    return <double>r / n * total
+
+
+cdef double _bpref_sum(const Ranking* x, int64_t rel, int64_t k, int64_t num_rel,
+                       int64_t num_nonrel) noexcept nogil:
+    """Expected sum over relevant docs within k of 1 - min(v, R) / max(min(N, R), 1),
+    v = judged non-relevant docs ranked above (bpref@k times R).
+
+    In a group wholly inside the cutoff, a relevant doc's rank among itself
+    and the group's nr judged non-relevant docs is uniform, so v = c' + X with
+    X uniform on 0..nr (c' = judged non-relevant docs before G): G adds
+    r (1 - sum_{v=c'}^{c'+nr} min(v, R) / (nr + 1) / denominator), the sum in
+    closed form. The group straddling the cutoff: see _straddling_bpref.
+    """
+    cdef double total = 0.0, denominator
+    cdef int64_t g, p, a, b, s, n, r, nr, m, lo, hi, t, summed, c = 0
+    lo = num_nonrel if num_nonrel < num_rel else num_rel
+    denominator = lo if lo > 1 else 1
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            break
+        n = b - a
+        if n == 1:
+            # An untied doc: 1 - min(c', R) / denominator if relevant.
+            if x.judged[a]:
+                if x.grade[a] >= rel:
+                    t = c if c < num_rel else num_rel
+                    total += 1.0 - <double>t / denominator
+                else:
+                    c += 1
+            continue
+        r = 0
+        nr = 0
+        for p in range(a, b):
+            if x.judged[p]:
+                if x.grade[p] >= rel:
+                    r += 1
+                else:
+                    nr += 1
+        if r > 0:
+            m = (s + n if s + n < k else k) - s
+            if m < n:
+                total += _straddling_bpref(n, r, nr, c, m, num_rel, denominator)
+            else:
+                lo = c
+                hi = c + nr
+                t = hi if hi < num_rel else num_rel
+                if num_rel <= lo:
+                    summed = (hi - lo + 1) * num_rel
+                else:
+                    summed = (lo + t) * (t - lo + 1) // 2 + (hi - t) * num_rel
+                total += r * (1.0 - <double>summed / (nr + 1) / denominator)
+        c += nr
+    return total
+
+
+cdef double _ideal_dcg(const int64_t* counts, const double* level_gain, int64_t num_levels,
+                       const double* discount, int64_t k) noexcept nogil:
+    """DCG@k of the ideal order of a pool: gains sorted descending (a counting
+    sort over the distinct positive gains), sum_{i <= min(k, |pool|)} g_(i) d(i)."""
+    cdef double total = 0.0
+    cdef int64_t level, j, rank = 0
+    for level in range(num_levels):
+        for j in range(counts[level]):
+            if rank >= k:
+                return total
+            total += level_gain[level] * discount[rank]
+            rank += 1
+    return total
+
+
+cdef inline void _ratio(const Tables* t, int64_t at, double numerator, double denominator,
+                        bint undefined) noexcept nogil:
+    t.numerator[at] = numerator
+    t.denominator[at] = denominator
+    t.value[at] = numerator / denominator if denominator != 0 else 0.0
+    t.undefined[at] = undefined
+
+
+cdef void _set_measure(const Tables* t, int64_t at, int64_t kind, double found, int64_t retrieved,
+                       int64_t num_rel, const double* params) noexcept nogil:
+    """The set measures, from found = expected relevant retrieved (the whole
+    ranking), retrieved and R:
+    set_p = found / retrieved; set_r = found / R; set_relative_p = found /
+    min(retrieved, R); set_ap = found^2 / (retrieved R); set_f = (beta + 1) P R
+    / (beta P + R) (0 when nothing relevant is found); utility = a found +
+    b (retrieved - found) + c (R - found) + d (docs + found - retrieved - R)."""
+    cdef double precision, recall, denominator
+    if kind == SET_P:
+        _ratio(t, at, found, retrieved, False)
+    elif kind == SET_R:
+        _ratio(t, at, found, num_rel, num_rel == 0)
+    elif kind == SET_RELATIVE_P:
+        _ratio(t, at, found, retrieved if retrieved < num_rel else num_rel, num_rel == 0)
+    elif kind == SET_AP:
+        denominator = <double>retrieved * <double>num_rel
+        t.value[at] = found * found / denominator if denominator > 0 else 0.0
+        t.undefined[at] = num_rel == 0
+    elif kind == SET_F:
+        precision = found / retrieved if found > 0 else 0.0
+        recall = found / num_rel if found > 0 else 0.0
+        denominator = params[BETA] * precision + recall
+        if found > 0 and denominator > 0:
+            t.value[at] = (params[BETA] + 1.0) * precision * recall / denominator
+        else:
+            t.value[at] = 0.0
+        t.undefined[at] = num_rel == 0
+    else:
+        t.value[at] = (params[UTILITY_A] * found + params[UTILITY_B] * (retrieved - found)
+                       + params[UTILITY_C] * (num_rel - found)
+                       + params[UTILITY_D] * (params[UTILITY_DOCS] + found - retrieved - num_rel))
+
+
+cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogil:
+    """Every measure of the plan for query q."""
+    cdef Ranking x
+    cdef int64_t j, i, p, g, at, kind, cutoff, k, rel, source, gain_id, level, num_rel, count_k
+    cdef int64_t* num_rel_of = scratch
+    cdef int64_t* num_nonrel_of = scratch + t.num_rels
+    cdef int64_t* counts = scratch + 2 * t.num_rels
+    cdef const int64_t* row
+    cdef const double* discount
+    cdef double dcg = 0.0, ideal, total, rr, hit
+    x.group_offsets = t.group_offsets
+    x.grade = t.grade
+    x.judged = t.judged
+    x.first = t.offsets[q]
+    x.length = t.offsets[q + 1] - x.first
+    x.g0 = t.query_groups[q]
+    x.g1 = t.query_groups[q + 1]
+
+    # R and N (judged non-relevant) of each rel, from the judged pool.
+    for i in range(t.num_rels):
+        num_rel_of[i] = 0
+        num_nonrel_of[i] = 0
+    for p in range(t.pool_offsets[q], t.pool_offsets[q + 1]):
+        for i in range(t.num_rels):
+            if t.pool_grade[p] >= t.rels[i]:
+                num_rel_of[i] += 1
+            else:
+                num_nonrel_of[i] += 1
+    # Each ideal source's pool, counted per gain level (a counting sort).
+    for i in range(t.num_sources):
+        gain_id = t.sources[2 * i]
+        for level in range(t.max_levels):
+            counts[i * t.max_levels + level] = 0
+        if t.sources[2 * i + 1] == POOL_JUDGED:
+            for p in range(t.pool_offsets[q], t.pool_offsets[q + 1]):
+                level = t.level_of[gain_id * t.grade_span + t.pool_grade[p] - t.grade_min]
+                if level >= 0:
+                    counts[i * t.max_levels + level] += 1
+        else:
+            for p in range(x.first, x.first + x.length):
+                if t.judged[p]:
+                    level = t.level_of[gain_id * t.grade_span + t.grade[p] - t.grade_min]
+                    if level >= 0:
+                        counts[i * t.max_levels + level] += 1
+
+    for j in range(t.num_measures):
+        row = t.plan + j * PLAN_COLUMNS
+        kind = row[KIND]
+        cutoff = row[CUTOFF]
+        k = cutoff if cutoff >= 0 else x.length
+        rel = t.rels[row[REL]] if row[REL] >= 0 else ANY_GRADE
+        num_rel = num_rel_of[row[REL]] if row[REL] >= 0 else 0
+        at = j * t.num_queries + q
+        discount = t.discount + row[DISCOUNT] * t.table_length
+        if kind == DCG or kind == NDCG:
+            dcg = _dcg(&x, t.gains + row[GAIN] * t.grade_span, t.grade_min, t.grade_span,
+                       t.gain_formula[row[GAIN]], discount,
+                       t.cumulative + row[DISCOUNT] * (t.table_length + 1), k)
+            t.value[at] = dcg
+        if kind == IDEAL_DCG or kind == NDCG:
+            source = row[SOURCE]
+            gain_id = t.sources[2 * source]
+            ideal = _ideal_dcg(counts + source * t.max_levels, t.level_gain + gain_id * t.max_levels,
+                               t.num_levels[gain_id], discount, cutoff if cutoff >= 0 else NO_CUTOFF)
+            if kind == IDEAL_DCG:
+                t.value[at] = ideal
+            else:
+                _ratio(t, at, dcg, ideal, ideal == 0)
+        elif kind == AP:
+            total = _precision_sum(&x, rel, k)
+            if row[POLICY] == RELEVANT:
+                _ratio(t, at, total, num_rel, num_rel == 0)
+            elif row[POLICY] == MIN_K:
+                _ratio(t, at, total, num_rel if num_rel < k else k, num_rel == 0)
+            else:
+                _ratio(t, at, total, _count(&x, rel, k), num_rel == 0)
+                if cutoff >= 0:
+                    t.crossings[at] = _crossings(&x, k)
+        elif kind == RR or kind == HIT:
+            _first_relevant(&x, rel, k, &rr, &hit)
+            t.value[at] = rr if kind == RR else hit
+        elif kind == P:
+            count_k = k if row[POLICY] != RETRIEVED or k < x.length else x.length
+            _ratio(t, at, _count(&x, rel, k), count_k, False)
+        elif kind == R:
+            if row[POLICY] == MIN_K:
+                _ratio(t, at, _count(&x, rel, k), num_rel if num_rel < k else k, num_rel == 0)
+            else:
+                _ratio(t, at, _count(&x, rel, k), num_rel, num_rel == 0)
+        elif kind == RPREC:
+            _ratio(t, at, _count(&x, rel, num_rel), num_rel, num_rel == 0)
+        elif kind == BPREF:
+            total = _bpref_sum(&x, rel, k, num_rel, num_nonrel_of[row[REL]])
+            _ratio(t, at, total, num_rel, num_rel == 0)
+        elif kind == JUDGED:
+            _ratio(t, at, _count(&x, ANY_GRADE, k), k, False)
+        elif kind == NUM_RET:
+            t.value[at] = x.length if x.length < k else k
+        elif kind == NUM_REL:
+            t.value[at] = num_rel
+        elif kind == NUM_REL_RET:
+            t.value[at] = _count(&x, rel, k)
+        elif kind >= SET_P and kind <= UTILITY:
+            _set_measure(t, at, kind, _count(&x, rel, x.length), x.length, num_rel,
+                         t.params + j * PARAM_COLUMNS)
+        elif kind == RELATIVE_P:
+            _ratio(t, at, _count(&x, rel, k), k if k < num_rel else num_rel, num_rel == 0)
+        elif kind == RPREC_MULT:
+            # trec_eval's cut-off c = (long)(mult * R + 0.9)
+            count_k = <int64_t>floor(t.params[j * PARAM_COLUMNS + MULT] * <double>num_rel + 0.9)
+            _ratio(t, at, _count(&x, rel, count_k), count_k, num_rel == 0)
+        elif kind == NUM_NONREL_JUDGED_RET:
+            t.value[at] = _count_other(&x, rel, k, False)
+        elif kind == UNJUDGED:
+            _ratio(t, at, _count_other(&x, rel, k, True), k, False)
+
+
+cdef void _first_groups(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
+                        int64_t[::1] query_groups) noexcept nogil:
+    """First group of each query (groups never cross a query boundary): the
+    first group of query q + 1 lies within the len(q) groups after the first
+    of q, so a binary search over that short range finds it."""
+    cdef int64_t q, lo, hi, mid, num_queries = offsets.shape[0] - 1
+    lo = 0
+    for q in range(num_queries + 1):
+        # Smallest g >= lo with group_offsets[g] >= offsets[q].
+        hi = lo + (offsets[q] - offsets[q - 1] if q > 0 else 0)
+        if hi > group_offsets.shape[0] - 1:
+            hi = group_offsets.shape[0] - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if group_offsets[mid] < offsets[q]:
+                lo = mid + 1
+            else:
+                hi = mid
+        query_groups[q] = lo
+
+
+def evaluate_ranked(
+    const int64_t[::1] offsets, const int64_t[::1] group_offsets,
+    const int64_t[::1] grade, const uint8_t[::1] judged,
+    const int64_t[::1] pool_offsets, const int64_t[::1] pool_grade,
+    const double[:, ::1] gains, const int32_t[:, ::1] level_of, const double[:, ::1] level_gain,
+    const int64_t[::1] num_levels, const int64_t[::1] gain_formula, int64_t grade_min,
+    const double[:, ::1] discount, const double[:, ::1] cumulative,
+    const int64_t[:, ::1] plan, const double[:, ::1] params, const int64_t[::1] rels,
+    const int64_t[:, ::1] sources,
+    int num_threads=1,
+):
+    """Run the plan over every query; return (value, numerator, denominator,
+    undefined, crossings), each of shape (measures, queries).
+
+    Every array is trusted: offsets consistent, grades inside the gain tables'
+    range, discount tables at least as long as the longest ranking and pool,
+    plan ids inside their tables (engines/compiled.py builds them).
+    """
+    cdef Tables t
+    cdef int64_t num_queries = offsets.shape[0] - 1
+    cdef int64_t num_measures = plan.shape[0]
+    cdef Py_ssize_t q
+    cdef int tid
+    value = np.zeros((num_measures, num_queries))
+    numerator = np.zeros((num_measures, num_queries))
+    denominator = np.zeros((num_measures, num_queries))
+    undefined = np.zeros((num_measures, num_queries), dtype=np.uint8)
+    crossings = np.zeros((num_measures, num_queries), dtype=np.int64)
+    width = max(2 * rels.shape[0] + sources.shape[0] * level_gain.shape[1], 1)
+    scratch = np.zeros((max(num_threads, 1), width), dtype=np.int64)
+    cdef double[:, ::1] value_view = value, numerator_view = numerator, denominator_view = denominator
+    cdef uint8_t[:, ::1] undefined_view = undefined
+    cdef int64_t[:, ::1] crossings_view = crossings, scratch_view = scratch
+    cdef int64_t[::1] query_groups
+    if num_queries == 0 or num_measures == 0:
+        return value, numerator, denominator, undefined, crossings
+    query_groups = np.empty(num_queries + 1, dtype=np.int64)
+    with nogil:
+        _first_groups(offsets, group_offsets, query_groups)
+
+    t.offsets = &offsets[0]
+    t.query_groups = &query_groups[0]
+    t.group_offsets = &group_offsets[0]
+    t.grade = &grade[0] if grade.shape[0] else NULL
+    t.judged = &judged[0] if judged.shape[0] else NULL
+    t.pool_offsets = &pool_offsets[0]
+    t.pool_grade = &pool_grade[0] if pool_grade.shape[0] else NULL
+    t.num_queries = num_queries
+    t.gains = &gains[0, 0]
+    t.gain_formula = &gain_formula[0]
+    t.level_of = &level_of[0, 0]
+    t.level_gain = &level_gain[0, 0]
+    t.num_levels = &num_levels[0]
+    t.grade_min = grade_min
+    t.grade_span = gains.shape[1]
+    t.max_levels = level_gain.shape[1]
+    t.discount = &discount[0, 0]
+    t.cumulative = &cumulative[0, 0]
+    t.table_length = discount.shape[1]
+    t.plan = &plan[0, 0]
+    t.params = &params[0, 0]
+    t.num_measures = num_measures
+    t.rels = &rels[0] if rels.shape[0] else NULL
+    t.num_rels = rels.shape[0]
+    t.sources = &sources[0, 0] if sources.shape[0] else NULL
+    t.num_sources = sources.shape[0]
+    t.value = &value_view[0, 0]
+    t.numerator = &numerator_view[0, 0]
+    t.denominator = &denominator_view[0, 0]
+    t.undefined = &undefined_view[0, 0]
+    t.crossings = &crossings_view[0, 0]
+    t.scratch = &scratch_view[0, 0]
+    t.scratch_width = width
+
+    if num_threads <= 1:
+        with nogil:
+            for q in range(num_queries):
+                _one_query(&t, q, t.scratch)
+    else:
+        # Queries are independent and each writes only its own outputs: the
+        # result does not depend on the number of threads or the schedule.
+        with nogil:
+            for q in prange(num_queries, num_threads=num_threads, schedule="static", chunksize=256):
+                tid = threadid()
+                _one_query(&t, q, t.scratch + tid * t.scratch_width)
+    return value, numerator, denominator, undefined, crossings

@@ -35,8 +35,6 @@ from rankproof.io.trec import (
     _INTEGER,
     QrelsColumns,
     RunColumns,
-    _intern_columns_together,
-    _owned,
     _score_problem,
     _shorten,
 )
@@ -93,6 +91,94 @@ def _first(mask) -> int:
 
 def _describe(arg: str, name) -> str:
     return f"column {name!r} (named by {arg}=)"
+
+
+# -- interning id columns --------------------------------------------------------
+
+
+def _owned(values, dtype) -> np.ndarray:
+    """Return a writable, contiguous numpy array of the given dtype."""
+    array = np.asarray(values, dtype=dtype)
+    if not (array.flags.writeable and array.flags.c_contiguous):
+        array = np.array(array, dtype=dtype, order="C")
+    return array
+
+
+def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
+    """Intern a pyarrow string (or integer) column into ``(codes, sorted vocabulary)``.
+
+    Hashing with ``dictionary_encode`` and then sorting only the distinct ids
+    is much faster than sorting every row, as ``numpy.unique`` would.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not isinstance(column, pa.ChunkedArray):
+        column = pa.chunked_array([column])
+    # Encoding the chunks directly (they share one dictionary) avoids
+    # concatenating every id of the column first.
+    encoded = pc.dictionary_encode(column)
+    if encoded.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype="<U1")
+    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+    if not pa.types.is_large_string(dictionary.type):
+        # Integer ids (from a table) become their decimal text here, once per
+        # distinct id, so that 7 and "7" are one id and the order is strcmp's.
+        dictionary = pc.cast(dictionary, pa.large_string())
+    indices = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
+    # Arrow compares strings bytewise, which on UTF-8 is code-point order:
+    # the order numpy uses for str arrays and the one interning promises.
+    order = pc.sort_indices(dictionary).to_numpy()
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size, dtype=np.int64)
+    codes = rank[indices]
+    vocabulary = _strings_to_numpy(dictionary.take(order))
+    return codes, vocabulary
+
+
+def _intern_columns_together(first, second):
+    """Intern two columns at once, the first in a second thread.
+
+    Hashing and gathering run in arrow and numpy with the GIL released, so
+    on two cores the query column costs almost nothing beside the doc column.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(_intern_column, first)
+        interned_second = _intern_column(second)
+        return pending.result(), interned_second
+
+
+def _strings_to_numpy(strings) -> np.ndarray:
+    """A pyarrow string array as a numpy str array, without a Python object per id.
+
+    ASCII ids (the usual case) are padded with NULs to one width by arrow,
+    whose buffer is then a fixed-width bytes array that numpy decodes in C
+    (numpy strips trailing NULs). Others take the slow, per-id road.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not strings.type.equals(pa.large_string()):
+        strings = strings.cast(pa.large_string())
+    if len(strings) == 0 or strings.null_count:
+        return np.asarray(strings.to_pylist(), dtype=str)
+    _, offsets_buffer, data_buffer = strings.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[strings.offset : strings.offset + len(strings) + 1]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
+    width = int(np.diff(offsets).max())
+    # One long id would make the fixed-width array huge: bound its size.
+    too_wide = width * len(strings) > 256 * 1024 * 1024
+    if width == 0 or too_wide or (data[offsets[0] : offsets[-1]] >= 0x80).any():
+        return np.asarray(strings.to_pylist(), dtype=str)
+    # ASCII: one code point per byte, so padding to `width` code points gives
+    # `width` bytes per id, back to back.
+    padded = pc.utf8_rpad(strings, width=width, padding="\x00")
+    _, padded_offsets, padded_data = padded.buffers()
+    first = int(np.frombuffer(padded_offsets, dtype=np.int64)[padded.offset])
+    fixed = np.frombuffer(padded_data, dtype=f"S{width}", count=len(padded), offset=first)
+    return fixed.astype(str)
 
 
 # -- getting an Arrow table ---------------------------------------------------

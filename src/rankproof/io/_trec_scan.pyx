@@ -430,55 +430,122 @@ cdef inline bint _parse_score(const uint8_t *p, int64_t n, double *out) noexcept
 
 # -- the scan -------------------------------------------------------------------
 
-cdef int64_t _count_lines(const uint8_t *data, int64_t size) noexcept nogil:
+def count_lines(bytes text, int64_t begin, int64_t end):
+    """The number of lines that start in ``text[begin:end]``: one more than its newlines."""
+    cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
     cdef int64_t count = 1
-    cdef const uint8_t *p = data
-    cdef const uint8_t *stop = data + size
+    cdef const uint8_t *p = data + begin
+    cdef const uint8_t *stop = data + end
     cdef const void *hit
-    while p < stop:
-        hit = memchr(p, c'\n', stop - p)
-        if hit == NULL:
-            break
-        count += 1
-        p = <const uint8_t *>hit + 1
+    if not 0 <= begin <= end <= PyBytes_GET_SIZE(text):
+        raise ValueError("span out of the text")
+    with nogil:
+        while p < stop:
+            hit = memchr(p, c'\n', stop - p)
+            if hit == NULL:
+                break
+            count += 1
+            p = <const uint8_t *>hit + 1
     return count
 
 
-def scan(bytes text, int width, int value_column, bint integer, uint64_t seed):
-    """Split, check and intern a TREC file in one pass.
+cdef class Interner:
+    """A hash table of ids: codes in first-appearance order, the ids kept in an arena."""
+
+    cdef Table table
+
+    def __cinit__(self, uint64_t seed):
+        if _table_init(&self.table, seed) < 0:
+            _table_free(&self.table)
+            raise MemoryError("out of memory while interning ids")
+
+    def __dealloc__(self):
+        _table_free(&self.table)
+
+    def __len__(self):
+        return self.table.count
+
+    def vocabulary(self):
+        """The distinct ids as ``(bytes back to back, starts, lengths)``, by code."""
+        return _vocabulary_spans(&self.table)
+
+    def absorb(self, Interner other):
+        """Intern every id of `other`; return the code here of each of its codes."""
+        mapping = np.empty(other.table.count, dtype=np.int64)
+        cdef int64_t[::1] out = mapping
+        cdef int64_t j, k, stop, count = other.table.count, code = 0, length
+        cdef const uint8_t *key
+        cdef Table *t = &self.table
+        with nogil:
+            j = 0
+            while j < count and code >= 0:
+                stop = j + BATCH if j + BATCH < count else count
+                for k in range(j, stop):
+                    key = other.table.arena + other.table.offsets[k]
+                    rp_prefetch(&t.slots[_hash(key, other.table.lengths[k], t.seed) & t.mask])
+                for k in range(j, stop):
+                    key = other.table.arena + other.table.offsets[k]
+                    length = other.table.lengths[k]
+                    code = _intern(t, key, length, _hash(key, length, t.seed))
+                    if code < 0:
+                        break
+                    out[k] = code
+                j = stop
+        if code < 0:
+            raise MemoryError("out of memory while interning ids")
+        return mapping
+
+
+def renumber(codes, mapping):
+    """Replace every code ``c`` of `codes` (in place) by ``mapping[c]``."""
+    cdef int64_t[::1] c = codes
+    cdef const int64_t[::1] m = mapping
+    cdef int64_t j, n = c.shape[0]
+    with nogil:
+        for j in range(n):
+            c[j] = m[c[j]]
+
+
+def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bint integer,
+         Interner query_ids, Interner doc_ids, query_codes, doc_codes, values, lines,
+         int64_t row_offset, int64_t line_offset):
+    """Split, check and intern the lines of ``text[begin:end]`` in one pass.
 
     Parameters
     ----------
     text : bytes
-        The whole file, UTF-8 without a BOM and without NUL bytes.
+        The whole file, UTF-8 without a BOM.
+    begin, end : int
+        The part to scan: `begin` is 0 or follows a newline, `end` is the
+        size of `text` or follows a newline (so parts can be scanned at once,
+        in threads: the scan holds no lock).
     width : int
         Columns per data line (4 for qrels, 6 for runs).
     value_column : int
         Index of the grade (parsed as int64 when `integer`) or score (float64).
     integer : bool
-    seed : int
-        Seeds the hash (a random seed keeps crafted ids from colliding).
+    query_ids, doc_ids : Interner
+        The tables the ids are interned into (one pair per part).
+    query_codes, doc_codes, values, lines : numpy.ndarray
+        int64 arrays (`values` float64 for scores) that receive the rows from
+        `row_offset` on, with room for one row per line of the part.
+    row_offset : int
+    line_offset : int
+        Lines before `begin` (added to line numbers).
 
     Returns
     -------
     dict
-        ``status`` (``OK`` or a reason), ``rows``; when OK: ``query_codes``,
-        ``doc_codes`` (int64, first-appearance order), ``values``, ``lines``
-        (int64, 1-based), ``query_vocabulary`` and ``doc_vocabulary`` (the
-        distinct ids back to back as bytes, and the start and length of each,
-        by code) and ``tag`` (start, end of the last column of the first data
-        line); otherwise ``line`` (its number),
-        ``start`` and ``end`` (its bytes) and ``at`` (the offending byte).
+        ``status`` (``OK`` or a reason) and ``rows``; when OK, ``tag`` (start
+        and end of the last column of the first data line), otherwise
+        ``line`` (the number of the bad line), ``start`` and ``end`` (its
+        bytes) and ``at`` (the offending byte, or -1).
     """
     cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
-    cdef int64_t size = PyBytes_GET_SIZE(text)
+    if not 0 <= begin <= end <= PyBytes_GET_SIZE(text):
+        raise ValueError("span out of the text")
     if width > MAX_COLUMNS or value_column >= width or not rp_init_c_locale():
         raise ValueError("bad scan arguments or no C locale")
-    cdef int64_t capacity = _count_lines(data, size)
-    query_codes = np.empty(capacity, dtype=np.int64)
-    doc_codes = np.empty(capacity, dtype=np.int64)
-    lines = np.empty(capacity, dtype=np.int64)
-    values = np.empty(capacity, dtype=np.int64 if integer else np.float64)
     cdef int64_t[::1] queries = query_codes, docs = doc_codes, numbers = lines
     cdef int64_t[::1] grades
     cdef double[::1] scores
@@ -486,41 +553,39 @@ def scan(bytes text, int width, int value_column, bint integer, uint64_t seed):
         grades = values
     else:
         scores = values
-
-    cdef Table query_table, doc_table
-    cdef int failed = _table_init(&query_table, seed) | _table_init(&doc_table, seed ^ 0x5BD1E995)
-    cdef int64_t pos = 0, i, line = 0, row = 0, fields, line_start = 0, bad_at = -1
+    cdef Table *query_table_pointer = &query_ids.table
+    cdef Table *doc_table_pointer = &doc_ids.table
+    cdef int64_t pos = begin, i, line = 0, row = row_offset, fields, line_start = begin, bad_at = -1
     cdef int64_t starts[8]
     cdef int64_t ends[8]
     cdef int64_t last_query_start = -1, last_query_length = -1, last_query_code = -1
     cdef int64_t code, length, tag_start = 0, tag_end = 0
     # Docs waiting for their lookup: hashed and prefetched first.
-    cdef int64_t pending = 0, first_pending = 0, k
+    cdef int64_t pending = 0, first_pending = row_offset, k
     cdef const uint8_t *pending_key[BATCH]
     cdef int64_t pending_length[BATCH]
     cdef uint64_t pending_hash[BATCH]
     cdef int status = OK
+    cdef int failed = 0
     cdef uint8_t c
     cdef int64_t grade
     cdef double score
-    if failed:
-        _table_free(&query_table)
-        _table_free(&doc_table)
-        raise MemoryError("out of memory while interning ids")
+    cdef int64_t capacity = min(queries.shape[0], docs.shape[0], numbers.shape[0],
+                                grades.shape[0] if integer else scores.shape[0])
 
     with nogil:
         while True:
-            if pos >= size or pending == BATCH:
+            if pos >= end or pending == BATCH:
                 # Look up the batch, in row order (codes follow first appearance).
                 for k in range(pending):
-                    code = _intern(&doc_table, pending_key[k], pending_length[k], pending_hash[k])
+                    code = _intern(doc_table_pointer, pending_key[k], pending_length[k], pending_hash[k])
                     if code < 0:
                         failed = 1
                         break
                     docs[first_pending + k] = code
                 pending = 0
                 first_pending = row
-                if failed or pos >= size:
+                if failed or pos >= end:
                     break
             line += 1
             line_start = pos
@@ -528,14 +593,14 @@ def scan(bytes text, int width, int value_column, bint integer, uint64_t seed):
             while CLASS[data[i]] == C_BLANK:
                 i += 1
             # data[size] is CPython's NUL terminator, classed as C_END.
-            if CLASS[data[i]] == C_END and i < size and data[i] != c'\n':
+            if CLASS[data[i]] == C_END and i < end and data[i] != c'\n':
                 status = BAD_SPACE   # a NUL byte
                 bad_at = i
-                pos = size
+                pos = end
                 continue
             if CLASS[data[i]] == C_END or data[i] == c'#':
                 if data[i] == c'#':
-                    while i < size and data[i] != c'\n':
+                    while i < end and data[i] != c'\n':
                         i += 1
                 pos = i + 1
                 continue
@@ -561,9 +626,12 @@ def scan(bytes text, int width, int value_column, bint integer, uint64_t seed):
                 fields += 1
                 while CLASS[data[i]] == C_BLANK:
                     i += 1
-            if status == OK and i < size and data[i] != c'\n':
+            if status == OK and i < end and data[i] != c'\n':
                 status = BAD_SPACE   # a NUL byte
                 bad_at = i
+            if row >= capacity:
+                failed = 2
+                break
             if status == OK and fields != width:
                 status = BAD_WIDTH
             if status == OK:
@@ -577,7 +645,7 @@ def scan(bytes text, int width, int value_column, bint integer, uint64_t seed):
                 else:
                     status = BAD_VALUE
             if status != OK:
-                pos = size   # flush the batch, then stop
+                pos = end   # flush the batch, then stop
                 continue
             # Rows of one query usually follow each other: compare with the
             # previous query before hashing.
@@ -585,7 +653,7 @@ def scan(bytes text, int width, int value_column, bint integer, uint64_t seed):
             if length == last_query_length and memcmp(data + starts[0], data + last_query_start, length) == 0:
                 code = last_query_code
             else:
-                code = _intern(&query_table, data + starts[0], length, _hash(data + starts[0], length, query_table.seed))
+                code = _intern(query_table_pointer, data + starts[0], length, _hash(data + starts[0], length, query_table_pointer.seed))
                 if code < 0:
                     failed = 1
                     break
@@ -596,36 +664,27 @@ def scan(bytes text, int width, int value_column, bint integer, uint64_t seed):
             length = ends[2] - starts[2]
             pending_key[pending] = data + starts[2]
             pending_length[pending] = length
-            pending_hash[pending] = _hash(data + starts[2], length, doc_table.seed)
-            rp_prefetch(&doc_table.slots[pending_hash[pending] & doc_table.mask])
+            pending_hash[pending] = _hash(data + starts[2], length, doc_table_pointer.seed)
+            rp_prefetch(&doc_table_pointer.slots[pending_hash[pending] & doc_table_pointer.mask])
             pending += 1
-            numbers[row] = line
-            if row == 0:
+            numbers[row] = line + line_offset
+            if row == row_offset:
                 tag_start = starts[width - 1]
                 tag_end = ends[width - 1]
             row += 1
             pos = i + 1
 
-    result = {"status": status, "rows": row}
-    try:
-        if failed:
-            raise MemoryError("out of memory while interning ids")
-        if status != OK:
-            i = line_start
-            while i < size and data[i] != c'\n':
-                i += 1
-            result.update(line=line, start=line_start, end=i, at=bad_at)
-            return result
-        result.update(
-            query_codes=query_codes[:row], doc_codes=doc_codes[:row], values=values[:row],
-            lines=lines[:row], query_vocabulary=_vocabulary_spans(&query_table),
-            doc_vocabulary=_vocabulary_spans(&doc_table),
-            tag=(tag_start, tag_end),
-        )
-        return result
-    finally:
-        _table_free(&query_table)
-        _table_free(&doc_table)
+    if failed == 2:
+        raise ValueError("more rows than the output arrays hold")
+    if failed:
+        raise MemoryError("out of memory while interning ids")
+    result = {"status": status, "rows": row - row_offset, "tag": (tag_start, tag_end)}
+    if status != OK:
+        i = line_start
+        while i < end and data[i] != c'\n':
+            i += 1
+        result.update(line=line + line_offset, start=line_start, end=i, at=bad_at)
+    return result
 
 
 # -- the vocabulary -------------------------------------------------------------

@@ -27,6 +27,7 @@ import math
 import os
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -270,22 +271,85 @@ def _space_problem(text: bytes, start: int, at: int) -> str:
     )
 
 
+# Parts of a file are scanned in threads (the scan releases the GIL); a part
+# under this size is not worth a thread.
+_PART_BYTES = 4 << 20
+_MAX_PARTS = 4
+
+
+def _parts(text: bytes) -> list[tuple[int, int]]:
+    """Cut `text` after newlines into parts of about equal size, one per core."""
+    count = max(1, min(os.cpu_count() or 1, _MAX_PARTS, len(text) // _PART_BYTES))
+    bounds = [0]
+    for k in range(1, count):
+        cut = text.find(b"\n", max(bounds[-1], len(text) * k // count))
+        if cut < 0:
+            break
+        bounds.append(cut + 1)
+    bounds.append(len(text))
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
 def _scan(path, fmt: _Format) -> tuple[str, bytes, dict]:
-    """Load a file and scan it; raise the error for its first bad line, if any."""
+    """Load a file and scan it; raise the error for its first bad line, if any.
+
+    Each part of the file is scanned into its own slice of the output arrays
+    with its own id tables; the tables of the later parts are then merged
+    into the first one's and their codes renumbered, and the rows moved
+    together. Which part a line fell in changes nothing in the result.
+    """
     source = str(path)
     text = _load(path, source, fmt)
-    # The seed only spreads ids over the hash table (a crafted file cannot
-    # aim at collisions); codes follow first appearance whatever it is.
-    seed = int.from_bytes(os.urandom(8), "little")
-    scanned = _trec_scan.scan(text, len(fmt.names), fmt.value_index, fmt is _QRELS, seed)
-    if scanned["status"] != _trec_scan.OK:
-        raise _line_error(text, scanned, fmt, source)
-    if scanned["rows"] == 0:
+    parts = _parts(text)
+    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+        lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
+        # A part's capacity is its line count; its lines follow the newlines before it.
+        row_offsets = np.concatenate([[0], np.cumsum(lines_in)]).tolist()
+        line_offsets = np.concatenate([[0], np.cumsum(np.subtract(lines_in, 1))]).tolist()
+        capacity = row_offsets[-1]
+        query_codes = np.empty(capacity, dtype=np.int64)
+        doc_codes = np.empty(capacity, dtype=np.int64)
+        line = np.empty(capacity, dtype=np.int64)
+        values = np.empty(capacity, dtype=np.int64 if fmt is _QRELS else np.float64)
+        # The seed only spreads ids over the hash tables (a crafted file cannot
+        # aim at collisions); codes do not depend on it.
+        seed = int.from_bytes(os.urandom(8), "little")
+        tables = [(_trec_scan.Interner(seed), _trec_scan.Interner(seed)) for _ in parts]
+
+        def scan(k: int) -> dict:
+            begin, end = parts[k]
+            return _trec_scan.scan(
+                text, begin, end, len(fmt.names), fmt.value_index, fmt is _QRELS,
+                tables[k][0], tables[k][1], query_codes, doc_codes, values, line,
+                row_offsets[k], line_offsets[k],
+            )
+
+        scanned = list(pool.map(scan, range(len(parts))))
+    for part in scanned:
+        if part["status"] != _trec_scan.OK:
+            raise _line_error(text, part, fmt, source)
+    rows = sum(part["rows"] for part in scanned)
+    if rows == 0:
         raise ParseError(
             f"{where(source=source)}{fmt.nothing} (the file is empty or has only "
             f"blank and comment lines); give one '{fmt.layout}' line per {fmt.unit}"
         )
-    return source, text, scanned
+    queries, docs = tables[0]
+    done = scanned[0]["rows"]
+    for k in range(1, len(parts)):
+        start, count = row_offsets[k], scanned[k]["rows"]
+        _trec_scan.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
+        _trec_scan.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
+        if start != done:
+            for column in (query_codes, doc_codes, values, line):
+                column[done : done + count] = column[start : start + count]
+        done += count
+    tag_start, tag_end = next(part["tag"] for part in scanned if part["rows"])
+    return source, {
+        "query_codes": query_codes[:rows], "doc_codes": doc_codes[:rows], "values": values[:rows],
+        "lines": line[:rows], "queries": queries, "docs": docs,
+        "tag": text[tag_start:tag_end].decode("utf-8"),
+    }
 
 
 def _line_error(text: bytes, scanned: dict, fmt: _Format, source: str) -> ParseError:
@@ -300,9 +364,9 @@ def _line_error(text: bytes, scanned: dict, fmt: _Format, source: str) -> ParseE
     return error
 
 
-def _interned(codes: np.ndarray, vocabulary: tuple) -> tuple[np.ndarray, np.ndarray]:
+def _interned(codes: np.ndarray, interner) -> tuple[np.ndarray, np.ndarray]:
     """Renumber first-appearance codes (in place) into the order of the sorted ids."""
-    order, ids = _trec_scan.sorted_vocabulary(*vocabulary)
+    order, ids = _trec_scan.sorted_vocabulary(*interner.vocabulary())
     _trec_scan.remap(codes, order)
     return codes, ids
 
@@ -333,9 +397,9 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
         judgments, or a line has the wrong number of columns or a grade that
         is not an integer. The message names the file and line.
     """
-    source, _, scanned = _scan(path, _QRELS)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["query_vocabulary"])
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["doc_vocabulary"])
+    source, scanned = _scan(path, _QRELS)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"])
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
@@ -373,12 +437,9 @@ def read_trec_run_columns(path) -> RunColumns:
         documents, or a line has the wrong number of columns or a score that
         is not a finite number. The message names the file and line.
     """
-    source, text, scanned = _scan(path, _RUN)
-    tag_start, tag_end = scanned["tag"]
-    tag = text[tag_start:tag_end].decode("utf-8")
-    del text
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["query_vocabulary"])
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["doc_vocabulary"])
+    source, scanned = _scan(path, _RUN)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"])
     return RunColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
@@ -387,5 +448,5 @@ def read_trec_run_columns(path) -> RunColumns:
         score=scanned["values"],
         line=scanned["lines"],
         source=source,
-        tag=tag,
+        tag=scanned["tag"],
     )

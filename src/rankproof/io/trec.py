@@ -3,9 +3,11 @@
 One compiled pass (:mod:`rankproof.io._trec_scan`) splits the lines and
 columns, checks the column count and parses the grade or score of every data
 line, interns the query and doc ids through a hash table and records each
-row's line number. Files of every size take this one path. Python sorts the
-distinct ids (a few per thousand rows) and renumbers the codes, and builds
-the message when the scan stops at a bad line.
+row's line number. Files of every size take this one path; a large file is
+cut at newlines into parts scanned in threads, whose id tables are merged
+afterwards. The distinct ids (a few per thousand rows) are then sorted by
+code point and the codes renumbered. When the scan stops at a bad line,
+Python builds the message (file, line, what, the fix).
 
 What a line is:
 
@@ -374,8 +376,8 @@ def _interned(codes: np.ndarray, interner) -> tuple[np.ndarray, np.ndarray]:
 def read_trec_qrels_columns(path) -> QrelsColumns:
     """Read a TREC qrels file (``query 0 doc grade``) into interned columns.
 
-    Columns are separated by any run of spaces or tabs; leading and trailing
-    blanks and CRLF line ends are tolerated; blank lines and lines whose first
+    Columns are separated by any run of spaces, tabs or CRs; leading and
+    trailing blanks and CRLF line ends are tolerated; blank lines and lines whose first
     non-blank character is ``#`` are skipped. The second column is ignored.
     A ``.gz`` file is decompressed. Duplicates and negative grades are left
     for the evaluation policy to judge.
@@ -394,8 +396,9 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
     ------
     rankproof.errors.ParseError
         If the file is missing, unreadable, not UTF-8 text, holds no
-        judgments, or a line has the wrong number of columns or a grade that
-        is not an integer. The message names the file and line.
+        judgments, or a line has the wrong number of columns, a vertical tab
+        or form feed, or a grade that is not a 64-bit integer. The message
+        names the file and line.
     """
     source, scanned = _scan(path, _QRELS)
     query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])
@@ -414,8 +417,8 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
 def read_trec_run_columns(path) -> RunColumns:
     """Read a TREC run file (``query Q0 doc rank score tag``) into interned columns.
 
-    Columns are separated by any run of spaces or tabs; leading and trailing
-    blanks and CRLF line ends are tolerated; blank lines and lines whose first
+    Columns are separated by any run of spaces, tabs or CRs; leading and
+    trailing blanks and CRLF line ends are tolerated; blank lines and lines whose first
     non-blank character is ``#`` are skipped. The second and fourth columns
     are ignored (the rank need not be a number); the order of documents comes
     from the scores, later. A ``.gz`` file is decompressed.
@@ -434,8 +437,9 @@ def read_trec_run_columns(path) -> RunColumns:
     ------
     rankproof.errors.ParseError
         If the file is missing, unreadable, not UTF-8 text, holds no ranked
-        documents, or a line has the wrong number of columns or a score that
-        is not a finite number. The message names the file and line.
+        documents, or a line has the wrong number of columns, a vertical tab
+        or form feed, or a score that is not a finite number. The message
+        names the file and line.
     """
     source, scanned = _scan(path, _RUN)
     query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])

@@ -444,18 +444,6 @@ def test_errors_deep_in_a_big_file(tmp_path, where):
     assert f"line {bad}:" in message and "found 5" in message
 
 
-def test_arrow_strings_become_the_same_numpy_strings():
-    """The buffer-gathering conversion equals the per-id one, slices and non-ASCII included."""
-    import pyarrow as pa
-
-    from rankproof.io.tables import _strings_to_numpy
-
-    ids = ["q1", "doc22", "", "x" * 40, "b", "a#b", "D1"]
-    for array in (pa.array(ids), pa.array(ids).slice(2), pa.array(ids + ["é"]), pa.array(ids, pa.large_string())):
-        assert _strings_to_numpy(array).tolist() == array.to_pylist()
-        assert _strings_to_numpy(array).dtype.kind == "U"
-
-
 @pytest.mark.parametrize("at", [0, 1 << 18, (1 << 18) - 1, (1 << 18) + 1, 3 * (1 << 18)])
 def test_a_double_space_anywhere_is_normalised(tmp_path, at):
     # The check for runs of spaces scans the file a quarter megabyte at a

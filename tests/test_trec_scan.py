@@ -294,3 +294,36 @@ def test_files_of_every_size_read_alike(tmp_path, copies):
     with pytest.raises(ParseError) as info:
         read_trec_run_columns(path)
     assert f"line {5 * copies + 1}: holds a vertical tab" in str(info.value)
+
+
+# -- tables intern through the same compiled table -----------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.one_of(
+        st.lists(ids, min_size=1, max_size=40),
+        st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=40),
+        st.lists(st.integers(0, 30), min_size=1, max_size=40),
+    ),
+    st.integers(0, 3),
+    st.integers(1, 4),
+)
+def test_table_ids_intern_as_the_reference_does(values, skip, chunks):
+    """Strings (sliced, chunked, non-ASCII) and integers (as their decimal text)."""
+    import pyarrow as pa
+
+    from rankproof.io.tables import run_columns_from_table
+
+    padded = values[:1] * skip + values  # a slice with an offset into its buffers
+    array = pa.array(padded).slice(skip)
+    cut = sorted({len(values) * k // chunks for k in range(chunks + 1)})
+    column = pa.chunked_array([array.slice(a, b - a) for a, b in zip(cut, cut[1:])], type=array.type)
+    table = pa.table({"query": column, "doc": column, "score": pa.array([1.0] * len(values))})
+    columns = run_columns_from_table(table)
+    codes, vocabulary = reference_intern([str(v) for v in values])
+    for got_codes, got_vocabulary in ((columns.query_codes, columns.query_vocab),
+                                      (columns.doc_codes, columns.doc_vocab)):
+        assert got_vocabulary.dtype.kind == "U" and got_codes.dtype == np.int64
+        assert got_vocabulary.tolist() == vocabulary
+        assert got_codes.tolist() == codes

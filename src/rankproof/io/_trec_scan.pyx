@@ -516,6 +516,85 @@ cdef class Interner:
         return mapping
 
 
+cdef int _intern_many(Table *t, const uint8_t *base, const int64_t *starts, int64_t stride,
+                      int64_t width, int64_t count, int64_t *codes) noexcept nogil:
+    """Intern `count` ids: the i-th starts at ``starts[i]`` (or ``i * stride``)
+    and ends at ``starts[i + 1]`` (or is `width` bytes long); batches are
+    hashed and prefetched ahead of their lookups, as in the scan."""
+    cdef int64_t j = 0, k, stop, begin, length, code
+    cdef uint64_t hashes[BATCH]
+    while j < count:
+        stop = j + BATCH if j + BATCH < count else count
+        for k in range(j, stop):
+            begin = starts[k] if starts != NULL else k * stride
+            length = starts[k + 1] - begin if starts != NULL else width
+            hashes[k - j] = _hash(base + begin, length, t.seed)
+            rp_prefetch(&t.slots[hashes[k - j] & t.mask])
+        for k in range(j, stop):
+            begin = starts[k] if starts != NULL else k * stride
+            length = starts[k + 1] - begin if starts != NULL else width
+            code = _intern(t, base + begin, length, hashes[k - j])
+            if code < 0:
+                return -1
+            codes[k] = code
+        j = stop
+    return 0
+
+
+cdef const uint8_t EMPTY[1]
+
+
+def intern_spans(data, offsets, Interner ids, codes):
+    """Intern the strings of an Arrow large-string array into `ids`.
+
+    `data` is its data buffer, `offsets` its int64 offsets (one more than
+    rows, sliced to the array); `codes` (int64, one per row) receives the
+    codes.
+    """
+    cdef const int64_t[::1] o = offsets
+    cdef int64_t[::1] c = codes
+    cdef const uint8_t[::1] d
+    cdef const uint8_t *base = EMPTY
+    cdef int64_t count = c.shape[0], size = 0, j
+    if data is not None:
+        d = data
+        size = d.shape[0]
+        if size:
+            base = &d[0]
+    if o.shape[0] != count + 1:
+        raise ValueError("offsets and codes disagree")
+    if count == 0:
+        return
+    if o[0] < 0 or o[count] > size:
+        raise ValueError("offsets beyond the data")
+    for j in range(count):
+        if o[j + 1] < o[j]:
+            raise ValueError("offsets go backwards")
+    cdef int failed
+    with nogil:
+        failed = _intern_many(&ids.table, base, &o[0], 0, 0, count, &c[0])
+    if failed:
+        raise MemoryError("out of memory while interning ids")
+
+
+def intern_values(values, Interner ids, codes):
+    """Intern fixed-width values (integers) by their bytes; `codes` receives the codes."""
+    array = np.ascontiguousarray(values)
+    cdef int64_t width = array.dtype.itemsize
+    cdef const uint8_t[::1] d = array.reshape(-1).view(np.uint8)
+    cdef int64_t[::1] c = codes
+    cdef int64_t count = c.shape[0]
+    if array.size != count:
+        raise ValueError("values and codes disagree")
+    if count == 0:
+        return
+    cdef int failed
+    with nogil:
+        failed = _intern_many(&ids.table, &d[0], NULL, width, width, count, &c[0])
+    if failed:
+        raise MemoryError("out of memory while interning ids")
+
+
 def renumber(codes, mapping):
     """Replace every code ``c`` of `codes` (in place) by ``mapping[c]``."""
     cdef int64_t[::1] c = codes
@@ -773,6 +852,40 @@ cdef void _sort_range(const uint8_t *data, int64_t[::1] starts, int64_t[::1] len
         j = k
 
 
+cdef inline int64_t _next_point(const uint8_t *p, int64_t k, int64_t n, uint32_t *point) noexcept nogil:
+    """Decode the code point at ``p[k]``; return where the next one starts.
+
+    Bytes that do not start a complete UTF-8 sequence (never in a checked
+    TREC file, possible in an unchecked Arrow buffer) become U+FFFD.
+    """
+    cdef uint8_t lead = p[k]
+    cdef int64_t extra
+    if lead < 0x80:
+        point[0] = lead
+        return k + 1
+    if 0xC0 <= lead < 0xE0:
+        extra = 1
+        point[0] = lead & 0x1F
+    elif 0xE0 <= lead < 0xF0:
+        extra = 2
+        point[0] = lead & 0x0F
+    elif 0xF0 <= lead < 0xF8:
+        extra = 3
+        point[0] = lead & 0x07
+    else:
+        point[0] = 0xFFFD
+        return k + 1
+    if k + extra >= n:
+        point[0] = 0xFFFD
+        return k + 1
+    for k in range(k + 1, k + 1 + extra):
+        if (p[k] & 0xC0) != 0x80:
+            point[0] = 0xFFFD
+            return k
+        point[0] = (point[0] << 6) | (p[k] & 0x3F)
+    return k + 1
+
+
 def sorted_vocabulary(bytes text, starts, lengths):
     """Sort the ids given as spans of `text` by code point.
 
@@ -791,17 +904,20 @@ def sorted_vocabulary(bytes text, starts, lengths):
     cdef int64_t[::1] order = order_array
     if count > 1:
         _sort_range(data, s, n, order, 0)
-    # Code points per id: UTF-8 lead bytes (the text was checked as UTF-8).
+    cdef const uint8_t *p
+    cdef uint32_t point
+    # Code points per id, then the ids as UCS-4, the layout of numpy's str arrays.
     for j in range(count):
+        p = data + s[j]
+        k = 0
         chars = 0
-        for k in range(s[j], s[j] + n[j]):
-            chars += (data[k] & 0xC0) != 0x80
+        while k < n[j]:
+            k = _next_point(p, k, n[j], &point)
+            chars += 1
         if chars > widest:
             widest = chars
     table = np.zeros((count, widest), dtype=np.uint32)
     cdef uint32_t[:, ::1] out = table
-    cdef const uint8_t *p
-    cdef uint32_t point
     with nogil:
         for j in range(count):
             id_ = order[j]
@@ -809,19 +925,7 @@ def sorted_vocabulary(bytes text, starts, lengths):
             k = 0
             chars = 0
             while k < n[id_]:
-                if p[k] < 0x80:
-                    point = p[k]
-                    k += 1
-                elif p[k] < 0xE0:
-                    point = ((p[k] & 0x1F) << 6) | (p[k + 1] & 0x3F)
-                    k += 2
-                elif p[k] < 0xF0:
-                    point = ((p[k] & 0x0F) << 12) | ((p[k + 1] & 0x3F) << 6) | (p[k + 2] & 0x3F)
-                    k += 3
-                else:
-                    point = (((p[k] & 0x07) << 18) | ((p[k + 1] & 0x3F) << 12)
-                             | ((p[k + 2] & 0x3F) << 6) | (p[k + 3] & 0x3F))
-                    k += 4
+                k = _next_point(p, k, n[id_], &point)
                 out[j, chars] = point
                 chars += 1
     return order_array, table.view(np.dtype(("U", widest))).reshape(count)

@@ -3,8 +3,8 @@
 A table in memory, or one read from a CSV, TSV, JSON Lines or Parquet file by
 :mod:`rankproof.io.formats`, becomes the same :class:`~rankproof.io.trec.QrelsColumns`
 or :class:`~rankproof.io.trec.RunColumns` the TREC reader returns, under the
-same contract: ids interned with pyarrow's ``dictionary_encode`` into
-vocabularies sorted by code point, int64 codes, int64 grades, finite float64
+same contract: ids interned through the TREC reader's compiled hash table
+into vocabularies sorted by code point, int64 codes, int64 grades, finite float64
 scores, rows in table order.
 
 The caller names the columns. Ids may be strings or integers; integers are
@@ -105,42 +105,57 @@ def _owned(values, dtype) -> np.ndarray:
 
 
 def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
-    """Intern a pyarrow string (or integer) column into ``(codes, sorted vocabulary)``.
+    """Intern a pyarrow large-string (or integer) column into ``(codes, sorted vocabulary)``.
 
-    Hashing with ``dictionary_encode`` and then sorting only the distinct ids
-    is much faster than sorting every row, as ``numpy.unique`` would.
+    The ids go through the compiled hash table of the TREC reader (strings
+    straight from Arrow's buffers, integers by their bytes), and only the
+    distinct ids are sorted. Integer ids become their decimal text once per
+    distinct id, so that 7 and "7" are one id and the order is strcmp's.
     """
+    import os
+
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    from rankproof.io import _trec_scan
 
     if not isinstance(column, pa.ChunkedArray):
         column = pa.chunked_array([column])
-    # Encoding the chunks directly (they share one dictionary) avoids
-    # concatenating every id of the column first.
-    encoded = pc.dictionary_encode(column)
-    if encoded.num_chunks == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype="<U1")
-    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
-    if not pa.types.is_large_string(dictionary.type):
-        # Integer ids (from a table) become their decimal text here, once per
-        # distinct id, so that 7 and "7" are one id and the order is strcmp's.
-        dictionary = pc.cast(dictionary, pa.large_string())
-    indices = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
-    # Arrow compares strings bytewise, which on UTF-8 is code-point order:
-    # the order numpy uses for str arrays and the one interning promises.
-    order = pc.sort_indices(dictionary).to_numpy()
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size, dtype=np.int64)
-    codes = rank[indices]
-    vocabulary = _strings_to_numpy(dictionary.take(order))
+    codes = np.empty(len(column), dtype=np.int64)
+    ids = _trec_scan.Interner(int.from_bytes(os.urandom(8), "little"))
+    integer = pa.types.is_integer(column.type)
+    at = 0
+    for chunk in column.chunks:
+        rows = len(chunk)
+        if integer:
+            _trec_scan.intern_values(chunk.to_numpy(), ids, codes[at : at + rows])
+        else:
+            _, offsets, data = chunk.buffers()
+            starts = np.frombuffer(offsets, dtype=np.int64)[chunk.offset : chunk.offset + rows + 1]
+            data = None if data is None else np.frombuffer(data, dtype=np.uint8)
+            _trec_scan.intern_spans(data, starts, ids, codes[at : at + rows])
+        at += rows
+    if integer:
+        # The distinct integers as decimal text (NUL-padded to one width),
+        # sorted by the same compiled sort as strings.
+        arena, _, _ = ids.vocabulary()
+        text = np.frombuffer(arena, dtype=column.type.to_pandas_dtype()).astype("S")
+        width = text.dtype.itemsize
+        starts = np.arange(text.size, dtype=np.int64) * width
+        spans = (text.tobytes(), starts, np.char.str_len(text).astype(np.int64))
+    else:
+        spans = ids.vocabulary()
+    order, vocabulary = _trec_scan.sorted_vocabulary(*spans)
+    _trec_scan.remap(codes, order)
+    if vocabulary.size == 0:
+        vocabulary = np.zeros(0, dtype="<U1")
     return codes, vocabulary
 
 
 def _intern_columns_together(first, second):
     """Intern two columns at once, the first in a second thread.
 
-    Hashing and gathering run in arrow and numpy with the GIL released, so
-    on two cores the query column costs almost nothing beside the doc column.
+    The compiled hashing releases the GIL, so on two cores the query column
+    costs almost nothing beside the doc column.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -148,37 +163,6 @@ def _intern_columns_together(first, second):
         pending = pool.submit(_intern_column, first)
         interned_second = _intern_column(second)
         return pending.result(), interned_second
-
-
-def _strings_to_numpy(strings) -> np.ndarray:
-    """A pyarrow string array as a numpy str array, without a Python object per id.
-
-    ASCII ids (the usual case) are padded with NULs to one width by arrow,
-    whose buffer is then a fixed-width bytes array that numpy decodes in C
-    (numpy strips trailing NULs). Others take the slow, per-id road.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not strings.type.equals(pa.large_string()):
-        strings = strings.cast(pa.large_string())
-    if len(strings) == 0 or strings.null_count:
-        return np.asarray(strings.to_pylist(), dtype=str)
-    _, offsets_buffer, data_buffer = strings.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[strings.offset : strings.offset + len(strings) + 1]
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    width = int(np.diff(offsets).max())
-    # One long id would make the fixed-width array huge: bound its size.
-    too_wide = width * len(strings) > 256 * 1024 * 1024
-    if width == 0 or too_wide or (data[offsets[0] : offsets[-1]] >= 0x80).any():
-        return np.asarray(strings.to_pylist(), dtype=str)
-    # ASCII: one code point per byte, so padding to `width` code points gives
-    # `width` bytes per id, back to back.
-    padded = pc.utf8_rpad(strings, width=width, padding="\x00")
-    _, padded_offsets, padded_data = padded.buffers()
-    first = int(np.frombuffer(padded_offsets, dtype=np.int64)[padded.offset])
-    fixed = np.frombuffer(padded_data, dtype=f"S{width}", count=len(padded), offset=first)
-    return fixed.astype(str)
 
 
 # -- getting an Arrow table ---------------------------------------------------

@@ -200,6 +200,27 @@ def test_qrels_read_as_the_reference_reads_them(data):
     check_against_reference(data, 4)
 
 
+@settings(max_examples=150, deadline=None)
+@given(trec_files(width=6), st.booleans())
+def test_files_cut_into_parts_read_as_whole_files(data, qrels):
+    """Big files are scanned in parts (one per core), merged afterwards: force
+    four parts on these small files, wherever the cuts fall, and compare."""
+    import rankproof.io.trec as trec
+
+    if qrels:
+        data = re.sub(rb"Q0", b"0", data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trec, "_PART_BYTES", 1)
+        patch.setattr(trec.os, "cpu_count", lambda: 4)
+        parts = trec._parts(data)
+        assert 1 <= len(parts) <= 4 and parts[0][0] == 0 and parts[-1][1] == len(data)
+        assert all(a < b for a, b in parts) or parts == [(0, 0)]
+        assert all(data[end - 1 : end] == b"\n" and end == begin
+                   for (_, end), (begin, _) in zip(parts, parts[1:]))
+        assert len(trec._parts(b"q Q0 d 1 1 t\n" * 8)) == 4
+        check_against_reference(data, 6)
+
+
 @settings(max_examples=40, deadline=None)
 @given(trec_files(width=6))
 def test_gzip_reads_as_plain(data):

@@ -285,7 +285,7 @@ def _parts(text: bytes) -> list[tuple[int, int]]:
     bounds = [0]
     for k in range(1, count):
         cut = text.find(b"\n", max(bounds[-1], len(text) * k // count))
-        if cut < 0:
+        if cut < 0 or cut + 1 == len(text):
             break
         bounds.append(cut + 1)
     bounds.append(len(text))

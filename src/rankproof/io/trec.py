@@ -292,7 +292,7 @@ def _parts(text: bytes) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _scan(path, fmt: _Format) -> tuple[str, bytes, dict]:
+def _scan(path, fmt: _Format) -> tuple[str, dict]:
     """Load a file and scan it; raise the error for its first bad line, if any.
 
     Each part of the file is scanned into its own slice of the output arrays

@@ -17,9 +17,13 @@ The grammar (what :mod:`rankproof.io.trec` documents and checks):
 
 The scan stops at the first bad line and says which and why; the caller
 builds the message. Ids are interned in first-appearance order through an
-open-addressing hash table over byte spans of the buffer (no copy of an id
-is made during the scan); :func:`sorted_vocabulary` then sorts the distinct
-ids by code point and :func:`remap` renumbers the codes to match.
+open-addressing hash table (:class:`Interner`) that keeps one copy of each
+distinct id; :func:`sorted_vocabulary` then sorts the distinct ids by code
+point and :func:`remap` renumbers the codes to match. Parts of one file can
+be scanned at once in threads, each into its own tables, merged afterwards
+(:meth:`Interner.absorb`, :func:`renumber`). The ids of Arrow tables go
+through the same table (:func:`intern_spans` for strings, :func:`intern_values`
+for integers).
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE

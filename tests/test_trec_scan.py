@@ -348,3 +348,15 @@ def test_table_ids_intern_as_the_reference_does(values, skip, chunks):
         assert got_vocabulary.dtype.kind == "U" and got_codes.dtype == np.int64
         assert got_vocabulary.tolist() == vocabulary
         assert got_codes.tolist() == codes
+
+
+def test_long_ids_sharing_long_prefixes(tmp_path):
+    """Ids past the 16 bytes a slot holds, and runs of equal 8-byte sort keys
+    long enough for the sort to go on to the next 8 bytes."""
+    rng = np.random.default_rng(3)
+    stems = ["http://example.org/a/very/long/common/prefix/", "http://example.org/a/very/", "é" * 9]
+    docs = [stem + suffix for stem in stems for suffix in ["", "0", "00", "1", "10", "é", "\u4e2d"]]
+    docs += [stems[0] + str(number) for number in rng.permutation(3000).tolist()]
+    docs = [docs[i] for i in rng.permutation(len(docs))]
+    data = "".join(f"q{i % 7} 0 {doc} {i % 3}\n" for i, doc in enumerate(docs + docs[:50])).encode()
+    check_against_reference(data, 4)

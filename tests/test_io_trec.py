@@ -444,44 +444,6 @@ def test_errors_deep_in_a_big_file(tmp_path, where):
     assert f"line {bad}:" in message and "found 5" in message
 
 
-@pytest.mark.parametrize("name", ["qrels.txt", "bm25.run"])
-def test_small_file_path_and_pyarrow_path_give_the_same_columns(monkeypatch, name, tmp_path):
-    """Small files skip pyarrow (cold start); both paths must read identically."""
-    import dataclasses
-
-    import rankproof.io.trec_small as small
-    from rankproof.io.trec import read_trec_qrels_columns, read_trec_run_columns
-
-    reader = read_trec_qrels_columns if name.endswith("qrels.txt") else read_trec_run_columns
-    # Irregular whitespace, a comment, CRLF and a non-ASCII id exercise normalisation and decoding.
-    original = (cranfield_dir() / name).read_text().splitlines()
-    text = "# comment\n" + "\r\n".join(line.replace(" ", "\t", 1) for line in original[:-1])
-    text += "\n" + original[-1].replace(original[-1].split()[2], "é" + original[-1].split()[2], 1) + "\n"
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    fast = reader(path)
-    monkeypatch.setattr(small, "SMALL_FILE_BYTES", 0)
-    slow = reader(path)
-    for field in dataclasses.fields(fast):
-        a, b = getattr(fast, field.name), getattr(slow, field.name)
-        if isinstance(a, np.ndarray):
-            assert a.dtype.kind == b.dtype.kind and np.array_equal(a, b), field.name
-        else:
-            assert a == b, field.name
-
-
-def test_arrow_strings_become_the_same_numpy_strings():
-    """The buffer-gathering conversion equals the per-id one, slices and non-ASCII included."""
-    import pyarrow as pa
-
-    from rankproof.io.trec import _strings_to_numpy
-
-    ids = ["q1", "doc22", "", "x" * 40, "b", "a#b", "D1"]
-    for array in (pa.array(ids), pa.array(ids).slice(2), pa.array(ids + ["é"]), pa.array(ids, pa.large_string())):
-        assert _strings_to_numpy(array).tolist() == array.to_pylist()
-        assert _strings_to_numpy(array).dtype.kind == "U"
-
-
 @pytest.mark.parametrize("at", [0, 1 << 18, (1 << 18) - 1, (1 << 18) + 1, 3 * (1 << 18)])
 def test_a_double_space_anywhere_is_normalised(tmp_path, at):
     # The check for runs of spaces scans the file a quarter megabyte at a

@@ -41,8 +41,6 @@ from rankproof.io.files import encoding_hint, load_text, read_bytes
 from rankproof.io.trec import (
     QrelsColumns,
     RunColumns,
-    _data_lines,
-    _newlines,
     _shorten,
     read_trec_qrels_columns,
     read_trec_run_columns,
@@ -81,6 +79,52 @@ class _What:
 
 _QRELS = _What(what="qrels", unit="judgment", units="judgments", example_value=1)
 _RUN = _What(what="run", unit="ranked document", units="ranked documents", example_value=11.17)
+
+
+# -- line numbers of a delimited or JSON Lines file ------------------------------
+
+
+def _newlines(data: bytes) -> np.ndarray:
+    """Return the byte offsets of every newline in `data`, as int64.
+
+    The scan goes one megabyte at a time (a loop over chunks, not lines):
+    comparing the whole buffer at once would allocate, and fault in, one
+    bool per byte, which costs several times more than the comparison.
+    """
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 20
+    parts = [
+        np.flatnonzero(buffer[offset : offset + step] == 0x0A) + offset
+        for offset in range(0, buffer.size, step)
+    ]
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate(parts).astype(np.int64, copy=False)
+
+
+def _line_bounds(size: int, breaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the start and end (exclusive, newline excluded) of every line."""
+    starts = np.empty(breaks.size + 1, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = breaks + 1
+    ends = np.empty_like(starts)
+    ends[:-1] = breaks
+    ends[-1] = size
+    return starts, ends
+
+
+def _data_lines(
+    text: bytes, breaks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the 1-based line numbers, starts and ends of the non-empty lines."""
+    starts, ends = _line_bounds(len(text), breaks)
+    keep = ends > starts
+    if keep[:-1].all():
+        # No blank line but perhaps the empty one after the final newline:
+        # slices, not copies, on the common path.
+        count = len(keep) - (0 if keep[-1] else 1)
+        return np.arange(1, count + 1, dtype=np.int64), starts[:count], ends[:count]
+    return np.flatnonzero(keep).astype(np.int64) + 1, starts[keep], ends[keep]
 
 
 def format_of(path, format: str | None = None) -> str:

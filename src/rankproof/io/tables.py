@@ -3,8 +3,8 @@
 A table in memory, or one read from a CSV, TSV, JSON Lines or Parquet file by
 :mod:`rankproof.io.formats`, becomes the same :class:`~rankproof.io.trec.QrelsColumns`
 or :class:`~rankproof.io.trec.RunColumns` the TREC reader returns, under the
-same contract: ids interned with pyarrow's ``dictionary_encode`` into
-vocabularies sorted by code point, int64 codes, int64 grades, finite float64
+same contract: ids interned through the TREC reader's compiled hash table
+into vocabularies sorted by code point, int64 codes, int64 grades, finite float64
 scores, rows in table order.
 
 The caller names the columns. Ids may be strings or integers; integers are
@@ -35,8 +35,6 @@ from rankproof.io.trec import (
     _INTEGER,
     QrelsColumns,
     RunColumns,
-    _intern_columns_together,
-    _owned,
     _score_problem,
     _shorten,
 )
@@ -93,6 +91,78 @@ def _first(mask) -> int:
 
 def _describe(arg: str, name) -> str:
     return f"column {name!r} (named by {arg}=)"
+
+
+# -- interning id columns --------------------------------------------------------
+
+
+def _owned(values, dtype) -> np.ndarray:
+    """Return a writable, contiguous numpy array of the given dtype."""
+    array = np.asarray(values, dtype=dtype)
+    if not (array.flags.writeable and array.flags.c_contiguous):
+        array = np.array(array, dtype=dtype, order="C")
+    return array
+
+
+def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
+    """Intern a pyarrow large-string (or integer) column into ``(codes, sorted vocabulary)``.
+
+    The ids go through the compiled hash table of the TREC reader (strings
+    straight from Arrow's buffers, integers by their bytes), and only the
+    distinct ids are sorted. Integer ids become their decimal text once per
+    distinct id, so that 7 and "7" are one id and the order is strcmp's.
+    """
+    import os
+
+    import pyarrow as pa
+
+    from rankproof.io import _trec_scan
+
+    if not isinstance(column, pa.ChunkedArray):
+        column = pa.chunked_array([column])
+    codes = np.empty(len(column), dtype=np.int64)
+    ids = _trec_scan.Interner(int.from_bytes(os.urandom(8), "little"))
+    integer = pa.types.is_integer(column.type)
+    at = 0
+    for chunk in column.chunks:
+        rows = len(chunk)
+        if integer:
+            _trec_scan.intern_values(chunk.to_numpy(), ids, codes[at : at + rows])
+        else:
+            _, offsets, data = chunk.buffers()
+            starts = np.frombuffer(offsets, dtype=np.int64)[chunk.offset : chunk.offset + rows + 1]
+            data = None if data is None else np.frombuffer(data, dtype=np.uint8)
+            _trec_scan.intern_spans(data, starts, ids, codes[at : at + rows])
+        at += rows
+    if integer:
+        # The distinct integers as decimal text (NUL-padded to one width),
+        # sorted by the same compiled sort as strings.
+        arena, _, _ = ids.vocabulary()
+        text = np.frombuffer(arena, dtype=column.type.to_pandas_dtype()).astype("S")
+        width = text.dtype.itemsize
+        starts = np.arange(text.size, dtype=np.int64) * width
+        spans = (text.tobytes(), starts, np.char.str_len(text).astype(np.int64))
+    else:
+        spans = ids.vocabulary()
+    order, vocabulary = _trec_scan.sorted_vocabulary(*spans)
+    _trec_scan.remap(codes, order)
+    if vocabulary.size == 0:
+        vocabulary = np.zeros(0, dtype="<U1")
+    return codes, vocabulary
+
+
+def _intern_columns_together(first, second):
+    """Intern two columns at once, the first in a second thread.
+
+    The compiled hashing releases the GIL, so on two cores the query column
+    costs almost nothing beside the doc column.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(_intern_column, first)
+        interned_second = _intern_column(second)
+        return pending.result(), interned_second
 
 
 # -- getting an Arrow table ---------------------------------------------------

@@ -1,31 +1,42 @@
 """Reading TREC qrels and run files into interned columns.
 
-The readers never loop over lines in Python on the normal path. The bytes are
-normalised with C-level operations (``bytes.translate``, ``bytes.replace`` and
-one ``re.sub``, each run only when the file needs it) so that every data line
-is its columns joined by single spaces and every blank or comment line is
-empty; pyarrow's multithreaded CSV reader then splits the columns, and numpy
-finds the original line number of every non-empty line from the positions of
-the newlines. Normalisation never adds or removes a newline, so line numbers
-always refer to the original file.
+One compiled pass (:mod:`rankproof.io._trec_scan`) splits the lines and
+columns, checks the column count and parses the grade or score of every data
+line, interns the query and doc ids through a hash table and records each
+row's line number. Files of every size take this one path; a large file is
+cut at newlines into parts scanned in threads, whose id tables are merged
+afterwards. The distinct ids (a few per thousand rows) are then sorted by
+code point and the codes renumbered. When the scan stops at a bad line,
+Python builds the message (file, line, what, the fix).
 
-Only when pyarrow rejects the file, or a value fails a check, does a Python
-loop walk the original lines, to name the first bad one.
+What a line is:
+
+- columns are separated by runs of *blanks*: spaces, tabs and carriage
+  returns; blanks at either end of a line are ignored (so CRLF files read
+  as LF files);
+- a line of blanks only, and a line whose first non-blank character is
+  ``#``, are skipped; a ``#`` later in a line is data;
+- a vertical tab or a form feed in a data line is refused: trec_eval reads
+  them as blanks (C's ``isspace``), most other readers as part of an id,
+  so such a file means different things to different tools;
+- every other byte is part of a column; NUL bytes and invalid UTF-8 are
+  refused when the file is loaded, and a UTF-8 BOM is dropped.
 """
 
 from __future__ import annotations
 
-import io
 import math
+import os
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from rankproof.errors import ParseError, where
+from rankproof.io import _trec_scan
 from rankproof.io.files import encoding_hint, load_text
-from rankproof.io.trec_small import intern_columns, split_columns
 
 __all__ = [
     "QrelsColumns",
@@ -114,8 +125,8 @@ class RunColumns:
 # Integers as trec_eval's atol reads them, minus the leading whitespace (which
 # cannot occur inside a column). pyarrow alone would also take "0x10" as 16.
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-# Exactly the floats pyarrow's CSV reader accepts, so that the error-path loop
-# agrees with the fast path about which value is bad.
+# The number syntax of scores (the compiled scan accepts exactly these, minus
+# NaN and infinities); also the rule for numbers held as text in tables.
 _FLOAT = re.compile(
     r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
     re.ASCII | re.IGNORECASE,
@@ -123,12 +134,9 @@ _FLOAT = re.compile(
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 
-_BLANKS_TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
-_SPACE_RUNS = re.compile(rb"  +")
-_COMMENT_LINES = re.compile(rb"\n#[^\n]*")
-_FIELD_SEPARATOR = re.compile(rb"[ \t\r]+")
-_NON_EMPTY_LINE = re.compile(rb"[^\n]+")
+_FIELD_SEPARATOR = re.compile(r"[ \t\r]+")
 _SHOWN_CHARS = 80
+_SPACE_NAMES = {0x0B: "a vertical tab (\\v)", 0x0C: "a form feed (\\f)", 0x00: "a NUL byte"}
 
 
 def _grade_problem(value: str) -> str | None:
@@ -234,118 +242,6 @@ def _load(path, source: str, fmt: _Format) -> bytes:
     )
 
 
-def _newlines(data: bytes) -> np.ndarray:
-    """Return the byte offsets of every newline in `data`, as int64.
-
-    The scan goes one megabyte at a time (a loop over chunks, not lines):
-    comparing the whole buffer at once would allocate, and fault in, one
-    bool per byte, which costs several times more than the comparison.
-    """
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    step = 1 << 20
-    parts = [
-        np.flatnonzero(buffer[offset : offset + step] == 0x0A) + offset
-        for offset in range(0, buffer.size, step)
-    ]
-    if not parts:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate(parts).astype(np.int64, copy=False)
-
-
-def _line_bounds(size: int, breaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return the start and end (exclusive, newline excluded) of every line."""
-    starts = np.empty(breaks.size + 1, dtype=np.int64)
-    starts[0] = 0
-    starts[1:] = breaks + 1
-    ends = np.empty_like(starts)
-    ends[:-1] = breaks
-    ends[-1] = size
-    return starts, ends
-
-
-def _has_space_run(buffer: np.ndarray) -> bool:
-    """Tell whether two spaces follow each other anywhere in `buffer`.
-
-    ``b"  " in data`` stops at every single space of a TREC file to look at the
-    next byte, which makes it five times slower than comparing a quarter
-    megabyte at a time with numpy (small chunks stay in cache).
-    """
-    step = 1 << 18
-    for offset in range(0, buffer.size, step):
-        space = buffer[offset : offset + step + 1] == 0x20
-        if (space[1:] & space[:-1]).any():
-            return True
-    return False
-
-
-def _is_clean(data: bytes, breaks: np.ndarray) -> bool:
-    """Tell whether `data` (without tabs or CRs) is already in normalised form.
-
-    A run of blanks is found by one substring search; leading and trailing
-    blanks and comment lines by looking at the bytes beside each newline,
-    which is cheaper than three more searches of the whole buffer.
-    """
-    if not data or data[:1] in (b" ", b"#") or data.endswith(b" "):
-        return not data
-    buffer = np.frombuffer(data, dtype=np.uint8)
-    if _has_space_run(buffer):
-        return False
-    after = breaks[breaks + 1 < len(buffer)] + 1
-    before = breaks[breaks > 0] - 1
-    following, preceding = buffer[after], buffer[before]
-    return not ((following == 0x20).any() or (following == 0x23).any() or (preceding == 0x20).any())
-
-
-def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
-    """Make each data line its columns joined by one space, and other lines empty.
-
-    Every step is a C-level pass over the buffer, and the steps are skipped
-    when the file does not need them. No newline is added or removed.
-
-    Returns
-    -------
-    text : bytes
-        The normalised buffer.
-    breaks : numpy.ndarray of int64
-        Offsets of its newlines.
-    """
-    if b"\t" in data or b"\r" in data:
-        data = data.translate(_BLANKS_TO_SPACE)
-    breaks = _newlines(data)
-    if _is_clean(data, breaks):
-        return data, breaks
-    if b"  " in data:
-        data = _SPACE_RUNS.sub(b" ", data)
-    # Runs are single spaces now, so one replace removes each line's trailing
-    # and leading blanks.
-    if b" \n" in data:
-        data = data.replace(b" \n", b"\n")
-    if b"\n " in data:
-        data = data.replace(b"\n ", b"\n")
-    data = data.strip(b" ")
-    # A line whose first non-blank character is '#' is a comment (trec_eval 10).
-    if data.startswith(b"#"):
-        cut = data.find(b"\n")
-        data = b"" if cut < 0 else data[cut:]
-    if b"\n#" in data:
-        data = _COMMENT_LINES.sub(b"\n", data)
-    return data, _newlines(data)
-
-
-def _data_lines(
-    text: bytes, breaks: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the 1-based line numbers, starts and ends of the non-empty lines."""
-    starts, ends = _line_bounds(len(text), breaks)
-    keep = ends > starts
-    if keep[:-1].all():
-        # No blank line but perhaps the empty one after the final newline:
-        # slices, not copies, on the common path.
-        count = len(keep) - (0 if keep[-1] else 1)
-        return np.arange(1, count + 1, dtype=np.int64), starts[:count], ends[:count]
-    return np.flatnonzero(keep).astype(np.int64) + 1, starts[keep], ends[keep]
-
-
 def _row_error(
     fields: list[str], shown: str, fmt: _Format, source: str, line: int
 ) -> ParseError | None:
@@ -366,225 +262,122 @@ def _row_error(
     return ParseError(location + problem)
 
 
-def _first_bad_line(data: bytes, fmt: _Format, source: str) -> ParseError | None:
-    """Walk the original lines in Python and return the error for the first bad one.
-
-    Only used once the vectorised path has failed, so its cost does not matter
-    on valid files.
-    """
-    for line, raw in enumerate(io.BytesIO(data), start=1):
-        stripped = raw.strip(b" \t\r\n")
-        if not stripped or stripped.startswith(b"#"):
-            continue
-        fields = [field.decode("utf-8") for field in _FIELD_SEPARATOR.split(stripped)]
-        error = _row_error(fields, stripped.decode("utf-8"), fmt, source, line)
-        if error is not None:
-            return error
-    return None
+def _space_problem(text: bytes, start: int, at: int) -> str:
+    """Say which byte the line holds that is neither a blank nor part of a column."""
+    byte = text[at]
+    column = len(text[start:at].decode("utf-8")) + 1
+    name = _SPACE_NAMES.get(byte, f"byte 0x{byte:02x}")
+    return (
+        f"holds {name} at position {column}; columns must be separated by spaces "
+        "or tabs, so replace it with a space (or remove it if it belongs to an id)"
+    )
 
 
-def _data_bounds(text: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end of every data line of a normalised text.
-
-    Recomputed when needed rather than kept: two int64 arrays per line would
-    stay alive through the parse, the step where memory peaks.
-    """
-    _, starts, ends = _data_lines(text, _newlines(text))
-    return starts, ends
+# Parts of a file are scanned in threads (the scan releases the GIL); a part
+# under this size is not worth a thread.
+_PART_BYTES = 4 << 20
+_MAX_PARTS = 4
 
 
-def _first_data_line(text: bytes) -> bytes:
-    """The first non-empty line of a normalised text."""
-    return _NON_EMPTY_LINE.search(text).group()
+def _parts(text: bytes) -> list[tuple[int, int]]:
+    """Cut `text` after newlines into parts of about equal size, one per core."""
+    count = max(1, min(os.cpu_count() or 1, _MAX_PARTS, len(text) // _PART_BYTES))
+    bounds = [0]
+    for k in range(1, count):
+        cut = text.find(b"\n", max(bounds[-1], len(text) * k // count))
+        if cut < 0 or cut + 1 == len(text):
+            break
+        bounds.append(cut + 1)
+    bounds.append(len(text))
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _error_at_row(
-    text: bytes,
-    lines: np.ndarray,
-    row: int,
-    fmt: _Format,
-    source: str,
-) -> ParseError:
-    """Build the error for a row the vectorised checks found bad."""
-    starts, ends = _data_bounds(text)
-    shown = text[starts[row] : ends[row]].decode("utf-8")
-    error = _row_error(shown.split(" "), shown, fmt, source, int(lines[row]))
-    if error is None:  # pragma: no cover - the vectorised and scalar checks disagree
-        raise RuntimeError(f"row {row} was flagged as bad but passes the scalar check")
-    return error
+def _scan(path, fmt: _Format) -> tuple[str, dict]:
+    """Load a file and scan it; raise the error for its first bad line, if any.
 
-
-def _prepare(path, fmt: _Format):
-    """Load and normalise a file, and number its data lines.
-
-    Also returns ``data_starts()``, which gives the start of every data line
-    from the newline offsets found here; drop it before parsing a big file,
-    as it keeps those offsets alive.
+    Each part of the file is scanned into its own slice of the output arrays
+    with its own id tables; the tables of the later parts are then merged
+    into the first one's and their codes renumbered, and the rows moved
+    together. Which part a line fell in changes nothing in the result.
     """
     source = str(path)
-    raw = _load(path, source, fmt)
-    text, breaks = _normalise(raw)
-    lines, _, _ = _data_lines(text, breaks)
-    if lines.size == 0:
+    text = _load(path, source, fmt)
+    parts = _parts(text)
+    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+        lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
+        # A part's capacity is its line count; its lines follow the newlines before it.
+        row_offsets = np.concatenate([[0], np.cumsum(lines_in)]).tolist()
+        line_offsets = np.concatenate([[0], np.cumsum(np.subtract(lines_in, 1))]).tolist()
+        capacity = row_offsets[-1]
+        query_codes = np.empty(capacity, dtype=np.int64)
+        doc_codes = np.empty(capacity, dtype=np.int64)
+        line = np.empty(capacity, dtype=np.int64)
+        values = np.empty(capacity, dtype=np.int64 if fmt is _QRELS else np.float64)
+        # The seed only spreads ids over the hash tables (a crafted file cannot
+        # aim at collisions); codes do not depend on it.
+        seed = int.from_bytes(os.urandom(8), "little")
+        tables = [(_trec_scan.Interner(seed), _trec_scan.Interner(seed)) for _ in parts]
+
+        def scan(k: int) -> dict:
+            begin, end = parts[k]
+            return _trec_scan.scan(
+                text, begin, end, len(fmt.names), fmt.value_index, fmt is _QRELS,
+                tables[k][0], tables[k][1], query_codes, doc_codes, values, line,
+                row_offsets[k], line_offsets[k],
+            )
+
+        scanned = list(pool.map(scan, range(len(parts))))
+    for part in scanned:
+        if part["status"] != _trec_scan.OK:
+            raise _line_error(text, part, fmt, source)
+    rows = sum(part["rows"] for part in scanned)
+    if rows == 0:
         raise ParseError(
             f"{where(source=source)}{fmt.nothing} (the file is empty or has only "
             f"blank and comment lines); give one '{fmt.layout}' line per {fmt.unit}"
         )
-    return source, raw, text, lines, lambda: _data_lines(text, breaks)[1]
+    queries, docs = tables[0]
+    done = scanned[0]["rows"]
+    for k in range(1, len(parts)):
+        start, count = row_offsets[k], scanned[k]["rows"]
+        _trec_scan.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
+        _trec_scan.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
+        if start != done:
+            for column in (query_codes, doc_codes, values, line):
+                column[done : done + count] = column[start : start + count]
+        done += count
+    tag_start, tag_end = next(part["tag"] for part in scanned if part["rows"])
+    return source, {
+        "query_codes": query_codes[:rows], "doc_codes": doc_codes[:rows], "values": values[:rows],
+        "lines": line[:rows], "queries": queries, "docs": docs,
+        "tag": text[tag_start:tag_end].decode("utf-8"),
+    }
 
 
-def _parse(text: bytes, raw: bytes, fmt: _Format, source: str, column_types: dict):
-    """Split the normalised text into a pyarrow table of the wanted columns."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    read_options = pacsv.ReadOptions(
-        column_names=list(fmt.names), use_threads=True, block_size=1 << 24
-    )
-    # No quoting, no escapes: TREC files give '"' and '\' no meaning.
-    parse_options = pacsv.ParseOptions(
-        delimiter=" ",
-        quote_char=False,
-        double_quote=False,
-        escape_char=False,
-        newlines_in_values=False,
-        ignore_empty_lines=True,
-    )
-    # No null spellings ("NA", "null", ...): they are ids or bad values here.
-    # UTF-8 was checked on the whole file already.
-    convert_options = pacsv.ConvertOptions(
-        column_types=column_types,
-        include_columns=list(column_types),
-        null_values=[],
-        strings_can_be_null=False,
-        quoted_strings_can_be_null=False,
-        check_utf8=False,
-    )
-    try:
-        return pacsv.read_csv(
-            pa.BufferReader(text),
-            read_options=read_options,
-            parse_options=parse_options,
-            convert_options=convert_options,
-        )
-    except pa.ArrowInvalid as exc:
-        raise _arrow_failure(raw, fmt, source, exc) from None
+def _line_error(text: bytes, scanned: dict, fmt: _Format, source: str) -> ParseError:
+    """Build the message for the line the scan refused."""
+    line, start, end = scanned["line"], scanned["start"], scanned["end"]
+    if scanned["status"] == _trec_scan.BAD_SPACE:
+        return ParseError(where(source=source, line=line) + _space_problem(text, start, scanned["at"]))
+    shown = text[start:end].decode("utf-8").strip(" \t\r")
+    error = _row_error(_FIELD_SEPARATOR.split(shown), shown, fmt, source, line)
+    if error is None:  # pragma: no cover - the scan and the message functions disagree
+        raise RuntimeError(f"line {line} was refused by the scan but passes the checks")
+    return error
 
 
-def _arrow_failure(raw: bytes, fmt: _Format, source: str, exc: Exception) -> ParseError:
-    """Name the first bad line after pyarrow gave up on the file."""
-    error = _first_bad_line(raw, fmt, source)
-    if error is not None:
-        return error
-    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return ParseError(
-        f"{where(source=source)}cannot be read as a TREC {fmt.what} file ({reason}); "
-        f"check that every line is '{fmt.layout}'"
-    )
-
-
-def _release_arrow_memory() -> None:
-    """Hand the memory arrow freed back to the system.
-
-    Arrow's allocator keeps freed pages for reuse, but the arrays that come
-    next are numpy's, which cannot use them: returning them keeps them from
-    adding to the peak of the evaluation that follows.
-    """
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
-
-
-def _owned(values, dtype) -> np.ndarray:
-    """Return a writable, contiguous numpy array of the given dtype."""
-    array = np.asarray(values, dtype=dtype)
-    if not (array.flags.writeable and array.flags.c_contiguous):
-        array = np.array(array, dtype=dtype, order="C")
-    return array
-
-
-def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
-    """Intern a pyarrow string (or integer) column into ``(codes, sorted vocabulary)``.
-
-    Hashing with ``dictionary_encode`` and then sorting only the distinct ids
-    is much faster than sorting every row, as ``numpy.unique`` would.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not isinstance(column, pa.ChunkedArray):
-        column = pa.chunked_array([column])
-    # Encoding the chunks directly (they share one dictionary) avoids
-    # concatenating every id of the column first.
-    encoded = pc.dictionary_encode(column)
-    if encoded.num_chunks == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype="<U1")
-    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
-    if not pa.types.is_large_string(dictionary.type):
-        # Integer ids (from a table) become their decimal text here, once per
-        # distinct id, so that 7 and "7" are one id and the order is strcmp's.
-        dictionary = pc.cast(dictionary, pa.large_string())
-    indices = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
-    # Arrow compares strings bytewise, which on UTF-8 is code-point order:
-    # the order numpy uses for str arrays and the one interning promises.
-    order = pc.sort_indices(dictionary).to_numpy()
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size, dtype=np.int64)
-    codes = rank[indices]
-    vocabulary = _strings_to_numpy(dictionary.take(order))
-    return codes, vocabulary
-
-
-def _intern_columns_together(first, second):
-    """Intern two columns at once, the first in a second thread.
-
-    Hashing and gathering run in arrow and numpy with the GIL released, so
-    on two cores the query column costs almost nothing beside the doc column.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(_intern_column, first)
-        interned_second = _intern_column(second)
-        return pending.result(), interned_second
-
-
-def _strings_to_numpy(strings) -> np.ndarray:
-    """A pyarrow string array as a numpy str array, without a Python object per id.
-
-    ASCII ids (the usual case) are padded with NULs to one width by arrow,
-    whose buffer is then a fixed-width bytes array that numpy decodes in C
-    (numpy strips trailing NULs). Others take the slow, per-id road.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not strings.type.equals(pa.large_string()):
-        strings = strings.cast(pa.large_string())
-    if len(strings) == 0 or strings.null_count:
-        return np.asarray(strings.to_pylist(), dtype=str)
-    _, offsets_buffer, data_buffer = strings.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[strings.offset : strings.offset + len(strings) + 1]
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
-    width = int(np.diff(offsets).max())
-    # One long id would make the fixed-width array huge: bound its size.
-    too_wide = width * len(strings) > 256 * 1024 * 1024
-    if width == 0 or too_wide or (data[offsets[0] : offsets[-1]] >= 0x80).any():
-        return np.asarray(strings.to_pylist(), dtype=str)
-    # ASCII: one code point per byte, so padding to `width` code points gives
-    # `width` bytes per id, back to back.
-    padded = pc.utf8_rpad(strings, width=width, padding="\x00")
-    _, padded_offsets, padded_data = padded.buffers()
-    first = int(np.frombuffer(padded_offsets, dtype=np.int64)[padded.offset])
-    fixed = np.frombuffer(padded_data, dtype=f"S{width}", count=len(padded), offset=first)
-    return fixed.astype(str)
+def _interned(codes: np.ndarray, interner) -> tuple[np.ndarray, np.ndarray]:
+    """Renumber first-appearance codes (in place) into the order of the sorted ids."""
+    order, ids = _trec_scan.sorted_vocabulary(*interner.vocabulary())
+    _trec_scan.remap(codes, order)
+    return codes, ids
 
 
 def read_trec_qrels_columns(path) -> QrelsColumns:
     """Read a TREC qrels file (``query 0 doc grade``) into interned columns.
 
-    Columns are separated by any run of spaces or tabs; leading and trailing
-    blanks and CRLF line ends are tolerated; blank lines and lines whose first
+    Columns are separated by any run of spaces, tabs or CRs; leading and
+    trailing blanks and CRLF line ends are tolerated; blank lines and lines whose first
     non-blank character is ``#`` are skipped. The second column is ignored.
     A ``.gz`` file is decompressed. Duplicates and negative grades are left
     for the evaluation policy to judge.
@@ -603,55 +396,20 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
     ------
     rankproof.errors.ParseError
         If the file is missing, unreadable, not UTF-8 text, holds no
-        judgments, or a line has the wrong number of columns or a grade that
-        is not an integer. The message names the file and line.
+        judgments, or a line has the wrong number of columns, a vertical tab
+        or form feed, or a grade that is not a 64-bit integer. The message
+        names the file and line.
     """
-    source, raw, text, lines, data_starts = _prepare(path, _QRELS)
-    small = split_columns(text, data_starts, width=4, numeric=3, integer=True)
-    del data_starts
-    if small is not None:
-        table, grade = small
-        (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)
-        return QrelsColumns(query_codes=query_codes, query_vocab=query_vocab, doc_codes=doc_codes,
-                            doc_vocab=doc_vocab, grade=grade, line=lines, source=source)
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    table = _parse(
-        text,
-        raw,
-        _QRELS,
-        source,
-        {"query": pa.string(), "doc": pa.string(), "grade": pa.string()},
-    )
-    if table.num_rows != lines.size:  # pragma: no cover - internal invariant
-        raise RuntimeError("pyarrow and numpy disagree about the number of data lines")
-
-    # Grades are read as text and checked here, because pyarrow's own integer
-    # parser also takes hexadecimal ("0x10") and refuses a leading '+'.
-    grade_text = table.column("grade")
-    integer = pc.match_substring_regex(grade_text, pattern=r"^[+-]?[0-9]+$")
-    bad_row = pc.index(integer, False).as_py()
-    if bad_row >= 0:
-        raise _error_at_row(text, lines, bad_row, _QRELS, source)
-    try:
-        grade = pc.cast(pc.utf8_ltrim(grade_text, characters="+"), pa.int64())
-    except pa.ArrowInvalid as exc:  # an integer too large for int64
-        raise _arrow_failure(raw, _QRELS, source, exc) from None
-
-    (query_codes, query_vocab), (doc_codes, doc_vocab) = _intern_columns_together(
-        table.column("query"), table.column("doc"))
-    grade = _owned(grade.to_numpy(), np.int64)
-    del table, grade_text, integer
-    _release_arrow_memory()
+    source, scanned = _scan(path, _QRELS)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"])
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
         doc_codes=doc_codes,
         doc_vocab=doc_vocab,
-        grade=grade,
-        line=lines,
+        grade=scanned["values"],
+        line=scanned["lines"],
         source=source,
     )
 
@@ -659,8 +417,8 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
 def read_trec_run_columns(path) -> RunColumns:
     """Read a TREC run file (``query Q0 doc rank score tag``) into interned columns.
 
-    Columns are separated by any run of spaces or tabs; leading and trailing
-    blanks and CRLF line ends are tolerated; blank lines and lines whose first
+    Columns are separated by any run of spaces, tabs or CRs; leading and
+    trailing blanks and CRLF line ends are tolerated; blank lines and lines whose first
     non-blank character is ``#`` are skipped. The second and fourth columns
     are ignored (the rank need not be a number); the order of documents comes
     from the scores, later. A ``.gz`` file is decompressed.
@@ -679,53 +437,20 @@ def read_trec_run_columns(path) -> RunColumns:
     ------
     rankproof.errors.ParseError
         If the file is missing, unreadable, not UTF-8 text, holds no ranked
-        documents, or a line has the wrong number of columns or a score that
-        is not a finite number. The message names the file and line.
+        documents, or a line has the wrong number of columns, a vertical tab
+        or form feed, or a score that is not a finite number. The message
+        names the file and line.
     """
-    source, raw, text, lines, data_starts = _prepare(path, _RUN)
-    small = split_columns(text, data_starts, width=6, numeric=4, integer=False)
-    del data_starts  # it holds the newline offsets: not through the parse
-    if small is not None:
-        table, score = small
-        (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns(table, text, 0, 2)
-        return RunColumns(query_codes=query_codes, query_vocab=query_vocab, doc_codes=doc_codes,
-                          doc_vocab=doc_vocab, score=score, line=lines, source=source,
-                          tag=table[0, 5].decode("utf-8"))
-
-    import pyarrow as pa
-
-    table = _parse(
-        text,
-        raw,
-        _RUN,
-        source,
-        {"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
-    )
-    if table.num_rows != lines.size:  # pragma: no cover - internal invariant
-        raise RuntimeError("pyarrow and numpy disagree about the number of data lines")
-
-    score = _owned(table.column("score").to_numpy(), np.float64)
-    finite = np.isfinite(score)
-    if not finite.all():
-        bad_row = int(np.argmin(finite))
-        raise _error_at_row(text, lines, bad_row, _RUN, source)
-
-    # Every data line has six columns by now, so the first one has a tag.
-    tag = _first_data_line(text).split(b" ")[5].decode("utf-8")
-    # The file's bytes are no longer needed: free them before interning,
-    # the step where memory peaks.
-    del raw, text
-    (query_codes, query_vocab), (doc_codes, doc_vocab) = _intern_columns_together(
-        table.column("query"), table.column("doc"))
-    del table
-    _release_arrow_memory()
+    source, scanned = _scan(path, _RUN)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"])
     return RunColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
         doc_codes=doc_codes,
         doc_vocab=doc_vocab,
-        score=score,
-        line=lines,
+        score=scanned["values"],
+        line=scanned["lines"],
         source=source,
-        tag=tag,
+        tag=scanned["tag"],
     )

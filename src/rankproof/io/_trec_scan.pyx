@@ -1,0 +1,956 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""One compiled pass over the bytes of a TREC file: lines, columns, values, interned ids.
+
+The grammar (what :mod:`rankproof.io.trec` documents and checks):
+
+- a line ends at ``\\n``; its line number is one plus the number of ``\\n``
+  before it;
+- a *blank* is a space, a tab or a carriage return; columns are separated by
+  runs of blanks, and blanks at either end of a line are ignored;
+- a line with no byte other than blanks is skipped, as is a line whose first
+  non-blank byte is ``#`` (a comment);
+- a vertical tab (0x0b) or a form feed (0x0c) in any other line is refused:
+  trec_eval's ``isspace`` takes them for separators, most other readers for
+  part of an id, so a file holding one means different things to different
+  tools; every other byte is part of a column (NUL and invalid UTF-8 are
+  refused before the scan, when the file is loaded).
+
+The scan stops at the first bad line and says which and why; the caller
+builds the message. Ids are interned in first-appearance order through an
+open-addressing hash table (:class:`Interner`) that keeps one copy of each
+distinct id; :func:`sorted_vocabulary` then sorts the distinct ids by code
+point and :func:`remap` renumbers the codes to match. Parts of one file can
+be scanned at once in threads, each into its own tables, merged afterwards
+(:meth:`Interner.absorb`, :func:`renumber`). The ids of Arrow tables go
+through the same table (:func:`intern_spans` for strings, :func:`intern_values`
+for integers).
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from libc.math cimport isfinite
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memchr, memcmp, memcpy
+
+import numpy as np
+
+cdef extern from * nogil:
+    """
+    /* strtod in the "C" locale whatever the process's locale: a decimal
+       point is always '.', as in every TREC file. */
+    #include <stdlib.h>
+    #if defined(_WIN32)
+    #include <locale.h>
+    static _locale_t rp_c_locale = 0;
+    static int rp_init_c_locale(void) {
+        if (!rp_c_locale) rp_c_locale = _create_locale(LC_NUMERIC, "C");
+        return rp_c_locale != 0;
+    }
+    static double rp_strtod(const char *text, char **end) {
+        return _strtod_l(text, end, rp_c_locale);
+    }
+    #else
+    #include <locale.h>
+    #if defined(__APPLE__)
+    #include <xlocale.h>
+    #endif
+    static locale_t rp_c_locale = (locale_t)0;
+    static int rp_init_c_locale(void) {
+        if (!rp_c_locale) rp_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        return rp_c_locale != (locale_t)0;
+    }
+    static double rp_strtod(const char *text, char **end) {
+        return strtod_l(text, end, rp_c_locale);
+    }
+    #endif
+
+    /* Zeroed memory; blocks of 4 MB and more on transparent huge pages
+       where the system has them. */
+    #if defined(__GNUC__)
+    #define rp_prefetch(address) __builtin_prefetch(address)
+    #else
+    #define rp_prefetch(address) ((void)(address))
+    #endif
+    #define RP_HUGE ((size_t)4 << 20)
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    static void *rp_alloc_zeroed(size_t size) {
+        if (size < RP_HUGE) return calloc(1, size);
+        void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED) return NULL;
+    #ifdef MADV_HUGEPAGE
+        madvise(memory, size, MADV_HUGEPAGE);
+    #endif
+        return memory;
+    }
+    static void rp_free(void *memory, size_t size) {
+        if (memory == NULL) return;
+        if (size < RP_HUGE) free(memory); else munmap(memory, size);
+    }
+    #else
+    static void *rp_alloc_zeroed(size_t size) { return calloc(1, size); }
+    static void rp_free(void *memory, size_t size) { (void)size; free(memory); }
+    #endif
+    """
+    int rp_init_c_locale()
+    double rp_strtod(const char *text, char **end)
+    void *rp_alloc_zeroed(size_t size)
+    void rp_free(void *memory, size_t size)
+    void rp_prefetch(const void *address)
+
+# Why a line was refused (the caller turns these into messages).
+cpdef enum:
+    OK = 0
+    BAD_WIDTH = 1
+    BAD_VALUE = 2
+    BAD_SPACE = 3
+
+# Byte classes of the scan.
+cdef enum:
+    C_DATA = 0
+    C_BLANK = 1
+    C_END = 2       # '\n', or the NUL CPython keeps after every bytes object
+    C_BAD = 3       # '\v', '\f'
+
+cdef uint8_t CLASS[256]
+for _byte in range(256):
+    CLASS[_byte] = C_DATA
+CLASS[0x20] = C_BLANK
+CLASS[0x09] = C_BLANK
+CLASS[0x0D] = C_BLANK
+CLASS[0x0A] = C_END
+CLASS[0x00] = C_END
+CLASS[0x0B] = C_BAD
+CLASS[0x0C] = C_BAD
+
+cdef double POW10[23]
+for _e in range(23):
+    POW10[_e] = float(10 ** _e)
+
+cdef int MAX_COLUMNS = 8
+
+cdef enum:
+    BATCH = 16   # docs hashed and prefetched ahead of their lookup
+
+
+# -- the hash table -------------------------------------------------------------
+#
+# Open addressing with linear probing, at most half full. A lookup of a known
+# id (nine in ten lookups of a run file) costs one cache miss: the slot holds
+# the full 64-bit hash, the id's length and its first 16 bytes; only longer
+# ids compare the rest with their copy in a compact arena (never with the
+# large, cold file). The scan hashes a batch of ids and prefetches their
+# slots before looking them up, so that the misses overlap. Big tables live
+# on transparent huge pages, which spare random lookups most TLB misses.
+
+cdef struct Slot:
+    uint64_t hash
+    int32_t code           # code + 1; 0: empty
+    int32_t length
+    uint8_t prefix[16]     # the id's first 16 bytes (an id rarely has more)
+
+
+cdef struct Table:
+    Slot *slots
+    size_t slot_bytes
+    uint64_t mask
+    int64_t count
+    int64_t capacity       # codes before the next growth
+    int64_t *offsets       # by code: where its bytes start in the arena
+    int64_t *lengths
+    size_t code_bytes
+    uint8_t *arena
+    size_t arena_size
+    size_t arena_used
+    uint64_t seed
+
+
+cdef inline uint64_t _mix(uint64_t h) noexcept nogil:
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef inline uint64_t _hash(const uint8_t *p, int64_t n, uint64_t seed) noexcept nogil:
+    """A word-at-a-time multiplicative hash, finalised with murmur3's mixer."""
+    cdef uint64_t h = seed ^ (<uint64_t>n * 0x9E3779B97F4A7C15ULL)
+    cdef uint64_t word
+    while n >= 8:
+        memcpy(&word, p, 8)
+        h = (h ^ word) * 0x100000001B3ULL
+        h ^= h >> 29
+        p += 8
+        n -= 8
+    if n > 0:
+        word = 0
+        memcpy(&word, p, n)
+        h = (h ^ word) * 0x100000001B3ULL
+    return _mix(h)
+
+
+cdef inline bint _same(const uint8_t *a, const uint8_t *b, int64_t n) noexcept nogil:
+    """``a[:n] == b[:n]``, inline for the short ids of TREC files (a call to memcmp costs more)."""
+    cdef uint64_t x, y
+    while n >= 8:
+        memcpy(&x, a, 8)
+        memcpy(&y, b, 8)
+        if x != y:
+            return False
+        a += 8
+        b += 8
+        n -= 8
+    while n > 0:
+        if a[0] != b[0]:
+            return False
+        a += 1
+        b += 1
+        n -= 1
+    return True
+
+
+cdef int _table_init(Table *t, uint64_t seed) noexcept nogil:
+    t.slot_bytes = 1024 * sizeof(Slot)
+    t.slots = <Slot *>rp_alloc_zeroed(t.slot_bytes)
+    t.mask = 1023
+    t.count = 0
+    t.capacity = 512
+    t.code_bytes = t.capacity * sizeof(int64_t)
+    t.offsets = <int64_t *>rp_alloc_zeroed(t.code_bytes)
+    t.lengths = <int64_t *>rp_alloc_zeroed(t.code_bytes)
+    t.arena_size = 1 << 16
+    t.arena_used = 0
+    t.arena = <uint8_t *>rp_alloc_zeroed(t.arena_size)
+    t.seed = seed
+    if t.slots == NULL or t.offsets == NULL or t.lengths == NULL or t.arena == NULL:
+        return -1
+    return 0
+
+
+cdef void _table_free(Table *t) noexcept nogil:
+    rp_free(t.slots, t.slot_bytes)
+    rp_free(t.offsets, t.code_bytes)
+    rp_free(t.lengths, t.code_bytes)
+    rp_free(t.arena, t.arena_size)
+    t.slots = NULL
+    t.offsets = NULL
+    t.lengths = NULL
+    t.arena = NULL
+
+
+cdef int _table_grow(Table *t) noexcept nogil:
+    """Double the slots and the per-code arrays."""
+    cdef int64_t old = <int64_t>t.mask + 1, size = old * 2, i
+    cdef uint64_t mask = size - 1, at
+    cdef size_t slot_bytes = size * sizeof(Slot), code_bytes = (size // 2) * sizeof(int64_t)
+    cdef Slot *slots = <Slot *>rp_alloc_zeroed(slot_bytes)
+    cdef int64_t *offsets = <int64_t *>rp_alloc_zeroed(code_bytes)
+    cdef int64_t *lengths = <int64_t *>rp_alloc_zeroed(code_bytes)
+    if slots == NULL or offsets == NULL or lengths == NULL:
+        rp_free(slots, slot_bytes)
+        rp_free(offsets, code_bytes)
+        rp_free(lengths, code_bytes)
+        return -1
+    for i in range(old):
+        if t.slots[i].code:
+            at = t.slots[i].hash & mask
+            while slots[at].code:
+                at = (at + 1) & mask
+            slots[at] = t.slots[i]
+    memcpy(offsets, t.offsets, t.count * sizeof(int64_t))
+    memcpy(lengths, t.lengths, t.count * sizeof(int64_t))
+    rp_free(t.slots, t.slot_bytes)
+    rp_free(t.offsets, t.code_bytes)
+    rp_free(t.lengths, t.code_bytes)
+    t.slots = slots
+    t.offsets = offsets
+    t.lengths = lengths
+    t.slot_bytes = slot_bytes
+    t.code_bytes = code_bytes
+    t.mask = mask
+    t.capacity = size // 2
+    return 0
+
+
+cdef int _arena_reserve(Table *t, size_t more) noexcept nogil:
+    cdef size_t size = t.arena_size
+    cdef uint8_t *arena
+    if t.arena_used + more <= size:
+        return 0
+    while t.arena_used + more > size:
+        size *= 2
+    arena = <uint8_t *>rp_alloc_zeroed(size)
+    if arena == NULL:
+        return -1
+    memcpy(arena, t.arena, t.arena_used)
+    rp_free(t.arena, t.arena_size)
+    t.arena = arena
+    t.arena_size = size
+    return 0
+
+
+cdef inline int64_t _intern(Table *t, const uint8_t *key, int64_t length, uint64_t h) noexcept nogil:
+    """The code of the id ``key[:length]`` (hash `h`), a new one if unseen; -1 if out of memory."""
+    cdef uint64_t at = h & t.mask
+    cdef Slot *slot
+    cdef int64_t code, inline = length if length < 16 else 16
+    if length > 0x7FFFFFFF:
+        return -1
+    while True:
+        slot = &t.slots[at]
+        if slot.code == 0:
+            break
+        if (slot.hash == h and slot.length == length and _same(slot.prefix, key, inline)
+                and (length <= 16 or memcmp(t.arena + t.offsets[slot.code - 1] + 16, key + 16, length - 16) == 0)):
+            return slot.code - 1
+        at = (at + 1) & t.mask
+    if t.count >= t.capacity:
+        if t.count >= 0x7FFFFFFE or _table_grow(t) < 0:
+            return -1
+        at = h & t.mask
+        while t.slots[at].code:
+            at = (at + 1) & t.mask
+        slot = &t.slots[at]
+    if _arena_reserve(t, length) < 0:
+        return -1
+    code = t.count
+    memcpy(t.arena + t.arena_used, key, length)
+    slot.hash = h
+    slot.code = <int32_t>(code + 1)
+    slot.length = <int32_t>length
+    memcpy(slot.prefix, key, inline)
+    t.offsets[code] = t.arena_used
+    t.lengths[code] = length
+    t.arena_used += length
+    t.count += 1
+    return code
+
+
+cdef object _vocabulary_spans(Table *t):
+    """The distinct ids as ``(arena bytes, starts, lengths)``, by code."""
+    starts = np.empty(t.count, dtype=np.int64)
+    lengths = np.empty(t.count, dtype=np.int64)
+    cdef int64_t[::1] s = starts, n = lengths
+    if t.count:
+        memcpy(&s[0], t.offsets, t.count * sizeof(int64_t))
+        memcpy(&n[0], t.lengths, t.count * sizeof(int64_t))
+    return (<char *>t.arena)[:t.arena_used], starts, lengths
+
+
+# -- numbers --------------------------------------------------------------------
+
+cdef inline bint _parse_grade(const uint8_t *p, int64_t n, int64_t *out) noexcept nogil:
+    """``[+-]?[0-9]+`` within int64; False for anything else."""
+    cdef int64_t i = 0
+    cdef bint negative = False
+    cdef uint64_t value = 0, digit, limit
+    if n > 0 and (p[0] == c'+' or p[0] == c'-'):
+        negative = p[0] == c'-'
+        i = 1
+    if i == n:
+        return False
+    limit = (<uint64_t>1 << 63) if negative else ((<uint64_t>1 << 63) - 1)
+    while i < n:
+        if p[i] < c'0' or p[i] > c'9':
+            return False
+        digit = p[i] - c'0'
+        if value > (limit - digit) // 10:
+            return False
+        value = value * 10 + digit
+        i += 1
+    if negative:
+        out[0] = <int64_t>(0 - value)
+    else:
+        out[0] = <int64_t>value
+    return True
+
+
+cdef inline bint _parse_score(const uint8_t *p, int64_t n, double *out) noexcept nogil:
+    """A finite number in the syntax ``[+-]?([0-9]+(.[0-9]*)?|.[0-9]+)([eE][+-]?[0-9]+)?``.
+
+    NaN, infinities (spelled out or overflowing) and anything else give
+    False. Short numbers take Clinger's exact fast path (an integer mantissa
+    below 2^53 times or divided by an exact power of ten is one correctly
+    rounded operation); the rest go to strtod in the "C" locale.
+    """
+    cdef int64_t i = 0, digits = 0, significant = 0, fraction = 0, exponent = 0
+    cdef bint negative = False, exponent_negative = False
+    cdef uint64_t mantissa = 0
+    cdef double value
+    cdef char buffer[64]
+    cdef char *copy
+    cdef char *end
+    if n > 0 and (p[0] == c'+' or p[0] == c'-'):
+        negative = p[0] == c'-'
+        i = 1
+    while i < n and c'0' <= p[i] <= c'9':
+        if significant or p[i] != c'0':
+            significant += 1
+            if significant <= 19:
+                mantissa = mantissa * 10 + (p[i] - c'0')
+            else:
+                exponent += 1   # a dropped digit: only the slow path uses the value then
+        digits += 1
+        i += 1
+    if i < n and p[i] == c'.':
+        i += 1
+        while i < n and c'0' <= p[i] <= c'9':
+            if significant or p[i] != c'0':
+                significant += 1
+                if significant <= 19:
+                    mantissa = mantissa * 10 + (p[i] - c'0')
+                    fraction += 1
+            else:
+                fraction += 1
+            digits += 1
+            i += 1
+    if digits == 0:
+        return False   # no digit: "", ".", "nan", "inf", ...
+    cdef int64_t written = 0
+    if i < n and (p[i] == c'e' or p[i] == c'E'):
+        i += 1
+        if i < n and (p[i] == c'+' or p[i] == c'-'):
+            exponent_negative = p[i] == c'-'
+            i += 1
+        if i == n:
+            return False
+        while i < n and c'0' <= p[i] <= c'9':
+            if written < 100000:
+                written = written * 10 + (p[i] - c'0')
+            i += 1
+        if i < n:
+            return False
+    if i != n:
+        return False
+    exponent += (-written if exponent_negative else written) - fraction
+    if significant <= 15 and -22 <= exponent <= 22:
+        value = <double>mantissa
+        if exponent >= 0:
+            value = value * POW10[exponent]
+        else:
+            value = value / POW10[-exponent]
+        out[0] = -value if negative else value
+        return True
+    # The slow, exact road, on a NUL-terminated copy of the text.
+    if n < 64:
+        copy = &buffer[0]
+    else:
+        copy = <char *>malloc(n + 1)
+    if copy == NULL:
+        return False
+    memcpy(copy, p, n)
+    copy[n] = 0
+    value = rp_strtod(copy, &end)
+    i = end - copy
+    if n >= 64:
+        free(copy)
+    if i != n or not isfinite(value):
+        return False
+    out[0] = value
+    return True
+
+
+# -- the scan -------------------------------------------------------------------
+
+def count_lines(bytes text, int64_t begin, int64_t end):
+    """The number of lines that start in ``text[begin:end]``: one more than its newlines."""
+    cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
+    cdef int64_t count = 1
+    cdef const uint8_t *p = data + begin
+    cdef const uint8_t *stop = data + end
+    cdef const void *hit
+    if not 0 <= begin <= end <= PyBytes_GET_SIZE(text):
+        raise ValueError("span out of the text")
+    with nogil:
+        while p < stop:
+            hit = memchr(p, c'\n', stop - p)
+            if hit == NULL:
+                break
+            count += 1
+            p = <const uint8_t *>hit + 1
+    return count
+
+
+cdef class Interner:
+    """A hash table of ids: codes in first-appearance order, the ids kept in an arena."""
+
+    cdef Table table
+
+    def __cinit__(self, uint64_t seed):
+        if _table_init(&self.table, seed) < 0:
+            _table_free(&self.table)
+            raise MemoryError("out of memory while interning ids")
+
+    def __dealloc__(self):
+        _table_free(&self.table)
+
+    def __len__(self):
+        return self.table.count
+
+    def vocabulary(self):
+        """The distinct ids as ``(bytes back to back, starts, lengths)``, by code."""
+        return _vocabulary_spans(&self.table)
+
+    def absorb(self, Interner other):
+        """Intern every id of `other`; return the code here of each of its codes."""
+        mapping = np.empty(other.table.count, dtype=np.int64)
+        cdef int64_t[::1] out = mapping
+        cdef int64_t j, k, stop, count = other.table.count, code = 0, length
+        cdef const uint8_t *key
+        cdef Table *t = &self.table
+        with nogil:
+            j = 0
+            while j < count and code >= 0:
+                stop = j + BATCH if j + BATCH < count else count
+                for k in range(j, stop):
+                    key = other.table.arena + other.table.offsets[k]
+                    rp_prefetch(&t.slots[_hash(key, other.table.lengths[k], t.seed) & t.mask])
+                for k in range(j, stop):
+                    key = other.table.arena + other.table.offsets[k]
+                    length = other.table.lengths[k]
+                    code = _intern(t, key, length, _hash(key, length, t.seed))
+                    if code < 0:
+                        break
+                    out[k] = code
+                j = stop
+        if code < 0:
+            raise MemoryError("out of memory while interning ids")
+        return mapping
+
+
+cdef int _intern_many(Table *t, const uint8_t *base, const int64_t *starts, int64_t stride,
+                      int64_t width, int64_t count, int64_t *codes) noexcept nogil:
+    """Intern `count` ids: the i-th starts at ``starts[i]`` (or ``i * stride``)
+    and ends at ``starts[i + 1]`` (or is `width` bytes long); batches are
+    hashed and prefetched ahead of their lookups, as in the scan."""
+    cdef int64_t j = 0, k, stop, begin, length, code
+    cdef uint64_t hashes[BATCH]
+    while j < count:
+        stop = j + BATCH if j + BATCH < count else count
+        for k in range(j, stop):
+            begin = starts[k] if starts != NULL else k * stride
+            length = starts[k + 1] - begin if starts != NULL else width
+            hashes[k - j] = _hash(base + begin, length, t.seed)
+            rp_prefetch(&t.slots[hashes[k - j] & t.mask])
+        for k in range(j, stop):
+            begin = starts[k] if starts != NULL else k * stride
+            length = starts[k + 1] - begin if starts != NULL else width
+            code = _intern(t, base + begin, length, hashes[k - j])
+            if code < 0:
+                return -1
+            codes[k] = code
+        j = stop
+    return 0
+
+
+cdef const uint8_t EMPTY[1]
+
+
+def intern_spans(data, offsets, Interner ids, codes):
+    """Intern the strings of an Arrow large-string array into `ids`.
+
+    `data` is its data buffer, `offsets` its int64 offsets (one more than
+    rows, sliced to the array); `codes` (int64, one per row) receives the
+    codes.
+    """
+    cdef const int64_t[::1] o = offsets
+    cdef int64_t[::1] c = codes
+    cdef const uint8_t[::1] d
+    cdef const uint8_t *base = EMPTY
+    cdef int64_t count = c.shape[0], size = 0, j
+    if data is not None:
+        d = data
+        size = d.shape[0]
+        if size:
+            base = &d[0]
+    if o.shape[0] != count + 1:
+        raise ValueError("offsets and codes disagree")
+    if count == 0:
+        return
+    if o[0] < 0 or o[count] > size:
+        raise ValueError("offsets beyond the data")
+    for j in range(count):
+        if o[j + 1] < o[j]:
+            raise ValueError("offsets go backwards")
+    cdef int failed
+    with nogil:
+        failed = _intern_many(&ids.table, base, &o[0], 0, 0, count, &c[0])
+    if failed:
+        raise MemoryError("out of memory while interning ids")
+
+
+def intern_values(values, Interner ids, codes):
+    """Intern fixed-width values (integers) by their bytes; `codes` receives the codes."""
+    array = np.ascontiguousarray(values)
+    cdef int64_t width = array.dtype.itemsize
+    cdef const uint8_t[::1] d = array.reshape(-1).view(np.uint8)
+    cdef int64_t[::1] c = codes
+    cdef int64_t count = c.shape[0]
+    if array.size != count:
+        raise ValueError("values and codes disagree")
+    if count == 0:
+        return
+    cdef int failed
+    with nogil:
+        failed = _intern_many(&ids.table, &d[0], NULL, width, width, count, &c[0])
+    if failed:
+        raise MemoryError("out of memory while interning ids")
+
+
+def renumber(codes, mapping):
+    """Replace every code ``c`` of `codes` (in place) by ``mapping[c]``."""
+    cdef int64_t[::1] c = codes
+    cdef const int64_t[::1] m = mapping
+    cdef int64_t j, n = c.shape[0]
+    with nogil:
+        for j in range(n):
+            c[j] = m[c[j]]
+
+
+def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bint integer,
+         Interner query_ids, Interner doc_ids, query_codes, doc_codes, values, lines,
+         int64_t row_offset, int64_t line_offset):
+    """Split, check and intern the lines of ``text[begin:end]`` in one pass.
+
+    Parameters
+    ----------
+    text : bytes
+        The whole file, UTF-8 without a BOM.
+    begin, end : int
+        The part to scan: `begin` is 0 or follows a newline, `end` is the
+        size of `text` or follows a newline (so parts can be scanned at once,
+        in threads: the scan holds no lock).
+    width : int
+        Columns per data line (4 for qrels, 6 for runs).
+    value_column : int
+        Index of the grade (parsed as int64 when `integer`) or score (float64).
+    integer : bool
+    query_ids, doc_ids : Interner
+        The tables the ids are interned into (one pair per part).
+    query_codes, doc_codes, values, lines : numpy.ndarray
+        int64 arrays (`values` float64 for scores) that receive the rows from
+        `row_offset` on, with room for one row per line of the part.
+    row_offset : int
+    line_offset : int
+        Lines before `begin` (added to line numbers).
+
+    Returns
+    -------
+    dict
+        ``status`` (``OK`` or a reason) and ``rows``; when OK, ``tag`` (start
+        and end of the last column of the first data line), otherwise
+        ``line`` (the number of the bad line), ``start`` and ``end`` (its
+        bytes) and ``at`` (the offending byte, or -1).
+    """
+    cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
+    if not 0 <= begin <= end <= PyBytes_GET_SIZE(text):
+        raise ValueError("span out of the text")
+    if width > MAX_COLUMNS or value_column >= width or not rp_init_c_locale():
+        raise ValueError("bad scan arguments or no C locale")
+    cdef int64_t[::1] queries = query_codes, docs = doc_codes, numbers = lines
+    cdef int64_t[::1] grades
+    cdef double[::1] scores
+    if integer:
+        grades = values
+    else:
+        scores = values
+    cdef Table *query_table_pointer = &query_ids.table
+    cdef Table *doc_table_pointer = &doc_ids.table
+    cdef int64_t pos = begin, i, line = 0, row = row_offset, fields, line_start = begin, bad_at = -1
+    cdef int64_t starts[8]
+    cdef int64_t ends[8]
+    cdef int64_t last_query_start = -1, last_query_length = -1, last_query_code = -1
+    cdef int64_t code, length, tag_start = 0, tag_end = 0
+    # Docs waiting for their lookup: hashed and prefetched first.
+    cdef int64_t pending = 0, first_pending = row_offset, k
+    cdef const uint8_t *pending_key[BATCH]
+    cdef int64_t pending_length[BATCH]
+    cdef uint64_t pending_hash[BATCH]
+    cdef int status = OK
+    cdef int failed = 0
+    cdef uint8_t c
+    cdef int64_t grade
+    cdef double score
+    cdef int64_t capacity = min(queries.shape[0], docs.shape[0], numbers.shape[0],
+                                grades.shape[0] if integer else scores.shape[0])
+
+    with nogil:
+        while True:
+            if pos >= end or pending == BATCH:
+                # Look up the batch, in row order (codes follow first appearance).
+                for k in range(pending):
+                    code = _intern(doc_table_pointer, pending_key[k], pending_length[k], pending_hash[k])
+                    if code < 0:
+                        failed = 1
+                        break
+                    docs[first_pending + k] = code
+                pending = 0
+                first_pending = row
+                if failed or pos >= end:
+                    break
+            line += 1
+            line_start = pos
+            i = pos
+            while CLASS[data[i]] == C_BLANK:
+                i += 1
+            # data[size] is CPython's NUL terminator, classed as C_END.
+            if CLASS[data[i]] == C_END and i < end and data[i] != c'\n':
+                status = BAD_SPACE   # a NUL byte
+                bad_at = i
+                pos = end
+                continue
+            if CLASS[data[i]] == C_END or data[i] == c'#':
+                if data[i] == c'#':
+                    while i < end and data[i] != c'\n':
+                        i += 1
+                pos = i + 1
+                continue
+            fields = 0
+            while True:
+                c = CLASS[data[i]]
+                if c == C_END:
+                    break
+                if c == C_BAD:
+                    status = BAD_SPACE
+                    bad_at = i
+                    break
+                if fields < MAX_COLUMNS:
+                    starts[fields] = i
+                while CLASS[data[i]] == C_DATA:
+                    i += 1
+                if CLASS[data[i]] == C_BAD:
+                    status = BAD_SPACE
+                    bad_at = i
+                    break
+                if fields < MAX_COLUMNS:
+                    ends[fields] = i
+                fields += 1
+                while CLASS[data[i]] == C_BLANK:
+                    i += 1
+            if status == OK and i < end and data[i] != c'\n':
+                status = BAD_SPACE   # a NUL byte
+                bad_at = i
+            if row >= capacity:
+                failed = 2
+                break
+            if status == OK and fields != width:
+                status = BAD_WIDTH
+            if status == OK:
+                if integer:
+                    if _parse_grade(data + starts[value_column], ends[value_column] - starts[value_column], &grade):
+                        grades[row] = grade
+                    else:
+                        status = BAD_VALUE
+                elif _parse_score(data + starts[value_column], ends[value_column] - starts[value_column], &score):
+                    scores[row] = score
+                else:
+                    status = BAD_VALUE
+            if status != OK:
+                pos = end   # flush the batch, then stop
+                continue
+            # Rows of one query usually follow each other: compare with the
+            # previous query before hashing.
+            length = ends[0] - starts[0]
+            if length == last_query_length and _same(data + starts[0], data + last_query_start, length):
+                code = last_query_code
+            else:
+                code = _intern(query_table_pointer, data + starts[0], length, _hash(data + starts[0], length, query_table_pointer.seed))
+                if code < 0:
+                    failed = 1
+                    break
+                last_query_start = starts[0]
+                last_query_length = length
+                last_query_code = code
+            queries[row] = code
+            length = ends[2] - starts[2]
+            pending_key[pending] = data + starts[2]
+            pending_length[pending] = length
+            pending_hash[pending] = _hash(data + starts[2], length, doc_table_pointer.seed)
+            rp_prefetch(&doc_table_pointer.slots[pending_hash[pending] & doc_table_pointer.mask])
+            pending += 1
+            numbers[row] = line + line_offset
+            if row == row_offset:
+                tag_start = starts[width - 1]
+                tag_end = ends[width - 1]
+            row += 1
+            pos = i + 1
+
+    if failed == 2:
+        raise ValueError("more rows than the output arrays hold")
+    if failed:
+        raise MemoryError("out of memory while interning ids")
+    result = {"status": status, "rows": row - row_offset, "tag": (tag_start, tag_end)}
+    if status != OK:
+        i = line_start
+        while i < end and data[i] != c'\n':
+            i += 1
+        result.update(line=line + line_offset, start=line_start, end=i, at=bad_at)
+    return result
+
+
+# -- the vocabulary -------------------------------------------------------------
+
+cdef inline uint64_t _key(const uint8_t *p, int64_t n) noexcept nogil:
+    """The first 8 bytes of p (zero-padded) as a big-endian integer: compares as the bytes do."""
+    cdef uint64_t key = 0
+    cdef int64_t i
+    for i in range(8):
+        key = (key << 8) | (p[i] if i < n else 0)
+    return key
+
+
+cdef inline int _compare_from(const uint8_t *data, int64_t a_start, int64_t a_length,
+                              int64_t b_start, int64_t b_length, int64_t offset) noexcept nogil:
+    cdef int64_t a_rest = a_length - offset, b_rest = b_length - offset
+    if a_rest < 0:
+        a_rest = 0
+    if b_rest < 0:
+        b_rest = 0
+    cdef int order = memcmp(data + a_start + offset, data + b_start + offset,
+                            a_rest if a_rest < b_rest else b_rest)
+    if order:
+        return order
+    return (a_rest > b_rest) - (a_rest < b_rest)
+
+
+cdef void _sort_range(const uint8_t *data, int64_t[::1] starts, int64_t[::1] lengths,
+                      int64_t[::1] order, int64_t offset):
+    """Sort `order` (ids by code) by the bytes of each id from `offset` on.
+
+    Most-significant-first: numpy sorts 8-byte keys, then each run of equal
+    keys is sorted by what follows, by insertion when short.
+    """
+    cdef int64_t n = order.shape[0], i, j, k, m, id_
+    cdef int64_t rest
+    keys_array = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] keys = keys_array
+    for j in range(n):
+        id_ = order[j]
+        rest = lengths[id_] - offset
+        keys[j] = _key(data + starts[id_] + offset, rest if rest > 0 else 0)
+    by_key = np.argsort(keys_array)
+    sorted_order = np.asarray(order)[by_key]
+    keys_array = keys_array[by_key]
+    keys = keys_array
+    cdef int64_t[::1] reordered = sorted_order
+    order[:] = reordered
+    j = 0
+    while j < n:
+        k = j + 1
+        while k < n and keys[k] == keys[j]:
+            k += 1
+        # Equal keys and distinct ids: every id of the run goes on past these 8 bytes.
+        if k - j > 24:
+            _sort_range(data, starts, lengths, order[j:k], offset + 8)
+        elif k - j > 1:
+            for m in range(j + 1, k):
+                id_ = order[m]
+                i = m
+                while i > j and _compare_from(data, starts[order[i - 1]], lengths[order[i - 1]],
+                                              starts[id_], lengths[id_], offset + 8) > 0:
+                    order[i] = order[i - 1]
+                    i -= 1
+                order[i] = id_
+        j = k
+
+
+cdef inline int64_t _next_point(const uint8_t *p, int64_t k, int64_t n, uint32_t *point) noexcept nogil:
+    """Decode the code point at ``p[k]``; return where the next one starts.
+
+    Bytes that do not start a complete UTF-8 sequence (never in a checked
+    TREC file, possible in an unchecked Arrow buffer) become U+FFFD.
+    """
+    cdef uint8_t lead = p[k]
+    cdef int64_t extra
+    if lead < 0x80:
+        point[0] = lead
+        return k + 1
+    if 0xC0 <= lead < 0xE0:
+        extra = 1
+        point[0] = lead & 0x1F
+    elif 0xE0 <= lead < 0xF0:
+        extra = 2
+        point[0] = lead & 0x0F
+    elif 0xF0 <= lead < 0xF8:
+        extra = 3
+        point[0] = lead & 0x07
+    else:
+        point[0] = 0xFFFD
+        return k + 1
+    if k + extra >= n:
+        point[0] = 0xFFFD
+        return k + 1
+    for k in range(k + 1, k + 1 + extra):
+        if (p[k] & 0xC0) != 0x80:
+            point[0] = 0xFFFD
+            return k
+        point[0] = (point[0] << 6) | (p[k] & 0x3F)
+    return k + 1
+
+
+def sorted_vocabulary(bytes text, starts, lengths):
+    """Sort the ids given as spans of `text` by code point.
+
+    Returns
+    -------
+    order : numpy.ndarray of int64
+        ``order[i]`` is the code of the i-th smallest id.
+    vocabulary : numpy.ndarray of str
+        The ids in that order (UTF-8 bytewise order is code-point order).
+    """
+    cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
+    cdef int64_t[::1] s = np.ascontiguousarray(starts, dtype=np.int64)
+    cdef int64_t[::1] n = np.ascontiguousarray(lengths, dtype=np.int64)
+    cdef int64_t count = s.shape[0], j, k, chars, widest = 1, id_
+    order_array = np.arange(count, dtype=np.int64)
+    cdef int64_t[::1] order = order_array
+    if count > 1:
+        _sort_range(data, s, n, order, 0)
+    cdef const uint8_t *p
+    cdef uint32_t point
+    # Code points per id, then the ids as UCS-4, the layout of numpy's str arrays.
+    for j in range(count):
+        p = data + s[j]
+        k = 0
+        chars = 0
+        while k < n[j]:
+            k = _next_point(p, k, n[j], &point)
+            chars += 1
+        if chars > widest:
+            widest = chars
+    table = np.zeros((count, widest), dtype=np.uint32)
+    cdef uint32_t[:, ::1] out = table
+    with nogil:
+        for j in range(count):
+            id_ = order[j]
+            p = data + s[id_]
+            k = 0
+            chars = 0
+            while k < n[id_]:
+                k = _next_point(p, k, n[id_], &point)
+                out[j, chars] = point
+                chars += 1
+    return order_array, table.view(np.dtype(("U", widest))).reshape(count)
+
+
+def remap(codes, order):
+    """Renumber `codes` in place so that code ``order[i]`` becomes ``i``."""
+    cdef int64_t[::1] c = codes
+    cdef int64_t[::1] o = np.ascontiguousarray(order, dtype=np.int64)
+    cdef int64_t count = o.shape[0], j, n = c.shape[0]
+    cdef bint identity = True
+    for j in range(count):
+        if o[j] != j:
+            identity = False
+            break
+    if identity:
+        return
+    rank_array = np.empty(count, dtype=np.int64)
+    cdef int64_t[::1] rank = rank_array
+    with nogil:
+        for j in range(count):
+            rank[o[j]] = j
+        for j in range(n):
+            c[j] = rank[c[j]]

@@ -123,6 +123,15 @@ class Results:
         return self._alignment.queries.tolist()
 
     @property
+    def query_coverage(self) -> float:
+        """Share of the judged queries that the run ranks (1.0 when nothing is judged)."""
+        counts = self._alignment.counts
+        judged = counts.get("queries_in_qrels", 0)
+        if not judged:
+            return 1.0
+        return (judged - counts.get("queries_missing_from_run", 0)) / judged
+
+    @property
     def measures(self) -> list[Measure]:
         return list(self._measures)
 

@@ -161,7 +161,8 @@ def _lookup(name: str) -> "tuple[str, bool, str] | None":
 # trec_eval's parameterised names: P_10, P.10, ndcg_cut_10, iprec_at_recall_0.10, Rprec_mult.0.20.
 _TREC_PARAM_FORM = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)[._](?P<value>\d*\.?\d+)$")
 # ir_measures' interpolated precision: IPrec@0.1.
-_IPREC_FORM = re.compile(r"^iprec@(?P<value>\d*\.?\d+)$", re.IGNORECASE)
+# Only in ir_measures' spelling: rankproof's iprec takes no cutoff, and iprec@5 stays refused.
+_IPREC_FORM = re.compile(r"^IPrec@(?P<value>0?\.\d+|[01]\.0*|[01])$")
 
 
 def resolve(text: str) -> "str | None":

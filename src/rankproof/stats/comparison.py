@@ -147,7 +147,8 @@ def _named(runs) -> list[tuple[str, Any]]:
     return items
 
 
-def _evaluated(qrels, runs, measures, protocol) -> tuple[list[str], list[Any], list[Measure]]:
+def _evaluated(qrels, runs, measures, protocol, allow_partial: bool = False
+               ) -> tuple[list[str], list[Any], list[Measure]]:
     from ..data.run import Run
     from ..evaluate import evaluate
 
@@ -164,7 +165,7 @@ def _evaluated(qrels, runs, measures, protocol) -> tuple[list[str], list[Any], l
         if isinstance(run, Run):
             if qrels is None:
                 raise InputError(f"run {name} is a Run: give the qrels to evaluate it against")
-            run = evaluate(qrels, run, measure_list, protocol)
+            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial)
         elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
             raise InputError(f"run {name}: expected a Run, Results or saved results; got {type(run).__name__}")
         names.append(name)
@@ -267,6 +268,7 @@ def compare(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
     allow_mismatch: bool = False,
+    allow_partial: bool = False,
 ) -> Comparison:
     """Compare runs pairwise on per-query values: differences, intervals, tests, corrections.
 
@@ -306,6 +308,9 @@ def compare(
         different query sets are refused (:class:`~rankproof.errors.ComparabilityError`).
         With True they are compared on the queries they share, and
         ``Comparison.mismatches`` says what differs.
+    allow_partial : bool, default False
+        Evaluate Runs that rank fewer than half of the judged queries (see
+        :func:`rankproof.evaluate`); refused by default.
 
     Notes
     -----
@@ -348,7 +353,7 @@ def compare(
 
         protocol = _as_protocol(protocol)
 
-    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol)
+    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, allow_partial)
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
             raise InputError(

@@ -188,7 +188,7 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
     measures: list[Measure] = [line.measure for line in lines if line.measure is not None]
     measures += [Measure("num_ret"), Measure("num_rel")]
     measures += [_ideal_of(line.measure) for line in lines if line.trec.nan is NaN.NO_POSITIVE_GAIN]
-    results = evaluate(qrels, run, measures, protocol)
+    results = evaluate(qrels, run, measures, protocol, allow_partial=True)  # trec_eval decides on its own terms
     queries = results.queries
     reset = np.isin(np.asarray(queries, dtype=str), stand_ins)
     num_ret = results.values("num_ret")

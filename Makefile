@@ -32,8 +32,18 @@ $(TREC_EVAL):
 		$(MAKE) -s -C build/trec_eval >/dev/null 2>&1; \
 	else echo "no $(TREC_EVAL_SRC): tests against trec_eval will be skipped"; fi
 
+# trec_eval 9.0.8 (inside pytrec_eval), built the same way: the oracle of `rankproof trec-eval --v9`.
+TREC_EVAL9_SRC := ../shared/reference/trec_eval-9.0.8
+TREC_EVAL9 := build/trec_eval9/trec_eval
+
+$(TREC_EVAL9):
+	@if [ -d $(TREC_EVAL9_SRC) ]; then \
+		mkdir -p build/trec_eval9 && cp -r $(TREC_EVAL9_SRC)/. build/trec_eval9/ && \
+		$(MAKE) -s -C build/trec_eval9 >/dev/null 2>&1; \
+	else echo "no $(TREC_EVAL9_SRC): tests against trec_eval 9 will be skipped"; fi
+
 # The benchmark smoke run comes first so that pytest's summary is the last line.
-test: $(STAMP) $(TREC_EVAL)
+test: $(STAMP) $(TREC_EVAL) $(TREC_EVAL9)
 	$(MAKE) bench-quick
 	$(BIN)/python -m pytest
 

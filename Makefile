@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The demo needs rankproof and its four dependencies only (no test or benchmark extras).
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: install test demo bench bench-quick bytecode clean
 
@@ -13,7 +15,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(MAKE) -s bytecode
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
 
 # An editable install leaves rankproof's own modules uncompiled, and with
 # PYTHONDONTWRITEBYTECODE set (as on these machines) every process would
@@ -58,7 +65,7 @@ bench: $(STAMP) $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --repeat 3
 	$(BIN)/python benchmarks/dense_bench.py --repeat 3
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/rankproof demo
 
 clean:

@@ -205,3 +205,31 @@ def test_preset_help_lists_every_preset_and_every_command_has_examples(capsys):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "example" in capsys.readouterr().out
+
+
+# -- progress on a terminal only -----------------------------------------------------------
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("command", [
+    ["compare", QRELS, BM25, TFIDF, "-m", "ap", "--resamples", "50"],
+    ["trec-eval", "-m", "map", QRELS, BM25],
+])
+def test_big_inputs_show_progress_on_a_terminal_only(monkeypatch, capsys, command):
+    import rankproof.cli as cli_module
+    import rankproof.progress as progress
+
+    monkeypatch.setattr(cli_module, "LARGE_INPUT_BYTES", 0)
+    monkeypatch.setattr(progress, "LARGE_INPUT_BYTES", 0)
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main([str(a) for a in command]) == 0
+    out = capsys.readouterr().out
+    assert "read qrels" in terminal.getvalue() or "\x1b[" in terminal.getvalue(), terminal.getvalue()[:200]
+    assert "\x1b[" not in out          # stdout never receives it
+    # A pipe gets nothing but messages.
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    assert main([str(a) for a in command]) == 0
+    assert "read qrels" not in capsys.readouterr().err

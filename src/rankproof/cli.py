@@ -220,26 +220,11 @@ def _run_names(paths: list[str], labels: "list[str] | None" = None) -> list[str]
     return names
 
 
-class _Stages:
-    """A progress display on stderr for large inputs, only when stderr is a terminal."""
+def _Stages(total: int, enabled: bool, label: str = "evaluating"):
+    """The progress display (rankproof.progress), for large inputs on a terminal only."""
+    from .progress import Stages
 
-    def __init__(self, total: int, enabled: bool) -> None:
-        self._progress = None
-        if enabled and total > 1:
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self._progress = Progress(console=Console(stderr=True), transient=True)
-            self._task = self._progress.add_task("evaluating", total=total)
-            self._progress.start()
-
-    def step(self, label: str) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, advance=1, description=label)
-
-    def close(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+    return Stages(total, enabled, label)
 
 
 def _keep_freed_memory() -> None:
@@ -276,10 +261,9 @@ def _prepare_for(paths: list[str]) -> bool:
 
 
 def _is_large(paths: list[str]) -> bool:
-    try:
-        return sum(os.path.getsize(p) for p in paths if p != "-") > LARGE_INPUT_BYTES
-    except OSError:
-        return False
+    from .progress import is_large
+
+    return is_large(paths, LARGE_INPUT_BYTES)
 
 
 def _render(results, fmt: str, per_query: bool, digits: int = 4) -> str:
@@ -336,7 +320,7 @@ def _evaluate(args) -> int:
     if args.qrels == "-" and "-" in args.runs:
         raise UsageError("rankproof evaluate: stdin ('-') is given for the qrels and a run; read one of them from stdin")
     large = _prepare_for([args.qrels, *args.runs])
-    stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and large)
+    stages = _Stages(1 + 2 * len(args.runs), large)
     try:
         qrels, run = _read_qrels_beside(args, args.runs[0], names[0])
         stages.step("read qrels")
@@ -481,16 +465,29 @@ def _compare(args) -> int:
         protocol = _protocol(args)
         paths = args.inputs[1:]
         names = _run_names(paths, args.label)
-        _prepare_for(args.inputs)
+        large = _prepare_for(args.inputs)
         args.qrels = args.inputs[0]
-        qrels = _read_qrels(args)
-        runs = {name: _read_run(path, args.run_format, name, args) for path, name in zip(paths, names)}
-        # --baseline may name the run or give its path.
-        args.baseline = dict(zip(paths, names)).get(args.baseline, args.baseline)
+        with _Stages(2 + len(paths), large, "comparing") as stages:
+            qrels = _read_qrels(args)
+            stages.step("read qrels")
+            runs = {}
+            for path, name in zip(paths, names):
+                runs[name] = _read_run(path, args.run_format, name, args)
+                stages.step(f"read {name}")
+            # --baseline may name the run or give its path.
+            args.baseline = dict(zip(paths, names)).get(args.baseline, args.baseline)
+            stages.step("evaluating and testing")
+            comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
+                                 alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
+                                 bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,
+                                 seed=args.seed, allow_mismatch=args.allow_mismatch,
+                                 allow_partial=args.allow_partial)
+        write_output(_render_comparison(comparison, args.format), args.output)
+        return 0
     comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
                          alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
                          bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,
-                         seed=args.seed, allow_mismatch=args.allow_mismatch, allow_partial=args.allow_partial)
+                         seed=args.seed, allow_mismatch=args.allow_mismatch)
     write_output(_render_comparison(comparison, args.format), args.output)
     return 0
 

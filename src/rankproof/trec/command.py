@@ -280,10 +280,27 @@ def trec_eval_command(argv: list[str]) -> int:
         return 0
     request(measures, version9=version9)  # unknown measures and bad parameters fail before any file is read
     zscore_path = settings.pop("zscores", None)
-    qrels = Qrels.read_trec(qrels_path)
-    if version9:
-        _refuse_what_trec_eval9_refuses(qrels_path, qrels_path, "qrels")
-    run, runid = _read_run(run_path, version9)
+    from ..progress import Stages, is_large
+
+    stages = Stages(3, is_large([qrels_path, run_path]), "trec-eval")
+    try:
+        qrels = Qrels.read_trec(qrels_path)
+        if version9:
+            _refuse_what_trec_eval9_refuses(qrels_path, qrels_path, "qrels")
+        stages.step("read qrels")
+        run, runid = _read_run(run_path, version9)
+        stages.step("read run")
+        text, warning = _evaluate(qrels, run, runid, settings, measures, zscore_path, version9)
+    finally:
+        stages.close()
+    sys.stdout.write(text)
+    if warning:
+        print(f"rankproof: warning: trec-eval: {warning}", file=sys.stderr)
+    return 0
+
+
+def _evaluate(qrels, run, runid, settings, measures, zscore_path, version9) -> tuple[str, str | None]:
+    """trec_eval's output for the inputs, and a warning (or None)."""
     if zscore_path is not None:
         settings["zscores"] = read_zscores(zscore_path)
     options = TrecOptions(**settings)
@@ -302,8 +319,4 @@ def trec_eval_command(argv: list[str]) -> int:
             _check_complete(qrels, run)
         protocol = trec_protocol(options)
     table = trec_values(qrels, run, lines, options, protocol, runid=runid)
-    sys.stdout.write(render(table, options))
-    warning = gain_order_warning(lines)
-    if warning:
-        print(f"rankproof: warning: trec-eval: {warning}", file=sys.stderr)
-    return 0
+    return render(table, options), gain_order_warning(lines)

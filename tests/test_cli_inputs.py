@@ -233,3 +233,9 @@ def test_big_inputs_show_progress_on_a_terminal_only(monkeypatch, capsys, comman
     monkeypatch.setattr("sys.stderr", io.StringIO())
     assert main([str(a) for a in command]) == 0
     assert "read qrels" not in capsys.readouterr().err
+
+
+def test_summary_of_a_partial_run_says_so():
+    qrels = Qrels.from_dict({str(i): {"a": 1} for i in range(10)})
+    results = evaluate(qrels, Run.from_dict({"0": ["a"]}), "p@1", allow_partial=True)
+    assert "warning: the run ranks 1 of the 10 judged queries (10.0%)" in results.summary()

@@ -21,7 +21,7 @@ NAMES = {
     "map": "ap", "P.10": "p@10", "P_10": "p@10", "recall.100": "r@100", "recall_100": "r@100",
     "ndcg_cut.10": "ndcg@10", "ndcg_cut_10": "ndcg@10", "recip_rank": "rr", "success.10": "hit@10",
     "success_10": "hit@10", "Rprec": "rprec", "bpref": "bpref", "map_cut.10": "ap@10",
-    "iprec_at_recall_0.10": "iprec(recall=0.1)", "infAP": "infap", "set_P": "set_p",
+    "iprec_at_recall_0.10": "iprec(recall=0.1)", "infAP": "infap", "set_P": "set_p", "11pt_avg": "interp_avg",
     # ir_measures
     "nDCG@10": "ndcg@10", "AP": "ap", "AP@10": "ap@10", "RR": "rr", "RR@10": "rr@10", "P@10": "p@10",
     "R@100": "r@100", "Success@10": "hit@10", "Judged@10": "judged@10", "P(rel=2)@10": "p(rel=2)@10",

@@ -239,3 +239,13 @@ def test_summary_of_a_partial_run_says_so():
     qrels = Qrels.from_dict({str(i): {"a": 1} for i in range(10)})
     results = evaluate(qrels, Run.from_dict({"0": ["a"]}), "p@1", allow_partial=True)
     assert "warning: the run ranks 1 of the 10 judged queries (10.0%)" in results.summary()
+
+
+def test_the_first_command_of_a_peer_user_runs_and_prints_canonical_names(capsys):
+    code, out, err = cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg@10", "-m", "map", "-m", "P@10", "-m",
+                         "recall@100", "-m", "mrr", "-m", "ndcg_cut_10", "--format", "csv", "--quiet")
+    assert (code, err) == (0, "")
+    measures = [row[2] for row in csv.reader(io.StringIO(out)) if row[1] == "all"]
+    assert measures == ["ndcg@10", "ap", "p@10", "r@100", "rr"]     # ndcg_cut_10 is ndcg@10, asked twice
+    code, _, err = cli(capsys, "evaluate", QRELS, BM25, "-m", "recal@100")
+    assert code == 2 and "did you mean r@100" in one_line(err)

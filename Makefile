@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The demo needs rankproof and its four dependencies only (no test or benchmark extras).
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: install ext test demo bench bench-quick bytecode clean
 
@@ -13,7 +15,21 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(MAKE) -s bytecode
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
+
+# Fast path for a first number: a venv without its own pip (ensurepip alone took
+# ~35 s on the 2-core VM) filled by the system's pip (--python, pip >= 22.3),
+# and no byte-compiling of numpy/scipy/pyarrow at install (~half of pip's time):
+# Python compiles the few modules the demo imports when it first imports them.
+# `make install` later adds pip to the same venv (python -m venv upgrades it in place).
+$(DEMO_STAMP): pyproject.toml setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	if $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
+		$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -e .; \
+	else \
+		$(BIN)/python -m ensurepip --default-pip >/dev/null && $(BIN)/python -m pip install --quiet --no-compile -e .; \
+	fi
+	touch $(DEMO_STAMP)
 
 # The compiled modules, rebuilt in place when a .pyx changed since the install
 # (cythonize and build_ext skip what is up to date).
@@ -37,8 +53,18 @@ $(TREC_EVAL):
 		$(MAKE) -s -C build/trec_eval >/dev/null 2>&1; \
 	else echo "no $(TREC_EVAL_SRC): tests against trec_eval will be skipped"; fi
 
+# trec_eval 9.0.8 (inside pytrec_eval), built the same way: the oracle of `rankproof trec-eval --v9`.
+TREC_EVAL9_SRC := ../shared/reference/trec_eval-9.0.8
+TREC_EVAL9 := build/trec_eval9/trec_eval
+
+$(TREC_EVAL9):
+	@if [ -d $(TREC_EVAL9_SRC) ]; then \
+		mkdir -p build/trec_eval9 && cp -r $(TREC_EVAL9_SRC)/. build/trec_eval9/ && \
+		$(MAKE) -s -C build/trec_eval9 >/dev/null 2>&1; \
+	else echo "no $(TREC_EVAL9_SRC): tests against trec_eval 9 will be skipped"; fi
+
 # The benchmark smoke run comes first so that pytest's summary is the last line.
-test: $(STAMP) ext $(TREC_EVAL)
+test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 	$(MAKE) bench-quick
 	$(BIN)/python -m pytest
 
@@ -53,7 +79,7 @@ bench: $(STAMP) ext $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --repeat 3
 	$(BIN)/python benchmarks/dense_bench.py --repeat 3
 
-demo: $(STAMP) ext
+demo: $(DEMO_STAMP)
 	$(BIN)/rankproof demo
 
 clean:

@@ -55,6 +55,13 @@ def cli(capsys, *args) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def notes_only(err: str) -> bool:
+    """stderr holds only counts and warnings (issue 14: they go to stderr for every format)."""
+    lines = err.splitlines()
+    return all(line.startswith("rankproof: ") and (": counts: " in line or ": warning: " in line)
+               for line in lines)
+
+
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
@@ -104,7 +111,7 @@ def tiny(tmp_path):
 # -- evaluate --format json ------------------------------------------------------------
 def test_json_bm25_ndcg10_equals_the_library(capsys, cran_qrels):
     code, out, err = cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg@10", "--format", "json")
-    assert (code, err) == (0, "")
+    assert code == 0 and notes_only(err) and "bm25.run: counts: queries evaluated: 225" in err
     doc = json.loads(out)
     assert set(doc) == TOP_KEYS
 
@@ -138,7 +145,7 @@ def test_json_every_run_and_measure_equals_the_library(capsys, cran_qrels, prese
     for m in measures:
         args += ["-m", m]
     code, out, err = cli(capsys, *args)
-    assert (code, err) == (0, "")
+    assert code == 0 and notes_only(err)
     doc = json.loads(out)
     assert list(doc["runs"]) == [f"{name}.run" for name in RUNS]
     assert doc["protocol"] == Protocol.preset(preset).to_dict()
@@ -207,19 +214,24 @@ def unjudged_in_top(run_path: Path, k: int) -> int:
 
 def test_table_states_protocol_fingerprint_counts_and_the_unjudged_warning(capsys):
     code, out, err = cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg@10")
-    assert (code, err) == (0, "")
+    assert code == 0
     protocol = Protocol()
     assert str(protocol) in out
     assert re.search(r"^fingerprint\s+([0-9a-f]{12})$", out, re.M).group(1) == protocol.fingerprint
     row = next(line for line in out.splitlines() if line.startswith("bm25.run"))
     assert row.split() == ["bm25.run", "0.3408", "225"]
-    counts = next(line for line in out.splitlines() if line.startswith("counts"))
+    # Issue 14: counts and warnings go to stderr; stdout keeps only the table.
+    assert "counts" not in out and "warning" not in out
+    assert notes_only(err)
+    counts = next(line for line in err.splitlines() if ": counts: " in line)
     assert "queries evaluated: 225" in counts
     assert "unjudged docs inside the cutoff: ndcg@10 1592" in counts
-    warnings = [line for line in out.splitlines() if line.startswith("warning")]
+    warnings = [line for line in err.splitlines() if ": warning: " in line]
     assert len(warnings) == 1
     assert unjudged_in_top(BM25, 10) == 1592
     assert "1592 unjudged" in warnings[0] and "top 10" in warnings[0]
+    code, quiet_out, quiet_err = cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg@10", "--quiet")
+    assert (code, quiet_out, quiet_err) == (0, out, "")
 
 
 def test_table_per_query_has_a_row_per_query(capsys, cran_qrels):
@@ -238,7 +250,7 @@ def test_table_per_query_has_a_row_per_query(capsys, cran_qrels):
 
 
 def test_table_several_runs_one_row_each(capsys, cran_qrels):
-    code, out, _ = cli(capsys, "evaluate", QRELS, *RUNS.values(), "-m", "ndcg@10", "-m", "ap")
+    code, out, err = cli(capsys, "evaluate", QRELS, *RUNS.values(), "-m", "ndcg@10", "-m", "ap")
     assert code == 0
     for name, path in RUNS.items():
         rows = [line for line in out.splitlines() if line.startswith(f"{name}.run ")]
@@ -246,7 +258,7 @@ def test_table_several_runs_one_row_each(capsys, cran_qrels):
         results = evaluate(cran_qrels, Run.read_trec(path), ["ndcg@10", "ap"])
         assert rows[0].split() == [f"{name}.run", f"{results.mean('ndcg@10'):.4f}",
                                    f"{results.mean('ap'):.4f}", "225"]
-        assert f"counts ({name}.run):" in out
+        assert f"rankproof: {name}.run: counts:" in err
 
 
 # -- evaluate --format csv / markdown / trec ---------------------------------------------
@@ -394,7 +406,7 @@ def test_grade_map_reverses_cranfield_grades(capsys, tmp_path):
         f"{q} {it} {d} {reverse[int(g)]}\n" for q, it, d, g in read_trec_lines(QRELS)))
     code, out, err = cli(capsys, "evaluate", QRELS, BM25, "--format", "json",
                          "--grade-map", "4:1,3:2,2:3,1:4,0:0")
-    assert (code, err) == (0, "")
+    assert code == 0 and notes_only(err)
     doc = json.loads(out)
     expected = library(reversed_file, BM25, DEFAULT_MEASURES)
     assert doc["runs"]["bm25.run"]["mean"] == {m: expected.mean(m) for m in DEFAULT_MEASURES}
@@ -413,7 +425,7 @@ def test_grade_map_of_cranfield_codes_gives_qrels_txt(capsys, tmp_path, cranfiel
         mapping = write(tmp_path / "map.json", json.dumps({str(c): g for c, g in CODES_TO_GRADES.items()}))
         option = ["--grade-map", mapping]
     code, out, err = cli(capsys, "evaluate", cranfield_codes, BM25, "--format", "json", *option)
-    assert (code, err) == (0, "")
+    assert code == 0 and notes_only(err)
     mapped = json.loads(out)
     code, out, _ = cli(capsys, "evaluate", QRELS, BM25, "--format", "json")
     reference = json.loads(out)
@@ -482,7 +494,8 @@ def test_grade_map_that_is_a_directory_is_bad_input(capsys, tiny, tmp_path):
 def test_output_file_holds_what_stdout_would(capsys, tmp_path):
     target = tmp_path / "out" / "results.json"
     target.parent.mkdir()
-    code, out, err = cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg@10", "--format", "json", "-o", target)
+    code, out, err = cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg@10", "--format", "json", "-o", target,
+                         "--quiet")
     assert (code, out, err) == (0, "", "")
     code, stdout_form, _ = cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg@10", "--format", "json")
     assert target.read_text(encoding="utf-8") == stdout_form
@@ -942,7 +955,7 @@ def console_script() -> Path:
 
 
 def test_process_json(cran_qrels):
-    done = process("evaluate", QRELS, BM25, "-m", "ndcg@10", "--format", "json")
+    done = process("evaluate", QRELS, BM25, "-m", "ndcg@10", "--format", "json", "--quiet")
     assert (done.returncode, done.stderr) == (0, "")
     results = evaluate(cran_qrels, Run.read_trec(BM25), "ndcg@10")
     assert json.loads(done.stdout)["runs"]["bm25.run"]["mean"]["ndcg@10"] == results.mean("ndcg@10")
@@ -952,7 +965,7 @@ def test_console_script_table_and_demo():
     script = console_script()
     done = subprocess.run([script, "evaluate", QRELS, BM25, "-m", "ndcg@10"], capture_output=True, text=True,
                           timeout=300)
-    assert (done.returncode, done.stderr) == (0, "")
+    assert done.returncode == 0 and notes_only(done.stderr)
     assert "0.3408" in done.stdout and "fingerprint" in done.stdout
     done = subprocess.run([script, "demo"], capture_output=True, text=True, timeout=300)
     assert (done.returncode, done.stderr) == (0, "")
@@ -989,7 +1002,7 @@ def test_progress_display_never_reaches_pipes(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(cli, "LARGE_INPUT_BYTES", 0)
     data = Path(cli.__file__).resolve().parent / "_data" / "cranfield"
     code = cli.main(["evaluate", str(data / "qrels.txt"), str(data / "bm25.run"), "-m", "ndcg@10",
-                     "--format", "json"])
+                     "--format", "json", "--quiet"])
     captured = capsys.readouterr()
     assert code == 0
     assert captured.err == ""

@@ -616,10 +616,13 @@ def test_not_utf8_names_the_line(tmp_path):
         Qrels.read(path)
 
 
-def test_gzip_data_without_gz_extension_gets_a_hint(tmp_path):
+def test_gzip_data_without_gz_extension_is_read_by_its_magic_bytes(tmp_path):
+    # Issue 14: gzip is detected by its magic bytes (stdin has no extension).
     path = write(tmp_path, "packed.csv", gzip.compress(b"query,doc,grade\nq1,a,1\n"))
-    with pytest.raises(ParseError, match=r"gzip-compressed, so give it a \.gz extension"):
-        Qrels.read(path)
+    qrels = Qrels.read(path)
+    assert qrels.to_dict() == {"q1": {"a": 1}}
+    trec = write(tmp_path, "packed.txt", gzip.compress(b"q1 0 a 1\nq1 0 b 0\n"))
+    assert Qrels.read(trec).to_dict() == {"q1": {"a": 1, "b": 0}}
 
 
 def test_parquet_named_csv_gets_a_hint(tmp_path):

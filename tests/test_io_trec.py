@@ -335,10 +335,13 @@ def test_binary_file_names_the_line(tmp_path):
     assert "line 3" in message and "binary" in message
 
 
-def test_gzip_without_gz_extension_is_binary_with_a_hint(tmp_path):
-    path = write(tmp_path, "run.txt", gzip.compress(b"q Q0 d 1 1.0 t\n" * 50))
-    message = parse_error(read_trec_run_columns, path)
-    assert "gzip" in message and ".gz" in message
+def test_gzip_without_gz_extension_is_read_by_its_magic_bytes(tmp_path):
+    # Issue 14: gzip is recognised by its first bytes (stdin has no name), not refused.
+    path = write(tmp_path, "run.txt", gzip.compress(b"q Q0 d 1 1.0 t\n"))
+    plain = write(tmp_path, "plain.txt", b"q Q0 d 1 1.0 t\n")
+    packed, expected = read_trec_run_columns(path), read_trec_run_columns(plain)
+    assert packed.query_vocab.tolist() == expected.query_vocab.tolist() == ["q"]
+    assert packed.doc_vocab.tolist() == expected.doc_vocab.tolist() and packed.score.tolist() == [1.0]
 
 
 def test_invalid_gzip(tmp_path):

@@ -151,9 +151,11 @@ def run_rankproof(capsys, options: list[str], qrels: Path, run: Path) -> tuple[i
     return code, captured.out.encode("utf-8"), captured.err
 
 
-def assert_same(binary: Path, capsys, options: list[str], qrels: Path, run: Path, label) -> None:
+def assert_same(binary: Path, capsys, options: list[str], qrels: Path, run: Path, label,
+                ours: tuple[str, ...] = ()) -> None:
+    """``ours``: options given to rankproof only (--v9)."""
     theirs = run_trec_eval(binary, options, qrels, run)
-    code, out, err = run_rankproof(capsys, options, qrels, run)
+    code, out, err = run_rankproof(capsys, [*ours, *options], qrels, run)
     if theirs.returncode < 0:
         # trec_eval died of a signal (its own memory errors, see NDCG_GROUP): what it
         # flushed before dying must still be the start of rankproof's output, unless the

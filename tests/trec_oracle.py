@@ -13,16 +13,26 @@ SOURCE = ROOT.parent / "shared" / "reference" / "trec_eval-10"
 BUILD = ROOT / "build" / "trec_eval"
 
 
-def build_trec_eval() -> Path:
-    """Path of the trec_eval 10 binary, built into build/ once; skip the test when impossible."""
-    if not SOURCE.is_dir() or shutil.which("make") is None or shutil.which("gcc") is None:
-        pytest.skip("trec_eval source or a C toolchain is not available")
-    binary = BUILD / "trec_eval"
+SOURCE9 = ROOT.parent / "shared" / "reference" / "trec_eval-9.0.8"
+BUILD9 = ROOT / "build" / "trec_eval9"
+
+
+def build_trec_eval(source: Path = SOURCE, build: Path = BUILD) -> Path:
+    """Path of the trec_eval 10 binary (or another version's), built into build/ once;
+    skip the test when impossible."""
+    if not source.is_dir() or shutil.which("make") is None or shutil.which("gcc") is None:
+        pytest.skip(f"{source.name} source or a C toolchain is not available")
+    binary = build / "trec_eval"
     if not binary.exists():
-        BUILD.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(SOURCE, BUILD, dirs_exist_ok=True)
-        subprocess.run(["make", "-s", "-C", str(BUILD)], check=True, capture_output=True)
+        build.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(source, build, dirs_exist_ok=True)
+        subprocess.run(["make", "-s", "-C", str(build)], check=True, capture_output=True)
     return binary
+
+
+def build_trec_eval9() -> Path:
+    """trec_eval 9.0.8 (the version pytrec_eval wraps), built into build/trec_eval9 (make test does)."""
+    return build_trec_eval(SOURCE9, BUILD9)
 
 
 def write_case(rng: random.Random, folder: Path) -> tuple[Path, Path]:

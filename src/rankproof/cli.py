@@ -88,19 +88,89 @@ def _grade_map(text: str | None) -> dict[int, int] | None:
     return mapping
 
 
+def _columns(args, kind: str) -> dict:
+    """Column names for table inputs (CSV, TSV, JSON Lines, Parquet) from --columns and --*-col."""
+    from .errors import InputError
+
+    spec: dict[str, str] = {}
+    for item in (getattr(args, "columns", None) or "").split(","):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in ("query", "doc", "grade", "score") or not value.strip():
+            raise InputError(f"--columns {args.columns!r}: write role=column pairs, e.g. "
+                             "--columns query=qid,doc=docno,score=sim (roles: query, doc, grade, score)")
+        spec[key] = value.strip()
+    for role in ("query", "doc", "grade", "score"):
+        given = getattr(args, f"{role}_col", None)
+        if given is not None:
+            spec[role] = given
+    wanted = ("query", "doc", "grade") if kind == "qrels" else ("query", "doc", "score")
+    chosen = {role: spec[role] for role in wanted if role in spec}
+    if kind == "run" and chosen.get("score", "").lower() == "none":
+        chosen["score"] = None  # rows already in rank order
+    return chosen
+
+
+class _Inputs:
+    """Paths as given on the command line; '-' is stdin, copied once into a temporary file.
+
+    The readers take paths, so stdin (any format; gzip found by its magic
+    bytes) is written to a temporary file named with the format's extension,
+    and error messages say "stdin" instead of that file's name.
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[str, str] = {}
+
+    def path(self, given: str, fmt: "str | None") -> str:
+        if given != "-":
+            return given
+        if "-" in self._made:
+            return self._made["-"]
+        import tempfile
+
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        suffix = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "parquet": ".parquet"}.get(fmt or "trec", ".txt")
+        with tempfile.NamedTemporaryFile(prefix="rankproof-stdin-", suffix=suffix, delete=False) as handle:
+            handle.write(data)
+        self._made["-"] = handle.name
+        return handle.name
+
+    def relabel(self, error: Exception) -> Exception:
+        message = str(error)
+        if "-" not in self._made or self._made["-"] not in message:
+            return error
+        return type(error)(message.replace(self._made["-"], "stdin"))
+
+    def close(self) -> None:
+        for name in self._made.values():
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+        self._made.clear()
+
+
+_INPUTS = _Inputs()
+
+
 def _read_qrels(args):
     from .data.grades import map_grades
     from .data.qrels import Qrels
 
-    qrels = Qrels.read(args.qrels, args.qrels_format)
+    path = _INPUTS.path(args.qrels, args.qrels_format)
+    qrels = Qrels.read(path, args.qrels_format, **_columns(args, "qrels"))
     mapping = _grade_map(args.grade_map)
     return map_grades(qrels, mapping) if mapping is not None else qrels
 
 
-def _read_run(path: str, fmt: str | None, name: str):
+def _read_run(path: str, fmt: str | None, name: str, args=None):
     from .data.run import Run
 
-    return Run.read(path, fmt, name=name)
+    columns = _columns(args, "run") if args is not None else {}
+    return Run.read(_INPUTS.path(path, fmt), fmt, name=name, **columns)
 
 
 def _read_qrels_beside(args, run_path: str, run_name: str):
@@ -115,25 +185,39 @@ def _read_qrels_beside(args, run_path: str, run_name: str):
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending_qrels = pool.submit(_read_qrels, args)
         try:
-            run = _read_run(run_path, args.run_format, run_name)
+            run = _read_run(run_path, args.run_format, run_name, args)
         except BaseException:
             pending_qrels.result()
             raise
         return pending_qrels.result(), run
 
 
-def _run_names(paths: list[str]) -> list[str]:
-    """File names as run names; full paths where two files share a name."""
+def _run_names(paths: list[str], labels: "list[str] | None" = None) -> list[str]:
+    """File names as run names (full paths where two files share a name); --label NAME=FILE renames."""
     from .errors import InputError
 
-    resolved = [os.path.realpath(p) for p in paths]
+    if sum(p == "-" for p in paths) > 1:
+        raise InputError("stdin ('-') is given for two inputs; read at most one input from stdin")
+    resolved = [p if p == "-" else os.path.realpath(p) for p in paths]
     seen: dict[str, str] = {}
     for given, real in zip(paths, resolved):
         if real in seen:
             raise InputError(f"{given}: the same run is given twice ({seen[real]} and {given}); give each run once")
         seen[real] = given
-    names = [os.path.basename(p) for p in paths]
-    return [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
+    names = ["stdin" if p == "-" else os.path.basename(p) for p in paths]
+    names = [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
+    for label in labels or []:
+        name, sep, file = label.partition("=")
+        if not sep or not name or not file:
+            raise InputError(f"--label {label!r}: write NAME=FILE, e.g. --label bm25=runs/bm25.run")
+        real = file if file == "-" else os.path.realpath(file)
+        if real not in resolved:
+            raise InputError(f"--label {label!r}: {file} is not one of the runs given; label a run given on the line")
+        names[resolved.index(real)] = name
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InputError(f"run name {repeated[0]!r} is given to two runs; give each --label a distinct name")
+    return names
 
 
 _RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".jsonl", ".json", ".parquet")
@@ -151,26 +235,11 @@ def _labels(names: list[str]) -> list[str]:
     return labels if len(set(labels)) == len(labels) else names
 
 
-class _Stages:
-    """A progress display on stderr for large inputs, only when stderr is a terminal."""
+def _Stages(total: int, enabled: bool, label: str = "evaluating"):
+    """The progress display (rankproof.progress), for large inputs on a terminal only."""
+    from .progress import Stages
 
-    def __init__(self, total: int, enabled: bool) -> None:
-        self._progress = None
-        if enabled and total > 1:
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self._progress = Progress(console=Console(stderr=True), transient=True)
-            self._task = self._progress.add_task("evaluating", total=total)
-            self._progress.start()
-
-    def step(self, label: str) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, advance=1, description=label)
-
-    def close(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+    return Stages(total, enabled, label)
 
 
 def _keep_freed_memory() -> None:
@@ -207,13 +276,12 @@ def _prepare_for(paths: list[str]) -> bool:
 
 
 def _is_large(paths: list[str]) -> bool:
-    try:
-        return sum(os.path.getsize(p) for p in paths) > LARGE_INPUT_BYTES
-    except OSError:
-        return False
+    from .progress import is_large
+
+    return is_large(paths, LARGE_INPUT_BYTES)
 
 
-def _render(results, fmt: str, per_query: bool) -> str:
+def _render(results, fmt: str, per_query: bool, digits: int = 4) -> str:
     if fmt == "json":
         from .report.data import to_json
 
@@ -225,10 +293,31 @@ def _render(results, fmt: str, per_query: bool) -> str:
     if fmt == "trec":
         from .report.data import to_trec
 
-        return to_trec(results, per_query=per_query)
+        return to_trec(results, per_query=per_query, digits=digits)
     from .report.table import to_markdown, to_table
 
-    return (to_markdown if fmt == "markdown" else to_table)(results, per_query=per_query)
+    if fmt == "markdown":
+        return to_markdown(results, per_query=per_query, digits=digits)
+    return to_table(results, per_query=per_query, digits=digits, notes=False)
+
+
+def _notes(results, quiet: bool) -> None:
+    """Counts and warnings on stderr, whatever the format: stdout holds only the output asked for."""
+    if quiet:
+        return
+    from .report.table import notes_lines
+
+    for line in notes_lines(results):
+        print(f"rankproof: {line}", file=sys.stderr)
+
+
+def _digits(args) -> int:
+    digits = getattr(args, "precision", None)
+    if digits is None:
+        return 4
+    if not 0 <= digits <= 17:
+        raise UsageError(f"rankproof: --precision {digits}: give a number of decimals between 0 and 17")
+    return digits
 
 
 # -- commands ---------------------------------------------------------------------
@@ -240,24 +329,29 @@ def _evaluate(args) -> int:
     # Everything that can be checked without reading data is checked first.
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = _protocol(args)
+    digits = _digits(args)
     check_output_path(args.output)
-    names = _run_names(args.runs)
+    names = _run_names(args.runs, args.label)
+    if args.qrels == "-" and "-" in args.runs:
+        raise UsageError("rankproof evaluate: stdin ('-') is given for the qrels and a run; read one of them from stdin")
     large = _prepare_for([args.qrels, *args.runs])
-    stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and large)
+    stages = _Stages(1 + 2 * len(args.runs), large)
     try:
         qrels, run = _read_qrels_beside(args, args.runs[0], names[0])
         stages.step("read qrels")
         results = []
         for index, (path, name) in enumerate(zip(args.runs, names)):
             if index:  # the first run was read beside the qrels
-                run = _read_run(path, args.run_format, name)
+                run = _read_run(path, args.run_format, name, args)
             stages.step(f"read {name}")
-            results.append(evaluate(qrels, run, measures, protocol))
+            results.append(evaluate(qrels, run, measures, protocol, min_coverage=args.min_coverage,
+                                    allow_partial=args.allow_partial))
             del run  # do not keep a run alive while the next one is read
             stages.step(f"evaluated {name}")
     finally:
         stages.close()
-    write_output(_render(results, args.format, args.per_query), args.output)
+    write_output(_render(results, args.format, args.per_query, digits), args.output)
+    _notes(results, args.quiet)
     return 0
 
 
@@ -271,31 +365,63 @@ def _explain(args) -> int:
     measures = parse_measures(args.measure or ["ndcg@10"])  # every bad name refused before reading
     protocol = _protocol(args)
     qrels = _read_qrels(args)
-    run = _read_run(args.run, args.run_format, os.path.basename(args.run))
+    run = _read_run(args.run, args.run_format, "stdin" if args.run == "-" else os.path.basename(args.run), args)
     tables = [explanation_table(explain(qrels, run, args.query, measure, protocol)) for measure in measures]
     write_output("\n".join(tables), None)
     return 0
 
 
-def _measures(args) -> int:
-    from .engines.compiled import KINDS
-    from .measures.base import PARAMS, REGISTRY
+def _formula(description: str) -> str:
+    """The definition part of a measure's description: its first sentence."""
+    cut = description.find(". ")
+    return description if cut < 0 else description[: cut + 1]
 
+
+def _measures(args) -> int:
+    from .errors import InputError
+    from .measures.aliases import aliases, suggest
+    from .engines.compiled import KINDS
+    from .measures.base import REGISTRY
+
+    also: dict[str, list[str]] = {}
+    for alias in aliases():
+        base = alias.canonical.split("(")[0]
+        if alias.name not in also.setdefault(base, []):
+            also[base].append(alias.name)
+    wanted = (args.filter or "").lower()
+
+    def shown(name: str) -> bool:
+        return not wanted or wanted in name or any(wanted in a.lower() for a in also.get(name, []))
+
+    specs = [spec for spec in REGISTRY.values() if shown(spec.name)]
+    if not specs and wanted:
+        specs = [spec for spec in REGISTRY.values() if wanted in spec.description.lower()]
+    if not specs:
+        near = suggest(args.filter)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise InputError(f"no measure matches {args.filter!r}{hint} (rankproof measures lists them all)")
     lines = []
-    for spec in REGISTRY.values():
+    for spec in specs:
         usage = spec.name + ("@k" if spec.cutoff else "")
-        # Policy overrides default to the protocol; a measure's own parameters to its spec.
-        defaults = dict(spec.defaults)
-        params = ", ".join(
-            f"{p} ({PARAMS[p].description}; default {'the protocol' if PARAMS[p].policy else defaults[p]})"
-            for p in spec.params) or "none"
-        lines.append(f"{usage:<15} {spec.description}")
-        lines.append(f"{'':<15} parameters: {params}")
-        # What computes it by default (the compiled engine hands the rest to the numpy one).
-        engine = "compiled" if spec.name in KINDS else "numpy (the compiled engine delegates it)"
-        lines.append(f"{'':<15} engine: {engine}")
-    lines.append("")
-    lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
+        extras = []
+        if spec.params:
+            extras.append("params " + ", ".join(spec.params))
+        if spec.ties == "ordered":
+            extras.append("tied scores need ties=docid or ties=input")
+        if also.get(spec.name):
+            extras.append("also " + ", ".join(also[spec.name][:6]))
+        formula = _formula(spec.description)
+        if not wanted and len(formula) > 110:  # the full definition: rankproof measures NAME
+            formula = formula[:107].rstrip() + "..."
+        lines.append(f"{usage:<15} {formula}" + (f"  [{'; '.join(extras)}]" if extras else ""))
+    if not wanted:
+        # Which engine computes what (the compiled engine hands these to the numpy one).
+        delegated = [spec.name for spec in specs if spec.name not in KINDS]
+        lines.append("")
+        lines.append("engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)")
+        lines.append("")
+        lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
+        lines.append("rankproof measures FILTER shows the full definition of the measures whose name holds FILTER.")
     print("\n".join(lines))
     return 0
 
@@ -356,6 +482,8 @@ def _compare(args) -> int:
     if args.results:
         if args.inputs:
             raise UsageError("rankproof compare: give either QRELS RUN RUN ... or --results FILE ..., not both")
+        if args.label:
+            raise UsageError("rankproof compare: --label names run files; saved results keep their run names")
         if args.preset != "rankproof" or args.policy or args.grade_map:
             raise UsageError("rankproof compare: --preset, --policy and --grade-map apply when evaluating runs; "
                              "saved results keep the protocol they were evaluated under")
@@ -369,15 +497,30 @@ def _compare(args) -> int:
         measures = parse_measures(args.measure or DEFAULT_MEASURES)
         protocol = _protocol(args)
         paths = args.inputs[1:]
+        # Runs are named by file without its extension (bm25.run -> bm25), or by --label.
         file_names = _run_names(paths)
-        names = _labels(file_names)
-        _prepare_for(args.inputs)
+        labelled = _run_names(paths, args.label)
+        names = [given if given != file else bare for given, file, bare in zip(labelled, file_names, _labels(file_names))]
+        large = _prepare_for(args.inputs)
         args.qrels = args.inputs[0]
-        qrels = _read_qrels(args)
-        runs = {name: _read_run(path, args.run_format, name) for path, name in zip(paths, names)}
-        # --baseline may name the run (with or without its extension) or give its path.
-        args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
-                                                                                         args.baseline)
+        with _Stages(2 + len(paths), large, "comparing") as stages:
+            qrels = _read_qrels(args)
+            stages.step("read qrels")
+            runs = {}
+            for path, name in zip(paths, names):
+                runs[name] = _read_run(path, args.run_format, name, args)
+                stages.step(f"read {name}")
+            # --baseline may name the run (with or without its extension) or give its path.
+            args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
+                                                                                             args.baseline)
+            stages.step("evaluating and testing")
+            comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
+                                 alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
+                                 bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,
+                                 seed=args.seed, allow_mismatch=args.allow_mismatch,
+                                 allow_partial=args.allow_partial)
+        write_output(_render_comparison(comparison, args.format), args.output)
+        return 0
     comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
                          alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
                          bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,
@@ -395,41 +538,109 @@ def _demo(args) -> int:
 
 # -- parser -------------------------------------------------------------------------
 def _add_protocol_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", default="rankproof", help="protocol preset: rankproof (default), trec_eval or trec_eval9")
+    from .protocol import PRESETS
+
+    names = ", ".join(PRESETS)
+    parser.add_argument("--preset", default="rankproof", metavar="NAME",
+                        help=f"protocol preset: {names} (default rankproof; see `rankproof protocol --preset NAME`)")
     parser.add_argument("--policy", action="append", metavar="KEY=VALUE",
                         help="override one policy, e.g. ties=docid (repeatable; see `rankproof protocol`)")
 
 
-def _add_input_options(parser: argparse.ArgumentParser) -> None:
+def _add_input_options(parser: argparse.ArgumentParser, runs: bool = True) -> None:
     parser.add_argument("--grade-map", metavar="MAP",
                         help="map grades before anything else: 1:4,2:3,-1:0 or a JSON file {\"1\": 4}")
     parser.add_argument("--qrels-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
     parser.add_argument("--run-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
+    columns = parser.add_argument_group("columns of CSV, TSV, JSON Lines and Parquet inputs")
+    columns.add_argument("--columns", metavar="SPEC",
+                         help="role=column pairs, e.g. query=qid,doc=docno,grade=rel,score=sim")
+    columns.add_argument("--query-col", metavar="NAME", help="query id column (default query)")
+    columns.add_argument("--doc-col", metavar="NAME", help="doc id column (default doc)")
+    columns.add_argument("--grade-col", metavar="NAME", help="grade column of the qrels (default grade)")
+    columns.add_argument("--score-col", metavar="NAME",
+                         help="score column of runs (default score; none: rows are in rank order)")
+    if runs:
+        parser.add_argument("--label", action="append", metavar="NAME=FILE",
+                            help="name the run FILE as NAME in every output (repeatable)")
+
+
+def _add_coverage_options(parser: argparse.ArgumentParser) -> None:
+    from .evaluate import MIN_COVERAGE
+
+    parser.add_argument("--min-coverage", type=float, default=MIN_COVERAGE, metavar="SHARE",
+                        help=f"refuse a run ranking less than this share of the judged queries "
+                             f"(default {MIN_COVERAGE}; a run ranking none is always refused)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="evaluate runs that rank too few judged queries anyway (a warning says how many)")
+
+
+_EXAMPLES = {
+    "evaluate": """examples:
+  rankproof evaluate qrels.txt bm25.run -m ndcg@10 -m map -m P@10 -m recall@100 -m mrr
+  rankproof evaluate qrels.txt a.run b.run --preset trec_eval --format json -o results.json
+  rankproof evaluate qrels.csv run.csv --columns query=qid,doc=docno,grade=rel,score=sim
+  zcat bm25.run.gz | rankproof evaluate qrels.txt - --label bm25=- --quiet --format csv
+Measure names of trec_eval (P_10, ndcg_cut.10), ir_measures (nDCG@10) and ranx (mrr) are read too.
+Counts and warnings go to stderr (--quiet drops them); exit 2 on bad input, one line on stderr.""",
+    "explain": """examples:
+  rankproof explain qrels.txt bm25.run --query 1 -m ndcg@10
+  rankproof explain qrels.txt bm25.run -q 1 -m ap --preset trec_eval""",
+    "measures": """examples:
+  rankproof measures          every measure, one line each
+  rankproof measures ndcg     the measures whose name (or another tool's name for it) holds 'ndcg'""",
+    "protocol": """examples:
+  rankproof protocol --preset trec_eval
+  rankproof protocol --policy ties=docid --policy gain=exp2""",
+    "compare": """examples:
+  rankproof compare qrels.txt bm25.run tfidf.run lmdirichlet.run -m ndcg@10 -m ap
+  rankproof compare qrels.txt a.run b.run --baseline a.run --test t --format latex -o table.tex
+  rankproof compare --results a.json b.json""",
+    "demo": """example:
+  rankproof demo""",
+}
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"rankproof {__version__}"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rankproof", description="Ranking evaluation that states its conventions.")
+    parser = _Parser(prog="rankproof", description="Ranking evaluation that states its conventions.",
+                     epilog="rankproof COMMAND --help shows each command's options and examples.")
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    ev = commands.add_parser("evaluate", help="evaluate runs against qrels")
-    ev.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
-    ev.add_argument("runs", nargs="+", metavar="run", help="rankings: TREC (query Q0 doc rank score tag), ...")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help, description=help, epilog=_EXAMPLES.get(name),
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    ev = command("evaluate", "evaluate runs against qrels")
+    ev.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet; - for stdin")
+    ev.add_argument("runs", nargs="+", metavar="run",
+                    help="rankings: TREC (query Q0 doc rank score tag), CSV/TSV, JSONL or Parquet; - for stdin")
     ev.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                     help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
     _add_protocol_options(ev)
     _add_input_options(ev)
+    _add_coverage_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also show each query's values")
     ev.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    ev.add_argument("--precision", type=int, metavar="DIGITS",
+                    help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
     ev.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    ev.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
     ev.set_defaults(handler=_evaluate)
 
-    ex = commands.add_parser("explain", help="every number behind one query's score")
-    ex.add_argument("qrels")
-    ex.add_argument("run")
+    ex = command("explain", "every number behind one query's score")
+    ex.add_argument("qrels", help="judgments (any input format; - for stdin)")
+    ex.add_argument("run", help="rankings (any input format; - for stdin)")
     ex.add_argument("--query", "-q", required=True)
     ex.add_argument("-m", "--measure", action="append", metavar="MEASURE", help="a measure; repeat for several (default ndcg@10)")
     _add_protocol_options(ex)
-    _add_input_options(ex)
+    _add_input_options(ex, runs=False)
     ex.set_defaults(handler=_explain)
 
     wh = commands.add_parser(
@@ -446,17 +657,18 @@ def _parser() -> argparse.ArgumentParser:
     _add_input_options(wh)
     wh.set_defaults(handler=_why)
 
-    ms = commands.add_parser("measures", help="list every measure with its parameters")
+    ms = command("measures", "list the measures, one line each with its definition")
+    ms.add_argument("filter", nargs="?", metavar="FILTER", help="only measures whose name holds FILTER, e.g. ndcg")
     ms.set_defaults(handler=_measures)
 
-    pr = commands.add_parser("protocol", help="print a preset's policies")
+    pr = command("protocol", "print a preset's policies")
     _add_protocol_options(pr)
     pr.set_defaults(handler=_protocol_command)
 
     # Listed for --help only: main() hands `trec-eval` its own arguments.
-    commands.add_parser("trec-eval", help="trec_eval 10 drop-in: rankproof trec-eval [options] QRELS RUN")
+    commands.add_parser("trec-eval", help="trec_eval drop-in (10; --v9 for 9.0.x): rankproof trec-eval [options] QRELS RUN")
 
-    co = commands.add_parser("compare", help="paired significance tests between runs (or saved results)")
+    co = command("compare", "paired significance tests between runs (or saved results)")
     co.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then two or more runs")
     co.add_argument("--results", nargs="+", metavar="FILE",
                     help="compare saved results (rankproof evaluate --format json -o FILE) instead of runs")
@@ -478,11 +690,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
     _add_protocol_options(co)
     _add_input_options(co)
+    co.add_argument("--allow-partial", action="store_true",
+                    help="compare runs that rank fewer than half of the judged queries anyway")
     co.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
     co.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     co.set_defaults(handler=_compare)
 
-    demo = commands.add_parser("demo", help="evaluate the bundled Cranfield runs")
+    demo = command("demo", "evaluate the bundled Cranfield runs")
     demo.set_defaults(handler=_demo)
     return parser
 
@@ -500,6 +714,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         return args.handler(args)
     except (RankproofError, UsageError) as error:
+        error = _INPUTS.relabel(error)
         message = " ".join(str(error).split("\n"))
         print(message if isinstance(error, UsageError) else f"rankproof: {message}", file=sys.stderr)
         return 2
@@ -516,6 +731,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rankproof: internal error: {type(error).__name__}: {error} "
               "(a bug; rerun with RANKPROOF_DEBUG=1 for the traceback and please report it)", file=sys.stderr)
         return 1
+    finally:
+        _INPUTS.close()
 
 
 if __name__ == "__main__":

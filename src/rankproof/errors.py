@@ -159,6 +159,10 @@ class MissingQueryError(InputError):
     """A query is on one side only and the protocol says that is an error."""
 
 
+class CoverageError(MissingQueryError):
+    """A run ranks too few of the judged queries (none, or fewer than the share asked for)."""
+
+
 class ProtocolError(InputError):
     """An unknown policy, or a value a policy does not accept."""
 

@@ -20,7 +20,13 @@ from .measures.base import Measure, parse_measures
 from .protocol import Aggregation, Protocol, ZeroIdeal
 from .results import MeasureResult, Results
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "MIN_COVERAGE", "check_query_coverage"]
+
+# A run that ranks fewer than this share of the judged queries is refused
+# unless the caller allows it: a mean made mostly of queries scored 0 (or of a
+# handful of queries) is rarely what was meant, and mismatched query ids
+# (q1 against 1) look exactly like that.
+MIN_COVERAGE = 0.5
 
 
 def _as_protocol(protocol: "Protocol | str | None") -> Protocol:
@@ -68,6 +74,8 @@ def evaluate(
     *,
     weights: Mapping[str, float] | None = None,
     engine: "str | Engine" = DEFAULT_ENGINE,
+    min_coverage: float = MIN_COVERAGE,
+    allow_partial: bool = False,
 ) -> Results:
     """Evaluate one run against the qrels under an explicit protocol.
 
@@ -88,6 +96,13 @@ def evaluate(
         What computes the measures: ``"compiled"`` (one fused compiled pass
         per query) or ``"numpy"`` (the reference). Engines give the same
         values; the choice is not part of the protocol.
+    min_coverage : float, default 0.5
+        The share of judged queries the run must rank. Below it, and always
+        when the run ranks none of them (query ids that do not match), a
+        :class:`~rankproof.errors.CoverageError` is raised naming the fix.
+    allow_partial : bool, default False
+        Evaluate anyway; ``results.query_coverage`` and the summary's warning
+        say how much was covered.
 
     Returns
     -------
@@ -120,8 +135,58 @@ def evaluate(
     engine = get_engine(engine)  # an unknown engine fails before the work
     alignment = align(qrels, run, protocol)
     weight_array = _query_weights(weights, alignment.queries, protocol)
-    return _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels,
-                              engine=engine)
+    results = _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels,
+                                 engine=engine)
+    if not allow_partial:
+        check_query_coverage(results, min_coverage, source=f"{run.source} against {qrels.source}")
+    return results
+
+
+def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
+    """Refuse results whose run ranks too few of the judged queries.
+
+    Coverage = judged queries the run ranks / judged queries. Raises
+    :class:`~rankproof.errors.CoverageError` when it is 0 (whatever
+    ``min_coverage`` says) or below ``min_coverage``.
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"1": {"a": 1}, "2": {"b": 1}})
+    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.CoverageError: run against qrels: the run ranks none of the 2 judged queries ...
+    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10", allow_partial=True).query_coverage
+    0.0
+    """
+    from .errors import CoverageError
+
+    if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
+        raise InputError(f"min_coverage must be a share between 0 and 1; got {min_coverage!r}")
+    counts = results.counts
+    judged = counts["queries_in_qrels"]
+    coverage = results.query_coverage
+    if judged == 0 or (coverage > 0 and coverage >= min_coverage):
+        return
+    ranked = judged - counts["queries_missing_from_run"]
+    where = f"{source}: " if source else ""
+    fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
+    if ranked == 0:
+        raise CoverageError(
+            f"{where}the run ranks none of the {judged} judged queries "
+            f"({counts['queries_missing_from_qrels']} ranked queries are not judged); check that the query ids "
+            f"match (e.g. 'q1' against '1'), or {fix}")
+    raise CoverageError(
+        f"{where}the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
+        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}; "
+        f"check the run, or {fix} (or lower min_coverage, --min-coverage)")
+
+
+def _missing_fate(results: Results) -> str:
+    from .protocol import MissingQuery
+
+    if results.protocol.missing_query is MissingQuery.ZERO:
+        return "scored 0 (missing_query=zero)"
+    return "left out of the mean (missing_query=exclude)"
 
 
 def _measure_list(measures, protocol: Protocol) -> list[Measure]:

@@ -137,7 +137,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     if one_run is None or len(one_run) == 0:
         raise InputError(f"{run.source}: query {query} has no ranking in this run; nothing to explain")
 
-    value = evaluate(one_qrels, one_run, [measure], protocol).per_query(measure).get(query)
+    value = evaluate(one_qrels, one_run, [measure], protocol, allow_partial=True).per_query(measure).get(query)
     a = align(one_qrels, one_run, protocol)
     gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
     discount_policy = measure.setting("discount", protocol) if "discount" in measure.spec.params else protocol.discount

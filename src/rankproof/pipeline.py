@@ -117,6 +117,7 @@ class QueryTable:
     qrels_source, run_source : str, for messages
     notes : tuple of str, facts the printed results state
     grade_range : (lowest, highest) judged grade of the pools, None when unknown
+    judged_queries, missing_queries : int, queries judged, and those of them the run does not rank
     """
 
     queries: np.ndarray
@@ -127,6 +128,8 @@ class QueryTable:
     run_source: str
     notes: tuple = ()
     grade_range: tuple | None = None
+    judged_queries: int = 0
+    missing_queries: int = 0
 
 
 def query_table(a: Alignment) -> QueryTable:
@@ -140,7 +143,8 @@ def query_table(a: Alignment) -> QueryTable:
     grade_range = (a.pool_grade.min(), a.pool_grade.max()) if len(a.pool_grade) else None
     return QueryTable(queries=a.queries, in_run=a.in_run, retrieved=lengths, unjudged_retrieved=unjudged,
                       qrels_source=a.qrels_source, run_source=a.run_source, notes=tuple(a.notes),
-                      grade_range=grade_range)
+                      grade_range=grade_range, judged_queries=a.counts.get("queries_in_qrels", 0),
+                      missing_queries=a.counts.get("queries_missing_from_run", 0))
 
 
 def _group_end(group_offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -665,15 +669,16 @@ def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     return order[rank < k]
 
 
-def truncate(run: Run, depth: int) -> Run:
+def truncate(run: Run, depth: int, protocol: Protocol) -> Run:
     """The depth policy: keep each query's top ``depth`` docs in trec_eval's
     order (score descending, then doc id descending), as trec_eval's -M does
-    before anything else."""
+    before anything else, with scores held as the protocol's score_precision
+    says (trec_eval 9 compares float32)."""
     lengths = np.diff(run.offsets)
     if len(lengths) == 0 or lengths.max() <= depth:
         return run
     query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
-    order = np.lexsort((-run.doc_codes, -run.scores, query))
+    order = np.lexsort((-run.doc_codes, -apply_score_precision(run.scores, protocol), query))
     rank = np.arange(len(order), dtype=np.int64) - run.offsets[query]
     keep = order[rank < depth]
     return Run(query_codes=query[keep], queries=run.queries, doc_codes=run.doc_codes[keep], docs=run.docs,

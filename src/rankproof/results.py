@@ -144,6 +144,14 @@ class Results:
         return self._shown_ids().tolist()
 
     @property
+    def query_coverage(self) -> float:
+        """Share of the judged queries that the run ranks (1.0 when nothing is judged)."""
+        judged = self._table.judged_queries
+        if not judged:
+            return 1.0
+        return (judged - self._table.missing_queries) / judged
+
+    @property
     def measures(self) -> list[Measure]:
         return list(self._measures)
 
@@ -315,6 +323,14 @@ class Results:
             elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
                 touched.append(f"{key}={value}")
         lines.append("counts " + (", ".join(touched) if touched else "none touched"))
+        from .evaluate import MIN_COVERAGE
+
+        if self.query_coverage < MIN_COVERAGE:
+            judged = self.counts["queries_in_qrels"]
+            ranked = judged - self.counts["queries_missing_from_run"]
+            lines.append(f"warning: the run ranks {ranked} of the {judged} judged queries "
+                         f"({self.query_coverage:.1%}); the others are {self.protocol.missing_query} "
+                         "by missing_query")
         inside = sum(self.counts["unjudged_in_cutoff"].values())
         if inside and not self.complete_judgments:
             lines.append("warning: unjudged docs fall inside the cutoff and are scored as non-relevant; "

@@ -16,6 +16,7 @@ from rankproof.errors import ParseError, where
 __all__ = ["read_bytes", "load_text", "encoding_hint"]
 
 _UTF8_BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def encoding_hint(data: bytes, otherwise: str) -> str:
@@ -55,14 +56,16 @@ def read_bytes(file: Path, source: str, what: str, size: int = -1) -> bytes:
 
 def load_text(path, source: str, *, what: str, label: str, binary_hint: Callable[[bytes], str],
               encoding_fix: Callable[[bytes], str]) -> bytes:
-    """Read, decompress (``.gz``) and check a text file; return UTF-8 bytes without a BOM.
+    """Read, decompress (``.gz`` or gzip magic bytes) and check a text file; return UTF-8 bytes without a BOM.
 
     `label` names the format in messages ("TREC", "CSV"); `binary_hint(data)`
     and `encoding_fix(data)` say what to do about a binary or non-UTF-8 file.
     """
     file = Path(path)
     data = read_bytes(file, source, what)
-    if file.name.lower().endswith(".gz"):
+    # gzip is recognised by its magic bytes as well as by name: stdin and
+    # files renamed without .gz are read the same way.
+    if file.name.lower().endswith(".gz") or data[:2] == _GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:

@@ -218,17 +218,29 @@ _MEASURE_TEXT = re.compile(
 )
 
 
-def _unknown_measure(names: list[str]) -> MeasureError:
+def _unknown_measure(names: list[str], cutoffs: "list[str | None] | None" = None) -> MeasureError:
+    from .aliases import suggest
+
     parts = []
-    for name in names:
-        near = difflib.get_close_matches(name.lower(), list(REGISTRY), n=3, cutoff=0.5)
+    for index, name in enumerate(names):
+        cutoff = cutoffs[index] if cutoffs else None
+        near = [f"{n}@{cutoff}" if cutoff and REGISTRY[n].cutoff else n for n in suggest(name)]
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         parts.append(f"{name!r}{hint}")
     label = "unknown measure" if len(names) == 1 else "unknown measures"
-    return MeasureError(f"{label} {'; '.join(parts)}. Known measures: {', '.join(REGISTRY)}")
+    return MeasureError(f"{label} {'; '.join(parts)}. Known measures: {', '.join(REGISTRY)} "
+                        "(and the names of trec_eval, ir_measures and ranx: see `rankproof measures`)")
+
+
+def _canonical_text(text: str) -> str:
+    """Another tool's name for a measure (P_10, nDCG@10, mrr) as rankproof's text."""
+    from .aliases import resolve
+
+    return resolve(text) or text
 
 
 def _parse_one(text: str) -> Measure:
+    text = _canonical_text(text)
     match = _MEASURE_TEXT.match(text)
     if match is None:
         raise MeasureError(
@@ -236,6 +248,8 @@ def _parse_one(text: str) -> Measure:
             "e.g. ndcg(gain=exp2)@10"
         )
     name = match["name"]
+    if name not in REGISTRY:
+        raise _unknown_measure([name], [match["cutoff"]])
     params: dict[str, str] = {}
     if match["params"]:
         for item in match["params"].split(","):
@@ -278,17 +292,19 @@ def parse_measures(texts) -> list[Measure]:
         texts = [texts]
     measures: list[Measure] = []
     unknown: list[str] = []
+    cutoffs: list[str | None] = []
     for text in texts:
         if isinstance(text, Measure):
             measures.append(text)
             continue
-        match = _MEASURE_TEXT.match(str(text))
+        match = _MEASURE_TEXT.match(_canonical_text(str(text)))
         if match is not None and match["name"] not in REGISTRY:
             unknown.append(match["name"])
+            cutoffs.append(match["cutoff"])
             continue
         measures.append(_parse_one(str(text)))
     if unknown:
-        raise _unknown_measure(unknown)
+        raise _unknown_measure(unknown, cutoffs)
     if not measures:
         raise MeasureError("no measure given; ask for one, e.g. ndcg@10")
     return measures

@@ -316,7 +316,8 @@ def _unjudged(ctx: Context, m: Measure) -> Values:
 
 _EXACT = "Ties: exact expectation (a count in the top k is linear in the positions)."
 _SET = "Ties: order-free (the whole retrieved set)."
-_ORDERED = "Ties: needs one order (a max over ranks has no closed form); refused under ties=expected with ties."
+_ORDERED = ("Ties: needs one order (a max over ranks has no closed form), so set ties=docid or ties=input "
+            "when the run has ties.")
 _REL = ("rel",)
 TREC_SETS = [
     MeasureSpec("iprec", "interpolated precision at recall level x: max precision at any rank holding the "

@@ -78,8 +78,8 @@ def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str =
     return buffer.getvalue()
 
 
-def to_trec(results: Sequence[Results], per_query: bool = False) -> str:
-    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (measure, query or all, value)."""
+def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int = 4) -> str:
+    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (measure, query or all, value; ``digits`` decimals)."""
     lines = []
     for r in results:
         if per_query:
@@ -87,8 +87,8 @@ def to_trec(results: Sequence[Results], per_query: bool = False) -> str:
                 for m in r.measures:
                     value = float(r.values(m)[i])
                     if not math.isnan(value):
-                        lines.append(f"{str(m):<22}\t{query}\t{value:6.4f}")
+                        lines.append(f"{str(m):<22}\t{query}\t{value:6.{digits}f}")
         lines.append(f"{'runid':<22}\tall\t{r.run_name}")
         for m in r.measures:
-            lines.append(f"{str(m):<22}\tall\t{r.mean(m):6.4f}")
+            lines.append(f"{str(m):<22}\tall\t{r.mean(m):6.{digits}f}")
     return "\n".join(lines) + "\n"

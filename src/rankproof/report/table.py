@@ -14,7 +14,7 @@ from typing import Sequence
 from ..explain import Explanation
 from ..results import Results
 
-__all__ = ["to_table", "to_markdown", "explanation_table", "counts_lines", "warning_lines"]
+__all__ = ["to_table", "to_markdown", "explanation_table", "counts_lines", "warning_lines", "notes_lines"]
 
 _LABELS = {
     "queries_evaluated": "queries evaluated",
@@ -32,8 +32,8 @@ _LABELS = {
 }
 
 
-def _fmt(value: float) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
+def _fmt(value: float, digits: int = 4) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
 def counts_lines(results: Results) -> list[str]:
@@ -56,16 +56,30 @@ def warning_lines(results: Results) -> list[str]:
     Measures with a cutoff are preferred (the top k is what people read);
     the one with the most unjudged docs inside its cutoff is named.
     """
+    lines = _coverage_warning(results)
     if results.complete_judgments:
-        return []
+        return lines
     inside = results.counts["unjudged_in_cutoff"]
     cut = {m: v for m, v in inside.items() if "@" in m and v} or {m: v for m, v in inside.items() if v}
     if not cut:
-        return []
+        return lines
     measure = max(cut, key=cut.get)
     where = f"the top {measure.rsplit('@', 1)[1]} ({measure})" if "@" in measure else f"the rankings ({measure})"
-    return [f"warning: {cut[measure]} unjudged docs inside {where} count as non-relevant; unjudged is not "
+    return lines + [f"warning: {cut[measure]} unjudged docs inside {where} count as non-relevant; unjudged is not "
             "non-relevant (check judged@k, or compare with unjudged=condense)"]
+
+
+def _coverage_warning(results: Results) -> list[str]:
+    """A run that ranks few of the judged queries (allowed by allow_partial, but said)."""
+    from ..evaluate import MIN_COVERAGE
+
+    coverage = results.query_coverage
+    if coverage >= MIN_COVERAGE:
+        return []
+    judged = results.counts["queries_in_qrels"]
+    ranked = judged - results.counts["queries_missing_from_run"]
+    return [f"warning: the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}); "
+            "the mean is mostly made of the queries it does not rank"]
 
 
 def _console(width: int = 200):
@@ -75,11 +89,21 @@ def _console(width: int = 200):
                    color_system=None, legacy_windows=False)
 
 
-def _footer(results: Sequence[Results]) -> list[str]:
-    """Protocol, fingerprint, counts and warnings, as plain lines."""
+def notes_lines(results: Sequence[Results]) -> list[str]:
+    """Counts and warnings of every run, one line each (the command line prints them on stderr)."""
+    lines = []
+    for r in results:
+        touched = counts_lines(r)
+        lines.append(f"{r.run_name}: counts: " + ("; ".join(touched) if touched else "nothing touched"))
+        lines.extend(f"{r.run_name}: {w}" for w in warning_lines(r))
+    return lines
+
+
+def _footer(results: Sequence[Results], notes: bool = True) -> list[str]:
+    """Protocol, fingerprint, and (with notes) counts and warnings, as plain lines."""
     protocol = results[0].protocol
     lines = [f"protocol     {protocol}", f"fingerprint  {protocol.fingerprint}"]
-    for r in results:
+    for r in results if notes else ():
         touched = counts_lines(r)
         prefix = f"counts ({r.run_name})" if len(results) > 1 else "counts"
         lines.append(f"{prefix}: " + ("; ".join(touched) if touched else "nothing touched"))
@@ -87,8 +111,12 @@ def _footer(results: Sequence[Results]) -> list[str]:
     return lines
 
 
-def to_table(results: Sequence[Results], per_query: bool = False) -> str:
-    """Runs as rows, measures as columns (means), then protocol, fingerprint and counts."""
+def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True) -> str:
+    """Runs as rows, measures as columns (means), then protocol, fingerprint and counts.
+
+    ``digits``: decimals printed. ``notes=False`` leaves out the counts and
+    warnings (the command line prints them on stderr, see :func:`notes_lines`).
+    """
     from rich.table import Table
 
     console = _console()
@@ -99,7 +127,7 @@ def to_table(results: Sequence[Results], per_query: bool = False) -> str:
         table.add_column(str(m), justify="right")
     table.add_column("queries", justify="right")
     for r in results:
-        table.add_row(r.run_name, *(_fmt(r.mean(m)) for m in measures), str(r.counts["queries_evaluated"]))
+        table.add_row(r.run_name, *(_fmt(r.mean(m), digits) for m in measures), str(r.counts["queries_evaluated"]))
     console.print(table)
     if per_query:
         for r in results:
@@ -110,20 +138,20 @@ def to_table(results: Sequence[Results], per_query: bool = False) -> str:
                 pq.add_column(str(m), justify="right")
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
-                pq.add_row(str(query), *(_fmt(float(v[i])) for v in values))
+                pq.add_row(str(query), *(_fmt(float(v[i]), digits) for v in values))
             console.print()
             console.print(pq)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
-    return text + "\n\n" + "\n".join(_footer(results)) + "\n"
+    return text + "\n\n" + "\n".join(_footer(results, notes)) + "\n"
 
 
-def to_markdown(results: Sequence[Results], per_query: bool = False) -> str:
+def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: int = 4) -> str:
     """A Markdown table of means (runs as rows, measures as columns), then the protocol."""
     measures = results[0].measures
     lines = ["| run | " + " | ".join(str(m) for m in measures) + " |",
              "|---|" + "---:|" * len(measures)]
     for r in results:
-        lines.append(f"| {r.run_name} | " + " | ".join(_fmt(r.mean(m)) for m in measures) + " |")
+        lines.append(f"| {r.run_name} | " + " | ".join(_fmt(r.mean(m), digits) for m in measures) + " |")
     protocol = results[0].protocol
     lines += ["", f"Protocol: `{protocol}` (fingerprint `{protocol.fingerprint}`)."]
     for r in results:
@@ -137,7 +165,7 @@ def to_markdown(results: Sequence[Results], per_query: bool = False) -> str:
                       "|---|" + "---:|" * len(r.measures)]
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
-                lines.append(f"| {query} | " + " | ".join(_fmt(float(v[i])) for v in values) + " |")
+                lines.append(f"| {query} | " + " | ".join(_fmt(float(v[i]), digits) for v in values) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -278,7 +278,7 @@ class DenseAlignment:
         rows = self.num_queries
         return QueryTable(queries=self.queries, in_run=self.in_run, retrieved=self.lengths,
                           unjudged_retrieved=np.zeros(rows, dtype=np.int64), qrels_source=self.qrels_source,
-                          run_source=self.run_source, notes=self.notes)
+                          run_source=self.run_source, notes=self.notes, judged_queries=rows)
 
 
 def _tie_counts(score: np.ndarray, cutoffs=(), masked: bool = False,

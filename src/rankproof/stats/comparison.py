@@ -198,7 +198,8 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
     return items
 
 
-def _evaluated(qrels, runs, measures, protocol, labels=None) -> tuple[list[str], list[Any], list[Measure]]:
+def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False
+               ) -> tuple[list[str], list[Any], list[Measure]]:
     from ..data.run import Run
     from ..evaluate import evaluate
 
@@ -215,7 +216,7 @@ def _evaluated(qrels, runs, measures, protocol, labels=None) -> tuple[list[str],
         if isinstance(run, Run):
             if qrels is None:
                 raise InputError(f"run {name} is a Run: give the qrels to evaluate it against")
-            run = evaluate(qrels, run, measure_list, protocol)
+            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial)
         elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
             raise InputError(f"run {name}: expected a Run, Results or saved results; got {type(run).__name__}")
         names.append(name)
@@ -320,6 +321,7 @@ def compare(
     seed: int | None = DEFAULT_SEED,
     allow_mismatch: bool = False,
     labels=None,
+    allow_partial: bool = False,
 ) -> Comparison:
     """Compare runs pairwise on per-query values: differences, intervals, tests, corrections.
 
@@ -359,6 +361,9 @@ def compare(
         different query sets are refused (:class:`~rankproof.errors.ComparabilityError`).
         With True they are compared on the queries they share, and
         ``Comparison.mismatches`` says what differs.
+    allow_partial : bool, default False
+        Evaluate Runs that rank fewer than half of the judged queries (see
+        :func:`rankproof.evaluate`); refused by default.
     labels : list or mapping, optional
         Names the runs in rows and tables: one label per run, in order, or
         ``{run name: label}`` for some of them (``baseline`` then takes the
@@ -411,7 +416,7 @@ def compare(
 
         protocol = _as_protocol(protocol)
 
-    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels)
+    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial)
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
             raise InputError(

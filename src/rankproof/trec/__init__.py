@@ -1,7 +1,7 @@
 """trec_eval compatibility: ``rankproof trec-eval`` and a pytrec_eval-style API.
 
 Every trec_eval value is computed by an ordinary rankproof measure (so it also
-works in ``rankproof evaluate``); :mod:`rankproof.trec.names` maps trec_eval's
+works in ``rankproof evaluate``); :mod:`rankproof.measures.trec_names` maps trec_eval's
 names and parameters to them, as a table.
 
 >>> from rankproof.trec import evaluate
@@ -26,7 +26,7 @@ from ..data.run import Run
 from ..errors import InputError
 from ..protocol import MissingQuery, Protocol
 from .engine import TrecOptions, judged_grades, trec_protocol, trec_values
-from .names import BY_NAME, NICKNAMES, TREC_MEASURES, Params, Settings, Summary, gain_order_warning, request
+from ..measures.trec_names import BY_NAME, NICKNAMES, TREC_MEASURES, Params, Settings, Summary, gain_order_warning, request
 
 __all__ = ["evaluate", "TREC_MEASURES", "NICKNAMES"]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getopt
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -19,13 +20,15 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError, RankproofError
 from .engine import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
-from .names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
+from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
 
 __all__ = ["trec_eval_command", "parse_arguments", "HELP"]
 
 TREC_EVAL_VERSION = "10.0-rc3"
+# What trec_eval 9.0.8's source prints for -v (its version string was not raised from 9.0.7).
+TREC_EVAL9_VERSION = "9.0.7"
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
-_LONG = ["help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
+_LONG = ["v9", "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
          "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=", "Max_retrieved_per_topic=",
          "Rel_info_format=", "Results_format=", "Output_old_results_format=", "Zscore="]
 _LETTER = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
@@ -34,11 +37,18 @@ _LETTER = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--me
            "--Max_retrieved_per_topic": "-M", "--Rel_info_format": "-R", "--Results_format": "-T",
            "--Output_old_results_format": "-o", "--Zscore": "-Z"}
 
-HELP = f"""usage: rankproof trec-eval [-q] [-m measure[.params]]... [-c] [-n] [-l N] [-M N] [-N N] [-J] [-Z FILE] QRELS RUN
+HELP = f"""usage: rankproof trec-eval [--v9] [-q] [-m measure[.params]]... [-c] [-n] [-l N] [-M N] [-N N] [-J] [-Z FILE] QRELS RUN
 
 trec_eval version {TREC_EVAL_VERSION} as a drop-in: same options, same output, byte for byte.
 RUN '-' reads the run from stdin. Every value is computed by an ordinary rankproof
 measure under the protocol preset trec_eval (see `rankproof protocol --preset trec_eval`).
+
+  --v9       trec_eval 9.0.x instead (9.0.8, the version inside pytrec_eval and behind most
+             published tables), byte for byte: the preset trec_eval9 (scores held as float32,
+             interpolated precision cut at (long)(x R + 0.9)); no dcg, ideal_dcg, rbp, rbp_resid
+             or unj; a judged query the run does not rank is left out without -c, and with -c
+             adds 0 to each mean, printing no per-query block; comment lines (and blank qrels
+             lines) are refused, as trec_eval 9 refuses them
 
   -q         also print each query's values
   -m M       measure M, M.params or a nickname (official, all_trec, set); repeatable;
@@ -94,7 +104,9 @@ def parse_arguments(argv: list[str]):
     zscore_path = None
     for option, value in pairs:
         letter = _LETTER.get(option, option)
-        if letter == "-h":
+        if letter == "--v9":
+            settings["version9"] = True
+        elif letter == "-h":
             action = "help"
         elif letter == "-v":
             action = "version" if action != "help" else action
@@ -136,7 +148,32 @@ def parse_arguments(argv: list[str]):
     return settings, measures or ["official"], positional[0], positional[1], action
 
 
-def _read_run(path: str) -> tuple[Run, str]:
+_COMMENT_LINE = re.compile(rb"(?:^|\n)[ \t]*#")
+_BLANK_LINE = re.compile(rb"(?:^|\n)[ \t\r]*\n")
+
+
+def _refuse_what_trec_eval9_refuses(path: str, shown: str, what: str) -> None:
+    """trec_eval 9 reads no comment lines (10 skips them) and no blank qrels lines: it stops
+    with "Malformed line", so --v9 refuses them too, naming the line."""
+    import gzip
+
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    found = [(m.start() + (data[m.start():m.start() + 1] == b"\n"), "a comment line")
+             for m in [_COMMENT_LINE.search(data)] if m]
+    if what == "qrels":
+        found += [(m.start() + (data[m.start():m.start() + 1] == b"\n"), "a blank line")
+                  for m in [_BLANK_LINE.search(data)] if m]
+    if found:
+        position, kind = min(found)
+        line = data.count(b"\n", 0, position) + 1
+        raise ParseError(f"{shown} line {line}: {kind}, which trec_eval 9 refuses (Malformed line); "
+                         f"remove it, or drop --v9 (trec_eval 10 skips it)")
+
+
+def _read_run(path: str, version9: bool = False) -> tuple[Run, str]:
     """The run and its runid (the tag of its last line); '-' reads stdin.
 
     trec_eval ignores anything after a line's sixth column; rankproof's reader
@@ -151,6 +188,8 @@ def _read_run(path: str) -> tuple[Run, str]:
             label[file] = "stdin"
         else:
             file = path
+        if version9:
+            _refuse_what_trec_eval9_refuses(file, label.get(file, path), "run")
         try:
             return _with_source(Run.read_trec(file), label.get(file, path)), last_run_tag(file)
         except ParseError as error:
@@ -231,25 +270,53 @@ def trec_eval_command(argv: list[str]) -> int:
     caller (``rankproof.cli.main``) to print in one line with exit code 2.
     """
     settings, measures, qrels_path, run_path, action = parse_arguments(argv)
+    version9 = bool(settings.get("version9")) if settings else "--v9" in argv
     if action == "help":
         sys.stdout.write(HELP)
         return 0
     if action == "version":
-        sys.stdout.write(f"trec_eval version {TREC_EVAL_VERSION} (rankproof trec-eval)\n")
+        shown = TREC_EVAL9_VERSION if version9 else TREC_EVAL_VERSION
+        sys.stdout.write(f"trec_eval version {shown} (rankproof trec-eval)\n")
         return 0
-    request(measures)  # unknown measures and bad parameters fail before any file is read
+    request(measures, version9=version9)  # unknown measures and bad parameters fail before any file is read
     zscore_path = settings.pop("zscores", None)
-    qrels = Qrels.read_trec(qrels_path)
-    run, runid = _read_run(run_path)
-    if zscore_path is not None:
-        settings["zscores"] = read_zscores(zscore_path)
-    options = TrecOptions(**settings)
-    lines = request(measures, Settings(grades=judged_grades(qrels), num_docs=options.num_docs))
-    if not options.complete:
-        _check_complete(qrels, run)
-    table = trec_values(qrels, run, lines, options, trec_protocol(options), runid=runid)
-    sys.stdout.write(render(table, options))
-    warning = gain_order_warning(lines)
+    from ..progress import Stages, is_large
+
+    stages = Stages(3, is_large([qrels_path, run_path]), "trec-eval")
+    try:
+        qrels = Qrels.read_trec(qrels_path)
+        if version9:
+            _refuse_what_trec_eval9_refuses(qrels_path, qrels_path, "qrels")
+        stages.step("read qrels")
+        run, runid = _read_run(run_path, version9)
+        stages.step("read run")
+        text, warning = _evaluate(qrels, run, runid, settings, measures, zscore_path, version9)
+    finally:
+        stages.close()
+    sys.stdout.write(text)
     if warning:
         print(f"rankproof: warning: trec-eval: {warning}", file=sys.stderr)
     return 0
+
+
+def _evaluate(qrels, run, runid, settings, measures, zscore_path, version9) -> tuple[str, str | None]:
+    """trec_eval's output for the inputs, and a warning (or None)."""
+    if zscore_path is not None:
+        settings["zscores"] = read_zscores(zscore_path)
+    options = TrecOptions(**settings)
+    lines = request(measures, Settings(grades=judged_grades(qrels), num_docs=options.num_docs), version9=version9)
+    if version9:
+        import numpy as np
+
+        if not np.isin(run.queries, qrels.queries).any():
+            raise InputError("trec-eval: no query has both a ranking and judgments; trec_eval 9 stops there "
+                             "too (\"No queries with both results and relevance info\"); check the query ids")
+        # trec_eval 9: scores as float32, the legacy iprec cut-off, and without -c the
+        # queries of both run and qrels (a judged query the run skips is left out).
+        protocol = trec_protocol(options, "trec_eval9")
+    else:
+        if not options.complete:
+            _check_complete(qrels, run)
+        protocol = trec_protocol(options)
+    table = trec_values(qrels, run, lines, options, protocol, runid=runid)
+    return render(table, options), gain_order_warning(lines)

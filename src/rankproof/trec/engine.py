@@ -28,7 +28,7 @@ from ..errors import InputError, ParseError
 from ..evaluate import evaluate
 from ..measures.base import Measure
 from ..protocol import IprecRounding, MissingQuery, Protocol, Unjudged
-from .names import MIN_GEO_MEAN, Line, NaN, Printed, Summary
+from ..measures.trec_names import MIN_GEO_MEAN, Line, NaN, Printed, Summary
 
 __all__ = ["TrecOptions", "TrecTable", "trec_protocol", "truncate", "trec_values", "summary", "render",
            "read_zscores", "last_run_tag"]
@@ -49,6 +49,7 @@ class TrecOptions:
     num_docs: int = 0                # -N
     max_docs: int | None = None      # -M
     zscores: dict | None = None      # -Z, read by read_zscores
+    version9: bool = False           # --v9: trec_eval 9.0.x's output (see render)
 
 
 def trec_protocol(options: TrecOptions, preset: "str | Protocol" = "trec_eval") -> Protocol:
@@ -113,6 +114,7 @@ class TrecTable:
     runid: str
     zscored: bool = False
     num_rel_judged: int = 0   # qrels lines with grade > 0: trec_eval's summary num_rel under -c
+    stand_in: "np.ndarray | None" = None  # per query: evaluated on -c's stand-in ranking
 
 
 def _recall_cut(x: float, num_rel: np.ndarray, rounding: IprecRounding) -> np.ndarray:
@@ -148,7 +150,8 @@ def _relstrings(qrels: Qrels, run: Run, protocol: Protocol, length: int, queries
     """The relevance of each query's top ``length`` docs as one character each:
     the grade (0-9, '>' above 9), '-' never pooled, '.' pooled but unjudged."""
     if protocol.unjudged is not Unjudged.CONDENSE:
-        run = truncate(run, max(length, 1))  # only the top docs are shown: align fewer
+        # only the top docs are shown: align fewer
+        run = truncate(run, max(length, 1), protocol)
     a = align(qrels, run, protocol)
     digits = np.array(list("0123456789"))
     chars = np.where(a.judged, np.where(a.grade > 9, ">", digits[np.clip(a.grade, 0, 9)]),
@@ -165,7 +168,7 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
                 runid: str = "") -> TrecTable:
     """Evaluate every line's rankproof measure and apply trec_eval's per-query rules."""
     if options.max_docs is not None:
-        run = truncate(run, options.max_docs)
+        run = truncate(run, options.max_docs, protocol)
     stand_ins = np.zeros(0, dtype=str)
     if options.complete:
         run, stand_ins = with_stand_ins(qrels, run)
@@ -174,7 +177,7 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
     measures: list[Measure] = [line.measure for line in lines if line.measure is not None]
     measures += [Measure("num_ret"), Measure("num_rel")]
     measures += [_ideal_of(line.measure) for line in lines if line.trec.nan is NaN.NO_POSITIVE_GAIN]
-    results = evaluate(qrels, run, measures, protocol)
+    results = evaluate(qrels, run, measures, protocol, allow_partial=True)  # trec_eval decides on its own terms
     queries = results.queries
     reset = np.isin(np.asarray(queries, dtype=str), stand_ins)
     num_ret = results.values("num_ret")
@@ -200,11 +203,15 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
                 v = _empty_nan(line, v, num_ret == 0, num_rel, protocol)
             elif line.trec.nan is NaN.NO_POSITIVE_GAIN:
                 v = np.where((num_rel > 0) & (results.values(_ideal_of(line.measure)) == 0), -math.nan, v)
-            if _is_reset(line.name):
+            if options.version9:
+                # trec_eval 9 evaluates no stand-in: a judged query the run skips adds 0 to each
+                # sum (log of the floor to a geometric mean) and the mean divides by every query.
+                v = np.where(reset, math.log(MIN_GEO_MEAN) if kind is Summary.GEOMETRIC else 0.0, v)
+            elif _is_reset(line.name):
                 v = np.where(reset, 0.0, v)
             values.append(v)
     table = TrecTable(queries=queries, lines=lines, values=values, runid=runid,
-                      num_rel_judged=int((qrels.grades > 0).sum()))
+                      num_rel_judged=int((qrels.grades > 0).sum()), stand_in=reset)
     if options.zscores is not None:
         _apply_zscores(table, options.zscores)
     return table
@@ -304,12 +311,18 @@ def _value_text(line: Line, value, zscored: bool) -> str:
 
 
 def render(table: TrecTable, options: TrecOptions) -> str:
-    """trec_eval's output: per-query blocks (with -q), then the summary lines (unless -n)."""
+    """trec_eval's output: per-query blocks (with -q), then the summary lines (unless -n).
+
+    trec_eval 9 (``options.version9``) prints no block for a judged query the
+    run does not rank (-c), though the summary still averages over it.
+    """
     z = "Z" if table.zscored else ""
     out: list[str] = []
     if options.per_query:
         printable = [(line, values) for line, values in zip(table.lines, table.values) if line.trec.per_query]
         for i, query in enumerate(table.queries):
+            if options.version9 and table.stand_in is not None and table.stand_in[i]:
+                continue
             for line, values in printable:
                 if line.trec.name == "relstring":
                     out.append("%-22s\t%s\t'%s'\n" % (line.name, query, values[i]))

@@ -8,7 +8,7 @@ names each printed value (``P_5``), which rankproof measure computes that
 value (``p@5``), whether it prints an integer, a number or a string, and how
 the summary line ``all`` combines the queries (mean, sum, geometric mean).
 
->>> from rankproof.trec.names import request
+>>> from rankproof.measures.trec_names import request
 >>> [(line.name, str(line.measure)) for line in request(["P.5,10", "map"])]
 [('map', 'ap'), ('P_5', 'p@5'), ('P_10', 'p@10')]
 
@@ -27,7 +27,7 @@ import re
 from typing import Callable, Sequence
 
 from ..errors import MeasureError
-from ..measures.base import Measure
+from .base import Measure
 from ..protocol import GainMap
 
 __all__ = [
@@ -338,12 +338,17 @@ def _unknown(name: str) -> MeasureError:
     return MeasureError(f"illegal measure {name!r}{hint}; see rankproof trec-eval --help for the measures")
 
 
-def request(arguments: Sequence[str], settings: Settings | None = None) -> list[Line]:
+# Measures trec_eval 10 added: trec_eval 9.0.x does not know them (nor lists them in all_trec).
+ONLY_IN_10 = ("dcg", "ideal_dcg", "rbp", "rbp_resid", "unj")
+
+
+def request(arguments: Sequence[str], settings: Settings | None = None, *, version9: bool = False) -> list[Line]:
     """The printed values of ``-m`` arguments, in trec_eval's order.
 
     As in trec_eval: a nickname (``official``, ``all_trec``, ``set``) marks
     several measures; the first ``name.params`` given for a measure sets its
-    parameters; the order of the arguments does not matter.
+    parameters; the order of the arguments does not matter. ``version9``:
+    trec_eval 9.0.x's measures (without :data:`ONLY_IN_10`).
 
     Raises MeasureError for an unknown or unsupported measure or bad parameters.
     """
@@ -357,6 +362,11 @@ def request(arguments: Sequence[str], settings: Settings | None = None) -> list[
                 raise MeasureError(f"-m {argument}: nothing after the '.'; write e.g. -m {name}.10 or -m {name}")
             given.setdefault(name, text)
         names = NICKNAMES.get(name, (name,))
+        if version9:
+            if name in ONLY_IN_10:
+                raise MeasureError(f"illegal measure {name!r}: trec_eval 9 does not have it (trec_eval 10 does: "
+                                   "drop --v9)")
+            names = tuple(one for one in names if one not in ONLY_IN_10)
         for one in names:
             if one not in BY_NAME:
                 raise _unknown(one)

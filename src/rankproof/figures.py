@@ -70,8 +70,8 @@ def input_file(role: str, path: "str | os.PathLike[str]") -> InputFile | None:
     >>> folder = tempfile.mkdtemp()
     >>> path = pathlib.Path(folder, "q.txt"); _ = path.write_text("1 0 a 1\\n1 0 b 0\\n")
     >>> f = input_file("qrels", path)
-    >>> f.lines, f.size, f.sha256
-    (2, 16, '6c2a2be4b71a0b37')
+    >>> f.lines, f.size, f.sha256       # sha256sum of the file, first 16 hex digits
+    (2, 16, '9df8cc85e0767f1a')
     """
     try:
         with open(path, "rb") as stream:

@@ -22,6 +22,7 @@ from .protocol import PRESETS, Protocol
 from .results import Results
 from .scores import evaluate_scores
 from .stats import Comparison, compare, load_results
+from . import report  # callable: rankproof.report(qrels, runs, ...) makes the HTML report
 
 __version__ = "0.1.0"
 
@@ -29,5 +30,5 @@ __all__ = [
     "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
     "evaluate_frame", "coverage", "Coverage",
-    "compare", "Comparison", "load_results",
+    "compare", "Comparison", "load_results", "report",
 ]

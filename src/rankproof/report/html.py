@@ -334,6 +334,8 @@ class _Page:
     def summary(self) -> str:
         d = self.data
         c = d.comparison
+        if c is not None and d.baseline is None:
+            return self._pairs()
         level = f"{c.confidence:.0%}" if c is not None else "95%"
         head = ["measure", "run", "mean", f"{level} CI of the mean"]
         if c is not None:
@@ -392,6 +394,38 @@ class _Page:
                          f"above / equal to / below the baseline.")
         parts += [f'<p class="note">{n}</p>' for n in notes]
         parts.append("</section>")
+        return "".join(parts)
+
+    def _pairs(self) -> str:
+        """A comparison of every pair (no baseline): one row per measure and pair."""
+        c = self.data.comparison
+        level = f"{c.confidence:.0%}"
+        head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI", f"p ({_CORRECTIONS[c.correction]})",
+                "B wins/ties/losses", "effect size d", "queries needed"]
+        parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
+                 + "".join(f'<th class="{"text" if i < 3 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
+        for row in c.rows:
+            mark = "*" if row.significant else ""
+            cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
+            run, m = f"{row.run_a} vs {row.run_b}", row.measure
+            parts.append(
+                f'<tr><td class="text">{escape(m)}</td><td class="text">{escape(row.run_a)}</td>'
+                f'<td class="text">{escape(row.run_b)}</td>'
+                + _value_cell(_fmt(row.mean_a), row.mean_a, "mean_a", run, m)
+                + _value_cell(_fmt(row.mean_b), row.mean_b, "mean_b", run, m)
+                + _value_cell(_signed(row.difference) + mark, row.difference, "difference", run, m, cls)
+                + f"<td>[{_signed(row.ci_low)}, {_signed(row.ci_high)}]</td>"
+                + _value_cell(_p(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls)
+                + f"<td>{row.wins}/{row.ties}/{row.losses}</td>"
+                + _value_cell(_effect(row.effect_size), row.effect_size, "effect_size", run, m)
+                + _value_cell(_needed(row.queries_needed), row.queries_needed, "queries_needed", run, m) + "</tr>")
+        parts.append("</table>")
+        test = _TESTS[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
+        parts.append(f'<p class="note">* significant: p &lt; {c.alpha:g} after {_CORRECTIONS[c.correction]} '
+                     f"correction over {len(c.rows)} comparisons (pairs x measures); two-sided {escape(test)}. "
+                     f"CI: paired bootstrap of the mean difference ({escape(c.bootstrap_method)}, "
+                     f"{c.n_resamples:,} resamples). d: mean / sd of the per-query differences; queries needed: "
+                     f"for a paired t-test to detect d with power {c.power:g} at alpha {c.alpha:g}.</p></section>")
         return "".join(parts)
 
     def _row(self, run: str, measure: str):

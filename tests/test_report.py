@@ -1,0 +1,334 @@
+"""The HTML report: structure, numbers, self-containment, and a real browser.
+
+Expected numbers come from the JSON outputs of ``rankproof evaluate`` and
+``rankproof compare`` (other commands, other renderers) and from
+``rankproof.explain`` for the drill-down; the browser tests load the page in
+Debian's headless Chromium with the network cut off, and skip (saying why)
+where no Chromium is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import rankproof
+from rankproof import Qrels, Run, compare, evaluate
+from rankproof.cli import main
+from rankproof.explain import explain
+from rankproof.report.html import SECTIONS
+
+CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+QRELS = CRANFIELD / "qrels.txt"
+RUN_FILES = [CRANFIELD / f"{name}.run" for name in ("bm25", "tfidf", "lmdirichlet")]
+RESAMPLES = "1000"  # the same in the report and in compare, so their numbers must agree
+
+
+class _Page(HTMLParser):
+    """Every element's tag and attributes, and the text of the scripts."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict]] = []
+        self.scripts: dict[str, str] = {}
+        self._script: str | None = None
+        self._text: list[str] = []
+        self._cell: dict | None = None
+        self.cells: list[tuple[dict, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        self.elements.append((tag, attributes))
+        if tag == "script":
+            self._script = attributes.get("id", f"script{len(self.scripts)}")
+            self._text = []
+        if tag == "td" and "data-key" in attributes:
+            self._cell, self._text = attributes, []
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.scripts[self._script] = "".join(self._text)
+            self._script = None
+        if tag == "td" and self._cell is not None:
+            self.cells.append((self._cell, "".join(self._text).strip()))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._script is not None or self._cell is not None:
+            self._text.append(data)
+
+    def ids(self) -> set[str]:
+        return {a["id"] for _, a in self.elements if "id" in a}
+
+
+def _parse(text: str) -> _Page:
+    page = _Page()
+    page.feed(text)
+    page.close()
+    return page
+
+
+def _cli_json(capsys, *args) -> dict:
+    assert main(list(args)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def segments_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("segments") / "segments.txt"
+    path.write_text("# query segment\n" + "".join(f"{q} {'short' if q % 3 else 'long'}\n" for q in range(1, 226)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def cranfield_report(tmp_path_factory, segments_file) -> Path:
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    code = main(["report", str(QRELS), *map(str, RUN_FILES), "--baseline", "bm25.run", "--resamples", RESAMPLES,
+                 "--segments", str(segments_file), "-o", str(out)])
+    assert code == 0
+    return out
+
+
+# -- structure --------------------------------------------------------------------------
+def test_page_parses_and_has_every_section(cranfield_report):
+    page = _parse(cranfield_report.read_text(encoding="utf-8"))
+    assert set(SECTIONS) <= page.ids()
+    figures = [a["data-figure"] for tag, a in page.elements if tag == "svg" and "data-figure" in a]
+    for prefix in ("cutoff-", "hist-", "diff-", "judged", "pr", "gain", "discount", "cumulative", "segments-"):
+        assert any(f.startswith(prefix) for f in figures), prefix
+
+
+def test_no_external_url(cranfield_report):
+    text = cranfield_report.read_text(encoding="utf-8")
+    page = _parse(text)
+    for tag, attributes in page.elements:
+        for name in ("src", "href", "xlink:href", "action", "data", "poster"):
+            value = attributes.get(name)
+            if value is not None:
+                assert value.startswith("#") or value.startswith("data:"), (tag, name, value)
+    # No URL anywhere but the SVG namespace the script names when it draws.
+    assert set(re.findall(r"(?:https?:)?//[\w.-]+\.\w+", text)) <= {"http://www.w3.org"}
+    assert "@import" not in text and "url(" not in text
+    csp = [a["content"] for tag, a in page.elements if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    assert csp and "default-src 'none'" in csp[0]
+
+
+def test_header_states_protocol_files_and_command(cranfield_report):
+    text = cranfield_report.read_text(encoding="utf-8")
+    import hashlib
+
+    assert rankproof.Protocol().fingerprint in text and str(rankproof.Protocol()) in text
+    assert f"rankproof {rankproof.__version__}" in text
+    for path in [QRELS, *RUN_FILES]:
+        content = path.read_bytes()
+        assert hashlib.sha256(content).hexdigest()[:16] in text
+        lines = content.count(b"\n")
+        assert f"<td>{lines:,}</td>" in text
+    assert "rankproof report " in text and "--baseline bm25.run" in text
+
+
+def test_summary_numbers_equal_the_json_outputs(cranfield_report, capsys):
+    runs = list(map(str, RUN_FILES))
+    evaluated = _cli_json(capsys, "evaluate", str(QRELS), *runs, "--format", "json")
+    compared = _cli_json(capsys, "compare", str(QRELS), *runs, "--baseline", "bm25.run", "--resamples", RESAMPLES,
+                         "--format", "json")
+    page = _parse(cranfield_report.read_text(encoding="utf-8"))
+    cells = {(a["data-key"], a["data-run"], a["data-measure"]): (a, text) for a, text in page.cells}
+    means = {(run, m): v for run, doc in evaluated["runs"].items() for m, v in doc["mean"].items()}
+    assert len(means) == 12
+    for (run, measure), value in means.items():
+        attributes, text = cells[("mean", run, measure)]
+        assert float(attributes["data-value"]) == value
+        assert text == f"{value:.4f}"
+    rows = compared["rows"]
+    assert len(rows) == 8
+    for row in rows:
+        assert row["run_a"] == "bm25.run"
+        key = lambda name: cells[(name, row["run_b"], row["measure"])]  # noqa: E731
+        mark = "*" if row["significant"] else ""
+        assert float(key("difference")[0]["data-value"]) == row["difference"]
+        assert key("difference")[1] == f"{row['difference']:+.4f}{mark}"
+        assert float(key("p_corrected")[0]["data-value"]) == row["p_corrected"]
+        assert float(key("effect_size")[0]["data-value"]) == row["effect_size"]
+        assert key("queries_needed")[0]["data-value"] == repr(row["queries_needed"])
+        assert key("wtl")[1] == f"{row['wins']}/{row['ties']}/{row['losses']}"
+        assert float(key("ci")[0]["data-low"]) == row["ci_low"]
+        assert float(key("ci")[0]["data-high"]) == row["ci_high"]
+    # The three significant lmdirichlet rows of the README's table are marked.
+    assert sum(1 for row in rows if row["significant"]) == 4
+
+
+def test_drill_down_data_equals_explain(cranfield_report):
+    page = _parse(cranfield_report.read_text(encoding="utf-8"))
+    drill = json.loads(page.scripts["drill-data"])
+    assert drill["measure"] == "ndcg@10" and drill["depth"] == 20
+    assert len(drill["queries"]) == 225 and drill["queries"][:3] == ["1", "2", "3"]
+    qrels = Qrels.read_trec(QRELS)
+    for name, path in (("bm25.run", RUN_FILES[0]), ("lmdirichlet.run", RUN_FILES[2])):
+        run = Run.read_trec(path)
+        for query in ("1", "57", "225"):
+            e = explain(qrels, run, query, "ndcg@10")
+            rows = drill["rankings"][name][drill["queries"].index(query)]
+            assert [r[0] for r in rows] == [row.doc for row in e.ranking[:20]]
+            assert [r[1] for r in rows] == [row.grade for row in e.ranking[:20]]
+            assert [r[3] for r in rows] == pytest.approx([row.contribution for row in e.ranking[:20]], abs=5e-5)
+            assert [r[4] for r in rows] == pytest.approx([row.cumulative for row in e.ranking[:20]], abs=5e-5)
+            assert drill["values"][name][drill["queries"].index(query)] == pytest.approx(e.value, abs=5e-5)
+        ideal = drill["ideal"][drill["queries"].index("1")]
+        assert [r[0] for r in ideal] == [row.doc for row in explain(qrels, run, "1", "ndcg@10").ideal]
+
+
+def test_page_weight_stays_light(cranfield_report):
+    # The drill-down keeps the top 20 of each ranking: about 0.7 MB for 225 queries x 3 runs.
+    assert cranfield_report.stat().st_size < 1_500_000
+
+
+def test_python_entry_points(tmp_path):
+    qrels = Qrels.read_trec(QRELS)
+    runs = {"bm25": Run.read_trec(RUN_FILES[0]), "tfidf": Run.read_trec(RUN_FILES[1])}
+    out = tmp_path / "r.html"
+    page = rankproof.report(qrels, runs, ["ndcg@10", "rr"], resamples=200, output=out)
+    assert out.read_text(encoding="utf-8") == page
+    assert {"header", "summary", "drill", "how"} <= _parse(page).ids()
+    results = evaluate(qrels, runs["bm25"], ["ndcg@10", "ap"])
+    single = _parse(results.to_html())
+    assert {"header", "counts", "summary", "distribution"} <= single.ids()
+    cells = {(a["data-key"], a["data-measure"]): float(a["data-value"]) for a, _ in single.cells if "data-value" in a}
+    assert cells[("mean", "ndcg@10")] == results.mean("ndcg@10")
+    comparison = compare(qrels, runs, ["ndcg@10"], n_resamples=200)
+    both = _parse(comparison.to_html())
+    assert "summary" in both.ids()
+    row = comparison.rows[0]
+    diff = next(float(a["data-value"]) for a, _ in both.cells if a["data-key"] == "difference")
+    assert diff == row.difference
+    for shown in (results._repr_html_(), comparison._repr_html_()):
+        assert shown.startswith("<iframe") and "srcdoc=" in shown
+    # The package stays a package: its renderer modules are reachable by attribute.
+    assert rankproof.report.table.to_table and rankproof.report.html.render
+
+
+def test_labels_name_the_runs(tmp_path):
+    out = tmp_path / "labelled.html"
+    assert main(["report", str(QRELS), str(RUN_FILES[0]), str(RUN_FILES[1]), "--label", f"BM25={RUN_FILES[0]}",
+                 "--label", "TF-IDF=tfidf.run", "--baseline", "TF-IDF", "-m", "ndcg@10", "--resamples", "200",
+                 "-o", str(out)]) == 0
+    page = _parse(out.read_text(encoding="utf-8"))
+    runs = {a["data-run"] for a, _ in page.cells}
+    assert runs == {"BM25", "TF-IDF"}
+    assert any(a["data-key"] == "difference" and a["data-run"] == "BM25" for a, _ in page.cells)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--label", "nope"], "--label 'nope': write NAME=RUN"),
+    (["--label", "x=missing.run"], "missing.run is not one of the runs given"),
+    (["--baseline", "nope"], "baseline 'nope' is not one of the runs"),
+    (["-m", "ndgc@10"], "ndgc"),
+])
+def test_bad_options_exit_2_with_one_line(tmp_path, capsys, args, message):
+    out = tmp_path / "r.html"
+    code = main(["report", str(QRELS), str(RUN_FILES[0]), str(RUN_FILES[1]), *args, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_bad_segments_file_names_file_and_line(tmp_path, capsys):
+    segments = tmp_path / "seg.txt"
+    segments.write_text("1 short\n2\n")
+    code = main(["report", str(QRELS), str(RUN_FILES[0]), "--segments", str(segments), "-o", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{segments}:2" in err and err.count("\n") == 1
+
+
+def test_output_folder_must_exist_and_nothing_is_left_behind(tmp_path, capsys):
+    code = main(["report", str(QRELS), str(RUN_FILES[0]), "-o", str(tmp_path / "no" / "r.html")])
+    assert code == 2 and "does not exist" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- a real browser ---------------------------------------------------------------------
+def _chromium() -> str | None:
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+CHROMIUM = _chromium()
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (apt-get install chromium)")
+
+
+def _load(url: str, profile: Path) -> tuple[str, str]:
+    """Load `url` in headless Chromium with the network cut off; return (DOM after the scripts ran, log)."""
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}",
+               # No network: every host resolves to nothing and every request would go to a dead proxy.
+               "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
+               "--enable-logging=stderr", "--v=0", "--dump-dom", url]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout, done.stderr
+
+
+def _console_errors(log: str) -> list[str]:
+    return [line for line in log.splitlines()
+            if "Uncaught" in line or ("CONSOLE" in line and ":ERROR:" in line) or "Refused to" in line]
+
+
+@needs_chromium
+def test_the_console_check_catches_a_script_error(tmp_path):
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><html><body><p>x</p><script>notDefinedAnywhere();</script></body></html>")
+    _, log = _load(page.as_uri(), tmp_path / "profile")
+    assert _console_errors(log), log[-2000:]
+
+
+@needs_chromium
+def test_browser_renders_every_figure_without_errors(cranfield_report, tmp_path):
+    dom, log = _load(cranfield_report.as_uri() + "#query=57", tmp_path / "profile")
+    assert _console_errors(log) == []
+    page = _parse(dom)
+    drawn: dict[str, int] = {}
+    current = None
+    for tag, attributes in page.elements:
+        if tag == "svg" and "data-figure" in attributes:
+            current = attributes["data-figure"]
+            drawn[current] = 0
+        elif current is not None and "mark" in attributes.get("class", "").split():
+            drawn[current] += 1
+    assert drawn and all(count > 0 for count in drawn.values()), {f: c for f, c in drawn.items() if not c}
+    # Three runs over 50 cutoffs: a line and 50 points each.
+    assert drawn["cutoff-ndcg"] == 3 * 51
+    # The cumulative DCG (drawn by the script): a line and a point per rank, for each run and the ideal.
+    drill = json.loads(page.scripts["drill-data"])
+    at = drill["queries"].index("57")
+    lengths = [len(drill["rankings"][run][at]) for run in drill["runs"]] + [len(drill["ideal"][at])]
+    assert drawn["cumulative"] == sum(n + 1 for n in lengths) and min(lengths) > 0
+
+
+@needs_chromium
+def test_drill_down_control_changes_the_shown_query(cranfield_report, tmp_path):
+    drill = json.loads(_parse(cranfield_report.read_text(encoding="utf-8")).scripts["drill-data"])
+    shown = {}
+    for query in ("12", "200"):
+        dom, log = _load(cranfield_report.as_uri() + f"#query={query}", tmp_path / f"profile{query}")
+        assert _console_errors(log) == []
+        page = _parse(dom)
+        section = next(a for tag, a in page.elements if a.get("id") == "drill")
+        rankings = [a for tag, a in page.elements if tag == "div" and "ranking" in a.get("class", "").split()
+                    and "data-run" in a]
+        assert section["data-query"] == query
+        assert [a["data-query"] for a in rankings] == [query] * 3
+        # The first rows shown are the query's ranking in the embedded data.
+        expected = [row[0] for row in drill["rankings"]["bm25.run"][drill["queries"].index(query)][:3]]
+        assert all(f"<td class=\"text\">{doc}</td>" in dom for doc in expected)
+        shown[query] = dom[dom.index('id="drill-rankings"'):]
+    assert shown["12"] != shown["200"]

@@ -185,6 +185,13 @@ def test_drill_down_data_equals_explain(cranfield_report):
         assert [r[0] for r in ideal] == [row.doc for row in explain(qrels, run, "1", "ndcg@10").ideal]
 
 
+def test_output_gets_the_mode_of_a_new_file(cranfield_report):
+    # Written through a private temporary file, the page must still be readable as any new file is.
+    mask = os.umask(0)
+    os.umask(mask)
+    assert cranfield_report.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
 def test_page_weight_stays_light(cranfield_report):
     # The drill-down keeps the top 20 of each ranking: about 0.7 MB for 225 queries x 3 runs.
     assert cranfield_report.stat().st_size < 1_500_000

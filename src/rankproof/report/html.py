@@ -340,7 +340,7 @@ class _Page:
         head = ["measure", "run", "mean", f"{level} CI of the mean"]
         if c is not None:
             head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
-                     f"p ({_CORRECTIONS[c.correction]})", "wins/ties/losses", "effect size d", "queries needed"]
+                     f"p ({_CORRECTIONS[c.correction]})", "wins / ties / losses", "effect size d", "queries needed"]
         parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
                  + "".join(f'<th class="{"text" if i < 2 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
         measures = [str(m) for m in d.results[0].measures] if d.results else list(c.measures)
@@ -488,11 +488,13 @@ class _Page:
                  "overviews). Hover a bar for the query id; click it to open the query in the drill-down.</p>"]
         for measure, per_run in d.differences.items():
             charts = []
+            # One scale for the runs of a measure, so bars compare across charts.
+            bound = max((abs(v) for pairs in per_run.values() for _, v in pairs), default=0.0)
             for run, pairs in per_run.items():
                 row = self._row(run, measure)
                 tally = f": {row.wins} above, {row.ties} equal, {row.losses} below" if row is not None else ""
                 charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", pairs,
-                                                           y_label=f"{measure} difference"),
+                                                           y_label=f"{measure} difference", bound=bound),
                                            f"{escape(run)} minus {escape(d.baseline)}, {escape(measure)}{tally}"))
             parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
         parts.append("</section>")

@@ -168,14 +168,18 @@ def histogram(name: str, edges: Sequence[float], counts: Sequence[int], color: s
 
 
 def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, width: int = 560,
-                height: int = 220, positive: str = "#3ca951", negative: str = "#ff725c") -> str:
+                height: int = 220, positive: str = "#3ca951", negative: str = "#ff725c",
+                bound: float | None = None) -> str:
     """One bar per query, sorted by value (the per-topic plot of TREC overviews).
 
     A bar's hover title names the query and its value; ``data-query`` lets
-    the page's script open the query in the drill-down on a click.
+    the page's script open the query in the drill-down on a click. ``bound``
+    sets the y range to [-bound, bound] (charts side by side share it).
     """
     values = [v for _, v in pairs]
-    bound = max(max((abs(v) for v in values), default=0.0), 1e-9)
+    if bound is None:
+        bound = max((abs(v) for v in values), default=0.0)
+    bound = max(bound, 1e-9)
     frame = _Frame(width, height, (0, max(len(pairs), 1)), (-bound, bound), margin=(10, 10, 24, 62))
     parts = [_open(name, width, height, f"{y_label} per query, sorted"),
              frame.axes("queries, sorted by difference", y_label, [], nice_ticks(-bound, bound, 4),

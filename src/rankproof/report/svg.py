@@ -47,7 +47,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     ticks = []
     value = first
     while value <= high + step * 1e-6:
-        ticks.append(round(value, 10))
+        ticks.append(float(round(value, 10)))
         value += step
     return ticks
 

@@ -197,6 +197,24 @@ def test_page_weight_stays_light(cranfield_report):
     assert cranfield_report.stat().st_size < 1_500_000
 
 
+def test_many_queries_keep_the_page_light(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    queries = [f"q{i}" for i in range(6000)]
+    qrels = Qrels.from_dict({q: {f"d{j}": int(rng.integers(0, 3)) for j in range(8)} for q in queries})
+    runs = {name: Run.from_dict({q: [f"d{j}" for j in rng.permutation(30)] for q in queries})
+            for name in ("a", "b", "c")}
+    page = rankproof.report(qrels, runs, ["ndcg@10", "ap"], resamples=200)
+    # 6000 queries x 3 runs: a full drill-down and a bar per query would weigh ~20 MB.
+    assert len(page.encode()) < 3_000_000
+    parsed = _parse(page)
+    drill = json.loads(parsed.scripts["drill-data"])
+    assert drill["depth"] == 5 and len(drill["queries"]) == 4000 and "keeps the 4,000 of 6,000" in drill["note"]
+    bars = sum(1 for tag, a in parsed.elements if tag == "rect" and a.get("data-query"))
+    assert 0 < bars <= 2 * 2 * 600
+
+
 def test_python_entry_points(tmp_path):
     qrels = Qrels.read_trec(QRELS)
     runs = {"bm25": Run.read_trec(RUN_FILES[0]), "tfidf": Run.read_trec(RUN_FILES[1])}

@@ -50,6 +50,10 @@ MAX_CUTOFF = 100
 DRILL_DEPTH = 20
 HISTOGRAM_BINS = 20
 DCG_FAMILY = ("ndcg", "dcg")
+# The drill-down's rows (queries x runs x depth) are kept under this, about 1.5 MB of the page:
+# the depth shrinks to 5 first, then the drill-down keeps the queries that matter most.
+MAX_DRILL_ROWS = 60_000
+MIN_DRILL_DEPTH = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -269,7 +273,45 @@ def _compact(values: np.ndarray) -> list:
     return rounded.tolist()
 
 
-def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict, depth: int) -> dict:
+def _drill_plan(values: dict, baseline: str, depth: int) -> tuple[int, list[str] | None, str]:
+    """The drill-down's depth and queries (None: all), and a note when it keeps less.
+
+    Under :data:`MAX_DRILL_ROWS` rows everything is kept. Past it, the depth
+    goes down to :data:`MIN_DRILL_DEPTH`; past that too, only the queries with
+    the largest difference from the baseline (with one run: the lowest values)
+    are kept, in as many as fit.
+
+    >>> _drill_plan({"a": {"1": 0.5, "2": 0.1}}, "a", 20)
+    (20, None, '')
+    """
+    runs = len(values)
+    queries = sorted(set().union(*(v.keys() for v in values.values())))
+    if len(queries) * runs * depth <= MAX_DRILL_ROWS:
+        return depth, None, ""
+    fitted = max(MIN_DRILL_DEPTH, MAX_DRILL_ROWS // max(1, len(queries) * runs))
+    if len(queries) * runs * fitted <= MAX_DRILL_ROWS:
+        return fitted, None, (f"Each ranking's top {fitted} is kept (not {depth}) so that the page stays light "
+                              f"with {len(queries):,} queries.")
+    room = MAX_DRILL_ROWS // (runs * MIN_DRILL_DEPTH)
+    base = values[baseline]
+    if runs > 1:
+        def key(q):
+            spread = [abs(v[q] - base[q]) for name, v in values.items()
+                      if name != baseline and q in v and q in base and v[q] == v[q] and base[q] == base[q]]
+            return -max(spread, default=0.0)
+        how = "the largest difference from the baseline"
+    else:
+        def key(q):
+            value = base.get(q, math.nan)
+            return value if value == value else math.inf
+        how = "the lowest values"
+    chosen = sorted(queries, key=lambda q: (key(q), q))[:room]
+    return MIN_DRILL_DEPTH, chosen, (f"The drill-down keeps the {room:,} of {len(queries):,} queries with {how} "
+                                     f"(each ranking's top {MIN_DRILL_DEPTH}) so that the page stays light.")
+
+
+def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict, depth: int,
+           keep: list[str] | None = None, note: str = "") -> dict:
     """Each run's top rows of every query, and the ideal list, as compact lists.
 
     A ranked row is ``[doc, grade or None (unjudged), gain, contribution,
@@ -285,7 +327,7 @@ def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict
     k = measure.cutoff
     tops = {name: explain_top(qrels, run, measure, protocol, depth=depth) for name, run in named_runs}
     first = next(iter(tops.values()))
-    queries = natural_order(first.queries)
+    queries = natural_order(first.queries if keep is None else [q for q in first.queries if q in set(keep)])
     rankings: dict[str, list] = {}
     for name, top in tops.items():
         index = {q: i for i, q in enumerate(top.queries)}
@@ -323,7 +365,7 @@ def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict
     ideal_setting = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
     per_run_ideal = ideal_setting is not Ideal.JUDGED
     return {
-        "measure": str(measure), "depth": depth, "k": k, "runs": [name for name, _ in named_runs],
+        "measure": str(measure), "depth": depth, "k": k, "runs": [name for name, _ in named_runs], "note": note,
         "queries": queries, "discount": _compact(rank_discount),
         "rankings": rankings,
         # Under ideal=judged the ideal list is the qrels', the same for every run: given once.
@@ -459,7 +501,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         histograms=_histograms(results, page_measures),
         differences=_differences(results, baseline, page_measures) if len(results) > 1 else None,
         gain_discount=_gain_discount(qrels, drill_measure, protocol, max(drill_depth, 10)),
-        drill=_drill(qrels, named, drill_measure, protocol, drill_values, drill_depth),
+        drill=_drill(qrels, named, drill_measure, protocol, drill_values,
+                     *_drill_plan(drill_values, baseline, drill_depth)),
         segments=segment_tables,
         missing=() if len(results) > 1 else ("per-query differences: one run only, nothing to compare with",),
     )

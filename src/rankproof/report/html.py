@@ -493,6 +493,8 @@ class _Page:
             for run, pairs in per_run.items():
                 row = self._row(run, measure)
                 tally = f": {row.wins} above, {row.ties} equal, {row.losses} below" if row is not None else ""
+                if len(pairs) > 600:
+                    tally += "; hover ids on the 300 lowest and 300 highest"
                 charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", pairs,
                                                            y_label=f"{measure} difference", bound=bound),
                                            f"{escape(run)} minus {escape(d.baseline)}, {escape(measure)}{tally}"))
@@ -543,7 +545,8 @@ class _Page:
         drill = d.drill
         return ('<section id="how"><h2>How the numbers are made</h2>'
                 f"<p>DCG adds, over the top k, the gain of each document's grade times the discount of its rank; "
-                f"NDCG divides by the DCG of the ideal ranking. This protocol uses <b>gain={escape(g['gain'])}</b> "
+                f"NDCG divides by the DCG of the ideal ranking. Here {escape(drill['measure'] if drill else 'DCG')} "
+                f"uses <b>gain={escape(g['gain'])}</b> "
                 f"and <b>discount={escape(g['discount'])}</b> (drawn in black) beside the usual alternatives.</p>"
                 '<div class="grid">'
                 + self._figure(gain_chart, "gain of each grade: linear g, exp2 2<sup>g</sup> - 1"
@@ -573,7 +576,8 @@ class _Page:
                 + (f"; ranks past the cutoff {k} are grey and contribute 0" if k else "")
                 + ". Unjudged documents are shaded. Tied documents share the mean discount of the ranks they span "
                 "(ties=expected). Open a query directly with <code>#query=ID</code> after the file name.</p>"
-                '<div class="controls"><label>query <select class="query" aria-label="query"></select></label></div>'
+                + (f'<p class="note">{escape(d.drill["note"])}</p>' if d.drill.get("note") else "")
+                + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label></div>'
                 '<div class="rankings" id="drill-rankings"></div>'
                 + _json_script("drill-data", {**d.drill, "first": d.drill["queries"][0] if d.drill["queries"] else ""})
                 + "</section>")

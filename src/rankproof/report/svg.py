@@ -169,12 +169,19 @@ def histogram(name: str, edges: Sequence[float], counts: Sequence[int], color: s
 
 def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, width: int = 560,
                 height: int = 220, positive: str = "#3ca951", negative: str = "#ff725c",
-                bound: float | None = None) -> str:
+                bound: float | None = None, max_bars: int = 600) -> str:
     """One bar per query, sorted by value (the per-topic plot of TREC overviews).
 
     A bar's hover title names the query and its value; ``data-query`` lets
     the page's script open the query in the drill-down on a click. ``bound``
-    sets the y range to [-bound, bound] (charts side by side share it).
+    sets the y range to [-bound, bound] (charts side by side share it). Past
+    ``max_bars`` queries the values are drawn as one outline, with bars (and
+    query ids) for the ``max_bars / 2`` at each end, so the page stays light.
+
+    >>> many = [(str(i), (i - 500) / 1000) for i in range(1000)]
+    >>> chart = sorted_bars("d", many, y_label="difference", max_bars=100)
+    >>> chart.count("<rect"), chart.count("<path")   # 50 at each end (the query at 0 draws nothing)
+    (100, 1)
     """
     values = [v for _, v in pairs]
     if bound is None:
@@ -186,7 +193,19 @@ def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, 
                         y_format=lambda v: f"{v:+.2f}" if v else "0", x_axis=False)]
     zero = frame.y(0)
     step = frame.x(1) - frame.x(0)
-    for i, (query, value) in enumerate(pairs):
+    shown = range(len(pairs))
+    if len(pairs) > max_bars:
+        # Too many queries for a bar each: the sorted values as one outline,
+        # and bars (with their query ids) for the extremes at either end.
+        outline = " ".join(f"L{_num(frame.x(i))},{_num(frame.y(v))} L{_num(frame.x(i + 1))},{_num(frame.y(v))}"
+                           for i, v in enumerate(values))
+        parts.append(f'<path class="mark area" d="M{_num(frame.x(0))},{_num(zero)} {outline} '
+                     f'L{_num(frame.x(len(values)))},{_num(zero)} Z" fill="#c9ced6"><title>{len(values)} queries, '
+                     f'sorted by {escape(y_label)}</title></path>')
+        ends = max_bars // 2
+        shown = [*range(min(ends, len(pairs))), *range(max(len(pairs) - ends, ends), len(pairs))]
+    for i in shown:
+        query, value = pairs[i]
         if value == 0:
             continue
         y = frame.y(value)

@@ -264,6 +264,19 @@ def test_bad_options_exit_2_with_one_line(tmp_path, capsys, args, message):
     assert not out.exists()
 
 
+def test_micro_aggregation_leaves_out_what_it_cannot_give_and_says_so(tmp_path):
+    out = tmp_path / "micro.html"
+    assert main(["report", str(QRELS), str(RUN_FILES[0]), str(RUN_FILES[1]), "-m", "ndcg@10",
+                 "--policy", "aggregation=micro", "--resamples", "200", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "Not in this page: significance against the baseline" in text
+    assert "no precision-recall curves under aggregation=micro" in text
+    qrels, run = Qrels.read_trec(QRELS), Run.read_trec(RUN_FILES[0])
+    micro = evaluate(qrels, run, ["ndcg@10"], rankproof.Protocol(aggregation="micro")).mean("ndcg@10")
+    cell = next(a for a, _ in _parse(text).cells if a["data-key"] == "mean" and a["data-run"] == "bm25.run")
+    assert float(cell["data-value"]) == micro
+
+
 def test_bad_segments_file_names_file_and_line(tmp_path, capsys):
     segments = tmp_path / "seg.txt"
     segments.write_text("1 short\n2\n")

@@ -41,7 +41,7 @@ import numpy as np
 
 from .errors import InputError, TieError
 from .measures.base import Measure, parse_measure, parse_measures
-from .protocol import Protocol, Ties
+from .protocol import Aggregation, Protocol, Ties
 
 __all__ = ["ReportData", "InputFile", "prepare", "input_file", "read_segments", "PR_LEVELS", "natural_order"]
 
@@ -388,6 +388,9 @@ def _pr_curves(qrels, named_runs, protocol: Protocol) -> tuple[dict, str]:
     from .evaluate import evaluate
 
     measures = [f"iprec(recall={level:g})" for level in PR_LEVELS]
+    if protocol.aggregation is Aggregation.MICRO:
+        return None, ("iprec is not a ratio of sums, so it has no micro mean: no precision-recall curves under "
+                      "aggregation=micro")
 
     def curves(under: Protocol) -> dict:
         out = {}
@@ -458,7 +461,11 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         result.run_name = name
         results.append(result)
     comparison = None
-    if len(results) > 1:
+    missing = []
+    if len(results) > 1 and protocol.aggregation is not Aggregation.MACRO:
+        missing.append(f"significance against the baseline: paired tests compare per-query values, whose mean is "
+                       f"the macro mean, and this protocol aggregates {protocol.aggregation}")
+    elif len(results) > 1:
         comparison = compare(None, {r.run_name: r for r in results}, page_measures, test=test,
                              correction=correction, alpha=alpha, baseline=baseline, confidence=confidence,
                              n_resamples=resamples, seed=seed)
@@ -488,6 +495,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         drill_values[name] = curve.per_query(drill_measure)
 
     pr_curves, pr_note = _pr_curves(qrels, named, protocol)
+    if pr_curves is None:
+        missing.append(pr_note)
     segment_tables = None
     if segments is not None:
         segment_tables = {r.run_name: r.by(segments, confidence=confidence, resamples=interval_resamples,
@@ -504,7 +513,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         drill=_drill(qrels, named, drill_measure, protocol, drill_values,
                      *_drill_plan(drill_values, baseline, drill_depth)),
         segments=segment_tables,
-        missing=() if len(results) > 1 else ("per-query differences: one run only, nothing to compare with",),
+        missing=tuple(missing) if len(results) > 1 else ("per-query differences: one run only, nothing to compare with",),
     )
 
 

@@ -28,6 +28,15 @@ __all__ = ["render", "in_frame", "SECTIONS"]
 SECTIONS = ("header", "counts", "summary", "cutoffs", "distribution", "differences", "judged", "pr", "how",
             "drill", "segments")
 
+# Shown for every run even when nothing was touched (the others only when they are not 0).
+_ALWAYS = {
+    "queries_missing_from_run": "judged queries missing from the run",
+    "queries_missing_from_qrels": "ranked queries missing from the qrels",
+    "zero_ideal_queries": "queries with nothing relevant",
+    "unjudged_in_cutoff": "unjudged docs inside the cutoff",
+    "tied_groups_crossing_cutoff": "tied groups crossing the cutoff",
+}
+
 _CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
         "connect-src 'none'; form-action 'none'; base-uri 'none'")
 
@@ -302,8 +311,8 @@ class _Page:
     def counts(self) -> str:
         d = self.data
         parts = ['<section id="counts"><h2>Counts and warnings</h2>',
-                 "<p>Every case a policy of the protocol touched, per run (rows that are 0 for every run are "
-                 "left out).</p>"]
+                 "<p>Every case a policy of the protocol touched, per run (other counts that are 0 for every run "
+                 "are left out).</p>"]
         if d.results:
             rows: dict[str, dict[str, str]] = {}
             for r in d.results:
@@ -311,9 +320,15 @@ class _Page:
                 rows.setdefault("queries evaluated", {})[r.run_name] = (
                     f"{c.get('queries_evaluated', 0):,} (qrels {c.get('queries_in_qrels', 0):,}, "
                     f"run {c.get('queries_in_run', 0):,})")
+                for key, label in _ALWAYS.items():  # the policies people ask about first, even when 0
+                    value = c.get(key, 0)
+                    if isinstance(value, dict):
+                        touched = [f"{m} {v:,}" for m, v in value.items() if v]
+                        value = ", ".join(touched) if touched else "0"
+                    rows.setdefault(label, {})[r.run_name] = f"{value:,}" if isinstance(value, int) else value
                 for line in counts_lines(r):
                     label, _, value = line.partition(": ")
-                    if label != "queries evaluated":
+                    if label != "queries evaluated" and label not in _ALWAYS.values():
                         rows.setdefault(label, {})[r.run_name] = value
             parts.append('<table class="counts"><tr><th class="text">what</th>' + "".join(
                 f'<th class="text">{escape(r.run_name)}</th>' for r in d.results) + "</tr>" + "".join(
@@ -429,6 +444,8 @@ class _Page:
         return "".join(parts)
 
     def _row(self, run: str, measure: str):
+        if self.data.comparison is None:
+            return None
         for row in self.data.comparison.rows:
             if row.measure == measure and row.run_b == run and row.run_a == self.data.baseline:
                 return row

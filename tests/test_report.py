@@ -215,6 +215,20 @@ def test_many_queries_keep_the_page_light(tmp_path):
     assert 0 < bars <= 2 * 2 * 600
 
 
+def test_ids_and_names_with_markup_are_escaped():
+    nasty = '</script><script>alert("q")</script>&amp;'
+    qrels = Qrels.from_dict({nasty: {"<b>d</b>": 1, "e": 0}, "q2": {"e": 1}})
+    runs = {'<i>run</i> "A"': Run.from_dict({nasty: ["<b>d</b>", "e"], "q2": ["e"]}),
+            "B&B": Run.from_dict({nasty: ["e", "<b>d</b>"], "q2": ["x", "e"]})}
+    page = rankproof.report(qrels, runs, ["ndcg@10"], resamples=100)
+    parsed = _parse(page)
+    assert [tag for tag, _ in parsed.elements].count("script") == 3  # drill data, colours, the page's script
+    drill = json.loads(parsed.scripts["drill-data"])
+    assert nasty in drill["queries"] and drill["runs"] == ['<i>run</i> "A"', "B&B"]
+    assert drill["rankings"]['<i>run</i> "A"'][drill["queries"].index(nasty)][0][0] == "<b>d</b>"
+    assert "<i>run</i>" not in page and "<b>d</b>" not in page  # escaped in the HTML, "<\\/" in the JSON
+
+
 def test_python_entry_points(tmp_path):
     qrels = Qrels.read_trec(QRELS)
     runs = {"bm25": Run.read_trec(RUN_FILES[0]), "tfidf": Run.read_trec(RUN_FILES[1])}

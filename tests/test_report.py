@@ -116,7 +116,8 @@ def test_no_external_url(cranfield_report):
     # No URL anywhere but the SVG namespace the script names when it draws.
     assert set(re.findall(r"(?:https?:)?//[\w.-]+\.\w+", text)) <= {"http://www.w3.org"}
     assert "@import" not in text and "url(" not in text
-    csp = [a["content"] for tag, a in page.elements if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    csp = [a["content"] for tag, a in page.elements
+           if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
     assert csp and "default-src 'none'" in csp[0]
 
 

@@ -513,7 +513,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         drill=_drill(qrels, named, drill_measure, protocol, drill_values,
                      *_drill_plan(drill_values, baseline, drill_depth)),
         segments=segment_tables,
-        missing=tuple(missing) if len(results) > 1 else ("per-query differences: one run only, nothing to compare with",),
+        missing=tuple(missing) if len(results) > 1 else (
+            "per-query differences: one run only, nothing to compare with",),
     )
 
 

@@ -381,7 +381,8 @@ class _Page:
                     else:
                         mark = "*" if row.significant else ""
                         cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
-                        cells += [_value_cell(_signed(row.difference) + mark, row.difference, "difference", run, m, cls),
+                        cells += [_value_cell(_signed(row.difference) + mark, row.difference, "difference", run, m,
+                                              cls),
                                   f'<td data-key="ci" data-run="{escape(run)}" data-measure="{escape(m)}" '
                                   f'data-low="{row.ci_low!r}" data-high="{row.ci_high!r}">'
                                   f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]</td>",

@@ -3,8 +3,10 @@
 Expected numbers come from the JSON outputs of ``rankproof evaluate`` and
 ``rankproof compare`` (other commands, other renderers) and from
 ``rankproof.explain`` for the drill-down; the browser tests load the page in
-Debian's headless Chromium with the network cut off, and skip (saying why)
-where no Chromium is installed.
+Debian's headless Chromium with the network cut off (``--dump-dom`` after the
+page's script ran, with the console on stderr; and the DevTools protocol over
+``--remote-debugging-pipe``, standard library only, to choose a query in the
+select), and skip (saying why) where no Chromium is installed.
 """
 
 from __future__ import annotations
@@ -385,3 +387,107 @@ def test_drill_down_control_changes_the_shown_query(cranfield_report, tmp_path):
         assert all(f"<td class=\"text\">{doc}</td>" in dom for doc in expected)
         shown[query] = dom[dom.index('id="drill-rankings"'):]
     assert shown["12"] != shown["200"]
+
+
+class _DevTools:
+    """Headless Chromium driven over ``--remote-debugging-pipe`` with the standard library only.
+
+    Chromium reads commands on its fd 3 and writes replies and events on its
+    fd 4, one JSON message per NUL-terminated chunk.
+    """
+
+    def __init__(self, profile: Path) -> None:
+        to_browser_read, self._write = os.pipe()
+        self._read, from_browser_write = os.pipe()
+
+        def wire():  # in the child, before exec: the pipe ends where Chromium expects them
+            os.dup2(to_browser_read, 3)
+            os.dup2(from_browser_write, 4)
+
+        self.process = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
+             "--proxy-server=http://127.0.0.1:9", "--remote-debugging-pipe", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=wire, close_fds=False)
+        os.close(to_browser_read)
+        os.close(from_browser_write)
+        self._buffer = b""
+        self._next = 0
+        self.events: list[dict] = []
+
+    def send(self, method: str, session: str | None = None, **params) -> dict:
+        import select
+
+        self._next += 1
+        message = {"id": self._next, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._write, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buffer:
+                ready, _, _ = select.select([self._read], [], [], 60)
+                assert ready, f"no reply from chromium to {method}"
+                chunk = os.read(self._read, 1 << 20)
+                assert chunk, "chromium closed the pipe"
+                self._buffer += chunk
+            raw, self._buffer = self._buffer.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._next:
+                assert "error" not in reply, reply["error"]
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def evaluate(self, session: str, expression: str):
+        result = self.send("Runtime.evaluate", session, expression=expression, awaitPromise=True,
+                           returnByValue=True)
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close")
+        except (AssertionError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        os.close(self._write)
+        os.close(self._read)
+
+
+@needs_chromium
+def test_choosing_a_query_in_the_select_shows_its_rankings(cranfield_report, tmp_path):
+    drill = json.loads(_parse(cranfield_report.read_text(encoding="utf-8")).scripts["drill-data"])
+    browser = _DevTools(tmp_path / "profile")
+    try:
+        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
+        session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        browser.send("Runtime.enable", session)
+        browser.send("Page.enable", session)
+        browser.send("Page.navigate", session, url=cranfield_report.as_uri())
+        browser.evaluate(session, "new Promise(r => { const ok = () => document.readyState === 'complete' "
+                                  "&& document.getElementById('drill').dataset.query; const t = () => ok() ? r(1) "
+                                  ": setTimeout(t, 50); t(); })")
+        assert browser.evaluate(session, "document.getElementById('drill').dataset.query") == drill["queries"][0]
+        # The user picks query 100 in the drill-down's select.
+        shown = browser.evaluate(session, """(() => {
+            const select = document.querySelectorAll('#drill select.query')[0];
+            select.value = '100';
+            select.dispatchEvent(new Event('change'));
+            const first = document.querySelector('#drill-rankings .ranking[data-run="bm25.run"] tr:nth-child(2)');
+            return {query: document.getElementById('drill').dataset.query,
+                    other: document.querySelector('#how select.query').value,
+                    chart: document.getElementById('cumulative').dataset.query,
+                    firstDoc: first.children[1].textContent};
+        })()""")
+        at = drill["queries"].index("100")
+        assert shown == {"query": "100", "other": "100", "chart": "100",
+                         "firstDoc": drill["rankings"]["bm25.run"][at][0][0]}
+        errors = [e for e in browser.events
+                  if e.get("method") == "Runtime.exceptionThrown"
+                  or (e.get("method") == "Runtime.consoleAPICalled" and e["params"]["type"] == "error")]
+        assert errors == []
+    finally:
+        browser.close()

@@ -147,7 +147,7 @@ _SCRIPT = r"""
   function showCumulative(q, i) {
     var svgNode = document.getElementById("cumulative");
     while (svgNode.lastChild) svgNode.removeChild(svgNode.lastChild);
-    var W = 560, H = 300, L = 52, R = 110, T = 14, B = 42;
+    var W = 560, H = 300, L = 52, R = 16, T = 14, B = 42;
     var series = D.runs.map(function (run) {
       return {name: run, color: COLORS[run], ys: D.rankings[run][i].map(function (r) { return r[4]; })};
     });
@@ -199,8 +199,6 @@ _SCRIPT = r"""
         var tt = svgEl("title", {}); tt.textContent = s.name + ": rank " + (j + 1) + ", cumulative DCG " + v.toFixed(4);
         c.appendChild(tt); svgNode.appendChild(c);
       });
-      var end = svgEl("text", {x: x(s.ys.length) + 6, y: y(s.ys[s.ys.length - 1]), dy: "0.32em"});
-      end.textContent = s.name; svgNode.appendChild(end);
     });
     svgNode.setAttribute("data-query", q);
   }
@@ -556,6 +554,10 @@ class _Page:
                        for (name, values), color in zip(g["gains"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
         discount_series = [(name, "#1d2330" if name == g["discount"] else color, g["ranks"], values)
                            for (name, values), color in zip(g["discounts"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
+        gain_legend = svg.legend([(name + (" (here)" if name == g["gain"] else ""), color)
+                                  for name, color, _, _ in gain_series])
+        discount_legend = svg.legend([(name + (" (here)" if name == g["discount"] else ""), color)
+                                      for name, color, _, _ in discount_series])
         gain_chart = svg.line_chart("gain", gain_series, x_label="grade", y_label="gain", width=420, height=260,
                                     x_ticks=g["grades"], value_format=".4g")
         discount_chart = svg.line_chart("discount", discount_series, x_label="rank", y_label="discount", width=420,
@@ -567,9 +569,10 @@ class _Page:
                 f"uses <b>gain={escape(g['gain'])}</b> "
                 f"and <b>discount={escape(g['discount'])}</b> (drawn in black) beside the usual alternatives.</p>"
                 '<div class="grid">'
-                + self._figure(gain_chart, "gain of each grade: linear g, exp2 2<sup>g</sup> - 1"
+                + self._figure(gain_legend + gain_chart, "gain of each grade: linear g, exp2 2<sup>g</sup> - 1"
                                + ("" if g["gain"] in ("linear", "exp2") else f", this protocol's {escape(g['gain'])}"))
-                + self._figure(discount_chart, "discount of each rank: log2 1 / log2(i + 1), reciprocal 1 / i"
+                + self._figure(discount_legend + discount_chart,
+                               "discount of each rank: log2 1 / log2(i + 1), reciprocal 1 / i"
                                + ("" if g["discount"] in ("log2", "reciprocal")
                                   else f", this protocol's {escape(g['discount'])}"))
                 + "</div>"
@@ -577,6 +580,7 @@ class _Page:
                    f'<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
                    f'<span class="muted">{escape(drill["measure"])} divides the run\'s curve by the ideal\'s at '
                    f'k; the same query is shown in the drill-down below.</span></div>'
+                   + svg.legend([(run, self.colors[run]) for run in self.runs] + [("ideal (dashed)", "#1d2330")]) +
                    f'<svg class="figure" id="cumulative" data-figure="cumulative" viewBox="0 0 560 300" width="560" '
                    f'height="300" role="img" aria-label="cumulative DCG of the chosen query"></svg>'
                    if drill else "")

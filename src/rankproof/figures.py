@@ -52,7 +52,7 @@ HISTOGRAM_BINS = 20
 DCG_FAMILY = ("ndcg", "dcg")
 # The drill-down's rows (queries x runs x depth) are kept under this, about 1.5 MB of the page:
 # the depth shrinks to 5 first, then the drill-down keeps the queries that matter most.
-MAX_DRILL_ROWS = 60_000
+MAX_DRILL_ROWS = 50_000
 MIN_DRILL_DEPTH = 5
 
 

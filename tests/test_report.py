@@ -233,6 +233,17 @@ def test_ids_and_names_with_markup_are_escaped():
     assert "<i>run</i>" not in page and "<b>d</b>" not in page  # escaped in the HTML, "<\\/" in the JSON
 
 
+def test_bootstraps_too_large_for_memory_are_left_out_and_said(monkeypatch):
+    import rankproof.figures
+
+    # As if the queries were a thousand times more: no interval fits under the limit.
+    monkeypatch.setattr(rankproof.figures, "MAX_BOOTSTRAP_CELLS", 10_000)
+    results = evaluate(Qrels.read_trec(QRELS), Run.read_trec(RUN_FILES[0]), ["ndcg@10"])
+    page = results.to_html()
+    assert "No interval of each mean: with 225 queries a bootstrap of 200 resamples" in page
+    assert not [a for a, _ in _parse(page).cells if a["data-key"] == "mean_ci"]
+
+
 def test_python_entry_points(tmp_path):
     qrels = Qrels.read_trec(QRELS)
     runs = {"bm25": Run.read_trec(RUN_FILES[0]), "tfidf": Run.read_trec(RUN_FILES[1])}

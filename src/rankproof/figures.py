@@ -54,6 +54,10 @@ DCG_FAMILY = ("ndcg", "dcg")
 # the depth shrinks to 5 first, then the drill-down keeps the queries that matter most.
 MAX_DRILL_ROWS = 50_000
 MIN_DRILL_DEPTH = 5
+# A bootstrap of a mean holds resamples x queries numbers at once: kept under this
+# (160 MB), with fewer resamples for many queries, and none below MIN_RESAMPLES.
+MAX_BOOTSTRAP_CELLS = 20_000_000
+MIN_RESAMPLES = 200
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,6 +180,33 @@ def _version() -> str:
     from . import __version__
 
     return __version__
+
+
+def _resamples_for(queries: int, resamples: int) -> int:
+    """Resamples for a bootstrap over `queries` values that stays under MAX_BOOTSTRAP_CELLS."""
+    return min(resamples, MAX_BOOTSTRAP_CELLS // max(queries, 1))
+
+
+def _mean_intervals(results, confidence: float, resamples: int, seed: int) -> tuple[dict, str]:
+    """Each run's bootstrap interval of each mean (:meth:`Results.by` with one segment), and its note.
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> r = evaluate(Qrels.from_dict({"a": {"x": 1}, "b": {"x": 1}}), Run.from_dict({"a": ["x"], "b": ["y"]}), "rr")
+    >>> intervals, note = _mean_intervals([r], 0.95, 1000, 0)
+    >>> intervals[r.run_name]["rr"], note   # resamples of (1, 0): means 0, 0.5 or 1
+    ((0.0, 1.0), '95% interval of each mean: percentile bootstrap over queries (1,000 resamples, seed 0).')
+    """
+    queries = max(len(r.queries) for r in results)
+    used = _resamples_for(queries, resamples)
+    if used < MIN_RESAMPLES:
+        return {}, (f"No interval of each mean: with {queries:,} queries a bootstrap of {MIN_RESAMPLES} resamples "
+                    f"would hold more than {MAX_BOOTSTRAP_CELLS:,} numbers at once.")
+    intervals = {}
+    for r in results:
+        table = r.by({q: "all" for q in r.queries}, confidence=confidence, resamples=used, seed=seed)
+        intervals[r.run_name] = {row.measure: (row.low, row.high) for row in table}
+    return intervals, (f"{confidence:.0%} interval of each mean: percentile bootstrap over queries "
+                       f"({used:,} resamples, seed {seed}).")
 
 
 def _named_runs(runs) -> list[tuple[str, Any]]:
@@ -472,12 +503,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
 
     # Each mean's own interval: a bootstrap over queries (Results.by with one segment).
     interval_resamples = min(resamples, 2000)
-    mean_intervals = {}
-    for r in results:
-        table = r.by({q: "all" for q in r.queries}, confidence=confidence, resamples=interval_resamples, seed=seed)
-        mean_intervals[r.run_name] = {row.measure: (row.low, row.high) for row in table}
-    interval_note = (f"{confidence:.0%} interval of each mean: percentile bootstrap over queries "
-                     f"({interval_resamples:,} resamples, seed {seed}).")
+    mean_intervals, interval_note = _mean_intervals(results, confidence, interval_resamples, seed)
 
     # Curves over k, judged@k and the drill-down measure: one more evaluation per run.
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
@@ -498,8 +524,12 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     if pr_curves is None:
         missing.append(pr_note)
     segment_tables = None
-    if segments is not None:
-        segment_tables = {r.run_name: r.by(segments, confidence=confidence, resamples=interval_resamples,
+    segment_resamples = _resamples_for(len(results[0].queries), interval_resamples)
+    if segments is not None and segment_resamples < MIN_RESAMPLES:
+        missing.append(f"segments: with {len(results[0].queries):,} queries their bootstrap intervals would hold "
+                       f"more than {MAX_BOOTSTRAP_CELLS:,} numbers at once")
+    elif segments is not None:
+        segment_tables = {r.run_name: r.by(segments, confidence=confidence, resamples=segment_resamples,
                                            seed=seed, unlabelled="group") for r in results}
     return ReportData(
         title=title or f"rankproof report: {', '.join(names)}",
@@ -513,8 +543,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         drill=_drill(qrels, named, drill_measure, protocol, drill_values,
                      *_drill_plan(drill_values, baseline, drill_depth)),
         segments=segment_tables,
-        missing=tuple(missing) if len(results) > 1 else (
-            "per-query differences: one run only, nothing to compare with",),
+        missing=tuple(missing) + (() if len(results) > 1 else (
+            "per-query differences: one run only, nothing to compare with",)),
     )
 
 
@@ -522,16 +552,12 @@ def from_results(results, *, command: str | None = None) -> ReportData:
     """What a page can show from evaluated results alone (no rankings: no curves, no drill-down)."""
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     first = results[0]
-    mean_intervals = {}
-    for r in results:
-        table = r.by({q: "all" for q in r.queries}, resamples=2000, seed=0)
-        mean_intervals[r.run_name] = {row.measure: (row.low, row.high) for row in table}
+    mean_intervals, interval_note = _mean_intervals(results, 0.95, 2000, 0)
     measures = first.measures
     return ReportData(
         title=f"rankproof results: {', '.join(r.run_name for r in results)}", version=_version(), command=command,
         protocol=first.protocol, qrels_digest=first.qrels_digest, results=tuple(results),
-        mean_intervals=mean_intervals,
-        interval_note="95% interval of each mean: percentile bootstrap over queries (2,000 resamples, seed 0).",
+        mean_intervals=mean_intervals, interval_note=interval_note,
         histograms=_histograms(results, measures),
         missing=("measures over cutoffs, judged@k, precision-recall curves, the drill-down and how the numbers are "
                  "made need the rankings: use rankproof.report(qrels, runs) or the rankproof report command",

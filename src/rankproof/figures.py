@@ -358,29 +358,22 @@ def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict
     k = measure.cutoff
     tops = {name: explain_top(qrels, run, measure, protocol, depth=depth) for name, run in named_runs}
     first = next(iter(tops.values()))
-    queries = natural_order(first.queries if keep is None else [q for q in first.queries if q in set(keep)])
+    kept = None if keep is None else set(keep)
+    queries = natural_order(first.queries if kept is None else [q for q in first.queries if q in kept])
     rankings: dict[str, list] = {}
     for name, top in tops.items():
-        index = {q: i for i, q in enumerate(top.queries)}
-        doc, judged, grade = top.doc.tolist(), top.judged.tolist(), top.grade.tolist()
+        # Every row once, as a list; then each query's slice of them.
         gain, contribution, cumulative = _compact(top.gain), _compact(top.contribution), _compact(top.cumulative)
-        discount = top.discount.tolist()
+        rows = [[doc, grade if judged else None, g, c, total] for doc, grade, judged, g, c, total in zip(
+            top.doc.tolist(), top.grade.tolist(), top.judged.tolist(), gain, contribution, cumulative)]
+        rank = np.arange(len(rows)) - np.repeat(top.offsets[:-1], np.diff(top.offsets))
+        own = np.where(rank < (k if k is not None else depth), rank_discount[np.minimum(rank, depth - 1)], 0.0)
         shown_discount = _compact(top.discount)
-        per_query = []
-        for q in queries:
-            i = index.get(q)
-            rows = []
-            if i is not None:
-                lo = int(top.offsets[i])
-                for j in range(lo, int(top.offsets[i + 1])):
-                    row = [doc[j], grade[j] if judged[j] else None, gain[j], contribution[j], cumulative[j]]
-                    rank = j - lo
-                    own = rank_discount[rank] if (k is None or rank < k) else 0.0
-                    if abs(discount[j] - own) > 1e-12:
-                        row.append(shown_discount[j])
-                    rows.append(row)
-            per_query.append(rows)
-        rankings[name] = per_query
+        for j in np.flatnonzero(np.abs(top.discount - own) > 1e-12).tolist():
+            rows[j].append(shown_discount[j])  # a tied doc's share of its group's discounts
+        index = {q: i for i, q in enumerate(top.queries)}
+        offsets = top.offsets.tolist()
+        rankings[name] = [rows[offsets[index[q]]:offsets[index[q] + 1]] if q in index else [] for q in queries]
 
     def ideal_lists(top) -> list:
         index = {q: i for i, q in enumerate(top.queries)}

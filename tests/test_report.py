@@ -323,6 +323,24 @@ def test_bad_segments_file_names_file_and_line(tmp_path, capsys):
     assert code == 2 and f"{segments}:2" in err and err.count("\n") == 1
 
 
+def test_segments_from_json_and_their_errors(tmp_path):
+    from rankproof.errors import InputError
+    from rankproof.figures import read_segments
+
+    good = tmp_path / "seg.json"
+    good.write_text('{"1": "short", "2": 7}')
+    assert read_segments(good) == {"1": "short", "2": "7"}
+    for text, message in (('["1"]', "expected a JSON object"), ("{", "not valid JSON")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        with pytest.raises(InputError, match=message):
+            read_segments(bad)
+    twice = tmp_path / "twice.txt"
+    twice.write_text("1 a\n1 b\n")
+    with pytest.raises(InputError, match=r"twice.txt:2: query 1 is given two segments"):
+        read_segments(twice)
+
+
 def test_output_folder_must_exist_and_nothing_is_left_behind(tmp_path, capsys):
     code = main(["report", str(QRELS), str(RUN_FILES[0]), "-o", str(tmp_path / "no" / "r.html")])
     assert code == 2 and "does not exist" in capsys.readouterr().err

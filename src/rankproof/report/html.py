@@ -350,7 +350,8 @@ class _Page:
         if c is not None and d.baseline is None:
             return self._pairs()
         level = f"{c.confidence:.0%}" if c is not None else "95%"
-        head = ["measure", "run", "mean", f"{level} CI of the mean"]
+        with_intervals = bool(d.mean_intervals)
+        head = ["measure", "run", "mean"] + ([f"{level} CI of the mean"] if with_intervals else [])
         if c is not None:
             head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
                      f"p ({_CORRECTIONS[c.correction]})", "wins / ties / losses", "effect size d", "queries needed"]
@@ -370,7 +371,7 @@ class _Page:
                     cells.append(f'<td data-key="mean_ci" data-run="{escape(run)}" data-measure="{escape(m)}" '
                                  f'data-low="{interval[0]!r}" data-high="{interval[1]!r}">'
                                  f"[{_fmt(interval[0])}, {_fmt(interval[1])}]</td>")
-                else:
+                elif with_intervals:
                     cells.append('<td class="muted">n/a</td>')
                 if c is not None:
                     row = None if baseline_row else self._row(run, m)

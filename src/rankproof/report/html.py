@@ -327,7 +327,7 @@ class _Page:
                 for line in counts_lines(r):
                     label, _, value = line.partition(": ")
                     if label != "queries evaluated" and label not in _ALWAYS.values():
-                        rows.setdefault(label, {})[r.run_name] = value
+                        rows.setdefault(label, {})[r.run_name] = f"{int(value):,}" if value.isdigit() else value
             parts.append('<table class="counts"><tr><th class="text">what</th>' + "".join(
                 f'<th class="text">{escape(r.run_name)}</th>' for r in d.results) + "</tr>" + "".join(
                 f'<tr><td class="text">{escape(label)}</td>' + "".join(

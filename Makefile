@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The demo needs rankproof and its four dependencies only (no test or benchmark extras).
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: install ext test demo bench bench-quick bytecode clean
+.PHONY: install ext test demo report-demo bench bench-quick bytecode clean
 
 install: $(STAMP)
 
@@ -81,6 +81,28 @@ bench: $(STAMP) ext $(TREC_EVAL) bytecode
 
 demo: $(DEMO_STAMP)
 	$(BIN)/rankproof demo
+
+# The HTML report of the bundled Cranfield runs (bm25 as baseline) and screenshots
+# 1280 px wide, under build/report-demo/ (Debian's chromium: apt-get install chromium).
+CRANFIELD := src/rankproof/_data/cranfield
+REPORT_DEMO := build/report-demo
+CHROMIUM ?= chromium
+CHROMIUM_FLAGS := --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+	--host-resolver-rules="MAP * ~NOTFOUND" --user-data-dir=$(abspath $(REPORT_DEMO))/.chromium
+
+report-demo: $(STAMP)
+	mkdir -p $(REPORT_DEMO)
+	cd $(CRANFIELD) && $(abspath $(BIN))/rankproof report qrels.txt bm25.run tfidf.run lmdirichlet.run \
+		--label bm25=bm25.run --label tfidf=tfidf.run --label lmdirichlet=lmdirichlet.run --baseline bm25 \
+		-o $(abspath $(REPORT_DEMO))/cranfield.html
+	@ls -l $(REPORT_DEMO)/cranfield.html
+	@command -v $(CHROMIUM) >/dev/null || { echo "no $(CHROMIUM): no screenshots (apt-get install chromium)"; exit 0; }; \
+	page=file://$(abspath $(REPORT_DEMO))/cranfield.html; \
+	$(CHROMIUM) $(CHROMIUM_FLAGS) --window-size=1280,1100 --screenshot=$(abspath $(REPORT_DEMO))/top.png "$$page" >/dev/null 2>&1; \
+	$(CHROMIUM) $(CHROMIUM_FLAGS) --window-size=1280,9400 --screenshot=$(abspath $(REPORT_DEMO))/full.png "$$page" >/dev/null 2>&1; \
+	$(CHROMIUM) $(CHROMIUM_FLAGS) --window-size=1280,9400 --screenshot=$(abspath $(REPORT_DEMO))/full-query-57.png "$$page#query=57" >/dev/null 2>&1; \
+	ls -l $(REPORT_DEMO)/*.png
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis benchmarks/data

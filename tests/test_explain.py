@@ -231,3 +231,53 @@ def test_rr_over_a_tied_group_by_hand():
     hit = explain(qrels, run, "q", "hit@3")   # a within the top 3 in 2 of 3 orders
     assert hit.working[-1] == "hit@3 = probability of a relevant doc in the top 3 = 0.6667"
     assert hit.value == pytest.approx(2 / 3)
+
+
+# -- explain_top: every query at once must give explain's rows -------------------------
+def _random_case(seed: int):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    judged, ranked = {}, {}
+    for q in range(12):
+        docs = [f"d{i}" for i in range(rng.integers(1, 15))]
+        pool = rng.choice(docs, size=rng.integers(0, len(docs) + 1), replace=False)
+        if len(pool):
+            judged[f"q{q}"] = {doc: int(rng.integers(0, 4)) for doc in pool}
+        if q % 5 != 4:  # some judged queries the run does not rank
+            shown = rng.choice(docs, size=rng.integers(1, len(docs) + 1), replace=False)
+            ranked[f"q{q}"] = {doc: float(rng.integers(0, 4)) for doc in shown}  # many ties
+    judged.setdefault("q0", {"d0": 1})
+    return Qrels.from_dict(judged), Run.from_dict(ranked)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("measure, protocol", [
+    ("ndcg@5", Protocol()), ("ndcg", Protocol()), ("ndcg(gain=exp2)@3", Protocol(ties="docid")),
+    ("dcg@4", Protocol(ideal="retrieved")), ("ndcg@6", Protocol(discount="reciprocal", unjudged="condense")),
+])
+def test_explain_top_gives_the_rows_of_explain(seed, measure, protocol):
+    from rankproof.explain import explain_top
+
+    qrels, run = _random_case(seed)
+    depth = 4
+    top = explain_top(qrels, run, measure, protocol, depth=depth)
+    ranked = set(run.queries.tolist())
+    for i, query in enumerate(top.queries):
+        lo, hi = top.offsets[i], top.offsets[i + 1]
+        if query not in ranked or query not in set(qrels.queries.tolist()):
+            assert hi == lo
+            continue
+        e = explain(qrels, run, query, measure, protocol)
+        want = [(r.doc, r.grade, r.gain, r.discount, r.contribution, r.cumulative) for r in e.ranking[:depth]]
+        got = [(top.doc[j], int(top.grade[j]) if top.judged[j] else None, top.gain[j], top.discount[j],
+                top.contribution[j], top.cumulative[j]) for j in range(lo, hi)]
+        assert [w[:2] for w in want] == [g[:2] for g in got], query
+        assert [x for w in want for x in w[2:]] == pytest.approx([float(x) for g in got for x in g[2:]], abs=1e-12), query
+        want_ideal = [(r.doc, r.grade, r.gain, r.cumulative) for r in e.ideal[:depth]]
+        ilo, ihi = top.ideal_offsets[i], top.ideal_offsets[i + 1]
+        got_ideal = [(top.ideal_doc[j], int(top.ideal_grade[j]), top.ideal_gain[j], top.ideal_cumulative[j])
+                     for j in range(ilo, ihi)]
+        assert [w[:2] for w in want_ideal] == [g[:2] for g in got_ideal], query
+        assert ([x for w in want_ideal for x in w[2:]]
+                == pytest.approx([float(x) for g in got_ideal for x in g[2:]], abs=1e-12)), query

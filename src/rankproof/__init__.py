@@ -23,6 +23,7 @@ from .results import Results
 from .scores import evaluate_scores
 from .stats import Comparison, compare, load_results
 from .why import Why, why
+from . import report  # callable: rankproof.report(qrels, runs, ...) makes the HTML report
 
 __version__ = "0.1.0"
 
@@ -30,5 +31,5 @@ __all__ = [
     "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
     "evaluate_frame", "coverage", "Coverage",
-    "compare", "Comparison", "load_results", "why", "Why",
+    "compare", "Comparison", "load_results", "report", "why", "Why",
 ]

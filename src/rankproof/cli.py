@@ -529,6 +529,38 @@ def _compare(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    import shlex
+
+    from .figures import input_file, read_segments
+    from .labels import apply_labels
+    from .measures.base import parse_measures
+    from .report import make_report
+    from .report.output import check_output_path
+
+    # Everything that can be checked without reading data is checked first.
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    protocol = _protocol(args)
+    check_output_path(args.output)
+    names = apply_labels(args.label, args.runs, _run_names(args.runs))
+    segments = read_segments(args.segments) if args.segments else None
+    _prepare_for([args.qrels, *args.runs])
+    qrels, first = _read_qrels_beside(args, args.runs[0], names[0])
+    runs = {names[0]: first}
+    for path, name in zip(args.runs[1:], names[1:]):
+        runs[name] = _read_run(path, args.run_format, name)
+    # --baseline may name the run (label or file name) or give its path.
+    baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
+    inputs = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
+    if segments is not None:
+        inputs.append(input_file("segments", args.segments))
+    make_report(qrels, runs, measures, protocol, baseline=baseline, segments=segments, output=args.output,
+                test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
+                seed=args.seed, inputs=[f for f in inputs if f is not None],
+                command=shlex.join(["rankproof", *getattr(args, "argv", [])]))
+    return 0
+
+
 def _demo(args) -> int:
     from .demo import run_demo
 
@@ -696,6 +728,26 @@ def _parser() -> argparse.ArgumentParser:
     co.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     co.set_defaults(handler=_compare)
 
+    rp = commands.add_parser("report", help="one self-contained HTML page: summary, plots and a drill-down")
+    rp.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
+    rp.add_argument("runs", nargs="+", metavar="run", help="rankings: TREC (query Q0 doc rank score tag), ...")
+    rp.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                    help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    rp.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
+    rp.add_argument("--segments", metavar="FILE",
+                    help="query -> segment: lines 'query segment', or a JSON object {\"query\": \"segment\"}")
+    rp.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
+                    help="paired test (default randomization)")
+    rp.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+                    help="multiple-comparison correction (default holm)")
+    rp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    rp.add_argument("--resamples", type=int, default=10_000, help="randomization and bootstrap draws (default 10000)")
+    rp.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_protocol_options(rp)
+    _add_input_options(rp)
+    rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write (atomically)")
+    rp.set_defaults(handler=_report)
+
     demo = command("demo", "evaluate the bundled Cranfield runs")
     demo.set_defaults(handler=_demo)
     return parser
@@ -712,6 +764,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return trec_eval_command(arguments[1:])
         args = _parser().parse_args(argv)
+        args.argv = arguments  # the report states the command that made it
         return args.handler(args)
     except (RankproofError, UsageError) as error:
         error = _INPUTS.relabel(error)

@@ -366,6 +366,23 @@ class Results:
                 f"{', '.join(str(m) for m in counted)}, so a rating of {low:g} is a hit; if low ratings are "
                 f"dislikes, set e.g. Protocol(rel={upper}) or {shown}")
 
+    def to_html(self, *, command: str | None = None) -> str:
+        """A self-contained HTML page of these results: header, counts and warnings,
+        means with bootstrap intervals, and each measure's per-query distribution.
+
+        Curves over k, precision-recall, the drill-down and significance need the
+        rankings and other runs: :func:`rankproof.report` draws those.
+        """
+        from .figures import from_results
+        from .report.html import render
+
+        return render(from_results([self], command=command))
+
+    def _repr_html_(self) -> str:
+        from .report.html import in_frame
+
+        return in_frame(self.to_html())
+
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.means().items())
         return f"Results({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"

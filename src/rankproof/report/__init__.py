@@ -1,1 +1,79 @@
-"""Renderers: Results and explanations to text. Renderers never compute."""
+"""Renderers: Results, comparisons and explanations to text and HTML. Renderers never compute.
+
+The package is also callable: ``rankproof.report(qrels, runs, ...)`` makes
+the HTML report (see :func:`make_report`). Calling a package is unusual; it
+keeps both ``rankproof.report(...)`` (the issue's entry point) and the
+renderer modules ``rankproof.report.table``, ``.data``, ``.compare``,
+``.html`` under one name without one hiding the other.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+__all__ = ["make_report"]
+
+
+def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, segments=None, output=None,
+                test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
+                confidence: float = 0.95, resamples: int = 10_000, seed: int = 0, command: str | None = None,
+                inputs=None, drill_depth: int = 20, title: str | None = None) -> str:
+    """The HTML report of runs against qrels: one self-contained page.
+
+    Parameters
+    ----------
+    qrels : Qrels
+    runs : mapping name -> Run, list of Runs, or one Run
+    measures : list of str or Measure, default ``["ndcg@10", "ap", "rr", "p@10"]``
+    protocol : Protocol, preset name or protocol text, default ``Protocol()``
+    baseline : str, optional
+        The run the others are compared with (the first by default).
+    segments : mapping query -> segment label, optional
+        Adds each segment's means and intervals.
+    output : path, optional
+        Also write the page there, atomically (temporary file and rename).
+    test, correction, alpha, confidence, resamples, seed
+        As :func:`rankproof.compare`.
+    command, inputs, drill_depth, title
+        See :func:`rankproof.figures.prepare`.
+
+    Returns
+    -------
+    str
+        The page. Its numbers are those of ``evaluate`` and ``compare`` on
+        the same inputs (the JSON outputs of ``rankproof evaluate`` and
+        ``rankproof compare --baseline``).
+
+    Examples
+    --------
+    >>> import rankproof
+    >>> from rankproof import Qrels, Run
+    >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
+    >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
+    >>> page = rankproof.report(qrels, runs, ["rr"], resamples=100)
+    >>> page.count('<svg class="figure"') > 5
+    True
+    """
+    from ..figures import prepare
+    from .html import render
+    from .output import check_output_path, write_output
+
+    check_output_path(output)
+    data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=test,
+                   correction=correction, alpha=alpha, confidence=confidence, resamples=resamples, seed=seed,
+                   command=command, inputs=inputs, drill_depth=drill_depth, title=title)
+    page = render(data)
+    if output is not None:
+        write_output(page, output)
+    return page
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable as :func:`make_report`."""
+
+    def __call__(self, *args, **kwargs) -> str:
+        return make_report(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

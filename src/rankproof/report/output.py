@@ -24,6 +24,15 @@ def check_output_path(path: "str | os.PathLike[str] | None") -> None:
         raise InputError(f"-o {path}: is a directory; give a file name")
 
 
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def write_output(text: str, path: "str | os.PathLike[str] | None") -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename, or to stdout."""
     if path is None or str(path) == "-":
@@ -36,6 +45,9 @@ def write_output(text: str, path: "str | os.PathLike[str] | None") -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
+        # mkstemp makes the file private (0600); the output gets the mode any
+        # new file would (0666 less the umask), or keeps the mode of the file it replaces.
+        os.chmod(temporary, _mode_for(target))
         os.replace(temporary, target)
     except BaseException:
         # Interrupted or failed: remove the temporary file, leave any old output as it was.

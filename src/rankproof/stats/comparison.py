@@ -153,6 +153,21 @@ class Comparison:
 
         return to_csv(self)
 
+    def to_html(self, *, command: str | None = None) -> str:
+        """A self-contained HTML page of this comparison: protocol, settings and the
+        table with intervals, corrected significance marks, W/T/L, effect sizes and
+        queries needed. Per-query plots need the per-query values:
+        :func:`rankproof.report` draws those."""
+        from ..figures import from_comparison
+        from ..report.html import render
+
+        return render(from_comparison(self, command=command))
+
+    def _repr_html_(self) -> str:
+        from ..report.html import in_frame
+
+        return in_frame(self.to_html())
+
     def __repr__(self) -> str:
         return (f"Comparison({len(self.runs)} runs x {len(self.measures)} measures, {len(self.rows)} rows, "
                 f"{len(self.significant)} significant; test={self.test} correction={self.correction})")

@@ -1,0 +1,693 @@
+"""The HTML report: one self-contained page (inline CSS, SVG, data and script).
+
+A renderer only: every number comes from a :class:`~rankproof.figures.ReportData`
+(made by :func:`rankproof.figures.prepare` from the same Results and
+Comparison the JSON outputs hold). The figures are static SVG written here;
+the page's small script only shows what a control selects (a query's
+rankings and its cumulative DCG) from data embedded once, and computes
+nothing. A Content-Security-Policy forbids every network request.
+
+Numbers shown are rounded for reading (4 decimals); each summary cell carries
+its full-precision value in ``data-value``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html import escape
+from typing import Sequence
+
+from . import svg
+from .compare import _TESTS, _CORRECTIONS, _effect, _needed, _p, _signed
+from .table import counts_lines, warning_lines
+
+__all__ = ["render", "in_frame", "SECTIONS"]
+
+# Section ids, in page order; "segments" only when segments were given.
+SECTIONS = ("header", "counts", "summary", "cutoffs", "distribution", "differences", "judged", "pr", "how",
+            "drill", "segments")
+
+# Shown for every run even when nothing was touched (the others only when they are not 0).
+_ALWAYS = {
+    "queries_missing_from_run": "judged queries missing from the run",
+    "queries_missing_from_qrels": "ranked queries missing from the qrels",
+    "zero_ideal_queries": "queries with nothing relevant",
+    "unjudged_in_cutoff": "unjudged docs inside the cutoff",
+    "tied_groups_crossing_cutoff": "tied groups crossing the cutoff",
+}
+
+_CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
+        "connect-src 'none'; form-action 'none'; base-uri 'none'")
+
+_CSS = """
+:root{--ink:#1d2330;--muted:#5d6675;--line:#d9dde3;--soft:#f4f6f8;--accent:#4269d0}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:#fff}
+main{max-width:1200px;margin:0 auto;padding:20px 28px 60px}
+h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:34px 0 8px;padding-top:10px;border-top:1px solid var(--line)}
+h3{font-size:14px;margin:14px 0 4px}
+p,li{max-width:900px}.muted,.note{color:var(--muted)}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+table{border-collapse:collapse;margin:6px 0 10px}
+th,td{padding:3px 9px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;vertical-align:top}
+th{background:var(--soft);font-weight:600;white-space:normal}
+table.summary th{max-width:120px}table.summary td,table.summary th{padding:3px 7px}
+td.text,th.text{text-align:left;white-space:normal}
+table.meta td{text-align:left;white-space:normal}table.meta td:first-child{color:var(--muted);white-space:nowrap}
+tr.baseline td{background:#fbfbfd}
+.sig{color:#0a7a3d;font-weight:700}.worse{color:#b3261e}
+.warn{background:#fff7e0;border-left:4px solid #efb118;padding:6px 10px;margin:6px 0}
+.missing{background:var(--soft);border-left:4px solid #9498a0;padding:6px 10px;margin:6px 0}
+.grid{display:flex;flex-wrap:wrap;gap:10px 22px;align-items:flex-start}
+figure{margin:4px 0}figcaption{font-size:12.5px;color:var(--muted);max-width:560px}
+svg.figure{display:block;max-width:100%;height:auto;font-size:11px;overflow:visible}
+svg .grid{stroke:#eceef1}svg .axis,svg .tick{stroke:#8a919c}svg text{fill:#3b4350}
+svg text.label{fill:var(--muted);font-size:11.5px}svg text.note{fill:var(--muted)}
+svg polyline{fill:none;stroke-width:2}svg .cutoff{stroke:#9498a0;stroke-dasharray:3 3}svg .cutoff-label{fill:#5d6675}
+svg rect.bar[data-query]{cursor:pointer}svg rect.bar:hover,svg circle.point:hover{opacity:.7}
+svg line.interval{stroke-width:2.5}
+.legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:2px 0 6px;font-size:12.5px}
+.legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
+.controls{display:flex;gap:12px;align-items:center;margin:8px 0;flex-wrap:wrap}
+select{font:inherit;padding:2px 4px}
+.rankings{display:flex;gap:18px;flex-wrap:wrap;align-items:flex-start}
+.rankings table td,.rankings table th{padding:2px 6px;font-size:12.5px}
+.rankings h3 i{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px}
+tr.unjudged td{color:#8a5a00;background:#fffaf0}tr.below td{color:#9aa1ab}
+nav{font-size:12.5px;margin:6px 0 0}nav a{margin-right:10px;color:var(--accent);text-decoration:none}
+"""
+
+# Shows the chosen query: its rankings side by side, the ideal list, and its
+# cumulative DCG against the ideal. Reads only the embedded data.
+_SCRIPT = r"""
+(function () {
+  "use strict";
+  var node = document.getElementById("drill-data");
+  if (!node) return;
+  var D = JSON.parse(node.textContent);
+  var COLORS = JSON.parse(document.getElementById("run-colors").textContent);
+  var index = {};
+  D.queries.forEach(function (q, i) { index[q] = i; });
+  var selects = Array.prototype.slice.call(document.querySelectorAll("select.query"));
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function svgEl(tag, attrs) {
+    var e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  function fmt(x) { return x === null || x === undefined ? "n/a" : Number(x).toFixed(4); }
+  function table(head, rows) {
+    var t = el("table"), tr = el("tr");
+    head.forEach(function (h, i) { tr.appendChild(el("th", i === 1 ? {"class": "text"} : {}, h)); });
+    t.appendChild(tr);
+    rows.forEach(function (r) {
+      var row = el("tr", r.cls ? {"class": r.cls} : {});
+      r.cells.forEach(function (c, i) { row.appendChild(el("td", i === 1 ? {"class": "text"} : {}, c)); });
+      t.appendChild(row);
+    });
+    return t;
+  }
+  function idealOf(run, i) { return D.ideal_per_run ? D.ideal[run][i] : D.ideal[i]; }
+  function showRankings(q, i) {
+    var box = document.getElementById("drill-rankings");
+    box.textContent = "";
+    D.runs.forEach(function (run) {
+      var div = el("div", {"class": "ranking", "data-run": run, "data-query": q});
+      var h = el("h3");
+      var sw = el("i"); sw.style.background = COLORS[run]; h.appendChild(sw);
+      h.appendChild(document.createTextNode(run + ": " + D.measure + " = " + fmt(D.values[run][i])));
+      div.appendChild(h);
+      var rows = D.rankings[run][i].map(function (r, j) {
+        var discount = r.length > 5 ? r[5] : (D.k === null || j < D.k ? D.discount[j] : 0);
+        var below = D.k !== null && j >= D.k;
+        return {cls: below ? "below" : (r[1] === null ? "unjudged" : ""),
+                cells: [String(j + 1), r[0], r[1] === null ? "unjudged" : String(r[1]), String(r[2]),
+                        Number(discount).toFixed(4), Number(r[3]).toFixed(4), Number(r[4]).toFixed(4)]};
+      });
+      if (!rows.length) div.appendChild(el("p", {"class": "muted"}, "no ranking for this query"));
+      else div.appendChild(table(["rank", "doc", "grade", "gain", "discount", "contribution", "cumulative"], rows));
+      box.appendChild(div);
+    });
+    var ideal = idealOf(D.runs[0], i);
+    var div = el("div", {"class": "ranking ideal"});
+    div.appendChild(el("h3", {}, "ideal ranking" + (D.ideal_per_run ? " (" + D.runs[0] + ")" : "")));
+    if (!ideal.length) div.appendChild(el("p", {"class": "muted"}, "nothing relevant is judged for this query"));
+    else div.appendChild(table(["rank", "doc", "grade", "gain", "cumulative"], ideal.map(function (r, j) {
+      return {cls: D.k !== null && j >= D.k ? "below" : "",
+              cells: [String(j + 1), r[0], String(r[1]), String(r[2]), Number(r[3]).toFixed(4)]};
+    })));
+    box.appendChild(div);
+  }
+  function showCumulative(q, i) {
+    var svgNode = document.getElementById("cumulative");
+    while (svgNode.lastChild) svgNode.removeChild(svgNode.lastChild);
+    var W = 560, H = 300, L = 52, R = 16, T = 14, B = 42;
+    var series = D.runs.map(function (run) {
+      return {name: run, color: COLORS[run], ys: D.rankings[run][i].map(function (r) { return r[4]; })};
+    });
+    var idealRuns = D.ideal_per_run ? D.runs : [D.runs[0]];
+    idealRuns.forEach(function (run) {
+      series.push({name: "ideal" + (D.ideal_per_run ? " (" + run + ")" : ""), color: "#1d2330", dashed: true,
+                   ys: idealOf(run, i).map(function (r) { return r[3]; })});
+    });
+    var most = 0;
+    series.forEach(function (s) { s.ys.forEach(function (y) { if (y > most) most = y; }); });
+    if (most <= 0) most = 1;
+    var step = Math.pow(10, Math.floor(Math.log10(most / 4)));
+    [1, 2, 2.5, 5, 10].some(function (m) { if (m * step >= most / 4) { step = m * step; return true; } return false; });
+    var top = Math.ceil(most / step - 1e-9) * step;
+    var n = D.depth;
+    function x(r) { return L + (r - 1) / Math.max(n - 1, 1) * (W - L - R); }
+    function y(v) { return H - B - v / top * (H - T - B); }
+    var g = svgEl("g", {"class": "axes"});
+    for (var v = 0; v <= top + step / 2; v += step) {
+      var yy = y(v);
+      g.appendChild(svgEl("line", {"class": "grid", x1: L, x2: W - R, y1: yy, y2: yy}));
+      var lab = svgEl("text", {x: L - 6, y: yy, dy: "0.32em", "text-anchor": "end"}); lab.textContent = String(+v.toFixed(6));
+      g.appendChild(lab);
+    }
+    [1, 5, 10, 15, 20].filter(function (r) { return r <= n; }).forEach(function (r) {
+      var lab = svgEl("text", {x: x(r), y: H - B + 16, "text-anchor": "middle"}); lab.textContent = r;
+      g.appendChild(lab);
+    });
+    var xl = svgEl("text", {"class": "label", x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle"});
+    xl.textContent = "rank"; g.appendChild(xl);
+    var yl = svgEl("text", {"class": "label", transform: "translate(13," + (H / 2) + ") rotate(-90)",
+                            "text-anchor": "middle"});
+    yl.textContent = "cumulative DCG"; g.appendChild(yl);
+    svgNode.appendChild(g);
+    if (D.k !== null && D.k <= n) {
+      svgNode.appendChild(svgEl("line", {"class": "cutoff", x1: x(D.k), x2: x(D.k), y1: T, y2: H - B}));
+      var kl = svgEl("text", {"class": "cutoff-label", x: x(D.k) + 4, y: H - B - 6}); kl.textContent = "k = " + D.k;
+      svgNode.appendChild(kl);
+    }
+    series.forEach(function (s) {
+      if (!s.ys.length) return;
+      var pts = s.ys.map(function (v, j) { return x(j + 1).toFixed(1) + "," + y(v).toFixed(1); }).join(" ");
+      var line = svgEl("polyline", {"class": "mark line", points: pts, stroke: s.color});
+      if (s.dashed) line.setAttribute("stroke-dasharray", "5 4");
+      var title = svgEl("title", {}); title.textContent = s.name; line.appendChild(title);
+      svgNode.appendChild(line);
+      s.ys.forEach(function (v, j) {
+        var c = svgEl("circle", {"class": "mark point", cx: x(j + 1), cy: y(v), r: 2.4, fill: s.color});
+        var tt = svgEl("title", {}); tt.textContent = s.name + ": rank " + (j + 1) + ", cumulative DCG " + v.toFixed(4);
+        c.appendChild(tt); svgNode.appendChild(c);
+      });
+    });
+    svgNode.setAttribute("data-query", q);
+  }
+  function show(q) {
+    if (!(q in index)) return false;
+    var i = index[q];
+    selects.forEach(function (s) { s.value = q; });
+    showRankings(q, i);
+    showCumulative(q, i);
+    document.getElementById("drill").setAttribute("data-query", q);
+    return true;
+  }
+  selects.forEach(function (s) {
+    D.queries.forEach(function (q) { s.appendChild(el("option", {value: q}, q)); });
+    s.addEventListener("change", function () { show(s.value); });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("rect.bar[data-query]"), function (bar) {
+    bar.addEventListener("click", function () {
+      if (show(bar.getAttribute("data-query"))) document.getElementById("drill").scrollIntoView();
+    });
+  });
+  function fromHash() {
+    var m = /(?:^#|&)query=([^&]*)/.exec(location.hash);
+    return m ? decodeURIComponent(m[1]) : null;
+  }
+  window.addEventListener("hashchange", function () { var q = fromHash(); if (q !== null) show(q); });
+  var wanted = fromHash();
+  if (wanted === null || !show(wanted)) show(D.first);
+})();
+"""
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def _value_cell(text: str, value, key: str, run: str, measure: str, cls: str = "") -> str:
+    """A table cell showing `text`, carrying the full-precision value for checks."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        data = "null"
+    else:
+        data = repr(value)
+    return (f'<td class="num{" " + cls if cls else ""}" data-key="{key}" data-run="{escape(run)}" '
+            f'data-measure="{escape(measure)}" data-value="{escape(data)}">{escape(text)}</td>')
+
+
+def _json_script(element_id: str, value) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    # "</" could close the script element early; "<!--" could open a comment.
+    text = text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+class _Page:
+    def __init__(self, data):
+        self.data = data
+        names = [r.run_name for r in data.results] or list(getattr(data.comparison, "runs", ()))
+        self.colors = {name: svg.PALETTE[i % len(svg.PALETTE)] for i, name in enumerate(names)}
+        self.runs = names
+
+    # -- sections -------------------------------------------------------------------
+    def header(self) -> str:
+        d = self.data
+        rows = [("protocol", f"<code>{escape(str(d.protocol))}</code>"),
+                ("fingerprint", f"<code>{escape(d.protocol.fingerprint)}</code>"),
+                ("qrels digest", f"<code>{escape(str(d.qrels_digest))}</code> (content of the judgments)"),
+                ("rankproof", escape(d.version)),
+                ("command", f"<code>{escape(d.command)}</code>" if d.command else
+                 '<span class="muted">not given (made from Python)</span>')]
+        if d.baseline:
+            rows.append(("baseline", escape(d.baseline)))
+        meta = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
+        files = ""
+        if d.inputs:
+            files = ("<h3>Input files</h3><table><tr><th class=text>role</th><th class=text>path</th>"
+                     "<th class=text>SHA-256 (first 16 hex)</th><th>lines</th><th>bytes</th></tr>" + "".join(
+                         f'<tr><td class=text>{escape(f.role)}</td><td class="text mono">{escape(f.path)}</td>'
+                         f'<td class="text mono">{f.sha256}</td><td>{f.lines:,}</td><td>{f.size:,}</td></tr>'
+                         for f in d.inputs) + "</table>")
+        missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>' for m in d.missing)
+        nav = "<nav>" + "".join(f'<a href="#{sid}">{title}</a>' for sid, title in self.present_titles()) + "</nav>"
+        return (f'<header id="header"><h1>{escape(d.title)}</h1>{nav}<table class="meta">{meta}</table>'
+                f"{files}{missing}</header>")
+
+    def present_titles(self):
+        d = self.data
+        titles = [("counts", "counts"), ("summary", "summary")]
+        if d.cutoff_curves:
+            titles.append(("cutoffs", "over k"))
+        if d.histograms:
+            titles.append(("distribution", "distribution"))
+        if d.differences:
+            titles.append(("differences", "differences"))
+        if d.judged_curves:
+            titles.append(("judged", "judged@k"))
+        if d.pr_curves:
+            titles.append(("pr", "precision-recall"))
+        if d.gain_discount:
+            titles.append(("how", "how the numbers are made"))
+        if d.drill:
+            titles.append(("drill", "drill-down"))
+        if d.segments:
+            titles.append(("segments", "segments"))
+        return titles
+
+    def counts(self) -> str:
+        d = self.data
+        parts = ['<section id="counts"><h2>Counts and warnings</h2>',
+                 "<p>Every case a policy of the protocol touched, per run (other counts that are 0 for every run "
+                 "are left out).</p>"]
+        if d.results:
+            rows: dict[str, dict[str, str]] = {}
+            for r in d.results:
+                c = r.counts
+                rows.setdefault("queries evaluated", {})[r.run_name] = (
+                    f"{c.get('queries_evaluated', 0):,} (qrels {c.get('queries_in_qrels', 0):,}, "
+                    f"run {c.get('queries_in_run', 0):,})")
+                for key, label in _ALWAYS.items():  # the policies people ask about first, even when 0
+                    value = c.get(key, 0)
+                    if isinstance(value, dict):
+                        touched = [f"{m} {v:,}" for m, v in value.items() if v]
+                        value = ", ".join(touched) if touched else "0"
+                    rows.setdefault(label, {})[r.run_name] = f"{value:,}" if isinstance(value, int) else value
+                for line in counts_lines(r):
+                    label, _, value = line.partition(": ")
+                    if label != "queries evaluated" and label not in _ALWAYS.values():
+                        rows.setdefault(label, {})[r.run_name] = f"{int(value):,}" if value.isdigit() else value
+            parts.append('<table class="counts"><tr><th class="text">what</th>' + "".join(
+                f'<th class="text">{escape(r.run_name)}</th>' for r in d.results) + "</tr>" + "".join(
+                f'<tr><td class="text">{escape(label)}</td>' + "".join(
+                    f'<td class="text">{escape(values.get(r.run_name, "0"))}</td>' for r in d.results) + "</tr>"
+                for label, values in rows.items()) + "</table>")
+            for r in d.results:
+                prefix = f"{r.run_name}: " if len(d.results) > 1 else ""
+                parts += [f'<div class="warn">{escape(prefix + w)}</div>' for w in warning_lines(r)]
+        if d.comparison is not None:
+            parts += [f'<div class="warn">compared despite a mismatch: {escape(m)}</div>'
+                      for m in d.comparison.mismatches]
+        if not d.results:
+            parts.append('<p class="muted">A comparison keeps no counts; see the runs\' results.</p>')
+        parts.append("</section>")
+        return "".join(parts)
+
+    def summary(self) -> str:
+        d = self.data
+        c = d.comparison
+        if c is not None and d.baseline is None:
+            return self._pairs()
+        level = f"{c.confidence:.0%}" if c is not None else "95%"
+        with_intervals = bool(d.mean_intervals)
+        head = ["measure", "run", "mean"] + ([f"{level} CI of the mean"] if with_intervals else [])
+        if c is not None:
+            head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
+                     f"p ({_CORRECTIONS[c.correction]})", "wins / ties / losses", "effect size d", "queries needed"]
+        parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
+                 + "".join(f'<th class="{"text" if i < 2 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
+        measures = [str(m) for m in d.results[0].measures] if d.results else list(c.measures)
+        runs = self.runs
+        for m in measures:
+            for run in runs:
+                result = next((r for r in d.results if r.run_name == run), None)
+                mean = result.mean(m) if result is not None else c.mean(run, m)
+                baseline_row = c is not None and (run == d.baseline)
+                cells = [f'<td class="text">{escape(m)}</td>', f'<td class="text">{escape(run)}</td>',
+                         _value_cell(_fmt(mean), mean, "mean", run, m)]
+                interval = (d.mean_intervals or {}).get(run, {}).get(m)
+                if interval is not None:
+                    cells.append(f'<td data-key="mean_ci" data-run="{escape(run)}" data-measure="{escape(m)}" '
+                                 f'data-low="{interval[0]!r}" data-high="{interval[1]!r}">'
+                                 f"[{_fmt(interval[0])}, {_fmt(interval[1])}]</td>")
+                elif with_intervals:
+                    cells.append('<td class="muted">n/a</td>')
+                if c is not None:
+                    row = None if baseline_row else self._row(run, m)
+                    if row is None:
+                        cells.append(f'<td class="muted" colspan="6">{"baseline" if baseline_row else "n/a"}</td>')
+                    else:
+                        mark = "*" if row.significant else ""
+                        cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
+                        cells += [_value_cell(_signed(row.difference) + mark, row.difference, "difference", run, m,
+                                              cls),
+                                  f'<td data-key="ci" data-run="{escape(run)}" data-measure="{escape(m)}" '
+                                  f'data-low="{row.ci_low!r}" data-high="{row.ci_high!r}">'
+                                  f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]</td>",
+                                  _value_cell(_p(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls),
+                                  f'<td data-key="wtl" data-run="{escape(run)}" data-measure="{escape(m)}" '
+                                  f'data-value="{row.wins}/{row.ties}/{row.losses}">'
+                                  f"{row.wins}/{row.ties}/{row.losses}</td>",
+                                  _value_cell(_effect(row.effect_size), row.effect_size, "effect_size", run, m),
+                                  _value_cell(_needed(row.queries_needed), row.queries_needed, "queries_needed",
+                                              run, m)]
+                parts.append(f'<tr class="{"baseline" if baseline_row else ""}">' + "".join(cells) + "</tr>")
+        parts.append("</table>")
+        notes = []
+        if d.interval_note:
+            notes.append(d.interval_note)
+        if c is not None:
+            test = _TESTS[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})"
+                                     if c.test == "randomization" else "")
+            notes.append(f"* significant: p &lt; {c.alpha:g} after {_CORRECTIONS[c.correction]} correction over "
+                         f"{len(c.rows)} comparisons (runs x measures); two-sided {escape(test)}. Difference: run "
+                         f"minus baseline (positive: better than the baseline). Its interval: paired bootstrap "
+                         f"({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed}). d: mean / sd "
+                         f"of the per-query differences; queries needed: for a paired t-test to detect d with "
+                         f"power {c.power:g} at alpha {c.alpha:g}. Wins/ties/losses: queries where the run is "
+                         f"above / equal to / below the baseline.")
+        parts += [f'<p class="note">{n}</p>' for n in notes]
+        parts.append("</section>")
+        return "".join(parts)
+
+    def _pairs(self) -> str:
+        """A comparison of every pair (no baseline): one row per measure and pair."""
+        c = self.data.comparison
+        level = f"{c.confidence:.0%}"
+        head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI", f"p ({_CORRECTIONS[c.correction]})",
+                "B wins/ties/losses", "effect size d", "queries needed"]
+        parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
+                 + "".join(f'<th class="{"text" if i < 3 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
+        for row in c.rows:
+            mark = "*" if row.significant else ""
+            cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
+            run, m = f"{row.run_a} vs {row.run_b}", row.measure
+            parts.append(
+                f'<tr><td class="text">{escape(m)}</td><td class="text">{escape(row.run_a)}</td>'
+                f'<td class="text">{escape(row.run_b)}</td>'
+                + _value_cell(_fmt(row.mean_a), row.mean_a, "mean_a", run, m)
+                + _value_cell(_fmt(row.mean_b), row.mean_b, "mean_b", run, m)
+                + _value_cell(_signed(row.difference) + mark, row.difference, "difference", run, m, cls)
+                + f"<td>[{_signed(row.ci_low)}, {_signed(row.ci_high)}]</td>"
+                + _value_cell(_p(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls)
+                + f"<td>{row.wins}/{row.ties}/{row.losses}</td>"
+                + _value_cell(_effect(row.effect_size), row.effect_size, "effect_size", run, m)
+                + _value_cell(_needed(row.queries_needed), row.queries_needed, "queries_needed", run, m) + "</tr>")
+        parts.append("</table>")
+        test = _TESTS[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
+        parts.append(f'<p class="note">* significant: p &lt; {c.alpha:g} after {_CORRECTIONS[c.correction]} '
+                     f"correction over {len(c.rows)} comparisons (pairs x measures); two-sided {escape(test)}. "
+                     f"CI: paired bootstrap of the mean difference ({escape(c.bootstrap_method)}, "
+                     f"{c.n_resamples:,} resamples). d: mean / sd of the per-query differences; queries needed: "
+                     f"for a paired t-test to detect d with power {c.power:g} at alpha {c.alpha:g}.</p></section>")
+        return "".join(parts)
+
+    def _row(self, run: str, measure: str):
+        if self.data.comparison is None:
+            return None
+        for row in self.data.comparison.rows:
+            if row.measure == measure and row.run_b == run and row.run_a == self.data.baseline:
+                return row
+        return None
+
+    def _legend(self) -> str:
+        return svg.legend([(run, self.colors[run]) for run in self.runs])
+
+    def cutoffs(self) -> str:
+        d = self.data
+        if not d.cutoff_curves:
+            return ""
+        first = next(iter(d.cutoff_curves.values()))
+        figures = []
+        page_cutoffs = {}
+        for m in d.results[0].measures:
+            if m.spec.cutoff:
+                page_cutoffs.setdefault(str(type(m)(m.name, None, m.params)), m.cutoff)
+        for label in first:
+            series = [(run, self.colors[run], list(d.cutoffs), d.cutoff_curves[run][label]) for run in self.runs]
+            k = page_cutoffs.get(label)
+            figures.append(self._figure(svg.line_chart(
+                f"cutoff-{label}", series, x_label="cutoff k", y_label=f"mean {label}@k",
+                vline=k, vline_label=f"k = {k}" if k else ""),
+                f"mean {escape(label)}@k for k = 1 .. {len(d.cutoffs)}" + (f"; the page's cutoff is {k}" if k else "")))
+        return ('<section id="cutoffs"><h2>Measures against the cutoff k</h2>'
+                f"<p>Each measure's mean over queries at every cutoff from 1 to {len(d.cutoffs)} (the longest "
+                "ranking, at most 100). A point's hover gives its value.</p>"
+                + self._legend() + '<div class="grid">' + "".join(figures) + "</div></section>")
+
+    @staticmethod
+    def _figure(chart: str, caption: str) -> str:
+        return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
+
+    def distribution(self) -> str:
+        d = self.data
+        if not d.histograms:
+            return ""
+        parts = ['<section id="distribution"><h2>Per-query distribution</h2>'
+                 "<p>How many queries reach each value, per run and measure (bars of width 1/20 of the range; "
+                 "hover for the count).</p>"]
+        for measure, h in d.histograms.items():
+            top = max((max(counts, default=0) for counts in h["counts"].values()), default=1)
+            charts = [self._figure(svg.histogram(f"hist-{measure}-{run}", h["edges"], h["counts"][run],
+                                                 self.colors[run], x_label=measure, y_max=top), escape(run))
+                      for run in self.runs if run in h["counts"]]
+            parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
+        parts.append("</section>")
+        return "".join(parts)
+
+    def differences(self) -> str:
+        d = self.data
+        if not d.differences:
+            return ""
+        parts = ['<section id="differences"><h2>Per-query differences against the baseline</h2>'
+                 f"<p>Each run minus {escape(d.baseline)}, one bar per query, sorted (the per-topic plot of TREC "
+                 "overviews). Hover a bar for the query id; click it to open the query in the drill-down.</p>"]
+        for measure, per_run in d.differences.items():
+            charts = []
+            # One scale for the runs of a measure, so bars compare across charts.
+            bound = max((abs(v) for pairs in per_run.values() for _, v in pairs), default=0.0)
+            for run, pairs in per_run.items():
+                row = self._row(run, measure)
+                tally = f": {row.wins} above, {row.ties} equal, {row.losses} below" if row is not None else ""
+                if len(pairs) > 600:
+                    tally += "; hover ids on the 300 lowest and 300 highest"
+                charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", pairs,
+                                                           y_label=f"{measure} difference", bound=bound),
+                                           f"{escape(run)} minus {escape(d.baseline)}, {escape(measure)}{tally}"))
+            parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
+        parts.append("</section>")
+        return "".join(parts)
+
+    def judged(self) -> str:
+        d = self.data
+        if not d.judged_curves:
+            return ""
+        series = [(run, self.colors[run], list(d.cutoffs), d.judged_curves[run]) for run in self.runs]
+        chart = svg.line_chart("judged", series, x_label="cutoff k", y_label="mean judged@k", y_range=(0, 1))
+        at10 = "; ".join(f"{escape(run)} {d.judged_curves[run][min(10, len(d.cutoffs)) - 1]:.1%}" for run in self.runs)
+        return ('<section id="judged"><h2>Judged@k: how much of the top k was ever judged</h2>'
+                "<p>The share of each run's top k that has a judgment. Unjudged documents count as non-relevant "
+                f"under unjudged=zero: where this falls, the measures above are lower bounds. At k = "
+                f"{min(10, len(d.cutoffs))}: {at10}.</p>" + self._legend()
+                + self._figure(chart, "mean judged@k for every cutoff") + "</section>")
+
+    def pr(self) -> str:
+        d = self.data
+        if not d.pr_curves:
+            return ""
+        from ..figures import PR_LEVELS
+
+        series = [(run, self.colors[run], list(PR_LEVELS), d.pr_curves[run]) for run in self.runs]
+        chart = svg.line_chart("pr", series, x_label="recall", y_label="interpolated precision", y_range=(0, 1))
+        note = f'<p class="note">{escape(d.pr_note)}</p>' if d.pr_note else ""
+        return ('<section id="pr"><h2>Interpolated precision-recall curves</h2>'
+                "<p>Mean interpolated precision at recall 0, 0.1, ..., 1 (the measures "
+                "<code>iprec(recall=x)</code>, trec_eval's <code>iprec_at_recall</code>).</p>"
+                + note + self._legend() + self._figure(chart, "mean iprec at 11 recall levels") + "</section>")
+
+    def how(self) -> str:
+        d = self.data
+        g = d.gain_discount
+        if not g:
+            return ""
+        gain_series = [(name, "#1d2330" if name == g["gain"] else color, g["grades"], values)
+                       for (name, values), color in zip(g["gains"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
+        discount_series = [(name, "#1d2330" if name == g["discount"] else color, g["ranks"], values)
+                           for (name, values), color in zip(g["discounts"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
+        gain_legend = svg.legend([(name + (" (here)" if name == g["gain"] else ""), color)
+                                  for name, color, _, _ in gain_series])
+        discount_legend = svg.legend([(name + (" (here)" if name == g["discount"] else ""), color)
+                                      for name, color, _, _ in discount_series])
+        gain_chart = svg.line_chart("gain", gain_series, x_label="grade", y_label="gain", width=420, height=260,
+                                    x_ticks=g["grades"], value_format=".4g")
+        discount_chart = svg.line_chart("discount", discount_series, x_label="rank", y_label="discount", width=420,
+                                        height=260, value_format=".4f")
+        drill = d.drill
+        return ('<section id="how"><h2>How the numbers are made</h2>'
+                f"<p>DCG adds, over the top k, the gain of each document's grade times the discount of its rank; "
+                f"NDCG divides by the DCG of the ideal ranking. Here {escape(drill['measure'] if drill else 'DCG')} "
+                f"uses <b>gain={escape(g['gain'])}</b> "
+                f"and <b>discount={escape(g['discount'])}</b> (drawn in black) beside the usual alternatives.</p>"
+                '<div class="grid">'
+                + self._figure(gain_legend + gain_chart, "gain of each grade: linear g, exp2 2<sup>g</sup> - 1"
+                               + ("" if g["gain"] in ("linear", "exp2") else f", this protocol's {escape(g['gain'])}"))
+                + self._figure(discount_legend + discount_chart,
+                               "discount of each rank: log2 1 / log2(i + 1), reciprocal 1 / i"
+                               + ("" if g["discount"] in ("log2", "reciprocal")
+                                  else f", this protocol's {escape(g['discount'])}"))
+                + "</div>"
+                + (f'<h3>Cumulative DCG of each run against the ideal, position by position</h3>'
+                   f'<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
+                   f'<span class="muted">{escape(self._curve_reading(drill["measure"]))} The same query is shown '
+                   f'in the drill-down below.</span></div>'
+                   + svg.legend([(run, self.colors[run]) for run in self.runs] + [("ideal (dashed)", "#1d2330")]) +
+                   f'<svg class="figure" id="cumulative" data-figure="cumulative" viewBox="0 0 560 300" width="560" '
+                   f'height="300" role="img" aria-label="cumulative DCG of the chosen query"></svg>'
+                   if drill else "")
+                + "</section>")
+
+    @staticmethod
+    def _curve_reading(measure: str) -> str:
+        """How to read the cumulative DCG chart for the drill-down's measure."""
+        if measure.startswith("ndcg"):
+            return f"{measure} is the run's curve divided by the ideal's, at k."
+        return f"{measure} is the run's curve at k; the ideal's is its best possible value."
+
+    def drill(self) -> str:
+        d = self.data
+        if not d.drill:
+            return ""
+        k = d.drill["k"]
+        return ('<section id="drill"><h2>Drill-down: one query, every number</h2>'
+                f"<p>Each run's top {d.drill['depth']} for the chosen query, side by side: grade, gain, "
+                f"discount, contribution (gain x discount) and cumulative DCG, as <code>rankproof explain "
+                f"-m {escape(d.drill['measure'])}</code> prints them"
+                + (f"; ranks past the cutoff {k} are grey and contribute 0" if k else "")
+                + ". Unjudged documents are shaded. Tied documents share the mean discount of the ranks they span "
+                "(ties=expected). Open a query directly with <code>#query=ID</code> after the file name.</p>"
+                + (f'<p class="note">{escape(d.drill["note"])}</p>' if d.drill.get("note") else "")
+                + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label></div>'
+                '<div class="rankings" id="drill-rankings"></div>'
+                + _json_script("drill-data", {**d.drill, "first": d.drill["queries"][0] if d.drill["queries"] else ""})
+                + "</section>")
+
+    def segments(self) -> str:
+        d = self.data
+        if not d.segments:
+            return ""
+        first = next(iter(d.segments.values()))
+        measures = list(dict.fromkeys(row.measure for row in first))
+        parts = ['<section id="segments"><h2>Segments</h2>'
+                 f"<p>Each segment's mean, query count and {first.confidence:.0%} interval ({escape(first.method)} "
+                 f"bootstrap, {first.resamples:,} resamples, seed {first.seed}).</p>"]
+        head = "<tr><th class=text>segment</th><th class=text>run</th>" + "".join(
+            f"<th>{escape(m)}</th>" for m in measures) + "<th>queries</th></tr>"
+        rows = []
+        segments = list(dict.fromkeys(row.segment for row in first))
+        for segment in segments:
+            for run in self.runs:
+                table = d.segments[run]
+                cells = []
+                count = ""
+                for m in measures:
+                    row = table.get(segment, m)
+                    count = row.count
+                    cells.append(_value_cell(f"{_fmt(row.mean)} [{_fmt(row.low)}, {_fmt(row.high)}]", row.mean,
+                                             "segment_mean", run, f"{m}|{segment}"))
+                rows.append(f"<tr><td class=text>{escape(str(segment))}</td><td class=text>{escape(run)}</td>"
+                            + "".join(cells) + f"<td>{count}</td></tr>")
+        parts.append("<table>" + head + "".join(rows) + "</table>")
+        charts = []
+        for m in measures:
+            chart_rows = [(segment, run, self.colors[run], d.segments[run].get(segment, m).mean,
+                           d.segments[run].get(segment, m).low, d.segments[run].get(segment, m).high)
+                          for segment in segments for run in self.runs]
+            charts.append(self._figure(svg.interval_chart(f"segments-{m}", chart_rows, x_label=f"mean {m}"),
+                                       f"mean {escape(m)} and its interval per segment and run"))
+        parts.append(self._legend() + '<div class="grid">' + "".join(charts) + "</div></section>")
+        return "".join(parts)
+
+    def page(self) -> str:
+        d = self.data
+        body = "".join(section() for section in (
+            self.header, self.counts, self.summary, self.cutoffs, self.distribution, self.differences,
+            self.judged, self.pr, self.how, self.drill, self.segments))
+        script = ""
+        if d.drill:
+            script = _json_script("run-colors", self.colors) + f"<script>{_SCRIPT}</script>"
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+                '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f'<meta name="generator" content="rankproof {escape(d.version)}">'
+                f"<title>{escape(d.title)}</title><style>{_CSS}</style></head><body><main>{body}"
+                f'<footer class="note"><p>Made by rankproof {escape(d.version)}. The page is self-contained: '
+                "styles, figures (inline SVG), data and script are in this file, and it makes no network request."
+                f"</p></footer></main>{script}</body></html>\n")
+
+
+def render(data) -> str:
+    """The page for a :class:`~rankproof.figures.ReportData`, as text.
+
+    Examples
+    --------
+    >>> from rankproof import Qrels, Run
+    >>> from rankproof.figures import prepare
+    >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
+    >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
+    >>> page = render(prepare(qrels, runs, ["rr"], resamples=100))
+    >>> page.startswith("<!DOCTYPE html>"), 'id="drill"' in page, "http://" in page.replace("http://www.w3.org", "")
+    (True, True, False)
+    """
+    return _Page(data).page()
+
+
+def in_frame(page: str, height: int = 640) -> str:
+    """A page inside an ``<iframe srcdoc>``: how a notebook shows it (``_repr_html_``)
+    with its styles and script kept apart from the notebook's.
+
+    >>> in_frame("<p>a & b</p>")[:60]
+    '<iframe style="width:100%;height:640px;border:1px solid #d9d'
+    """
+    return (f'<iframe style="width:100%;height:{height}px;border:1px solid #d9dde3" '
+            f'srcdoc="{escape(page, quote=True)}"></iframe>')

@@ -216,6 +216,43 @@ def _render(results, fmt: str, per_query: bool) -> str:
     return (to_markdown if fmt == "markdown" else to_table)(results, per_query=per_query)
 
 
+def _print(text: str) -> None:
+    """Text to stdout, with a full disk or a closed stdout reported as bad usage."""
+    from .report.output import write_output
+
+    write_output(text, None)
+
+
+class _Signalled(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (removing temporary files) and exit 128 + signal."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _raise_signalled(number, frame):
+    raise _Signalled(number)
+
+
+def _catch_termination() -> dict:
+    """Turn SIGTERM and SIGHUP into an exception, as Python does SIGINT, so cleanup runs.
+
+    Returns the handlers replaced, for :func:`main` to put back.
+    """
+    import signal
+    import threading
+
+    replaced: dict = {}
+    if threading.current_thread() is not threading.main_thread():
+        return replaced
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            replaced[number] = signal.signal(number, _raise_signalled)
+    return replaced
+
+
 # -- commands ---------------------------------------------------------------------
 def _evaluate(args) -> int:
     from .evaluate import evaluate
@@ -225,7 +262,7 @@ def _evaluate(args) -> int:
     # Everything that can be checked without reading data is checked first.
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = _protocol(args)
-    check_output_path(args.output)
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map])
     names = _run_names(args.runs)
     large = _prepare_for([args.qrels, *args.runs])
     stages = _Stages(1 + 2 * len(args.runs), sys.stderr.isatty() and large)
@@ -276,7 +313,7 @@ def _measures(args) -> int:
         lines.append(f"{'':<15} parameters: {params}")
     lines.append("")
     lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
-    print("\n".join(lines))
+    _print("\n".join(lines) + "\n")
     return 0
 
 
@@ -284,15 +321,16 @@ def _protocol_command(args) -> int:
     from .protocol import PRESETS, Protocol
 
     protocol = _protocol(args)
-    print(f"preset {args.preset} (presets: {', '.join(PRESETS)})")
+    lines = [f"preset {args.preset} (presets: {', '.join(PRESETS)})"]
     policies = protocol.to_dict()
     width = max(len(name) for name in policies)
     for name, value in policies.items():
         default = Protocol().to_dict()[name]
         mark = "" if value == default else f"   (rankproof default: {default})"
-        print(f"  {name:<{width}}  {value}{mark}")
-    print(f"{'text':<{width + 2}}  {protocol}")
-    print(f"{'fingerprint':<{width + 2}}  {protocol.fingerprint}")
+        lines.append(f"  {name:<{width}}  {value}{mark}")
+    lines.append(f"{'text':<{width + 2}}  {protocol}")
+    lines.append(f"{'fingerprint':<{width + 2}}  {protocol.fingerprint}")
+    _print("\n".join(lines) + "\n")
     return 0
 
 
@@ -320,7 +358,7 @@ def _compare(args) -> int:
     from .report.output import check_output_path, write_output
     from .stats import compare
 
-    check_output_path(args.output)
+    check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
     if args.results:
         if args.inputs:
             raise UsageError("rankproof compare: give either QRELS RUN RUN ... or --results FILE ..., not both")
@@ -355,7 +393,7 @@ def _compare(args) -> int:
 def _demo(args) -> int:
     from .demo import run_demo
 
-    print(run_demo(), end="")
+    _print(run_demo())
     return 0
 
 
@@ -440,6 +478,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    import signal
+
+    replaced = _catch_termination()
+    try:
+        return _main(argv)
+    except _Signalled as signalled:
+        print(f"rankproof: terminated by signal {signalled.number}", file=sys.stderr)
+        return 128 + signalled.number
+    finally:
+        for number, handler in replaced.items():
+            signal.signal(number, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     from .errors import RankproofError
 
     try:

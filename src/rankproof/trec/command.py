@@ -18,6 +18,7 @@ import textwrap
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError, RankproofError
+from ..report.output import write_output
 from .engine import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
 from .names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
 
@@ -232,10 +233,10 @@ def trec_eval_command(argv: list[str]) -> int:
     """
     settings, measures, qrels_path, run_path, action = parse_arguments(argv)
     if action == "help":
-        sys.stdout.write(HELP)
+        write_output(HELP, None)
         return 0
     if action == "version":
-        sys.stdout.write(f"trec_eval version {TREC_EVAL_VERSION} (rankproof trec-eval)\n")
+        write_output(f"trec_eval version {TREC_EVAL_VERSION} (rankproof trec-eval)\n", None)
         return 0
     request(measures)  # unknown measures and bad parameters fail before any file is read
     zscore_path = settings.pop("zscores", None)
@@ -248,7 +249,7 @@ def trec_eval_command(argv: list[str]) -> int:
     if not options.complete:
         _check_complete(qrels, run)
     table = trec_values(qrels, run, lines, options, trec_protocol(options), runid=runid)
-    sys.stdout.write(render(table, options))
+    write_output(render(table, options), None)
     warning = gain_order_warning(lines)
     if warning:
         print(f"rankproof: warning: trec-eval: {warning}", file=sys.stderr)

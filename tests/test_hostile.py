@@ -1,0 +1,280 @@
+"""Hostile input (issue 13): never destroy a file, never run out of memory,
+never a silently wrong number.
+
+One table of cases. Each case makes its files inside ``tmp_path`` (regular
+files, private device nodes, FIFOs, symlinks: never the machine's own
+devices), runs the CLI in a subprocess under a 2 GiB address-space limit (as
+``prlimit --as=2G`` would), and checks
+
+- the exit code;
+- that stderr is exactly one line holding the given words (when the exit is 2),
+  and never a traceback nor a Python warning;
+- the state of every file afterwards: inputs unchanged byte for byte, device
+  nodes still devices, FIFOs still FIFOs, symlinks still symlinks, and no
+  temporary file left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+CRANFIELD = SRC / "rankproof" / "_data" / "cranfield"
+MEMORY_LIMIT = 2 * 1024**3
+
+
+# -- file kinds ----------------------------------------------------------------------
+class Device:
+    """A private character device node (major, minor) made with mknod inside tmp_path."""
+
+    def __init__(self, major: int, minor: int) -> None:
+        self.major, self.minor = major, minor
+
+
+NULL = Device(1, 3)  # what /dev/null is
+ZERO = Device(1, 5)  # what /dev/zero is
+URANDOM = Device(1, 9)  # what /dev/urandom is
+FULL = Device(1, 7)  # what /dev/full is
+
+
+class Fifo:
+    """A named pipe inside tmp_path, with no writer and no reader."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symlink to another file of the case."""
+
+    to: str
+
+
+def _cranfield(name: str) -> bytes:
+    return (CRANFIELD / name).read_bytes()
+
+
+QRELS = _cranfield("qrels.txt")
+RUN = _cranfield("bm25.run")
+
+
+@dataclass
+class Case:
+    """One hostile input: files, command, expected outcome and the state afterwards."""
+
+    id: str
+    files: dict
+    argv: list
+    exit: int
+    words: tuple = ()
+    # Files the command may change (its outputs); every other file must be as it was.
+    outputs: tuple = ()
+    # What the outputs must hold afterwards: a substring of their text.
+    output_words: tuple = ()
+    stdout_words: tuple = ()
+    env: dict = field(default_factory=dict)
+    stdin: bytes | None = None
+
+
+def _make(folder: Path, files: dict) -> None:
+    for name, content in files.items():
+        path = folder / name
+        if isinstance(content, Device):
+            try:
+                os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(content.major, content.minor))
+            except (PermissionError, OSError) as error:
+                pytest.skip(f"cannot make a private device node here (mknod: {error})")
+        elif isinstance(content, Fifo):
+            os.mkfifo(path)
+        elif isinstance(content, Link):
+            os.symlink(content.to, path)
+        else:
+            path.write_bytes(content)
+
+
+def _state(folder: Path) -> dict:
+    """What each entry of the folder is, and its bytes for regular files."""
+    state = {}
+    for path in sorted(folder.iterdir()):
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            state[path.name] = ("symlink", os.readlink(path))
+        elif stat.S_ISCHR(info.st_mode):
+            state[path.name] = ("chardev", info.st_rdev)
+        elif stat.S_ISFIFO(info.st_mode):
+            state[path.name] = ("fifo",)
+        else:
+            state[path.name] = ("file", path.read_bytes(), stat.S_IMODE(info.st_mode))
+    return state
+
+
+def _bounded_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_cli(argv, cwd: Path, env: dict | None = None, stdin: bytes | None = None, timeout: float = 60):
+    environment = {**os.environ, "PYTHONPATH": str(SRC), **(env or {})}
+    environment.pop("RANKPROOF_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "rankproof.cli", *argv], cwd=cwd, env=environment,
+                          input=stdin if stdin is not None else b"", capture_output=True, timeout=timeout,
+                          preexec_fn=_bounded_memory)
+
+
+def check_one_line(stderr: str, words=()) -> None:
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr and "Warning" not in stderr and "internal error" not in stderr, stderr
+    for word in words:
+        assert word in stderr, (word, stderr)
+
+
+CASES = [
+    # -- output safety ------------------------------------------------------------------
+    Case("o-onto-char-device", {"q": QRELS, "r": RUN, "null": NULL},
+         ["evaluate", "q", "r", "-o", "null"], 0, outputs=("null",)),
+    Case("o-onto-fifo-with-reader-is-written-in-place", {"q": QRELS, "r": RUN, "pipe": Fifo()},
+         ["evaluate", "q", "r", "-o", "pipe"], 0, outputs=("pipe",)),
+    Case("o-onto-the-run", {"q": QRELS, "x.run": RUN},
+         ["evaluate", "q", "x.run", "-o", "x.run"], 2, ("x.run", "same file as the input")),
+    Case("o-onto-the-qrels", {"q": QRELS, "x.run": RUN},
+         ["evaluate", "q", "x.run", "-o", "q"], 2, ("-o q", "same file as the input")),
+    Case("o-onto-a-symlink-to-the-run", {"q": QRELS, "x.run": RUN, "link": Link("x.run")},
+         ["evaluate", "q", "x.run", "-o", "link"], 2, ("same file as the input",)),
+    Case("o-onto-the-second-run", {"q": QRELS, "a": RUN, "b": RUN},
+         ["evaluate", "q", "a", "b", "-o", "b"], 2, ("same file as the input",)),
+    Case("compare-o-onto-a-run", {"q": QRELS, "a": RUN, "b": _cranfield("tfidf.run")},
+         ["compare", "q", "a", "b", "-o", "b"], 2, ("same file as the input",)),
+    Case("o-onto-the-grade-map", {"q": QRELS, "r": RUN, "map.json": b'{"1": 1}'},
+         ["evaluate", "q", "r", "--grade-map", "map.json", "-o", "map.json"], 2, ("same file as the input",)),
+    Case("o-through-a-symlink-keeps-the-link", {"q": QRELS, "r": RUN, "out.txt": b"old", "link": Link("out.txt")},
+         ["evaluate", "q", "r", "-o", "link"], 0, outputs=("out.txt",), output_words=("ndcg@10",)),
+    Case("o-onto-a-read-only-file", {"q": QRELS, "r": RUN, "ro.txt": b"keep"},
+         ["evaluate", "q", "r", "-o", "ro.txt"], 2, ("ro.txt", "read-only")),
+    # Like -o /proc/x (an OSError from the file system), without touching a system path.
+    Case("o-name-too-long", {"q": QRELS, "r": RUN},
+         ["evaluate", "q", "r", "-o", "x" * 300], 2, ("cannot be written", "too long")),
+    Case("stdout-onto-a-full-device", {"q": QRELS, "r": RUN, "full": FULL},
+         ["evaluate", "q", "r"], 2, ("standard output", "No space left")),
+]
+
+
+def _stdout_for(case: Case, folder: Path):
+    if case.id == "stdout-onto-a-full-device":
+        return open(folder / "full", "wb")
+    return subprocess.PIPE
+
+
+def _read_fifo(path: Path, sink: list) -> None:
+    with open(path, "rb") as stream:
+        sink.append(stream.read())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_hostile(case: Case, tmp_path: Path) -> None:
+    import threading
+
+    _make(tmp_path, case.files)
+    if "ro.txt" in case.files:
+        os.chmod(tmp_path / "ro.txt", 0o444)
+    before = _state(tmp_path)
+    reader, received = None, []
+    fifos = [name for name, content in case.files.items() if isinstance(content, Fifo) and name in case.outputs]
+    if fifos:
+        reader = threading.Thread(target=_read_fifo, args=(tmp_path / fifos[0], received), daemon=True)
+        reader.start()
+    stdout = _stdout_for(case, tmp_path)
+    environment = {**os.environ, "PYTHONPATH": str(SRC), **case.env}
+    environment.pop("RANKPROOF_DEBUG", None)
+    try:
+        done = subprocess.run([sys.executable, "-m", "rankproof.cli", *case.argv], cwd=tmp_path, env=environment,
+                              input=case.stdin or b"", stdout=stdout, stderr=subprocess.PIPE, timeout=120,
+                              preexec_fn=_bounded_memory)
+    finally:
+        if stdout is not subprocess.PIPE:
+            stdout.close()
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == case.exit, (done.returncode, stderr)
+    if case.exit == 2:
+        check_one_line(stderr, case.words)
+    else:
+        assert "Traceback" not in stderr and "Warning" not in stderr, stderr
+    if done.stdout and case.stdout_words:
+        text = done.stdout.decode("utf-8", "replace")
+        for word in case.stdout_words:
+            assert word in text, (word, text)
+    if reader is not None:
+        reader.join(timeout=30)
+        assert received and b"ndcg@10" in received[0]
+
+    after = _state(tmp_path)
+    assert sorted(after) == sorted(before), "files were added or removed (a temporary file left behind?)"
+    for name, was in before.items():
+        now = after[name]
+        if name in case.outputs and was[0] == "file":
+            assert now[0] == "file"
+            assert now[2] == was[2], "the output's mode changed"
+            for word in case.output_words:
+                assert word.encode() in now[1]
+        else:
+            assert now == was, f"{name} changed: {was[:1]} -> {now[:1]}"
+
+
+# -- output: what a table row cannot express ----------------------------------------------
+_SIGNAL_DURING_WRITE = """
+import os, signal, sys
+import rankproof.report.output as output
+from rankproof.cli import main
+
+def replace(source, target):  # the signal arrives between writing the temporary file and the rename
+    os.kill(os.getpid(), signal.{name})
+    raise SystemExit("the signal did not interrupt the write")
+
+output.os.replace = replace
+sys.exit(main(["evaluate", "q", "r", "-o", "out.txt"]))
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_termination_during_the_write_leaves_the_old_output_and_no_temporary_file(name, tmp_path):
+    _make(tmp_path, {"q": QRELS, "r": RUN, "out.txt": b"old"})
+    before = _state(tmp_path)
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_DURING_WRITE.format(name=name)], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True, timeout=60)
+    assert done.returncode == 128 + getattr(signal, name), done.stderr
+    check_one_line(done.stderr.decode(), ("signal",))
+    assert _state(tmp_path) == before
+
+
+def test_a_new_output_gets_the_umask_mode(tmp_path):
+    _make(tmp_path, {"q": QRELS, "r": RUN})
+    done = subprocess.run([sys.executable, "-c", "import os, sys; os.umask(0o027); from rankproof.cli import main; "
+                           "sys.exit(main(['evaluate', 'q', 'r', '-o', 'new.txt']))"],
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(os.stat(tmp_path / "new.txt").st_mode) == 0o640
+
+
+def test_a_replaced_output_keeps_its_mode(tmp_path):
+    _make(tmp_path, {"q": QRELS, "r": RUN, "out.txt": b"old"})
+    os.chmod(tmp_path / "out.txt", 0o604)
+    done = run_cli(["evaluate", "q", "r", "-o", "out.txt"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(os.stat(tmp_path / "out.txt").st_mode) == 0o604
+    assert b"ndcg@10" in (tmp_path / "out.txt").read_bytes()
+
+
+def test_a_closed_stdout_is_one_line_exit_2(tmp_path):
+    _make(tmp_path, {"q": QRELS, "r": RUN})
+    done = subprocess.run([sys.executable, "-m", "rankproof.cli", "evaluate", "q", "r"], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(SRC)}, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, timeout=60, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2, done.stderr
+    check_one_line(done.stderr.decode(), ("standard output is closed",))

@@ -123,10 +123,14 @@ _FLOAT = re.compile(
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 
-_BLANKS_TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
+# trec_eval splits fields with C's isspace: tab, CR, vertical tab and form feed
+# separate columns as a space does. Mapping all of them here keeps the fast
+# paths (which split on spaces only) and the line-by-line check in agreement.
+_BLANKS_TO_SPACE = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
+_BLANKS = b" \t\r\x0b\x0c"
 _SPACE_RUNS = re.compile(rb"  +")
 _COMMENT_LINES = re.compile(rb"\n#[^\n]*")
-_FIELD_SEPARATOR = re.compile(rb"[ \t\r]+")
+_FIELD_SEPARATOR = re.compile(rb"[ \t\r\x0b\x0c]+")
 _NON_EMPTY_LINE = re.compile(rb"[^\n]+")
 _SHOWN_CHARS = 80
 
@@ -309,7 +313,7 @@ def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
     breaks : numpy.ndarray of int64
         Offsets of its newlines.
     """
-    if b"\t" in data or b"\r" in data:
+    if b"\t" in data or b"\r" in data or b"\x0b" in data or b"\x0c" in data:
         data = data.translate(_BLANKS_TO_SPACE)
     breaks = _newlines(data)
     if _is_clean(data, breaks):
@@ -373,7 +377,7 @@ def _first_bad_line(data: bytes, fmt: _Format, source: str) -> ParseError | None
     on valid files.
     """
     for line, raw in enumerate(io.BytesIO(data), start=1):
-        stripped = raw.strip(b" \t\r\n")
+        stripped = raw.strip(_BLANKS + b"\n")
         if not stripped or stripped.startswith(b"#"):
             continue
         fields = [field.decode("utf-8") for field in _FIELD_SEPARATOR.split(stripped)]

@@ -25,6 +25,7 @@ import numpy as np
 
 from rankproof.errors import ParseError, where
 from rankproof.io.files import encoding_hint, load_text
+from rankproof.io.limits import MAX_ID_LENGTH
 from rankproof.io.trec_small import intern_columns, split_columns
 
 __all__ = [
@@ -418,6 +419,42 @@ def _error_at_row(
     return error
 
 
+def _check_field_lengths(text: bytes, breaks: np.ndarray, fmt: _Format, source: str) -> None:
+    """Refuse a field longer than the id-length limit (see :mod:`rankproof.io.limits`).
+
+    Only a line longer than the limit can hold such a field, and line lengths
+    come from the newline offsets a chunk at a time, so a valid file pays
+    one pass over its newline offsets and no copy.
+    """
+    longest = MAX_ID_LENGTH.value()
+    if len(text) <= longest:
+        return
+    bounds = np.concatenate(([-1], breaks, [len(text)])) if breaks.size < (1 << 16) else None
+    step = 1 << 20
+    candidates = range(0, breaks.size + 1, step) if bounds is None else [0]
+    for offset in candidates:
+        if bounds is None:
+            head = breaks[offset - 1] if offset else -1
+            chunk = breaks[offset : offset + step]
+            tail = [len(text)] if offset + step >= breaks.size else []
+            part = np.concatenate(([head], chunk, tail))
+        else:
+            part = bounds
+        lengths = np.diff(part) - 1
+        if lengths.size == 0 or lengths.max() <= longest:
+            continue
+        index = int(np.argmax(lengths > longest))
+        start = int(part[index]) + 1
+        end = start + int(lengths[index])
+        line = offset + index + 1
+        for number, field in enumerate(text[start:end].split(b" ")):
+            if len(field) > longest:
+                name = fmt.names[number] if number < len(fmt.names) else f"column {number + 1}"
+                shown = field[:40].decode("utf-8", "replace") + "..."
+                raise ParseError(where(source=source, line=line) + MAX_ID_LENGTH.refusal(
+                    f"the {name} field of {len(field)} bytes ({shown!r})"))
+
+
 def _prepare(path, fmt: _Format):
     """Load and normalise a file, and number its data lines.
 
@@ -428,6 +465,7 @@ def _prepare(path, fmt: _Format):
     source = str(path)
     raw = _load(path, source, fmt)
     text, breaks = _normalise(raw)
+    _check_field_lengths(text, breaks, fmt, source)
     lines, _, _ = _data_lines(text, breaks)
     if lines.size == 0:
         raise ParseError(

@@ -54,19 +54,24 @@ def _protocol(args):
 
 
 def _grade_map(text: str | None) -> dict[int, int] | None:
-    from .errors import InputError
+    from .errors import InputError, ParseError
+    from .io.files import check_json_nesting, load_text
 
     if text is None:
         return None
+    example = "give a JSON file such as {\"1\": 4, \"2\": 3}"
     if text.endswith(".json") or Path(text).exists():
+        source = f"--grade-map {text}"
         try:
-            raw = json.loads(Path(text).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"--grade-map {text}: the file does not exist; check the path") from None
-        except OSError as error:
-            raise InputError(f"--grade-map {text}: cannot be read ({error.strerror or error}); "
-                             "give a JSON file such as {\"1\": 4, \"2\": 3}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            data = load_text(text, source, what="grade map", label="JSON", binary_hint=lambda _: example,
+                             encoding_fix=lambda _: example)
+        except ParseError as error:
+            message = str(error).replace(": does not exist;", ": the file does not exist;")
+            raise InputError(message) from None
+        check_json_nesting(data, source)
+        try:
+            raw = json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
             raise InputError(f"--grade-map {text}: not valid JSON ({error}); write {{\"1\": 4, \"2\": 3}}") from None
         if not isinstance(raw, dict):
             raise InputError(f"--grade-map {text}: expected a JSON object such as {{\"1\": 4, \"2\": 3}}")
@@ -77,15 +82,26 @@ def _grade_map(text: str | None) -> dict[int, int] | None:
     for old, new in items:
         try:
             grade = int(str(old).strip())
-            if grade in mapping:
-                raise InputError(f"--grade-map: grade {grade} is mapped twice; map each grade once")
-            mapping[grade] = int(str(new).strip())
+            value = int(str(new).strip())
         except (TypeError, ValueError):
             raise InputError(
-                f"--grade-map: cannot read {old}:{new}; write integer pairs such as 1:4,2:3,-1:0 "
+                f"--grade-map: cannot read {_short(old)}:{_short(new)}; write integer pairs such as 1:4,2:3,-1:0 "
                 "(use --grade-map=-1:0,... when the first grade is negative)"
             ) from None
+        if grade in mapping:
+            raise InputError(f"--grade-map: grade {grade} is mapped twice; map each grade once")
+        for number in (grade, value):
+            if not -(2**63) <= number < 2**63:
+                raise InputError(f"--grade-map: {_short(number)} does not fit in a 64-bit integer; "
+                                 "use small integer grades such as 0, 1, 2")
+        mapping[grade] = value
     return mapping
+
+
+def _short(value, width: int = 40) -> str:
+    """A value cut for a one-line message."""
+    text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _read_qrels(args):
@@ -515,6 +531,13 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         print("rankproof: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        # Input too large for this machine, or hostile beyond the limits that
+        # catch it earlier: bad input, not a bug.
+        print("rankproof: out of memory while reading or evaluating the input; it is too large for this "
+              "machine's memory (or address-space limit): evaluate fewer queries or runs at a time, lower "
+              "RANKPROOF_MAX_ID_LENGTH, or use a machine with more memory", file=sys.stderr)
+        return 2
     except Exception as error:  # a bug in rankproof, not in the input
         if os.environ.get("RANKPROOF_DEBUG"):
             raise

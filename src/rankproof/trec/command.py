@@ -147,9 +147,23 @@ def _read_run(path: str) -> tuple[Run, str]:
     label = {}
     try:
         if path == "-":
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+            if hasattr(sys.stdin, "buffer"):
+                from ..io.files import read_stream
+
+                data = read_stream(sys.stdin.buffer, "stdin", label="TREC",
+                                   binary_hint=lambda _: "give the plain-text run file instead")
+            else:
+                data = sys.stdin.read().encode("utf-8")
             file = _temporary(data, made)
             label[file] = "stdin"
+        elif _is_stream(path):
+            # A pipe (<(...)) can be read once: keep its bytes for the retry below.
+            from pathlib import Path
+
+            from ..io.files import read_bytes
+
+            file = _temporary(read_bytes(Path(path), path, "run"), made)
+            label[file] = path
         else:
             file = path
         try:
@@ -167,6 +181,16 @@ def _read_run(path: str) -> tuple[Run, str]:
     finally:
         for name in made:
             os.unlink(name)
+
+
+def _is_stream(path: str) -> bool:
+    """Tell whether a path names a pipe or device rather than a regular file."""
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not path.lower().endswith(".gz")
+    except OSError:
+        return False
 
 
 def _with_source(run: Run, source: str) -> Run:

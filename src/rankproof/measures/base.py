@@ -137,7 +137,14 @@ def _check_cutoff(name: str, k: Any) -> int:
         )
     if k < 1:
         raise MeasureError(f"the cutoff k of {name} must be >= 1; got {k}. Write {name}@10, for instance")
+    if k > _LARGEST_CUTOFF:
+        raise MeasureError(f"the cutoff k of {name} must be at most {_LARGEST_CUTOFF}; got {str(k)[:30]}. "
+                           f"Write {name} without @k to use the whole ranking")
     return k
+
+
+# Cut-offs are held in int64 arrays (trec_eval's atol saturates here too).
+_LARGEST_CUTOFF = 2**63 - 1
 
 
 @dataclasses.dataclass(frozen=True)

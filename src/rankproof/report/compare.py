@@ -31,6 +31,8 @@ def _signed(value: float) -> str:
 
 
 def _p(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
     return "<0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
@@ -39,6 +41,8 @@ def _needed(value: int | None) -> str:
 
 
 def _effect(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
     return "inf" if math.isinf(value) else f"{value:+.2f}"
 
 

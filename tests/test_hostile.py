@@ -16,6 +16,8 @@ devices), runs the CLI in a subprocess under a 2 GiB address-space limit (as
 
 from __future__ import annotations
 
+import functools
+import gzip
 import os
 import resource
 import shutil
@@ -82,6 +84,13 @@ class Case:
     stdout_words: tuple = ()
     env: dict = field(default_factory=dict)
     stdin: bytes | None = None
+    # A file of the case to give as stdin (a private device node, say).
+    stdin_file: str | None = None
+    # Words stdout must not hold.
+    stdout_absent: tuple = ()
+    # Python code to run instead of the CLI (the public Python API).
+    python: str | None = None
+    timeout: float = 120
 
 
 def _make(folder: Path, files: dict) -> None:
@@ -96,6 +105,8 @@ def _make(folder: Path, files: dict) -> None:
             os.mkfifo(path)
         elif isinstance(content, Link):
             os.symlink(content.to, path)
+        elif callable(content):
+            path.write_bytes(content())
         else:
             path.write_bytes(content)
 
@@ -139,6 +150,87 @@ def check_one_line(stderr: str, words=()) -> None:
         assert word in stderr, (word, stderr)
 
 
+# File contents that take time to make are made only when their case runs
+# (a callable in Case.files), and once.
+@functools.cache
+def _gzip_of_zeros(gibibytes: int) -> bytes:
+    """A gzip file of that many GiB of zero bytes (a decompression bomb).
+
+    Gzip members may follow one another; one member of 64 MiB repeated makes
+    the bomb without compressing gigabytes here.
+    """
+    member = gzip.compress(bytes(64 << 20), 9)
+    return member * (gibibytes * 16)
+
+
+@functools.cache
+def _gzip_of_repeated_lines() -> bytes:
+    """About 100 MB of valid run lines in about a megabyte of gzip."""
+    member = gzip.compress(b"1 Q0 d 1 1 t\n" * 1_000_000, 9)
+    return member * 8
+
+
+@functools.cache
+def _parquet_of_identical_rows(rows: int) -> bytes:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    index = pa.array([0] * rows)
+    table = pa.table({"query": pa.array(["1"]).take(index), "doc": pa.array(["184"]).take(index),
+                      "score": pa.array([1.0]).take(index)})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def _nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+@functools.cache
+def _saved_document() -> str:
+    sys.path.insert(0, str(SRC))
+    from rankproof import Qrels, Run, evaluate
+    from rankproof.report.data import to_json
+
+    qrels = Qrels.read(CRANFIELD / "qrels.txt")
+    results = [evaluate(qrels, Run.read(CRANFIELD / name, name=name), ["ndcg@10"])
+               for name in ("bm25.run", "tfidf.run")]
+    return to_json(results, per_query=True)
+
+
+def _saved(edit=None) -> bytes:
+    """A results file as rankproof evaluate --format json writes it, optionally edited."""
+    import json
+
+    document = json.loads(_saved_document())
+    if edit is not None:
+        edit(document)
+    return json.dumps(document).encode()
+
+
+def _first_value(value):
+    def edit(document):
+        run = next(iter(document["runs"].values()))
+        query = next(iter(run["per_query"]))
+        run["per_query"][query]["ndcg@10"] = value
+    return edit
+
+
+def _mean_as_list(document):
+    for run in document["runs"].values():
+        run["mean"] = [1, 2]
+
+
+# Two queries on which run b gains the same over run a: no spread in the differences.
+CONSTANT_QRELS = b"1 0 x 1\n2 0 y 1\n"
+CONSTANT_A = b"1 Q0 z 1 2 a\n1 Q0 x 2 1 a\n2 Q0 w 1 2 a\n2 Q0 y 2 1 a\n"
+CONSTANT_B = b"1 Q0 x 1 2 b\n1 Q0 z 2 1 b\n2 Q0 y 1 2 b\n2 Q0 w 2 1 b\n"
+
+BIG_ID = b"d" * (1 << 20)
+
 CASES = [
     # -- output safety ------------------------------------------------------------------
     Case("o-onto-char-device", {"q": QRELS, "r": RUN, "null": NULL},
@@ -166,6 +258,61 @@ CASES = [
          ["evaluate", "q", "r", "-o", "x" * 300], 2, ("cannot be written", "too long")),
     Case("stdout-onto-a-full-device", {"q": QRELS, "r": RUN, "full": FULL},
          ["evaluate", "q", "r"], 2, ("standard output", "No space left")),
+    # -- inputs that never end, bombs, crashes ------------------------------------------
+    Case("run-is-a-zero-device", {"q": QRELS, "z": ZERO}, ["evaluate", "q", "z"], 2, ("z line 1", "NUL")),
+    Case("qrels-is-a-urandom-device", {"u": URANDOM, "r": RUN}, ["evaluate", "u", "r"], 2, ("u line",)),
+    Case("grade-map-is-a-zero-device", {"q": QRELS, "r": RUN, "z": ZERO},
+         ["evaluate", "q", "r", "--grade-map", "z"], 2, ("--grade-map z", "NUL")),
+    Case("trec-eval-stdin-is-a-zero-device", {"q": QRELS, "z": ZERO},
+         ["trec-eval", "q", "-"], 2, ("stdin", "NUL"), stdin_file="z"),
+    Case("run-is-a-fifo-with-no-writer", {"q": QRELS, "pipe": Fifo()},
+         ["evaluate", "q", "pipe"], 2, ("pipe", "FIFO", "RANKPROOF_FIFO_TIMEOUT"),
+         env={"RANKPROOF_FIFO_TIMEOUT": "1"}, timeout=30),
+    Case("gzip-bomb-of-zeros", {"q": QRELS, "bomb.run.gz": lambda: _gzip_of_zeros(3)},
+         ["evaluate", "q", "bomb.run.gz"], 2, ("bomb.run.gz line 1", "NUL")),
+    Case("gzip-bomb-of-text", {"q": QRELS, "text.run.gz": _gzip_of_repeated_lines},
+         ["evaluate", "q", "text.run.gz"], 2, ("decompression ratio", "RANKPROOF_MAX_DECOMPRESSION_RATIO"),
+         env={"RANKPROOF_MAX_DECOMPRESSION_RATIO": "20"}),
+    Case("parquet-bomb", {"q": QRELS, "bomb.parquet": lambda: _parquet_of_identical_rows(4_000_000)},
+         ["evaluate", "q", "bomb.parquet"], 2, ("bomb.parquet", "decompression ratio")),
+    Case("jsonl-nested-10000-deep", {"q": QRELS, "r.jsonl": b'{"query": "1", "doc": "184", "score": 1, "x": '
+                                     + _nested(10_000) + b"}\n"},
+         ["evaluate", "q", "r.jsonl"], 2, ("r.jsonl line 1", "nesting", "RANKPROOF_MAX_NESTING_DEPTH")),
+    Case("grade-map-nested-100000-deep", {"q": QRELS, "r": RUN, "map.json": _nested(100_000)},
+         ["evaluate", "q", "r", "--grade-map", "map.json"], 2, ("map.json", "nesting")),
+    Case("saved-results-nested-100000-deep", {"a.json": _nested(100_000)},
+         ["compare", "--results", "a.json"], 2, ("a.json", "nesting")),
+    Case("one-megabyte-doc-id", {"q": QRELS, "r": b"1 Q0 " + BIG_ID + b" 1 1 t\n"},
+         ["evaluate", "q", "r"], 2, ("r line 1", "id length", "RANKPROOF_MAX_ID_LENGTH")),
+    Case("one-megabyte-doc-id-in-csv", {"q": QRELS, "r.csv": b"query,doc,score\n1," + BIG_ID + b",1\n"},
+         ["evaluate", "q", "r.csv"], 2, ("r.csv line 2", "id length", "RANKPROOF_MAX_ID_LENGTH")),
+    Case("one-megabyte-query-id-in-qrels", {"q": BIG_ID + b" 0 d 1\n", "r": RUN},
+         ["evaluate", "q", "r"], 2, ("q line 1", "id length")),
+    # -- internal errors that were bad input -------------------------------------------------
+    Case("cutoff-beyond-int64", {"q": QRELS, "r": RUN},
+         ["evaluate", "q", "r", "-m", "ndcg@99999999999999999999"], 2, ("cutoff", "ndcg")),
+    Case("rprec-mult-1e300", {"q": QRELS, "r": RUN},
+         ["evaluate", "q", "r", "-m", "rprec_mult(mult=1e300)"], 0, stdout_words=("0.0000",)),
+    Case("trec-eval-cutoff-beyond-long", {"q": QRELS, "r": RUN},
+         ["trec-eval", "-m", "P.99999999999999999999", "q", "r"], 0,
+         stdout_words=("P_9223372036854775807 \tall\t0.0000",)),
+    Case("grade-map-value-beyond-int64", {"q": QRELS, "r": RUN},
+         ["evaluate", "q", "r", "--grade-map", "1:99999999999999999999,2:2,3:3,4:4"], 2, ("--grade-map", "64-bit")),
+    Case("grade-map-key-beyond-int64", {"q": QRELS, "r": RUN, "map.json": b'{"99999999999999999999": 1}'},
+         ["evaluate", "q", "r", "--grade-map", "map.json"], 2, ("--grade-map", "64-bit")),
+    Case("compare-negative-seed", {"q": QRELS, "a": RUN, "b": _cranfield("tfidf.run")},
+         ["compare", "q", "a", "b", "--seed", "-1"], 2, ("seed",)),
+    Case("compare-one-resample", {"q": QRELS, "a": RUN, "b": _cranfield("tfidf.run")},
+         ["compare", "q", "a", "b", "--resamples", "1"], 2, ("n_resamples", "too few")),
+    Case("saved-results-mean-is-a-list", {"a.json": lambda: _saved(_mean_as_list)},
+         ["compare", "--results", "a.json"], 2, ("a.json", "mean")),
+    Case("saved-results-with-infinity", {"a.json": lambda: _saved(_first_value(float("inf")))},
+         ["compare", "--results", "a.json"], 2, ("a.json", "finite")),
+    Case("saved-results-with-1e308", {"a.json": lambda: _saved(_first_value(1e308))},
+         ["compare", "--results", "a.json"], 2, ("a.json", "finite")),
+    Case("t-test-on-zero-variance-says-undefined", {"q": CONSTANT_QRELS, "a": CONSTANT_A, "b": CONSTANT_B},
+         ["compare", "q", "a", "b", "--test", "t", "-m", "ndcg"], 0, stdout_words=("n/a",),
+         stdout_absent=("<0.0001", "inf")),
 ]
 
 
@@ -196,23 +343,30 @@ def test_hostile(case: Case, tmp_path: Path) -> None:
     stdout = _stdout_for(case, tmp_path)
     environment = {**os.environ, "PYTHONPATH": str(SRC), **case.env}
     environment.pop("RANKPROOF_DEBUG", None)
+    command = [sys.executable, "-c", case.python] if case.python else [
+        sys.executable, "-m", "rankproof.cli", *case.argv]
+    stdin = open(tmp_path / case.stdin_file, "rb") if case.stdin_file else None
     try:
-        done = subprocess.run([sys.executable, "-m", "rankproof.cli", *case.argv], cwd=tmp_path, env=environment,
-                              input=case.stdin or b"", stdout=stdout, stderr=subprocess.PIPE, timeout=120,
-                              preexec_fn=_bounded_memory())
+        done = subprocess.run(command, cwd=tmp_path, env=environment, stdin=stdin,
+                              input=None if stdin else (case.stdin or b""), stdout=stdout,
+                              stderr=subprocess.PIPE, timeout=case.timeout, preexec_fn=_bounded_memory())
     finally:
         if stdout is not subprocess.PIPE:
             stdout.close()
+        if stdin is not None:
+            stdin.close()
     stderr = done.stderr.decode("utf-8", "replace")
     assert done.returncode == case.exit, (done.returncode, stderr)
     if case.exit == 2:
         check_one_line(stderr, case.words)
     else:
         assert "Traceback" not in stderr and "Warning" not in stderr, stderr
-    if done.stdout and case.stdout_words:
-        text = done.stdout.decode("utf-8", "replace")
+    if case.stdout_words or case.stdout_absent:
+        text = (done.stdout or b"").decode("utf-8", "replace")
         for word in case.stdout_words:
             assert word in text, (word, text)
+        for word in case.stdout_absent:
+            assert word not in text, (word, text)
     if reader is not None:
         reader.join(timeout=30)
         assert received and b"ndcg@10" in received[0]
@@ -289,8 +443,13 @@ def test_a_closed_stdout_is_one_line_exit_2(tmp_path):
 # other query's value) pushes them past any such threshold; line numbers of
 # the original lines stay the same.
 _PADDING_LINES = 1_800_000
-QRELS_PADDING = b"".join(b"zz 0 d%08d 0\n" % i for i in range(_PADDING_LINES))
-RUN_PADDING = b"".join(b"zz Q0 d%08d 1 -%d t\n" % (i, i) for i in range(_PADDING_LINES))
+
+
+@functools.cache
+def _padding() -> tuple[bytes, bytes]:
+    qrels = b"".join(b"zz 0 d%08d 0\n" % i for i in range(_PADDING_LINES))
+    run = b"".join(b"zz Q0 d%08d 1 -%d t\n" % (i, i) for i in range(_PADDING_LINES))
+    return qrels, run
 
 SAME_BYTES = {
     "vertical-tab-inside-fields": (b"1 0 \x0b 3\n1 0 18\x0b4 2\n2 0 5 1\n", b"1 Q0 \x0b 1 2 t\n1 Q0 18\x0b4 2 1 t\n2 Q0 5 1 1 t\n"),
@@ -317,7 +476,8 @@ def _outcome(folder: Path, qrels: bytes, run: bytes):
 def test_small_and_large_trec_paths_agree(name, tmp_path):
     qrels, run = SAME_BYTES[name]
     small = _outcome(tmp_path, qrels, run)
-    large = _outcome(tmp_path, qrels + QRELS_PADDING, run + RUN_PADDING)
+    qrels_padding, run_padding = _padding()
+    large = _outcome(tmp_path, qrels + qrels_padding, run + run_padding)
     assert small == large
     if b"\x0b" in qrels or b"\x0c" in qrels:
         # trec_eval splits fields with isspace(): \v and \f separate columns.

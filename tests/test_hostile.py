@@ -231,6 +231,18 @@ CONSTANT_B = b"1 Q0 x 1 2 b\n1 Q0 z 2 1 b\n2 Q0 y 1 2 b\n2 Q0 w 2 1 b\n"
 
 BIG_ID = b"d" * (1 << 20)
 
+
+def api(statement: str) -> str:
+    """Python code running one call of the public API: a RankproofError is one line and exit 2."""
+    return ("import math, sys\n"
+            "from rankproof import Qrels, Run, evaluate, coverage\n"
+            "from rankproof.errors import RankproofError\n"
+            "try:\n"
+            f"    {statement}\n"
+            "except RankproofError as error:\n"
+            "    print(error, file=sys.stderr)\n"
+            "    sys.exit(2)\n")
+
 CASES = [
     # -- output safety ------------------------------------------------------------------
     Case("o-onto-char-device", {"q": QRELS, "r": RUN, "null": NULL},
@@ -310,6 +322,32 @@ CASES = [
          ["compare", "--results", "a.json"], 2, ("a.json", "finite")),
     Case("saved-results-with-1e308", {"a.json": lambda: _saved(_first_value(1e308))},
          ["compare", "--results", "a.json"], 2, ("a.json", "finite")),
+    # -- numbers -------------------------------------------------------------------------
+    Case("exp2-gain-of-grade-1100", {"q": b"1 0 a 1100\n1 0 b 1\n", "r": b"1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n"},
+         ["evaluate", "q", "r", "-m", "ndcg(gain=exp2)@10"], 2, ("grade 1100", "exp2")),
+    Case("trec-eval-gain-1e308", {"q": b"1 0 a 1\n1 0 b 2\n", "r": b"1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n"},
+         ["trec-eval", "-m", "ndcg.1=1e308,2=1e308", "q", "r"], 2, ("gain",)),
+    Case("from-dict-grade-2-to-the-70", {}, [], 2, ("grade", "64-bit"),
+         python=api('Qrels.from_dict({"q": {"a": 2**70}})')),
+    Case("from-dict-grade-2-to-the-64-plus-3", {}, [], 2, ("grade", "64-bit"),
+         python=api('Qrels.from_dict({"q": {"a": 2**64 + 3}})')),
+    Case("from-dict-list-grade", {}, [], 2, ("grade",), python=api('Qrels.from_dict({"q": {"a": [1]}})')),
+    Case("from-dict-bool-grade", {}, [], 2, ("grade",), python=api('Qrels.from_dict({"q": {"a": True}})')),
+    Case("from-dict-none-doc-id", {}, [], 2, ("doc id None",), python=api('Qrels.from_dict({"q": {None: 1}})')),
+    Case("from-dict-nan-doc-id", {}, [], 2, ("doc id nan",), python=api('Run.from_dict({"q": {math.nan: 1.0}})')),
+    Case("from-dict-tuple-doc-id", {}, [], 2, ("doc id",), python=api('Run.from_dict({"q": [(1, 2)]})')),
+    Case("from-dict-empty-doc-id", {}, [], 2, ("empty",), python=api('Run.from_dict({"q": [""]})')),
+    Case("from-dict-of-none", {}, [], 2, ("mapping",), python=api("Qrels.from_dict(None)")),
+    Case("from-dict-score-10-to-the-400", {}, [], 2, ("score", "float64"),
+         python=api('Run.from_dict({"q": {"a": 10**400}})')),
+    Case("evaluate-with-measures-42", {}, [], 2, ("measures",),
+         python=api('evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["a"]}), 42)')),
+    Case("measure-parameter-given-twice", {"q": QRELS, "r": RUN},
+         ["evaluate", "q", "r", "-m", "ndcg(gain=exp2,gain=linear)@10"], 2, ("gain", "twice")),
+    Case("grade-map-maps-a-grade-twice", {"q": QRELS, "r": RUN},
+         ["evaluate", "q", "r", "--grade-map", "1:2,1:3"], 2, ("mapped twice",)),
+    Case("unknown-100-kb-measure-name", {"q": QRELS, "r": RUN},
+         ["evaluate", "q", "r", "-m", "x" * 100_000], 2, ("unknown measure",)),
     Case("t-test-on-zero-variance-says-undefined", {"q": CONSTANT_QRELS, "a": CONSTANT_A, "b": CONSTANT_B},
          ["compare", "q", "a", "b", "--test", "t", "-m", "ndcg"], 0, stdout_words=("n/a",),
          stdout_absent=("<0.0001", "inf")),
@@ -359,6 +397,7 @@ def test_hostile(case: Case, tmp_path: Path) -> None:
     assert done.returncode == case.exit, (done.returncode, stderr)
     if case.exit == 2:
         check_one_line(stderr, case.words)
+        assert len(stderr) < 2000, "the message echoes too much of the input"
     else:
         assert "Traceback" not in stderr and "Warning" not in stderr, stderr
     if case.stdout_words or case.stdout_absent:

@@ -511,6 +511,12 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     from .errors import RankproofError
 
+    if not os.environ.get("RANKPROOF_DEBUG"):
+        import warnings
+
+        # The output shows undefined values as such (n/a, nan, inf); numpy's
+        # floating-point warnings would only add lines to the one-line contract.
+        warnings.simplefilter("ignore", RuntimeWarning)
     try:
         arguments = sys.argv[1:] if argv is None else list(argv)
         if arguments[:1] == ["trec-eval"]:

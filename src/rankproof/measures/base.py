@@ -228,9 +228,10 @@ _MEASURE_TEXT = re.compile(
 def _unknown_measure(names: list[str]) -> MeasureError:
     parts = []
     for name in names:
-        near = difflib.get_close_matches(name.lower(), list(REGISTRY), n=3, cutoff=0.5)
+        near = difflib.get_close_matches(name.lower()[:100], list(REGISTRY), n=3, cutoff=0.5)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        parts.append(f"{name!r}{hint}")
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        parts.append(f"{shown!r}{hint}")
     label = "unknown measure" if len(names) == 1 else "unknown measures"
     return MeasureError(f"{label} {'; '.join(parts)}. Known measures: {', '.join(REGISTRY)}")
 
@@ -249,6 +250,8 @@ def _parse_one(text: str) -> Measure:
             key, sep, value = item.partition("=")
             if not sep or not key.strip() or not value.strip():
                 raise MeasureError(f"cannot read parameter {item.strip()!r} of {text!r}; write key=value")
+            if key.strip() in params:
+                raise MeasureError(f"parameter {key.strip()} is given twice in {text!r}; give each parameter once")
             params[key.strip()] = value.strip()
     cutoff = None
     if match["cutoff"] is not None:
@@ -283,12 +286,19 @@ def parse_measures(texts) -> list[Measure]:
     """Read several measures; every unknown name is reported at once."""
     if isinstance(texts, (str, Measure)):
         texts = [texts]
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise MeasureError(f"measures must be a measure name, a Measure or a list of them, e.g. ['ndcg@10', 'ap']; "
+                           f"got {type(texts).__name__}") from None
     measures: list[Measure] = []
     unknown: list[str] = []
     for text in texts:
         if isinstance(text, Measure):
             measures.append(text)
             continue
+        if not isinstance(text, str):
+            raise MeasureError(f"a measure must be a name such as 'ndcg@10' or a Measure; got {str(text)[:40]!r}")
         match = _MEASURE_TEXT.match(str(text))
         if match is not None and match["name"] not in REGISTRY:
             unknown.append(match["name"])

@@ -348,6 +348,17 @@ CASES = [
          ["evaluate", "q", "r", "--grade-map", "1:2,1:3"], 2, ("mapped twice",)),
     Case("unknown-100-kb-measure-name", {"q": QRELS, "r": RUN},
          ["evaluate", "q", "r", "-m", "x" * 100_000], 2, ("unknown measure",)),
+    Case("int64-scores-stay-exact", {}, [], 0, stdout_words=("0.0",), stdout_absent=("0.5",),
+         python=("import numpy as np\nfrom rankproof import evaluate_scores\n"
+                 "r = evaluate_scores(np.array([[0, 1]]), np.array([[2**62 + 1, 2**62]], dtype=np.int64), ['ndcg@1'])\n"
+                 "print(r.mean('ndcg@1'))")),
+    Case("query-named-all-in-csv", {"q": b"all 0 d 1\nb 0 d 1\n", "r": b"all Q0 d 1 1 t\nb Q0 e 1 1 t\n"},
+         ["evaluate", "q", "r", "--per-query", "--format", "csv"], 2, ("'all'", "json")),
+    Case("query-named-all-in-trec", {"q": b"all 0 d 1\nb 0 d 1\n", "r": b"all Q0 d 1 1 t\nb Q0 e 1 1 t\n"},
+         ["evaluate", "q", "r", "--per-query", "--format", "trec"], 2, ("'all'",)),
+    Case("markdown-escapes-a-pipe-in-a-query-id", {"q": b"x|y 0 d 1\n", "r": b"x|y Q0 d 1 1 t\n"},
+         ["evaluate", "q", "r", "--per-query", "--format", "markdown", "-m", "ndcg"], 0,
+         stdout_words=("| x\\|y | 1.0000 |",)),
     Case("t-test-on-zero-variance-says-undefined", {"q": CONSTANT_QRELS, "a": CONSTANT_A, "b": CONSTANT_B},
          ["compare", "q", "a", "b", "--test", "t", "-m", "ndcg"], 0, stdout_words=("n/a",),
          stdout_absent=("<0.0001", "inf")),

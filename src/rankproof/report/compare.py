@@ -98,12 +98,15 @@ def to_table(comparison) -> str:
 
 
 def to_markdown(comparison) -> str:
+    from .table import markdown_cell
+
     """A Markdown table for a paper or an issue; significant rows are marked ``*``."""
     headers = _headers(comparison)
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * 3 + "---:|" * (len(headers) - 3)]
     for row in comparison.rows:
         # A bare * could pair up into emphasis: escaped.
-        lines.append("| " + " | ".join(cell.replace("*", r"\*") for cell in _cells(row, comparison)) + " |")
+        lines.append("| " + " | ".join(markdown_cell(cell).replace("*", r"\*") for cell in _cells(row, comparison))
+                     + " |")
     notes = _notes(comparison)
     lines += [""] + [line.replace("*", r"\*", 1) + "  " for line in notes[:3]]
     lines += ["", f"Protocol: `{comparison.protocol}` (fingerprint `{comparison.protocol.fingerprint}`); "

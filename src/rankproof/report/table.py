@@ -117,13 +117,22 @@ def to_table(results: Sequence[Results], per_query: bool = False) -> str:
     return text + "\n\n" + "\n".join(_footer(results)) + "\n"
 
 
+def markdown_cell(text) -> str:
+    """Text safe inside a Markdown table cell: ``|`` would end the cell.
+
+    >>> markdown_cell("x|y")
+    'x\\|y'
+    """
+    return str(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
 def to_markdown(results: Sequence[Results], per_query: bool = False) -> str:
     """A Markdown table of means (runs as rows, measures as columns), then the protocol."""
     measures = results[0].measures
-    lines = ["| run | " + " | ".join(str(m) for m in measures) + " |",
+    lines = ["| run | " + " | ".join(markdown_cell(m) for m in measures) + " |",
              "|---|" + "---:|" * len(measures)]
     for r in results:
-        lines.append(f"| {r.run_name} | " + " | ".join(_fmt(r.mean(m)) for m in measures) + " |")
+        lines.append(f"| {markdown_cell(r.run_name)} | " + " | ".join(_fmt(r.mean(m)) for m in measures) + " |")
     protocol = results[0].protocol
     lines += ["", f"Protocol: `{protocol}` (fingerprint `{protocol.fingerprint}`)."]
     for r in results:
@@ -133,11 +142,11 @@ def to_markdown(results: Sequence[Results], per_query: bool = False) -> str:
     if per_query:
         for r in results:
             lines += ["", f"Per query, {r.run_name}:", "",
-                      "| query | " + " | ".join(str(m) for m in r.measures) + " |",
+                      "| query | " + " | ".join(markdown_cell(m) for m in r.measures) + " |",
                       "|---|" + "---:|" * len(r.measures)]
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
-                lines.append(f"| {query} | " + " | ".join(_fmt(float(v[i])) for v in values) + " |")
+                lines.append(f"| {markdown_cell(query)} | " + " | ".join(_fmt(float(v[i])) for v in values) + " |")
     return "\n".join(lines) + "\n"
 
 

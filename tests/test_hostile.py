@@ -533,3 +533,28 @@ def test_small_and_large_trec_paths_agree(name, tmp_path):
         # trec_eval splits fields with isspace(): \v and \f separate columns.
         expected_exit = 0 if name == "vertical-tab-and-form-feed-as-separators" else 2
         assert small[0] == expected_exit, small
+
+
+# -- rr under ties=expected: linear in the size of the tie group, and exact -------------------
+def test_rr_of_a_long_tie_group_is_the_hypergeometric_expectation():
+    """Expected rr of n tied docs holding r relevant ones, cut at k:
+    sum over q <= k of C(n - q, r - 1) / C(n, r) / q (the first relevant doc
+    is at position q with that probability), computed here with exact fractions."""
+    from fractions import Fraction
+    from math import comb
+
+    sys.path.insert(0, str(SRC))
+    from rankproof import Qrels, Run, evaluate
+
+    n, relevant = 300, 3
+    judged = {"big": {f"d{i}": int(i % 100 == 7) for i in range(n)}}
+    ranked = {"big": {f"d{i}": 1.0 for i in range(n)}}
+    for other in range(50):  # many short queries beside it
+        judged[f"q{other}"] = {"a": 1}
+        ranked[f"q{other}"] = {"a": 1.0}
+    results = evaluate(Qrels.from_dict(judged), Run.from_dict(ranked), ["rr", "rr@150"])
+    for measure, k in (("rr", n), ("rr@150", 150)):
+        expected = sum(Fraction(comb(n - q, relevant - 1), comb(n, relevant)) / q
+                       for q in range(1, min(n - relevant + 1, k) + 1))
+        value = dict(zip(results.queries, results.values(measure).tolist()))["big"]
+        assert value == pytest.approx(float(expected), rel=1e-12)

@@ -558,3 +558,28 @@ def test_rr_of_a_long_tie_group_is_the_hypergeometric_expectation():
                        for q in range(1, min(n - relevant + 1, k) + 1))
         value = dict(zip(results.queries, results.values(measure).tolist()))["big"]
         assert value == pytest.approx(float(expected), rel=1e-12)
+
+
+# -- the per-query table is laid out as rich lays it out (rich is the oracle here) -------------
+def test_per_query_table_matches_rich(tmp_path):
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    qrels = b"q1 0 a 2\nq1 0 b 1\nlong-query-id-7 0 c 1\nz 0 d 1\n"
+    run = b"q1 Q0 a 1 2 t\nq1 Q0 c 2 1 t\nlong-query-id-7 Q0 c 1 1 t\nz Q0 e 1 1 t\n"
+    _make(tmp_path, {"q": qrels, "r": run})
+    done = run_cli(["evaluate", "q", "r", "--per-query", "-m", "ndcg@10", "-m", "rr"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    console = Console(file=io.StringIO(), width=200, highlight=False, soft_wrap=True, color_system=None)
+    table = Table(title="per query: r", box=None, header_style="bold", title_justify="left", pad_edge=False)
+    table.add_column("query")
+    for name in ("ndcg@10", "rr"):
+        table.add_column(name, justify="right")
+    ideal_q1 = 2 + 1 / __import__("math").log2(3)
+    for row in (("long-query-id-7", 1.0, 1.0), ("q1", 2 / ideal_q1, 1.0), ("z", 0.0, 0.0)):
+        table.add_row(row[0], *(f"{v:.4f}" for v in row[1:]))
+    console.print(table)
+    expected = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+    assert expected in done.stdout.decode()

@@ -109,6 +109,13 @@ def _read_all(handle, source: str, size: int = -1, check=None) -> bytes:
             regular = False  # a stream without a descriptor: limit it as a pipe
         if size >= 0 and regular:
             return handle.read(size)
+        if regular:
+            # One buffer for the whole file (joining chunks would hold it
+            # twice); the first megabyte is checked first, then read again.
+            if check is not None:
+                check(handle.read(_CHUNK))
+                handle.seek(0)
+            return handle.read()
         limit = None if regular else MAX_STREAM_BYTES.value()
         chunks: list[bytes] = []
         total = 0

@@ -359,6 +359,8 @@ CASES = [
     Case("markdown-escapes-a-pipe-in-a-query-id", {"q": b"x|y 0 d 1\n", "r": b"x|y Q0 d 1 1 t\n"},
          ["evaluate", "q", "r", "--per-query", "--format", "markdown", "-m", "ndcg"], 0,
          stdout_words=("| x\\|y | 1.0000 |",)),
+    Case("trec-eval-hint-names-no-option-it-lacks", {"q": b"1 0 a 1\n", "r": b"1 Q0 a 1 1 t\n1 Q0 a 2 0 t\n"},
+         ["trec-eval", "q", "r"], 2, ("listed twice", "rankproof evaluate --policy duplicates=first")),
     Case("t-test-on-zero-variance-says-undefined", {"q": CONSTANT_QRELS, "a": CONSTANT_A, "b": CONSTANT_B},
          ["compare", "q", "a", "b", "--test", "t", "-m", "ndcg"], 0, stdout_words=("n/a",),
          stdout_absent=("<0.0001", "inf")),

@@ -263,6 +263,29 @@ def trec_eval_command(argv: list[str]) -> int:
         write_output(f"trec_eval version {TREC_EVAL_VERSION} (rankproof trec-eval)\n", None)
         return 0
     request(measures)  # unknown measures and bad parameters fail before any file is read
+    try:
+        return _evaluate(settings, measures, qrels_path, run_path)
+    except RankproofError as error:
+        raise _without_policy_hint(error) from None
+
+
+def _without_policy_hint(error: RankproofError) -> RankproofError:
+    """trec-eval has no --policy option: a hint to set one points to rankproof evaluate instead.
+
+    >>> str(_without_policy_hint(InputError("r line 2: doc a is listed twice; set the policy duplicates=first")))
+    'r line 2: doc a is listed twice; fix the input (trec_eval 10 refuses it too), or evaluate with rankproof evaluate --policy duplicates=first'
+    """
+    message = str(error)
+    marker = "set the policy "
+    at = message.find(marker)
+    if at < 0:
+        return error
+    policy = message[at + len(marker):].split()[0] if message[at + len(marker):].split() else ""
+    return type(error)(message[:at] + "fix the input (trec_eval 10 refuses it too), or evaluate with "
+                       f"rankproof evaluate --policy {policy}".rstrip())
+
+
+def _evaluate(settings, measures, qrels_path, run_path) -> int:
     zscore_path = settings.pop("zscores", None)
     qrels = Qrels.read_trec(qrels_path)
     run, runid = _read_run(run_path)

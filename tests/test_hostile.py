@@ -342,6 +342,11 @@ CASES = [
          python=api('Run.from_dict({"q": {"a": 10**400}})')),
     Case("evaluate-with-measures-42", {}, [], 2, ("measures",),
          python=api('evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["a"]}), 42)')),
+    Case("weights-with-a-string", {}, [], 2, ("weight of query q1",),
+         python=api('evaluate(Qrels.from_dict({"q1": {"a": 1}}), Run.from_dict({"q1": ["a"]}), ["ndcg"], '
+                    '"aggregation=weighted", weights={"q1": "a"})')),
+    Case("coverage-with-no-catalogue", {}, [], 2, ("catalogue",),
+         python=api('coverage(Run.from_dict({"u": ["a"]}), 2, None)')),
     Case("measure-parameter-given-twice", {"q": QRELS, "r": RUN},
          ["evaluate", "q", "r", "-m", "ndcg(gain=exp2,gain=linear)@10"], 2, ("gain", "twice")),
     Case("grade-map-maps-a-grade-twice", {"q": QRELS, "r": RUN},

@@ -91,6 +91,8 @@ class Case:
     # Python code to run instead of the CLI (the public Python API).
     python: str | None = None
     timeout: float = 120
+    # Bytes a writer thread puts into the case's FIFO (as <(...) would).
+    fifo_writes: bytes | None = None
 
 
 def _make(folder: Path, files: dict) -> None:
@@ -280,6 +282,11 @@ CASES = [
     Case("run-is-a-fifo-with-no-writer", {"q": QRELS, "pipe": Fifo()},
          ["evaluate", "q", "pipe"], 2, ("pipe", "FIFO", "RANKPROOF_FIFO_TIMEOUT"),
          env={"RANKPROOF_FIFO_TIMEOUT": "1"}, timeout=30),
+    Case("run-through-a-fifo-with-a-writer", {"q": QRELS, "pipe": Fifo()}, ["evaluate", "q", "pipe"], 0,
+         stdout_words=("0.3408",), fifo_writes=RUN),
+    Case("seven-column-run-through-a-fifo", {"q": QRELS, "pipe": Fifo()}, ["trec-eval", "-m", "ndcg", "q", "pipe"], 0,
+         stdout_words=("ndcg", "all\t0.4192"),
+         fifo_writes=b"".join(line + b" extra\n" for line in RUN.splitlines())),
     Case("gzip-bomb-of-zeros", {"q": QRELS, "bomb.run.gz": lambda: _gzip_of_zeros(3)},
          ["evaluate", "q", "bomb.run.gz"], 2, ("bomb.run.gz line 1", "NUL")),
     Case("gzip-bomb-of-text", {"q": QRELS, "text.run.gz": _gzip_of_repeated_lines},
@@ -378,6 +385,11 @@ def _stdout_for(case: Case, folder: Path):
     return subprocess.PIPE
 
 
+def _write_fifo(path: Path, data: bytes) -> None:
+    with open(path, "wb") as stream:
+        stream.write(data)
+
+
 def _read_fifo(path: Path, sink: list) -> None:
     with open(path, "rb") as stream:
         sink.append(stream.read())
@@ -396,6 +408,9 @@ def test_hostile(case: Case, tmp_path: Path) -> None:
     if fifos:
         reader = threading.Thread(target=_read_fifo, args=(tmp_path / fifos[0], received), daemon=True)
         reader.start()
+    if case.fifo_writes is not None:
+        pipe = next(name for name, content in case.files.items() if isinstance(content, Fifo))
+        threading.Thread(target=_write_fifo, args=(tmp_path / pipe, case.fifo_writes), daemon=True).start()
     stdout = _stdout_for(case, tmp_path)
     environment = {**os.environ, "PYTHONPATH": str(SRC), **case.env}
     environment.pop("RANKPROOF_DEBUG", None)

@@ -54,7 +54,9 @@ OPTIONS = {
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
-gain_maps = st.dictionaries(st.integers(-5, 10), finite, min_size=1, max_size=5)
+# Gains are bounded by LARGEST_GAIN (1e300) so that DCG sums stay finite (issue 13).
+gain_values = st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_infinity=False)
+gain_maps = st.dictionaries(st.integers(-5, 10), gain_values, min_size=1, max_size=5)
 discount_vectors = st.lists(st.floats(min_value=0, allow_nan=False, allow_infinity=False),
                             min_size=1, max_size=6)
 

@@ -54,19 +54,24 @@ def _protocol(args):
 
 
 def _grade_map(text: str | None) -> dict[int, int] | None:
-    from .errors import InputError
+    from .errors import InputError, ParseError
+    from .io.files import check_json_nesting, load_text
 
     if text is None:
         return None
+    example = "give a JSON file such as {\"1\": 4, \"2\": 3}"
     if text.endswith(".json") or Path(text).exists():
+        source = f"--grade-map {text}"
         try:
-            raw = json.loads(Path(text).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"--grade-map {text}: the file does not exist; check the path") from None
-        except OSError as error:
-            raise InputError(f"--grade-map {text}: cannot be read ({error.strerror or error}); "
-                             "give a JSON file such as {\"1\": 4, \"2\": 3}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            data = load_text(text, source, what="grade map", label="JSON", binary_hint=lambda _: example,
+                             encoding_fix=lambda _: example)
+        except ParseError as error:
+            message = str(error).replace(": does not exist;", ": the file does not exist;")
+            raise InputError(message) from None
+        check_json_nesting(data, source)
+        try:
+            raw = json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
             raise InputError(f"--grade-map {text}: not valid JSON ({error}); write {{\"1\": 4, \"2\": 3}}") from None
         if not isinstance(raw, dict):
             raise InputError(f"--grade-map {text}: expected a JSON object such as {{\"1\": 4, \"2\": 3}}")
@@ -77,14 +82,19 @@ def _grade_map(text: str | None) -> dict[int, int] | None:
     for old, new in items:
         try:
             grade = int(str(old).strip())
-            if grade in mapping:
-                raise InputError(f"--grade-map: grade {grade} is mapped twice; map each grade once")
-            mapping[grade] = int(str(new).strip())
+            value = int(str(new).strip())
         except (TypeError, ValueError):
             raise InputError(
-                f"--grade-map: cannot read {old}:{new}; write integer pairs such as 1:4,2:3,-1:0 "
+                f"--grade-map: cannot read {_short(old)}:{_short(new)}; write integer pairs such as 1:4,2:3,-1:0 "
                 "(use --grade-map=-1:0,... when the first grade is negative)"
             ) from None
+        if grade in mapping:
+            raise InputError(f"--grade-map: grade {grade} is mapped twice; map each grade once")
+        for number in (grade, value):
+            if not -(2**63) <= number < 2**63:
+                raise InputError(f"--grade-map: {_short(number)} does not fit in a 64-bit integer; "
+                                 "use small integer grades such as 0, 1, 2")
+        mapping[grade] = value
     return mapping
 
 
@@ -154,6 +164,12 @@ class _Inputs:
 
 
 _INPUTS = _Inputs()
+
+
+def _short(value, width: int = 40) -> str:
+    """A value cut for a one-line message."""
+    text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _read_qrels(args):
@@ -320,6 +336,43 @@ def _digits(args) -> int:
     return digits
 
 
+def _print(text: str) -> None:
+    """Text to stdout, with a full disk or a closed stdout reported as bad usage."""
+    from .report.output import write_output
+
+    write_output(text, None)
+
+
+class _Signalled(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (removing temporary files) and exit 128 + signal."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _raise_signalled(number, frame):
+    raise _Signalled(number)
+
+
+def _catch_termination() -> dict:
+    """Turn SIGTERM and SIGHUP into an exception, as Python does SIGINT, so cleanup runs.
+
+    Returns the handlers replaced, for :func:`main` to put back.
+    """
+    import signal
+    import threading
+
+    replaced: dict = {}
+    if threading.current_thread() is not threading.main_thread():
+        return replaced
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            replaced[number] = signal.signal(number, _raise_signalled)
+    return replaced
+
+
 # -- commands ---------------------------------------------------------------------
 def _evaluate(args) -> int:
     from .evaluate import evaluate
@@ -330,7 +383,7 @@ def _evaluate(args) -> int:
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = _protocol(args)
     digits = _digits(args)
-    check_output_path(args.output)
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map])
     names = _run_names(args.runs, args.label)
     if args.qrels == "-" and "-" in args.runs:
         raise UsageError("rankproof evaluate: stdin ('-') is given for the qrels and a run; read one of them from stdin")
@@ -422,7 +475,7 @@ def _measures(args) -> int:
         lines.append("")
         lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
         lines.append("rankproof measures FILTER shows the full definition of the measures whose name holds FILTER.")
-    print("\n".join(lines))
+    _print("\n".join(lines) + "\n")
     return 0
 
 
@@ -442,15 +495,16 @@ def _protocol_command(args) -> int:
     from .protocol import PRESETS, Protocol
 
     protocol = _protocol(args)
-    print(f"preset {args.preset} (presets: {', '.join(PRESETS)})")
+    lines = [f"preset {args.preset} (presets: {', '.join(PRESETS)})"]
     policies = protocol.to_dict()
     width = max(len(name) for name in policies)
     for name, value in policies.items():
         default = Protocol().to_dict()[name]
         mark = "" if value == default else f"   (rankproof default: {default})"
-        print(f"  {name:<{width}}  {value}{mark}")
-    print(f"{'text':<{width + 2}}  {protocol}")
-    print(f"{'fingerprint':<{width + 2}}  {protocol.fingerprint}")
+        lines.append(f"  {name:<{width}}  {value}{mark}")
+    lines.append(f"{'text':<{width + 2}}  {protocol}")
+    lines.append(f"{'fingerprint':<{width + 2}}  {protocol.fingerprint}")
+    _print("\n".join(lines) + "\n")
     return 0
 
 
@@ -478,7 +532,7 @@ def _compare(args) -> int:
     from .report.output import check_output_path, write_output
     from .stats import compare
 
-    check_output_path(args.output)
+    check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
     if args.results:
         if args.inputs:
             raise UsageError("rankproof compare: give either QRELS RUN RUN ... or --results FILE ..., not both")
@@ -541,7 +595,7 @@ def _report(args) -> int:
     # Everything that can be checked without reading data is checked first.
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = _protocol(args)
-    check_output_path(args.output)
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.segments])
     names = apply_labels(args.label, args.runs, _run_names(args.runs))
     segments = read_segments(args.segments) if args.segments else None
     _prepare_for([args.qrels, *args.runs])
@@ -564,7 +618,7 @@ def _report(args) -> int:
 def _demo(args) -> int:
     from .demo import run_demo
 
-    print(run_demo(), end="")
+    _print(run_demo())
     return 0
 
 
@@ -754,8 +808,29 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    import signal
+
+    replaced = _catch_termination()
+    try:
+        return _main(argv)
+    except _Signalled as signalled:
+        print(f"rankproof: terminated by signal {signalled.number}", file=sys.stderr)
+        return 128 + signalled.number
+    finally:
+        for number, handler in replaced.items():
+            signal.signal(number, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     from .errors import RankproofError
 
+    if not os.environ.get("RANKPROOF_DEBUG"):
+        import warnings
+
+        # The output shows undefined values as such (n/a, nan, inf); numpy's
+        # floating-point warnings would only add lines to the one-line contract.
+        warnings.simplefilter("ignore", RuntimeWarning)
     try:
         arguments = sys.argv[1:] if argv is None else list(argv)
         if arguments[:1] == ["trec-eval"]:
@@ -778,6 +853,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rankproof: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        # Input too large for this machine, or hostile beyond the limits that
+        # catch it earlier: bad input, not a bug.
+        print("rankproof: out of memory while reading or evaluating the input; it is too large for this "
+              "machine's memory (or address-space limit): evaluate fewer queries or runs at a time, lower "
+              "RANKPROOF_MAX_ID_LENGTH, or use a machine with more memory", file=sys.stderr)
+        return 2
     except Exception as error:  # a bug in rankproof, not in the input
         if os.environ.get("RANKPROOF_DEBUG"):
             raise

@@ -90,6 +90,9 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"the cutoff k of coverage must be an integer >= 1; got {k!r}. Write coverage(run, 10, ...)")
+    if catalogue is None or isinstance(catalogue, (str, bytes)):
+        # np.asarray(None).astype(str) is the catalogue {"None"}; a string is one id, not a list.
+        raise InputError(f"the catalogue must be a list or array of item ids; got {str(catalogue)[:40]!r}")
     items = np.unique(np.asarray(catalogue).astype(str).reshape(-1))
     if items.size == 0:
         raise InputError("the catalogue is empty; give the item ids coverage is measured over")

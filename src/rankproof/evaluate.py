@@ -60,7 +60,15 @@ def _query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, pro
             f"no weight for queries {', '.join(missing[:3])}{' and more' if len(missing) > 3 else ''}; "
             "give every evaluated query a weight"
         )
-    array = np.array([float(weights[q]) for q in queries.tolist()])
+    bad = [q for q in queries.tolist()
+           if isinstance(weights[q], bool) or not isinstance(weights[q], (int, float, np.integer, np.floating))]
+    if bad:
+        raise InputError(f"the weight of query {bad[0]} is {str(weights[bad[0]])[:40]!r}, not a number; "
+                         "give every evaluated query a numeric weight")
+    try:
+        array = np.array([float(weights[q]) for q in queries.tolist()])
+    except OverflowError:
+        raise InputError("a query weight is beyond float64; give finite weights") from None
     if not np.all(np.isfinite(array)) or (array < 0).any() or array.sum() == 0:
         raise InputError("query weights must be finite, non-negative and not all zero")
     return array

@@ -10,6 +10,8 @@ hand; renderers in :mod:`rankproof.report` print it.
 from __future__ import annotations
 
 import dataclasses
+import gc
+import typing
 
 import numpy as np
 
@@ -26,11 +28,14 @@ from .working import working
 __all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings"]
 
 
-@dataclasses.dataclass(frozen=True)
-class RankedRow:
+class RankedRow(typing.NamedTuple):
     """One ranked doc. Under ties=expected, ``discount`` is the mean discount
     of the ranks its tie group spans inside the cutoff, so ``contribution`` is
-    the doc's expected share of DCG."""
+    the doc's expected share of DCG.
+
+    A named tuple (immutable, fields by name): a query of a million docs
+    makes a million rows, and a tuple is built ten times faster than a
+    frozen dataclass."""
 
     rank: int
     doc: str
@@ -101,6 +106,15 @@ def _select_run(run: Run, query: str) -> Run | None:
                lines=run.lines[lo:hi], source=run.source, name=run.name)
 
 
+def _rows(n, a, scores, tie, tie_size, grades, relevant, gains, discount, contributions, cumulative, lines,
+          in_cutoff) -> tuple:
+    """The ranked rows, built from whole columns."""
+    return tuple(map(RankedRow._make, zip(
+        range(1, n + 1), a.docs[a.doc].tolist(), scores, (tie + 1).tolist(), tie_size.tolist(), grades,
+        relevant.tolist(), gains.tolist(), discount.tolist(), contributions.tolist(), cumulative.tolist(),
+        lines, in_cutoff.tolist())))
+
+
 def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg@10",
             protocol: "Protocol | str | None" = None) -> Explanation:
     """Every number behind one query's value of one measure.
@@ -148,30 +162,35 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     cumulative_table = np.concatenate([[0.0], np.cumsum(table)])
     gains = np.where(a.judged, gains_of(a.grade, gain_policy), 0.0)
 
-    rows = []
-    running = 0.0
-    group_starts = a.group_offsets[:-1]
-    tie_starts = a.tie_offsets[:-1]
-    for g, (lo, hi) in enumerate(zip(group_starts, a.group_offsets[1:])):
-        span_lo, span_hi = min(lo, k), min(hi, k)
-        mean_discount = (cumulative_table[span_hi] - cumulative_table[span_lo]) / (hi - lo)
-        for i in range(lo, hi):
-            tie = int(np.searchsorted(tie_starts, i, side="right")) - 1
-            tie_size = int(a.tie_offsets[tie + 1] - a.tie_offsets[tie])
-            # Under ties=expected every doc of a group receives, in expectation,
-            # the group's mean discount (its own gain, not the mean gain).
-            discount = mean_discount if hi - lo > 1 else (table[i] if i < k else 0.0)
-            contribution = gains[i] * discount
-            running += contribution
-            rows.append(RankedRow(
-                rank=i + 1, doc=str(a.docs[a.doc[i]]),
-                score=float(a.score[i]) if run.has_scores else None,
-                tie_group=tie + 1, tie_size=tie_size,
-                grade=int(a.grade[i]) if a.judged[i] else None,
-                relevant=bool(a.judged[i] and a.grade[i] >= rel),
-                gain=float(gains[i]), discount=float(discount),
-                contribution=float(contribution), cumulative=float(running),
-                line=int(a.line[i]) if a.line[i] >= 0 else None, in_cutoff=bool(lo < k)))
+    # Every column at once (no Python work per doc but building the rows).
+    position = np.arange(n)
+    group = np.searchsorted(a.group_offsets[:-1], position, side="right") - 1
+    lo, hi = a.group_offsets[:-1], a.group_offsets[1:]
+    size = hi - lo
+    mean_discount = (cumulative_table[np.minimum(hi, k)] - cumulative_table[np.minimum(lo, k)]) / np.maximum(size, 1)
+    tie = np.searchsorted(a.tie_offsets[:-1], position, side="right") - 1
+    tie_size = np.diff(a.tie_offsets)[tie]
+    # Under ties=expected every doc of a group receives, in expectation,
+    # the group's mean discount (its own gain, not the mean gain).
+    own_discount = np.where(position < k, table[:n], 0.0)
+    discount = np.where(size[group] > 1, mean_discount[group], own_discount)
+    contributions = gains * discount
+    cumulative = np.cumsum(contributions)
+    relevant = a.judged & (a.grade >= rel)
+    scores = a.score.tolist() if run.has_scores else [None] * n
+    grades = [int(g) if j else None for g, j in zip(a.grade.tolist(), a.judged.tolist())]
+    lines = [line if line >= 0 else None for line in a.line.tolist()]
+    # A million new tuples would each trigger Python's cycle collector,
+    # whose passes over the growing heap cost more than building the rows
+    # (tuples of numbers and strings hold no cycles).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        rows = _rows(n, a, scores, tie, tie_size, grades, relevant, gains, discount, contributions, cumulative,
+                     lines, lo[group] < k)
+    finally:
+        if collecting:
+            gc.enable()
 
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
     if ideal_policy is Ideal.JUDGED:
@@ -195,7 +214,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
                                    gain=float(pool_gains[j]), discount=float(table[rank - 1]),
                                    contribution=float(contribution), cumulative=float(running)))
 
-    dcg_total = float(sum(r.contribution for r in rows))
+    dcg_total = float(sum(contributions.tolist()))
     ideal_total = float(running)
     num_rel = int((a.pool_grade >= rel).sum())
 

@@ -231,6 +231,11 @@ def _format_number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
+# The largest gain any gain may reach: 2^g - 1 for g up to 996, so that a
+# DCG over millions of documents still fits in float64.
+LARGEST_GAIN = 1e300
+
+
 @dataclasses.dataclass(frozen=True)
 class GainMap:
     """An explicit grade -> gain table; grades absent from it have gain 0.
@@ -247,6 +252,10 @@ class GainMap:
         for _, value in items:
             if not math.isfinite(value):
                 raise ProtocolError(f"gain map values must be finite numbers; got {value}")
+            # Sums of gains (DCG, and trec_eval's ideal DCG) must stay finite.
+            if abs(value) > LARGEST_GAIN:
+                raise ProtocolError(f"gain map values must be at most {LARGEST_GAIN:g} in magnitude, so that "
+                                    f"sums of gains stay finite; got {value:g}")
         object.__setattr__(self, "gains", items)
 
     @classmethod

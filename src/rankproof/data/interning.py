@@ -73,3 +73,31 @@ def _within(values: np.ndarray, sorted_vocabulary: np.ndarray) -> bool:
         return False
     at = np.minimum(np.searchsorted(sorted_vocabulary, values), len(sorted_vocabulary) - 1)
     return bool((sorted_vocabulary[at] == values).all())
+
+
+def checked_id(value, what: str, source: str, query=None) -> str:
+    """An id given in Python (``from_dict``) as text: a non-empty str, or an int.
+
+    None, NaN, floats, tuples and lists are refused rather than turned into
+    ids such as "None" or "(1, 2)"; so are booleans and "".
+
+    >>> checked_id(7, "doc", "run")
+    '7'
+    >>> checked_id(None, "doc", "run", "q1")
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.ParseError: run: query q1: the doc id None is not a string or an integer; give ids as text such as 'd1'
+    """
+    from rankproof.errors import ParseError, where
+
+    if isinstance(value, str):
+        if value:
+            return value
+        problem = "is empty"
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    else:
+        problem = "is not a string or an integer"
+    location = where(source=source, query=None if query is None else str(query)[:80])
+    shown = repr(value) if isinstance(value, str) else str(value)[:40]
+    raise ParseError(f"{location}the {what} id {shown} {problem}; give ids as text such as 'd1'")

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import DuplicateError, InputError, ParseError, where
-from .interning import intern
+from .interning import checked_id, intern
 from ..io.lines import no_lines, take_lines
 
 __all__ = ["Qrels"]
@@ -29,8 +29,24 @@ def _integer_grades(values: Any, describe_row) -> np.ndarray:
     array = np.asarray(values)
     if array.dtype == bool:
         raise ParseError(f"{describe_row(0)}grades must be integers, not booleans")
+    if array.dtype.kind == "u" and array.size and array.max() > _INT64_MAX:
+        i = int(np.argmax(array > _INT64_MAX))
+        raise ParseError(f"{describe_row(i)}grade {array[i].item()} does not fit in a 64-bit integer; "
+                         "use small integer grades such as 0, 1, 2")
     if array.dtype.kind in "iu":
         return array.astype(np.int64, copy=False)
+    if array.dtype == object:
+        # Python values one by one (from_dict): a bool, a list or a huge int
+        # would otherwise be converted, wrapped or fail later.
+        for i, value in enumerate(array.tolist()):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]!r} is not an integer; "
+                                 "grades must be integers such as 0, 1, 2")
+            if isinstance(value, (int, np.integer)) and not _INT64_MIN <= int(value) <= _INT64_MAX:
+                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]} does not fit in a 64-bit integer; "
+                                 "use small integer grades such as 0, 1, 2")
+        if all(isinstance(value, (int, np.integer)) for value in array.tolist()):
+            return array.astype(np.int64)
     if array.dtype.kind != "f":
         try:
             array = array.astype(np.float64)
@@ -51,7 +67,17 @@ def _integer_grades(values: Any, describe_row) -> np.ndarray:
             f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
             "integers (map fractional labels to integer grades first)"
         )
+    # float64 holds 2^63 exactly; anything from there on would wrap in int64.
+    outside = (array < _INT64_MIN) | (array >= 2.0**63)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise ParseError(f"{describe_row(i)}grade {array[i].item()!r} does not fit in a 64-bit integer; "
+                         "use small integer grades such as 0, 1, 2")
     return array.astype(np.int64)
+
+
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
 
 
 def _used(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -163,6 +189,9 @@ class Qrels:
         query_ids: list[str] = []
         doc_ids: list[str] = []
         grades: list[Any] = []
+        if not isinstance(judgments, Mapping):
+            raise ParseError(f"{source}: judgments must be a mapping {{query: {{doc: grade}}}}; "
+                             f"got {type(judgments).__name__}")
         for query, docs in judgments.items():
             if not isinstance(docs, Mapping):
                 raise ParseError(
@@ -170,8 +199,8 @@ class Qrels:
                     f"{{doc: grade}}; got {type(docs).__name__}"
                 )
             for doc, grade in docs.items():
-                query_ids.append(str(query))
-                doc_ids.append(str(doc))
+                query_ids.append(checked_id(query, "query", source))
+                doc_ids.append(checked_id(doc, "doc", source, query))
                 grades.append(grade)
         describe = lambda i: where(source=source, query=query_ids[i], doc=doc_ids[i])  # noqa: E731
         grade_array = _integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ParseError, where
 from ..kernels.segments import ranks_within
-from .interning import intern
+from .interning import checked_id, intern
 from ..io.lines import no_lines, take_lines
 
 __all__ = ["Run"]
@@ -26,12 +26,20 @@ def _finite_scores(values: Any, describe_row) -> np.ndarray:
     array = np.asarray(values)
     if array.dtype == bool:
         raise ParseError(f"{describe_row(0)}scores must be numbers, not booleans")
+    if array.dtype == object:
+        for i, value in enumerate(array.tolist()):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ParseError(f"{describe_row(i)}score {str(value)[:40]!r} is not a number; "
+                                 "give every document a numeric score")
     try:
         scores = array.astype(np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         for i, value in enumerate(array.tolist()):
             try:
                 float(value)
+            except OverflowError:
+                raise ParseError(f"{describe_row(i)}score {str(value)[:40]} is beyond float64; "
+                                 "give every document a finite score") from None
             except (TypeError, ValueError):
                 raise ParseError(f"{describe_row(i)}score {value!r} is not a number; give every document a numeric score") from None
         raise
@@ -177,11 +185,15 @@ class Run:
         scores: list[Any] = []
         kinds = set()
         empty_queries: list[str] = []
+        if not isinstance(rankings, Mapping):
+            raise ParseError(f"{source}: rankings must be a mapping {{query: [doc, ...]}} or "
+                             f"{{query: {{doc: score}}}}; got {type(rankings).__name__}")
         for query, ranking in rankings.items():
+            checked_id(query, "query", source)
             if isinstance(ranking, Mapping):
                 kinds.add("scores")
                 items = list(ranking.items())
-                doc_ids.extend(str(d) for d, _ in items)
+                doc_ids.extend(checked_id(d, "doc", source, query) for d, _ in items)
                 scores.extend(s for _, s in items)
             elif isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence | np.ndarray):
                 raise ParseError(
@@ -191,7 +203,7 @@ class Run:
             else:
                 kinds.add("list")
                 items = list(ranking)
-                doc_ids.extend(str(d) for d in items)
+                doc_ids.extend(checked_id(d, "doc", source, query) for d in items)
             query_ids.extend([str(query)] * len(items))
             if not items:
                 empty_queries.append(str(query))

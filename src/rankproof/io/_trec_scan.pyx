@@ -5,15 +5,13 @@ The grammar (what :mod:`rankproof.io.trec` documents and checks):
 
 - a line ends at ``\\n``; its line number is one plus the number of ``\\n``
   before it;
-- a *blank* is a space, a tab or a carriage return; columns are separated by
-  runs of blanks, and blanks at either end of a line are ignored;
+- a *blank* is a space, a tab, a carriage return, a vertical tab or a form
+  feed (trec_eval's ``isspace``); columns are separated by runs of blanks,
+  and blanks at either end of a line are ignored;
 - a line with no byte other than blanks is skipped, as is a line whose first
   non-blank byte is ``#`` (a comment);
-- a vertical tab (0x0b) or a form feed (0x0c) in any other line is refused:
-  trec_eval's ``isspace`` takes them for separators, most other readers for
-  part of an id, so a file holding one means different things to different
-  tools; every other byte is part of a column (NUL and invalid UTF-8 are
-  refused before the scan, when the file is loaded).
+- every other byte is part of a column (NUL and invalid UTF-8 are refused
+  before the scan, when the file is loaded).
 
 The scan stops at the first bad line and says which and why; the caller
 builds the message. Ids are interned in first-appearance order through an
@@ -110,7 +108,7 @@ cdef enum:
     C_DATA = 0
     C_BLANK = 1
     C_END = 2       # '\n', or the NUL CPython keeps after every bytes object
-    C_BAD = 3       # '\v', '\f'
+    C_BAD = 3       # unused: every byte is data, a blank or an end
 
 cdef uint8_t CLASS[256]
 for _byte in range(256):
@@ -120,8 +118,10 @@ CLASS[0x09] = C_BLANK
 CLASS[0x0D] = C_BLANK
 CLASS[0x0A] = C_END
 CLASS[0x00] = C_END
-CLASS[0x0B] = C_BAD
-CLASS[0x0C] = C_BAD
+# trec_eval splits columns with C's isspace: vertical tab and form feed
+# separate columns as a space does (issue 13: both sizes of file, one rule).
+CLASS[0x0B] = C_BLANK
+CLASS[0x0C] = C_BLANK
 
 cdef double POW10[23]
 for _e in range(23):

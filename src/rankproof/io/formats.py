@@ -37,7 +37,8 @@ from rankproof.io.tables import (
     qrels_columns_from_table,
     run_columns_from_table,
 )
-from rankproof.io.files import encoding_hint, load_text, read_bytes
+from rankproof.io.files import check_json_nesting, encoding_hint, load_text, read_bytes
+from rankproof.io.limits import MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO
 from rankproof.io.trec import (
     QrelsColumns,
     RunColumns,
@@ -412,6 +413,7 @@ def _read_jsonl(data: bytes, source: str, named: dict, what: _What):
     # pyarrow skips lines holding only blanks. Deleting the blanks (which
     # keeps every newline) lets numpy find the other lines, and so the file
     # line of every row, without a loop.
+    check_json_nesting(data, source)  # before pyarrow, which crashes on deep nesting
     squeezed = data.translate(None, b" \t\r")
     numbers, _, _ = _data_lines(squeezed, _newlines(squeezed))
     try:
@@ -433,6 +435,27 @@ def _read_jsonl(data: bytes, source: str, named: dict, what: _What):
 
 
 # -- Parquet ------------------------------------------------------------------
+
+
+def _check_parquet_size(parquet, file: Path, source: str, columns: int) -> None:
+    """Refuse a Parquet file whose rows would take far more memory than its size.
+
+    Parquet's dictionary and run-length encodings make a decompression bomb
+    easy (50 million identical rows in half a megabyte). The rows are known
+    from the footer before anything is decoded; each row of each column read
+    takes at least 8 bytes once decoded.
+    """
+    decoded = parquet.metadata.num_rows * max(columns, 1) * 8
+    most = MAX_DECOMPRESSED_BYTES.value()
+    if decoded > most:
+        raise ParseError(where(source=source) + MAX_DECOMPRESSED_BYTES.refusal(
+            f"{parquet.metadata.num_rows} rows (at least {decoded} bytes decoded)"))
+    ratio = MAX_DECOMPRESSION_RATIO.value()
+    size = max(file.stat().st_size, 1)
+    if decoded > (64 << 20) and decoded > ratio * size:
+        raise ParseError(where(source=source) + MAX_DECOMPRESSION_RATIO.refusal(
+            f"{parquet.metadata.num_rows} rows in {size} bytes (at least {decoded // size} times the file "
+            "size once decoded), a decompression bomb or a very repetitive file,"))
 
 
 def _read_parquet(path, source: str, named: dict, what: _What):
@@ -464,6 +487,7 @@ def _read_parquet(path, source: str, named: dict, what: _What):
     missing = [arg for arg, name in named.items() if name not in present]
     if missing:
         raise _missing_error(present, named, missing, where(source=source), "column")
+    _check_parquet_size(parquet, file, source, len(_unique(named)))
     try:
         return parquet.read(columns=_unique(named))
     except (pa.ArrowInvalid, OSError) as exc:

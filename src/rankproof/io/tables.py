@@ -30,6 +30,7 @@ import numpy as np
 
 from rankproof.io.lines import no_lines
 from rankproof.errors import InputError, ParseError, where
+from rankproof.io.limits import MAX_ID_LENGTH
 from rankproof.io.trec import (
     _FLOAT,
     _INTEGER,
@@ -371,6 +372,21 @@ def _id_columns(columns: dict, named: Mapping[str, object], rows: _Rows):
         row, arg = min(bad)
         rows.query, rows.doc = text["query"], text["doc"]
         raise ParseError(f"{rows.at(row)}the {arg} id is empty; give every row a {arg} id")
+
+    # An id of a megabyte would make every id as wide once interned.
+    longest = MAX_ID_LENGTH.value()
+    bad = []
+    for arg in ("query", "doc"):
+        if not _is_text(text[arg].type):
+            continue
+        row = _first(pc.greater(pc.binary_length(text[arg]), longest))
+        if row >= 0:
+            bad.append((row, arg))
+    if bad:
+        row, arg = min(bad)
+        rows.query, rows.doc = text["query"], text["doc"]
+        size = len(text[arg][row].as_py().encode("utf-8"))
+        raise ParseError(rows.at(row) + MAX_ID_LENGTH.refusal(f"the {arg} id of {size} bytes"))
 
     rows.query, rows.doc = text["query"], text["doc"]
     return text["query"], text["doc"]

@@ -36,6 +36,7 @@ import numpy as np
 
 from rankproof.errors import ParseError, where
 from rankproof.io import _trec_scan
+from rankproof.io.limits import MAX_ID_LENGTH
 from rankproof.io.files import encoding_hint, load_text
 
 __all__ = [
@@ -134,7 +135,7 @@ _FLOAT = re.compile(
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
 
-_FIELD_SEPARATOR = re.compile(r"[ \t\r]+")
+_FIELD_SEPARATOR = re.compile(r"[ \t\r\v\f]+")  # trec_eval's isspace
 _SHOWN_CHARS = 80
 _SPACE_NAMES = {0x0B: "a vertical tab (\\v)", 0x0C: "a form feed (\\f)", 0x00: "a NUL byte"}
 
@@ -359,16 +360,29 @@ def _line_error(text: bytes, scanned: dict, fmt: _Format, source: str) -> ParseE
     line, start, end = scanned["line"], scanned["start"], scanned["end"]
     if scanned["status"] == _trec_scan.BAD_SPACE:
         return ParseError(where(source=source, line=line) + _space_problem(text, start, scanned["at"]))
-    shown = text[start:end].decode("utf-8").strip(" \t\r")
+    shown = text[start:end].decode("utf-8").strip(" \t\r\v\f")
     error = _row_error(_FIELD_SEPARATOR.split(shown), shown, fmt, source, line)
     if error is None:  # pragma: no cover - the scan and the message functions disagree
         raise RuntimeError(f"line {line} was refused by the scan but passes the checks")
     return error
 
 
-def _interned(codes: np.ndarray, interner) -> tuple[np.ndarray, np.ndarray]:
-    """Renumber first-appearance codes (in place) into the order of the sorted ids."""
-    order, ids = _trec_scan.sorted_vocabulary(*interner.vocabulary())
+def _interned(codes: np.ndarray, interner, what: str = "id", lines: "np.ndarray | None" = None,
+              source: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """Renumber first-appearance codes (in place) into the order of the sorted ids.
+
+    An id longer than the id-length limit is refused before the vocabulary
+    is built: its fixed-width array would take the longest id's size times
+    the number of ids (see :mod:`rankproof.io.limits`).
+    """
+    text, starts, lengths = interner.vocabulary()
+    longest = MAX_ID_LENGTH.value()
+    if len(lengths) and int(np.max(lengths)) > longest:
+        code = int(np.argmax(np.asarray(lengths) > longest))
+        line = int(lines[np.argmax(codes == code)]) if lines is not None else None
+        raise ParseError(where(source=source, line=line) + MAX_ID_LENGTH.refusal(
+            f"the {what} id of {int(lengths[code])} bytes"))
+    order, ids = _trec_scan.sorted_vocabulary(text, starts, lengths)
     _trec_scan.remap(codes, order)
     return codes, ids
 
@@ -401,8 +415,8 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
         names the file and line.
     """
     source, scanned = _scan(path, _QRELS)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"])
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"], "query", scanned["lines"], source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"], "doc", scanned["lines"], source)
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
@@ -442,8 +456,8 @@ def read_trec_run_columns(path) -> RunColumns:
         names the file and line.
     """
     source, scanned = _scan(path, _RUN)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"])
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"])
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"], "query", scanned["lines"], source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"], "doc", scanned["lines"], source)
     return RunColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,

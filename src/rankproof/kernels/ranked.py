@@ -22,6 +22,11 @@ from .segments import ranks_within
 __all__ = ["Ranked"]
 
 
+# In-group positions of the first relevant group computed in vectorised steps
+# across queries before each longer group gets a pass of its own (first_relevant).
+_VECTOR_TERMS = 64
+
+
 class Ranked:
     """Group structure of aligned rankings, with segment sums over it.
 
@@ -255,18 +260,31 @@ class Ranked:
         k = k_query[query]
         # Terms q = 1 .. min(n - r + 1, k - s); none when the group starts past k.
         terms = np.clip(np.minimum(n - rel + 1, k - s), 0, None)
-        # P(1) = r/n and P(q) = P(q-1) * (n-q-r+2)/(n-q+1). The loop runs over
-        # in-group positions (the largest tied group), vectorised across
-        # queries, so each query's value is computed exactly as if alone.
-        p = rel / n
+        # P(1) = r/n and P(q) = P(q-1) * (n-q-r+2)/(n-q+1). Each query's terms
+        # depend only on that query, so its value is the same as if alone.
+        # The first _VECTOR_TERMS positions go in steps vectorised across the
+        # queries still active (the set shrinks, so the work is the number of
+        # terms, not queries x the largest tie group); a query whose first
+        # relevant group is longer continues in one numpy pass of its own.
         hit_first = np.zeros(len(first))
         rr_first = np.zeros(len(first))
-        for q in range(1, int(terms.max(initial=0)) + 1):
-            active = terms >= q
+        active = np.flatnonzero(terms >= 1)
+        p = rel[active] / n[active]
+        q = 1
+        while active.size and q <= _VECTOR_TERMS:
             if q > 1:
-                p = np.where(active, p * (n - q - rel + 2) / np.maximum(n - q + 1, 1), 0.0)
-            hit_first += np.where(active, p, 0.0)
-            rr_first += np.where(active, p / (s + q), 0.0)
+                p = p * (n[active] - q - rel[active] + 2) / np.maximum(n[active] - q + 1, 1)
+            hit_first[active] += p
+            rr_first[active] += p / (s[active] + q)
+            q += 1
+            keep = terms[active] >= q
+            active, p = active[keep], p[keep]
+        for row, p_row in zip(active.tolist(), p.tolist()):
+            positions = np.arange(q, int(terms[row]) + 1, dtype=np.float64)
+            n_row, r_row = float(n[row]), float(rel[row])
+            chance = p_row * np.cumprod((n_row - positions - r_row + 2) / np.maximum(n_row - positions + 1, 1))
+            hit_first[row] += chance.sum()
+            rr_first[row] += (chance / (s[row] + positions)).sum()
         rr[query] = rr_first
         hit[query] = np.minimum(hit_first, 1.0)
         return rr, hit

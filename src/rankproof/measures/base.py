@@ -137,7 +137,14 @@ def _check_cutoff(name: str, k: Any) -> int:
         )
     if k < 1:
         raise MeasureError(f"the cutoff k of {name} must be >= 1; got {k}. Write {name}@10, for instance")
+    if k > _LARGEST_CUTOFF:
+        raise MeasureError(f"the cutoff k of {name} must be at most {_LARGEST_CUTOFF}; got {str(k)[:30]}. "
+                           f"Write {name} without @k to use the whole ranking")
     return k
+
+
+# Cut-offs are held in int64 arrays (trec_eval's atol saturates here too).
+_LARGEST_CUTOFF = 2**63 - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,9 +231,10 @@ def _unknown_measure(names: list[str], cutoffs: "list[str | None] | None" = None
     parts = []
     for index, name in enumerate(names):
         cutoff = cutoffs[index] if cutoffs else None
-        near = [f"{n}@{cutoff}" if cutoff and REGISTRY[n].cutoff else n for n in suggest(name)]
+        near = [f"{n}@{cutoff}" if cutoff and REGISTRY[n].cutoff else n for n in suggest(name[:100])]
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        parts.append(f"{name!r}{hint}")
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        parts.append(f"{shown!r}{hint}")
     label = "unknown measure" if len(names) == 1 else "unknown measures"
     return MeasureError(f"{label} {'; '.join(parts)}. Known measures: {', '.join(REGISTRY)} "
                         "(and the names of trec_eval, ir_measures and ranx: see `rankproof measures`)")
@@ -256,6 +264,8 @@ def _parse_one(text: str) -> Measure:
             key, sep, value = item.partition("=")
             if not sep or not key.strip() or not value.strip():
                 raise MeasureError(f"cannot read parameter {item.strip()!r} of {text!r}; write key=value")
+            if key.strip() in params:
+                raise MeasureError(f"parameter {key.strip()} is given twice in {text!r}; give each parameter once")
             params[key.strip()] = value.strip()
     cutoff = None
     if match["cutoff"] is not None:
@@ -290,6 +300,11 @@ def parse_measures(texts) -> list[Measure]:
     """Read several measures; every unknown name is reported at once."""
     if isinstance(texts, (str, Measure)):
         texts = [texts]
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise MeasureError(f"measures must be a measure name, a Measure or a list of them, e.g. ['ndcg@10', 'ap']; "
+                           f"got {type(texts).__name__}") from None
     measures: list[Measure] = []
     unknown: list[str] = []
     cutoffs: list[str | None] = []
@@ -297,6 +312,8 @@ def parse_measures(texts) -> list[Measure]:
         if isinstance(text, Measure):
             measures.append(text)
             continue
+        if not isinstance(text, str):
+            raise MeasureError(f"a measure must be a name such as 'ndcg@10' or a Measure; got {str(text)[:40]!r}")
         match = _MEASURE_TEXT.match(_canonical_text(str(text)))
         if match is not None and match["name"] not in REGISTRY:
             unknown.append(match["name"])

@@ -18,6 +18,7 @@ from ..pipeline import Alignment
 from ..kernels.ranked import Ranked
 from ..kernels.segments import ranks_within
 from ..protocol import Discount, DiscountVector, Gain, GainMap, Ideal, LogDiscount, Protocol
+from ..errors import MeasureError
 from .base import Measure
 
 __all__ = ["Context", "Values", "gains_of", "discount_table", "ratio"]
@@ -38,6 +39,10 @@ class Values:
     undefined: np.ndarray | None = None
 
 
+# 2^996 - 1 is the largest exp2 gain below LARGEST_GAIN (1e300).
+_LARGEST_EXP2_GRADE = 996
+
+
 def gains_of(grades: np.ndarray, gain: "Gain | GainMap") -> np.ndarray:
     """Gain of each grade: g (linear), 2^g - 1 (exp2), or an explicit table.
 
@@ -47,6 +52,11 @@ def gains_of(grades: np.ndarray, gain: "Gain | GainMap") -> np.ndarray:
     if gain is Gain.LINEAR:
         return grades.astype(np.float64)
     if gain is Gain.EXP2:
+        if grades.size and grades.max() > _LARGEST_EXP2_GRADE:
+            raise MeasureError(
+                f"grade {int(grades.max())} with gain=exp2 gives 2^{int(grades.max())} - 1, beyond what a DCG "
+                f"can sum in float64 (exp2 takes grades up to {_LARGEST_EXP2_GRADE}); use gain=linear, "
+                "or map the grades to a smaller scale (--grade-map)")
         return np.exp2(grades.astype(np.float64)) - 1.0
     table_grades = np.array([g for g, _ in gain.gains], dtype=np.int64)
     table_gains = np.array([v for _, v in gain.gains], dtype=np.float64)

@@ -130,7 +130,11 @@ _ATOF = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 def c_atol(text: str) -> int:
     """C's atol: the leading integer of the text, 0 when there is none (``"23.4"`` is 23)."""
     match = _ATOL.match(text)
-    return int(match.group(1)) if match else 0
+    if not match:
+        return 0
+    # glibc's atol (strtol) saturates at LONG_MIN and LONG_MAX: P.99999999999999999999
+    # is P_9223372036854775807 in trec_eval.
+    return min(max(int(match.group(1)), -(2**63)), 2**63 - 1)
 
 
 def c_atof(text: str) -> float:

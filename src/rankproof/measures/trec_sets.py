@@ -238,7 +238,10 @@ def _interp_avg(ctx: Context, m: Measure) -> Values:
 def _rprec_mult(ctx: Context, m: Measure) -> Values:
     rel = _rel(ctx, m)
     num_rel = ctx.num_rel(rel)
-    cut = np.floor(float(m.setting("mult", ctx.protocol)) * num_rel.astype(np.float64) + 0.9).astype(np.int64)
+    cut = np.floor(float(m.setting("mult", ctx.protocol)) * num_rel.astype(np.float64) + 0.9)
+    # A huge mult (1e300) cuts past any ranking; held below 2^62 so that the
+    # cast to int64 cannot wrap to a negative cut-off.
+    cut = np.minimum(cut, float(2**62)).astype(np.int64)
     values = ratio(_count(ctx, ctx.relevant(rel), cut), cut, False)
     return Values(values.value, values.numerator, values.denominator, num_rel == 0)
 

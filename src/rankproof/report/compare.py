@@ -31,6 +31,8 @@ def _signed(value: float) -> str:
 
 
 def _p(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
     return "<0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
@@ -39,6 +41,8 @@ def _needed(value: int | None) -> str:
 
 
 def _effect(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
     return "inf" if math.isinf(value) else f"{value:+.2f}"
 
 
@@ -94,12 +98,15 @@ def to_table(comparison) -> str:
 
 
 def to_markdown(comparison) -> str:
+    from .table import markdown_cell
+
     """A Markdown table for a paper or an issue; significant rows are marked ``*``."""
     headers = _headers(comparison)
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * 3 + "---:|" * (len(headers) - 3)]
     for row in comparison.rows:
         # A bare * could pair up into emphasis: escaped.
-        lines.append("| " + " | ".join(cell.replace("*", r"\*") for cell in _cells(row, comparison)) + " |")
+        lines.append("| " + " | ".join(markdown_cell(cell).replace("*", r"\*") for cell in _cells(row, comparison))
+                     + " |")
     notes = _notes(comparison)
     lines += [""] + [line.replace("*", r"\*", 1) + "  " for line in notes[:3]]
     lines += ["", f"Protocol: `{comparison.protocol}` (fingerprint `{comparison.protocol.fingerprint}`); "

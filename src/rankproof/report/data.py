@@ -62,8 +62,29 @@ def to_json(results: Sequence[Results], per_query: bool = True) -> str:
     return json.dumps(document, indent=2 if size <= 1000 else None, ensure_ascii=False) + "\n"
 
 
+def _check_no_query_named_all(results: Sequence[Results], fmt: str) -> None:
+    """Refuse per-query output in which a query named ``all`` would look like the mean row.
+
+    trec_eval's layout (and so rankproof's CSV and trec formats) writes the
+    mean with the query ``all``; a query of that name would be read as the
+    mean by every script that reads these files. JSON keeps them apart.
+    """
+    from ..errors import InputError
+
+    for r in results:
+        if "all" in r.queries:
+            raise InputError(f"run {r.run_name}: a query is named 'all', which in --format {fmt} per-query "
+                             "output is the name of the mean row; rename the query, or use --format json "
+                             "(which keeps per-query values and means apart)")
+
+
 def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str = ",") -> str:
-    """Long format: run, query ("all" for the mean), measure, value."""
+    """Long format: run, query ("all" for the mean), measure, value.
+
+    With per-query rows, a query named ``all`` is refused (it would read as the mean).
+    """
+    if per_query:
+        _check_no_query_named_all(results, "csv")
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
     writer.writerow(["run", "query", "measure", "value"])
@@ -79,7 +100,12 @@ def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str =
 
 
 def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int = 4) -> str:
-    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (measure, query or all, value; ``digits`` decimals)."""
+    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (measure, query or all, value; ``digits`` decimals).
+
+    With per-query lines, a query named ``all`` is refused (it would read as the mean).
+    """
+    if per_query:
+        _check_no_query_named_all(results, "trec")
     lines = []
     for r in results:
         if per_query:

@@ -424,8 +424,16 @@ def compare(
     for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1), ("power", power, 0, 1)):
         if not isinstance(value, (int, float)) or not low < value < high:
             raise InputError(f"{name} must be a number in ({low}, {high}); got {value!r}")
-    if not isinstance(n_resamples, int) or n_resamples < 1:
+    if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 1:
         raise InputError(f"n_resamples must be a positive integer; got {n_resamples!r}")
+    # A percentile interval needs resamples in both tails: at least 2 / (1 - confidence)
+    # (40 at 95%); with fewer the interval need not even hold the estimate.
+    fewest = math.ceil(2 / (1 - confidence) - 1e-9)
+    if n_resamples < fewest:
+        raise InputError(f"n_resamples {n_resamples} is too few for a {confidence:g} interval; "
+                         f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InputError(f"seed must be a non-negative integer; got {str(seed)[:40]}")
     if protocol is not None and not isinstance(protocol, Protocol):
         from ..evaluate import _as_protocol
 
@@ -472,14 +480,21 @@ def compare(
     mean_b = np.where(paired, second, 0).sum(axis=1) / n
     difference = np.where(paired, d, 0).sum(axis=1) / n
     deviation = np.sqrt(np.where(paired, (d - difference[:, None]) ** 2, 0).sum(axis=1) / (n - 1))
+    # Equal nonzero differences have no spread: the effect size d and the
+    # t-test's p are undefined (NaN, shown as n/a), not infinite and 0.
+    undefined = ~(deviation > 0) & (difference != 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        effect = np.where(deviation > 0, difference / deviation,
-                          np.where(difference == 0, 0.0, np.sign(difference) * np.inf))
+        effect = np.where(deviation > 0, difference / deviation, np.where(difference == 0, 0.0, np.nan))
     wins = (paired & (d > TIE_TOLERANCE)).sum(axis=1)
     losses = (paired & (d < -TIE_TOLERANCE)).sum(axis=1)
     ties = n - wins - losses
     p = TESTS[test](d, n_resamples=n_resamples, seed=seed)
-    p_corrected = correct(p, correction)
+    if test == "t":
+        p = np.where(undefined, np.nan, p)
+    # Undefined p-values are not in the family the correction counts.
+    p_corrected = np.full(len(p), np.nan)
+    defined = ~np.isnan(p)
+    p_corrected[defined] = correct(p[defined], correction)
     intervals = _bootstrap(d, confidence, n_resamples, seed, bootstrap_method)
 
     rows = tuple(

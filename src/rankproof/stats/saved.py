@@ -68,9 +68,18 @@ def _number(value: Any, where: str) -> float:
     if value is None:
         return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{where}: expected a number or null, got {value!r}; re-save with rankproof evaluate "
-                         "--format json")
-    return float(value)
+        raise InputError(f"{where}: expected a number or null, got {str(value)[:40]!r}; re-save with rankproof "
+                         "evaluate --format json")
+    number = float(value)
+    # Measure values are small; beyond this the differences and squares that
+    # paired tests take overflow to inf, and "+inf*" would look significant.
+    if not math.isfinite(number) or abs(number) > _LARGEST_VALUE:
+        raise InputError(f"{where}: {value!r} is not a finite measure value of magnitude at most "
+                         f"{_LARGEST_VALUE:g}; re-save with rankproof evaluate --format json")
+    return number
+
+
+_LARGEST_VALUE = 1e100
 
 
 def results_from_document(document: Any, source: str = "saved results") -> list[SavedResults]:
@@ -90,6 +99,8 @@ def results_from_document(document: Any, source: str = "saved results") -> list[
         raise InputError(f"{source}: fingerprint {document['fingerprint']} does not match its protocol text "
                          f"({protocol.fingerprint}); the file was edited: {fix}")
     qrels = document.get("qrels") or {}
+    if not isinstance(qrels, dict) or not isinstance(document["protocol_text"], str):
+        raise InputError(f"{source}: 'qrels' must be an object and 'protocol_text' a string; {fix}")
     runs = document["runs"]
     if not isinstance(runs, dict) or not runs:
         raise InputError(f"{source}: 'runs' holds no run; {fix}")
@@ -101,6 +112,8 @@ def results_from_document(document: Any, source: str = "saved results") -> list[
                              "re-save with rankproof evaluate --format json (it keeps them)")
         queries = list(per_query)
         means = run.get("mean") or {}
+        if not isinstance(means, dict):
+            raise InputError(f"{source}: run {name}: 'mean' must be an object of measure: value; {fix}")
         names = list(means) or (list(per_query[queries[0]]) if queries else [])
         measures = {}
         for text in names:
@@ -129,15 +142,20 @@ def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
 
     Returns one :class:`SavedResults` per run in the file.
     """
+    from ..errors import ParseError
+    from ..io.files import check_json_nesting, load_text
+
     source = os.fspath(path)
+    fix = "give a file written by rankproof evaluate --format json -o FILE"
     try:
-        with open(source, encoding="utf-8") as stream:
-            document = json.load(stream)
-    except FileNotFoundError:
-        raise InputError(f"{source}: the file does not exist; check the path") from None
-    except OSError as error:
-        raise InputError(f"{source}: cannot be read ({error.strerror or error}); check the path") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        data = load_text(source, source, what="results", label="JSON", binary_hint=lambda _: fix,
+                         encoding_fix=lambda _: fix)
+    except ParseError as error:
+        raise InputError(str(error).replace(": does not exist;", ": the file does not exist;")) from None
+    check_json_nesting(data, source)
+    try:
+        document = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise InputError(f"{source}: not valid JSON ({error}); give a file written by rankproof evaluate "
                          "--format json -o FILE") from None
     return results_from_document(document, source)

@@ -19,6 +19,7 @@ import textwrap
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError, RankproofError
+from ..report.output import write_output
 from .engine import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
 from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
 
@@ -183,9 +184,23 @@ def _read_run(path: str, version9: bool = False) -> tuple[Run, str]:
     label = {}
     try:
         if path == "-":
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+            if hasattr(sys.stdin, "buffer"):
+                from ..io.files import read_stream
+
+                data = read_stream(sys.stdin.buffer, "stdin", label="TREC",
+                                   binary_hint=lambda _: "give the plain-text run file instead")
+            else:
+                data = sys.stdin.read().encode("utf-8")
             file = _temporary(data, made)
             label[file] = "stdin"
+        elif _is_stream(path):
+            # A pipe (<(...)) can be read once: keep its bytes for the retry below.
+            from pathlib import Path
+
+            from ..io.files import read_bytes
+
+            file = _temporary(read_bytes(Path(path), path, "run"), made)
+            label[file] = path
         else:
             file = path
         if version9:
@@ -205,6 +220,16 @@ def _read_run(path: str, version9: bool = False) -> tuple[Run, str]:
     finally:
         for name in made:
             os.unlink(name)
+
+
+def _is_stream(path: str) -> bool:
+    """Tell whether a path names a pipe or device rather than a regular file."""
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and not path.lower().endswith(".gz")
+    except OSError:
+        return False
 
 
 def _with_source(run: Run, source: str) -> Run:
@@ -272,11 +297,11 @@ def trec_eval_command(argv: list[str]) -> int:
     settings, measures, qrels_path, run_path, action = parse_arguments(argv)
     version9 = bool(settings.get("version9")) if settings else "--v9" in argv
     if action == "help":
-        sys.stdout.write(HELP)
+        write_output(HELP, None)
         return 0
     if action == "version":
         shown = TREC_EVAL9_VERSION if version9 else TREC_EVAL_VERSION
-        sys.stdout.write(f"trec_eval version {shown} (rankproof trec-eval)\n")
+        write_output(f"trec_eval version {shown} (rankproof trec-eval)\n", None)
         return 0
     request(measures, version9=version9)  # unknown measures and bad parameters fail before any file is read
     zscore_path = settings.pop("zscores", None)
@@ -291,12 +316,30 @@ def trec_eval_command(argv: list[str]) -> int:
         run, runid = _read_run(run_path, version9)
         stages.step("read run")
         text, warning = _evaluate(qrels, run, runid, settings, measures, zscore_path, version9)
+    except RankproofError as error:
+        raise _without_policy_hint(error) from None
     finally:
         stages.close()
-    sys.stdout.write(text)
+    write_output(text, None)
     if warning:
         print(f"rankproof: warning: trec-eval: {warning}", file=sys.stderr)
     return 0
+
+
+def _without_policy_hint(error: RankproofError) -> RankproofError:
+    """trec-eval has no --policy option: a hint to set one points to rankproof evaluate instead.
+
+    >>> str(_without_policy_hint(InputError("r line 2: doc a is listed twice; set the policy duplicates=first")))
+    'r line 2: doc a is listed twice; fix the input (trec_eval 10 refuses it too), or evaluate with rankproof evaluate --policy duplicates=first'
+    """
+    message = str(error)
+    marker = "set the policy "
+    at = message.find(marker)
+    if at < 0:
+        return error
+    policy = message[at + len(marker):].split()[0] if message[at + len(marker):].split() else ""
+    return type(error)(message[:at] + "fix the input (trec_eval 10 refuses it too), or evaluate with "
+                       f"rankproof evaluate --policy {policy}".rstrip())
 
 
 def _evaluate(qrels, run, runid, settings, measures, zscore_path, version9) -> tuple[str, str | None]:

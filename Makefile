@@ -65,6 +65,7 @@ $(TREC_EVAL9):
 
 # The benchmark smoke run comes first so that pytest's summary is the last line.
 test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
+	$(BIN)/ruff check src
 	$(MAKE) bench-quick
 	$(BIN)/python -m pytest
 

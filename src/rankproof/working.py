@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from math import comb
 
-import numpy as np
 
 from .protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 

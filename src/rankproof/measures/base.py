@@ -19,7 +19,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from typing import Any, Callable
 

@@ -8,7 +8,6 @@ JSON and CSV keep full precision (infinite or undefined values are null / empty)
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 import math

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import math
 from html import escape
-from typing import Sequence
 
 from . import svg
 from .compare import _TESTS, _CORRECTIONS, _effect, _needed, _p, _signed
@@ -582,8 +581,8 @@ class _Page:
                    f'<span class="muted">{escape(self._curve_reading(drill["measure"]))} The same query is shown '
                    f'in the drill-down below.</span></div>'
                    + svg.legend([(run, self.colors[run]) for run in self.runs] + [("ideal (dashed)", "#1d2330")]) +
-                   f'<svg class="figure" id="cumulative" data-figure="cumulative" viewBox="0 0 560 300" width="560" '
-                   f'height="300" role="img" aria-label="cumulative DCG of the chosen query"></svg>'
+                   '<svg class="figure" id="cumulative" data-figure="cumulative" viewBox="0 0 560 300" width="560" '
+                   'height="300" role="img" aria-label="cumulative DCG of the chosen query"></svg>'
                    if drill else "")
                 + "</section>")
 

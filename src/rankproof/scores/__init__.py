@@ -41,7 +41,7 @@ from ..evaluate import _as_protocol, _measure_alignment, _measure_list, _weights
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, ratio
 from ..pipeline import QueryTable
-from ..protocol import Gain, Protocol, Ties
+from ..protocol import Protocol, Ties
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._dense import dense_ndcg_parts

@@ -205,8 +205,8 @@ def dense_dcg_parts(const double[:, ::1] score, const grade_t[:, ::1] grade, Py_
     cdef Py_ssize_t num_levels = levels_by_gain.shape[0]
     cdef const long long* levels = &levels_by_gain[0] if num_levels else NULL
     cdef Py_ssize_t i
-    cdef double* scratch
-    cdef Py_ssize_t* per_level
+    cdef double* scratch = NULL
+    cdef Py_ssize_t* per_level = NULL
     with nogil, parallel():
         # Scratch per thread: top k values, and the entries above v (score, gain).
         scratch = <double*>malloc(3 * kk * sizeof(double))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -191,6 +191,85 @@ class Results:
             w = self._weights[keep]
             return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
         return float(result.value[keep].mean())
+
+    @classmethod
+    def concat(cls, parts: "Sequence[Results]", run_name: str | None = None) -> "Results":
+        """Results of disjoint sets of queries (shards, partitions) as one.
+
+        Every part must hold the same measures under the same protocol; a
+        query may appear in one part only. Values are joined, counts added
+        (each is a count of cases), and the aggregate is then taken over all
+        queries, as one evaluation of the whole would.
+
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> qrels = Qrels.from_dict({"a": {"x": 1}, "b": {"y": 1}})
+        >>> run = Run.from_dict({"a": ["x"], "b": ["z", "y"]})
+        >>> whole = evaluate(qrels, run, "rr")
+        >>> parts = [evaluate(Qrels.from_dict({q: d}), Run.from_dict({q: run_q}), "rr")
+        ...          for q, d, run_q in [("a", {"x": 1}, ["x"]), ("b", {"y": 1}, ["z", "y"])]]
+        >>> Results.concat(parts).mean("rr") == whole.mean("rr") == 0.75
+        True
+        """
+        from .errors import InputError
+
+        parts = list(parts)
+        if not parts:
+            raise InputError("Results.concat needs at least one Results")
+        first = parts[0]
+        for part in parts[1:]:
+            if part.protocol != first.protocol:
+                raise InputError(f"Results.concat: {part.run_name} was evaluated under protocol "
+                                 f"{part.protocol.fingerprint}, {first.run_name} under {first.protocol.fingerprint}; "
+                                 "evaluate every part under one protocol")
+            if part.measures != first.measures:
+                raise InputError(f"Results.concat: {part.run_name} holds {', '.join(map(str, part.measures))}, "
+                                 f"{first.run_name} holds {', '.join(map(str, first.measures))}; "
+                                 "evaluate every part with the same measures")
+        tables = [part._table for part in parts]
+        queries = np.concatenate([t.queries for t in tables])
+        if len(np.unique(queries)) != len(queries):
+            raise InputError("Results.concat: a query appears in two parts; give each query to one part only")
+        ranges = [t.grade_range for t in tables if t.grade_range is not None]
+        table = QueryTable(
+            queries=queries, in_run=np.concatenate([t.in_run for t in tables]),
+            retrieved=np.concatenate([t.retrieved for t in tables]),
+            unjudged_retrieved=np.concatenate([t.unjudged_retrieved for t in tables]),
+            qrels_source=first._table.qrels_source, run_source=first._table.run_source,
+            notes=tuple(dict.fromkeys(note for t in tables for note in t.notes)),
+            grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
+            judged_queries=sum(t.judged_queries for t in tables),
+            missing_queries=sum(t.missing_queries for t in tables))
+        measures = {}
+        for measure in first.measures:
+            results = [part._measures[measure] for part in parts]
+
+            def joined(name: str):
+                arrays = [getattr(r, name) for r in results]
+                return None if any(a is None for a in arrays) else np.concatenate(arrays)
+
+            measures[measure] = MeasureResult(
+                measure=measure, value=joined("value"), included=joined("included"),
+                numerator=joined("numerator"), denominator=joined("denominator"), zero_ideal=joined("zero_ideal"))
+
+        def counts() -> dict:
+            total: dict[str, Any] = {}
+            for part in parts:
+                source = part._counts() if callable(part._counts) else part._counts
+                for key, value in source.items():
+                    if isinstance(value, dict):
+                        inner = total.setdefault(key, {})
+                        for m, v in value.items():
+                            inner[m] = inner.get(m, 0) + v
+                    else:
+                        total[key] = total.get(key, 0) + value
+            return total
+
+        weights = [part._weights for part in parts]
+        joined_weights = None if any(w is None for w in weights) else np.concatenate(weights)
+        merged = cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
+                     weights=joined_weights, run_name=run_name or first.run_name)
+        merged.complete_judgments = all(part.complete_judgments for part in parts)
+        return merged
 
     def means(self) -> dict[str, float]:
         """``{measure text: mean}`` for every measure, in the order asked."""

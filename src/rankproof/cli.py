@@ -651,6 +651,18 @@ def _add_input_options(parser: argparse.ArgumentParser, runs: bool = True) -> No
                             help="name the run FILE as NAME in every output (repeatable)")
 
 
+def _add_test_options(parser: argparse.ArgumentParser) -> None:
+    """The significance options compare and report share."""
+    parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
+                        help="paired test (default randomization: sign flips)")
+    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+                        help="multiple-comparison correction over pairs x measures (default holm)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="randomization and bootstrap draws (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
 def _add_coverage_options(parser: argparse.ArgumentParser) -> None:
     from .evaluate import MIN_COVERAGE
 
@@ -761,17 +773,11 @@ def _parser() -> argparse.ArgumentParser:
     co.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                     help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
     co.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)")
-    co.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
-                    help="paired test (default randomization: sign flips)")
-    co.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
-                    help="multiple-comparison correction over pairs x measures (default holm)")
-    co.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    _add_test_options(co)
     co.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level (default 0.95)")
     co.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
                     help="bootstrap interval method (default percentile)")
     co.add_argument("--power", type=float, default=0.8, help="power for 'queries needed' (default 0.8)")
-    co.add_argument("--resamples", type=int, default=10_000, help="randomization and bootstrap draws (default 10000)")
-    co.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     co.add_argument("--allow-mismatch", action="store_true",
                     help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
     _add_protocol_options(co)
@@ -790,13 +796,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
     rp.add_argument("--segments", metavar="FILE",
                     help="query -> segment: lines 'query segment', or a JSON object {\"query\": \"segment\"}")
-    rp.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
-                    help="paired test (default randomization)")
-    rp.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
-                    help="multiple-comparison correction (default holm)")
-    rp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    rp.add_argument("--resamples", type=int, default=10_000, help="randomization and bootstrap draws (default 10000)")
-    rp.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_test_options(rp)
     _add_protocol_options(rp)
     _add_input_options(rp)
     rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write (atomically)")

@@ -407,17 +407,28 @@ def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate, co
 
 
 def apply_score_precision(score: np.ndarray, protocol: Protocol) -> np.ndarray:
-    """The ``score_precision`` policy: scores as the protocol holds them.
+    """The ``score_precision`` policy: scores as float64, held as the protocol says.
 
     ``float32`` rounds them as trec_eval 9 and pytrec_eval hold them, so
-    scores closer than float32 can tell apart tie.
+    scores closer than float32 can tell apart tie. Under ``float64``, integer
+    scores beyond 2^53 (nanosecond timestamps as recency scores), which
+    float64 cannot tell apart, are replaced by their rank among all the
+    scores: only their order matters to a ranking, and ranks keep every order
+    and every tie exactly.
 
     >>> apply_score_precision(np.array([1.0, 1.0 + 1e-9]), Protocol(score_precision="float32")).tolist()
     [1.0, 1.0]
+    >>> apply_score_precision(np.array([2**62 + 1, 2**62, 5]), Protocol()).tolist()
+    [2.0, 1.0, 0.0]
     """
+    score = np.asarray(score)
     if protocol.score_precision is ScorePrecision.FLOAT32:
-        return score.astype(np.float32).astype(np.float64)
-    return score
+        return np.asarray(score, dtype=np.float64).astype(np.float32).astype(np.float64)
+    if (score.dtype.kind in "iu" and score.size
+            and (int(score.max()) > 2**53 or int(score.min()) < -(2**53))):
+        _, rank = np.unique(score.ravel(), return_inverse=True)
+        return np.ascontiguousarray(rank.reshape(score.shape), dtype=np.float64)
+    return np.ascontiguousarray(score, dtype=np.float64)
 
 
 def rank_order(row_query: np.ndarray, num_queries: int, score: np.ndarray | None, doc: np.ndarray,

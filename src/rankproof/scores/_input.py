@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import InputError
 from ..kernels.segments import ranks_within
 from ..pipeline import apply_negative_grades, apply_score_precision
-from ..protocol import Protocol, ScorePrecision
+from ..protocol import Protocol
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
 
@@ -144,25 +144,6 @@ def _locate(form: str, offsets: np.ndarray | None, columns: int, flat_index: int
     return f"row {row} (query {queries[row]}), position {flat_index - offsets[row]}"
 
 
-def _exact_scores(score: np.ndarray, protocol: Protocol) -> np.ndarray:
-    """Scores as float64 without merging distinct integer scores.
-
-    float64 holds integers exactly only up to 2^53: nanosecond timestamps as
-    recency scores (2^62 + 1 and 2^62) would tie. Only the order of scores
-    matters to a ranking, so such integers are replaced by their rank among
-    all the scores, which keeps every order and every tie exactly.
-
-    >>> from rankproof.protocol import Protocol
-    >>> _exact_scores(np.array([2**62 + 1, 2**62, 5]), Protocol()).tolist()
-    [2.0, 1.0, 0.0]
-    """
-    if (score.dtype.kind in "iu" and score.size and protocol.score_precision is not ScorePrecision.FLOAT32
-            and (int(score.max()) > 2**53 or int(score.min()) < -(2**53))):
-        _, rank = np.unique(score.ravel(), return_inverse=True)
-        return np.ascontiguousarray(rank.reshape(score.shape), dtype=np.float64)
-    return np.ascontiguousarray(score, dtype=np.float64)
-
-
 def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreInput:
     """Validate and normalise the three input forms (see :func:`rankproof.evaluate_scores`)."""
     if offsets is not None:
@@ -198,7 +179,8 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         raise InputError("there are no rows to evaluate; give at least one query or user")
     names = _row_names(queries, rows)
     columns = relevance.shape[1] if offsets is None else 0
-    score = _exact_scores(np.asarray(score), protocol)
+    # Scores stay as given (integers beyond 2^53 exact) until the pipeline's score_precision policy.
+    score = np.asarray(score)
     if relevance.dtype.kind == "f":
         relevance = np.ascontiguousarray(relevance, dtype=np.float64)
     else:

@@ -36,6 +36,7 @@ from .errors import (
 from .protocol import (
     Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
+from ._align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, tie_runs
 from .data.interning import merge_vocabularies
 from .io.lines import take_lines
 from .data.qrels import Qrels
@@ -136,8 +137,8 @@ def query_table(a: Alignment) -> QueryTable:
     """The per-query facts of an alignment."""
     lengths = a.lengths
     if a.counts.get("unjudged_retrieved", 0):
-        position_query = np.repeat(np.arange(a.num_queries), lengths)
-        unjudged = np.bincount(position_query[~a.judged], minlength=a.num_queries)
+        unjudged = count_per_query(np.ascontiguousarray(a.offsets, dtype=np.int64),
+                                   np.ascontiguousarray(~a.judged).view(np.uint8))
     else:
         unjudged = np.zeros(a.num_queries, dtype=np.int64)
     grade_range = (a.pool_grade.min(), a.pool_grade.max()) if len(a.pool_grade) else None
@@ -147,51 +148,30 @@ def query_table(a: Alignment) -> QueryTable:
                       missing_queries=a.counts.get("queries_missing_from_run", 0))
 
 
-def _group_end(group_offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """End (exclusive) of the group holding each of the given positions."""
-    return group_offsets[np.searchsorted(group_offsets, positions, side="right")]
-
-
-def _unjudged_before(a: Alignment) -> np.ndarray:
-    """Number of unjudged docs before each position (and, last, in all)."""
-    unjudged_before = np.empty(len(a.judged) + 1, dtype=np.int64)
-    unjudged_before[0] = 0
-    np.cumsum(~a.judged, out=unjudged_before[1:])
-    return unjudged_before
-
-
-def _unjudged_in_cutoff(a: Alignment, unjudged_before: np.ndarray, k: int) -> int:
-    """Unjudged docs that can land within the top k: those whose group starts before k."""
-    # Per query, everything up to the end of the group holding rank k.
-    lengths = np.diff(a.offsets)
-    ranked = np.flatnonzero(lengths > 0)
-    last_inside = a.offsets[ranked] + np.minimum(k, lengths[ranked]) - 1
-    end = _group_end(a.group_offsets, last_inside)
-    return int((unjudged_before[end] - unjudged_before[a.offsets[ranked]]).sum())
-
-
-def _tied_groups_crossing(a: Alignment, k: int) -> int:
-    """Groups of equal scores holding both rank k and rank k + 1."""
-    lengths = np.diff(a.offsets)
-    longer = np.flatnonzero(lengths > k)
-    last_inside = a.offsets[longer] + k - 1
-    return int((_group_end(a.tie_offsets, last_inside) > last_inside + 1).sum())
-
-
 def cutoff_counts(a: Alignment, measures) -> dict[str, dict[str, int]]:
     """Per measure: unjudged docs that can land within its cutoff, and tied
-    groups crossing it (``unjudged_in_cutoff``, ``tied_groups_crossing_cutoff``)."""
+    groups crossing it (``unjudged_in_cutoff``, ``tied_groups_crossing_cutoff``).
+
+    A doc whose group of averaged ties starts inside the cutoff can land
+    inside it; a tie group crosses cutoff k when it holds ranks k and k + 1.
+    One compiled walk over the queries serves every cutoff.
+    """
     counts: dict[str, dict[str, int]] = {"unjudged_in_cutoff": {}, "tied_groups_crossing_cutoff": {}}
-    if any(measure.spec.cutoff for measure in measures):
-        unjudged_before = _unjudged_before(a)  # one pass, shared by every cutoff
+    cutoffs = sorted({measure.cutoff for measure in measures if measure.cutoff is not None})
+    if cutoffs:
+        unjudged, crossing = _count_cutoffs(
+            np.ascontiguousarray(a.offsets, dtype=np.int64), np.ascontiguousarray(a.group_offsets, dtype=np.int64),
+            np.ascontiguousarray(a.tie_offsets, dtype=np.int64), np.ascontiguousarray(a.judged).view(np.uint8),
+            np.array(cutoffs, dtype=np.int64))
+        at_cutoff = {k: (int(u), int(c)) for k, u, c in zip(cutoffs, unjudged, crossing)}
     for measure in measures:
         if measure.cutoff is None:
             if measure.spec.cutoff:
-                counts["unjudged_in_cutoff"][str(measure)] = int(unjudged_before[-1])
+                counts["unjudged_in_cutoff"][str(measure)] = int(len(a.judged) - np.count_nonzero(a.judged))
             continue
-        # A doc whose tie group starts inside the cutoff can land inside it.
-        counts["unjudged_in_cutoff"][str(measure)] = _unjudged_in_cutoff(a, unjudged_before, measure.cutoff)
-        counts["tied_groups_crossing_cutoff"][str(measure)] = _tied_groups_crossing(a, measure.cutoff)
+        unjudged_in, crossing_at = at_cutoff[measure.cutoff]
+        counts["unjudged_in_cutoff"][str(measure)] = unjudged_in
+        counts["tied_groups_crossing_cutoff"][str(measure)] = crossing_at
     return counts
 
 
@@ -213,46 +193,6 @@ def _name_some(values, limit: int = 3) -> str:
 
 def _line(lines: np.ndarray, i: int) -> int | None:
     return int(lines[i]) if lines[i] >= 0 else None
-
-
-def _sorted_with_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The keys sorted, and the row each sorted key came from (a stable argsort).
-
-    When the keys leave room, each row index is packed into the low bits of
-    its key: one sort of plain integers then gives both, several times faster
-    than ``argsort``. Equal keys come out in row order either way.
-    """
-    n = len(keys)
-    row_bits = max((n - 1).bit_length(), 1)
-    if n and int(keys.max()) < (1 << (62 - row_bits)):
-        packed = keys << row_bits
-        packed |= np.arange(n, dtype=np.int64)
-        packed.sort()
-        rows = packed & ((1 << row_bits) - 1)
-        packed >>= row_bits
-        return packed, rows
-    order = np.argsort(keys, kind="stable")
-    return keys[order], order
-
-
-def _look_up(sorted_keys: np.ndarray, rows: np.ndarray, keys: np.ndarray, values: np.ndarray | None):
-    """Find each of `keys` among the sorted row keys; return (found, value) per row.
-
-    The few judged keys are searched among the many ranked ones, not the
-    other way round: a binary search per judgment instead of one per ranked doc.
-    """
-    n = len(sorted_keys)
-    found = np.zeros(n, dtype=bool)
-    value = np.zeros(n, dtype=np.int64)
-    if n == 0 or len(keys) == 0:
-        return found, value
-    at = np.minimum(np.searchsorted(sorted_keys, keys), n - 1)
-    hit = sorted_keys[at] == keys
-    hit_rows = rows[at[hit]]
-    found[hit_rows] = True
-    if values is not None:
-        value[hit_rows] = values[hit]
-    return found, value
 
 
 def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray,
@@ -305,28 +245,17 @@ def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray
     return order[within < counts[:, None]]
 
 
-def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None,
-               counts: dict) -> tuple[np.ndarray, np.ndarray | None]:
-    """Offsets and sizes of the runs of equal scores within each query of rows
-    in rank order; one group per row when there are no scores (sizes None
-    when nothing ties). Records ``tied_groups`` and ``tied_docs`` in `counts`."""
+def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None, counts: dict) -> np.ndarray:
+    """Offsets of the runs of equal scores within each query of rows in rank
+    order; one run per row when there are no scores. Records ``tied_groups``
+    and ``tied_docs`` (runs of two rows or more, and their rows) in `counts`."""
     n = len(row_query)
-    tied_to_previous = None
-    if row_score is not None and n:
-        tied_to_previous = (row_query[1:] == row_query[:-1]) & (row_score[1:] == row_score[:-1])
-    if tied_to_previous is None or not tied_to_previous.any():
-        # No two neighbours tie (scores from a model seldom do): every row is
-        # its own group, with no search for group starts.
+    if row_score is None or n == 0:
         counts["tied_groups"] = counts["tied_docs"] = 0
-        return np.arange(n + 1, dtype=np.int64), None
-    # new_tie[i]: a tie group starts at i; the extra last entry closes the last group.
-    new_tie = np.ones(n + 1, dtype=bool)
-    np.logical_not(tied_to_previous, out=new_tie[1:n])
-    tie_offsets = np.flatnonzero(new_tie)
-    tie_sizes = np.diff(tie_offsets)
-    counts["tied_groups"] = int((tie_sizes > 1).sum())
-    counts["tied_docs"] = int(tie_sizes[tie_sizes > 1].sum())
-    return tie_offsets, tie_sizes
+        return np.arange(n + 1, dtype=np.int64)
+    tie_offsets, counts["tied_groups"], counts["tied_docs"] = tie_runs(
+        np.ascontiguousarray(row_query, dtype=np.int64), np.ascontiguousarray(row_score, dtype=np.float64))
+    return tie_offsets
 
 
 # -- row policies ---------------------------------------------------------------
@@ -464,9 +393,9 @@ def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protoc
     refuses the first tie, named by ``describe_tie(lo, hi)``.
     """
     n = len(row_query)
-    tie_offsets, tie_sizes = tie_groups(row_query, score, counts)
+    tie_offsets = tie_groups(row_query, score, counts)
     if protocol.ties is Ties.ERROR and counts["tied_groups"]:
-        g = int(np.flatnonzero(tie_sizes > 1)[0])
+        g = int(np.flatnonzero(np.diff(tie_offsets) > 1)[0])
         lo, hi = int(tie_offsets[g]), int(tie_offsets[g + 1])
         raise TieError(
             f"{describe_tie(lo, hi)} ({counts['tied_groups']} tied groups in all); set the policy "
@@ -526,7 +455,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     # -- judgments -------------------------------------------------------------
     # Docs keep the run's vocabulary (sorted, so codes compare like ids for
     # ties=docid). Each judged doc is found in it once, by binary search;
-    # judgments are then keyed query * num_docs + run doc code, like rankings.
+    # judgments then name docs by run doc code, like rankings.
     docs = run.docs
     num_docs = max(len(docs), 1)
     run_code_of_qrels_doc = np.searchsorted(docs, qrels.docs)
@@ -547,15 +476,15 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     negative = pooled_only if pooled_only is not None else np.zeros(len(judged_grade), dtype=bool)
     keep = judged_query >= 0
 
-    def run_keys(selected: np.ndarray) -> np.ndarray:
-        # Keys of the selected judgments whose doc the run ranks somewhere.
+    def in_run_codes(selected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # (query, run doc code) of the selected judgments whose doc the run ranks somewhere.
         selected = selected & ranked_anywhere[judged_doc]
-        return judged_query[selected] * num_docs + run_code_of_qrels_doc[judged_doc[selected]]
+        return judged_query[selected], run_code_of_qrels_doc[judged_doc[selected]]
 
-    pooled_key = run_keys(keep & negative)
+    pooled_query, pooled_doc = in_run_codes(keep & negative)
     keep &= ~negative
-    judged_key = run_keys(keep)
-    judged_key_grade = judged_grade[keep & ranked_anywhere[judged_doc]]
+    ranked_query, ranked_doc = in_run_codes(keep)
+    ranked_grade = judged_grade[keep & ranked_anywhere[judged_doc]]
     judged_query, judged_grade = judged_query[keep], judged_grade[keep]
     pool_offsets = _offsets(judged_query, num_queries)
 
@@ -572,36 +501,24 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     row_score = run.scores[rows]
     row_score = apply_score_precision(row_score, protocol)
     row_line = take_lines(run.lines, rows)
-    row_key = row_query * num_docs + row_doc
 
     def run_row(i: int) -> dict:
         # Location of row i of the (current) run arrays, for messages.
         return {"source": run.source, "line": _line(row_line, i),
                 "query": str(queries[row_query[i]]), "doc": str(docs[row_doc[i]])}
 
-    # One sort of the (query, doc) keys finds duplicates and serves every lookup.
-    sorted_key, key_row = _sorted_with_rows(row_key)
-    del row_key
+    # One pass over the rows, query by query, finds repeated docs and looks
+    # every doc up among the query's judgments (see _align_scan).
+    repeated, row_judged, row_grade, row_pooled = mark_rows(
+        np.ascontiguousarray(row_query, dtype=np.int64), np.ascontiguousarray(row_doc, dtype=np.int64),
+        num_docs, ranked_query, ranked_doc, np.ascontiguousarray(ranked_grade), pooled_query, pooled_doc)
     counts["duplicates_dropped"] = 0
-    repeated_in_order = sorted_key[1:] == sorted_key[:-1]
-    if repeated_in_order.any():
-        # Equal keys sort in row order: every one but the first is a repeat.
-        repeated = np.zeros(len(sorted_key), dtype=bool)
-        repeated[key_row[1:][repeated_in_order]] = True
+    if repeated.any():
         kept = drop_duplicates(repeated, protocol, run_row, counts)
-        row_query, row_doc, row_score = (a[kept] for a in (row_query, row_doc, row_score))
+        row_query, row_doc, row_score, row_grade, row_pooled, row_judged = (
+            a[kept] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
         row_line = take_lines(row_line, kept)
-        first_of_key = np.concatenate([[True], ~repeated_in_order])
-        new_row = np.cumsum(kept) - 1
-        sorted_key, key_row = sorted_key[first_of_key], new_row[key_row[first_of_key]]
-    del repeated_in_order
-
-    row_judged, row_grade = _look_up(sorted_key, key_row, judged_key, judged_key_grade)
-    if len(pooled_key):
-        row_pooled = row_judged | _look_up(sorted_key, key_row, pooled_key, None)[0]
-    else:
-        row_pooled = row_judged
-    del sorted_key, key_row
+    del repeated
     kept = apply_unjudged(row_judged, protocol, run_row, qrels.source, counts)
     if kept is not None:
         row_line = take_lines(row_line, kept)

@@ -1,0 +1,114 @@
+"""The compiled passes of alignment (rankproof._align_scan) against plain Python.
+
+``mark_rows`` is held to a dictionary walk of the rows in input order;
+``cutoff_counts`` to a position-by-position count. Every compiled module's
+doctests run here too (pytest does not collect doctests from extensions).
+"""
+
+import doctest
+import importlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankproof._align_scan import cutoff_counts, mark_rows
+
+COMPILED = ["rankproof._align_scan", "rankproof.engines._ranked", "rankproof.io._trec_scan",
+            "rankproof.scores._dense_kernel"]
+
+
+@pytest.mark.parametrize("name", COMPILED)
+def test_compiled_doctests(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+
+
+rows = st.lists(st.tuples(st.integers(0, 4), st.integers(0, 7)), max_size=60)
+judgments = st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7), st.integers(-2, 4)), max_size=40)
+
+
+def _grouped(pairs):
+    # Rows grouped by query, in input order within each query (as a Run holds them).
+    return sorted(pairs, key=lambda pair: pair[0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows, judgments, st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7)), max_size=10),
+       st.booleans())
+def test_mark_rows_matches_a_walk_of_the_rows(row_pairs, judged, pooled, real):
+    row_pairs = _grouped(row_pairs)
+    # One judgment per (query, doc), sorted by query.
+    judged = sorted({(q, d): g for q, d, g in judged}.items())
+    pooled = sorted(set(pooled))
+    grades = {key: (g + 0.5 if real else g) for key, g in judged}
+    i64 = lambda values: np.array(values, dtype=np.int64).reshape(-1)  # noqa: E731
+    repeated, is_judged, grade, is_pooled = mark_rows(
+        i64([q for q, _ in row_pairs]), i64([d for _, d in row_pairs]), 8,
+        i64([q for (q, _), _ in judged]), i64([d for (_, d), _ in judged]),
+        np.array([grades[key] for key, _ in judged], dtype=np.float64 if real else np.int64),
+        i64([q for q, _ in pooled]), i64([d for _, d in pooled]))
+    seen = set()
+    expected_repeated = []
+    for pair in row_pairs:
+        expected_repeated.append(pair in seen)
+        seen.add(pair)
+    assert repeated.tolist() == expected_repeated
+    assert is_judged.tolist() == [pair in grades for pair in row_pairs]
+    assert grade.tolist() == [grades.get(pair, 0) for pair in row_pairs]
+    assert is_pooled.tolist() == [pair in grades or pair in set(pooled) for pair in row_pairs]
+    assert grade.dtype == (np.float64 if real else np.int64)
+
+
+def test_mark_rows_refuses_rows_not_grouped_by_query():
+    i64 = lambda *values: np.array(values, dtype=np.int64)  # noqa: E731
+    none = i64()
+    with pytest.raises(ValueError, match="grouped by query"):
+        mark_rows(i64(1, 0), i64(0, 0), 1, none, none, none, none, none)
+    with pytest.raises(ValueError, match="code outside"):
+        mark_rows(i64(0, 0), i64(0, 3), 2, none, none, none, none, none)
+
+
+def _groups(sizes):
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+@st.composite
+def rankings(draw):
+    """Queries of rankings, each cut into groups (averaged ties) and tie groups."""
+    lengths = draw(st.lists(st.integers(0, 12), min_size=1, max_size=6))
+    group_sizes, tie_sizes = [], []
+    for length in lengths:
+        left = length
+        while left:
+            size = draw(st.integers(1, left))
+            tie_sizes.append(size)
+            # Groups are either the tie groups (ties=expected) or single positions.
+            group_sizes.extend([size] if draw(st.booleans()) else [1] * size)
+            left -= size
+    judged = draw(st.lists(st.booleans(), min_size=sum(lengths), max_size=sum(lengths)))
+    return lengths, group_sizes, tie_sizes, judged
+
+
+@settings(max_examples=300, deadline=None)
+@given(rankings(), st.lists(st.integers(1, 14), min_size=1, max_size=4))
+def test_cutoff_counts_match_a_count_by_position(ranking, cutoffs):
+    lengths, group_sizes, tie_sizes, judged = ranking
+    cutoffs = sorted(cutoffs)
+    offsets, groups, ties = _groups(lengths), _groups(group_sizes), _groups(tie_sizes)
+    unjudged, crossing = cutoff_counts(offsets, groups, ties, np.array(judged, dtype=np.uint8),
+                                       np.array(cutoffs, dtype=np.int64))
+    for i, k in enumerate(cutoffs):
+        expected_unjudged = expected_crossing = 0
+        for q, length in enumerate(lengths):
+            start = offsets[q]
+            for position in range(start, start + length):
+                group_start = groups[np.searchsorted(groups, position, side="right") - 1]
+                if group_start - start < k and not judged[position]:
+                    expected_unjudged += 1
+            if length > k:
+                tie_at_k = np.searchsorted(ties, start + k - 1, side="right")
+                expected_crossing += ties[tie_at_k] > start + k
+        assert unjudged[i] == expected_unjudged
+        assert crossing[i] == expected_crossing

@@ -524,17 +524,28 @@ cdef int _intern_many(Table *t, const uint8_t *base, const int64_t *starts, int6
                       int64_t width, int64_t count, int64_t *codes) noexcept nogil:
     """Intern `count` ids: the i-th starts at ``starts[i]`` (or ``i * stride``)
     and ends at ``starts[i + 1]`` (or is `width` bytes long); batches are
-    hashed and prefetched ahead of their lookups, as in the scan."""
-    cdef int64_t j = 0, k, stop, begin, length, code
+    hashed and prefetched ahead of their lookups, as in the scan. An id equal
+    to the one before it (a log's rows grouped by user) takes its code
+    without a lookup."""
+    cdef int64_t j = 0, k, stop, begin, length, code, previous_begin = 0, previous_length = -1
     cdef uint64_t hashes[BATCH]
+    cdef unsigned char repeats[BATCH]
     while j < count:
         stop = j + BATCH if j + BATCH < count else count
         for k in range(j, stop):
             begin = starts[k] if starts != NULL else k * stride
             length = starts[k + 1] - begin if starts != NULL else width
-            hashes[k - j] = _hash(base + begin, length, t.seed)
-            rp_prefetch(&t.slots[hashes[k - j] & t.mask])
+            repeats[k - j] = (length == previous_length
+                              and _same(base + begin, base + previous_begin, length))
+            previous_begin = begin
+            previous_length = length
+            if not repeats[k - j]:
+                hashes[k - j] = _hash(base + begin, length, t.seed)
+                rp_prefetch(&t.slots[hashes[k - j] & t.mask])
         for k in range(j, stop):
+            if repeats[k - j]:
+                codes[k] = codes[k - 1]
+                continue
             begin = starts[k] if starts != NULL else k * stride
             length = starts[k + 1] - begin if starts != NULL else width
             code = _intern(t, base + begin, length, hashes[k - j])

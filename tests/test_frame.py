@@ -159,14 +159,23 @@ def test_sort_within_queries_is_lexsort(rows):
                                   np.lexsort((tiebreak, key, query)))
 
 
-def test_sort_within_queries_equal_lengths_and_long_tail():
+def test_sort_within_queries_short_and_long_rankings():
     rng = np.random.default_rng(3)
-    query = np.repeat(np.arange(50), 4)   # every ranking 4 long: the reshape path
+    query = np.repeat(np.arange(50), 4)   # short rankings: insertion sort
     key = rng.integers(0, 3, size=200).astype(float)
     np.testing.assert_array_equal(sort_within_queries(query, 50, key), np.lexsort((key, query)))
-    query = np.r_[np.zeros(500, np.int64), np.arange(1, 4)]  # one long ranking: the lexsort path
-    key = rng.random(503)
-    np.testing.assert_array_equal(sort_within_queries(query, 4, key), np.lexsort((key, query)))
+    # Long rankings with many ties: the merge sort must keep tied rows in input order.
+    query = np.r_[np.zeros(500, np.int64), np.arange(1, 4), np.full(1000, 4)]
+    key = rng.integers(0, 7, size=len(query)).astype(float)
+    tiebreak = rng.integers(0, 3, size=len(query))
+    np.testing.assert_array_equal(sort_within_queries(query, 5, key), np.lexsort((key, query)))
+    np.testing.assert_array_equal(sort_within_queries(query, 5, key, tiebreak),
+                                  np.lexsort((tiebreak, key, query)))
+    # Not grouped by query, and integer keys beyond float64's exact range: np.lexsort.
+    ungrouped = np.array([1, 0, 1, 0])
+    wide = np.array([2**60 + 1, 5, 2**60, 3])
+    np.testing.assert_array_equal(sort_within_queries(ungrouped, 2, wide), np.lexsort((wide, ungrouped)))
+    np.testing.assert_array_equal(sort_within_queries(np.array([0, 0, 0]), 1, wide[[0, 2, 1]]), [2, 1, 0])
 
 
 # -- query policies -------------------------------------------------------------------

@@ -324,3 +324,121 @@ def count_per_query(const int64_t[::1] offsets, const unsigned char[::1] flags):
             for i in range(offsets[q], offsets[q + 1]):
                 counts[q] += flags[i]
     return counts_array
+
+
+cdef inline bint _before(const double* key, const int64_t* tiebreak, int64_t a, int64_t b) noexcept nogil:
+    """Does row a sort strictly before row b (key, then tiebreak, ascending)?"""
+    if key[a] != key[b]:
+        return key[a] < key[b]
+    return tiebreak != NULL and tiebreak[a] < tiebreak[b]
+
+
+cdef void _insertion_sort(int64_t* rows, Py_ssize_t n, const double* key, const int64_t* tiebreak) noexcept nogil:
+    # Stable: a row moves left only past rows that sort strictly after it.
+    cdef Py_ssize_t i, j
+    cdef int64_t row
+    for i in range(1, n):
+        row = rows[i]
+        j = i
+        while j > 0 and _before(key, tiebreak, row, rows[j - 1]):
+            rows[j] = rows[j - 1]
+            j -= 1
+        rows[j] = row
+
+
+cdef void _merge_sort(int64_t* rows, int64_t* buffer, Py_ssize_t n, const double* key,
+                      const int64_t* tiebreak) noexcept nogil:
+    """Stable bottom-up merge sort of rows[0 .. n), runs of 16 sorted by insertion first."""
+    cdef Py_ssize_t width = 16, lo, mid, hi, i, j, out
+    cdef int64_t* source = rows
+    cdef int64_t* target = buffer
+    cdef int64_t* swap
+    lo = 0
+    while lo < n:
+        _insertion_sort(rows + lo, min(width, n - lo), key, tiebreak)
+        lo += width
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            out = lo
+            while i < mid and j < hi:
+                # Take from the right run only when strictly before: stability.
+                if _before(key, tiebreak, source[j], source[i]):
+                    target[out] = source[j]
+                    j += 1
+                else:
+                    target[out] = source[i]
+                    i += 1
+                out += 1
+            while i < mid:
+                target[out] = source[i]
+                i += 1
+                out += 1
+            while j < hi:
+                target[out] = source[j]
+                j += 1
+                out += 1
+            lo += 2 * width
+        swap = source
+        source = target
+        target = swap
+        width *= 2
+    if source != rows:
+        for i in range(n):
+            rows[i] = source[i]
+
+
+def sort_segments(const int64_t[::1] offsets, const double[::1] key, tiebreak=None):
+    """The stable order of rows within each segment by `key`, then `tiebreak`, ascending.
+
+    Segment s holds rows ``offsets[s] .. offsets[s + 1]``; the result lists
+    every row, segment after segment, each segment's rows sorted. Short
+    segments (the rankings of recommender logs) are sorted by insertion,
+    long ones by a merge sort: both stable, so rows with equal keys keep
+    their input order.
+
+    >>> import numpy as np
+    >>> sort_segments(np.array([0, 3, 5], dtype=np.int64), np.array([3., 1., 3., 5., 4.])).tolist()
+    [1, 0, 2, 4, 3]
+    >>> sort_segments(np.array([0, 3], dtype=np.int64), np.array([1., 1., 0.]),
+    ...               np.array([2, 1, 0], dtype=np.int64)).tolist()
+    [2, 1, 0]
+    """
+    cdef Py_ssize_t num_segments = offsets.shape[0] - 1, n = key.shape[0], s, i, longest = 0
+    cdef const int64_t[::1] tie
+    cdef const int64_t* tie_pointer = NULL
+    if tiebreak is not None:
+        tie = tiebreak
+        if tie.shape[0] != n:
+            raise ValueError("key and tiebreak differ in length")
+        if n:
+            tie_pointer = &tie[0]
+    if num_segments < 0 or (num_segments and (offsets[0] != 0 or offsets[num_segments] != n)):
+        raise ValueError("offsets must run from 0 to the number of rows")
+    for s in range(num_segments):
+        if offsets[s + 1] < offsets[s]:
+            raise ValueError("offsets go backwards")
+        longest = max(longest, offsets[s + 1] - offsets[s])
+    order_array = np.arange(n, dtype=np.int64)
+    if n == 0:
+        return order_array
+    cdef int64_t[::1] order = order_array
+    cdef int64_t* buffer = NULL
+    if longest > 32:
+        buffer = <int64_t*>malloc(longest * sizeof(int64_t))
+        if buffer == NULL:
+            raise MemoryError()
+    try:
+        with nogil:
+            for s in range(num_segments):
+                if offsets[s + 1] - offsets[s] <= 32:
+                    _insertion_sort(&order[offsets[s]], offsets[s + 1] - offsets[s], &key[0], tie_pointer)
+                else:
+                    _merge_sort(&order[offsets[s]], buffer, offsets[s + 1] - offsets[s], &key[0], tie_pointer)
+    finally:
+        free(buffer)
+    return order_array

@@ -36,7 +36,7 @@ from .errors import (
 from .protocol import (
     Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
-from ._align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, tie_runs
+from ._align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, sort_segments, tie_runs
 from .data.interning import merge_vocabularies
 from .io.lines import take_lines
 from .data.qrels import Qrels
@@ -200,49 +200,27 @@ def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray
     """Stable order of rows grouped by query (ascending), then by `key`
     ascending, then by `tiebreak` ascending: ``np.lexsort((tiebreak, key, row_query))``.
 
-    `row_query` must be grouped (each query's rows contiguous, in query order),
-    as the rows of a :class:`~rankproof.data.run.Run` are. Rankings are
-    short (tens of docs per user in recommender logs), and a sort of many
-    short rows of a padded (queries x longest ranking) grid is several times
-    faster than a lexsort of every row; when padding would more than double
-    the memory (a few very long rankings), the lexsort is used instead.
+    When `row_query` is grouped (each query's rows contiguous, in query
+    order, as the rows of a :class:`~rankproof.data.run.Run` are), each
+    query's rows are sorted on their own by a compiled stable sort
+    (:func:`rankproof._align_scan.sort_segments`); otherwise, or for integer
+    keys beyond float64's exact range, by ``np.lexsort``.
 
     >>> sort_within_queries(np.array([0, 0, 0, 1, 1]), 2, np.array([3., 1., 2., 5., 4.])).tolist()
     [1, 2, 0, 4, 3]
     """
     n = len(row_query)
-    counts = np.bincount(row_query, minlength=num_queries)
-    width = int(counts.max(initial=0))
     grouped = n == 0 or bool((row_query[1:] >= row_query[:-1]).all())
-    if not grouped or num_queries * width > 2 * n + 1024:
+    exact_key = key.dtype.kind == "f" or (key.dtype.kind in "iu" and (n == 0 or np.abs(key).max() <= 2**53))
+    if not grouped or not exact_key:
         keys = (key, row_query) if tiebreak is None else (tiebreak, key, row_query)
         return np.lexsort(keys)
-    starts = np.cumsum(counts) - counts
-    if num_queries * width == n:
-        # Every ranking has the same length: the rows already form the grid.
-        slot = None
-    else:
-        slot = np.arange(n, dtype=np.int64)
-        slot += (row_query * width) - np.repeat(starts, counts)
-
-    def grid(values: np.ndarray, pad) -> np.ndarray:
-        if slot is None:
-            return values.reshape(num_queries, width)
-        full = np.full(num_queries * width, pad, dtype=values.dtype)
-        full[slot] = values
-        return full.reshape(num_queries, width)
-
-    # Padding sorts last: +inf for a float key; an integer key never sees it
-    # alone, as tiebreak is only compared between equal keys.
-    pad = np.inf if key.dtype.kind == "f" else np.iinfo(np.int64).max
-    if tiebreak is None:
-        within = np.argsort(grid(key, pad), axis=1, kind="stable")
-    else:
-        within = np.lexsort((grid(tiebreak, 0), grid(key, pad)), axis=1)
-    order = within + starts[:, None]
-    if slot is None:
-        return order.reshape(-1)
-    return order[within < counts[:, None]]
+    # Rankings are short (tens of docs per user in recommender logs): one
+    # compiled pass sorts each query's rows in place (insertion, or a merge
+    # sort for long rankings), where a lexsort would sort every row at once.
+    offsets = _offsets(np.asarray(row_query, dtype=np.int64), num_queries)
+    return sort_segments(offsets, np.ascontiguousarray(key, dtype=np.float64),
+                         None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.int64))
 
 
 def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None, counts: dict) -> np.ndarray:

@@ -90,6 +90,14 @@ def _first(mask) -> int:
     return pc.index(mask, True).as_py()
 
 
+def _first_null(column) -> int:
+    """Index of the first null of an Arrow array, or -1 (Arrow keeps the count:
+    a column without nulls is not scanned)."""
+    import pyarrow.compute as pc
+
+    return -1 if column.null_count == 0 else _first(pc.is_null(column))
+
+
 def _describe(arg: str, name) -> str:
     return f"column {name!r} (named by {arg}=)"
 
@@ -334,7 +342,7 @@ def _id_columns(columns: dict, named: Mapping[str, object], rows: _Rows):
     # with a gap arrives as floats, and the gap is what the user must fix.
     bad = []
     for arg in ("query", "doc"):
-        row = _first(pc.is_null(plain[arg]))
+        row = _first_null(plain[arg])
         if row >= 0:
             bad.append((row, arg))
     if bad:
@@ -480,7 +488,7 @@ def _grades(column, name, rows: _Rows) -> np.ndarray:
     import pyarrow.compute as pc
 
     column = _plain(column)
-    row = _first(pc.is_null(column))
+    row = _first_null(column)
     if row >= 0:
         raise _null_error(rows, row, "grade", "give every judgment an integer grade such as 0, 1, 2")
     kind = column.type
@@ -524,7 +532,7 @@ def _scores(column, name, rows: _Rows) -> np.ndarray:
     import pyarrow.compute as pc
 
     column = _plain(column)
-    row = _first(pc.is_null(column))
+    row = _first_null(column)
     if row >= 0:
         raise _null_error(
             rows, row, "score",

@@ -192,7 +192,7 @@ class Run:
             checked_id(query, "query", source)
             if isinstance(ranking, Mapping):
                 kinds.add("scores")
-                items = list(ranking.items())
+                items: list[Any] = list(ranking.items())
                 doc_ids.extend(checked_id(d, "doc", source, query) for d, _ in items)
                 scores.extend(s for _, s in items)
             elif isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence | np.ndarray):

@@ -465,7 +465,7 @@ def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protoc
     """
     n = len(row_query)
     tie_offsets, tie_sizes = tie_groups(row_query, score, counts)
-    if protocol.ties is Ties.ERROR and counts["tied_groups"]:
+    if protocol.ties is Ties.ERROR and tie_sizes is not None:  # sizes are None when nothing ties
         g = int(np.flatnonzero(tie_sizes > 1)[0])
         lo, hi = int(tie_offsets[g]), int(tie_offsets[g + 1])
         raise TieError(
@@ -564,7 +564,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     eval_of_run_query = eval_index[run_query_map]
     row_query = np.repeat(eval_of_run_query, run_lengths)
     if (eval_of_run_query >= 0).all():
-        rows = slice(None)  # every row is evaluated: avoid copying the columns
+        rows: slice | np.ndarray = slice(None)  # every row is evaluated: avoid copying the columns
     else:
         rows = np.flatnonzero(row_query >= 0)
     row_query = row_query[rows]
@@ -602,11 +602,11 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     else:
         row_pooled = row_judged
     del sorted_key, key_row
-    kept = apply_unjudged(row_judged, protocol, run_row, qrels.source, counts)
-    if kept is not None:
-        row_line = take_lines(row_line, kept)
+    keep = apply_unjudged(row_judged, protocol, run_row, qrels.source, counts)
+    if keep is not None:
+        row_line = take_lines(row_line, keep)
         row_query, row_doc, row_score, row_grade, row_pooled, row_judged = (
-            a[kept] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
+            a[keep] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
 
     # -- order and tie groups -----------------------------------------------
     # Rows are grouped by query in input order. Most runs already list each

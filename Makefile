@@ -6,14 +6,14 @@ STAMP := $(VENV)/.installed
 # The demo needs rankproof and its four dependencies only (no test or benchmark extras).
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: install ext test demo report-demo bench bench-quick bytecode clean
+.PHONY: install ext test demo report-demo bench bench-quick bytecode wheel clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,release]'
 	$(MAKE) -s bytecode
 	touch $(STAMP) $(DEMO_STAMP)
 
@@ -66,6 +66,7 @@ $(TREC_EVAL9):
 # The benchmark smoke run comes first so that pytest's summary is the last line.
 test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 	$(BIN)/ruff check src
+	$(BIN)/mypy
 	$(MAKE) bench-quick
 	$(BIN)/python -m pytest
 
@@ -79,6 +80,12 @@ bench-quick: $(STAMP) ext $(TREC_EVAL) bytecode
 bench: $(STAMP) ext $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --repeat 3
 	$(BIN)/python benchmarks/dense_bench.py --repeat 3
+
+# A release wheel of this platform and Python, with the compiled modules, in dist/
+# (python -m build: an isolated environment with the build-system requirements;
+# Cython is needed only there). Wheels for every platform: cibuildwheel, see README.
+wheel: $(STAMP)
+	$(BIN)/python -m build --wheel --outdir dist/ .
 
 demo: $(DEMO_STAMP)
 	$(BIN)/rankproof demo
@@ -106,5 +113,5 @@ report-demo: $(STAMP)
 	ls -l $(REPORT_DEMO)/*.png
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .hypothesis benchmarks/data
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .hypothesis benchmarks/data
 	find src/rankproof \( -name '*.so' -o -name '*.c' \) -delete

@@ -6,6 +6,7 @@ compile them. Cython is a build dependency only: an installed rankproof
 imports the compiled modules and never Cython.
 """
 
+import sys
 from pathlib import Path
 
 from Cython.Build import cythonize
@@ -16,6 +17,9 @@ SOURCE = Path("src")
 # each query or row writes only its own outputs, so the results do not depend on
 # the number of threads.
 OPENMP = {"rankproof.engines._ranked", "rankproof.scores._dense_kernel"}
+# gcc's flag. Apple's clang has no OpenMP (without libomp) and MSVC spells it
+# /openmp: elsewhere than Linux the same loops run on one thread (same results).
+OPENMP_FLAGS = ["-fopenmp"] if sys.platform.startswith("linux") else []
 
 
 def _extensions() -> list[Extension]:
@@ -23,7 +27,7 @@ def _extensions() -> list[Extension]:
     for pyx in sorted(SOURCE.glob("rankproof/**/*.pyx")):
         name = ".".join(pyx.relative_to(SOURCE).with_suffix("").parts)
         # -O3 for the loops; no -march=native: a wheel must run on any x86-64.
-        openmp = ["-fopenmp"] if name in OPENMP else []
+        openmp = OPENMP_FLAGS if name in OPENMP else []
         modules.append(Extension(name, [str(pyx)], extra_compile_args=["-O3", *openmp],
                                  extra_link_args=openmp))
     return modules

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any, Iterable, Sequence, TypeVar
 
 __all__ = ["main"]
 
@@ -75,7 +76,7 @@ def _grade_map(text: str | None) -> dict[int, int] | None:
             raise InputError(f"--grade-map {text}: not valid JSON ({error}); write {{\"1\": 4, \"2\": 3}}") from None
         if not isinstance(raw, dict):
             raise InputError(f"--grade-map {text}: expected a JSON object such as {{\"1\": 4, \"2\": 3}}")
-        items = raw.items()
+        items: Iterable[Sequence[Any]] = raw.items()
     else:
         items = [part.split(":", 1) if ":" in part else (part, None) for part in text.split(",") if part.strip()]
     mapping: dict[int, int] = {}
@@ -117,10 +118,13 @@ def _columns(args, kind: str) -> dict:
         if given is not None:
             spec[role] = given
     wanted = ("query", "doc", "grade") if kind == "qrels" else ("query", "doc", "score")
-    chosen = {role: spec[role] for role in wanted if role in spec}
-    if kind == "run" and chosen.get("score", "").lower() == "none":
+    chosen: dict[str, str | None] = {role: spec[role] for role in wanted if role in spec}
+    if kind == "run" and spec.get("score", "").lower() == "none":
         chosen["score"] = None  # rows already in rank order
     return chosen
+
+
+_E = TypeVar("_E", bound=Exception)
 
 
 class _Inputs:
@@ -148,7 +152,7 @@ class _Inputs:
         self._made["-"] = handle.name
         return handle.name
 
-    def relabel(self, error: Exception) -> Exception:
+    def relabel(self, error: _E) -> _E:
         message = str(error)
         if "-" not in self._made or self._made["-"] not in message:
             return error

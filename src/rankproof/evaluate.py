@@ -7,7 +7,7 @@ each measure's vectorised kernel, apply the query policies, and return
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -52,7 +52,7 @@ def _weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query
 
 
 def _query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
-    if not _weights_wanted(weights, protocol):
+    if not _weights_wanted(weights, protocol) or weights is None:
         return None
     missing = [q for q in queries.tolist() if q not in weights]
     if missing:
@@ -234,6 +234,7 @@ def _measure_alignment(alignment, protocol: Protocol, measure_list: list[Measure
         measure: _apply_zero_ideal(values[measure], measure, protocol, alignment.queries)
         for measure in measure_list
     }
+    counts: dict[str, Any] | Callable[[], dict[str, Any]]
     if hasattr(alignment, "cutoff_counts"):
         # A fast path that counts by itself, on first use (a sort of the whole input).
         def counts() -> dict:
@@ -249,7 +250,7 @@ def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.
     included = np.ones(len(value), dtype=bool)
     undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
     zero_ideal = int(undefined.sum()) if undefined is not None else 0
-    if zero_ideal:
+    if undefined is not None and zero_ideal:
         policy = protocol.zero_ideal
         if policy is ZeroIdeal.ERROR:
             first = queries[np.flatnonzero(undefined)[0]]

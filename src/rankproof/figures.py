@@ -401,7 +401,7 @@ def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict
     }
 
 
-def _pr_curves(qrels, named_runs, protocol: Protocol) -> tuple[dict, str]:
+def _pr_curves(qrels, named_runs, protocol: Protocol) -> tuple[dict | None, str]:
     """Mean interpolated precision at each recall level, per run.
 
     iprec takes a max over ranks, which has no closed-form expectation over

@@ -471,7 +471,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     eval_of_run_query = eval_index[run_query_map]
     row_query = np.repeat(eval_of_run_query, run_lengths)
     if (eval_of_run_query >= 0).all():
-        rows = slice(None)  # every row is evaluated: avoid copying the columns
+        rows: slice | np.ndarray = slice(None)  # every row is evaluated: avoid copying the columns
     else:
         rows = np.flatnonzero(row_query >= 0)
     row_query = row_query[rows]
@@ -497,11 +497,11 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
             a[kept] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
         row_line = take_lines(row_line, kept)
     del repeated
-    kept = apply_unjudged(row_judged, protocol, run_row, qrels.source, counts)
-    if kept is not None:
-        row_line = take_lines(row_line, kept)
+    judged_rows = apply_unjudged(row_judged, protocol, run_row, qrels.source, counts)
+    if judged_rows is not None:
+        row_line = take_lines(row_line, judged_rows)
         row_query, row_doc, row_score, row_grade, row_pooled, row_judged = (
-            a[kept] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
+            a[judged_rows] for a in (row_query, row_doc, row_score, row_grade, row_pooled, row_judged))
 
     # -- order and tie groups -----------------------------------------------
     # Rows are grouped by query in input order. Most runs already list each

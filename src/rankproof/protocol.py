@@ -326,7 +326,7 @@ def parse_gain(value: Any) -> Gain | GainMap:
     return _parse_enum("gain", Gain, text, extra=["map:0=0/1=1/..."])
 
 
-def parse_discount(value: Any) -> Discount | DiscountVector:
+def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
     """Read a discount policy from an enum, a sequence or its text form."""
     if isinstance(value, LogDiscount):
         return Discount.LOG2 if value.base == 2 else value
@@ -515,7 +515,7 @@ class Protocol:
         >>> Protocol.from_text("ties=docid rel=2").rel
         2
         """
-        changes: dict[str, str] = {}
+        changes: dict[str, Any] = {}  # text values: __post_init__ parses them
         for item in text.split():
             key, sep, value = item.partition("=")
             if not sep:

@@ -20,6 +20,9 @@ from .protocol import Aggregation, Protocol
 
 __all__ = ["Results", "MeasureResult"]
 
+# The query ids shown to the caller and the order they are shown in (see Results._id_source).
+_Ids = tuple[np.ndarray | None, np.ndarray | None]
+
 
 @dataclasses.dataclass(frozen=True)
 class MeasureResult:
@@ -74,7 +77,7 @@ class Results:
         # them so integer user ids come back as integers; a callable giving
         # (ids, order) is run on first use (parsing a million ids costs time
         # that a caller reading only means should not pay).
-        self._id_source = None
+        self._id_source: "_Ids | Callable[[], _Ids] | None" = None
 
     def _with_query_ids(self, ids, order: np.ndarray | None = None) -> "Results":
         """These results, showing `ids` (aligned with the alignment's queries) in `order`.
@@ -185,9 +188,13 @@ class Results:
         if not keep.any():
             return math.nan
         if self.protocol.aggregation is Aggregation.MICRO:
+            if result.numerator is None or result.denominator is None:  # evaluate refuses these
+                raise MeasureError(f"{result.measure} is not a ratio of sums, so it has no micro mean")
             denominator = result.denominator[keep].sum()
             return float(result.numerator[keep].sum() / denominator) if denominator else 0.0
         if self.protocol.aggregation is Aggregation.WEIGHTED:
+            if self._weights is None:  # evaluate refuses aggregation=weighted without weights
+                raise MeasureError("aggregation=weighted, but these results hold no query weights")
             w = self._weights[keep]
             return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
         return float(result.value[keep].mean())
@@ -264,8 +271,8 @@ class Results:
                         total[key] = total.get(key, 0) + value
             return total
 
-        weights = [part._weights for part in parts]
-        joined_weights = None if any(w is None for w in weights) else np.concatenate(weights)
+        weights = [part._weights for part in parts if part._weights is not None]
+        joined_weights = np.concatenate(weights) if len(weights) == len(parts) else None
         merged = cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
                      weights=joined_weights, run_name=run_name or first.run_name)
         merged.complete_judgments = all(part.complete_judgments for part in parts)
@@ -395,7 +402,7 @@ class Results:
         lines.append(f"protocol {self.protocol}")
         lines.append(f"fingerprint {self.protocol.fingerprint}")
         lines.extend(f"note {note}" for note in self.notes)
-        touched = []
+        touched: list[str] = []
         for key, value in self.counts.items():
             if isinstance(value, dict):
                 touched.extend(f"{key}[{m}]={v}" for m, v in value.items() if v)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -216,6 +216,18 @@ def _ratio_of_sums(numerators, denominators, axis=-1):
     return np.sum(numerators, axis=axis) / np.where(total == 0, np.nan, total)
 
 
+def _statistic(aggregation: Aggregation, result, inside: np.ndarray,
+               weights: np.ndarray | None) -> tuple[tuple[np.ndarray, ...], Callable[..., np.ndarray]]:
+    """The per-query columns of a segment's mean, and the statistic over them."""
+    if aggregation is Aggregation.WEIGHTED:
+        if weights is None:  # evaluate refuses aggregation=weighted without weights
+            raise InputError("aggregation=weighted, but these results hold no query weights")
+        return (result.value[inside], weights[inside]), _weighted_mean
+    if aggregation is Aggregation.MICRO:
+        return (result.numerator[inside].astype(np.float64), result.denominator[inside].astype(np.float64)), _ratio_of_sums
+    return (result.value[inside],), _mean
+
+
 def by_segment(results, segment, *, measures=None, confidence: float = 0.95, resamples: int = 2000,
                method: str = "percentile", seed: int = 0, unlabelled: str = "error") -> Segments:
     """See :meth:`rankproof.Results.by`."""
@@ -238,15 +250,7 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, res
         for measure in chosen:
             result = results._result(measure)
             inside = members[result.included[members]]
-            if aggregation is Aggregation.WEIGHTED:
-                data = (result.value[inside], results._weights[inside])
-                statistic = _weighted_mean
-            elif aggregation is Aggregation.MICRO:
-                data = (result.numerator[inside].astype(np.float64), result.denominator[inside].astype(np.float64))
-                statistic = _ratio_of_sums
-            else:
-                data = (result.value[inside],)
-                statistic = _mean
+            data, statistic = _statistic(aggregation, result, inside, results._weights)
             mean = float(statistic(*data, axis=-1)) if len(inside) else math.nan
             if aggregation is Aggregation.MICRO and len(inside) and data[1].sum() == 0:
                 mean = 0.0  # as Results.mean: nothing to divide by scores 0

@@ -24,6 +24,7 @@ from .errors import RankproofError
 from .evaluate import _as_protocol, evaluate
 from .measures.base import Measure, parse_measures
 from .protocol import Protocol
+from .results import Results
 
 __all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy"]
 
@@ -105,12 +106,12 @@ class Why:
                 width = max(len(f"{p.policy}={p.ours} -> {p.peer}") for p in item.policies)
                 for p in item.policies:
                     label = f"{p.policy}={p.ours} -> {p.peer}"
-                    if p.refused is not None:
+                    if p.shift is None:  # refused
                         lines.append(f"    {label:<{width}}  refused: {p.refused}")
                     else:
                         note = "  (no effect on this data)" if abs(p.shift) < 1e-15 else ""
                         lines.append(f"    {label:<{width}}  {signed.format(p.shift)}{note}")
-                shifts = [p.shift for p in item.policies if p.refused is None]
+                shifts = [p.shift for p in item.policies if p.shift is not None]
                 if item.peer is not None and shifts and abs(sum(shifts) - item.difference) > 1e-12:
                     lines.append("  (the single shifts do not add up to the difference: the policies interact)")
             if item.queries:
@@ -182,7 +183,7 @@ def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = Non
         peer_results, peer_refused = None, str(error)
 
     differing = ours.differences(theirs)
-    switched: dict[str, tuple[object, str | None]] = {}
+    switched: dict[str, tuple[Results | None, str | None]] = {}
     for policy in differing:
         try:
             switched[policy] = (evaluate(qrels, run, measure_list, ours.replace(**{policy: getattr(theirs, policy)})),

@@ -180,6 +180,7 @@ def _ap(groups: _Groups, measure, protocol, k: int, num_rel: int, r_line: str) -
         lines.append(f"  {_n(missed)} relevant doc{'s' if abs(missed - 1) > 1e-12 else ''} not in the top {k}: "
                      "precision 0")
     policy = measure.setting("ap_denominator", protocol)
+    denominator: float
     if policy is ApDenominator.MIN_K:
         denominator, how = min(num_rel, k), "min(R, k)"
     elif policy is ApDenominator.HITS:

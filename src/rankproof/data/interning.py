@@ -52,7 +52,7 @@ def merge_vocabularies(*vocabularies: np.ndarray) -> tuple[np.ndarray, list[np.n
         ``remaps[i][old_code]`` is the code in ``merged`` of
         ``vocabularies[i][old_code]``.
     """
-    vocabularies = [np.asarray(v, dtype=str) for v in vocabularies]
+    vocabularies = tuple(np.asarray(v, dtype=str) for v in vocabularies)
     # Usually one vocabulary holds all the others (the users of a run are
     # among those of the qrels): then it is the merge, found by binary search
     # instead of sorting every id again.

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import DuplicateError, InputError, ParseError, where
+from .arrays import read_only
 from .interning import checked_id, intern
 from ..io.lines import no_lines, take_lines
 
@@ -169,9 +170,8 @@ class Qrels:
         set_(self, "source", str(source))
         counts = np.bincount(query_codes, minlength=len(used_queries))
         set_(self, "offsets", np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
-        for array in (self.offsets, self.doc_codes, self.grades, self.lines):
-            if array.flags.writeable:  # a broadcast of -1 is read-only already
-                array.flags.writeable = False
+        for name in ("queries", "offsets", "docs", "doc_codes", "grades", "lines"):
+            set_(self, name, read_only(getattr(self, name)))
 
 
     # -- constructors ----------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import ParseError, where
 from ..kernels.segments import ranks_within
+from .arrays import read_only
 from .interning import checked_id, intern
 from ..io.lines import no_lines, take_lines
 
@@ -166,9 +167,8 @@ class Run:
         set_(self, "lines", lines)
         set_(self, "source", str(source))
         set_(self, "name", str(name) if name is not None else str(source))
-        for array in (offsets, doc_codes, scores, lines):
-            if array.flags.writeable:  # a broadcast of -1 is read-only already
-                array.flags.writeable = False
+        for field in ("queries", "offsets", "docs", "doc_codes", "scores", "lines"):
+            set_(self, field, read_only(getattr(self, field)))
 
 
     # -- constructors ----------------------------------------------------
@@ -192,7 +192,7 @@ class Run:
             checked_id(query, "query", source)
             if isinstance(ranking, Mapping):
                 kinds.add("scores")
-                items = list(ranking.items())
+                items: list[Any] = list(ranking.items())
                 doc_ids.extend(checked_id(d, "doc", source, query) for d, _ in items)
                 scores.extend(s for _, s in items)
             elif isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence | np.ndarray):

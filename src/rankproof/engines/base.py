@@ -16,7 +16,7 @@ from typing import Protocol as _Interface, Sequence, runtime_checkable
 
 import numpy as np
 
-from ..errors import TieError
+from ..errors import MeasureError, TieError
 from ..measures.base import Measure
 from ..measures.compute import Context, Values
 
@@ -79,4 +79,10 @@ class NumpyEngine:
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
         refuse_ordered_ties(alignment, measures)
         context = Context(alignment, protocol) if measures else None
-        return {measure: measure.spec.compute(context, measure) for measure in measures}
+        values: dict[Measure, Values] = {}
+        for measure in measures:
+            compute = measure.spec.compute
+            if compute is None:  # callers ask supports() first
+                raise MeasureError(f"the numpy engine cannot compute {measure}: it has no compute function")
+            values[measure] = compute(context, measure)
+        return values

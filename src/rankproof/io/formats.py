@@ -202,7 +202,7 @@ def _unique(named: dict) -> list:
 
 
 def _example_line(named: dict, what: _What) -> str:
-    record = {named["query"]: "q1", named["doc"]: "d1"}
+    record: dict[str, object] = {named["query"]: "q1", named["doc"]: "d1"}
     value_arg = next((arg for arg in ("grade", "score") if arg in named), None)
     if value_arg is not None:
         record[named[value_arg]] = what.example_value
@@ -394,13 +394,13 @@ def _jsonl_by_line(data: bytes, source: str, named: dict, what: _What):
             if value is None or isinstance(value, str):
                 spelled.append(value)
                 continue
-            text = _as_text(value, arg)
-            if text is None:
+            spelling = _as_text(value, arg)
+            if spelling is None:
                 raise ParseError(
                     f"{where(source=source, line=numbers[row])}{arg} "
                     f"{_shorten(json.dumps(value))} is a JSON {_json_type(value)}; {_RULES[arg]}"
                 )
-            spelled.append(text)
+            spelled.append(spelling)
         columns[name] = pa.array(spelled, type=pa.large_string())
     return pa.table(columns), np.asarray(numbers, dtype=np.int64)
 

@@ -445,13 +445,20 @@ def _first_problem(values: list, problem, rows: _Rows) -> ParseError:
     raise RuntimeError("a column failed a vectorised check but no value is bad")  # pragma: no cover
 
 
+def _refused(rows: _Rows, row: int, message: str | None) -> ParseError:
+    """The error for a row that a vectorised check found bad (so its message is never None)."""
+    if message is None:  # pragma: no cover - the check and the message disagree
+        raise RuntimeError(f"row {row} failed a vectorised check but its value is not bad")
+    return ParseError(rows.at(row) + message)
+
+
 def _float_grades(values: np.ndarray, rows: _Rows, shown) -> np.ndarray:
     """int64 grades from float64 values, refusing NaN, inf, fractions and overflow."""
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(values) | (values != np.round(values)) | (np.abs(values) >= _INT64_LIMIT)
     if bad.any():
         row = int(np.argmax(bad))
-        raise ParseError(rows.at(row) + _grade_number_problem(shown(row), float(values[row])))
+        raise _refused(rows, row, _grade_number_problem(shown(row), float(values[row])))
     return values.astype(np.int64)
 
 
@@ -522,7 +529,7 @@ def _finite(values: np.ndarray, rows: _Rows, shown) -> np.ndarray:
     finite = np.isfinite(values)
     if not finite.all():
         row = int(np.argmin(finite))
-        raise ParseError(rows.at(row) + _score_problem(shown(row)))
+        raise _refused(rows, row, _score_problem(shown(row)))
     return values
 
 
@@ -556,7 +563,7 @@ def _scores(column, name, rows: _Rows) -> np.ndarray:
                 if not value.strip()
                 else _score_problem(_shorten(value))
             )
-            raise ParseError(rows.at(row) + message)
+            raise _refused(rows, row, message)
         values = _owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64)
         return _finite(values, rows, lambda row: _shorten(text[row].as_py().strip()))
     if pa.types.is_boolean(kind):

@@ -43,8 +43,8 @@ class Ranked:
         self.group_offsets = group_offsets
         self.num_groups = len(group_offsets) - 1
         self.all_singletons = self.num_groups == offsets[-1]
-        self._group_of_position = None  # built on first use
-        self._heads: dict[bytes, np.ndarray | None] = {}
+        self._group_of_position: np.ndarray | None = None  # built on first use
+        self._heads: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}
 
     # Every array below spans all positions or groups (millions on a big
     # run) and most measures need only some of them: each is built on first use.
@@ -200,12 +200,12 @@ class Ranked:
         head = self.head(k_query)
         if head is None:
             values = values_at(slice(None), self.position_rank if needs_rank else None)
-            if not self.all_singletons:
+            if self.in_tie is not None:  # None: every position is its own group
                 values = np.where(self.in_tie, 0.0, values)
             sums = np.bincount(self.position_query, weights=values, minlength=self.num_queries)
         else:
             at, query, rank = head
-            if not self.all_singletons:
+            if self.in_tie is not None:
                 untied = ~self.in_tie[at]
                 at, query, rank = at[untied], query[untied], rank[untied]
             sums = np.bincount(query, weights=values_at(at, rank), minlength=self.num_queries)

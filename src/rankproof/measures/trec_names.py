@@ -24,7 +24,7 @@ import dataclasses
 import difflib
 import enum
 import re
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import MeasureError
 from .base import Measure
@@ -119,7 +119,7 @@ class Line:
     name: str
     measure: Measure | None
     trec: TrecMeasure
-    param: object = None
+    param: Any = None  # a number, a tuple of numbers or None, by measure
 
 
 # -- trec_eval's number parsing ---------------------------------------------------
@@ -171,7 +171,7 @@ def gain_map(pairs: Sequence[tuple[str, float]], grades: Sequence[int]) -> GainM
     level; a rankproof map gives unlisted grades 0, so the map lists every grade
     the qrels hold (and every listed level).
     """
-    listed = {}
+    listed: dict[int, float] = {}
     for name, value in pairs:
         if re.fullmatch(r"[+-]?\d+", name):
             level = int(name)

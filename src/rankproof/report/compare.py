@@ -84,7 +84,8 @@ def to_table(comparison) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=io.StringIO(), width=220, highlight=False, soft_wrap=True, color_system=None,
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=220, highlight=False, soft_wrap=True, color_system=None,
                       legacy_windows=False)
     table = Table(box=None, header_style="bold", pad_edge=False)
     for i, name in enumerate(_headers(comparison)):
@@ -92,7 +93,7 @@ def to_table(comparison) -> str:
     for row in comparison.rows:
         table.add_row(*_cells(row, comparison))
     console.print(table)
-    text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+    text = "\n".join(line.rstrip() for line in buffer.getvalue().splitlines())
     return text + "\n\n" + "\n".join(_notes(comparison)) + "\n"
 
 

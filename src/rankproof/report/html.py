@@ -459,7 +459,7 @@ class _Page:
             return ""
         first = next(iter(d.cutoff_curves.values()))
         figures = []
-        page_cutoffs = {}
+        page_cutoffs: dict[str, int | None] = {}
         for m in d.results[0].measures:
             if m.spec.cutoff:
                 page_cutoffs.setdefault(str(type(m)(m.name, None, m.params)), m.cutoff)

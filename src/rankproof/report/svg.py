@@ -193,7 +193,7 @@ def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, 
                         y_format=lambda v: f"{v:+.2f}" if v else "0", x_axis=False)]
     zero = frame.y(0)
     step = frame.x(1) - frame.x(0)
-    shown = range(len(pairs))
+    shown: Sequence[int] = range(len(pairs))
     if len(pairs) > max_bars:
         # Too many queries for a bar each: the sorted values as one outline,
         # and bars (with their query ids) for the extremes at either end.

@@ -32,7 +32,7 @@ _LABELS = {
 }
 
 
-def _fmt(value: float, digits: int = 4) -> str:
+def _fmt(value: float | None, digits: int = 4) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
@@ -63,7 +63,7 @@ def warning_lines(results: Results) -> list[str]:
     cut = {m: v for m, v in inside.items() if "@" in m and v} or {m: v for m, v in inside.items() if v}
     if not cut:
         return lines
-    measure = max(cut, key=cut.get)
+    measure = max(cut, key=lambda m: cut[m])
     where = f"the top {measure.rsplit('@', 1)[1]} ({measure})" if "@" in measure else f"the rankings ({measure})"
     return lines + [f"warning: {cut[measure]} unjudged docs inside {where} count as non-relevant; unjudged is not "
             "non-relevant (check judged@k, or compare with unjudged=condense)"]
@@ -249,9 +249,9 @@ def explanation_table(e: Explanation) -> str:
         ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left", pad_edge=False)
         for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
             ideal.add_column(name, justify="left" if name == "doc" else "right")
-        for row in e.ideal:
-            ideal.add_row(str(row.rank), row.doc, str(row.grade), f"{row.gain:g}", f"{row.discount:.4f}",
-                          f"{row.contribution:.4f}", f"{row.cumulative:.4f}")
+        for step in e.ideal:
+            ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.4f}",
+                          f"{step.contribution:.4f}", f"{step.cumulative:.4f}")
         console.print()
         console.print(ideal)
         console.print()

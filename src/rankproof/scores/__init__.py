@@ -40,7 +40,7 @@ from ..errors import InputError
 from ..evaluate import _as_protocol, _measure_alignment, _measure_list, _weights_wanted
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, ratio
-from ..pipeline import QueryTable
+from ..pipeline import Alignment, QueryTable
 from ..protocol import Protocol, Ties
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
@@ -144,9 +144,9 @@ def evaluate_scores(
     elif _fast_path_applies(scores, protocol):
         # ndcg / dcg / ideal_dcg by the dense fast path; any other measure builds
         # the general alignment on first use and runs the reference kernels.
-        alignment = DenseAlignment(scores, protocol)
-        results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score",
-                                     compute=alignment.compute)
+        dense = DenseAlignment(scores, protocol)
+        results = _measure_alignment(dense, protocol, measure_list, weight_array, "y_score",
+                                     compute=dense.compute)
     else:
         alignment = score_alignment(scores, protocol)
         results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
@@ -201,8 +201,8 @@ class DenseAlignment:
     def __init__(self, scores: ScoreInput, protocol: Protocol) -> None:
         self._scores = scores
         self._protocol = protocol
-        self._full = None
-        self._counts = None
+        self._full: Alignment | None = None
+        self._counts: dict | None = None
         self._crossing: dict[int, int] = {}
         self._parts_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.queries = scores.queries
@@ -210,7 +210,7 @@ class DenseAlignment:
         self.in_run = np.ones(rows, dtype=bool)
         # Masked entries (NaN scores) are not candidates: the kernel skips them.
         self._mask = np.isnan(scores.score) if scores.masked else None
-        lengths = columns - np.count_nonzero(self._mask, axis=1) if scores.masked else np.full(rows, columns)
+        lengths = columns - np.count_nonzero(self._mask, axis=1) if self._mask is not None else np.full(rows, columns)
         self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
     @property
@@ -231,17 +231,16 @@ class DenseAlignment:
 
     @property
     def counts(self) -> dict:
-        if self._counts is None:
-            self._count_ties(())
-        return self._counts
+        return self._counts if self._counts is not None else self._count_ties(())
 
-    def _count_ties(self, cutoffs) -> None:
+    def _count_ties(self, cutoffs) -> dict:
         counts = base_counts(self._scores)
         # Masked entries sort last as -inf, where no tie among them is counted.
         score = np.where(self._mask, -np.inf, self._scores.score) if self._mask is not None else self._scores.score
         counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(score, cutoffs, self._mask is not None)
         self._counts = counts
         self._crossing.update(crossing)
+        return counts
 
     def cutoff_counts(self, measures) -> dict:
         cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})

@@ -66,7 +66,7 @@ class ScoreInput:
 
     def flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(relevance, score, position in the row, offsets) of the candidates, row by row."""
-        if not self.dense:
+        if self.offsets is not None:  # ragged
             position = ranks_within(np.diff(self.offsets))
             return self.relevance, self.score, position, self.offsets
         rows, columns = self.score.shape
@@ -195,13 +195,13 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
     masked = int(np.count_nonzero(masked_flags)) if masked_flags is not None else 0
     if not masked:
         masked_flags = None
-    if masked and offsets is not None:
+    if masked_flags is not None and offsets is not None:
         first = int(np.flatnonzero(masked_flags)[0])
         raise InputError(f"y_score {_locate(form, offsets, columns, first, names)}: the score is NaN; "
                          "ragged rows list only candidates, so drop the entry or give it a score")
     if not relevance_finite:
         bad = ~np.isfinite(relevance)
-        if masked:
+        if masked_flags is not None:
             bad &= ~masked_flags
         if bad.any():
             first = int(np.flatnonzero(bad.ravel())[0])
@@ -211,7 +211,7 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
     negative = 0
     if relevance.size and (masked or relevance.min() < 0):
         negative_flags = relevance < 0
-        if masked:
+        if masked_flags is not None:
             negative_flags &= ~masked_flags
         negative = int(np.count_nonzero(negative_flags))
     if negative:

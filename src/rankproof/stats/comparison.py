@@ -308,7 +308,7 @@ def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, method:
     for r in np.flatnonzero(~constant):
         groups.setdefault(np.packbits(valid[r]).tobytes(), []).append(int(r))
     for rows in groups.values():
-        sample = d[np.ix_(rows, np.flatnonzero(valid[rows[0]]))]
+        sample = d[np.ix_(np.asarray(rows), np.flatnonzero(valid[rows[0]]))]
         result = stats.bootstrap((sample,), np.mean, axis=-1, vectorized=True, paired=False,
                                  n_resamples=n_resamples, confidence_level=confidence, method=method,
                                  batch=max(1, 2_000_000 // max(1, sample.size)),

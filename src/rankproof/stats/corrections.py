@@ -9,6 +9,7 @@ from ``scipy.stats.false_discovery_control``.
 from __future__ import annotations
 
 import difflib
+from typing import Callable
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     return stats.false_discovery_control(p, method="bh") if len(p) else p.copy()
 
 
-CORRECTIONS = {"holm": holm, "bonferroni": bonferroni, "bh": benjamini_hochberg, "none": np.array}
+CORRECTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"holm": holm, "bonferroni": bonferroni, "bh": benjamini_hochberg, "none": np.array}
 
 
 def correct(p, method: str = "holm") -> np.ndarray:

@@ -176,7 +176,8 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
     # relstring is asked for, as trec_eval's num_ret would.
     measures: list[Measure] = [line.measure for line in lines if line.measure is not None]
     measures += [Measure("num_ret"), Measure("num_rel")]
-    measures += [_ideal_of(line.measure) for line in lines if line.trec.nan is NaN.NO_POSITIVE_GAIN]
+    measures += [_ideal_of(line.measure) for line in lines
+                 if line.trec.nan is NaN.NO_POSITIVE_GAIN and line.measure is not None]
     results = evaluate(qrels, run, measures, protocol, allow_partial=True)  # trec_eval decides on its own terms
     queries = results.queries
     reset = np.isin(np.asarray(queries, dtype=str), stand_ins)
@@ -195,7 +196,7 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
             if _is_reset(line.name):
                 strings = ["" if r else s for s, r in zip(strings, reset)]
             values.append(strings)
-        else:
+        elif line.measure is not None:
             v = results.values(line.measure)
             if kind is Summary.GEOMETRIC:
                 v = np.log(np.maximum(v, MIN_GEO_MEAN))
@@ -210,6 +211,8 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
             elif _is_reset(line.name):
                 v = np.where(reset, 0.0, v)
             values.append(v)
+        else:  # pragma: no cover - only runid, num_q and relstring have no rankproof measure
+            raise RuntimeError(f"{line.name} has no rankproof measure")
     table = TrecTable(queries=queries, lines=lines, values=values, runid=runid,
                       num_rel_judged=int((qrels.grades > 0).sum()), stand_in=reset)
     if options.zscores is not None:
@@ -348,7 +351,7 @@ def last_run_tag(path) -> str:
     try:
         if name.lower().endswith(".gz"):
             data = gzip.decompress(Path(path).read_bytes())
-            return _tag_of_last_line(data)
+            return _tag_of_last_line(data) or ""
         with open(path, "rb") as handle:
             handle.seek(0, 2)
             size = handle.tell()

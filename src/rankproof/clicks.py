@@ -42,7 +42,6 @@ from typing import Callable
 
 import numpy as np
 
-from .data.interning import intern
 from .errors import InputError, ParseError, where
 
 __all__ = ["ClickLog", "PBMFit", "fit_pbm", "read_clicks"]

@@ -49,6 +49,8 @@ OPTIONS = {
     "precision_denominator": ["k", "retrieved"],
     "recall_denominator": ["relevant", "min_k"],
     "ap_denominator": ["relevant", "min_k", "hits"],
+    "chunk_map": ["none", "sep:#"],
+    "chunks": ["first", "max"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})

@@ -619,6 +619,34 @@ def _report(args) -> int:
     return 0
 
 
+def _fit_pbm(args) -> int:
+    from .clicks import fit_pbm, read_clicks
+    from .report.output import write_output
+
+    if args.max_iterations < 1:
+        raise UsageError(f"rankproof fit-pbm: --max-iterations must be at least 1; got {args.max_iterations}")
+    if not args.tolerance > 0:
+        raise UsageError(f"rankproof fit-pbm: --tolerance must be positive; got {args.tolerance}")
+    if args.max_rank is not None and args.max_rank < 1:
+        raise UsageError(f"rankproof fit-pbm: --max-rank must be at least 1; got {args.max_rank}")
+    log = read_clicks(args.clicks, args.clicks_format, query=args.query_col, doc=args.doc_col,
+                      rank=args.rank_col, clicked=args.clicked_col)
+    fit = fit_pbm(log, max_iterations=args.max_iterations, tolerance=args.tolerance, max_rank=args.max_rank)
+    if args.output is None or args.output == "-":
+        write_output(json.dumps(fit.to_dict(), indent=2) + "\n", None)
+    else:
+        fit.write(args.output)
+    if not args.quiet:
+        how = (f"converged in {fit.iterations} iterations" if fit.converged
+               else f"NOT converged after {fit.iterations} iterations (raise --max-iterations)")
+        shown = ", ".join(f"{v:.3f}" for v in fit.examination[:10].tolist())
+        more = ", ..." if len(fit.examination) > 10 else ""
+        print(f"rankproof: {log.source}: {fit.impressions} impressions, {fit.clicks} clicks, "
+              f"{len(fit.attractiveness)} query-doc pairs; EM {how}; examination by rank (rank 1 = 1): "
+              f"{shown}{more}", file=sys.stderr)
+    return 0
+
+
 def _demo(args) -> int:
     from .demo import run_demo
 
@@ -698,6 +726,10 @@ Counts and warnings go to stderr (--quiet drops them); exit 2 on bad input, one 
   rankproof compare qrels.txt bm25.run tfidf.run lmdirichlet.run -m ndcg@10 -m ap
   rankproof compare qrels.txt a.run b.run --baseline a.run --test t --format latex -o table.tex
   rankproof compare --results a.json b.json""",
+    "fit-pbm": """examples:
+  rankproof fit-pbm clicks.txt -o discount.json
+  rankproof evaluate qrels.txt bm25.run -m ndcg@10 --policy discount=file:discount.json
+The examination vector is normalised to rank 1 = 1 (the model sees only products examination x attractiveness).""",
     "demo": """example:
   rankproof demo""",
 }
@@ -805,6 +837,24 @@ def _parser() -> argparse.ArgumentParser:
     _add_input_options(rp)
     rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write (atomically)")
     rp.set_defaults(handler=_report)
+
+    fp = command("fit-pbm", "fit a position-based click model to a click log; write its examination "
+                            "vector as a discount (discount=file:FILE)")
+    fp.add_argument("clicks", help="click log: lines 'query doc rank clicked' (whitespace), or CSV/TSV/JSONL/"
+                                   "Parquet with those columns")
+    fp.add_argument("-o", "--output", metavar="FILE", help="write the JSON to FILE (atomically) instead of stdout")
+    fp.add_argument("--clicks-format", choices=INPUT_FORMATS, help="default: from the extension (else whitespace)")
+    fp.add_argument("--max-rank", type=int, metavar="R", help="leave out impressions below rank R")
+    fp.add_argument("--max-iterations", type=int, default=1000, help="EM iterations at most (default 1000)")
+    fp.add_argument("--tolerance", type=float, default=1e-7,
+                    help="stop when no examination probability moves by more (default 1e-7)")
+    fp.add_argument("--query-col", default="query", metavar="NAME", help="query column of a table (default query)")
+    fp.add_argument("--doc-col", default="doc", metavar="NAME", help="doc column of a table (default doc)")
+    fp.add_argument("--rank-col", default="rank", metavar="NAME", help="rank column of a table (default rank)")
+    fp.add_argument("--clicked-col", default="clicked", metavar="NAME",
+                    help="click column of a table, 0/1 (default clicked)")
+    fp.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    fp.set_defaults(handler=_fit_pbm)
 
     demo = command("demo", "evaluate the bundled Cranfield runs")
     demo.set_defaults(handler=_demo)

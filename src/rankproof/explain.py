@@ -258,6 +258,10 @@ def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg
         notes.append(f"{unjudged_inside} unjudged {plural} {where} scored as non-relevant (unjudged=zero)")
     if c.get("unjudged_dropped") and changes(unjudged=Unjudged.ZERO):
         notes.append(f"{c['unjudged_dropped']} unjudged docs dropped before ranking (unjudged=condense)")
+    if c.get("chunks_merged"):
+        chosen = "first-listed" if protocol.chunks.value == "first" else "highest-scored"
+        notes.append(f"{c['chunks_merged']} chunks merged into their documents (chunk_map={protocol.chunk_map}, "
+                     f"chunks={protocol.chunks}): each document ranks once, at its {chosen} chunk")
     if c.get("duplicates_dropped"):
         notes.append(f"{c['duplicates_dropped']} repeated docs dropped (duplicates=first)")
     # Negative grades read as non-relevant (zero) or as pooled but unjudged: only

@@ -8,6 +8,7 @@ This module applies the protocol's row policies, each by one function:
 ==================  =========================================================
 policy              function
 ==================  =========================================================
+chunk_map, chunks   :func:`merge_chunks` (first: chunk ids become doc ids)
 missing/extra query :func:`align` (the join of qrels and run)
 duplicates          :func:`drop_duplicates`
 negative_grades     :func:`apply_negative_grades`
@@ -33,8 +34,10 @@ import numpy as np
 from .errors import (
     DuplicateError, InputError, MissingQueryError, TieError, UnjudgedError, where,
 )
+from .protocol import file_digest
 from .protocol import (
-    Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
+    ChunkMap, Chunks, Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties,
+    Unjudged,
 )
 from ._align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, sort_segments, tie_runs
 from .data.interning import merge_vocabularies
@@ -43,7 +46,7 @@ from .data.qrels import Qrels
 from .data.run import Run
 
 __all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
-           "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate"]
+           "drop_duplicates", "group_ties", "merge_chunks", "chunk_documents", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -384,6 +387,113 @@ def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protoc
     return np.arange(n + 1, dtype=np.int64), tie_offsets
 
 
+def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[int], dict]) -> np.ndarray:
+    """The document id of each chunk id, as the ``chunk_map`` policy says.
+
+    `locate(i)` names where chunk ``chunks[i]`` is ranked, for errors.
+
+    >>> chunk_documents(np.array(["d1#c2", "d1#x#c1", "d2"]), ChunkMap("sep", "#"), None).tolist()
+    ['d1', 'd1#x', 'd2']
+    >>> chunk_documents(np.array(["d1_p3", "d22_p0"]), ChunkMap("regex", "^(.+)_p[0-9]+$"), None).tolist()
+    ['d1', 'd22']
+    """
+    ids = chunks.tolist()
+    if chunk_map.kind == "sep":
+        # Split at the last separator: doc ids may hold the separator themselves.
+        parts = [chunk.rpartition(chunk_map.spec) for chunk in ids]
+        docs = [head if sep else tail for head, sep, tail in parts]
+        empty = [i for i, (head, sep, _) in enumerate(parts) if sep and not head]
+        if empty:
+            raise InputError(f"{where(**locate(empty[0]))}chunk id {ids[empty[0]]!r} has nothing before the "
+                             f"separator {chunk_map.spec!r}, so it names no document ({len(empty)} such ids); "
+                             "fix the ids or choose another chunk_map")
+        return np.array(docs, dtype=object)
+    if chunk_map.kind == "regex":
+        import re
+
+        pattern = re.compile(chunk_map.spec)
+        found = [pattern.search(chunk) for chunk in ids]
+        docs = [m.group(1) if m is not None else None for m in found]
+        bad = [i for i, doc in enumerate(docs) if not doc]
+        if bad:
+            raise InputError(f"{where(**locate(bad[0]))}chunk id {ids[bad[0]]!r} does not match chunk_map=regex:"
+                             f"{chunk_map.spec} or its group is empty ({len(bad)} such ids); give a pattern whose "
+                             "one group matches the document id of every ranked chunk")
+        return np.array(docs, dtype=object)
+    from .io.chunk_map import read_chunk_map
+
+    if file_digest(chunk_map.spec, "chunk map") != chunk_map.digest:
+        raise InputError(f"{chunk_map.spec}: the chunk map file changed since the protocol was made "
+                         f"(digest {chunk_map.digest} expected); build the protocol again")
+    mapped_chunks, mapped_docs = read_chunk_map(chunk_map.spec)
+    at = np.minimum(np.searchsorted(mapped_chunks, chunks), len(mapped_chunks) - 1)
+    missing = np.flatnonzero(mapped_chunks[at] != chunks)
+    if missing.size:
+        i = int(missing[0])
+        raise InputError(f"{where(**locate(i))}chunk {ids[i]!r} is not in the chunk map {chunk_map.spec} "
+                         f"({missing.size} ranked chunks are not); add a line '{ids[i]} DOC' for each")
+    return mapped_docs[at].astype(object)
+
+
+def merge_chunks(run: Run, protocol: Protocol, counts: dict) -> Run:
+    """The ``chunk_map`` and ``chunks`` policies: a run of chunk ids becomes a
+    run of document ids in which each document ranks once.
+
+    Each chunk id is mapped to its document (:func:`chunk_documents`, once per
+    distinct id, not per row). Of a document's chunks within one query, one
+    stands for it: the first listed (``chunks=first``) or the highest-scored,
+    the first listed among equal scores (``chunks=max``); the rows of its
+    other chunks leave the ranking, so the documents below them move up, and
+    are counted as ``chunks_merged``. Rows of the chosen chunk itself stay,
+    so a chunk listed twice still meets the ``duplicates`` policy. Applied
+    before every other row policy; qrels are judged at document level and
+    are not touched.
+
+    >>> run = Run.from_dict({"q": {"d1#0": 0.2, "d2#0": 0.9, "d1#1": 0.8, "d3#4": 0.5}})
+    >>> counts = {}
+    >>> merged = merge_chunks(run, Protocol(chunk_map="sep:#", chunks="max"), counts)
+    >>> merged.docs[merged.doc_codes].tolist(), merged.scores.tolist(), counts
+    (['d2', 'd1', 'd3'], [0.9, 0.8, 0.5], {'chunks_merged': 1})
+    >>> merged = merge_chunks(run, Protocol(chunk_map="sep:#"), {})   # chunks=first: d1 at 0.2
+    >>> merged.docs[merged.doc_codes].tolist(), merged.scores.tolist()
+    (['d1', 'd2', 'd3'], [0.2, 0.9, 0.5])
+    """
+    if protocol.chunk_map.kind == "none":
+        return run
+    lengths = np.diff(run.offsets)
+    row_query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
+    first_row_of_chunk = np.full(len(run.docs), -1, dtype=np.int64)
+    first_row_of_chunk[run.doc_codes[::-1]] = np.arange(len(run.doc_codes) - 1, -1, -1)
+
+    def chunk_row(i: int) -> dict:
+        row = int(first_row_of_chunk[i])
+        return {"source": run.source, "line": _line(run.lines, row), "query": str(run.queries[row_query[row]]),
+                "doc": str(run.docs[i])}
+
+    doc_of_chunk = chunk_documents(run.docs, protocol.chunk_map, chunk_row)
+    docs, doc_code_of_chunk = np.unique(doc_of_chunk.astype(str), return_inverse=True)
+    row_doc = doc_code_of_chunk[run.doc_codes]
+    n = len(row_doc)
+    rows = np.arange(n, dtype=np.int64)
+    key = row_query * max(len(docs), 1) + row_doc
+    if protocol.chunks is Chunks.MAX:
+        order = np.lexsort((rows, -run.scores, key))
+    else:
+        order = np.lexsort((rows, key))
+    sorted_key = key[order]
+    starts = np.concatenate([[True], sorted_key[1:] != sorted_key[:-1]]) if n else np.zeros(0, dtype=bool)
+    # The chunk standing for each (query, doc), spread back to its rows.
+    winner_chunk = run.doc_codes[order[starts]]
+    key_index = np.cumsum(starts) - 1
+    chosen = np.empty(n, dtype=np.int64)
+    chosen[order] = winner_chunk[key_index]
+    keep = np.flatnonzero(run.doc_codes == chosen)
+    counts["chunks_merged"] = int(n - len(keep))
+    return Run(query_codes=row_query[keep], queries=run.queries, doc_codes=row_doc[keep], docs=docs,
+               scores=run.scores[keep] if run.has_scores else None, lines=take_lines(run.lines, keep),
+               source=run.source, name=run.name)
+
+
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     """Apply the protocol's query, document and tie policies.
 
@@ -396,6 +506,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         )
 
     counts: dict[str, int] = {}
+    run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     # -- queries -----------------------------------------------------------
     all_queries, (qrels_query_map, run_query_map) = merge_vocabularies(qrels.queries, run.queries)
     in_qrels = np.zeros(len(all_queries), dtype=bool)

@@ -27,11 +27,18 @@ iprec_rounding   round, legacy                              round
 precision_denominator  k, retrieved                         k
 recall_denominator     relevant, min_k                      relevant
 ap_denominator         relevant, min_k, hits                relevant
+chunk_map        none, sep:#, regex:PATTERN, file:PATH      none
+chunks           first, max                                 first
 ===============  =========================================  ==========
 
-The three denominators came after the others: the canonical text names them
-only when they differ from their defaults, so every protocol written before
-keeps its text and fingerprint.
+The three denominators and the two chunk policies came after the others: the
+canonical text names them only when they differ from their defaults (both
+chunk policies whenever a ``chunk_map`` is set), so every protocol written
+before keeps its text and fingerprint.
+
+``discount=file:PATH`` reads a discount vector from a JSON file (such as the
+examination probabilities ``rankproof fit-pbm`` writes); the text names the
+path and the SHA-256 digest of the file's bytes, checked when read back.
 
 Examples
 --------
@@ -80,6 +87,10 @@ __all__ = [
     "PrecisionDenominator",
     "RecallDenominator",
     "ApDenominator",
+    "ChunkMap",
+    "Chunks",
+    "DiscountFile",
+    "file_digest",
     "PRESETS",
 ]
 
@@ -218,6 +229,17 @@ class ApDenominator(_Policy):
     HITS = "hits"
 
 
+class Chunks(_Policy):
+    """Which chunk of a document stands for it once ``chunk_map`` maps chunk
+    ids to document ids: ``first``, the chunk listed first for the query (the
+    run's own order); ``max``, the chunk with the highest score (MaxP), the
+    first listed among equal scores. The document's other chunks leave the
+    ranking, so the documents after them move up."""
+
+    FIRST = "first"
+    MAX = "max"
+
+
 class Aggregation(_Policy):
     """How per-query values become one number."""
 
@@ -308,6 +330,145 @@ class LogDiscount:
         return f"log:{_format_number(self.base)}"
 
 
+def file_digest(path: str, what: str) -> str:
+    """``sha256:`` and the first 16 hex digits of the SHA-256 of a file's bytes.
+
+    Raises :class:`~rankproof.errors.ProtocolError` naming the file when it
+    cannot be read.
+    """
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ProtocolError(f"{path}: cannot read the {what} file ({exc.strerror or exc}); check the path") from None
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+
+
+def _split_digest(text: str) -> tuple[str, str]:
+    """``PATH@sha256:HEX`` -> (PATH, digest); a path without digest -> (PATH, "")."""
+    head, sep, tail = text.rpartition("@")
+    if sep and tail.startswith("sha256:"):
+        return head, tail
+    return text, ""
+
+
+def _checked_path(path: str, digest: str, what: str) -> str:
+    """The file's digest, refused when it differs from the one given in a protocol text."""
+    if not path or any(c.isspace() for c in path):
+        raise ProtocolError(f"the {what} file path {path!r} must be non-empty and hold no blanks, so that "
+                            "the protocol text reads back; rename or link the file")
+    actual = file_digest(path, what)
+    if digest and digest != actual:
+        raise ProtocolError(f"{path}: the {what} file has digest {actual}, not {digest} as the protocol says: "
+                            "it changed since the protocol was written; evaluate with the original file, or "
+                            "drop the @digest to take the file as it is now")
+    return actual
+
+
+@dataclasses.dataclass(frozen=True)
+class DiscountFile(DiscountVector):
+    """A discount vector read from a JSON file: a list of numbers, or an
+    object whose ``discount`` key holds one (what ``rankproof fit-pbm``
+    writes). Ranks past its end get 0.
+
+    Text form: ``file:discount.json@sha256:<16 hex digits>``; the digest is
+    of the file's bytes, so a protocol text names exactly one vector.
+    """
+
+    path: str = ""
+    digest: str = ""
+
+    @classmethod
+    def read(cls, path: str, digest: str = "") -> "DiscountFile":
+        import json
+
+        digest = _checked_path(path, digest, "discount")
+        try:
+            with open(path, "rb") as handle:
+                data = json.loads(handle.read().decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise ProtocolError(f"{path}: cannot read a discount vector ({exc}); give a JSON list of numbers "
+                                "or an object with a \"discount\" list, as rankproof fit-pbm writes") from None
+        values = data.get("discount") if isinstance(data, dict) else data
+        if not isinstance(values, list) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise ProtocolError(f"{path}: holds no discount vector; give a JSON list of numbers or an object "
+                                "with a \"discount\" list, as rankproof fit-pbm writes")
+        try:
+            return cls(values=tuple(values), path=path, digest=digest)
+        except ProtocolError as exc:
+            raise ProtocolError(f"{path}: {exc}") from None
+
+    def __str__(self) -> str:
+        return f"file:{self.path}@{self.digest}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkMap:
+    """How a ranked chunk id names its document (the ``chunk_map`` policy).
+
+    ``none``: ids are document ids. ``sep:S``: the document is the id up to
+    its last ``S`` (``doc7#chunk3`` -> ``doc7`` with ``sep:#``; an id
+    without ``S`` is a document id already). ``regex:PATTERN``: the first
+    group of the pattern's first match (an id it does not match is an
+    error). ``file:PATH``: a two-column table ``chunk doc`` (whitespace,
+    or CSV/TSV/JSON Lines/Parquet with columns ``chunk`` and ``doc``); a
+    ranked chunk it does not list is an error. The text of a file map holds
+    the SHA-256 digest of the file: ``file:chunks.tsv@sha256:...``.
+    Separators and patterns hold no blanks, so the protocol text reads back.
+    """
+
+    kind: str = "none"
+    spec: str = ""
+    digest: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("none", "sep", "regex", "file"):
+            raise ProtocolError(f"chunk_map kind {self.kind!r} is not one of none, sep, regex, file")
+        if self.kind == "none":
+            return
+        if not self.spec or any(c.isspace() for c in self.spec):
+            raise ProtocolError(f"chunk_map={self.kind}: needs a value without blanks, e.g. "
+                                "chunk_map=sep:# or chunk_map=regex:^(.+)_c[0-9]+$ or chunk_map=file:chunks.tsv")
+        if self.kind == "regex":
+            import re
+
+            try:
+                groups = re.compile(self.spec).groups
+            except re.error as exc:
+                raise ProtocolError(f"chunk_map=regex:{self.spec}: not a regular expression ({exc})") from None
+            if groups != 1:
+                raise ProtocolError(f"chunk_map=regex:{self.spec}: has {groups} groups; give exactly one, "
+                                    "the document id, e.g. regex:^(.+)_c[0-9]+$")
+        if self.kind == "file":
+            object.__setattr__(self, "digest", _checked_path(self.spec, self.digest, "chunk map"))
+
+    def __str__(self) -> str:
+        if self.kind == "none":
+            return "none"
+        if self.kind == "file":
+            return f"file:{self.spec}@{self.digest}"
+        return f"{self.kind}:{self.spec}"
+
+
+def parse_chunk_map(value: Any) -> ChunkMap:
+    """Read a chunk_map policy from its text form (``none``, ``sep:#``,
+    ``regex:PATTERN``, ``file:PATH[@sha256:DIGEST]``)."""
+    if isinstance(value, ChunkMap):
+        return value
+    text = str(value).strip()
+    if text == "none":
+        return ChunkMap()
+    kind, sep, spec = text.partition(":")
+    if not sep or kind not in ("sep", "regex", "file"):
+        raise ProtocolError(f"policy chunk_map does not accept {value!r}; choose one of none, sep:#, "
+                            "regex:PATTERN (one group: the document id), file:PATH (a chunk -> doc table)")
+    if kind == "file":
+        path, digest = _split_digest(spec)
+        return ChunkMap("file", path, digest)
+    return ChunkMap(kind, spec)
+
+
 def parse_gain(value: Any) -> Gain | GainMap:
     """Read a gain policy from an enum, a mapping or its text form."""
     if isinstance(value, (Gain, GainMap)):
@@ -341,6 +502,8 @@ def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
         except ValueError:
             raise ProtocolError(f"cannot read log discount {text!r}; write it as log:10") from None
         return parse_discount(LogDiscount(base))
+    if text.startswith("file:"):
+        return DiscountFile.read(*_split_digest(text[5:]))
     if text.startswith("vector:"):
         try:
             return DiscountVector(tuple(float(v) for v in text[7:].split("/") if v))
@@ -348,7 +511,7 @@ def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
             raise ProtocolError(
                 f"cannot read discount vector {text!r}; write it as vector:1/0.63/0.5"
             ) from None
-    return _parse_enum("discount", Discount, text, extra=["log:BASE", "vector:1/0.5/..."])
+    return _parse_enum("discount", Discount, text, extra=["log:BASE", "vector:1/0.5/...", "file:PATH.json"])
 
 
 def _parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> Any:
@@ -398,11 +561,14 @@ _PARSERS = {
     "precision_denominator": lambda v: _parse_enum("precision_denominator", PrecisionDenominator, v),
     "recall_denominator": lambda v: _parse_enum("recall_denominator", RecallDenominator, v),
     "ap_denominator": lambda v: _parse_enum("ap_denominator", ApDenominator, v),
+    "chunk_map": parse_chunk_map,
+    "chunks": lambda v: _parse_enum("chunks", Chunks, v),
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
-_TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator")
+_TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
+                           "chunk_map", "chunks")
 
 
 def _unknown_policy(key: str) -> ProtocolError:
@@ -468,8 +634,16 @@ class Protocol:
     ap_denominator : {'relevant', 'min_k', 'hits'}
         AP@k divides its sum of precisions by R, by min(R, k), or by the
         number of relevant docs within the top k.
+    chunk_map : {'none', 'sep:S', 'regex:PATTERN', 'file:PATH'}
+        Ranked ids are chunks of documents (RAG retrieval judged at document
+        level): how a chunk id names its document (see :class:`ChunkMap`).
+        Applied before every other row policy.
+    chunks : {'first', 'max'}
+        A document ranks once, where its first-listed (``first``) or
+        highest-scored (``max``) chunk ranks; its other chunks leave the
+        ranking, so later documents move up. Counted as ``chunks_merged``.
 
-    The last three appear in the canonical text only when not at their
+    The last five appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -491,6 +665,8 @@ class Protocol:
     precision_denominator: PrecisionDenominator = PrecisionDenominator.K
     recall_denominator: RecallDenominator = RecallDenominator.RELEVANT
     ap_denominator: ApDenominator = ApDenominator.RELEVANT
+    chunk_map: ChunkMap = ChunkMap()
+    chunks: Chunks = Chunks.FIRST
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).
@@ -504,6 +680,7 @@ class Protocol:
             for name in _PARSERS
             if name not in _TEXT_ONLY_WHEN_CHANGED
             or getattr(self, name) != _DEFAULTS[name]
+            or (name == "chunks" and self.chunk_map.kind != "none")
         )
 
     @classmethod

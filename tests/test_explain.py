@@ -281,3 +281,16 @@ def test_explain_top_gives_the_rows_of_explain(seed, measure, protocol):
         assert [w[:2] for w in want_ideal] == [g[:2] for g in got_ideal], query
         assert ([x for w in want_ideal for x in w[2:]]
                 == pytest.approx([float(x) for g in got_ideal for x in g[2:]], abs=1e-12)), query
+
+
+@pytest.mark.parametrize("policy", ["zero", "unjudged"])
+def test_the_ideal_list_reads_negative_grades_as_the_pipeline_does(policy):
+    # N is judged -1: a judged non-relevant doc (zero) or no judgment at all (unjudged);
+    # either way it gains nothing, and the ideal list (docs of positive gain) is A, C.
+    qrels = Qrels.from_dict({"q": {"Z": 0, "A": 2, "C": 1, "N": -1}})
+    run = Run.from_dict({"q": ["C", "N", "A"]})
+    e = explain(qrels, run, "q", "ndcg@3", Protocol(negative_grades=policy))
+    assert [(row.doc, row.grade) for row in e.ideal] == [("A", 2), ("C", 1)]
+    assert e.ideal_dcg == pytest.approx(2 + d(2))
+    assert e.dcg == pytest.approx(1 + 2 * d(3))
+    assert e.value == pytest.approx((1 + 2 * d(3)) / (2 + d(2)))

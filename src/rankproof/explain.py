@@ -106,6 +106,13 @@ def _select_run(run: Run, query: str) -> Run | None:
                lines=run.lines[lo:hi], source=run.source, name=run.name)
 
 
+def _pool_ids(a) -> np.ndarray:
+    """The doc id of every pool entry of an alignment."""
+    if a.pool_doc is None or a.pool_docs is None:
+        raise InputError("this alignment keeps no doc ids of the judged pool; explain needs Qrels and a Run")
+    return a.pool_docs[a.pool_doc]
+
+
 def _rows(n, a, scores, tie, tie_size, grades, relevant, gains, discount, contributions, cumulative, lines,
           in_cutoff) -> tuple:
     """The ranked rows, built from whole columns."""
@@ -194,11 +201,9 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
 
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
     if ideal_policy is Ideal.JUDGED:
-        lo, hi = one_qrels.offsets[0], one_qrels.offsets[1]
-        pool_docs = one_qrels.docs[one_qrels.doc_codes[lo:hi]]
-        pool_grades = one_qrels.grades[lo:hi]
-        keep = pool_grades >= 0 if protocol.negative_grades.value == "unjudged" else np.ones(len(pool_grades), bool)
-        pool_docs, pool_grades = pool_docs[keep], np.maximum(pool_grades[keep], 0)
+        # The query's pool as the pipeline read it (negative grades per the policy).
+        lo, hi = a.pool_offsets[0], a.pool_offsets[1]
+        pool_docs, pool_grades = _pool_ids(a)[lo:hi], a.pool_grade[lo:hi]
     else:
         pool_docs, pool_grades = a.docs[a.doc][a.judged], a.grade[a.judged]
     pool_gains = np.maximum(gains_of(pool_grades, gain_policy), 0.0)
@@ -392,18 +397,9 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
     # The ideal list: the pool sorted by gain descending, then doc id.
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
     if ideal_policy is Ideal.JUDGED:
-        qrels_at = np.searchsorted(qrels.queries, a.queries)
-        qrels_at = np.minimum(qrels_at, len(qrels.queries) - 1)
-        present = qrels.queries[qrels_at] == a.queries
-        pool_lengths = np.where(present, qrels.offsets[qrels_at + 1] - qrels.offsets[qrels_at], 0)
-        pool_rows = np.repeat(qrels.offsets[qrels_at], pool_lengths) + (
-            np.arange(pool_lengths.sum(), dtype=np.int64)
-            - np.repeat(np.cumsum(pool_lengths) - pool_lengths, pool_lengths))
-        pool_query = np.repeat(np.arange(a.num_queries), pool_lengths)
-        pool_docs = qrels.docs[qrels.doc_codes[pool_rows]].astype(str)
-        pool_grades = qrels.grades[pool_rows]
-        keep = pool_grades >= 0 if protocol.negative_grades.value == "unjudged" else np.ones(len(pool_grades), bool)
-        pool_query, pool_docs, pool_grades = pool_query[keep], pool_docs[keep], np.maximum(pool_grades[keep], 0)
+        # Every query's pool as the pipeline read it (negative grades per the policy).
+        pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))
+        pool_docs, pool_grades = _pool_ids(a).astype(str), a.pool_grade
     else:
         pool_query, pool_docs, pool_grades = (position_query[a.judged], a.docs[a.doc][a.judged].astype(str),
                                               a.grade[a.judged])

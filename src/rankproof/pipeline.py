@@ -71,6 +71,8 @@ class Alignment:
     tie_offsets : int64 array
         Groups of equal scores, whatever the tie policy (for counting).
     pool_offsets, pool_grade : the judged grades of each query
+    pool_doc, pool_docs : the judged doc of each pool entry, as a code into
+        ``pool_docs`` (the qrels' doc vocabulary); None when the input has no doc ids
     counts : dict of int, what the policies touched
     notes : tuple of str, facts about the input that the printed results state
         (e.g. where the ideal pool of a score matrix comes from)
@@ -94,6 +96,8 @@ class Alignment:
     run_source: str
     qrels_source: str
     notes: tuple = ()
+    pool_doc: np.ndarray | None = None
+    pool_docs: np.ndarray | None = None
 
     @property
     def num_queries(self) -> int:
@@ -574,7 +578,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     keep &= ~negative
     ranked_query, ranked_doc = in_run_codes(keep)
     ranked_grade = judged_grade[keep & ranked_anywhere[judged_doc]]
-    judged_query, judged_grade = judged_query[keep], judged_grade[keep]
+    judged_query, judged_grade, pool_doc = judged_query[keep], judged_grade[keep], judged_doc[keep]
     pool_offsets = _offsets(judged_query, num_queries)
 
     # -- rankings ----------------------------------------------------------
@@ -649,7 +653,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         doc=row_doc, grade=row_grade, judged=row_judged, pooled=row_pooled, score=row_score,
         line=row_line, group_offsets=group_offsets, tie_offsets=tie_offsets,
         pool_offsets=pool_offsets, pool_grade=judged_grade.astype(np.int64), counts=counts,
-        run_source=run.source, qrels_source=qrels.source,
+        run_source=run.source, qrels_source=qrels.source, pool_doc=pool_doc, pool_docs=qrels.docs,
     )
 
 

@@ -22,6 +22,49 @@ over the orders of tied docs, in closed form (see :mod:`rankproof.engines._diver
 orders by the rank column instead; pyndeval breaks ties by doc id ascending.
 
 The novelty and per-intent loops are compiled (:mod:`rankproof.engines._diversity`).
+
+Examples
+--------
+Intent 1: a (grade 2), b (1), d (0); intent 2: b (1), c (3). The run ranks
+a, b, c; both intents have a relevant doc, so A = 2 and w = 1/2 each.
+
+>>> from rankproof import IntentQrels, Run, evaluate
+>>> qrels = IntentQrels.from_dict({"q1": {"1": {"a": 2, "b": 1, "d": 0}, "2": {"b": 1, "c": 3}}})
+>>> run = Run.from_dict({"q1": ["a", "b", "c"]})
+
+alpha-nDCG@3 (alpha = 0.5; sums of (1 - alpha)^c over the intents, before the
+weights, which cancel): the run gains 1 (a: intent 1 new), 0.5 + 1 (b: intent
+1 seen once, intent 2 new), 0.5 (c: intent 2 seen once), so alpha-DCG =
+1 + 1.5/log2(3) + 0.5/2 = 2.19640. The greedy ideal takes b (gain 2), then c
+and a tie at 0.5 and the greater doc id, c, goes first, then a:
+2 + 0.5/log2(3) + 0.5/2 = 2.56546; 2.19640 / 2.56546 = 0.85614:
+
+>>> round(evaluate(qrels, run, "alpha_ndcg@3").mean("alpha_ndcg@3"), 5)
+0.85614
+
+ERR-IA@3: (1/1 + 1.5/2 + 0.5/3) / (A * (1 + 0.5/2 + 0.25/3)) = 1.91667 / 2.66667:
+
+>>> round(evaluate(qrels, run, "err_ia@3").mean("err_ia@3"), 5)
+0.71875
+
+nDCG-IA@3: intent 1 ranks a (2), b (1) as its ideal does: 1; intent 2 gets
+(1/log2(3) + 3/2) / (3 + 1/log2(3)) = 0.58688; the mean is 0.79344:
+
+>>> round(evaluate(qrels, run, "ndcg_ia@3").mean("ndcg_ia@3"), 5)
+0.79344
+
+P-IA@3: intent 1 has a, b in the top 3, intent 2 has b, c: (2 + 2) / (2 * 3);
+subtopic recall@1: a covers intent 1 only:
+
+>>> means = evaluate(qrels, run, ["p_ia@3", "s_recall@1", "s_recall@2"]).means()
+>>> round(means["p_ia@3"], 5), means["s_recall@1"], means["s_recall@2"]
+(0.66667, 0.5, 1.0)
+
+Weights 3:1 for intents 1 and 2 make subtopic recall@1 = 3/4:
+
+>>> weighted = qrels.with_weights({"q1": {"1": 3, "2": 1}})
+>>> evaluate(weighted, run, "s_recall@1").mean("s_recall@1")
+0.75
 """
 
 from __future__ import annotations
@@ -219,31 +262,32 @@ _TIES = " Tied scores: exact expectation under ties=expected."
 _NDEVAL = " Needs judgments per intent (IntentQrels, --intents)."
 DIVERSITY = [
     MeasureSpec(
-        "alpha_ndcg", "alpha-nDCG (Clarke et al. 2008; NIST ndeval): alpha-DCG@k / ideal alpha-DCG@k, "
-        "alpha-DCG@k = sum_{r<=k} d(r) * sum_i w_i * rel_i(r) * (1 - alpha)^c_i(r), c_i(r) = docs relevant to "
-        "intent i above rank r; the ideal is ndeval's greedy one over the judged docs (at each rank the doc "
-        "with the highest gain, ties to the greatest doc id)." + _TIES + _NDEVAL,
+        "alpha_ndcg", "alpha-nDCG: alpha-DCG@k / ideal alpha-DCG@k, alpha-DCG@k = sum_{r<=k} d(r) * sum_i w_i * "
+        "rel_i(r) * (1 - alpha)^c_i(r), c_i(r) = docs relevant to intent i above rank r, the ideal being NIST "
+        "ndeval's greedy one over the judged docs (at each rank the doc with the highest gain, ties to the greatest "
+        "doc id). Clarke and colleagues, SIGIR 2008; ndeval's alpha-nDCG." + _TIES + _NDEVAL,
         ("alpha", "rel", "discount"), _alpha_ndcg, normalised=True, ratio=True, ties="exact",
         defaults=(("alpha", 0.5),), family="diversity"),
     MeasureSpec(
-        "err_ia", "ERR-IA as NIST ndeval computes it: sum_{r<=k} (1/r) * sum_i w_i * rel_i(r) * "
-        "(1 - alpha)^c_i(r), over sum_{r<=k} (1 - alpha)^(r-1) / r (a doc relevant to every intent at every "
-        "rank); with alpha = 0.5 the mean over intents of Chapelle's ERR with binary grades (R = 1/2), "
-        "normalised. Needs a cutoff. (ndeval skips the normalisation at k = 1.)" + _TIES + _NDEVAL,
+        "err_ia", "ERR-IA as NIST ndeval computes it: sum_{r<=k} (1/r) * sum_i w_i * rel_i(r) * (1 - alpha)^c_i(r) "
+        "over sum_{r<=k} (1 - alpha)^(r-1) / r (a doc relevant to every intent at every rank). With alpha = 0.5 "
+        "it is the mean over intents of ERR (Chapelle and colleagues, CIKM 2009) with binary grades (R = 1/2), "
+        "normalised. Needs a cutoff. ndeval leaves ERR-IA@1 unnormalised (a sum over intents): rankproof divides "
+        "at k = 1 too." + _TIES + _NDEVAL,
         ("alpha", "rel"), _err_ia, normalised=True, ties="exact", defaults=(("alpha", 0.5),),
         family="diversity"),
     MeasureSpec(
-        "ndcg_ia", "intent-aware nDCG (Agrawal et al. 2009): sum_i w_i * nDCG_i@k, nDCG_i from the grades "
-        "for intent i (gain and discount policies) over the ideal of its judged docs; not in ndeval." + _TIES
-        + _NDEVAL,
+        "ndcg_ia", "intent-aware nDCG: sum_i w_i * nDCG_i@k, nDCG_i@k from the grades for intent i (gain and "
+        "discount policies) over the ideal of its judged docs. Agrawal and colleagues, WSDM 2009; not in "
+        "ndeval." + _TIES + _NDEVAL,
         ("gain", "discount", "rel"), _ndcg_ia, normalised=True, ties="exact", family="diversity"),
     MeasureSpec(
-        "p_ia", "intent-aware precision (NIST ndeval): sum_i w_i * (docs relevant to intent i in the top k) / k "
-        "(k even past the ranking's end; no cutoff: / docs retrieved)." + _TIES + _NDEVAL,
+        "p_ia", "intent-aware precision: sum_i w_i * (docs relevant to intent i in the top k) / k, k even past the "
+        "ranking's end (no cutoff: / docs retrieved). NIST ndeval's P-IA." + _TIES + _NDEVAL,
         ("rel",), _p_ia, normalised=True, ties="exact", family="diversity"),
     MeasureSpec(
-        "s_recall", "subtopic recall (Zhai et al. 2003; ndeval's strec): sum_i w_i * [a doc relevant to intent i "
-        "is in the top k] (uniform weights: intents covered / intents)." + _TIES + _NDEVAL,
+        "s_recall", "subtopic recall: sum_i w_i * [a doc relevant to intent i is in the top k] (uniform weights: "
+        "intents covered / intents). Zhai and colleagues, SIGIR 2003; NIST ndeval's strec." + _TIES + _NDEVAL,
         ("rel",), _s_recall, normalised=True, ties="exact", family="diversity"),
 ]
 register(*DIVERSITY)

@@ -424,3 +424,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     assert done.stderr.count("\n") == 1 and "intent 1 is judged twice" in done.stderr
     without = _cli("evaluate", str(tmp_path / "run.txt"), str(tmp_path / "run.txt"), "--intent-weights", "x")
     assert without.returncode == 2 and "add --intents" in without.stderr
+
+
+def test_lookups_by_search_agree_with_lookup_tables(monkeypatch):
+    """attach_intents looks ranked docs up in a dense table when the query x doc
+    space is small, by binary search otherwise: both give the same values."""
+    import rankproof.intent_alignment as intent_alignment
+
+    rows, run = _random_case(21, ties=True)
+    measures = [f"{m}@10" for m in REFERENCES]
+    dense = evaluate(_intent_qrels(rows), Run.from_dict(run), measures).means()
+    monkeypatch.setattr(intent_alignment, "_DENSE_PER_ELEMENT", -10**9)
+    searched = evaluate(_intent_qrels(rows), Run.from_dict(run), measures).means()
+    assert searched == dense

@@ -65,6 +65,35 @@ def _offsets(segment: np.ndarray, count: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.bincount(segment, minlength=count))]).astype(np.int64)
 
 
+# Dense lookup tables are used while they stay within this many entries per
+# element looked up (else sorting and binary search: no memory blow-up for a
+# huge query x doc space).
+_DENSE_PER_ELEMENT = 4
+
+
+def _codes(keys: np.ndarray, key_space: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for keys in [0, key_space), by counting when that is small."""
+    if key_space > _DENSE_PER_ELEMENT * len(keys) + 1024:
+        unique, inverse = np.unique(keys, return_inverse=True)
+        return unique, inverse.reshape(-1).astype(np.int64)
+    present = np.zeros(key_space, dtype=bool)
+    present[keys] = True
+    renumber = np.cumsum(present) - 1
+    return np.flatnonzero(present), renumber[keys].astype(np.int64)
+
+
+def _find(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray, key_space: int) -> np.ndarray:
+    """For each of `keys`, the value of the equal sorted key, or -1 when there is none."""
+    if len(sorted_keys) == 0:
+        return np.full(len(keys), -1, dtype=np.int64)
+    if key_space <= _DENSE_PER_ELEMENT * len(keys) + 1024:
+        table = np.full(key_space, -1, dtype=np.int64)
+        table[sorted_keys] = values
+        return table[keys]
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return np.where(sorted_keys[at] == keys, values[at], -1)
+
+
 def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
     """The alignment with its :class:`IntentTable` (built from `qrels`, whose
     :attr:`~rankproof.IntentQrels.doc_qrels` the alignment was made from)."""
@@ -81,8 +110,7 @@ def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
 
     # Pairs (evaluated query, intent), numbered in that order.
     num_intents = max(len(qrels.intents), 1)
-    pair_keys, row_pair = np.unique(row_query * num_intents + row_intent, return_inverse=True)
-    row_pair = row_pair.reshape(-1).astype(np.int64)
+    pair_keys, row_pair = _codes(row_query * num_intents + row_intent, num_queries * num_intents)
     pair_query = pair_keys // num_intents
     pair_intent = qrels.intents[pair_keys % num_intents]
     pair_offsets = _offsets(pair_query, num_queries)
@@ -108,9 +136,8 @@ def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
     pool_index = np.flatnonzero(in_run)
     position_query = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(a.offsets))
     position_key = position_query * width + a.doc
-    found = np.minimum(np.searchsorted(pool_key, position_key), max(len(pool_key) - 1, 0))
-    hit = (pool_key[found] == position_key) if len(pool_key) else np.zeros(len(position_key), dtype=bool)
-    position_doc = np.where(hit, pool_index[found] if len(pool_index) else 0, -1)
+    position_doc = _find(pool_key, pool_index, position_key, num_queries * width)
+    hit = position_doc >= 0
     counts = np.where(hit, np.diff(pool_doc_offsets)[np.maximum(position_doc, 0)], 0)
     position_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     starts = pool_doc_offsets[np.maximum(position_doc, 0)]

@@ -437,3 +437,16 @@ def test_lookups_by_search_agree_with_lookup_tables(monkeypatch):
     monkeypatch.setattr(intent_alignment, "_DENSE_PER_ELEMENT", -10**9)
     searched = evaluate(_intent_qrels(rows), Run.from_dict(run), measures).means()
     assert searched == dense
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.25, 1.0])
+def test_expected_ties_hold_for_every_alpha(alpha):
+    rows, run = _random_case(300, queries=4, docs=8, depth=7, ties=True)
+    judged = _judged(rows)
+    measures = [f"alpha_ndcg(alpha={alpha})@4", f"err_ia(alpha={alpha})@4"]
+    results = evaluate(_intent_qrels(rows), Run.from_dict(run), measures)
+    for q, docs in run.items():
+        orders = _orders(docs)
+        for measure, reference in zip(measures, (ref_alpha_ndcg, ref_err_ia)):
+            mean = sum(reference(order, judged[q], 4, alpha=alpha) for order in orders) / len(orders)
+            assert results.per_query(measure)[q] == pytest.approx(mean, abs=1e-12), (measure, q)

@@ -450,3 +450,8 @@ def test_expected_ties_hold_for_every_alpha(alpha):
         for measure, reference in zip(measures, (ref_alpha_ndcg, ref_err_ia)):
             mean = sum(reference(order, judged[q], 4, alpha=alpha) for order in orders) / len(orders)
             assert results.per_query(measure)[q] == pytest.approx(mean, abs=1e-12), (measure, q)
+
+
+def test_fractional_grades_are_refused_whatever_the_constructor():
+    with pytest.raises(ParseError, match="query q, doc a: grade 1.5 is not an integer"):
+        IntentQrels(query=["q"], intent=["1"], doc=["a"], grade=[1.5])

@@ -85,7 +85,8 @@ class IntentQrels:
         query = np.asarray(query, dtype=str)
         intent = np.asarray(intent, dtype=str)
         doc = np.asarray(doc, dtype=str)
-        grade = np.asarray(grade, dtype=np.int64)
+        grade = _integer_grades(np.asarray(grade),
+                                lambda i: where(source=source, query=str(query[i]), doc=str(doc[i])))
         line = np.full(len(grade), -1, dtype=np.int64) if line is None else np.asarray(line, dtype=np.int64)
         if len(grade) == 0:
             raise InputError(f"{source}: the qrels hold no judgments; give at least one (query, intent, doc, grade)")
@@ -202,6 +203,9 @@ class IntentQrels:
 
     def with_weights(self, weights: "Weights | str | os.PathLike[str]") -> "IntentQrels":
         """The same judgments with intent weights (a mapping or a ``query intent weight`` file).
+
+        Only the weights of intents with a relevant doc are used (renormalised
+        per query); the others, and weights of queries not judged, are not.
 
         >>> qrels = IntentQrels.from_dict({"q1": {"1": {"a": 1}, "2": {"b": 1}}})
         >>> qrels.with_weights({"q1": {"1": 3, "2": 1}}).weights

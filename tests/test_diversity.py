@@ -455,3 +455,16 @@ def test_expected_ties_hold_for_every_alpha(alpha):
 def test_fractional_grades_are_refused_whatever_the_constructor():
     with pytest.raises(ParseError, match="query q, doc a: grade 1.5 is not an integer"):
         IntentQrels(query=["q"], intent=["1"], doc=["a"], grade=[1.5])
+
+
+def test_cli_compares_runs_on_diversity_qrels(tmp_path):
+    lines = [f"{q} 1 a 1\n{q} 1 b 1\n{q} 2 c 1\n" for q in range(8)]
+    (tmp_path / "div.qrels").write_text("".join(lines))
+    (tmp_path / "x.run").write_text("".join(f"{q} Q0 a 1 3 x\n{q} Q0 b 2 2 x\n{q} Q0 c 3 1 x\n" for q in range(8)))
+    (tmp_path / "y.run").write_text("".join(f"{q} Q0 a 1 3 y\n{q} Q0 c 2 2 y\n{q} Q0 b 3 1 y\n" for q in range(8)))
+    done = _cli("compare", "--intents", str(tmp_path / "div.qrels"), str(tmp_path / "x.run"), str(tmp_path / "y.run"),
+                "-m", "s_recall@2", "--resamples", "200")
+    assert done.returncode == 0, done.stderr
+    # x covers intent 1 only in its top 2 (0.5), y both intents (1.0)
+    row = next(line for line in done.stdout.splitlines() if line.startswith("s_recall@2"))
+    assert row.split()[3:5] == ["0.5000", "1.0000"]

@@ -671,6 +671,19 @@ def _add_input_options(parser: argparse.ArgumentParser, runs: bool = True) -> No
                             help="name the run FILE as NAME in every output (repeatable)")
 
 
+def _add_intent_options(parser: argparse.ArgumentParser) -> None:
+    """Judgments per intent (read by _read_qrels when --intents is given)."""
+    intents = parser.add_argument_group("judgments per intent (the diversity measures: alpha_ndcg, err_ia, "
+                                        "ndcg_ia, p_ia, s_recall)")
+    intents.add_argument("--intents", action="store_true",
+                         help="the qrels hold an intent column: TREC diversity format 'query intent doc grade' "
+                              "(NIST ndeval's), or a table's intent column (--intent-col)")
+    intents.add_argument("--intent-col", metavar="NAME", help="intent column of table qrels (default intent)")
+    intents.add_argument("--intent-weights", metavar="FILE",
+                         help="intent weights, one 'query intent weight' line each (default: uniform over the "
+                              "intents with a relevant doc, as ndeval)")
+
+
 def _add_test_options(parser: argparse.ArgumentParser) -> None:
     """The significance options compare and report share."""
     parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
@@ -745,15 +758,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_protocol_options(ev)
     _add_input_options(ev)
     _add_coverage_options(ev)
-    intents = ev.add_argument_group("judgments per intent (the diversity measures: alpha_ndcg, err_ia, ndcg_ia, "
-                                    "p_ia, s_recall)")
-    intents.add_argument("--intents", action="store_true",
-                         help="the qrels hold an intent column: TREC diversity format 'query intent doc grade' "
-                              "(NIST ndeval's), or a table's intent column (--intent-col)")
-    intents.add_argument("--intent-col", metavar="NAME", help="intent column of table qrels (default intent)")
-    intents.add_argument("--intent-weights", metavar="FILE",
-                         help="intent weights, one 'query intent weight' line each (default: uniform over the "
-                              "intents with a relevant doc, as ndeval)")
+    _add_intent_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also show each query's values")
     ev.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     ev.add_argument("--precision", type=int, metavar="DIGITS",
@@ -812,6 +817,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
     _add_protocol_options(co)
     _add_input_options(co)
+    _add_intent_options(co)
     co.add_argument("--allow-partial", action="store_true",
                     help="compare runs that rank fewer than half of the judged queries anyway")
     co.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")

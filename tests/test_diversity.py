@@ -468,3 +468,20 @@ def test_cli_compares_runs_on_diversity_qrels(tmp_path):
     # x covers intent 1 only in its top 2 (0.5), y both intents (1.0)
     row = next(line for line in done.stdout.splitlines() if line.startswith("s_recall@2"))
     assert row.split()[3:5] == ["0.5000", "1.0000"]
+
+
+def test_a_large_tied_group_matches_sampled_orders():
+    """40 tied docs: too many orders to enumerate; the exact expectation must sit
+    within sampling error of the mean over 4,000 random orders (seeded)."""
+    rng = np.random.default_rng(8)
+    rows = [("q", str(i), f"d{d:02d}", 1) for d in range(40) for i in range(1, 4) if rng.random() < 0.3]
+    qrels = _intent_qrels(rows)
+    run = Run.from_dict({"q": {f"d{d:02d}": 1.0 for d in range(40)}})
+    judged = _judged(rows)["q"]
+    docs = [f"d{d:02d}" for d in range(40)]
+    for measure, reference in (("alpha_ndcg@10", ref_alpha_ndcg), ("err_ia@10", ref_err_ia),
+                               ("s_recall@3", ref_s_recall)):
+        k = int(measure.split("@")[1])
+        samples = [reference(list(rng.permutation(docs)), judged, k) for _ in range(4000)]
+        exact = evaluate(qrels, run, measure).mean(measure)
+        assert abs(exact - np.mean(samples)) < 4 * np.std(samples) / np.sqrt(len(samples)) + 1e-9, measure

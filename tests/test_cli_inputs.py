@@ -178,7 +178,7 @@ def test_measures_filter_one_line_each_with_its_definition(capsys):
     code, out, _ = cli(capsys, "measures", "ndcg")
     assert code == 0
     names = [line.split()[0] for line in out.splitlines()]
-    assert names == ["ndcg@k", "ndcg_rel@k", "rndcg@k"]
+    assert names == ["ndcg@k", "ndcg_rel@k", "rndcg@k", "alpha_ndcg@k", "ndcg_ia@k"]
     assert "DCG@k / ideal DCG@k" in out
     code, out, _ = cli(capsys, "measures", "mrr")      # another tool's name finds the measure
     assert [line.split()[0] for line in out.splitlines()] == ["rr@k"]

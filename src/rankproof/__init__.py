@@ -12,6 +12,7 @@ imported on the paths that need them.
 """
 
 from .data.qrels import Qrels
+from .data.intents import IntentQrels
 from .data.run import Run
 from .errors import RankproofError
 from .evaluate import evaluate
@@ -28,7 +29,7 @@ from . import report  # callable: rankproof.report(qrels, runs, ...) makes the H
 __version__ = "0.1.0"
 
 __all__ = [
-    "Qrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
+    "Qrels", "IntentQrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
     "evaluate_frame", "coverage", "Coverage",
     "compare", "Comparison", "load_results", "report", "why", "Why",

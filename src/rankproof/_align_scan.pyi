@@ -1,4 +1,5 @@
-# Signatures of the compiled module rankproof/_align_scan.pyx, for type checkers.
+"""Type stub of the compiled module ``_align_scan.pyx`` (the signatures the Python layer uses)."""
+
 import numpy as np
 
 def mark_rows(row_query: np.ndarray, row_doc: np.ndarray, num_docs: int, judged_query: np.ndarray,

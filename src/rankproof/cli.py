@@ -181,9 +181,25 @@ def _read_qrels(args):
     from .data.qrels import Qrels
 
     path = _INPUTS.path(args.qrels, args.qrels_format)
+    if getattr(args, "intents", False):
+        return _read_intent_qrels(args, path)
+    if getattr(args, "intent_weights", None) or getattr(args, "intent_col", None):
+        raise UsageError("rankproof: --intent-weights and --intent-col describe judgments per intent; "
+                         "add --intents (the qrels are 'query intent doc grade')")
     qrels = Qrels.read(path, args.qrels_format, **_columns(args, "qrels"))
     mapping = _grade_map(args.grade_map)
     return map_grades(qrels, mapping) if mapping is not None else qrels
+
+
+def _read_intent_qrels(args, path: str):
+    """--intents: the qrels are judgments per intent (TREC diversity format, or a table with an intent column)."""
+    from .data.intents import IntentQrels
+
+    if args.grade_map is not None:
+        raise UsageError("rankproof: --grade-map does not apply to judgments per intent (--intents) yet; "
+                         "map the grades in the file")
+    return IntentQrels.read(path, args.qrels_format, intent=args.intent_col or "intent",
+                            weights=args.intent_weights, **_columns(args, "qrels"))
 
 
 def _read_run(path: str, fmt: str | None, name: str, args=None):
@@ -473,9 +489,13 @@ def _measures(args) -> int:
         lines.append(f"{usage:<15} {formula}" + (f"  [{'; '.join(extras)}]" if extras else ""))
     if not wanted:
         # Which engine computes what (the compiled engine hands these to the numpy one).
-        delegated = [spec.name for spec in specs if spec.name not in KINDS]
+        delegated = [spec.name for spec in specs if spec.name not in KINDS and spec.family != "diversity"]
+        own = [spec.name for spec in specs if spec.family == "diversity"]
         lines.append("")
         lines.append("engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)")
+        if own:
+            lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
+                         "under every engine, and need --intents")
         lines.append("")
         lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
         lines.append("rankproof measures FILTER shows the full definition of the measures whose name holds FILTER.")
@@ -683,6 +703,19 @@ def _add_input_options(parser: argparse.ArgumentParser, runs: bool = True) -> No
                             help="name the run FILE as NAME in every output (repeatable)")
 
 
+def _add_intent_options(parser: argparse.ArgumentParser) -> None:
+    """Judgments per intent (read by _read_qrels when --intents is given)."""
+    intents = parser.add_argument_group("judgments per intent (the diversity measures: alpha_ndcg, err_ia, "
+                                        "ndcg_ia, p_ia, s_recall)")
+    intents.add_argument("--intents", action="store_true",
+                         help="the qrels hold an intent column: TREC diversity format 'query intent doc grade' "
+                              "(NIST ndeval's), or a table's intent column (--intent-col)")
+    intents.add_argument("--intent-col", metavar="NAME", help="intent column of table qrels (default intent)")
+    intents.add_argument("--intent-weights", metavar="FILE",
+                         help="intent weights, one 'query intent weight' line each (default: uniform over the "
+                              "intents with a relevant doc, as ndeval)")
+
+
 def _add_test_options(parser: argparse.ArgumentParser) -> None:
     """The significance options compare and report share."""
     parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
@@ -711,6 +744,7 @@ _EXAMPLES = {
   rankproof evaluate qrels.txt a.run b.run --preset trec_eval --format json -o results.json
   rankproof evaluate qrels.csv run.csv --columns query=qid,doc=docno,grade=rel,score=sim
   zcat bm25.run.gz | rankproof evaluate qrels.txt - --label bm25=- --quiet --format csv
+  rankproof evaluate --intents diversity.qrels run.txt -m alpha_ndcg@20 -m err_ia@20 -m s_recall@20
 Measure names of trec_eval (P_10, ndcg_cut.10), ir_measures (nDCG@10) and ranx (mrr) are read too.
 Counts and warnings go to stderr (--quiet drops them); exit 2 on bad input, one line on stderr.""",
     "explain": """examples:
@@ -760,6 +794,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_protocol_options(ev)
     _add_input_options(ev)
     _add_coverage_options(ev)
+    _add_intent_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also show each query's values")
     ev.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     ev.add_argument("--precision", type=int, metavar="DIGITS",
@@ -818,6 +853,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
     _add_protocol_options(co)
     _add_input_options(co)
+    _add_intent_options(co)
     co.add_argument("--allow-partial", action="store_true",
                     help="compare runs that rank fewer than half of the judged queries anyway")
     co.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")

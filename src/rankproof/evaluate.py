@@ -13,6 +13,7 @@ import numpy as np
 
 from .pipeline import align, cutoff_counts
 from .data.qrels import Qrels
+from .data.intents import IntentQrels
 from .data.run import Run
 from .engines import DEFAULT_ENGINE, Engine, get_engine
 from .errors import InputError, ZeroIdealError
@@ -89,8 +90,10 @@ def evaluate(
 
     Parameters
     ----------
-    qrels : Qrels
-        The judgments.
+    qrels : Qrels or IntentQrels
+        The judgments; judgments per intent (:class:`~rankproof.IntentQrels`)
+        for the diversity measures (alpha_ndcg, err_ia, ndcg_ia, p_ia,
+        s_recall), the other measures then read each doc's highest grade.
     run : Run
         The system's rankings.
     measures : str, Measure or iterable of them
@@ -136,12 +139,19 @@ def evaluate(
     """
     protocol = _as_protocol(protocol)
     measure_list = _measure_list(measures, protocol)
+    intents = None
+    if isinstance(qrels, IntentQrels):
+        intents, qrels = qrels, qrels.doc_qrels
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
-        raise InputError("evaluate(qrels, run, ...) takes a Qrels and a Run; build them with "
+        raise InputError("evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run; build them with "
                          "Qrels.from_dict / Run.from_dict or read_trec")
 
     engine = get_engine(engine)  # an unknown engine fails before the work
     alignment = align(qrels, run, protocol)
+    if intents is not None:
+        from .intent_alignment import attach_intents
+
+        alignment = attach_intents(alignment, intents)
     weight_array = _query_weights(weights, alignment.queries, protocol)
     results = _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels,
                                  engine=engine)

@@ -79,6 +79,15 @@ PEER_ALIASES: tuple[Alias, ...] = (
     Alias("r-precision", "rprec", "ranx"),
     Alias("ndcg_burges", "ndcg(gain=exp2)", "ranx"),
     Alias("dcg_burges", "dcg(gain=exp2)", "ranx"),
+    # NIST ndeval's column names, and ir_measures' names for them (its pyndeval provider).
+    Alias("alpha-nDCG", "alpha_ndcg", "ndeval"),
+    Alias("ERR-IA", "err_ia", "ndeval"),
+    Alias("P-IA", "p_ia", "ndeval"),
+    Alias("strec", "s_recall", "ndeval"),
+    Alias("alpha_nDCG", "alpha_ndcg", "ir_measures"),
+    Alias("ERR_IA", "err_ia", "ir_measures"),
+    Alias("P_IA", "p_ia", "ir_measures"),
+    Alias("StRecall", "s_recall", "ir_measures"),
 )
 
 # Words people use for a measure, for suggestions by meaning (not spelling alone).
@@ -92,6 +101,8 @@ MEANINGS: dict[str, tuple[str, ...]] = {
     "hit": ("hit_rate", "hitrate", "success", "hits_at"),
     "rprec": ("r_precision", "rprecision"),
     "judged": ("judged_rate", "judged_fraction"),
+    "alpha_ndcg": ("alpha_dcg", "novelty_ndcg", "diversity_ndcg"),
+    "s_recall": ("subtopic_recall", "intent_recall", "strecall", "coverage_of_intents"),
 }
 
 

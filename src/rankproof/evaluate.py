@@ -17,7 +17,7 @@ from .data.run import Run
 from .engines import DEFAULT_ENGINE, Engine, get_engine
 from .errors import InputError, ZeroIdealError
 from .measures.base import Measure, parse_measures
-from .protocol import Aggregation, Protocol, ZeroIdeal
+from .protocol import Aggregation, Grades, Protocol, ZeroIdeal
 from .results import MeasureResult, Results
 
 __all__ = ["evaluate", "MIN_COVERAGE", "check_query_coverage"]
@@ -202,6 +202,12 @@ def _measure_list(measures, protocol: Protocol) -> list[Measure]:
     measure_list = parse_measures(measures)
     # One result per distinct measure, in the order first asked for.
     measure_list = list(dict.fromkeys(measure_list))
+    if protocol.grades is not Grades.REAL:
+        real_rel = [str(m) for m in measure_list if "rel" in m.spec.params
+                    and isinstance(m.setting("rel", protocol), float)]
+        if real_rel:
+            raise InputError(f"{real_rel[0]} sets a real-valued rel, but the protocol says grades=integer; "
+                             "set the policy grades=real, or give an integer rel")
     if protocol.aggregation is Aggregation.MICRO:
         not_ratio = [str(m) for m in measure_list if not m.spec.ratio]
         if not_ratio:

@@ -10,6 +10,7 @@ policy              function
 ==================  =========================================================
 missing/extra query :func:`align` (the join of qrels and run)
 duplicates          :func:`drop_duplicates`
+grades              :func:`apply_grades`
 negative_grades     :func:`apply_negative_grades`
 unjudged            :func:`apply_unjudged`
 score_precision     :func:`apply_score_precision`
@@ -34,14 +35,14 @@ from .errors import (
     DuplicateError, InputError, MissingQueryError, TieError, UnjudgedError, where,
 )
 from .protocol import (
-    Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
+    Duplicates, ExtraQuery, Grades, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties, Unjudged,
 )
 from .data.interning import merge_vocabularies
 from .io.lines import take_lines
 from .data.qrels import Qrels
 from .data.run import Run
 
-__all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
+__all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_grades", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
            "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate"]
 
 
@@ -243,7 +244,7 @@ def _look_up(sorted_keys: np.ndarray, rows: np.ndarray, keys: np.ndarray, values
     """
     n = len(sorted_keys)
     found = np.zeros(n, dtype=bool)
-    value = np.zeros(n, dtype=np.int64)
+    value = np.zeros(n, dtype=values.dtype if values is not None else np.int64)  # real grades stay real
     if n == 0 or len(keys) == 0:
         return found, value
     at = np.minimum(np.searchsorted(sorted_keys, keys), n - 1)
@@ -341,6 +342,27 @@ Locate = Callable[[int], dict]
 def _literal(text: object) -> str:
     """User text inside an error template (``what``), its braces kept as braces."""
     return str(text).replace("{", "{{").replace("}", "}}")
+
+
+def apply_grades(grade: np.ndarray, protocol: Protocol, locate: Locate) -> np.ndarray:
+    """The ``grades`` policy over judged grades: under ``integer``, real-valued
+    grades (qrels read with ``grades='real'``) must all be whole numbers, and
+    become int64; under ``real`` they are used as they are.
+
+    >>> apply_grades(np.array([2.0, 0.0]), Protocol(), dict).dtype
+    dtype('int64')
+    >>> apply_grades(np.array([1.5]), Protocol(grades="real"), dict).tolist()
+    [1.5]
+    """
+    if grade.dtype.kind != "f" or protocol.grades is Grades.REAL:
+        return grade
+    fractional = grade != np.round(grade)
+    if fractional.any():
+        i = int(np.flatnonzero(fractional)[0])
+        raise InputError(
+            what=f"grade {_literal(grade[i].item())} is not an integer", value=grade[i].item(), **locate(i),
+            fix="set the policy grades=real to evaluate real-valued grades, or map them to integers")
+    return grade.astype(np.int64)
 
 
 def apply_negative_grades(grade: np.ndarray, protocol: Protocol, locate: Locate,
@@ -543,6 +565,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         return {"source": qrels.source, "line": _line(qrels.lines, i),
                 "query": str(qrels.queries[qrels_row_query[i]]), "doc": str(qrels.docs[judged_doc[i]])}
 
+    judged_grade = apply_grades(judged_grade, protocol, judgment)
     judged_grade, pooled_only = apply_negative_grades(judged_grade, protocol, judgment)
     negative = pooled_only if pooled_only is not None else np.zeros(len(judged_grade), dtype=bool)
     keep = judged_query >= 0
@@ -642,7 +665,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         queries=queries, in_run=in_run_evaluated, offsets=offsets, docs=docs,
         doc=row_doc, grade=row_grade, judged=row_judged, pooled=row_pooled, score=row_score,
         line=row_line, group_offsets=group_offsets, tie_offsets=tie_offsets,
-        pool_offsets=pool_offsets, pool_grade=judged_grade.astype(np.int64), counts=counts,
+        pool_offsets=pool_offsets, pool_grade=judged_grade, counts=counts,
         run_source=run.source, qrels_source=qrels.source,
     )
 

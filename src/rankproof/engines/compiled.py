@@ -10,8 +10,9 @@ once, and hands every other measure to the numpy engine, measure by measure.
 
 from __future__ import annotations
 
+import math
 import os
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -82,9 +83,10 @@ class CompiledEngine:
     """The default engine (see the module docstring).
 
     ``supports(measure)`` is True for the measures of ``KINDS``, computed in
-    the compiled pass; the others are computed by :class:`NumpyEngine`, and so is
-    every measure when grades are real numbers (the kernel reads integer
-    grades) or span more than 4096 values (the gain measures only).
+    the compiled pass; the others are computed by :class:`NumpyEngine`, and so are
+    the gain measures when grades span more than 4096 values (or, for real
+    grades, take more than 4096 distinct values). Real-valued grades are
+    computed in the compiled pass through their ranks (see ``_evaluate_real``).
     """
 
     name = "compiled"
@@ -104,10 +106,8 @@ class CompiledEngine:
         return measure.name in KINDS
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        if alignment.grade.dtype.kind not in "iub" or alignment.pool_grade.dtype.kind not in "iub":
-            # Real-valued grades (scikit-learn's y_true allows them): the kernel
-            # reads integer grades, so the reference computes every measure.
-            return self._reference.evaluate(alignment, measures, protocol)
+        if alignment.grade.dtype.kind == "f" or alignment.pool_grade.dtype.kind == "f":
+            return self._evaluate_real(alignment, measures, protocol)
         grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
         pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
         low, high = self._grade_range(measures, protocol, grade, pool_grade)
@@ -120,32 +120,53 @@ class CompiledEngine:
         mine = [m for m in measures if compiled(m)]
         values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
         if mine:
-            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, span))
+            table_grades = np.arange(low, low + span, dtype=np.int64)
+            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, table_grades,
+                                         _integer_rel))
         return {m: values[m] for m in measures}
 
-    @staticmethod
-    def _grade_range(measures, protocol, grade, pool_grade) -> tuple[int, int]:
-        """The grades the gain tables cover: 0 (unjudged docs), the judged
-        pool's grades (judged docs in rankings are judged in the pool), the
-        grades a gain map lists, and every ranked grade when an ideal comes
-        from the retrieved docs (the counting sort looks each one up). Grades
-        outside get their gain by formula in the kernel."""
-        low = high = 0
-        if len(pool_grade):
-            low, high = min(low, int(pool_grade.min())), max(high, int(pool_grade.max()))
-        for m in measures:
-            if m.name not in _GAIN_KINDS:
-                continue
-            gain = m.setting("gain", protocol)
-            if isinstance(gain, GainMap):
-                listed = [g for g, _ in gain.gains]
-                low, high = min(low, *listed), max(high, *listed)
-            if m.name in _IDEAL_KINDS and m.setting("ideal", protocol) is Ideal.RETRIEVED and len(grade):
-                low, high = min(low, int(grade.min())), max(high, int(grade.max()))
-        return low, high
+    def _evaluate_real(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
+        """Real-valued grades (grades=real, or a score matrix's real relevance).
+
+        The kernel indexes its gain tables by integer grade, so each distinct
+        real grade is replaced by its rank among them (0.0 included, the grade
+        of unjudged docs): ranks keep every order, so ``grade >= rel`` is
+        ``rank >= rank of the smallest grade >= rel``, and the gain table of
+        rank i holds the gain of the i-th real grade. Exact, and no kernel
+        change. The gain measures go to the numpy engine beyond 4096
+        distinct grades, as for integer grades.
+        """
+        judged_grades = np.asarray(alignment.grade, dtype=np.float64)[np.asarray(alignment.judged, dtype=bool)]
+        table_grades = np.unique(np.concatenate([np.asarray(alignment.pool_grade, dtype=np.float64),
+                                                 judged_grades, [0.0]]))
+        grade = np.ascontiguousarray(np.searchsorted(table_grades, np.asarray(alignment.grade, np.float64)),
+                                     dtype=np.int64)
+        grade[~np.asarray(alignment.judged, dtype=bool)] = int(np.searchsorted(table_grades, 0.0))
+        pool_grade = np.ascontiguousarray(
+            np.searchsorted(table_grades, np.asarray(alignment.pool_grade, np.float64)), dtype=np.int64)
+        span = len(table_grades)
+
+        def compiled(m: Measure) -> bool:
+            return self.supports(m) and (m.name not in _GAIN_KINDS or span <= _LARGEST_GRADE_SPAN)
+
+        refuse_ordered_ties(alignment, measures)
+        mine = [m for m in measures if compiled(m)]
+        values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
+        if mine:
+            def rel_code(rel: "int | float") -> int:
+                return int(np.searchsorted(table_grades, float(rel), side="left"))
+
+            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, 0, table_grades,
+                                         rel_code))
+        return {m: values[m] for m in measures}
 
     def _compiled(self, alignment, measures: list[Measure], protocol, grade, pool_grade,
-                  low: int, span: int) -> dict[Measure, Values]:
+                  low: int, table_grades: np.ndarray, rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
+        """The kernel's pass. `grade` and `pool_grade` index the gain tables
+        from `low`; `table_grades` are the grades the tables cover, in order
+        (the grade of table entry i); `rel_code(rel)` is the lowest table grade
+        counted relevant at the level rel, as the kernel compares grades."""
+        span = len(table_grades)
         offsets = np.ascontiguousarray(alignment.offsets, dtype=np.int64)
         group_offsets = np.ascontiguousarray(alignment.group_offsets, dtype=np.int64)
         pool_offsets = np.ascontiguousarray(alignment.pool_offsets, dtype=np.int64)
@@ -171,7 +192,7 @@ class CompiledEngine:
             plan[j, 0] = KINDS[m.name]
             plan[j, 1] = m.cutoff if m.cutoff is not None else -1
             if m.name not in _NO_REL:
-                plan[j, 2] = index(rels, m.setting("rel", protocol))
+                plan[j, 2] = index(rels, rel_code(m.setting("rel", protocol)))
             if m.name in _GAIN_KINDS:
                 plan[j, 3] = index(gains, m.setting("gain", protocol))
                 plan[j, 4] = index(discounts, m.setting("discount", protocol))
@@ -183,10 +204,9 @@ class CompiledEngine:
                 policy, numbers = _POLICIES[m.name]
                 plan[j, 5] = numbers[m.setting(policy, protocol)]
 
-        # Gain tables over the grades low .. low + span - 1, and the distinct
-        # positive gains of each, highest first (the ideal's counting sort).
-        grades = np.arange(low, low + span, dtype=np.int64)
-        gain_rows = [gains_of(grades, g) for g in gains] or [np.zeros(span)]
+        # Gain tables over the table's grades, and the distinct positive
+        # gains of each, highest first (the ideal's counting sort).
+        gain_rows = [gains_of(table_grades, g) for g in gains] or [np.zeros(span)]
         levels = [np.unique(row[row > 0])[::-1] for row in gain_rows]
         max_levels = max(1, max(len(level) for level in levels))
         level_gain = np.zeros((len(gain_rows), max_levels))
@@ -216,6 +236,11 @@ class CompiledEngine:
                       "undefined": undefined[j].view(bool)}
             results[m] = Values(value[j], **{name: fields[name] for name in _FIELDS[m.name]})
         return results
+
+
+def _integer_rel(rel: "int | float") -> int:
+    """An integer grade is >= rel exactly when it is >= ceil(rel) (rel=1.5 under grades=real)."""
+    return int(math.ceil(rel))
 
 
 def _refuse_crossing(alignment, m: Measure, crossings: np.ndarray) -> None:

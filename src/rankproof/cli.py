@@ -177,7 +177,9 @@ def _read_qrels(args):
     from .data.qrels import Qrels
 
     path = _INPUTS.path(args.qrels, args.qrels_format)
-    qrels = Qrels.read(path, args.qrels_format, **_columns(args, "qrels"))
+    # The grades policy says how grades are read (grades=real keeps 1.5).
+    grades = str(_protocol(args).grades) if hasattr(args, "preset") else "integer"
+    qrels = Qrels.read(path, args.qrels_format, **_columns(args, "qrels"), grades=grades)
     mapping = _grade_map(args.grade_map)
     return map_grades(qrels, mapping) if mapping is not None else qrels
 

@@ -160,6 +160,27 @@ class CompiledEngine:
                                          rel_code))
         return {m: values[m] for m in measures}
 
+    @staticmethod
+    def _grade_range(measures, protocol, grade, pool_grade) -> tuple[int, int]:
+        """The grades the gain tables cover: 0 (unjudged docs), the judged
+        pool's grades (judged docs in rankings are judged in the pool), the
+        grades a gain map lists, and every ranked grade when an ideal comes
+        from the retrieved docs (the counting sort looks each one up). Grades
+        outside get their gain by formula in the kernel."""
+        low = high = 0
+        if len(pool_grade):
+            low, high = min(low, int(pool_grade.min())), max(high, int(pool_grade.max()))
+        for m in measures:
+            if m.name not in _GAIN_KINDS:
+                continue
+            gain = m.setting("gain", protocol)
+            if isinstance(gain, GainMap):
+                listed = [g for g, _ in gain.gains]
+                low, high = min(low, *listed), max(high, *listed)
+            if m.name in _IDEAL_KINDS and m.setting("ideal", protocol) is Ideal.RETRIEVED and len(grade):
+                low, high = min(low, int(grade.min())), max(high, int(grade.max()))
+        return low, high
+
     def _compiled(self, alignment, measures: list[Measure], protocol, grade, pool_grade,
                   low: int, table_grades: np.ndarray, rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
         """The kernel's pass. `grade` and `pool_grade` index the gain tables

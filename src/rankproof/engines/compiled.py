@@ -10,6 +10,7 @@ once, and hands every other measure to the numpy engine, measure by measure.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from typing import Any, Callable, Sequence
@@ -20,6 +21,7 @@ from ..errors import TieError
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, gains_of
 from ..protocol import ApDenominator, Gain, GainMap, Ideal, PrecisionDenominator, RecallDenominator
+from ..measures.user_models import err_max_grade, err_stop_chance
 from .base import NumpyEngine, refuse_ordered_ties
 
 __all__ = ["CompiledEngine", "KINDS"]
@@ -31,6 +33,8 @@ KINDS: dict[str, int] = {
     # trec_eval's set and count measures
     "set_p": 14, "set_r": 15, "set_relative_p": 16, "set_ap": 17, "set_f": 18, "utility": 19,
     "relative_p": 20, "rprec_mult": 21, "num_nonrel_judged_ret": 22, "unjudged": 23,
+    # user models
+    "err": 24,
 }
 # Real-valued parameters, in the order of the kernel's params row.
 _PARAMS: dict[str, tuple[str, ...]] = {
@@ -38,7 +42,9 @@ _PARAMS: dict[str, tuple[str, ...]] = {
 }
 _GAIN_KINDS = {"dcg", "ideal_dcg", "ndcg"}
 _IDEAL_KINDS = {"ideal_dcg", "ndcg"}
-_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret", "unjudged"}
+_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret", "unjudged", "err"}
+# Measures that read a table indexed by grade (gains, ERR's stopping chances).
+_TABLE_KINDS = _GAIN_KINDS | {"err"}
 
 # The fields of Values each measure returns, as the numpy engine does
 # (micro averaging reads numerator / denominator; zero_ideal reads undefined).
@@ -51,7 +57,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "p": _RATIO, "judged": _RATIO, "set_p": _RATIO, "unjudged": _RATIO,
     "ndcg": _NORMALISED_RATIO, "r": _NORMALISED_RATIO, "rprec": _NORMALISED_RATIO,
     "set_r": _NORMALISED_RATIO, "set_relative_p": _NORMALISED_RATIO, "relative_p": _NORMALISED_RATIO,
-    "rprec_mult": _NORMALISED_RATIO,
+    "rprec_mult": _NORMALISED_RATIO, "err": _VALUE,
 }
 
 # Denominator policy -> the kernel's number, per measure.
@@ -114,7 +120,7 @@ class CompiledEngine:
         span = high - low + 1
 
         def compiled(m: Measure) -> bool:
-            return self.supports(m) and (m.name not in _GAIN_KINDS or span <= _LARGEST_GRADE_SPAN)
+            return self.supports(m) and (m.name not in _TABLE_KINDS or span <= _LARGEST_GRADE_SPAN)
 
         refuse_ordered_ties(alignment, measures)
         mine = [m for m in measures if compiled(m)]
@@ -147,7 +153,7 @@ class CompiledEngine:
         span = len(table_grades)
 
         def compiled(m: Measure) -> bool:
-            return self.supports(m) and (m.name not in _GAIN_KINDS or span <= _LARGEST_GRADE_SPAN)
+            return self.supports(m) and (m.name not in _TABLE_KINDS or span <= _LARGEST_GRADE_SPAN)
 
         refuse_ordered_ties(alignment, measures)
         mine = [m for m in measures if compiled(m)]
@@ -217,6 +223,8 @@ class CompiledEngine:
             if m.name in _GAIN_KINDS:
                 plan[j, 3] = index(gains, m.setting("gain", protocol))
                 plan[j, 4] = index(discounts, m.setting("discount", protocol))
+            if m.name == "err":
+                plan[j, 3] = index(gains, _StopChance(err_max_grade(alignment, m)))
             if m.name in _IDEAL_KINDS:
                 plan[j, 6] = index(sources, (plan[j, 3], _POOLS[m.setting("ideal", protocol)]))
             for column, name in enumerate(_PARAMS.get(m.name, ())):
@@ -227,7 +235,7 @@ class CompiledEngine:
 
         # Gain tables over the table's grades, and the distinct positive
         # gains of each, highest first (the ideal's counting sort).
-        gain_rows = [gains_of(table_grades, g) for g in gains] or [np.zeros(span)]
+        gain_rows = [_table_row(table_grades, g) for g in gains] or [np.zeros(span)]
         levels = [np.unique(row[row > 0])[::-1] for row in gain_rows]
         max_levels = max(1, max(len(level) for level in levels))
         level_gain = np.zeros((len(gain_rows), max_levels))
@@ -257,6 +265,20 @@ class CompiledEngine:
                       "undefined": undefined[j].view(bool)}
             results[m] = Values(value[j], **{name: fields[name] for name in _FIELDS[m.name]})
         return results
+
+
+@dataclasses.dataclass(frozen=True)
+class _StopChance:
+    """ERR's table: the chance (2^g - 1) / 2^max_grade that grade g stops the user."""
+
+    max_grade: float
+
+
+def _table_row(grades: np.ndarray, gain: Any) -> np.ndarray:
+    """The table of a gain setting (or ERR's stopping chances) over the given grades."""
+    if isinstance(gain, _StopChance):
+        return err_stop_chance(grades, gain.max_grade)
+    return gains_of(grades, gain)
 
 
 def _integer_rel(rel: "int | float") -> int:

@@ -9,6 +9,7 @@ from .base import REGISTRY, Measure, MeasureSpec, parse_measure, parse_measures
 from . import core  # noqa: F401,E402  (registers the core measures)
 from . import trec_sets  # noqa: F401,E402
 from . import trec_gains  # noqa: F401,E402
+from . import user_models  # noqa: F401,E402
 
 globals().update({_name: Measure(_name) for _name in REGISTRY})
 

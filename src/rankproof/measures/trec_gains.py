@@ -326,7 +326,7 @@ def _rbp_gains(ctx: Context, gain) -> np.ndarray:
     lo and hi over the gains of grades 0..(the query's top judged grade), plus every
     value a gain map lists (as trec_eval's rbp does with its gain table)."""
     a = ctx.alignment
-    top_grade = np.zeros(a.num_queries, dtype=np.int64)
+    top_grade = np.zeros(a.num_queries, dtype=a.pool_grade.dtype)  # real grades stay real
     if len(a.pool_grade):
         np.maximum.at(top_grade, ctx.pool_query, a.pool_grade)
     if isinstance(gain, GainMap):

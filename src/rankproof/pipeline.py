@@ -42,7 +42,7 @@ from .io.lines import take_lines
 from .data.qrels import Qrels
 from .data.run import Run
 
-__all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_grades", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
+__all__ = ["Alignment", "QueryTable", "align", "assume_unjudged", "cutoff_counts", "query_table", "apply_grades", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
            "drop_duplicates", "group_ties", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate"]
 
 
@@ -668,6 +668,38 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         pool_offsets=pool_offsets, pool_grade=judged_grade, counts=counts,
         run_source=run.source, qrels_source=qrels.source,
     )
+
+
+def assume_unjudged(a: Alignment, grade: "int | float", cutoff: int | None = None) -> Alignment:
+    """The alignment with every unjudged ranked doc that can land in the top
+    `cutoff` (its tie group starts there; every one without a cutoff) judged
+    at `grade`, and added to its query's judged pool, so that ideals and R
+    count it: the optimistic completion of the judgments (see
+    :meth:`rankproof.Results.bounds`).
+
+    >>> from rankproof import Qrels, Run
+    >>> a = align(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["x", "a", "y"]}), Protocol())
+    >>> b = assume_unjudged(a, 2, cutoff=2)
+    >>> b.grade.tolist(), b.judged.tolist(), sorted(b.pool_grade.tolist())
+    ([2, 1, 0], [True, True, False], [1, 2])
+    """
+    lengths = np.diff(a.offsets)
+    position = np.arange(len(a.judged), dtype=np.int64)
+    query = np.repeat(np.arange(a.num_queries, dtype=np.int64), lengths)
+    group_start = a.group_offsets[np.searchsorted(a.group_offsets, position, side="right") - 1]
+    can_land = (group_start - a.offsets[query] < cutoff) if cutoff is not None else np.ones(len(position), bool)
+    change = ~a.judged & can_land
+    if not change.any():
+        return a
+    kind = np.result_type(a.grade.dtype, a.pool_grade.dtype, np.asarray(grade).dtype)
+    new_grade = np.where(change, grade, a.grade).astype(kind)
+    pool_query = np.repeat(np.arange(a.num_queries, dtype=np.int64), np.diff(a.pool_offsets))
+    all_query = np.concatenate([pool_query, query[change]])
+    order = np.argsort(all_query, kind="stable")
+    pool_grade = np.concatenate([a.pool_grade.astype(kind), np.full(int(change.sum()), grade, dtype=kind)])[order]
+    return dataclasses.replace(a, grade=new_grade, judged=a.judged | change, pooled=a.pooled | change,
+                               pool_offsets=_offsets(all_query, a.num_queries), pool_grade=pool_grade,
+                               counts=dict(a.counts))
 
 
 def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:

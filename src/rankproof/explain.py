@@ -237,7 +237,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
 
 
 def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg: float,
-                      changes, rel: int) -> tuple[str, ...]:
+                      changes, rel: "int | float") -> tuple[str, ...]:
     """The policies that touched the query and changed its value (`changes(**other policy)`)."""
     notes = []
     c = a.counts

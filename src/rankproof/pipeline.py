@@ -687,8 +687,9 @@ def assume_unjudged(a: Alignment, grade: "int | float", cutoff: int | None = Non
     position = np.arange(len(a.judged), dtype=np.int64)
     query = np.repeat(np.arange(a.num_queries, dtype=np.int64), lengths)
     group_start = a.group_offsets[np.searchsorted(a.group_offsets, position, side="right") - 1]
-    can_land = (group_start - a.offsets[query] < cutoff) if cutoff is not None else np.ones(len(position), bool)
-    change = ~a.judged & can_land
+    change = ~a.judged
+    if cutoff is not None:
+        change &= group_start - a.offsets[query] < cutoff
     if not change.any():
         return a
     kind = np.result_type(a.grade.dtype, a.pool_grade.dtype, np.asarray(grade).dtype)

@@ -278,12 +278,13 @@ class Results:
                                "(rankproof evaluate --bounds)")
         low, high = self._bounds[result.measure]
         keep = ~np.isnan(low)
+        weights = self._weights if self._weights is not None else np.ones(len(low))
 
         def mean(values: np.ndarray) -> float:
             if not keep.any():
                 return math.nan
             if self.protocol.aggregation is Aggregation.WEIGHTED:
-                w = self._weights[keep]
+                w = weights[keep]
                 return float(np.dot(w, values[keep]) / w.sum()) if w.sum() else math.nan
             return float(values[keep].mean())
 

@@ -134,3 +134,13 @@ def test_cli_compare_names_the_undecided_pairs(tmp_path, capsys):
     assert main(["compare", qrels, one, two, "-m", "p@2", "--bounds"]) == 0
     out = capsys.readouterr().out
     assert "not decided by the judged docs alone: p@2: one 0.500 [0.500, 1.000] and two 0.750 [0.750, 1.000]" in out
+
+
+def test_json_output_holds_the_bounds(tmp_path, capsys):
+    import json
+
+    qrels, (one, _) = _write(tmp_path)
+    assert main(["evaluate", qrels, one, "-m", "p@2", "--bounds", "--format", "json", "--quiet"]) == 0
+    run = json.loads(capsys.readouterr().out)["runs"]["one.run"]
+    assert run["bounds"]["p@2"]["lower"] == 0.5 and run["bounds"]["p@2"]["upper"] == 1.0
+    assert run["bounds"]["p@2"]["per_query"]["q1"] == [0.5, 1.0]

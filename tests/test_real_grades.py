@@ -160,6 +160,15 @@ def test_trec_eval_drop_in_reads_fractional_grades_as_trec_eval(tmp_path):
         got = subprocess.run([sys.executable, "-m", "rankproof.cli", "trec-eval", *options, str(qrels), str(run)],
                              capture_output=True, check=True).stdout
         assert got == want, options
+    # trec_eval 9.0.8 reads grades with atol too (its get_qrels.c): --v9 matches it.
+    from trec_oracle import build_trec_eval9
+
+    binary9 = build_trec_eval9()
+    for options in (["-q", "-m", "all_trec"], ["-m", "map", "-m", "ndcg_cut.3"]):
+        want = subprocess.run([str(binary9), *options, str(qrels), str(run)], capture_output=True, check=True).stdout
+        got = subprocess.run([sys.executable, "-m", "rankproof.cli", "trec-eval", "--v9", *options, str(qrels),
+                              str(run)], capture_output=True, check=True).stdout
+        assert got == want, options
     relstring = subprocess.run([sys.executable, "-m", "rankproof.cli", "trec-eval", "-q", "-m", "relstring",
                                 str(qrels), str(run)], capture_output=True, check=True).stdout.decode()
     assert "'102201'" in relstring.replace(" ", "")  # a=1, b=0, c=2, f=2, e=0, h=1
@@ -189,3 +198,16 @@ def test_explain_shows_real_grades():
     shown = explain(qrels, Run.from_dict({"q": ["a", "b"]}), "q", "ndcg@2", REAL)
     assert [row.grade for row in shown.ranking] == [1.5, 2]
     assert [row.grade for row in shown.ideal] == [2, 1.5]
+
+
+def test_evaluate_frame_reads_ratings_under_the_grades_policy():
+    import pandas as pd
+
+    from rankproof import evaluate_frame
+
+    truth = pd.DataFrame({"user": [1, 1], "item": [10, 11], "rating": [4.5, 2.0]})
+    predictions = pd.DataFrame({"user": [1, 1], "item": [11, 10], "score": [0.9, 0.1]})
+    results = evaluate_frame(truth, predictions, ["dcg@2"], Protocol(grades="real"))
+    assert results.mean("dcg@2") == pytest.approx(2.0 + 4.5 / _log2(2), abs=1e-12)
+    with pytest.raises(ParseError, match="grades=real"):
+        evaluate_frame(truth, predictions, ["dcg@2"])

@@ -41,9 +41,9 @@ TREC = ["set_p", "set_p(rel=2)", "set_r", "set_relative_p", "set_ap", "set_f", "
 TREC_ORDERED = ["infap", "iprec(recall=0.5)", "ndcg_rel@10"]
 
 
-def random_case(seed: int, *, ties: bool = True, missing: bool = True):
+def random_case(seed: int, *, ties: bool = True, missing: bool = True, real: bool = False):
     """A qrels + run pair with ties, unjudged docs, negative grades, queries
-    without relevant docs or without any ranking."""
+    without relevant docs or without any ranking (`real`: real-valued grades)."""
     rng = random.Random(seed)
     judgments, rankings = {}, {}
     for q in range(rng.randint(1, 12)):
@@ -53,8 +53,8 @@ def random_case(seed: int, *, ties: bool = True, missing: bool = True):
         nothing_relevant = rng.random() < 0.15
         for doc in docs:
             if rng.random() < 0.7:
-                pool[doc] = 0 if nothing_relevant else rng.choice([0, 0, 1, 1, 2, 3])
-        pool[f"unretrieved{q}"] = 0 if nothing_relevant else rng.choice([0, 1, 2, 3])
+                pool[doc] = 0 if nothing_relevant else rng.choice(GRADES[real])
+        pool[f"unretrieved{q}"] = 0 if nothing_relevant else rng.choice(GRADES[real][2:])
         if rng.random() < 0.2:
             pool[f"negative{q}"] = -1
         judgments[query] = pool
@@ -67,8 +67,10 @@ def random_case(seed: int, *, ties: bool = True, missing: bool = True):
         rankings[query] = {doc: float(rng.randrange(levels)) for doc in ranked}
     if not rankings:
         rankings["q0"] = {"d0": 1.0}
-    return Qrels.from_dict(judgments), Run.from_dict(rankings)
+    return Qrels.from_dict(judgments, grades="real" if real else "integer"), Run.from_dict(rankings)
 
+
+GRADES = {False: [0, 0, 1, 1, 2, 3], True: [0, 0, 0.25, 1, 1.5, 2, 2.75, 3]}
 
 PROTOCOLS = [
     Protocol(negative_grades="zero"),
@@ -118,6 +120,21 @@ def test_engines_agree_on_random_cases(engine, protocol):
         assert_same(expected, outcome(qrels, run, measures, protocol, engine), f"seed {seed}")
     # Errors must agree too, but most cases must be evaluated for the test to mean anything.
     assert errors < 10
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.fingerprint)
+def test_engines_agree_on_real_grades(engine, protocol):
+    """grades=real: the compiled engine reads real grades through their ranks;
+    every value, and a real rel threshold, as the numpy reference gives them."""
+    protocol = protocol.replace(grades="real")
+    measures = (RANKED + TREC + ["ap(rel=1.5)@10", "p(rel=0.2)@5", "ndcg(gain=map:0=0/1=1/2=3/3=7)@5", "err@10"]
+                + (TREC_ORDERED if protocol.ties.value != "expected" else []))
+    for seed in range(25):
+        qrels, run = random_case(seed, real=True)
+        expected = outcome(qrels, run, measures, protocol, "numpy")
+        assert not isinstance(expected, tuple) or "real" not in expected[1]
+        assert_same(expected, outcome(qrels, run, measures, protocol, engine), f"seed {seed}")
 
 
 @pytest.mark.parametrize("engine", ENGINE_NAMES)

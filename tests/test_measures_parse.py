@@ -16,10 +16,11 @@ PARAM_VALUES = {
     "gain": ["linear", "exp2", {0: 0, 1: 1.5, 2: 3}, "map:0=0/1=1/2=3/3=7"],
     "discount": ["log2", "reciprocal", [1.0, 0.5, 0.25], "vector:1/0.6309/0.5"],
     "ideal": ["judged", "retrieved"],
-    "rel": [0, 1, 2, 3, "2"],
+    "rel": [0, 1, 2, 3, "2", 1.5, "2.5"],
     "precision_denominator": ["k", "retrieved"],
     "recall_denominator": ["relevant", "min_k"],
     "ap_denominator": ["relevant", "min_k", "hits", "HITS"],
+    "max_grade": [0, 2, 4, 2.5, "4"],  # err: its default (None, the highest judged grade) has no text
 }
 
 

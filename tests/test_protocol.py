@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rankproof import PRESETS, Protocol
 from rankproof.errors import ProtocolError, RankproofError
 from rankproof.protocol import (
-    Aggregation, Discount, DiscountVector, Duplicates, ExtraQuery, Gain, GainMap, Ideal,
+    Aggregation, Discount, DiscountVector, Duplicates, ExtraQuery, Gain, GainMap, Grades, Ideal,
     IprecRounding, MissingQuery, NegativeGrades, ScorePrecision, Ties, Unjudged, ZeroIdeal,
 )
 
@@ -51,6 +51,7 @@ OPTIONS = {
     "ap_denominator": ["relevant", "min_k", "hits"],
     "chunk_map": ["none", "sep:#"],
     "chunks": ["first", "max"],
+    "grades": ["integer", "real"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})
@@ -77,6 +78,7 @@ def test_policy_options_match_the_documented_table():
     assert OPTIONS["aggregation"] == ["macro", "micro", "weighted"]
     assert OPTIONS["score_precision"] == ["float64", "float32"]
     assert OPTIONS["iprec_rounding"] == ["round", "legacy"]
+    assert OPTIONS["grades"] == [o.value for o in Grades]
     assert set(OPTIONS) == set(Protocol.policy_names())
 
 

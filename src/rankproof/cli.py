@@ -186,7 +186,9 @@ def _read_qrels(args):
     if getattr(args, "intent_weights", None) or getattr(args, "intent_col", None):
         raise UsageError("rankproof: --intent-weights and --intent-col describe judgments per intent; "
                          "add --intents (the qrels are 'query intent doc grade')")
-    qrels = Qrels.read(path, args.qrels_format, **_columns(args, "qrels"))
+    # The grades policy says how grades are read (grades=real keeps 1.5).
+    grades = str(_protocol(args).grades) if hasattr(args, "preset") else "integer"
+    qrels = Qrels.read(path, args.qrels_format, **_columns(args, "qrels"), grades=grades)
     mapping = _grade_map(args.grade_map)
     return map_grades(qrels, mapping) if mapping is not None else qrels
 
@@ -418,7 +420,7 @@ def _evaluate(args) -> int:
                 run = _read_run(path, args.run_format, name, args)
             stages.step(f"read {name}")
             results.append(evaluate(qrels, run, measures, protocol, min_coverage=args.min_coverage,
-                                    allow_partial=args.allow_partial))
+                                    allow_partial=args.allow_partial, bounds=args.bounds))
             del run  # do not keep a run alive while the next one is read
             stages.step(f"evaluated {name}")
     finally:
@@ -562,6 +564,9 @@ def _compare(args) -> int:
             raise UsageError("rankproof compare: give either QRELS RUN RUN ... or --results FILE ..., not both")
         if args.label:
             raise UsageError("rankproof compare: --label names run files; saved results keep their run names")
+        if args.bounds:
+            raise UsageError("rankproof compare: --bounds evaluates the runs; saved results hold no bounds, so give "
+                             "QRELS RUN RUN ...")
         if args.preset != "rankproof" or args.policy or args.grade_map:
             raise UsageError("rankproof compare: --preset, --policy and --grade-map apply when evaluating runs; "
                              "saved results keep the protocol they were evaluated under")
@@ -596,7 +601,7 @@ def _compare(args) -> int:
                                  alpha=args.alpha, baseline=args.baseline, confidence=args.confidence,
                                  bootstrap_method=args.bootstrap, power=args.power, n_resamples=args.resamples,
                                  seed=args.seed, allow_mismatch=args.allow_mismatch,
-                                 allow_partial=args.allow_partial)
+                                 allow_partial=args.allow_partial, bounds=args.bounds)
         write_output(_render_comparison(comparison, args.format), args.output)
         return 0
     comparison = compare(qrels, runs, measures, protocol, test=args.test, correction=args.correction,
@@ -796,6 +801,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_coverage_options(ev)
     _add_intent_options(ev)
     ev.add_argument("--per-query", action="store_true", help="also show each query's values")
+    ev.add_argument("--bounds", action="store_true",
+                    help="show each value with its bounds under the unjudged docs: 0.341 [0.341, 0.612] "
+                         "(unjudged docs at gain 0, and at the highest grade)")
     ev.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     ev.add_argument("--precision", type=int, metavar="DIGITS",
                     help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
@@ -856,6 +864,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_intent_options(co)
     co.add_argument("--allow-partial", action="store_true",
                     help="compare runs that rank fewer than half of the judged queries anyway")
+    co.add_argument("--bounds", action="store_true",
+                    help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
     co.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
     co.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     co.set_defaults(handler=_compare)

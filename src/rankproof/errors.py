@@ -173,3 +173,8 @@ class MeasureError(InputError):
 
 class ComparabilityError(InputError):
     """Runs to compare were evaluated under different protocols, qrels or query sets."""
+
+
+# The fix every "grade 1.5 is not an integer" message ends with (the grades policy).
+REAL_GRADES_HINT = ("or set the policy grades=real to keep real-valued grades "
+                    "(Qrels.read(..., grades='real'); rankproof --policy grades=real)")

@@ -18,7 +18,7 @@ from .data.run import Run
 from .engines import DEFAULT_ENGINE, Engine, get_engine
 from .errors import InputError, ZeroIdealError
 from .measures.base import Measure, parse_measures
-from .protocol import Aggregation, Protocol, ZeroIdeal
+from .protocol import Aggregation, Grades, Protocol, ZeroIdeal
 from .results import MeasureResult, Results
 
 __all__ = ["evaluate", "MIN_COVERAGE", "check_query_coverage"]
@@ -85,6 +85,7 @@ def evaluate(
     engine: "str | Engine" = DEFAULT_ENGINE,
     min_coverage: float = MIN_COVERAGE,
     allow_partial: bool = False,
+    bounds: bool = False,
 ) -> Results:
     """Evaluate one run against the qrels under an explicit protocol.
 
@@ -114,6 +115,11 @@ def evaluate(
     allow_partial : bool, default False
         Evaluate anyway; ``results.query_coverage`` and the summary's warning
         say how much was covered.
+    bounds : bool, default False
+        Also evaluate every measure under the optimistic completion of the
+        judgments (unjudged docs at the highest grade), so that
+        :meth:`Results.bounds` gives each value's interval over what the
+        unjudged docs could be.
 
     Returns
     -------
@@ -155,6 +161,8 @@ def evaluate(
     weight_array = _query_weights(weights, alignment.queries, protocol)
     results = _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels,
                                  engine=engine)
+    if bounds:
+        results = _with_bounds(results, alignment, protocol, measure_list, engine)
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=f"{run.source} against {qrels.source}")
     return results
@@ -212,6 +220,12 @@ def _measure_list(measures, protocol: Protocol) -> list[Measure]:
     measure_list = parse_measures(measures)
     # One result per distinct measure, in the order first asked for.
     measure_list = list(dict.fromkeys(measure_list))
+    if protocol.grades is not Grades.REAL:
+        real_rel = [str(m) for m in measure_list if "rel" in m.spec.params
+                    and isinstance(m.setting("rel", protocol), float)]
+        if real_rel:
+            raise InputError(f"{real_rel[0]} sets a real-valued rel, but the protocol says grades=integer; "
+                             "set the policy grades=real, or give an integer rel")
     if protocol.aggregation is Aggregation.MICRO:
         not_ratio = [str(m) for m in measure_list if not m.spec.ratio]
         if not_ratio:
@@ -253,6 +267,42 @@ def _measure_alignment(alignment, protocol: Protocol, measure_list: list[Measure
         counts = {**alignment.counts, **cutoff_counts(alignment, results)}
     return Results(table=alignment.query_table(), counts=counts, protocol=protocol, measures=results,
                    weights=weight_array, run_name=run_name, qrels=qrels)
+
+
+def _with_bounds(results: Results, alignment, protocol: Protocol, measure_list: list[Measure],
+                 engine: "str | Engine") -> Results:
+    """The results, holding each measure's per-query interval over the two
+    completions of the judgments (see :meth:`Results.bounds`): unjudged docs
+    gain 0 (the value itself, under unjudged=zero), or are judged at the
+    highest grade (the highest judged grade, and at least the protocol's rel)
+    when they can land within the measure's cutoff, the ideal and R counting
+    them. Computed by the pipeline (:func:`rankproof.pipeline.assume_unjudged`)
+    and the same engine: no kernel of its own."""
+    import copy
+
+    from .pipeline import assume_unjudged
+
+    if protocol.aggregation is Aggregation.MICRO:
+        raise InputError("bounds are averaged per query (aggregation=macro or weighted); "
+                         "aggregation=micro has no per-query bounds, so set aggregation=macro")
+    highest = max(float(np.max(alignment.pool_grade, initial=0)), float(protocol.rel))
+    if highest.is_integer() and alignment.grade.dtype.kind != "f" and alignment.pool_grade.dtype.kind != "f":
+        highest = int(highest)  # integer grades stay integers (the compiled engine reads them so)
+    by_cutoff: dict = {}
+    for measure in measure_list:
+        by_cutoff.setdefault(measure.cutoff, []).append(measure)
+    found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
+    for cutoff, measures in by_cutoff.items():
+        optimistic = assume_unjudged(alignment, highest, cutoff)
+        values = get_engine(engine).evaluate(optimistic, measures, protocol)
+        for measure in measures:
+            low = results._measures[measure].value
+            high = _apply_zero_ideal(values[measure], measure, protocol, alignment.queries).value
+            with np.errstate(invalid="ignore"):
+                found[measure] = (np.fmin(low, high), np.fmax(low, high))
+    bounded = copy.copy(results)
+    bounded._bounds = found
+    return bounded
 
 
 def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray) -> MeasureResult:

@@ -42,7 +42,7 @@ class RankedRow(typing.NamedTuple):
     score: float | None
     tie_group: int
     tie_size: int
-    grade: int | None  # None: unjudged
+    grade: int | float | None  # None: unjudged; float: a real grade (grades=real)
     relevant: bool
     gain: float
     discount: float
@@ -56,7 +56,7 @@ class RankedRow(typing.NamedTuple):
 class IdealRow:
     rank: int
     doc: str
-    grade: int
+    grade: int | float
     gain: float
     discount: float
     contribution: float
@@ -185,7 +185,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     cumulative = np.cumsum(contributions)
     relevant = a.judged & (a.grade >= rel)
     scores = a.score.tolist() if run.has_scores else [None] * n
-    grades = [int(g) if j else None for g, j in zip(a.grade.tolist(), a.judged.tolist())]
+    grades = [_as_grade(g) if j else None for g, j in zip(a.grade.tolist(), a.judged.tolist())]
     lines = [line if line >= 0 else None for line in a.line.tolist()]
     # A million new tuples would each trigger Python's cycle collector,
     # whose passes over the growing heap cost more than building the rows
@@ -215,7 +215,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
             break
         contribution = pool_gains[j] * table[rank - 1]
         running += contribution
-        ideal_rows.append(IdealRow(rank=rank, doc=str(pool_docs[j]), grade=int(pool_grades[j]),
+        ideal_rows.append(IdealRow(rank=rank, doc=str(pool_docs[j]), grade=_as_grade(pool_grades[j]),
                                    gain=float(pool_gains[j]), discount=float(table[rank - 1]),
                                    contribution=float(contribution), cumulative=float(running)))
 
@@ -242,7 +242,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
 
 
 def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg: float,
-                      changes, rel: int) -> tuple[str, ...]:
+                      changes, rel: "int | float") -> tuple[str, ...]:
     """The policies that touched the query and changed its value (`changes(**other policy)`)."""
     notes = []
     c = a.counts
@@ -319,6 +319,12 @@ class TopRankings:
     ideal_grade: np.ndarray
     ideal_gain: np.ndarray
     ideal_cumulative: np.ndarray
+
+
+def _as_grade(grade) -> "int | float":
+    """A grade as shown: an int when whole (real grades under grades=real stay real)."""
+    value = float(grade)
+    return int(value) if value.is_integer() else value
 
 
 def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -46,11 +46,11 @@ def _is_path(data) -> bool:
     return isinstance(data, (str, os.PathLike))
 
 
-def _truth(data, user, item, rating) -> Qrels:
+def _truth(data, user, item, rating, grades: str = "integer") -> Qrels:
     if rating is not None:
         if _is_path(data):
-            return Qrels.read(data, query=user, doc=item, grade=rating)
-        return Qrels.from_table(data, query=user, doc=item, grade=rating, source="truth")
+            return Qrels.read(data, query=user, doc=item, grade=rating, grades=grades)
+        return Qrels.from_table(data, query=user, doc=item, grade=rating, source="truth", grades=grades)
     # Without ratings every truth row is relevant with grade 1: read the pairs
     # with the run reader (which needs no third column) and judge them all 1.
     pairs = _pairs(data, user, item, None, "truth")
@@ -252,7 +252,7 @@ def evaluate_frame(
         # Bad measure names or policies fail before any table is read.
         measures = parse_measures(measures)
         protocol = _as_protocol(protocol)
-        qrels = _truth(truth, user, item, rating)
+        qrels = _truth(truth, user, item, rating, str(protocol.grades))
         run = _pairs(predictions, user, item, score, "predictions", name)
         # A recommender predicts for whom it predicts: users it skips score 0 by missing_query,
         # as documented, and the summary warns when they are most of the truth.

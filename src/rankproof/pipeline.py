@@ -11,6 +11,7 @@ policy              function
 chunk_map, chunks   :func:`merge_chunks` (first: chunk ids become doc ids)
 missing/extra query :func:`align` (the join of qrels and run)
 duplicates          :func:`drop_duplicates`
+grades              :func:`apply_grades`
 negative_grades     :func:`apply_negative_grades`
 unjudged            :func:`apply_unjudged`
 score_precision     :func:`apply_score_precision`
@@ -36,8 +37,8 @@ from .errors import (
 )
 from .protocol import file_digest
 from .protocol import (
-    ChunkMap, Chunks, Duplicates, ExtraQuery, MissingQuery, NegativeGrades, Protocol, ScorePrecision, Ties,
-    Unjudged,
+    ChunkMap, Chunks, Duplicates, ExtraQuery, Grades, MissingQuery, NegativeGrades, Protocol, ScorePrecision,
+    Ties, Unjudged,
 )
 from ._align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, sort_segments, tie_runs
 from .data.interning import merge_vocabularies
@@ -45,8 +46,9 @@ from .io.lines import take_lines
 from .data.qrels import Qrels
 from .data.run import Run
 
-__all__ = ["Alignment", "QueryTable", "align", "cutoff_counts", "query_table", "apply_negative_grades", "apply_score_precision", "apply_unjudged",
-           "drop_duplicates", "group_ties", "merge_chunks", "chunk_documents", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate"]
+__all__ = ["Alignment", "QueryTable", "align", "assume_unjudged", "cutoff_counts", "query_table", "apply_grades",
+           "apply_negative_grades", "apply_score_precision", "apply_unjudged", "drop_duplicates", "group_ties",
+           "merge_chunks", "chunk_documents", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,6 +257,27 @@ Locate = Callable[[int], dict]
 def _literal(text: object) -> str:
     """User text inside an error template (``what``), its braces kept as braces."""
     return str(text).replace("{", "{{").replace("}", "}}")
+
+
+def apply_grades(grade: np.ndarray, protocol: Protocol, locate: Locate) -> np.ndarray:
+    """The ``grades`` policy over judged grades: under ``integer``, real-valued
+    grades (qrels read with ``grades='real'``) must all be whole numbers, and
+    become int64; under ``real`` they are used as they are.
+
+    >>> apply_grades(np.array([2.0, 0.0]), Protocol(), dict).dtype
+    dtype('int64')
+    >>> apply_grades(np.array([1.5]), Protocol(grades="real"), dict).tolist()
+    [1.5]
+    """
+    if grade.dtype.kind != "f" or protocol.grades is Grades.REAL:
+        return grade
+    fractional = grade != np.round(grade)
+    if fractional.any():
+        i = int(np.flatnonzero(fractional)[0])
+        raise InputError(
+            what=f"grade {_literal(grade[i].item())} is not an integer", value=grade[i].item(), **locate(i),
+            fix="set the policy grades=real to evaluate real-valued grades, or map them to integers")
+    return grade.astype(np.int64)
 
 
 def apply_negative_grades(grade: np.ndarray, protocol: Protocol, locate: Locate,
@@ -565,6 +588,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         return {"source": qrels.source, "line": _line(qrels.lines, i),
                 "query": str(qrels.queries[qrels_row_query[i]]), "doc": str(qrels.docs[judged_doc[i]])}
 
+    judged_grade = apply_grades(judged_grade, protocol, judgment)
     judged_grade, pooled_only = apply_negative_grades(judged_grade, protocol, judgment)
     negative = pooled_only if pooled_only is not None else np.zeros(len(judged_grade), dtype=bool)
     keep = judged_query >= 0
@@ -652,9 +676,42 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         queries=queries, in_run=in_run_evaluated, offsets=offsets, docs=docs,
         doc=row_doc, grade=row_grade, judged=row_judged, pooled=row_pooled, score=row_score,
         line=row_line, group_offsets=group_offsets, tie_offsets=tie_offsets,
-        pool_offsets=pool_offsets, pool_grade=judged_grade.astype(np.int64), counts=counts,
+        pool_offsets=pool_offsets, pool_grade=judged_grade, counts=counts,
         run_source=run.source, qrels_source=qrels.source, pool_doc=pool_doc, pool_docs=qrels.docs,
     )
+
+
+def assume_unjudged(a: Alignment, grade: "int | float", cutoff: int | None = None) -> Alignment:
+    """The alignment with every unjudged ranked doc that can land in the top
+    `cutoff` (its tie group starts there; every one without a cutoff) judged
+    at `grade`, and added to its query's judged pool, so that ideals and R
+    count it: the optimistic completion of the judgments (see
+    :meth:`rankproof.Results.bounds`).
+
+    >>> from rankproof import Qrels, Run
+    >>> a = align(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["x", "a", "y"]}), Protocol())
+    >>> b = assume_unjudged(a, 2, cutoff=2)
+    >>> b.grade.tolist(), b.judged.tolist(), sorted(b.pool_grade.tolist())
+    ([2, 1, 0], [True, True, False], [1, 2])
+    """
+    lengths = np.diff(a.offsets)
+    position = np.arange(len(a.judged), dtype=np.int64)
+    query = np.repeat(np.arange(a.num_queries, dtype=np.int64), lengths)
+    group_start = a.group_offsets[np.searchsorted(a.group_offsets, position, side="right") - 1]
+    change = ~a.judged
+    if cutoff is not None:
+        change &= group_start - a.offsets[query] < cutoff
+    if not change.any():
+        return a
+    kind = np.result_type(a.grade.dtype, a.pool_grade.dtype, np.asarray(grade).dtype)
+    new_grade = np.where(change, grade, a.grade).astype(kind)
+    pool_query = np.repeat(np.arange(a.num_queries, dtype=np.int64), np.diff(a.pool_offsets))
+    all_query = np.concatenate([pool_query, query[change]])
+    order = np.argsort(all_query, kind="stable")
+    pool_grade = np.concatenate([a.pool_grade.astype(kind), np.full(int(change.sum()), grade, dtype=kind)])[order]
+    return dataclasses.replace(a, grade=new_grade, judged=a.judged | change, pooled=a.pooled | change,
+                               pool_offsets=_offsets(all_query, a.num_queries), pool_grade=pool_grade,
+                               counts=dict(a.counts))
 
 
 def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:

@@ -29,12 +29,13 @@ recall_denominator     relevant, min_k                      relevant
 ap_denominator         relevant, min_k, hits                relevant
 chunk_map        none, sep:#, regex:PATTERN, file:PATH      none
 chunks           first, max                                 first
+grades           integer, real                              integer
 ===============  =========================================  ==========
 
-The three denominators and the two chunk policies came after the others: the
-canonical text names them only when they differ from their defaults (both
-chunk policies whenever a ``chunk_map`` is set), so every protocol written
-before keeps its text and fingerprint.
+The three denominators, the two chunk policies and ``grades`` came after the
+others: the canonical text names them only when they differ from their
+defaults (both chunk policies whenever a ``chunk_map`` is set), so every
+protocol written before keeps its text and fingerprint.
 
 ``discount=file:PATH`` reads a discount vector from a JSON file (such as the
 examination probabilities ``rankproof fit-pbm`` writes); the text names the
@@ -91,6 +92,7 @@ __all__ = [
     "Chunks",
     "DiscountFile",
     "file_digest",
+    "Grades",
     "PRESETS",
 ]
 
@@ -238,6 +240,17 @@ class Chunks(_Policy):
 
     FIRST = "first"
     MAX = "max"
+
+
+class Grades(_Policy):
+    """What a grade may be: an ``integer`` (0, 1, 2; a grade such as 1.5 is
+    refused), or any finite ``real`` number (LLM labels in [0, 3], star
+    ratings 0.5 .. 5). Gains apply to real grades as to integers (linear: g,
+    exp2: 2^g - 1); binary measures call a doc relevant when its grade is at
+    least ``rel``, which may then be real too (``rel=2.5``)."""
+
+    INTEGER = "integer"
+    REAL = "real"
 
 
 class Aggregation(_Policy):
@@ -526,20 +539,33 @@ def _parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> 
         ) from None
 
 
-def parse_rel(value: Any) -> int:
-    """Read a relevance level: an integer (booleans and floats refused)."""
+def parse_rel(value: Any) -> "int | float":
+    """Read a relevance level: an integer, or a finite real number for real
+    grades (``2.5``); integral values are held as int, so ``rel=2.0`` is
+    ``rel=2`` (booleans refused).
+
+    >>> parse_rel("2"), parse_rel(2.0), parse_rel("1.5")
+    (2, 2, 1.5)
+    """
     if isinstance(value, bool):
         raise ProtocolError(f"rel must be an integer grade; got {value!r}")
     if isinstance(value, int):
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
+    number: float | None = None
+    if isinstance(value, float):
+        number = value
+    elif isinstance(value, str):
         try:
             return int(value.strip())
         except ValueError:
-            pass
-    raise ProtocolError(f"rel must be an integer grade such as 1 or 2; got {value!r}")
+            try:
+                number = float(value.strip())
+            except ValueError:
+                number = None
+    if number is not None and math.isfinite(number):
+        return int(number) if number.is_integer() else number
+    raise ProtocolError(f"rel must be an integer grade such as 1 or 2 (or a real number such as 1.5 "
+                        f"under grades=real); got {value!r}")
 
 
 # The fields of a Protocol, their parsers, in canonical order.
@@ -563,12 +589,13 @@ _PARSERS = {
     "ap_denominator": lambda v: _parse_enum("ap_denominator", ApDenominator, v),
     "chunk_map": parse_chunk_map,
     "chunks": lambda v: _parse_enum("chunks", Chunks, v),
+    "grades": lambda v: _parse_enum("grades", Grades, v),
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 _TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
-                           "chunk_map", "chunks")
+                           "chunk_map", "chunks", "grades")
 
 
 def _unknown_policy(key: str) -> ProtocolError:
@@ -619,7 +646,7 @@ class Protocol:
     aggregation : {'macro', 'micro', 'weighted'}
         Mean of per-query values; sum of numerators over sum of denominators
         (ratio measures only); or a mean weighted by given query weights.
-    rel : int
+    rel : int, or float under ``grades='real'``
         Lowest grade that binary measures (P, R, AP, RR, ...) call relevant.
     score_precision : {'float64', 'float32'}
         Scores are compared as read (float64) or rounded to float32 first, as
@@ -642,8 +669,12 @@ class Protocol:
         A document ranks once, where its first-listed (``first``) or
         highest-scored (``max``) chunk ranks; its other chunks leave the
         ranking, so later documents move up. Counted as ``chunks_merged``.
+    grades : {'integer', 'real'}
+        Grades are integers (a grade such as 1.5 is an error naming the
+        policy), or real numbers (LLM labels, star ratings): gains and the
+        ``rel`` threshold then apply to the real values.
 
-    The last five appear in the canonical text only when not at their
+    The last six appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -659,7 +690,7 @@ class Protocol:
     duplicates: Duplicates = Duplicates.ERROR
     negative_grades: NegativeGrades = NegativeGrades.ERROR
     aggregation: Aggregation = Aggregation.MACRO
-    rel: int = 1
+    rel: "int | float" = 1
     score_precision: ScorePrecision = ScorePrecision.FLOAT64
     iprec_rounding: IprecRounding = IprecRounding.ROUND
     precision_denominator: PrecisionDenominator = PrecisionDenominator.K
@@ -667,11 +698,15 @@ class Protocol:
     ap_denominator: ApDenominator = ApDenominator.RELEVANT
     chunk_map: ChunkMap = ChunkMap()
     chunks: Chunks = Chunks.FIRST
+    grades: Grades = Grades.INTEGER
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).
         for name, parse in _PARSERS.items():
             object.__setattr__(self, name, parse(getattr(self, name)))
+        if isinstance(self.rel, float) and self.grades is not Grades.REAL:
+            raise ProtocolError(f"rel={self.rel!r} is not an integer grade; set the policy grades=real "
+                                "to read real-valued grades and thresholds, or give an integer rel")
 
     # -- text form -------------------------------------------------------
     def __str__(self) -> str:
@@ -736,7 +771,13 @@ class Protocol:
     @classmethod
     def preset(cls, name: str) -> "Protocol":
         """A named preset: ``rankproof`` (the defaults), ``trec_eval``, ``trec_eval9``,
-        ``sklearn``, ``lightgbm`` or ``ranx``."""
+        ``sklearn``, ``lightgbm`` or ``ranx``.
+
+        The trec_eval presets keep ``grades=integer``: trec_eval reads a
+        grade with C's ``atol``, silently cutting 1.5 to 1 (and 0.7 to 0),
+        which rankproof refuses instead; the ``rankproof trec-eval`` drop-in
+        reads grades as trec_eval does.
+        """
         try:
             return PRESETS[name]
         except KeyError:
@@ -758,6 +799,14 @@ _DEFAULTS = {field.name: field.default for field in dataclasses.fields(Protocol)
 # by doc id descending, negative grades in the pool but unjudged, queries
 # without relevant docs scored 0, and (without -c) an abort when a judged query
 # is missing from the run.
+#
+# Grades: trec_eval 10 reads the grade column with C's atol (get_qrels.c), which
+# stops at the first character that is not a digit, silently: 1.5 counts as 1,
+# 2.9 as 2, 0.7 and -0.5 as 0 (judged non-relevant), 1e2 as 1. The presets keep
+# grades=integer, so such a grade is an error here rather than a silent
+# truncation; `rankproof trec-eval` (the drop-in) reads them as atol does and
+# stays byte-identical to trec_eval. Evaluating real grades as reals is
+# grades=real, which no trec_eval version offers.
 _TREC_EVAL = Protocol(
     ties=Ties.DOCID,
     negative_grades=NegativeGrades.UNJUDGED,

@@ -18,7 +18,7 @@ from .errors import MeasureError
 from .measures.base import Measure, parse_measure
 from .protocol import Aggregation, Protocol
 
-__all__ = ["Results", "MeasureResult"]
+__all__ = ["Results", "MeasureResult", "Bounds"]
 
 # The query ids shown to the caller and the order they are shown in (see Results._id_source).
 _Ids = tuple[np.ndarray | None, np.ndarray | None]
@@ -37,6 +37,52 @@ class MeasureResult:
     numerator: np.ndarray | None
     denominator: np.ndarray | None
     zero_ideal: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """A measure's value and its interval over what the unjudged docs could be.
+
+    ``lower`` and ``upper`` average the per-query bounds under the protocol's
+    aggregation (macro or weighted); ``value`` is the measure's mean. Print
+    it as ``0.341 [0.341, 0.612]``.
+
+    Attributes
+    ----------
+    measure : Measure
+    value, lower, upper : float
+    queries : list, the evaluated queries
+    query_value, query_lower, query_upper : numpy.ndarray, per query (NaN: excluded)
+    """
+
+    measure: Measure
+    value: float
+    lower: float
+    upper: float
+    queries: list
+    query_value: np.ndarray
+    query_lower: np.ndarray
+    query_upper: np.ndarray
+
+    @property
+    def width(self) -> float:
+        """upper - lower: how much the unjudged docs could still move the mean."""
+        return self.upper - self.lower
+
+    def per_query(self) -> dict:
+        """``{query: (lower, upper)}``."""
+        return {q: (lo, hi) for q, lo, hi in zip(self.queries, self.query_lower.tolist(), self.query_upper.tolist())}
+
+    def format(self, digits: int = 3) -> str:
+        return f"{self.value:.{digits}f} [{self.lower:.{digits}f}, {self.upper:.{digits}f}]"
+
+    def __str__(self) -> str:
+        return f"{self.measure} {self.format()}"
+
+    def overlaps(self, other: "Bounds") -> bool:
+        """Do the two intervals overlap, so that the judged docs alone do not
+        decide which mean is higher (the sign of the difference could flip)?"""
+        return not (self.lower > other.upper or other.lower > self.upper)
 
 
 class Results:
@@ -61,6 +107,8 @@ class Results:
         # evaluation are gone once the measures are computed (explain asks the
         # pipeline again). `counts` may be a function that counts on first use.
         self._table = table
+        # Per measure, (lower, upper) per query, when evaluated with bounds=True.
+        self._bounds: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
         self._counts = counts
         self._qrels = qrels
         self.protocol = protocol
@@ -199,6 +247,58 @@ class Results:
             return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
         return float(result.value[keep].mean())
 
+    @property
+    def has_bounds(self) -> bool:
+        """Were the bounds under unjudged docs computed (``evaluate(..., bounds=True)``)?"""
+        return bool(self._bounds)
+
+    def bounds(self, measure: "str | Measure") -> Bounds:
+        """The measure's value with its bounds under the unjudged docs, per query and averaged.
+
+        The lower bound scores every unjudged doc as gain 0 (the value
+        itself under ``unjudged=zero``); the upper one judges every unjudged
+        doc that can land within the measure's cutoff at the highest grade
+        (the highest judged grade, at least ``rel``), ideal DCG and R
+        recomputed with them. Per query the interval runs from the smaller
+        to the larger of the two. For sums of gains over the ranking (dcg,
+        p, rr, hit, err, rbp, num_rel_ret) they bound every completion of the
+        judgments; for measures normalised by the judged pool (ndcg, ap, r),
+        whose ideal grows too, a mixed completion can fall outside.
+
+        Examples
+        --------
+        One relevant doc a, an unjudged doc x at rank 1. P@2 is 1/2, and 1
+        if x is relevant; NDCG@2 is 1/log2(3) = 0.631, and 1 when x is at
+        the highest grade (the ideal then holds x and a):
+
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 0}})
+        >>> results = evaluate(qrels, Run.from_dict({"q": ["x", "a"]}), ["p@2", "ndcg@2"], bounds=True)
+        >>> results.bounds("p@2").format()
+        '0.500 [0.500, 1.000]'
+        >>> results.bounds("ndcg@2").format()
+        '0.631 [0.631, 1.000]'
+        """
+        result = self._result(measure)
+        if result.measure not in self._bounds:
+            raise MeasureError(f"the bounds of {result.measure} were not computed; evaluate with bounds=True "
+                               "(rankproof evaluate --bounds)")
+        low, high = self._bounds[result.measure]
+        keep = ~np.isnan(low)
+        weights = self._weights if self._weights is not None else np.ones(len(low))
+
+        def mean(values: np.ndarray) -> float:
+            if not keep.any():
+                return math.nan
+            if self.protocol.aggregation is Aggregation.WEIGHTED:
+                w = weights[keep]
+                return float(np.dot(w, values[keep]) / w.sum()) if w.sum() else math.nan
+            return float(values[keep].mean())
+
+        return Bounds(measure=result.measure, value=self.mean(result.measure), lower=mean(low), upper=mean(high),
+                      queries=self.queries, query_value=self._shown(result.value).copy(),
+                      query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
+
     @classmethod
     def concat(cls, parts: "Sequence[Results]", run_name: str | None = None) -> "Results":
         """Results of disjoint sets of queries (shards, partitions) as one.
@@ -276,6 +376,9 @@ class Results:
         merged = cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
                      weights=joined_weights, run_name=run_name or first.run_name)
         merged.complete_judgments = all(part.complete_judgments for part in parts)
+        if all(part._bounds for part in parts):
+            merged._bounds = {m: (np.concatenate([p._bounds[m][0] for p in parts]),
+                                  np.concatenate([p._bounds[m][1] for p in parts])) for m in first.measures}
         return merged
 
     def means(self) -> dict[str, float]:

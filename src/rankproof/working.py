@@ -41,7 +41,7 @@ def _n(x: float) -> str:
 class _Groups:
     """The ranking as groups (one doc each unless ties are averaged), with relevance."""
 
-    def __init__(self, a, rel: int) -> None:
+    def __init__(self, a, rel: "int | float") -> None:
         self.docs = [str(a.docs[d]) for d in a.doc]
         self.relevant = (a.judged & (a.grade >= rel)).astype(bool)
         self.offsets = a.group_offsets
@@ -82,7 +82,7 @@ def _names(names: list[str], limit: int = 8) -> str:
     return ", ".join(names[:limit]) + (" ..." if len(names) > limit else "")
 
 
-def working(a, measure, protocol, rel: int, k: int, num_rel: int) -> tuple[str, ...]:
+def working(a, measure, protocol, rel: "int | float", k: int, num_rel: int) -> tuple[str, ...]:
     """Lines of arithmetic that give `measure`'s value on the one-query alignment `a`.
 
     Empty for measures whose working is the DCG table (or is not written out).

@@ -14,12 +14,49 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import DuplicateError, InputError, ParseError, where
+from ..errors import REAL_GRADES_HINT, DuplicateError, InputError, ParseError, where
 from .arrays import read_only
 from .interning import checked_id, intern
 from ..io.lines import no_lines, take_lines
 
-__all__ = ["Qrels"]
+__all__ = ["Qrels", "as_real"]
+
+
+def as_real(grades: Any) -> bool:
+    """Read a ``grades=`` argument: True for 'real', False for 'integer'
+    (a :class:`~rankproof.protocol.Protocol`'s ``grades`` policy, or its text)."""
+    from ..protocol import Grades, _parse_enum
+
+    return _parse_enum("grades", Grades, grades) is Grades.REAL
+
+
+def _real_grades(values: Any, describe_row) -> np.ndarray:
+    """Grades as float64: finite numbers (integers included); booleans, text
+    and NaN or infinite values are refused. ``describe_row(i)`` locates row i."""
+    array = np.asarray(values)
+    if array.dtype == bool:
+        raise ParseError(f"{describe_row(0)}grades must be numbers, not booleans")
+    if array.dtype == object:
+        for i, value in enumerate(array.tolist()):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]!r} is not a number; "
+                                 "grades must be numbers such as 0, 1.5, 3")
+    try:
+        real = array.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        for i, value in enumerate(array.tolist()):
+            try:
+                float(value)
+            except (TypeError, ValueError, OverflowError):
+                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]!r} is not a number; "
+                                 "grades must be numbers such as 0, 1.5, 3") from None
+        raise
+    bad = ~np.isfinite(real)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ParseError(f"{describe_row(i)}grade {real[i].item()!r} is not a finite number; "
+                         "give every judgment a finite grade such as 0, 1.5, 3")
+    return real
 
 
 def _integer_grades(values: Any, describe_row) -> np.ndarray:
@@ -66,6 +103,9 @@ def _integer_grades(values: Any, describe_row) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise ParseError(
             f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
+            f"integers (map fractional labels to integer grades first, {REAL_GRADES_HINT})"
+        ) if np.isfinite(array[i]) else ParseError(
+            f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
             "integers (map fractional labels to integer grades first)"
         )
     # float64 holds 2^63 exactly; anything from there on would wrap in int64.
@@ -109,6 +149,7 @@ class Qrels:
     doc_codes, grades, lines : numpy.ndarray of int64
         Per row: the doc's code into ``docs``, its grade, and its line in the
         source file (``-1`` when the rows did not come from a file).
+        ``grades`` is float64 when the qrels were read with ``grades='real'``.
     source : str
         Where the judgments came from, for messages.
 
@@ -130,7 +171,9 @@ class Qrels:
     def __init__(self, *, query_codes, queries, doc_codes, docs, grades, lines=None, source="qrels"):
         query_codes = np.asarray(query_codes, dtype=np.int64)
         doc_codes = np.asarray(doc_codes, dtype=np.int64)
-        grades = np.asarray(grades, dtype=np.int64)
+        # Real-valued grades (read with grades='real') stay float64; the rest are int64.
+        grades = np.asarray(grades)
+        grades = grades.astype(np.float64 if grades.dtype.kind == "f" else np.int64, copy=False)
         lines = no_lines(len(grades)) if lines is None else np.asarray(lines, dtype=np.int64)
         queries = np.asarray(queries, dtype=str)
         docs = np.asarray(docs, dtype=str)
@@ -176,19 +219,26 @@ class Qrels:
 
     # -- constructors ----------------------------------------------------
     @classmethod
-    def from_dict(cls, judgments: Mapping[str, Mapping[str, int]], *, source: str = "qrels") -> "Qrels":
+    def from_dict(cls, judgments: Mapping[str, Mapping[str, float]], *, source: str = "qrels",
+                  grades: str = "integer") -> "Qrels":
         """Build from ``{query: {doc: grade}}``.
+
+        ``grades='real'`` keeps real-valued grades (the protocol's
+        ``grades=real`` policy); by default a fractional grade is an error.
 
         Examples
         --------
-        >>> Qrels.from_dict({"q1": {"d1": 1.5}})
+        >>> Qrels.from_dict({"q1": {"d1": 1.5}})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        rankproof.errors.ParseError: qrels: query q1, doc d1: grade 1.5 is not an integer; grades must be integers (map fractional labels to integer grades first)
+        rankproof.errors.ParseError: qrels: query q1, doc d1: grade 1.5 is not an integer; grades must be integers (map fractional labels to integer grades first, or set the policy grades=real ...)
+        >>> Qrels.from_dict({"q1": {"d1": 1.5, "d2": 0}}, grades="real").to_dict()
+        {'q1': {'d1': 1.5, 'd2': 0.0}}
         """
+        real = as_real(grades)
         query_ids: list[str] = []
         doc_ids: list[str] = []
-        grades: list[Any] = []
+        grade_values: list[Any] = []
         if not isinstance(judgments, Mapping):
             raise ParseError(f"{source}: judgments must be a mapping {{query: {{doc: grade}}}}; "
                              f"got {type(judgments).__name__}")
@@ -201,15 +251,18 @@ class Qrels:
             for doc, grade in docs.items():
                 query_ids.append(checked_id(query, "query", source))
                 doc_ids.append(checked_id(doc, "doc", source, query))
-                grades.append(grade)
+                grade_values.append(grade)
         describe = lambda i: where(source=source, query=query_ids[i], doc=doc_ids[i])  # noqa: E731
-        grade_array = _integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe)
+        read_grades = _real_grades if real else _integer_grades
+        grade_array = read_grades(np.array(grade_values, dtype=object) if grade_values else np.zeros(0, np.int64),
+                                  describe)
         return cls._from_ids(query_ids, doc_ids, grade_array, None, source)
 
     @classmethod
     def from_pandas(cls, frame, *, query: str = "query", doc: str = "doc", grade: str = "grade",
-                    source: str = "DataFrame") -> "Qrels":
-        """Build from a pandas DataFrame with the named columns."""
+                    source: str = "DataFrame", grades: str = "integer") -> "Qrels":
+        """Build from a pandas DataFrame with the named columns (``grades='real'``:
+        real-valued grades kept)."""
         missing = [c for c in (query, doc, grade) if c not in frame.columns]
         if missing:
             raise ParseError(
@@ -219,15 +272,16 @@ class Qrels:
         query_ids = frame[query].to_numpy()
         doc_ids = frame[doc].to_numpy()
         describe = lambda i: where(source=f"{source} row {i}", query=str(query_ids[i]), doc=str(doc_ids[i]))  # noqa: E731
-        grades = _integer_grades(frame[grade].to_numpy(), describe)
-        return cls._from_ids(query_ids, doc_ids, grades, None, source)
+        read_grades = _real_grades if as_real(grades) else _integer_grades
+        return cls._from_ids(query_ids, doc_ids, read_grades(frame[grade].to_numpy(), describe), None, source)
 
     @classmethod
-    def read_trec(cls, path: "str | os.PathLike[str]") -> "Qrels":
-        """Read a TREC qrels file (``query 0 doc grade``; ``.gz`` accepted)."""
+    def read_trec(cls, path: "str | os.PathLike[str]", *, grades: str = "integer") -> "Qrels":
+        """Read a TREC qrels file (``query 0 doc grade``; ``.gz`` accepted);
+        ``grades='real'`` reads real-valued grades (``q1 0 d1 1.5``)."""
         from ..io.trec import read_trec_qrels_columns
 
-        columns = read_trec_qrels_columns(path)
+        columns = read_trec_qrels_columns(path, real=as_real(grades))
         return cls(
             query_codes=columns.query_codes, queries=columns.query_vocab,
             doc_codes=columns.doc_codes, docs=columns.doc_vocab,
@@ -236,7 +290,7 @@ class Qrels:
 
     @classmethod
     def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *,
-             query: str = "query", doc: str = "doc", grade: str = "grade") -> "Qrels":
+             query: str = "query", doc: str = "doc", grade: str = "grade", grades: str = "integer") -> "Qrels":
         """Read judgments from a TREC, CSV, TSV, JSON Lines or Parquet file.
 
         Parameters
@@ -250,6 +304,9 @@ class Qrels:
         query, doc, grade : str, optional
             Names of the columns (or JSON fields) holding the query id, the
             document id and the integer grade. Unused for TREC files.
+        grades : {"integer", "real"}, optional
+            The protocol's ``grades`` policy: integer grades (a grade such as
+            1.5 is an error), or real-valued grades kept as float64.
 
         Returns
         -------
@@ -265,11 +322,12 @@ class Qrels:
         """
         from ..io.formats import read_qrels_columns
 
-        return cls._from_columns(read_qrels_columns(path, format, query=query, doc=doc, grade=grade))
+        return cls._from_columns(read_qrels_columns(path, format, query=query, doc=doc, grade=grade,
+                                                    real=as_real(grades)))
 
     @classmethod
     def from_table(cls, table, *, query: str = "query", doc: str = "doc", grade: str = "grade",
-                   source: str = "table") -> "Qrels":
+                   source: str = "table", grades: str = "integer") -> "Qrels":
         """Build from a pyarrow Table, a pandas DataFrame or a polars DataFrame.
 
         Parameters
@@ -282,6 +340,8 @@ class Qrels:
             ``2.0`` are accepted).
         source : str, optional
             Names the table in messages, which give the 1-based row.
+        grades : {"integer", "real"}, optional
+            ``real`` keeps real-valued grades (the protocol's ``grades=real``).
 
         Returns
         -------
@@ -302,7 +362,8 @@ class Qrels:
         from ..io.tables import qrels_columns_from_table
 
         return cls._from_columns(
-            qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source)
+            qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source,
+                                     real=as_real(grades))
         )
 
     @classmethod
@@ -322,13 +383,18 @@ class Qrels:
 
     # -- views -----------------------------------------------------------
     @property
+    def real_grades(self) -> bool:
+        """Are the grades held as real numbers (read with ``grades='real'``)?"""
+        return self.grades.dtype.kind == "f"
+
+    @property
     def num_queries(self) -> int:
         return len(self.queries)
 
     def __len__(self) -> int:
         return len(self.grades)
 
-    def to_dict(self) -> dict[str, dict[str, int]]:
+    def to_dict(self) -> dict[str, dict[str, Any]]:
         """``{query: {doc: grade}}`` (a Python object per row: for small data)."""
         out: dict[str, dict[str, int]] = {}
         for i, query in enumerate(self.queries.tolist()):

@@ -9,7 +9,8 @@ module it does not need.
   ndcg, ap, rr, hit, p, r, rprec, bpref, judged, num_ret, num_rel,
   num_rel_ret) and trec_eval's set and count measures (set_p, set_r,
   set_relative_p, set_ap, set_f, utility, relative_p, rprec_mult,
-  num_nonrel_judged_ret, unjudged); every other measure (iprec, interp_avg,
+  num_nonrel_judged_ret, unjudged) and err; real grades (grades=real)
+  through their ranks among the distinct grades; every other measure (iprec, interp_avg,
   g, bing, ndcg_rel, rndcg, infap, rbp, rbp_resid) is delegated, measure by
   measure, to the numpy engine.
 - ``numpy``: the reference, each measure's vectorised numpy function.

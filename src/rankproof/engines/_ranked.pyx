@@ -25,6 +25,7 @@ formula reduces to the ordinary one.
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, exp2, floor, lgamma
 from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
 
 import numpy as np
 
@@ -55,6 +56,7 @@ cdef enum:
     RPREC_MULT = 21
     NUM_NONREL_JUDGED_RET = 22
     UNJUDGED = 23
+    EXPECTED_RECIPROCAL_RANK = 24
 
 # Real-valued parameters (the params row of a measure).
 cdef enum:
@@ -198,6 +200,56 @@ cdef double _dcg(const Ranking* x, const double* gain, int64_t grade_min, int64_
             hi = s + n if s + n < k else k
             value = group_gain / n
             total += value * (cumulative[hi] - cumulative[s])
+    return total
+
+
+cdef double _expected_reciprocal_rank(const Ranking* x, const double* stop, int64_t grade_min, int64_t grade_span,
+                 int64_t k) noexcept nogil:
+    """Expected ERR@k: sum_i R_i / i * prod_{j<i} (1 - R_j), R from the `stop` table.
+
+    An untied doc adds S R / (s + 1) and leaves the survival S (1 - R). A tied
+    group adds S sum_{t=1}^{m} (E_{t-1} - E_t) / (s + t) and leaves S E_n,
+    E_t the mean over the t-subsets of the group of prod (1 - R), from the
+    recurrence E_t <- ((i - t) / i) E_t + (t / i) (1 - R_i) E_{t-1} over its
+    docs i = 1..n (measures/user_models.py derives it). Unjudged docs: R = 0.
+    """
+    cdef double total = 0.0, survival = 1.0, r, keep, contribution
+    cdef double* work
+    cdef int64_t g, p, a, b, s, n, m, i, t, top
+    for g in range(x.g0, x.g1):
+        a = x.group_offsets[g]
+        b = x.group_offsets[g + 1]
+        s = a - x.first
+        if s >= k:
+            break
+        n = b - a
+        if n == 1:
+            r = _gain(stop, grade_min, grade_span, MAP, x.grade[a]) if x.judged[a] else 0.0
+            total += survival * r / (s + 1)
+            survival *= 1.0 - r
+            continue
+        m = (s + n if s + n < k else k) - s
+        work = <double*>malloc((m + 1) * sizeof(double))
+        if work == NULL:
+            return 0.0 / 0.0  # NaN: out of memory, never silently a number
+        work[0] = 1.0
+        for t in range(1, m + 1):
+            work[t] = 0.0
+        for i in range(1, n + 1):
+            p = a + i - 1
+            r = _gain(stop, grade_min, grade_span, MAP, x.grade[p]) if x.judged[p] else 0.0
+            keep = 1.0 - r
+            top = i if i < m else m
+            for t in range(top, 0, -1):
+                work[t] = (<double>(i - t) / i) * work[t] + (<double>t / i) * keep * work[t - 1]
+        contribution = 0.0
+        for t in range(1, m + 1):
+            contribution += (work[t - 1] - work[t]) / (s + t)
+        total += survival * contribution
+        survival *= work[m]
+        free(work)
+        if m < n:
+            break
     return total
 
 
@@ -600,6 +652,8 @@ cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogi
             t.value[at] = _count_other(&x, rel, k, False)
         elif kind == UNJUDGED:
             _ratio(t, at, _count_other(&x, rel, k, True), k, False)
+        elif kind == EXPECTED_RECIPROCAL_RANK:
+            t.value[at] = _expected_reciprocal_rank(&x, t.gains + row[GAIN] * t.grade_span, t.grade_min, t.grade_span, k)
 
 
 cdef void _first_groups(const int64_t[::1] offsets, const int64_t[::1] group_offsets,

@@ -10,8 +10,10 @@ once, and hands every other measure to the numpy engine, measure by measure.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -19,6 +21,7 @@ from ..errors import TieError
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, gains_of
 from ..protocol import ApDenominator, Gain, GainMap, Ideal, PrecisionDenominator, RecallDenominator
+from ..measures.user_models import err_max_grade, err_stop_chance
 from .base import NumpyEngine, refuse_ordered_ties
 
 __all__ = ["CompiledEngine", "KINDS"]
@@ -30,6 +33,8 @@ KINDS: dict[str, int] = {
     # trec_eval's set and count measures
     "set_p": 14, "set_r": 15, "set_relative_p": 16, "set_ap": 17, "set_f": 18, "utility": 19,
     "relative_p": 20, "rprec_mult": 21, "num_nonrel_judged_ret": 22, "unjudged": 23,
+    # user models
+    "err": 24,
 }
 # Real-valued parameters, in the order of the kernel's params row.
 _PARAMS: dict[str, tuple[str, ...]] = {
@@ -37,7 +42,9 @@ _PARAMS: dict[str, tuple[str, ...]] = {
 }
 _GAIN_KINDS = {"dcg", "ideal_dcg", "ndcg"}
 _IDEAL_KINDS = {"ideal_dcg", "ndcg"}
-_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret", "unjudged"}
+_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret", "unjudged", "err"}
+# Measures that read a table indexed by grade (gains, ERR's stopping chances).
+_TABLE_KINDS = _GAIN_KINDS | {"err"}
 
 # The fields of Values each measure returns, as the numpy engine does
 # (micro averaging reads numerator / denominator; zero_ideal reads undefined).
@@ -50,7 +57,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "p": _RATIO, "judged": _RATIO, "set_p": _RATIO, "unjudged": _RATIO,
     "ndcg": _NORMALISED_RATIO, "r": _NORMALISED_RATIO, "rprec": _NORMALISED_RATIO,
     "set_r": _NORMALISED_RATIO, "set_relative_p": _NORMALISED_RATIO, "relative_p": _NORMALISED_RATIO,
-    "rprec_mult": _NORMALISED_RATIO,
+    "rprec_mult": _NORMALISED_RATIO, "err": _VALUE,
 }
 
 # Denominator policy -> the kernel's number, per measure.
@@ -82,9 +89,10 @@ class CompiledEngine:
     """The default engine (see the module docstring).
 
     ``supports(measure)`` is True for the measures of ``KINDS``, computed in
-    the compiled pass; the others are computed by :class:`NumpyEngine`, and so is
-    every measure when grades are real numbers (the kernel reads integer
-    grades) or span more than 4096 values (the gain measures only).
+    the compiled pass; the others are computed by :class:`NumpyEngine`, and so are
+    the gain measures when grades span more than 4096 values (or, for real
+    grades, take more than 4096 distinct values). Real-valued grades are
+    computed in the compiled pass through their ranks (see ``_evaluate_real``).
     """
 
     name = "compiled"
@@ -104,23 +112,58 @@ class CompiledEngine:
         return measure.name in KINDS
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        if alignment.grade.dtype.kind not in "iub" or alignment.pool_grade.dtype.kind not in "iub":
-            # Real-valued grades (scikit-learn's y_true allows them): the kernel
-            # reads integer grades, so the reference computes every measure.
-            return self._reference.evaluate(alignment, measures, protocol)
+        if alignment.grade.dtype.kind == "f" or alignment.pool_grade.dtype.kind == "f":
+            return self._evaluate_real(alignment, measures, protocol)
         grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
         pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
         low, high = self._grade_range(measures, protocol, grade, pool_grade)
         span = high - low + 1
 
         def compiled(m: Measure) -> bool:
-            return self.supports(m) and (m.name not in _GAIN_KINDS or span <= _LARGEST_GRADE_SPAN)
+            return self.supports(m) and (m.name not in _TABLE_KINDS or span <= _LARGEST_GRADE_SPAN)
 
         refuse_ordered_ties(alignment, measures)
         mine = [m for m in measures if compiled(m)]
         values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
         if mine:
-            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, span))
+            table_grades = np.arange(low, low + span, dtype=np.int64)
+            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, table_grades,
+                                         _integer_rel))
+        return {m: values[m] for m in measures}
+
+    def _evaluate_real(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
+        """Real-valued grades (grades=real, or a score matrix's real relevance).
+
+        The kernel indexes its gain tables by integer grade, so each distinct
+        real grade is replaced by its rank among them (0.0 included, the grade
+        of unjudged docs): ranks keep every order, so ``grade >= rel`` is
+        ``rank >= rank of the smallest grade >= rel``, and the gain table of
+        rank i holds the gain of the i-th real grade. Exact, and no kernel
+        change. The gain measures go to the numpy engine beyond 4096
+        distinct grades, as for integer grades.
+        """
+        judged_grades = np.asarray(alignment.grade, dtype=np.float64)[np.asarray(alignment.judged, dtype=bool)]
+        table_grades = np.unique(np.concatenate([np.asarray(alignment.pool_grade, dtype=np.float64),
+                                                 judged_grades, [0.0]]))
+        grade = np.ascontiguousarray(np.searchsorted(table_grades, np.asarray(alignment.grade, np.float64)),
+                                     dtype=np.int64)
+        grade[~np.asarray(alignment.judged, dtype=bool)] = int(np.searchsorted(table_grades, 0.0))
+        pool_grade = np.ascontiguousarray(
+            np.searchsorted(table_grades, np.asarray(alignment.pool_grade, np.float64)), dtype=np.int64)
+        span = len(table_grades)
+
+        def compiled(m: Measure) -> bool:
+            return self.supports(m) and (m.name not in _TABLE_KINDS or span <= _LARGEST_GRADE_SPAN)
+
+        refuse_ordered_ties(alignment, measures)
+        mine = [m for m in measures if compiled(m)]
+        values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
+        if mine:
+            def rel_code(rel: "int | float") -> int:
+                return int(np.searchsorted(table_grades, float(rel), side="left"))
+
+            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, 0, table_grades,
+                                         rel_code))
         return {m: values[m] for m in measures}
 
     @staticmethod
@@ -145,7 +188,12 @@ class CompiledEngine:
         return low, high
 
     def _compiled(self, alignment, measures: list[Measure], protocol, grade, pool_grade,
-                  low: int, span: int) -> dict[Measure, Values]:
+                  low: int, table_grades: np.ndarray, rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
+        """The kernel's pass. `grade` and `pool_grade` index the gain tables
+        from `low`; `table_grades` are the grades the tables cover, in order
+        (the grade of table entry i); `rel_code(rel)` is the lowest table grade
+        counted relevant at the level rel, as the kernel compares grades."""
+        span = len(table_grades)
         offsets = np.ascontiguousarray(alignment.offsets, dtype=np.int64)
         group_offsets = np.ascontiguousarray(alignment.group_offsets, dtype=np.int64)
         pool_offsets = np.ascontiguousarray(alignment.pool_offsets, dtype=np.int64)
@@ -171,10 +219,12 @@ class CompiledEngine:
             plan[j, 0] = KINDS[m.name]
             plan[j, 1] = m.cutoff if m.cutoff is not None else -1
             if m.name not in _NO_REL:
-                plan[j, 2] = index(rels, m.setting("rel", protocol))
+                plan[j, 2] = index(rels, rel_code(m.setting("rel", protocol)))
             if m.name in _GAIN_KINDS:
                 plan[j, 3] = index(gains, m.setting("gain", protocol))
                 plan[j, 4] = index(discounts, m.setting("discount", protocol))
+            if m.name == "err":
+                plan[j, 3] = index(gains, _StopChance(err_max_grade(alignment, m)))
             if m.name in _IDEAL_KINDS:
                 plan[j, 6] = index(sources, (plan[j, 3], _POOLS[m.setting("ideal", protocol)]))
             for column, name in enumerate(_PARAMS.get(m.name, ())):
@@ -183,10 +233,9 @@ class CompiledEngine:
                 policy, numbers = _POLICIES[m.name]
                 plan[j, 5] = numbers[m.setting(policy, protocol)]
 
-        # Gain tables over the grades low .. low + span - 1, and the distinct
-        # positive gains of each, highest first (the ideal's counting sort).
-        grades = np.arange(low, low + span, dtype=np.int64)
-        gain_rows = [gains_of(grades, g) for g in gains] or [np.zeros(span)]
+        # Gain tables over the table's grades, and the distinct positive
+        # gains of each, highest first (the ideal's counting sort).
+        gain_rows = [_table_row(table_grades, g) for g in gains] or [np.zeros(span)]
         levels = [np.unique(row[row > 0])[::-1] for row in gain_rows]
         max_levels = max(1, max(len(level) for level in levels))
         level_gain = np.zeros((len(gain_rows), max_levels))
@@ -216,6 +265,25 @@ class CompiledEngine:
                       "undefined": undefined[j].view(bool)}
             results[m] = Values(value[j], **{name: fields[name] for name in _FIELDS[m.name]})
         return results
+
+
+@dataclasses.dataclass(frozen=True)
+class _StopChance:
+    """ERR's table: the chance (2^g - 1) / 2^max_grade that grade g stops the user."""
+
+    max_grade: float
+
+
+def _table_row(grades: np.ndarray, gain: Any) -> np.ndarray:
+    """The table of a gain setting (or ERR's stopping chances) over the given grades."""
+    if isinstance(gain, _StopChance):
+        return err_stop_chance(grades, gain.max_grade)
+    return gains_of(grades, gain)
+
+
+def _integer_rel(rel: "int | float") -> int:
+    """An integer grade is >= rel exactly when it is >= ceil(rel) (rel=1.5 under grades=real)."""
+    return int(math.ceil(rel))
 
 
 def _refuse_crossing(alignment, m: Measure, crossings: np.ndarray) -> None:

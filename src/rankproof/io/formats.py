@@ -524,7 +524,7 @@ def _read_table(path, fmt: str, named: dict, what: _What):
 
 
 def read_qrels_columns(
-    path, format: str | None = None, *, query="query", doc="doc", grade="grade"
+    path, format: str | None = None, *, query="query", doc="doc", grade="grade", real: bool = False
 ) -> QrelsColumns:
     """Read a qrels file in any supported format into interned columns.
 
@@ -538,6 +538,9 @@ def read_qrels_columns(
         Names of the columns (CSV, TSV, Parquet) or fields (JSON Lines) that
         hold the query id, the document id and the grade. A TREC file's
         columns are positional, so there the names are not used.
+    real : bool, optional
+        Read real-valued grades (float64) instead of integers (the
+        protocol's ``grades=real``).
 
     Returns
     -------
@@ -558,11 +561,11 @@ def read_qrels_columns(
     """
     fmt = format_of(path, format)
     if fmt == "trec":
-        return read_trec_qrels_columns(path)
+        return read_trec_qrels_columns(path, real=real)
     named = {"query": query, "doc": doc, "grade": grade}
     table, lines, source = _read_table(path, fmt, named, _QRELS)
     return qrels_columns_from_table(
-        table, query=query, doc=doc, grade=grade, source=source, lines=lines
+        table, query=query, doc=doc, grade=grade, source=source, lines=lines, real=real
     )
 
 

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from rankproof.io.lines import no_lines
-from rankproof.errors import InputError, ParseError, where
+from rankproof.errors import REAL_GRADES_HINT, InputError, ParseError, where
 from rankproof.io.limits import MAX_ID_LENGTH
 from rankproof.io.trec import (
     _FLOAT,
@@ -409,7 +409,7 @@ def _grade_number_problem(shown: str, number: float) -> str | None:
     if number != np.round(number):
         return (
             f"grade {shown} is not an integer; grades must be integers "
-            "(map fractional labels to integer grades first)"
+            f"(map fractional labels to integer grades first, {REAL_GRADES_HINT})"
         )
     if not -_INT64_LIMIT <= number < _INT64_LIMIT:
         return f"grade {shown} does not fit in a 64-bit integer; use small integer grades such as 0, 1, 2"
@@ -489,8 +489,48 @@ def _text_grades(column, rows: _Rows) -> np.ndarray:
     return np.where(is_integer, exact, converted)
 
 
-def _grades(column, name, rows: _Rows) -> np.ndarray:
-    """Check a grade column of any type and return int64 grades."""
+def _real_grade_text_problem(text: str) -> str | None:
+    """Say what is wrong with a real-valued grade written as text, or None if it is a finite number."""
+    stripped = text.strip()
+    if not stripped:
+        return "no grade (the value is empty); give every judgment a grade such as 0, 1.5, 3"
+    if _FLOAT.fullmatch(stripped) and np.isfinite(float(stripped)):
+        return None
+    return f"grade {_shorten(text)!r} is not a finite number; give every judgment a grade such as 0, 1.5, 3"
+
+
+def _real_grades(column, name, rows: _Rows) -> np.ndarray:
+    """float64 grades from a column of numbers or numeric text (grades=real);
+    NaN and infinities refused."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        values = _owned(pc.cast(column, pa.float64(), safe=False).to_numpy(), np.float64)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise ParseError(f"{rows.at(row)}grade {column[row].as_py()!r} is not a finite number; "
+                             "give every judgment a grade such as 0, 1.5, 3")
+        return values
+    if _is_text(kind):
+        text = pc.cast(column, pa.large_string())
+        trimmed = pc.utf8_trim_whitespace(text)
+        numeric = pc.match_substring_regex(trimmed, pattern=_FLOAT_TEXT, ignore_case=True)
+        if _first(pc.invert(numeric)) >= 0:
+            raise _first_problem(text.to_pylist(), _real_grade_text_problem, rows)
+        values = _owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64)
+        if not np.isfinite(values).all():
+            raise _first_problem(text.to_pylist(), _real_grade_text_problem, rows)
+        return values
+    what = "booleans" if pa.types.is_boolean(kind) else f"{kind} values"
+    raise ParseError(f"{rows.column()}{_describe('grade', name)} holds {what}; grades must be numbers "
+                     "such as 0, 1.5, 3, so convert the column")
+
+
+def _grades(column, name, rows: _Rows, real: bool = False) -> np.ndarray:
+    """Check a grade column of any type and return int64 grades (float64 when `real`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -498,6 +538,8 @@ def _grades(column, name, rows: _Rows) -> np.ndarray:
     row = _first_null(column)
     if row >= 0:
         raise _null_error(rows, row, "grade", "give every judgment an integer grade such as 0, 1, 2")
+    if real:
+        return _real_grades(column, name, rows)
     kind = column.type
     if pa.types.is_integer(kind):
         try:
@@ -620,6 +662,7 @@ def qrels_columns_from_table(
     grade="grade",
     source: str = "table",
     lines=None,
+    real: bool = False,
 ) -> QrelsColumns:
     """Turn a table of judgments into interned qrels columns.
 
@@ -636,6 +679,8 @@ def qrels_columns_from_table(
         messages then say ``source line N``. Without it they say
         ``source row N`` (1-based, header not counted) and the returned
         ``line`` column is all ``-1``.
+    real : bool, optional
+        Keep real-valued grades as float64 (the protocol's ``grades=real``).
 
     Returns
     -------
@@ -665,7 +710,7 @@ def qrels_columns_from_table(
     columns, rows, (query_codes, query_vocab), (doc_codes, doc_vocab) = _interned_ids(
         table, named, source, lines)
     size = len(query_codes)
-    grades = _grades(columns["grade"], grade, rows)
+    grades = _grades(columns["grade"], grade, rows, real)
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,

@@ -30,11 +30,12 @@ import os
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from rankproof.errors import ParseError, where
+from rankproof.errors import REAL_GRADES_HINT, ParseError, where
 from rankproof.io import _trec_scan
 from rankproof.io.limits import MAX_ID_LENGTH
 from rankproof.io.files import encoding_hint, load_text
@@ -152,9 +153,17 @@ def _grade_problem(value: str) -> str | None:
     if _FLOAT.fullmatch(value):
         return (
             f"grade {value!r} is not an integer; grades must be integers, so map "
-            "fractional grades to integers with a grade map (e.g. 0.5 -> 1, 1.0 -> 2)"
+            "fractional grades to integers with a grade map (e.g. 0.5 -> 1, 1.0 -> 2), "
+            + REAL_GRADES_HINT
         )
     return f"grade {value!r} is not an integer; grades must be integers such as 0, 1, 2"
+
+
+def _real_grade_problem(value: str) -> str | None:
+    """Say what is wrong with a real-valued grade (grades=real), or None if it is a finite number."""
+    if _FLOAT.fullmatch(value) and math.isfinite(float(value)):
+        return None
+    return f"grade {value!r} is not a finite number; grades must be numbers such as 0, 1.5, 3"
 
 
 def _score_problem(value: str) -> str | None:
@@ -186,6 +195,7 @@ class _Format:
     swapped_width: int
     swapped_hint: str
     shape_hint: str
+    integer: bool = False  # the value column is read as int64 (else float64)
 
 
 _QRELS = _Format(
@@ -205,7 +215,10 @@ _QRELS = _Format(
         "write one judgment per line as 'query 0 doc grade', separated by spaces "
         "or tabs (ids cannot contain whitespace)"
     ),
+    integer=True,
 )
+# Real-valued grades (grades=real): the value column is read as a score is.
+_QRELS_REAL = dataclasses.replace(_QRELS, value_problem=_real_grade_problem, integer=False)
 
 _RUN = _Format(
     what="run",
@@ -313,7 +326,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
         query_codes = np.empty(capacity, dtype=np.int64)
         doc_codes = np.empty(capacity, dtype=np.int64)
         line = np.empty(capacity, dtype=np.int64)
-        values = np.empty(capacity, dtype=np.int64 if fmt is _QRELS else np.float64)
+        values = np.empty(capacity, dtype=np.int64 if fmt.integer else np.float64)
         # The seed only spreads ids over the hash tables (a crafted file cannot
         # aim at collisions); codes do not depend on it.
         seed = int.from_bytes(os.urandom(8), "little")
@@ -322,7 +335,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
         def scan(k: int) -> dict:
             begin, end = parts[k]
             return _trec_scan.scan(
-                text, begin, end, len(fmt.names), fmt.value_index, fmt is _QRELS,
+                text, begin, end, len(fmt.names), fmt.value_index, fmt.integer,
                 tables[k][0], tables[k][1], query_codes, doc_codes, values, line,
                 row_offsets[k], line_offsets[k],
             )
@@ -387,7 +400,7 @@ def _interned(codes: np.ndarray, interner, what: str = "id", lines: "np.ndarray 
     return codes, ids
 
 
-def read_trec_qrels_columns(path) -> QrelsColumns:
+def read_trec_qrels_columns(path, real: bool = False) -> QrelsColumns:
     """Read a TREC qrels file (``query 0 doc grade``) into interned columns.
 
     Columns are separated by any run of spaces, tabs or CRs; leading and
@@ -400,6 +413,9 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
     ----------
     path : str or os.PathLike
         The qrels file.
+    real : bool, optional
+        Read real-valued grades (``1.5``, ``2e-1``) as float64: the
+        protocol's ``grades=real``. NaN and infinities are refused.
 
     Returns
     -------
@@ -414,7 +430,7 @@ def read_trec_qrels_columns(path) -> QrelsColumns:
         or form feed, or a grade that is not a 64-bit integer. The message
         names the file and line.
     """
-    source, scanned = _scan(path, _QRELS)
+    source, scanned = _scan(path, _QRELS_REAL if real else _QRELS)
     query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"], "query", scanned["lines"], source)
     doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"], "doc", scanned["lines"], source)
     return QrelsColumns(

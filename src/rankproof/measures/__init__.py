@@ -10,6 +10,7 @@ from . import core  # noqa: F401,E402  (registers the core measures)
 from . import trec_sets  # noqa: F401,E402
 from . import trec_gains  # noqa: F401,E402
 from . import diversity  # noqa: F401,E402
+from . import user_models  # noqa: F401,E402
 
 globals().update({_name: Measure(_name) for _name in REGISTRY})
 

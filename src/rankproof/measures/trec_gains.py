@@ -326,7 +326,7 @@ def _rbp_gains(ctx: Context, gain) -> np.ndarray:
     lo and hi over the gains of grades 0..(the query's top judged grade), plus every
     value a gain map lists (as trec_eval's rbp does with its gain table)."""
     a = ctx.alignment
-    top_grade = np.zeros(a.num_queries, dtype=np.int64)
+    top_grade = np.zeros(a.num_queries, dtype=a.pool_grade.dtype)  # real grades stay real
     if len(a.pool_grade):
         np.maximum.at(top_grade, ctx.pool_query, a.pool_grade)
     if isinstance(gain, GainMap):
@@ -350,6 +350,15 @@ def _rbp_gains(ctx: Context, gain) -> np.ndarray:
 
 
 def _rbp(ctx: Context, m: Measure) -> Values:
+    """RBP = (1 - p) sum_i g_i p^(i-1).
+
+    Hand-computed: relevant docs at ranks 1 and 3, p = 1/2: (1/2)(1 + 1/4).
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 1}})
+    >>> evaluate(qrels, Run.from_dict({"q": ["a", "x", "c", "b"]}), "rbp(p=0.5)").mean("rbp(p=0.5)")
+    0.625
+    """
     p = m.setting("p", ctx.protocol)
     gains = _rbp_gains(ctx, m.setting("gain", ctx.protocol))
     return Values((1.0 - p) * ctx.ranked.dcg(gains, _persistence_discount(ctx, p), ctx.k(m)))
@@ -357,7 +366,15 @@ def _rbp(ctx: Context, m: Measure) -> Values:
 
 def _rbp_resid(ctx: Context, m: Measure) -> Values:
     """Exact under ties: the unjudged part is linear in positions; the tail p^n is
-    added when some unjudged doc is within k, whose chance is a hit probability."""
+    added when some unjudged doc is within k, whose chance is a hit probability.
+
+    Hand-computed: x unjudged at rank 2 of 4, p = 1/2: (1/2)(1/2) + (1/2)^4.
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 0, "c": 1}})
+    >>> evaluate(qrels, Run.from_dict({"q": ["a", "x", "c", "b"]}), "rbp_resid(p=0.5)").mean("rbp_resid(p=0.5)")
+    0.3125
+    """
     p = m.setting("p", ctx.protocol)
     k = ctx.k(m)
     unjudged = (~ctx.alignment.judged).astype(np.float64)

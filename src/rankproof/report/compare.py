@@ -76,6 +76,7 @@ def _notes(comparison) -> list[str]:
         f"qrels digest {c.qrels_digest}",
     ]
     lines += [f"warning: compared despite a mismatch (allow_mismatch): {m}" for m in c.mismatches]
+    lines += [f"not decided by the judged docs alone: {u}" for u in c.undecided]
     return lines
 
 
@@ -177,6 +178,7 @@ def comparison_document(comparison) -> dict[str, Any]:
         "fingerprint": c.protocol.fingerprint,
         "qrels_digest": c.qrels_digest,
         "mismatches": list(c.mismatches),
+        **({"undecided": list(c.undecided)} if c.undecided else {}),
         "means": {run: {m: _json_number(v) for m, v in means} for run, means in c.means},
         "rows": [{k: _json_number(v) for k, v in row.to_dict().items()} for row in c.rows],
     }

@@ -44,11 +44,25 @@ def results_document(results: Sequence[Results]) -> dict[str, Any]:
         "runs": {
             r.run_name: {
                 "mean": {str(m): _number(r.mean(m)) for m in r.measures},
+                **({"bounds": _bounds(r)} if r.has_bounds else {}),
                 "per_query": _per_query(r),
             }
             for r in results
         },
     }
+
+
+def _bounds(r: Results) -> dict[str, dict[str, Any]]:
+    """Per measure: the mean's lower and upper bound under the unjudged docs, and each query's."""
+    found = {}
+    for m in r.measures:
+        b = r.bounds(m)
+        found[str(m)] = {
+            "lower": _number(b.lower), "upper": _number(b.upper),
+            "per_query": {q: [_number(lo), _number(hi)]
+                          for q, lo, hi in zip(b.queries, b.query_lower.tolist(), b.query_upper.tolist())},
+        }
+    return found
 
 
 def to_json(results: Sequence[Results], per_query: bool = True) -> str:

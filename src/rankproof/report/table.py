@@ -112,6 +112,14 @@ def _footer(results: Sequence[Results], notes: bool = True) -> list[str]:
     return lines
 
 
+def _mean_cell(r: Results, measure, digits: int) -> str:
+    """The mean, with its bounds under the unjudged docs when they were computed: 0.3410 [0.3410, 0.6120]."""
+    if not r.has_bounds:
+        return _fmt(r.mean(measure), digits)
+    b = r.bounds(measure)
+    return f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]"
+
+
 def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True) -> str:
     """Runs as rows, measures as columns (means), then protocol, fingerprint and counts.
 
@@ -128,7 +136,7 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
         table.add_column(str(m), justify="right")
     table.add_column("queries", justify="right")
     for r in results:
-        table.add_row(r.run_name, *(_fmt(r.mean(m), digits) for m in measures), str(r.counts["queries_evaluated"]))
+        table.add_row(r.run_name, *(_mean_cell(r, m, digits) for m in measures), str(r.counts["queries_evaluated"]))
     console.print(table)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
     if per_query:
@@ -147,7 +155,13 @@ def _per_query_table(r: Results, digits: int = 4) -> str:
     """
     names = [str(m) for m in r.measures]
     queries = [str(q) for q in r.queries.tolist()] if hasattr(r.queries, "tolist") else [str(q) for q in r.queries]
-    columns = [[_fmt(v, digits) for v in r.values(m).tolist()] for m in r.measures]
+    if r.has_bounds:
+        bounds = [r.bounds(m) for m in r.measures]
+        columns = [[f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+                    for v, lo, hi in zip(b.query_value.tolist(), b.query_lower.tolist(), b.query_upper.tolist())]
+                   for b in bounds]
+    else:
+        columns = [[_fmt(v, digits) for v in r.values(m).tolist()] for m in r.measures]
     widths = [max(len("query"), max(map(len, queries), default=0))]
     widths += [max(len(name), max(map(len, column), default=0)) for name, column in zip(names, columns)]
     plain = all(q.isascii() and q.isprintable() for q in queries) and all(n.isascii() for n in names)

@@ -21,7 +21,7 @@ POOL_NOTE = ("pool: each row's candidates (ideal=judged and ideal=retrieved coin
              "the catalogue, recall and ideal DCG miss the relevant items outside them: pass num_relevant=")
 
 
-def num_relevant_note(outside: int, rel: int) -> str:
+def num_relevant_note(outside: int, rel: "int | float") -> str:
     return (f"pool: each row's candidates plus its relevant items outside them from num_relevant= "
             f"({outside} in all, each at grade {rel}, the protocol's rel)")
 
@@ -59,7 +59,7 @@ def check_num_relevant(num_relevant, scores: ScoreInput) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, rel: int, queries):
+def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, rel: "int | float", queries):
     """Each row's judged pool plus ``num_relevant - relevant candidates`` items at grade `rel`."""
     pool_row, pool_grade = row[judged], grade[judged]
     relevant_inside = np.bincount(pool_row[pool_grade >= rel], minlength=rows)
@@ -72,7 +72,9 @@ def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, 
             "catalogue, candidates included")
     outside = num_relevant - relevant_inside
     rows_all = np.concatenate([pool_row, np.repeat(np.arange(rows, dtype=np.int64), outside)])
-    grades_all = np.concatenate([pool_grade, np.full(int(outside.sum()), rel, dtype=pool_grade.dtype)])
+    # A real rel (grades=real) makes the pool real: an integer pool would cut it.
+    kind = np.result_type(pool_grade.dtype, np.asarray(rel).dtype)
+    grades_all = np.concatenate([pool_grade.astype(kind), np.full(int(outside.sum()), rel, dtype=kind)])
     order = np.argsort(rows_all, kind="stable")
     offsets = np.concatenate([[0], np.cumsum(np.bincount(rows_all, minlength=rows))]).astype(np.int64)
     return offsets, grades_all[order], int(outside.sum())

@@ -84,6 +84,8 @@ class Comparison:
     qrels_digest: str | None
     means: tuple[tuple[str, tuple[tuple[str, float], ...]], ...]
     mismatches: tuple[str, ...] = ()
+    # Pairs whose order the judged docs alone do not decide (bounds=True): one sentence each.
+    undecided: tuple[str, ...] = ()
 
     def mean(self, run: str, measure: "str | Measure") -> float:
         return dict(dict(self.means)[run])[str(measure)]
@@ -213,7 +215,7 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
     return items
 
 
-def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False
+def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False, bounds: bool = False
                ) -> tuple[list[str], list[Any], list[Measure]]:
     from ..data.run import Run
     from ..evaluate import evaluate
@@ -231,7 +233,7 @@ def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool
         if isinstance(run, Run):
             if qrels is None:
                 raise InputError(f"run {name} is a Run: give the qrels to evaluate it against")
-            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial)
+            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial, bounds=bounds)
         elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
             raise InputError(f"run {name}: expected a Run, Results or saved results; got {type(run).__name__}")
         names.append(name)
@@ -337,6 +339,7 @@ def compare(
     allow_mismatch: bool = False,
     labels=None,
     allow_partial: bool = False,
+    bounds: bool = False,
 ) -> Comparison:
     """Compare runs pairwise on per-query values: differences, intervals, tests, corrections.
 
@@ -439,7 +442,7 @@ def compare(
 
         protocol = _as_protocol(protocol)
 
-    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial)
+    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
             raise InputError(
@@ -513,7 +516,22 @@ def compare(
         test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
         n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
         protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
-        mismatches=tuple(mismatches))
+        mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list))
+
+
+def _undecided(names: list[str], evaluated: list[Any], index, measure_list: list[Measure]) -> tuple[str, ...]:
+    """The pairs x measures whose means' bounds under the unjudged docs overlap,
+    so that the judged docs alone do not decide which run is better (runs
+    evaluated with bounds=True; none otherwise)."""
+    if not all(getattr(result, "has_bounds", False) for result in evaluated):
+        return ()
+    found = []
+    for m, a, b in index:
+        first, second = evaluated[a].bounds(measure_list[m]), evaluated[b].bounds(measure_list[m])
+        if first.overlaps(second):
+            found.append(f"{measure_list[m]}: {names[a]} {first.format()} and {names[b]} {second.format()} overlap, "
+                         "so the unjudged docs could reverse their order")
+    return tuple(found)
 
 
 def _mean(result, measure) -> float:

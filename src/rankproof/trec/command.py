@@ -276,6 +276,77 @@ def _without_extra_columns(path: str) -> bytes | None:
     return b"\n".join(out) if changed else None
 
 
+# A qrels data line: three columns, then the grade, then nothing but blanks.
+_QRELS_LINE = re.compile(rb"([ \t\r]*[^\s#]\S*[ \t\r]+\S+[ \t\r]+\S+[ \t\r]+)(\S+)([ \t\r]*)")
+_LEADING_INTEGER = re.compile(rb"[+-]?[0-9]*")
+
+
+def _atol(field: bytes) -> bytes:
+    """What C's atol reads from a number: its leading integer part (1.5 -> 1,
+    -0.5 -> 0, .5 -> 0, 1e2 -> 1)."""
+    digits = _LEADING_INTEGER.match(field).group(0)  # type: ignore[union-attr]  # matches the empty string
+    return str(int(digits)).encode() if digits.strip(b"+-") else b"0"
+
+
+def _atol_grades(path: str) -> bytes | None:
+    """The qrels with every fractional grade written as trec_eval 10 reads it
+    (get_qrels.c reads the grade with atol: 1.5 counts as 1, 2.9 as 2, 0.7
+    and -0.5 as 0); None when no grade is fractional. Only grades in number
+    syntax are rewritten: other bad grades stay, for the reader to refuse."""
+    import gzip
+
+    from ..io.trec import _FLOAT, _INTEGER
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    changed = False
+    out = []
+    for raw in data.split(b"\n"):
+        match = _QRELS_LINE.fullmatch(raw)
+        if match is not None:
+            grade = match.group(2)
+            text = grade.decode("ascii", "replace")
+            if (not _INTEGER.fullmatch(text) and _FLOAT.fullmatch(text)
+                    and text.strip("+-").lower() not in ("nan", "inf", "infinity")):
+                raw = match.group(1) + _atol(grade) + match.group(3)
+                changed = True
+        out.append(raw)
+    return b"\n".join(out) if changed else None
+
+
+def _read_qrels(path: str) -> Qrels:
+    """The qrels as trec_eval reads them: a fractional grade is cut to its
+    integer part (C's atol), silently in trec_eval, so here too."""
+    try:
+        return Qrels.read_trec(path)
+    except ParseError as error:
+        rewritten = _atol_grades(path)
+        if rewritten is None:
+            raise
+        first_error = error
+    made: list[str] = []
+    try:
+        retry = _temporary(rewritten, made)
+        try:
+            qrels = Qrels.read_trec(retry)
+        except RankproofError as error:
+            raise _relabelled(error, {retry: path}) from None
+    finally:
+        for name in made:
+            os.unlink(name)
+    del first_error
+    import numpy as np
+
+    query_codes = np.repeat(np.arange(qrels.num_queries), np.diff(qrels.offsets))
+    return Qrels(query_codes=query_codes, queries=qrels.queries, doc_codes=qrels.doc_codes, docs=qrels.docs,
+                 grades=qrels.grades, lines=qrels.lines, source=path)
+
+
 def _check_complete(qrels: Qrels, run: Run) -> None:
     import numpy as np
 
@@ -309,7 +380,7 @@ def trec_eval_command(argv: list[str]) -> int:
 
     stages = Stages(3, is_large([qrels_path, run_path]), "trec-eval")
     try:
-        qrels = Qrels.read_trec(qrels_path)
+        qrels = _read_qrels(qrels_path)
         if version9:
             _refuse_what_trec_eval9_refuses(qrels_path, qrels_path, "qrels")
         stages.step("read qrels")

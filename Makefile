@@ -76,10 +76,15 @@ bench-quick: $(STAMP) ext $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --quick
 	$(BIN)/python benchmarks/dense_bench.py --rows 20000 --sklearn-rows 2000 --repeat 1
 
-# Workloads A, B and C, median of 3 runs per tool (writes data into benchmarks/data/ once).
+# Every target of the engine issue, peers in the same run (writes data into benchmarks/data/ once):
+# workloads A, B and C as whole processes (median of 3); in memory against ranx; reading A.run
+# against pyarrow (median of 5); score matrices against scikit-learn; the long log. ~30 minutes.
 bench: $(STAMP) ext $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --repeat 3
+	$(BIN)/python benchmarks/engine_bench.py --repeat 3
+	$(BIN)/python benchmarks/read_bench.py --workload A --repeat 5
 	$(BIN)/python benchmarks/dense_bench.py --repeat 3
+	$(BIN)/python benchmarks/frame_bench.py --no-apply --repeat 3
 
 # A release wheel of this platform and Python, with the compiled modules, in dist/
 # (python -m build: an isolated environment with the build-system requirements;

@@ -166,3 +166,13 @@ def test_session_mean_from_a_table_and_refusals():
     assert session_mean({"r1": 1.0, "r2": 0.0, "r3": None}, table).left_out == 1
     with pytest.raises(InputError, match="query r9 has no"):
         session_mean({"r9": 1.0}, table)
+
+
+def test_rankproof_measures_lists_the_side_data_measures(capsys):
+    from rankproof.cli import main
+
+    assert main(["measures"]) == 0
+    out = capsys.readouterr().out
+    for name in ("rankproof.beyond.ild", "rankproof.beyond.novelty", "rankproof.beyond.long_tail_share",
+                 "rankproof.coverage.coverage", "rankproof.beyond.session_mean"):
+        assert name in out

@@ -452,6 +452,19 @@ def _formula(description: str) -> str:
     return description if cut < 0 else description[: cut + 1]
 
 
+def _side_data_measures() -> list[str]:
+    """One line per beyond-accuracy measure: its function and the first sentence of its docstring."""
+    from . import beyond
+    from .coverage import coverage
+
+    functions = [beyond.ild, beyond.novelty, beyond.long_tail_share, coverage, beyond.session_mean]
+    lines = []
+    for function in functions:
+        doc = " ".join((function.__doc__ or "").split("\n\n")[0].split())
+        lines.append(f"  {function.__module__}.{function.__name__}: {doc}")
+    return lines
+
+
 def _measures(args) -> int:
     from .errors import InputError
     from .measures.aliases import aliases, suggest
@@ -498,6 +511,9 @@ def _measures(args) -> int:
         if own:
             lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
                          "under every engine, and need --intents")
+        lines.append("")
+        lines.append("measures that need side data about the items (Python functions, not names for -m):")
+        lines.extend(_side_data_measures())
         lines.append("")
         lines.append("Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10")
         lines.append("rankproof measures FILTER shows the full definition of the measures whose name holds FILTER.")

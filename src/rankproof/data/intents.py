@@ -86,7 +86,7 @@ class IntentQrels:
         intent = np.asarray(intent, dtype=str)
         doc = np.asarray(doc, dtype=str)
         grade = _integer_grades(np.asarray(grade),
-                                lambda i: where(source=source, query=str(query[i]), doc=str(doc[i])))
+                                lambda i: where(source=source, query=str(query[i]), doc=str(doc[i])), real_hint=False)
         line = np.full(len(grade), -1, dtype=np.int64) if line is None else np.asarray(line, dtype=np.int64)
         if len(grade) == 0:
             raise InputError(f"{source}: the qrels hold no judgments; give at least one (query, intent, doc, grade)")
@@ -147,7 +147,8 @@ class IntentQrels:
                                  checked_id(doc, "doc", source, query)))
                     grades.append(grade)
         describe = lambda i: where(source=source, query=rows[i][0], doc=rows[i][2])  # noqa: E731
-        grade_array = _integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe)
+        grade_array = _integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe,
+                                      real_hint=False)
         return cls(query=[r[0] for r in rows], intent=[r[1] for r in rows], doc=[r[2] for r in rows],
                    grade=grade_array, source=source, weights=weights)
 

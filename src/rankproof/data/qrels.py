@@ -59,10 +59,12 @@ def _real_grades(values: Any, describe_row) -> np.ndarray:
     return real
 
 
-def _integer_grades(values: Any, describe_row) -> np.ndarray:
+def _integer_grades(values: Any, describe_row, real_hint: bool = True) -> np.ndarray:
     """Grades as int64; non-integer or non-numeric values are refused.
 
-    ``describe_row(i)`` gives the location prefix of row ``i`` for messages.
+    ``describe_row(i)`` gives the location prefix of row ``i`` for messages;
+    `real_hint` says whether the message may point to ``grades=real`` (judgments
+    per intent are binary, and take no real grades).
     """
     array = np.asarray(values)
     if array.dtype == bool:
@@ -104,7 +106,7 @@ def _integer_grades(values: Any, describe_row) -> np.ndarray:
         raise ParseError(
             f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
             f"integers (map fractional labels to integer grades first, {REAL_GRADES_HINT})"
-        ) if np.isfinite(array[i]) else ParseError(
+        ) if np.isfinite(array[i]) and real_hint else ParseError(
             f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
             "integers (map fractional labels to integer grades first)"
         )

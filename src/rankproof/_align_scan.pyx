@@ -158,6 +158,20 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, Py_ssize
     return repeated_array, judged_array, grade_array, pooled_array
 
 
+cdef inline int64_t _first_offset_after(const int64_t[::1] offsets, Py_ssize_t lo, Py_ssize_t hi,
+                                        int64_t position) noexcept nogil:
+    """The first of offsets[lo .. hi] past `position` (the end of the group
+    holding it), by binary search; offsets[hi] must be past it."""
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if offsets[mid] > position:
+            hi = mid
+        else:
+            lo = mid + 1
+    return offsets[lo]
+
+
 def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
                   const int64_t[::1] tie_offsets, const unsigned char[::1] judged,
                   const int64_t[::1] cutoffs):
@@ -179,7 +193,7 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
     [[0, 2], [0, 1]]
     """
     cdef Py_ssize_t num_queries = offsets.shape[0] - 1, c = cutoffs.shape[0]
-    cdef Py_ssize_t qi, ci, g = 0, t = 0, lo, hi, mid, pos
+    cdef Py_ssize_t qi, ci, g = 0, t = 0, pos
     cdef int64_t s, e, length, k, last_inside, end, unjudged_so_far
     unjudged_array = np.zeros(c, dtype=np.int64)
     crossing_array = np.zeros(c, dtype=np.int64)
@@ -216,35 +230,15 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
                 last_inside = s + (k if k < length else length) - 1
                 # End of the group holding last_inside: the first offset past it,
                 # by binary search among the query's groups.
-                lo = g
-                hi = g + length
-                if hi > num_groups - 1:
-                    hi = num_groups - 1
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if group_offsets[mid] > last_inside:
-                        hi = mid
-                    else:
-                        lo = mid + 1
-                end = group_offsets[lo]
+                end = _first_offset_after(group_offsets, g, min(g + length, num_groups - 1), last_inside)
                 while pos < end:
                     if not judged[pos]:
                         unjudged_so_far += 1
                     pos += 1
                 unjudged[ci] += unjudged_so_far
-                if length > k:
-                    lo = t
-                    hi = t + length
-                    if hi > num_ties - 1:
-                        hi = num_ties - 1
-                    while lo < hi:
-                        mid = (lo + hi) // 2
-                        if tie_offsets[mid] > last_inside:
-                            hi = mid
-                        else:
-                            lo = mid + 1
-                    if tie_offsets[lo] > last_inside + 1:
-                        crossing[ci] += 1
+                if length > k and _first_offset_after(tie_offsets, t, min(t + length, num_ties - 1),
+                                                      last_inside) > last_inside + 1:
+                    crossing[ci] += 1
     return unjudged_array, crossing_array
 
 

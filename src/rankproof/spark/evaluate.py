@@ -51,7 +51,7 @@ def _raise_first(summaries: list[dict]) -> None:
 def _added_counts(summaries: list[dict], queries: dict[str, int]) -> dict[str, Any]:
     """The partitions' counts added up, in the key order of a whole evaluation;
     the query counts are the driver's (a sentinel query may inflate a partition's)."""
-    template = max((s["counts"] for s in summaries), key=len, default={})
+    template: dict[str, Any] = max((s["counts"] for s in summaries), key=len, default={})
     keys = list(template) + [k for s in summaries for k in s["counts"] if k not in template]
     total: dict[str, Any] = {}
     for key in dict.fromkeys(keys):

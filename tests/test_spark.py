@@ -250,11 +250,15 @@ def test_mllib_ignores_graded_relevance(spark):
     labels, relevance = [float(i) for i in grades], [float(g) for g in grades.values()]
     triples = [([float(i) for i in order], labels, relevance) for order in orders]
     pairs = [(order, labels) for order, labels, _ in triples]
+    # Means over one RDD each (few Spark jobs): ndcg is at most 1, so a mean of 1.0 is 1.0 for both.
     context = spark.sparkContext
-    mllib = [RankingMetrics(context.parallelize([triple], 1)).ndcgAt(3) for triple in triples]
-    binary = [RankingMetrics(context.parallelize([pair], 1)).ndcgAt(3) for pair in pairs]
-    assert mllib == binary
-    assert mllib[1:] == [1.0, 1.0]
+    with_relevance = RankingMetrics(context.parallelize(triples, 1)).ndcgAt(3)
+    binary_mean = RankingMetrics(context.parallelize(pairs, 1)).ndcgAt(3)
+    assert with_relevance == binary_mean
+    assert RankingMetrics(context.parallelize(triples[1:], 1)).ndcgAt(3) == 1.0
+    ideal = 1 + 1 / math.log2(3) + 1 / 2  # three relevant items; [a, b] finds two of them
+    binary = [(1 + 1 / math.log2(3)) / ideal, 1.0, 1.0]
+    assert abs(binary_mean - sum(binary) / 3) <= 1e-12
 
     def dcg(gains):
         return sum(g / math.log2(i + 2) for i, g in enumerate(gains))
@@ -263,12 +267,12 @@ def test_mllib_ignores_graded_relevance(spark):
     assert [round(v, 4) for v in graded] == [0.6075, 0.9725, 0.9225]
     truth = pd.DataFrame([(u, i, g) for u in range(3) for i, g in grades.items()], columns=["query", "doc", "grade"])
     run = pd.DataFrame([(u, i) for u, order in enumerate(orders) for i in order], columns=["query", "doc"])
-    truth_frame, run_frame = spark.createDataFrame(truth), spark.createDataFrame(run)
-    for grade, expected in (("grade", graded), (None, binary)):
-        got = on_spark.evaluate(truth_frame, run_frame, "ndcg@3", score=None, grade=grade, spark=spark)
-        values = got.to_results().per_query("ndcg@3")
-        assert values == pytest.approx({str(u): v for u, v in enumerate(expected)}, abs=1e-12)
-        got.unpersist()
+    # Graded (linear gain) and binary (every grade gains 1) in one evaluation.
+    binary_ndcg = "ndcg(gain=map:1=1/2=1/3=1)@3"
+    got = on_spark.evaluate(spark.createDataFrame(truth), spark.createDataFrame(run), ["ndcg@3", binary_ndcg],
+                            score=None, spark=spark).to_results()
+    for measure, expected in (("ndcg@3", graded), (binary_ndcg, binary)):
+        assert got.per_query(measure) == pytest.approx({str(u): v for u, v in enumerate(expected)}, abs=1e-12)
 
 
 # -- the command line -----------------------------------------------------------------------------

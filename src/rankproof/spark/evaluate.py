@@ -229,7 +229,7 @@ def evaluate(
     results = SparkResults(frame=per_query, measures=measure_list, protocol=protocol, means=means,
                            counts=_added_counts(summaries, query_counts.as_dict()), notes=notes,
                            grade_range=grade_range, run_name=run_name, qrels_source=qrels_source,
-                           run_source=run_source, weights=weight_frame)
+                           run_source=run_source, weights=weight_frame, cached=evaluated)
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels_source}")  # type: ignore[arg-type]
     return results

@@ -38,8 +38,9 @@ class SparkResults:
     def __init__(self, *, frame: "DataFrame", measures: list[Measure], protocol: Protocol,
                  means: dict[Measure, float], counts: dict[str, Any], notes: tuple[str, ...],
                  grade_range: tuple[float, float] | None, run_name: str, qrels_source: str,
-                 run_source: str, weights: "DataFrame | None") -> None:
-        self._frame = frame  # internal columns (see partition.output_schema), cached
+                 run_source: str, weights: "DataFrame | None", cached: "DataFrame | None" = None) -> None:
+        self._frame = frame  # internal columns (see partition.output_schema), read from the cache
+        self._cached = cached if cached is not None else frame  # what the evaluation persisted
         self._measures = measures
         self.protocol = protocol
         self._means = means
@@ -121,7 +122,7 @@ class SparkResults:
 
     def unpersist(self) -> None:
         """Free the cached per-query values (the means and counts stay)."""
-        self._frame.unpersist()
+        self._cached.unpersist()
 
     # -- collected --------------------------------------------------------------
     def to_results(self) -> "Results":

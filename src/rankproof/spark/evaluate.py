@@ -163,7 +163,10 @@ def evaluate(
         Column names, in both tables for `query` and `doc`. Ids are strings
         or integers (``7`` and ``"7"`` are one id). ``grade=None``: every
         qrels row is relevant with grade 1. ``score=None``: the run's rows
-        are in rank order within each query, best first.
+        are in rank order within each query, best first. The input order
+        (also for ``ties=input`` and ``duplicates=first``) is the order
+        Spark reads the rows in, partition by partition: give runs spread
+        over several files a score instead.
     weights : mapping query -> weight, pandas Series, or Spark DataFrame (query, weight)
         For ``aggregation='weighted'``.
     name : str, optional

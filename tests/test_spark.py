@@ -142,14 +142,17 @@ def test_values_and_counts_equal_the_local_engine(spark, integer_ids, protocol, 
 
 
 def test_rank_ordered_runs_and_truth_without_grades(spark, tmp_path):
-    """score=None: the input order is the ranking; grade=None: every truth row is relevant.
-    Read from Parquet directories, and the per-query values written back to Parquet."""
+    """score=None: the input order is the ranking; grade=None: every truth row is relevant;
+    text ids on one side, integer ids on the other. Read from Parquet directories, and the
+    per-query values written back to Parquet."""
     import pyarrow.parquet as pq
 
     from rankproof import spark as on_spark
 
     qrels, run = _log(7, True)
     qrels = qrels[qrels["grade"] > 0][["query", "doc"]]
+    # Text ids in the truth, integers in the run: 7 and "7" are one id (Spark partitions by the text).
+    qrels = qrels.astype({"query": str, "doc": str})
     run = run.sample(frac=1.0, random_state=3).reset_index(drop=True)  # interleaved queries, rank = row order
     protocol = "duplicates=first"
     local = _local(qrels.assign(grade=1), run, MEASURES, protocol, score=None)
@@ -293,6 +296,19 @@ def _trec_to_parquet(path, target, kind):
     return str(target)
 
 
+def test_cli_numpy_engine_prints_the_compiled_table(cranfield, capsys):
+    from rankproof.cli import main
+
+    outputs = []
+    for engine in ("compiled", "numpy"):
+        assert main(["evaluate", str(cranfield / "qrels.txt"), str(cranfield / "bm25.run"), "--engine", engine]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and "bm25.run" in outputs[0]
+    assert main(["evaluate", str(cranfield / "qrels.txt"), str(cranfield / "bm25.run"),
+                 "--spark-master", "local[1]"]) == 2
+    assert "--spark-master is for --engine spark" in capsys.readouterr().err
+
+
 def test_cli_spark_engine_prints_the_local_table_on_cranfield(spark, cranfield, tmp_path, capsys):
     from rankproof.cli import main
 
@@ -310,3 +326,8 @@ def test_cli_spark_engine_prints_the_local_table_on_cranfield(spark, cranfield, 
     assert "bm25.parquet" in outputs[1][1]
     assert main(["evaluate", str(cranfield / "qrels.txt"), run, "--engine", "spark"]) == 2
     assert "reads Parquet files or directories" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "part.parquet").write_text("not parquet")
+    assert main(["evaluate", qrels, str(tmp_path / "empty"), "--engine", "spark"]) == 2
+    err = capsys.readouterr().err
+    assert "Spark cannot read it as Parquet" in err and len(err.strip().splitlines()) == 1

@@ -208,11 +208,11 @@ def evaluate(
     qrels_frame, qrels_source = read_table(session, qrels, {"query": query, "doc": doc, "grade": grade}, "qrels")
     run_frame, run_source = read_table(session, run, {"query": query, "doc": doc, "score": score}, "run")
     run_name = name if name is not None else run_source
-    both = stacked(qrels_frame, run_frame, columns)
+    both, layout = stacked(qrels_frame, run_frame, columns)
     query_counts = count_queries(both, protocol, qrels_source, run_source)
 
     count = partitions or int(session.conf.get("spark.sql.shuffle.partitions") or 200)
-    task = PartitionTask(measure_list, protocol, columns, qrels_source, run_source, run_name)
+    task = PartitionTask(measure_list, protocol, columns, layout, qrels_source, run_source, run_name)
     evaluated = (both.repartition(count, KEY).sortWithinPartitions(SIDE, ROW)
                  .mapInArrow(task, output_schema(len(measure_list)))
                  .persist(StorageLevel.MEMORY_AND_DISK))

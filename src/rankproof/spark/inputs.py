@@ -56,7 +56,15 @@ def read_table(spark: "SparkSession", data: Any, wanted: dict[str, str | None], 
         path = os.fspath(data)
         if not os.path.exists(path) and "://" not in path:
             raise InputError(f"{path}: does not exist; give the {what} as a Parquet file or directory")
-        frame = spark.read.parquet(path)
+        from py4j.protocol import Py4JJavaError
+        from pyspark.errors import PySparkException
+
+        try:
+            frame = spark.read.parquet(path)
+        except (PySparkException, Py4JJavaError) as error:  # not Parquet, no permission, ...: one line, not a JVM trace
+            reason = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+            raise InputError(f"{path}: Spark cannot read it as Parquet ({reason}); give a Parquet file or "
+                             "directory") from None
         source = os.path.basename(path.rstrip("/")) or path
     elif isinstance(data, DataFrame):
         frame, source = data, what
@@ -79,27 +87,40 @@ def _key_type(qrels: "DataFrame", run: "DataFrame", columns: Columns):
     return None if left == right else "string"
 
 
-def stacked(qrels: "DataFrame", run: "DataFrame", columns: Columns) -> "DataFrame":
-    """Both tables as one: the partition key, the side, the row's place in its
-    input (for ``ties=input``, ``duplicates=first`` and rank-ordered runs),
-    and each side's columns under names of their own."""
+def stacked(qrels: "DataFrame", run: "DataFrame", columns: Columns) -> tuple["DataFrame", dict[str, dict[str, str]]]:
+    """Both tables as one, and where each side's columns are in it.
+
+    Columns: the partition key, the side, the row's place in its input (for
+    ``ties=input``, ``duplicates=first`` and rank-ordered runs), and each
+    side's columns. Every row is shuffled once, so the table is kept narrow:
+    when both query columns have one type the key is the query id of both
+    sides, and when both doc columns have one type they share a column.
+    The layout maps each side's roles (query, doc, grade or score) to the
+    stacked column holding them.
+    """
     from pyspark.sql import functions as F
 
     cast = _key_type(qrels, run, columns)
+    same_doc = qrels.schema[columns.doc].dataType == run.schema[columns.doc].dataType
+    layout = {
+        "qrels": {"query": QRELS_COLUMNS["query"] if cast else KEY,
+                  "doc": "_doc" if same_doc else QRELS_COLUMNS["doc"], "grade": QRELS_COLUMNS["grade"]},
+        "run": {"query": RUN_COLUMNS["query"] if cast else KEY,
+                "doc": "_doc" if same_doc else RUN_COLUMNS["doc"], "score": RUN_COLUMNS["score"]},
+    }
 
-    def key(frame: "DataFrame"):
-        column = F.col(columns.query)
-        return column.cast(cast) if cast else column
+    def side(frame: "DataFrame", number: int, names: dict[str, str], values: dict[str, Any]) -> "DataFrame":
+        key = F.col(columns.query)
+        selected = [(key.cast(cast) if cast else key).alias(KEY), F.lit(number).cast("byte").alias(SIDE),
+                    # numbers the rows in input order (partition, then row), before any shuffle moves them
+                    F.monotonically_increasing_id().alias(ROW)]
+        if cast:
+            selected.append(F.col(columns.query).alias(names["query"]))
+        selected += [value.alias(names[role]) for role, value in values.items()]
+        return frame.select(*selected)
 
-    # monotonically_increasing_id numbers the rows in input order (partition,
-    # then row), before any shuffle moves them.
     grade = F.col(columns.grade) if columns.grade is not None else F.lit(1).cast("long")
-    judged = qrels.select(
-        key(qrels).alias(KEY), F.lit(QRELS_SIDE).alias(SIDE), F.monotonically_increasing_id().alias(ROW),
-        F.col(columns.query).alias(QRELS_COLUMNS["query"]), F.col(columns.doc).alias(QRELS_COLUMNS["doc"]),
-        grade.alias(QRELS_COLUMNS["grade"]))
-    score = [F.col(columns.score).alias(RUN_COLUMNS["score"])] if columns.score is not None else []
-    ranked = run.select(
-        key(run).alias(KEY), F.lit(RUN_SIDE).alias(SIDE), F.monotonically_increasing_id().alias(ROW),
-        F.col(columns.query).alias(RUN_COLUMNS["query"]), F.col(columns.doc).alias(RUN_COLUMNS["doc"]), *score)
-    return judged.unionByName(ranked, allowMissingColumns=True)
+    judged = side(qrels, QRELS_SIDE, layout["qrels"], {"doc": F.col(columns.doc), "grade": grade})
+    ranked = side(run, RUN_SIDE, layout["run"], {"doc": F.col(columns.doc),
+                                                 **({"score": F.col(columns.score)} if columns.score else {})})
+    return judged.unionByName(ranked, allowMissingColumns=True), layout

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import RankproofError
 from ..measures.base import Measure
 from ..protocol import MissingQuery, Protocol
-from .inputs import QRELS_COLUMNS, QRELS_SIDE, RUN_COLUMNS, SIDE, Columns
+from .inputs import QRELS_SIDE, SIDE, Columns
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -87,12 +87,14 @@ class PartitionTask:
         applies those two itself (the query policies with a Spark join over
         all queries, the mean with a Spark reduction)
     columns : the caller's column names
+    layout : where each side's columns are in the stacked table (:func:`~rankproof.spark.inputs.stacked`)
     qrels_source, run_source, run_name : for messages and results
     """
 
     def __init__(self, measures: Sequence[Measure], protocol: Protocol, columns: Columns,
-                 qrels_source: str, run_source: str, run_name: str) -> None:
+                 layout: dict[str, dict[str, str]], qrels_source: str, run_source: str, run_name: str) -> None:
         self.measures = list(measures)
+        self.layout = layout
         self.protocol = protocol
         self.columns = columns
         self.qrels_source = qrels_source
@@ -131,15 +133,12 @@ class PartitionTask:
         is_qrels = pc.equal(table.column(SIDE), QRELS_SIDE)
         judged = table.filter(is_qrels)
         ranked = table.filter(pc.invert(is_qrels))
-        columns = self.columns
-        qrels = judged.select(list(QRELS_COLUMNS.values())).rename_columns(
+        columns, layout = self.columns, self.layout
+        qrels = judged.select([layout["qrels"][role] for role in ("query", "doc", "grade")]).rename_columns(
             [columns.query, columns.doc, columns.grade or "grade"])
-        wanted = [RUN_COLUMNS["query"], RUN_COLUMNS["doc"]]
-        names = [columns.query, columns.doc]
-        if columns.score is not None:
-            wanted.append(RUN_COLUMNS["score"])
-            names.append(columns.score)
-        return qrels, ranked.select(wanted).rename_columns(names)
+        roles = ["query", "doc"] + (["score"] if columns.score is not None else [])
+        names = [columns.query, columns.doc] + ([columns.score] if columns.score is not None else [])
+        return qrels, ranked.select([layout["run"][role] for role in roles]).rename_columns(names)
 
     def _evaluate(self, table: "pa.Table") -> tuple["Results | None", dict[str, Any]]:
         """The partition's results (None when it evaluates no query) and counts."""

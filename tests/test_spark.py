@@ -331,3 +331,19 @@ def test_cli_spark_engine_prints_the_local_table_on_cranfield(spark, cranfield, 
     assert main(["evaluate", qrels, str(tmp_path / "empty"), "--engine", "spark"]) == 2
     err = capsys.readouterr().err
     assert "Spark cannot read it as Parquet" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_without_java_says_so_and_exits_2(tmp_path):
+    pytest.importorskip("pyspark")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"query": ["1"], "doc": ["a"], "grade": [1]}), tmp_path / "q.parquet")
+    pq.write_table(pa.table({"query": ["1"], "doc": ["a"], "score": [1.0]}), tmp_path / "r.parquet")
+    env = {**os.environ, "JAVA_HOME": str(tmp_path / "no-java")}
+    done = subprocess.run([sys.executable, "-m", "rankproof.cli", "evaluate", str(tmp_path / "q.parquet"),
+                           str(tmp_path / "r.parquet"), "--engine", "spark"], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 2
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("rankproof evaluate: could not start Spark") and "Java 17 runtime" in last

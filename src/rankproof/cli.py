@@ -430,13 +430,20 @@ def _evaluate_on_spark(args, measures, protocol, names: list[str]) -> list:
     if args.grade_map is not None:
         raise UsageError("rankproof evaluate: --grade-map is not available with --engine spark; "
                          "map the grades in the Parquet data")
-    try:
-        from .spark import evaluate as spark_evaluate, get_session
-    except ImportError as error:
-        raise UsageError(f"rankproof evaluate: --engine spark needs pyspark ({error}); "
-                         "pip install 'rankproof[spark]'") from None
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        raise UsageError("rankproof evaluate: --engine spark needs pyspark and a Java runtime; "
+                         "pip install 'rankproof[spark]'")
+    from .spark import evaluate as spark_evaluate, get_session
+
     qrels_columns, run_columns = _columns(args, "qrels"), _columns(args, "run")
-    session = get_session(args.spark_master)
+    try:
+        session = get_session(args.spark_master)
+    except Exception as error:  # no java, a bad master URL: pyspark's own exception types
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        raise UsageError(f"rankproof evaluate: could not start Spark ({reason}); --engine spark needs a Java 17 "
+                         "runtime (java on PATH or JAVA_HOME) and a reachable --spark-master") from None
     results = []
     for path, name in zip(args.runs, names):
         on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,

@@ -22,6 +22,10 @@ __all__ = ["main"]
 DEFAULT_MEASURES = ["ndcg@10", "ap", "rr", "p@10"]
 FORMATS = ("table", "json", "csv", "markdown", "trec")
 INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
+# What --engine chooses: the local engines of rankproof.engines.ENGINES (kept
+# here, not imported, so that --help loads no engine; tests/test_spark.py holds
+# the two lists together) and spark (rankproof.spark: Parquet on a Spark session).
+ENGINES = ("compiled", "numpy", "spark")
 # Inputs above this size (about a million TREC lines) get a progress display.
 LARGE_INPUT_BYTES = 40 * 1024 * 1024
 
@@ -409,6 +413,13 @@ def _evaluate(args) -> int:
     names = _run_names(args.runs, args.label)
     if args.qrels == "-" and "-" in args.runs:
         raise UsageError("rankproof evaluate: stdin ('-') is given for the qrels and a run; read one of them from stdin")
+    if args.engine == "spark":
+        results = _evaluate_on_spark(args, measures, protocol, names)
+        write_output(_render(results, args.format, args.per_query, digits), args.output)
+        _notes(results, args.quiet)
+        return 0
+    if args.spark_master is not None:
+        raise UsageError("rankproof evaluate: --spark-master is for --engine spark")
     large = _prepare_for([args.qrels, *args.runs])
     stages = _Stages(1 + 2 * len(args.runs), large)
     try:
@@ -420,7 +431,7 @@ def _evaluate(args) -> int:
                 run = _read_run(path, args.run_format, name, args)
             stages.step(f"read {name}")
             results.append(evaluate(qrels, run, measures, protocol, min_coverage=args.min_coverage,
-                                    allow_partial=args.allow_partial, bounds=args.bounds))
+                                    allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
             del run  # do not keep a run alive while the next one is read
             stages.step(f"evaluated {name}")
     finally:
@@ -428,6 +439,41 @@ def _evaluate(args) -> int:
     write_output(_render(results, args.format, args.per_query, digits), args.output)
     _notes(results, args.quiet)
     return 0
+
+
+def _evaluate_on_spark(args, measures, protocol, names: list[str]) -> list:
+    """``--engine spark``: each run evaluated by rankproof.spark, its per-query values
+    collected into the Results every renderer takes (the same output as the local engine)."""
+    for given, fmt in [(args.qrels, args.qrels_format), *[(run, args.run_format) for run in args.runs]]:
+        if given == "-" or (fmt not in (None, "parquet")) or not (
+                os.path.isdir(given) or given.lower().endswith((".parquet", ".pq")) or "://" in given):
+            raise UsageError(f"rankproof evaluate: --engine spark reads Parquet files or directories; {given} is "
+                             "not one (convert it to Parquet, or drop --engine spark)")
+    if args.grade_map is not None:
+        raise UsageError("rankproof evaluate: --grade-map is not available with --engine spark; "
+                         "map the grades in the Parquet data")
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        raise UsageError("rankproof evaluate: --engine spark needs pyspark and a Java runtime; "
+                         "pip install 'rankproof[spark]'")
+    from .spark import evaluate as spark_evaluate, get_session
+
+    qrels_columns, run_columns = _columns(args, "qrels"), _columns(args, "run")
+    try:
+        session = get_session(args.spark_master)
+    except Exception as error:  # no java, a bad master URL: pyspark's own exception types
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        raise UsageError(f"rankproof evaluate: could not start Spark ({reason}); --engine spark needs a Java 17 "
+                         "runtime (java on PATH or JAVA_HOME) and a reachable --spark-master") from None
+    results = []
+    for path, name in zip(args.runs, names):
+        on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,
+                                  min_coverage=args.min_coverage, allow_partial=args.allow_partial,
+                                  **{**qrels_columns, **run_columns})
+        results.append(on_spark.to_results())
+        on_spark.unpersist()
+    return results
 
 
 def _explain(args) -> int:
@@ -816,6 +862,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_input_options(ev)
     _add_coverage_options(ev)
     _add_intent_options(ev)
+    ev.add_argument("--engine", choices=ENGINES, default="compiled",
+                    help="what computes the measures: compiled (default) or numpy on this machine, or spark "
+                         "(Parquet files or directories, evaluated on a Spark session; same numbers)")
+    ev.add_argument("--spark-master", metavar="URL",
+                    help="with --engine spark: the master (default: the active session, else local[2])")
     ev.add_argument("--per-query", action="store_true", help="also show each query's values")
     ev.add_argument("--bounds", action="store_true",
                     help="show each value with its bounds under the unjudged docs: 0.341 [0.341, 0.612] "

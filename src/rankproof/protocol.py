@@ -771,7 +771,7 @@ class Protocol:
     @classmethod
     def preset(cls, name: str) -> "Protocol":
         """A named preset: ``rankproof`` (the defaults), ``trec_eval``, ``trec_eval9``,
-        ``sklearn``, ``lightgbm`` or ``ranx``.
+        ``sklearn``, ``lightgbm``, ``ranx`` or ``spark`` (MLlib's RankingMetrics).
 
         The trec_eval presets keep ``grades=integer``: trec_eval reads a
         grade with C's ``atol``, silently cutting 1.5 to 1 (and 0.7 to 0),
@@ -855,3 +855,14 @@ PRESETS["lightgbm"] = Protocol(gain=Gain.EXP2, ties=Ties.INPUT, zero_ideal=ZeroI
 # make_comparable=True) scores queries missing from the run 0 and drops extra
 # ones (without it ranx refuses differing query sets).
 PRESETS["ranx"] = Protocol(ties=Ties.INPUT, negative_grades=NegativeGrades.ZERO)
+
+# Spark MLlib's RankingMetrics and pyspark.ml.evaluation.RankingEvaluator
+# (mllib/evaluation/RankingMetrics.scala), which take, per user, the predicted
+# items in order and the set of relevant items: precisionAt(k) divides by k;
+# recallAt(k) by the number of relevant items; meanAveragePrecisionAt(k) by
+# min(relevant, k), meanAveragePrecision by the number relevant; ndcgAt(k)
+# gains 1 per relevant item, its ideal from min(relevant, k) of them; a user
+# with no relevant item scores 0 (logged). Predictions are ordered lists, so
+# their order is the ranking: ties=input. MLlib ignores graded relevance
+# (README, "Spark"): this preset matches it on binary judgments.
+PRESETS["spark"] = Protocol(ties=Ties.INPUT, ap_denominator=ApDenominator.MIN_K)

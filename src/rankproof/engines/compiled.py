@@ -80,6 +80,20 @@ _LARGEST_GRADE_SPAN = 4096
 _QUERIES_PER_THREAD = 20_000
 
 
+def _distinct_descending(values: np.ndarray) -> np.ndarray:
+    """The distinct values, highest first: ``np.unique(values)[::-1]`` for
+    finite values, without np.unique, whose first call imports numpy.ma
+    (~20 ms of a small evaluation's whole process).
+
+    >>> _distinct_descending(np.array([1.0, 3.0, 1.0, 2.0])).tolist()
+    [3.0, 2.0, 1.0]
+    """
+    ordered = np.sort(values)[::-1]
+    if len(ordered) < 2:
+        return ordered
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+
+
 def _threads(num_queries: int) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, num_queries // _QUERIES_PER_THREAD, 8))
@@ -236,7 +250,7 @@ class CompiledEngine:
         # Gain tables over the table's grades, and the distinct positive
         # gains of each, highest first (the ideal's counting sort).
         gain_rows = [_table_row(table_grades, g) for g in gains] or [np.zeros(span)]
-        levels = [np.unique(row[row > 0])[::-1] for row in gain_rows]
+        levels = [_distinct_descending(row[row > 0]) for row in gain_rows]
         max_levels = max(1, max(len(level) for level in levels))
         level_gain = np.zeros((len(gain_rows), max_levels))
         level_of = np.full((len(gain_rows), span), -1, dtype=np.int32)

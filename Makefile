@@ -13,7 +13,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench,release]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(MAKE) -s bytecode
 	touch $(STAMP) $(DEMO_STAMP)
 
@@ -89,7 +89,10 @@ bench: $(STAMP) ext $(TREC_EVAL) bytecode
 # A release wheel of this platform and Python, with the compiled modules, in dist/
 # (python -m build: an isolated environment with the build-system requirements;
 # Cython is needed only there). Wheels for every platform: cibuildwheel, see README.
+# The release extra (build, cibuildwheel) is installed here, not by `make install`,
+# so that CI's fresh venv does not fetch what no test uses.
 wheel: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[release]'
 	$(BIN)/python -m build --wheel --outdir dist/ .
 
 demo: $(DEMO_STAMP)

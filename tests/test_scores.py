@@ -395,3 +395,12 @@ def test_num_relevant_by_hand_and_its_errors():
         evaluate_scores([[0, 1, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[1, 2])
     with pytest.raises(InputError, match=r"num_relevant: row 0 \(query 0\) has 1.5"):
         evaluate_scores([[0, 1, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[1.5])
+
+
+@pytest.mark.parametrize("rows", [1, 2, 9, 10, 11, 99, 100, 101, 12345, 100001])
+def test_rows_are_named_by_their_number(rows):
+    from rankproof.scores._input import decimal_names
+
+    names = decimal_names(rows)
+    assert names.shape == (rows,)
+    assert names.tolist() == [str(i) for i in range(rows)]

@@ -83,9 +83,35 @@ class ScoreInput:
         return relevance, score, position, offsets
 
 
+def decimal_names(rows: int) -> np.ndarray:
+    """``np.arange(rows).astype(str)``, written as UTF-32 code points directly.
+
+    The rows of a score matrix are named by their number; numpy's int-to-str
+    conversion takes ~0.18 s for a million rows, a quarter of evaluating them.
+
+    >>> decimal_names(12)[[0, 9, 10, 11]].tolist()
+    ['0', '9', '10', '11']
+    """
+    number = np.arange(rows, dtype=np.int64)
+    width = len(str(max(rows - 1, 0)))
+    # Every number's digits right-aligned (zero-padded), one column each ...
+    padded = np.empty((rows, width + 1), dtype=np.uint32)
+    for column in range(width):
+        padded[:, column] = 48 + (number // 10 ** (width - 1 - column)) % 10
+    padded[:, width] = 0
+    # ... then moved left past its leading zeros; the shift points past the
+    # end (a 0, numpy's padding) for the columns a short number leaves empty.
+    leading = np.zeros(rows, dtype=np.int64)
+    for power in range(1, width):
+        leading += number < 10**power
+    at = np.minimum(np.arange(width)[None, :] + leading[:, None], width)
+    points = np.ascontiguousarray(np.take_along_axis(padded, at, axis=1))
+    return points.view(f"<U{width}").reshape(rows)
+
+
 def _row_names(queries, rows: int) -> np.ndarray:
     if queries is None:
-        return np.arange(rows).astype(str)
+        return decimal_names(rows)
     names = np.asarray([str(q) for q in queries]) if not isinstance(queries, np.ndarray) else queries.astype(str)
     if names.ndim != 1 or len(names) != rows:
         raise InputError(f"queries= names {len(names)} rows but there are {rows}; give one name per row")

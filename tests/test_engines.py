@@ -240,3 +240,27 @@ def test_compiled_engine_gives_the_same_bits_on_any_number_of_threads(monkeypatc
     three = evaluate(qrels, run, measures, protocol)
     for m in measures:
         assert one.values(m).tobytes() == three.values(m).tobytes()
+
+
+@pytest.mark.parametrize("grades", ["integer", "real"])
+def test_a_huge_grade_builds_no_gain_table_the_size_of_its_span(grades):
+    # One judgment of grade 10^8: the gain measures go to the numpy engine, and the
+    # others must not allocate tables over 0..10^8 (they once took 2 GB here).
+    import tracemalloc
+
+    qrels = Qrels.from_dict({"q": {"a": 10**8 + (0.5 if grades == "real" else 0), "b": 0, "c": 1}},
+                            **({"grades": "real"} if grades == "real" else {}))
+    run = Run.from_dict({"q": ["b", "a", "c"]})
+    protocol = Protocol(grades=grades)
+    measures = ["ap", "p@1", "rr", "ndcg@2"]
+    tracemalloc.start()
+    try:
+        compiled = evaluate(qrels, run, measures, protocol)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
+    reference = evaluate(qrels, run, measures, protocol, engine="numpy")
+    for measure in measures:
+        assert compiled.mean(measure) == pytest.approx(reference.mean(measure), abs=1e-12)
+    assert compiled.mean("ap") == pytest.approx((1 / 2 + 2 / 3) / 2)

@@ -131,19 +131,9 @@ class CompiledEngine:
         grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
         pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
         low, high = self._grade_range(measures, protocol, grade, pool_grade)
-        span = high - low + 1
-
-        def compiled(m: Measure) -> bool:
-            return self.supports(m) and (m.name not in _TABLE_KINDS or span <= _LARGEST_GRADE_SPAN)
-
-        refuse_ordered_ties(alignment, measures)
-        mine = [m for m in measures if compiled(m)]
-        values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
-        if mine:
-            table_grades = np.arange(low, low + span, dtype=np.int64)
-            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, table_grades,
-                                         _integer_rel))
-        return {m: values[m] for m in measures}
+        # Grades spanning more than a table may hold (grade 10^9) build no table at all.
+        table_grades = np.arange(low, high + 1, dtype=np.int64) if high - low < _LARGEST_GRADE_SPAN else None
+        return self._split(alignment, measures, protocol, grade, pool_grade, low, table_grades, _integer_rel)
 
     def _evaluate_real(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
         """Real-valued grades (grades=real, or a score matrix's real relevance).
@@ -164,20 +154,31 @@ class CompiledEngine:
         grade[~np.asarray(alignment.judged, dtype=bool)] = int(np.searchsorted(table_grades, 0.0))
         pool_grade = np.ascontiguousarray(
             np.searchsorted(table_grades, np.asarray(alignment.pool_grade, np.float64)), dtype=np.int64)
-        span = len(table_grades)
 
+        def rel_code(rel: "int | float") -> int:
+            return int(np.searchsorted(table_grades, float(rel), side="left"))
+
+        fits = len(table_grades) <= _LARGEST_GRADE_SPAN
+        return self._split(alignment, measures, protocol, grade, pool_grade, 0, table_grades if fits else None,
+                           rel_code)
+
+    def _split(self, alignment, measures: Sequence[Measure], protocol, grade, pool_grade, low: int,
+               table_grades: np.ndarray | None, rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
+        """The kernel's measures to the kernel, the others to the numpy engine.
+
+        `table_grades` None: the grades span more than the gain tables may
+        hold, so the measures that read a table go to the numpy engine too,
+        and the kernel gets a one-entry table it never reads.
+        """
         def compiled(m: Measure) -> bool:
-            return self.supports(m) and (m.name not in _TABLE_KINDS or span <= _LARGEST_GRADE_SPAN)
+            return self.supports(m) and (m.name not in _TABLE_KINDS or table_grades is not None)
 
         refuse_ordered_ties(alignment, measures)
         mine = [m for m in measures if compiled(m)]
         values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
         if mine:
-            def rel_code(rel: "int | float") -> int:
-                return int(np.searchsorted(table_grades, float(rel), side="left"))
-
-            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, 0, table_grades,
-                                         rel_code))
+            tables = table_grades if table_grades is not None else np.array([low], dtype=np.int64)
+            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, tables, rel_code))
         return {m: values[m] for m in measures}
 
     @staticmethod

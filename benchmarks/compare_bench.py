@@ -24,8 +24,6 @@ to Monte Carlo error (sd <= 0.005 at 10,000 draws). Usage:
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from itertools import combinations
 from pathlib import Path
 
@@ -33,19 +31,11 @@ import numpy as np
 
 from rankproof import Qrels, Run, compare, evaluate
 from rankproof.stats.significance import randomization
+from timing import median_seconds
 
 CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
 NAMES = ("bm25", "tfidf", "lmdirichlet")
 MEASURES = ("ndcg@10", "ap")
-
-
-def median_seconds(function, repeat: int) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), value
 
 
 def main() -> None:

@@ -25,8 +25,6 @@ Timed (median of --repeat calls, each a full call):
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
@@ -36,6 +34,7 @@ from rankproof.measures.base import parse_measure
 from rankproof.measures.compute import Context
 from rankproof.pipeline import align
 from rankproof.protocol import Protocol
+from timing import median_seconds
 
 
 def make_data(queries: int, docs: int, intents: int, seed: int = 0):
@@ -68,15 +67,6 @@ def make_data(queries: int, docs: int, intents: int, seed: int = 0):
     return qrels, run, nd_qrels, nd_run
 
 
-def timed(function, repeat: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=1000)
@@ -103,19 +93,19 @@ def main() -> None:
         print(f"values: rankproof = pyndeval on all {len(expected)} queries (largest difference {worst:.1e})")
 
     protocol = Protocol()
-    total, _ = timed(lambda: evaluate(qrels, run, measure), args.repeat)
-    aligned_time, alignment = timed(lambda: align(qrels.doc_qrels, run, protocol), args.repeat)
-    doc_level_time, _ = timed(lambda: IntentQrels.doc_qrels.func(qrels), args.repeat)
-    attach_time, with_intents = timed(lambda: attach_intents(alignment, qrels), args.repeat)
+    total, _ = median_seconds(lambda: evaluate(qrels, run, measure), args.repeat)
+    aligned_time, alignment = median_seconds(lambda: align(qrels.doc_qrels, run, protocol), args.repeat)
+    doc_level_time, _ = median_seconds(lambda: IntentQrels.doc_qrels.func(qrels), args.repeat)
+    attach_time, with_intents = median_seconds(lambda: attach_intents(alignment, qrels), args.repeat)
     parsed = parse_measure(measure)
-    kernel_time, _ = timed(lambda: parsed.spec.compute(Context(with_intents, protocol), parsed), args.repeat)
+    kernel_time, _ = median_seconds(lambda: parsed.spec.compute(Context(with_intents, protocol), parsed), args.repeat)
     print(f"rankproof evaluate({measure})   {total:8.3f} s   (median of {args.repeat})")
     print(f"  doc-level qrels (once per IntentQrels, cached: not in the line above) {doc_level_time:.3f} s")
     print(f"  align                        {aligned_time:8.3f} s")
     print(f"  attach_intents               {attach_time:8.3f} s")
     print(f"  the measure (compiled)       {kernel_time:8.3f} s")
     if pyndeval is not None:
-        theirs, _ = timed(lambda: pyndeval.ndeval(nd_qrels, nd_run, measures=["alpha-nDCG@20"]), args.repeat)
+        theirs, _ = median_seconds(lambda: pyndeval.ndeval(nd_qrels, nd_run, measures=["alpha-nDCG@20"]), args.repeat)
         print(f"pyndeval ndeval(alpha-nDCG@20) {theirs:8.3f} s   ({theirs / total:.1f}x rankproof)")
 
 

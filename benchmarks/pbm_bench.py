@@ -22,16 +22,15 @@ true one (both normalised to rank 1). Usage:
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 from rankproof.clicks import fit_pbm, read_clicks
+from timing import median_seconds
 
 THETA = 0.9 * np.array([1.0, 0.8, 0.6, 0.5, 0.4, 0.33, 0.28, 0.24, 0.2, 0.18])
 
@@ -52,15 +51,6 @@ def write_log(path: Path, queries: int = 1000, docs: int = 20, sessions: int = 1
     return len(r)
 
 
-def timed(function, repeat: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -68,11 +58,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "clicks.txt"
         impressions = write_log(path)
-        read_time, log = timed(lambda: read_clicks(path), args.repeat)
-        fit_time, fit = timed(lambda: fit_pbm(log), args.repeat)
+        read_time, log = median_seconds(lambda: read_clicks(path), args.repeat)
+        fit_time, fit = median_seconds(lambda: fit_pbm(log), args.repeat)
         out = Path(folder) / "discount.json"
         command = [sys.executable, "-m", "rankproof.cli", "fit-pbm", str(path), "-o", str(out), "--quiet"]
-        cli_time, _ = timed(lambda: subprocess.run(command, check=True), args.repeat)
+        cli_time, _ = median_seconds(lambda: subprocess.run(command, check=True), args.repeat)
     error = float(np.abs(fit.examination - THETA / THETA[0]).max())
     print(f"impressions {impressions:,}  pairs {len(fit.attractiveness):,}  EM iterations {fit.iterations} "
           f"(converged {fit.converged})")

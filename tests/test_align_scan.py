@@ -112,3 +112,23 @@ def test_cutoff_counts_match_a_count_by_position(ranking, cutoffs):
                 expected_crossing += ties[tie_at_k] > start + k
         assert unjudged[i] == expected_unjudged
         assert crossing[i] == expected_crossing
+
+
+def test_runs_and_qrels_built_on_unsorted_vocabularies_align_like_sorted_ones():
+    # Codes into vocabularies given out of order ("q2" before "q10", docs reversed):
+    # the constructors sort them, so alignment (which walks queries in code order) sees
+    # the same data as from_dict does.
+    from rankproof import Qrels, Run, evaluate
+
+    queries, docs = np.array(["q2", "q10"]), np.array(["d3", "d2", "d1"])
+    run = Run(query_codes=[0, 0, 1, 1], queries=queries, doc_codes=[0, 1, 2, 0], docs=docs,
+              scores=[0.9, 0.5, 0.8, 0.1])
+    qrels = Qrels(query_codes=[0, 1, 1], queries=queries, doc_codes=[1, 2, 0], docs=docs, grades=[1, 2, 1])
+    expected_run = Run.from_dict({"q2": {"d3": 0.9, "d2": 0.5}, "q10": {"d1": 0.8, "d3": 0.1}})
+    expected_qrels = Qrels.from_dict({"q2": {"d2": 1}, "q10": {"d1": 2, "d3": 1}})
+    measures = ["ndcg@2", "ap", "rr"]
+    got = evaluate(qrels, run, measures, protocol="ties=docid")
+    want = evaluate(expected_qrels, expected_run, measures, protocol="ties=docid")
+    assert list(got.queries) == list(want.queries) == ["q10", "q2"]
+    for measure in measures:
+        assert got.values(measure).tolist() == want.values(measure).tolist()

@@ -42,6 +42,25 @@ def intern(values) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64, copy=False).reshape(-1), vocabulary
 
 
+def sorted_vocabulary(vocabulary: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The vocabulary sorted and without repeats, and `codes` renumbered into it.
+
+    Qrels and Run keep their ids sorted: alignment merges vocabularies by
+    binary search and walks queries in code order, and ``ties=docid`` reads
+    doc codes as id order. Readers intern into sorted vocabularies already
+    (then this is one comparison pass); a vocabulary given by hand is sorted
+    here.
+
+    >>> vocabulary, codes = sorted_vocabulary(np.array(["q2", "q10", "q2"]), np.array([0, 1, 2]))
+    >>> vocabulary.tolist(), codes.tolist()
+    (['q10', 'q2'], [1, 0, 1])
+    """
+    if len(vocabulary) < 2 or bool((vocabulary[1:] > vocabulary[:-1]).all()):
+        return vocabulary, codes
+    merged, inverse = np.unique(vocabulary, return_inverse=True)
+    return merged, inverse.reshape(-1).astype(np.int64)[codes]
+
+
 def merge_vocabularies(*vocabularies: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """Merge sorted vocabularies into one and map each old code to a new one.
 

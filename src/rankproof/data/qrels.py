@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import REAL_GRADES_HINT, DuplicateError, InputError, ParseError, where
 from .arrays import read_only
-from .interning import checked_id, intern
+from .interning import checked_id, intern, sorted_vocabulary
 from ..io.lines import no_lines, take_lines
 
 __all__ = ["Qrels", "as_real"]
@@ -177,8 +177,8 @@ class Qrels:
         grades = np.asarray(grades)
         grades = grades.astype(np.float64 if grades.dtype.kind == "f" else np.int64, copy=False)
         lines = no_lines(len(grades)) if lines is None else np.asarray(lines, dtype=np.int64)
-        queries = np.asarray(queries, dtype=str)
-        docs = np.asarray(docs, dtype=str)
+        queries, query_codes = sorted_vocabulary(np.asarray(queries, dtype=str), query_codes)
+        docs, doc_codes = sorted_vocabulary(np.asarray(docs, dtype=str), doc_codes)
         if len(grades) == 0:
             raise InputError(f"{source}: the qrels hold no judgments; give at least one (query, doc, grade)")
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import ParseError, where
 from ..kernels.segments import ranks_within
 from .arrays import read_only
-from .interning import checked_id, intern
+from .interning import checked_id, intern, sorted_vocabulary
 from ..io.lines import no_lines, take_lines
 
 __all__ = ["Run"]
@@ -131,7 +131,8 @@ class Run:
                  source="run", name=None):
         query_codes = np.asarray(query_codes, dtype=np.int64)
         doc_codes = np.asarray(doc_codes, dtype=np.int64)
-        queries = np.asarray(queries, dtype=str)
+        queries, query_codes = sorted_vocabulary(np.asarray(queries, dtype=str), query_codes)
+        docs, doc_codes = sorted_vocabulary(np.asarray(docs, dtype=str), doc_codes)
         has_scores = scores is not None
         n = len(doc_codes)
         lines = no_lines(n) if lines is None else np.asarray(lines, dtype=np.int64)

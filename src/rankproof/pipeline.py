@@ -35,9 +35,8 @@ import numpy as np
 from .errors import (
     DuplicateError, InputError, MissingQueryError, TieError, UnjudgedError, where,
 )
-from .protocol import file_digest
 from .protocol import (
-    ChunkMap, Chunks, Duplicates, ExtraQuery, Grades, MissingQuery, NegativeGrades, Protocol, ScorePrecision,
+    file_digest, ChunkMap, Chunks, Duplicates, ExtraQuery, Grades, MissingQuery, NegativeGrades, Protocol, ScorePrecision,
     Ties, Unjudged,
 )
 from ._align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, sort_segments, tie_runs
@@ -173,10 +172,13 @@ def cutoff_counts(a: Alignment, measures) -> dict[str, dict[str, int]]:
             np.ascontiguousarray(a.tie_offsets, dtype=np.int64), np.ascontiguousarray(a.judged).view(np.uint8),
             np.array(cutoffs, dtype=np.int64))
         at_cutoff = {k: (int(u), int(c)) for k, u, c in zip(cutoffs, unjudged, crossing)}
+    unjudged_in_all = None
     for measure in measures:
         if measure.cutoff is None:
-            if measure.spec.cutoff:
-                counts["unjudged_in_cutoff"][str(measure)] = int(len(a.judged) - np.count_nonzero(a.judged))
+            if measure.spec.cutoff:  # a measure that takes a cutoff, given none: the whole ranking
+                if unjudged_in_all is None:
+                    unjudged_in_all = int(len(a.judged) - np.count_nonzero(a.judged))
+                counts["unjudged_in_cutoff"][str(measure)] = unjudged_in_all
             continue
         unjudged_in, crossing_at = at_cutoff[measure.cutoff]
         counts["unjudged_in_cutoff"][str(measure)] = unjudged_in

@@ -29,10 +29,10 @@ import argparse
 import numpy as np
 
 from rankproof import IntentQrels, Run, evaluate
-from rankproof.intent_alignment import attach_intents
-from rankproof.measures.base import parse_measure
+from rankproof.pipeline.intents import attach_intents
+from rankproof.measures.parse import parse_measure
 from rankproof.measures.compute import Context
-from rankproof.pipeline import align
+from rankproof.pipeline.alignment import align
 from rankproof.protocol import Protocol
 from timing import median_seconds
 

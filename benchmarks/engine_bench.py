@@ -42,7 +42,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from rankproof import Protocol, Qrels, Run, evaluate  # noqa: E402
-from rankproof.pipeline import align  # noqa: E402
+from rankproof.pipeline.alignment import align  # noqa: E402
 from rankproof.engines import get_engine  # noqa: E402
 from rankproof.measures.base import parse_measures  # noqa: E402
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rankproof.clicks import fit_pbm, read_clicks
+from rankproof.recsys.clicks import fit_pbm, read_clicks
 from timing import median_seconds
 
 THETA = 0.9 * np.array([1.0, 0.8, 0.6, 0.5, 0.4, 0.33, 0.28, 0.24, 0.2, 0.18])

@@ -49,8 +49,8 @@ def stages() -> list[tuple[str, float]]:
     import scipy.stats  # noqa: F401  compare's dependency, the largest import
 
     from rankproof import Qrels, Run, compare, evaluate
-    from rankproof.explain import explain_top
-    from rankproof.figures import prepare
+    from rankproof.explain.explanation import explain_top
+    from rankproof.report.figures import prepare
     from rankproof.report.html import render
     mark("imports (scipy.stats, rankproof)")
     qrels = Qrels.read_trec(CRANFIELD / "qrels.txt")

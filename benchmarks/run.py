@@ -112,7 +112,7 @@ def _timed(command: list[str], stdout_path: Path | None) -> tuple[float, float]:
 def _reference(qrels_path: Path, run_path: Path) -> tuple[dict, dict]:
     """rankproof's per-query values under each preset, and each query's number of tied docs."""
     from rankproof import Protocol, Qrels, Run, evaluate
-    from rankproof.pipeline import align
+    from rankproof.pipeline.alignment import align
 
     qrels, run = Qrels.read_trec(qrels_path), Run.read_trec(run_path)
     values = {}

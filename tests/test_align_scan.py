@@ -1,4 +1,4 @@
-"""The compiled passes of alignment (rankproof._align_scan) against plain Python.
+"""The compiled passes of alignment (rankproof._libs.align_scan) against plain Python.
 
 ``mark_rows`` is held to a dictionary walk of the rows in input order;
 ``cutoff_counts`` to a position-by-position count. Every compiled module's
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankproof._align_scan import cutoff_counts, mark_rows
+from rankproof._libs.align_scan import cutoff_counts, mark_rows
 
-COMPILED = ["rankproof._align_scan", "rankproof.engines._ranked", "rankproof.io._trec_scan",
-            "rankproof.scores._dense_kernel"]
+COMPILED = ["rankproof._libs.align_scan", "rankproof._libs.ranked", "rankproof._libs.trec_scan",
+            "rankproof._libs.dense", "rankproof._libs.diversity"]
 
 
 @pytest.mark.parametrize("name", COMPILED)

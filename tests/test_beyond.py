@@ -15,7 +15,7 @@ import pytest
 from scipy.spatial import distance as scipy_distance
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.beyond import ild, long_tail_share, novelty, session_mean
+from rankproof.recsys.beyond import ild, long_tail_share, novelty, session_mean
 from rankproof.errors import InputError, TieError
 
 
@@ -169,10 +169,10 @@ def test_session_mean_from_a_table_and_refusals():
 
 
 def test_rankproof_measures_lists_the_side_data_measures(capsys):
-    from rankproof.cli import main
+    from rankproof.cli.app import main
 
     assert main(["measures"]) == 0
     out = capsys.readouterr().out
-    for name in ("rankproof.beyond.ild", "rankproof.beyond.novelty", "rankproof.beyond.long_tail_share",
-                 "rankproof.coverage.coverage", "rankproof.beyond.session_mean"):
+    for name in ("rankproof.recsys.ild", "rankproof.recsys.novelty", "rankproof.recsys.long_tail_share",
+                 "rankproof.recsys.coverage", "rankproof.recsys.session_mean"):
         assert name in out

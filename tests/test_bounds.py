@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.cli import main
+from rankproof.cli.app import main
 from rankproof.errors import InputError, MeasureError
 from rankproof.stats import compare
 

@@ -13,9 +13,9 @@ import math
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.cli import main
+from rankproof.cli.app import main
 from rankproof.errors import DuplicateError, InputError, ProtocolError
-from rankproof.explain import explain
+from rankproof.explain.explanation import explain
 
 QRELS = {"q1": {"d1": 1, "d2": 2, "d3": 0}}
 IDEAL = 2 + 1 / math.log2(3)

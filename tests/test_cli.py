@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.cli import main
+from rankproof.cli.app import main
 from rankproof.data.digest import qrels_digest
 from rankproof.measures import REGISTRY
 
@@ -997,10 +997,10 @@ def test_process_bad_input_exits_2_with_one_line(tmp_path, case):
 
 def test_progress_display_never_reaches_pipes(tmp_path, capsys, monkeypatch):
     """Even an input counted as large shows no progress when stderr is not a terminal."""
-    import rankproof.cli as cli
+    import rankproof.cli.app as cli
 
     monkeypatch.setattr(cli, "LARGE_INPUT_BYTES", 0)
-    data = Path(cli.__file__).resolve().parent / "_data" / "cranfield"
+    data = Path(cli.__file__).resolve().parents[1] / "_data" / "cranfield"
     code = cli.main(["evaluate", str(data / "qrels.txt"), str(data / "bm25.run"), "-m", "ndcg@10",
                      "--format", "json", "--quiet"])
     captured = capsys.readouterr()
@@ -1014,7 +1014,7 @@ def test_allocator_settings_leave_the_values_unchanged(tmp_path):
     # in a process of its own, the settings must not change any value.
     code = (
         "import json, sys\n"
-        "from rankproof.cli import _keep_freed_memory, main\n"
+        "from rankproof.cli.app import _keep_freed_memory, main\n"
         "_keep_freed_memory()\n"
         f"sys.exit(main(['evaluate', {str(QRELS)!r}, {str(BM25)!r}, '--format', 'json', '-o', {str(tmp_path / 'a.json')!r}]))\n"
     )

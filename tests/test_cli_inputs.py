@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rankproof import Qrels, Run, compare, evaluate
-from rankproof.cli import main
+from rankproof.cli.app import main
 from rankproof.errors import CoverageError
 from rankproof.protocol import PRESETS
 
@@ -218,8 +218,8 @@ class _Terminal(io.StringIO):
     ["trec-eval", "-m", "map", QRELS, BM25],
 ])
 def test_big_inputs_show_progress_on_a_terminal_only(monkeypatch, capsys, command):
-    import rankproof.cli as cli_module
-    import rankproof.progress as progress
+    import rankproof.cli.app as cli_module
+    import rankproof.report.progress as progress
 
     monkeypatch.setattr(cli_module, "LARGE_INPUT_BYTES", 0)
     monkeypatch.setattr(progress, "LARGE_INPUT_BYTES", 0)

@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 from rankproof import Protocol, Qrels, Run, compare, evaluate, load_results
-from rankproof.cli import main
+from rankproof.cli.app import main
 from rankproof.errors import ComparabilityError, InputError, MeasureError
 from rankproof.report.data import to_json as results_to_json
 from rankproof.stats.comparison import _bootstrap

@@ -429,7 +429,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
 def test_lookups_by_search_agree_with_lookup_tables(monkeypatch):
     """attach_intents looks ranked docs up in a dense table when the query x doc
     space is small, by binary search otherwise: both give the same values."""
-    import rankproof.intent_alignment as intent_alignment
+    import rankproof.pipeline.intents as intent_alignment
 
     rows, run = _random_case(21, ties=True)
     measures = [f"{m}@10" for m in REFERENCES]

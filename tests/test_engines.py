@@ -203,7 +203,7 @@ def test_unknown_engine_is_named():
 
 
 def test_compiled_engine_says_what_it_delegates():
-    from rankproof.measures.base import parse_measure
+    from rankproof.measures.parse import parse_measure
 
     compiled = get_engine("compiled")
     assert compiled.supports(parse_measure("ndcg@10"))
@@ -213,7 +213,7 @@ def test_compiled_engine_says_what_it_delegates():
 
 
 def test_measures_command_names_the_engine_of_each_measure(capsys):
-    from rankproof.cli import main
+    from rankproof.cli.app import main
 
     assert main(["measures"]) == 0
     out = capsys.readouterr().out

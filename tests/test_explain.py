@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.cli import main
-from rankproof.explain import explain
+from rankproof.cli.app import main
+from rankproof.explain.explanation import explain
 
 CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
 
@@ -257,7 +257,7 @@ def _random_case(seed: int):
     ("dcg@4", Protocol(ideal="retrieved")), ("ndcg@6", Protocol(discount="reciprocal", unjudged="condense")),
 ])
 def test_explain_top_gives_the_rows_of_explain(seed, measure, protocol):
-    from rankproof.explain import explain_top
+    from rankproof.explain.explanation import explain_top
 
     qrels, run = _random_case(seed)
     depth = 4

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankproof import Protocol, Qrels, Run, evaluate, evaluate_frame
-from rankproof.pipeline import sort_within_queries
+from rankproof.pipeline.alignment import sort_within_queries
 from rankproof.errors import DuplicateError, InputError, MeasureError, MissingQueryError, ParseError, ProtocolError
 
 LOG2_3 = math.log2(3)

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankproof.cli import main
+from rankproof.cli.app import main
 
 CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
 QRELS_LINES = (CRANFIELD / "qrels.txt").read_bytes().splitlines()[:40]

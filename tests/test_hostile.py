@@ -356,9 +356,9 @@ CASES = [
          python=api('coverage(Run.from_dict({"u": ["a"]}), 2, None)')),
     # Whatever runs out of memory (here: evaluation, made to fail), the user gets one line and exit 2.
     Case("memory-error-is-one-line-exit-2", {"q": QRELS, "r": RUN}, [], 2, ("out of memory", "RANKPROOF_MAX_ID_LENGTH"),
-         python=("import sys\nimport rankproof.evaluate\n"
+         python=("import sys\nimport rankproof.evaluation\n"
                  "def evaluate(*args, **kwargs):\n    raise MemoryError()\n"
-                 "sys.modules['rankproof.evaluate'].evaluate = evaluate\n"
+                 "sys.modules['rankproof.evaluation'].evaluate = evaluate\n"
                  "from rankproof.cli import main\nsys.exit(main(['evaluate', 'q', 'r']))")),
     Case("measure-parameter-given-twice", {"q": QRELS, "r": RUN},
          ["evaluate", "q", "r", "-m", "ndcg(gain=exp2,gain=linear)@10"], 2, ("gain", "twice")),

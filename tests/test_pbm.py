@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.cli import main
-from rankproof.clicks import ClickLog, fit_pbm, read_clicks
+from rankproof.cli.app import main
+from rankproof.recsys.clicks import ClickLog, fit_pbm, read_clicks
 from rankproof.errors import InputError, ParseError, ProtocolError
 
 THETA = np.array([0.95, 0.7, 0.55, 0.45, 0.38, 0.3, 0.25, 0.2])

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from rankproof.cli import main
+from rankproof.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

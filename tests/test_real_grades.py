@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.cli import main
+from rankproof.cli.app import main
 from rankproof.errors import InputError, ParseError, ProtocolError
 
 REAL = Protocol(grades="real")
@@ -192,7 +192,7 @@ def test_rbp_rescales_real_gains_by_the_top_real_grade(engine):
 
 
 def test_explain_shows_real_grades():
-    from rankproof.explain import explain
+    from rankproof.explain.explanation import explain
 
     qrels = Qrels.from_dict({"q": {"a": 1.5, "b": 2}}, grades="real")
     shown = explain(qrels, Run.from_dict({"q": ["a", "b"]}), "q", "ndcg@2", REAL)

@@ -23,8 +23,8 @@ import pytest
 
 import rankproof
 from rankproof import Qrels, Run, compare, evaluate
-from rankproof.cli import main
-from rankproof.explain import explain
+from rankproof.cli.app import main
+from rankproof.explain.explanation import explain
 from rankproof.report.html import SECTIONS
 
 CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
@@ -244,10 +244,10 @@ def test_ids_and_names_with_markup_are_escaped():
 
 
 def test_bootstraps_too_large_for_memory_are_left_out_and_said(monkeypatch):
-    import rankproof.figures
+    import rankproof.report.figures
 
     # As if the queries were a thousand times more: no interval fits under the limit.
-    monkeypatch.setattr(rankproof.figures, "MAX_BOOTSTRAP_CELLS", 10_000)
+    monkeypatch.setattr(rankproof.report.figures, "MAX_BOOTSTRAP_CELLS", 10_000)
     results = evaluate(Qrels.read_trec(QRELS), Run.read_trec(RUN_FILES[0]), ["ndcg@10"])
     page = results.to_html()
     assert "No interval of each mean: with 225 queries a bootstrap of 200 resamples" in page
@@ -326,7 +326,7 @@ def test_bad_segments_file_names_file_and_line(tmp_path, capsys):
 
 def test_segments_from_json_and_their_errors(tmp_path):
     from rankproof.errors import InputError
-    from rankproof.figures import read_segments
+    from rankproof.report.figures import read_segments
 
     good = tmp_path / "seg.json"
     good.write_text('{"1": "short", "2": 7}')

@@ -166,7 +166,7 @@ def test_inputs_are_never_modified():
 # -- the dense fast path against the reference kernels ------------------------------------
 def _reference(y_true, y_score, measures, protocol):
     """Every measure by the reference kernels over the general alignment (no fast path)."""
-    from rankproof.evaluate import _measure_alignment, _measure_list
+    from rankproof.evaluation import _measure_alignment, _measure_list
     from rankproof.scores._align import score_alignment
     from rankproof.scores._input import read_scores
 

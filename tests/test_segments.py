@@ -11,7 +11,7 @@ import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate, evaluate_frame
 from rankproof.errors import InputError
-from rankproof.segments import UNLABELLED
+from rankproof.stats.segments import UNLABELLED
 
 # rr per query: a 1, b 1/2, c 0, d 1/4 (relevant doc x at rank 1, 2, absent, 4)
 QRELS = Qrels.from_dict({q: {"x": 1} for q in "abcd"})

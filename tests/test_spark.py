@@ -297,7 +297,7 @@ def _trec_to_parquet(path, target, kind):
 
 
 def test_cli_numpy_engine_prints_the_compiled_table(cranfield, capsys):
-    from rankproof.cli import main
+    from rankproof.cli.app import main
 
     outputs = []
     for engine in ("compiled", "numpy"):
@@ -310,7 +310,7 @@ def test_cli_numpy_engine_prints_the_compiled_table(cranfield, capsys):
 
 
 def test_cli_spark_engine_prints_the_local_table_on_cranfield(spark, cranfield, tmp_path, capsys):
-    from rankproof.cli import main
+    from rankproof.cli.app import main
 
     qrels = _trec_to_parquet(cranfield / "qrels.txt", tmp_path / "qrels.parquet", "qrels")
     run = _trec_to_parquet(cranfield / "bm25.run", tmp_path / "bm25.parquet", "run")

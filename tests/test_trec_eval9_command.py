@@ -78,7 +78,7 @@ def test_random_cases_match_trec_eval9(trec_eval9, tmp_path, capsys, seed):
 
 
 def test_v9_refuses_measures_trec_eval9_lacks(capsys):
-    from rankproof.cli import main
+    from rankproof.cli.app import main
 
     assert main(["trec-eval", "--v9", "-m", "rbp", str(NIST / "qrels.test"), str(NIST / "results.test")]) == 2
     err = capsys.readouterr().err

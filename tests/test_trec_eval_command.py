@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rankproof.cli import main
+from rankproof.cli.app import main
 from rankproof.trec import evaluate
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval_test"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from rankproof.cli import main
+from rankproof.cli.app import main
 from trec_oracle import build_trec_eval
 
 CASES = int(os.environ.get("RANKPROOF_TREC_CASES", "300"))

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.cli import main
-from rankproof.why import why
+from rankproof.cli.app import main
+from rankproof.explain.why import why
 
 CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
 RUNS = ["bm25", "tfidf", "lmdirichlet"]

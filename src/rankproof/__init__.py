@@ -19,40 +19,42 @@ from typing import TYPE_CHECKING, Any
 # The public names load on first use (PEP 562), so that a command such as
 # `rankproof evaluate` imports what it runs and not the report, the
 # statistics or the score-matrix paths (tens of ms of a small run's process).
-# Functions named like their own module (evaluate, coverage, why) are bound
-# now: importing a submodule sets the package's attribute of that name to the
-# module, which would hide them.
 _HOMES = {
     "Qrels": ".data.qrels", "IntentQrels": ".data.intents", "Run": ".data.run", "RankproofError": ".errors",
-    "evaluate_frame": ".frame", "Coverage": ".coverage",
-    "Measure": ".measures.base", "parse_measure": ".measures.base", "parse_measures": ".measures.base",
-    "PRESETS": ".protocol", "Protocol": ".protocol", "Results": ".results", "evaluate_scores": ".scores",
-    "Comparison": ".stats", "compare": ".stats", "load_results": ".stats", "Why": ".why",
+    "evaluate": ".evaluation", "evaluate_frame": ".frame", "evaluate_scores": ".scores",
+    "coverage": ".recsys.coverage", "Coverage": ".recsys.coverage",
+    "Measure": ".measures.base", "parse_measure": ".measures.parse", "parse_measures": ".measures.parse",
+    "PRESETS": ".protocol", "Protocol": ".protocol", "Results": ".results",
+    "Comparison": ".stats", "compare": ".stats", "load_results": ".stats",
+    "why": ".explain.why", "Why": ".explain.why",
 }
 
-from .coverage import coverage  # noqa: E402
-from .evaluate import evaluate  # noqa: E402
-from .why import why  # noqa: E402
-
 if TYPE_CHECKING:
-    from . import report
-    from .coverage import Coverage
     from .data.intents import IntentQrels
     from .data.qrels import Qrels
     from .data.run import Run
     from .errors import RankproofError
+    from .evaluation import evaluate
+    from .explain.why import Why, why
     from .frame import evaluate_frame
-    from .measures.base import Measure, parse_measure, parse_measures
+    from .measures.base import Measure
+    from .measures.parse import parse_measure, parse_measures
     from .protocol import PRESETS, Protocol
+    from .recsys.coverage import Coverage, coverage
+    # at run time the package itself, callable (see rankproof.report); typed as the function it calls
+    from .report import make_report as report
     from .results import Results
     from .scores import evaluate_scores
     from .stats import Comparison, compare, load_results
-    from .why import Why
 
 
 def __getattr__(name: str) -> Any:
-    if name == "report":  # callable: rankproof.report(qrels, runs, ...) makes the HTML report
+    if name == "report":  # the package, callable: rankproof.report(qrels, runs, ...) makes the HTML report
         return importlib.import_module(".report", __name__)
+    if name == "__version__":  # declared once, in pyproject.toml
+        from importlib.metadata import version
+
+        return version("rankproof")
     if name not in _HOMES:
         raise AttributeError(f"module 'rankproof' has no attribute {name!r}")
     value = getattr(importlib.import_module(_HOMES[name], __name__), name)
@@ -63,8 +65,6 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Qrels", "IntentQrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",

@@ -34,8 +34,9 @@ import numpy as np
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import USERS_AND_ITEMS, InputError, RankproofError
-from .evaluate import _as_protocol, evaluate
-from .measures.base import Measure, parse_measures
+from .evaluation import _as_protocol, evaluate
+from .measures.base import Measure
+from .measures.parse import parse_measures
 from .protocol import Protocol
 from .results import Results
 

@@ -13,15 +13,22 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .pipeline import QueryTable
-from .errors import MeasureError
-from .measures.base import Measure, parse_measure
-from .protocol import Aggregation, Protocol
+from .pipeline.alignment import QueryTable
+from .errors import CoverageError, InputError, MeasureError
+from .measures.base import Measure
+from .measures.parse import parse_measure
+from .protocol import Aggregation, MissingQuery, Protocol
 
-__all__ = ["Results", "MeasureResult", "Bounds"]
+__all__ = ["Results", "MeasureResult", "Bounds", "MIN_COVERAGE", "check_query_coverage"]
 
 # The query ids shown to the caller and the order they are shown in (see Results._id_source).
 _Ids = tuple[np.ndarray | None, np.ndarray | None]
+
+# A run that ranks fewer than this share of the judged queries is refused
+# unless the caller allows it: a mean made mostly of queries scored 0 (or of a
+# handful of queries) is rarely what was meant, and mismatched query ids
+# (q1 against 1) look exactly like that.
+MIN_COVERAGE = 0.5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -417,7 +424,7 @@ class Results:
 
         Returns
         -------
-        rankproof.segments.Segments
+        rankproof.stats.segments.Segments
             Rows of (segment, measure, mean, count, low, high); ``to_pandas()``
             gives a DataFrame. The mean follows the aggregation policy (macro,
             weighted or micro) and the bootstrap resamples what that mean is
@@ -436,7 +443,7 @@ class Results:
         >>> row.low, row.high        # resamples of two values: 0.5, 0.75 or 1
         (0.5, 1.0)
         """
-        from .segments import by_segment
+        from .stats.segments import by_segment
 
         return by_segment(self, segment, measures=measures, confidence=confidence, resamples=resamples,
                           method=method, seed=seed, unlabelled=unlabelled)
@@ -512,8 +519,6 @@ class Results:
             elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
                 touched.append(f"{key}={value}")
         lines.append("counts " + (", ".join(touched) if touched else "none touched"))
-        from .evaluate import MIN_COVERAGE
-
         if self.query_coverage < MIN_COVERAGE:
             judged = self.counts["queries_in_qrels"]
             ranked = judged - self.counts["queries_missing_from_run"]
@@ -562,7 +567,7 @@ class Results:
         Curves over k, precision-recall, the drill-down and significance need the
         rankings and other runs: :func:`rankproof.report` draws those.
         """
-        from .figures import from_results
+        from .report.figures import from_results
         from .report.html import render
 
         return render(from_results([self], command=command))
@@ -575,3 +580,46 @@ class Results:
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.means().items())
         return f"Results({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"
+
+
+def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
+    """Refuse results whose run ranks too few of the judged queries.
+
+    Coverage = judged queries the run ranks / judged queries. Raises
+    :class:`~rankproof.errors.CoverageError` when it is 0 (whatever
+    ``min_coverage`` says) or below ``min_coverage``.
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"1": {"a": 1}, "2": {"b": 1}})
+    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.CoverageError: run against qrels: the run ranks none of the 2 judged queries ...
+    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10", allow_partial=True).query_coverage
+    0.0
+    """
+    if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
+        raise InputError(f"min_coverage must be a share between 0 and 1; got {min_coverage!r}")
+    counts = results.counts
+    judged = counts["queries_in_qrels"]
+    coverage = results.query_coverage
+    if judged == 0 or (coverage > 0 and coverage >= min_coverage):
+        return
+    ranked = judged - counts["queries_missing_from_run"]
+    where = f"{source}: " if source else ""
+    fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
+    if ranked == 0:
+        raise CoverageError(
+            f"{where}the run ranks none of the {judged} judged queries "
+            f"({counts['queries_missing_from_qrels']} ranked queries are not judged); check that the query ids "
+            f"match (e.g. 'q1' against '1'), or {fix}")
+    raise CoverageError(
+        f"{where}the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
+        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}; "
+        f"check the run, or {fix} (or lower min_coverage, --min-coverage)")
+
+
+def _missing_fate(results: Results) -> str:
+    if results.protocol.missing_query is MissingQuery.ZERO:
+        return "scored 0 (missing_query=zero)"
+    return "left out of the mean (missing_query=exclude)"

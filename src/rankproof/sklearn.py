@@ -19,7 +19,7 @@ Imported only when used: ``import rankproof`` does not load scikit-learn.
 
 from __future__ import annotations
 
-from .measures.base import parse_measure
+from .measures.parse import parse_measure
 from .protocol import Protocol
 
 __all__ = ["scorer", "ndcg_scorer", "grouped_scores"]
@@ -140,7 +140,7 @@ def scorer(measure: str = "ndcg@10", protocol: "Protocol | str | None" = None, *
     >>> scorer("rr", qid=1)(Ranker(), X, y)   # each query's relevant row ranks 2nd: (1/2 + 1/2) / 2
     0.5
     """
-    from .evaluate import _as_protocol
+    from .evaluation import _as_protocol
 
     text = str(parse_measure(measure))
     protocol_text = str(_as_protocol(protocol))

@@ -19,7 +19,8 @@ from typing import Iterable
 import numpy as np
 
 from .errors import InputError
-from .measures.base import Measure, parse_measures
+from .measures.base import Measure
+from .measures.parse import parse_measures
 from .protocol import Protocol
 from .results import Results
 from .scores import evaluate_scores

@@ -107,7 +107,7 @@ def checked_id(value, what: str, source: str, query=None) -> str:
     ...
     rankproof.errors.ParseError: run: query q1: the doc id None is not a string or an integer; give ids as text such as 'd1'
     """
-    from rankproof.errors import ParseError, where
+    from ..errors import ParseError, where
 
     if isinstance(value, str):
         if value:

@@ -25,9 +25,9 @@ __all__ = ["Qrels", "as_real"]
 def as_real(grades: Any) -> bool:
     """Read a ``grades=`` argument: True for 'real', False for 'integer'
     (a :class:`~rankproof.protocol.Protocol`'s ``grades`` policy, or its text)."""
-    from ..protocol import Grades, _parse_enum
+    from ..protocol.policies import Grades, parse_enum
 
-    return _parse_enum("grades", Grades, grades) is Grades.REAL
+    return parse_enum("grades", Grades, grades) is Grades.REAL
 
 
 def _real_grades(values: Any, describe_row) -> np.ndarray:

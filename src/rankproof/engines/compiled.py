@@ -1,6 +1,6 @@
 """The compiled engine: the ranked family in one fused pass per query.
 
-:mod:`rankproof.engines._ranked` (Cython, nogil) computes every requested
+:mod:`rankproof._libs.ranked` (Cython, nogil) computes every requested
 measure of the ranked family and trec_eval's set and count measures (see
 ``KINDS``) for a query while its ranking is in cache, tie groups in closed
 form as the numpy reference does. This module turns the measures into the
@@ -113,7 +113,7 @@ class CompiledEngine:
 
     def __init__(self) -> None:
         try:
-            from . import _ranked
+            from .._libs import ranked as _ranked
         except ImportError as error:  # a source checkout whose extensions were never built
             raise ImportError(
                 f"rankproof's compiled engine is not built ({error}); build it with `make ext` "

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rankproof.errors import ParseError, where
-from rankproof.io.files import read_bytes
+from ..errors import ParseError, where
+from .files import read_bytes
 
 __all__ = ["read_chunk_map"]
 
@@ -43,7 +43,7 @@ def read_chunk_map(path: str) -> tuple[np.ndarray, np.ndarray]:
     when it cannot be read, is malformed, is empty, or maps one chunk to two
     documents.
     """
-    from rankproof.io.formats import _What, _read_table, format_of
+    from .formats import _What, _read_table, format_of
 
     source = str(path)
     fmt = format_of(path)

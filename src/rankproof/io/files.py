@@ -12,8 +12,8 @@ import zlib
 from pathlib import Path
 from typing import Callable
 
-from rankproof.errors import ParseError, where
-from rankproof.io.limits import (
+from ..errors import ParseError, where
+from .limits import (
     FIFO_TIMEOUT,
     MAX_DECOMPRESSED_BYTES,
     MAX_DECOMPRESSION_RATIO,

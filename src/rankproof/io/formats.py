@@ -31,15 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
-from rankproof.errors import InputError, ParseError, where
-from rankproof.io.tables import (
+from ..errors import InputError, ParseError, where
+from .tables import (
     _missing_error,
     qrels_columns_from_table,
     run_columns_from_table,
 )
-from rankproof.io.files import check_json_nesting, encoding_hint, load_text, read_bytes
-from rankproof.io.limits import MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO
-from rankproof.io.trec import (
+from .files import check_json_nesting, encoding_hint, load_text, read_bytes
+from .limits import MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO
+from .trec import (
     QrelsColumns,
     RunColumns,
     _shorten,

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankproof.errors import ParseError, where
-from rankproof.io.trec import _FLOAT, _QRELS, _grade_problem, _load, _shorten
+from ..errors import ParseError, where
+from .trec import _FLOAT, _QRELS, _grade_problem, _load, _shorten
 
 __all__ = ["IntentQrelsColumns", "read_trec_intent_qrels", "intent_columns_from_table", "read_intent_weights"]
 
@@ -135,7 +135,7 @@ def intent_columns_from_table(table, *, query="query", intent="intent", doc="doc
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from rankproof.io.tables import _Rows, _plain, _select, qrels_columns_from_table
+    from .tables import _Rows, _plain, _select, qrels_columns_from_table
 
     columns = qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source, lines=lines)
     selected, missing = _select(table, {"intent": intent}, source)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from rankproof.errors import InputError
+from ..errors import InputError
 
 __all__ = [
     "Limit",

@@ -28,10 +28,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from rankproof.io.lines import no_lines
-from rankproof.errors import REAL_GRADES_HINT, InputError, ParseError, where
-from rankproof.io.limits import MAX_ID_LENGTH
-from rankproof.io.trec import (
+from .lines import no_lines
+from ..errors import REAL_GRADES_HINT, InputError, ParseError, where
+from .limits import MAX_ID_LENGTH
+from .trec import (
     _FLOAT,
     _INTEGER,
     QrelsColumns,
@@ -125,7 +125,7 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
 
     import pyarrow as pa
 
-    from rankproof.io import _trec_scan
+    from .._libs import trec_scan as _trec_scan
 
     if not isinstance(column, pa.ChunkedArray):
         column = pa.chunked_array([column])

@@ -1,6 +1,6 @@
 """Reading TREC qrels and run files into interned columns.
 
-One compiled pass (:mod:`rankproof.io._trec_scan`) splits the lines and
+One compiled pass (:mod:`rankproof._libs.trec_scan`) splits the lines and
 columns, checks the column count and parses the grade or score of every data
 line, interns the query and doc ids through a hash table and records each
 row's line number. Files of every size take this one path; a large file is
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankproof.errors import REAL_GRADES_HINT, ParseError, where
-from rankproof.io import _trec_scan
-from rankproof.io.limits import MAX_ID_LENGTH
-from rankproof.io.files import encoding_hint, load_text
+from ..errors import REAL_GRADES_HINT, ParseError, where
+from .._libs import trec_scan as _trec_scan
+from .limits import MAX_ID_LENGTH
+from .files import encoding_hint, load_text
 
 __all__ = [
     "QrelsColumns",

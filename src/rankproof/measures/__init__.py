@@ -5,7 +5,8 @@ Each registered measure is also a module attribute, ready to call and cut:
 imported below.
 """
 
-from .base import REGISTRY, Measure, MeasureSpec, parse_measure, parse_measures
+from .base import REGISTRY, Measure, MeasureSpec
+from .parse import parse_measure, parse_measures
 from . import core  # noqa: F401,E402  (registers the core measures)
 from . import trec_sets  # noqa: F401,E402
 from . import trec_gains  # noqa: F401,E402

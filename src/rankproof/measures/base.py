@@ -12,6 +12,7 @@ the cutoff:
 >>> from rankproof.measures import ndcg, p
 >>> str(ndcg(gain="exp2") @ 10)
 'ndcg(gain=exp2)@10'
+>>> from rankproof.measures import parse_measure
 >>> parse_measure("p(rel=2)@5") == p(rel=2) @ 5
 True
 """
@@ -19,15 +20,15 @@ True
 from __future__ import annotations
 
 import dataclasses
-import re
+import difflib
 from typing import Any, Callable
 
 from ..errors import MeasureError, ProtocolError
-from ..protocol import parse_discount, parse_gain, parse_rel, _parse_enum, Ideal
+from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enum, Ideal
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
 __all__ = ["Measure", "MeasureSpec", "Param", "PARAMS", "REGISTRY", "register", "register_param",
-           "parse_float", "parse_measure", "parse_measures"]
+           "parse_float",]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,16 +64,16 @@ def parse_float(value: Any) -> float:
 PARAMS: dict[str, Param] = {
     "gain": Param("gain", parse_gain, "gain of a grade: linear, exp2 or map:G=V/..."),
     "discount": Param("discount", parse_discount, "rank discount: log2, reciprocal or vector:..."),
-    "ideal": Param("ideal", lambda v: _parse_enum("ideal", Ideal, v), "ideal pool: judged or retrieved"),
+    "ideal": Param("ideal", lambda v: parse_enum("ideal", Ideal, v), "ideal pool: judged or retrieved"),
     "rel": Param("rel", parse_rel, "lowest grade counted as relevant"),
     "precision_denominator": Param(
-        "precision_denominator", lambda v: _parse_enum("precision_denominator", PrecisionDenominator, v),
+        "precision_denominator", lambda v: parse_enum("precision_denominator", PrecisionDenominator, v),
         "denominator of P@k: k or retrieved (min(k, list length))"),
     "recall_denominator": Param(
-        "recall_denominator", lambda v: _parse_enum("recall_denominator", RecallDenominator, v),
+        "recall_denominator", lambda v: parse_enum("recall_denominator", RecallDenominator, v),
         "denominator of R@k: relevant (R) or min_k (min(R, k))"),
     "ap_denominator": Param(
-        "ap_denominator", lambda v: _parse_enum("ap_denominator", ApDenominator, v),
+        "ap_denominator", lambda v: parse_enum("ap_denominator", ApDenominator, v),
         "denominator of AP@k: relevant (R), min_k (min(R, k)) or hits (relevant in the top k)"),
 }
 
@@ -167,7 +168,7 @@ class Measure:
     def __post_init__(self) -> None:
         spec = REGISTRY.get(self.name)
         if spec is None:
-            raise _unknown_measure([self.name])
+            raise _unknown_name(self.name)
         if self.cutoff is not None:
             if not spec.cutoff:
                 raise MeasureError(f"{self.name} takes no cutoff; write {self.name} without @k")
@@ -219,108 +220,9 @@ class Measure:
         return f"Measure({str(self)!r})"
 
 
-_MEASURE_TEXT = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$"
-)
-
-
-def _unknown_measure(names: list[str], cutoffs: "list[str | None] | None" = None) -> MeasureError:
-    from .aliases import suggest
-
-    parts = []
-    for index, name in enumerate(names):
-        cutoff = cutoffs[index] if cutoffs else None
-        near = [f"{n}@{cutoff}" if cutoff and REGISTRY[n].cutoff else n for n in suggest(name[:100])]
-        hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        shown = name if len(name) <= 60 else name[:57] + "..."
-        parts.append(f"{shown!r}{hint}")
-    label = "unknown measure" if len(names) == 1 else "unknown measures"
-    return MeasureError(f"{label} {'; '.join(parts)}. Known measures: {', '.join(REGISTRY)} "
-                        "(and the names of trec_eval, ir_measures and ranx: see `rankproof measures`)")
-
-
-def _canonical_text(text: str) -> str:
-    """Another tool's name for a measure (P_10, nDCG@10, mrr) as rankproof's text."""
-    from .aliases import resolve
-
-    return resolve(text) or text
-
-
-def _parse_one(text: str) -> Measure:
-    text = _canonical_text(text)
-    match = _MEASURE_TEXT.match(text)
-    if match is None:
-        raise MeasureError(
-            f"cannot read measure {text!r}; write it as name, name@k or name(param=value)@k, "
-            "e.g. ndcg(gain=exp2)@10"
-        )
-    name = match["name"]
-    if name not in REGISTRY:
-        raise _unknown_measure([name], [match["cutoff"]])
-    params: dict[str, str] = {}
-    if match["params"]:
-        for item in match["params"].split(","):
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip() or not value.strip():
-                raise MeasureError(f"cannot read parameter {item.strip()!r} of {text!r}; write key=value")
-            if key.strip() in params:
-                raise MeasureError(f"parameter {key.strip()} is given twice in {text!r}; give each parameter once")
-            params[key.strip()] = value.strip()
-    cutoff = None
-    if match["cutoff"] is not None:
-        raw = match["cutoff"]
-        if not re.fullmatch(r"[+-]?\d+", raw):
-            raise MeasureError(
-                f"the cutoff k of {name} must be an integer >= 1; got {raw!r} in {text!r}. "
-                f"Write {name}@10, for instance"
-            )
-        cutoff = int(raw)
-    return Measure(name, cutoff, tuple(params.items()))
-
-
-def parse_measure(text: "str | Measure") -> Measure:
-    """Read one measure from its text form.
-
-    Examples
-    --------
-    >>> parse_measure("ndcg@10")
-    Measure('ndcg@10')
-    >>> parse_measure("ndcg@0")
-    Traceback (most recent call last):
-    ...
-    rankproof.errors.MeasureError: the cutoff k of ndcg must be >= 1; got 0. Write ndcg@10, for instance
-    """
-    if isinstance(text, Measure):
-        return text
-    return _parse_one(str(text))
-
-
-def parse_measures(texts) -> list[Measure]:
-    """Read several measures; every unknown name is reported at once."""
-    if isinstance(texts, (str, Measure)):
-        texts = [texts]
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise MeasureError(f"measures must be a measure name, a Measure or a list of them, e.g. ['ndcg@10', 'ap']; "
-                           f"got {type(texts).__name__}") from None
-    measures: list[Measure] = []
-    unknown: list[str] = []
-    cutoffs: list[str | None] = []
-    for text in texts:
-        if isinstance(text, Measure):
-            measures.append(text)
-            continue
-        if not isinstance(text, str):
-            raise MeasureError(f"a measure must be a name such as 'ndcg@10' or a Measure; got {str(text)[:40]!r}")
-        match = _MEASURE_TEXT.match(_canonical_text(str(text)))
-        if match is not None and match["name"] not in REGISTRY:
-            unknown.append(match["name"])
-            cutoffs.append(match["cutoff"])
-            continue
-        measures.append(_parse_one(str(text)))
-    if unknown:
-        raise _unknown_measure(unknown, cutoffs)
-    if not measures:
-        raise MeasureError("no measure given; ask for one, e.g. ndcg@10")
-    return measures
+def _unknown_name(name: str) -> MeasureError:
+    """A Measure built with a name the registry lacks (the parser suggests by meaning too: see
+    :func:`rankproof.measures.parse.parse_measure`)."""
+    near = difflib.get_close_matches(name[:100], list(REGISTRY), n=3)
+    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+    return MeasureError(f"unknown measure {name[:60]!r}{hint}. Known measures: {', '.join(REGISTRY)}")

@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..pipeline import Alignment
+from ..pipeline.alignment import Alignment
 from ..kernels.ranked import Ranked
 from ..kernels.segments import ranks_within
 from ..protocol import Discount, DiscountVector, Gain, GainMap, Ideal, LogDiscount, Protocol

@@ -16,12 +16,12 @@ track's tool, also behind ir_measures' pyndeval provider):
 - c_i(r) is the number of docs relevant to intent i ranked above rank r.
 
 With ``ties=expected`` (the default) every measure here is the exact mean
-over the orders of tied docs, in closed form (see :mod:`rankproof.kernels._diversity`);
+over the orders of tied docs, in closed form (see :mod:`rankproof._libs.diversity`);
 ``ties=docid`` orders tied docs as trec_eval and ``ndeval -traditional`` do
 (score descending, doc id descending). NIST's ndeval without ``-traditional``
 orders by the rank column instead; pyndeval breaks ties by doc id ascending.
 
-The novelty and per-intent loops are compiled (:mod:`rankproof.kernels._diversity`).
+The novelty and per-intent loops are compiled (:mod:`rankproof._libs.diversity`).
 
 Examples
 --------
@@ -93,7 +93,7 @@ register_param(Param(
 
 
 def _kernel():
-    from ..kernels import _diversity
+    from .._libs import diversity as _diversity
 
     return _diversity
 

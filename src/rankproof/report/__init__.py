@@ -36,7 +36,7 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     test, correction, alpha, confidence, resamples, seed
         As :func:`rankproof.compare`.
     command, inputs, drill_depth, title
-        See :func:`rankproof.figures.prepare`.
+        See :func:`rankproof.report.figures.prepare`.
 
     Returns
     -------
@@ -55,7 +55,7 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     >>> page.count('<svg class="figure"') > 5
     True
     """
-    from ..figures import prepare
+    from .figures import prepare
     from .html import render
     from .output import check_output_path, write_output
 

@@ -1,7 +1,7 @@
 """The HTML report: one self-contained page (inline CSS, SVG, data and script).
 
-A renderer only: every number comes from a :class:`~rankproof.figures.ReportData`
-(made by :func:`rankproof.figures.prepare` from the same Results and
+A renderer only: every number comes from a :class:`~rankproof.report.figures.ReportData`
+(made by :func:`rankproof.report.figures.prepare` from the same Results and
 Comparison the JSON outputs hold). The figures are static SVG written here;
 the page's small script only shows what a control selects (a query's
 rankings and its cumulative DCG) from data embedded once, and computes
@@ -535,7 +535,7 @@ class _Page:
         d = self.data
         if not d.pr_curves:
             return ""
-        from ..figures import PR_LEVELS
+        from .figures import PR_LEVELS
 
         series = [(run, self.colors[run], list(PR_LEVELS), d.pr_curves[run]) for run in self.runs]
         chart = svg.line_chart("pr", series, x_label="recall", y_label="interpolated precision", y_range=(0, 1))
@@ -666,12 +666,12 @@ class _Page:
 
 
 def render(data) -> str:
-    """The page for a :class:`~rankproof.figures.ReportData`, as text.
+    """The page for a :class:`~rankproof.report.figures.ReportData`, as text.
 
     Examples
     --------
     >>> from rankproof import Qrels, Run
-    >>> from rankproof.figures import prepare
+    >>> from rankproof.report.figures import prepare
     >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
     >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
     >>> page = render(prepare(qrels, runs, ["rr"], resamples=100))

@@ -15,7 +15,7 @@ rename destroys something:
 - an output that is the same file as one of the inputs is refused before
   anything is read (``-o run.txt`` would otherwise destroy the run);
 - SIGTERM and SIGHUP, like SIGINT, remove the temporary file (the CLI turns
-  them into exceptions, see :func:`rankproof.cli.main`).
+  them into exceptions, see :func:`rankproof.cli.app`).
 """
 
 from __future__ import annotations

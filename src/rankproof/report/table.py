@@ -11,7 +11,7 @@ import io
 import math
 from typing import Sequence
 
-from ..explain import Explanation
+from ..explain.explanation import Explanation
 from ..results import Results
 
 __all__ = ["to_table", "to_markdown", "explanation_table", "counts_lines", "warning_lines", "notes_lines"]
@@ -72,7 +72,7 @@ def warning_lines(results: Results) -> list[str]:
 
 def _coverage_warning(results: Results) -> list[str]:
     """A run that ranks few of the judged queries (allowed by allow_partial, but said)."""
-    from ..evaluate import MIN_COVERAGE
+    from ..results import MIN_COVERAGE
 
     coverage = results.query_coverage
     if coverage >= MIN_COVERAGE:

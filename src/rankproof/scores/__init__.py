@@ -37,10 +37,10 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from ..errors import InputError
-from ..evaluate import _as_protocol, _measure_alignment, _measure_list, _weights_wanted
+from ..evaluation import _as_protocol, _measure_alignment, _measure_list, _weights_wanted
 from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, ratio
-from ..pipeline import Alignment, QueryTable
+from ..pipeline.alignment import Alignment, QueryTable
 from ..protocol import Protocol, Ties
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..pipeline import Alignment, apply_negative_grades, apply_unjudged, group_ties, rank_order
+from ..pipeline.alignment import Alignment, apply_negative_grades, apply_unjudged, group_ties, rank_order
 from ..protocol import Protocol
 from ._input import ScoreInput
 

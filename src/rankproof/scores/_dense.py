@@ -13,7 +13,7 @@ import numpy as np
 
 from ..measures.compute import gains_of as _gains_of
 from ..protocol import Gain, GainMap
-from ._dense_kernel import dense_dcg_parts
+from .._libs.dense import dense_dcg_parts
 
 __all__ = ["dense_ndcg_parts"]
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..kernels.segments import ranks_within
-from ..pipeline import apply_negative_grades, apply_score_precision
+from ..pipeline.alignment import apply_negative_grades, apply_score_precision
 from ..protocol import Protocol
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]

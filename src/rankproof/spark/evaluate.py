@@ -21,7 +21,7 @@ import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..errors import InputError, RankproofError
-from ..evaluate import MIN_COVERAGE, _as_protocol, _measure_list, _weights_wanted, check_query_coverage
+from ..evaluation import MIN_COVERAGE, _as_protocol, _measure_list, _weights_wanted, check_query_coverage
 from ..measures.base import Measure
 from ..protocol import Aggregation, Protocol
 from .inputs import KEY, ROW, SIDE, Columns, read_table, stacked

@@ -146,8 +146,8 @@ class PartitionTask:
 
         from ..data.qrels import Qrels
         from ..data.run import Run
-        from ..evaluate import evaluate
-        from ..pipeline import apply_negative_grades
+        from ..evaluation import evaluate
+        from ..pipeline.alignment import apply_negative_grades
 
         columns = self.columns
         qrels_table, run_table = self._sides(table)

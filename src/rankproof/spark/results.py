@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import MeasureError
-from ..measures.base import Measure, parse_measure
+from ..measures.base import Measure
+from ..measures.parse import parse_measure
 from ..protocol import Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,7 +128,7 @@ class SparkResults:
     # -- collected --------------------------------------------------------------
     def to_results(self) -> "Results":
         """The :class:`rankproof.Results` of the local engine: collects one row per query."""
-        from ..pipeline import QueryTable
+        from ..pipeline.alignment import QueryTable
         from ..results import MeasureResult, Results
 
         table = self._frame.toPandas() if not hasattr(self._frame, "toArrow") else self._frame.toArrow().to_pandas()

@@ -16,7 +16,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..errors import ComparabilityError, InputError
-from ..measures.base import Measure, parse_measures
+from ..measures.base import Measure
+from ..measures.parse import parse_measures
 from ..protocol import Aggregation, Protocol
 from .corrections import CORRECTIONS, correct
 from .power import queries_needed
@@ -160,7 +161,7 @@ class Comparison:
         table with intervals, corrected significance marks, W/T/L, effect sizes and
         queries needed. Per-query plots need the per-query values:
         :func:`rankproof.report` draws those."""
-        from ..figures import from_comparison
+        from ..report.figures import from_comparison
         from ..report.html import render
 
         return render(from_comparison(self, command=command))
@@ -218,7 +219,7 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
 def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False, bounds: bool = False
                ) -> tuple[list[str], list[Any], list[Measure]]:
     from ..data.run import Run
-    from ..evaluate import evaluate
+    from ..evaluation import evaluate
 
     items = _named(runs, labels)
     if measures is None:
@@ -438,7 +439,7 @@ def compare(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise InputError(f"seed must be a non-negative integer; got {str(seed)[:40]}")
     if protocol is not None and not isinstance(protocol, Protocol):
-        from ..evaluate import _as_protocol
+        from ..evaluation import _as_protocol
 
         protocol = _as_protocol(protocol)
 

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, MeasureError, ProtocolError
-from ..measures.base import Measure, parse_measure
+from ..measures.base import Measure
+from ..measures.parse import parse_measure
 from ..protocol import Protocol
 
 __all__ = ["SavedResults", "load_results", "results_from_document"]

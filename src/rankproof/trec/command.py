@@ -20,7 +20,7 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError, RankproofError
 from ..report.output import write_output
-from .engine import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
+from .values import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
 from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
 
 __all__ = ["trec_eval_command", "parse_arguments", "HELP"]
@@ -363,7 +363,7 @@ def trec_eval_command(argv: list[str]) -> int:
     """Run ``rankproof trec-eval`` with the arguments after the subcommand; return the exit code.
 
     Errors are raised as :class:`~rankproof.errors.RankproofError` for the
-    caller (``rankproof.cli.main``) to print in one line with exit code 2.
+    caller (``rankproof.cli.app``) to print in one line with exit code 2.
     """
     settings, measures, qrels_path, run_path, action = parse_arguments(argv)
     version9 = bool(settings.get("version9")) if settings else "--v9" in argv
@@ -376,7 +376,7 @@ def trec_eval_command(argv: list[str]) -> int:
         return 0
     request(measures, version9=version9)  # unknown measures and bad parameters fail before any file is read
     zscore_path = settings.pop("zscores", None)
-    from ..progress import Stages, is_large
+    from ..report.progress import Stages, is_large
 
     stages = Stages(3, is_large([qrels_path, run_path]), "trec-eval")
     try:

@@ -11,23 +11,19 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from .pipeline import align, cutoff_counts
+from .pipeline.alignment import align, cutoff_counts
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
 from .engines import DEFAULT_ENGINE, Engine, get_engine
 from .errors import InputError, ZeroIdealError
-from .measures.base import Measure, parse_measures
+from .measures.base import Measure
+from .measures.parse import parse_measures
 from .protocol import Aggregation, Grades, Protocol, ZeroIdeal
-from .results import MeasureResult, Results
+from .results import MIN_COVERAGE, MeasureResult, Results, check_query_coverage
 
 __all__ = ["evaluate", "MIN_COVERAGE", "check_query_coverage"]
 
-# A run that ranks fewer than this share of the judged queries is refused
-# unless the caller allows it: a mean made mostly of queries scored 0 (or of a
-# handful of queries) is rarely what was meant, and mismatched query ids
-# (q1 against 1) look exactly like that.
-MIN_COVERAGE = 0.5
 
 
 def _as_protocol(protocol: "Protocol | str | None") -> Protocol:
@@ -155,7 +151,7 @@ def evaluate(
     engine = get_engine(engine)  # an unknown engine fails before the work
     alignment = align(qrels, run, protocol)
     if intents is not None:
-        from .intent_alignment import attach_intents
+        from .pipeline.intents import attach_intents
 
         alignment = attach_intents(alignment, intents)
     weight_array = _query_weights(weights, alignment.queries, protocol)
@@ -166,53 +162,6 @@ def evaluate(
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=f"{run.source} against {qrels.source}")
     return results
-
-
-def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
-    """Refuse results whose run ranks too few of the judged queries.
-
-    Coverage = judged queries the run ranks / judged queries. Raises
-    :class:`~rankproof.errors.CoverageError` when it is 0 (whatever
-    ``min_coverage`` says) or below ``min_coverage``.
-
-    >>> from rankproof import Qrels, Run, evaluate
-    >>> qrels = Qrels.from_dict({"1": {"a": 1}, "2": {"b": 1}})
-    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    rankproof.errors.CoverageError: run against qrels: the run ranks none of the 2 judged queries ...
-    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10", allow_partial=True).query_coverage
-    0.0
-    """
-    from .errors import CoverageError
-
-    if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
-        raise InputError(f"min_coverage must be a share between 0 and 1; got {min_coverage!r}")
-    counts = results.counts
-    judged = counts["queries_in_qrels"]
-    coverage = results.query_coverage
-    if judged == 0 or (coverage > 0 and coverage >= min_coverage):
-        return
-    ranked = judged - counts["queries_missing_from_run"]
-    where = f"{source}: " if source else ""
-    fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
-    if ranked == 0:
-        raise CoverageError(
-            f"{where}the run ranks none of the {judged} judged queries "
-            f"({counts['queries_missing_from_qrels']} ranked queries are not judged); check that the query ids "
-            f"match (e.g. 'q1' against '1'), or {fix}")
-    raise CoverageError(
-        f"{where}the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
-        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}; "
-        f"check the run, or {fix} (or lower min_coverage, --min-coverage)")
-
-
-def _missing_fate(results: Results) -> str:
-    from .protocol import MissingQuery
-
-    if results.protocol.missing_query is MissingQuery.ZERO:
-        return "scored 0 (missing_query=zero)"
-    return "left out of the mean (missing_query=exclude)"
 
 
 def _measure_list(measures, protocol: Protocol) -> list[Measure]:
@@ -280,7 +229,7 @@ def _with_bounds(results: Results, alignment, protocol: Protocol, measure_list: 
     and the same engine: no kernel of its own."""
     import copy
 
-    from .pipeline import assume_unjudged
+    from .pipeline.alignment import assume_unjudged
 
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError("bounds are averaged per query (aggregation=macro or weighted); "

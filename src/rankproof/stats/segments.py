@@ -21,8 +21,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .errors import InputError
-from .protocol import Aggregation
+from ..errors import InputError
+from ..protocol import Aggregation
 
 __all__ = ["SegmentRow", "Segments", "UNLABELLED", "segment_labels", "by_segment"]
 

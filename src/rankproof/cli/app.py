@@ -39,14 +39,10 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
-def _cranfield() -> Path:
-    return Path(__file__).resolve().parent / "_data" / "cranfield"
-
-
 # -- shared steps ---------------------------------------------------------------
 def _protocol(args):
-    from .errors import ProtocolError
-    from .protocol import Protocol
+    from ..errors import ProtocolError
+    from ..protocol import Protocol
 
     protocol = Protocol.preset(args.preset)
     changes: dict[str, str] = {}
@@ -59,8 +55,8 @@ def _protocol(args):
 
 
 def _grade_map(text: str | None) -> dict[int, int] | None:
-    from .errors import InputError, ParseError
-    from .io.files import check_json_nesting, load_text
+    from ..errors import InputError, ParseError
+    from ..io.files import check_json_nesting, load_text
 
     if text is None:
         return None
@@ -105,7 +101,7 @@ def _grade_map(text: str | None) -> dict[int, int] | None:
 
 def _columns(args, kind: str) -> dict:
     """Column names for table inputs (CSV, TSV, JSON Lines, Parquet) from --columns and --*-col."""
-    from .errors import InputError
+    from ..errors import InputError
 
     spec: dict[str, str] = {}
     for item in (getattr(args, "columns", None) or "").split(","):
@@ -181,8 +177,8 @@ def _short(value, width: int = 40) -> str:
 
 
 def _read_qrels(args):
-    from .data.grades import map_grades
-    from .data.qrels import Qrels
+    from ..data.grades import map_grades
+    from ..data.qrels import Qrels
 
     path = _INPUTS.path(args.qrels, args.qrels_format)
     if getattr(args, "intents", False):
@@ -199,7 +195,7 @@ def _read_qrels(args):
 
 def _read_intent_qrels(args, path: str):
     """--intents: the qrels are judgments per intent (TREC diversity format, or a table with an intent column)."""
-    from .data.intents import IntentQrels
+    from ..data.intents import IntentQrels
 
     if args.grade_map is not None:
         raise UsageError("rankproof: --grade-map does not apply to judgments per intent (--intents) yet; "
@@ -209,7 +205,7 @@ def _read_intent_qrels(args, path: str):
 
 
 def _read_run(path: str, fmt: str | None, name: str, args=None):
-    from .data.run import Run
+    from ..data.run import Run
 
     columns = _columns(args, "run") if args is not None else {}
     return Run.read(_INPUTS.path(path, fmt), fmt, name=name, **columns)
@@ -236,7 +232,7 @@ def _read_qrels_beside(args, run_path: str, run_name: str):
 
 def _run_names(paths: list[str], labels: "list[str] | None" = None) -> list[str]:
     """File names as run names (full paths where two files share a name); --label NAME=FILE renames."""
-    from .errors import InputError
+    from ..errors import InputError
 
     if sum(p == "-" for p in paths) > 1:
         raise InputError("stdin ('-') is given for two inputs; read at most one input from stdin")
@@ -278,8 +274,8 @@ def _labels(names: list[str]) -> list[str]:
 
 
 def _Stages(total: int, enabled: bool, label: str = "evaluating"):
-    """The progress display (rankproof.progress), for large inputs on a terminal only."""
-    from .progress import Stages
+    """The progress display (rankproof.report.progress), for large inputs on a terminal only."""
+    from ..report.progress import Stages
 
     return Stages(total, enabled, label)
 
@@ -318,25 +314,25 @@ def _prepare_for(paths: list[str]) -> bool:
 
 
 def _is_large(paths: list[str]) -> bool:
-    from .progress import is_large
+    from ..report.progress import is_large
 
     return is_large(paths, LARGE_INPUT_BYTES)
 
 
 def _render(results, fmt: str, per_query: bool, digits: int = 4) -> str:
     if fmt == "json":
-        from .report.data import to_json
+        from ..report.data import to_json
 
         return to_json(results, per_query=True)
     if fmt == "csv":
-        from .report.data import to_csv
+        from ..report.data import to_csv
 
         return to_csv(results, per_query=per_query)
     if fmt == "trec":
-        from .report.data import to_trec
+        from ..report.data import to_trec
 
         return to_trec(results, per_query=per_query, digits=digits)
-    from .report.table import to_markdown, to_table
+    from ..report.table import to_markdown, to_table
 
     if fmt == "markdown":
         return to_markdown(results, per_query=per_query, digits=digits)
@@ -347,7 +343,7 @@ def _notes(results, quiet: bool) -> None:
     """Counts and warnings on stderr, whatever the format: stdout holds only the output asked for."""
     if quiet:
         return
-    from .report.table import notes_lines
+    from ..report.table import notes_lines
 
     for line in notes_lines(results):
         print(f"rankproof: {line}", file=sys.stderr)
@@ -364,7 +360,7 @@ def _digits(args) -> int:
 
 def _print(text: str) -> None:
     """Text to stdout, with a full disk or a closed stdout reported as bad usage."""
-    from .report.output import write_output
+    from ..report.output import write_output
 
     write_output(text, None)
 
@@ -401,9 +397,9 @@ def _catch_termination() -> dict:
 
 # -- commands ---------------------------------------------------------------------
 def _evaluate(args) -> int:
-    from .evaluate import evaluate
-    from .measures.base import parse_measures
-    from .report.output import check_output_path, write_output
+    from ..evaluation import evaluate
+    from ..measures.parse import parse_measures
+    from ..report.output import check_output_path, write_output
 
     # Everything that can be checked without reading data is checked first.
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
@@ -457,7 +453,7 @@ def _evaluate_on_spark(args, measures, protocol, names: list[str]) -> list:
     if importlib.util.find_spec("pyspark") is None:
         raise UsageError("rankproof evaluate: --engine spark needs pyspark and a Java runtime; "
                          "pip install 'rankproof[spark]'")
-    from .spark import evaluate as spark_evaluate, get_session
+    from ..spark import evaluate as spark_evaluate, get_session
 
     qrels_columns, run_columns = _columns(args, "qrels"), _columns(args, "run")
     try:
@@ -477,11 +473,11 @@ def _evaluate_on_spark(args, measures, protocol, names: list[str]) -> list:
 
 
 def _explain(args) -> int:
-    from .explain import explain
-    from .report.output import write_output
-    from .report.table import explanation_table
+    from ..explain.explanation import explain
+    from ..report.output import write_output
+    from ..report.table import explanation_table
 
-    from .measures.base import parse_measures
+    from ..measures.parse import parse_measures
 
     measures = parse_measures(args.measure or ["ndcg@10"])  # every bad name refused before reading
     protocol = _protocol(args)
@@ -500,22 +496,21 @@ def _formula(description: str) -> str:
 
 def _side_data_measures() -> list[str]:
     """One line per beyond-accuracy measure: its function and the first sentence of its docstring."""
-    from . import beyond
-    from .coverage import coverage
+    from .. import recsys
 
-    functions = [beyond.ild, beyond.novelty, beyond.long_tail_share, coverage, beyond.session_mean]
+    functions = [recsys.ild, recsys.novelty, recsys.long_tail_share, recsys.coverage, recsys.session_mean]
     lines = []
     for function in functions:
         doc = " ".join((function.__doc__ or "").split("\n\n")[0].split())
-        lines.append(f"  {function.__module__}.{function.__name__}: {doc}")
+        lines.append(f"  rankproof.recsys.{function.__name__}: {doc}")
     return lines
 
 
 def _measures(args) -> int:
-    from .errors import InputError
-    from .measures.aliases import aliases, suggest
-    from .engines.compiled import KINDS
-    from .measures.base import REGISTRY
+    from ..errors import InputError
+    from ..measures.aliases import aliases, suggest
+    from ..engines.compiled import KINDS
+    from ..measures.base import REGISTRY
 
     also: dict[str, list[str]] = {}
     for alias in aliases():
@@ -568,8 +563,8 @@ def _measures(args) -> int:
 
 
 def _why(args) -> int:
-    from .report.output import write_output
-    from .why import why
+    from ..report.output import write_output
+    from ..explain.why import why
 
     measures = args.measure or ["ndcg@10"]
     protocol = _protocol(args)
@@ -580,7 +575,7 @@ def _why(args) -> int:
 
 
 def _protocol_command(args) -> int:
-    from .protocol import PRESETS, Protocol
+    from ..protocol import PRESETS, Protocol
 
     protocol = _protocol(args)
     lines = [f"preset {args.preset} (presets: {', '.join(PRESETS)})"]
@@ -601,7 +596,7 @@ COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 def _saved_runs(paths: list[str]) -> dict:
     """Every run of every saved results file; names made unique with the file name where they clash."""
-    from .stats import load_results
+    from ..stats import load_results
 
     loaded = [(path, saved) for path in paths for saved in load_results(path)]
     names = _labels([saved.run_name for _, saved in loaded])
@@ -610,15 +605,15 @@ def _saved_runs(paths: list[str]) -> dict:
 
 
 def _render_comparison(comparison, fmt: str) -> str:
-    from .report import compare as render
+    from ..report import compare as render
 
     return {"table": render.to_table, "json": render.to_json, "csv": render.to_csv,
             "markdown": render.to_markdown, "latex": render.to_latex}[fmt](comparison)
 
 
 def _compare(args) -> int:
-    from .report.output import check_output_path, write_output
-    from .stats import compare
+    from ..report.output import check_output_path, write_output
+    from ..stats import compare
 
     check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
     if args.results:
@@ -637,7 +632,7 @@ def _compare(args) -> int:
     else:
         if len(args.inputs) < 3:
             raise UsageError("rankproof compare: give QRELS and at least two runs (or --results FILE ...)")
-        from .measures.base import parse_measures
+        from ..measures.parse import parse_measures
 
         measures = parse_measures(args.measure or DEFAULT_MEASURES)
         protocol = _protocol(args)
@@ -677,11 +672,11 @@ def _compare(args) -> int:
 def _report(args) -> int:
     import shlex
 
-    from .figures import input_file, read_segments
+    from ..report.figures import input_file, read_segments
     from .labels import apply_labels
-    from .measures.base import parse_measures
-    from .report import make_report
-    from .report.output import check_output_path
+    from ..measures.parse import parse_measures
+    from ..report import make_report
+    from ..report.output import check_output_path
 
     # Everything that can be checked without reading data is checked first.
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
@@ -707,8 +702,8 @@ def _report(args) -> int:
 
 
 def _fit_pbm(args) -> int:
-    from .clicks import fit_pbm, read_clicks
-    from .report.output import write_output
+    from ..recsys.clicks import fit_pbm, read_clicks
+    from ..report.output import write_output
 
     if args.max_iterations < 1:
         raise UsageError(f"rankproof fit-pbm: --max-iterations must be at least 1; got {args.max_iterations}")
@@ -743,7 +738,7 @@ def _demo(args) -> int:
 
 # -- parser -------------------------------------------------------------------------
 def _add_protocol_options(parser: argparse.ArgumentParser) -> None:
-    from .protocol import PRESETS
+    from ..protocol import PRESETS
 
     names = ", ".join(PRESETS)
     parser.add_argument("--preset", default="rankproof", metavar="NAME",
@@ -796,7 +791,7 @@ def _add_test_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_coverage_options(parser: argparse.ArgumentParser) -> None:
-    from .evaluate import MIN_COVERAGE
+    from ..results import MIN_COVERAGE
 
     parser.add_argument("--min-coverage", type=float, default=MIN_COVERAGE, metavar="SHARE",
                         help=f"refuse a run ranking less than this share of the judged queries "
@@ -837,9 +832,9 @@ The examination vector is normalised to rank 1 = 1 (the model sees only products
 
 
 def _version() -> str:
-    from . import __version__
+    from importlib.metadata import version
 
-    return f"rankproof {__version__}"
+    return f"rankproof {version('rankproof')}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -990,7 +985,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    from .errors import RankproofError
+    from ..errors import RankproofError
 
     if not os.environ.get("RANKPROOF_DEBUG"):
         import warnings
@@ -1002,7 +997,7 @@ def _main(argv: list[str] | None) -> int:
         arguments = sys.argv[1:] if argv is None else list(argv)
         if arguments[:1] == ["trec-eval"]:
             # trec_eval's own option syntax (-M100, -qc, options after the files).
-            from .trec.command import trec_eval_command
+            from ..trec.command import trec_eval_command
 
             return trec_eval_command(arguments[1:])
         args = _parser().parse_args(argv)

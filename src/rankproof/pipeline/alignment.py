@@ -32,18 +32,18 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import (
+from ..errors import (
     DuplicateError, InputError, MissingQueryError, TieError, UnjudgedError, where,
 )
-from .protocol import (
+from ..protocol import (
     file_digest, ChunkMap, Chunks, Duplicates, ExtraQuery, Grades, MissingQuery, NegativeGrades, Protocol, ScorePrecision,
     Ties, Unjudged,
 )
-from ._align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, sort_segments, tie_runs
-from .data.interning import merge_vocabularies
-from .io.lines import take_lines
-from .data.qrels import Qrels
-from .data.run import Run
+from .._libs.align_scan import count_per_query, cutoff_counts as _count_cutoffs, mark_rows, sort_segments, tie_runs
+from ..data.interning import merge_vocabularies
+from ..io.lines import take_lines
+from ..data.qrels import Qrels
+from ..data.run import Run
 
 __all__ = ["Alignment", "QueryTable", "align", "assume_unjudged", "cutoff_counts", "query_table", "apply_grades",
            "apply_negative_grades", "apply_score_precision", "apply_unjudged", "drop_duplicates", "group_ties",
@@ -214,7 +214,7 @@ def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray
     When `row_query` is grouped (each query's rows contiguous, in query
     order, as the rows of a :class:`~rankproof.data.run.Run` are), each
     query's rows are sorted on their own by a compiled stable sort
-    (:func:`rankproof._align_scan.sort_segments`); otherwise, or for integer
+    (:func:`rankproof._libs.align_scan.sort_segments`); otherwise, or for integer
     keys beyond float64's exact range, by ``np.lexsort``.
 
     >>> sort_within_queries(np.array([0, 0, 0, 1, 1]), 2, np.array([3., 1., 2., 5., 4.])).tolist()
@@ -449,7 +449,7 @@ def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[i
                              f"{chunk_map.spec} or its group is empty ({len(bad)} such ids); give a pattern whose "
                              "one group matches the document id of every ranked chunk")
         return np.array(docs, dtype=object)
-    from .io.chunk_map import read_chunk_map
+    from ..io.chunk_map import read_chunk_map
 
     if file_digest(chunk_map.spec, "chunk map") != chunk_map.digest:
         raise InputError(f"{chunk_map.spec}: the chunk map file changed since the protocol was made "

@@ -14,8 +14,8 @@ import dataclasses
 
 import numpy as np
 
-from .data.intents import IntentQrels
-from .pipeline import Alignment
+from ..data.intents import IntentQrels
+from .alignment import Alignment
 
 __all__ = ["IntentTable", "IntentAlignment", "attach_intents"]
 

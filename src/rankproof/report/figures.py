@@ -39,9 +39,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .errors import InputError, TieError
-from .measures.base import Measure, parse_measure, parse_measures
-from .protocol import Aggregation, Protocol, Ties
+from ..errors import InputError, TieError
+from ..measures.base import Measure
+from ..measures.parse import parse_measure, parse_measures
+from ..protocol import Aggregation, Protocol, Ties
 
 __all__ = ["ReportData", "InputFile", "prepare", "input_file", "read_segments", "PR_LEVELS", "natural_order"]
 
@@ -177,9 +178,9 @@ class ReportData:
 
 
 def _version() -> str:
-    from . import __version__
+    from importlib.metadata import version
 
-    return __version__
+    return version("rankproof")
 
 
 def _resamples_for(queries: int, resamples: int) -> int:
@@ -276,8 +277,8 @@ def _differences(results, baseline: str, measures) -> dict:
 
 def _gain_discount(qrels, measure: Measure, protocol: Protocol, depth: int) -> dict:
     """The protocol's gain and discount beside the usual alternatives."""
-    from .measures.compute import discount_table, gains_of
-    from .protocol import Discount, Gain
+    from ..measures.compute import discount_table, gains_of
+    from ..protocol import Discount, Gain
 
     gain = measure.setting("gain", protocol)
     discount = measure.setting("discount", protocol)
@@ -350,9 +351,9 @@ def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict
     (a tied group shares its mean discount); an ideal row is ``[doc, grade,
     gain, cumulative]``. The discount of each rank is given once.
     """
-    from .explain import explain_top
-    from .measures.compute import discount_table
-    from .protocol import Ideal
+    from ..explain.explanation import explain_top
+    from ..measures.compute import discount_table
+    from ..protocol import Ideal
 
     rank_discount = discount_table(measure.setting("discount", protocol), depth)
     k = measure.cutoff
@@ -409,7 +410,7 @@ def _pr_curves(qrels, named_runs, protocol: Protocol) -> tuple[dict | None, str]
     has ties, the curve is drawn under ties=docid (trec_eval's order), and
     the page says so.
     """
-    from .evaluate import evaluate
+    from ..evaluation import evaluate
 
     measures = [f"iprec(recall={level:g})" for level in PR_LEVELS]
     if protocol.aggregation is Aggregation.MICRO:
@@ -460,8 +461,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     drill_depth : int
         Rows of each ranking kept for the drill-down (20).
     """
-    from .evaluate import _as_protocol, evaluate
-    from .stats import compare
+    from ..evaluation import _as_protocol, evaluate
+    from ..stats import compare
 
     protocol = _as_protocol(protocol)
     page_measures = list(dict.fromkeys(parse_measures(measures or ["ndcg@10", "ap", "rr", "p@10"])))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["apply_labels"]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from math import comb
 
 
-from .protocol import ApDenominator, PrecisionDenominator, RecallDenominator
+from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
 __all__ = ["working"]
 

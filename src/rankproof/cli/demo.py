@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import Protocol, Qrels, Run, evaluate
-from .explain import explain
-from .report.table import explanation_table, to_table
+from ..data.qrels import Qrels
+from ..data.run import Run
+from ..evaluation import evaluate
+from ..protocol import Protocol
+from ..explain.explanation import explain
+from ..report.table import explanation_table, to_table
 
 __all__ = ["run_demo", "cranfield_path"]
 
@@ -20,7 +23,7 @@ EXPLAIN_QUERY = "1"
 
 
 def cranfield_path() -> Path:
-    return Path(__file__).resolve().parent / "_data" / "cranfield"
+    return Path(__file__).resolve().parent.parent / "_data" / "cranfield"
 
 
 def run_demo() -> str:

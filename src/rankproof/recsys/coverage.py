@@ -11,10 +11,10 @@ import dataclasses
 
 import numpy as np
 
-from .pipeline import top_rows
-from .data.run import Run
-from .errors import InputError
-from .protocol import Protocol
+from ..pipeline.alignment import top_rows
+from ..data.run import Run
+from ..errors import InputError
+from ..protocol import Protocol
 
 __all__ = ["coverage", "Coverage"]
 
@@ -47,7 +47,7 @@ class Coverage:
 def _as_run(predictions, user, item, score) -> Run:
     if isinstance(predictions, Run):
         return predictions
-    from .frame import _pairs
+    from ..frame import _pairs
 
     return _pairs(predictions, user, item, score, "predictions")
 

@@ -20,11 +20,12 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .errors import RankproofError
-from .evaluate import _as_protocol, evaluate
-from .measures.base import Measure, parse_measures
-from .protocol import Protocol
-from .results import Results
+from ..errors import RankproofError
+from ..evaluation import _as_protocol, evaluate
+from ..measures.base import Measure
+from ..measures.parse import parse_measures
+from ..protocol import Protocol
+from ..results import Results
 
 __all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy"]
 

@@ -15,14 +15,15 @@ import typing
 
 import numpy as np
 
-from .pipeline import align
-from .data.qrels import Qrels
-from .data.run import Run
-from .errors import InputError, RankproofError
-from .evaluate import _as_protocol, evaluate
-from .measures.base import Measure, parse_measure
-from .measures.compute import discount_table, gains_of
-from .protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
+from ..pipeline.alignment import align
+from ..data.qrels import Qrels
+from ..data.run import Run
+from ..errors import InputError, RankproofError
+from ..evaluation import _as_protocol, evaluate
+from ..measures.base import Measure
+from ..measures.parse import parse_measure
+from ..measures.compute import discount_table, gains_of
+from ..protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
 from .working import working
 
 __all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings"]

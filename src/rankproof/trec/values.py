@@ -21,11 +21,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..pipeline import align, truncate
+from ..pipeline.alignment import align, truncate
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError
-from ..evaluate import evaluate
+from ..evaluation import evaluate
 from ..measures.base import Measure
 from ..protocol import IprecRounding, MissingQuery, Protocol, Unjudged
 from ..measures.trec_names import MIN_GEO_MEAN, Line, NaN, Printed, Summary

@@ -1,0 +1,105 @@
+"""The named presets: each peer's conventions as the policies that reproduce it.
+
+A preset is data here (policy name -> value), frozen; :data:`rankproof.protocol.PRESETS`
+holds them as :class:`~rankproof.protocol.Protocol` values and
+:meth:`Protocol.preset <rankproof.protocol.Protocol.preset>` looks them up.
+Each comment says where the peer's convention comes from.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .policies import (
+    ApDenominator,
+    Duplicates,
+    ExtraQuery,
+    Gain,
+    IprecRounding,
+    MissingQuery,
+    NegativeGrades,
+    ScorePrecision,
+    Ties,
+    ZeroIdeal,
+)
+
+__all__ = ["PRESET_SETTINGS"]
+
+# trec_eval 10 as far as the measures of this package go: linear gain, log2
+# discount, ideal from the judged pool, unjudged docs non-relevant, ties broken
+# by doc id descending, negative grades in the pool but unjudged, queries
+# without relevant docs scored 0, and (without -c) an abort when a judged query
+# is missing from the run.
+#
+# Grades: trec_eval 10 reads the grade column with C's atol (get_qrels.c), which
+# stops at the first character that is not a digit, silently: 1.5 counts as 1,
+# 2.9 as 2, 0.7 and -0.5 as 0 (judged non-relevant), 1e2 as 1. The presets keep
+# grades=integer, so such a grade is an error here rather than a silent
+# truncation; `rankproof trec-eval` (the drop-in) reads them as atol does and
+# stays byte-identical to trec_eval. Evaluating real grades as reals is
+# grades=real, which no trec_eval version offers.
+_TREC_EVAL: dict[str, Any] = dict(
+    ties=Ties.DOCID,
+    negative_grades=NegativeGrades.UNJUDGED,
+    missing_query=MissingQuery.ERROR,
+    extra_query=ExtraQuery.IGNORE,
+    zero_ideal=ZeroIdeal.ZERO,
+    duplicates=Duplicates.ERROR,
+)
+
+_SETTINGS: dict[str, dict[str, Any]] = {
+    "rankproof": {},
+    "trec_eval": _TREC_EVAL,
+    # trec_eval 9 and pytrec_eval differ from trec_eval 10 in three ways:
+    # scores held as float32 (nearly equal scores tie, then doc id
+    # descending), the older interpolated-precision cut-off, and the mean over
+    # the queries in both run and qrels.
+    "trec_eval9": dict(
+        _TREC_EVAL,
+        missing_query=MissingQuery.EXCLUDE,
+        score_precision=ScorePrecision.FLOAT32,
+        iprec_rounding=IprecRounding.LEGACY,
+    ),
+}
+
+# scikit-learn's ndcg_score / dcg_score: linear gain (the y_true values),
+# log2 discount, ties averaged over their orders (McSherry & Najork, as
+# rankproof's ties=expected), rows without relevance scored 0, negative y_true
+# refused (ndcg_score does), a plain mean over rows. sample_weight is
+# aggregation=weighted with weights=sample_weight; ignore_ties=True is
+# documented in rankproof.scores.
+_SETTINGS["sklearn"] = {}
+
+# LightGBM's ndcg@k eval metric (src/metric/rank_metric.hpp, dcg_calculator.cpp):
+# label_gain 2^i - 1, discount 1/log2(2 + i) at 0-based position i, a stable
+# sort by score descending (tied docs keep their input order), a query whose
+# labels are all 0 scores 1, negative labels refused.
+_SETTINGS["lightgbm"] = dict(gain=Gain.EXP2, ties=Ties.INPUT, zero_ideal=ZeroIdeal.ONE)
+
+# ranx (ranx/metrics/ndcg.py, data_structures/common.py), its `ndcg` (Jarvelin's
+# linear gain; `ndcg_burges` is gain=exp2): log2 discount, the ideal from the
+# judged docs, judgments below the relevance level (negative grades among them)
+# dropped, so they gain 0; an ideal DCG of 0 divides by 1, giving 0. Runs are
+# ordered by numba's np.argsort of the negated scores, a quicksort that keeps
+# tied docs in file order on small groups (insertion sort below 16 elements)
+# but not always on long lists: ties=input is the nearest stated policy, and
+# reproduces ranx on the bundled Cranfield runs. evaluate(...,
+# make_comparable=True) scores queries missing from the run 0 and drops extra
+# ones (without it ranx refuses differing query sets).
+_SETTINGS["ranx"] = dict(ties=Ties.INPUT, negative_grades=NegativeGrades.ZERO)
+
+# Spark MLlib's RankingMetrics and pyspark.ml.evaluation.RankingEvaluator
+# (mllib/evaluation/RankingMetrics.scala), which take, per user, the predicted
+# items in order and the set of relevant items: precisionAt(k) divides by k;
+# recallAt(k) by the number of relevant items; meanAveragePrecisionAt(k) by
+# min(relevant, k), meanAveragePrecision by the number relevant; ndcgAt(k)
+# gains 1 per relevant item, its ideal from min(relevant, k) of them; a user
+# with no relevant item scores 0 (logged). Predictions are ordered lists, so
+# their order is the ranking: ties=input. MLlib ignores graded relevance
+# (README, "Spark"): this preset matches it on binary judgments.
+_SETTINGS["spark"] = dict(ties=Ties.INPUT, ap_denominator=ApDenominator.MIN_K)
+
+# name -> {policy: value}, read-only at both levels.
+PRESET_SETTINGS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {name: MappingProxyType(settings) for name, settings in _SETTINGS.items()})

@@ -1,0 +1,15 @@
+"""The recommender side: measures that need side data beyond the judgments.
+
+- :mod:`~rankproof.recsys.beyond`: intra-list diversity, novelty, long-tail
+  share, per-session means;
+- :mod:`~rankproof.recsys.coverage`: catalogue coverage of the top k;
+- :mod:`~rankproof.recsys.clicks`: click logs and the position-based model
+  (examination probabilities as a discount).
+"""
+
+from .beyond import ild, long_tail_share, novelty, popularity, session_mean
+from .clicks import ClickLog, PBMFit, fit_pbm, read_clicks
+from .coverage import Coverage, coverage
+
+__all__ = ["ild", "long_tail_share", "novelty", "popularity", "session_mean",
+           "ClickLog", "PBMFit", "fit_pbm", "read_clicks", "Coverage", "coverage"]

@@ -1,0 +1,529 @@
+"""Beyond accuracy: measures of a recommender's lists that need side data.
+
+Accuracy measures (ndcg, ap, ...) need only the lists and the judgments, and
+live in the measure registry. The measures here also need something about the
+items, so they are functions taking the run and that side data:
+
+==========================  ====================================  ==================
+function                    side data                             value per list
+==========================  ====================================  ==================
+:func:`ild`                 item feature vectors (cosine) or      mean pairwise
+                            category sets (Jaccard)               distance in top k
+:func:`novelty`             a training log (item popularity)      mean -log2 p(i)
+:func:`long_tail_share`     a training log (item popularity)      share of tail items
+:func:`session_mean`        query -> (user, session)              any measure, averaged
+                                                                  within sessions, then
+                                                                  users
+==========================  ====================================  ==================
+
+(:func:`rankproof.recsys.coverage.coverage` is the catalogue measure of the same
+kind; it describes a whole run, not a list.)
+
+Every list function returns :class:`ListValues`: one value per query (user)
+of the run, ``nan`` where the value is undefined (a list of fewer than 2 items
+has no pair for ILD; an empty list has no mean), with ``per_query()`` and
+``mean`` as :class:`~rankproof.results.Results` have, undefined lists left out
+of the mean and counted. The top k of each list is taken under the protocol's
+``ties`` policy as for coverage: ``input`` and ``docid`` order a tied group
+that crosses the cutoff, ``expected`` and ``error`` refuse it (a set of the
+top k is then not determined by the scores).
+
+Predictions are a :class:`~rankproof.data.run.Run` or a table with user, item
+and score columns, as for :func:`rankproof.evaluate_frame`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from .coverage import _as_run
+from ..data.run import Run
+from ..errors import InputError
+from ..pipeline.alignment import top_rows
+from ..protocol import Protocol
+
+__all__ = ["ListValues", "SessionMean", "ild", "novelty", "long_tail_share", "session_mean", "popularity"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ListValues:
+    """Per-query values of one beyond-accuracy measure.
+
+    Attributes
+    ----------
+    measure : str
+        Its text, e.g. ``ild(distance=cosine)@10``.
+    queries : numpy.ndarray of str
+        Every query (user) of the run, sorted.
+    values : numpy.ndarray of float64
+        Per query; ``nan`` where undefined.
+    sizes : numpy.ndarray of int64
+        Items of each list inside the cutoff (n = min(k, list length)).
+    """
+
+    measure: str
+    queries: np.ndarray
+    values: np.ndarray
+    sizes: np.ndarray
+
+    @property
+    def undefined(self) -> int:
+        """Lists whose value is undefined (left out of the mean)."""
+        return int(np.isnan(self.values).sum())
+
+    @property
+    def mean(self) -> float:
+        """Mean over the lists with a value; nan when none has one."""
+        defined = self.values[~np.isnan(self.values)]
+        return float(defined.mean()) if defined.size else math.nan
+
+    def per_query(self) -> dict[str, float]:
+        """``{query: value}`` for the lists with a value."""
+        keep = ~np.isnan(self.values)
+        return dict(zip(self.queries[keep].tolist(), self.values[keep].tolist()))
+
+    def __str__(self) -> str:
+        return (f"{self.measure} {self.mean:.4f} over {len(self.values) - self.undefined} lists"
+                + (f" ({self.undefined} undefined, left out)" if self.undefined else ""))
+
+
+def _check_k(k: Any, name: str) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(f"the cutoff k of {name} must be an integer >= 1; got {k!r}. Write {name}(run, 10, ...)")
+    return int(k)
+
+
+def _top(predictions, k: int, protocol: Protocol | None, columns: tuple) -> tuple[Run, np.ndarray, np.ndarray]:
+    """The run, its top-k rows (grouped by query) and the query of each."""
+    run = _as_run(predictions, *columns)
+    # The measures here are of the top-k set: sorted rows keep each query's
+    # rows together (a Run groups its rows by query), whatever their ranks.
+    rows = np.sort(top_rows(run, k, protocol if protocol is not None else Protocol()))
+    query = np.searchsorted(run.offsets, rows, side="right") - 1
+    return run, rows, query
+
+
+def _lookup(ids: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Position of each wanted id among sorted `ids`, and whether it is there."""
+    if ids.size == 0:
+        return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
+    at = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    return at, ids[at] == wanted
+
+
+def _lookup_rows(ids: np.ndarray, run: Run, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_lookup` of the item of each row, searched once per distinct item of the run."""
+    at, found = _lookup(ids, run.docs)
+    codes = run.doc_codes[rows]
+    return at[codes], found[codes]
+
+
+def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarray, what: str, fix: str) -> InputError:
+    i = int(np.flatnonzero(~found)[0])
+    return InputError(f"{run.source}: user {run.queries[query[i]]}: item {run.docs[run.doc_codes[rows[i]]]} has no "
+                      f"{what} ({int((~found).sum())} recommended items lack one); {fix}")
+
+
+# -- intra-list diversity ---------------------------------------------------------
+
+
+def _vectors(features) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted ids, matrix) from {id: vector} or an (ids, matrix) pair."""
+    if isinstance(features, Mapping):
+        ids = np.asarray([str(i) for i in features.keys()])
+        try:
+            matrix = np.asarray([np.asarray(v, dtype=np.float64).reshape(-1) for v in features.values()])
+        except (TypeError, ValueError):
+            raise InputError("features must map each item to a vector of numbers, e.g. {'i1': [0.2, 0.7]}, or be "
+                             "an (ids, matrix) pair") from None
+    else:
+        try:
+            ids_in, matrix_in = features
+        except (TypeError, ValueError):
+            raise InputError("features must be a mapping {item: vector} or an (ids, matrix) pair") from None
+        ids = np.asarray(ids_in).astype(str).reshape(-1)
+        matrix = np.asarray(matrix_in, dtype=np.float64)
+    if matrix.ndim != 2 or len(matrix) != len(ids):
+        raise InputError(f"features must give one vector of the same length per item; got {len(ids)} ids and "
+                         f"an array of shape {matrix.shape}")
+    if not np.isfinite(matrix).all():
+        raise InputError("feature vectors must hold finite numbers")
+    order = np.argsort(ids, kind="stable")
+    ids, matrix = ids[order], matrix[order]
+    if (ids[1:] == ids[:-1]).any():
+        raise InputError(f"item {ids[1:][ids[1:] == ids[:-1]][0]} has two feature vectors; give one per item")
+    return ids, matrix
+
+
+def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted ids, uint64 bitsets) from {id: category or iterable of categories}."""
+    if not isinstance(categories, Mapping):
+        raise InputError("categories must map each item to a category or a set of categories, "
+                         "e.g. {'i1': {'jazz', 'live'}, 'i2': 'rock'}")
+    ids = np.asarray([str(i) for i in categories.keys()])
+    sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
+    empty = [ids[i] for i, s in enumerate(sets) if not s]
+    if empty:
+        raise InputError(f"item {empty[0]} has no category; give every item at least one "
+                         "(Jaccard distance is not defined between empty sets)")
+    labels = sorted({str(c) for s in sets for c in s})
+    index = {label: i for i, label in enumerate(labels)}
+    words = max(1, (len(labels) + 63) // 64)
+    bits = np.zeros((len(sets), words), dtype=np.uint64)
+    for row, s in enumerate(sets):
+        for c in s:
+            j = index[str(c)]
+            bits[row, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    order = np.argsort(ids, kind="stable")
+    return ids[order], bits[order]
+
+
+def _pair_sums(query: np.ndarray, num_queries: int, k: int, distance) -> np.ndarray:
+    """Sum over each query's pairs (i < j) of ``distance(i, j)``, for positions grouped by query.
+
+    Pairs are taken by offset: positions p and p + d for d = 1 .. k - 1, kept
+    when both belong to one query; each step is vectorised over all positions.
+    """
+    total = np.zeros(num_queries)
+    n = len(query)
+    for d in range(1, min(k, n)):
+        same = query[d:] == query[:-d]
+        if not same.any():
+            break
+        first = np.flatnonzero(same)
+        total += np.bincount(query[first], weights=distance(first, first + d), minlength=num_queries)
+    return total
+
+
+def ild(predictions, k: int, *, features=None, categories=None, distance: str | None = None,
+        protocol: Protocol | None = None, user="user", item="item", score="score") -> ListValues:
+    """Intra-list diversity ILD@k: the mean distance between two items of a top-k list.
+
+    .. math::
+
+        \\mathrm{ILD@}k = \\frac{2}{n (n - 1)} \\sum_{i < j \\le n} d(i, j),
+        \\qquad n = \\min(k, |L|)
+
+    (Ziegler et al. 2005; Castells et al., *Novelty and Diversity in
+    Recommender Systems*). Undefined (``nan``, left out of the mean) for a
+    list of fewer than 2 items.
+
+    Parameters
+    ----------
+    predictions : Run, or a table / path as for :func:`rankproof.evaluate_frame`
+    k : int
+    features : mapping item -> vector, or (ids, matrix)
+        For ``distance="cosine"`` (the default with features):
+        d(i, j) = 1 - cos(x_i, x_j). A zero vector is refused.
+    categories : mapping item -> category or iterable of categories
+        For ``distance="jaccard"`` (the default with categories):
+        d(i, j) = 1 - |C_i & C_j| / |C_i | C_j|; one category per item makes
+        it 0 for the same category and 1 otherwise.
+    distance : {"cosine", "jaccard"}, optional
+    protocol : Protocol, optional
+        Its ``ties`` policy decides the top k (see the module docstring).
+    user, item, score : str
+        Columns when `predictions` is a table.
+
+    Every recommended item inside the cutoff needs features (or categories);
+    a missing one is an error naming the user and item.
+
+    Examples
+    --------
+    Three items: a = (1, 0), b = (0, 1), c = (1, 1). Cosine distances:
+    d(a, b) = 1, d(a, c) = d(b, c) = 1 - 1/sqrt(2) = 0.2929. u's top 3 has the
+    three pairs: (1 + 2 x 0.2929) / 3 = 0.5286; v's top 3 is a, c: 0.2929;
+    w's single item has no pair.
+
+    >>> from rankproof import Run
+    >>> run = Run.from_dict({"u": ["a", "b", "c"], "v": ["a", "c"], "w": ["b"]})
+    >>> vectors = {"a": [1, 0], "b": [0, 1], "c": [1, 1]}
+    >>> result = ild(run, 3, features=vectors)
+    >>> {q: round(v, 4) for q, v in result.per_query().items()}, result.undefined
+    ({'u': 0.5286, 'v': 0.2929}, 1)
+    >>> round(result.mean, 4)   # (0.5286 + 0.2929) / 2
+    0.4107
+
+    Categories, Jaccard: {jazz}, {jazz, live}, {rock}: d = 1 - 1/2, 1, 1.
+
+    >>> genres = {"a": "jazz", "b": {"jazz", "live"}, "c": "rock"}
+    >>> round(ild(run, 3, categories=genres).per_query()["u"], 4)   # (0.5 + 1 + 1) / 3
+    0.8333
+    """
+    k = _check_k(k, "ild")
+    if (features is None) == (categories is None):
+        raise InputError("ild needs features=(item vectors) for cosine distance or categories=(item categories) "
+                         "for Jaccard distance; give exactly one")
+    distance = distance or ("cosine" if features is not None else "jaccard")
+    if distance not in ("cosine", "jaccard") or (distance == "cosine") != (features is not None):
+        raise InputError(f"distance {distance!r} does not fit: cosine takes features=, jaccard takes categories=")
+    run, rows, query = _top(predictions, k, protocol, (user, item, score))
+    num_queries = run.num_queries
+    sizes = np.bincount(query, minlength=num_queries).astype(np.int64)
+    if distance == "cosine":
+        ids, matrix = _vectors(features)
+        at, found = _lookup_rows(ids, run, rows)
+        if not found.all():
+            raise _missing_item(run, rows, query, found, "feature vector", "give features for every recommended item")
+        from scipy import sparse
+
+        norms = np.linalg.norm(matrix, axis=1)
+        if (norms[at] == 0).any():
+            i = int(np.flatnonzero(norms[at] == 0)[0])
+            raise InputError(f"item {run.docs[run.doc_codes[rows[i]]]} has a zero feature vector, so its cosine distance is not defined; "
+                             "give it a nonzero vector")
+        unit = matrix / np.where(norms > 0, norms, 1.0)[:, None]
+        # Sum of cosines over pairs i < j: (|sum of unit vectors|^2 - n) / 2. The
+        # sums per list are one sparse (lists x items) by dense (items x dim)
+        # product, without a copy of a vector per recommended item.
+        membership = sparse.csr_matrix((np.ones(len(at)), (query, at)), shape=(num_queries, len(ids)))
+        summed = np.asarray(membership @ unit)
+        similarity = ((summed * summed).sum(axis=1) - sizes) / 2.0
+        pairs = sizes * (sizes - 1) / 2.0
+        distance_sum = pairs - similarity
+    else:
+        ids, bits = _category_bits(categories)
+        at, found = _lookup_rows(ids, run, rows)
+        if not found.all():
+            raise _missing_item(run, rows, query, found, "category", "give categories for every recommended item")
+        item_bits = bits[at]
+
+        def jaccard(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+            inter = np.bitwise_count(item_bits[p] & item_bits[q]).sum(axis=1)
+            union = np.bitwise_count(item_bits[p] | item_bits[q]).sum(axis=1)
+            return 1.0 - inter / union
+
+        distance_sum = _pair_sums(query, num_queries, k, jaccard)
+        pairs = sizes * (sizes - 1) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(sizes >= 2, distance_sum / np.maximum(pairs, 1), np.nan)
+    return ListValues(f"ild(distance={distance})@{k}", run.queries, values, sizes)
+
+
+# -- popularity: novelty and the long tail ------------------------------------------
+
+
+def popularity(training) -> tuple[np.ndarray, np.ndarray]:
+    """Interactions per item of a training log: (sorted item ids, counts).
+
+    Parameters
+    ----------
+    training : iterable of item ids (one per interaction), or mapping item -> count
+
+    >>> popularity(["b", "a", "b", "b"])
+    (array(['a', 'b'], dtype='<U1'), array([1, 3]))
+    """
+    if isinstance(training, Mapping):
+        ids = np.asarray([str(i) for i in training.keys()])
+        counts = np.asarray(list(training.values()))
+        if counts.dtype.kind not in "iu" or (counts < 0).any():
+            raise InputError("popularity counts must be non-negative integers, e.g. {'i1': 12, 'i2': 3}")
+        order = np.argsort(ids, kind="stable")
+        return ids[order], counts[order].astype(np.int64)
+    if isinstance(training, (str, bytes)):
+        raise InputError("the training log must be a list of item ids (one per interaction) or a mapping item -> count")
+    values = np.asarray(list(training) if not isinstance(training, np.ndarray) else training).astype(str).reshape(-1)
+    if values.size == 0:
+        raise InputError("the training log is empty; give the item of every training interaction")
+    ids, counts = np.unique(values, return_counts=True)
+    return ids, counts.astype(np.int64)
+
+
+def _list_mean(run: Run, query: np.ndarray, per_item: np.ndarray, name: str) -> ListValues:
+    sizes = np.bincount(query, minlength=run.num_queries).astype(np.int64)
+    total = np.bincount(query, weights=per_item, minlength=run.num_queries)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)
+    return ListValues(name, run.queries, values, sizes)
+
+
+def novelty(predictions, k: int, *, training, unseen: str = "error", protocol: Protocol | None = None,
+            user="user", item="item", score="score") -> ListValues:
+    """Novelty@k: the mean self-information of the top-k items, from their
+    popularity in a training log.
+
+    .. math::
+
+        \\mathrm{novelty@}k = \\frac{1}{n} \\sum_{i \\in \\mathrm{top}_k} -\\log_2 p(i),
+        \\qquad p(i) = \\frac{c_i}{N}
+
+    with c_i the training interactions of item i and N all training
+    interactions (Zhou et al. 2010; Vargas and Castells 2011). In bits; an
+    empty list is undefined (nan).
+
+    Parameters
+    ----------
+    training : iterable of item ids (one per interaction), or mapping item -> count
+    unseen : {"error", "laplace"}
+        An item recommended but never seen in training has p = 0 (infinite
+        information): an error naming it, or add-one smoothing for every item,
+        p(i) = (c_i + 1) / (N + |I|), with I the items of the training log and
+        of the predictions.
+
+    Examples
+    --------
+    Training: a 4 times, b 2, c 1, d 1 (N = 8): p = 1/2, 1/4, 1/8, 1/8, so
+    -log2 p = 1, 2, 3, 3 bits.
+
+    >>> from rankproof import Run
+    >>> train = ["a"] * 4 + ["b"] * 2 + ["c", "d"]
+    >>> run = Run.from_dict({"u": ["a", "b"], "v": ["c", "d", "a"]})
+    >>> novelty(run, 2, training=train).per_query()   # u: (1 + 2) / 2; v: (3 + 3) / 2
+    {'u': 1.5, 'v': 3.0}
+    """
+    k = _check_k(k, "novelty")
+    if unseen not in ("error", "laplace"):
+        raise InputError(f"unseen must be 'error' or 'laplace'; got {unseen!r}")
+    ids, counts = popularity(training)
+    run, rows, query = _top(predictions, k, protocol, (user, item, score))
+    at, found = _lookup_rows(ids, run, rows)
+    item_counts = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
+    total = float(counts.sum())
+    if unseen == "laplace":
+        catalogue = np.union1d(ids, run.docs).size
+        p = (item_counts + 1.0) / (total + catalogue)
+    else:
+        unknown = ~found | (item_counts == 0)
+        if unknown.any():
+            raise _missing_item(run, rows, query, ~unknown, "interaction in the training log",
+                                "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
+        p = item_counts / total
+    return _list_mean(run, query, -np.log2(p), f"novelty(unseen={unseen})@{k}")
+
+
+def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protocol: Protocol | None = None,
+                    user="user", item="item", score="score") -> ListValues:
+    """Long-tail share@k: the share of the top-k items outside the popular head.
+
+    .. math:: \\mathrm{LT@}k = \\frac{|\\{i \\in \\mathrm{top}_k : i \\notin H\\}|}{n}
+
+    The head H is the ``ceil(head x |I|)`` most interacted-with items of the
+    training log (I its items; default the top 20%), plus every item with as
+    many interactions as the last of them, so that ties do not split on item
+    ids. Items never seen in training are in the tail. An empty list is
+    undefined (nan).
+
+    Examples
+    --------
+    Training counts a 5, b 3, c 3, d 1, e 1 (5 items): the head is the top
+    ceil(0.2 x 5) = 1 item, a. With head=0.4 it is a and b, and c too (tied
+    with b at 3).
+
+    >>> from rankproof import Run
+    >>> train = {"a": 5, "b": 3, "c": 3, "d": 1, "e": 1}
+    >>> run = Run.from_dict({"u": ["a", "b", "d", "x"]})
+    >>> long_tail_share(run, 4, training=train).per_query()   # b, d, x of 4
+    {'u': 0.75}
+    >>> long_tail_share(run, 4, training=train, head=0.4).per_query()   # d, x of 4
+    {'u': 0.5}
+    """
+    k = _check_k(k, "long_tail_share")
+    if isinstance(head, bool) or not isinstance(head, (int, float)) or not 0 < head < 1:
+        raise InputError(f"head must be a share of the items between 0 and 1 (exclusive), e.g. 0.2; got {head!r}")
+    ids, counts = popularity(training)
+    if len(ids) == 0:
+        raise InputError("the training log has no item; give the item of every training interaction")
+    size = math.ceil(head * len(ids))
+    threshold = np.sort(counts)[::-1][size - 1]
+    head_ids = ids[counts >= threshold]
+    run, rows, query = _top(predictions, k, protocol, (user, item, score))
+    _, in_head = _lookup_rows(head_ids, run, rows)
+    return _list_mean(run, query, (~in_head).astype(np.float64), f"long_tail_share(head={head:g})@{k}")
+
+
+# -- per session -----------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionMean:
+    """A measure averaged within sessions, then within users, then over users.
+
+    Attributes
+    ----------
+    mean : float
+        Mean over users of each user's mean over their sessions.
+    users : dict user -> float
+    sessions : dict (user, session) -> float
+    left_out : int
+        Queries without a value (excluded or undefined), not averaged.
+    """
+
+    mean: float
+    users: dict
+    sessions: dict
+    left_out: int
+
+
+def session_mean(per_query, sessions, *, query: str = "query", user: str = "user",
+                 session: str = "session") -> SessionMean:
+    """Average per-query values within each session first, then within each
+    user, then over users, so that neither long sessions nor busy users
+    weigh more than others.
+
+    .. math::
+
+        \\bar{v} = \\frac{1}{|U|} \\sum_{u} \\frac{1}{|S_u|} \\sum_{s \\in S_u}
+        \\frac{1}{|Q_s|} \\sum_{q \\in Q_s} v_q
+
+    Parameters
+    ----------
+    per_query : mapping query -> value, or ListValues
+        E.g. ``results.per_query("ndcg@10")`` (queries excluded by a policy are
+        absent from it); ``None`` or ``nan`` values are left out and counted.
+    sessions : mapping query -> (user, session), or a table with columns
+        `query`, `user`, `session`
+        Every query with a value needs one.
+
+    Examples
+    --------
+    User x: session s1 has ndcg 1.0 and 0.5, session s2 has 0.0; user y has
+    one session with 0.9. Sessions: 0.75, 0.0, 0.9; users: x (0.75 + 0) / 2 =
+    0.375, y 0.9; mean (0.375 + 0.9) / 2 = 0.6375 (the plain mean of the four
+    queries would be 0.6).
+
+    >>> values = {"r1": 1.0, "r2": 0.5, "r3": 0.0, "r4": 0.9}
+    >>> where = {"r1": ("x", "s1"), "r2": ("x", "s1"), "r3": ("x", "s2"), "r4": ("y", "s1")}
+    >>> result = session_mean(values, where)
+    >>> result.mean, result.users
+    (0.6375, {'x': 0.375, 'y': 0.9})
+    """
+    if isinstance(per_query, ListValues):
+        per_query = per_query.per_query()
+    if not isinstance(per_query, Mapping):
+        raise InputError("per_query must map each query to its value, e.g. results.per_query('ndcg@10')")
+    if not isinstance(sessions, Mapping):
+        try:
+            columns = {name: sessions[name] for name in (query, user, session)}
+        except (KeyError, TypeError, IndexError):
+            raise InputError(f"sessions must map each query to (user, session), or be a table with columns "
+                             f"{query!r}, {user!r}, {session!r}") from None
+        sessions = {str(q): (str(u), str(s)) for q, u, s in zip(*(list(c) for c in columns.values()))}
+    else:
+        sessions = {str(q): tuple(str(x) for x in v) for q, v in sessions.items()}
+    keys, values, left_out = [], [], 0
+    for q, v in per_query.items():
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            left_out += 1
+            continue
+        where = sessions.get(str(q))
+        if where is None:
+            raise InputError(f"query {q} has no (user, session) in sessions; give every evaluated query one")
+        if len(where) != 2:
+            raise InputError(f"query {q}: sessions must give (user, session) pairs; got {where!r}")
+        keys.append(where)
+        values.append(float(v))
+    if not keys:
+        return SessionMean(math.nan, {}, {}, left_out)
+    by_session: dict[tuple, list[float]] = {}
+    for key, v in zip(keys, values):
+        by_session.setdefault(key, []).append(v)
+    session_means = {key: sum(vs) / len(vs) for key, vs in by_session.items()}
+    by_user: dict[str, list[float]] = {}
+    for (u, _), v in session_means.items():
+        by_user.setdefault(u, []).append(v)
+    user_means = {u: sum(vs) / len(vs) for u, vs in by_user.items()}
+    return SessionMean(sum(user_means.values()) / len(user_means), user_means, session_means, left_out)

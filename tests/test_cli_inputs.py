@@ -425,3 +425,14 @@ def test_engine_choices_are_the_registry_and_spark(capsys):
     text = capsys.readouterr().out
     choices = re.search(r"--engine \{([^}]*)\}", text).group(1).split(",")
     assert choices == [*ENGINES, "spark"]
+
+
+@pytest.mark.parametrize("command", [["explain", "--query", "1"], ["report", "-o", "r.html"]])
+def test_intents_where_not_available_yet_is_one_line(capsys, monkeypatch, tmp_path, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.txt").write_text("1 1 d1 1\n1 2 d2 1\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n")
+    code, out, err = cli(capsys, command[0], "--intents", "q.txt", "a.run", *command[1:])
+    assert (code, out) == (2, "")
+    assert f"rankproof {command[0]}: --intents" in one_line(err) and "rankproof evaluate --intents" in err
+    assert not (tmp_path / "r.html").exists()

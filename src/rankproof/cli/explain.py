@@ -33,7 +33,7 @@ def run(args) -> int:
 
     measures = parse_measures(args.measure or ["ndcg@10"])  # every bad name refused before reading
     protocol = protocol_of(args)
-    qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label))
+    qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label), intents=False)
     (_, ranking), = runs
     tables = [explanation_table(explain(qrels, ranking, args.query, measure, protocol)) for measure in measures]
     print_text("\n".join(tables))

@@ -46,11 +46,11 @@ def run(args) -> int:
     from ..report.output import write_output
 
     if args.max_iterations < 1:
-        raise usage(NAME, f"--max-iterations must be at least 1; got {args.max_iterations}")
+        raise usage(NAME, f"--max-iterations {args.max_iterations} is less than 1", "give 1 or more")
     if not args.tolerance > 0:
-        raise usage(NAME, f"--tolerance must be positive; got {args.tolerance}")
+        raise usage(NAME, f"--tolerance {args.tolerance} is not positive", "give a positive number such as 1e-7")
     if args.max_rank is not None and args.max_rank < 1:
-        raise usage(NAME, f"--max-rank must be at least 1; got {args.max_rank}")
+        raise usage(NAME, f"--max-rank {args.max_rank} is less than 1", "give a rank of 1 or more")
     log = read_clicks(STDIN.path(args.clicks, args.clicks_format), args.clicks_format,
                       **columns(args, CLICK_ROLES))
     fit = fit_pbm(log, max_iterations=args.max_iterations, tolerance=args.tolerance, max_rank=args.max_rank)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import InputError, ProtocolError
 from .grade_map import grade_map
@@ -103,7 +103,7 @@ def protocol_of(args):
     return protocol.replace(**changes) if changes else protocol
 
 
-def columns(args, roles: Sequence[str]) -> dict[str, str | None]:
+def columns(args, roles: Sequence[str]) -> dict[str, Any]:
     """Column names from --columns and --ROLE-col, for the given roles (--score-col none: no score)."""
     known = getattr(args, "column_roles", ())
     spec: dict[str, str] = {}
@@ -121,7 +121,7 @@ def columns(args, roles: Sequence[str]) -> dict[str, str | None]:
         given = getattr(args, f"{role}_col", None)
         if given is not None:
             spec[role] = given
-    chosen: dict[str, str | None] = {role: spec[role] for role in roles if role in spec}
+    chosen: dict[str, Any] = {role: spec[role] for role in roles if role in spec}
     if "score" in roles and spec.get("score", "").lower() == "none":
         chosen["score"] = None  # rows already in rank order
     return chosen
@@ -206,7 +206,8 @@ def read_run(args, given: str, name: str):
     return Run.read(STDIN.path(given, args.run_format), args.run_format, name=name, **columns(args, RUN_ROLES))
 
 
-def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], stages=None):
+def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], stages=None, *,
+                intents: bool = True):
     """The qrels and the runs, read the one way every command reads them.
 
     Returns the qrels and an iterator over (name, run). The first run is read
@@ -215,10 +216,14 @@ def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], sta
     qrels come almost for free; a bad qrels file is still reported first).
     Each further run is read when the iterator reaches it, so a command that
     evaluates run by run holds one run at a time. `stages` (a progress
-    display) is told of each file read.
+    display) is told of each file read. A command that cannot use judgments
+    per intent yet passes ``intents=False``, and --intents is refused in one line.
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    if args.intents and not intents:
+        raise usage(args.command, "--intents: judgments per intent are not available here yet",
+                    "evaluate them with rankproof evaluate --intents or rankproof compare --intents")
     if qrels == "-" and "-" in runs:
         raise usage(args.command, "stdin ('-') is given for the qrels and a run", "read one of them from stdin")
     with ThreadPoolExecutor(max_workers=1) as pool:

@@ -23,7 +23,7 @@ COMMANDS = (evaluate, explain, why, measures, protocol, trec_eval, compare, repo
 class Parser(argparse.ArgumentParser):
     """A parser whose errors are one line and exit 2 (a UsageError), with no usage dump."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         raise UsageError(source=self.prog, what=literal(f"{message} (see {self.prog} --help)"))
 
 

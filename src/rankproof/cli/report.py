@@ -46,7 +46,7 @@ def run(args) -> int:
     names = run_names(args.runs, args.label)
     segments = read_segments(args.segments) if args.segments else None
     prepare_for([args.qrels, *args.runs])
-    qrels, read = read_inputs(args, args.qrels, args.runs, names)
+    qrels, read = read_inputs(args, args.qrels, args.runs, names, intents=False)
     runs = dict(read)
     # --baseline may name the run (label or file name) or give its path.
     baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None

@@ -436,3 +436,16 @@ def test_intents_where_not_available_yet_is_one_line(capsys, monkeypatch, tmp_pa
     assert (code, out) == (2, "")
     assert f"rankproof {command[0]}: --intents" in one_line(err) and "rankproof evaluate --intents" in err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_commands_that_read_qrels_and_runs_share_one_set_of_input_options(capsys):
+    def options(command: str) -> set[str]:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        return set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", capsys.readouterr().out))
+
+    shared = {"--qrels-format", "--run-format", "--columns", "--query-col", "--doc-col", "--grade-col", "--score-col",
+              "--grade-map", "--label", "--intents", "--intent-col", "--intent-weights", "--preset", "--policy"}
+    for command in ("evaluate", "compare", "report", "why", "explain"):
+        assert shared <= options(command), (command, shared - options(command))
+    assert {"--columns", "--query-col", "--doc-col", "--rank-col", "--clicked-col"} <= options("fit-pbm")

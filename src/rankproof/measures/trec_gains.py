@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import MeasureError, ProtocolError
 from ..kernels.segments import ranks_within
 from ..protocol import Discount, GainMap
+from ..protocol.policies import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, gains_of
 
@@ -41,13 +42,11 @@ def _parse_persistence(value) -> float:
     try:
         number = parse_float(value)
     except ProtocolError:
-        raise MeasureError(
-            f"the persistence p must be a number in the range (0, 1), e.g. p=0.9; got {value!r}"
-        ) from None
+        raise MeasureError(what="the persistence p must be a number in the range (0, 1), e.g. p=0.9; got "
+                           f"{literal(repr(value))}", value=value) from None
     if not 0.0 < number < 1.0:
-        raise MeasureError(
-            f"the persistence p must be a number in the range (0, 1), e.g. p=0.9; got {number!r}"
-        )
+        raise MeasureError(what=f"the persistence p must be a number in the range (0, 1), e.g. p=0.9; got {number!r}",
+                           value=value)
     return number
 
 

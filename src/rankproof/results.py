@@ -18,6 +18,7 @@ from .errors import CoverageError, InputError, MeasureError
 from .measures.base import Measure
 from .measures.parse import parse_measure
 from .protocol import Aggregation, MissingQuery, Protocol
+from .protocol.policies import literal
 
 __all__ = ["Results", "MeasureResult", "Bounds", "MIN_COVERAGE", "check_query_coverage"]
 
@@ -219,7 +220,8 @@ class Results:
             return self._measures[key]
         except KeyError:
             asked = ", ".join(str(m) for m in self._measures)
-            raise MeasureError(f"{key} was not evaluated; these were: {asked}") from None
+            raise MeasureError(what=f"{literal(key)} was not evaluated; these were: {literal(asked)}",
+                               value=str(key)) from None
 
     def values(self, measure: "str | Measure") -> np.ndarray:
         """Per-query values as an array aligned with :attr:`queries` (NaN = excluded)."""
@@ -244,12 +246,12 @@ class Results:
             return math.nan
         if self.protocol.aggregation is Aggregation.MICRO:
             if result.numerator is None or result.denominator is None:  # evaluate refuses these
-                raise MeasureError(f"{result.measure} is not a ratio of sums, so it has no micro mean")
+                raise MeasureError(what=f"{literal(result.measure)} is not a ratio of sums, so it has no micro mean")
             denominator = result.denominator[keep].sum()
             return float(result.numerator[keep].sum() / denominator) if denominator else 0.0
         if self.protocol.aggregation is Aggregation.WEIGHTED:
             if self._weights is None:  # evaluate refuses aggregation=weighted without weights
-                raise MeasureError("aggregation=weighted, but these results hold no query weights")
+                raise MeasureError(what="aggregation=weighted, but these results hold no {query} weights")
             w = self._weights[keep]
             return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
         return float(result.value[keep].mean())
@@ -288,8 +290,8 @@ class Results:
         """
         result = self._result(measure)
         if result.measure not in self._bounds:
-            raise MeasureError(f"the bounds of {result.measure} were not computed; evaluate with bounds=True "
-                               "(rankproof evaluate --bounds)")
+            raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
+                               fix="evaluate with bounds=True (rankproof evaluate --bounds)")
         low, high = self._bounds[result.measure]
         keep = ~np.isnan(low)
         weights = self._weights if self._weights is not None else np.ones(len(low))
@@ -328,21 +330,23 @@ class Results:
 
         parts = list(parts)
         if not parts:
-            raise InputError("Results.concat needs at least one Results")
+            raise InputError(what="Results.concat needs at least one Results")
         first = parts[0]
         for part in parts[1:]:
             if part.protocol != first.protocol:
-                raise InputError(f"Results.concat: {part.run_name} was evaluated under protocol "
-                                 f"{part.protocol.fingerprint}, {first.run_name} under {first.protocol.fingerprint}; "
-                                 "evaluate every part under one protocol")
+                raise InputError(what=f"Results.concat: {literal(part.run_name)} was evaluated under protocol "
+                                 f"{part.protocol.fingerprint}, {literal(first.run_name)} under "
+                                 f"{first.protocol.fingerprint}", fix="evaluate every part under one protocol")
             if part.measures != first.measures:
-                raise InputError(f"Results.concat: {part.run_name} holds {', '.join(map(str, part.measures))}, "
-                                 f"{first.run_name} holds {', '.join(map(str, first.measures))}; "
-                                 "evaluate every part with the same measures")
+                raise InputError(what=literal(f"Results.concat: {part.run_name} holds "
+                                              f"{', '.join(map(str, part.measures))}, {first.run_name} holds "
+                                              f"{', '.join(map(str, first.measures))}"),
+                                 fix="evaluate every part with the same measures")
         tables = [part._table for part in parts]
         queries = np.concatenate([t.queries for t in tables])
         if len(np.unique(queries)) != len(queries):
-            raise InputError("Results.concat: a query appears in two parts; give each query to one part only")
+            raise InputError(what="Results.concat: a {query} appears in two parts",
+                             fix="give each {query} to one part only")
         ranges = [t.grade_range for t in tables if t.grade_range is not None]
         table = QueryTable(
             queries=queries, in_run=np.concatenate([t.in_run for t in tables]),
@@ -599,24 +603,24 @@ def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *
     0.0
     """
     if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
-        raise InputError(f"min_coverage must be a share between 0 and 1; got {min_coverage!r}")
+        raise InputError(what=f"min_coverage must be a share between 0 and 1; got {literal(repr(min_coverage))}",
+                         value=min_coverage)
     counts = results.counts
     judged = counts["queries_in_qrels"]
     coverage = results.query_coverage
     if judged == 0 or (coverage > 0 and coverage >= min_coverage):
         return
     ranked = judged - counts["queries_missing_from_run"]
-    where = f"{source}: " if source else ""
     fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
     if ranked == 0:
         raise CoverageError(
-            f"{where}the run ranks none of the {judged} judged queries "
-            f"({counts['queries_missing_from_qrels']} ranked queries are not judged); check that the query ids "
-            f"match (e.g. 'q1' against '1'), or {fix}")
+            what=f"the run ranks none of the {judged} judged {{queries}} "
+            f"({counts['queries_missing_from_qrels']} ranked {{queries}} are not judged)", source=source or None,
+            fix=f"check that the {{query}} ids match (e.g. 'q1' against '1'), or {fix}", value=0.0)
     raise CoverageError(
-        f"{where}the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
-        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}; "
-        f"check the run, or {fix} (or lower min_coverage, --min-coverage)")
+        what=f"the run ranks {ranked} of the {judged} judged {{queries}} ({coverage:.1%}), below the "
+        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}",
+        source=source or None, fix=f"check the run, or {fix} (or lower min_coverage, --min-coverage)", value=coverage)
 
 
 def _missing_fate(results: Results) -> str:

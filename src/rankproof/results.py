@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 
@@ -30,6 +30,10 @@ _Ids = tuple[np.ndarray | None, np.ndarray | None]
 # handful of queries) is rarely what was meant, and mismatched query ids
 # (q1 against 1) look exactly like that.
 MIN_COVERAGE = 0.5
+
+# The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
+BootstrapMethod = Literal["percentile", "basic", "BCa"]
+Unlabelled = Literal["error", "group", "drop"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -397,7 +401,7 @@ class Results:
         return {str(m): self.mean(m) for m in self._measures}
 
     def by(self, segment, *, measures=None, confidence: float = 0.95, resamples: int = 2000,
-           method: str = "percentile", seed: int = 0, unlabelled: str = "error"):
+           method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: Unlabelled = "error"):
         """Each segment's mean, count and bootstrap confidence interval, per measure.
 
         Parameters
@@ -614,11 +618,11 @@ def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *
     fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
     if ranked == 0:
         raise CoverageError(
-            what=f"the run ranks none of the {judged} judged {{queries}} "
-            f"({counts['queries_missing_from_qrels']} ranked {{queries}} are not judged)", source=source or None,
+            what=f"the run ranks none of the {judged} judged queries "
+            f"({counts['queries_missing_from_qrels']} ranked queries are not judged)", source=source or None,
             fix=f"check that the {{query}} ids match (e.g. 'q1' against '1'), or {fix}", value=0.0)
     raise CoverageError(
-        what=f"the run ranks {ranked} of the {judged} judged {{queries}} ({coverage:.1%}), below the "
+        what=f"the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
         f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}",
         source=source or None, fix=f"check the run, or {fix} (or lower min_coverage, --min-coverage)", value=coverage)
 

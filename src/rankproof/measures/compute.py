@@ -94,7 +94,8 @@ class Context:
         pool_sizes = np.diff(alignment.pool_offsets)
         longest = int(max(self.ranked.lengths.max(initial=0), pool_sizes.max(initial=0)))
         self.table_length = max(longest, 1)
-        self._cache: dict = {}
+        # Arrays shared by the measures of one evaluation, keyed by what they depend on.
+        self.cache: dict = {}
 
     @cached_property
     def pool_query(self) -> np.ndarray:
@@ -103,30 +104,30 @@ class Context:
     def relevant(self, rel: int) -> np.ndarray:
         """Per ranked position: judged with grade >= rel."""
         key = ("relevant", rel)
-        if key not in self._cache:
-            self._cache[key] = (self.alignment.judged & (self.alignment.grade >= rel)).astype(np.float64)
-        return self._cache[key]
+        if key not in self.cache:
+            self.cache[key] = (self.alignment.judged & (self.alignment.grade >= rel)).astype(np.float64)
+        return self.cache[key]
 
     def num_rel(self, rel: int) -> np.ndarray:
         """R per query: judged docs with grade >= rel."""
         key = ("num_rel", rel)
-        if key not in self._cache:
+        if key not in self.cache:
             flags = self.alignment.pool_grade >= rel
-            self._cache[key] = np.bincount(self.pool_query[flags], minlength=self.alignment.num_queries)
-        return self._cache[key]
+            self.cache[key] = np.bincount(self.pool_query[flags], minlength=self.alignment.num_queries)
+        return self.cache[key]
 
     def gains(self, gain) -> np.ndarray:
         """Per ranked position; unjudged docs have gain 0 whatever the gain table says."""
         key = ("gains", str(gain))
-        if key not in self._cache:
-            self._cache[key] = np.where(self.alignment.judged, gains_of(self.alignment.grade, gain), 0.0)
-        return self._cache[key]
+        if key not in self.cache:
+            self.cache[key] = np.where(self.alignment.judged, gains_of(self.alignment.grade, gain), 0.0)
+        return self.cache[key]
 
     def discount(self, discount) -> np.ndarray:
         key = ("discount", str(discount))
-        if key not in self._cache:
-            self._cache[key] = discount_table(discount, self.table_length)
-        return self._cache[key]
+        if key not in self.cache:
+            self.cache[key] = discount_table(discount, self.table_length)
+        return self.cache[key]
 
     def ideal_dcg(self, measure: Measure) -> np.ndarray:
         """DCG@k of the best order of the ideal pool (only positive gains count)."""

@@ -188,7 +188,7 @@ def _interpolated(ctx: Context, rel: int):
     doc, and for the j-th relevant doc the interpolated precision at it,
     max_{j' >= j} j' / rank(j') (what trec_eval's backward scan holds there)."""
     key = ("trec_sets.interpolated", rel)
-    if key not in ctx._cache:
+    if key not in ctx.cache:
         a = ctx.alignment
         lengths = ctx.ranked.lengths
         positions = np.flatnonzero(ctx.relevant(rel) > 0)
@@ -198,8 +198,8 @@ def _interpolated(ctx: Context, rel: int):
         first = np.cumsum(found) - found
         nth = np.arange(len(positions)) - first[query] + 1
         precision = nth / rank.astype(np.float64)
-        ctx._cache[key] = (found, first, _reverse_segment_max(precision, query, a.num_queries))
-    return ctx._cache[key]
+        ctx.cache[key] = (found, first, _reverse_segment_max(precision, query, a.num_queries))
+    return ctx.cache[key]
 
 
 def _iprec_levels(ctx: Context, m: Measure, levels) -> np.ndarray:

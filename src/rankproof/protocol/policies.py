@@ -9,7 +9,7 @@ import difflib
 import enum
 import hashlib
 import math
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from ..errors import ProtocolError
 
@@ -344,6 +344,10 @@ class DiscountFile(DiscountVector):
         return f"file:{self.path}@{self.digest}"
 
 
+# How a chunk_map names the document of a chunk id (see ChunkMap).
+ChunkMapKind = Literal["none", "sep", "regex", "file"]
+
+
 @dataclasses.dataclass(frozen=True)
 class ChunkMap:
     """How a ranked chunk id names its document (the ``chunk_map`` policy).
@@ -359,7 +363,7 @@ class ChunkMap:
     Separators and patterns hold no blanks, so the protocol text reads back.
     """
 
-    kind: str = "none"
+    kind: ChunkMapKind = "none"
     spec: str = ""
     digest: str = ""
 
@@ -412,7 +416,7 @@ def parse_chunk_map(value: Any) -> ChunkMap:
     if kind == "file":
         path, digest = _split_digest(spec)
         return ChunkMap("file", path, digest)
-    return ChunkMap(kind, spec)
+    return ChunkMap("sep" if kind == "sep" else "regex", spec)
 
 
 def parse_gain(value: Any) -> Gain | GainMap:

@@ -42,7 +42,7 @@ import numpy as np
 
 from .coverage import as_run
 from ..data.run import Run
-from ..errors import USERS_AND_ITEMS, InputError
+from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..pipeline.alignment import top_rows
 from ..protocol import Protocol
 from ..protocol.policies import literal
@@ -55,7 +55,7 @@ Distance = Literal["cosine", "jaccard"]
 Unseen = Literal["error", "laplace"]
 
 
-def _item_error(**fields: Any) -> InputError:
+def _item_error(**fields: Any) -> RankproofError:
     """An error about the users' lists, worded with users and items."""
     return InputError(**fields).in_words_of(USERS_AND_ITEMS)
 
@@ -134,7 +134,7 @@ def _lookup_rows(ids: np.ndarray, run: Run, rows: np.ndarray) -> tuple[np.ndarra
     return at[codes], found[codes]
 
 
-def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarray, what: str, fix: str) -> InputError:
+def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarray, what: str, fix: str) -> RankproofError:
     i = int(np.flatnonzero(~found)[0])
     return _item_error(what=f"has no {what} ({int((~found).sum())} recommended {{docs}} lack one)", fix=fix,
                        source=run.source, query=run.queries[query[i]], doc=run.docs[run.doc_codes[rows[i]]])

@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 
@@ -198,6 +198,9 @@ def _clicks(column, at: Callable[[int], dict[str, Any]]) -> np.ndarray:
 
 
 _COLUMNS = ["query", "doc", "rank", "clicked"]
+
+# The formats read_clicks reads (``trec``: the whitespace text file).
+ClickLogFormat = Literal["trec", "csv", "tsv", "jsonl", "parquet"]
 _BLANKS = bytes.maketrans(b"\t\r\f\v", b"    ")
 
 
@@ -247,7 +250,7 @@ def _whitespace_columns(data: bytes, source: str):
     return table, line_of
 
 
-def read_clicks(path, format: str | None = None, *, query: str = "query", doc: str = "doc",
+def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "query", doc: str = "doc",
                 rank: str = "rank", clicked: str = "clicked") -> ClickLog:
     """Read a click log: one impression per row, ``query doc rank clicked``.
 

@@ -254,9 +254,6 @@ def _temporary(data: bytes, made: list[str]) -> str:
     return handle.name
 
 
-_FIELDS = ("what", "source", "line", "query", "doc", "value", "fix")
-
-
 def _relabelled(error: RankproofError, label: dict[str, str]) -> RankproofError:
     """The error naming the files the user gave, not the temporary copies read in their place."""
     def shown(text):
@@ -265,8 +262,17 @@ def _relabelled(error: RankproofError, label: dict[str, str]) -> RankproofError:
         return text
 
     if error.has_fields:
-        return type(error)(**{field: shown(getattr(error, field)) for field in _FIELDS})
+        return _with_fields(error, what=shown(error.what), source=shown(error.source), fix=shown(error.fix))
     return type(error)(shown(str(error)))
+
+
+def _with_fields(error: RankproofError, **changes: object) -> RankproofError:
+    """The same error (type and every field) with some fields changed, its message rendered anew."""
+    changed = type(error)(str(error))
+    changed.__dict__.update(error.__dict__)
+    changed.__dict__.update(changes)
+    changed.args = (changed.render(),)
+    return changed
 
 
 def _without_extra_columns(path: str) -> bytes | None:
@@ -419,10 +425,7 @@ def _without_policy_hint(error: RankproofError) -> RankproofError:
     """
     if error.has_fields:
         fix = _policy_pointed_to_evaluate(error.fix or "")
-        if fix is None:
-            return error
-        fields = {field: getattr(error, field) for field in _FIELDS}
-        return type(error)(**{**fields, "fix": fix})
+        return error if fix is None else _with_fields(error, fix=fix)
     message = _policy_pointed_to_evaluate(str(error))
     return error if message is None else type(error)(message)
 

@@ -13,12 +13,13 @@ from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 
-from .pipeline.alignment import QueryTable
-from .errors import CoverageError, InputError, MeasureError
-from .measures.base import Measure
-from .measures.parse import parse_measure
-from .protocol import Aggregation, MissingQuery, Protocol
-from .protocol.policies import literal
+from ..pipeline.alignment import QueryTable
+from ..errors import CoverageError, InputError, MeasureError
+from ..measures.base import Measure
+from ..measures.parse import parse_measure
+from ..protocol import Aggregation, MissingQuery, Protocol
+from ..protocol.policies import literal
+from .values import Bounds, MeasureResult
 
 __all__ = ["Results", "MeasureResult", "Bounds", "MIN_COVERAGE", "check_query_coverage"]
 
@@ -34,67 +35,6 @@ MIN_COVERAGE = 0.5
 # The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
 BootstrapMethod = Literal["percentile", "basic", "BCa"]
 Unlabelled = Literal["error", "group", "drop"]
-
-
-@dataclasses.dataclass(frozen=True)
-class MeasureResult:
-    """One measure over every evaluated query.
-
-    ``value`` is NaN where ``included`` is False (excluded by zero_ideal='exclude').
-    """
-
-    measure: Measure
-    value: np.ndarray
-    included: np.ndarray
-    numerator: np.ndarray | None
-    denominator: np.ndarray | None
-    zero_ideal: np.ndarray
-
-
-@dataclasses.dataclass(frozen=True)
-class Bounds:
-    """A measure's value and its interval over what the unjudged docs could be.
-
-    ``lower`` and ``upper`` average the per-query bounds under the protocol's
-    aggregation (macro or weighted); ``value`` is the measure's mean. Print
-    it as ``0.341 [0.341, 0.612]``.
-
-    Attributes
-    ----------
-    measure : Measure
-    value, lower, upper : float
-    queries : list, the evaluated queries
-    query_value, query_lower, query_upper : numpy.ndarray, per query (NaN: excluded)
-    """
-
-    measure: Measure
-    value: float
-    lower: float
-    upper: float
-    queries: list
-    query_value: np.ndarray
-    query_lower: np.ndarray
-    query_upper: np.ndarray
-
-    @property
-    def width(self) -> float:
-        """upper - lower: how much the unjudged docs could still move the mean."""
-        return self.upper - self.lower
-
-    def per_query(self) -> dict:
-        """``{query: (lower, upper)}``."""
-        return {q: (lo, hi) for q, lo, hi in zip(self.queries, self.query_lower.tolist(), self.query_upper.tolist())}
-
-    def format(self, digits: int = 3) -> str:
-        return f"{self.value:.{digits}f} [{self.lower:.{digits}f}, {self.upper:.{digits}f}]"
-
-    def __str__(self) -> str:
-        return f"{self.measure} {self.format()}"
-
-    def overlaps(self, other: "Bounds") -> bool:
-        """Do the two intervals overlap, so that the judged docs alone do not
-        decide which mean is higher (the sign of the difference could flip)?"""
-        return not (self.lower > other.upper or other.lower > self.upper)
 
 
 class Results:
@@ -190,7 +130,7 @@ class Results:
     @cached_property
     def qrels_digest(self) -> str | None:
         """Content digest of the judgments (see :func:`rankproof.data.digest.qrels_digest`)."""
-        from .data.digest import qrels_digest
+        from ..data.digest import qrels_digest
 
         return qrels_digest(self._qrels) if self._qrels is not None else None
 
@@ -330,8 +270,6 @@ class Results:
         >>> Results.concat(parts).mean("rr") == whole.mean("rr") == 0.75
         True
         """
-        from .errors import InputError
-
         parts = list(parts)
         if not parts:
             raise InputError(what="Results.concat needs at least one Results")
@@ -451,7 +389,7 @@ class Results:
         >>> row.low, row.high        # resamples of two values: 0.5, 0.75 or 1
         (0.5, 1.0)
         """
-        from .stats.segments import by_segment
+        from ..stats.segments import by_segment
 
         return by_segment(self, segment, measures=measures, confidence=confidence, resamples=resamples,
                           method=method, seed=seed, unlabelled=unlabelled)
@@ -575,13 +513,13 @@ class Results:
         Curves over k, precision-recall, the drill-down and significance need the
         rankings and other runs: :func:`rankproof.report` draws those.
         """
-        from .report.figures import from_results
-        from .report.html import render
+        from ..report.figures import from_results
+        from ..report.html import render
 
         return render(from_results([self], command=command))
 
     def _repr_html_(self) -> str:
-        from .report.html import in_frame
+        from ..report.html import in_frame
 
         return in_frame(self.to_html())
 

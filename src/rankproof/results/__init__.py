@@ -158,7 +158,18 @@ class Results:
     def measures(self) -> list[Measure]:
         return list(self._measures)
 
-    def _result(self, measure: "str | Measure") -> MeasureResult:
+    @property
+    def table(self) -> QueryTable:
+        """The per-query table the evaluation gave (queries in text order, counts per query, notes)."""
+        return self._table
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """The query weights (aligned with :attr:`table`'s queries), or None when unweighted."""
+        return self._weights
+
+    def result(self, measure: "str | Measure") -> MeasureResult:
+        """One evaluated measure over every query (aligned with :attr:`table`'s queries)."""
         key = parse_measure(measure)
         try:
             return self._measures[key]
@@ -169,11 +180,11 @@ class Results:
 
     def values(self, measure: "str | Measure") -> np.ndarray:
         """Per-query values as an array aligned with :attr:`queries` (NaN = excluded)."""
-        return self._shown(self._result(measure).value).copy()
+        return self._shown(self.result(measure).value).copy()
 
     def per_query(self, measure: "str | Measure") -> dict:
         """``{query: value}`` for the queries the measure's mean includes, in the order of :attr:`queries`."""
-        result = self._result(measure)
+        result = self.result(measure)
         keep = np.flatnonzero(self._shown(result.included))
         return dict(zip(self._shown_ids()[keep].tolist(), self._shown(result.value)[keep].tolist()))
 
@@ -184,7 +195,7 @@ class Results:
         denominators; weighted: sum(w * v) / sum(w). Excluded queries take no
         part; with no query left the mean is NaN.
         """
-        result = self._result(measure)
+        result = self.result(measure)
         keep = result.included
         if not keep.any():
             return math.nan
@@ -232,7 +243,7 @@ class Results:
         >>> results.bounds("ndcg@2").format()
         '0.631 [0.631, 1.000]'
         """
-        result = self._result(measure)
+        result = self.result(measure)
         if result.measure not in self._bounds:
             raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
                                fix="evaluate with bounds=True (rankproof evaluate --bounds)")

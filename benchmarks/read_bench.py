@@ -55,7 +55,7 @@ def read(path):
     # What `rankproof evaluate` does on a large input: glibc keeps freed memory.
     "  ... with the CLI's malloc": """
 from rankproof import Run
-from rankproof.cli import _keep_freed_memory
+from rankproof.cli.large import keep_freed_memory as _keep_freed_memory
 _keep_freed_memory()
 def read(path):
     return Run.read_trec(path)

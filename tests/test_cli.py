@@ -998,8 +998,9 @@ def test_process_bad_input_exits_2_with_one_line(tmp_path, case):
 def test_progress_display_never_reaches_pipes(tmp_path, capsys, monkeypatch):
     """Even an input counted as large shows no progress when stderr is not a terminal."""
     import rankproof.cli.app as cli
+    import rankproof.cli.large as large
 
-    monkeypatch.setattr(cli, "LARGE_INPUT_BYTES", 0)
+    monkeypatch.setattr(large, "LARGE_INPUT_BYTES", 0)
     data = Path(cli.__file__).resolve().parents[1] / "_data" / "cranfield"
     code = cli.main(["evaluate", str(data / "qrels.txt"), str(data / "bm25.run"), "-m", "ndcg@10",
                      "--format", "json", "--quiet"])
@@ -1014,8 +1015,9 @@ def test_allocator_settings_leave_the_values_unchanged(tmp_path):
     # in a process of its own, the settings must not change any value.
     code = (
         "import json, sys\n"
-        "from rankproof.cli.app import _keep_freed_memory, main\n"
-        "_keep_freed_memory()\n"
+        "from rankproof.cli.app import main\n"
+        "from rankproof.cli.large import keep_freed_memory\n"
+        "keep_freed_memory()\n"
         f"sys.exit(main(['evaluate', {str(QRELS)!r}, {str(BM25)!r}, '--format', 'json', '-o', {str(tmp_path / 'a.json')!r}]))\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -218,7 +218,7 @@ class _Terminal(io.StringIO):
     ["trec-eval", "-m", "map", QRELS, BM25],
 ])
 def test_big_inputs_show_progress_on_a_terminal_only(monkeypatch, capsys, command):
-    import rankproof.cli.app as cli_module
+    import rankproof.cli.large as cli_module
     import rankproof.report.progress as progress
 
     monkeypatch.setattr(cli_module, "LARGE_INPUT_BYTES", 0)
@@ -249,3 +249,203 @@ def test_the_first_command_of_a_peer_user_runs_and_prints_canonical_names(capsys
     assert measures == ["ndcg@10", "ap", "p@10", "r@100", "rr"]     # ndcg_cut_10 is ndcg@10, asked twice
     code, _, err = cli(capsys, "evaluate", QRELS, BM25, "-m", "recal@100")
     assert code == 2 and "did you mean r@100" in one_line(err)
+
+
+# -- one input path: every command reads renamed columns on every run -------------------------
+def _tables(seed: int = 7):
+    """Qrels and three runs over 6 queries (ties and unjudged docs included), as pandas frames."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    queries = [f"q{i}" for i in range(6)]
+    qrels = pd.DataFrame([(q, f"d{d}", int(rng.integers(0, 3))) for q in queries for d in range(0, 10, 2)],
+                         columns=["query", "doc", "grade"])
+    runs = {}
+    for name in ("a", "b", "c"):
+        rows = [(q, f"d{d}", float(rng.integers(0, 5))) for q in queries for d in rng.permutation(10)[:7]]
+        runs[name] = pd.DataFrame(rows, columns=["query", "doc", "score"])
+    return qrels, runs
+
+
+RENAMED = {"query": "user", "doc": "item", "grade": "rating"}
+
+
+@pytest.fixture(scope="module")
+def renamed_and_plain(tmp_path_factory):
+    """The same data twice, under the same file names: columns user,item,rating/score and query,doc,grade/score."""
+    qrels, runs = _tables()
+    folders = {}
+    for kind, mapping in (("renamed", RENAMED), ("plain", {})):
+        folder = tmp_path_factory.mktemp(kind)
+        qrels.rename(columns=mapping).to_parquet(folder / "qrels.parquet", index=False)
+        for name, run in runs.items():
+            run.rename(columns=mapping).to_parquet(folder / f"{name}.parquet", index=False)
+        folders[kind] = folder
+    return folders
+
+
+def _inputs(folder: Path, runs=("a", "b", "c")) -> list[str]:
+    return [str(folder / "qrels.parquet"), *(str(folder / f"{name}.parquet") for name in runs)]
+
+
+COLUMN_OPTIONS = [["--columns", "query=user,doc=item,grade=rating"],
+                  ["--query-col", "user", "--doc-col", "item", "--grade-col", "rating"]]
+
+
+@pytest.mark.parametrize("options", COLUMN_OPTIONS, ids=["columns", "col-options"])
+@pytest.mark.parametrize("command, runs, extra", [
+    ("evaluate", ("a", "b", "c"), ["-m", "ndcg@5", "-m", "ap", "--format", "json", "--quiet"]),
+    ("compare", ("a", "b", "c"), ["-m", "ndcg@5", "--resamples", "50", "--format", "csv"]),
+    ("why", ("a",), ["--peer", "trec_eval", "-m", "ndcg@5"]),
+    ("explain", ("b",), ["--query", "q1", "-m", "ndcg@5", "-m", "ap"]),
+])
+def test_every_command_reads_renamed_columns_on_every_run(capsys, monkeypatch, renamed_and_plain, options,
+                                                          command, runs, extra):
+    """The same data with its own column names gives the same output as with the default names."""
+    outputs = []
+    for kind, names in (("renamed", options), ("plain", [])):
+        monkeypatch.chdir(renamed_and_plain[kind])  # the same relative paths: the same run names
+        code, out, err = cli(capsys, command, *_inputs(Path("."), runs), *names, *extra)
+        assert (code, err if command != "why" else "") == (0, ""), err
+        outputs.append(out)
+    assert outputs[0] == outputs[1] and outputs[0].strip()
+
+
+def test_evaluate_with_renamed_columns_gives_the_library_values(capsys, renamed_and_plain):
+    """The numbers themselves: each run's mean as evaluate() gives it on the same rows from dicts."""
+    qrels, runs = _tables()
+    judged = Qrels.from_dict({q: dict(zip(g["doc"], g["grade"].tolist())) for q, g in qrels.groupby("query")})
+    code, out, err = cli(capsys, "evaluate", *_inputs(renamed_and_plain["renamed"]), *COLUMN_OPTIONS[0],
+                         "-m", "ndcg@5", "--format", "json", "--quiet")
+    assert code == 0, err
+    got = json.loads(out)["runs"]
+    for name, run in runs.items():
+        ranked = Run.from_dict({q: dict(zip(g["doc"], g["score"].tolist())) for q, g in run.groupby("query")})
+        assert got[f"{name}.parquet"]["mean"]["ndcg@5"] == evaluate(judged, ranked, "ndcg@5").mean("ndcg@5")
+
+
+def _report_cells(path: Path) -> list[tuple[str, str, str]]:
+    cells = re.findall(r'<td([^>]*data-key="[^"]*"[^>]*)>(.*?)</td>', path.read_text(encoding="utf-8"), re.S)
+    return [(re.search(r'data-run="([^"]*)"', a).group(1) if "data-run" in a else "",
+             re.search(r'data-key="([^"]*)"', a).group(1), text.strip()) for a, text in cells]
+
+
+@pytest.mark.parametrize("options", COLUMN_OPTIONS, ids=["columns", "col-options"])
+def test_report_reads_renamed_columns_on_every_run(capsys, monkeypatch, renamed_and_plain, tmp_path, options):
+    cells = []
+    for kind, names in (("renamed", options), ("plain", [])):
+        monkeypatch.chdir(renamed_and_plain[kind])
+        out = tmp_path / f"{kind}.html"
+        code, _, err = cli(capsys, "report", *_inputs(Path(".")), *names, "-m", "ndcg@5", "-m", "ap",
+                           "--resamples", "50", "-o", out)
+        assert code == 0, err
+        cells.append(_report_cells(out))
+    assert cells[0] == cells[1]
+    assert {run for run, _, _ in cells[0]} >= {"a.parquet", "b.parquet", "c.parquet"}
+
+
+def test_stdin_run_with_renamed_columns(capsys, monkeypatch, renamed_and_plain):
+    """'-' is one more input path: a renamed Parquet run on stdin reads as the same file given by name."""
+    folder = renamed_and_plain["renamed"]
+    common = ["--columns", "query=user,doc=item,grade=rating", "-m", "ndcg@5", "--format", "csv", "--quiet"]
+    code, by_name, _ = cli(capsys, "evaluate", folder / "qrels.parquet", folder / "b.parquet", "--label", "b=b.parquet",
+                           *common)
+    assert code == 0
+    code, by_stdin, err = cli(capsys, "evaluate", folder / "qrels.parquet", "-", "--run-format", "parquet",
+                              "--label", "b=-", *common, stdin=(folder / "b.parquet").read_bytes(),
+                              monkeypatch=monkeypatch)
+    assert (code, by_stdin) == (0, by_name), err
+
+
+def test_intents_with_renamed_columns(capsys, monkeypatch, tmp_path):
+    """Judgments per intent in a table with its own column names, on two runs."""
+    import pandas as pd
+
+    rows = [("u1", "i1", "x1", 1), ("u1", "i2", "x1", 1), ("u1", "i2", "x2", 1), ("u2", "i1", "x3", 1)]
+    runs = {"a": [("u1", "x1", 3.0), ("u1", "x2", 2.0), ("u2", "x3", 1.0)],
+            "b": [("u1", "x2", 3.0), ("u1", "x1", 2.0), ("u2", "x9", 1.0)]}
+    outputs = []
+    for kind, mapping, options in (
+            ("renamed", {"query": "user", "intent": "aspect", "doc": "item", "grade": "rating"},
+             ["--columns", "query=user,doc=item,grade=rating", "--intent-col", "aspect"]),
+            ("plain", {}, [])):
+        folder = tmp_path / kind
+        folder.mkdir()
+        frame = pd.DataFrame(rows, columns=["query", "intent", "doc", "grade"]).rename(columns=mapping)
+        frame.to_parquet(folder / "qrels.parquet", index=False)
+        for name, run in runs.items():
+            pd.DataFrame(run, columns=["query", "doc", "score"]).rename(columns=mapping).to_parquet(
+                folder / f"{name}.parquet", index=False)
+        monkeypatch.chdir(folder)
+        code, out, err = cli(capsys, "evaluate", "--intents", *_inputs(Path("."), ("a", "b")), *options,
+                             "-m", "s_recall@2", "--format", "json", "--quiet")
+        assert code == 0, err
+        outputs.append(json.loads(out)["runs"])
+    assert outputs[0] == outputs[1]
+    # s_recall@2: a covers u1's intents i1 and i2 at ranks 1-2 (1.0) and u2's i1 (1.0); b misses u2's.
+    assert (outputs[0]["a.parquet"]["mean"]["s_recall@2"], outputs[0]["b.parquet"]["mean"]["s_recall@2"]) == (1.0, 0.5)
+
+
+def test_fit_pbm_reads_renamed_columns(capsys, monkeypatch, tmp_path):
+    import pandas as pd
+
+    rows = [(f"u{q}", f"i{d}", rank, int((q + d + rank) % 3 == 0)) for q in range(8) for rank, d in
+            enumerate(range(q % 3, q % 3 + 4), start=1)]
+    outputs = []
+    for kind, mapping, options in (
+            ("renamed", {"query": "user", "doc": "item", "rank": "position", "clicked": "click"},
+             ["--columns", "query=user,doc=item,rank=position,clicked=click"]),
+            ("plain", {}, [])):
+        path = tmp_path / f"{kind}.parquet"
+        pd.DataFrame(rows, columns=["query", "doc", "rank", "clicked"]).rename(columns=mapping).to_parquet(path)
+        code, out, err = cli(capsys, "fit-pbm", path, "--quiet", *options)
+        assert code == 0, err
+        fit = json.loads(out)
+        assert fit.pop("source").endswith(f"{kind}.parquet")
+        outputs.append(fit)
+    assert outputs[0] == outputs[1]
+
+
+def test_a_policy_given_twice_is_refused(capsys):
+    for command in (["evaluate", QRELS, BM25], ["protocol"]):
+        code, out, err = cli(capsys, *command, "--policy", "ties=docid", "--policy", "ties=input")
+        assert (code, out) == (2, "")
+        assert "ties is given twice" in one_line(err) and "give each policy once" in err
+    with pytest.raises(Exception, match="given twice"):
+        from rankproof.protocol import Protocol
+        Protocol.from_text("ties=docid ties=input")
+
+
+def test_engine_choices_are_the_registry_and_spark(capsys):
+    from rankproof.engines import ENGINES
+
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    text = capsys.readouterr().out
+    choices = re.search(r"--engine \{([^}]*)\}", text).group(1).split(",")
+    assert choices == [*ENGINES, "spark"]
+
+
+@pytest.mark.parametrize("command", [["explain", "--query", "1"], ["report", "-o", "r.html"]])
+def test_intents_where_not_available_yet_is_one_line(capsys, monkeypatch, tmp_path, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.txt").write_text("1 1 d1 1\n1 2 d2 1\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n")
+    code, out, err = cli(capsys, command[0], "--intents", "q.txt", "a.run", *command[1:])
+    assert (code, out) == (2, "")
+    assert f"rankproof {command[0]}: --intents" in one_line(err) and "rankproof evaluate --intents" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_commands_that_read_qrels_and_runs_share_one_set_of_input_options(capsys):
+    def options(command: str) -> set[str]:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        return set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", capsys.readouterr().out))
+
+    shared = {"--qrels-format", "--run-format", "--columns", "--query-col", "--doc-col", "--grade-col", "--score-col",
+              "--grade-map", "--label", "--intents", "--intent-col", "--intent-weights", "--preset", "--policy"}
+    for command in ("evaluate", "compare", "report", "why", "explain"):
+        assert shared <= options(command), (command, shared - options(command))
+    assert {"--columns", "--query-col", "--doc-col", "--rank-col", "--clicked-col"} <= options("fit-pbm")

@@ -24,7 +24,7 @@ RATIO_MEASURES = ["ndcg@5", "ndcg", "p@3", "r@10", "rprec", "judged@5"]
 
 
 def test_import_rankproof_loads_no_pyspark():
-    code = ("import sys, rankproof, rankproof.cli; rankproof.cli._parser(); "
+    code = ("import sys, rankproof, rankproof.cli.parser; rankproof.cli.parser.build_parser(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j') "
             "or m.startswith('rankproof.spark')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -32,10 +32,10 @@ def test_import_rankproof_loads_no_pyspark():
 
 
 def test_cli_engines_are_the_library_engines_and_spark():
-    from rankproof import cli
+    from rankproof.cli.evaluate import engine_choices
     from rankproof.engines import ENGINES
 
-    assert set(cli.ENGINES) == set(ENGINES) | {"spark"}
+    assert set(engine_choices()) == set(ENGINES) | {"spark"}
 
 
 @pytest.fixture(scope="session")

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..data.qrels import Qrels
-from ..data.run import Run
-from ..evaluation import evaluate
-from ..protocol import Protocol
-from ..explain.explanation import explain
-from ..report.table import explanation_table, to_table
+from .render import print_text
 
-__all__ = ["run_demo", "cranfield_path"]
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "run_demo", "cranfield_path"]
+
+NAME = "demo"
+HELP = "evaluate the bundled Cranfield runs"
+EXAMPLES = """example:
+  rankproof demo"""
 
 RUNS = ("bm25", "tfidf", "lmdirichlet")
 MEASURES = ["ndcg@10", "ap", "rr", "p@10"]
@@ -27,6 +27,13 @@ def cranfield_path() -> Path:
 
 
 def run_demo() -> str:
+    from ..data.qrels import Qrels
+    from ..data.run import Run
+    from ..evaluation import evaluate
+    from ..explain.explanation import explain
+    from ..protocol import Protocol
+    from ..report.table import explanation_table, to_table
+
     data = cranfield_path()
     qrels = Qrels.read_trec(data / "qrels.txt")
     runs = {name: Run.read_trec(data / f"{name}.run", name=name) for name in RUNS}
@@ -52,3 +59,12 @@ def run_demo() -> str:
     out.append("\nOne query, every number (bm25, query 1, ndcg@10):\n\n")
     out.append(explanation_table(explain(qrels, runs["bm25"], EXPLAIN_QUERY, "ndcg@10", protocol)))
     return "".join(out)
+
+
+def add_arguments(parser) -> None:
+    """The demo takes no options."""
+
+
+def run(args) -> int:
+    print_text(run_demo())
+    return 0

@@ -11,6 +11,7 @@ import os
 from typing import Sequence
 
 from ..errors import InputError
+from .usage import literal
 
 __all__ = ["apply_labels"]
 
@@ -40,18 +41,22 @@ def apply_labels(labels: Sequence[str] | None, paths: Sequence[str], names: Sequ
         name, sep, run = item.partition("=")
         name, run = name.strip(), run.strip()
         if not sep or not name or not run:
-            raise InputError(f"--label {item!r}: write NAME=RUN, e.g. --label bm25=runs/bm25.txt")
+            raise InputError(source=f"--label {item!r}", what="write NAME=RUN",
+                             fix="for example --label bm25=runs/bm25.txt")
         matches = [i for i, (path, default) in enumerate(zip(paths, names))
                    if run in (path, default) or os.path.realpath(run) == real[i]]
         if not matches:
-            raise InputError(f"--label {item}: {run} is not one of the runs given ({', '.join(paths)}); "
-                             "give the run's path or file name after '='")
+            raise InputError(source=f"--label {item}",
+                             what=literal(f"{run} is not one of the runs given ({', '.join(paths)})"),
+                             fix="give the run's path or file name after '='")
         index = matches[0]
         if index in labelled:
-            raise InputError(f"--label {item}: {paths[index]} is already labelled {labelled[index]}; "
-                             "label each run once")
+            raise InputError(source=f"--label {item}",
+                             what=literal(f"{paths[index]} is already labelled {labelled[index]}"),
+                             fix="label each run once")
         labelled[index] = result[index] = name
     repeated = sorted({n for n in result if result.count(n) > 1})
     if repeated:
-        raise InputError(f"--label: two runs would be named {repeated[0]}; give each run a distinct name")
+        raise InputError(source="--label", what=literal(f"two runs would be named {repeated[0]}"),
+                         fix="give each run a distinct name")
     return result

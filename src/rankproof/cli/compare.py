@@ -1,0 +1,134 @@
+"""``rankproof compare``: paired significance tests between runs (or saved results)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .evaluate import DEFAULT_MEASURES
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .large import prepare_for, stages as progress
+from .render import COMPARE_FORMATS, render_comparison
+from .usage import usage
+
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "bare_names", "run"]
+
+NAME = "compare"
+HELP = "paired significance tests between runs (or saved results)"
+EXAMPLES = """examples:
+  rankproof compare qrels.txt bm25.run tfidf.run lmdirichlet.run -m ndcg@10 -m ap
+  rankproof compare qrels.txt a.run b.run --baseline a.run --test t --format latex -o table.tex
+  rankproof compare --results a.json b.json"""
+
+_RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".jsonl", ".json", ".parquet")
+
+
+def add_test_options(parser: argparse.ArgumentParser) -> None:
+    """The significance options compare and report share."""
+    parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
+                        help="paired test (default randomization: sign flips)")
+    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+                        help="multiple-comparison correction over pairs x measures (default holm)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="randomization and bootstrap draws (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then two or more runs")
+    parser.add_argument("--results", nargs="+", metavar="FILE",
+                        help="compare saved results (rankproof evaluate --format json -o FILE) instead of runs")
+    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
+    parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)")
+    add_test_options(parser)
+    parser.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level (default 0.95)")
+    parser.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
+                        help="bootstrap interval method (default percentile)")
+    parser.add_argument("--power", type=float, default=0.8, help="power for 'queries needed' (default 0.8)")
+    parser.add_argument("--allow-mismatch", action="store_true",
+                        help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
+    add_protocol_options(parser)
+    add_input_options(parser)
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="compare runs that rank fewer than half of the judged queries anyway")
+    parser.add_argument("--bounds", action="store_true",
+                        help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
+    parser.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+def bare_names(names: list[str]) -> list[str]:
+    """Run names for comparison tables: without the file extension (``bm25.run.gz`` -> ``bm25``),
+    unless that would make two labels equal or empty."""
+    def bare(name: str) -> str:
+        stem = name[:-3] if name.endswith(".gz") else name
+        root, extension = os.path.splitext(stem)
+        return root if extension.lower() in _RUN_EXTENSIONS and root and not root.endswith(os.sep) else stem
+
+    labels = [bare(name) for name in names]
+    return labels if len(set(labels)) == len(labels) else names
+
+
+def run(args) -> int:
+    from ..report.output import check_output_path, write_output
+    from ..stats import compare
+
+    check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
+    if args.results:
+        comparison = compare(None, _saved(args), args.measure, None, **_test_options(args))
+    else:
+        comparison = _compare_runs(args, compare)
+    write_output(render_comparison(comparison, args.format), args.output)
+    return 0
+
+
+def _test_options(args) -> dict:
+    return dict(test=args.test, correction=args.correction, alpha=args.alpha, baseline=args.baseline,
+                confidence=args.confidence, bootstrap_method=args.bootstrap, power=args.power,
+                n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch)
+
+
+def _saved(args) -> dict:
+    """--results: every run of every saved results file; names made unique with the file name where they clash."""
+    from ..stats import load_results
+
+    if args.inputs:
+        raise usage(NAME, "give either QRELS RUN RUN ... or --results FILE ..., not both")
+    if args.label:
+        raise usage(NAME, "--label names run files; saved results keep their run names")
+    if args.bounds:
+        raise usage(NAME, "--bounds evaluates the runs; saved results hold no bounds", "give QRELS RUN RUN ...")
+    if args.preset != "rankproof" or args.policy or args.grade_map or args.intents:
+        raise usage(NAME, "--preset, --policy, --grade-map and --intents apply when evaluating runs",
+                    "saved results keep the protocol they were evaluated under")
+    loaded = [(path, saved) for path in args.results for saved in load_results(path)]
+    names = bare_names([saved.run_name for _, saved in loaded])
+    return {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
+            for (path, saved), name in zip(loaded, names)}
+
+
+def _compare_runs(args, compare):
+    from ..measures.parse import parse_measures
+
+    if len(args.inputs) < 3:
+        raise usage(NAME, "give QRELS and at least two runs (or --results FILE ...)")
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    protocol = protocol_of(args)
+    args.qrels, paths = args.inputs[0], args.inputs[1:]
+    # Runs are named by file without its extension (bm25.run -> bm25), or by --label.
+    file_names = run_names(paths)
+    labelled = run_names(paths, args.label)
+    names = [given if given != file else bare for given, file, bare in zip(labelled, file_names,
+                                                                            bare_names(file_names))]
+    large = prepare_for(args.inputs)
+    with progress(2 + len(paths), large, "comparing") as stages:
+        qrels, read = read_inputs(args, args.qrels, paths, names, stages)
+        runs = dict(read)
+        # --baseline may name the run (with or without its extension) or give its path.
+        args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
+                                                                                         args.baseline)
+        stages.step("evaluating and testing")
+        return compare(qrels, runs, measures, protocol, allow_partial=args.allow_partial, bounds=args.bounds,
+                       **_test_options(args))

@@ -1,0 +1,145 @@
+"""``rankproof evaluate``: every run against the qrels, one row per run (``--engine spark``: on Spark)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .inputs import (QRELS_ROLES, RUN_ROLES, add_input_options, add_protocol_options, columns, protocol_of,
+                     read_inputs, run_names)
+from .large import prepare_for, stages as progress
+from .render import FORMATS, notes, render_results
+from .render import digits as precision
+from .usage import usage
+
+__all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
+
+NAME = "evaluate"
+HELP = "evaluate runs against qrels"
+EXAMPLES = """examples:
+  rankproof evaluate qrels.txt bm25.run -m ndcg@10 -m map -m P@10 -m recall@100 -m mrr
+  rankproof evaluate qrels.txt a.run b.run --preset trec_eval --format json -o results.json
+  rankproof evaluate qrels.csv run.csv --columns query=qid,doc=docno,grade=rel,score=sim
+  zcat bm25.run.gz | rankproof evaluate qrels.txt - --label bm25=- --quiet --format csv
+  rankproof evaluate --intents diversity.qrels run.txt -m alpha_ndcg@20 -m err_ia@20 -m s_recall@20
+Measure names of trec_eval (P_10, ndcg_cut.10), ir_measures (nDCG@10) and ranx (mrr) are read too.
+Counts and warnings go to stderr (--quiet drops them); exit 2 on bad input, one line on stderr."""
+
+DEFAULT_MEASURES = ["ndcg@10", "ap", "rr", "p@10"]
+SPARK = "spark"  # not a local engine: rankproof.spark evaluates Parquet on a Spark session
+
+
+def engine_choices() -> tuple[str, ...]:
+    """What --engine chooses: the engines of the registry (rankproof.engines.ENGINES), then spark."""
+    from ..engines import ENGINES
+
+    return (*ENGINES, SPARK)
+
+
+def add_coverage_options(parser: argparse.ArgumentParser) -> None:
+    """--min-coverage and --allow-partial (evaluate and compare)."""
+    from ..results import MIN_COVERAGE
+
+    parser.add_argument("--min-coverage", type=float, default=MIN_COVERAGE, metavar="SHARE",
+                        help=f"refuse a run ranking less than this share of the judged queries "
+                             f"(default {MIN_COVERAGE}; a run ranking none is always refused)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="evaluate runs that rank too few judged queries anyway (a warning says how many)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..engines import DEFAULT_ENGINE
+
+    parser.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet; - for stdin")
+    parser.add_argument("runs", nargs="+", metavar="run",
+                        help="rankings: TREC (query Q0 doc rank score tag), CSV/TSV, JSONL or Parquet; - for stdin")
+    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    add_protocol_options(parser)
+    add_input_options(parser)
+    add_coverage_options(parser)
+    choices = engine_choices()
+    parser.add_argument("--engine", choices=choices, default=DEFAULT_ENGINE,
+                        help=f"what computes the measures: {' or '.join(choices[:-1])} on this machine "
+                             f"(default {DEFAULT_ENGINE}), or spark (Parquet files or directories, evaluated on "
+                             "a Spark session; same numbers)")
+    parser.add_argument("--spark-master", metavar="URL",
+                        help="with --engine spark: the master (default: the active session, else local[2])")
+    parser.add_argument("--per-query", action="store_true", help="also show each query's values")
+    parser.add_argument("--bounds", action="store_true",
+                        help="show each value with its bounds under the unjudged docs: 0.341 [0.341, 0.612] "
+                             "(unjudged docs at gain 0, and at the highest grade)")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("--precision", type=int, metavar="DIGITS",
+                        help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+
+
+def run(args) -> int:
+    from ..evaluation import evaluate
+    from ..measures.parse import parse_measures
+    from ..report.output import check_output_path, write_output
+
+    # Everything that can be checked without reading data is checked first.
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    protocol = protocol_of(args)
+    places = precision(args)
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map])
+    names = run_names(args.runs, args.label)
+    if args.engine == SPARK:
+        results = _on_spark(args, measures, protocol, names)
+    else:
+        if args.spark_master is not None:
+            raise usage(NAME, "--spark-master is for --engine spark")
+        large = prepare_for([args.qrels, *args.runs])
+        results = []
+        with progress(1 + 2 * len(args.runs), large) as stages:
+            qrels, runs = read_inputs(args, args.qrels, args.runs, names, stages)
+            for name, ranking in runs:
+                results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
+                                        allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
+                del ranking  # do not keep a run alive while the next one is read
+                stages.step(f"evaluated {name}")
+    write_output(render_results(results, args.format, args.per_query, places), args.output)
+    notes(results, args.quiet)
+    return 0
+
+
+def _on_spark(args, measures, protocol, names: list[str]) -> list:
+    """``--engine spark``: each run evaluated by rankproof.spark, its per-query values
+    collected into the Results every renderer takes (the same output as the local engine)."""
+    _check_spark_inputs(args)
+    from ..spark import evaluate as spark_evaluate, get_session
+
+    try:
+        session = get_session(args.spark_master)
+    except Exception as error:  # no java, a bad master URL: pyspark's own exception types
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        raise usage(NAME, f"could not start Spark ({reason})", "--engine spark needs a Java 17 runtime (java on "
+                    "PATH or JAVA_HOME) and a reachable --spark-master") from None
+    results = []
+    for path, name in zip(args.runs, names):
+        on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,
+                                  min_coverage=args.min_coverage, allow_partial=args.allow_partial,
+                                  **{**columns(args, QRELS_ROLES), **columns(args, RUN_ROLES)})
+        results.append(on_spark.to_results())
+        on_spark.unpersist()
+    return results
+
+
+def _check_spark_inputs(args) -> None:
+    """What --engine spark cannot take, refused before Spark starts."""
+    for given, fmt in [(args.qrels, args.qrels_format), *[(path, args.run_format) for path in args.runs]]:
+        if given == "-" or (fmt not in (None, "parquet")) or not (
+                os.path.isdir(given) or given.lower().endswith((".parquet", ".pq")) or "://" in given):
+            raise usage(NAME, f"--engine spark reads Parquet files or directories; {given} is not one",
+                        "convert it to Parquet, or drop --engine spark")
+    for option, given, fix in (("--grade-map", args.grade_map, "map the grades in the Parquet data"),
+                               ("--intents", args.intents, "evaluate judgments per intent on this machine")):
+        if given:
+            raise usage(NAME, f"{option} is not available with --engine spark", fix)
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        raise usage(NAME, "--engine spark needs pyspark and a Java runtime", "pip install 'rankproof[spark]'")

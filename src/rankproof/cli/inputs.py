@@ -1,0 +1,264 @@
+"""The one input path of the command line: the options that describe inputs, and the function that reads them.
+
+Every command that reads qrels or runs (evaluate, compare, report, why,
+explain) takes the same input options from :func:`add_input_options` (formats,
+``--columns`` and ``--query-col`` ..., ``--grade-map``, ``--label``,
+``--intents``) and the protocol options from :func:`add_protocol_options`
+(``--preset``, ``--policy``, which holds ``chunk_map``), and reads its inputs
+through :func:`read_inputs`. ``-`` reads one input from stdin, in any format.
+fit-pbm reads a click log with the same ``--columns`` syntax over its own roles
+(:func:`add_column_options`, :func:`columns`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Iterator, Sequence
+
+from ..errors import InputError, ProtocolError
+from .grade_map import grade_map
+from .labels import apply_labels
+from .usage import literal, usage
+
+__all__ = [
+    "INPUT_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options", "add_input_options", "add_column_options",
+    "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN",
+]
+
+INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
+QRELS_ROLES = ("query", "doc", "grade")
+RUN_ROLES = ("query", "doc", "score")
+_ROLE_HELP = {
+    "query": "query id column (default query)",
+    "doc": "doc id column (default doc)",
+    "grade": "grade column of the qrels (default grade)",
+    "score": "score column of runs (default score; none: rows are in rank order)",
+}
+
+
+# -- the options --------------------------------------------------------------------
+def add_protocol_options(parser: argparse.ArgumentParser) -> None:
+    """--preset and --policy (chunk_map, grades and every other policy)."""
+    from ..protocol import PRESETS
+
+    names = ", ".join(PRESETS)
+    parser.add_argument("--preset", default="rankproof", metavar="NAME",
+                        help=f"protocol preset: {names} (default rankproof; see `rankproof protocol --preset NAME`)")
+    parser.add_argument("--policy", action="append", metavar="KEY=VALUE",
+                        help="override one policy, e.g. ties=docid or chunk_map=sep:# (repeatable, each policy "
+                             "once; see `rankproof protocol`)")
+
+
+def add_column_options(parser: argparse.ArgumentParser, roles: Sequence[str], helps: dict[str, str],
+                       example: str) -> None:
+    """--columns ROLE=NAME,... and one --ROLE-col option per role."""
+    group = parser.add_argument_group("columns of CSV, TSV, JSON Lines and Parquet inputs")
+    group.add_argument("--columns", metavar="SPEC", help=f"role=column pairs, e.g. {example}")
+    for role in roles:
+        group.add_argument(f"--{role}-col", metavar="NAME", help=helps[role])
+    parser.set_defaults(column_roles=tuple(roles))
+
+
+def add_input_options(parser: argparse.ArgumentParser) -> None:
+    """The input options every command that reads qrels and runs takes."""
+    parser.add_argument("--grade-map", metavar="MAP",
+                        help="map grades before anything else: 1:4,2:3,-1:0 or a JSON file {\"1\": 4}")
+    parser.add_argument("--qrels-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
+    parser.add_argument("--run-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
+    add_column_options(parser, ("query", "doc", "grade", "score"), _ROLE_HELP,
+                       "query=qid,doc=docno,grade=rel,score=sim")
+    parser.add_argument("--label", action="append", metavar="NAME=FILE",
+                        help="name the run FILE as NAME in every output (repeatable)")
+    intents = parser.add_argument_group("judgments per intent (the diversity measures: alpha_ndcg, err_ia, "
+                                        "ndcg_ia, p_ia, s_recall)")
+    intents.add_argument("--intents", action="store_true",
+                         help="the qrels hold an intent column: TREC diversity format 'query intent doc grade' "
+                              "(NIST ndeval's), or a table's intent column (--intent-col)")
+    intents.add_argument("--intent-col", metavar="NAME", help="intent column of table qrels (default intent)")
+    intents.add_argument("--intent-weights", metavar="FILE",
+                         help="intent weights, one 'query intent weight' line each (default: uniform over the "
+                              "intents with a relevant doc, as ndeval)")
+
+
+# -- what the options say ---------------------------------------------------------------
+def protocol_of(args):
+    """The protocol of --preset and --policy; a policy given twice is refused, as Protocol.from_text does."""
+    from ..protocol import Protocol
+
+    protocol = Protocol.preset(args.preset)
+    changes: dict[str, str] = {}
+    for item in args.policy or []:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise ProtocolError(source=f"--policy {item!r}", what="write key=value",
+                                fix="e.g. --policy ties=docid")
+        if key in changes:
+            raise ProtocolError(source="--policy", what=literal(f"policy {key} is given twice "
+                                                                f"({key}={changes[key]} and {key}={value})"),
+                                fix="give each policy once")
+        changes[key] = value
+    return protocol.replace(**changes) if changes else protocol
+
+
+def columns(args, roles: Sequence[str]) -> dict[str, Any]:
+    """Column names from --columns and --ROLE-col, for the given roles (--score-col none: no score)."""
+    known = getattr(args, "column_roles", ())
+    spec: dict[str, str] = {}
+    for item in (getattr(args, "columns", None) or "").split(","):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in known or not value.strip():
+            example = "query=qid,doc=docno,score=sim" if "score" in known else "query=user,doc=item"
+            raise InputError(source=f"--columns {args.columns!r}", what="write role=column pairs",
+                             fix=f"e.g. --columns {example} (roles: {', '.join(known)})")
+        spec[key] = value.strip()
+    for role in known:
+        given = getattr(args, f"{role}_col", None)
+        if given is not None:
+            spec[role] = given
+    chosen: dict[str, Any] = {role: spec[role] for role in roles if role in spec}
+    if "score" in roles and spec.get("score", "").lower() == "none":
+        chosen["score"] = None  # rows already in rank order
+    return chosen
+
+
+# -- stdin ----------------------------------------------------------------------------------
+class Stdin:
+    """'-' as an input: stdin, copied once into a temporary file.
+
+    The readers take paths, so stdin (any format; gzip found by its magic
+    bytes) is written to a temporary file named with the format's extension,
+    and messages say "stdin" instead of that file's name (:meth:`relabel`).
+    """
+
+    def __init__(self) -> None:
+        self.made: dict[str, str] = {}
+
+    def path(self, given: str, fmt: "str | None") -> str:
+        if given != "-":
+            return given
+        if "-" in self.made:
+            return self.made["-"]
+        import tempfile
+
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        suffix = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "parquet": ".parquet"}.get(fmt or "trec", ".txt")
+        with tempfile.NamedTemporaryFile(prefix="rankproof-stdin-", suffix=suffix, delete=False) as handle:
+            handle.write(data)
+        self.made["-"] = handle.name
+        return handle.name
+
+    def relabel(self, message: str) -> str:
+        """`message` with the temporary file's name as "stdin"."""
+        made = self.made.get("-")
+        return message.replace(made, "stdin") if made else message
+
+    def close(self) -> None:
+        for name in self.made.values():
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+        self.made.clear()
+
+
+STDIN = Stdin()
+
+
+# -- reading --------------------------------------------------------------------------------
+def read_qrels(args, given: str):
+    """The qrels (judgments per intent with --intents), under the protocol's grades policy and --grade-map."""
+    from ..data.grades import map_grades
+    from ..data.qrels import Qrels
+
+    path = STDIN.path(given, args.qrels_format)
+    if args.intents:
+        return _read_intent_qrels(args, path)
+    if args.intent_weights or args.intent_col:
+        raise usage(None, "--intent-weights and --intent-col describe judgments per intent",
+                    "add --intents (the qrels are 'query intent doc grade')")
+    # The grades policy says how grades are read (grades=real keeps 1.5).
+    qrels = Qrels.read(path, args.qrels_format, **columns(args, QRELS_ROLES), grades=str(protocol_of(args).grades))
+    mapping = grade_map(args.grade_map)
+    return map_grades(qrels, mapping) if mapping is not None else qrels
+
+
+def _read_intent_qrels(args, path: str):
+    """--intents: judgments per intent (TREC diversity format, or a table with an intent column)."""
+    from ..data.intents import IntentQrels
+
+    if args.grade_map is not None:
+        raise usage(None, "--grade-map does not apply to judgments per intent (--intents) yet",
+                    "map the grades in the file")
+    return IntentQrels.read(path, args.qrels_format, intent=args.intent_col or "intent",
+                            weights=args.intent_weights, **columns(args, QRELS_ROLES))
+
+
+def read_run(args, given: str, name: str):
+    """One run, with the run format and columns of the options."""
+    from ..data.run import Run
+
+    return Run.read(STDIN.path(given, args.run_format), args.run_format, name=name, **columns(args, RUN_ROLES))
+
+
+def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], stages=None, *,
+                intents: bool = True):
+    """The qrels and the runs, read the one way every command reads them.
+
+    Returns the qrels and an iterator over (name, run). The first run is read
+    beside the qrels, in a second thread (both readers spend most of their
+    time in numpy and arrow, which release the GIL, so on two cores the
+    qrels come almost for free; a bad qrels file is still reported first).
+    Each further run is read when the iterator reaches it, so a command that
+    evaluates run by run holds one run at a time. `stages` (a progress
+    display) is told of each file read. A command that cannot use judgments
+    per intent yet passes ``intents=False``, and --intents is refused in one line.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    if args.intents and not intents:
+        raise usage(args.command, "--intents: judgments per intent are not available here yet",
+                    "evaluate them with rankproof evaluate --intents or rankproof compare --intents")
+    if qrels == "-" and "-" in runs:
+        raise usage(args.command, "stdin ('-') is given for the qrels and a run", "read one of them from stdin")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending_qrels = pool.submit(read_qrels, args, qrels)
+        try:
+            first = read_run(args, runs[0], names[0])
+        except BaseException:
+            pending_qrels.result()
+            raise
+        judged = pending_qrels.result()
+    if stages is not None:
+        stages.step("read qrels")
+    return judged, _runs(args, runs, names, [first], stages)
+
+
+def _runs(args, paths: Sequence[str], names: Sequence[str], pending: list, stages) -> Iterator[tuple[str, object]]:
+    for path, name in zip(paths, names):
+        run = pending.pop() if pending else read_run(args, path, name)
+        if stages is not None:
+            stages.step(f"read {name}")
+        yield name, run
+        del run  # do not keep a run alive while the next one is read
+
+
+def run_names(paths: Sequence[str], labels: Sequence[str] | None = None) -> list[str]:
+    """File names as run names (full paths where two files share a name; stdin for '-'); --label NAME=RUN renames."""
+    if sum(p == "-" for p in paths) > 1:
+        raise InputError(what="stdin ('-') is given for two inputs", fix="read at most one input from stdin")
+    seen: dict[str, str] = {}
+    for given in paths:
+        real = given if given == "-" else os.path.realpath(given)
+        if real in seen:
+            raise InputError(source=given, what=literal(f"the same run is given twice ({seen[real]} and {given})"),
+                             fix="give each run once")
+        seen[real] = given
+    names = ["stdin" if p == "-" else os.path.basename(p) for p in paths]
+    names = [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
+    return apply_labels(labels, paths, names)

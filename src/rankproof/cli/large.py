@@ -1,0 +1,60 @@
+"""Large inputs: the process's allocator settings and the progress display.
+
+Inputs above :data:`LARGE_INPUT_BYTES` (about a million TREC lines) get a
+progress display on a terminal (:mod:`rankproof.report.progress`), and glibc
+is told to keep freed memory for the next arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+__all__ = ["LARGE_INPUT_BYTES", "keep_freed_memory", "prepare_for", "is_large", "stages"]
+
+LARGE_INPUT_BYTES = 40 * 1024 * 1024
+
+
+def keep_freed_memory() -> None:
+    """Have glibc keep freed memory for the next arrays instead of unmapping it.
+
+    By default every freed block above glibc's mmap threshold goes back to the
+    kernel, so each of the many arrays of millions of rows an evaluation makes
+    is page-faulted and zeroed afresh: on the 2-core VM this project is timed
+    on, that was a third of the wall time of a 10M-line run (benchmarks/README.md).
+    This is the command line's own process, so it may choose its allocator
+    settings; the library never does. Elsewhere than glibc nothing happens.
+    """
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mmap_threshold, trim_threshold, top_pad = -3, -1, -2  # glibc's M_* parameter numbers
+    largest = 2**31 - 1
+    mallopt(mmap_threshold, ctypes.c_int(largest))
+    mallopt(trim_threshold, ctypes.c_int(largest))
+    mallopt(top_pad, ctypes.c_int(1 << 28))
+
+
+def prepare_for(paths: Sequence[str | None]) -> bool:
+    """Set the process up for the given inputs; tell whether they are large."""
+    large = is_large([p for p in paths if p is not None])
+    if large:
+        keep_freed_memory()
+        # The big files need pyarrow; importing it first lets the qrels use its reader too.
+        import pyarrow  # noqa: F401
+    return large
+
+
+def is_large(paths: Sequence[str]) -> bool:
+    from ..report.progress import is_large as above
+
+    return above(paths, LARGE_INPUT_BYTES)
+
+
+def stages(total: int, enabled: bool, label: str = "evaluating"):
+    """The progress display (rankproof.report.progress), for large inputs on a terminal only."""
+    from ..report.progress import Stages
+
+    return Stages(total, enabled, label)

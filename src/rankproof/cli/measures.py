@@ -1,0 +1,109 @@
+"""``rankproof measures``: the measures, one line each with its definition."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import MeasureError
+from .render import print_text
+from .usage import literal
+
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
+
+NAME = "measures"
+HELP = "list the measures, one line each with its definition"
+EXAMPLES = """examples:
+  rankproof measures          every measure, one line each
+  rankproof measures ndcg     the measures whose name (or another tool's name for it) holds 'ndcg'"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("filter", nargs="?", metavar="FILTER", help="only measures whose name holds FILTER, e.g. ndcg")
+
+
+def run(args) -> int:
+    from ..measures.aliases import suggest
+    from ..measures.base import REGISTRY
+
+    also = _other_names()
+    wanted = (args.filter or "").lower()
+
+    def shown(name: str) -> bool:
+        return not wanted or wanted in name or any(wanted in a.lower() for a in also.get(name, []))
+
+    specs = [spec for spec in REGISTRY.values() if shown(spec.name)]
+    if not specs and wanted:
+        specs = [spec for spec in REGISTRY.values() if wanted in spec.description.lower()]
+    if not specs:
+        near = suggest(args.filter)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise MeasureError(what=literal(f"no measure matches {args.filter!r}{hint}"),
+                           fix="rankproof measures lists them all")
+    lines = [_line(spec, also, full=bool(wanted)) for spec in specs]
+    if not wanted:
+        lines.extend(_engines_and_side_data(specs))
+    print_text("\n".join(lines) + "\n")
+    return 0
+
+
+def _other_names() -> dict[str, list[str]]:
+    """Other tools' names of each measure (trec_eval's, ir_measures', ranx')."""
+    from ..measures.aliases import aliases
+
+    also: dict[str, list[str]] = {}
+    for alias in aliases():
+        base = alias.canonical.split("(")[0]
+        if alias.name not in also.setdefault(base, []):
+            also[base].append(alias.name)
+    return also
+
+
+def _line(spec, also: dict[str, list[str]], full: bool) -> str:
+    usage = spec.name + ("@k" if spec.cutoff else "")
+    extras = []
+    if spec.params:
+        extras.append("params " + ", ".join(spec.params))
+    if spec.ties == "ordered":
+        extras.append("tied scores need ties=docid or ties=input")
+    if also.get(spec.name):
+        extras.append("also " + ", ".join(also[spec.name][:6]))
+    formula = _formula(spec.description)
+    if not full and len(formula) > 110:  # the full definition: rankproof measures NAME
+        formula = formula[:107].rstrip() + "..."
+    return f"{usage:<15} {formula}" + (f"  [{'; '.join(extras)}]" if extras else "")
+
+
+def _formula(description: str) -> str:
+    """The definition part of a measure's description: its first sentence."""
+    cut = description.find(". ")
+    return description if cut < 0 else description[: cut + 1]
+
+
+def _engines_and_side_data(specs) -> list[str]:
+    """The lines after the full list: which engine computes what, and the measures that need side data."""
+    from ..engines.compiled import KINDS
+
+    # Which engine computes what (the compiled engine hands these to the numpy one).
+    delegated = [spec.name for spec in specs if spec.name not in KINDS and spec.family != "diversity"]
+    own = [spec.name for spec in specs if spec.family == "diversity"]
+    lines = ["", "engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)"]
+    if own:
+        lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
+                     "under every engine, and need --intents")
+    lines += ["", "measures that need side data about the items (Python functions, not names for -m):"]
+    lines.extend(_side_data_measures())
+    lines += ["", "Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10",
+              "rankproof measures FILTER shows the full definition of the measures whose name holds FILTER."]
+    return lines
+
+
+def _side_data_measures() -> list[str]:
+    """One line per beyond-accuracy measure: its function and the first sentence of its docstring."""
+    from .. import recsys
+
+    functions = [recsys.ild, recsys.novelty, recsys.long_tail_share, recsys.coverage, recsys.session_mean]
+    lines = []
+    for function in functions:
+        doc = " ".join((function.__doc__ or "").split("\n\n")[0].split())
+        lines.append(f"  rankproof.recsys.{function.__name__}: {doc}")
+    return lines

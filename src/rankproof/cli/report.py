@@ -1,0 +1,60 @@
+"""``rankproof report``: one self-contained HTML page: summary, plots and a drill-down."""
+
+from __future__ import annotations
+
+import argparse
+
+from .compare import add_test_options
+from .evaluate import DEFAULT_MEASURES
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .large import prepare_for
+
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
+
+NAME = "report"
+HELP = "one self-contained HTML page: summary, plots and a drill-down"
+EXAMPLES = """example:
+  rankproof report qrels.txt bm25.run tfidf.run lmdirichlet.run --baseline bm25.run -o report.html"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
+    parser.add_argument("runs", nargs="+", metavar="run", help="rankings: TREC (query Q0 doc rank score tag), ...")
+    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
+    parser.add_argument("--segments", metavar="FILE",
+                        help="query -> segment: lines 'query segment', or a JSON object {\"query\": \"segment\"}")
+    add_test_options(parser)
+    add_protocol_options(parser)
+    add_input_options(parser)
+    parser.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write (atomically)")
+
+
+def run(args) -> int:
+    import shlex
+
+    from ..measures.parse import parse_measures
+    from ..report import make_report
+    from ..report.figures import input_file, read_segments
+    from ..report.output import check_output_path
+
+    # Everything that can be checked without reading data is checked first.
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    protocol = protocol_of(args)
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.segments])
+    names = run_names(args.runs, args.label)
+    segments = read_segments(args.segments) if args.segments else None
+    prepare_for([args.qrels, *args.runs])
+    qrels, read = read_inputs(args, args.qrels, args.runs, names, intents=False)
+    runs = dict(read)
+    # --baseline may name the run (label or file name) or give its path.
+    baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
+    inputs = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
+    if segments is not None:
+        inputs.append(input_file("segments", args.segments))
+    make_report(qrels, runs, measures, protocol, baseline=baseline, segments=segments, output=args.output,
+                test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
+                seed=args.seed, inputs=[f for f in inputs if f is not None],
+                command=shlex.join(["rankproof", *getattr(args, "argv", [])]))
+    return 0

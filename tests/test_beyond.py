@@ -88,7 +88,7 @@ def test_ild_single_categories_by_hand():
 
 def test_ild_refusals():
     run = Run.from_dict({"u": ["a", "b"]})
-    with pytest.raises(InputError, match="user u: item b has no feature vector"):
+    with pytest.raises(InputError, match="user u, item b: has no feature vector"):
         ild(run, 2, features={"a": [1.0, 0.0]})
     with pytest.raises(InputError, match="zero feature vector"):
         ild(run, 2, features={"a": [1.0, 0.0], "b": [0.0, 0.0]})
@@ -124,7 +124,7 @@ def test_novelty_by_hand():
 
 def test_novelty_of_unseen_items():
     run = Run.from_dict({"u": ["a", "x"]})
-    with pytest.raises(InputError, match="item x has no interaction in the training log.*unseen='laplace'"):
+    with pytest.raises(InputError, match="item x: has no interaction in the training log.*unseen='laplace'"):
         novelty(run, 2, training=TRAIN)
     # Add-one over I = {a, b, c, d, x} (5 items), N = 8: p(a) = 5/13, p(x) = 1/13.
     value = novelty(run, 2, training=TRAIN, unseen="laplace").per_query()["u"]
@@ -164,7 +164,7 @@ def test_session_mean_from_a_table_and_refusals():
     table = pandas.DataFrame({"query": ["r1", "r2"], "user": ["x", "x"], "session": ["s", "t"]})
     assert session_mean({"r1": 1.0, "r2": 0.0, "r3": None}, table).mean == 0.5
     assert session_mean({"r1": 1.0, "r2": 0.0, "r3": None}, table).left_out == 1
-    with pytest.raises(InputError, match="query r9 has no"):
+    with pytest.raises(InputError, match="query r9: has no"):
         session_mean({"r9": 1.0}, table)
 
 

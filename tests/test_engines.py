@@ -87,7 +87,7 @@ def outcome(qrels, run, measures, protocol, engine):
         results = evaluate(qrels, run, measures, protocol, engine=engine)
     except (TieError, InputError) as error:
         return type(error), str(error)
-    return {str(m): results._result(m) for m in results.measures}
+    return {str(m): results.result(m) for m in results.measures}
 
 
 def assert_same(expected, actual, label):

@@ -55,10 +55,10 @@ def grouped_scores(y_true, y_score, qid):
     y_score = as_array(y_score, "y_score").ravel()
     qid = np.asarray(qid.to_numpy() if hasattr(qid, "to_numpy") else qid).ravel()
     if not len(y_true) == len(y_score) == len(qid):
-        raise InputError(f"y_true has {len(y_true)} rows, the scores {len(y_score)} and qid {len(qid)}; give one "
-                         "query id per row")
+        raise InputError(what=f"y_true has {len(y_true)} rows, the scores {len(y_score)} and qid {len(qid)}",
+                         fix="give one {query} id per row")
     if len(qid) == 0:
-        raise InputError("there are no rows to score; give at least one (query, document) row")
+        raise InputError(what="there are no rows to score", fix="give at least one ({query}, {doc}) row")
     _, first, codes = np.unique(qid, return_index=True, return_inverse=True)
     rank_of_code = np.empty(len(first), dtype=np.int64)
     rank_of_code[np.argsort(first, kind="stable")] = np.arange(len(first))
@@ -85,14 +85,16 @@ class _ColumnQidScorer:
         import numpy as np
 
         from .errors import InputError
+        from .protocol.policies import literal
 
         if hasattr(X, "columns"):  # pandas or polars
             if self.column not in list(X.columns):
-                raise InputError(f"qid={self.column!r}: X has no such column; its columns are "
-                                 f"{', '.join(map(str, list(X.columns)[:8]))}")
+                raise InputError(what="X has no such column", source=f"qid={self.column!r}", value=self.column,
+                                 fix=f"its columns are {literal(', '.join(map(str, list(X.columns)[:8])))}")
             return np.asarray(X[self.column])
         if not isinstance(self.column, int):
-            raise InputError(f"qid={self.column!r} names a column, but X is an array; give the column index")
+            raise InputError(what=f"qid={literal(repr(self.column))} names a column, but X is an array",
+                             fix="give the column index", value=self.column)
         return np.asarray(X)[:, self.column]
 
     def __call__(self, estimator, X, y, sample_weight=None) -> float:
@@ -155,16 +157,17 @@ def scorer(measure: str = "ndcg@10", protocol: "Protocol | str | None" = None, *
         from .errors import InputError
 
         if not sklearn.get_config().get("enable_metadata_routing"):
-            raise InputError("qid=True asks scikit-learn to route the qid metadata to the scorer, which needs "
+            raise InputError(what="qid=True asks scikit-learn to route the qid metadata to the scorer, which needs "
                              "sklearn.set_config(enable_metadata_routing=True) (or a sklearn.config_context) "
-                             "before the scorer is made; or give qid as a column of X (qid='qid')")
+                             "before the scorer is made", fix="or give qid as a column of X (qid='qid')")
         made = make_scorer(_grouped_mean, measure=text, protocol=protocol_text)
         return made.set_score_request(qid=True)
     if isinstance(qid, bool) or not isinstance(qid, (str, int)):
         from .errors import InputError
+        from .protocol.policies import literal
 
-        raise InputError(f"qid must be a column name or index of X, or True for the routed qid metadata; "
-                         f"got {qid!r}")
+        raise InputError(what="qid must be a column name or index of X, or True for the routed qid metadata; "
+                         f"got {literal(repr(qid))}", value=qid)
     return _ColumnQidScorer(text, protocol_text, qid)
 
 

@@ -72,10 +72,10 @@ class StreamingEvaluator:
         target = as_array(target, "target")
         indexes = as_array(indexes, "indexes")
         if not (preds.shape == target.shape == indexes.shape):
-            raise InputError(f"preds {preds.shape}, target {target.shape} and indexes {indexes.shape} must have "
-                             "the same shape: one score, one relevance and one query index per candidate")
+            raise InputError(what=f"preds {preds.shape}, target {target.shape} and indexes {indexes.shape} must have "
+                             "the same shape: one score, one relevance and one {query} index per candidate")
         if indexes.dtype.kind not in "iu":
-            raise InputError(f"indexes must be integers (the query of each candidate); got {indexes.dtype}")
+            raise InputError(what=f"indexes must be integers (the {{query}} of each candidate); got {indexes.dtype}")
         self._preds.append(np.array(preds, dtype=np.float64).ravel())
         self._target.append(np.array(target).ravel())
         self._indexes.append(np.array(indexes, dtype=np.int64).ravel())
@@ -83,7 +83,7 @@ class StreamingEvaluator:
     def compute(self) -> Results:
         """Evaluate every query seen since the last reset; queries are named by their index."""
         if not self._preds:
-            raise InputError("nothing to compute: call update(preds, target, indexes) first")
+            raise InputError(what="nothing to compute: call update(preds, target, indexes) first")
         preds = np.concatenate(self._preds)
         target = np.concatenate(self._target)
         indexes = np.concatenate(self._indexes)

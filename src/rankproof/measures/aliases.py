@@ -162,9 +162,11 @@ def _lookup(name: str) -> "tuple[str, bool, str] | None":
     meanings = {a.canonical for a in candidates}
     if len(meanings) > 1:
         from ..errors import MeasureError
+        from ..protocol.policies import literal
 
         listed = ", ".join(f"{a.name} ({a.peer}: {a.canonical})" for a in candidates)
-        raise MeasureError(f"measure name {name!r} is ambiguous in lower case: {listed}; write it as one of these")
+        raise MeasureError(what=f"measure name {literal(repr(name))} is ambiguous in lower case: {literal(listed)}",
+                           fix="write it as one of these", value=name)
     peers = ", ".join(dict.fromkeys(a.peer for a in candidates))
     return candidates[0].canonical, all(a.needs_cutoff for a in candidates), peers
 
@@ -215,10 +217,8 @@ def resolve(text: str) -> "str | None":
         return None
     canonical, needs_cutoff, peers = found
     if needs_cutoff and "@" not in rest:
-        raise MeasureError(
-            f"{name} ({peers}) is a family of cut measures; give a cutoff: {name}@10 or {name}_10 "
-            f"(read as {canonical}@10)"
-        )
+        raise MeasureError(what=f"{name} ({peers}) is a family of cut measures", value=name,
+                           fix=f"give a cutoff: {name}@10 or {name}_10 (read as {canonical}@10)")
     params = ""
     if rest.startswith("("):
         close = rest.index(")")
@@ -233,6 +233,7 @@ def resolve(text: str) -> "str | None":
 
 def _trec_parameterised(base: str, value: str) -> "str | None":
     from ..errors import MeasureError
+    from ..protocol.policies import literal
     from .trec_names import BY_NAME, Params, Settings
 
     trec = BY_NAME.get(base)
@@ -243,7 +244,8 @@ def _trec_parameterised(base: str, value: str) -> "str | None":
         return None
     if trec.params is Params.LONG_CUTOFFS:
         if not value.isdigit():
-            raise MeasureError(f"{base}.{value}: trec_eval's {trec.name} takes an integer cutoff, e.g. {trec.name}.10")
+            raise MeasureError(what=f"{base}.{literal(value)}: trec_eval's {trec.name} takes an integer cutoff, "
+                               f"e.g. {trec.name}.10", value=value)
         built = trec.build(int(value), Settings())
     elif trec.params is Params.DOUBLE_CUTOFFS:
         built = trec.build(float(value), Settings())

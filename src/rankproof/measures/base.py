@@ -24,7 +24,7 @@ import difflib
 from typing import Any, Callable
 
 from ..errors import MeasureError, ProtocolError
-from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enum, Ideal
+from ..protocol.policies import literal, parse_discount, parse_gain, parse_rel, parse_enum, Ideal
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
 __all__ = ["Measure", "MeasureSpec", "Param", "PARAMS", "REGISTRY", "register", "register_param",
@@ -51,13 +51,13 @@ def parse_float(value: Any) -> float:
     import math
 
     if isinstance(value, bool):
-        raise ProtocolError(f"expected a number; got {value!r}")
+        raise ProtocolError(what=f"expected a number; got {value!r}", value=value)
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ProtocolError(f"expected a number; got {value!r}") from None
+        raise ProtocolError(what=f"expected a number; got {literal(repr(value))}", value=value) from None
     if not math.isfinite(number):
-        raise ProtocolError(f"expected a finite number; got {value!r}")
+        raise ProtocolError(what=f"expected a finite number; got {literal(repr(value))}", value=value)
     return number
 
 
@@ -131,15 +131,14 @@ def register(*specs: MeasureSpec) -> None:
 def _check_cutoff(name: str, k: Any) -> int:
     # bool is an int subclass; True must not mean a cutoff of 1.
     if isinstance(k, bool) or not isinstance(k, int):
-        raise MeasureError(
-            f"the cutoff k of {name} must be an integer >= 1; got {k!r}. "
-            f"Write {name}@10, for instance"
-        )
+        raise MeasureError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
+                           f"Write {name}@10, for instance", value=k)
     if k < 1:
-        raise MeasureError(f"the cutoff k of {name} must be >= 1; got {k}. Write {name}@10, for instance")
+        raise MeasureError(what=f"the cutoff k of {name} must be >= 1; got {k}. Write {name}@10, for instance",
+                           value=k)
     if k > _LARGEST_CUTOFF:
-        raise MeasureError(f"the cutoff k of {name} must be at most {_LARGEST_CUTOFF}; got {str(k)[:30]}. "
-                           f"Write {name} without @k to use the whole ranking")
+        raise MeasureError(what=f"the cutoff k of {name} must be at most {_LARGEST_CUTOFF}; got {str(k)[:30]}. "
+                           f"Write {name} without @k to use the whole ranking", value=k)
     return k
 
 
@@ -171,19 +170,20 @@ class Measure:
             raise _unknown_name(self.name)
         if self.cutoff is not None:
             if not spec.cutoff:
-                raise MeasureError(f"{self.name} takes no cutoff; write {self.name} without @k")
+                raise MeasureError(what=f"{self.name} takes no cutoff", fix=f"write {self.name} without @k",
+                                   value=self.cutoff)
             _check_cutoff(self.name, self.cutoff)
         parsed = {}
         for key, value in dict(self.params).items():
             if key not in spec.params:
                 accepted = ", ".join(spec.params) or "none"
-                raise MeasureError(
-                    f"{self.name} does not take the parameter {key!r}; it accepts: {accepted}"
-                )
+                raise MeasureError(what=f"{self.name} does not take the parameter {literal(repr(key))}; "
+                                   f"it accepts: {accepted}", value=key)
             try:
                 parsed[key] = PARAMS[key].parse(value)
             except (ProtocolError, MeasureError) as error:
-                raise MeasureError(f"{self.name}: {error}") from None
+                raise MeasureError(what=f"{self.name}: {error.what or literal(error)}", fix=error.fix,
+                                   value=error.value) from None
         object.__setattr__(self, "params", tuple(sorted(parsed.items())))
 
     @property
@@ -225,4 +225,5 @@ def _unknown_name(name: str) -> MeasureError:
     :func:`rankproof.measures.parse.parse_measure`)."""
     near = difflib.get_close_matches(name[:100], list(REGISTRY), n=3)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
-    return MeasureError(f"unknown measure {name[:60]!r}{hint}. Known measures: {', '.join(REGISTRY)}")
+    return MeasureError(what=f"unknown measure {literal(repr(name[:60]))}{hint}. Known measures: "
+                        f"{', '.join(REGISTRY)}", value=name)

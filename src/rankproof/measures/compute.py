@@ -53,10 +53,10 @@ def gains_of(grades: np.ndarray, gain: "Gain | GainMap") -> np.ndarray:
         return grades.astype(np.float64)
     if gain is Gain.EXP2:
         if grades.size and grades.max() > _LARGEST_EXP2_GRADE:
-            raise MeasureError(
-                f"grade {int(grades.max())} with gain=exp2 gives 2^{int(grades.max())} - 1, beyond what a DCG "
-                f"can sum in float64 (exp2 takes grades up to {_LARGEST_EXP2_GRADE}); use gain=linear, "
-                "or map the grades to a smaller scale (--grade-map)")
+            raise MeasureError(what=f"{{grade}} {int(grades.max())} with gain=exp2 gives 2^{int(grades.max())} - 1, "
+                               f"beyond what a DCG can sum in float64 (exp2 takes {{grades}} up to "
+                               f"{_LARGEST_EXP2_GRADE})", value=int(grades.max()),
+                               fix="use gain=linear, or map the {grades} to a smaller scale (--grade-map)")
         return np.exp2(grades.astype(np.float64)) - 1.0
     table_grades = np.array([g for g, _ in gain.gains], dtype=np.int64)
     table_gains = np.array([v for _, v in gain.gains], dtype=np.float64)
@@ -94,7 +94,8 @@ class Context:
         pool_sizes = np.diff(alignment.pool_offsets)
         longest = int(max(self.ranked.lengths.max(initial=0), pool_sizes.max(initial=0)))
         self.table_length = max(longest, 1)
-        self._cache: dict = {}
+        # Arrays shared by the measures of one evaluation, keyed by what they depend on.
+        self.cache: dict = {}
 
     @cached_property
     def pool_query(self) -> np.ndarray:
@@ -103,30 +104,30 @@ class Context:
     def relevant(self, rel: int) -> np.ndarray:
         """Per ranked position: judged with grade >= rel."""
         key = ("relevant", rel)
-        if key not in self._cache:
-            self._cache[key] = (self.alignment.judged & (self.alignment.grade >= rel)).astype(np.float64)
-        return self._cache[key]
+        if key not in self.cache:
+            self.cache[key] = (self.alignment.judged & (self.alignment.grade >= rel)).astype(np.float64)
+        return self.cache[key]
 
     def num_rel(self, rel: int) -> np.ndarray:
         """R per query: judged docs with grade >= rel."""
         key = ("num_rel", rel)
-        if key not in self._cache:
+        if key not in self.cache:
             flags = self.alignment.pool_grade >= rel
-            self._cache[key] = np.bincount(self.pool_query[flags], minlength=self.alignment.num_queries)
-        return self._cache[key]
+            self.cache[key] = np.bincount(self.pool_query[flags], minlength=self.alignment.num_queries)
+        return self.cache[key]
 
     def gains(self, gain) -> np.ndarray:
         """Per ranked position; unjudged docs have gain 0 whatever the gain table says."""
         key = ("gains", str(gain))
-        if key not in self._cache:
-            self._cache[key] = np.where(self.alignment.judged, gains_of(self.alignment.grade, gain), 0.0)
-        return self._cache[key]
+        if key not in self.cache:
+            self.cache[key] = np.where(self.alignment.judged, gains_of(self.alignment.grade, gain), 0.0)
+        return self.cache[key]
 
     def discount(self, discount) -> np.ndarray:
         key = ("discount", str(discount))
-        if key not in self._cache:
-            self._cache[key] = discount_table(discount, self.table_length)
-        return self._cache[key]
+        if key not in self.cache:
+            self.cache[key] = discount_table(discount, self.table_length)
+        return self.cache[key]
 
     def ideal_dcg(self, measure: Measure) -> np.ndarray:
         """DCG@k of the best order of the ideal pool (only positive gains count)."""

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import TieError
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
+from ..protocol.policies import literal
 from .base import Measure, MeasureSpec, register
 from .compute import Context, Values, ratio
 
@@ -95,11 +96,9 @@ def _refuse_straddling_ties(ctx: Context, m: Measure) -> None:
     crossing = (ranked.tied_start < k) & (ranked.tied_start + ranked.tied_size > k)
     if crossing.any():
         query = ctx.alignment.queries[ranked.tied_query[np.argmax(crossing)]]
-        raise TieError(
-            f"query {query}: {m} divides by the relevant docs in the top {m.cutoff}, which depends on "
-            f"the order of tied docs crossing the cutoff ({int(crossing.sum())} such groups); set the "
-            "policy ties=docid or ties=input, or ap_denominator=relevant or min_k"
-        )
+        raise TieError(what=f"{literal(m)} divides by the relevant {{docs}} in the top {m.cutoff}, which depends on "
+                       f"the order of tied {{docs}} crossing the cutoff ({int(crossing.sum())} such groups)",
+                       query=query, fix="set the policy ties=docid or ties=input, or ap_denominator=relevant or min_k")
 
 
 def _rr(ctx: Context, m: Measure) -> Values:

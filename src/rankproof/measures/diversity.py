@@ -73,6 +73,7 @@ import numpy as np
 
 from ..errors import InputError, MeasureError, ProtocolError
 from ..protocol import Discount, Ideal
+from ..protocol.policies import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, discount_table, gains_of
 
@@ -82,7 +83,8 @@ __all__ = ["DIVERSITY", "intent_weights"]
 def _parse_alpha(value) -> float:
     alpha = parse_float(value)
     if not 0.0 <= alpha <= 1.0:
-        raise ProtocolError(f"alpha must be between 0 and 1 (ndeval's -alpha); got {value!r}")
+        raise ProtocolError(what=f"alpha must be between 0 and 1 (ndeval's -alpha); got {literal(repr(value))}",
+                            value=value)
     return alpha
 
 
@@ -101,9 +103,9 @@ def _kernel():
 def _table(ctx: Context, m: Measure):
     table = getattr(ctx.alignment, "intents", None)
     if table is None:
-        raise MeasureError(
-            f"{m} needs judgments per intent (query intent doc grade); read the qrels with "
-            "rankproof.IntentQrels.read(...) (rankproof evaluate --intents) and pass those")
+        raise MeasureError(what=f"{literal(m)} needs judgments per intent (query intent doc grade)",
+                           fix="read the qrels with rankproof.IntentQrels.read(...) (rankproof evaluate --intents) "
+                               "and pass those")
     return table
 
 
@@ -130,16 +132,16 @@ def intent_weights(table, rel: int, queries: np.ndarray, source: str = "qrels") 
     missing = actual & np.isnan(table.weight)
     if missing.any():
         pair = int(np.flatnonzero(missing)[0])
-        raise InputError(f"{source}: query {queries[pair_query[pair]]}: intent {table.pair_intent[pair]} has relevant docs "
-                         "but no weight; give every intent with a relevant doc a weight (or give no weights: "
-                         "uniform)")
+        raise InputError(what=f"intent {literal(table.pair_intent[pair])} has relevant {{docs}} but no weight",
+                         source=source, query=queries[pair_query[pair]],
+                         fix="give every intent with a relevant {doc} a weight (or give no weights: uniform)")
     given = np.where(actual, table.weight, 0.0)
     total = np.bincount(pair_query, weights=given, minlength=num_queries)
     zero = (intents > 0) & (total <= 0)
     if zero.any():
         query = queries[int(np.flatnonzero(zero)[0])]
-        raise InputError(f"{source}: query {query}: the weights of its intents with relevant docs sum to 0; "
-                         "give at least one of them a positive weight")
+        raise InputError(what="the weights of its intents with relevant {docs} sum to 0", source=source, query=query,
+                         fix="give at least one of them a positive weight")
     scale = np.divide(intents, total, out=np.zeros(num_queries), where=total > 0)
     return given * scale[pair_query], intents
 
@@ -169,8 +171,8 @@ def _relevant_positions(table, rel: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _refuse_retrieved_ideal(ctx: Context, m: Measure) -> None:
     if ctx.protocol.ideal is Ideal.RETRIEVED:
-        raise MeasureError(f"{m} takes its ideal from the judged pool (ndeval's greedy ideal); the protocol says "
-                           "ideal=retrieved, which it does not support: set the policy ideal=judged")
+        raise MeasureError(what=f"{literal(m)} takes its ideal from the judged pool (ndeval's greedy ideal); the "
+                           "protocol says ideal=retrieved, which it does not support: set the policy ideal=judged")
 
 
 def _alpha_ndcg(ctx: Context, m: Measure) -> Values:
@@ -192,8 +194,8 @@ def _alpha_ndcg(ctx: Context, m: Measure) -> Values:
 
 def _err_ia(ctx: Context, m: Measure) -> Values:
     if m.cutoff is None:
-        raise MeasureError(f"{m} needs a cutoff (ndeval normalises ERR-IA by the top k of an ideal "
-                           "ranking relevant to every intent); write err_ia@20, for instance")
+        raise MeasureError(what=f"{literal(m)} needs a cutoff (ndeval normalises ERR-IA by the top k of an ideal "
+                           "ranking relevant to every intent)", fix="write err_ia@20, for instance")
     r = _Ranking(ctx, m)
     rel, alpha = m.setting("rel", ctx.protocol), m.setting("alpha", ctx.protocol)
     u, intents = intent_weights(r.table, rel, ctx.alignment.queries, r.table.source)

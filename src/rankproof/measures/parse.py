@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..errors import MeasureError
+from ..protocol.policies import literal
 from .aliases import resolve, suggest
 from .base import REGISTRY, Measure
 
@@ -29,8 +30,9 @@ def _unknown_measure(names: list[str], cutoffs: "list[str | None] | None" = None
         shown = name if len(name) <= 60 else name[:57] + "..."
         parts.append(f"{shown!r}{hint}")
     label = "unknown measure" if len(names) == 1 else "unknown measures"
-    return MeasureError(f"{label} {'; '.join(parts)}. Known measures: {', '.join(REGISTRY)} "
-                        "(and the names of trec_eval, ir_measures and ranx: see `rankproof measures`)")
+    return MeasureError(what=f"{label} {literal('; '.join(parts))}. Known measures: {', '.join(REGISTRY)} "
+                        "(and the names of trec_eval, ir_measures and ranx: see `rankproof measures`)",
+                        value=names)
 
 
 def _canonical_text(text: str) -> str:
@@ -42,10 +44,8 @@ def _parse_one(text: str) -> Measure:
     text = _canonical_text(text)
     match = _MEASURE_TEXT.match(text)
     if match is None:
-        raise MeasureError(
-            f"cannot read measure {text!r}; write it as name, name@k or name(param=value)@k, "
-            "e.g. ndcg(gain=exp2)@10"
-        )
+        raise MeasureError(what=f"cannot read measure {literal(repr(text))}", value=text,
+                           fix="write it as name, name@k or name(param=value)@k, e.g. ndcg(gain=exp2)@10")
     name = match["name"]
     if name not in REGISTRY:
         raise _unknown_measure([name], [match["cutoff"]])
@@ -54,18 +54,19 @@ def _parse_one(text: str) -> Measure:
         for item in match["params"].split(","):
             key, sep, value = item.partition("=")
             if not sep or not key.strip() or not value.strip():
-                raise MeasureError(f"cannot read parameter {item.strip()!r} of {text!r}; write key=value")
+                raise MeasureError(what=f"cannot read parameter {literal(repr(item.strip()))} of "
+                                   f"{literal(repr(text))}", fix="write key=value", value=text)
             if key.strip() in params:
-                raise MeasureError(f"parameter {key.strip()} is given twice in {text!r}; give each parameter once")
+                raise MeasureError(what=f"parameter {literal(key.strip())} is given twice in {literal(repr(text))}",
+                                   fix="give each parameter once", value=text)
             params[key.strip()] = value.strip()
     cutoff = None
     if match["cutoff"] is not None:
         raw = match["cutoff"]
         if not re.fullmatch(r"[+-]?\d+", raw):
-            raise MeasureError(
-                f"the cutoff k of {name} must be an integer >= 1; got {raw!r} in {text!r}. "
-                f"Write {name}@10, for instance"
-            )
+            raise MeasureError(what=f"the cutoff k of {name} must be an integer >= 1; got "
+                               f"{literal(repr(raw))} in {literal(repr(text))}. Write {name}@10, for instance",
+                               value=raw)
         cutoff = int(raw)
     return Measure(name, cutoff, tuple(params.items()))
 
@@ -94,8 +95,8 @@ def parse_measures(texts) -> list[Measure]:
     try:
         texts = list(texts)
     except TypeError:
-        raise MeasureError(f"measures must be a measure name, a Measure or a list of them, e.g. ['ndcg@10', 'ap']; "
-                           f"got {type(texts).__name__}") from None
+        raise MeasureError(what="measures must be a measure name, a Measure or a list of them, e.g. "
+                           f"['ndcg@10', 'ap']; got {type(texts).__name__}", value=texts) from None
     measures: list[Measure] = []
     unknown: list[str] = []
     cutoffs: list[str | None] = []
@@ -104,7 +105,8 @@ def parse_measures(texts) -> list[Measure]:
             measures.append(text)
             continue
         if not isinstance(text, str):
-            raise MeasureError(f"a measure must be a name such as 'ndcg@10' or a Measure; got {str(text)[:40]!r}")
+            raise MeasureError(what="a measure must be a name such as 'ndcg@10' or a Measure; got "
+                               f"{literal(repr(str(text)[:40]))}", value=text)
         match = _MEASURE_TEXT.match(_canonical_text(str(text)))
         if match is not None and match["name"] not in REGISTRY:
             unknown.append(match["name"])
@@ -114,5 +116,5 @@ def parse_measures(texts) -> list[Measure]:
     if unknown:
         raise _unknown_measure(unknown, cutoffs)
     if not measures:
-        raise MeasureError("no measure given; ask for one, e.g. ndcg@10")
+        raise MeasureError(what="no measure given", fix="ask for one, e.g. ndcg@10")
     return measures

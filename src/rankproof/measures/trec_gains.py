@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import MeasureError, ProtocolError
 from ..kernels.segments import ranks_within
 from ..protocol import Discount, GainMap
+from ..protocol.policies import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, gains_of
 
@@ -41,13 +42,11 @@ def _parse_persistence(value) -> float:
     try:
         number = parse_float(value)
     except ProtocolError:
-        raise MeasureError(
-            f"the persistence p must be a number in the range (0, 1), e.g. p=0.9; got {value!r}"
-        ) from None
+        raise MeasureError(what="the persistence p must be a number in the range (0, 1), e.g. p=0.9; got "
+                           f"{literal(repr(value))}", value=value) from None
     if not 0.0 < number < 1.0:
-        raise MeasureError(
-            f"the persistence p must be a number in the range (0, 1), e.g. p=0.9; got {number!r}"
-        )
+        raise MeasureError(what=f"the persistence p must be a number in the range (0, 1), e.g. p=0.9; got {number!r}",
+                           value=value)
     return number
 
 
@@ -59,19 +58,19 @@ register_param(Param(
 # -- shared pieces ----------------------------------------------------------------
 def _position_query(ctx: Context) -> np.ndarray:
     key = ("trec_gains", "position_query")
-    if key not in ctx._cache:
+    if key not in ctx.cache:
         a = ctx.alignment
-        ctx._cache[key] = np.repeat(np.arange(a.num_queries, dtype=np.int64), a.lengths)
-    return ctx._cache[key]
+        ctx.cache[key] = np.repeat(np.arange(a.num_queries, dtype=np.int64), a.lengths)
+    return ctx.cache[key]
 
 
 def _rank0(ctx: Context) -> np.ndarray:
     """0-based rank of every position within its query."""
     key = ("trec_gains", "rank0")
-    if key not in ctx._cache:
+    if key not in ctx.cache:
         a = ctx.alignment
-        ctx._cache[key] = np.arange(a.offsets[-1], dtype=np.int64) - a.offsets[_position_query(ctx)]
-    return ctx._cache[key]
+        ctx.cache[key] = np.arange(a.offsets[-1], dtype=np.int64) - a.offsets[_position_query(ctx)]
+    return ctx.cache[key]
 
 
 def _inside(ctx: Context, m: Measure) -> np.ndarray:
@@ -121,9 +120,9 @@ class _Ideal:
 
 def _ideal(ctx: Context, gain) -> _Ideal:
     key = ("trec_gains", "ideal", str(gain))
-    if key not in ctx._cache:
-        ctx._cache[key] = _Ideal(ctx, gain)
-    return ctx._cache[key]
+    if key not in ctx.cache:
+        ctx.cache[key] = _Ideal(ctx, gain)
+    return ctx.cache[key]
 
 
 def _log2_discount(ctx: Context) -> np.ndarray:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 from ..errors import MeasureError
 from .base import Measure
 from ..protocol import GainMap
+from ..protocol.policies import literal
 
 __all__ = [
     "Params", "NaN", "Printed", "Summary", "TrecMeasure", "TREC_MEASURES", "NICKNAMES", "Line",
@@ -176,11 +177,9 @@ def gain_map(pairs: Sequence[tuple[str, float]], grades: Sequence[int]) -> GainM
         if re.fullmatch(r"[+-]?\d+", name):
             level = int(name)
             if level < 0:
-                raise MeasureError(
-                    f"gain for level {name}: trec_eval applies negative levels to unjudged docs "
-                    "(-1 never pooled, -2 pooled but unjudged), which rankproof does not support; "
-                    "give gains for levels >= 0"
-                )
+                raise MeasureError(what=f"gain for level {name}: trec_eval applies negative levels to unjudged "
+                                   "{docs} (-1 never pooled, -2 pooled but unjudged), which rankproof does not "
+                                   "support", fix="give gains for levels >= 0", value=level)
             listed.setdefault(level, value)
     if not listed:
         return None
@@ -206,10 +205,9 @@ def _gains(name: str, *extra: str) -> Callable:
 
 def _utility(values, settings: Settings) -> Measure:
     if len(values) != 4:
-        raise MeasureError(
-            f"utility takes exactly 4 coefficients (relevant retrieved, non-relevant retrieved, relevant "
-            f"missed, non-relevant missed), e.g. -m utility.1,-1,0,0; got {len(values)}"
-        )
+        raise MeasureError(what="utility takes exactly 4 coefficients (relevant retrieved, non-relevant retrieved, "
+                           "relevant missed, non-relevant missed), e.g. -m utility.1,-1,0,0; got "
+                           f"{len(values)}", value=values)
     a, b, c, d = values
     return Measure("utility", None, (("a", a), ("b", b), ("c", c), ("d", d), ("docs", settings.num_docs)))
 
@@ -305,10 +303,12 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 def _long_cutoffs(text: str, name: str) -> list[int]:
     cutoffs = sorted(c_atol(part) for part in text.split(","))
     if cutoffs[0] <= 0:
-        raise MeasureError(f"-m {name}.{text}: cutoffs must be integers >= 1 (trec_eval: negative cutoff)")
+        raise MeasureError(what="cutoffs must be integers >= 1 (trec_eval: negative cutoff)",
+                           source=f"-m {name}.{text}", value=text)
     for a, b in zip(cutoffs, cutoffs[1:]):
         if a == b:
-            raise MeasureError(f"-m {name}.{text}: cutoff {a} is given twice; give each cutoff once")
+            raise MeasureError(what=f"cutoff {a} is given twice", fix="give each cutoff once",
+                               source=f"-m {name}.{text}", value=a)
     return cutoffs
 
 
@@ -316,7 +316,8 @@ def _double_cutoffs(text: str, name: str) -> list[float]:
     cutoffs = sorted(c_atof(part) for part in text.split(","))
     for a, b in zip(cutoffs, cutoffs[1:]):
         if a == b:
-            raise MeasureError(f"-m {name}.{text}: level {a:g} is given twice; give each level once")
+            raise MeasureError(what=f"level {a:g} is given twice", fix="give each level once",
+                               source=f"-m {name}.{text}", value=a)
     return cutoffs
 
 
@@ -330,7 +331,8 @@ def _pairs(text: str, name: str) -> list[tuple[str, float]]:
                 break
             last = char
     if last != "=":
-        raise MeasureError(f"-m {name}.{text}: write the parameters as level=gain pairs, e.g. -m {name}.1=3,2=9")
+        raise MeasureError(what=f"write the parameters as level=gain pairs, e.g. -m {literal(name)}.1=3,2=9",
+                           source=f"-m {name}.{text}", value=text)
     # Alternating separators leave exactly one '=' in each comma-separated item.
     return [(key, c_atof(value)) for key, _, value in (item.partition("=") for item in text.split(","))]
 
@@ -339,7 +341,8 @@ def _unknown(name: str) -> MeasureError:
     names = [m.name for m in TREC_MEASURES] + list(NICKNAMES)
     near = difflib.get_close_matches(name, names, n=3)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
-    return MeasureError(f"illegal measure {name!r}{hint}; see rankproof trec-eval --help for the measures")
+    return MeasureError(what=f"illegal measure {literal(repr(name))}{hint}", value=name,
+                        fix="see rankproof trec-eval --help for the measures")
 
 
 # Measures trec_eval 10 added: trec_eval 9.0.x does not know them (nor lists them in all_trec).
@@ -363,13 +366,14 @@ def request(arguments: Sequence[str], settings: Settings | None = None, *, versi
         name, dot, text = argument.partition(".")
         if dot:
             if not text:
-                raise MeasureError(f"-m {argument}: nothing after the '.'; write e.g. -m {name}.10 or -m {name}")
+                raise MeasureError(what="nothing after the '.'", source=f"-m {argument}", value=argument,
+                                   fix=f"write e.g. -m {literal(name)}.10 or -m {literal(name)}")
             given.setdefault(name, text)
         names = NICKNAMES.get(name, (name,))
         if version9:
             if name in ONLY_IN_10:
-                raise MeasureError(f"illegal measure {name!r}: trec_eval 9 does not have it (trec_eval 10 does: "
-                                   "drop --v9)")
+                raise MeasureError(what=f"illegal measure {literal(repr(name))}: trec_eval 9 does not have it (trec_eval 10 does: "
+                                   "drop --v9)", value=name)
             names = tuple(one for one in names if one not in ONLY_IN_10)
         for one in names:
             if one not in BY_NAME:
@@ -391,7 +395,8 @@ def request(arguments: Sequence[str], settings: Settings | None = None, *, versi
         if trec.name not in marked:
             continue
         if trec.unsupported:
-            raise MeasureError(f"measure {trec.name} is not supported by rankproof trec-eval: {trec.unsupported}")
+            raise MeasureError(what=f"measure {trec.name} is not supported by rankproof trec-eval: "
+                               f"{trec.unsupported}", value=trec.name)
         if trec.shares:
             lines.extend(_lines(trec, shared_text.get(trec.shares), settings, shown=shared_name[trec.name]))
         else:
@@ -448,6 +453,8 @@ def _built(trec: TrecMeasure, build: Callable, param, settings: Settings) -> Mea
     except MeasureError as error:
         message = str(error)
         if message.startswith("unknown measure"):
-            raise MeasureError(f"trec_eval measure {trec.name} needs a rankproof measure that is not available "
-                               f"here ({message.split('.')[0]})") from None
-        raise MeasureError(f"-m {trec.name}: {message}") from None
+            raise MeasureError(what=f"trec_eval measure {trec.name} needs a rankproof measure that is not available "
+                               f"here ({literal(message.split('.')[0])})", value=trec.name) from None
+        fields = error.what is not None and error.source is None
+        raise MeasureError(what=error.what if fields else literal(message), fix=error.fix if fields else None,
+                           value=error.value, source=f"-m {trec.name}") from None

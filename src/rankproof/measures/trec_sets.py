@@ -35,6 +35,7 @@ import numpy as np
 
 from ..errors import MeasureError, ProtocolError
 from ..protocol import IprecRounding
+from ..protocol.policies import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, ratio
 
@@ -68,9 +69,9 @@ def _number(name: str, value: Any, valid: str, ok) -> Number:
     try:
         number = parse_float(value)
     except ProtocolError:
-        raise MeasureError(f"{name} must be {valid}; got {value!r}") from None
+        raise MeasureError(what=f"{name} must be {valid}; got {literal(repr(value))}", value=value) from None
     if not ok(number):
-        raise MeasureError(f"{name} must be {valid}; got {value!r}")
+        raise MeasureError(what=f"{name} must be {valid}; got {literal(repr(value))}", value=value)
     return Number(number)
 
 
@@ -89,7 +90,8 @@ def parse_levels(value: Any) -> Levels:
     except TypeError:
         items = [value]
     if not items or any(isinstance(item, str) and not item.strip() for item in items):
-        raise MeasureError(f"levels must be recall levels in [0, 1] joined by '/', e.g. 0.25/0.5/0.75; got {value!r}")
+        raise MeasureError(what="levels must be recall levels in [0, 1] joined by '/', e.g. 0.25/0.5/0.75; got "
+                           f"{literal(repr(value))}", value=value)
     levels = [_number("each of levels", item, "a number in [0, 1] (levels are joined by '/', e.g. 0.25/0.5/0.75)",
                       lambda x: 0.0 <= x <= 1.0) for item in items]
     return Levels(sorted(levels))
@@ -123,7 +125,8 @@ def parse_docs(value: Any) -> int:
         except ValueError:
             number = None
     if number is None or number < 0:
-        raise MeasureError(f"docs (number of docs in the collection) must be an integer in [0, inf); got {value!r}")
+        raise MeasureError(what="docs (number of docs in the collection) must be an integer in [0, inf); got "
+                           f"{literal(repr(value))}", value=value)
     return number
 
 
@@ -185,7 +188,7 @@ def _interpolated(ctx: Context, rel: int):
     doc, and for the j-th relevant doc the interpolated precision at it,
     max_{j' >= j} j' / rank(j') (what trec_eval's backward scan holds there)."""
     key = ("trec_sets.interpolated", rel)
-    if key not in ctx._cache:
+    if key not in ctx.cache:
         a = ctx.alignment
         lengths = ctx.ranked.lengths
         positions = np.flatnonzero(ctx.relevant(rel) > 0)
@@ -195,8 +198,8 @@ def _interpolated(ctx: Context, rel: int):
         first = np.cumsum(found) - found
         nth = np.arange(len(positions)) - first[query] + 1
         precision = nth / rank.astype(np.float64)
-        ctx._cache[key] = (found, first, _reverse_segment_max(precision, query, a.num_queries))
-    return ctx._cache[key]
+        ctx.cache[key] = (found, first, _reverse_segment_max(precision, query, a.num_queries))
+    return ctx.cache[key]
 
 
 def _iprec_levels(ctx: Context, m: Measure, levels) -> np.ndarray:

@@ -46,6 +46,7 @@ import math
 import numpy as np
 
 from ..errors import MeasureError, ProtocolError
+from ..protocol.policies import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values
 
@@ -60,10 +61,11 @@ def _parse_max_grade(value) -> "int | float":
     try:
         number = parse_float(value)
     except ProtocolError:
-        raise MeasureError(f"max_grade must be a number >= 0, e.g. max_grade=4; got {value!r}") from None
+        raise MeasureError(what=f"max_grade must be a number >= 0, e.g. max_grade=4; got {literal(repr(value))}",
+                           value=value) from None
     if not 0 <= number <= _LARGEST_MAX_GRADE:
-        raise MeasureError(f"max_grade must be a number in [0, {_LARGEST_MAX_GRADE}], e.g. max_grade=4; "
-                           f"got {number!r}")
+        raise MeasureError(what=f"max_grade must be a number in [0, {_LARGEST_MAX_GRADE}], e.g. max_grade=4; "
+                           f"got {number!r}", value=value)
     return int(number) if number.is_integer() else number
 
 
@@ -83,12 +85,14 @@ def err_max_grade(alignment, measure: Measure) -> float:
     given = dict(measure.params).get("max_grade")
     if given is None:
         if highest > _LARGEST_MAX_GRADE:
-            raise MeasureError(f"{measure}: the highest grade {highest:g} gives 2^{highest:g}, beyond float64; "
-                               "map the grades to a smaller scale (--grade-map)")
+            raise MeasureError(what=f"{literal(measure)}: the highest {{grade}} {highest:g} gives 2^{highest:g}, "
+                               "beyond float64", value=highest,
+                               fix="map the {grades} to a smaller scale (--grade-map)")
         return highest
     if highest > given:
-        raise MeasureError(f"{measure}: a judged grade {highest:g} is above max_grade={given}, so its stopping "
-                           f"chance (2^g - 1) / 2^max_grade would exceed 1; set max_grade >= {highest:g}")
+        raise MeasureError(what=f"{literal(measure)}: a judged {{grade}} {highest:g} is above max_grade={given}, so "
+                           "its stopping chance (2^g - 1) / 2^max_grade would exceed 1", value=highest,
+                           fix=f"set max_grade >= {highest:g}")
     return float(given)
 
 

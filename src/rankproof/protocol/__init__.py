@@ -96,6 +96,7 @@ from .policies import (
     parse_enum,
     parse_rel,
     unknown_policy,
+    literal,
     LARGEST_GAIN,
     PARSERS,
     TEXT_ONLY_WHEN_CHANGED,
@@ -233,8 +234,9 @@ class Protocol:
         for name, parse in PARSERS.items():
             object.__setattr__(self, name, parse(getattr(self, name)))
         if isinstance(self.rel, float) and self.grades is not Grades.REAL:
-            raise ProtocolError(f"rel={self.rel!r} is not an integer grade; set the policy grades=real "
-                                "to read real-valued grades and thresholds, or give an integer rel")
+            raise ProtocolError(what=f"rel={self.rel!r} is not an integer grade", value=self.rel,
+                                fix="set the policy grades=real to read real-valued grades and thresholds, "
+                                    "or give an integer rel")
 
     # -- text form -------------------------------------------------------
     def __str__(self) -> str:
@@ -259,13 +261,12 @@ class Protocol:
         for item in text.split():
             key, sep, value = item.partition("=")
             if not sep:
-                raise ProtocolError(
-                    f"cannot read {item!r} in protocol text; write policies as key=value"
-                )
+                raise ProtocolError(what=f"cannot read {literal(repr(item))} in protocol text", value=item,
+                                    fix="write policies as key=value")
             if key not in PARSERS:
                 raise unknown_policy(key)
             if key in changes:
-                raise ProtocolError(f"policy {key} is given twice in protocol text")
+                raise ProtocolError(what=f"policy {literal(key)} is given twice in protocol text", value=key)
             changes[key] = value
         return cls(**changes)
 
@@ -311,9 +312,8 @@ class Protocol:
         except KeyError:
             near = difflib.get_close_matches(name, list(PRESETS), n=2)
             hint = f"; did you mean {' or '.join(near)}?" if near else "."
-            raise ProtocolError(
-                f"unknown preset {name!r}{hint} Presets: {', '.join(PRESETS)}"
-            ) from None
+            raise ProtocolError(what=f"unknown preset {literal(repr(name))}{hint} Presets: {', '.join(PRESETS)}",
+                                value=name) from None
 
     @staticmethod
     def policy_names() -> tuple[str, ...]:

@@ -9,9 +9,19 @@ import difflib
 import enum
 import hashlib
 import math
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from ..errors import ProtocolError
+
+
+def literal(text: object) -> str:
+    """`text` shown as is inside an error's ``what`` or ``fix``, whose braces name vocabulary words.
+
+    >>> literal("map:{1}")
+    'map:{{1}}'
+    """
+    return str(text).replace("{", "{{").replace("}", "}}")
+
 
 class _Policy(str, enum.Enum):
     """A policy option; its value is its canonical text."""
@@ -199,14 +209,14 @@ class GainMap:
     def __post_init__(self) -> None:
         items = tuple(sorted((int(g), float(v)) for g, v in dict(self.gains).items()))
         if not items:
-            raise ProtocolError("a gain map needs at least one grade=gain pair, e.g. map:1=1/2=3")
+            raise ProtocolError(what="a gain map needs at least one grade=gain pair, e.g. map:1=1/2=3")
         for _, value in items:
             if not math.isfinite(value):
-                raise ProtocolError(f"gain map values must be finite numbers; got {value}")
+                raise ProtocolError(what=f"gain map values must be finite numbers; got {value}", value=value)
             # Sums of gains (DCG, and trec_eval's ideal DCG) must stay finite.
             if abs(value) > LARGEST_GAIN:
-                raise ProtocolError(f"gain map values must be at most {LARGEST_GAIN:g} in magnitude, so that "
-                                    f"sums of gains stay finite; got {value:g}")
+                raise ProtocolError(what=f"gain map values must be at most {LARGEST_GAIN:g} in magnitude, so that "
+                                    f"sums of gains stay finite; got {value:g}", value=value)
         object.__setattr__(self, "gains", items)
 
     @classmethod
@@ -229,9 +239,8 @@ class DiscountVector:
     def __post_init__(self) -> None:
         values = tuple(float(v) for v in self.values)
         if not values or not all(math.isfinite(v) and v >= 0 for v in values):
-            raise ProtocolError(
-                "a discount vector needs at least one finite, non-negative value per rank"
-            )
+            raise ProtocolError(what="a discount vector needs at least one finite, non-negative value per rank",
+                                value=values)
         object.__setattr__(self, "values", values)
 
     def __str__(self) -> str:
@@ -252,7 +261,7 @@ class LogDiscount:
     def __post_init__(self) -> None:
         base = float(self.base)
         if not (math.isfinite(base) and base > 0 and base != 1):
-            raise ProtocolError(f"a log discount needs a finite base > 0 other than 1; got {self.base!r}")
+            raise ProtocolError(what=f"a log discount needs a finite base > 0 other than 1; got {literal(repr(self.base))}", value=self.base)
         object.__setattr__(self, "base", base)
 
     def __str__(self) -> str:
@@ -269,7 +278,8 @@ def file_digest(path: str, what: str) -> str:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        raise ProtocolError(f"{path}: cannot read the {what} file ({exc.strerror or exc}); check the path") from None
+        raise ProtocolError(what=f"cannot read the {what} file ({literal(exc.strerror or exc)})", source=path,
+                            fix="check the path") from None
     return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
 
 
@@ -284,14 +294,17 @@ def _split_digest(text: str) -> tuple[str, str]:
 def _checked_path(path: str, digest: str, what: str) -> str:
     """The file's digest, refused when it differs from the one given in a protocol text."""
     if not path or any(c.isspace() for c in path):
-        raise ProtocolError(f"the {what} file path {path!r} must be non-empty and hold no blanks, so that "
-                            "the protocol text reads back; rename or link the file")
+        raise ProtocolError(what=f"the {what} file path {literal(repr(path))} must be non-empty and hold no blanks, "
+                            "so that the protocol text reads back", fix="rename or link the file", value=path)
     actual = file_digest(path, what)
     if digest and digest != actual:
-        raise ProtocolError(f"{path}: the {what} file has digest {actual}, not {digest} as the protocol says: "
-                            "it changed since the protocol was written; evaluate with the original file, or "
-                            "drop the @digest to take the file as it is now")
+        raise ProtocolError(what=f"the {what} file has digest {actual}, not {literal(digest)} as the protocol says: "
+                            "it changed since the protocol was written", source=path, value=digest,
+                            fix="evaluate with the original file, or drop the @digest to take the file as it is now")
     return actual
+
+
+_DISCOUNT_FILE_FIX = "give a JSON list of numbers or an object with a \"discount\" list, as rankproof fit-pbm writes"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -316,20 +329,23 @@ class DiscountFile(DiscountVector):
             with open(path, "rb") as handle:
                 data = json.loads(handle.read().decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise ProtocolError(f"{path}: cannot read a discount vector ({exc}); give a JSON list of numbers "
-                                "or an object with a \"discount\" list, as rankproof fit-pbm writes") from None
+            raise ProtocolError(what=f"cannot read a discount vector ({literal(exc)})", source=path,
+                                fix=_DISCOUNT_FILE_FIX) from None
         values = data.get("discount") if isinstance(data, dict) else data
         if not isinstance(values, list) or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            raise ProtocolError(f"{path}: holds no discount vector; give a JSON list of numbers or an object "
-                                "with a \"discount\" list, as rankproof fit-pbm writes")
+            raise ProtocolError(what="holds no discount vector", source=path, fix=_DISCOUNT_FILE_FIX)
         try:
             return cls(values=tuple(values), path=path, digest=digest)
         except ProtocolError as exc:
-            raise ProtocolError(f"{path}: {exc}") from None
+            raise ProtocolError(what=exc.what or literal(exc), source=path, fix=exc.fix, value=exc.value) from None
 
     def __str__(self) -> str:
         return f"file:{self.path}@{self.digest}"
+
+
+# How a chunk_map names the document of a chunk id (see ChunkMap).
+ChunkMapKind = Literal["none", "sep", "regex", "file"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -347,28 +363,32 @@ class ChunkMap:
     Separators and patterns hold no blanks, so the protocol text reads back.
     """
 
-    kind: str = "none"
+    kind: ChunkMapKind = "none"
     spec: str = ""
     digest: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ("none", "sep", "regex", "file"):
-            raise ProtocolError(f"chunk_map kind {self.kind!r} is not one of none, sep, regex, file")
+            raise ProtocolError(what=f"chunk_map kind {literal(repr(self.kind))} is not one of none, sep, regex, file",
+                                value=self.kind)
         if self.kind == "none":
             return
         if not self.spec or any(c.isspace() for c in self.spec):
-            raise ProtocolError(f"chunk_map={self.kind}: needs a value without blanks, e.g. "
-                                "chunk_map=sep:# or chunk_map=regex:^(.+)_c[0-9]+$ or chunk_map=file:chunks.tsv")
+            raise ProtocolError(what=f"chunk_map={self.kind}: needs a value without blanks, e.g. "
+                                "chunk_map=sep:# or chunk_map=regex:^(.+)_c[0-9]+$ or chunk_map=file:chunks.tsv",
+                                value=self.spec)
         if self.kind == "regex":
             import re
 
             try:
                 groups = re.compile(self.spec).groups
             except re.error as exc:
-                raise ProtocolError(f"chunk_map=regex:{self.spec}: not a regular expression ({exc})") from None
+                raise ProtocolError(what=literal(f"chunk_map=regex:{self.spec}: not a regular expression ({exc})"),
+                                    value=self.spec) from None
             if groups != 1:
-                raise ProtocolError(f"chunk_map=regex:{self.spec}: has {groups} groups; give exactly one, "
-                                    "the document id, e.g. regex:^(.+)_c[0-9]+$")
+                raise ProtocolError(what=literal(f"chunk_map=regex:{self.spec}: has {groups} groups"),
+                                    fix="give exactly one, the document id, e.g. regex:^(.+)_c[0-9]+$",
+                                    value=self.spec)
         if self.kind == "file":
             object.__setattr__(self, "digest", _checked_path(self.spec, self.digest, "chunk map"))
 
@@ -390,12 +410,13 @@ def parse_chunk_map(value: Any) -> ChunkMap:
         return ChunkMap()
     kind, sep, spec = text.partition(":")
     if not sep or kind not in ("sep", "regex", "file"):
-        raise ProtocolError(f"policy chunk_map does not accept {value!r}; choose one of none, sep:#, "
-                            "regex:PATTERN (one group: the document id), file:PATH (a chunk -> doc table)")
+        raise ProtocolError(what=f"policy chunk_map does not accept {literal(repr(value))}", value=value,
+                            fix="choose one of none, sep:#, regex:PATTERN (one group: the document id), "
+                                "file:PATH (a chunk -> doc table)")
     if kind == "file":
         path, digest = _split_digest(spec)
         return ChunkMap("file", path, digest)
-    return ChunkMap(kind, spec)
+    return ChunkMap("sep" if kind == "sep" else "regex", spec)
 
 
 def parse_gain(value: Any) -> Gain | GainMap:
@@ -410,9 +431,8 @@ def parse_gain(value: Any) -> Gain | GainMap:
             pairs = [item.split("=") for item in text[4:].split("/") if item]
             return GainMap(tuple((int(g), float(v)) for g, v in pairs))
         except ValueError:
-            raise ProtocolError(
-                f"cannot read gain map {text!r}; write it as map:0=0/1=1/2=3"
-            ) from None
+            raise ProtocolError(what=f"cannot read gain map {literal(repr(text))}", value=text,
+                                fix="write it as map:0=0/1=1/2=3") from None
     return parse_enum("gain", Gain, text, extra=["map:0=0/1=1/..."])
 
 
@@ -429,7 +449,8 @@ def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
         try:
             base = float(text[4:])
         except ValueError:
-            raise ProtocolError(f"cannot read log discount {text!r}; write it as log:10") from None
+            raise ProtocolError(what=f"cannot read log discount {literal(repr(text))}", value=text,
+                                fix="write it as log:10") from None
         return parse_discount(LogDiscount(base))
     if text.startswith("file:"):
         return DiscountFile.read(*_split_digest(text[5:]))
@@ -437,9 +458,8 @@ def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
         try:
             return DiscountVector(tuple(float(v) for v in text[7:].split("/") if v))
         except ValueError:
-            raise ProtocolError(
-                f"cannot read discount vector {text!r}; write it as vector:1/0.63/0.5"
-            ) from None
+            raise ProtocolError(what=f"cannot read discount vector {literal(repr(text))}", value=text,
+                                fix="write it as vector:1/0.63/0.5") from None
     return parse_enum("discount", Discount, text, extra=["log:BASE", "vector:1/0.5/...", "file:PATH.json"])
 
 
@@ -450,9 +470,8 @@ def parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> A
         return enum_type(str(value).strip().lower())
     except ValueError:
         options = [member.value for member in enum_type] + list(extra)
-        raise ProtocolError(
-            f"policy {name} does not accept {value!r}; choose one of {', '.join(options)}"
-        ) from None
+        raise ProtocolError(what=f"policy {name} does not accept {literal(repr(value))}", value=value,
+                            fix=f"choose one of {', '.join(options)}") from None
 
 
 def parse_rel(value: Any) -> "int | float":
@@ -464,7 +483,7 @@ def parse_rel(value: Any) -> "int | float":
     (2, 2, 1.5)
     """
     if isinstance(value, bool):
-        raise ProtocolError(f"rel must be an integer grade; got {value!r}")
+        raise ProtocolError(what=f"rel must be an integer grade; got {value!r}", value=value)
     if isinstance(value, int):
         return value
     number: float | None = None
@@ -480,8 +499,8 @@ def parse_rel(value: Any) -> "int | float":
                 number = None
     if number is not None and math.isfinite(number):
         return int(number) if number.is_integer() else number
-    raise ProtocolError(f"rel must be an integer grade such as 1 or 2 (or a real number such as 1.5 "
-                        f"under grades=real); got {value!r}")
+    raise ProtocolError(what="rel must be an integer grade such as 1 or 2 (or a real number such as 1.5 "
+                        f"under grades=real); got {literal(repr(value))}", value=value)
 
 
 # The fields of a Protocol, their parsers, in canonical order.
@@ -517,8 +536,6 @@ TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_den
 def unknown_policy(key: str) -> ProtocolError:
     near = difflib.get_close_matches(key, list(PARSERS), n=3)
     hint = f"; did you mean {' or '.join(near)}?" if near else "."
-    return ProtocolError(
-        f"unknown policy {key!r}{hint} Policies: {', '.join(PARSERS)}"
-    )
+    return ProtocolError(what=f"unknown policy {literal(repr(key))}{hint} Policies: {', '.join(PARSERS)}", value=key)
 
 

@@ -36,17 +36,28 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 import numpy as np
 
-from .coverage import _as_run
+from .coverage import as_run
 from ..data.run import Run
-from ..errors import InputError
+from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..pipeline.alignment import top_rows
 from ..protocol import Protocol
+from ..protocol.policies import literal
 
-__all__ = ["ListValues", "SessionMean", "ild", "novelty", "long_tail_share", "session_mean", "popularity"]
+__all__ = ["ListValues", "SessionMean", "ild", "novelty", "long_tail_share", "session_mean", "popularity",
+           "Distance", "Unseen"]
+
+# The options of ild's distance and novelty's items unseen in training.
+Distance = Literal["cosine", "jaccard"]
+Unseen = Literal["error", "laplace"]
+
+
+def _item_error(**fields: Any) -> RankproofError:
+    """An error about the users' lists, worded with users and items."""
+    return InputError(**fields).in_words_of(USERS_AND_ITEMS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,13 +104,14 @@ class ListValues:
 
 def _check_k(k: Any, name: str) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(f"the cutoff k of {name} must be an integer >= 1; got {k!r}. Write {name}(run, 10, ...)")
+        raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
+                         f"Write {name}(run, 10, ...)", value=k)
     return int(k)
 
 
 def _top(predictions, k: int, protocol: Protocol | None, columns: tuple) -> tuple[Run, np.ndarray, np.ndarray]:
     """The run, its top-k rows (grouped by query) and the query of each."""
-    run = _as_run(predictions, *columns)
+    run = as_run(predictions, *columns)
     # The measures here are of the top-k set: sorted rows keep each query's
     # rows together (a Run groups its rows by query), whatever their ranks.
     rows = np.sort(top_rows(run, k, protocol if protocol is not None else Protocol()))
@@ -122,10 +134,10 @@ def _lookup_rows(ids: np.ndarray, run: Run, rows: np.ndarray) -> tuple[np.ndarra
     return at[codes], found[codes]
 
 
-def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarray, what: str, fix: str) -> InputError:
+def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarray, what: str, fix: str) -> RankproofError:
     i = int(np.flatnonzero(~found)[0])
-    return InputError(f"{run.source}: user {run.queries[query[i]]}: item {run.docs[run.doc_codes[rows[i]]]} has no "
-                      f"{what} ({int((~found).sum())} recommended items lack one); {fix}")
+    return _item_error(what=f"has no {what} ({int((~found).sum())} recommended {{docs}} lack one)", fix=fix,
+                       source=run.source, query=run.queries[query[i]], doc=run.docs[run.doc_codes[rows[i]]])
 
 
 # -- intra-list diversity ---------------------------------------------------------
@@ -138,38 +150,39 @@ def _vectors(features) -> tuple[np.ndarray, np.ndarray]:
         try:
             matrix = np.asarray([np.asarray(v, dtype=np.float64).reshape(-1) for v in features.values()])
         except (TypeError, ValueError):
-            raise InputError("features must map each item to a vector of numbers, e.g. {'i1': [0.2, 0.7]}, or be "
-                             "an (ids, matrix) pair") from None
+            raise InputError(what="features must map each item to a vector of numbers, e.g. {{'i1': [0.2, 0.7]}}, "
+                             "or be an (ids, matrix) pair") from None
     else:
         try:
             ids_in, matrix_in = features
         except (TypeError, ValueError):
-            raise InputError("features must be a mapping {item: vector} or an (ids, matrix) pair") from None
+            raise InputError(what="features must be a mapping {{item: vector}} or an (ids, matrix) pair") from None
         ids = np.asarray(ids_in).astype(str).reshape(-1)
         matrix = np.asarray(matrix_in, dtype=np.float64)
     if matrix.ndim != 2 or len(matrix) != len(ids):
-        raise InputError(f"features must give one vector of the same length per item; got {len(ids)} ids and "
+        raise InputError(what=f"features must give one vector of the same length per item; got {len(ids)} ids and "
                          f"an array of shape {matrix.shape}")
     if not np.isfinite(matrix).all():
-        raise InputError("feature vectors must hold finite numbers")
+        raise InputError(what="feature vectors must hold finite numbers")
     order = np.argsort(ids, kind="stable")
     ids, matrix = ids[order], matrix[order]
     if (ids[1:] == ids[:-1]).any():
-        raise InputError(f"item {ids[1:][ids[1:] == ids[:-1]][0]} has two feature vectors; give one per item")
+        raise _item_error(what="has two feature vectors", fix="give one per {doc}",
+                          doc=ids[1:][ids[1:] == ids[:-1]][0])
     return ids, matrix
 
 
 def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
     """(sorted ids, uint64 bitsets) from {id: category or iterable of categories}."""
     if not isinstance(categories, Mapping):
-        raise InputError("categories must map each item to a category or a set of categories, "
-                         "e.g. {'i1': {'jazz', 'live'}, 'i2': 'rock'}")
+        raise InputError(what="categories must map each item to a category or a set of categories, "
+                         "e.g. {{'i1': {{'jazz', 'live'}}, 'i2': 'rock'}}")
     ids = np.asarray([str(i) for i in categories.keys()])
     sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
     empty = [ids[i] for i, s in enumerate(sets) if not s]
     if empty:
-        raise InputError(f"item {empty[0]} has no category; give every item at least one "
-                         "(Jaccard distance is not defined between empty sets)")
+        raise _item_error(what="has no category", doc=empty[0],
+                          fix="give every {doc} at least one (Jaccard distance is not defined between empty sets)")
     labels = sorted({str(c) for s in sets for c in s})
     index = {label: i for i, label in enumerate(labels)}
     words = max(1, (len(labels) + 63) // 64)
@@ -199,7 +212,7 @@ def _pair_sums(query: np.ndarray, num_queries: int, k: int, distance) -> np.ndar
     return total
 
 
-def ild(predictions, k: int, *, features=None, categories=None, distance: str | None = None,
+def ild(predictions, k: int, *, features=None, categories=None, distance: Distance | None = None,
         protocol: Protocol | None = None, user="user", item="item", score="score") -> ListValues:
     """Intra-list diversity ILD@k: the mean distance between two items of a top-k list.
 
@@ -256,11 +269,12 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: str | 
     """
     k = _check_k(k, "ild")
     if (features is None) == (categories is None):
-        raise InputError("ild needs features=(item vectors) for cosine distance or categories=(item categories) "
-                         "for Jaccard distance; give exactly one")
+        raise InputError(what="ild needs features=(item vectors) for cosine distance or categories=(item "
+                         "categories) for Jaccard distance", fix="give exactly one")
     distance = distance or ("cosine" if features is not None else "jaccard")
     if distance not in ("cosine", "jaccard") or (distance == "cosine") != (features is not None):
-        raise InputError(f"distance {distance!r} does not fit: cosine takes features=, jaccard takes categories=")
+        raise InputError(what=f"distance {literal(repr(distance))} does not fit: cosine takes features=, jaccard "
+                         "takes categories=", value=distance)
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
     num_queries = run.num_queries
     sizes = np.bincount(query, minlength=num_queries).astype(np.int64)
@@ -274,8 +288,9 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: str | 
         norms = np.linalg.norm(matrix, axis=1)
         if (norms[at] == 0).any():
             i = int(np.flatnonzero(norms[at] == 0)[0])
-            raise InputError(f"item {run.docs[run.doc_codes[rows[i]]]} has a zero feature vector, so its cosine distance is not defined; "
-                             "give it a nonzero vector")
+            raise _item_error(what="has a zero feature vector, so its cosine distance is not defined",
+                              fix="give it a nonzero vector", source=run.source, query=run.queries[query[i]],
+                              doc=run.docs[run.doc_codes[rows[i]]])
         unit = matrix / np.where(norms > 0, norms, 1.0)[:, None]
         # Sum of cosines over pairs i < j: (|sum of unit vectors|^2 - n) / 2. The
         # sums per list are one sparse (lists x items) by dense (items x dim)
@@ -321,14 +336,15 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray([str(i) for i in training.keys()])
         counts = np.asarray(list(training.values()))
         if counts.dtype.kind not in "iu" or (counts < 0).any():
-            raise InputError("popularity counts must be non-negative integers, e.g. {'i1': 12, 'i2': 3}")
+            raise InputError(what="popularity counts must be non-negative integers, e.g. {{'i1': 12, 'i2': 3}}")
         order = np.argsort(ids, kind="stable")
         return ids[order], counts[order].astype(np.int64)
     if isinstance(training, (str, bytes)):
-        raise InputError("the training log must be a list of item ids (one per interaction) or a mapping item -> count")
+        raise InputError(what="the training log must be a list of item ids (one per interaction) or a mapping "
+                         "item -> count")
     values = np.asarray(list(training) if not isinstance(training, np.ndarray) else training).astype(str).reshape(-1)
     if values.size == 0:
-        raise InputError("the training log is empty; give the item of every training interaction")
+        raise InputError(what="the training log is empty", fix="give the item of every training interaction")
     ids, counts = np.unique(values, return_counts=True)
     return ids, counts.astype(np.int64)
 
@@ -341,7 +357,7 @@ def _list_mean(run: Run, query: np.ndarray, per_item: np.ndarray, name: str) -> 
     return ListValues(name, run.queries, values, sizes)
 
 
-def novelty(predictions, k: int, *, training, unseen: str = "error", protocol: Protocol | None = None,
+def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol: Protocol | None = None,
             user="user", item="item", score="score") -> ListValues:
     """Novelty@k: the mean self-information of the top-k items, from their
     popularity in a training log.
@@ -377,7 +393,7 @@ def novelty(predictions, k: int, *, training, unseen: str = "error", protocol: P
     """
     k = _check_k(k, "novelty")
     if unseen not in ("error", "laplace"):
-        raise InputError(f"unseen must be 'error' or 'laplace'; got {unseen!r}")
+        raise InputError(what=f"unseen must be 'error' or 'laplace'; got {literal(repr(unseen))}", value=unseen)
     ids, counts = popularity(training)
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
     at, found = _lookup_rows(ids, run, rows)
@@ -423,10 +439,11 @@ def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protoco
     """
     k = _check_k(k, "long_tail_share")
     if isinstance(head, bool) or not isinstance(head, (int, float)) or not 0 < head < 1:
-        raise InputError(f"head must be a share of the items between 0 and 1 (exclusive), e.g. 0.2; got {head!r}")
+        raise InputError(what="head must be a share of the items between 0 and 1 (exclusive), e.g. 0.2; got "
+                         f"{literal(repr(head))}", value=head)
     ids, counts = popularity(training)
     if len(ids) == 0:
-        raise InputError("the training log has no item; give the item of every training interaction")
+        raise InputError(what="the training log has no item", fix="give the item of every training interaction")
     size = math.ceil(head * len(ids))
     threshold = np.sort(counts)[::-1][size - 1]
     head_ids = ids[counts >= threshold]
@@ -494,13 +511,13 @@ def session_mean(per_query, sessions, *, query: str = "query", user: str = "user
     if isinstance(per_query, ListValues):
         per_query = per_query.per_query()
     if not isinstance(per_query, Mapping):
-        raise InputError("per_query must map each query to its value, e.g. results.per_query('ndcg@10')")
+        raise InputError(what="per_query must map each {query} to its value, e.g. results.per_query('ndcg@10')")
     if not isinstance(sessions, Mapping):
         try:
             columns = {name: sessions[name] for name in (query, user, session)}
         except (KeyError, TypeError, IndexError):
-            raise InputError(f"sessions must map each query to (user, session), or be a table with columns "
-                             f"{query!r}, {user!r}, {session!r}") from None
+            raise InputError(what=literal(f"sessions must map each query to (user, session), or be a table with "
+                                          f"columns {query!r}, {user!r}, {session!r}")) from None
         sessions = {str(q): (str(u), str(s)) for q, u, s in zip(*(list(c) for c in columns.values()))}
     else:
         sessions = {str(q): tuple(str(x) for x in v) for q, v in sessions.items()}
@@ -511,9 +528,11 @@ def session_mean(per_query, sessions, *, query: str = "query", user: str = "user
             continue
         where = sessions.get(str(q))
         if where is None:
-            raise InputError(f"query {q} has no (user, session) in sessions; give every evaluated query one")
+            raise InputError(what="has no (user, session) in sessions", query=q,
+                             fix="give every evaluated {query} one")
         if len(where) != 2:
-            raise InputError(f"query {q}: sessions must give (user, session) pairs; got {where!r}")
+            raise InputError(what=f"sessions must give (user, session) pairs; got {literal(repr(where))}", query=q,
+                             value=where)
         keys.append(where)
         values.append(float(v))
     if not keys:

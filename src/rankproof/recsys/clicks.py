@@ -38,11 +38,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 
-from ..errors import InputError, ParseError, where
+from ..errors import InputError, ParseError
+from ..protocol.policies import literal
 
 __all__ = ["ClickLog", "PBMFit", "fit_pbm", "read_clicks"]
 
@@ -97,18 +98,20 @@ def _build(query, doc, rank, clicked, *, source: str, line_of: Callable[[int], "
 
     n = len(query)
     if len(doc) != n or len(rank) != n or len(clicked) != n:
-        raise InputError(f"{source}: query, doc, rank and clicked must have one value per impression; got "
-                         f"{n}, {len(doc)}, {len(rank)} and {len(clicked)}")
+        raise InputError(what=f"{{query}}, {{doc}}, rank and clicked must have one value per impression; got "
+                         f"{n}, {len(doc)}, {len(rank)} and {len(clicked)}", source=source)
     if n == 0:
-        raise InputError(f"{source}: holds no impression; give one row 'query doc rank clicked' per impression")
+        raise InputError(what="holds no impression", fix="give one row '{query} {doc} rank clicked' per impression",
+                         source=source)
 
-    def at(i: int) -> str:
-        return where(source=source, line=line_of(i), query=str(query[i]), doc=str(doc[i]))
+    def at(i: int) -> dict[str, Any]:
+        return {"source": source, "line": line_of(i), "query": str(query[i]), "doc": str(doc[i])}
 
-    for name, column in (("query", query), ("doc", doc), ("rank", rank), ("clicked", clicked)):
+    for name, column in (("{query}", query), ("{doc}", doc), ("rank", rank), ("clicked", clicked)):
         if column.null_count:
             i = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
-            raise ParseError(f"{where(source=source, line=line_of(i))}{name} is missing; give a value in every row")
+            raise ParseError(what=f"{name} is missing", fix="give a value in every row", source=source,
+                             line=line_of(i))
 
     def codes(column) -> tuple[np.ndarray, np.ndarray]:
         # Ids are text: 7 and "7" are one id.
@@ -125,7 +128,8 @@ def _build(query, doc, rank, clicked, *, source: str, line_of: Callable[[int], "
     rank_array = _integers(rank, "rank", at)
     low = np.flatnonzero(rank_array < 1)
     if low.size:
-        raise ParseError(f"{at(int(low[0]))}rank {rank_array[low[0]]} is below 1; give 1-based ranks")
+        raise ParseError(what=f"rank {rank_array[low[0]]} is below 1", fix="give 1-based ranks",
+                         value=int(rank_array[low[0]]), **at(int(low[0])))
     clicked_array = _clicks(clicked, at)
     # One code per distinct (query, doc), numbered in (query, doc) order of first codes.
     keys, pair = np.unique(query_codes * len(doc_vocabulary) + doc_codes, return_inverse=True)
@@ -138,7 +142,7 @@ def _first_bad(values: list, good: Callable[[object], bool]) -> int:
     return next(i for i, value in enumerate(values) if not good(value))
 
 
-def _integers(column, name: str, at: Callable[[int], str]) -> np.ndarray:
+def _integers(column, name: str, at: Callable[[int], dict[str, Any]]) -> np.ndarray:
     """A column of whole numbers as int64 (text such as "3" is read)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -149,7 +153,8 @@ def _integers(column, name: str, at: Callable[[int], str]) -> np.ndarray:
         values = column.to_numpy(zero_copy_only=False)
         bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
         if bad.size:
-            raise ParseError(f"{at(int(bad[0]))}{name} {values[bad[0]]!r} is not an integer; give whole numbers")
+            raise ParseError(what=f"{name} {values[bad[0]]!r} is not an integer", fix="give whole numbers",
+                             value=values[bad[0]], **at(int(bad[0])))
         return values.astype(np.int64)
     try:
         return pc.cast(column, pa.int64()).to_numpy(zero_copy_only=False)
@@ -164,10 +169,11 @@ def _integers(column, name: str, at: Callable[[int], str]) -> np.ndarray:
                 return False
 
         i = _first_bad(values, whole)
-        raise ParseError(f"{at(i)}{name} {str(values[i])[:40]!r} is not an integer; give whole numbers") from None
+        raise ParseError(what=f"{name} {literal(repr(str(values[i])[:40]))} is not an integer",
+                         fix="give whole numbers", value=values[i], **at(i)) from None
 
 
-def _clicks(column, at: Callable[[int], str]) -> np.ndarray:
+def _clicks(column, at: Callable[[int], dict[str, Any]]) -> np.ndarray:
     """A click column as bool: 0/1, or true/false as text."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -179,17 +185,22 @@ def _clicks(column, at: Callable[[int], str]) -> np.ndarray:
         known = pc.is_in(lowered, value_set=pa.array(["0", "1", "false", "true"])).to_numpy(zero_copy_only=False)
         if not known.all():
             i = int(np.flatnonzero(~known)[0])
-            raise ParseError(f"{at(i)}clicked {str(column[i])[:40]!r} is not 0 or 1; give 1 for a click, 0 for none")
+            raise ParseError(what=f"clicked {literal(repr(str(column[i])[:40]))} is not 0 or 1",
+                             fix="give 1 for a click, 0 for none", value=str(column[i]), **at(i))
         return pc.is_in(lowered, value_set=pa.array(["1", "true"])).to_numpy(zero_copy_only=False)
     values = _integers(column, "clicked", at)
     bad = np.flatnonzero((values != 0) & (values != 1))
     if bad.size:
         i = int(bad[0])
-        raise ParseError(f"{at(i)}clicked {values[i]} is not 0 or 1; give 1 for a click, 0 for none")
+        raise ParseError(what=f"clicked {values[i]} is not 0 or 1", fix="give 1 for a click, 0 for none",
+                         value=int(values[i]), **at(i))
     return values == 1
 
 
 _COLUMNS = ["query", "doc", "rank", "clicked"]
+
+# The formats read_clicks reads (``trec``: the whitespace text file).
+ClickLogFormat = Literal["trec", "csv", "tsv", "jsonl", "parquet"]
 _BLANKS = bytes.maketrans(b"\t\r\f\v", b"    ")
 
 
@@ -224,9 +235,9 @@ def _whitespace_columns(data: bytes, source: str):
         for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
             fields = line.split()
             if fields and len(fields) != 4:
-                raise ParseError(f"{where(source=source, line=number)}has {len(fields)} fields; give four per "
-                                 "line: query doc rank clicked, e.g. 'q1 d7 3 0'") from None
-        raise ParseError(f"{where(source=source)}cannot be read as lines 'query doc rank clicked'") from None
+                raise ParseError(what=f"has {len(fields)} fields", source=source, line=number,
+                                 fix="give four per line: {query} {doc} rank clicked, e.g. 'q1 d7 3 0'") from None
+        raise ParseError(what="cannot be read as lines '{query} {doc} rank clicked'", source=source) from None
     lines_cache: list[np.ndarray] = []
 
     def line_of(i: int) -> int:
@@ -239,7 +250,7 @@ def _whitespace_columns(data: bytes, source: str):
     return table, line_of
 
 
-def read_clicks(path, format: str | None = None, *, query: str = "query", doc: str = "doc",
+def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "query", doc: str = "doc",
                 rank: str = "rank", clicked: str = "clicked") -> ClickLog:
     """Read a click log: one impression per row, ``query doc rank clicked``.
 
@@ -271,7 +282,7 @@ def read_clicks(path, format: str | None = None, *, query: str = "query", doc: s
                          encoding_fix=lambda _: "re-save it as UTF-8")
         table, line_of = _whitespace_columns(data, source)
         if table.num_rows == 0:
-            raise ParseError(f"{where(source=source)}holds no impression; give lines 'query doc rank clicked'")
+            raise ParseError(what="holds no impression", fix="give lines '{query} {doc} rank clicked'", source=source)
         return _build(*(table.column(name) for name in _COLUMNS), source=source, line_of=line_of)
     what = _What(what="click log", unit="impression", units="impressions", example_value=1)
     named = {"query": query, "doc": doc, "rank": rank, "clicked": clicked}
@@ -379,27 +390,28 @@ def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 
     0.25
     """
     if not isinstance(clicks, ClickLog):
-        raise InputError("fit_pbm takes a ClickLog; build one with read_clicks(path) or ClickLog.from_arrays")
+        raise InputError(what="fit_pbm takes a ClickLog", fix="build one with read_clicks(path) or ClickLog.from_arrays")
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
-        raise InputError(f"max_iterations must be an int of at least 1; got {max_iterations!r}")
+        raise InputError(what=f"max_iterations must be an int of at least 1; got {literal(repr(max_iterations))}",
+                         value=max_iterations)
     if not (isinstance(tolerance, (int, float)) and tolerance > 0):
-        raise InputError(f"tolerance must be a positive number; got {tolerance!r}")
+        raise InputError(what=f"tolerance must be a positive number; got {literal(repr(tolerance))}", value=tolerance)
     pair, rank, clicked = clicks.pair, clicks.rank, clicks.clicked
     if max_rank is not None:
         if isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 1:
-            raise InputError(f"max_rank must be an int of at least 1; got {max_rank!r}")
+            raise InputError(what=f"max_rank must be an int of at least 1; got {literal(repr(max_rank))}", value=max_rank)
         inside = rank <= max_rank
         pair, rank, clicked = pair[inside], rank[inside], clicked[inside]
     num_ranks = int(rank.max(initial=0))
     shown = np.bincount(rank, minlength=num_ranks + 1)[1:]
     unseen = np.flatnonzero(shown == 0)
     if unseen.size:
-        raise InputError(f"{clicks.source}: no impression at rank {int(unseen[0]) + 1} (of ranks 1 to {num_ranks}), "
-                         "so its examination is unknown; pass max_rank (--max-rank) below it")
+        raise InputError(what=f"no impression at rank {int(unseen[0]) + 1} (of ranks 1 to {num_ranks}), so its "
+                         "examination is unknown", fix="pass max_rank (--max-rank) below it", source=clicks.source)
     clicks_at = np.bincount(rank, weights=clicked, minlength=num_ranks + 1)[1:]
     if clicks_at[0] == 0:
-        raise InputError(f"{clicks.source}: no click at rank 1, so examination cannot be normalised to rank 1; "
-                         "give a log with clicks at rank 1")
+        raise InputError(what="no click at rank 1, so examination cannot be normalised to rank 1",
+                         fix="give a log with clicks at rank 1", source=clicks.source)
 
     # Impressions of one (pair, rank) share their E-step: group them into cells.
     num_pairs = len(clicks.queries)

@@ -8,13 +8,15 @@ the registry.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 
 from ..pipeline.alignment import top_rows
 from ..data.run import Run
-from ..errors import InputError
+from ..errors import USERS_AND_ITEMS, InputError
 from ..protocol import Protocol
+from ..protocol.policies import literal
 
 __all__ = ["coverage", "Coverage"]
 
@@ -44,12 +46,13 @@ class Coverage:
     k: int
 
 
-def _as_run(predictions, user, item, score) -> Run:
+def as_run(predictions, user, item, score) -> Run:
+    """Predictions as a Run: a Run as it is, a path read as a file, a table read by its columns."""
     if isinstance(predictions, Run):
         return predictions
-    from ..frame import _pairs
-
-    return _pairs(predictions, user, item, score, "predictions")
+    if isinstance(predictions, (str, os.PathLike)):
+        return Run.read(predictions, query=user, doc=item, score=score)
+    return Run.from_table(predictions, query=user, doc=item, score=score, source="predictions")
 
 
 def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None, *,
@@ -89,15 +92,18 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
     Coverage(value=0.5, covered=3, catalogue_size=6, outside_catalogue=0, k=2)
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(f"the cutoff k of coverage must be an integer >= 1; got {k!r}. Write coverage(run, 10, ...)")
+        raise InputError(what=f"the cutoff k of coverage must be an integer >= 1; got {literal(repr(k))}. "
+                         "Write coverage(run, 10, ...)", value=k)
     if catalogue is None or isinstance(catalogue, (str, bytes)):
         # np.asarray(None).astype(str) is the catalogue {"None"}; a string is one id, not a list.
-        raise InputError(f"the catalogue must be a list or array of item ids; got {str(catalogue)[:40]!r}")
+        raise InputError(what=f"the catalogue must be a list or array of {{doc}} ids; got "
+                         f"{literal(repr(str(catalogue)[:40]))}", value=catalogue).in_words_of(USERS_AND_ITEMS)
     items = np.unique(np.asarray(catalogue).astype(str).reshape(-1))
     if items.size == 0:
-        raise InputError("the catalogue is empty; give the item ids coverage is measured over")
+        raise InputError(what="the catalogue is empty",
+                         fix="give the {doc} ids coverage is measured over").in_words_of(USERS_AND_ITEMS)
     protocol = protocol if protocol is not None else Protocol()
-    run = _as_run(predictions, user, item, score)
+    run = as_run(predictions, user, item, score)
 
     inside = top_rows(run, k, protocol)
     shown = run.docs[np.unique(run.doc_codes[inside])]

@@ -42,6 +42,7 @@ from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, ratio
 from ..pipeline.alignment import Alignment, QueryTable
 from ..protocol import Protocol, Ties
+from ..protocol.policies import literal
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._dense import dense_ndcg_parts
@@ -162,18 +163,19 @@ def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protoc
         keys = [i if i in weights else q for i, q in zip(ids.tolist(), queries.tolist())]
         missing = [str(k) for k in keys if k not in weights]
         if missing:
-            raise InputError(f"no weight for rows {', '.join(missing[:3])}; give every row a weight")
+            raise InputError(what=f"no weight for rows {literal(', '.join(missing[:3]))}",
+                             fix="give every row a weight", value=missing)
         array = np.array([float(weights[k]) for k in keys])
     else:
         array = as_array(weights, "weights").astype(np.float64).ravel()
         if len(array) != len(queries):
-            raise InputError(f"weights has {len(array)} values for {len(queries)} rows; give one per row")
+            raise InputError(what=f"weights has {len(array)} values for {len(queries)} rows", fix="give one per row")
     bad = np.flatnonzero(~np.isfinite(array) | (array < 0))
     if len(bad):
-        raise InputError(f"weights: row {bad[0]} (query {queries[bad[0]]}) has weight {array[bad[0]]}; "
-                         "weights must be finite and non-negative")
+        raise InputError(what=f"row {bad[0]} ({{query}} {literal(queries[bad[0]])}) has weight {array[bad[0]]}",
+                         source="weights", fix="weights must be finite and non-negative", value=array[bad[0]])
     if array.sum() == 0:
-        raise InputError("weights are all zero; give at least one row a positive weight")
+        raise InputError(what="weights are all zero", fix="give at least one row a positive weight")
     return array
 
 

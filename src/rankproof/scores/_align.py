@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import InputError
 from ..pipeline.alignment import Alignment, apply_negative_grades, apply_unjudged, group_ties, rank_order
 from ..protocol import Protocol
+from ..protocol.policies import literal
 from ._input import ScoreInput
 
 __all__ = ["POOL_NOTE", "score_alignment", "base_counts", "num_relevant_note", "check_num_relevant"]
@@ -49,13 +50,13 @@ def check_num_relevant(num_relevant, scores: ScoreInput) -> np.ndarray:
 
     array = as_array(num_relevant, "num_relevant").ravel()
     if len(array) != scores.num_rows:
-        raise InputError(f"num_relevant has {len(array)} values for {scores.num_rows} rows; give one per row "
-                         "(the number of relevant items of that user in the whole catalogue)")
+        raise InputError(what=f"num_relevant has {len(array)} values for {scores.num_rows} rows",
+                         fix="give one per row (the number of relevant items of that user in the whole catalogue)")
     bad = np.flatnonzero(~np.isfinite(array.astype(np.float64)) | (array < 0) | (array != np.round(array)))
     if len(bad):
         r = int(bad[0])
-        raise InputError(f"num_relevant: row {r} (query {scores.queries[r]}) has {array[r]}; give a whole number "
-                         ">= 0 of relevant items")
+        raise InputError(what=f"row {r} ({{query}} {literal(scores.queries[r])}) has {array[r]}", source="num_relevant",
+                         fix="give a whole number >= 0 of relevant items", value=array[r])
     return array.astype(np.int64)
 
 
@@ -66,10 +67,10 @@ def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, 
     short = np.flatnonzero(num_relevant < relevant_inside)
     if len(short):
         r = int(short[0])
-        raise InputError(
-            f"num_relevant: row {r} (query {queries[r]}) says {num_relevant[r]} relevant items, but "
-            f"{relevant_inside[r]} of its candidates have a grade >= rel={rel}; give the count over the whole "
-            "catalogue, candidates included")
+        raise InputError(what=f"row {r} ({{query}} {literal(queries[r])}) says {num_relevant[r]} relevant items, "
+                         f"but {relevant_inside[r]} of its candidates have a {{grade}} >= rel={rel}",
+                         source="num_relevant", fix="give the count over the whole catalogue, candidates included",
+                         value=int(num_relevant[r]))
     outside = num_relevant - relevant_inside
     rows_all = np.concatenate([pool_row, np.repeat(np.arange(rows, dtype=np.int64), outside)])
     # A real rel (grades=real) makes the pool real: an integer pool would cut it.

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..kernels.segments import ranks_within
 from ..pipeline.alignment import apply_negative_grades, apply_score_precision
 from ..protocol import Protocol
+from ..protocol.policies import literal
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
 
@@ -30,12 +31,13 @@ def as_array(value, name: str) -> np.ndarray:
     try:
         array = np.asarray(value)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} cannot be read as a numeric array ({exc}); give a numpy array, "
-                         "a list of arrays, or flat arrays with offsets=") from None
+        raise InputError(what=f"{name} cannot be read as a numeric array ({literal(exc)})",
+                         fix="give a numpy array, a list of arrays, or flat arrays with offsets=") from None
     if array.dtype == bool:
         return array.astype(np.int8)
     if array.dtype.kind not in "iuf":
-        raise InputError(f"{name} holds {array.dtype} values; give numbers (relevance grades, scores)")
+        raise InputError(what=f"{name} holds {array.dtype} values",
+                         fix="give numbers (relevance {grades}, scores)")
     return array
 
 
@@ -114,23 +116,24 @@ def _row_names(queries, rows: int) -> np.ndarray:
         return decimal_names(rows)
     names = np.asarray([str(q) for q in queries]) if not isinstance(queries, np.ndarray) else queries.astype(str)
     if names.ndim != 1 or len(names) != rows:
-        raise InputError(f"queries= names {len(names)} rows but there are {rows}; give one name per row")
+        raise InputError(what=f"queries= names {len(names)} rows but there are {rows}", fix="give one name per row")
     unique, counts = np.unique(names, return_counts=True)
     if (counts > 1).any():
-        raise InputError(f"queries= names {str(unique[counts > 1][0])!r} twice; give every row its own name")
+        raise InputError(what=f"queries= names {literal(repr(str(unique[counts > 1][0])))} twice",
+                         fix="give every row its own name", query=str(unique[counts > 1][0]))
     return names
 
 
 def _ragged_from_lists(y_true, y_score) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(y_true) != len(y_score):
-        raise InputError(f"y_true has {len(y_true)} rows and y_score {len(y_score)}; give one score list per "
-                         "relevance list")
+        raise InputError(what=f"y_true has {len(y_true)} rows and y_score {len(y_score)}",
+                         fix="give one score list per relevance list")
     true_rows = [as_array(row, f"y_true row {i}").ravel() for i, row in enumerate(y_true)]
     score_rows = [as_array(row, f"y_score row {i}").ravel() for i, row in enumerate(y_score)]
     for i, (t, s) in enumerate(zip(true_rows, score_rows)):
         if len(t) != len(s):
-            raise InputError(f"row {i}: {len(t)} relevance values but {len(s)} scores; give one score per "
-                             "candidate")
+            raise InputError(what=f"row {i}: {len(t)} relevance values but {len(s)} scores",
+                             fix="give one score per candidate")
     lengths = np.array([len(t) for t in true_rows], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     relevance = np.concatenate(true_rows) if true_rows else np.zeros(0)
@@ -150,14 +153,14 @@ def _is_list_of_rows(value) -> bool:
 def _check_offsets(offsets, total: int) -> np.ndarray:
     offsets = as_array(offsets, "offsets")
     if offsets.ndim != 1 or len(offsets) < 2 or offsets.dtype.kind not in "iu":
-        raise InputError("offsets must be a 1-D integer array [0, end of row 0, end of row 1, ..., n]")
+        raise InputError(what="offsets must be a 1-D integer array [0, end of row 0, end of row 1, ..., n]")
     offsets = offsets.astype(np.int64)
     if offsets[0] != 0 or offsets[-1] != total:
-        raise InputError(f"offsets must start at 0 and end at the number of entries ({total}); "
+        raise InputError(what=f"offsets must start at 0 and end at the number of entries ({total}); "
                          f"got {offsets[0]} ... {offsets[-1]}")
     backwards = np.flatnonzero(np.diff(offsets) < 0)
     if len(backwards):
-        raise InputError(f"offsets decrease at row {backwards[0]}; give non-decreasing offsets")
+        raise InputError(what=f"offsets decrease at row {backwards[0]}", fix="give non-decreasing offsets")
     return offsets
 
 
@@ -176,11 +179,11 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         relevance = as_array(y_true, "y_true")
         score = as_array(y_score, "y_score")
         if relevance.ndim != 1 or score.ndim != 1:
-            raise InputError(f"with offsets=, y_true and y_score are flat 1-D arrays; got shapes "
+            raise InputError(what=f"with offsets=, y_true and y_score are flat 1-D arrays; got shapes "
                              f"{relevance.shape} and {score.shape}")
         if relevance.shape != score.shape:
-            raise InputError(f"y_true has {len(relevance)} entries and y_score {len(score)}; give one score "
-                             "per candidate")
+            raise InputError(what=f"y_true has {len(relevance)} entries and y_score {len(score)}",
+                             fix="give one score per candidate")
         offsets = _check_offsets(offsets, len(score))
         form = "ragged"
     elif _is_list_of_rows(y_true) or _is_list_of_rows(y_score):
@@ -192,17 +195,17 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         if relevance.ndim != 2 or score.ndim != 2:
             shape = relevance.shape if relevance.ndim != 2 else score.shape
             name = "y_true" if relevance.ndim != 2 else "y_score"
-            raise InputError(
-                f"{name} has shape {shape}; give 2-D arrays (one row per query or user, one column per "
-                "candidate), a list of 1-D arrays for rows of different lengths, or flat 1-D arrays with "
-                "offsets=[0, end of row 0, ...]")
+            raise InputError(what=f"{name} has shape {shape}",
+                             fix="give 2-D arrays (one row per query or user, one column per candidate), a list of "
+                                 "1-D arrays for rows of different lengths, or flat 1-D arrays with "
+                                 "offsets=[0, end of row 0, ...]")
         if relevance.shape != score.shape:
-            raise InputError(f"y_true has shape {relevance.shape} but y_score has shape {score.shape}; "
-                             "give one score per relevance value")
+            raise InputError(what=f"y_true has shape {relevance.shape} but y_score has shape {score.shape}",
+                             fix="give one score per relevance value")
         form = "dense"
     rows = len(offsets) - 1 if offsets is not None else relevance.shape[0]
     if rows == 0:
-        raise InputError("there are no rows to evaluate; give at least one query or user")
+        raise InputError(what="there are no rows to evaluate", fix="give at least one query or user")
     names = _row_names(queries, rows)
     columns = relevance.shape[1] if offsets is None else 0
     # Scores stay as given (integers beyond 2^53 exact) until the pipeline's score_precision policy.
@@ -223,17 +226,17 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         masked_flags = None
     if masked_flags is not None and offsets is not None:
         first = int(np.flatnonzero(masked_flags)[0])
-        raise InputError(f"y_score {_locate(form, offsets, columns, first, names)}: the score is NaN; "
-                         "ragged rows list only candidates, so drop the entry or give it a score")
+        raise InputError(what="the score is NaN", source=f"y_score {_locate(form, offsets, columns, first, names)}",
+                         fix="ragged rows list only candidates, so drop the entry or give it a score")
     if not relevance_finite:
         bad = ~np.isfinite(relevance)
         if masked_flags is not None:
             bad &= ~masked_flags
         if bad.any():
             first = int(np.flatnonzero(bad.ravel())[0])
-            raise InputError(
-                f"y_true {_locate(form, offsets, columns, first, names)}: relevance is "
-                f"{relevance.ravel()[first]}; give a finite grade, or mask the entry by setting its score to NaN")
+            raise InputError(what=f"relevance is {relevance.ravel()[first]}", value=relevance.ravel()[first],
+                             source=f"y_true {_locate(form, offsets, columns, first, names)}",
+                             fix="give a finite {grade}, or mask the entry by setting its score to NaN")
     negative = 0
     if relevance.size and (masked or relevance.min() < 0):
         negative_flags = relevance < 0

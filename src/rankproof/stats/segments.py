@@ -239,18 +239,18 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, res
         raise InputError(f"confidence must be between 0 and 1, e.g. 0.95; got {confidence!r}")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise InputError(f"resamples must be a positive integer, e.g. 2000; got {resamples!r}")
-    queries = results._table.queries
+    queries = results.table.queries
     labels, keep = segment_labels(segment, queries, unlabelled)
-    chosen = results.measures if measures is None else [results._result(m).measure for m in
+    chosen = results.measures if measures is None else [results.result(m).measure for m in
                                                           ([measures] if isinstance(measures, str) else measures)]
     aggregation = results.protocol.aggregation
     rng = np.random.default_rng(seed)
     rows = []
     for label, members in _groups(labels, keep):
         for measure in chosen:
-            result = results._result(measure)
+            result = results.result(measure)
             inside = members[result.included[members]]
-            data, statistic = _statistic(aggregation, result, inside, results._weights)
+            data, statistic = _statistic(aggregation, result, inside, results.weights)
             mean = float(statistic(*data, axis=-1)) if len(inside) else math.nan
             if aggregation is Aggregation.MICRO and len(inside) and data[1].sum() == 0:
                 mean = 0.0  # as Results.mean: nothing to divide by scores 0

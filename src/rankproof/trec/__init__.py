@@ -25,6 +25,7 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError
 from ..protocol import MissingQuery, Protocol
+from ..protocol.policies import literal
 from .values import TrecOptions, judged_grades, trec_protocol, trec_values
 from ..measures.trec_names import BY_NAME, NICKNAMES, TREC_MEASURES, Params, Settings, Summary, gain_order_warning, request
 
@@ -73,7 +74,8 @@ def evaluate(
     qrels_data = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
     run_data = run if isinstance(run, Run) else Run.from_dict(run)
     if not isinstance(relevance_level, int) or isinstance(relevance_level, bool) or relevance_level < 0:
-        raise InputError(f"relevance_level must be an integer >= 0; got {relevance_level!r}")
+        raise InputError(what=f"relevance_level must be an integer >= 0; got {literal(repr(relevance_level))}",
+                         value=relevance_level)
     arguments = _merged(measures)
     lines = [line for line in request(arguments, Settings(grades=judged_grades(qrels_data)))
              if line.trec.name not in ("runid", "relstring")]
@@ -116,8 +118,9 @@ def _merged(measures: Iterable[str]) -> list[str]:
             parts = list(dict.fromkeys(part for text in texts for part in text.split(",")))
             arguments.append(f"{name}.{','.join(parts)}")
         elif len(set(texts)) > 1:
-            raise InputError(f"{name} is given with different parameters ({', '.join(sorted(set(texts)))}); "
-                             "give its parameters once")
+            raise InputError(what=literal(f"{name} is given with different parameters "
+                                          f"({', '.join(sorted(set(texts)))})"),
+                             fix="give its parameters once", value=name)
         else:
             arguments.append(f"{name}.{texts[0]}")
     return arguments

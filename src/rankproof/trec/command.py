@@ -19,6 +19,7 @@ import textwrap
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError, RankproofError
+from ..protocol.policies import literal
 from ..report.output import write_output
 from .values import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
 from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
@@ -76,17 +77,18 @@ Nicknames: {', '.join(n for n in NICKNAMES if n in ('official', 'all_trec', 'set
 """
 
 
-def _usage(message: str) -> InputError:
-    return InputError(f"trec-eval: {message} (see rankproof trec-eval --help)")
+def _usage(what: str, value: object = None) -> InputError:
+    """A refused command line; `what` is an error's what (user text in it passed through :func:`literal`)."""
+    return InputError(what=f"{what} (see rankproof trec-eval --help)", source="trec-eval", value=value)
 
 
 def _integer(option: str, text: str, least: int | None) -> int:
     try:
         value = int(text.strip())
     except ValueError:
-        raise _usage(f"{option} {text!r}: give an integer") from None
+        raise _usage(f"{option} {literal(repr(text))}: give an integer", text) from None
     if least is not None and value < least:
-        raise _usage(f"{option} {value}: give an integer >= {least}")
+        raise _usage(f"{option} {value}: give an integer >= {least}", value)
     return value
 
 
@@ -98,7 +100,7 @@ def parse_arguments(argv: list[str]):
     try:
         pairs, positional = getopt.gnu_getopt(list(argv), _SHORT, _LONG)
     except getopt.GetoptError as error:
-        raise _usage(str(error)) from None
+        raise _usage(literal(error)) from None
     settings: dict = {}
     measures: list[str] = []
     action = "evaluate"
@@ -131,10 +133,11 @@ def parse_arguments(argv: list[str]):
             settings["max_docs"] = _integer("-M", value, 1)
         elif letter == "-R":
             if value != "qrels":
-                raise _usage(f"-R {value}: only the qrels format is supported (prefs and qrels_jg are not)")
+                raise _usage(f"-R {literal(value)}: only the qrels format is supported (prefs and qrels_jg are not)",
+                             value)
         elif letter == "-T":
             if value != "trec_results":
-                raise _usage(f"-T {value}: only the trec_results format is supported")
+                raise _usage(f"-T {literal(value)}: only the trec_results format is supported", value)
         elif letter == "-o":
             pass  # obsolete in trec_eval too: accepted, no effect
         elif letter == "-Z":
@@ -170,8 +173,8 @@ def _refuse_what_trec_eval9_refuses(path: str, shown: str, what: str) -> None:
     if found:
         position, kind = min(found)
         line = data.count(b"\n", 0, position) + 1
-        raise ParseError(f"{shown} line {line}: {kind}, which trec_eval 9 refuses (Malformed line); "
-                         f"remove it, or drop --v9 (trec_eval 10 skips it)")
+        raise ParseError(what=f"{kind}, which trec_eval 9 refuses (Malformed line)", source=shown, line=line,
+                         fix="remove it, or drop --v9 (trec_eval 10 skips it)")
 
 
 def _read_run(path: str, version9: bool = False) -> tuple[Run, str]:
@@ -252,10 +255,24 @@ def _temporary(data: bytes, made: list[str]) -> str:
 
 
 def _relabelled(error: RankproofError, label: dict[str, str]) -> RankproofError:
-    message = str(error)
-    for name, shown in label.items():
-        message = message.replace(name, shown)
-    return type(error)(message)
+    """The error naming the files the user gave, not the temporary copies read in their place."""
+    def shown(text):
+        for name, label_of_name in label.items():
+            text = text.replace(name, label_of_name) if isinstance(text, str) else text
+        return text
+
+    if error.has_fields:
+        return _with_fields(error, what=shown(error.what), source=shown(error.source), fix=shown(error.fix))
+    return type(error)(shown(str(error)))
+
+
+def _with_fields(error: RankproofError, **changes: object) -> RankproofError:
+    """The same error (type and every field) with some fields changed, its message rendered anew."""
+    changed = type(error)(str(error))
+    changed.__dict__.update(error.__dict__)
+    changed.__dict__.update(changes)
+    changed.args = (changed.render(),)
+    return changed
 
 
 def _without_extra_columns(path: str) -> bytes | None:
@@ -353,10 +370,9 @@ def _check_complete(qrels: Qrels, run: Run) -> None:
     missing = qrels.queries[~np.isin(qrels.queries, run.queries)]
     if len(missing):
         shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        raise InputError(
-            f"trec-eval: the run has no ranking for {len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
-            f"({shown}); trec_eval 10 stops there too. Add -c to score them 0, or remove them from the qrels"
-        )
+        raise InputError(what=f"the run has no ranking for {len(missing)} judged "
+                         f"{{{'query' if len(missing) == 1 else 'queries'}}} ({literal(shown)}); trec_eval 10 stops "
+                         "there too. Add -c to score them 0, or remove them from the qrels", source="trec-eval")
 
 
 def trec_eval_command(argv: list[str]) -> int:
@@ -400,17 +416,29 @@ def trec_eval_command(argv: list[str]) -> int:
 def _without_policy_hint(error: RankproofError) -> RankproofError:
     """trec-eval has no --policy option: a hint to set one points to rankproof evaluate instead.
 
+    >>> error = InputError(what="the {doc} is listed twice", source="r", line=2, doc="a",
+    ...                    fix="set the policy duplicates=first")
+    >>> str(_without_policy_hint(error))
+    'r line 2: doc a: the doc is listed twice; fix the input (trec_eval 10 refuses it too), or evaluate with rankproof evaluate --policy duplicates=first'
     >>> str(_without_policy_hint(InputError("r line 2: doc a is listed twice; set the policy duplicates=first")))
     'r line 2: doc a is listed twice; fix the input (trec_eval 10 refuses it too), or evaluate with rankproof evaluate --policy duplicates=first'
     """
-    message = str(error)
+    if error.has_fields:
+        fix = _policy_pointed_to_evaluate(error.fix or "")
+        return error if fix is None else _with_fields(error, fix=fix)
+    message = _policy_pointed_to_evaluate(str(error))
+    return error if message is None else type(error)(message)
+
+
+def _policy_pointed_to_evaluate(text: str) -> str | None:
+    """`text` with its hint "set the policy P" pointing to rankproof evaluate; None when it has none."""
     marker = "set the policy "
-    at = message.find(marker)
+    at = text.find(marker)
     if at < 0:
-        return error
-    policy = message[at + len(marker):].split()[0] if message[at + len(marker):].split() else ""
-    return type(error)(message[:at] + "fix the input (trec_eval 10 refuses it too), or evaluate with "
-                       f"rankproof evaluate --policy {policy}".rstrip())
+        return None
+    policy = text[at + len(marker):].split()[0] if text[at + len(marker):].split() else ""
+    return (text[:at] + "fix the input (trec_eval 10 refuses it too), or evaluate with "
+            f"rankproof evaluate --policy {policy}").rstrip()
 
 
 def _evaluate(qrels, run, runid, settings, measures, zscore_path, version9) -> tuple[str, str | None]:
@@ -423,8 +451,9 @@ def _evaluate(qrels, run, runid, settings, measures, zscore_path, version9) -> t
         import numpy as np
 
         if not np.isin(run.queries, qrels.queries).any():
-            raise InputError("trec-eval: no query has both a ranking and judgments; trec_eval 9 stops there "
-                             "too (\"No queries with both results and relevance info\"); check the query ids")
+            raise InputError(what="no {query} has both a ranking and judgments; trec_eval 9 stops there too "
+                             "(\"No queries with both results and relevance info\")", source="trec-eval",
+                             fix="check the {query} ids")
         # trec_eval 9: scores as float32, the legacy iprec cut-off, and without -c the
         # queries of both run and qrels (a judged query the run skips is left out).
         protocol = trec_protocol(options, "trec_eval9")

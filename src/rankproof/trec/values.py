@@ -28,6 +28,7 @@ from ..errors import InputError, ParseError
 from ..evaluation import evaluate
 from ..measures.base import Measure
 from ..protocol import IprecRounding, MissingQuery, Protocol, Unjudged
+from ..protocol.policies import literal
 from ..measures.trec_names import MIN_GEO_MEAN, Line, NaN, Printed, Summary
 
 __all__ = ["TrecOptions", "TrecTable", "trec_protocol", "truncate", "trec_values", "summary", "render",
@@ -226,26 +227,29 @@ def read_zscores(path: str) -> dict:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ParseError(f"{path}: the -Z file does not exist; check the path") from None
+        raise ParseError(what="the -Z file does not exist", source=str(path), fix="check the path") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ParseError(f"{path}: the -Z file cannot be read ({error}); give a text file of "
-                         "'query measure mean stddev' lines") from None
+        raise ParseError(what=f"the -Z file cannot be read ({literal(error)})", source=str(path),
+                         fix="give a text file of '{query} measure mean stddev' lines") from None
     table: dict[str, dict[str, tuple[float, float]]] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         fields = raw.split()
         if len(fields) != 4:
-            raise ParseError(f"{path} line {number}: expected 4 columns (query measure mean stddev), "
-                             f"found {len(fields)}; write one 'query measure mean stddev' per line")
+            raise ParseError(what=f"expected 4 columns ({{query}} measure mean stddev), found {len(fields)}",
+                             source=str(path), line=number, fix="write one '{query} measure mean stddev' per line")
         query, name, mean, stddev = fields
         try:
             pair = (float(mean), float(stddev))
         except ValueError:
-            raise ParseError(f"{path} line {number}: mean {mean!r} and stddev {stddev!r} must be numbers") from None
+            raise ParseError(what=literal(f"mean {mean!r} and stddev {stddev!r} must be numbers"), source=str(path),
+                             line=number, query=query) from None
         if name in table.setdefault(query, {}):
-            raise ParseError(f"{path} line {number}: query {query}, measure {name} is given twice; give it once")
+            raise ParseError(what=f"measure {literal(name)} is given twice", fix="give it once", source=str(path),
+                             line=number, query=query)
         table[query][name] = pair
     if not table:
-        raise ParseError(f"{path}: the -Z file is empty; give one 'query measure mean stddev' per line")
+        raise ParseError(what="the -Z file is empty", source=str(path),
+                         fix="give one '{query} measure mean stddev' per line")
     return table
 
 
@@ -368,7 +372,7 @@ def last_run_tag(path) -> str:
                 block *= 4
             return _tag_of_last_line(tail) or ""
     except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+        raise InputError(what=f"cannot be read ({literal(error.strerror or error)})", source=str(path)) from None
 
 
 def _tag_of_last_line(data: bytes, complete: bool = True) -> str | None:

@@ -9,15 +9,17 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 
-from .pipeline.alignment import QueryTable
-from .errors import CoverageError, InputError, MeasureError
-from .measures.base import Measure
-from .measures.parse import parse_measure
-from .protocol import Aggregation, MissingQuery, Protocol
+from ..pipeline.alignment import QueryTable
+from ..errors import CoverageError, InputError, MeasureError
+from ..measures.base import Measure
+from ..measures.parse import parse_measure
+from ..protocol import Aggregation, MissingQuery, Protocol
+from ..protocol.policies import literal
+from .values import Bounds, MeasureResult
 
 __all__ = ["Results", "MeasureResult", "Bounds", "MIN_COVERAGE", "check_query_coverage"]
 
@@ -30,66 +32,9 @@ _Ids = tuple[np.ndarray | None, np.ndarray | None]
 # (q1 against 1) look exactly like that.
 MIN_COVERAGE = 0.5
 
-
-@dataclasses.dataclass(frozen=True)
-class MeasureResult:
-    """One measure over every evaluated query.
-
-    ``value`` is NaN where ``included`` is False (excluded by zero_ideal='exclude').
-    """
-
-    measure: Measure
-    value: np.ndarray
-    included: np.ndarray
-    numerator: np.ndarray | None
-    denominator: np.ndarray | None
-    zero_ideal: np.ndarray
-
-
-@dataclasses.dataclass(frozen=True)
-class Bounds:
-    """A measure's value and its interval over what the unjudged docs could be.
-
-    ``lower`` and ``upper`` average the per-query bounds under the protocol's
-    aggregation (macro or weighted); ``value`` is the measure's mean. Print
-    it as ``0.341 [0.341, 0.612]``.
-
-    Attributes
-    ----------
-    measure : Measure
-    value, lower, upper : float
-    queries : list, the evaluated queries
-    query_value, query_lower, query_upper : numpy.ndarray, per query (NaN: excluded)
-    """
-
-    measure: Measure
-    value: float
-    lower: float
-    upper: float
-    queries: list
-    query_value: np.ndarray
-    query_lower: np.ndarray
-    query_upper: np.ndarray
-
-    @property
-    def width(self) -> float:
-        """upper - lower: how much the unjudged docs could still move the mean."""
-        return self.upper - self.lower
-
-    def per_query(self) -> dict:
-        """``{query: (lower, upper)}``."""
-        return {q: (lo, hi) for q, lo, hi in zip(self.queries, self.query_lower.tolist(), self.query_upper.tolist())}
-
-    def format(self, digits: int = 3) -> str:
-        return f"{self.value:.{digits}f} [{self.lower:.{digits}f}, {self.upper:.{digits}f}]"
-
-    def __str__(self) -> str:
-        return f"{self.measure} {self.format()}"
-
-    def overlaps(self, other: "Bounds") -> bool:
-        """Do the two intervals overlap, so that the judged docs alone do not
-        decide which mean is higher (the sign of the difference could flip)?"""
-        return not (self.lower > other.upper or other.lower > self.upper)
+# The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
+BootstrapMethod = Literal["percentile", "basic", "BCa"]
+Unlabelled = Literal["error", "group", "drop"]
 
 
 class Results:
@@ -185,7 +130,7 @@ class Results:
     @cached_property
     def qrels_digest(self) -> str | None:
         """Content digest of the judgments (see :func:`rankproof.data.digest.qrels_digest`)."""
-        from .data.digest import qrels_digest
+        from ..data.digest import qrels_digest
 
         return qrels_digest(self._qrels) if self._qrels is not None else None
 
@@ -213,21 +158,33 @@ class Results:
     def measures(self) -> list[Measure]:
         return list(self._measures)
 
-    def _result(self, measure: "str | Measure") -> MeasureResult:
+    @property
+    def table(self) -> QueryTable:
+        """The per-query table the evaluation gave (queries in text order, counts per query, notes)."""
+        return self._table
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """The query weights (aligned with :attr:`table`'s queries), or None when unweighted."""
+        return self._weights
+
+    def result(self, measure: "str | Measure") -> MeasureResult:
+        """One evaluated measure over every query (aligned with :attr:`table`'s queries)."""
         key = parse_measure(measure)
         try:
             return self._measures[key]
         except KeyError:
             asked = ", ".join(str(m) for m in self._measures)
-            raise MeasureError(f"{key} was not evaluated; these were: {asked}") from None
+            raise MeasureError(what=f"{literal(key)} was not evaluated; these were: {literal(asked)}",
+                               value=str(key)) from None
 
     def values(self, measure: "str | Measure") -> np.ndarray:
         """Per-query values as an array aligned with :attr:`queries` (NaN = excluded)."""
-        return self._shown(self._result(measure).value).copy()
+        return self._shown(self.result(measure).value).copy()
 
     def per_query(self, measure: "str | Measure") -> dict:
         """``{query: value}`` for the queries the measure's mean includes, in the order of :attr:`queries`."""
-        result = self._result(measure)
+        result = self.result(measure)
         keep = np.flatnonzero(self._shown(result.included))
         return dict(zip(self._shown_ids()[keep].tolist(), self._shown(result.value)[keep].tolist()))
 
@@ -238,18 +195,18 @@ class Results:
         denominators; weighted: sum(w * v) / sum(w). Excluded queries take no
         part; with no query left the mean is NaN.
         """
-        result = self._result(measure)
+        result = self.result(measure)
         keep = result.included
         if not keep.any():
             return math.nan
         if self.protocol.aggregation is Aggregation.MICRO:
             if result.numerator is None or result.denominator is None:  # evaluate refuses these
-                raise MeasureError(f"{result.measure} is not a ratio of sums, so it has no micro mean")
+                raise MeasureError(what=f"{literal(result.measure)} is not a ratio of sums, so it has no micro mean")
             denominator = result.denominator[keep].sum()
             return float(result.numerator[keep].sum() / denominator) if denominator else 0.0
         if self.protocol.aggregation is Aggregation.WEIGHTED:
             if self._weights is None:  # evaluate refuses aggregation=weighted without weights
-                raise MeasureError("aggregation=weighted, but these results hold no query weights")
+                raise MeasureError(what="aggregation=weighted, but these results hold no {query} weights")
             w = self._weights[keep]
             return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
         return float(result.value[keep].mean())
@@ -286,10 +243,10 @@ class Results:
         >>> results.bounds("ndcg@2").format()
         '0.631 [0.631, 1.000]'
         """
-        result = self._result(measure)
+        result = self.result(measure)
         if result.measure not in self._bounds:
-            raise MeasureError(f"the bounds of {result.measure} were not computed; evaluate with bounds=True "
-                               "(rankproof evaluate --bounds)")
+            raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
+                               fix="evaluate with bounds=True (rankproof evaluate --bounds)")
         low, high = self._bounds[result.measure]
         keep = ~np.isnan(low)
         weights = self._weights if self._weights is not None else np.ones(len(low))
@@ -324,25 +281,25 @@ class Results:
         >>> Results.concat(parts).mean("rr") == whole.mean("rr") == 0.75
         True
         """
-        from .errors import InputError
-
         parts = list(parts)
         if not parts:
-            raise InputError("Results.concat needs at least one Results")
+            raise InputError(what="Results.concat needs at least one Results")
         first = parts[0]
         for part in parts[1:]:
             if part.protocol != first.protocol:
-                raise InputError(f"Results.concat: {part.run_name} was evaluated under protocol "
-                                 f"{part.protocol.fingerprint}, {first.run_name} under {first.protocol.fingerprint}; "
-                                 "evaluate every part under one protocol")
+                raise InputError(what=f"Results.concat: {literal(part.run_name)} was evaluated under protocol "
+                                 f"{part.protocol.fingerprint}, {literal(first.run_name)} under "
+                                 f"{first.protocol.fingerprint}", fix="evaluate every part under one protocol")
             if part.measures != first.measures:
-                raise InputError(f"Results.concat: {part.run_name} holds {', '.join(map(str, part.measures))}, "
-                                 f"{first.run_name} holds {', '.join(map(str, first.measures))}; "
-                                 "evaluate every part with the same measures")
+                raise InputError(what=literal(f"Results.concat: {part.run_name} holds "
+                                              f"{', '.join(map(str, part.measures))}, {first.run_name} holds "
+                                              f"{', '.join(map(str, first.measures))}"),
+                                 fix="evaluate every part with the same measures")
         tables = [part._table for part in parts]
         queries = np.concatenate([t.queries for t in tables])
         if len(np.unique(queries)) != len(queries):
-            raise InputError("Results.concat: a query appears in two parts; give each query to one part only")
+            raise InputError(what="Results.concat: a {query} appears in two parts",
+                             fix="give each {query} to one part only")
         ranges = [t.grade_range for t in tables if t.grade_range is not None]
         table = QueryTable(
             queries=queries, in_run=np.concatenate([t.in_run for t in tables]),
@@ -393,7 +350,7 @@ class Results:
         return {str(m): self.mean(m) for m in self._measures}
 
     def by(self, segment, *, measures=None, confidence: float = 0.95, resamples: int = 2000,
-           method: str = "percentile", seed: int = 0, unlabelled: str = "error"):
+           method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: Unlabelled = "error"):
         """Each segment's mean, count and bootstrap confidence interval, per measure.
 
         Parameters
@@ -443,7 +400,7 @@ class Results:
         >>> row.low, row.high        # resamples of two values: 0.5, 0.75 or 1
         (0.5, 1.0)
         """
-        from .stats.segments import by_segment
+        from ..stats.segments import by_segment
 
         return by_segment(self, segment, measures=measures, confidence=confidence, resamples=resamples,
                           method=method, seed=seed, unlabelled=unlabelled)
@@ -567,13 +524,13 @@ class Results:
         Curves over k, precision-recall, the drill-down and significance need the
         rankings and other runs: :func:`rankproof.report` draws those.
         """
-        from .report.figures import from_results
-        from .report.html import render
+        from ..report.figures import from_results
+        from ..report.html import render
 
         return render(from_results([self], command=command))
 
     def _repr_html_(self) -> str:
-        from .report.html import in_frame
+        from ..report.html import in_frame
 
         return in_frame(self.to_html())
 
@@ -599,24 +556,24 @@ def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *
     0.0
     """
     if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
-        raise InputError(f"min_coverage must be a share between 0 and 1; got {min_coverage!r}")
+        raise InputError(what=f"min_coverage must be a share between 0 and 1; got {literal(repr(min_coverage))}",
+                         value=min_coverage)
     counts = results.counts
     judged = counts["queries_in_qrels"]
     coverage = results.query_coverage
     if judged == 0 or (coverage > 0 and coverage >= min_coverage):
         return
     ranked = judged - counts["queries_missing_from_run"]
-    where = f"{source}: " if source else ""
     fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
     if ranked == 0:
         raise CoverageError(
-            f"{where}the run ranks none of the {judged} judged queries "
-            f"({counts['queries_missing_from_qrels']} ranked queries are not judged); check that the query ids "
-            f"match (e.g. 'q1' against '1'), or {fix}")
+            what=f"the run ranks none of the {judged} judged queries "
+            f"({counts['queries_missing_from_qrels']} ranked queries are not judged)", source=source or None,
+            fix=f"check that the {{query}} ids match (e.g. 'q1' against '1'), or {fix}", value=0.0)
     raise CoverageError(
-        f"{where}the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
-        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}; "
-        f"check the run, or {fix} (or lower min_coverage, --min-coverage)")
+        what=f"the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
+        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}",
+        source=source or None, fix=f"check the run, or {fix} (or lower min_coverage, --min-coverage)", value=coverage)
 
 
 def _missing_fate(results: Results) -> str:

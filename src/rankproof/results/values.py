@@ -1,0 +1,74 @@
+"""The values a :class:`~rankproof.results.Results` holds and gives out: one
+measure over every query (:class:`MeasureResult`), and a mean with its bounds
+under the unjudged docs (:class:`Bounds`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..measures.base import Measure
+
+__all__ = ["MeasureResult", "Bounds"]
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasureResult:
+    """One measure over every evaluated query.
+
+    ``value`` is NaN where ``included`` is False (excluded by zero_ideal='exclude').
+    """
+
+    measure: Measure
+    value: np.ndarray
+    included: np.ndarray
+    numerator: np.ndarray | None
+    denominator: np.ndarray | None
+    zero_ideal: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """A measure's value and its interval over what the unjudged docs could be.
+
+    ``lower`` and ``upper`` average the per-query bounds under the protocol's
+    aggregation (macro or weighted); ``value`` is the measure's mean. Print
+    it as ``0.341 [0.341, 0.612]``.
+
+    Attributes
+    ----------
+    measure : Measure
+    value, lower, upper : float
+    queries : list, the evaluated queries
+    query_value, query_lower, query_upper : numpy.ndarray, per query (NaN: excluded)
+    """
+
+    measure: Measure
+    value: float
+    lower: float
+    upper: float
+    queries: list
+    query_value: np.ndarray
+    query_lower: np.ndarray
+    query_upper: np.ndarray
+
+    @property
+    def width(self) -> float:
+        """upper - lower: how much the unjudged docs could still move the mean."""
+        return self.upper - self.lower
+
+    def per_query(self) -> dict:
+        """``{query: (lower, upper)}``."""
+        return {q: (lo, hi) for q, lo, hi in zip(self.queries, self.query_lower.tolist(), self.query_upper.tolist())}
+
+    def format(self, digits: int = 3) -> str:
+        return f"{self.value:.{digits}f} [{self.lower:.{digits}f}, {self.upper:.{digits}f}]"
+
+    def __str__(self) -> str:
+        return f"{self.measure} {self.format()}"
+
+    def overlaps(self, other: "Bounds") -> bool:
+        """Do the two intervals overlap, so that the judged docs alone do not
+        decide which mean is higher (the sign of the difference could flip)?"""
+        return not (self.lower > other.upper or other.lower > self.upper)

@@ -10,7 +10,12 @@ a :class:`Vocabulary`: the same duplicate is "query 7, doc d3: the doc is
 listed twice for this query" from a run file and "user 7, item d3: the item
 is listed twice for this user" from ``evaluate_frame``, chosen by field,
 never by rewriting the text. ``what`` and ``fix`` name the words of the
-vocabulary as ``{query}``, ``{doc}``, ``{grade}``, ``{queries}``, ``{docs}``.
+vocabulary as ``{query}``, ``{doc}``, ``{grade}``, ``{queries}``, ``{docs}``,
+``{grades}``, with their article as ``{a_query}``, ``{a_doc}``, ``{a_grade}``
+("a doc", "an item"), and a judgment (one row of the qrels) as
+``{judgment}``, ``{judgments}``, ``{judged}``. Text from the input (an id, a
+value, a column name) goes into ``what`` through :func:`literal`, so that its
+braces stay braces.
 
 >>> error = DuplicateError(what="the {doc} is listed twice for this {query}", source="run.txt", line=3,
 ...                        query="7", doc="d3", fix="set the policy duplicates=first to keep the first")
@@ -27,6 +32,7 @@ from typing import Any
 
 __all__ = [
     "Vocabulary",
+    "literal",
     "QUERIES_AND_DOCS",
     "USERS_AND_ITEMS",
     "render",
@@ -51,14 +57,30 @@ class Vocabulary:
     query: str = "query"
     doc: str = "doc"
     grade: str = "grade"
+    judgment: str = "judgment"  # one row of the qrels
+    judged: str = "judged"      # said of a (query, doc) found in the qrels
 
     def words(self) -> dict[str, str]:
-        return {"query": self.query, "doc": self.doc, "grade": self.grade,
-                "queries": self.query + "s", "docs": self.doc + "s", "grades": self.grade + "s"}
+        words = {"query": self.query, "doc": self.doc, "grade": self.grade,
+                 "queries": self.query + "s", "docs": self.doc + "s", "grades": self.grade + "s",
+                 "judgment": self.judgment, "judgments": self.judgment + "s", "judged": self.judged}
+        for name in ("query", "doc", "grade"):
+            word = words[name]
+            words["a_" + name] = ("an " if word[:1].lower() in "aeiou" else "a ") + word
+        return words
 
 
 QUERIES_AND_DOCS = Vocabulary()
-USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating")
+USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating", judgment="row", judged="in the truth")
+
+
+def literal(text: object) -> str:
+    """Text from the input inside a ``what`` or ``fix`` template, its braces kept as braces.
+
+    >>> render(what=f"no column {literal(repr('{x}'))} (named by {{grade}}=)", vocabulary=USERS_AND_ITEMS)
+    "no column '{x}' (named by rating=)"
+    """
+    return str(text).replace("{", "{{").replace("}", "}}")
 
 
 def render(*, what: str, source: str | None = None, line: int | None = None, query: Any = None,

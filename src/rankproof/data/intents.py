@@ -171,7 +171,7 @@ class IntentQrels:
             Intent weights ``{query: {intent: weight}}``, or a file of
             ``query intent weight`` lines.
         """
-        from ..io.formats import _QRELS, _read_table, format_of
+        from ..io.formats import QRELS, format_of, read_table
         from ..io.intents import intent_columns_from_table, read_trec_intent_qrels
 
         fmt = format_of(path, format)
@@ -179,7 +179,7 @@ class IntentQrels:
             columns = read_trec_intent_qrels(path)
         else:
             named = {"query": query, "intent": intent, "doc": doc, "grade": grade}
-            table, lines, source = _read_table(path, fmt, named, _QRELS)
+            table, lines, source = read_table(path, fmt, named, QRELS)
             columns = intent_columns_from_table(table, query=query, intent=intent, doc=doc, grade=grade,
                                                 source=source, lines=lines)
         return cls(query=columns.query, intent=columns.intent, doc=columns.doc, grade=columns.grade,

@@ -31,25 +31,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, ParseError, where
-from .tables import (
-    _missing_error,
-    qrels_columns_from_table,
-    run_columns_from_table,
-)
+from ..errors import InputError, ParseError, literal
+from .arrow import missing_error
+from .tables import qrels_columns_from_table, run_columns_from_table
 from .files import check_json_nesting, encoding_hint, load_text, read_bytes
 from .limits import MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO
-from .trec import (
-    QrelsColumns,
-    RunColumns,
-    _shorten,
-    read_trec_qrels_columns,
-    read_trec_run_columns,
-)
+from .trec import QrelsColumns, RunColumns, read_trec_qrels_columns, read_trec_run_columns
+from .values import shorten
 
 __all__ = [
     "FORMATS",
+    "What",
+    "QRELS",
+    "RUN",
     "format_of",
+    "read_table",
     "read_qrels_columns",
     "read_run_columns",
 ]
@@ -69,7 +65,7 @@ _BLOCK_SIZE = 1 << 24
 
 
 @dataclass(frozen=True)
-class _What:
+class What:
     """What distinguishes qrels from a run in messages."""
 
     what: str
@@ -78,8 +74,8 @@ class _What:
     example_value: object
 
 
-_QRELS = _What(what="qrels", unit="judgment", units="judgments", example_value=1)
-_RUN = _What(what="run", unit="ranked document", units="ranked documents", example_value=11.17)
+QRELS = What(what="qrels", unit="judgment", units="judgments", example_value=1)
+RUN = What(what="run", unit="ranked document", units="ranked documents", example_value=11.17)
 
 
 # -- line numbers of a delimited or JSON Lines file ------------------------------
@@ -159,10 +155,8 @@ def format_of(path, format: str | None = None) -> str:
     if format is not None:
         chosen = str(format).lower()
         if chosen not in FORMATS:
-            raise InputError(
-                f"format {format!r} is not one of {', '.join(map(repr, FORMATS))}; "
-                "pass one of those, or leave format out to choose by the file extension"
-            )
+            raise InputError(what=f"format {literal(repr(format))} is not one of {', '.join(map(repr, FORMATS))}",
+                             value=format, fix="pass one of those, or leave format out to choose by the file extension")
         return chosen
     name = Path(path).name.lower()
     if name.endswith(".gz"):
@@ -173,7 +167,7 @@ def format_of(path, format: str | None = None) -> str:
 # -- files --------------------------------------------------------------------
 
 
-def _read_bytes(file: Path, source: str, what: _What, size: int = -1) -> bytes:
+def _read_bytes(file: Path, source: str, what: What, size: int = -1) -> bytes:
     """Read a file (or its first `size` bytes), turning OS errors into ParseErrors."""
     return read_bytes(file, source, what.what, size)
 
@@ -184,7 +178,7 @@ def _text_hint(data: bytes, label: str) -> str:
     return encoding_hint(data, f"{label} files must be UTF-8 text, so re-save it as UTF-8")
 
 
-def _load_text(path, source: str, fmt: str, what: _What, how: str) -> bytes:
+def _load_text(path, source: str, fmt: str, what: What, how: str) -> bytes:
     """Read, decompress and check a text file; return UTF-8 bytes without a BOM.
 
     `how` says what a valid file holds, for the message about an empty one.
@@ -193,7 +187,7 @@ def _load_text(path, source: str, fmt: str, what: _What, how: str) -> bytes:
     hint = lambda data: _text_hint(data, label)  # noqa: E731
     data = load_text(path, source, what=what.what, label=label, binary_hint=hint, encoding_fix=hint)
     if not data.strip():
-        raise ParseError(f"{where(source=source)}is empty; {how}")
+        raise ParseError(source=source, what="is empty", fix=literal(how))
     return data
 
 
@@ -201,7 +195,7 @@ def _unique(named: dict) -> list:
     return list(dict.fromkeys(named.values()))
 
 
-def _example_line(named: dict, what: _What) -> str:
+def _example_line(named: dict, what: What) -> str:
     record: dict[str, object] = {named["query"]: "q1", named["doc"]: "d1"}
     value_arg = next((arg for arg in ("grade", "score") if arg in named), None)
     if value_arg is not None:
@@ -213,7 +207,7 @@ def _example_line(named: dict, what: _What) -> str:
 
 
 def _delimited_failure(
-    data: bytes, source: str, delimiter: str, fmt: str, what: _What, exc: Exception
+    data: bytes, source: str, delimiter: str, fmt: str, what: What, exc: Exception
 ) -> ParseError:
     """Name the first row whose width differs from the header's, once pyarrow gave up."""
     label = _LABELS[fmt]
@@ -228,26 +222,21 @@ def _delimited_failure(
                 header = row
                 continue
             if len(row) != len(header):
-                return ParseError(
-                    f"{where(source=source, line=reader.line_num)}expected {len(header)} "
-                    f"columns like the header ({delimiter.join(header)!r}), found "
-                    f"{len(row)}: {_shorten(delimiter.join(row))!r}; give every row one "
-                    f"value per header column, separated by {separator}"
-                )
+                shown = literal(repr(delimiter.join(header)))
+                return ParseError(source=source, line=reader.line_num, value=delimiter.join(row),
+                                  what=f"expected {len(header)} columns like the header ({shown}), found "
+                                       f"{len(row)}: {literal(repr(shorten(delimiter.join(row))))}",
+                                  fix=f"give every row one value per header column, separated by {separator}")
     except csv.Error as error:
-        return ParseError(
-            f"{where(source=source, line=reader.line_num)}cannot be read as {label} "
-            f"({error}); check the quoting on this line"
-        )
+        return ParseError(source=source, line=reader.line_num, what=f"cannot be read as {label} ({literal(error)})",
+                          fix="check the quoting on this line")
     text = str(exc).strip()
     reason = text.splitlines()[0] if text else type(exc).__name__
-    return ParseError(
-        f"{where(source=source)}cannot be read as a {label} file ({reason}); "
-        f"check that it has a header line and one row per {what.unit}"
-    )
+    return ParseError(source=source, what=f"cannot be read as a {label} file ({literal(reason)})",
+                      fix=f"check that it has a header line and one row per {what.unit}")
 
 
-def _read_delimited(data: bytes, source: str, named: dict, fmt: str, what: _What):
+def _read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What):
     """Parse a CSV or TSV file; return the named columns and each row's file line."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -262,17 +251,14 @@ def _read_delimited(data: bytes, source: str, named: dict, fmt: str, what: _What
     header_text = plain[starts[0] : ends[0]].decode("utf-8")
     header = next(csv.reader([header_text], delimiter=delimiter))
 
-    at_header = where(source=source, line=header_line)
     missing = [arg for arg, name in named.items() if name not in header]
     if missing:
-        raise _missing_error(header, named, missing, at_header, "column")
+        raise missing_error(header, named, missing, "column", source, header_line)
     wanted = _unique(named)
     for name in wanted:
         if header.count(name) > 1:
-            raise ParseError(
-                f"{at_header}the header names {header.count(name)} columns {name!r}; "
-                "rename all but one"
-            )
+            raise ParseError(source=source, line=header_line, fix="rename all but one",
+                             what=f"the header names {header.count(name)} columns {literal(repr(name))}")
 
     read_options = pacsv.ReadOptions(use_threads=True, block_size=_BLOCK_SIZE)
     parse_options = pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True)
@@ -340,7 +326,7 @@ def _as_text(value, arg: str) -> str | None:
     return None
 
 
-def _jsonl_by_line(data: bytes, source: str, named: dict, what: _What):
+def _jsonl_by_line(data: bytes, source: str, named: dict, what: What):
     """Read a JSON Lines file one line at a time, for files pyarrow cannot take whole.
 
     Names the first malformed line; otherwise turns every value into text
@@ -365,17 +351,13 @@ def _jsonl_by_line(data: bytes, source: str, named: dict, what: _What):
                 reason = f"{exc.msg} at column {exc.colno}"
             else:
                 reason = "nested too deeply"
-            raise ParseError(
-                f"{where(source=source, line=number)}is not valid JSON ({reason}): "
-                f"{_shorten(text.decode('utf-8'))!r}; write one JSON object per line, "
-                f"such as {example}"
-            ) from None
+            raise ParseError(source=source, line=number, fix=f"write one JSON object per line, such as {literal(example)}",
+                             what=f"is not valid JSON ({literal(reason)}): "
+                                  f"{literal(repr(shorten(text.decode('utf-8'))))}") from None
         if not isinstance(record, dict):
-            raise ParseError(
-                f"{where(source=source, line=number)}holds a JSON {_json_type(record)}, "
-                f"not an object: {_shorten(text.decode('utf-8'))!r}; write one JSON object "
-                f"per line, such as {example}"
-            )
+            raise ParseError(source=source, line=number, fix=f"write one JSON object per line, such as {literal(example)}",
+                             what=f"holds a JSON {_json_type(record)}, not an object: "
+                                  f"{literal(repr(shorten(text.decode('utf-8'))))}")
         fields.update(dict.fromkeys(record))
         for name in wanted:
             values[name].append(record.get(name))
@@ -383,7 +365,7 @@ def _jsonl_by_line(data: bytes, source: str, named: dict, what: _What):
 
     missing = [arg for arg, name in named.items() if name not in fields]
     if missing:
-        raise _missing_error(list(fields), named, missing, where(source=source), "field")
+        raise missing_error(list(fields), named, missing, "field", source)
 
     columns = {}
     for arg, name in named.items():
@@ -396,16 +378,14 @@ def _jsonl_by_line(data: bytes, source: str, named: dict, what: _What):
                 continue
             spelling = _as_text(value, arg)
             if spelling is None:
-                raise ParseError(
-                    f"{where(source=source, line=numbers[row])}{arg} "
-                    f"{_shorten(json.dumps(value))} is a JSON {_json_type(value)}; {_RULES[arg]}"
-                )
+                raise ParseError(source=source, line=numbers[row], value=value, fix=_RULES[arg],
+                                 what=f"{arg} {literal(shorten(json.dumps(value)))} is a JSON {_json_type(value)}")
             spelled.append(spelling)
         columns[name] = pa.array(spelled, type=pa.large_string())
     return pa.table(columns), np.asarray(numbers, dtype=np.int64)
 
 
-def _read_jsonl(data: bytes, source: str, named: dict, what: _What):
+def _read_jsonl(data: bytes, source: str, named: dict, what: What):
     """Parse a JSON Lines file; return the named columns and each row's file line."""
     import pyarrow as pa
     import pyarrow.json as pajson
@@ -430,7 +410,7 @@ def _read_jsonl(data: bytes, source: str, named: dict, what: _What):
     present = table.column_names
     missing = [arg for arg, name in named.items() if name not in present]
     if missing:
-        raise _missing_error(present, named, missing, where(source=source), "field")
+        raise missing_error(present, named, missing, "field", source)
     return table.select(_unique(named)), numbers
 
 
@@ -448,32 +428,28 @@ def _check_parquet_size(parquet, file: Path, source: str, columns: int) -> None:
     decoded = parquet.metadata.num_rows * max(columns, 1) * 8
     most = MAX_DECOMPRESSED_BYTES.value()
     if decoded > most:
-        raise ParseError(where(source=source) + MAX_DECOMPRESSED_BYTES.refusal(
+        raise ParseError(source=source, fix=MAX_DECOMPRESSED_BYTES.fix, what=MAX_DECOMPRESSED_BYTES.beyond(
             f"{parquet.metadata.num_rows} rows (at least {decoded} bytes decoded)"))
     ratio = MAX_DECOMPRESSION_RATIO.value()
     size = max(file.stat().st_size, 1)
     if decoded > (64 << 20) and decoded > ratio * size:
-        raise ParseError(where(source=source) + MAX_DECOMPRESSION_RATIO.refusal(
+        raise ParseError(source=source, fix=MAX_DECOMPRESSION_RATIO.fix, what=MAX_DECOMPRESSION_RATIO.beyond(
             f"{parquet.metadata.num_rows} rows in {size} bytes (at least {decoded // size} times the file "
             "size once decoded), a decompression bomb or a very repetitive file,"))
 
 
-def _read_parquet(path, source: str, named: dict, what: _What):
+def _read_parquet(path, source: str, named: dict, what: What):
     """Read the named columns of a Parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     file = Path(path)
     if file.name.lower().endswith(".gz"):
-        raise ParseError(
-            f"{where(source=source)}is a gzip-compressed Parquet file; Parquet compresses "
-            "its columns itself, so decompress the file and give the .parquet file"
-        )
+        raise ParseError(source=source, what="is a gzip-compressed Parquet file",
+                         fix="Parquet compresses its columns itself, so decompress the file and give the .parquet file")
     head = _read_bytes(file, source, what, size=4)
     if not head:
-        raise ParseError(
-            f"{where(source=source)}is empty; give a Parquet file with one row per {what.unit}"
-        )
+        raise ParseError(source=source, what="is empty", fix=f"give a Parquet file with one row per {what.unit}")
     try:
         parquet = pq.ParquetFile(str(file))
         present = parquet.schema_arrow.names
@@ -483,23 +459,22 @@ def _read_parquet(path, source: str, named: dict, what: _What):
         hint = encoding_hint(
             head, "check that it is a Parquet file, or pass format= to read it as text"
         )
-        raise ParseError(f"{where(source=source)}is not a Parquet file ({reason}); {hint}") from None
+        raise ParseError(source=source, what=f"is not a Parquet file ({literal(reason)})", fix=hint) from None
     missing = [arg for arg, name in named.items() if name not in present]
     if missing:
-        raise _missing_error(present, named, missing, where(source=source), "column")
+        raise missing_error(present, named, missing, "column", source)
     _check_parquet_size(parquet, file, source, len(_unique(named)))
     try:
         return parquet.read(columns=_unique(named))
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ParseError(
-            f"{where(source=source)}cannot be read as Parquet ({exc}); check that the file is whole"
-        ) from None
+        raise ParseError(source=source, what=f"cannot be read as Parquet ({literal(exc)})",
+                         fix="check that the file is whole") from None
 
 
 # -- public -------------------------------------------------------------------
 
 
-def _read_table(path, fmt: str, named: dict, what: _What):
+def read_table(path, fmt: str, named: dict, what: What):
     """Read a non-TREC file into ``(table, lines or None, source)``."""
     source = str(path)
     if fmt == "parquet":
@@ -516,10 +491,8 @@ def _read_table(path, fmt: str, named: dict, what: _What):
         table, lines = _read_delimited(data, source, named, fmt, what)
     if table.num_rows == 0:
         # Only a header line (or a Parquet file without rows).
-        raise ParseError(
-            f"{where(source=source)}holds no {what.units} (it has columns but no rows); "
-            f"give one row per {what.unit}"
-        )
+        raise ParseError(source=source, what=f"holds no {what.units} (it has columns but no rows)",
+                         fix=f"give one row per {what.unit}")
     return table, lines, source
 
 
@@ -563,7 +536,7 @@ def read_qrels_columns(
     if fmt == "trec":
         return read_trec_qrels_columns(path, real=real)
     named = {"query": query, "doc": doc, "grade": grade}
-    table, lines, source = _read_table(path, fmt, named, _QRELS)
+    table, lines, source = read_table(path, fmt, named, QRELS)
     return qrels_columns_from_table(
         table, query=query, doc=doc, grade=grade, source=source, lines=lines, real=real
     )
@@ -611,7 +584,12 @@ def read_run_columns(
     named = {"query": query, "doc": doc}
     if score is not None:
         named["score"] = score
-    table, lines, source = _read_table(path, fmt, named, _RUN)
+    table, lines, source = read_table(path, fmt, named, RUN)
     return run_columns_from_table(
         table, query=query, doc=doc, score=score, source=source, lines=lines
     )
+
+
+# The names other modules imported before these became public.
+_What = What
+_read_table = read_table

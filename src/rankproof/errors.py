@@ -59,19 +59,22 @@ class Vocabulary:
     grade: str = "grade"
     judgment: str = "judgment"  # one row of the qrels
     judged: str = "judged"      # said of a (query, doc) found in the qrels
+    # The words with their article, when it is not "a" ("an item").
+    a_query: str | None = None
+    a_doc: str | None = None
+    a_grade: str | None = None
 
     def words(self) -> dict[str, str]:
-        words = {"query": self.query, "doc": self.doc, "grade": self.grade,
-                 "queries": self.query + "s", "docs": self.doc + "s", "grades": self.grade + "s",
-                 "judgment": self.judgment, "judgments": self.judgment + "s", "judged": self.judged}
-        for name in ("query", "doc", "grade"):
-            word = words[name]
-            words["a_" + name] = ("an " if word[:1].lower() in "aeiou" else "a ") + word
-        return words
+        return {"query": self.query, "doc": self.doc, "grade": self.grade,
+                "queries": self.query + "s", "docs": self.doc + "s", "grades": self.grade + "s",
+                "judgment": self.judgment, "judgments": self.judgment + "s", "judged": self.judged,
+                "a_query": self.a_query or "a " + self.query, "a_doc": self.a_doc or "a " + self.doc,
+                "a_grade": self.a_grade or "a " + self.grade}
 
 
 QUERIES_AND_DOCS = Vocabulary()
-USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating", judgment="row", judged="in the truth")
+USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating", judgment="row", judged="in the truth",
+                             a_doc="an item")
 
 
 def literal(text: object) -> str:

@@ -436,8 +436,17 @@ def test_reader_errors_carry_fields_worded_for_a_log():
     with pytest.raises(ParseError) as caught:
         evaluate_frame(pd.DataFrame(truth), pd.DataFrame(GOOD_PREDICTIONS), ["ndcg@5"])
     error = caught.value
-    assert (error.source, error.query, error.doc) == ("truth row 1", "u1", "i1")
+    assert (error.source, error.row, error.line, error.query, error.doc) == ("truth", 1, None, "u1", "i1")
     assert error.value == 1.5
     assert str(error).startswith("truth row 1: user u1, item i1: grade 1.5 is not an integer")
     # The same error in the words of TREC files.
     assert error.render().startswith("truth row 1: query u1, doc i1: grade 1.5 is not an integer")
+
+
+def test_plural_words_of_a_vocabulary():
+    from rankproof.errors import QUERIES_AND_DOCS, USERS_AND_ITEMS, render
+
+    assert render(what="no {queries}, {docs} or {grades}") == "no queries, docs or grades"
+    assert render(what="no {queries}, {docs} or {grades}", vocabulary=USERS_AND_ITEMS) == "no users, items or ratings"
+    assert render(what="give {a_query} and {a_doc} id", vocabulary=QUERIES_AND_DOCS) == "give a query and a doc id"
+    assert render(what="give {a_query} and {a_doc} id", vocabulary=USERS_AND_ITEMS) == "give a user and an item id"

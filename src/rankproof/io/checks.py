@@ -56,12 +56,12 @@ class Rows:
         self.doc = None
 
     def fields(self, row: int) -> dict:
-        """The location fields of an error about `row` (source, line, query, doc)."""
+        """The location fields of an error about `row` (0-based): source, line or 1-based row, query, doc."""
         query = _shown_id(self.query, row)
         doc = _shown_id(self.doc, row)
         if self.lines is not None and self.lines[row] >= 0:
             return {"source": self.source, "line": int(self.lines[row]), "query": query, "doc": doc}
-        return {"source": f"{self.source} row {row + 1}", "query": query, "doc": doc}
+        return {"source": self.source, "row": row + 1, "query": query, "doc": doc}
 
 
 def _shown_id(column, row: int) -> str | None:

@@ -150,7 +150,7 @@ def intent_columns_from_table(table, *, query="query", intent="intent", doc="doc
     def locate(row: int) -> dict:
         if line is not None and line[row] >= 0:
             return {"source": source, "line": int(line[row]), "query": str(query_ids[row]), "doc": str(doc_ids[row])}
-        return {"source": f"{source} row {row + 1}", "query": str(query_ids[row]), "doc": str(doc_ids[row])}
+        return {"source": source, "row": row + 1, "query": str(query_ids[row]), "doc": str(doc_ids[row])}
 
     if not (pa.types.is_integer(column.type) or pa.types.is_string(column.type)
             or pa.types.is_large_string(column.type)):

@@ -124,7 +124,8 @@ class RunColumns:
     has_scores: bool = True
 
 
-# The number syntax, here under the names other modules have imported them by.
+# The number syntax (rankproof.io.values), here also under the names other
+# modules have imported it by.
 _INTEGER = INTEGER
 _FLOAT = FLOAT
 
@@ -190,9 +191,6 @@ _RUN = _Format(
         "separated by spaces or tabs (ids and the tag cannot contain whitespace)"
     ),
 )
-
-
-_shorten = shorten  # the name other modules have imported it by
 
 
 def load_trec_text(path, source: str, fmt: _Format) -> bytes:

@@ -386,3 +386,67 @@ def test_summary_says_when_rel_counts_every_rating_as_relevant():
     assert not any(n.startswith("rel=") for n in evaluate_frame(truth, predictions, "r@1", rating=None).notes)
     zeros = truth.assign(rating=[5, 0, 4, 1])
     assert not any(n.startswith("rel=") for n in evaluate_frame(zeros, predictions, "r@1").notes)
+
+
+# -- ids holding the words "doc" and "query" are reported intact (issue 22) ---------------
+# Errors are worded for a log by field (errors.USERS_AND_ITEMS), never by
+# rewriting their text: before, "item doc A" became "item item A" and
+# "user query 7" became "user user 7".
+
+def _raised(truth: dict, predictions: dict, **options) -> str:
+    with pytest.raises(InputError) as caught:
+        evaluate_frame(pd.DataFrame(truth), pd.DataFrame(predictions), ["ndcg@5"], **options)
+    return str(caught.value)
+
+
+def test_a_duplicate_prediction_names_ids_holding_doc_and_query_intact():
+    truth = {"user": ["query 7"], "item": ["doc A"], "rating": [1]}
+    predictions = {"user": ["query 7", "query 7"], "item": ["doc A", "doc A"], "score": [2.0, 1.0]}
+    message = _raised(truth, predictions)
+    assert "user query 7, item doc A: the item is listed twice for this user" in message
+    assert "item item A" not in message and "user user 7" not in message
+
+
+def test_a_duplicate_truth_row_names_ids_holding_doc_and_query_intact():
+    truth = {"user": ["query 7", "query 7"], "item": ["doc A", "doc A"], "rating": [1, 2]}
+    predictions = {"user": ["query 7"], "item": ["doc A"], "score": [1.0]}
+    message = _raised(truth, predictions)
+    assert message == ("truth: user query 7, item doc A: in the truth twice with different grades 1 and 2; "
+                       "keep one row per (user, item)")
+
+
+def test_a_bad_value_names_ids_holding_doc_and_query_intact():
+    truth = {"user": ["query 7"], "item": ["doc A"], "rating": [1]}
+    predictions = {"user": ["query 7", "query 7"], "item": ["doc B", "doc A"], "score": [1.0, float("nan")]}
+    message = _raised(truth, predictions)
+    assert message.startswith("predictions row 2: user query 7, item doc A: no score (the value is null or NaN)")
+    assert "item item A" not in message and "user user 7" not in message
+
+
+def test_ids_with_braces_are_not_read_as_words():
+    truth = {"user": ["{query}"], "item": ["{doc}"], "rating": [1]}
+    predictions = {"user": ["{query}", "{query}"], "item": ["{doc}", "{doc}"], "score": [2.0, 1.0]}
+    assert "user {query}, item {doc}: the item is listed twice" in _raised(truth, predictions)
+    named = {"user": ["u"], "item": ["i"], "{rating}": [1]}
+    assert "no column 'rating' (named by rating=)" in _raised(named, predictions)
+
+
+def test_reader_errors_carry_fields_worded_for_a_log():
+    truth = {"user": ["u1"], "item": ["i1"], "rating": [1.5]}
+    with pytest.raises(ParseError) as caught:
+        evaluate_frame(pd.DataFrame(truth), pd.DataFrame(GOOD_PREDICTIONS), ["ndcg@5"])
+    error = caught.value
+    assert (error.source, error.row, error.line, error.query, error.doc) == ("truth", 1, None, "u1", "i1")
+    assert error.value == 1.5
+    assert str(error).startswith("truth row 1: user u1, item i1: grade 1.5 is not an integer")
+    # The same error in the words of TREC files.
+    assert error.render().startswith("truth row 1: query u1, doc i1: grade 1.5 is not an integer")
+
+
+def test_plural_words_of_a_vocabulary():
+    from rankproof.errors import QUERIES_AND_DOCS, USERS_AND_ITEMS, render
+
+    assert render(what="no {queries}, {docs} or {grades}") == "no queries, docs or grades"
+    assert render(what="no {queries}, {docs} or {grades}", vocabulary=USERS_AND_ITEMS) == "no users, items or ratings"
+    assert render(what="give {a_query} and {a_doc} id", vocabulary=QUERIES_AND_DOCS) == "give a query and a doc id"
+    assert render(what="give {a_query} and {a_doc} id", vocabulary=USERS_AND_ITEMS) == "give a user and an item id"

@@ -193,6 +193,35 @@ def test_errors_are_raised_in_the_driver_as_locally(spark):
                           floats, "ndcg@5", spark=spark)
 
 
+def test_a_partition_error_names_the_row_of_the_whole_input_with_its_fields(spark):
+    """A bad row found inside a partition is named by its row in the input, as the
+    local reader names it, not by its row in the partition that met it (issue 22)."""
+    from rankproof import spark as on_spark
+    from rankproof.errors import ParseError
+
+    qrels, run = _log(5, False)
+    bad = len(run) - 3                                  # 0-based: the fourth row from the end
+    run.loc[bad, "score"] = float("inf")
+    run_frame = spark.createDataFrame(run)
+    assert run_frame.rdd.getNumPartitions() > 1      # the row is not in the first input partition
+    with pytest.raises(ParseError) as local:
+        Run.from_table(run, source="run")
+    with pytest.raises(ParseError) as caught:
+        on_spark.evaluate(spark.createDataFrame(qrels), run_frame, "ndcg@5", "duplicates=first negative_grades=zero", spark=spark,
+                          allow_partial=True)
+    error = caught.value
+    assert (error.source, error.row, error.query, error.doc) == ("run", bad + 1, run["query"][bad], run["doc"][bad])
+    assert error.what == local.value.what and error.fix == local.value.fix
+    assert str(error) == str(local.value)
+    assert str(error).startswith(f"run row {bad + 1}: query {run['query'][bad]}, doc {run['doc'][bad]}: ")
+    # The same row of the qrels side.
+    qrels["grade"] = qrels["grade"].astype(float)
+    qrels.loc[len(qrels) - 2, "grade"] = 1.5
+    with pytest.raises(ParseError, match=f"qrels row {len(qrels) - 1}: .*grade 1.5 is not an integer"):
+        on_spark.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(_log(5, False)[1]), "ndcg@5",
+                          "duplicates=first negative_grades=zero", spark=spark, allow_partial=True)
+
+
 # -- against Spark's own evaluators ------------------------------------------------------------------
 
 

@@ -4,13 +4,18 @@ Every message says what was wrong, where (file, line, query, doc) and what to
 do about it, so the command line can print it as one line and exit with 2.
 Internal bugs are never raised as :class:`RankproofError`.
 
-An error raised with fields (``what``, ``source``, ``line``, ``query``,
-``doc``, ``value``, ``fix``) is rendered by one function, :func:`render`, in
+An error raised with fields (``what``, ``source``, ``line`` or ``row``,
+``query``, ``doc``, ``value``, ``fix``) is rendered by one function, :func:`render`, in
 a :class:`Vocabulary`: the same duplicate is "query 7, doc d3: the doc is
 listed twice for this query" from a run file and "user 7, item d3: the item
 is listed twice for this user" from ``evaluate_frame``, chosen by field,
 never by rewriting the text. ``what`` and ``fix`` name the words of the
-vocabulary as ``{query}``, ``{doc}``, ``{grade}``, ``{queries}``, ``{docs}``.
+vocabulary as ``{query}``, ``{doc}``, ``{grade}``, ``{queries}``, ``{docs}``,
+``{grades}``, with their article as ``{a_query}``, ``{a_doc}``, ``{a_grade}``
+("a doc", "an item"), and a judgment (one row of the qrels) as
+``{judgment}``, ``{judgments}``, ``{judged}``. Text from the input (an id, a
+value, a column name) goes into ``what`` through :func:`literal`, so that its
+braces stay braces.
 
 >>> error = DuplicateError(what="the {doc} is listed twice for this {query}", source="run.txt", line=3,
 ...                        query="7", doc="d3", fix="set the policy duplicates=first to keep the first")
@@ -27,6 +32,7 @@ from typing import Any
 
 __all__ = [
     "Vocabulary",
+    "literal",
     "QUERIES_AND_DOCS",
     "USERS_AND_ITEMS",
     "render",
@@ -51,22 +57,47 @@ class Vocabulary:
     query: str = "query"
     doc: str = "doc"
     grade: str = "grade"
+    judgment: str = "judgment"  # one row of the qrels
+    judged: str = "judged"      # said of a (query, doc) found in the qrels
+    # The words with their article, when it is not "a" ("an item").
+    a_query: str | None = None
+    a_doc: str | None = None
+    a_grade: str | None = None
 
     def words(self) -> dict[str, str]:
         return {"query": self.query, "doc": self.doc, "grade": self.grade,
-                "queries": self.query + "s", "docs": self.doc + "s", "grades": self.grade + "s"}
+                "queries": _plural(self.query), "docs": _plural(self.doc), "grades": _plural(self.grade),
+                "judgment": self.judgment, "judgments": self.judgment + "s", "judged": self.judged,
+                "a_query": self.a_query or "a " + self.query, "a_doc": self.a_doc or "a " + self.doc,
+                "a_grade": self.a_grade or "a " + self.grade}
+
+
+def _plural(word: str) -> str:
+    """query -> queries, doc -> docs."""
+    return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in tuple("aeiou") else word + "s"
 
 
 QUERIES_AND_DOCS = Vocabulary()
-USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating")
+USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating", judgment="row", judged="in the truth",
+                             a_doc="an item")
+
+
+def literal(text: object) -> str:
+    """Text from the input inside a ``what`` or ``fix`` template, its braces kept as braces.
+
+    >>> render(what=f"no column {literal(repr('{x}'))} (named by {{grade}}=)", vocabulary=USERS_AND_ITEMS)
+    "no column '{x}' (named by rating=)"
+    """
+    return str(text).replace("{", "{{").replace("}", "}}")
 
 
 def render(*, what: str, source: str | None = None, line: int | None = None, query: Any = None,
-           doc: Any = None, fix: str | None = None, vocabulary: Vocabulary = QUERIES_AND_DOCS) -> str:
+           doc: Any = None, fix: str | None = None, vocabulary: Vocabulary = QUERIES_AND_DOCS,
+           row: int | None = None) -> str:
     """The one line an error prints: where, what was wrong, and what to do."""
     words = vocabulary.words()
     text = where(source=source, line=line, query=None if query is None else str(query),
-                 doc=None if doc is None else str(doc), vocabulary=vocabulary) + what.format(**words)
+                 doc=None if doc is None else str(doc), vocabulary=vocabulary, row=row) + what.format(**words)
     return text + (f"; {fix.format(**words)}" if fix else "")
 
 
@@ -77,14 +108,17 @@ def where(
     query: str | None = None,
     doc: str | None = None,
     vocabulary: Vocabulary = QUERIES_AND_DOCS,
+    row: int | None = None,
 ) -> str:
     """Format a location prefix such as ``"run.txt line 17: query q3, doc D12: "``.
 
-    Parts that are unknown are left out; an empty location gives ``""``.
+    `line` is a line of a text file; `row` the 1-based row of a table (a
+    DataFrame, a Parquet file), ``"truth row 2: "``. Parts that are unknown
+    are left out; an empty location gives ``""``.
     """
     head = " ".join(
         part
-        for part in (source, f"line {line}" if line is not None else None)
+        for part in (source, f"row {row}" if row is not None else None, f"line {line}" if line is not None else None)
         if part
     )
     subject = ", ".join(
@@ -108,9 +142,9 @@ class RankproofError(Exception):
 
     def __init__(self, message: str | None = None, *, what: str | None = None, source: str | None = None,
                  line: int | None = None, query: Any = None, doc: Any = None, value: Any = None,
-                 fix: str | None = None) -> None:
+                 fix: str | None = None, row: int | None = None) -> None:
         self.what, self.source, self.line, self.query, self.doc = what, source, line, query, doc
-        self.value, self.fix = value, fix
+        self.value, self.fix, self.row = value, fix, row
         super().__init__(message if message is not None else self.render())
 
     @property
@@ -122,7 +156,14 @@ class RankproofError(Exception):
         if self.what is None:
             return str(self.args[0]) if self.args else ""
         return render(what=self.what, source=self.source, line=self.line, query=self.query, doc=self.doc,
-                      fix=self.fix, vocabulary=vocabulary)
+                      fix=self.fix, vocabulary=vocabulary, row=self.row)
+
+    def fields(self) -> dict[str, Any]:
+        """The fields the error was raised with (empty when raised with a finished message)."""
+        if self.what is None:
+            return {}
+        return {"what": self.what, "source": self.source, "line": self.line, "row": self.row, "query": self.query,
+                "doc": self.doc, "value": self.value, "fix": self.fix}
 
     def in_words_of(self, vocabulary: Vocabulary) -> "RankproofError":
         """The same error (type and fields) with its message in `vocabulary`'s words."""

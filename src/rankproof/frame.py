@@ -26,7 +26,6 @@ each are a few numpy and pyarrow passes over flat columns.
 from __future__ import annotations
 
 import os
-import re
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -67,39 +66,9 @@ def _pairs(data, user, item, score, source: str, name: str | None = None) -> Run
     return Run.from_table(data, query=user, doc=item, score=score, source=source, name=name)
 
 
-# Errors raised with fields (every row policy's) are worded for a log by
-# field (errors.USERS_AND_ITEMS). Messages of the shared readers are still
-# finished strings that speak of queries, docs and grades, and name columns
-# with query=, doc=, grade=: these rewrite only the fixed phrases they use.
-_LOG_TERMS = [
-    (re.compile(r"\bquery (?=\S)(?!id\b)"), "user "),
-    (re.compile(r"\bdoc (?=\S)(?!id\b)(?!is\b)"), "item "),
-    (re.compile(r"\bquery id\b"), "user id"),
-    (re.compile(r"\bdoc id\b"), "item id"),
-    (re.compile(r"\(named by query=\)"), "(named by user=)"),
-    (re.compile(r"\(named by doc=\)"), "(named by item=)"),
-    (re.compile(r"\(named by grade=\)"), "(named by rating=)"),
-    (re.compile(r"\bquery=, "), "user=, "),
-    (re.compile(r"\bquery=(?=[,;\s]|$)"), "user="),
-    (re.compile(r"\bdoc=(?=[,;\s]|$)"), "item="),
-    (re.compile(r"\bgrade=(?=[,;\s]|$)"), "rating="),
-    (re.compile(r"\bthe doc is listed twice for this query\b"), "the item is listed twice for this user"),
-    (re.compile(r"\bjudged twice\b"), "in the truth twice"),
-    (re.compile(r"\bkeep one judgment per \(query, doc\)"), "keep one row per (user, item)"),
-    (re.compile(r"\bremove the repeated judgment\b"), "remove the repeated row"),
-    (re.compile(r"\ba item\b"), "an item"),
-    (re.compile(r"\bno query\b"), "no user"),
-]
-
-
-def _in_log_terms(message: str) -> str:
-    for pattern, replacement in _LOG_TERMS:
-        message = pattern.sub(replacement, message)
-    return message
-
-
-def _weights_by_user(weights) -> dict[str, float] | None:
-    """``{user id as text: weight}`` from a mapping or a pandas Series indexed by user."""
+def weights_by_user(weights) -> dict[str, float] | None:
+    """``{user id as text: weight}`` from a mapping or a pandas Series indexed by user
+    (by query, for the front doors that speak of queries)."""
     if weights is None:
         return None
     if hasattr(weights, "index") and hasattr(weights, "to_numpy"):  # a pandas Series
@@ -107,12 +76,13 @@ def _weights_by_user(weights) -> dict[str, float] | None:
     elif isinstance(weights, Mapping):
         keys, values = list(weights.keys()), list(weights.values())
     else:
-        raise InputError(
-            f"weights must be a mapping {{user: weight}} or a pandas Series indexed by user; "
-            f"got {type(weights).__name__}"
-        )
+        raise InputError(what="weights must be a mapping {{{query}: weight}} or a pandas Series indexed by {query}",
+                         fix=f"got {type(weights).__name__}")
     # Users are read as text (7 and "7" are one user), so the keys are too.
     return dict(zip(np.asarray(keys).astype(str).tolist(), np.asarray(values, dtype=np.float64).tolist()))
+
+
+_weights_by_user = weights_by_user  # the name other modules imported it by
 
 
 def _integer_ids(data, column) -> bool:
@@ -257,10 +227,12 @@ def evaluate_frame(
         run = _pairs(predictions, user, item, score, "predictions", name)
         # A recommender predicts for whom it predicts: users it skips score 0 by missing_query,
         # as documented, and the summary warns when they are most of the truth.
-        results = evaluate(qrels, run, measures, protocol, weights=_weights_by_user(weights), allow_partial=True)
+        results = evaluate(qrels, run, measures, protocol, weights=weights_by_user(weights), allow_partial=True)
         integer = _integer_ids(truth, user) and _integer_ids(predictions, user)
         return _typed_ids(results._with_complete_judgments(TRUTH_NOTE), integer)
     except RankproofError as error:
-        if error.has_fields:  # worded by field: users, items and ratings
+        # Worded by field (errors.render): users, items and ratings, the ids
+        # as they are. An error raised as a finished string keeps its text.
+        if error.has_fields:
             raise error.in_words_of(USERS_AND_ITEMS) from None
-        raise type(error)(_in_log_terms(str(error))) from None
+        raise

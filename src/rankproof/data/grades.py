@@ -10,7 +10,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..errors import InputError, where
+from ..errors import InputError
 from .qrels import Qrels
 
 __all__ = ["map_grades"]
@@ -36,13 +36,11 @@ def map_grades(qrels: Qrels, mapping: Mapping[int, int]) -> Qrels:
     if not known.all():
         i = int(np.flatnonzero(~known)[0])
         query = qrels.queries[np.searchsorted(qrels.offsets, i, side="right") - 1]
-        loc = where(source=qrels.source, line=int(qrels.lines[i]) if qrels.lines[i] >= 0 else None,
-                    query=str(query), doc=str(qrels.docs[qrels.doc_codes[i]]))
         missing = sorted(set(qrels.grades[~known].tolist()))
-        raise InputError(
-            f"{loc}grade {qrels.grades[i]} is not in the grade map (unmapped grades: "
-            f"{', '.join(map(str, missing))}); add them, e.g. {missing[0]}:0"
-        )
+        raise InputError(source=qrels.source, line=int(qrels.lines[i]) if qrels.lines[i] >= 0 else None,
+                         query=str(query), doc=str(qrels.docs[qrels.doc_codes[i]]), value=qrels.grades[i].item(),
+                         what=f"grade {qrels.grades[i]} is not in the grade map (unmapped grades: "
+                              f"{', '.join(map(str, missing))})", fix=f"add them, e.g. {missing[0]}:0")
     query_codes = np.repeat(np.arange(qrels.num_queries), np.diff(qrels.offsets))
     return Qrels(query_codes=query_codes, queries=qrels.queries, doc_codes=qrels.doc_codes, docs=qrels.docs,
                  grades=new[at], lines=qrels.lines, source=qrels.source)

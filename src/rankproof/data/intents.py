@@ -26,9 +26,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import DuplicateError, InputError, ParseError, where
+from ..errors import DuplicateError, InputError, ParseError, literal
 from .interning import checked_id
-from .qrels import Qrels, _integer_grades
+from .qrels import Qrels, integer_grades
 
 __all__ = ["IntentQrels"]
 
@@ -85,11 +85,12 @@ class IntentQrels:
         query = np.asarray(query, dtype=str)
         intent = np.asarray(intent, dtype=str)
         doc = np.asarray(doc, dtype=str)
-        grade = _integer_grades(np.asarray(grade),
-                                lambda i: where(source=source, query=str(query[i]), doc=str(doc[i])), real_hint=False)
+        grade = integer_grades(np.asarray(grade), lambda i: {"source": source, "query": str(query[i]),
+                                                             "doc": str(doc[i])}, real_hint=False)
         line = np.full(len(grade), -1, dtype=np.int64) if line is None else np.asarray(line, dtype=np.int64)
         if len(grade) == 0:
-            raise InputError(f"{source}: the qrels hold no judgments; give at least one (query, intent, doc, grade)")
+            raise InputError(source=source, what="the qrels hold no judgments",
+                             fix="give at least one ({query}, intent, {doc}, {grade})")
         queries, query_codes = np.unique(query, return_inverse=True)
         docs, doc_codes = np.unique(doc, return_inverse=True)
         intents = _intent_order(intent)
@@ -105,10 +106,10 @@ class IntentQrels:
         if same.any():
             i = int(np.flatnonzero(same)[0]) + 1
             at = f" (lines {line[i - 1]} and {line[i]})" if line[i] >= 0 else ""
-            loc = where(source=source, line=int(max(line[i - 1], line[i])) if line[i] >= 0 else None,
-                        query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]))
-            raise DuplicateError(f"{loc}intent {intents[intent_codes[i]]} is judged twice{at}; keep one judgment "
-                                 "per (query, intent, doc)")
+            raise DuplicateError(source=source, line=int(max(line[i - 1], line[i])) if line[i] >= 0 else None,
+                                 query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]),
+                                 what=f"intent {literal(intents[intent_codes[i]])} is {{judged}} twice{at}",
+                                 fix="keep one {judgment} per ({query}, intent, {doc})")
         set_ = object.__setattr__
         for name, value in (("queries", queries), ("docs", docs), ("intents", intents),
                             ("query_codes", query_codes), ("intent_codes", intent_codes),
@@ -132,22 +133,22 @@ class IntentQrels:
         rows: list[tuple[str, str, str]] = []
         grades: list[Any] = []
         if not isinstance(judgments, Mapping):
-            raise ParseError(f"{source}: judgments must be a mapping {{query: {{intent: {{doc: grade}}}}}}; "
-                             f"got {type(judgments).__name__}")
+            raise ParseError(source=source, what="judgments must be a mapping {{query: {{intent: {{doc: grade}}}}}}",
+                             fix=f"got {type(judgments).__name__}")
         for query, intents in judgments.items():
             if not isinstance(intents, Mapping):
-                raise ParseError(f"{where(source=source, query=str(query))}judgments must be a mapping "
-                                 f"{{intent: {{doc: grade}}}}; got {type(intents).__name__}")
+                raise ParseError(source=source, query=str(query), fix=f"got {type(intents).__name__}",
+                                 what="judgments must be a mapping {{intent: {{doc: grade}}}}")
             for intent, docs in intents.items():
                 if not isinstance(docs, Mapping):
-                    raise ParseError(f"{where(source=source, query=str(query))}intent {intent}: judgments must be "
-                                     f"a mapping {{doc: grade}}; got {type(docs).__name__}")
+                    raise ParseError(source=source, query=str(query), fix=f"got {type(docs).__name__}",
+                                     what=f"intent {literal(intent)}: judgments must be a mapping {{{{doc: grade}}}}")
                 for doc, grade in docs.items():
                     rows.append((checked_id(query, "query", source), checked_id(intent, "intent", source, query),
                                  checked_id(doc, "doc", source, query)))
                     grades.append(grade)
-        describe = lambda i: where(source=source, query=rows[i][0], doc=rows[i][2])  # noqa: E731
-        grade_array = _integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe,
+        describe = lambda i: {"source": source, "query": rows[i][0], "doc": rows[i][2]}  # noqa: E731
+        grade_array = integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe,
                                       real_hint=False)
         return cls(query=[r[0] for r in rows], intent=[r[1] for r in rows], doc=[r[2] for r in rows],
                    grade=grade_array, source=source, weights=weights)
@@ -171,7 +172,7 @@ class IntentQrels:
             Intent weights ``{query: {intent: weight}}``, or a file of
             ``query intent weight`` lines.
         """
-        from ..io.formats import _QRELS, _read_table, format_of
+        from ..io.formats import QRELS, format_of, read_table
         from ..io.intents import intent_columns_from_table, read_trec_intent_qrels
 
         fmt = format_of(path, format)
@@ -179,7 +180,7 @@ class IntentQrels:
             columns = read_trec_intent_qrels(path)
         else:
             named = {"query": query, "intent": intent, "doc": doc, "grade": grade}
-            table, lines, source = _read_table(path, fmt, named, _QRELS)
+            table, lines, source = read_table(path, fmt, named, QRELS)
             columns = intent_columns_from_table(table, query=query, intent=intent, doc=doc, grade=grade,
                                                 source=source, lines=lines)
         return cls(query=columns.query, intent=columns.intent, doc=columns.doc, grade=columns.grade,
@@ -254,26 +255,27 @@ def _weights_argument(weights: "Weights | str | os.PathLike[str] | None") -> "We
         from ..io.intents import read_intent_weights
 
         return read_intent_weights(weights)
-    raise InputError(f"intent weights must be a mapping {{query: {{intent: weight}}}} or a file of "
-                     f"'query intent weight' lines; got {type(weights).__name__}")
+    raise InputError(what="intent weights must be a mapping {{query: {{intent: weight}}}} or a file of "
+                          "'query intent weight' lines", fix=f"got {type(weights).__name__}")
 
 
 def _checked_weights(weights: Weights, qrels: IntentQrels) -> dict[str, dict[str, float]]:
     """Weights as {query: {intent: float}}: finite, non-negative, ids as text."""
     if not isinstance(weights, Mapping):
-        raise InputError(f"intent weights must be a mapping {{query: {{intent: weight}}}}; got "
-                         f"{type(weights).__name__}")
+        raise InputError(what="intent weights must be a mapping {{query: {{intent: weight}}}}",
+                         fix=f"got {type(weights).__name__}")
     checked: dict[str, dict[str, float]] = {}
     for query, per_intent in weights.items():
         q = checked_id(query, "query", "intent weights")
         if not isinstance(per_intent, Mapping):
-            raise InputError(f"intent weights: query {q}: give a mapping {{intent: weight}}; got "
-                             f"{type(per_intent).__name__}")
+            raise InputError(source="intent weights", query=q, what="give a mapping {{intent: weight}}",
+                             fix=f"got {type(per_intent).__name__}")
         for intent, weight in per_intent.items():
             i = checked_id(intent, "intent", "intent weights", q)
             ok = isinstance(weight, (int, float, np.integer, np.floating)) and not isinstance(weight, bool)
             if not ok or not math.isfinite(float(weight)) or float(weight) < 0:
-                raise InputError(f"intent weights: query {q}: the weight of intent {i} is {str(weight)[:40]!r}; "
-                                 "give a finite non-negative number")
+                raise InputError(source="intent weights", query=q, value=weight,
+                                 what=f"the weight of intent {literal(i)} is {literal(repr(str(weight)[:40]))}",
+                                 fix="give a finite non-negative number")
             checked.setdefault(q, {})[i] = float(weight)
     return checked

@@ -107,7 +107,7 @@ def checked_id(value, what: str, source: str, query=None) -> str:
     ...
     rankproof.errors.ParseError: run: query q1: the doc id None is not a string or an integer; give ids as text such as 'd1'
     """
-    from ..errors import ParseError, where
+    from ..errors import ParseError, literal
 
     if isinstance(value, str):
         if value:
@@ -117,6 +117,11 @@ def checked_id(value, what: str, source: str, query=None) -> str:
         return str(int(value))
     else:
         problem = "is not a string or an integer"
-    location = where(source=source, query=None if query is None else str(query)[:80])
     shown = repr(value) if isinstance(value, str) else str(value)[:40]
-    raise ParseError(f"{location}the {what} id {shown} {problem}; give ids as text such as 'd1'")
+    raise ParseError(source=source, query=None if query is None else str(query)[:80], value=value,
+                     what=f"the {_role(what)} id {literal(shown)} {problem}", fix="give ids as text such as 'd1'")
+
+
+def _role(what: str) -> str:
+    """The kind of id as a template: the words of the vocabulary for queries and docs."""
+    return "{" + what + "}" if what in ("query", "doc") else what

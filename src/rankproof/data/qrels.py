@@ -14,12 +14,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import REAL_GRADES_HINT, DuplicateError, InputError, ParseError, where
+from ..errors import REAL_GRADES_HINT, DuplicateError, InputError, ParseError, literal
 from .arrays import read_only
 from .interning import checked_id, intern, sorted_vocabulary
 from ..io.lines import no_lines, take_lines
 
-__all__ = ["Qrels", "as_real"]
+__all__ = ["Qrels", "as_real", "integer_grades", "real_grades"]
 
 
 def as_real(grades: Any) -> bool:
@@ -30,17 +30,27 @@ def as_real(grades: Any) -> bool:
     return parse_enum("grades", Grades, grades) is Grades.REAL
 
 
-def _real_grades(values: Any, describe_row) -> np.ndarray:
+def _shown(value: Any) -> str:
+    """A Python value in a message, cut to 40 characters, as a template."""
+    return literal(repr(str(value)[:40]))
+
+
+def _refuse(locate, i: int, what: str, fix: str, value: Any) -> ParseError:
+    return ParseError(what=what, fix=fix, value=value, **locate(i))
+
+
+def real_grades(values: Any, locate) -> np.ndarray:
     """Grades as float64: finite numbers (integers included); booleans, text
-    and NaN or infinite values are refused. ``describe_row(i)`` locates row i."""
+    and NaN or infinite values are refused. ``locate(i)`` gives the location
+    fields (source, line, query, doc) of row i for errors."""
     array = np.asarray(values)
     if array.dtype == bool:
-        raise ParseError(f"{describe_row(0)}grades must be numbers, not booleans")
+        raise ParseError(what="grades must be numbers, not booleans", **locate(0))
     if array.dtype == object:
         for i, value in enumerate(array.tolist()):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]!r} is not a number; "
-                                 "grades must be numbers such as 0, 1.5, 3")
+                raise _refuse(locate, i, f"grade {_shown(value)} is not a number",
+                              "grades must be numbers such as 0, 1.5, 3", value)
     try:
         real = array.astype(np.float64)
     except (TypeError, ValueError, OverflowError):
@@ -48,45 +58,56 @@ def _real_grades(values: Any, describe_row) -> np.ndarray:
             try:
                 float(value)
             except (TypeError, ValueError, OverflowError):
-                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]!r} is not a number; "
-                                 "grades must be numbers such as 0, 1.5, 3") from None
+                raise _refuse(locate, i, f"grade {_shown(value)} is not a number",
+                              "grades must be numbers such as 0, 1.5, 3", value) from None
         raise
     bad = ~np.isfinite(real)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParseError(f"{describe_row(i)}grade {real[i].item()!r} is not a finite number; "
-                         "give every judgment a finite grade such as 0, 1.5, 3")
+        raise _refuse(locate, i, f"grade {literal(repr(real[i].item()))} is not a finite number",
+                      "give every judgment a finite grade such as 0, 1.5, 3", real[i].item())
     return real
 
 
-def _integer_grades(values: Any, describe_row, real_hint: bool = True) -> np.ndarray:
+_SMALL = "use small integer grades such as 0, 1, 2"
+
+
+def _object_grades(array: np.ndarray, locate) -> np.ndarray | None:
+    """Python values one by one (from_dict): a bool, a list or a huge int would
+    otherwise be converted, wrapped or fail later. int64 grades when all are
+    integers, else None."""
+    for i, value in enumerate(array.tolist()):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise _refuse(locate, i, f"grade {_shown(value)} is not an integer",
+                          "grades must be integers such as 0, 1, 2", value)
+        if isinstance(value, (int, np.integer)) and not _INT64_MIN <= int(value) <= _INT64_MAX:
+            raise _refuse(locate, i, f"grade {literal(str(value)[:40])} does not fit in a 64-bit integer",
+                          _SMALL, value)
+    if all(isinstance(value, (int, np.integer)) for value in array.tolist()):
+        return array.astype(np.int64)
+    return None
+
+
+def integer_grades(values: Any, locate, real_hint: bool = True) -> np.ndarray:
     """Grades as int64; non-integer or non-numeric values are refused.
 
-    ``describe_row(i)`` gives the location prefix of row ``i`` for messages;
+    ``locate(i)`` gives the location fields of row ``i`` for errors;
     `real_hint` says whether the message may point to ``grades=real`` (judgments
     per intent are binary, and take no real grades).
     """
     array = np.asarray(values)
     if array.dtype == bool:
-        raise ParseError(f"{describe_row(0)}grades must be integers, not booleans")
+        raise ParseError(what="grades must be integers, not booleans", **locate(0))
     if array.dtype.kind == "u" and array.size and array.max() > _INT64_MAX:
         i = int(np.argmax(array > _INT64_MAX))
-        raise ParseError(f"{describe_row(i)}grade {array[i].item()} does not fit in a 64-bit integer; "
-                         "use small integer grades such as 0, 1, 2")
+        raise _refuse(locate, i, f"grade {array[i].item()} does not fit in a 64-bit integer", _SMALL,
+                      array[i].item())
     if array.dtype.kind in "iu":
         return array.astype(np.int64, copy=False)
     if array.dtype == object:
-        # Python values one by one (from_dict): a bool, a list or a huge int
-        # would otherwise be converted, wrapped or fail later.
-        for i, value in enumerate(array.tolist()):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]!r} is not an integer; "
-                                 "grades must be integers such as 0, 1, 2")
-            if isinstance(value, (int, np.integer)) and not _INT64_MIN <= int(value) <= _INT64_MAX:
-                raise ParseError(f"{describe_row(i)}grade {str(value)[:40]} does not fit in a 64-bit integer; "
-                                 "use small integer grades such as 0, 1, 2")
-        if all(isinstance(value, (int, np.integer)) for value in array.tolist()):
-            return array.astype(np.int64)
+        integers = _object_grades(array, locate)
+        if integers is not None:
+            return integers
     if array.dtype.kind != "f":
         try:
             array = array.astype(np.float64)
@@ -95,27 +116,22 @@ def _integer_grades(values: Any, describe_row, real_hint: bool = True) -> np.nda
                 try:
                     float(value)
                 except (TypeError, ValueError):
-                    raise ParseError(
-                        f"{describe_row(i)}grade {value!r} is not an integer; "
-                        "grades must be integers such as 0, 1, 2"
-                    ) from None
+                    raise _refuse(locate, i, f"grade {literal(repr(value))} is not an integer",
+                                  "grades must be integers such as 0, 1, 2", value) from None
             raise
     bad = ~np.isfinite(array) | (array != np.round(array))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParseError(
-            f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
-            f"integers (map fractional labels to integer grades first, {REAL_GRADES_HINT})"
-        ) if np.isfinite(array[i]) and real_hint else ParseError(
-            f"{describe_row(i)}grade {array[i].item()!r} is not an integer; grades must be "
-            "integers (map fractional labels to integer grades first)"
-        )
+        hint = f", {REAL_GRADES_HINT}" if np.isfinite(array[i]) and real_hint else ""
+        raise _refuse(locate, i, f"grade {literal(repr(array[i].item()))} is not an integer",
+                      f"grades must be integers (map fractional labels to integer grades first{hint})",
+                      array[i].item())
     # float64 holds 2^63 exactly; anything from there on would wrap in int64.
     outside = (array < _INT64_MIN) | (array >= 2.0**63)
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
-        raise ParseError(f"{describe_row(i)}grade {array[i].item()!r} does not fit in a 64-bit integer; "
-                         "use small integer grades such as 0, 1, 2")
+        raise _refuse(locate, i, f"grade {literal(repr(array[i].item()))} does not fit in a 64-bit integer",
+                      _SMALL, array[i].item())
     return array.astype(np.int64)
 
 
@@ -180,7 +196,8 @@ class Qrels:
         queries, query_codes = sorted_vocabulary(np.asarray(queries, dtype=str), query_codes)
         docs, doc_codes = sorted_vocabulary(np.asarray(docs, dtype=str), doc_codes)
         if len(grades) == 0:
-            raise InputError(f"{source}: the qrels hold no judgments; give at least one (query, doc, grade)")
+            raise InputError(source=source, what="the qrels hold no judgments",
+                             fix="give at least one ({query}, {doc}, {grade})")
 
         # One int64 key per row sorts by (query, doc) faster than a lexsort of
         # two keys; files already in that order skip the sort.
@@ -194,14 +211,12 @@ class Qrels:
             i = int(np.flatnonzero(same)[0]) + 1
             first, second = lines[i - 1], lines[i]
             at = f" (lines {min(first, second)} and {max(first, second)})" if first >= 0 else ""
-            loc = where(source=source, line=int(max(first, second)) if first >= 0 else None,
-                        query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]))
+            loc = {"source": source, "line": int(max(first, second)) if first >= 0 else None,
+                   "query": str(queries[query_codes[i]]), "doc": str(docs[doc_codes[i]])}
             if grades[i] != grades[i - 1]:
-                raise DuplicateError(
-                    f"{loc}judged twice with different grades {grades[i - 1]} and {grades[i]}{at}; "
-                    "keep one judgment per (query, doc)"
-                )
-            raise DuplicateError(f"{loc}judged twice{at}; remove the repeated judgment")
+                raise DuplicateError(what=f"{{judged}} twice with different grades {grades[i - 1]} and {grades[i]}{at}",
+                                     fix="keep one {judgment} per ({query}, {doc})", **loc)
+            raise DuplicateError(what=f"{{judged}} twice{at}", fix="remove the repeated {judgment}", **loc)
 
         # Drop vocabulary entries no row uses, so every query has rows.
         used_queries, query_codes = _used(query_codes, len(queries))
@@ -242,20 +257,18 @@ class Qrels:
         doc_ids: list[str] = []
         grade_values: list[Any] = []
         if not isinstance(judgments, Mapping):
-            raise ParseError(f"{source}: judgments must be a mapping {{query: {{doc: grade}}}}; "
-                             f"got {type(judgments).__name__}")
+            raise ParseError(source=source, what="judgments must be a mapping {{query: {{doc: grade}}}}",
+                             fix=f"got {type(judgments).__name__}")
         for query, docs in judgments.items():
             if not isinstance(docs, Mapping):
-                raise ParseError(
-                    f"{where(source=source, query=str(query))}judgments must be a mapping "
-                    f"{{doc: grade}}; got {type(docs).__name__}"
-                )
+                raise ParseError(source=source, query=str(query), what="judgments must be a mapping {{doc: grade}}",
+                                 fix=f"got {type(docs).__name__}")
             for doc, grade in docs.items():
                 query_ids.append(checked_id(query, "query", source))
                 doc_ids.append(checked_id(doc, "doc", source, query))
                 grade_values.append(grade)
-        describe = lambda i: where(source=source, query=query_ids[i], doc=doc_ids[i])  # noqa: E731
-        read_grades = _real_grades if real else _integer_grades
+        describe = lambda i: {"source": source, "query": query_ids[i], "doc": doc_ids[i]}  # noqa: E731
+        read_grades = real_grades if real else integer_grades
         grade_array = read_grades(np.array(grade_values, dtype=object) if grade_values else np.zeros(0, np.int64),
                                   describe)
         return cls._from_ids(query_ids, doc_ids, grade_array, None, source)
@@ -267,14 +280,13 @@ class Qrels:
         real-valued grades kept)."""
         missing = [c for c in (query, doc, grade) if c not in frame.columns]
         if missing:
-            raise ParseError(
-                f"{source}: no column {', '.join(map(repr, missing))}; columns are "
-                f"{', '.join(map(str, frame.columns))}. Name them with query=, doc=, grade="
-            )
+            raise ParseError(source=source, what=f"no column {literal(', '.join(map(repr, missing)))}",
+                             fix=f"columns are {literal(', '.join(map(str, frame.columns)))}. "
+                                 "Name them with query=, doc=, grade=")
         query_ids = frame[query].to_numpy()
         doc_ids = frame[doc].to_numpy()
-        describe = lambda i: where(source=f"{source} row {i}", query=str(query_ids[i]), doc=str(doc_ids[i]))  # noqa: E731
-        read_grades = _real_grades if as_real(grades) else _integer_grades
+        describe = lambda i: {"source": f"{source} row {i}", "query": str(query_ids[i]), "doc": str(doc_ids[i])}  # noqa: E731
+        read_grades = real_grades if as_real(grades) else integer_grades
         return cls._from_ids(query_ids, doc_ids, read_grades(frame[grade].to_numpy(), describe), None, source)
 
     @classmethod

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ParseError, where
+from ..errors import ParseError, literal
 from ..kernels.segments import ranks_within
 from .arrays import read_only
 from .interning import checked_id, intern, sorted_vocabulary
@@ -23,15 +23,20 @@ from ..io.lines import no_lines, take_lines
 __all__ = ["Run"]
 
 
-def _finite_scores(values: Any, describe_row) -> np.ndarray:
+_NUMERIC = "give every document a numeric score"
+_FINITE = "give every document a finite score"
+
+
+def _finite_scores(values: Any, locate) -> np.ndarray:
+    """Scores as finite float64; ``locate(i)`` gives the location fields of row i for errors."""
     array = np.asarray(values)
     if array.dtype == bool:
-        raise ParseError(f"{describe_row(0)}scores must be numbers, not booleans")
+        raise ParseError(what="scores must be numbers, not booleans", **locate(0))
     if array.dtype == object:
         for i, value in enumerate(array.tolist()):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ParseError(f"{describe_row(i)}score {str(value)[:40]!r} is not a number; "
-                                 "give every document a numeric score")
+                raise ParseError(what=f"score {literal(repr(str(value)[:40]))} is not a number", fix=_NUMERIC,
+                                 value=value, **locate(i))
     try:
         scores = array.astype(np.float64)
     except (TypeError, ValueError, OverflowError):
@@ -39,17 +44,17 @@ def _finite_scores(values: Any, describe_row) -> np.ndarray:
             try:
                 float(value)
             except OverflowError:
-                raise ParseError(f"{describe_row(i)}score {str(value)[:40]} is beyond float64; "
-                                 "give every document a finite score") from None
+                raise ParseError(what=f"score {literal(str(value)[:40])} is beyond float64", fix=_FINITE,
+                                 value=value, **locate(i)) from None
             except (TypeError, ValueError):
-                raise ParseError(f"{describe_row(i)}score {value!r} is not a number; give every document a numeric score") from None
+                raise ParseError(what=f"score {literal(repr(value))} is not a number", fix=_NUMERIC,
+                                 value=value, **locate(i)) from None
         raise
     bad = ~np.isfinite(scores)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParseError(
-            f"{describe_row(i)}score {scores[i].item()!r} is not finite; give every document a finite score"
-        )
+        raise ParseError(what=f"score {scores[i].item()!r} is not finite", fix=_FINITE, value=scores[i].item(),
+                         **locate(i))
     return scores
 
 
@@ -141,9 +146,9 @@ class Run:
             bad = ~np.isfinite(scores)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                loc = where(source=source, line=int(lines[i]) if lines[i] >= 0 else None,
-                            query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]))
-                raise ParseError(f"{loc}score {scores[i].item()!r} is not finite; give every document a finite score")
+                raise ParseError(source=source, line=int(lines[i]) if lines[i] >= 0 else None,
+                                 query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]),
+                                 what=f"score {scores[i].item()!r} is not finite", fix=_FINITE, value=scores[i].item())
 
         # Group rows by query, keeping input order inside a query.
         order = _grouping_order(query_codes)
@@ -187,8 +192,8 @@ class Run:
         kinds = set()
         empty_queries: list[str] = []
         if not isinstance(rankings, Mapping):
-            raise ParseError(f"{source}: rankings must be a mapping {{query: [doc, ...]}} or "
-                             f"{{query: {{doc: score}}}}; got {type(rankings).__name__}")
+            raise ParseError(source=source, fix=f"got {type(rankings).__name__}",
+                             what="rankings must be a mapping {{query: [doc, ...]}} or {{query: {{doc: score}}}}")
         for query, ranking in rankings.items():
             checked_id(query, "query", source)
             if isinstance(ranking, Mapping):
@@ -197,10 +202,8 @@ class Run:
                 doc_ids.extend(checked_id(d, "doc", source, query) for d, _ in items)
                 scores.extend(s for _, s in items)
             elif isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence | np.ndarray):
-                raise ParseError(
-                    f"{where(source=source, query=str(query))}a ranking must be a list of doc ids "
-                    f"or a mapping {{doc: score}}; got {type(ranking).__name__}"
-                )
+                raise ParseError(source=source, query=str(query), fix=f"got {type(ranking).__name__}",
+                                 what="a ranking must be a list of doc ids or a mapping {{doc: score}}")
             else:
                 kinds.add("list")
                 items = list(ranking)
@@ -209,16 +212,14 @@ class Run:
             if not items:
                 empty_queries.append(str(query))
         if len(kinds) > 1:
-            raise ParseError(
-                f"{source}: some rankings are lists and some are {{doc: score}} mappings; "
-                "use one form for every query"
-            )
+            raise ParseError(source=source, what="some rankings are lists and some are {{doc: score}} mappings",
+                             fix="use one form for every query")
         all_queries = np.unique(np.array([str(q) for q in rankings], dtype=str)) if rankings else np.zeros(0, "<U1")
         query_codes = np.searchsorted(all_queries, np.array(query_ids, dtype=str)) if query_ids else np.zeros(0, np.int64)
         doc_codes, docs = intern(doc_ids)
         score_array = None
         if "scores" in kinds and scores:
-            describe = lambda i: where(source=source, query=query_ids[i], doc=doc_ids[i])  # noqa: E731
+            describe = lambda i: {"source": source, "query": query_ids[i], "doc": doc_ids[i]}  # noqa: E731
             score_array = _finite_scores(np.array(scores, dtype=object), describe)
         elif "scores" in kinds:
             score_array = np.zeros(0, dtype=np.float64)
@@ -232,16 +233,15 @@ class Run:
         wanted = [c for c in (query, doc, score) if c is not None]
         missing = [c for c in wanted if c not in frame.columns]
         if missing:
-            raise ParseError(
-                f"{source}: no column {', '.join(map(repr, missing))}; columns are "
-                f"{', '.join(map(str, frame.columns))}. Name them with query=, doc=, score="
-            )
+            raise ParseError(source=source, what=f"no column {literal(', '.join(map(repr, missing)))}",
+                             fix=f"columns are {literal(', '.join(map(str, frame.columns)))}. "
+                                 "Name them with query=, doc=, score=")
         query_codes, queries = intern(frame[query].to_numpy())
         doc_codes, docs = intern(frame[doc].to_numpy())
         scores = None
         if score is not None:
             query_ids, doc_ids = frame[query].to_numpy(), frame[doc].to_numpy()
-            describe = lambda i: where(source=f"{source} row {i}", query=str(query_ids[i]), doc=str(doc_ids[i]))  # noqa: E731
+            describe = lambda i: {"source": f"{source} row {i}", "query": str(query_ids[i]), "doc": str(doc_ids[i])}  # noqa: E731
             scores = _finite_scores(frame[score].to_numpy(), describe)
         return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs,
                    scores=scores, source=source, name=name)

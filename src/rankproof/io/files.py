@@ -12,7 +12,7 @@ import zlib
 from pathlib import Path
 from typing import Callable
 
-from ..errors import ParseError, where
+from ..errors import ParseError, literal
 from .limits import (
     FIFO_TIMEOUT,
     MAX_DECOMPRESSED_BYTES,
@@ -44,7 +44,8 @@ _RATIO_FLOOR = 64 * 1024 * 1024
 
 def _open(file: Path, source: str, what: str):
     """Open a file for reading in binary; a FIFO waits for a writer at most FIFO_TIMEOUT."""
-    directory = ParseError(f"{where(source=source)}is a directory, not a file; give the path of the {what} file itself")
+    directory = ParseError(source=source, what="is a directory, not a file",
+                           fix=f"give the path of the {literal(what)} file itself")
     try:
         if file.is_dir():
             raise directory
@@ -52,20 +53,20 @@ def _open(file: Path, source: str, what: str):
             return _open_fifo(file, source)
         return open(file, "rb")
     except FileNotFoundError:
-        raise ParseError(f"{where(source=source)}does not exist; check the path") from None
+        raise ParseError(source=source, what="does not exist", fix="check the path") from None
     except IsADirectoryError:
         raise directory from None
     except PermissionError:
-        raise ParseError(
-            f"{where(source=source)}cannot be read (permission denied); check the file's permissions"
-        ) from None
+        raise ParseError(source=source, what="cannot be read (permission denied)",
+                         fix="check the file's permissions") from None
     except OSError as exc:
         raise _os_error(exc, source) from None
 
 
 def _os_error(exc: OSError, source: str) -> ParseError:
     reason = exc.strerror or str(exc)
-    return ParseError(f"{where(source=source)}cannot be read ({reason}); check that it is a readable file")
+    return ParseError(source=source, what=f"cannot be read ({literal(reason)})",
+                      fix="check that it is a readable file")
 
 
 def _open_fifo(file: Path, source: str):
@@ -82,7 +83,7 @@ def _open_fifo(file: Path, source: str):
         poller.register(descriptor, select.POLLIN | select.POLLHUP)
         seconds = FIFO_TIMEOUT.value()
         if not poller.poll(seconds * 1000):
-            raise ParseError(f"{where(source=source)}" + FIFO_TIMEOUT.refusal(
+            raise ParseError(source=source, fix=FIFO_TIMEOUT.fix, what=FIFO_TIMEOUT.beyond(
                 f"is a FIFO (named pipe) that nothing wrote to within {seconds} s, which"))
         os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "rb")
@@ -129,7 +130,7 @@ def _read_all(handle, source: str, size: int = -1, check=None) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
             if limit is not None and total > limit:
-                raise ParseError(f"{where(source=source)}" + MAX_STREAM_BYTES.refusal(
+                raise ParseError(source=source, fix=MAX_STREAM_BYTES.fix, what=MAX_STREAM_BYTES.beyond(
                     f"is a stream (pipe or device) of more than {limit} bytes, which"))
         return b"".join(chunks)
     except OSError as exc:
@@ -160,10 +161,10 @@ def _gunzip(handle, source: str, compressed_size: int | None, check) -> bytes:
         out.append(piece)
         total += len(piece)
         if total > most:
-            raise ParseError(f"{where(source=source)}" + MAX_DECOMPRESSED_BYTES.refusal(
+            raise ParseError(source=source, fix=MAX_DECOMPRESSED_BYTES.fix, what=MAX_DECOMPRESSED_BYTES.beyond(
                 f"decompresses to more than {most} bytes, which"))
         if total > _RATIO_FLOOR and total > ratio * max(read, 1):
-            raise ParseError(f"{where(source=source)}" + MAX_DECOMPRESSION_RATIO.refusal(
+            raise ParseError(source=source, fix=MAX_DECOMPRESSION_RATIO.fix, what=MAX_DECOMPRESSION_RATIO.beyond(
                 f"decompresses to more than {ratio} times its compressed size ({read} bytes so far), "
                 "a decompression bomb or a very repetitive file, which"))
 
@@ -175,7 +176,7 @@ def _gunzip(handle, source: str, compressed_size: int | None, check) -> bytes:
                 break
             read += len(raw)
             if stream_limit is not None and read > stream_limit:
-                raise ParseError(f"{where(source=source)}" + MAX_STREAM_BYTES.refusal(
+                raise ParseError(source=source, fix=MAX_STREAM_BYTES.fix, what=MAX_STREAM_BYTES.beyond(
                     f"is a stream (pipe or device) of more than {stream_limit} bytes, which"))
             pending = raw
             while pending:
@@ -190,10 +191,8 @@ def _gunzip(handle, source: str, compressed_size: int | None, check) -> bytes:
         if read and not inflater.eof:
             raise EOFError("Compressed file ended before the end-of-stream marker was reached")
     except (zlib.error, EOFError) as exc:
-        raise ParseError(
-            f"{where(source=source)}is not a valid gzip file ({exc}); "
-            "decompress it again, or drop the .gz extension if it is plain text"
-        ) from None
+        raise ParseError(source=source, what=f"is not a valid gzip file ({literal(exc)})",
+                         fix="decompress it again, or drop the .gz extension if it is plain text") from None
     except OSError as exc:
         raise _os_error(exc, source) from None
     return b"".join(out)
@@ -209,10 +208,8 @@ def _check_text(data: bytes, source: str, label: str, binary_hint: Callable[[byt
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise ParseError(
-            f"{where(source=source, line=line)}holds a NUL byte, so this is a binary "
-            f"file, not {label} text; {binary_hint(data)}"
-        )
+        raise ParseError(source=source, line=line, what=f"holds a NUL byte, so this is a binary file, not {label} text",
+                         fix=literal(binary_hint(data)))
     # isascii is a fast C scan; only files with non-ASCII bytes pay for decoding.
     if not data.isascii():
         try:
@@ -222,10 +219,9 @@ def _check_text(data: bytes, source: str, label: str, binary_hint: Callable[[byt
                 return
             line = data.count(b"\n", 0, exc.start) + 1
             column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-            raise ParseError(
-                f"{where(source=source, line=line)}byte 0x{data[exc.start]:02x} at "
-                f"position {column} is not valid UTF-8; {encoding_fix(data)}"
-            ) from None
+            raise ParseError(source=source, line=line, value=data[exc.start],
+                             what=f"byte 0x{data[exc.start]:02x} at position {column} is not valid UTF-8",
+                             fix=literal(encoding_fix(data))) from None
 
 
 def load_text(path, source: str, *, what: str, label: str, binary_hint: Callable[[bytes], str],
@@ -310,8 +306,8 @@ def check_json_nesting(data: bytes, source: str) -> None:
         start = int(breaks[line - 1]) + 1 if line else 0
         end = int(breaks[line]) if line < breaks.size else len(data)
         if _depth_beyond(data[start:end], limit):
-            raise ParseError(where(source=source, line=int(line) + 1) + MAX_NESTING_DEPTH.refusal(
-                f"JSON nested deeper than {limit} levels"))
+            raise ParseError(source=source, line=int(line) + 1, fix=MAX_NESTING_DEPTH.fix,
+                             what=MAX_NESTING_DEPTH.beyond(f"JSON nested deeper than {limit} levels"))
 
 
 def _depth_beyond(text: bytes, limit: int) -> bool:

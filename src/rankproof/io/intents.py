@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParseError, where
-from .trec import _FLOAT, _QRELS, _grade_problem, _load, _shorten
+from ..errors import ParseError, literal
+from .trec import QRELS_FORMAT, load_trec_text
+from .values import FLOAT, grade_problem, shorten
 
 __all__ = ["IntentQrelsColumns", "read_trec_intent_qrels", "intent_columns_from_table", "read_intent_weights"]
 
@@ -54,7 +55,7 @@ class IntentQrelsColumns:
 
 def _lines(path, source: str) -> list[tuple[int, list[str], str]]:
     """The data lines of a TREC-style file: (line number, fields, the line shown)."""
-    text = _load(path, source, _QRELS).decode("utf-8")
+    text = load_trec_text(path, source, QRELS_FORMAT).decode("utf-8")
     rows = []
     for number, raw in enumerate(text.split("\n"), 1):
         shown = raw.strip(" \t\r")
@@ -62,8 +63,8 @@ def _lines(path, source: str) -> list[tuple[int, list[str], str]]:
             continue
         for bad, name in (("\v", "a vertical tab (\\v)"), ("\f", "a form feed (\\f)")):
             if bad in shown:
-                raise ParseError(f"{where(source=source, line=number)}holds {name}; columns must be separated "
-                                 "by spaces or tabs, so replace it with a space")
+                raise ParseError(source=source, line=number, what=f"holds {name}",
+                                 fix="columns must be separated by spaces or tabs, so replace it with a space")
         rows.append((number, _SEPARATOR.split(shown), shown))
     return rows
 
@@ -95,19 +96,20 @@ def read_trec_intent_qrels(path: "str | os.PathLike[str]") -> IntentQrelsColumns
     source = str(path)
     rows = _lines(path, source)
     if not rows:
-        raise ParseError(f"{where(source=source)}holds no judgments (the file is empty or has only blank and "
-                         f"comment lines); give one '{_LAYOUT}' line per judgment")
+        raise ParseError(source=source, what="holds no judgments (the file is empty or has only blank and "
+                         "comment lines)", fix=f"give one '{_LAYOUT}' line per judgment")
     for number, fields, shown in rows:
         if len(fields) != 4:
             hint = ("this looks like a run line (query Q0 doc rank score tag); check that the qrels and run "
                     "files are not swapped") if len(fields) == 6 else (
                 f"write one judgment per line as '{_LAYOUT}', separated by spaces or tabs")
-            raise ParseError(f"{where(source=source, line=number)}expected 4 columns ({_LAYOUT}), found "
-                             f"{len(fields)}: {_shorten(shown)!r}; {hint}")
-        problem = _grade_problem(fields[3])
+            raise ParseError(source=source, line=number, value=shown, fix=hint,
+                             what=f"expected 4 columns ({_LAYOUT}), found {len(fields)}: "
+                                  f"{literal(repr(shorten(shown)))}")
+        problem = grade_problem(fields[3])
         if problem is not None:
-            raise ParseError(where(source=source, line=number, query=_shorten(fields[0]),
-                                   doc=_shorten(fields[2])) + problem)
+            raise ParseError(source=source, line=number, query=shorten(fields[0]), doc=shorten(fields[2]),
+                             what=problem.what, fix=problem.fix, value=problem.value)
     return IntentQrelsColumns(
         query=np.array([f[0] for _, f, _ in rows], dtype=str),
         intent=np.array([f[1] for _, f, _ in rows], dtype=str),
@@ -135,33 +137,35 @@ def intent_columns_from_table(table, *, query="query", intent="intent", doc="doc
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .tables import _Rows, _plain, _select, qrels_columns_from_table
+    from .arrow import plain, select_columns
+    from .tables import qrels_columns_from_table
 
     columns = qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source, lines=lines)
-    selected, missing = _select(table, {"intent": intent}, source)
-    column = _plain(selected["intent"])
-    rows = _Rows(source, None if lines is None else np.asarray(lines, dtype=np.int64), missing)
+    selected, missing = select_columns(table, {"intent": intent}, source)
+    column = plain(selected["intent"])
+    line = None if lines is None else np.asarray(lines, dtype=np.int64)
     query_ids = columns.query_vocab[columns.query_codes]
     doc_ids = columns.doc_vocab[columns.doc_codes]
 
-    def at(row: int) -> str:
-        if rows.lines is not None and rows.lines[row] >= 0:
-            return where(source=source, line=int(rows.lines[row]), query=str(query_ids[row]), doc=str(doc_ids[row]))
-        return where(source=f"{source} row {row + 1}", query=str(query_ids[row]), doc=str(doc_ids[row]))
+    def locate(row: int) -> dict:
+        if line is not None and line[row] >= 0:
+            return {"source": source, "line": int(line[row]), "query": str(query_ids[row]), "doc": str(doc_ids[row])}
+        return {"source": source, "row": row + 1, "query": str(query_ids[row]), "doc": str(doc_ids[row])}
 
     if not (pa.types.is_integer(column.type) or pa.types.is_string(column.type)
             or pa.types.is_large_string(column.type)):
-        raise ParseError(f"{where(source=source)}column {intent!r} (named by intent=) holds {column.type} "
-                         "values; intent ids must be text or integers")
+        raise ParseError(source=source, what=f"column {literal(repr(intent))} (named by intent=) holds "
+                         f"{column.type} values", fix="intent ids must be text or integers")
     nulls = np.asarray(pc.is_null(column).to_numpy(zero_copy_only=False), dtype=bool)
     if nulls.any():
         row = int(np.flatnonzero(nulls)[0])
-        raise ParseError(f"{at(row)}no intent (the value is {rows.missing}); give every judgment an intent id")
+        raise ParseError(what=f"no intent (the value is {missing})", fix="give every judgment an intent id",
+                         **locate(row))
     values = np.array([str(v) for v in column.to_pylist()], dtype=str)
     empty = values == ""
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
-        raise ParseError(f"{at(row)}the intent id is empty; give every judgment an intent id")
+        raise ParseError(what="the intent id is empty", fix="give every judgment an intent id", **locate(row))
     return IntentQrelsColumns(query=query_ids, intent=values, doc=doc_ids, grade=columns.grade,
                               line=np.asarray(columns.line, dtype=np.int64), source=source)
 
@@ -181,21 +185,24 @@ def read_intent_weights(path: "str | os.PathLike[str]") -> dict[str, dict[str, f
     weights: dict[str, dict[str, float]] = {}
     rows = _lines(path, source)
     if not rows:
-        raise ParseError(f"{where(source=source)}holds no intent weights; give one 'query intent weight' "
-                         "line per intent")
+        raise ParseError(source=source, what="holds no intent weights",
+                         fix="give one 'query intent weight' line per intent")
     for number, fields, shown in rows:
         if len(fields) != 3:
-            raise ParseError(f"{where(source=source, line=number)}expected 3 columns (query intent weight), "
-                             f"found {len(fields)}: {_shorten(shown)!r}; write one 'query intent weight' line "
-                             "per intent")
+            raise ParseError(source=source, line=number, value=shown,
+                             what=f"expected 3 columns (query intent weight), found {len(fields)}: "
+                                  f"{literal(repr(shorten(shown)))}",
+                             fix="write one 'query intent weight' line per intent")
         query, intent, text = fields
-        number_ok = _FLOAT.fullmatch(text) is not None
+        number_ok = FLOAT.fullmatch(text) is not None
         weight = float(text) if number_ok else math.nan
         if not number_ok or not math.isfinite(weight) or weight < 0:
-            raise ParseError(f"{where(source=source, line=number, query=_shorten(query))}intent {_shorten(intent)}: "
-                             f"weight {text!r} is not a finite non-negative number; give a weight such as 0.5")
+            raise ParseError(source=source, line=number, query=shorten(query), value=text,
+                             what=f"intent {literal(shorten(intent))}: weight {literal(repr(text))} is not a "
+                                  "finite non-negative number", fix="give a weight such as 0.5")
         if intent in weights.setdefault(query, {}):
-            raise ParseError(f"{where(source=source, line=number, query=_shorten(query))}intent {_shorten(intent)} "
-                             "is given a weight twice; give each intent one weight")
+            raise ParseError(source=source, line=number, query=shorten(query),
+                             what=f"intent {literal(shorten(intent))} is given a weight twice",
+                             fix="give each intent one weight")
         weights[query][intent] = weight
     return weights

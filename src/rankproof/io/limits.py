@@ -25,6 +25,12 @@ Examples
 4096
 >>> MAX_ID_LENGTH.refusal("doc id of 5000 bytes")
 'doc id of 5000 bytes is beyond the id length limit of 4096 bytes; raise it with RANKPROOF_MAX_ID_LENGTH=... if the input is meant to be so'
+
+An error raised for a limit carries the two halves as fields:
+
+>>> error = InputError(what=MAX_ID_LENGTH.beyond("the doc id of 5000 bytes"), fix=MAX_ID_LENGTH.fix, line=3)
+>>> str(error)
+'line 3: the doc id of 5000 bytes is beyond the id length limit of 4096 bytes; raise it with RANKPROOF_MAX_ID_LENGTH=... if the input is meant to be so'
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ..errors import InputError, literal
 
 __all__ = [
     "Limit",
@@ -65,15 +71,26 @@ class Limit:
         except ValueError:
             number = -1
         if number <= 0:
-            raise InputError(f"{self.variable}={text!r}: give the {self.name} limit as a positive whole number "
-                             f"of {self.unit} (default {self.default})")
+            raise InputError(source=f"{self.variable}={text!r}", value=text,
+                             what=f"give the {self.name} limit as a positive whole number of {self.unit} "
+                                  f"(default {self.default})")
         return number
+
+    def beyond(self, what: str) -> str:
+        """The ``what`` of an error for input beyond this limit (a template: braces in
+        `what`, which says what was found, are kept as braces)."""
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{literal(what)} is beyond the {self.name} limit of {self.value()}{unit}"
+
+    @property
+    def fix(self) -> str:
+        """The ``fix`` of an error for input beyond this limit."""
+        return f"raise it with {self.variable}=... if the input is meant to be so"
 
     def refusal(self, what: str) -> str:
         """The message for input beyond this limit; `what` says what was found."""
         unit = f" {self.unit}" if self.unit else ""
-        return (f"{what} is beyond the {self.name} limit of {self.value()}{unit}; raise it with "
-                f"{self.variable}=... if the input is meant to be so")
+        return f"{what} is beyond the {self.name} limit of {self.value()}{unit}; {self.fix}"
 
 
 MAX_ID_LENGTH = Limit("id length", "RANKPROOF_MAX_ID_LENGTH", 4096, "bytes")

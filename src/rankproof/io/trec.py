@@ -25,7 +25,6 @@ What a line is:
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Callable
@@ -35,10 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import REAL_GRADES_HINT, ParseError, where
+from ..errors import ParseError, literal
 from .._libs import trec_scan as _trec_scan
 from .limits import MAX_ID_LENGTH
 from .files import encoding_hint, load_text
+from .values import FLOAT, INTEGER, Problem, grade_problem, real_grade_problem, score_problem, shorten
 
 __all__ = [
     "QrelsColumns",
@@ -124,61 +124,13 @@ class RunColumns:
     has_scores: bool = True
 
 
-# Integers as trec_eval's atol reads them, minus the leading whitespace (which
-# cannot occur inside a column). pyarrow alone would also take "0x10" as 16.
-_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-# The number syntax of scores (the compiled scan accepts exactly these, minus
-# NaN and infinities); also the rule for numbers held as text in tables.
-_FLOAT = re.compile(
-    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
-    re.ASCII | re.IGNORECASE,
-)
-_INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
+# The number syntax (rankproof.io.values), here also under the names other
+# modules have imported it by.
+_INTEGER = INTEGER
+_FLOAT = FLOAT
 
 _FIELD_SEPARATOR = re.compile(r"[ \t\r\v\f]+")  # trec_eval's isspace
-_SHOWN_CHARS = 80
 _SPACE_NAMES = {0x0B: "a vertical tab (\\v)", 0x0C: "a form feed (\\f)", 0x00: "a NUL byte"}
-
-
-def _grade_problem(value: str) -> str | None:
-    """Say what is wrong with a grade, or return None if it is a valid integer."""
-    if _INTEGER.fullmatch(value):
-        if _INT64_MIN <= int(value) <= _INT64_MAX:
-            return None
-        return (
-            f"grade {value!r} does not fit in a 64-bit integer; "
-            "use small integer grades such as 0, 1, 2"
-        )
-    if _FLOAT.fullmatch(value):
-        return (
-            f"grade {value!r} is not an integer; grades must be integers, so map "
-            "fractional grades to integers with a grade map (e.g. 0.5 -> 1, 1.0 -> 2), "
-            + REAL_GRADES_HINT
-        )
-    return f"grade {value!r} is not an integer; grades must be integers such as 0, 1, 2"
-
-
-def _real_grade_problem(value: str) -> str | None:
-    """Say what is wrong with a real-valued grade (grades=real), or None if it is a finite number."""
-    if _FLOAT.fullmatch(value) and math.isfinite(float(value)):
-        return None
-    return f"grade {value!r} is not a finite number; grades must be numbers such as 0, 1.5, 3"
-
-
-def _score_problem(value: str) -> str | None:
-    """Say what is wrong with a score, or return None if it is a finite number."""
-    if not _FLOAT.fullmatch(value):
-        return (
-            f"score {value!r} is not a number; "
-            "give every document a numeric score such as 11.17"
-        )
-    number = float(value)
-    if math.isnan(number):
-        return f"NaN score {value!r}; give every document a finite score"
-    if math.isinf(number):
-        return f"infinite score {value!r}; give every document a finite score"
-    return None
 
 
 @dataclass(frozen=True)
@@ -189,7 +141,7 @@ class _Format:
     names: tuple[str, ...]
     layout: str
     value_index: int
-    value_problem: Callable[[str], str | None]
+    value_problem: Callable[[str], Problem | None]
     nothing: str
     unit: str
     swapped_width: int
@@ -203,7 +155,7 @@ _QRELS = _Format(
     names=("query", "iteration", "doc", "grade"),
     layout="query 0 doc grade",
     value_index=3,
-    value_problem=_grade_problem,
+    value_problem=grade_problem,
     nothing="holds no judgments",
     unit="judgment",
     swapped_width=6,
@@ -217,15 +169,16 @@ _QRELS = _Format(
     ),
     integer=True,
 )
+QRELS_FORMAT = _QRELS  # for the readers of TREC-like files (judgments per intent)
 # Real-valued grades (grades=real): the value column is read as a score is.
-_QRELS_REAL = dataclasses.replace(_QRELS, value_problem=_real_grade_problem, integer=False)
+_QRELS_REAL = dataclasses.replace(_QRELS, value_problem=real_grade_problem, integer=False)
 
 _RUN = _Format(
     what="run",
     names=("query", "q0", "doc", "rank", "score", "tag"),
     layout="query Q0 doc rank score tag",
     value_index=4,
-    value_problem=_score_problem,
+    value_problem=score_problem,
     nothing="holds no ranked documents",
     unit="ranked document",
     swapped_width=4,
@@ -240,14 +193,7 @@ _RUN = _Format(
 )
 
 
-def _shorten(text: str) -> str:
-    """Cut text that would make a one-line message unreadable."""
-    if len(text) <= _SHOWN_CHARS:
-        return text
-    return text[: _SHOWN_CHARS - 3] + "..."
-
-
-def _load(path, source: str, fmt: _Format) -> bytes:
+def load_trec_text(path, source: str, fmt: _Format) -> bytes:
     """Read, decompress and check the file; return UTF-8 bytes without a BOM."""
     return load_text(
         path, source, what=fmt.what, label="TREC",
@@ -263,28 +209,24 @@ def _row_error(
     width = len(fmt.names)
     if len(fields) != width:
         hint = fmt.swapped_hint if len(fields) == fmt.swapped_width else fmt.shape_hint
-        return ParseError(
-            f"{where(source=source, line=line)}expected {width} columns "
-            f"({fmt.layout}), found {len(fields)}: {_shorten(shown)!r}; {hint}"
-        )
+        return ParseError(source=source, line=line, value=shown, fix=hint,
+                          what=f"expected {width} columns ({fmt.layout}), found {len(fields)}: "
+                               f"{literal(repr(shorten(shown)))}")
     problem = fmt.value_problem(fields[fmt.value_index])
     if problem is None:
         return None
-    location = where(
-        source=source, line=line, query=_shorten(fields[0]), doc=_shorten(fields[2])
-    )
-    return ParseError(location + problem)
+    return ParseError(source=source, line=line, query=shorten(fields[0]), doc=shorten(fields[2]),
+                      what=problem.what, fix=problem.fix, value=problem.value)
 
 
-def _space_problem(text: bytes, start: int, at: int) -> str:
+def _space_problem(text: bytes, start: int, at: int) -> Problem:
     """Say which byte the line holds that is neither a blank nor part of a column."""
     byte = text[at]
     column = len(text[start:at].decode("utf-8")) + 1
     name = _SPACE_NAMES.get(byte, f"byte 0x{byte:02x}")
-    return (
-        f"holds {name} at position {column}; columns must be separated by spaces "
-        "or tabs, so replace it with a space (or remove it if it belongs to an id)"
-    )
+    return Problem(f"holds {name} at position {column}",
+                   "columns must be separated by spaces or tabs, so replace it with a space "
+                   "(or remove it if it belongs to an id)", byte)
 
 
 # Parts of a file are scanned in threads (the scan releases the GIL); a part
@@ -315,7 +257,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     together. Which part a line fell in changes nothing in the result.
     """
     source = str(path)
-    text = _load(path, source, fmt)
+    text = load_trec_text(path, source, fmt)
     parts = _parts(text)
     with ThreadPoolExecutor(max_workers=len(parts)) as pool:
         lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
@@ -346,10 +288,8 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
             raise _line_error(text, part, fmt, source)
     rows = sum(part["rows"] for part in scanned)
     if rows == 0:
-        raise ParseError(
-            f"{where(source=source)}{fmt.nothing} (the file is empty or has only "
-            f"blank and comment lines); give one '{fmt.layout}' line per {fmt.unit}"
-        )
+        raise ParseError(source=source, what=f"{fmt.nothing} (the file is empty or has only blank and comment lines)",
+                         fix=f"give one '{fmt.layout}' line per {fmt.unit}")
     queries, docs = tables[0]
     done = scanned[0]["rows"]
     for k in range(1, len(parts)):
@@ -372,7 +312,8 @@ def _line_error(text: bytes, scanned: dict, fmt: _Format, source: str) -> ParseE
     """Build the message for the line the scan refused."""
     line, start, end = scanned["line"], scanned["start"], scanned["end"]
     if scanned["status"] == _trec_scan.BAD_SPACE:
-        return ParseError(where(source=source, line=line) + _space_problem(text, start, scanned["at"]))
+        problem = _space_problem(text, start, scanned["at"])
+        return ParseError(source=source, line=line, what=problem.what, fix=problem.fix, value=problem.value)
     shown = text[start:end].decode("utf-8").strip(" \t\r\v\f")
     error = _row_error(_FIELD_SEPARATOR.split(shown), shown, fmt, source, line)
     if error is None:  # pragma: no cover - the scan and the message functions disagree
@@ -393,8 +334,8 @@ def _interned(codes: np.ndarray, interner, what: str = "id", lines: "np.ndarray 
     if len(lengths) and int(np.max(lengths)) > longest:
         code = int(np.argmax(np.asarray(lengths) > longest))
         line = int(lines[np.argmax(codes == code)]) if lines is not None else None
-        raise ParseError(where(source=source, line=line) + MAX_ID_LENGTH.refusal(
-            f"the {what} id of {int(lengths[code])} bytes"))
+        raise ParseError(source=source, line=line, fix=MAX_ID_LENGTH.fix,
+                         what=MAX_ID_LENGTH.beyond(f"the {what} id of {int(lengths[code])} bytes"))
     order, ids = _trec_scan.sorted_vocabulary(text, starts, lengths)
     _trec_scan.remap(codes, order)
     return codes, ids

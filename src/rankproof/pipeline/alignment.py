@@ -566,9 +566,8 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     num_queries = len(queries)
     counts["queries_evaluated"] = num_queries
     if num_queries == 0:
-        raise InputError(
-            f"{run.source} and {qrels.source} share no query; check that the query ids match"
-        )
+        raise InputError(what=f"{_literal(run.source)} and {_literal(qrels.source)} share no {{query}}",
+                         fix="check that the {query} ids match")
 
     # -- judgments -------------------------------------------------------------
     # Docs keep the run's vocabulary (sorted, so codes compare like ids for

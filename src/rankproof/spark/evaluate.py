@@ -20,7 +20,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from ..errors import InputError, RankproofError
+from ..errors import InputError, RankproofError, literal
 from ..evaluation import MIN_COVERAGE, _as_protocol, _measure_list, _weights_wanted, check_query_coverage
 from ..measures.base import Measure
 from ..protocol import Aggregation, Protocol
@@ -35,8 +35,18 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["evaluate"]
 
 
-def _raise_first(summaries: list[dict]) -> None:
-    """Raise again, in the driver, the first rankproof error a partition met."""
+def _input_row(both: "DataFrame", side: int, place: int) -> int:
+    """The 1-based row of one side's input whose place in the stacked table is `place`:
+    places number the rows in input order (partition, then row), so the row is one
+    more than the rows of that side before it."""
+    from pyspark.sql import functions as F
+
+    return both.filter((F.col(SIDE) == side) & (F.col(ROW) < place)).count() + 1
+
+
+def _raise_first(summaries: list[dict], both: "DataFrame") -> None:
+    """Raise again, in the driver, the first rankproof error a partition met, with
+    its fields; a row it names is the row of the whole input, not of the partition."""
     from .. import errors
 
     for summary in summaries:
@@ -45,7 +55,12 @@ def _raise_first(summaries: list[dict]) -> None:
             kind = getattr(errors, error["type"], None)
             if not (isinstance(kind, type) and issubclass(kind, RankproofError)):
                 kind = RankproofError
-            raise kind(error["message"])
+            fields = error.get("fields")
+            if not fields:  # raised as a finished message
+                raise kind(error["message"])
+            row = _input_row(both, *error["input_row"]) if error.get("input_row") else fields["row"]
+            raise kind(what=fields["what"], source=fields["source"], line=fields["line"], row=row,
+                       query=fields["query"], doc=fields["doc"], value=fields["value"], fix=fields["fix"])
 
 
 def _added_counts(summaries: list[dict], queries: dict[str, int]) -> dict[str, Any]:
@@ -74,15 +89,15 @@ def _weights_frame(spark: "SparkSession", weights: Any) -> "DataFrame":
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
 
-    from ..frame import _weights_by_user
+    from ..frame import weights_by_user
 
     if isinstance(weights, DataFrame):
         if not {"query", "weight"} <= set(weights.columns):
-            raise InputError("weights as a Spark DataFrame need the columns query and weight; "
-                             f"got {', '.join(weights.columns)}")
+            raise InputError(what="weights as a Spark DataFrame need the columns query and weight",
+                             fix=f"got {literal(', '.join(weights.columns))}")
         return weights.select(F.col("query").cast("string").alias("query"),
                               F.col("weight").cast("double").alias("weight"))
-    given = _weights_by_user(weights) or {}
+    given = weights_by_user(weights) or {}
     return spark.createDataFrame(list(given.items()), "query string, weight double")
 
 
@@ -100,10 +115,11 @@ def _means(per_query: "DataFrame", measures: list[Measure], protocol: Protocol,
                            F.sum("weight").alias("total")).collect()[0]
         if checks["missing"]:
             some = [r[0] for r in frame.filter(F.col("weight").isNull()).select("query").limit(4).collect()]
-            raise InputError(f"no weight for queries {', '.join(sorted(some)[:3])}"
-                             f"{' and more' if checks['missing'] > 3 else ''}; give every evaluated query a weight")
+            raise InputError(what=f"no weight for {{queries}} {literal(', '.join(sorted(some)[:3]))}"
+                                  f"{' and more' if checks['missing'] > 3 else ''}",
+                             fix="give every evaluated {query} a weight")
         if checks["bad"] or not checks["total"]:
-            raise InputError("query weights must be finite, non-negative and not all zero")
+            raise InputError(what="{query} weights must be finite, non-negative and not all zero")
     aggregates = []
     for i in range(len(measures)):
         included = F.col(f"i{i}")
@@ -197,7 +213,8 @@ def evaluate(
     measure_list = _measure_list(measures, protocol)
     weighted = _weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
-        raise InputError(f"partitions must be a positive integer; got {partitions!r}")
+        raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",
+                         value=partitions)
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -219,7 +236,7 @@ def evaluate(
     try:
         summaries = [json.loads(row[0]) for row in evaluated.filter(F.col(SUMMARY).isNotNull())
                      .select(SUMMARY).collect()]
-        _raise_first(summaries)
+        _raise_first(summaries, both)
         per_query = evaluated.filter(F.col(SUMMARY).isNull()).drop(SUMMARY)
         weight_frame = _weights_frame(session, weights) if weighted else None
         means = _means(per_query, measure_list, protocol, weight_frame)

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, ParseError
+from ..errors import InputError, ParseError, literal
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -55,7 +55,7 @@ def read_table(spark: "SparkSession", data: Any, wanted: dict[str, str | None], 
     if _is_path(data):
         path = os.fspath(data)
         if not os.path.exists(path) and "://" not in path:
-            raise InputError(f"{path}: does not exist; give the {what} as a Parquet file or directory")
+            raise InputError(source=path, what="does not exist", fix=f"give the {what} as a Parquet file or directory")
         from py4j.protocol import Py4JJavaError
         from pyspark.errors import PySparkException
 
@@ -63,20 +63,21 @@ def read_table(spark: "SparkSession", data: Any, wanted: dict[str, str | None], 
             frame = spark.read.parquet(path)
         except (PySparkException, Py4JJavaError) as error:  # not Parquet, no permission, ...: one line, not a JVM trace
             reason = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
-            raise InputError(f"{path}: Spark cannot read it as Parquet ({reason}); give a Parquet file or "
-                             "directory") from None
+            raise InputError(source=path, what=f"Spark cannot read it as Parquet ({literal(reason)})",
+                             fix="give a Parquet file or directory") from None
         source = os.path.basename(path.rstrip("/")) or path
     elif isinstance(data, DataFrame):
         frame, source = data, what
     else:
-        raise InputError(f"the {what} must be a Spark DataFrame or the path of a Parquet file or directory; "
-                         f"got {type(data).__name__}")
+        raise InputError(what=f"the {what} must be a Spark DataFrame or the path of a Parquet file or directory",
+                         fix=f"got {type(data).__name__}")
     present = frame.columns
     for role, name in wanted.items():
         if name is not None and name not in present:
-            raise ParseError(f"{source}: no column {name!r} (named by {role}=); the columns are "
-                             f"{', '.join(present[:10])}{' ...' if len(present) > 10 else ''}; "
-                             f"pass {role}=NAME")
+            listing = ", ".join(present[:10]) + (" ..." if len(present) > 10 else "")
+            argument = "{" + role + "}" if role in ("query", "doc", "grade") else role
+            raise ParseError(source=source, what=f"no column {literal(repr(name))} (named by {argument}=)",
+                             fix=f"the columns are {literal(listing)}; pass {argument}=NAME")
     return frame, source
 
 

@@ -14,7 +14,10 @@ The output is one Arrow row per evaluated query (its values, the numerators
 and denominators micro averaging sums, its flags) and one summary row per
 partition (query null) with the partition's counts, notes and grade range,
 or the rankproof error the partition raised, which the driver raises again:
-a bad input is reported as one line, not as a worker's traceback.
+a bad input is reported as one line, not as a worker's traceback. The error
+goes over by its fields (:func:`error_summary`); a row of a table it names
+is named by its place in the stacked table (side and input order), which
+only the driver can turn into the row of the input.
 """
 
 from __future__ import annotations
@@ -27,16 +30,49 @@ import numpy as np
 from ..errors import RankproofError
 from ..measures.base import Measure
 from ..protocol import MissingQuery, Protocol
-from .inputs import QRELS_SIDE, SIDE, Columns
+from .inputs import QRELS_SIDE, ROW, RUN_SIDE, SIDE, Columns
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
     from ..results import Results
 
-__all__ = ["output_schema", "PartitionTask", "SUMMARY"]
+__all__ = ["output_schema", "PartitionTask", "SUMMARY", "error_summary"]
 
 SUMMARY = "_rankproof_summary"
+
+
+def _plain(value: Any) -> Any:
+    """A value JSON carries as it is; anything else as its repr."""
+    return value if value is None or isinstance(value, (str, bool, int, float)) else repr(value)
+
+
+def error_summary(error: RankproofError, side: int | None = None, rows: "pa.ChunkedArray | None" = None) -> dict:
+    """A partition's error as JSON can carry it to the driver: its type, its
+    message and its fields. When it names a row of one side's table (`side`,
+    whose rows' places in the stacked table are `rows`), the place of that
+    row goes instead (``input_row``: side and input order), which the driver
+    turns into the row of the whole input.
+
+    >>> from rankproof.errors import ParseError
+    >>> error_summary(ParseError(what="no score", source="run", row=2), 1, [10, 42])["input_row"]
+    [1, 42]
+    """
+    summary: dict[str, Any] = {"type": type(error).__name__, "message": str(error),
+                               "fields": {name: _plain(value) for name, value in error.fields().items()}}
+    if summary["fields"] and error.row is not None and rows is not None:
+        place = rows[error.row - 1]
+        summary["input_row"] = [side, int(place.as_py() if hasattr(place, "as_py") else place)]
+        summary["fields"]["row"] = None
+    return summary
+
+
+class _AtRow(Exception):
+    """A rankproof error raised by a reader of one side's table (see :func:`error_summary`)."""
+
+    def __init__(self, error: RankproofError, side: int, rows: "pa.ChunkedArray") -> None:
+        super().__init__(str(error))
+        self.error, self.side, self.rows = error, side, rows
 
 
 def output_schema(num_measures: int) -> str:
@@ -112,8 +148,10 @@ class PartitionTask:
             table = pa.Table.from_batches(gathered)
             try:
                 results, counts = self._evaluate(table)
+            except _AtRow as located:
+                summary["error"] = error_summary(located.error, located.side, located.rows)
             except RankproofError as error:
-                summary["error"] = {"type": type(error).__name__, "message": str(error)}
+                summary["error"] = error_summary(error)
             else:
                 summary["counts"] = counts
                 if results is not None:
@@ -127,7 +165,8 @@ class PartitionTask:
         last[SUMMARY] = pa.array([json.dumps(summary)], type=pa.string())
         yield pa.record_batch(list(last.values()), schema=schema)
 
-    def _sides(self, table: "pa.Table") -> tuple["pa.Table", "pa.Table"]:
+    def _sides(self, table: "pa.Table") -> tuple["pa.Table", "pa.Table", "pa.ChunkedArray", "pa.ChunkedArray"]:
+        """Each side's table, and the place of each of its rows in the stacked table."""
         import pyarrow.compute as pc
 
         is_qrels = pc.equal(table.column(SIDE), QRELS_SIDE)
@@ -138,7 +177,18 @@ class PartitionTask:
             [columns.query, columns.doc, columns.grade or "grade"])
         roles = ["query", "doc"] + (["score"] if columns.score is not None else [])
         names = [columns.query, columns.doc] + ([columns.score] if columns.score is not None else [])
-        return qrels, ranked.select([layout["run"][role] for role in roles]).rename_columns(names)
+        run = ranked.select([layout["run"][role] for role in roles]).rename_columns(names)
+        return qrels, run, judged.column(ROW), ranked.column(ROW)
+
+    @staticmethod
+    def _read(side: int, rows: "pa.ChunkedArray", read):
+        """`read()`, with an error naming a row of the side's table raised as :class:`_AtRow`."""
+        try:
+            return read()
+        except RankproofError as error:
+            if error.row is None:
+                raise
+            raise _AtRow(error, side, rows) from None
 
     def _evaluate(self, table: "pa.Table") -> tuple["Results | None", dict[str, Any]]:
         """The partition's results (None when it evaluates no query) and counts."""
@@ -150,15 +200,17 @@ class PartitionTask:
         from ..pipeline.alignment import apply_negative_grades
 
         columns = self.columns
-        qrels_table, run_table = self._sides(table)
+        qrels_table, run_table, judged_rows, ranked_rows = self._sides(table)
         run = None
         if run_table.num_rows:  # read even when nothing is judged: a bad row is refused as locally
-            run = Run.from_table(run_table, query=columns.query, doc=columns.doc, score=columns.score,
-                                 source=self.run_source, name=self.run_name)
+            run = self._read(RUN_SIDE, ranked_rows, lambda: Run.from_table(
+                run_table, query=columns.query, doc=columns.doc, score=columns.score, source=self.run_source,
+                name=self.run_name))
         if not qrels_table.num_rows:
             return None, {}
-        qrels = Qrels.from_table(qrels_table, query=columns.query, doc=columns.doc,
-                                 grade=columns.grade or "grade", source=self.qrels_source)
+        qrels = self._read(QRELS_SIDE, judged_rows, lambda: Qrels.from_table(
+            qrels_table, query=columns.query, doc=columns.doc, grade=columns.grade or "grade",
+            source=self.qrels_source))
         shared = run is not None and bool(np.isin(qrels.queries, run.queries).any())
         protocol = self.protocol.replace(extra_query="ignore", aggregation="macro")
         if not shared and protocol.missing_query is not MissingQuery.ZERO:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, MissingQueryError
+from ..errors import InputError, MissingQueryError, literal
 from ..protocol import ExtraQuery, MissingQuery, Protocol
 from .inputs import KEY, QRELS_SIDE, RUN_SIDE, SIDE
 
@@ -66,18 +66,22 @@ def count_queries(stacked: "DataFrame", protocol: Protocol, qrels_source: str, r
     ).collect()[0]
     in_qrels, in_run, missing, extra = (int(row[name]) for name in ("qrels", "run", "missing", "extra"))
     if in_run == 0:
-        raise InputError(f"{run_source}: the run ranks no documents; give at least one query with a ranked doc")
+        raise InputError(source=run_source, what="the run ranks no {docs}",
+                         fix="give at least one {query} with a ranked {doc}")
     if extra and protocol.extra_query is ExtraQuery.ERROR:
         names = _name_some(sides.filter((F.col("in_run") == 1) & (F.col("in_qrels") == 0)).select(KEY))
-        raise MissingQueryError(f"{run_source}: ranks queries the qrels {qrels_source} do not judge: {names}; "
-                                "set the policy extra_query=ignore to skip them")
+        raise MissingQueryError(source=run_source, what=f"ranks {{queries}} the qrels {literal(qrels_source)} do "
+                                                        f"not judge: {literal(names)}",
+                                fix="set the policy extra_query=ignore to skip them")
     if missing and protocol.missing_query is MissingQuery.ERROR:
         names = _name_some(sides.filter((F.col("in_qrels") == 1) & (F.col("in_run") == 0)).select(KEY))
-        raise MissingQueryError(f"{run_source}: has no ranking for queries judged in {qrels_source}: {names}; "
-                                "set the policy missing_query=zero to score them 0 or missing_query=exclude "
-                                "to leave them out")
+        raise MissingQueryError(source=run_source, what=f"has no ranking for {{queries}} judged in "
+                                                        f"{literal(qrels_source)}: {literal(names)}",
+                                fix="set the policy missing_query=zero to score them 0 or missing_query=exclude "
+                                    "to leave them out")
     evaluated = in_qrels if protocol.missing_query is MissingQuery.ZERO else in_qrels - missing
     if evaluated == 0:
-        raise InputError(f"{run_source} and {qrels_source} share no query; check that the query ids match")
+        raise InputError(what=f"{literal(run_source)} and {literal(qrels_source)} share no {{query}}",
+                         fix="check that the {query} ids match")
     return QueryCounts(queries_in_qrels=in_qrels, queries_in_run=in_run, queries_missing_from_run=missing,
                        queries_missing_from_qrels=extra, queries_evaluated=evaluated)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import MeasureError
+from ..errors import MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Protocol
@@ -68,7 +68,7 @@ class SparkResults:
         key = parse_measure(measure)
         if key not in self._measures:
             asked = ", ".join(str(m) for m in self._measures)
-            raise MeasureError(f"{key} was not evaluated; these were: {asked}")
+            raise MeasureError(what=f"{literal(key)} was not evaluated", fix=f"these were: {literal(asked)}")
         return self._measures.index(key)
 
     def mean(self, measure: "str | Measure") -> float:

@@ -1,0 +1,268 @@
+"""Getting the named columns of a table as Arrow arrays, and interning id columns.
+
+A pyarrow Table or RecordBatch, a pandas or polars DataFrame, or any object
+with an Arrow stream: only the named columns are converted (the others may
+hold anything). pandas and polars are never imported here: a DataFrame is
+recognised by the module its class comes from. Id columns are interned
+through the TREC reader's compiled hash table into vocabularies sorted by
+code point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..errors import InputError, ParseError, literal
+
+__all__ = [
+    "select_columns",
+    "missing_error",
+    "describe",
+    "plain",
+    "is_text",
+    "first",
+    "first_null",
+    "owned",
+    "intern_columns_together",
+]
+
+# The arguments that name a column whose role a front door words its own way
+# (errors.Vocabulary): a log's truth names its grade column with rating=.
+_WORDED = ("query", "doc", "grade")
+
+
+def _role(arg: str) -> str:
+    """The argument naming a column, as a template: ``{grade}`` for grade (rating= in a log)."""
+    return "{" + arg + "}" if arg in _WORDED else arg
+
+
+def describe(arg: str, name) -> str:
+    """``column 'rel' (named by grade=)``, as a template."""
+    return f"column {literal(repr(name))} (named by {_role(arg)}=)"
+
+
+def missing_error(present: list, named: Mapping[str, object], missing: list[str], noun: str, source: str,
+                  line: int | None = None) -> ParseError:
+    """Say which named columns are absent, which ones exist, and which argument to fix."""
+    absent = " and ".join(f"no {noun} {literal(repr(named[arg]))} (named by {_role(arg)}=)" for arg in missing)
+    listing = ", ".join(repr(name) for name in present) if present else "none"
+    arguments = ", ".join(f"{_role(arg)}=" for arg in missing)
+    return ParseError(source=source, line=line, what=absent,
+                      fix=f"the {noun}s are {literal(listing)}; pass the right {noun} names with {arguments}")
+
+
+def first(mask) -> int:
+    """Index of the first true value of a boolean Arrow array, or -1."""
+    import pyarrow.compute as pc
+
+    return pc.index(mask, True).as_py()
+
+
+def first_null(column) -> int:
+    """Index of the first null of an Arrow array, or -1 (Arrow keeps the count:
+    a column without nulls is not scanned)."""
+    import pyarrow.compute as pc
+
+    return -1 if column.null_count == 0 else first(pc.is_null(column))
+
+
+# -- interning id columns --------------------------------------------------------
+
+
+def owned(values, dtype) -> np.ndarray:
+    """Return a writable, contiguous numpy array of the given dtype."""
+    array = np.asarray(values, dtype=dtype)
+    if not (array.flags.writeable and array.flags.c_contiguous):
+        array = np.array(array, dtype=dtype, order="C")
+    return array
+
+
+def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
+    """Intern a pyarrow large-string (or integer) column into ``(codes, sorted vocabulary)``.
+
+    The ids go through the compiled hash table of the TREC reader (strings
+    straight from Arrow's buffers, integers by their bytes), and only the
+    distinct ids are sorted. Integer ids become their decimal text once per
+    distinct id, so that 7 and "7" are one id and the order is strcmp's.
+    """
+    import os
+
+    import pyarrow as pa
+
+    from .._libs import trec_scan as _trec_scan
+
+    if not isinstance(column, pa.ChunkedArray):
+        column = pa.chunked_array([column])
+    codes = np.empty(len(column), dtype=np.int64)
+    ids = _trec_scan.Interner(int.from_bytes(os.urandom(8), "little"))
+    integer = pa.types.is_integer(column.type)
+    at = 0
+    for chunk in column.chunks:
+        rows = len(chunk)
+        if integer:
+            _trec_scan.intern_values(chunk.to_numpy(), ids, codes[at : at + rows])
+        else:
+            _, offsets, data = chunk.buffers()
+            starts = np.frombuffer(offsets, dtype=np.int64)[chunk.offset : chunk.offset + rows + 1]
+            data = None if data is None else np.frombuffer(data, dtype=np.uint8)
+            _trec_scan.intern_spans(data, starts, ids, codes[at : at + rows])
+        at += rows
+    if integer:
+        # The distinct integers as decimal text (NUL-padded to one width),
+        # sorted by the same compiled sort as strings.
+        arena, _, _ = ids.vocabulary()
+        text = np.frombuffer(arena, dtype=column.type.to_pandas_dtype()).astype("S")
+        width = text.dtype.itemsize
+        starts = np.arange(text.size, dtype=np.int64) * width
+        spans = (text.tobytes(), starts, np.char.str_len(text).astype(np.int64))
+    else:
+        spans = ids.vocabulary()
+    order, vocabulary = _trec_scan.sorted_vocabulary(*spans)
+    _trec_scan.remap(codes, order)
+    if vocabulary.size == 0:
+        vocabulary = np.zeros(0, dtype="<U1")
+    return codes, vocabulary
+
+
+def intern_columns_together(first_column, second_column):
+    """Intern two columns at once, the first in a second thread.
+
+    The compiled hashing releases the GIL, so on two cores the query column
+    costs almost nothing beside the doc column.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(_intern_column, first_column)
+        interned_second = _intern_column(second_column)
+        return pending.result(), interned_second
+
+
+# -- getting an Arrow table ---------------------------------------------------
+
+
+def _kind(data) -> str:
+    """Tell what library a table comes from, without importing that library."""
+    import pyarrow as pa
+
+    if isinstance(data, pa.Table):
+        return "arrow"
+    if isinstance(data, pa.RecordBatch):
+        return "batch"
+    library = type(data).__module__.split(".")[0]
+    if library in ("pandas", "polars"):
+        return library
+    if hasattr(data, "__arrow_c_stream__"):
+        return "stream"
+    return "unknown"
+
+
+def _column_names(data, kind: str, source: str) -> list:
+    if kind in ("arrow", "batch"):
+        return list(data.schema.names)
+    if kind == "pandas":
+        if not hasattr(data, "columns"):
+            raise InputError(source=source, what=f"cannot read a pandas {type(data).__name__} as a table",
+                             fix="pass a DataFrame (e.g. series.to_frame() or series.reset_index())")
+        return list(data.columns)
+    if kind == "polars":
+        if not hasattr(data, "to_arrow"):
+            raise InputError(source=source, what=f"cannot read a polars {type(data).__name__} as a table",
+                             fix="pass a polars DataFrame (call .collect() on a LazyFrame first)")
+        return list(data.columns)
+    raise RuntimeError(f"no column names for a {kind} table")  # pragma: no cover
+
+
+def _pandas_to_arrow(frame, wanted: list, source: str):
+    import pyarrow as pa
+
+    subset = frame[wanted]
+    try:
+        return pa.Table.from_pandas(subset, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        # Find which column failed, so the message can name it; a loop over
+        # columns, not rows.
+        for name in wanted:
+            try:
+                pa.Array.from_pandas(frame[name])
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as inner:
+                reason = str(inner.args[0]) if inner.args else type(inner).__name__
+                shown = literal(repr(name))
+                raise ParseError(source=source, what=f"column {shown} cannot be converted to Arrow ({literal(reason)})",
+                                 fix=f"give it one type: ids all strings or all integers (e.g. df[{shown}] = "
+                                     f"df[{shown}].astype(str)), grades integers, scores numbers") from None
+        raise ParseError(source=source, what=f"cannot convert the DataFrame to Arrow ({literal(exc)})",
+                         fix="give the named columns plain string, integer or float types") from None
+
+
+def select_columns(data, named: Mapping[str, object], source: str) -> tuple[dict, str]:
+    """Return ``{argument: pyarrow.ChunkedArray}`` for the named columns of `data`.
+
+    Also returns how the source spells a missing value, for messages.
+    """
+    import pyarrow as pa
+
+    kind = _kind(data)
+    if kind == "unknown":
+        raise InputError(source=source,
+                         what=f"cannot read a {type(data).__module__}.{type(data).__qualname__} as a table",
+                         fix="pass a pyarrow Table, a pandas DataFrame or a polars DataFrame")
+    if kind == "stream":
+        data, kind = pa.table(data), "arrow"
+    if kind == "batch":
+        data, kind = pa.Table.from_batches([data]), "arrow"
+
+    present = _column_names(data, kind, source)
+    missing = [arg for arg, name in named.items() if name not in present]
+    if missing:
+        raise missing_error(present, named, missing, "column", source)
+
+    # Convert only the named columns: the others may hold anything, and
+    # converting them would cost time for nothing.
+    wanted = list(dict.fromkeys(named.values()))
+    if kind == "pandas":
+        table = _pandas_to_arrow(data, wanted, source)
+    elif kind == "polars":
+        table = data.select(wanted).to_arrow()
+    else:
+        table = data
+
+    columns = {}
+    for arg, name in named.items():
+        # pandas labels become strings in Arrow; look them up that way.
+        found = table.schema.get_all_field_indices(str(name))
+        if len(found) > 1:
+            raise ParseError(source=source, what=f"{len(found)} columns are named {literal(repr(name))} "
+                                                 f"({_role(arg)}=)", fix="rename all but one")
+        columns[arg] = table.column(found[0])
+    return columns, ("null or NaN" if kind == "pandas" else "null")
+
+
+def plain(column):
+    """Decode dictionary columns (pandas and polars categoricals).
+
+    A column of Arrow's null type becomes text: it is either empty (a table
+    built from empty lists), which is then fine, or all null, which the null
+    checks refuse.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type):
+        return pc.cast(column, column.type.value_type)
+    if pa.types.is_null(column.type):
+        return pc.cast(column, pa.large_string())
+    return column
+
+
+def is_text(kind) -> bool:
+    import pyarrow as pa
+
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_string_view(kind)
+    )
+

@@ -82,7 +82,6 @@ def weights_by_user(weights) -> dict[str, float] | None:
     return dict(zip(np.asarray(keys).astype(str).tolist(), np.asarray(values, dtype=np.float64).tolist()))
 
 
-_weights_by_user = weights_by_user  # the name other modules imported it by
 
 
 def _integer_ids(data, column) -> bool:

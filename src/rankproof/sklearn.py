@@ -85,7 +85,7 @@ class _ColumnQidScorer:
         import numpy as np
 
         from .errors import InputError
-        from .protocol.policies import literal
+        from .errors import literal
 
         if hasattr(X, "columns"):  # pandas or polars
             if self.column not in list(X.columns):
@@ -164,7 +164,7 @@ def scorer(measure: str = "ndcg@10", protocol: "Protocol | str | None" = None, *
         return made.set_score_request(qid=True)
     if isinstance(qid, bool) or not isinstance(qid, (str, int)):
         from .errors import InputError
-        from .protocol.policies import literal
+        from .errors import literal
 
         raise InputError(what="qid must be a column name or index of X, or True for the routed qid metadata; "
                          f"got {literal(repr(qid))}", value=qid)

@@ -14,18 +14,13 @@ formats whose ``{query}``-style fields a front door fills in.
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..errors import InputError, literal
 
 __all__ = ["UsageError", "usage", "literal", "short"]
 
 
 class UsageError(InputError):
     """Bad command-line usage, reported in one line (without the "rankproof: " prefix) with exit code 2."""
-
-
-def literal(text: str) -> str:
-    """`text` as it is in an error's ``what`` or ``fix`` (braces doubled, so no field is filled in)."""
-    return text.replace("{", "{{").replace("}", "}}")
 
 
 def usage(command: str | None, what: str, fix: str | None = None) -> UsageError:

@@ -236,8 +236,3 @@ def read_run_columns(
     return run_columns_from_table(
         table, query=query, doc=doc, score=score, source=source, lines=lines
     )
-
-
-# The names other modules imported before these became public.
-_What = What
-_read_table = read_table

@@ -38,7 +38,7 @@ from ..errors import ParseError, literal
 from .._libs import trec_scan as _trec_scan
 from .limits import MAX_ID_LENGTH
 from .files import encoding_hint, load_text
-from .values import FLOAT, INTEGER, Problem, grade_problem, real_grade_problem, score_problem, shorten
+from .values import Problem, grade_problem, real_grade_problem, score_problem, shorten
 
 __all__ = [
     "QrelsColumns",
@@ -123,11 +123,6 @@ class RunColumns:
     # without it keeps working.
     has_scores: bool = True
 
-
-# The number syntax (rankproof.io.values), here also under the names other
-# modules have imported it by.
-_INTEGER = INTEGER
-_FLOAT = FLOAT
 
 _FIELD_SEPARATOR = re.compile(r"[ \t\r\v\f]+")  # trec_eval's isspace
 _SPACE_NAMES = {0x0B: "a vertical tab (\\v)", 0x0C: "a form feed (\\f)", 0x00: "a NUL byte"}

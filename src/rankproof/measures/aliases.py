@@ -162,7 +162,7 @@ def _lookup(name: str) -> "tuple[str, bool, str] | None":
     meanings = {a.canonical for a in candidates}
     if len(meanings) > 1:
         from ..errors import MeasureError
-        from ..protocol.policies import literal
+        from ..errors import literal
 
         listed = ", ".join(f"{a.name} ({a.peer}: {a.canonical})" for a in candidates)
         raise MeasureError(what=f"measure name {literal(repr(name))} is ambiguous in lower case: {literal(listed)}",
@@ -233,7 +233,7 @@ def resolve(text: str) -> "str | None":
 
 def _trec_parameterised(base: str, value: str) -> "str | None":
     from ..errors import MeasureError
-    from ..protocol.policies import literal
+    from ..errors import literal
     from .trec_names import BY_NAME, Params, Settings
 
     trec = BY_NAME.get(base)

@@ -24,7 +24,8 @@ import difflib
 from typing import Any, Callable
 
 from ..errors import MeasureError, ProtocolError
-from ..protocol.policies import literal, parse_discount, parse_gain, parse_rel, parse_enum, Ideal
+from ..errors import literal
+from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enum, Ideal
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
 __all__ = ["Measure", "MeasureSpec", "Param", "PARAMS", "REGISTRY", "register", "register_param",

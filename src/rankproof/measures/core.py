@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import TieError
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
-from ..protocol.policies import literal
+from ..errors import literal
 from .base import Measure, MeasureSpec, register
 from .compute import Context, Values, ratio
 

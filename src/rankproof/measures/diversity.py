@@ -73,7 +73,7 @@ import numpy as np
 
 from ..errors import InputError, MeasureError, ProtocolError
 from ..protocol import Discount, Ideal
-from ..protocol.policies import literal
+from ..errors import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, discount_table, gains_of
 

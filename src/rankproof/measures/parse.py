@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..errors import MeasureError
-from ..protocol.policies import literal
+from ..errors import literal
 from .aliases import resolve, suggest
 from .base import REGISTRY, Measure
 

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import MeasureError, ProtocolError
 from ..kernels.segments import ranks_within
 from ..protocol import Discount, GainMap
-from ..protocol.policies import literal
+from ..errors import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, gains_of
 

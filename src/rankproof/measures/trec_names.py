@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from ..errors import MeasureError
 from .base import Measure
 from ..protocol import GainMap
-from ..protocol.policies import literal
+from ..errors import literal
 
 __all__ = [
     "Params", "NaN", "Printed", "Summary", "TrecMeasure", "TREC_MEASURES", "NICKNAMES", "Line",

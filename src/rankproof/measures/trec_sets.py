@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import MeasureError, ProtocolError
 from ..protocol import IprecRounding
-from ..protocol.policies import literal
+from ..errors import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values, ratio
 

@@ -46,7 +46,7 @@ import math
 import numpy as np
 
 from ..errors import MeasureError, ProtocolError
-from ..protocol.policies import literal
+from ..errors import literal
 from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
 from .compute import Context, Values
 

@@ -64,7 +64,7 @@ import hashlib
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..errors import ProtocolError
+from ..errors import ProtocolError, literal
 from .policies import (
     Gain,
     Discount,
@@ -96,7 +96,6 @@ from .policies import (
     parse_enum,
     parse_rel,
     unknown_policy,
-    literal,
     LARGEST_GAIN,
     PARSERS,
     TEXT_ONLY_WHEN_CHANGED,

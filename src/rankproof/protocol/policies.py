@@ -11,16 +11,7 @@ import hashlib
 import math
 from typing import Any, Literal, Mapping
 
-from ..errors import ProtocolError
-
-
-def literal(text: object) -> str:
-    """`text` shown as is inside an error's ``what`` or ``fix``, whose braces name vocabulary words.
-
-    >>> literal("map:{1}")
-    'map:{{1}}'
-    """
-    return str(text).replace("{", "{{").replace("}", "}}")
+from ..errors import ProtocolError, literal
 
 
 class _Policy(str, enum.Enum):

@@ -45,7 +45,7 @@ from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..pipeline.alignment import top_rows
 from ..protocol import Protocol
-from ..protocol.policies import literal
+from ..errors import literal
 
 __all__ = ["ListValues", "SessionMean", "ild", "novelty", "long_tail_share", "session_mean", "popularity",
            "Distance", "Unseen"]

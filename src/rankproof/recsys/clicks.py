@@ -43,7 +43,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from ..errors import InputError, ParseError
-from ..protocol.policies import literal
+from ..errors import literal
 
 __all__ = ["ClickLog", "PBMFit", "fit_pbm", "read_clicks"]
 
@@ -272,7 +272,7 @@ def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "q
         fields, a rank that is not a positive integer, a click that is not 0/1.
     """
     from ..io.files import load_text
-    from ..io.formats import _What, _read_table, format_of
+    from ..io.formats import What, format_of, read_table
 
     source = str(path)
     fmt = format_of(path, format)
@@ -284,9 +284,9 @@ def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "q
         if table.num_rows == 0:
             raise ParseError(what="holds no impression", fix="give lines '{query} {doc} rank clicked'", source=source)
         return _build(*(table.column(name) for name in _COLUMNS), source=source, line_of=line_of)
-    what = _What(what="click log", unit="impression", units="impressions", example_value=1)
+    what = What(what="click log", unit="impression", units="impressions", example_value=1)
     named = {"query": query, "doc": doc, "rank": rank, "clicked": clicked}
-    table, table_lines, source = _read_table(path, fmt, named, what)
+    table, table_lines, source = read_table(path, fmt, named, what)
 
     def table_line(i: int) -> int | None:
         return int(table_lines[i]) if table_lines is not None else None

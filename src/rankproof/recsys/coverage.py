@@ -16,7 +16,7 @@ from ..pipeline.alignment import top_rows
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError
 from ..protocol import Protocol
-from ..protocol.policies import literal
+from ..errors import literal
 
 __all__ = ["coverage", "Coverage"]
 

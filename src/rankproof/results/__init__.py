@@ -18,7 +18,7 @@ from ..errors import CoverageError, InputError, MeasureError
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, MissingQuery, Protocol
-from ..protocol.policies import literal
+from ..errors import literal
 from .values import Bounds, MeasureResult
 
 __all__ = ["Results", "MeasureResult", "Bounds", "MIN_COVERAGE", "check_query_coverage"]

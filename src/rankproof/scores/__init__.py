@@ -42,7 +42,7 @@ from ..measures.base import Measure
 from ..measures.compute import Values, discount_table, ratio
 from ..pipeline.alignment import Alignment, QueryTable
 from ..protocol import Protocol, Ties
-from ..protocol.policies import literal
+from ..errors import literal
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._dense import dense_ndcg_parts

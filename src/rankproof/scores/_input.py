@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..kernels.segments import ranks_within
 from ..pipeline.alignment import apply_negative_grades, apply_score_precision
 from ..protocol import Protocol
-from ..protocol.policies import literal
+from ..errors import literal
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
 

@@ -25,7 +25,7 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError
 from ..protocol import MissingQuery, Protocol
-from ..protocol.policies import literal
+from ..errors import literal
 from .values import TrecOptions, judged_grades, trec_protocol, trec_values
 from ..measures.trec_names import BY_NAME, NICKNAMES, TREC_MEASURES, Params, Settings, Summary, gain_order_warning, request
 

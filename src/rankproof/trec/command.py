@@ -19,7 +19,7 @@ import textwrap
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, ParseError, RankproofError
-from ..protocol.policies import literal
+from ..errors import literal
 from ..report.output import write_output
 from .values import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
 from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
@@ -312,7 +312,7 @@ def _atol_grades(path: str) -> bytes | None:
     syntax are rewritten: other bad grades stay, for the reader to refuse."""
     import gzip
 
-    from ..io.trec import _FLOAT, _INTEGER
+    from ..io.values import FLOAT, INTEGER
 
     try:
         with open(path, "rb") as handle:
@@ -328,7 +328,7 @@ def _atol_grades(path: str) -> bytes | None:
         if match is not None:
             grade = match.group(2)
             text = grade.decode("ascii", "replace")
-            if (not _INTEGER.fullmatch(text) and _FLOAT.fullmatch(text)
+            if (not INTEGER.fullmatch(text) and FLOAT.fullmatch(text)
                     and text.strip("+-").lower() not in ("nan", "inf", "infinity")):
                 raw = match.group(1) + _atol(grade) + match.group(3)
                 changed = True

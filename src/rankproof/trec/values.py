@@ -28,7 +28,7 @@ from ..errors import InputError, ParseError
 from ..evaluation import evaluate
 from ..measures.base import Measure
 from ..protocol import IprecRounding, MissingQuery, Protocol, Unjudged
-from ..protocol.policies import literal
+from ..errors import literal
 from ..measures.trec_names import MIN_GEO_MEAN, Line, NaN, Printed, Summary
 
 __all__ = ["TrecOptions", "TrecTable", "trec_protocol", "truncate", "trec_values", "summary", "render",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import enum
 from typing import Any, Callable
 
 from ..errors import MeasureError, ProtocolError
@@ -29,7 +30,7 @@ from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enu
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
 __all__ = ["Measure", "MeasureSpec", "Param", "PARAMS", "REGISTRY", "register", "register_param",
-           "parse_float",]
+           "parse_float", "TieSupport", "Dcg", "GradeTable"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,12 +89,47 @@ def register_param(param: Param) -> Param:
     return param
 
 
+class TieSupport(str, enum.Enum):
+    """What a measure does with tied scores under ``ties=expected``.
+
+    A ``str`` enum, so ``spec.ties == "ordered"`` reads as before.
+    """
+
+    # A closed form gives the exact expectation over the orders of each tied group.
+    EXACT = "exact"
+    # Needs one order: under ties=expected a run with tied groups is refused.
+    ORDERED = "ordered"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Dcg(str, enum.Enum):
+    """Which part of the DCG family a measure is: the sum, the ideal's sum, or their ratio."""
+
+    SUM = "dcg"
+    IDEAL = "ideal_dcg"
+    NORMALISED = "ndcg"
+
+
+class GradeTable(str, enum.Enum):
+    """A table indexed by grade a measure reads: the gain of each grade (gain and
+    discount settings), or ERR's chance that a doc of that grade stops the user."""
+
+    GAIN = "gain"
+    STOP_CHANCE = "stop_chance"
+
+
 @dataclasses.dataclass(frozen=True)
 class MeasureSpec:
     """What a measure is: data, including the function that computes it.
 
     ``compute(context, measure)`` returns per-query
     :class:`~rankproof.measures.compute.Values`, vectorised over all queries.
+
+    The registry is the one source of per-measure capabilities: engines,
+    results and the command line read these fields and never test a
+    measure's name or family.
     """
 
     name: str
@@ -107,12 +143,58 @@ class MeasureSpec:
     # Measures that are a ratio of per-query sums, so micro averaging means
     # sum of numerators over sum of denominators.
     ratio: bool = False
-    # "exact": a closed form gives the exact expectation under ties=expected.
-    # "ordered": needs one order; under ties=expected a run with ties is refused.
-    ties: str = "exact"
+    # What tied scores need under ties=expected (see TieSupport); the strings
+    # "exact" and "ordered" are read as the enum.
+    ties: TieSupport = TieSupport.EXACT
     # Defaults of the measure's own (non-policy) parameters.
     defaults: tuple[tuple[str, Any], ...] = ()
     family: str = "core"
+    # The compiled kernel's kind that computes the measure in its fused pass
+    # (a name of the kind enum of _libs/ranked.pyx); None: no kernel.
+    kernel: str | None = None
+    # The DCG family: the sum, the ideal's sum, or NDCG, whose numerator and
+    # denominator are the DCG and the ideal DCG (the "DCG parts").
+    dcg: Dcg | None = None
+    # The table indexed by grade the measure reads, if any.
+    grade_table: GradeTable | None = None
+    # Needs judgments per intent (IntentQrels): the diversity measures.
+    needs_intents: bool = False
+    # The values a query can take under the default protocol (gain maps or
+    # negative gains can leave it for the gain measures).
+    value_range: tuple[float, float] = (0.0, 1.0)
+    # The ideal ranking of a query with something relevant scores the top of
+    # value_range (without a cutoff; the judged relevant docs by grade, best first).
+    ideal_is_best: bool = False
+    # ``check_ties(alignment, measure, protocol)`` raises TieError when the
+    # measure has no exact closed form over this alignment's tied groups
+    # beyond what ``ties`` says (AP over the hits with a group crossing k).
+    # The planner runs it once, whatever the engine.
+    check_ties: Callable | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ties", TieSupport(self.ties))
+
+    @property
+    def dcg_parts(self) -> bool:
+        """Do the numerator and denominator hold the DCG and the ideal DCG?"""
+        return self.dcg is Dcg.NORMALISED
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The optional fields of Values the measure fills: numerator and
+        denominator for ratios (micro averaging), undefined when normalised
+        (zero_ideal)."""
+        return (("numerator", "denominator") if self.ratio else ()) + (("undefined",) if self.normalised else ())
+
+    @property
+    def own_params(self) -> tuple[str, ...]:
+        """The measure's own parameters (not overrides of a protocol policy), in declared order."""
+        return tuple(name for name in self.params if not PARAMS[name].policy)
+
+    @property
+    def policy_params(self) -> tuple[str, ...]:
+        """The protocol policies the measure reads and a measure may override (gain, rel, ...)."""
+        return tuple(name for name in self.params if PARAMS[name].policy)
 
 
 REGISTRY: dict[str, MeasureSpec] = {}

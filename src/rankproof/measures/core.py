@@ -11,11 +11,12 @@ import numpy as np
 
 from ..errors import TieError
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
+from ..kernels.ranked import Ranked
 from ..errors import literal
-from .base import Measure, MeasureSpec, register
+from .base import Dcg, GradeTable, Measure, MeasureSpec, register
 from .compute import Context, Values, ratio
 
-__all__ = ["CORE"]
+__all__ = ["CORE", "refuse_straddling_ties"]
 
 
 def _dcg(ctx: Context, m: Measure) -> Values:
@@ -79,23 +80,25 @@ def _ap(ctx: Context, m: Measure) -> Values:
         values = ratio(total, num_rel, True)
     elif policy is ApDenominator.MIN_K:
         values = _capped(total, np.minimum(num_rel, ctx.k(m)), num_rel)
-    else:
-        _refuse_straddling_ties(ctx, m)
+    else:  # the planner refused a tied group crossing k (refuse_straddling_ties)
         values = _capped(total, _num_rel_ret(ctx, m).value, num_rel)
     return Values(values.value, undefined=values.undefined)
 
 
-def _refuse_straddling_ties(ctx: Context, m: Measure) -> None:
+def refuse_straddling_ties(alignment, m: Measure, protocol) -> None:
     """AP over the hits divides by a count that, under ties=expected, varies
     with the order of a tied group crossing the cutoff; the mean of a ratio is
-    not the ratio of the means, so there is no exact closed form."""
-    ranked = ctx.ranked
-    if ranked.all_singletons or m.cutoff is None:
+    not the ratio of the means, so there is no exact closed form. The
+    planner runs this (``MeasureSpec.check_ties``) before any engine."""
+    if m.setting("ap_denominator", protocol) is not ApDenominator.HITS or m.cutoff is None:
         return
-    k = ctx.k(m)[ranked.tied_query]
+    ranked = Ranked(alignment.offsets, alignment.group_offsets)
+    if ranked.all_singletons:
+        return
+    k = ranked.cutoff(m.cutoff)[ranked.tied_query]
     crossing = (ranked.tied_start < k) & (ranked.tied_start + ranked.tied_size > k)
     if crossing.any():
-        query = ctx.alignment.queries[ranked.tied_query[np.argmax(crossing)]]
+        query = alignment.queries[ranked.tied_query[np.argmax(crossing)]]
         raise TieError(what=f"{literal(m)} divides by the relevant {{docs}} in the top {m.cutoff}, which depends on "
                        f"the order of tied {{docs}} crossing the cutoff ({int(crossing.sum())} such groups)",
                        query=query, fix="set the policy ties=docid or ties=input, or ap_denominator=relevant or min_k")
@@ -136,28 +139,37 @@ def _num_rel(ctx: Context, m: Measure) -> Values:
 
 
 _GAIN = ("gain", "discount")
+_UNBOUNDED = (0.0, float("inf"))
 CORE = [
-    MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k", _GAIN, _dcg),
-    MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",), _ideal_dcg),
-    MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), _ndcg, normalised=True, ratio=True),
+    MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k", _GAIN, _dcg,
+                kernel="dcg", dcg=Dcg.SUM, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED),
+    MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",), _ideal_dcg,
+                kernel="ideal_dcg", dcg=Dcg.IDEAL, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED),
+    MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), _ndcg, normalised=True, ratio=True,
+                kernel="ndcg", dcg=Dcg.NORMALISED, grade_table=GradeTable.GAIN, ideal_is_best=True),
     MeasureSpec("ap", "average precision: sum of the precision at each relevant doc's rank within the top k, "
                 "over R (ap_denominator: R, min(R, k) or the hits)", ("rel", "ap_denominator"), _ap,
-                normalised=True),
-    MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",), _rr),
+                normalised=True, kernel="ap", ideal_is_best=True, check_ties=refuse_straddling_ties),
+    MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",), _rr,
+                kernel="rr", ideal_is_best=True),
     MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved; "
                 "precision_denominator=retrieved: / min(k, docs retrieved))", ("rel", "precision_denominator"), _p,
-                ratio=True),
+                ratio=True, kernel="p", ideal_is_best=True),
     MeasureSpec("r", "recall: relevant docs in the top k / R (recall_denominator=min_k: / min(R, k))",
-                ("rel", "recall_denominator"), _r, normalised=True, ratio=True),
-    MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit),
+                ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True),
+    MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit, kernel="hit",
+                ideal_is_best=True),
     MeasureSpec("rprec", "R-precision: relevant docs in the top R / R", ("rel",), _rprec, cutoff=False,
-                normalised=True, ratio=True),
+                normalised=True, ratio=True, kernel="rprec", ideal_is_best=True),
     MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only",
-                ("rel",), _bpref, normalised=True),
+                ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True),
     MeasureSpec("judged", "fraction of the top k that is judged (no cutoff: of all retrieved)", (), _judged,
-                ratio=True),
-    MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret),
-    MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False),
-    MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",), _num_rel_ret),
+                ratio=True, kernel="judged", ideal_is_best=True),
+    MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret, kernel="num_ret",
+                value_range=_UNBOUNDED),
+    MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,
+                kernel="num_rel", value_range=_UNBOUNDED),
+    MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",), _num_rel_ret,
+                kernel="num_rel_ret", value_range=_UNBOUNDED),
 ]
 register(*CORE)

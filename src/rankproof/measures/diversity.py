@@ -74,7 +74,7 @@ import numpy as np
 from ..errors import InputError, MeasureError, ProtocolError
 from ..protocol import Discount, Ideal
 from ..errors import literal
-from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
+from .base import Measure, MeasureSpec, Param, TieSupport, parse_float, register, register_param
 from .compute import Context, Values, discount_table, gains_of
 
 __all__ = ["DIVERSITY", "intent_weights"]
@@ -268,28 +268,28 @@ DIVERSITY = [
         "rel_i(r) * (1 - alpha)^c_i(r), c_i(r) = docs relevant to intent i above rank r, the ideal being NIST "
         "ndeval's greedy one over the judged docs (at each rank the doc with the highest gain, ties to the greatest "
         "doc id). Clarke and colleagues, SIGIR 2008; ndeval's alpha-nDCG." + _TIES + _NDEVAL,
-        ("alpha", "rel", "discount"), _alpha_ndcg, normalised=True, ratio=True, ties="exact",
-        defaults=(("alpha", 0.5),), family="diversity"),
+        ("alpha", "rel", "discount"), _alpha_ndcg, normalised=True, ratio=True, ties=TieSupport.EXACT,
+        defaults=(("alpha", 0.5),), family="diversity", needs_intents=True),
     MeasureSpec(
         "err_ia", "ERR-IA as NIST ndeval computes it: sum_{r<=k} (1/r) * sum_i w_i * rel_i(r) * (1 - alpha)^c_i(r) "
         "over sum_{r<=k} (1 - alpha)^(r-1) / r (a doc relevant to every intent at every rank). With alpha = 0.5 "
         "it is the mean over intents of ERR (Chapelle and colleagues, CIKM 2009) with binary grades (R = 1/2), "
         "normalised. Needs a cutoff. ndeval leaves ERR-IA@1 unnormalised (a sum over intents): rankproof divides "
         "at k = 1 too." + _TIES + _NDEVAL,
-        ("alpha", "rel"), _err_ia, normalised=True, ties="exact", defaults=(("alpha", 0.5),),
-        family="diversity"),
+        ("alpha", "rel"), _err_ia, normalised=True, ties=TieSupport.EXACT, defaults=(("alpha", 0.5),),
+        family="diversity", needs_intents=True),
     MeasureSpec(
         "ndcg_ia", "intent-aware nDCG: sum_i w_i * nDCG_i@k, nDCG_i@k from the grades for intent i (gain and "
         "discount policies) over the ideal of its judged docs. Agrawal and colleagues, WSDM 2009; not in "
         "ndeval." + _TIES + _NDEVAL,
-        ("gain", "discount", "rel"), _ndcg_ia, normalised=True, ties="exact", family="diversity"),
+        ("gain", "discount", "rel"), _ndcg_ia, normalised=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
     MeasureSpec(
         "p_ia", "intent-aware precision: sum_i w_i * (docs relevant to intent i in the top k) / k, k even past the "
         "ranking's end (no cutoff: / docs retrieved). NIST ndeval's P-IA." + _TIES + _NDEVAL,
-        ("rel",), _p_ia, normalised=True, ties="exact", family="diversity"),
+        ("rel",), _p_ia, normalised=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
     MeasureSpec(
         "s_recall", "subtopic recall: sum_i w_i * [a doc relevant to intent i is in the top k] (uniform weights: "
         "intents covered / intents). Zhai and colleagues, SIGIR 2003; NIST ndeval's strec." + _TIES + _NDEVAL,
-        ("rel",), _s_recall, normalised=True, ties="exact", family="diversity"),
+        ("rel",), _s_recall, normalised=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
 ]
 register(*DIVERSITY)

@@ -47,7 +47,7 @@ import numpy as np
 
 from ..errors import MeasureError, ProtocolError
 from ..errors import literal
-from .base import Measure, MeasureSpec, Param, parse_float, register, register_param
+from .base import GradeTable, Measure, MeasureSpec, Param, TieSupport, parse_float, register, register_param
 from .compute import Context, Values
 
 __all__ = ["USER_MODELS", "err_max_grade", "err_stop_chance", "tied_err"]
@@ -186,6 +186,7 @@ USER_MODELS = [
         "prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^max_grade (max_grade: default the highest judged grade; "
         "gdeval uses 4); unjudged docs R = 0. Tied scores: exact expectation under ties=expected "
         "(elementary symmetric means of 1 - R over each tied group).",
-        ("max_grade",), _err, ties="exact", defaults=(("max_grade", None),), family="user"),
+        ("max_grade",), _err, ties=TieSupport.EXACT, defaults=(("max_grade", None),), family="user", kernel="err",
+        grade_table=GradeTable.STOP_CHANCE, ideal_is_best=False),
 ]
 register(*USER_MODELS)

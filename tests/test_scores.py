@@ -13,7 +13,7 @@ import pytest
 
 from rankproof import Protocol, evaluate_scores
 from rankproof.errors import InputError, MeasureError, ProtocolError, TieError
-from rankproof.scores import DenseAlignment
+from rankproof.engines.dense import DenseEngine
 
 LOG3 = math.log2(3)
 
@@ -166,26 +166,26 @@ def test_inputs_are_never_modified():
 # -- the dense fast path against the reference kernels ------------------------------------
 def _reference(y_true, y_score, measures, protocol):
     """Every measure by the reference kernels over the general alignment (no fast path)."""
-    from rankproof.evaluation import _measure_alignment, _measure_list
+    from rankproof.evaluation import evaluate_alignment, resolve_measures
     from rankproof.scores._align import score_alignment
     from rankproof.scores._input import read_scores
 
     scores = read_scores(y_true, y_score, None, None, protocol)
-    return _measure_alignment(score_alignment(scores, protocol), protocol, _measure_list(measures, protocol),
-                              None, "y_score")
+    return evaluate_alignment(score_alignment(scores, protocol), resolve_measures(measures, protocol), protocol,
+                              run_name="y_score")
 
 
 def _evaluate_noting_the_path(y_true, y_score, measures, protocol=Protocol()):
     """(results, did the dense fast path compute a measure)."""
-    original = DenseAlignment.compute
+    original = DenseEngine.evaluate
     taken = []
 
-    def compute(self, measure):
-        values = original(self, measure)
-        taken.append(values is not None)
+    def evaluate(self, alignment, measures, protocol):
+        values = original(self, alignment, measures, protocol)
+        taken.append(bool(values))
         return values
 
-    with mock.patch.object(DenseAlignment, "compute", compute):
+    with mock.patch.object(DenseEngine, "evaluate", evaluate):
         results = evaluate_scores(y_true, y_score, measures, protocol)
     return results, any(taken)
 

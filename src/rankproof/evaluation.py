@@ -1,13 +1,21 @@
-"""``evaluate(qrels, run, measures, protocol)``: the one entry point.
+"""The evaluation step: the one function every front door calls.
 
-Validate the request, align the run with the qrels under the protocol, call
-each measure's vectorised kernel, apply the query policies, and return
-:class:`~rankproof.results.Results`.
+A front door converts its input once (files, dicts, DataFrames, score
+matrices) to a :class:`~rankproof.Qrels` and a :class:`~rankproof.Run`, or
+to an alignment, and calls :func:`evaluate` or :func:`evaluate_alignment`:
+resolve the protocol and the measures (:func:`resolve_protocol`,
+:func:`resolve_measures`), align the run with the qrels under the protocol,
+plan the measures onto the engines (:func:`rankproof.engines.plan.compute`),
+apply the query policies (:func:`apply_zero_ideal`) and return
+:class:`~rankproof.results.Results`. What a front door wants said or shown
+(typed query ids, notes, complete judgments) are arguments of the step, not
+copies of Results patched afterwards.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+import dataclasses
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -15,18 +23,24 @@ from .pipeline.alignment import align, cutoff_counts
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
-from .engines import DEFAULT_ENGINE, Engine, get_engine
+from .engines import Engine, get_engine
+from .engines.plan import compute
 from .errors import InputError, ZeroIdealError
 from .measures.base import Measure
 from .measures.parse import parse_measures
 from .protocol import Aggregation, Grades, Protocol, ZeroIdeal
-from .results import MIN_COVERAGE, MeasureResult, Results, check_query_coverage
+from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage
 
-__all__ = ["evaluate", "MIN_COVERAGE", "check_query_coverage"]
+__all__ = ["evaluate", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
+           "query_weights", "apply_zero_ideal", "MIN_COVERAGE", "check_query_coverage"]
 
 
+def resolve_protocol(protocol: "Protocol | str | None") -> Protocol:
+    """A Protocol from what a caller gives: None (the default), a preset name, protocol text, or a Protocol.
 
-def _as_protocol(protocol: "Protocol | str | None") -> Protocol:
+    >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
+    True
+    """
     if protocol is None:
         return Protocol()
     if isinstance(protocol, str):
@@ -36,8 +50,9 @@ def _as_protocol(protocol: "Protocol | str | None") -> Protocol:
     return protocol
 
 
-def _weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
-    """Do the protocol and the weights agree that the mean is weighted? Refuse when they disagree."""
+def weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
+    """Do the protocol and the weights agree that the mean is weighted? Refuse when they disagree
+    (`how` says how the front door takes weights)."""
     if protocol.aggregation is not Aggregation.WEIGHTED:
         if weights is not None:
             raise InputError("weights were given but the protocol says aggregation="
@@ -48,8 +63,9 @@ def _weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query
     return True
 
 
-def _query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
-    if not _weights_wanted(weights, protocol) or weights is None:
+def query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
+    """The weight of each query (aligned with `queries`), or None when the mean is not weighted."""
+    if not weights_wanted(weights, protocol) or weights is None:
         return None
     missing = [q for q in queries.tolist() if q not in weights]
     if missing:
@@ -78,10 +94,13 @@ def evaluate(
     protocol: "Protocol | str | None" = None,
     *,
     weights: Mapping[str, float] | None = None,
-    engine: "str | Engine" = DEFAULT_ENGINE,
+    engine: "str | Engine | None" = None,
     min_coverage: float = MIN_COVERAGE,
     allow_partial: bool = False,
     bounds: bool = False,
+    query_ids: "QueryIds | None" = None,
+    notes: Sequence[str] = (),
+    complete_judgments: bool = False,
 ) -> Results:
     """Evaluate one run against the qrels under an explicit protocol.
 
@@ -100,10 +119,13 @@ def evaluate(
         Every convention; see :class:`rankproof.Protocol`.
     weights : mapping query -> weight, optional
         Needed when the protocol says ``aggregation='weighted'``.
-    engine : str or Engine, default ``"compiled"``
-        What computes the measures: ``"compiled"`` (one fused compiled pass
-        per query) or ``"numpy"`` (the reference). Engines give the same
-        values; the choice is not part of the protocol.
+    engine : str or Engine, optional
+        The engine to prefer: ``"compiled"`` (one fused compiled pass per
+        query) or ``"numpy"`` (the reference), or an Engine. It computes
+        every measure it supports; the other engines of the registry remain
+        as fallbacks, in order (:data:`rankproof.engines.ENGINES`). By
+        default the registry's order: compiled, then numpy. Engines give the
+        same values; the choice is not part of the protocol.
     min_coverage : float, default 0.5
         The share of judged queries the run must rank. Below it, and always
         when the run ranks none of them (query ids that do not match), a
@@ -116,6 +138,9 @@ def evaluate(
         judgments (unjudged docs at the highest grade), so that
         :meth:`Results.bounds` gives each value's interval over what the
         unjudged docs could be.
+    query_ids, notes, complete_judgments
+        What a front door wants the results to show (see
+        :func:`evaluate_alignment`).
 
     Returns
     -------
@@ -139,8 +164,8 @@ def evaluate(
     >>> evaluate(qrels, run, "ndcg@2", Protocol(ideal="retrieved")).mean("ndcg@2")
     1.0
     """
-    protocol = _as_protocol(protocol)
-    measure_list = _measure_list(measures, protocol)
+    protocol = resolve_protocol(protocol)
+    measure_list = resolve_measures(measures, protocol)
     intents = None
     if isinstance(qrels, IntentQrels):
         intents, qrels = qrels, qrels.doc_qrels
@@ -148,24 +173,26 @@ def evaluate(
         raise InputError("evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run; build them with "
                          "Qrels.from_dict / Run.from_dict or read_trec")
 
-    engine = get_engine(engine)  # an unknown engine fails before the work
+    if engine is not None:
+        get_engine(engine)  # an unknown engine fails before the work
     alignment = align(qrels, run, protocol)
     if intents is not None:
         from .pipeline.intents import attach_intents
 
         alignment = attach_intents(alignment, intents)
-    weight_array = _query_weights(weights, alignment.queries, protocol)
-    results = _measure_alignment(alignment, protocol, measure_list, weight_array, run.name, qrels,
-                                 engine=engine)
-    if bounds:
-        results = _with_bounds(results, alignment, protocol, measure_list, engine)
+    results = evaluate_alignment(alignment, measure_list, protocol,
+                                 weights=query_weights(weights, alignment.queries, protocol), run_name=run.name,
+                                 qrels=qrels, engine=engine, bounds=bounds, query_ids=query_ids, notes=notes,
+                                 complete_judgments=complete_judgments)
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=f"{run.source} against {qrels.source}")
     return results
 
 
-def _measure_list(measures, protocol: Protocol) -> list[Measure]:
-    """Parse the measures asked for, once each, and check them against the protocol."""
+def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
+    """Parse the measures asked for, once each, in the order first asked
+    for, and check them against the protocol (a real rel under integer
+    grades, micro averaging of a measure that is not a ratio)."""
     measure_list = parse_measures(measures)
     # One result per distinct measure, in the order first asked for.
     measure_list = list(dict.fromkeys(measure_list))
@@ -186,26 +213,45 @@ def _measure_list(measures, protocol: Protocol) -> list[Measure]:
     return measure_list
 
 
-def _measure_alignment(alignment, protocol: Protocol, measure_list: list[Measure],
-                       weight_array: np.ndarray | None, run_name: str, qrels=None,
-                       compute=None, engine: "str | Engine" = DEFAULT_ENGINE) -> Results:
-    """Every measure over an alignment, with the query policies applied.
+def evaluate_alignment(alignment, measures: Sequence[Measure], protocol: Protocol, *,
+                       weights: np.ndarray | None = None, run_name: str, qrels=None,
+                       engine: "str | Engine | None" = None, bounds: bool = False,
+                       query_ids: "QueryIds | None" = None, notes: Sequence[str] = (),
+                       complete_judgments: bool = False) -> Results:
+    """Every measure over an alignment, with the query policies applied: the
+    step after a front door's conversion.
 
-    Shared by :func:`evaluate` and :func:`rankproof.evaluate_scores`.
-    ``compute(measure)`` may give a measure's values by a faster route (it
-    returns None to leave the measure to the engine).
+    Parameters
+    ----------
+    alignment
+        What :func:`rankproof.pipeline.align` (or a front door's own
+        alignment, such as a score matrix's) made of the inputs.
+    measures, protocol
+        As :func:`resolve_measures` and :func:`resolve_protocol` give them.
+    weights : numpy.ndarray, optional
+        Per query, aligned with ``alignment.queries`` (:func:`query_weights`).
+    run_name : str
+        The run's name in results.
+    qrels : Qrels, optional
+        The judgments (for the results' digest).
+    engine : str or Engine, optional
+        The engine to prefer (see :func:`evaluate`).
+    bounds : bool
+        Also the bounds under the unjudged docs (see :meth:`Results.bounds`).
+    query_ids : optional
+        The query ids to show, aligned with ``alignment.queries``, or a
+        function of those queries giving ``(ids, order)`` on first use
+        (integer user ids shown as integers, in numeric order).
+    notes : sequence of str
+        Facts about the input the printed results state.
+    complete_judgments : bool
+        The judgments list every relevant doc (a recommender's truth), so
+        unjudged docs inside a cutoff raise no warning.
     """
-    values = {}
-    for measure in measure_list:
-        given = compute(measure) if compute is not None else None
-        if given is not None:
-            values[measure] = given
-    rest = [measure for measure in measure_list if measure not in values]
-    if rest:
-        values.update(get_engine(engine).evaluate(alignment, rest, protocol))
+    values = compute(alignment, measures, protocol, engine)
     results: dict[Measure, MeasureResult] = {
-        measure: _apply_zero_ideal(values[measure], measure, protocol, alignment.queries)
-        for measure in measure_list
+        measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries)
+        for measure in measures
     }
     counts: dict[str, Any] | Callable[[], dict[str, Any]]
     if hasattr(alignment, "cutoff_counts"):
@@ -214,21 +260,24 @@ def _measure_alignment(alignment, protocol: Protocol, measure_list: list[Measure
             return {**alignment.counts, **alignment.cutoff_counts(results)}
     else:
         counts = {**alignment.counts, **cutoff_counts(alignment, results)}
-    return Results(table=alignment.query_table(), counts=counts, protocol=protocol, measures=results,
-                   weights=weight_array, run_name=run_name, qrels=qrels)
+    table = alignment.query_table()
+    if notes:
+        table = dataclasses.replace(table, notes=(*table.notes, *notes))
+    found = _bounds(results, alignment, protocol, list(measures), engine) if bounds else None
+    return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
+                   run_name=run_name, qrels=qrels, query_ids=query_ids, complete_judgments=complete_judgments,
+                   bounds=found)
 
 
-def _with_bounds(results: Results, alignment, protocol: Protocol, measure_list: list[Measure],
-                 engine: "str | Engine") -> Results:
-    """The results, holding each measure's per-query interval over the two
-    completions of the judgments (see :meth:`Results.bounds`): unjudged docs
-    gain 0 (the value itself, under unjudged=zero), or are judged at the
-    highest grade (the highest judged grade, and at least the protocol's rel)
-    when they can land within the measure's cutoff, the ideal and R counting
-    them. Computed by the pipeline (:func:`rankproof.pipeline.assume_unjudged`)
-    and the same engine: no kernel of its own."""
-    import copy
-
+def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol, measure_list: list[Measure],
+            engine: "str | Engine | None") -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
+    """Each measure's per-query interval over the two completions of the
+    judgments (see :meth:`Results.bounds`): unjudged docs gain 0 (the value
+    itself, under unjudged=zero), or are judged at the highest grade (the
+    highest judged grade, and at least the protocol's rel) when they can land
+    within the measure's cutoff, the ideal and R counting them. Computed by
+    the pipeline (:func:`rankproof.pipeline.assume_unjudged`) and the same
+    planner: no kernel of its own."""
     from .pipeline.alignment import assume_unjudged
 
     if protocol.aggregation is Aggregation.MICRO:
@@ -243,18 +292,18 @@ def _with_bounds(results: Results, alignment, protocol: Protocol, measure_list: 
     found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
     for cutoff, measures in by_cutoff.items():
         optimistic = assume_unjudged(alignment, highest, cutoff)
-        values = get_engine(engine).evaluate(optimistic, measures, protocol)
+        values = compute(optimistic, measures, protocol, engine)
         for measure in measures:
-            low = results._measures[measure].value
-            high = _apply_zero_ideal(values[measure], measure, protocol, alignment.queries).value
+            low = results[measure].value
+            high = apply_zero_ideal(values[measure], measure, protocol, alignment.queries).value
             with np.errstate(invalid="ignore"):
                 found[measure] = (np.fmin(low, high), np.fmax(low, high))
-    bounded = copy.copy(results)
-    bounded._bounds = found
-    return bounded
+    return found
 
 
-def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray) -> MeasureResult:
+def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray) -> MeasureResult:
+    """A measure's per-query result under the zero_ideal policy (normalised
+    measures of queries where nothing is relevant: error, zero, one or excluded)."""
     value = values.value.astype(np.float64, copy=True)
     included = np.ones(len(value), dtype=bool)
     undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
@@ -281,3 +330,7 @@ def _apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.
         zero_ideal=undefined if undefined is not None else np.zeros(len(value), dtype=bool),
     )
 
+
+# The names these functions had while they were private, for code written against them.
+_as_protocol, _measure_list, _weights_wanted = resolve_protocol, resolve_measures, weights_wanted
+_apply_zero_ideal, _query_weights = apply_zero_ideal, query_weights

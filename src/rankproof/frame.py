@@ -33,7 +33,7 @@ import numpy as np
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import USERS_AND_ITEMS, InputError, RankproofError
-from .evaluation import _as_protocol, evaluate
+from .evaluation import evaluate, resolve_protocol
 from .measures.base import Measure
 from .measures.parse import parse_measures
 from .protocol import Protocol
@@ -109,27 +109,15 @@ def _integer_ids(data, column) -> bool:
     return False
 
 
-def _typed_ids(results: Results, integer: bool) -> Results:
-    """Integer user ids back as integers, in numeric order (as pandas' groupby sorts them).
-
-    Parsed from the interned text ids on first use of the ids, not here.
-    """
-    if not integer:
-        return results
-    queries = results._table.queries
-    try:  # a cheap check now, so a failure cannot surprise later
-        queries[:1].astype(np.int64), queries[-1:].astype(np.int64)
-    except (OverflowError, ValueError):  # beyond int64 (a uint64 id): text keeps every digit
-        return results
-
-    def integers():
-        try:
-            ids = queries.astype(np.int64)
-        except (OverflowError, ValueError):
-            return None, None
-        return ids, np.argsort(ids, kind="stable")
-
-    return results._with_query_ids(integers)
+def _ids_as_integers(queries: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Integer user ids back as integers, in numeric order (as pandas' groupby sorts them):
+    the results' ``query_ids``, parsed from the interned text ids on first use of the ids.
+    Beyond int64 (a uint64 id) the text ids stay: text keeps every digit."""
+    try:
+        ids = queries.astype(np.int64)
+    except (OverflowError, ValueError):
+        return None, None
+    return ids, np.argsort(ids, kind="stable")
 
 
 TRUTH_NOTE = "truth: an item absent from a user's truth is non-relevant (counted as unjudged)"
@@ -221,14 +209,14 @@ def evaluate_frame(
     try:
         # Bad measure names or policies fail before any table is read.
         measures = parse_measures(measures)
-        protocol = _as_protocol(protocol)
+        protocol = resolve_protocol(protocol)
         qrels = _truth(truth, user, item, rating, str(protocol.grades))
         run = _pairs(predictions, user, item, score, "predictions", name)
         # A recommender predicts for whom it predicts: users it skips score 0 by missing_query,
         # as documented, and the summary warns when they are most of the truth.
-        results = evaluate(qrels, run, measures, protocol, weights=weights_by_user(weights), allow_partial=True)
         integer = _integer_ids(truth, user) and _integer_ids(predictions, user)
-        return _typed_ids(results._with_complete_judgments(TRUTH_NOTE), integer)
+        return evaluate(qrels, run, measures, protocol, weights=weights_by_user(weights), allow_partial=True,
+                        query_ids=_ids_as_integers if integer else None, notes=(TRUTH_NOTE,), complete_judgments=True)
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
         # as they are. An error raised as a finished string keeps its text.

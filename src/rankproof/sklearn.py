@@ -142,10 +142,10 @@ def scorer(measure: str = "ndcg@10", protocol: "Protocol | str | None" = None, *
     >>> scorer("rr", qid=1)(Ranker(), X, y)   # each query's relevant row ranks 2nd: (1/2 + 1/2) / 2
     0.5
     """
-    from .evaluation import _as_protocol
+    from .evaluation import resolve_protocol
 
     text = str(parse_measure(measure))
-    protocol_text = str(_as_protocol(protocol))
+    protocol_text = str(resolve_protocol(protocol))
     if qid is None:
         from sklearn.metrics import make_scorer
 

@@ -1,57 +1,107 @@
 """Engines: what computes the measures over an aligned ranking table.
 
-``ENGINES`` is the registry, a table of name -> where the engine lives; an
-engine is imported on first use, so importing rankproof loads no compiled
-module it does not need.
+``ENGINES`` is the registry, in the order the planner tries the engines (see
+:func:`~rankproof.engines.plan.compute`): each measure goes to the first
+engine whose ``supports(measure, alignment, protocol)`` says yes, the numpy
+reference last. An engine is imported on first use, so importing rankproof
+loads no compiled module it does not need.
 
-- ``compiled`` (the default): one fused pass per query in Cython
-  (:mod:`rankproof.engines.compiled`) for the ranked family (dcg, ideal_dcg,
-  ndcg, ap, rr, hit, p, r, rprec, bpref, judged, num_ret, num_rel,
-  num_rel_ret) and trec_eval's set and count measures (set_p, set_r,
-  set_relative_p, set_ap, set_f, utility, relative_p, rprec_mult,
-  num_nonrel_judged_ret, unjudged) and err; real grades (grades=real)
-  through their ranks among the distinct grades; every other measure (iprec, interp_avg,
-  g, bing, ndcg_rel, rndcg, infap, rbp, rbp_resid) is delegated, measure by
-  measure, to the numpy engine.
+- ``dense``: a score matrix's ndcg, dcg and ideal_dcg under ties=expected,
+  by a compiled pass over the top k of each row
+  (:mod:`rankproof.engines.dense`); it supports only the dense alignment
+  :func:`rankproof.evaluate_scores` builds.
+- ``compiled``: one fused pass per query in Cython
+  (:mod:`rankproof.engines.compiled`) for every measure with a kernel
+  (``MeasureSpec.kernel``): the ranked family, trec_eval's set and count
+  measures and err; real grades through their ranks among the distinct
+  grades. The gain measures when grades span more than its tables hold
+  (4096 grades) and every measure without a kernel are left to the next
+  engine.
 - ``numpy``: the reference, each measure's vectorised numpy function.
 
-Both give the same values (tests/test_engines.py holds them to each other).
+Every engine gives the same values (tests/test_engines.py holds each
+registered engine to the numpy one). ``evaluate(..., engine=name)`` means
+"prefer this engine": it is tried first, and the others remain as
+fallbacks in registry order, so a measure it lacks is still computed.
 
->>> sorted(ENGINES)
-['compiled', 'numpy']
+``EXECUTORS`` names what runs the whole evaluation step elsewhere (Spark);
+:func:`engine_names` gives the choices the command line offers.
+
+A new engine is one class (``name``, ``supports``, ``evaluate``) and one
+line in ``ENGINES``.
+
+>>> list(ENGINES)
+['dense', 'compiled', 'numpy']
+>>> engine_names()
+['compiled', 'numpy', 'spark']
 >>> get_engine("numpy").name
 'numpy'
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 from ..errors import InputError
 from .base import Engine
 
-__all__ = ["ENGINES", "DEFAULT_ENGINE", "Engine", "get_engine"]
+__all__ = ["ENGINES", "EXECUTORS", "DEFAULT_ENGINE", "Engine", "EngineEntry", "engine_names", "get_engine"]
 
+# What the command line and evaluate() call the engine of choice; the planner
+# tries the registry's order when no engine is preferred.
 DEFAULT_ENGINE = "compiled"
 
-# name -> (module, class): imported on first use.
-ENGINES: dict[str, tuple[str, str]] = {
-    "compiled": ("rankproof.engines.compiled", "CompiledEngine"),
-    "numpy": ("rankproof.engines.base", "NumpyEngine"),
+
+@dataclasses.dataclass(frozen=True)
+class EngineEntry:
+    """Where an engine (or an executor) lives, imported on first use.
+
+    ``choice``: offered to users (``--engine``); an engine that supports
+    only alignments rankproof builds itself (the dense one) is picked by the
+    planner, not by name. ``executor``: runs the whole evaluation step
+    elsewhere (``attribute`` is its evaluate function), not an Engine.
+    """
+
+    module: str
+    attribute: str
+    choice: bool = True
+    executor: bool = False
+
+
+# The engines, in the planner's order: the numpy reference last.
+ENGINES: dict[str, EngineEntry] = {
+    "dense": EngineEntry("rankproof.engines.dense", "DenseEngine", choice=False),
+    "compiled": EngineEntry("rankproof.engines.compiled", "CompiledEngine"),
+    "numpy": EngineEntry("rankproof.engines.numpy", "NumpyEngine"),
+}
+# Executors of the same step on other machinery.
+EXECUTORS: dict[str, EngineEntry] = {
+    "spark": EngineEntry("rankproof.spark.evaluate", "evaluate", executor=True),
 }
 
 _loaded: dict[str, Engine] = {}
 
 
+def engine_names() -> list[str]:
+    """The names users may choose (``--engine``): the engines offered, then the executors."""
+    return [name for name, entry in ENGINES.items() if entry.choice] + list(EXECUTORS)
+
+
 def get_engine(name: "str | Engine" = DEFAULT_ENGINE) -> Engine:
     """The engine registered under `name` (an Engine instance is returned as is)."""
+    choices = ", ".join(name for name, entry in ENGINES.items() if entry.choice)
     if not isinstance(name, str):
         if isinstance(name, Engine):
             return name
-        raise InputError(f"engine must be one of {', '.join(ENGINES)} or an Engine; got {type(name).__name__}")
+        raise InputError(f"engine must be one of {choices} or an Engine; got {type(name).__name__}")
     if name not in _loaded:
+        if name in EXECUTORS:
+            entry = EXECUTORS[name]
+            raise InputError(f"{name} is an executor of the whole evaluation, not an engine; "
+                             f"call {entry.module}.{entry.attribute} (rankproof evaluate --engine {name})")
         if name not in ENGINES:
-            raise InputError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
-        module, attribute = ENGINES[name]
-        _loaded[name] = getattr(importlib.import_module(module), attribute)()
+            raise InputError(f"unknown engine {name!r}; choose one of {choices}")
+        entry = ENGINES[name]
+        _loaded[name] = getattr(importlib.import_module(entry.module), entry.attribute)()
     return _loaded[name]

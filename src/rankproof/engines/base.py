@@ -8,6 +8,10 @@ a policy (gain, discount, ideal pool, rel, denominators). Every engine gives
 the same numbers: choosing one changes the speed, never a value, which is why
 the choice is a keyword of :func:`rankproof.evaluate` and not a policy of the
 :class:`~rankproof.Protocol`.
+
+The planner (:mod:`rankproof.engines.plan`) asks each engine, in the order of
+the registry, whether it ``supports`` a measure on an alignment, and refuses
+the tied groups a measure has no closed form for before any engine runs.
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ from typing import Protocol as _Interface, Sequence, runtime_checkable
 
 import numpy as np
 
-from ..errors import MeasureError, TieError
-from ..measures.base import Measure
-from ..measures.compute import Context, Values
+from ..errors import TieError
+from ..measures.base import Measure, TieSupport
+from ..measures.compute import Values
 
-__all__ = ["Engine", "NumpyEngine", "refuse_ordered_ties"]
+__all__ = ["Engine", "NumpyEngine", "refuse_ordered_ties", "refuse_ties"]
 
 
 @runtime_checkable
@@ -35,8 +39,9 @@ class Engine(_Interface):
 
     name: str
 
-    def supports(self, measure: Measure) -> bool:
-        """Does the engine compute this measure itself (not by delegating)?"""
+    def supports(self, measure: Measure, alignment=None, protocol=None) -> bool:
+        """Does the engine compute this measure on this alignment under this
+        protocol? Without an alignment (or a protocol): on some alignment."""
         ...
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
@@ -45,8 +50,8 @@ class Engine(_Interface):
         ``value`` per query, the ``numerator`` / ``denominator`` that micro
         averaging sums (ratio measures), and ``undefined`` (queries where the
         measure divides by 0 because nothing is relevant: the zero_ideal
-        policy decides their value later). Raises the measure errors that do
-        not depend on the engine (a tie the measure has no closed form for).
+        policy decides their value later). Called by the planner with the
+        measures it ``supports``, after the tie refusals (:func:`refuse_ties`).
         """
         ...
 
@@ -54,7 +59,7 @@ class Engine(_Interface):
 def refuse_ordered_ties(alignment, measures: Sequence[Measure]) -> None:
     """Raise TieError for a measure without a closed form over tied orders
     when the alignment still has tied groups (``ties=expected``)."""
-    ordered = [m for m in measures if m.spec.ties == "ordered"]
+    ordered = [m for m in measures if m.spec.ties is TieSupport.ORDERED]
     if not ordered:
         return
     tied_groups = int((np.diff(alignment.group_offsets) > 1).sum())
@@ -66,23 +71,14 @@ def refuse_ordered_ties(alignment, measures: Sequence[Measure]) -> None:
         )
 
 
-class NumpyEngine:
-    """The reference engine: each measure's own vectorised numpy function
-    (``MeasureSpec.compute``, kernels in :mod:`rankproof.kernels.ranked`),
-    one measure after the other over all queries. It supports every measure."""
+def refuse_ties(alignment, measures: Sequence[Measure], protocol) -> None:
+    """Every tie refusal, once, whatever the engine: the measures that need
+    one order (``TieSupport.ORDERED``), then each measure's own check
+    (``MeasureSpec.check_ties``: AP over the hits with a group crossing k)."""
+    refuse_ordered_ties(alignment, measures)
+    for measure in measures:
+        if measure.spec.check_ties is not None:
+            measure.spec.check_ties(alignment, measure, protocol)
 
-    name = "numpy"
 
-    def supports(self, measure: Measure) -> bool:
-        return measure.spec.compute is not None
-
-    def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        refuse_ordered_ties(alignment, measures)
-        context = Context(alignment, protocol) if measures else None
-        values: dict[Measure, Values] = {}
-        for measure in measures:
-            compute = measure.spec.compute
-            if compute is None:  # callers ask supports() first
-                raise MeasureError(f"the numpy engine cannot compute {measure}: it has no compute function")
-            values[measure] = compute(context, measure)
-        return values
+from .numpy import NumpyEngine  # noqa: E402  (re-exported: it lived here)

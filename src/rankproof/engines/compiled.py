@@ -4,8 +4,10 @@
 measure of the ranked family and trec_eval's set and count measures (see
 ``KINDS``) for a query while its ranking is in cache, tie groups in closed
 form as the numpy reference does. This module turns the measures into the
-kernel's plan (small integer tables), builds the gain and discount tables
-once, and hands every other measure to the numpy engine, measure by measure.
+kernel's plan (small integer tables) and builds the gain and discount tables
+once. It computes only what it ``supports``; the planner
+(:mod:`rankproof.engines.plan`) gives every other measure to the next engine
+and runs the tie refusals before it.
 """
 
 from __future__ import annotations
@@ -17,17 +19,17 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import TieError
-from ..measures.base import Measure
+from ..errors import MeasureError
+from ..measures.base import REGISTRY, GradeTable, Measure
 from ..measures.compute import Values, discount_table, gains_of
 from ..protocol import ApDenominator, Gain, GainMap, Ideal, PrecisionDenominator, RecallDenominator
 from ..measures.user_models import err_max_grade, err_stop_chance
-from .base import NumpyEngine, refuse_ordered_ties
 
-__all__ = ["CompiledEngine", "KINDS"]
+__all__ = ["CompiledEngine", "KINDS", "KERNEL_KINDS"]
 
-# Measure name -> the kernel's kind number (the enum of _ranked.pyx).
-KINDS: dict[str, int] = {
+# The kernel's kinds (the enum of _libs/ranked.pyx), by the name a
+# MeasureSpec's ``kernel`` gives: the one table to point at the .pyx enum.
+KERNEL_KINDS: dict[str, int] = {
     "dcg": 0, "ideal_dcg": 1, "ndcg": 2, "ap": 3, "rr": 4, "hit": 5, "p": 6, "r": 7,
     "rprec": 8, "bpref": 9, "judged": 10, "num_ret": 11, "num_rel": 12, "num_rel_ret": 13,
     # trec_eval's set and count measures
@@ -36,41 +38,31 @@ KINDS: dict[str, int] = {
     # user models
     "err": 24,
 }
-# Real-valued parameters, in the order of the kernel's params row.
-_PARAMS: dict[str, tuple[str, ...]] = {
-    "rprec_mult": ("mult",), "set_f": ("beta",), "utility": ("a", "b", "c", "d", "docs"),
-}
-_GAIN_KINDS = {"dcg", "ideal_dcg", "ndcg"}
-_IDEAL_KINDS = {"ideal_dcg", "ndcg"}
-_NO_REL = {"dcg", "ideal_dcg", "ndcg", "judged", "num_ret", "unjudged", "err"}
-# Measures that read a table indexed by grade (gains, ERR's stopping chances).
-_TABLE_KINDS = _GAIN_KINDS | {"err"}
+# Measure name -> kernel kind, generated from the registry (the measures with a kernel).
+KINDS: dict[str, int] = {spec.name: KERNEL_KINDS[spec.kernel] for spec in REGISTRY.values()
+                         if spec.kernel is not None}
 
-# The fields of Values each measure returns, as the numpy engine does
-# (micro averaging reads numerator / denominator; zero_ideal reads undefined).
-_VALUE, _UNDEFINED, _RATIO, _NORMALISED_RATIO = ((), ("undefined",), ("numerator", "denominator"),
-                                                 ("numerator", "denominator", "undefined"))
-_FIELDS: dict[str, tuple[str, ...]] = {
-    "dcg": _VALUE, "ideal_dcg": _VALUE, "rr": _VALUE, "hit": _VALUE, "num_ret": _VALUE,
-    "num_rel": _VALUE, "num_rel_ret": _VALUE, "utility": _VALUE, "num_nonrel_judged_ret": _VALUE,
-    "ap": _UNDEFINED, "bpref": _UNDEFINED, "set_ap": _UNDEFINED, "set_f": _UNDEFINED,
-    "p": _RATIO, "judged": _RATIO, "set_p": _RATIO, "unjudged": _RATIO,
-    "ndcg": _NORMALISED_RATIO, "r": _NORMALISED_RATIO, "rprec": _NORMALISED_RATIO,
-    "set_r": _NORMALISED_RATIO, "set_relative_p": _NORMALISED_RATIO, "relative_p": _NORMALISED_RATIO,
-    "rprec_mult": _NORMALISED_RATIO, "err": _VALUE,
+# Denominator policies -> the kernel's number, by the parameter a measure reads.
+_DENOMINATORS: dict[str, dict] = {
+    "precision_denominator": {PrecisionDenominator.K: 0, PrecisionDenominator.RETRIEVED: 1},
+    "recall_denominator": {RecallDenominator.RELEVANT: 0, RecallDenominator.MIN_K: 1},
+    "ap_denominator": {ApDenominator.RELEVANT: 0, ApDenominator.MIN_K: 1, ApDenominator.HITS: 2},
 }
-
-# Denominator policy -> the kernel's number, per measure.
-_POLICIES: dict[str, tuple[str, dict]] = {
-    "p": ("precision_denominator", {PrecisionDenominator.K: 0, PrecisionDenominator.RETRIEVED: 1}),
-    "r": ("recall_denominator", {RecallDenominator.RELEVANT: 0, RecallDenominator.MIN_K: 1}),
-    "ap": ("ap_denominator", {ApDenominator.RELEVANT: 0, ApDenominator.MIN_K: 1, ApDenominator.HITS: 2}),
-}
-_HITS = 2
 _POOLS = {Ideal.JUDGED: 0, Ideal.RETRIEVED: 1}
 # Gain formulas of the kernel (for grades outside a gain table's range).
 _FORMULAS = {Gain.LINEAR: 0, Gain.EXP2: 1}
 _MAP = 2
+# Columns of the kernel's plan row, and the width of its params row.
+_KIND, _CUTOFF, _REL, _GAIN, _DISCOUNT, _POLICY, _SOURCE = range(7)
+_PARAM_COLUMNS = 5
+
+
+def _kernel_params(measure: Measure) -> tuple[str, ...]:
+    """The measure's own real-valued parameters, in the order of the kernel's
+    params row (ERR's max_grade sets its table instead)."""
+    spec = measure.spec
+    return () if spec.grade_table is GradeTable.STOP_CHANCE else spec.own_params
+
 
 # Gains are looked up in a table indexed by grade; beyond this many distinct
 # grades in the pools (e.g. grades in the thousands) the gain measures go to
@@ -102,11 +94,13 @@ def _threads(num_queries: int) -> int:
 class CompiledEngine:
     """The default engine (see the module docstring).
 
-    ``supports(measure)`` is True for the measures of ``KINDS``, computed in
-    the compiled pass; the others are computed by :class:`NumpyEngine`, and so are
-    the gain measures when grades span more than 4096 values (or, for real
-    grades, take more than 4096 distinct values). Real-valued grades are
-    computed in the compiled pass through their ranks (see ``_evaluate_real``).
+    ``supports(measure, alignment, protocol)`` is True for the measures with
+    a kernel (``MeasureSpec.kernel``, see ``KINDS``), except the measures that
+    read a table indexed by grade (``MeasureSpec.grade_table``) when the
+    grades span more than 4096 values (or, for real grades, take more than
+    4096 distinct values): the planner leaves those to the next engine.
+    Real-valued grades are computed in the compiled pass through their ranks
+    (see ``_evaluate_real``).
     """
 
     name = "compiled"
@@ -120,20 +114,36 @@ class CompiledEngine:
                 "(or `pip install .`), or pass engine='numpy'"
             ) from error
         self._kernel = _ranked.evaluate_ranked
-        self._reference = NumpyEngine()
 
-    def supports(self, measure: Measure) -> bool:
-        return measure.name in KINDS
+    def supports(self, measure: Measure, alignment=None, protocol=None) -> bool:
+        spec = measure.spec
+        if spec.kernel is None:
+            return False
+        if spec.grade_table is None or alignment is None:
+            return True
+        if _real_grades(alignment):
+            return len(_real_table(alignment)) <= _LARGEST_GRADE_SPAN
+        low, high = self._grade_range([measure] if protocol is not None else [], protocol,
+                                      np.asarray(alignment.grade), np.asarray(alignment.pool_grade))
+        return high - low < _LARGEST_GRADE_SPAN
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        if alignment.grade.dtype.kind == "f" or alignment.pool_grade.dtype.kind == "f":
+        refused = [m for m in measures if not self.supports(m, alignment, protocol)]
+        if refused:  # the planner asks supports() first
+            raise MeasureError(f"the compiled engine cannot compute {refused[0]} here; "
+                               "evaluate through rankproof.evaluate, whose planner picks an engine")
+        if not measures:
+            return {}
+        if _real_grades(alignment):
             return self._evaluate_real(alignment, measures, protocol)
         grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
         pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
         low, high = self._grade_range(measures, protocol, grade, pool_grade)
-        # Grades spanning more than a table may hold (grade 10^9) build no table at all.
-        table_grades = np.arange(low, high + 1, dtype=np.int64) if high - low < _LARGEST_GRADE_SPAN else None
-        return self._split(alignment, measures, protocol, grade, pool_grade, low, table_grades, _integer_rel)
+        # Every measure reading a table fits one (supports() said so); the others never read it,
+        # so grades spanning more than a table may hold (grade 10^9) build a one-entry table.
+        tables = any(m.spec.grade_table is not None for m in measures) or high - low < _LARGEST_GRADE_SPAN
+        table_grades = np.arange(low, high + 1, dtype=np.int64) if tables else np.array([low], dtype=np.int64)
+        return self._compiled(alignment, measures, protocol, grade, pool_grade, low, table_grades, _integer_rel)
 
     def _evaluate_real(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
         """Real-valued grades (grades=real, or a score matrix's real relevance).
@@ -143,12 +153,11 @@ class CompiledEngine:
         of unjudged docs): ranks keep every order, so ``grade >= rel`` is
         ``rank >= rank of the smallest grade >= rel``, and the gain table of
         rank i holds the gain of the i-th real grade. Exact, and no kernel
-        change. The gain measures go to the numpy engine beyond 4096
-        distinct grades, as for integer grades.
+        change. Beyond 4096 distinct grades the measures reading a table are
+        not supported (as for integer grades), and the others get a one-entry
+        table they never read.
         """
-        judged_grades = np.asarray(alignment.grade, dtype=np.float64)[np.asarray(alignment.judged, dtype=bool)]
-        table_grades = np.unique(np.concatenate([np.asarray(alignment.pool_grade, dtype=np.float64),
-                                                 judged_grades, [0.0]]))
+        table_grades = _real_table(alignment)
         grade = np.ascontiguousarray(np.searchsorted(table_grades, np.asarray(alignment.grade, np.float64)),
                                      dtype=np.int64)
         grade[~np.asarray(alignment.judged, dtype=bool)] = int(np.searchsorted(table_grades, 0.0))
@@ -159,27 +168,8 @@ class CompiledEngine:
             return int(np.searchsorted(table_grades, float(rel), side="left"))
 
         fits = len(table_grades) <= _LARGEST_GRADE_SPAN
-        return self._split(alignment, measures, protocol, grade, pool_grade, 0, table_grades if fits else None,
-                           rel_code)
-
-    def _split(self, alignment, measures: Sequence[Measure], protocol, grade, pool_grade, low: int,
-               table_grades: np.ndarray | None, rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
-        """The kernel's measures to the kernel, the others to the numpy engine.
-
-        `table_grades` None: the grades span more than the gain tables may
-        hold, so the measures that read a table go to the numpy engine too,
-        and the kernel gets a one-entry table it never reads.
-        """
-        def compiled(m: Measure) -> bool:
-            return self.supports(m) and (m.name not in _TABLE_KINDS or table_grades is not None)
-
-        refuse_ordered_ties(alignment, measures)
-        mine = [m for m in measures if compiled(m)]
-        values = self._reference.evaluate(alignment, [m for m in measures if not compiled(m)], protocol)
-        if mine:
-            tables = table_grades if table_grades is not None else np.array([low], dtype=np.int64)
-            values.update(self._compiled(alignment, mine, protocol, grade, pool_grade, low, tables, rel_code))
-        return {m: values[m] for m in measures}
+        tables = table_grades if fits else np.array([0], dtype=np.int64)
+        return self._compiled(alignment, measures, protocol, grade, pool_grade, 0, tables, rel_code)
 
     @staticmethod
     def _grade_range(measures, protocol, grade, pool_grade) -> tuple[int, int]:
@@ -192,13 +182,13 @@ class CompiledEngine:
         if len(pool_grade):
             low, high = min(low, int(pool_grade.min())), max(high, int(pool_grade.max()))
         for m in measures:
-            if m.name not in _GAIN_KINDS:
+            if m.spec.grade_table is not GradeTable.GAIN:
                 continue
             gain = m.setting("gain", protocol)
             if isinstance(gain, GainMap):
                 listed = [g for g, _ in gain.gains]
                 low, high = min(low, *listed), max(high, *listed)
-            if m.name in _IDEAL_KINDS and m.setting("ideal", protocol) is Ideal.RETRIEVED and len(grade):
+            if "ideal" in m.spec.params and m.setting("ideal", protocol) is Ideal.RETRIEVED and len(grade):
                 low, high = min(low, int(grade.min())), max(high, int(grade.max()))
         return low, high
 
@@ -226,27 +216,28 @@ class CompiledEngine:
                 table.append(item)
             return table.index(item)
 
-        params = np.zeros((len(measures), 5))
+        params = np.zeros((len(measures), _PARAM_COLUMNS))
         plan = np.full((len(measures), 7), -1, dtype=np.int64)
-        plan[:, 4] = 0
-        plan[:, 3] = 0
+        plan[:, _DISCOUNT] = 0
+        plan[:, _GAIN] = 0
         for j, m in enumerate(measures):
-            plan[j, 0] = KINDS[m.name]
-            plan[j, 1] = m.cutoff if m.cutoff is not None else -1
-            if m.name not in _NO_REL:
-                plan[j, 2] = index(rels, rel_code(m.setting("rel", protocol)))
-            if m.name in _GAIN_KINDS:
-                plan[j, 3] = index(gains, m.setting("gain", protocol))
-                plan[j, 4] = index(discounts, m.setting("discount", protocol))
-            if m.name == "err":
-                plan[j, 3] = index(gains, _StopChance(err_max_grade(alignment, m)))
-            if m.name in _IDEAL_KINDS:
-                plan[j, 6] = index(sources, (plan[j, 3], _POOLS[m.setting("ideal", protocol)]))
-            for column, name in enumerate(_PARAMS.get(m.name, ())):
+            spec = m.spec
+            plan[j, _KIND] = KINDS[m.name]
+            plan[j, _CUTOFF] = m.cutoff if m.cutoff is not None else -1
+            if "rel" in spec.params:
+                plan[j, _REL] = index(rels, rel_code(m.setting("rel", protocol)))
+            if spec.grade_table is GradeTable.GAIN:
+                plan[j, _GAIN] = index(gains, m.setting("gain", protocol))
+                plan[j, _DISCOUNT] = index(discounts, m.setting("discount", protocol))
+            elif spec.grade_table is GradeTable.STOP_CHANCE:
+                plan[j, _GAIN] = index(gains, _StopChance(err_max_grade(alignment, m)))
+            if "ideal" in spec.params:
+                plan[j, _SOURCE] = index(sources, (plan[j, _GAIN], _POOLS[m.setting("ideal", protocol)]))
+            for column, name in enumerate(_kernel_params(m)):
                 params[j, column] = float(m.setting(name, protocol))
-            if m.name in _POLICIES:
-                policy, numbers = _POLICIES[m.name]
-                plan[j, 5] = numbers[m.setting(policy, protocol)]
+            for name in spec.policy_params:
+                if name in _DENOMINATORS:
+                    plan[j, _POLICY] = _DENOMINATORS[name][m.setting(name, protocol)]
 
         # Gain tables over the table's grades, and the distinct positive
         # gains of each, highest first (the ideal's counting sort).
@@ -272,13 +263,13 @@ class CompiledEngine:
             discount, cumulative, plan, params, np.array(rels, dtype=np.int64),
             np.array(sources, dtype=np.int64).reshape(-1, 2), _threads(num_queries))
 
+        # `crossings` (AP over the hits with a tied group crossing k) were refused by the planner.
+        del crossings
         results = {}
         for j, m in enumerate(measures):
-            if m.name == "ap" and plan[j, 5] == _HITS and crossings[j].any():
-                _refuse_crossing(alignment, m, crossings[j])
             fields = {"numerator": numerator[j], "denominator": denominator[j],
                       "undefined": undefined[j].view(bool)}
-            results[m] = Values(value[j], **{name: fields[name] for name in _FIELDS[m.name]})
+            results[m] = Values(value[j], **{name: fields[name] for name in m.spec.fields})
         return results
 
 
@@ -301,12 +292,11 @@ def _integer_rel(rel: "int | float") -> int:
     return int(math.ceil(rel))
 
 
-def _refuse_crossing(alignment, m: Measure, crossings: np.ndarray) -> None:
-    """AP over the hits divides by a count that, under ties=expected, varies
-    with the order of a tied group crossing the cutoff: no exact closed form."""
-    query = alignment.queries[int(np.argmax(crossings))]
-    raise TieError(
-        f"query {query}: {m} divides by the relevant docs in the top {m.cutoff}, which depends on "
-        f"the order of tied docs crossing the cutoff ({int(crossings.sum())} such groups); set the "
-        "policy ties=docid or ties=input, or ap_denominator=relevant or min_k"
-    )
+def _real_grades(alignment) -> bool:
+    return alignment.grade.dtype.kind == "f" or alignment.pool_grade.dtype.kind == "f"
+
+
+def _real_table(alignment) -> np.ndarray:
+    """The distinct real grades of the judged docs in rankings and pools, and 0.0, ascending."""
+    judged_grades = np.asarray(alignment.grade, dtype=np.float64)[np.asarray(alignment.judged, dtype=bool)]
+    return np.unique(np.concatenate([np.asarray(alignment.pool_grade, dtype=np.float64), judged_grades, [0.0]]))

@@ -1,23 +1,75 @@
-"""The dense fast path: DCG@k and ideal DCG@k of a score matrix, by the compiled kernel.
+"""The dense engine: NDCG, DCG and ideal DCG of a score matrix, by a compiled pass over the top k.
 
-Only the top k of each row matter: :mod:`._dense_kernel` finds them row by
-row in C, with the tied group at the cutoff read from the whole row (see
-its docstring for the expectation over tied orders). This module turns a
-protocol's gain into what the kernel takes and keeps the input arrays as
+Only the top k of each row matter: :mod:`rankproof._libs.dense` finds them
+row by row in C, with the tied group at the cutoff read from the whole row
+(see its docstring for the expectation over tied orders). This module turns
+a protocol's gain into what the kernel takes and keeps the input arrays as
 they are (no copy unless the dtype needs one).
+
+The engine supports only a :class:`DenseMatrix` alignment, which
+:func:`rankproof.evaluate_scores` builds for dense matrices under
+``ties=expected`` (non-negative grades, no score of -inf), and the measures
+of the DCG family (``MeasureSpec.dcg``); the planner gives every other
+measure to the next engine, which reads the general alignment the dense one
+builds on first use.
 """
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
-from ..measures.compute import gains_of as _gains_of
+from ..errors import MeasureError
+from ..measures.base import Dcg, Measure
+from ..measures.compute import Values, discount_table, gains_of, ratio
 from ..protocol import Gain, GainMap
-from .._libs.dense import dense_dcg_parts
 
-__all__ = ["dense_ndcg_parts"]
+__all__ = ["DenseEngine", "DenseMatrix", "dense_ndcg_parts"]
 
 _LINEAR, _EXP2, _TABLE = 0, 1, 2
+
+
+class DenseMatrix:
+    """What marks an alignment as a dense score matrix the dense engine reads:
+    ``score`` (rows, columns; NaN: not a candidate) and ``relevance`` (the
+    grades, non-negative). An alignment offers it as ``dense_matrix``."""
+
+    def __init__(self, score: np.ndarray, relevance: np.ndarray) -> None:
+        self.score = score
+        self.relevance = relevance
+
+
+class DenseEngine:
+    """ndcg, dcg and ideal_dcg of a :class:`DenseMatrix` alignment (see the module docstring)."""
+
+    name = "dense"
+
+    def supports(self, measure: Measure, alignment=None, protocol=None) -> bool:
+        return measure.spec.dcg is not None and isinstance(getattr(alignment, "dense_matrix", None), DenseMatrix)
+
+    def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
+        refused = [m for m in measures if not self.supports(m, alignment, protocol)]
+        if refused:  # the planner asks supports() first
+            raise MeasureError(f"the dense engine cannot compute {refused[0]} here; it reads score matrices "
+                               "through rankproof.evaluate_scores")
+        matrix: DenseMatrix = alignment.dense_matrix
+        columns = matrix.score.shape[1]
+        parts: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        values: dict[Measure, Values] = {}
+        for measure in measures:
+            k = min(measure.cutoff if measure.cutoff is not None else columns, columns)
+            gain = measure.setting("gain", protocol)
+            discount = measure.setting("discount", protocol)
+            key = (str(gain), str(discount), k)
+            if key not in parts:  # ndcg, dcg and ideal_dcg at one k share one pass
+                parts[key] = dense_ndcg_parts(matrix.score, matrix.relevance, gain, k,
+                                              discount_table(discount, columns))
+            dcg, ideal = parts[key]
+            form = measure.spec.dcg
+            values[measure] = (Values(ideal) if form is Dcg.IDEAL else Values(dcg) if form is Dcg.SUM
+                               else ratio(dcg, ideal, True))
+        return values
 
 
 def _gain_table(gain: "Gain | GainMap") -> tuple[int, np.ndarray]:
@@ -47,10 +99,12 @@ def dense_ndcg_parts(score: np.ndarray, grade: np.ndarray, gain: "Gain | GainMap
     >>> dcg.tolist(), ideal.tolist()   # the top two tie: (10 + 5) / 2
     ([7.5], [10.0])
     """
+    from .._libs.dense import dense_dcg_parts  # compiled; loaded only when a score matrix is evaluated
+
     kind, table = _gain_table(gain)
     # Integer grades 0..63 by gain descending, positive gains only (for counting in the ideal).
     levels = np.arange(64)
-    level_gain = _gains_of(levels, gain)
+    level_gain = gains_of(levels, gain)
     levels_by_gain = levels[np.argsort(-level_gain, kind="stable")]
     levels_by_gain = np.ascontiguousarray(levels_by_gain[level_gain[levels_by_gain] > 0], dtype=np.int64)
     score = np.ascontiguousarray(score, dtype=np.float64)

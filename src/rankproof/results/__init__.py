@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence, TypedDict, cast
 
 import numpy as np
 
@@ -21,10 +21,45 @@ from ..protocol import Aggregation, MissingQuery, Protocol
 from ..errors import literal
 from .values import Bounds, MeasureResult
 
-__all__ = ["Results", "MeasureResult", "Bounds", "MIN_COVERAGE", "check_query_coverage"]
+__all__ = ["Results", "MeasureResult", "Bounds", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
 
 # The query ids shown to the caller and the order they are shown in (see Results._id_source).
 _Ids = tuple[np.ndarray | None, np.ndarray | None]
+# What a front door gives for them: the ids aligned with the alignment's
+# (text, sorted) queries, or a function of those queries giving (ids, order),
+# run on first use (parsing a million ids costs time that a caller reading
+# only means should not pay); (None, None) keeps the text ids.
+QueryIds = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
+
+
+class Counts(TypedDict, total=False):
+    """Every case a policy touched (:attr:`Results.counts`): a dict, so
+    ``counts["queries_in_qrels"]`` reads as before, with its keys typed.
+
+    The per-measure counts are dicts keyed by the measure's text. Some keys
+    exist only where their case can arise (``masked_entries`` and
+    ``relevant_outside_candidates`` for score matrices, ``chunks_merged``
+    under a chunk map).
+    """
+
+    queries_in_qrels: int
+    queries_in_run: int
+    queries_evaluated: int
+    queries_missing_from_run: int
+    queries_missing_from_qrels: int
+    duplicates_dropped: int
+    negative_grades: int
+    unjudged_retrieved: int
+    unjudged_dropped: int
+    tied_groups: int
+    tied_docs: int
+    masked_entries: int
+    relevant_outside_candidates: int
+    chunks_merged: int
+    zero_ideal_queries: dict[str, int]
+    excluded_queries: dict[str, int]
+    unjudged_in_cutoff: dict[str, int]
+    tied_groups_crossing_cutoff: dict[str, int]
 
 # A run that ranks fewer than this share of the judged queries is refused
 # unless the caller allows it: a mean made mostly of queries scored 0 (or of a
@@ -52,15 +87,16 @@ class Results:
     {'ndcg@10': 1}
     """
 
-    def __init__(self, *, table: QueryTable, counts: "dict[str, Any] | Callable[[], dict[str, Any]]",
+    def __init__(self, *, table: QueryTable, counts: "Mapping[str, Any] | Callable[[], Mapping[str, Any]]",
                  protocol: Protocol, measures: dict[Measure, MeasureResult], weights: np.ndarray | None,
-                 run_name: str, qrels=None) -> None:
+                 run_name: str, qrels=None, query_ids: "QueryIds | None" = None, complete_judgments: bool = False,
+                 bounds: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None) -> None:
         # Per-query facts and counts only: the per-position arrays of the
         # evaluation are gone once the measures are computed (explain asks the
         # pipeline again). `counts` may be a function that counts on first use.
         self._table = table
         # Per measure, (lower, upper) per query, when evaluated with bounds=True.
-        self._bounds: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
+        self._bounds: dict[Measure, tuple[np.ndarray, np.ndarray]] = dict(bounds or {})
         self._counts = counts
         self._qrels = qrels
         self.protocol = protocol
@@ -70,33 +106,19 @@ class Results:
         # True when the judgments list every relevant doc (a recommender's
         # truth table): a doc missing from them is non-relevant by definition,
         # so there is nothing to warn about.
-        self.complete_judgments = False
-        # The query ids shown to the caller, aligned with the alignment's
-        # (text, sorted) queries, and the order they are shown in: None means
-        # the text ids in text order. evaluate_frame and evaluate_scores set
-        # them so integer user ids come back as integers; a callable giving
-        # (ids, order) is run on first use (parsing a million ids costs time
-        # that a caller reading only means should not pay).
-        self._id_source: "_Ids | Callable[[], _Ids] | None" = None
-
-    def _with_query_ids(self, ids, order: np.ndarray | None = None) -> "Results":
-        """These results, showing `ids` (aligned with the alignment's queries) in `order`.
-
-        `ids` may be a callable returning ``(ids, order)``, run on first use.
-        """
-        import copy
-
-        shown = copy.copy(self)
-        shown.__dict__.pop("_presentation", None)
-        shown._id_source = ids if callable(ids) else (np.asarray(ids), order)
-        return shown
+        self.complete_judgments = complete_judgments
+        # The query ids shown to the caller (see QueryIds): evaluate_frame and
+        # evaluate_scores give them so integer user ids come back as integers.
+        self._id_source = query_ids
 
     @cached_property
     def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:
         source = self._id_source
         if source is None:
             return None, None
-        return source() if callable(source) else source
+        if callable(source):
+            return source(self._table.queries)
+        return np.asarray(source), None
 
     @property
     def _ids(self) -> np.ndarray | None:
@@ -113,15 +135,6 @@ class Results:
 
     def _shown_ids(self) -> np.ndarray:
         return self._shown(self._table.queries if self._ids is None else self._ids)
-
-    def _with_complete_judgments(self, note: str) -> "Results":
-        """These results, stating that every doc absent from the judgments is non-relevant."""
-        import copy
-
-        stated = copy.copy(self)
-        stated._table = dataclasses.replace(self._table, notes=(*self._table.notes, note))
-        stated.complete_judgments = True
-        return stated
 
     @property
     def qrels_source(self) -> str:
@@ -337,13 +350,12 @@ class Results:
 
         weights = [part._weights for part in parts if part._weights is not None]
         joined_weights = np.concatenate(weights) if len(weights) == len(parts) else None
-        merged = cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
-                     weights=joined_weights, run_name=run_name or first.run_name)
-        merged.complete_judgments = all(part.complete_judgments for part in parts)
-        if all(part._bounds for part in parts):
-            merged._bounds = {m: (np.concatenate([p._bounds[m][0] for p in parts]),
-                                  np.concatenate([p._bounds[m][1] for p in parts])) for m in first.measures}
-        return merged
+        bounds = ({m: (np.concatenate([p._bounds[m][0] for p in parts]),
+                       np.concatenate([p._bounds[m][1] for p in parts])) for m in first.measures}
+                  if all(part._bounds for part in parts) else None)
+        return cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
+                   weights=joined_weights, run_name=run_name or first.run_name,
+                   complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds)
 
     def means(self) -> dict[str, float]:
         """``{measure text: mean}`` for every measure, in the order asked."""
@@ -407,7 +419,7 @@ class Results:
 
     # -- counts ------------------------------------------------------------
     @cached_property
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> Counts:
         """Every case a policy touched.
 
         Keys: queries_in_qrels, queries_in_run, queries_evaluated,
@@ -426,7 +438,7 @@ class Results:
         counts["excluded_queries"] = {
             str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
         counts.update({k: by_policy[k] for k in cutoff_keys if k in by_policy})
-        return counts
+        return cast(Counts, counts)
 
     # -- tables and text ---------------------------------------------------
     def to_pandas(self):
@@ -446,7 +458,7 @@ class Results:
         for measure, result in self._measures.items():
             columns[str(measure)] = result.value
         for measure, result in self._measures.items():
-            if measure.name == "ndcg":
+            if measure.spec.dcg_parts:
                 columns[f"{measure}:dcg"] = result.numerator
                 columns[f"{measure}:ideal_dcg"] = result.denominator
         columns["in_run"] = table.in_run

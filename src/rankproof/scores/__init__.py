@@ -36,23 +36,18 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from ..engines.dense import DenseMatrix
 from ..errors import InputError
-from ..evaluation import _as_protocol, _measure_alignment, _measure_list, _weights_wanted
+from ..evaluation import evaluate_alignment, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
-from ..measures.compute import Values, discount_table, ratio
 from ..pipeline.alignment import Alignment, QueryTable
 from ..protocol import Protocol, Ties
 from ..errors import literal
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
-from ._dense import dense_ndcg_parts
 from ._input import ScoreInput, as_array, read_scores
 
 __all__ = ["evaluate_scores"]
-
-# Measures the dense fast path computes (with ties=expected); any other goes
-# through the general alignment.
-_FAST = ("ndcg", "dcg", "ideal_dcg")
 
 
 def evaluate_scores(
@@ -131,31 +126,29 @@ def evaluate_scores(
     >>> evaluate_scores([[1, 0, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[4]).mean("r@3")
     0.25
     """
-    protocol = _as_protocol(protocol)
-    measure_list = _measure_list(measures, protocol)
+    protocol = resolve_protocol(protocol)
+    measure_list = resolve_measures(measures, protocol)
     scores = read_scores(y_true, y_score, offsets, queries, protocol)
     # Rows keep the caller's names and their dtype (the row index by default),
     # in row order, so per-query values line up with the matrix rows.
     ids = np.arange(scores.num_rows) if queries is None else np.asarray(list(queries))
     weight_array = _row_weights(weights, scores.queries, ids, protocol)
+    alignment: "Alignment | DenseAlignment"
     if num_relevant is not None:
         # The pool reaches beyond the matrix: the general alignment holds it.
         alignment = score_alignment(scores, protocol, check_num_relevant(num_relevant, scores))
-        results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
     elif _fast_path_applies(scores, protocol):
-        # ndcg / dcg / ideal_dcg by the dense fast path; any other measure builds
-        # the general alignment on first use and runs the reference kernels.
-        dense = DenseAlignment(scores, protocol)
-        results = _measure_alignment(dense, protocol, measure_list, weight_array, "y_score",
-                                     compute=dense.compute)
+        # The dense engine takes ndcg / dcg / ideal_dcg; any other measure builds
+        # the general alignment on first use and goes to the next engine.
+        alignment = DenseAlignment(scores, protocol)
     else:
         alignment = score_alignment(scores, protocol)
-        results = _measure_alignment(alignment, protocol, measure_list, weight_array, "y_score")
-    return results._with_query_ids(ids)
+    return evaluate_alignment(alignment, measure_list, protocol, weights=weight_array, run_name="y_score",
+                              query_ids=ids)
 
 
 def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protocol) -> np.ndarray | None:
-    if not _weights_wanted(weights, protocol, "pass weights=[one per row] (scikit-learn's sample_weight) "
+    if not weights_wanted(weights, protocol, "pass weights=[one per row] (scikit-learn's sample_weight) "
                                               "or weights={query: weight}"):
         return None
     if isinstance(weights, Mapping):
@@ -191,9 +184,10 @@ class DenseAlignment:
 
     It holds what :class:`~rankproof.results.Results` needs (the row names;
     the counts, computed on first use by a row-wise sort in chunks; the
-    per-measure cutoff counts) and computes ndcg, dcg and ideal_dcg by the
-    fast path. Anything else (other measures, ``to_pandas``)
-    builds the general flat alignment on first use.
+    per-measure cutoff counts) and the matrix itself (``dense_matrix``), from
+    which the dense engine (:mod:`rankproof.engines.dense`) computes ndcg,
+    dcg and ideal_dcg. Anything else (other measures, ``to_pandas``) builds
+    the general flat alignment on first use.
     """
 
     notes = (POOL_NOTE,)
@@ -206,7 +200,7 @@ class DenseAlignment:
         self._full: Alignment | None = None
         self._counts: dict | None = None
         self._crossing: dict[int, int] = {}
-        self._parts_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self.dense_matrix = DenseMatrix(scores.score, scores.relevance)
         self.queries = scores.queries
         rows, columns = scores.score.shape
         self.in_run = np.ones(rows, dtype=bool)
@@ -253,26 +247,6 @@ class DenseAlignment:
             "tied_groups_crossing_cutoff": {str(m): self._crossing[m.cutoff] for m in measures
                                             if m.cutoff is not None},
         }
-
-    # -- measures --------------------------------------------------------------
-    def compute(self, measure: Measure) -> "Values | None":
-        """The measure's values by the fast path, or None for the reference kernels."""
-        if measure.name not in _FAST:
-            return None
-        columns = self._scores.score.shape[1]
-        k = min(measure.cutoff if measure.cutoff is not None else columns, columns)
-        gain = measure.setting("gain", self._protocol)
-        discount = measure.setting("discount", self._protocol)
-        key = (str(gain), str(discount), k)
-        if key not in self._parts_cache:  # ndcg, dcg and ideal_dcg at one k share one pass
-            self._parts_cache[key] = dense_ndcg_parts(self._scores.score, self._scores.relevance, gain, k,
-                                                      discount_table(discount, columns))
-        dcg, ideal = self._parts_cache[key]
-        if measure.name == "ideal_dcg":
-            return Values(ideal)
-        if measure.name == "dcg":
-            return Values(dcg)
-        return ratio(dcg, ideal, True)
 
     def query_table(self) -> QueryTable:
         """Per-row facts without the counts: every candidate is judged on this path."""

@@ -21,7 +21,7 @@ import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..errors import InputError, RankproofError, literal
-from ..evaluation import MIN_COVERAGE, _as_protocol, _measure_list, _weights_wanted, check_query_coverage
+from ..evaluation import MIN_COVERAGE, check_query_coverage, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
 from ..protocol import Aggregation, Protocol
 from .inputs import KEY, ROW, SIDE, Columns, read_table, stacked
@@ -209,9 +209,9 @@ def evaluate(
         Whatever :func:`rankproof.evaluate` raises on the same rows (a
         partition's error is raised again in the driver).
     """
-    protocol = _as_protocol(protocol)
-    measure_list = _measure_list(measures, protocol)
-    weighted = _weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
+    protocol = resolve_protocol(protocol)
+    measure_list = resolve_measures(measures, protocol)
+    weighted = weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",
                          value=partitions)

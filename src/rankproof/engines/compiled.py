@@ -192,7 +192,7 @@ class CompiledEngine:
                 low, high = min(low, int(grade.min())), max(high, int(grade.max()))
         return low, high
 
-    def _compiled(self, alignment, measures: list[Measure], protocol, grade, pool_grade,
+    def _compiled(self, alignment, measures: Sequence[Measure], protocol, grade, pool_grade,
                   low: int, table_grades: np.ndarray, rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
         """The kernel's pass. `grade` and `pool_grade` index the gain tables
         from `low`; `table_grades` are the grades the tables cover, in order

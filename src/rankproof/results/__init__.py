@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Literal, Mapping, Sequence, TypedDict, cast
+from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, TypedDict, cast
 
 import numpy as np
 
@@ -29,7 +29,7 @@ _Ids = tuple[np.ndarray | None, np.ndarray | None]
 # (text, sorted) queries, or a function of those queries giving (ids, order),
 # run on first use (parsing a million ids costs time that a caller reading
 # only means should not pay); (None, None) keeps the text ids.
-QueryIds = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
+QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
 
 
 class Counts(TypedDict, total=False):

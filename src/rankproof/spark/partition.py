@@ -233,7 +233,7 @@ class PartitionTask:
             run = Run.from_table(sentinel, query=columns.query, doc=columns.doc, score=columns.score,
                                  source=self.run_source, name=self.run_name)
         results = evaluate(qrels, run, self.measures, protocol, allow_partial=True)
-        return results, results.counts
+        return results, dict(results.counts)
 
     def _rows(self, results: "Results", schema: "pa.Schema") -> "pa.RecordBatch":
         import pyarrow as pa

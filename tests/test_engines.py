@@ -18,7 +18,8 @@ from rankproof import Protocol, Qrels, Run, evaluate
 from rankproof.engines import ENGINES, get_engine
 from rankproof.errors import InputError, TieError
 
-ENGINE_NAMES = sorted(ENGINES)
+# Every registered engine, in the planner's order (a new engine's one registry line adds it here).
+ENGINE_NAMES = list(ENGINES)
 
 RANKED = [
     "dcg", "dcg@1", "dcg@5", "ideal_dcg@5", "ideal_dcg", "ndcg", "ndcg@1", "ndcg@3", "ndcg@25",
@@ -170,6 +171,72 @@ def test_hits_denominator_on_random_cases(engine):
         for protocol in (Protocol(negative_grades="zero"), Protocol(negative_grades="zero", ties="docid")):
             expected = outcome(qrels, run, HITS, protocol, "numpy")
             assert_same(expected, outcome(qrels, run, HITS, protocol, engine), f"seed {seed}")
+
+
+def _alignments(seed: int):
+    """(alignment, protocol, measures) of each kind an engine may support: a run against
+    qrels (the pipeline's alignment) and a dense score matrix (evaluate_scores's)."""
+    from rankproof.pipeline.alignment import align
+    from rankproof.scores import DenseAlignment
+    from rankproof.scores._input import read_scores
+
+    for protocol in PROTOCOLS:
+        qrels, run = random_case(seed)
+        measures = RANKED + TREC + (TREC_ORDERED if protocol.ties.value != "expected" else [])
+        yield align(qrels, run, protocol), protocol, measures
+    rng = np.random.default_rng(seed)
+    y_true, y_score = rng.integers(0, 4, (15, 7)), rng.integers(0, 3, (15, 7)) / 2
+    for protocol in (Protocol(), Protocol(gain="exp2", discount="reciprocal")):
+        scores = read_scores(y_true, y_score, None, None, protocol)
+        yield DenseAlignment(scores, protocol), protocol, RANKED + TREC
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_every_engine_agrees_with_numpy_on_every_alignment_it_supports(engine):
+    """The planner preferring `engine` gives the values of the planner preferring numpy, on
+    runs against qrels and on score matrices; and the engine computes some measure itself."""
+    from rankproof.engines.plan import plan
+    from rankproof.evaluation import evaluate_alignment, resolve_measures
+
+    computed = 0
+    for seed in range(8):
+        for alignment, protocol, names in _alignments(seed):
+            measures = resolve_measures(names, protocol)
+            outcomes = []
+            for preferred in ("numpy", engine):
+                try:
+                    results = evaluate_alignment(alignment, measures, protocol, run_name="run", engine=preferred)
+                    outcomes.append({str(m): results._result(m) for m in results.measures})
+                except (TieError, InputError) as error:
+                    outcomes.append((type(error), str(error)))
+            assert_same(outcomes[0], outcomes[1], f"seed {seed} {protocol.fingerprint}")
+            computed += sum(len(mine) for chosen, mine in plan(alignment, measures, protocol, engine)
+                            if chosen.name == engine)
+    assert computed, f"the {engine} engine supported no measure on any alignment tried"
+
+
+def test_the_planner_prefers_the_engine_asked_for_and_falls_back_in_registry_order():
+    from rankproof.engines.plan import plan
+    from rankproof.measures.parse import parse_measures
+    from rankproof.pipeline.alignment import align
+
+    qrels, run = random_case(2, ties=False)
+    protocol = Protocol(negative_grades="zero")
+    alignment = align(qrels, run, protocol)
+    measures = parse_measures(["ndcg@5", "infap", "ap"])
+    by_engine = {engine.name: [str(m) for m in mine] for engine, mine in plan(alignment, measures, protocol)}
+    # infap has no kernel: the numpy engine, last, takes it.
+    assert by_engine == {"compiled": ["ndcg@5", "ap"], "numpy": ["infap"]}
+    preferred = {engine.name: [str(m) for m in mine] for engine, mine in plan(alignment, measures, protocol, "numpy")}
+    assert preferred == {"numpy": ["ndcg@5", "infap", "ap"]}
+
+
+def test_engine_names_are_the_choices_and_the_executors():
+    from rankproof.engines import engine_names
+
+    assert engine_names() == ["compiled", "numpy", "spark"]
+    with pytest.raises(InputError, match="spark is an executor"):
+        get_engine("spark")
 
 
 def test_hand_computed_tied_group_straddling_the_cutoff():

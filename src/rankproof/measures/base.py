@@ -159,6 +159,8 @@ class MeasureSpec:
     grade_table: GradeTable | None = None
     # Needs judgments per intent (IntentQrels): the diversity measures.
     needs_intents: bool = False
+    # Is evaluated only with a cutoff (err_ia: ndeval normalises by the top k).
+    needs_cutoff: bool = False
     # The values a query can take under the default protocol (gain maps or
     # negative gains can leave it for the gain measures).
     value_range: tuple[float, float] = (0.0, 1.0)

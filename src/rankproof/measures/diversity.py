@@ -277,7 +277,7 @@ DIVERSITY = [
         "normalised. Needs a cutoff. ndeval leaves ERR-IA@1 unnormalised (a sum over intents): rankproof divides "
         "at k = 1 too." + _TIES + _NDEVAL,
         ("alpha", "rel"), _err_ia, normalised=True, ties=TieSupport.EXACT, defaults=(("alpha", 0.5),),
-        family="diversity", needs_intents=True),
+        family="diversity", needs_intents=True, needs_cutoff=True),
     MeasureSpec(
         "ndcg_ia", "intent-aware nDCG: sum_i w_i * nDCG_i@k, nDCG_i@k from the grades for intent i (gain and "
         "discount policies) over the ideal of its judged docs. Agrawal and colleagues, WSDM 2009; not in "
@@ -290,6 +290,6 @@ DIVERSITY = [
     MeasureSpec(
         "s_recall", "subtopic recall: sum_i w_i * [a doc relevant to intent i is in the top k] (uniform weights: "
         "intents covered / intents). Zhai and colleagues, SIGIR 2003; NIST ndeval's strec." + _TIES + _NDEVAL,
-        ("rel",), _s_recall, normalised=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
+        ("rel",), _s_recall, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
 ]
 register(*DIVERSITY)

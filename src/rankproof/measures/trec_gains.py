@@ -391,32 +391,32 @@ TREC_GAINS = [
         "S_i = sum of g_j for j <= i, C_i = sum_{j<=i} max(I_j, 1) (I: the ideal gains, 0 past P), "
         "divided by the sum of the pool's positive gains; undefined when no judged doc has positive "
         "gain. Gains may be 0 or negative. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("gain",), _g, normalised=True, ties=TieSupport.ORDERED, family="trec"),
+        ("gain",), _g, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED, family="trec"),
     MeasureSpec(
         "bing", "trec_eval's binG: mean over the R relevant docs of 1 / log2(2 + non-relevant docs "
         "ranked above it) (0 for those not retrieved); undefined when R = 0. Tied scores: exact expectation under ties=expected (the count of "
         "non-relevant docs above a tied relevant doc is uniform, or hypergeometric across the cutoff)."
         + _RANKING_CUT,
-        ("rel",), _bing, normalised=True, ties=TieSupport.EXACT, family="trec"),
+        ("rel",), _bing, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT, family="trec"),
     MeasureSpec(
         "ndcg_rel", "trec_eval's ndcg_rel: mean over the P judged docs of positive gain of "
         "DCG@i / IDCG@min(i, P) at the rank i of each retrieved one, and DCG at the ranking's end / "
         "IDCG@P for each not retrieved; 0 when that sum is not positive; undefined when P = 0. "
         "log2 discount. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("gain",), _ndcg_rel, normalised=True, ties=TieSupport.ORDERED, family="trec"),
+        ("gain",), _ndcg_rel, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED, family="trec"),
     MeasureSpec(
         "rndcg", "trec_eval's Rndcg: mean of DCG@j / IDCG@min(j, P) over the ranks j where the "
         "ideal gain changes (I_j != I_j+1, including j = P) and the ranking's length n when "
         "n >= P + 2; undefined when R = 0 or P = 0. log2 discount. Tied scores: exact expectation under ties=expected (DCG@j is linear)."
         + _RANKING_CUT,
-        ("gain", "rel"), _rndcg, normalised=True, ties=TieSupport.EXACT, family="trec"),
+        ("gain", "rel"), _rndcg, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT, family="trec"),
     MeasureSpec(
         "infap", "trec_eval's infAP (Yilmaz & Aslam 2006): (1/R) * sum over relevant docs at rank "
         "j + 1 of 1/(j+1) + j/(j+1) * (pooled docs above / j) * (relevant above + e) / "
         "(judged above + 2e), e = 1e-5; docs never pooled count only in j, pooled but unjudged docs "
         "(negative grades under negative_grades=unjudged) count as pooled, not judged; undefined when "
         "R = 0. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("rel",), _infap, normalised=True, ties=TieSupport.ORDERED, family="trec"),
+        ("rel",), _infap, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED, family="trec"),
     MeasureSpec(
         "rbp", "rank-biased precision (Moffat & Zobel 2008), trec_eval's rbp: (1 - p) * sum_i "
         "g_i * p^(i-1); gains are rescaled per query to [0, 1] by (g - min) / (max - min) when any "

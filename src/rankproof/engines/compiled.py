@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -114,6 +115,7 @@ class CompiledEngine:
                 "(or `pip install .`), or pass engine='numpy'"
             ) from error
         self._kernel = _ranked.evaluate_ranked
+        self._last: "tuple[weakref.ref, _Grades] | None" = None
 
     def supports(self, measure: Measure, alignment=None, protocol=None) -> bool:
         spec = measure.spec
@@ -121,31 +123,51 @@ class CompiledEngine:
             return False
         if spec.grade_table is None or alignment is None:
             return True
-        if _real_grades(alignment):
-            return len(_real_table(alignment)) <= _LARGEST_GRADE_SPAN
-        low, high = self._grade_range([measure] if protocol is not None else [], protocol,
-                                      np.asarray(alignment.grade), np.asarray(alignment.pool_grade))
+        return self._fits([measure], self._grades(alignment), protocol)
+
+    def _grades(self, alignment) -> "_Grades":
+        """The facts of the alignment's grades the table checks read, computed once per alignment."""
+        cached = self._last
+        if cached is not None and cached[0]() is alignment:
+            return cached[1]
+        grades = _Grades(alignment)
+        try:
+            self._last = (weakref.ref(alignment), grades)
+        except TypeError:  # an alignment that takes no weak reference: no cache
+            pass
+        return grades
+
+    def _fits(self, measures: Sequence[Measure], grades: "_Grades", protocol) -> bool:
+        """Do the tables these measures read fit (4096 grades, or distinct real grades)?"""
+        if grades.real_table is not None:
+            return len(grades.real_table) <= _LARGEST_GRADE_SPAN
+        low, high = self._grade_range(measures if protocol is not None else [], protocol, grades)
         return high - low < _LARGEST_GRADE_SPAN
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        refused = [m for m in measures if not self.supports(m, alignment, protocol)]
+        refused = [m for m in measures if m.spec.kernel is None]
+        grades = self._grades(alignment)
+        tabled = [m for m in measures if m.spec.grade_table is not None]
+        if tabled and not self._fits(tabled, grades, protocol):  # a joint span too large: name a measure
+            refused += [m for m in tabled if not self._fits([m], grades, protocol)]
         if refused:  # the planner asks supports() first
             raise MeasureError(f"the compiled engine cannot compute {refused[0]} here; "
                                "evaluate through rankproof.evaluate, whose planner picks an engine")
         if not measures:
             return {}
-        if _real_grades(alignment):
-            return self._evaluate_real(alignment, measures, protocol)
+        if grades.real_table is not None:
+            return self._evaluate_real(alignment, measures, protocol, grades.real_table)
         grade = np.ascontiguousarray(alignment.grade, dtype=np.int64)
         pool_grade = np.ascontiguousarray(alignment.pool_grade, dtype=np.int64)
-        low, high = self._grade_range(measures, protocol, grade, pool_grade)
+        low, high = self._grade_range(measures, protocol, grades)
         # Every measure reading a table fits one (supports() said so); the others never read it,
         # so grades spanning more than a table may hold (grade 10^9) build a one-entry table.
-        tables = any(m.spec.grade_table is not None for m in measures) or high - low < _LARGEST_GRADE_SPAN
+        tables = bool(tabled) or high - low < _LARGEST_GRADE_SPAN
         table_grades = np.arange(low, high + 1, dtype=np.int64) if tables else np.array([low], dtype=np.int64)
         return self._compiled(alignment, measures, protocol, grade, pool_grade, low, table_grades, _integer_rel)
 
-    def _evaluate_real(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
+    def _evaluate_real(self, alignment, measures: Sequence[Measure], protocol,
+                       table_grades: np.ndarray) -> dict[Measure, Values]:
         """Real-valued grades (grades=real, or a score matrix's real relevance).
 
         The kernel indexes its gain tables by integer grade, so each distinct
@@ -157,7 +179,6 @@ class CompiledEngine:
         not supported (as for integer grades), and the others get a one-entry
         table they never read.
         """
-        table_grades = _real_table(alignment)
         grade = np.ascontiguousarray(np.searchsorted(table_grades, np.asarray(alignment.grade, np.float64)),
                                      dtype=np.int64)
         grade[~np.asarray(alignment.judged, dtype=bool)] = int(np.searchsorted(table_grades, 0.0))
@@ -172,15 +193,13 @@ class CompiledEngine:
         return self._compiled(alignment, measures, protocol, grade, pool_grade, 0, tables, rel_code)
 
     @staticmethod
-    def _grade_range(measures, protocol, grade, pool_grade) -> tuple[int, int]:
+    def _grade_range(measures, protocol, grades: "_Grades") -> tuple[int, int]:
         """The grades the gain tables cover: 0 (unjudged docs), the judged
         pool's grades (judged docs in rankings are judged in the pool), the
         grades a gain map lists, and every ranked grade when an ideal comes
         from the retrieved docs (the counting sort looks each one up). Grades
         outside get their gain by formula in the kernel."""
-        low = high = 0
-        if len(pool_grade):
-            low, high = min(low, int(pool_grade.min())), max(high, int(pool_grade.max()))
+        low, high = grades.pool_range
         for m in measures:
             if m.spec.grade_table is not GradeTable.GAIN:
                 continue
@@ -188,8 +207,8 @@ class CompiledEngine:
             if isinstance(gain, GainMap):
                 listed = [g for g, _ in gain.gains]
                 low, high = min(low, *listed), max(high, *listed)
-            if "ideal" in m.spec.params and m.setting("ideal", protocol) is Ideal.RETRIEVED and len(grade):
-                low, high = min(low, int(grade.min())), max(high, int(grade.max()))
+            if "ideal" in m.spec.params and m.setting("ideal", protocol) is Ideal.RETRIEVED and grades.ranked_range:
+                low, high = min(low, grades.ranked_range[0]), max(high, grades.ranked_range[1])
         return low, high
 
     def _compiled(self, alignment, measures: Sequence[Measure], protocol, grade, pool_grade,
@@ -292,11 +311,25 @@ def _integer_rel(rel: "int | float") -> int:
     return int(math.ceil(rel))
 
 
-def _real_grades(alignment) -> bool:
-    return alignment.grade.dtype.kind == "f" or alignment.pool_grade.dtype.kind == "f"
+class _Grades:
+    """What the table checks read of an alignment's grades.
 
+    ``real_table``: for real grades, the distinct grades of the judged docs
+    in rankings and pools, and 0.0, ascending (None for integer grades).
+    ``pool_range``: the lowest and highest of 0 and the pools' integer
+    grades; ``ranked_range``: of the ranked grades (None when nothing is ranked).
+    """
 
-def _real_table(alignment) -> np.ndarray:
-    """The distinct real grades of the judged docs in rankings and pools, and 0.0, ascending."""
-    judged_grades = np.asarray(alignment.grade, dtype=np.float64)[np.asarray(alignment.judged, dtype=bool)]
-    return np.unique(np.concatenate([np.asarray(alignment.pool_grade, dtype=np.float64), judged_grades, [0.0]]))
+    def __init__(self, alignment) -> None:
+        grade, pool_grade = np.asarray(alignment.grade), np.asarray(alignment.pool_grade)
+        self.real_table: np.ndarray | None = None
+        self.pool_range = (0, 0)
+        self.ranked_range: tuple[int, int] | None = None
+        if grade.dtype.kind == "f" or pool_grade.dtype.kind == "f":
+            judged_grades = grade.astype(np.float64)[np.asarray(alignment.judged, dtype=bool)]
+            self.real_table = np.unique(np.concatenate([pool_grade.astype(np.float64), judged_grades, [0.0]]))
+            return
+        if len(pool_grade):
+            self.pool_range = (min(0, int(pool_grade.min())), max(0, int(pool_grade.max())))
+        if len(grade):
+            self.ranked_range = (int(grade.min()), int(grade.max()))

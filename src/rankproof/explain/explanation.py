@@ -285,7 +285,7 @@ def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg
                Ties.INPUT: "kept in input order", Ties.ERROR: ""}[protocol.ties]
         notes.append(f"{int((sizes > 1).sum())} tied groups {how} (ties={protocol.ties})"
                      + (f", {crossing} crossing the cutoff {k}" if crossing else ""))
-    if measure.spec.normalised and ideal_dcg == 0 and measure.name in ("ndcg", "ideal_dcg"):
+    if measure.spec.normalised and ideal_dcg == 0 and measure.spec.dcg_parts:
         notes.append(f"ideal DCG is 0: nothing relevant (zero_ideal={protocol.zero_ideal})")
     if not a.in_run.all():
         notes.append(f"query missing from the run, scored as an empty ranking (missing_query={protocol.missing_query})")

@@ -233,7 +233,7 @@ def explanation_table(e: Explanation) -> str:
     """
     from rich.table import Table
 
-    gain_based = e.measure.name in ("dcg", "ndcg", "ideal_dcg")
+    gain_based = e.measure.spec.dcg is not None
     console = _console()
     console.print(f"query {e.query}, {e.measure}; protocol fingerprint {e.protocol.fingerprint}")
     ranking = Table(box=None, header_style="bold", title="ranking", title_justify="left", pad_edge=False)
@@ -270,7 +270,7 @@ def explanation_table(e: Explanation) -> str:
         console.print()
         console.print(ideal)
         console.print()
-        if e.measure.name == "ndcg":
+        if e.measure.spec.dcg_parts:
             console.print(f"DCG {e.dcg:.4f} / ideal DCG {e.ideal_dcg:.4f}"
                           + (f" = {e.dcg / e.ideal_dcg:.4f}" if e.ideal_dcg else " (ideal DCG is 0)"))
         else:

@@ -110,7 +110,7 @@ class SparkResults:
         selected = [F.col("query")]
         selected += [F.col(f"v{i}").alias(str(m)) for i, m in enumerate(self._measures)]
         for i, m in enumerate(self._measures):
-            if m.name == "ndcg":
+            if m.spec.dcg_parts:
                 selected += [F.col(f"n{i}").alias(f"{m}:dcg"), F.col(f"d{i}").alias(f"{m}:ideal_dcg")]
         selected += [F.col("in_run"), F.col("retrieved"), F.col("unjudged_retrieved")]
         selected += [F.col(f"z{i}").alias(f"zero_ideal:{m}") for i, m in enumerate(self._measures)

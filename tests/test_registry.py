@@ -12,7 +12,10 @@ docs, tied scores, queries with nothing relevant):
   order) changes no value under ties=expected or ties=input;
 - the ideal ranking (the relevant docs, best grade first) scores the top of
   the range where the spec says it does (``ideal_is_best``: every
-  normalised measure but the intent-aware ones, whose ideal is over intents).
+  normalised measure but the intent-aware ones, whose ideal is over intents);
+- the front doors agree: ``evaluate`` on Qrels and a Run, ``evaluate_frame``
+  on the same rows as tables, ``evaluate_scores`` on the same judgments as
+  score matrices (every candidate judged).
 
 A measure registered later is picked up by these tests from ``REGISTRY``
 with nothing to add here. Measures that need judgments per intent
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankproof import IntentQrels, Protocol, Qrels, Run, evaluate
+from rankproof import IntentQrels, Protocol, Qrels, Run, evaluate, evaluate_frame, evaluate_scores
 from rankproof.engines import ENGINES, get_engine
 from rankproof.engines.base import refuse_ties
 from rankproof.errors import TieError
@@ -223,3 +226,48 @@ def test_normalised_measures_say_whether_the_ideal_is_best():
     ones (their ideal is over intents: alpha_ndcg's greedy one, each intent's own for ndcg_ia...)."""
     not_best = {spec.name for spec in REGISTRY.values() if spec.normalised and not spec.ideal_is_best}
     assert all(REGISTRY[name].needs_intents for name in not_best), not_best
+
+
+@pytest.mark.parametrize("name", [name for name, spec in REGISTRY.items() if not spec.needs_intents])
+def test_the_front_doors_agree(name):
+    """evaluate_frame on the rows of the qrels and the run; evaluate_scores on matrices whose
+    every candidate is judged (the qrels then list every ranked doc, grade 0 included).
+    Intent-aware measures read judgments per intent, which neither table front door takes."""
+    pd = pytest.importorskip("pandas")
+    spec = REGISTRY[name]
+    for seed in SEEDS:
+        graded, _ = judgments(seed)
+        rankings = ranking(seed, graded)
+        qrels, run = Qrels.from_dict(graded), Run.from_dict(rankings)
+        truth = pd.DataFrame([(q, d, g) for q, docs in graded.items() for d, g in docs.items()],
+                             columns=["user", "item", "rating"])
+        predictions = pd.DataFrame([(q, d, s) for q, docs in rankings.items() for d, s in docs.items()],
+                                   columns=["user", "item", "score"])
+        # Matrices: row q holds the judged docs of q, every one a candidate.
+        queries = sorted(graded)
+        width = max(len(docs) for docs in graded.values())
+        y_true = np.full((len(queries), width), np.nan)
+        y_score = np.full((len(queries), width), np.nan)
+        for row, q in enumerate(queries):
+            for column, (doc, grade) in enumerate(sorted(graded[q].items())):
+                y_true[row, column] = grade
+                y_score[row, column] = np.random.default_rng(seed + row).integers(0, 3)
+        matrix_qrels = Qrels.from_dict({q: graded[q] for q in queries})
+        matrix_run = Run.from_dict({q: {doc: float(y_score[row, column])
+                                        for column, doc in enumerate(sorted(graded[q]))}
+                                    for row, q in enumerate(queries)})
+        for protocol in protocols(spec):
+            measures = measures_of(spec)
+            want = evaluate(qrels, run, measures, protocol)
+            frame = evaluate_frame(truth, predictions, measures, protocol)
+            assert frame.queries == want.queries
+            for m in measures:
+                np.testing.assert_allclose(frame.values(m), want.values(m), rtol=1e-12, atol=1e-12,
+                                           err_msg=f"frame {m} seed {seed}")
+            if protocol.ties.value != "expected":
+                continue  # a matrix's tied columns are ordered by column index, not by the run's ids
+            scored = evaluate_scores(y_true, y_score, measures, protocol)
+            reference = evaluate(matrix_qrels, matrix_run, measures, protocol)
+            for m in measures:
+                np.testing.assert_allclose(scored.values(m), reference.values(m), rtol=1e-12, atol=1e-12,
+                                           err_msg=f"scores {m} seed {seed}")

@@ -213,7 +213,8 @@ def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
     return measure_list
 
 
-def evaluate_alignment(alignment, measures: Sequence[Measure], protocol: Protocol, *,
+def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Measure",
+                       protocol: "Protocol | str | None", *,
                        weights: np.ndarray | None = None, run_name: str, qrels=None,
                        engine: "str | Engine | None" = None, bounds: bool = False,
                        query_ids: "QueryIds | None" = None, notes: Sequence[str] = (),
@@ -227,7 +228,8 @@ def evaluate_alignment(alignment, measures: Sequence[Measure], protocol: Protoco
         What :func:`rankproof.pipeline.align` (or a front door's own
         alignment, such as a score matrix's) made of the inputs.
     measures, protocol
-        As :func:`resolve_measures` and :func:`resolve_protocol` give them.
+        As :func:`evaluate` takes them (resolved by :func:`resolve_measures`
+        and :func:`resolve_protocol`, which keep resolved ones as they are).
     weights : numpy.ndarray, optional
         Per query, aligned with ``alignment.queries`` (:func:`query_weights`).
     run_name : str
@@ -248,6 +250,8 @@ def evaluate_alignment(alignment, measures: Sequence[Measure], protocol: Protoco
         The judgments list every relevant doc (a recommender's truth), so
         unjudged docs inside a cutoff raise no warning.
     """
+    protocol = resolve_protocol(protocol)
+    measures = resolve_measures(measures, protocol)
     values = compute(alignment, measures, protocol, engine)
     results: dict[Measure, MeasureResult] = {
         measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries)

@@ -206,7 +206,7 @@ def test_every_engine_agrees_with_numpy_on_every_alignment_it_supports(engine):
             for preferred in ("numpy", engine):
                 try:
                     results = evaluate_alignment(alignment, measures, protocol, run_name="run", engine=preferred)
-                    outcomes.append({str(m): results._result(m) for m in results.measures})
+                    outcomes.append({str(m): results.result(m) for m in results.measures})
                 except (TieError, InputError) as error:
                     outcomes.append((type(error), str(error)))
             assert_same(outcomes[0], outcomes[1], f"seed {seed} {protocol.fingerprint}")

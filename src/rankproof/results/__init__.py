@@ -6,7 +6,6 @@ produced and aggregate it under the protocol's aggregation policy.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from functools import cached_property
 from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, TypedDict, cast

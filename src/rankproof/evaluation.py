@@ -333,8 +333,3 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
         numerator=values.numerator, denominator=values.denominator,
         zero_ideal=undefined if undefined is not None else np.zeros(len(value), dtype=bool),
     )
-
-
-# The names these functions had while they were private, for code written against them.
-_as_protocol, _measure_list, _weights_wanted = resolve_protocol, resolve_measures, weights_wanted
-_apply_zero_ideal, _query_weights = apply_zero_ideal, query_weights

@@ -231,6 +231,26 @@ def test_the_planner_prefers_the_engine_asked_for_and_falls_back_in_registry_ord
     assert preferred == {"numpy": ["ndcg@5", "infap", "ap"]}
 
 
+def test_an_engine_of_the_earlier_interface_is_still_planned():
+    """An Engine whose supports() takes the measure alone (the interface before the planner)."""
+
+    class Counting:
+        name = "counting"
+
+        def supports(self, measure):
+            return measure.name == "num_ret"
+
+        def evaluate(self, alignment, measures, protocol):
+            from rankproof.measures.compute import Values
+
+            return {m: Values(np.diff(alignment.offsets).astype(float)) for m in measures}
+
+    qrels = Qrels.from_dict({"q": {"a": 1}})
+    run = Run.from_dict({"q": ["a", "b", "c"]})
+    results = evaluate(qrels, run, ["num_ret", "p@2"], engine=Counting())
+    assert results.means() == {"num_ret": 3.0, "p@2": 0.5}
+
+
 def test_engine_names_are_the_choices_and_the_executors():
     from rankproof.engines import engine_names
 

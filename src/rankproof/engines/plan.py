@@ -8,6 +8,8 @@ tried first. The tie refusals run here, once, before any engine.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Sequence
 
 from ..errors import MeasureError
@@ -27,6 +29,24 @@ def _order(prefer: "str | Engine | None") -> list["str | Engine"]:
     return [first, *(name for name in ENGINES if name != first.name)]
 
 
+def _supports(engine: Engine, measure: Measure, alignment, protocol) -> bool:
+    """``engine.supports(measure, alignment, protocol)``; an engine written
+    for the earlier interface, ``supports(measure)``, is asked that."""
+    if _takes_measure_only(type(engine)):
+        return engine.supports(measure)
+    return engine.supports(measure, alignment, protocol)
+
+
+@functools.lru_cache(maxsize=64)
+def _takes_measure_only(kind: type) -> bool:
+    try:
+        parameters = list(inspect.signature(kind.supports).parameters.values())  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):  # no signature to read: the current interface
+        return False
+    positional = [p for p in parameters[1:] if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) < 3 and not any(p.kind is p.VAR_POSITIONAL for p in parameters)
+
+
 def plan(alignment, measures: Sequence[Measure], protocol,
          prefer: "str | Engine | None" = None) -> list[tuple[Engine, list[Measure]]]:
     """``[(engine, its measures), ...]``: every measure on the first engine that
@@ -37,7 +57,7 @@ def plan(alignment, measures: Sequence[Measure], protocol,
     for measure in measures:
         for item in order:
             engine = get_engine(item)
-            if engine.supports(measure, alignment, protocol):
+            if _supports(engine, measure, alignment, protocol):
                 chosen.setdefault(engine.name, (engine, []))[1].append(measure)
                 break
         else:

@@ -26,7 +26,8 @@ __all__ = ["evaluate", "MIN_COVERAGE", "check_query_coverage"]
 
 
 
-def _as_protocol(protocol: "Protocol | str | None") -> Protocol:
+def as_protocol(protocol: "Protocol | str | None") -> Protocol:
+    """A protocol from a Protocol, a preset name, protocol text, or None (the default protocol)."""
     if protocol is None:
         return Protocol()
     if isinstance(protocol, str):
@@ -34,6 +35,9 @@ def _as_protocol(protocol: "Protocol | str | None") -> Protocol:
     if not isinstance(protocol, Protocol):
         raise InputError(f"protocol must be a Protocol, a preset name or protocol text; got {type(protocol).__name__}")
     return protocol
+
+
+_as_protocol = as_protocol  # the earlier private name, for importers not yet moved to as_protocol
 
 
 def _weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
@@ -139,7 +143,7 @@ def evaluate(
     >>> evaluate(qrels, run, "ndcg@2", Protocol(ideal="retrieved")).mean("ndcg@2")
     1.0
     """
-    protocol = _as_protocol(protocol)
+    protocol = as_protocol(protocol)
     measure_list = _measure_list(measures, protocol)
     intents = None
     if isinstance(qrels, IntentQrels):

@@ -461,10 +461,10 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     drill_depth : int
         Rows of each ranking kept for the drill-down (20).
     """
-    from ..evaluation import _as_protocol, evaluate
+    from ..evaluation import as_protocol, evaluate
     from ..stats import compare
 
-    protocol = _as_protocol(protocol)
+    protocol = as_protocol(protocol)
     page_measures = list(dict.fromkeys(parse_measures(measures or ["ndcg@10", "ap", "rr", "p@10"])))
     named = _named_runs(runs)
     names = [name for name, _ in named]

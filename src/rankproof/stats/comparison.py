@@ -439,9 +439,9 @@ def compare(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise InputError(f"seed must be a non-negative integer; got {str(seed)[:40]}")
     if protocol is not None and not isinstance(protocol, Protocol):
-        from ..evaluation import _as_protocol
+        from ..evaluation import as_protocol
 
-        protocol = _as_protocol(protocol)
+        protocol = as_protocol(protocol)
 
     names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
     for name, result in zip(names, evaluated):

@@ -482,7 +482,7 @@ def render(data) -> str:
     >>> from rankproof.report.figures import prepare
     >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
     >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
-    >>> page = render(prepare(qrels, runs, ["rr"], resamples=100))
+    >>> page = render(prepare(qrels, runs, ["rr"], n_resamples=100))
     >>> page.startswith("<!DOCTYPE html>"), 'id="drill"' in page, "http://" in page.replace("http://www.w3.org", "")
     (True, True, False)
     """

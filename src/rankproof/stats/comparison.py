@@ -422,6 +422,39 @@ def compare(
     >>> row.p_value
     0.03125
     """
+    test, correction, bootstrap_method = _checked_options(
+        test=test, correction=correction, bootstrap_method=bootstrap_method, alpha=alpha, confidence=confidence,
+        power=power, n_resamples=n_resamples, seed=seed)
+    if protocol is not None and not isinstance(protocol, Protocol):
+        from ..evaluation import as_protocol
+
+        protocol = as_protocol(protocol)
+    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
+    mismatches = _comparable(names, evaluated, baseline, allow_mismatch)
+    if baseline is None:
+        pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    else:
+        base = names.index(baseline)
+        pairs = [(base, j) for j in range(len(names)) if j != base]
+    _, values = _value_matrix(evaluated, measure_list)
+    # One row per measure x pair: B - A per query, NaN where either has no value.
+    index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
+    rows = _rows(values, index, names, measure_list, test=test, correction=correction, alpha=alpha,
+                 confidence=confidence, power=power, n_resamples=n_resamples, seed=seed,
+                 bootstrap_method=bootstrap_method)
+    means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
+                  for name, result in zip(names, evaluated))
+    return Comparison(
+        rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list), baseline=baseline,
+        test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
+        n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
+        protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
+        mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list))
+
+
+def _checked_options(*, test: str, correction: str, bootstrap_method: str, alpha: float, confidence: float,
+                     power: float, n_resamples: int, seed: int | None) -> tuple[str, str, str]:
+    """Refuse options compare cannot use; (test, correction, bootstrap method) as known names."""
     test = _choose(test, TESTS, "test")
     correction = _choose(correction, CORRECTIONS, "correction")
     bootstrap_method = _choose(bootstrap_method, BOOTSTRAP_METHODS, "bootstrap method")
@@ -438,12 +471,11 @@ def compare(
                          f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise InputError(f"seed must be a non-negative integer; got {str(seed)[:40]}")
-    if protocol is not None and not isinstance(protocol, Protocol):
-        from ..evaluation import as_protocol
+    return test, correction, bootstrap_method
 
-        protocol = as_protocol(protocol)
 
-    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
+def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool) -> list[str]:
+    """Refuse runs that cannot be compared; what differs between them (allow_mismatch)."""
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
             raise InputError(
@@ -459,20 +491,19 @@ def compare(
             "runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one protocol on "
             "the same qrels and queries, or pass allow_mismatch=True (--allow-mismatch) to compare them anyway "
             "on the queries they share")
+    return mismatches
 
-    if baseline is None:
-        pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    else:
-        base = names.index(baseline)
-        pairs = [(base, j) for j in range(len(names)) if j != base]
-    _, values = _value_matrix(evaluated, measure_list)
-    # One row per measure x pair: B - A per query, NaN where either has no value.
-    index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
+
+def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str], measure_list: list[Measure], *,
+          test: str, correction: str, alpha: float, confidence: float, power: float, n_resamples: int,
+          seed: int | None, bootstrap_method: str) -> tuple[ComparisonRow, ...]:
+    """One row per (measure, run A, run B) of `index`: every statistic vectorised over the rows.
+
+    `values` is values[run, measure, query] (NaN where a run has no value).
+    """
     measure_index = np.array([m for m, _, _ in index])
-    a_index = np.array([a for _, a, _ in index])
-    b_index = np.array([b for _, _, b in index])
-    first = values[a_index, measure_index]
-    second = values[b_index, measure_index]
+    first = values[np.array([a for _, a, _ in index]), measure_index]
+    second = values[np.array([b for _, _, b in index]), measure_index]
     d = second - first
     paired = ~np.isnan(d)
     n = paired.sum(axis=1)
@@ -500,8 +531,7 @@ def compare(
     defined = ~np.isnan(p)
     p_corrected[defined] = correct(p[defined], correction)
     intervals = _bootstrap(d, confidence, n_resamples, seed, bootstrap_method)
-
-    rows = tuple(
+    return tuple(
         ComparisonRow(
             measure=str(measure_list[m]), run_a=names[a], run_b=names[b],
             mean_a=float(mean_a[r]), mean_b=float(mean_b[r]), difference=float(difference[r]),
@@ -510,14 +540,6 @@ def compare(
             effect_size=float(effect[r]), wins=int(wins[r]), ties=int(ties[r]), losses=int(losses[r]),
             queries=int(n[r]), queries_needed=queries_needed(float(effect[r]), alpha, power))
         for r, (m, a, b) in enumerate(index))
-    means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
-                  for name, result in zip(names, evaluated))
-    return Comparison(
-        rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list), baseline=baseline,
-        test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
-        n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
-        protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
-        mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list))
 
 
 def _undecided(names: list[str], evaluated: list[Any], index, measure_list: list[Measure]) -> tuple[str, ...]:

@@ -168,6 +168,15 @@ def evaluate(
     return results
 
 
+def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Measure",
+                       protocol: "Protocol | str | None" = None, *, run_name: str = "run", qrels=None,
+                       weights: Mapping[str, float] | None = None) -> Results:
+    """:func:`evaluate` over an alignment already made (no coverage check): for
+    callers that also read the alignment, as explain does, so it is made once."""
+    protocol = as_protocol(protocol)
+    weight_array = _query_weights(weights, alignment.queries, protocol)
+    return _measure_alignment(alignment, protocol, _measure_list(measures, protocol), weight_array, run_name, qrels)
+
 def _measure_list(measures, protocol: Protocol) -> list[Measure]:
     """Parse the measures asked for, once each, and check them against the protocol."""
     measure_list = parse_measures(measures)

@@ -67,3 +67,30 @@ def test_explain_aligns_once(monkeypatch):
     # DCG = 2 + 3 / log2(3); ideal = 3 + 2 / log2(3)
     assert np.isclose(e.value, (2 + 3 / np.log2(3)) / (3 + 2 / np.log2(3)))
     assert e.policies == ()
+
+
+def test_one_name_per_concept_with_the_earlier_names_as_aliases():
+    import warnings
+
+    import pytest
+
+    from rankproof.errors import InputError
+    from rankproof.report.figures import prepare
+    from rankproof.stats.segments import by_segment
+
+    results = _results()
+    segment = {"q1": "s", "q2": "s", "q3": "t"}
+    new = by_segment(results, segment, n_resamples=300, bootstrap_method="basic", seed=3)
+    old = results.by(segment, resamples=300, method="basic", seed=3)
+    assert new == old and (new.n_resamples, new.bootstrap_method) == (300, "basic")
+    assert (new.resamples, new.method) == (300, "basic")           # the earlier field names still read
+    qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
+    runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
+    with pytest.warns(DeprecationWarning, match="resamples= is deprecated; use n_resamples="):
+        earlier = prepare(qrels, runs, ["rr"], resamples=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        current = prepare(qrels, runs, ["rr"], n_resamples=100)
+    assert earlier.comparison.rows == current.comparison.rows and current.comparison.n_resamples == 100
+    with pytest.raises(InputError, match="resamples= and n_resamples= name the same setting"):
+        prepare(qrels, runs, ["rr"], n_resamples=200, resamples=100)

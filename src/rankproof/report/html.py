@@ -426,8 +426,8 @@ class _Page:
         first = next(iter(d.segments.values()))
         measures = list(dict.fromkeys(row.measure for row in first))
         parts = ['<section id="segments"><h2>Segments</h2>'
-                 f"<p>Each segment's mean, query count and {first.confidence:.0%} interval ({escape(first.method)} "
-                 f"bootstrap, {first.resamples:,} resamples, seed {first.seed}).</p>"]
+                 f"<p>Each segment's mean, query count and {first.confidence:.0%} interval ({escape(first.bootstrap_method)} "
+                 f"bootstrap, {first.n_resamples:,} resamples, seed {first.seed}).</p>"]
         head = "<tr><th class=text>segment</th><th class=text>run</th>" + "".join(
             f"<th>{escape(m)}</th>" for m in measures) + "<th>queries</th></tr>"
         rows = []

@@ -25,16 +25,19 @@ from ..pipeline.rows import literal
 __all__ = ["renamed_keyword"]
 
 
-def renamed_keyword(value: Any, old_value: Any, *, new: str, old: str, default: Any, where: str) -> Any:
+def renamed_keyword(value: Any, old_value: Any, *, new: str, old: str, default: Any, where: str,
+                    warn: bool = True) -> Any:
     """The value of keyword `new`, given as `value`, or under its earlier name `old` as `old_value`.
 
     `old_value` is None when the earlier name is not used; giving both names
-    different values is refused.
+    different values is refused. `warn=False` accepts the earlier name
+    silently (for a caller inside the package that still passes it).
     """
     if old_value is None:
         return value
     if value != default and value != old_value:
         raise InputError(what=literal(f"{where}: {old}= and {new}= name the same setting; got {old_value!r} and {value!r}"),
                          value=old_value, fix=f"give {new}= only")
-    warnings.warn(f"{where}: {old}= is deprecated; use {new}=", DeprecationWarning, stacklevel=3)
+    if warn:
+        warnings.warn(f"{where}: {old}= is deprecated; use {new}=", DeprecationWarning, stacklevel=3)
     return old_value

@@ -142,10 +142,10 @@ def _named_runs(runs) -> list[tuple[str, Any]]:
     names = [name for name, _ in items]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise InputError(f"run name {repeated[0]} is given twice; give each run a distinct name "
-                         "(pass a mapping {name: run}, or --label NAME=RUN)")
+        raise InputError(what=literal(f"run name {repeated[0]} is given twice"), value=repeated[0],
+                         fix="give each run a distinct name (pass a mapping {{name: run}}, or --label NAME=RUN)")
     if not items:
-        raise InputError("give at least one run")
+        raise InputError(what="give at least one run")
     return items
 
 

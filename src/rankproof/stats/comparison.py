@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import ComparabilityError, InputError
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
+from ..pipeline.rows import literal
 from ..protocol import Aggregation, Protocol
 from .corrections import CORRECTIONS, correct
 from .power import queries_needed
@@ -97,8 +98,9 @@ class Comparison:
         for row in self.rows:
             if row.measure == text and {row.run_a, row.run_b} == {run_a, run_b}:
                 return row
-        raise InputError(f"no row compares {run_a} and {run_b} on {text}; check the names: runs "
-                         f"{', '.join(self.runs)}, measures {', '.join(self.measures)}")
+        raise InputError(what=literal(f"no row compares {run_a} and {run_b} on {text}"), value=(run_a, run_b, text),
+                         fix=literal(f"check the names: runs {', '.join(self.runs)}, measures "
+                                     f"{', '.join(self.measures)}"))
 
     @property
     def significant(self) -> tuple[ComparisonRow, ...]:
@@ -184,15 +186,16 @@ def _relabelled(items: list[tuple[str, Any]], labels) -> list[tuple[str, Any]]:
     if isinstance(labels, Mapping):
         unknown = [str(k) for k in labels if str(k) not in {name for name, _ in items}]
         if unknown:
-            raise InputError(f"labels names run {unknown[0]!r}, which is not one of the runs "
-                             f"({', '.join(name for name, _ in items)})")
+            raise InputError(what=literal(f"labels names run {unknown[0]!r}, which is not one of the runs "
+                                          f"({', '.join(name for name, _ in items)})"), value=unknown[0])
         table = {str(k): str(v) for k, v in labels.items()}
         return [(table.get(name, name), run) for name, run in items]
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
-        raise InputError(f"labels must be a list (one per run) or a mapping {{run name: label}}; got "
-                         f"{type(labels).__name__}")
+        raise InputError(what="labels must be a list (one per run) or a mapping {{run name: label}}; got "
+                              f"{type(labels).__name__}", value=type(labels).__name__)
     if len(labels) != len(items):
-        raise InputError(f"labels has {len(labels)} names for {len(items)} runs; give one label per run")
+        raise InputError(what=f"labels has {len(labels)} names for {len(items)} runs", value=len(labels),
+                         fix="give one label per run")
     return [(str(label), run) for label, (_, run) in zip(labels, items)]
 
 
@@ -203,16 +206,16 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
         items = [(str(getattr(run, "run_name", None) or getattr(run, "name", None) or f"run{i + 1}"), run)
                  for i, run in enumerate(runs)]
     else:
-        raise InputError("runs must be a mapping {name: Run or Results} or a list of them; "
-                         f"got {type(runs).__name__}")
+        raise InputError(what=f"runs must be a mapping {{{{name: Run or Results}}}} or a list of them; got "
+                              f"{type(runs).__name__}", value=type(runs).__name__)
     items = _relabelled(items, labels)
     names = [name for name, _ in items]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise InputError(f"run name {repeated[0]} is given twice; give each run a distinct name "
-                         "(pass a mapping {name: run})")
+        raise InputError(what=literal(f"run name {repeated[0]} is given twice"), value=repeated[0],
+                         fix="give each run a distinct name (pass a mapping {{name: run}})")
     if len(items) < 2:
-        raise InputError(f"compare needs at least two runs; got {len(items)}")
+        raise InputError(what=f"compare needs at least two runs; got {len(items)}", value=len(items))
     return items
 
 
@@ -225,7 +228,7 @@ def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool
     if measures is None:
         first = next((r for _, r in items if not isinstance(r, Run)), None)
         if first is None:
-            raise InputError("give the measures to compare, e.g. measures=['ndcg@10', 'ap']")
+            raise InputError(what="give the measures to compare, e.g. measures=['ndcg@10', 'ap']")
         measure_list = list(first.measures)
     else:
         measure_list = list(dict.fromkeys(parse_measures(measures)))
@@ -233,10 +236,12 @@ def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool
     for name, run in items:
         if isinstance(run, Run):
             if qrels is None:
-                raise InputError(f"run {name} is a Run: give the qrels to evaluate it against")
+                raise InputError(what=literal(f"run {name} is a Run"), value=name,
+                                 fix="give the qrels to evaluate it against")
             run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial, bounds=bounds)
         elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
-            raise InputError(f"run {name}: expected a Run, Results or saved results; got {type(run).__name__}")
+            raise InputError(what=f"expected a Run, Results or saved results; got {type(run).__name__}",
+                             source=f"run {name}", value=type(run).__name__)
         names.append(name)
         evaluated.append(run)
     return names, evaluated, measure_list
@@ -247,7 +252,8 @@ def _choose(value: str, options, what: str) -> str:
         return value
     near = difflib.get_close_matches(str(value), list(options), n=1)
     hint = f"did you mean {near[0]}? " if near else ""
-    raise InputError(f"unknown {what} {value!r}; {hint}choose one of {', '.join(options)}")
+    raise InputError(what=literal(f"unknown {what} {value!r}"), value=value,
+                     fix=literal(f"{hint}choose one of {', '.join(options)}"))
 
 
 def _few(items: list[str], limit: int = 3) -> str:
@@ -460,17 +466,18 @@ def _checked_options(*, test: str, correction: str, bootstrap_method: str, alpha
     bootstrap_method = _choose(bootstrap_method, BOOTSTRAP_METHODS, "bootstrap method")
     for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1), ("power", power, 0, 1)):
         if not isinstance(value, (int, float)) or not low < value < high:
-            raise InputError(f"{name} must be a number in ({low}, {high}); got {value!r}")
+            raise InputError(what=literal(f"{name} must be a number in ({low}, {high}); got {value!r}"), value=value)
     if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 1:
-        raise InputError(f"n_resamples must be a positive integer; got {n_resamples!r}")
+        raise InputError(what=literal(f"n_resamples must be a positive integer; got {n_resamples!r}"),
+                         value=n_resamples)
     # A percentile interval needs resamples in both tails: at least 2 / (1 - confidence)
     # (40 at 95%); with fewer the interval need not even hold the estimate.
     fewest = math.ceil(2 / (1 - confidence) - 1e-9)
     if n_resamples < fewest:
-        raise InputError(f"n_resamples {n_resamples} is too few for a {confidence:g} interval; "
-                         f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
+        raise InputError(what=f"n_resamples {n_resamples} is too few for a {confidence:g} interval", value=n_resamples,
+                         fix=f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InputError(f"seed must be a non-negative integer; got {str(seed)[:40]}")
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
     return test, correction, bootstrap_method
 
 
@@ -479,18 +486,21 @@ def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, al
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
             raise InputError(
-                f"run {name} was evaluated with aggregation={result.protocol.aggregation}; paired tests compare "
-                "per-query values, whose mean is the macro mean: evaluate with aggregation=macro")
+                what=literal(f"run {name} was evaluated with aggregation={result.protocol.aggregation}"),
+                value=str(result.protocol.aggregation),
+                fix="paired tests compare per-query values, whose mean is the macro mean: evaluate with "
+                    "aggregation=macro")
     if baseline is not None and baseline not in names:
         near = difflib.get_close_matches(str(baseline), names, n=1)
         hint = f"did you mean {near[0]}? " if near else ""
-        raise InputError(f"baseline {baseline!r} is not one of the runs; {hint}choose one of {', '.join(names)}")
+        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
+                         fix=literal(f"{hint}choose one of {', '.join(names)}"))
     mismatches = _mismatches(names, evaluated)
     if mismatches and not allow_mismatch:
         raise ComparabilityError(
-            "runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one protocol on "
-            "the same qrels and queries, or pass allow_mismatch=True (--allow-mismatch) to compare them anyway "
-            "on the queries they share")
+            what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "
+                         "protocol on the same qrels and queries, or pass allow_mismatch=True (--allow-mismatch) to "
+                         "compare them anyway on the queries they share"), value=tuple(mismatches))
     return mismatches
 
 
@@ -509,8 +519,9 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
     n = paired.sum(axis=1)
     if (n < 2).any():
         m, a, b = index[int(np.flatnonzero(n < 2)[0])]
-        raise InputError(f"{names[a]} and {names[b]} share {int(n.min())} queries with a value for "
-                         f"{measure_list[m]}; a paired comparison needs at least 2")
+        raise InputError(what=literal(f"{names[a]} and {names[b]} share {int(n.min())} queries with a value for "
+                                      f"{measure_list[m]}"), value=int(n.min()),
+                         fix="a paired comparison needs at least 2")
     mean_a = np.where(paired, first, 0).sum(axis=1) / n
     mean_b = np.where(paired, second, 0).sum(axis=1) / n
     difference = np.where(paired, d, 0).sum(axis=1) / n

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InputError
+from ..pipeline.rows import literal
 
 __all__ = ["correct", "CORRECTIONS"]
 
@@ -66,6 +67,7 @@ def correct(p, method: str = "holm") -> np.ndarray:
     if method not in CORRECTIONS:
         near = difflib.get_close_matches(str(method), list(CORRECTIONS), n=1)
         hint = f"did you mean {near[0]}? " if near else ""
-        raise InputError(f"unknown correction {method!r}; {hint}choose one of {', '.join(CORRECTIONS)}")
+        raise InputError(what=literal(f"unknown correction {method!r}"), value=method,
+                         fix=literal(f"{hint}choose one of {', '.join(CORRECTIONS)}"))
     p = np.asarray(p, dtype=np.float64)
     return np.asarray(CORRECTIONS[method](p), dtype=np.float64)

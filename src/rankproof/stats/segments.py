@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..errors import InputError
+from ..pipeline.rows import literal
 from ..protocol import Aggregation
 from .keywords import renamed_keyword
 
@@ -119,16 +120,15 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
     elif isinstance(segment, Mapping):
         keys, labels = np.asarray(list(segment.keys())), np.asarray(list(segment.values()))
     else:
-        raise InputError(
-            f"a segment must be a mapping {{query: label}} or a pandas Series indexed by query; "
-            f"got {type(segment).__name__}"
-        )
+        raise InputError(what="a segment must be a mapping {{{query}: label}} or a pandas Series indexed by {query}; "
+                              f"got {type(segment).__name__}", value=type(segment).__name__)
     keys = keys.astype(str)
     order = np.argsort(keys, kind="stable")
     keys, labels = keys[order], labels[order]
     if len(keys) and (keys[1:] == keys[:-1]).any():
         repeated = keys[1:][keys[1:] == keys[:-1]][0]
-        raise InputError(f"query {repeated} is labelled twice in the segment; give each query one label")
+        raise InputError(what="{query} " + literal(repeated) + " is labelled twice in the segment", value=repeated,
+                         fix="give each {query} one label")
     at = np.minimum(np.searchsorted(keys, queries), max(len(keys) - 1, 0))
     found = (keys[at] == queries) if len(keys) else np.zeros(len(queries), dtype=bool)
     if found.all():
@@ -137,9 +137,9 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
     if unlabelled == "error":
         shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         raise InputError(
-            f"{len(missing)} evaluated queries have no segment label ({shown}); label them, or pass "
-            f"unlabelled='group' to put them in a segment {UNLABELLED!r}, or unlabelled='drop'"
-        )
+            what=f"{len(missing)} evaluated queries have no segment label ({literal(shown)})",
+            value=missing.tolist(),
+            fix=f"label them, or pass unlabelled='group' to put them in a segment {UNLABELLED!r}, or unlabelled='drop'")
     if unlabelled == "drop":
         return labels[at], found
     result = labels[at] if labels.dtype.kind == "U" else labels[at].astype(object)
@@ -232,7 +232,7 @@ def _statistic(aggregation: Aggregation, result, inside: np.ndarray,
     """The per-query columns of a segment's mean, and the statistic over them."""
     if aggregation is Aggregation.WEIGHTED:
         if weights is None:  # evaluate refuses aggregation=weighted without weights
-            raise InputError("aggregation=weighted, but these results hold no query weights")
+            raise InputError(what="aggregation=weighted, but these results hold no {query} weights")
         return (result.value[inside], weights[inside]), _weighted_mean
     if aggregation is Aggregation.MICRO:
         return (result.numerator[inside].astype(np.float64), result.denominator[inside].astype(np.float64)), _ratio_of_sums

@@ -16,6 +16,7 @@ import typing
 import numpy as np
 
 from ..pipeline.alignment import align
+from ..pipeline.offsets import offsets_of
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, RankproofError
@@ -361,11 +362,6 @@ def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return total - np.repeat(before, np.diff(offsets))
 
 
-def _offsets_of(row_query: np.ndarray, num_queries: int) -> np.ndarray:
-    """Offsets of each query's rows, for rows grouped by query."""
-    return np.concatenate([[0], np.cumsum(np.bincount(row_query, minlength=num_queries))]).astype(np.int64)
-
-
 def _first_rows(offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the first `depth` rows of each segment, and the new offsets."""
     lengths = np.minimum(np.diff(offsets), depth)
@@ -443,13 +439,13 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
     positive = pool_gains > 0  # explain stops at the first gain of 0
     pool_query, pool_docs, pool_grades, pool_gains = (pool_query[positive], pool_docs[positive],
                                                       pool_grades[positive], pool_gains[positive])
-    pool_offsets = _offsets_of(pool_query, a.num_queries)
+    pool_offsets = offsets_of(pool_query, a.num_queries)
     ideal_rank0 = np.arange(len(pool_query), dtype=np.int64) - pool_offsets[pool_query]
     if measure.cutoff is not None:
         inside = ideal_rank0 < measure.cutoff
         pool_query, pool_docs, pool_grades, pool_gains, ideal_rank0 = (
             pool_query[inside], pool_docs[inside], pool_grades[inside], pool_gains[inside], ideal_rank0[inside])
-        pool_offsets = _offsets_of(pool_query, a.num_queries)
+        pool_offsets = offsets_of(pool_query, a.num_queries)
     ideal_cumulative = _segment_cumsum(pool_gains * table[ideal_rank0], pool_offsets)
     ideal_rows, ideal_offsets = _first_rows(pool_offsets, depth)
 

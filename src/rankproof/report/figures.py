@@ -105,12 +105,12 @@ def _version() -> str:
     return version("rankproof")
 
 
-def _resamples_for(queries: int, resamples: int) -> int:
+def _resamples_for(queries: int, n_resamples: int) -> int:
     """Resamples for a bootstrap over `queries` values that stays under MAX_BOOTSTRAP_CELLS."""
-    return min(resamples, MAX_BOOTSTRAP_CELLS // max(queries, 1))
+    return min(n_resamples, MAX_BOOTSTRAP_CELLS // max(queries, 1))
 
 
-def _mean_intervals(results, confidence: float, resamples: int, seed: int) -> tuple[dict, str]:
+def _mean_intervals(results, confidence: float, n_resamples: int, seed: int) -> tuple[dict, str]:
     """Each run's bootstrap interval of each mean (:meth:`Results.by` with one segment), and its note.
 
     >>> from rankproof import Qrels, Run, evaluate
@@ -120,7 +120,7 @@ def _mean_intervals(results, confidence: float, resamples: int, seed: int) -> tu
     ((0.0, 1.0), '95% interval of each mean: percentile bootstrap over queries (1,000 resamples, seed 0).')
     """
     queries = max(len(r.queries) for r in results)
-    used = _resamples_for(queries, resamples)
+    used = _resamples_for(queries, n_resamples)
     if used < MIN_RESAMPLES:
         return {}, (f"No interval of each mean: with {queries:,} queries a bootstrap of {MIN_RESAMPLES} resamples "
                     f"would hold more than {MAX_BOOTSTRAP_CELLS:,} numbers at once.")

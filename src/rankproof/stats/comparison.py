@@ -299,7 +299,7 @@ def _value_matrix(evaluated: list[Any], measures: list[Measure]) -> tuple[np.nda
     return union, values
 
 
-def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, method: str) -> np.ndarray:
+def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, bootstrap_method: str) -> np.ndarray:
     """Paired bootstrap interval of the mean difference per row (scipy.stats.bootstrap).
 
     Rows sharing a set of paired queries are resampled in one vectorised call.
@@ -319,7 +319,7 @@ def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, method:
     for rows in groups.values():
         sample = d[np.ix_(np.asarray(rows), np.flatnonzero(valid[rows[0]]))]
         result = stats.bootstrap((sample,), np.mean, axis=-1, vectorized=True, paired=False,
-                                 n_resamples=n_resamples, confidence_level=confidence, method=method,
+                                 n_resamples=n_resamples, confidence_level=confidence, method=bootstrap_method,
                                  batch=max(1, 2_000_000 // max(1, sample.size)),
                                  rng=np.random.default_rng(seed))
         intervals[rows, 0] = result.confidence_interval.low

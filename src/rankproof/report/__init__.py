@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..stats.keywords import CorrectionName, TestName
 
 __all__ = ["make_report"]
 
 
 def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, segments=None, output=None,
-                test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
+                test: "TestName" = "randomization", correction: "CorrectionName" = "holm", alpha: float = 0.05,
                 confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, command: str | None = None,
                 inputs=None, drill_depth: int = 20, title: str | None = None, resamples: int | None = None) -> str:
     """The HTML report of runs against qrels: one self-contained page.

@@ -41,6 +41,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measure, parse_measures
 from ..pipeline.rows import literal
 from ..protocol import Aggregation, Protocol, Ties
+from ..stats.keywords import CorrectionName, TestName
 from .inputs import InputFile, input_file, read_segments
 
 __all__ = ["ReportData", "InputFile", "prepare", "input_file", "read_segments", "PR_LEVELS", "natural_order"]
@@ -359,7 +360,8 @@ def _pr_curves(qrels, named_runs, protocol: Protocol) -> tuple[dict | None, str]
 
 
 def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None, *, baseline: str | None = None,
-            segments: Mapping[str, str] | None = None, test: str = "randomization", correction: str = "holm",
+            segments: Mapping[str, str] | None = None, test: TestName = "randomization",
+            correction: CorrectionName = "holm",
             alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
             command: str | None = None, inputs: Sequence[InputFile] | None = None,
             drill_depth: int = DRILL_DEPTH, title: str | None = None, resamples: int | None = None) -> ReportData:

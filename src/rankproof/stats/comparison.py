@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from ..measures.parse import parse_measures
 from ..pipeline.rows import literal
 from ..protocol import Aggregation, Protocol
 from .corrections import CORRECTIONS, correct
+from .keywords import BootstrapMethod, CorrectionName, TestName
 from .power import queries_needed
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS
 
@@ -334,12 +335,12 @@ def compare(
     measures: "Iterable[str | Measure] | str | Measure | None" = None,
     protocol: "Protocol | str | None" = None,
     *,
-    test: str = "randomization",
-    correction: str = "holm",
+    test: TestName = "randomization",
+    correction: CorrectionName = "holm",
     alpha: float = 0.05,
     baseline: str | None = None,
     confidence: float = 0.95,
-    bootstrap_method: str = "percentile",
+    bootstrap_method: BootstrapMethod = "percentile",
     power: float = 0.8,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
@@ -459,7 +460,8 @@ def compare(
 
 
 def _checked_options(*, test: str, correction: str, bootstrap_method: str, alpha: float, confidence: float,
-                     power: float, n_resamples: int, seed: int | None) -> tuple[str, str, str]:
+                     power: float, n_resamples: int, seed: int | None
+                     ) -> tuple[TestName, CorrectionName, BootstrapMethod]:
     """Refuse options compare cannot use; (test, correction, bootstrap method) as known names."""
     test = _choose(test, TESTS, "test")
     correction = _choose(correction, CORRECTIONS, "correction")
@@ -478,7 +480,7 @@ def _checked_options(*, test: str, correction: str, bootstrap_method: str, alpha
                          fix=f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
-    return test, correction, bootstrap_method
+    return cast(TestName, test), cast(CorrectionName, correction), cast(BootstrapMethod, bootstrap_method)
 
 
 def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool) -> list[str]:

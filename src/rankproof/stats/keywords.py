@@ -1,4 +1,5 @@
-"""One name per concept: earlier keyword names kept working as deprecated aliases.
+"""One name per concept: the string options of stats/ and report/ as ``Literal``
+types, and earlier keyword names kept working as deprecated aliases.
 
 Resampling is ``n_resamples`` and the bootstrap interval's kind is
 ``bootstrap_method`` in every signature of stats/ and report/ (as in
@@ -17,12 +18,21 @@ still work, with a :class:`DeprecationWarning`.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import InputError
 from ..pipeline.rows import literal
 
-__all__ = ["renamed_keyword"]
+__all__ = ["renamed_keyword", "TestName", "CorrectionName", "BootstrapMethod", "Unlabelled"]
+
+# The paired test of compare (rankproof.stats.significance.TESTS).
+TestName = Literal["t", "wilcoxon", "randomization"]
+# The multiple-comparison correction (rankproof.stats.corrections.CORRECTIONS).
+CorrectionName = Literal["holm", "bonferroni", "bh", "none"]
+# The bootstrap interval, as scipy.stats.bootstrap names it.
+BootstrapMethod = Literal["percentile", "basic", "BCa"]
+# What Results.by does with evaluated queries a segment does not label.
+Unlabelled = Literal["error", "group", "drop"]
 
 
 def renamed_keyword(value: Any, old_value: Any, *, new: str, old: str, default: Any, where: str,

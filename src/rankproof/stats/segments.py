@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError
 from ..pipeline.rows import literal
 from ..protocol import Aggregation
-from .keywords import renamed_keyword
+from .keywords import BootstrapMethod, renamed_keyword
 
 __all__ = ["SegmentRow", "Segments", "UNLABELLED", "segment_labels", "by_segment"]
 
@@ -240,7 +240,7 @@ def _statistic(aggregation: Aggregation, result, inside: np.ndarray,
 
 
 def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_resamples: int = 2000,
-               bootstrap_method: str = "percentile", seed: int = 0, unlabelled: str = "error",
+               bootstrap_method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: str = "error",
                resamples: int | None = None, method: str | None = None) -> Segments:
     """See :meth:`rankproof.Results.by`. ``resamples`` and ``method`` are the
     earlier names of ``n_resamples`` and ``bootstrap_method`` (deprecated).

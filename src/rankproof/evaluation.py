@@ -26,7 +26,7 @@ __all__ = ["evaluate", "MIN_COVERAGE", "check_query_coverage"]
 
 
 
-def as_protocol(protocol: "Protocol | str | None") -> Protocol:
+def resolve_protocol(protocol: "Protocol | str | None") -> Protocol:
     """A protocol from a Protocol, a preset name, protocol text, or None (the default protocol)."""
     if protocol is None:
         return Protocol()
@@ -35,9 +35,6 @@ def as_protocol(protocol: "Protocol | str | None") -> Protocol:
     if not isinstance(protocol, Protocol):
         raise InputError(f"protocol must be a Protocol, a preset name or protocol text; got {type(protocol).__name__}")
     return protocol
-
-
-_as_protocol = as_protocol  # the earlier private name, for importers not yet moved to as_protocol
 
 
 def _weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
@@ -143,7 +140,7 @@ def evaluate(
     >>> evaluate(qrels, run, "ndcg@2", Protocol(ideal="retrieved")).mean("ndcg@2")
     1.0
     """
-    protocol = as_protocol(protocol)
+    protocol = resolve_protocol(protocol)
     measure_list = _measure_list(measures, protocol)
     intents = None
     if isinstance(qrels, IntentQrels):
@@ -169,13 +166,17 @@ def evaluate(
 
 
 def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Measure",
-                       protocol: "Protocol | str | None" = None, *, run_name: str = "run", qrels=None,
-                       weights: Mapping[str, float] | None = None) -> Results:
+                       protocol: "Protocol | str | None", *, weights: np.ndarray | None = None, run_name: str,
+                       qrels=None) -> Results:
     """:func:`evaluate` over an alignment already made (no coverage check): for
     callers that also read the alignment, as explain does, so it is made once."""
-    protocol = as_protocol(protocol)
-    weight_array = _query_weights(weights, alignment.queries, protocol)
-    return _measure_alignment(alignment, protocol, _measure_list(measures, protocol), weight_array, run_name, qrels)
+    protocol = resolve_protocol(protocol)
+    return _measure_alignment(alignment, protocol, _measure_list(measures, protocol), weights, run_name, qrels)
+
+
+# The earlier private name, for importers not yet moved to resolve_protocol.
+_as_protocol = resolve_protocol
+
 
 def _measure_list(measures, protocol: Protocol) -> list[Measure]:
     """Parse the measures asked for, once each, and check them against the protocol."""

@@ -19,9 +19,8 @@ from ..pipeline.alignment import align
 from ..pipeline.offsets import offsets_of
 from ..data.qrels import Qrels
 from ..data.run import Run
-from ..errors import InputError, RankproofError
-from ..pipeline.rows import literal
-from ..evaluation import as_protocol, evaluate, evaluate_alignment
+from ..errors import InputError, RankproofError, literal
+from ..evaluation import evaluate, evaluate_alignment, resolve_protocol
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..measures.compute import discount_table, gains_of
@@ -141,7 +140,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     >>> e.policies
     ()
     """
-    protocol = as_protocol(protocol)
+    protocol = resolve_protocol(protocol)
     measure = parse_measure(measure)
     query = str(query)
     one_qrels = _select_qrels(qrels, query)
@@ -391,7 +390,7 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
     >>> top.ideal_doc.tolist(), top.ideal_cumulative.round(4).tolist()   # 3, 3 + 2 / log2(3)
     (['A', 'B', 'C'], [3.0, 4.2619, 1.0])
     """
-    protocol = as_protocol(protocol)
+    protocol = resolve_protocol(protocol)
     measure = parse_measure(measure)
     if depth < 1:
         raise InputError(what=f"depth must be at least 1; got {depth}", value=depth)

@@ -21,7 +21,7 @@ import dataclasses
 import math
 
 from ..errors import RankproofError
-from ..evaluation import as_protocol, evaluate
+from ..evaluation import evaluate, resolve_protocol
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Protocol
@@ -174,7 +174,7 @@ def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = Non
     [('ties', -0.25)]
     """
     theirs = Protocol.preset(peer)  # an unknown name is refused, with the near ones
-    ours = as_protocol(protocol)
+    ours = resolve_protocol(protocol)
     measure_list = list(dict.fromkeys(parse_measures(measures)))
     our_results = evaluate(qrels, run, measure_list, ours)
     try:

@@ -38,7 +38,7 @@ from .._libs.align_scan import count_per_query, cutoff_counts as count_cutoffs, 
 from ..data.interning import merge_vocabularies
 from ..data.qrels import Qrels
 from ..data.run import Run
-from ..errors import InputError, MissingQueryError
+from ..errors import InputError, MissingQueryError, literal
 from ..io.lines import take_lines
 from ..protocol import ExtraQuery, MissingQuery, Protocol
 from .chunks import chunk_documents, merge_chunks
@@ -46,7 +46,7 @@ from .cuts import top_rows, truncate
 from .offsets import offsets_of, segment_of
 from .rows import (
     Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, drop_duplicates, line_at,
-    literal, name_some,
+    name_some,
 )
 from .ties import group_ties, rank_order, sort_within_queries, tie_groups
 

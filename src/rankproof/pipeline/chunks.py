@@ -7,10 +7,10 @@ from typing import Callable
 import numpy as np
 
 from ..data.run import Run
-from ..errors import InputError
+from ..errors import InputError, literal
 from ..io.lines import take_lines
 from ..protocol import ChunkMap, Chunks, Protocol, file_digest
-from .rows import line_at, literal
+from .rows import line_at
 
 __all__ = ["chunk_documents", "merge_chunks"]
 

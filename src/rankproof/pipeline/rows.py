@@ -23,18 +23,13 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import DuplicateError, InputError, UnjudgedError
+from ..errors import DuplicateError, InputError, UnjudgedError, literal
 from ..protocol import Duplicates, Grades, NegativeGrades, Protocol, ScorePrecision, Unjudged
 
-__all__ = ["Locate", "literal", "name_some", "line_at", "apply_grades", "apply_negative_grades", "apply_unjudged",
+__all__ = ["Locate", "name_some", "line_at", "apply_grades", "apply_negative_grades", "apply_unjudged",
            "drop_duplicates", "apply_score_precision"]
 
 Locate = Callable[[int], dict]
-
-
-def literal(text: object) -> str:
-    """User text inside an error template (``what``, ``fix``), its braces kept as braces."""
-    return str(text).replace("{", "{{").replace("}", "}}")
 
 
 def name_some(values, limit: int = 3) -> str:

@@ -36,10 +36,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError, TieError
+from ..errors import InputError, TieError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure, parse_measures
-from ..pipeline.rows import literal
 from ..protocol import Aggregation, Protocol, Ties
 from ..stats.keywords import CorrectionName, TestName
 from .inputs import InputFile, input_file, read_segments
@@ -387,13 +386,13 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     resamples : int, optional
         The earlier name of ``n_resamples`` (deprecated).
     """
-    from ..evaluation import as_protocol, evaluate
+    from ..evaluation import evaluate, resolve_protocol
     from ..stats import compare
     from ..stats.keywords import renamed_keyword
 
     n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=10_000,
                                   where="report")
-    protocol = as_protocol(protocol)
+    protocol = resolve_protocol(protocol)
     page_measures = list(dict.fromkeys(parse_measures(measures or ["ndcg@10", "ap", "rr", "p@10"])))
     named = _named_runs(runs)
     names = [name for name, _ in named]

@@ -7,8 +7,7 @@ import hashlib
 import json
 import os
 
-from ..errors import InputError
-from ..pipeline.rows import literal
+from ..errors import InputError, literal
 
 __all__ = ["InputFile", "input_file", "read_segments"]
 

@@ -27,8 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError
-from ..pipeline.rows import literal
+from ..errors import InputError, literal
 
 __all__ = ["check_output_path", "write_output"]
 

@@ -15,10 +15,9 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
-from ..errors import ComparabilityError, InputError
+from ..errors import ComparabilityError, InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
-from ..pipeline.rows import literal
 from ..protocol import Aggregation, Protocol
 from .corrections import CORRECTIONS, correct
 from .keywords import BootstrapMethod, CorrectionName, TestName
@@ -433,9 +432,9 @@ def compare(
         test=test, correction=correction, bootstrap_method=bootstrap_method, alpha=alpha, confidence=confidence,
         power=power, n_resamples=n_resamples, seed=seed)
     if protocol is not None and not isinstance(protocol, Protocol):
-        from ..evaluation import as_protocol
+        from ..evaluation import resolve_protocol
 
-        protocol = as_protocol(protocol)
+        protocol = resolve_protocol(protocol)
     names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
     mismatches = _comparable(names, evaluated, baseline, allow_mismatch)
     if baseline is None:

@@ -13,8 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
-from ..pipeline.rows import literal
+from ..errors import InputError, literal
 
 __all__ = ["correct", "CORRECTIONS"]
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Literal
 
-from ..errors import InputError
-from ..pipeline.rows import literal
+from ..errors import InputError, literal
 
 __all__ = ["renamed_keyword", "TestName", "CorrectionName", "BootstrapMethod", "Unlabelled"]
 

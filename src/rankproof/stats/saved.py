@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, MeasureError, ProtocolError
+from ..errors import InputError, MeasureError, ProtocolError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
-from ..pipeline.rows import literal
 from ..protocol import Protocol
 
 __all__ = ["SavedResults", "load_results", "results_from_document"]

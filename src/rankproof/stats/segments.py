@@ -21,8 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import InputError
-from ..pipeline.rows import literal
+from ..errors import InputError, literal
 from ..protocol import Aggregation
 from .keywords import BootstrapMethod, renamed_keyword
 

@@ -148,7 +148,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     if one_qrels is None:
         near = ", ".join(qrels.queries[:5].tolist())
         raise InputError(what="{query} " + literal(query) + " is not judged", source=qrels.source, value=query,
-                         fix="judged queries include " + literal(near))
+                         fix="judged {queries} include " + literal(near))
     if one_run is None or len(one_run) == 0:
         raise InputError(what="{query} " + literal(query) + " has no ranking in this run", source=run.source,
                          value=query, fix="nothing to explain")

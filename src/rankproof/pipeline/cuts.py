@@ -39,7 +39,7 @@ def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
         if at_k.size:
             query = run.queries[row_query[at_k[0]]]
             raise TieError(
-                what=f"{{docs}} tie at score {ordered[at_k[0]]!r} across rank {k} ({at_k.size} queries), so "
+                what=f"{{docs}} tie at score {ordered[at_k[0]].item()!r} across rank {k} ({at_k.size} {{queries}}), so "
                      f"the top {k} is not determined", source=run.source, query=str(query),
                 value=ordered[at_k[0]].item(), fix="set the policy ties=input (the given order) or ties=docid")
     return order[rank < k]

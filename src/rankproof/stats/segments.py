@@ -136,7 +136,7 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
     if unlabelled == "error":
         shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         raise InputError(
-            what=f"{len(missing)} evaluated queries have no segment label ({literal(shown)})",
+            what=f"{len(missing)} evaluated {{queries}} have no segment label ({literal(shown)})",
             value=missing.tolist(),
             fix=f"label them, or pass unlabelled='group' to put them in a segment {UNLABELLED!r}, or unlabelled='drop'")
     if unlabelled == "drop":

@@ -94,3 +94,15 @@ def test_one_name_per_concept_with_the_earlier_names_as_aliases():
     assert earlier.comparison.rows == current.comparison.rows and current.comparison.n_resamples == 100
     with pytest.raises(InputError, match="resamples= and n_resamples= name the same setting"):
         prepare(qrels, runs, ["rr"], n_resamples=200, resamples=100)
+
+
+def test_correct_names_the_correction_as_compare_does():
+    import pytest
+
+    from rankproof.stats.corrections import correct
+
+    p = [0.01, 0.04, 0.03]
+    # Holm by hand: sorted 0.01, 0.03, 0.04 times 3, 2, 1 -> 0.03, 0.06, 0.04 -> running max 0.03, 0.06, 0.06.
+    assert correct(p, correction="holm").round(12).tolist() == [0.03, 0.06, 0.06]
+    with pytest.warns(DeprecationWarning, match="method= is deprecated; use correction="):
+        assert correct(p, method="bonferroni").round(12).tolist() == [0.03, 0.12, 0.09]

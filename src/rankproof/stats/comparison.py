@@ -506,8 +506,8 @@ def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, al
 
 
 def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str], measure_list: list[Measure], *,
-          test: str, correction: str, alpha: float, confidence: float, power: float, n_resamples: int,
-          seed: int | None, bootstrap_method: str) -> tuple[ComparisonRow, ...]:
+          test: TestName, correction: CorrectionName, alpha: float, confidence: float, power: float,
+          n_resamples: int, seed: int | None, bootstrap_method: BootstrapMethod) -> tuple[ComparisonRow, ...]:
     """One row per (measure, run A, run B) of `index`: every statistic vectorised over the rows.
 
     `values` is values[run, measure, query] (NaN where a run has no value).

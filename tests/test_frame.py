@@ -358,7 +358,7 @@ def test_integer_user_ids_come_back_as_integers_in_numeric_order_and_merge():
     merged = users.merge(frame, left_on="user", right_on="query")
     assert dict(zip(merged["country"], merged["hit@1"])) == {"fr": 1.0, "de": 0.0, "it": 1.0}
     # The segment labels still find integer users.
-    assert results.by({1: "a", 2: "a", 10: "b"}, resamples=10).get("b", "hit@1").mean == 1.0
+    assert results.by({1: "a", 2: "a", 10: "b"}, n_resamples=10).get("b", "hit@1").mean == 1.0
 
 
 def test_text_user_ids_stay_text_in_text_order():

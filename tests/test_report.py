@@ -218,7 +218,7 @@ def test_many_queries_keep_the_page_light(tmp_path):
     qrels = Qrels.from_dict({q: {f"d{j}": int(rng.integers(0, 3)) for j in range(8)} for q in queries})
     runs = {name: Run.from_dict({q: [f"d{j}" for j in rng.permutation(30)] for q in queries})
             for name in ("a", "b", "c")}
-    page = rankproof.report(qrels, runs, ["ndcg@10", "ap"], resamples=200)
+    page = rankproof.report(qrels, runs, ["ndcg@10", "ap"], n_resamples=200)
     # 6000 queries x 3 runs: a full drill-down and a bar per query would weigh ~20 MB.
     assert len(page.encode()) < 2_500_000
     parsed = _parse(page)
@@ -234,7 +234,7 @@ def test_ids_and_names_with_markup_are_escaped():
     qrels = Qrels.from_dict({nasty: {"<b>d</b>": 1, "e": 0}, "q2": {"e": 1}})
     runs = {'<i>run</i> "A"': Run.from_dict({nasty: ["<b>d</b>", "e"], "q2": ["e"]}),
             "B&B": Run.from_dict({nasty: ["e", "<b>d</b>"], "q2": ["x", "e"]})}
-    page = rankproof.report(qrels, runs, ["ndcg@10"], resamples=100)
+    page = rankproof.report(qrels, runs, ["ndcg@10"], n_resamples=100)
     parsed = _parse(page)
     assert [tag for tag, _ in parsed.elements].count("script") == 3  # drill data, colours, the page's script
     drill = json.loads(parsed.scripts["drill-data"])
@@ -258,7 +258,7 @@ def test_python_entry_points(tmp_path):
     qrels = Qrels.read_trec(QRELS)
     runs = {"bm25": Run.read_trec(RUN_FILES[0]), "tfidf": Run.read_trec(RUN_FILES[1])}
     out = tmp_path / "r.html"
-    page = rankproof.report(qrels, runs, ["ndcg@10", "rr"], resamples=200, output=out)
+    page = rankproof.report(qrels, runs, ["ndcg@10", "rr"], n_resamples=200, output=out)
     assert out.read_text(encoding="utf-8") == page
     assert {"header", "summary", "drill", "how"} <= _parse(page).ids()
     results = evaluate(qrels, runs["bm25"], ["ndcg@10", "ap"])

@@ -69,9 +69,9 @@ def test_excluded_queries_are_not_counted():
     (["a", "b"], {}, r"a segment must be a mapping \{query: label\} or a pandas Series indexed by query; got list"),
     (pd.Series(["s", "t", "u", "v", "w"], index=["a", "b", "c", "d", "a"]), {},
      r"query a is labelled twice in the segment"),
-    (SEGMENT, {"method": "bca"}, r"method must be one of percentile, basic, BCa; got 'bca'"),
+    (SEGMENT, {"bootstrap_method": "bca"}, r"method must be one of percentile, basic, BCa; got 'bca'"),
     (SEGMENT, {"confidence": 95}, r"confidence must be between 0 and 1"),
-    (SEGMENT, {"resamples": 0}, r"resamples must be a positive integer"),
+    (SEGMENT, {"n_resamples": 0}, r"resamples must be a positive integer"),
     (SEGMENT, {"unlabelled": "skip"}, r"unlabelled must be 'error', 'group' or 'drop'; got 'skip'"),
 ])
 def test_bad_segments_get_a_clear_error(segment, options, message):
@@ -118,7 +118,7 @@ def test_interval_coverage_is_near_the_nominal_rate():
     qrels = Qrels.from_table(pd.DataFrame({"query": np.arange(n).astype(str), "doc": "rel", "grade": 1}))
     results = evaluate(qrels, run, "rr")
     labels = pd.Series(np.arange(n) // size, index=np.arange(n).astype(str))
-    table = results.by(labels, confidence=0.9, resamples=999, seed=5)
+    table = results.by(labels, confidence=0.9, n_resamples=999, seed=5)
     true_mean = sum(1 / r for r in range(1, 6)) / 5
     covered = np.mean([r.low <= true_mean <= r.high for r in table])
     # Binomial(300, 0.9) has sd 1.7%; the percentile bootstrap runs a little
@@ -139,7 +139,7 @@ def test_numpy_bootstrap_agrees_with_scipys(method):
     ranks = 1 + np.round(values * 3).astype(int)
     run = Run.from_dict({f"q{i}": [f"x{j}" for j in range(r - 1)] + ["a"] for i, r in enumerate(ranks)})
     results = evaluate(qrels, run, "rr")
-    row = results.by({q: "all" for q in results.queries}, resamples=20000, method=method, seed=1).get("all", "rr")
+    row = results.by({q: "all" for q in results.queries}, n_resamples=20000, bootstrap_method=method, seed=1).get("all", "rr")
     reference = bootstrap((results.values("rr"),), np.mean, n_resamples=20000, method=method,
                           vectorized=True, random_state=np.random.default_rng(2)).confidence_interval
     assert row.low == pytest.approx(reference.low, abs=0.004)

@@ -54,7 +54,7 @@ def run(args) -> int:
     if segments is not None:
         inputs.append(input_file("segments", args.segments))
     make_report(qrels, runs, measures, protocol, baseline=baseline, segments=segments, output=args.output,
-                test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
+                test=args.test, correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
                 seed=args.seed, inputs=[f for f in inputs if f is not None],
                 command=shlex.join(["rankproof", *getattr(args, "argv", [])]))
     return 0

@@ -16,10 +16,11 @@ import typing
 import numpy as np
 
 from ..pipeline.alignment import align
+from ..pipeline.offsets import offsets_of
 from ..data.qrels import Qrels
 from ..data.run import Run
-from ..errors import InputError, RankproofError
-from ..evaluation import evaluate, resolve_protocol
+from ..errors import InputError, RankproofError, literal
+from ..evaluation import evaluate, evaluate_alignment, resolve_protocol
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..measures.compute import discount_table, gains_of
@@ -110,17 +111,8 @@ def _select_run(run: Run, query: str) -> Run | None:
 def _pool_ids(a) -> np.ndarray:
     """The doc id of every pool entry of an alignment."""
     if a.pool_doc is None or a.pool_docs is None:
-        raise InputError("this alignment keeps no doc ids of the judged pool; explain needs Qrels and a Run")
+        raise InputError(what="this alignment keeps no doc ids of the judged pool", fix="explain needs Qrels and a Run")
     return a.pool_docs[a.pool_doc]
-
-
-def _rows(n, a, scores, tie, tie_size, grades, relevant, gains, discount, contributions, cumulative, lines,
-          in_cutoff) -> tuple:
-    """The ranked rows, built from whole columns."""
-    return tuple(map(RankedRow._make, zip(
-        range(1, n + 1), a.docs[a.doc].tolist(), scores, (tie + 1).tolist(), tie_size.tolist(), grades,
-        relevant.tolist(), gains.tolist(), discount.tolist(), contributions.tolist(), cumulative.tolist(),
-        lines, in_cutoff.tolist())))
 
 
 def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg@10",
@@ -155,37 +147,85 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     one_run = _select_run(run, query)
     if one_qrels is None:
         near = ", ".join(qrels.queries[:5].tolist())
-        raise InputError(f"{qrels.source}: query {query} is not judged; judged queries include {near}")
+        raise InputError(what="{query} " + literal(query) + " is not judged", source=qrels.source, value=query,
+                         fix="judged {queries} include " + literal(near))
     if one_run is None or len(one_run) == 0:
-        raise InputError(f"{run.source}: query {query} has no ranking in this run; nothing to explain")
+        raise InputError(what="{query} " + literal(query) + " has no ranking in this run", source=run.source,
+                         value=query, fix="nothing to explain")
 
-    value = evaluate(one_qrels, one_run, [measure], protocol, allow_partial=True).per_query(measure).get(query)
+    # One alignment: the value and every row shown come from it.
     a = align(one_qrels, one_run, protocol)
+    value = evaluate_alignment(a, [measure], protocol, run_name=one_run.name, qrels=one_qrels
+                               ).per_query(measure).get(query)
+    rel = measure.setting("rel", protocol) if "rel" in measure.spec.params else protocol.rel
+    k = measure.cutoff if measure.cutoff is not None else len(a.doc)
+    columns = _ranked_columns(a, measure, protocol, k)
+    rows = _rows(a, columns, run.has_scores, rel, k)
+    ideal_rows = _ideal_rows(a, measure, protocol, k, columns.table)
+    ideal_total = ideal_rows[-1].cumulative if ideal_rows else 0.0
+    num_rel = int((a.pool_grade >= rel).sum())
+
+    def changes(**alternative) -> bool:
+        """Would the value differ under another policy? Only such policies are listed."""
+        try:
+            other = evaluate(one_qrels, one_run, [measure], protocol.replace(**alternative))
+            other_value = other.per_query(measure).get(query)
+        except RankproofError:
+            return True  # the other policy refuses this query: this one decided its value
+        if value is None or other_value is None:
+            return value is not other_value
+        return abs(other_value - value) > 1e-12
+
+    return Explanation(query=query, measure=measure, protocol=protocol, value=value,
+                       ranking=rows, ideal=ideal_rows, dcg=float(sum(columns.contributions.tolist())),
+                       ideal_dcg=ideal_total,
+                       policies=_policies_touched(a, protocol, measure, k, ideal_total, changes, rel),
+                       working=working(a, measure, protocol, rel, k, num_rel))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Columns:
+    """Per ranked position of one query: gain, discount, contribution and groups."""
+
+    table: np.ndarray  # the discount at each rank
+    gains: np.ndarray
+    discount: np.ndarray
+    contributions: np.ndarray
+    cumulative: np.ndarray
+    tie: np.ndarray  # the position's tie group (equal scores)
+    tie_size: np.ndarray
+    in_cutoff: np.ndarray  # its averaged group starts inside the cutoff
+
+
+def _ranked_columns(a, measure: Measure, protocol: Protocol, k: int) -> _Columns:
+    """Every column of one query's ranking at once (no Python work per doc)."""
     gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
     discount_policy = measure.setting("discount", protocol) if "discount" in measure.spec.params else protocol.discount
-    rel = measure.setting("rel", protocol) if "rel" in measure.spec.params else protocol.rel
     n = len(a.doc)
-    k = measure.cutoff if measure.cutoff is not None else n
     table = discount_table(discount_policy, max(n, len(a.pool_grade), 1))
     cumulative_table = np.concatenate([[0.0], np.cumsum(table)])
     gains = np.where(a.judged, gains_of(a.grade, gain_policy), 0.0)
-
-    # Every column at once (no Python work per doc but building the rows).
     position = np.arange(n)
     group = np.searchsorted(a.group_offsets[:-1], position, side="right") - 1
     lo, hi = a.group_offsets[:-1], a.group_offsets[1:]
     size = hi - lo
     mean_discount = (cumulative_table[np.minimum(hi, k)] - cumulative_table[np.minimum(lo, k)]) / np.maximum(size, 1)
     tie = np.searchsorted(a.tie_offsets[:-1], position, side="right") - 1
-    tie_size = np.diff(a.tie_offsets)[tie]
     # Under ties=expected every doc of a group receives, in expectation,
     # the group's mean discount (its own gain, not the mean gain).
     own_discount = np.where(position < k, table[:n], 0.0)
     discount = np.where(size[group] > 1, mean_discount[group], own_discount)
     contributions = gains * discount
-    cumulative = np.cumsum(contributions)
+    return _Columns(table=table, gains=gains, discount=discount, contributions=contributions,
+                    cumulative=np.cumsum(contributions), tie=tie, tie_size=np.diff(a.tie_offsets)[tie],
+                    in_cutoff=lo[group] < k)
+
+
+def _rows(a, c: _Columns, has_scores: bool, rel: "int | float", k: int) -> tuple[RankedRow, ...]:
+    """The ranked rows, built from whole columns."""
+    n = len(a.doc)
     relevant = a.judged & (a.grade >= rel)
-    scores = a.score.tolist() if run.has_scores else [None] * n
+    scores = a.score.tolist() if has_scores else [None] * n
     grades = [_as_grade(g) if j else None for g, j in zip(a.grade.tolist(), a.judged.tolist())]
     lines = [line if line >= 0 else None for line in a.line.tolist()]
     # A million new tuples would each trigger Python's cycle collector,
@@ -194,12 +234,18 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     collecting = gc.isenabled()
     gc.disable()
     try:
-        rows = _rows(n, a, scores, tie, tie_size, grades, relevant, gains, discount, contributions, cumulative,
-                     lines, lo[group] < k)
+        return tuple(map(RankedRow._make, zip(
+            range(1, n + 1), a.docs[a.doc].tolist(), scores, (c.tie + 1).tolist(), c.tie_size.tolist(), grades,
+            relevant.tolist(), c.gains.tolist(), c.discount.tolist(), c.contributions.tolist(),
+            c.cumulative.tolist(), lines, c.in_cutoff.tolist())))
     finally:
         if collecting:
             gc.enable()
 
+
+def _ideal_rows(a, measure: Measure, protocol: Protocol, k: int, table: np.ndarray) -> tuple[IdealRow, ...]:
+    """One query's ideal list: its pool by gain descending, then doc id, down to the first gain of 0."""
+    gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
     if ideal_policy is Ideal.JUDGED:
         # The query's pool as the pipeline read it (negative grades per the policy).
@@ -219,27 +265,7 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
         ideal_rows.append(IdealRow(rank=rank, doc=str(pool_docs[j]), grade=_as_grade(pool_grades[j]),
                                    gain=float(pool_gains[j]), discount=float(table[rank - 1]),
                                    contribution=float(contribution), cumulative=float(running)))
-
-    dcg_total = float(sum(contributions.tolist()))
-    ideal_total = float(running)
-    num_rel = int((a.pool_grade >= rel).sum())
-
-    def changes(**alternative) -> bool:
-        """Would the value differ under another policy? Only such policies are listed."""
-        try:
-            other = evaluate(one_qrels, one_run, [measure], protocol.replace(**alternative))
-            other_value = other.per_query(measure).get(query)
-        except RankproofError:
-            return True  # the other policy refuses this query: this one decided its value
-        if value is None or other_value is None:
-            return value is not other_value
-        return abs(other_value - value) > 1e-12
-
-    return Explanation(query=query, measure=measure, protocol=protocol, value=value,
-                       ranking=tuple(rows), ideal=tuple(ideal_rows), dcg=dcg_total,
-                       ideal_dcg=ideal_total,
-                       policies=_policies_touched(a, protocol, measure, k, ideal_total, changes, rel),
-                       working=working(a, measure, protocol, rel, k, num_rel))
+    return tuple(ideal_rows)
 
 
 def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg: float,
@@ -335,11 +361,6 @@ def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return total - np.repeat(before, np.diff(offsets))
 
 
-def _offsets_of(row_query: np.ndarray, num_queries: int) -> np.ndarray:
-    """Offsets of each query's rows, for rows grouped by query."""
-    return np.concatenate([[0], np.cumsum(np.bincount(row_query, minlength=num_queries))]).astype(np.int64)
-
-
 def _first_rows(offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the first `depth` rows of each segment, and the new offsets."""
     lengths = np.minimum(np.diff(offsets), depth)
@@ -372,7 +393,7 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
     protocol = resolve_protocol(protocol)
     measure = parse_measure(measure)
     if depth < 1:
-        raise InputError(f"depth must be at least 1; got {depth}")
+        raise InputError(what=f"depth must be at least 1; got {depth}", value=depth)
     a = align(qrels, run, protocol)
     gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
     discount_policy = measure.setting("discount", protocol) if "discount" in measure.spec.params else protocol.discount
@@ -417,13 +438,13 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
     positive = pool_gains > 0  # explain stops at the first gain of 0
     pool_query, pool_docs, pool_grades, pool_gains = (pool_query[positive], pool_docs[positive],
                                                       pool_grades[positive], pool_gains[positive])
-    pool_offsets = _offsets_of(pool_query, a.num_queries)
+    pool_offsets = offsets_of(pool_query, a.num_queries)
     ideal_rank0 = np.arange(len(pool_query), dtype=np.int64) - pool_offsets[pool_query]
     if measure.cutoff is not None:
         inside = ideal_rank0 < measure.cutoff
         pool_query, pool_docs, pool_grades, pool_gains, ideal_rank0 = (
             pool_query[inside], pool_docs[inside], pool_grades[inside], pool_gains[inside], ideal_rank0[inside])
-        pool_offsets = _offsets_of(pool_query, a.num_queries)
+        pool_offsets = offsets_of(pool_query, a.num_queries)
     ideal_cumulative = _segment_cumsum(pool_gains * table[ideal_rank0], pool_offsets)
     ideal_rows, ideal_offsets = _first_rows(pool_offsets, depth)
 

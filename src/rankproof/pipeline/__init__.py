@@ -5,6 +5,13 @@ aligned ranking table the engines compute on comes out (:class:`Alignment`):
 rows sorted within each query, score precision, ties, duplicates, negative
 grades, unjudged docs, depth, grade maps and chunks resolved, with the count
 of every case a policy touched.
+
+- :mod:`~rankproof.pipeline.alignment`: :class:`Alignment`, :class:`QueryTable` and :func:`align`
+- :mod:`~rankproof.pipeline.rows`: the row policies (grades, negative grades, unjudged, duplicates, score precision)
+- :mod:`~rankproof.pipeline.ties`: rank order and the ``ties`` policy's groups
+- :mod:`~rankproof.pipeline.chunks`: the ``chunk_map`` and ``chunks`` policies
+- :mod:`~rankproof.pipeline.cuts`: the depth policy and the top k of set measures
+- :mod:`~rankproof.pipeline.intents`: judgments per intent on an alignment
 """
 
 from .alignment import Alignment, QueryTable, align, assume_unjudged, cutoff_counts, truncate

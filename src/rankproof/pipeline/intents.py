@@ -16,6 +16,7 @@ import numpy as np
 
 from ..data.intents import IntentQrels
 from .alignment import Alignment
+from .offsets import offsets_of
 
 __all__ = ["IntentTable", "IntentAlignment", "attach_intents"]
 
@@ -59,10 +60,6 @@ class IntentAlignment(Alignment):
     """An :class:`~rankproof.pipeline.Alignment` with the judgments per intent."""
 
     intents: "IntentTable | None" = None
-
-
-def _offsets(segment: np.ndarray, count: int) -> np.ndarray:
-    return np.concatenate([[0], np.cumsum(np.bincount(segment, minlength=count))]).astype(np.int64)
 
 
 # Dense lookup tables are used while they stay within this many entries per
@@ -113,7 +110,7 @@ def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
     pair_keys, row_pair = _codes(row_query * num_intents + row_intent, num_queries * num_intents)
     pair_query = pair_keys // num_intents
     pair_intent = qrels.intents[pair_keys % num_intents]
-    pair_offsets = _offsets(pair_query, num_queries)
+    pair_offsets = offsets_of(pair_query, num_queries)
 
     # The pool: judged docs of each query (rows are sorted by query, doc, intent).
     num_docs = max(len(qrels.docs), 1)
@@ -123,7 +120,7 @@ def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
     doc_starts = np.flatnonzero(new_doc)
     pool_doc_offsets = np.append(doc_starts, len(row_key)).astype(np.int64)
     pool_query = row_query[doc_starts]
-    pool_offsets = _offsets(pool_query, num_queries)
+    pool_offsets = offsets_of(pool_query, num_queries)
 
     # Ranked positions: find each one's judged doc by (query, run doc code).
     run_docs = a.docs

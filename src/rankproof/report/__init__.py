@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..stats.keywords import CorrectionName, TestName
 
 __all__ = ["make_report"]
 
 
 def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, segments=None, output=None,
-                test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
-                confidence: float = 0.95, resamples: int = 10_000, seed: int = 0, command: str | None = None,
-                inputs=None, drill_depth: int = 20, title: str | None = None) -> str:
+                test: "TestName" = "randomization", correction: "CorrectionName" = "holm", alpha: float = 0.05,
+                confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, command: str | None = None,
+                inputs=None, drill_depth: int = 20, title: str | None = None, resamples: int | None = None) -> str:
     """The HTML report of runs against qrels: one self-contained page.
 
     Parameters
@@ -33,10 +37,12 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
         Adds each segment's means and intervals.
     output : path, optional
         Also write the page there, atomically (temporary file and rename).
-    test, correction, alpha, confidence, resamples, seed
+    test, correction, alpha, confidence, n_resamples, seed
         As :func:`rankproof.compare`.
     command, inputs, drill_depth, title
         See :func:`rankproof.report.figures.prepare`.
+    resamples : int, optional
+        The earlier name of ``n_resamples`` (deprecated).
 
     Returns
     -------
@@ -51,17 +57,20 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     >>> from rankproof import Qrels, Run
     >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
     >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
-    >>> page = rankproof.report(qrels, runs, ["rr"], resamples=100)
+    >>> page = rankproof.report(qrels, runs, ["rr"], n_resamples=100)
     >>> page.count('<svg class="figure"') > 5
     True
     """
     from .figures import prepare
     from .html import render
     from .output import check_output_path, write_output
+    from ..stats.keywords import renamed_keyword
 
+    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=10_000,
+                                  where="report")
     check_output_path(output)
     data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=test,
-                   correction=correction, alpha=alpha, confidence=confidence, resamples=resamples, seed=seed,
+                   correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples, seed=seed,
                    command=command, inputs=inputs, drill_depth=drill_depth, title=title)
     page = render(data)
     if output is not None:

@@ -13,10 +13,12 @@ import json
 import math
 from typing import Any
 
-__all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document"]
+__all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document", "TEST_NAMES",
+           "CORRECTION_NAMES", "signed", "p_text", "needed_text", "effect_text"]
 
-_TESTS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization": "randomization test"}
-_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
+# How each test and correction is named in a rendered comparison (the HTML report's too).
+TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization": "randomization test"}
+CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
 
 
 def _fmt(value: float, digits: int = 4) -> str:
@@ -25,21 +27,25 @@ def _fmt(value: float, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
 
 
-def _signed(value: float) -> str:
+def signed(value: float) -> str:
+    """A difference with its sign, 4 decimals (``n/a`` for NaN)."""
     return "n/a" if math.isnan(value) else f"{value:+.4f}"
 
 
-def _p(value: float) -> str:
+def p_text(value: float) -> str:
+    """A p-value for reading: 4 decimals, ``<0.0001`` below that."""
     if math.isnan(value):
         return "n/a"
     return "<0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
-def _needed(value: int | None) -> str:
+def needed_text(value: int | None) -> str:
+    """Queries needed, with thousands separators (``n/a`` when nothing is to be detected)."""
     return "n/a" if value is None else f"{value:,}"
 
 
-def _effect(value: float) -> str:
+def effect_text(value: float) -> str:
+    """An effect size with its sign, 2 decimals."""
     if math.isnan(value):
         return "n/a"
     return "inf" if math.isinf(value) else f"{value:+.2f}"
@@ -47,9 +53,9 @@ def _effect(value: float) -> str:
 
 def _cells(row, comparison) -> list[str]:
     mark = "*" if row.significant else ""
-    return [row.measure, row.run_a, row.run_b, _fmt(row.mean_a), _fmt(row.mean_b), _signed(row.difference) + mark,
-            f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]", _p(row.p_value), _p(row.p_corrected) + mark,
-            _effect(row.effect_size), f"{row.wins}/{row.ties}/{row.losses}", _needed(row.queries_needed)]
+    return [row.measure, row.run_a, row.run_b, _fmt(row.mean_a), _fmt(row.mean_b), signed(row.difference) + mark,
+            f"[{signed(row.ci_low)}, {signed(row.ci_high)}]", p_text(row.p_value), p_text(row.p_corrected) + mark,
+            effect_text(row.effect_size), f"{row.wins}/{row.ties}/{row.losses}", needed_text(row.queries_needed)]
 
 
 def _headers(comparison) -> list[str]:
@@ -60,8 +66,8 @@ def _headers(comparison) -> list[str]:
 
 def _notes(comparison) -> list[str]:
     c = comparison
-    test = _TESTS[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
-    correction = _CORRECTIONS[c.correction]
+    test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
+    correction = CORRECTION_NAMES[c.correction]
     queries = sorted({row.queries for row in c.rows})
     lines = [
         f"* significant: p < {c.alpha:g} after {correction} correction over {len(c.rows)} "
@@ -153,10 +159,10 @@ def to_latex(comparison) -> str:
             marks = "".join(sorted(beats.get((run, m), [])))
             cells.append(text + (r"$^{" + marks + "}$" if marks else ""))
         lines.append(f"{labels[run]} & {_latex(run)} & " + " & ".join(cells) + r" \\")
-    test = _TESTS[c.test]
+    test = TEST_NAMES[c.test]
     # The comparison is in math mode ($p < 0.05$): a text-mode < prints as an inverted ! under OT1.
     caption = (_latex(f"Superscripts: the runs a mean is significantly better than ({test}, "
-                      f"{_CORRECTIONS[c.correction]} correction, ") + f"$p < {c.alpha:g}$"
+                      f"{CORRECTION_NAMES[c.correction]} correction, ") + f"$p < {c.alpha:g}$"
                + _latex(f"). Protocol fingerprint {c.protocol.fingerprint}."))
     lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + caption + "}", r"\end{table}"]
     return "\n".join(lines) + "\n"

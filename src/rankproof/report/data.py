@@ -87,9 +87,10 @@ def _check_no_query_named_all(results: Sequence[Results], fmt: str) -> None:
 
     for r in results:
         if "all" in r.queries:
-            raise InputError(f"run {r.run_name}: a query is named 'all', which in --format {fmt} per-query "
-                             "output is the name of the mean row; rename the query, or use --format json "
-                             "(which keeps per-query values and means apart)")
+            raise InputError(what=f"a {{query}} is named 'all', which in --format {fmt} per-query output is the "
+                                  "name of the mean row", source=f"run {r.run_name}", value="all",
+                             fix="rename the {query}, or use --format json (which keeps per-query values and means "
+                                 "apart)")
 
 
 def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str = ",") -> str:
@@ -123,11 +124,13 @@ def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int 
     lines = []
     for r in results:
         if per_query:
+            # Each measure's values once (r.values copies the whole column): linear in queries x measures.
+            columns = [(str(m), r.values(m).tolist()) for m in r.measures]
             for i, query in enumerate(r.queries):
-                for m in r.measures:
-                    value = float(r.values(m)[i])
+                for name, values in columns:
+                    value = values[i]
                     if not math.isnan(value):
-                        lines.append(f"{str(m):<22}\t{query}\t{value:6.{digits}f}")
+                        lines.append(f"{name:<22}\t{query}\t{value:6.{digits}f}")
         lines.append(f"{'runid':<22}\tall\t{r.run_name}")
         for m in r.measures:
             lines.append(f"{str(m):<22}\tall\t{r.mean(m):6.{digits}f}")

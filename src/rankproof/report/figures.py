@@ -21,7 +21,7 @@ Examples
 >>> qrels = Qrels.from_dict({"q1": {"a": 2, "b": 1}, "q2": {"c": 1}})
 >>> runs = {"A": Run.from_dict({"q1": ["a", "x"], "q2": ["c"]}),
 ...         "B": Run.from_dict({"q1": ["x", "b"], "q2": ["y", "c"]})}
->>> data = prepare(qrels, runs, ["ndcg@2", "rr"], resamples=100)
+>>> data = prepare(qrels, runs, ["ndcg@2", "rr"], n_resamples=100)
 >>> data.baseline, [r.run_name for r in data.results]
 ('A', ['A', 'B'])
 >>> [round(v, 4) for v in data.cutoff_curves["B"]["rr"]]   # rr@1, rr@2 of B: (0 + 0) / 2, (1/2 + 1/2) / 2
@@ -31,18 +31,17 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
-import os
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputError, TieError
+from ..errors import InputError, TieError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure, parse_measures
 from ..protocol import Aggregation, Protocol, Ties
+from ..stats.keywords import CorrectionName, TestName
+from .inputs import InputFile, input_file, read_segments
 
 __all__ = ["ReportData", "InputFile", "prepare", "input_file", "read_segments", "PR_LEVELS", "natural_order"]
 
@@ -61,37 +60,6 @@ MAX_BOOTSTRAP_CELLS = 20_000_000
 MIN_RESAMPLES = 200
 
 
-@dataclasses.dataclass(frozen=True)
-class InputFile:
-    """One input file: its role, path, SHA-256 (first 16 hex digits), lines and bytes."""
-
-    role: str
-    path: str
-    sha256: str
-    lines: int
-    size: int
-
-
-def input_file(role: str, path: "str | os.PathLike[str]") -> InputFile | None:
-    """Digest and line count of a file, or None when the path is not a readable file.
-
-    >>> import tempfile, pathlib
-    >>> folder = tempfile.mkdtemp()
-    >>> path = pathlib.Path(folder, "q.txt"); _ = path.write_text("1 0 a 1\\n1 0 b 0\\n")
-    >>> f = input_file("qrels", path)
-    >>> f.lines, f.size, f.sha256       # sha256sum of the file, first 16 hex digits
-    (2, 16, '9df8cc85e0767f1a')
-    """
-    try:
-        with open(path, "rb") as stream:
-            content = stream.read()
-    except OSError:
-        return None
-    lines = content.count(b"\n") + (1 if content and not content.endswith(b"\n") else 0)
-    return InputFile(role=role, path=str(path), sha256=hashlib.sha256(content).hexdigest()[:16],
-                     lines=lines, size=len(content))
-
-
 def natural_order(queries: Sequence[str]) -> list[str]:
     """Query ids in reading order: numbers by value, then the rest by text.
 
@@ -99,52 +67,6 @@ def natural_order(queries: Sequence[str]) -> list[str]:
     ['1', '2', '10', 'a', 'b']
     """
     return sorted(queries, key=lambda q: (0, int(q), q) if q.isdigit() else (1, 0, q))
-
-
-def read_segments(path: "str | os.PathLike[str]") -> dict[str, str]:
-    """A query -> segment mapping from a file.
-
-    JSON (``.json``): an object ``{"query": "segment", ...}``. Otherwise text,
-    one query per line: the query id, white space, the segment label (the
-    rest of the line); blank lines and lines starting with ``#`` are skipped.
-
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp(), "seg.txt")
-    >>> _ = path.write_text("# query segment\\n1 short\\n2 long query\\n")
-    >>> read_segments(path)
-    {'1': 'short', '2': 'long query'}
-    """
-    try:
-        text = open(path, encoding="utf-8").read()
-    except FileNotFoundError:
-        raise InputError(f"--segments {path}: the file does not exist; check the path") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"--segments {path}: cannot be read ({error}); give a UTF-8 text or JSON file") from None
-    if str(path).endswith(".json"):
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"--segments {path}: not valid JSON ({error}); write {{\"query\": \"segment\"}}") from None
-        if not isinstance(raw, dict):
-            raise InputError(f"--segments {path}: expected a JSON object such as {{\"1\": \"short\"}}")
-        return {str(query): str(label) for query, label in raw.items()}
-    labels: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = line.split(None, 1)
-        if len(parts) < 2:
-            raise InputError(f"{path}:{number}: expected 'query segment', got {line!r}; "
-                             "give the query id, a space, then its segment")
-        query, label = parts[0], parts[1].strip()
-        if query in labels and labels[query] != label:
-            raise InputError(f"{path}:{number}: query {query} is given two segments ({labels[query]!r} and "
-                             f"{label!r}); give each query one segment")
-        labels[query] = label
-    if not labels:
-        raise InputError(f"{path}: no 'query segment' line; give one line per query")
-    return labels
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,12 +105,12 @@ def _version() -> str:
     return version("rankproof")
 
 
-def _resamples_for(queries: int, resamples: int) -> int:
+def _resamples_for(queries: int, n_resamples: int) -> int:
     """Resamples for a bootstrap over `queries` values that stays under MAX_BOOTSTRAP_CELLS."""
-    return min(resamples, MAX_BOOTSTRAP_CELLS // max(queries, 1))
+    return min(n_resamples, MAX_BOOTSTRAP_CELLS // max(queries, 1))
 
 
-def _mean_intervals(results, confidence: float, resamples: int, seed: int) -> tuple[dict, str]:
+def _mean_intervals(results, confidence: float, n_resamples: int, seed: int) -> tuple[dict, str]:
     """Each run's bootstrap interval of each mean (:meth:`Results.by` with one segment), and its note.
 
     >>> from rankproof import Qrels, Run, evaluate
@@ -198,13 +120,13 @@ def _mean_intervals(results, confidence: float, resamples: int, seed: int) -> tu
     ((0.0, 1.0), '95% interval of each mean: percentile bootstrap over queries (1,000 resamples, seed 0).')
     """
     queries = max(len(r.queries) for r in results)
-    used = _resamples_for(queries, resamples)
+    used = _resamples_for(queries, n_resamples)
     if used < MIN_RESAMPLES:
         return {}, (f"No interval of each mean: with {queries:,} queries a bootstrap of {MIN_RESAMPLES} resamples "
                     f"would hold more than {MAX_BOOTSTRAP_CELLS:,} numbers at once.")
     intervals = {}
     for r in results:
-        table = r.by({q: "all" for q in r.queries}, confidence=confidence, resamples=used, seed=seed)
+        table = r.by({q: "all" for q in r.queries}, confidence=confidence, n_resamples=used, seed=seed)
         intervals[r.run_name] = {row.measure: (row.low, row.high) for row in table}
     return intervals, (f"{confidence:.0%} interval of each mean: percentile bootstrap over queries "
                        f"({used:,} resamples, seed {seed}).")
@@ -220,10 +142,10 @@ def _named_runs(runs) -> list[tuple[str, Any]]:
     names = [name for name, _ in items]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise InputError(f"run name {repeated[0]} is given twice; give each run a distinct name "
-                         "(pass a mapping {name: run}, or --label NAME=RUN)")
+        raise InputError(what=literal(f"run name {repeated[0]} is given twice"), value=repeated[0],
+                         fix="give each run a distinct name (pass a mapping {{name: run}}, or --label NAME=RUN)")
     if not items:
-        raise InputError("give at least one run")
+        raise InputError(what="give at least one run")
     return items
 
 
@@ -437,10 +359,11 @@ def _pr_curves(qrels, named_runs, protocol: Protocol) -> tuple[dict | None, str]
 
 
 def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None, *, baseline: str | None = None,
-            segments: Mapping[str, str] | None = None, test: str = "randomization", correction: str = "holm",
-            alpha: float = 0.05, confidence: float = 0.95, resamples: int = 10_000, seed: int = 0,
+            segments: Mapping[str, str] | None = None, test: TestName = "randomization",
+            correction: CorrectionName = "holm",
+            alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
             command: str | None = None, inputs: Sequence[InputFile] | None = None,
-            drill_depth: int = DRILL_DEPTH, title: str | None = None) -> ReportData:
+            drill_depth: int = DRILL_DEPTH, title: str | None = None, resamples: int | None = None) -> ReportData:
     """Evaluate, compare and explain the runs for the report (see the module's docstring).
 
     Parameters
@@ -452,7 +375,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     baseline : str, optional
         The run every other run is compared with; the first by default.
     segments : mapping query -> segment label, optional
-    test, correction, alpha, confidence, resamples, seed
+    test, correction, alpha, confidence, n_resamples, seed
         As :func:`rankproof.compare`.
     command : str, optional
         The command that made the report, shown in its header.
@@ -460,22 +383,20 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         The input files; by default the qrels' and runs' sources when they are files.
     drill_depth : int
         Rows of each ranking kept for the drill-down (20).
+    resamples : int, optional
+        The earlier name of ``n_resamples`` (deprecated).
     """
     from ..evaluation import evaluate, resolve_protocol
     from ..stats import compare
+    from ..stats.keywords import renamed_keyword
 
+    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=10_000,
+                                  where="report")
     protocol = resolve_protocol(protocol)
     page_measures = list(dict.fromkeys(parse_measures(measures or ["ndcg@10", "ap", "rr", "p@10"])))
     named = _named_runs(runs)
     names = [name for name, _ in named]
-    if baseline is None:
-        baseline = names[0]
-    elif baseline not in names:
-        import difflib
-
-        near = difflib.get_close_matches(baseline, names, n=1)
-        raise InputError(f"baseline {baseline!r} is not one of the runs; "
-                         + (f"did you mean {near[0]}? " if near else "") + f"choose one of {', '.join(names)}")
+    baseline = _baseline(baseline, names)
     if inputs is None:
         found = [input_file("qrels", qrels.source)] + [input_file(f"run {name}", run.source) for name, run in named]
         inputs = [f for f in found if f is not None]
@@ -493,13 +414,61 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     elif len(results) > 1:
         comparison = compare(None, {r.run_name: r for r in results}, page_measures, test=test,
                              correction=correction, alpha=alpha, baseline=baseline, confidence=confidence,
-                             n_resamples=resamples, seed=seed)
+                             n_resamples=n_resamples, seed=seed)
 
     # Each mean's own interval: a bootstrap over queries (Results.by with one segment).
-    interval_resamples = min(resamples, 2000)
+    interval_resamples = min(n_resamples, 2000)
     mean_intervals, interval_note = _mean_intervals(results, confidence, interval_resamples, seed)
+    curves = _curves(qrels, named, page_measures, protocol)
+    pr_curves, pr_note = _pr_curves(qrels, named, protocol)
+    if pr_curves is None:
+        missing.append(pr_note)
+    segment_tables = _segment_tables(results, segments, confidence, interval_resamples, seed, missing)
+    return ReportData(
+        title=title or f"rankproof report: {', '.join(names)}",
+        version=_version(), command=command, protocol=protocol, qrels_digest=results[0].qrels_digest,
+        inputs=tuple(inputs), results=tuple(results), comparison=comparison, baseline=baseline,
+        mean_intervals=mean_intervals, interval_note=interval_note, cutoffs=curves.cutoffs,
+        cutoff_curves=curves.cutoff_curves, judged_curves=curves.judged_curves, pr_curves=pr_curves, pr_note=pr_note,
+        histograms=_histograms(results, page_measures),
+        differences=_differences(results, baseline, page_measures) if len(results) > 1 else None,
+        gain_discount=_gain_discount(qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
+        drill=_drill(qrels, named, curves.drill_measure, protocol, curves.drill_values,
+                     *_drill_plan(curves.drill_values, baseline, drill_depth)),
+        segments=segment_tables,
+        missing=tuple(missing) + (() if len(results) > 1 else (
+            "per-query differences: one run only, nothing to compare with",)),
+    )
 
-    # Curves over k, judged@k and the drill-down measure: one more evaluation per run.
+
+def _baseline(baseline: str | None, names: list[str]) -> str:
+    """The run the others are compared with: the first by default."""
+    if baseline is None:
+        return names[0]
+    if baseline not in names:
+        import difflib
+
+        near = difflib.get_close_matches(baseline, names, n=1)
+        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
+                         fix=literal((f"did you mean {near[0]}? " if near else "") + f"choose one of {', '.join(names)}"))
+    return baseline
+
+
+@dataclasses.dataclass(frozen=True)
+class _Curves:
+    """Means over cutoffs, judged@k, and the drill-down measure's per-query values, per run."""
+
+    cutoffs: tuple[int, ...]
+    cutoff_curves: dict
+    judged_curves: dict
+    drill_measure: Measure
+    drill_values: dict
+
+
+def _curves(qrels, named, page_measures: list[Measure], protocol: Protocol) -> _Curves:
+    """Curves over k, judged@k and the drill-down measure: one more evaluation per run."""
+    from ..evaluation import evaluate
+
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     top_k = max(1, min(MAX_CUTOFF, depth))
     cutoffs = tuple(range(1, top_k + 1))
@@ -513,33 +482,22 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         cutoff_curves[name] = {_label(m): [curve.mean(m @ k) for k in cutoffs] for m in family}
         judged_curves[name] = [curve.mean(f"judged@{k}") for k in cutoffs]
         drill_values[name] = curve.per_query(drill_measure)
+    return _Curves(cutoffs=cutoffs, cutoff_curves=cutoff_curves, judged_curves=judged_curves,
+                   drill_measure=drill_measure, drill_values=drill_values)
 
-    pr_curves, pr_note = _pr_curves(qrels, named, protocol)
-    if pr_curves is None:
-        missing.append(pr_note)
-    segment_tables = None
-    segment_resamples = _resamples_for(len(results[0].queries), interval_resamples)
-    if segments is not None and segment_resamples < MIN_RESAMPLES:
+
+def _segment_tables(results, segments, confidence: float, n_resamples: int, seed: int,
+                    missing: list[str]) -> dict | None:
+    """Each run's table by segment, or None (and why in `missing` when the bootstrap would be too big)."""
+    if segments is None:
+        return None
+    segment_resamples = _resamples_for(len(results[0].queries), n_resamples)
+    if segment_resamples < MIN_RESAMPLES:
         missing.append(f"segments: with {len(results[0].queries):,} queries their bootstrap intervals would hold "
                        f"more than {MAX_BOOTSTRAP_CELLS:,} numbers at once")
-    elif segments is not None:
-        segment_tables = {r.run_name: r.by(segments, confidence=confidence, resamples=segment_resamples,
-                                           seed=seed, unlabelled="group") for r in results}
-    return ReportData(
-        title=title or f"rankproof report: {', '.join(names)}",
-        version=_version(), command=command, protocol=protocol, qrels_digest=results[0].qrels_digest,
-        inputs=tuple(inputs), results=tuple(results), comparison=comparison, baseline=baseline,
-        mean_intervals=mean_intervals, interval_note=interval_note, cutoffs=cutoffs,
-        cutoff_curves=cutoff_curves, judged_curves=judged_curves, pr_curves=pr_curves, pr_note=pr_note,
-        histograms=_histograms(results, page_measures),
-        differences=_differences(results, baseline, page_measures) if len(results) > 1 else None,
-        gain_discount=_gain_discount(qrels, drill_measure, protocol, max(drill_depth, 10)),
-        drill=_drill(qrels, named, drill_measure, protocol, drill_values,
-                     *_drill_plan(drill_values, baseline, drill_depth)),
-        segments=segment_tables,
-        missing=tuple(missing) + (() if len(results) > 1 else (
-            "per-query differences: one run only, nothing to compare with",)),
-    )
+        return None
+    return {r.run_name: r.by(segments, confidence=confidence, n_resamples=segment_resamples, seed=seed,
+                             unlabelled="group") for r in results}
 
 
 def from_results(results, *, command: str | None = None) -> ReportData:

@@ -18,7 +18,8 @@ import math
 from html import escape
 
 from . import svg
-from .compare import _TESTS, _CORRECTIONS, _effect, _needed, _p, _signed
+from .page_assets import CSP, CSS, SCRIPT
+from .compare import TEST_NAMES, CORRECTION_NAMES, effect_text, needed_text, p_text, signed
 from .table import counts_lines, warning_lines
 
 __all__ = ["render", "in_frame", "SECTIONS"]
@@ -35,199 +36,6 @@ _ALWAYS = {
     "unjudged_in_cutoff": "unjudged docs inside the cutoff",
     "tied_groups_crossing_cutoff": "tied groups crossing the cutoff",
 }
-
-_CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
-        "connect-src 'none'; form-action 'none'; base-uri 'none'")
-
-_CSS = """
-:root{--ink:#1d2330;--muted:#5d6675;--line:#d9dde3;--soft:#f4f6f8;--accent:#4269d0}
-*{box-sizing:border-box}
-body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:#fff}
-main{max-width:1200px;margin:0 auto;padding:20px 28px 60px}
-h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:34px 0 8px;padding-top:10px;border-top:1px solid var(--line)}
-h3{font-size:14px;margin:14px 0 4px}
-p,li{max-width:900px}.muted,.note{color:var(--muted)}
-code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
-table{border-collapse:collapse;margin:6px 0 10px}
-th,td{padding:3px 9px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;vertical-align:top}
-th{background:var(--soft);font-weight:600;white-space:normal}
-table.summary th{max-width:120px}table.summary td,table.summary th{padding:3px 7px}
-td.text,th.text{text-align:left;white-space:normal}
-table.meta td{text-align:left;white-space:normal}table.meta td:first-child{color:var(--muted);white-space:nowrap}
-tr.baseline td{background:#fbfbfd}
-.sig{color:#0a7a3d;font-weight:700}.worse{color:#b3261e}
-.warn{background:#fff7e0;border-left:4px solid #efb118;padding:6px 10px;margin:6px 0}
-.missing{background:var(--soft);border-left:4px solid #9498a0;padding:6px 10px;margin:6px 0}
-.grid{display:flex;flex-wrap:wrap;gap:10px 22px;align-items:flex-start}
-figure{margin:4px 0}figcaption{font-size:12.5px;color:var(--muted);max-width:560px}
-svg.figure{display:block;max-width:100%;height:auto;font-size:11px;overflow:visible}
-svg .grid{stroke:#eceef1}svg .axis,svg .tick{stroke:#8a919c}svg text{fill:#3b4350}
-svg text.label{fill:var(--muted);font-size:11.5px}svg text.note{fill:var(--muted)}
-svg polyline{fill:none;stroke-width:2}svg .cutoff{stroke:#9498a0;stroke-dasharray:3 3}svg .cutoff-label{fill:#5d6675}
-svg rect.bar[data-query]{cursor:pointer}svg rect.bar:hover,svg circle.point:hover{opacity:.7}
-svg line.interval{stroke-width:2.5}
-.legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:2px 0 6px;font-size:12.5px}
-.legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
-.controls{display:flex;gap:12px;align-items:center;margin:8px 0;flex-wrap:wrap}
-select{font:inherit;padding:2px 4px}
-.rankings{display:flex;gap:18px;flex-wrap:wrap;align-items:flex-start}
-.rankings table td,.rankings table th{padding:2px 6px;font-size:12.5px}
-.rankings h3 i{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px}
-tr.unjudged td{color:#8a5a00;background:#fffaf0}tr.below td{color:#9aa1ab}
-nav{font-size:12.5px;margin:6px 0 0}nav a{margin-right:10px;color:var(--accent);text-decoration:none}
-"""
-
-# Shows the chosen query: its rankings side by side, the ideal list, and its
-# cumulative DCG against the ideal. Reads only the embedded data.
-_SCRIPT = r"""
-(function () {
-  "use strict";
-  var node = document.getElementById("drill-data");
-  if (!node) return;
-  var D = JSON.parse(node.textContent);
-  var COLORS = JSON.parse(document.getElementById("run-colors").textContent);
-  var index = {};
-  D.queries.forEach(function (q, i) { index[q] = i; });
-  var selects = Array.prototype.slice.call(document.querySelectorAll("select.query"));
-  function el(tag, attrs, text) {
-    var e = document.createElement(tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function svgEl(tag, attrs) {
-    var e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    return e;
-  }
-  function fmt(x) { return x === null || x === undefined ? "n/a" : Number(x).toFixed(4); }
-  function table(head, rows) {
-    var t = el("table"), tr = el("tr");
-    head.forEach(function (h, i) { tr.appendChild(el("th", i === 1 ? {"class": "text"} : {}, h)); });
-    t.appendChild(tr);
-    rows.forEach(function (r) {
-      var row = el("tr", r.cls ? {"class": r.cls} : {});
-      r.cells.forEach(function (c, i) { row.appendChild(el("td", i === 1 ? {"class": "text"} : {}, c)); });
-      t.appendChild(row);
-    });
-    return t;
-  }
-  function idealOf(run, i) { return D.ideal_per_run ? D.ideal[run][i] : D.ideal[i]; }
-  function showRankings(q, i) {
-    var box = document.getElementById("drill-rankings");
-    box.textContent = "";
-    D.runs.forEach(function (run) {
-      var div = el("div", {"class": "ranking", "data-run": run, "data-query": q});
-      var h = el("h3");
-      var sw = el("i"); sw.style.background = COLORS[run]; h.appendChild(sw);
-      h.appendChild(document.createTextNode(run + ": " + D.measure + " = " + fmt(D.values[run][i])));
-      div.appendChild(h);
-      var rows = D.rankings[run][i].map(function (r, j) {
-        var discount = r.length > 5 ? r[5] : (D.k === null || j < D.k ? D.discount[j] : 0);
-        var below = D.k !== null && j >= D.k;
-        return {cls: below ? "below" : (r[1] === null ? "unjudged" : ""),
-                cells: [String(j + 1), r[0], r[1] === null ? "unjudged" : String(r[1]), String(r[2]),
-                        Number(discount).toFixed(4), Number(r[3]).toFixed(4), Number(r[4]).toFixed(4)]};
-      });
-      if (!rows.length) div.appendChild(el("p", {"class": "muted"}, "no ranking for this query"));
-      else div.appendChild(table(["rank", "doc", "grade", "gain", "discount", "contribution", "cumulative"], rows));
-      box.appendChild(div);
-    });
-    var ideal = idealOf(D.runs[0], i);
-    var div = el("div", {"class": "ranking ideal"});
-    div.appendChild(el("h3", {}, "ideal ranking" + (D.ideal_per_run ? " (" + D.runs[0] + ")" : "")));
-    if (!ideal.length) div.appendChild(el("p", {"class": "muted"}, "nothing relevant is judged for this query"));
-    else div.appendChild(table(["rank", "doc", "grade", "gain", "cumulative"], ideal.map(function (r, j) {
-      return {cls: D.k !== null && j >= D.k ? "below" : "",
-              cells: [String(j + 1), r[0], String(r[1]), String(r[2]), Number(r[3]).toFixed(4)]};
-    })));
-    box.appendChild(div);
-  }
-  function showCumulative(q, i) {
-    var svgNode = document.getElementById("cumulative");
-    while (svgNode.lastChild) svgNode.removeChild(svgNode.lastChild);
-    var W = 560, H = 300, L = 52, R = 16, T = 14, B = 42;
-    var series = D.runs.map(function (run) {
-      return {name: run, color: COLORS[run], ys: D.rankings[run][i].map(function (r) { return r[4]; })};
-    });
-    var idealRuns = D.ideal_per_run ? D.runs : [D.runs[0]];
-    idealRuns.forEach(function (run) {
-      series.push({name: "ideal" + (D.ideal_per_run ? " (" + run + ")" : ""), color: "#1d2330", dashed: true,
-                   ys: idealOf(run, i).map(function (r) { return r[3]; })});
-    });
-    var most = 0;
-    series.forEach(function (s) { s.ys.forEach(function (y) { if (y > most) most = y; }); });
-    if (most <= 0) most = 1;
-    var step = Math.pow(10, Math.floor(Math.log10(most / 4)));
-    [1, 2, 2.5, 5, 10].some(function (m) { if (m * step >= most / 4) { step = m * step; return true; } return false; });
-    var top = Math.ceil(most / step - 1e-9) * step;
-    var n = D.depth;
-    function x(r) { return L + (r - 1) / Math.max(n - 1, 1) * (W - L - R); }
-    function y(v) { return H - B - v / top * (H - T - B); }
-    var g = svgEl("g", {"class": "axes"});
-    for (var v = 0; v <= top + step / 2; v += step) {
-      var yy = y(v);
-      g.appendChild(svgEl("line", {"class": "grid", x1: L, x2: W - R, y1: yy, y2: yy}));
-      var lab = svgEl("text", {x: L - 6, y: yy, dy: "0.32em", "text-anchor": "end"}); lab.textContent = String(+v.toFixed(6));
-      g.appendChild(lab);
-    }
-    [1, 5, 10, 15, 20].filter(function (r) { return r <= n; }).forEach(function (r) {
-      var lab = svgEl("text", {x: x(r), y: H - B + 16, "text-anchor": "middle"}); lab.textContent = r;
-      g.appendChild(lab);
-    });
-    var xl = svgEl("text", {"class": "label", x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle"});
-    xl.textContent = "rank"; g.appendChild(xl);
-    var yl = svgEl("text", {"class": "label", transform: "translate(13," + (H / 2) + ") rotate(-90)",
-                            "text-anchor": "middle"});
-    yl.textContent = "cumulative DCG"; g.appendChild(yl);
-    svgNode.appendChild(g);
-    if (D.k !== null && D.k <= n) {
-      svgNode.appendChild(svgEl("line", {"class": "cutoff", x1: x(D.k), x2: x(D.k), y1: T, y2: H - B}));
-      var kl = svgEl("text", {"class": "cutoff-label", x: x(D.k) + 4, y: H - B - 6}); kl.textContent = "k = " + D.k;
-      svgNode.appendChild(kl);
-    }
-    series.forEach(function (s) {
-      if (!s.ys.length) return;
-      var pts = s.ys.map(function (v, j) { return x(j + 1).toFixed(1) + "," + y(v).toFixed(1); }).join(" ");
-      var line = svgEl("polyline", {"class": "mark line", points: pts, stroke: s.color});
-      if (s.dashed) line.setAttribute("stroke-dasharray", "5 4");
-      var title = svgEl("title", {}); title.textContent = s.name; line.appendChild(title);
-      svgNode.appendChild(line);
-      s.ys.forEach(function (v, j) {
-        var c = svgEl("circle", {"class": "mark point", cx: x(j + 1), cy: y(v), r: 2.4, fill: s.color});
-        var tt = svgEl("title", {}); tt.textContent = s.name + ": rank " + (j + 1) + ", cumulative DCG " + v.toFixed(4);
-        c.appendChild(tt); svgNode.appendChild(c);
-      });
-    });
-    svgNode.setAttribute("data-query", q);
-  }
-  function show(q) {
-    if (!(q in index)) return false;
-    var i = index[q];
-    selects.forEach(function (s) { s.value = q; });
-    showRankings(q, i);
-    showCumulative(q, i);
-    document.getElementById("drill").setAttribute("data-query", q);
-    return true;
-  }
-  selects.forEach(function (s) {
-    D.queries.forEach(function (q) { s.appendChild(el("option", {value: q}, q)); });
-    s.addEventListener("change", function () { show(s.value); });
-  });
-  Array.prototype.forEach.call(document.querySelectorAll("rect.bar[data-query]"), function (bar) {
-    bar.addEventListener("click", function () {
-      if (show(bar.getAttribute("data-query"))) document.getElementById("drill").scrollIntoView();
-    });
-  });
-  function fromHash() {
-    var m = /(?:^#|&)query=([^&]*)/.exec(location.hash);
-    return m ? decodeURIComponent(m[1]) : null;
-  }
-  window.addEventListener("hashchange", function () { var q = fromHash(); if (q !== null) show(q); });
-  var wanted = fromHash();
-  if (wanted === null || !show(wanted)) show(D.first);
-})();
-"""
 
 
 def _fmt(value, digits: int = 4) -> str:
@@ -353,7 +161,7 @@ class _Page:
         head = ["measure", "run", "mean"] + ([f"{level} CI of the mean"] if with_intervals else [])
         if c is not None:
             head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
-                     f"p ({_CORRECTIONS[c.correction]})", "wins / ties / losses", "effect size d", "queries needed"]
+                     f"p ({CORRECTION_NAMES[c.correction]})", "wins / ties / losses", "effect size d", "queries needed"]
         parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
                  + "".join(f'<th class="{"text" if i < 2 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
         measures = [str(m) for m in d.results[0].measures] if d.results else list(c.measures)
@@ -379,17 +187,17 @@ class _Page:
                     else:
                         mark = "*" if row.significant else ""
                         cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
-                        cells += [_value_cell(_signed(row.difference) + mark, row.difference, "difference", run, m,
+                        cells += [_value_cell(signed(row.difference) + mark, row.difference, "difference", run, m,
                                               cls),
                                   f'<td data-key="ci" data-run="{escape(run)}" data-measure="{escape(m)}" '
                                   f'data-low="{row.ci_low!r}" data-high="{row.ci_high!r}">'
-                                  f"[{_signed(row.ci_low)}, {_signed(row.ci_high)}]</td>",
-                                  _value_cell(_p(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls),
+                                  f"[{signed(row.ci_low)}, {signed(row.ci_high)}]</td>",
+                                  _value_cell(p_text(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls),
                                   f'<td data-key="wtl" data-run="{escape(run)}" data-measure="{escape(m)}" '
                                   f'data-value="{row.wins}/{row.ties}/{row.losses}">'
                                   f"{row.wins}/{row.ties}/{row.losses}</td>",
-                                  _value_cell(_effect(row.effect_size), row.effect_size, "effect_size", run, m),
-                                  _value_cell(_needed(row.queries_needed), row.queries_needed, "queries_needed",
+                                  _value_cell(effect_text(row.effect_size), row.effect_size, "effect_size", run, m),
+                                  _value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed",
                                               run, m)]
                 parts.append(f'<tr class="{"baseline" if baseline_row else ""}">' + "".join(cells) + "</tr>")
         parts.append("</table>")
@@ -397,9 +205,9 @@ class _Page:
         if d.interval_note:
             notes.append(d.interval_note)
         if c is not None:
-            test = _TESTS[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})"
+            test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})"
                                      if c.test == "randomization" else "")
-            notes.append(f"* significant: p &lt; {c.alpha:g} after {_CORRECTIONS[c.correction]} correction over "
+            notes.append(f"* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} correction over "
                          f"{len(c.rows)} comparisons (runs x measures); two-sided {escape(test)}. Difference: run "
                          f"minus baseline (positive: better than the baseline). Its interval: paired bootstrap "
                          f"({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed}). d: mean / sd "
@@ -414,7 +222,7 @@ class _Page:
         """A comparison of every pair (no baseline): one row per measure and pair."""
         c = self.data.comparison
         level = f"{c.confidence:.0%}"
-        head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI", f"p ({_CORRECTIONS[c.correction]})",
+        head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI", f"p ({CORRECTION_NAMES[c.correction]})",
                 "B wins/ties/losses", "effect size d", "queries needed"]
         parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
                  + "".join(f'<th class="{"text" if i < 3 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
@@ -427,15 +235,15 @@ class _Page:
                 f'<td class="text">{escape(row.run_b)}</td>'
                 + _value_cell(_fmt(row.mean_a), row.mean_a, "mean_a", run, m)
                 + _value_cell(_fmt(row.mean_b), row.mean_b, "mean_b", run, m)
-                + _value_cell(_signed(row.difference) + mark, row.difference, "difference", run, m, cls)
-                + f"<td>[{_signed(row.ci_low)}, {_signed(row.ci_high)}]</td>"
-                + _value_cell(_p(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls)
+                + _value_cell(signed(row.difference) + mark, row.difference, "difference", run, m, cls)
+                + f"<td>[{signed(row.ci_low)}, {signed(row.ci_high)}]</td>"
+                + _value_cell(p_text(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls)
                 + f"<td>{row.wins}/{row.ties}/{row.losses}</td>"
-                + _value_cell(_effect(row.effect_size), row.effect_size, "effect_size", run, m)
-                + _value_cell(_needed(row.queries_needed), row.queries_needed, "queries_needed", run, m) + "</tr>")
+                + _value_cell(effect_text(row.effect_size), row.effect_size, "effect_size", run, m)
+                + _value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed", run, m) + "</tr>")
         parts.append("</table>")
-        test = _TESTS[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
-        parts.append(f'<p class="note">* significant: p &lt; {c.alpha:g} after {_CORRECTIONS[c.correction]} '
+        test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
+        parts.append(f'<p class="note">* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} '
                      f"correction over {len(c.rows)} comparisons (pairs x measures); two-sided {escape(test)}. "
                      f"CI: paired bootstrap of the mean difference ({escape(c.bootstrap_method)}, "
                      f"{c.n_resamples:,} resamples). d: mean / sd of the per-query differences; queries needed: "
@@ -618,8 +426,8 @@ class _Page:
         first = next(iter(d.segments.values()))
         measures = list(dict.fromkeys(row.measure for row in first))
         parts = ['<section id="segments"><h2>Segments</h2>'
-                 f"<p>Each segment's mean, query count and {first.confidence:.0%} interval ({escape(first.method)} "
-                 f"bootstrap, {first.resamples:,} resamples, seed {first.seed}).</p>"]
+                 f"<p>Each segment's mean, query count and {first.confidence:.0%} interval ({escape(first.bootstrap_method)} "
+                 f"bootstrap, {first.n_resamples:,} resamples, seed {first.seed}).</p>"]
         head = "<tr><th class=text>segment</th><th class=text>run</th>" + "".join(
             f"<th>{escape(m)}</th>" for m in measures) + "<th>queries</th></tr>"
         rows = []
@@ -654,12 +462,12 @@ class _Page:
             self.judged, self.pr, self.how, self.drill, self.segments))
         script = ""
         if d.drill:
-            script = _json_script("run-colors", self.colors) + f"<script>{_SCRIPT}</script>"
+            script = _json_script("run-colors", self.colors) + f"<script>{SCRIPT}</script>"
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+                f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">'
                 f'<meta name="generator" content="rankproof {escape(d.version)}">'
-                f"<title>{escape(d.title)}</title><style>{_CSS}</style></head><body><main>{body}"
+                f"<title>{escape(d.title)}</title><style>{CSS}</style></head><body><main>{body}"
                 f'<footer class="note"><p>Made by rankproof {escape(d.version)}. The page is self-contained: '
                 "styles, figures (inline SVG), data and script are in this file, and it makes no network request."
                 f"</p></footer></main>{script}</body></html>\n")
@@ -674,7 +482,7 @@ def render(data) -> str:
     >>> from rankproof.report.figures import prepare
     >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
     >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
-    >>> page = render(prepare(qrels, runs, ["rr"], resamples=100))
+    >>> page = render(prepare(qrels, runs, ["rr"], n_resamples=100))
     >>> page.startswith("<!DOCTYPE html>"), 'id="drill"' in page, "http://" in page.replace("http://www.w3.org", "")
     (True, True, False)
     """

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, literal
 
 __all__ = ["check_output_path", "write_output"]
 
@@ -65,25 +65,34 @@ def check_output_path(path: "str | os.PathLike[str] | None", inputs=()) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     try:
         if not folder.is_dir():
-            raise InputError(f"-o {path}: the folder {folder} does not exist; create it first or choose another path")
+            raise InputError(what=literal(f"the folder {folder} does not exist"), source=f"-o {path}", value=str(folder),
+                             fix="create it first or choose another path")
         existing = os.stat(target)
     except FileNotFoundError:
         return
     except OSError as error:
-        raise InputError(f"-o {path}: cannot be written ({error.strerror or error}); choose another path") from None
+        raise _unwritable(path, error) from None
     if stat.S_ISDIR(existing.st_mode):
-        raise InputError(f"-o {path}: is a directory; give a file name")
+        raise InputError(what="is a directory", source=f"-o {path}", fix="give a file name")
     for given in inputs:
         if given is None or str(given) == "-":
             continue
         try:
             if _same_file(existing, os.stat(given)):
-                raise InputError(f"-o {path}: is the same file as the input {given}; writing it would "
-                                 "destroy the input, so choose another output path")
+                raise InputError(what=literal(f"is the same file as the input {given}"), source=f"-o {path}",
+                                 value=str(given),
+                                 fix="writing it would destroy the input, so choose another output path")
         except OSError:
             continue  # a missing input is reported by its reader
     if stat.S_ISREG(existing.st_mode) and not existing.st_mode & 0o222:
-        raise InputError(f"-o {path}: the file is read-only; make it writable (chmod u+w) or choose another path")
+        raise InputError(what="the file is read-only", source=f"-o {path}",
+                         fix="make it writable (chmod u+w) or choose another path")
+
+
+def _unwritable(path, error: OSError) -> InputError:
+    """The error of an output path the system refuses to write."""
+    return InputError(what=literal(f"cannot be written ({error.strerror or error})"), source=f"-o {path}",
+                      value=error.errno, fix="choose another path")
 
 
 def _umask() -> int:
@@ -95,7 +104,7 @@ def _umask() -> int:
 def _write_stdout(data: bytes) -> None:
     stream = sys.stdout
     if stream is None:
-        raise InputError("cannot write the output: standard output is closed; redirect it or use -o FILE")
+        raise InputError(what="cannot write the output: standard output is closed", fix="redirect it or use -o FILE")
     try:
         descriptor = stream.fileno()
     except (AttributeError, OSError, io.UnsupportedOperation):
@@ -114,8 +123,8 @@ def _write_stdout(data: bytes) -> None:
     except BrokenPipeError:
         raise  # the CLI treats output piped into `head` as success
     except OSError as error:
-        raise InputError(f"cannot write the output to standard output ({error.strerror or error}); "
-                         "free some space or use -o FILE") from None
+        raise InputError(what=literal(f"cannot write the output to standard output ({error.strerror or error})"),
+                         fix="free some space or use -o FILE") from None
 
 
 def _write_in_place(data: bytes, target: Path, shown) -> None:
@@ -124,7 +133,7 @@ def _write_in_place(data: bytes, target: Path, shown) -> None:
         with open(target, "wb") as stream:
             stream.write(data)
     except OSError as error:
-        raise InputError(f"-o {shown}: cannot be written ({error.strerror or error}); choose another path") from None
+        raise _unwritable(shown, error) from None
 
 
 def write_output(text: str, path: "str | os.PathLike[str] | None") -> None:
@@ -151,7 +160,7 @@ def write_output(text: str, path: "str | os.PathLike[str] | None") -> None:
     except FileNotFoundError:
         existing = None
     except OSError as error:
-        raise InputError(f"-o {path}: cannot be written ({error.strerror or error}); choose another path") from None
+        raise _unwritable(path, error) from None
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         _write_in_place(data, Path(path), path)
         return
@@ -167,7 +176,7 @@ def write_output(text: str, path: "str | os.PathLike[str] | None") -> None:
         os.replace(temporary, target)
         temporary = None
     except OSError as error:
-        raise InputError(f"-o {path}: cannot be written ({error.strerror or error}); choose another path") from None
+        raise _unwritable(path, error) from None
     finally:
         # Failed or interrupted (SIGINT, SIGTERM, SIGHUP): remove the temporary
         # file, leave any old output as it was.

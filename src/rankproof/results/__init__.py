@@ -360,8 +360,9 @@ class Results:
         """``{measure text: mean}`` for every measure, in the order asked."""
         return {str(m): self.mean(m) for m in self._measures}
 
-    def by(self, segment, *, measures=None, confidence: float = 0.95, resamples: int = 2000,
-           method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: Unlabelled = "error"):
+    def by(self, segment, *, measures=None, confidence: float = 0.95, n_resamples: int = 2000,
+           bootstrap_method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: Unlabelled = "error",
+           resamples: int | None = None, method: BootstrapMethod | None = None):
         """Each segment's mean, count and bootstrap confidence interval, per measure.
 
         Parameters
@@ -373,13 +374,13 @@ class Results:
             Which of the evaluated measures; all by default.
         confidence : float
             Level of the interval, 0.95 by default.
-        resamples : int
+        n_resamples : int
             Bootstrap resamples per (segment, measure); each costs one pass
             over the segment's queries. 2000 keeps the Monte Carlo error of
             the 95% endpoints near 3% of the interval's half-width, and costs
             about 1 s per measure for 50k queries (percentile or basic: drawn
             and gathered by numpy in chunks).
-        method : {'percentile', 'basic', 'BCa'}
+        bootstrap_method : {'percentile', 'basic', 'BCa'}
             The bootstrap interval, as :func:`scipy.stats.bootstrap` defines
             it. ``BCa`` (computed by scipy) corrects bias and skew but its
             jackknife costs time quadratic in the segment's size: keep it for
@@ -389,6 +390,9 @@ class Results:
         unlabelled : {'error', 'group', 'drop'}
             Evaluated queries the segment does not label: an error naming
             them, a segment of their own named ``'(unlabelled)'``, or left out.
+        resamples, method : optional
+            The earlier names of `n_resamples` and `bootstrap_method`
+            (deprecated: they still work, with a DeprecationWarning).
 
         Returns
         -------
@@ -413,8 +417,9 @@ class Results:
         """
         from ..stats.segments import by_segment
 
-        return by_segment(self, segment, measures=measures, confidence=confidence, resamples=resamples,
-                          method=method, seed=seed, unlabelled=unlabelled)
+        return by_segment(self, segment, measures=measures, confidence=confidence, n_resamples=n_resamples,
+                          bootstrap_method=bootstrap_method, seed=seed, unlabelled=unlabelled,
+                          resamples=resamples, method=method)
 
     # -- counts ------------------------------------------------------------
     @cached_property

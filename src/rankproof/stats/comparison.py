@@ -11,15 +11,16 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 
-from ..errors import ComparabilityError, InputError
+from ..errors import ComparabilityError, InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Aggregation, Protocol
 from .corrections import CORRECTIONS, correct
+from .keywords import BootstrapMethod, CorrectionName, TestName
 from .power import queries_needed
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS
 
@@ -97,8 +98,9 @@ class Comparison:
         for row in self.rows:
             if row.measure == text and {row.run_a, row.run_b} == {run_a, run_b}:
                 return row
-        raise InputError(f"no row compares {run_a} and {run_b} on {text}; check the names: runs "
-                         f"{', '.join(self.runs)}, measures {', '.join(self.measures)}")
+        raise InputError(what=literal(f"no row compares {run_a} and {run_b} on {text}"), value=(run_a, run_b, text),
+                         fix=literal(f"check the names: runs {', '.join(self.runs)}, measures "
+                                     f"{', '.join(self.measures)}"))
 
     @property
     def significant(self) -> tuple[ComparisonRow, ...]:
@@ -184,15 +186,16 @@ def _relabelled(items: list[tuple[str, Any]], labels) -> list[tuple[str, Any]]:
     if isinstance(labels, Mapping):
         unknown = [str(k) for k in labels if str(k) not in {name for name, _ in items}]
         if unknown:
-            raise InputError(f"labels names run {unknown[0]!r}, which is not one of the runs "
-                             f"({', '.join(name for name, _ in items)})")
+            raise InputError(what=literal(f"labels names run {unknown[0]!r}, which is not one of the runs "
+                                          f"({', '.join(name for name, _ in items)})"), value=unknown[0])
         table = {str(k): str(v) for k, v in labels.items()}
         return [(table.get(name, name), run) for name, run in items]
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
-        raise InputError(f"labels must be a list (one per run) or a mapping {{run name: label}}; got "
-                         f"{type(labels).__name__}")
+        raise InputError(what="labels must be a list (one per run) or a mapping {{run name: label}}; got "
+                              f"{type(labels).__name__}", value=type(labels).__name__)
     if len(labels) != len(items):
-        raise InputError(f"labels has {len(labels)} names for {len(items)} runs; give one label per run")
+        raise InputError(what=f"labels has {len(labels)} names for {len(items)} runs", value=len(labels),
+                         fix="give one label per run")
     return [(str(label), run) for label, (_, run) in zip(labels, items)]
 
 
@@ -203,16 +206,16 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
         items = [(str(getattr(run, "run_name", None) or getattr(run, "name", None) or f"run{i + 1}"), run)
                  for i, run in enumerate(runs)]
     else:
-        raise InputError("runs must be a mapping {name: Run or Results} or a list of them; "
-                         f"got {type(runs).__name__}")
+        raise InputError(what=f"runs must be a mapping {{{{name: Run or Results}}}} or a list of them; got "
+                              f"{type(runs).__name__}", value=type(runs).__name__)
     items = _relabelled(items, labels)
     names = [name for name, _ in items]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise InputError(f"run name {repeated[0]} is given twice; give each run a distinct name "
-                         "(pass a mapping {name: run})")
+        raise InputError(what=literal(f"run name {repeated[0]} is given twice"), value=repeated[0],
+                         fix="give each run a distinct name (pass a mapping {{name: run}})")
     if len(items) < 2:
-        raise InputError(f"compare needs at least two runs; got {len(items)}")
+        raise InputError(what=f"compare needs at least two runs; got {len(items)}", value=len(items))
     return items
 
 
@@ -225,7 +228,7 @@ def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool
     if measures is None:
         first = next((r for _, r in items if not isinstance(r, Run)), None)
         if first is None:
-            raise InputError("give the measures to compare, e.g. measures=['ndcg@10', 'ap']")
+            raise InputError(what="give the measures to compare, e.g. measures=['ndcg@10', 'ap']")
         measure_list = list(first.measures)
     else:
         measure_list = list(dict.fromkeys(parse_measures(measures)))
@@ -233,10 +236,12 @@ def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool
     for name, run in items:
         if isinstance(run, Run):
             if qrels is None:
-                raise InputError(f"run {name} is a Run: give the qrels to evaluate it against")
+                raise InputError(what=literal(f"run {name} is a Run"), value=name,
+                                 fix="give the qrels to evaluate it against")
             run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial, bounds=bounds)
         elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
-            raise InputError(f"run {name}: expected a Run, Results or saved results; got {type(run).__name__}")
+            raise InputError(what=f"expected a Run, Results or saved results; got {type(run).__name__}",
+                             source=f"run {name}", value=type(run).__name__)
         names.append(name)
         evaluated.append(run)
     return names, evaluated, measure_list
@@ -247,7 +252,8 @@ def _choose(value: str, options, what: str) -> str:
         return value
     near = difflib.get_close_matches(str(value), list(options), n=1)
     hint = f"did you mean {near[0]}? " if near else ""
-    raise InputError(f"unknown {what} {value!r}; {hint}choose one of {', '.join(options)}")
+    raise InputError(what=literal(f"unknown {what} {value!r}"), value=value,
+                     fix=literal(f"{hint}choose one of {', '.join(options)}"))
 
 
 def _few(items: list[str], limit: int = 3) -> str:
@@ -293,7 +299,7 @@ def _value_matrix(evaluated: list[Any], measures: list[Measure]) -> tuple[np.nda
     return union, values
 
 
-def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, method: str) -> np.ndarray:
+def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, bootstrap_method: str) -> np.ndarray:
     """Paired bootstrap interval of the mean difference per row (scipy.stats.bootstrap).
 
     Rows sharing a set of paired queries are resampled in one vectorised call.
@@ -313,7 +319,7 @@ def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, method:
     for rows in groups.values():
         sample = d[np.ix_(np.asarray(rows), np.flatnonzero(valid[rows[0]]))]
         result = stats.bootstrap((sample,), np.mean, axis=-1, vectorized=True, paired=False,
-                                 n_resamples=n_resamples, confidence_level=confidence, method=method,
+                                 n_resamples=n_resamples, confidence_level=confidence, method=bootstrap_method,
                                  batch=max(1, 2_000_000 // max(1, sample.size)),
                                  rng=np.random.default_rng(seed))
         intervals[rows, 0] = result.confidence_interval.low
@@ -328,12 +334,12 @@ def compare(
     measures: "Iterable[str | Measure] | str | Measure | None" = None,
     protocol: "Protocol | str | None" = None,
     *,
-    test: str = "randomization",
-    correction: str = "holm",
+    test: TestName = "randomization",
+    correction: CorrectionName = "holm",
     alpha: float = 0.05,
     baseline: str | None = None,
     confidence: float = 0.95,
-    bootstrap_method: str = "percentile",
+    bootstrap_method: BootstrapMethod = "percentile",
     power: float = 0.8,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
@@ -422,44 +428,15 @@ def compare(
     >>> row.p_value
     0.03125
     """
-    test = _choose(test, TESTS, "test")
-    correction = _choose(correction, CORRECTIONS, "correction")
-    bootstrap_method = _choose(bootstrap_method, BOOTSTRAP_METHODS, "bootstrap method")
-    for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1), ("power", power, 0, 1)):
-        if not isinstance(value, (int, float)) or not low < value < high:
-            raise InputError(f"{name} must be a number in ({low}, {high}); got {value!r}")
-    if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 1:
-        raise InputError(f"n_resamples must be a positive integer; got {n_resamples!r}")
-    # A percentile interval needs resamples in both tails: at least 2 / (1 - confidence)
-    # (40 at 95%); with fewer the interval need not even hold the estimate.
-    fewest = math.ceil(2 / (1 - confidence) - 1e-9)
-    if n_resamples < fewest:
-        raise InputError(f"n_resamples {n_resamples} is too few for a {confidence:g} interval; "
-                         f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InputError(f"seed must be a non-negative integer; got {str(seed)[:40]}")
+    test, correction, bootstrap_method = _checked_options(
+        test=test, correction=correction, bootstrap_method=bootstrap_method, alpha=alpha, confidence=confidence,
+        power=power, n_resamples=n_resamples, seed=seed)
     if protocol is not None and not isinstance(protocol, Protocol):
         from ..evaluation import resolve_protocol
 
         protocol = resolve_protocol(protocol)
-
     names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
-    for name, result in zip(names, evaluated):
-        if result.protocol.aggregation is not Aggregation.MACRO:
-            raise InputError(
-                f"run {name} was evaluated with aggregation={result.protocol.aggregation}; paired tests compare "
-                "per-query values, whose mean is the macro mean: evaluate with aggregation=macro")
-    if baseline is not None and baseline not in names:
-        near = difflib.get_close_matches(str(baseline), names, n=1)
-        hint = f"did you mean {near[0]}? " if near else ""
-        raise InputError(f"baseline {baseline!r} is not one of the runs; {hint}choose one of {', '.join(names)}")
-    mismatches = _mismatches(names, evaluated)
-    if mismatches and not allow_mismatch:
-        raise ComparabilityError(
-            "runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one protocol on "
-            "the same qrels and queries, or pass allow_mismatch=True (--allow-mismatch) to compare them anyway "
-            "on the queries they share")
-
+    mismatches = _comparable(names, evaluated, baseline, allow_mismatch)
     if baseline is None:
         pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:
@@ -468,18 +445,84 @@ def compare(
     _, values = _value_matrix(evaluated, measure_list)
     # One row per measure x pair: B - A per query, NaN where either has no value.
     index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
+    rows = _rows(values, index, names, measure_list, test=test, correction=correction, alpha=alpha,
+                 confidence=confidence, power=power, n_resamples=n_resamples, seed=seed,
+                 bootstrap_method=bootstrap_method)
+    means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
+                  for name, result in zip(names, evaluated))
+    return Comparison(
+        rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list), baseline=baseline,
+        test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
+        n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
+        protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
+        mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list))
+
+
+def _checked_options(*, test: str, correction: str, bootstrap_method: str, alpha: float, confidence: float,
+                     power: float, n_resamples: int, seed: int | None
+                     ) -> tuple[TestName, CorrectionName, BootstrapMethod]:
+    """Refuse options compare cannot use; (test, correction, bootstrap method) as known names."""
+    test = _choose(test, TESTS, "test")
+    correction = _choose(correction, CORRECTIONS, "correction")
+    bootstrap_method = _choose(bootstrap_method, BOOTSTRAP_METHODS, "bootstrap method")
+    for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1), ("power", power, 0, 1)):
+        if not isinstance(value, (int, float)) or not low < value < high:
+            raise InputError(what=literal(f"{name} must be a number in ({low}, {high}); got {value!r}"), value=value)
+    if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 1:
+        raise InputError(what=literal(f"n_resamples must be a positive integer; got {n_resamples!r}"),
+                         value=n_resamples)
+    # A percentile interval needs resamples in both tails: at least 2 / (1 - confidence)
+    # (40 at 95%); with fewer the interval need not even hold the estimate.
+    fewest = math.ceil(2 / (1 - confidence) - 1e-9)
+    if n_resamples < fewest:
+        raise InputError(what=f"n_resamples {n_resamples} is too few for a {confidence:g} interval", value=n_resamples,
+                         fix=f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
+    return cast(TestName, test), cast(CorrectionName, correction), cast(BootstrapMethod, bootstrap_method)
+
+
+def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool) -> list[str]:
+    """Refuse runs that cannot be compared; what differs between them (allow_mismatch)."""
+    for name, result in zip(names, evaluated):
+        if result.protocol.aggregation is not Aggregation.MACRO:
+            raise InputError(
+                what=literal(f"run {name} was evaluated with aggregation={result.protocol.aggregation}"),
+                value=str(result.protocol.aggregation),
+                fix="paired tests compare per-query values, whose mean is the macro mean: evaluate with "
+                    "aggregation=macro")
+    if baseline is not None and baseline not in names:
+        near = difflib.get_close_matches(str(baseline), names, n=1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
+                         fix=literal(f"{hint}choose one of {', '.join(names)}"))
+    mismatches = _mismatches(names, evaluated)
+    if mismatches and not allow_mismatch:
+        raise ComparabilityError(
+            what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "
+                         "protocol on the same qrels and queries, or pass allow_mismatch=True (--allow-mismatch) to "
+                         "compare them anyway on the queries they share"), value=tuple(mismatches))
+    return mismatches
+
+
+def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str], measure_list: list[Measure], *,
+          test: TestName, correction: CorrectionName, alpha: float, confidence: float, power: float,
+          n_resamples: int, seed: int | None, bootstrap_method: BootstrapMethod) -> tuple[ComparisonRow, ...]:
+    """One row per (measure, run A, run B) of `index`: every statistic vectorised over the rows.
+
+    `values` is values[run, measure, query] (NaN where a run has no value).
+    """
     measure_index = np.array([m for m, _, _ in index])
-    a_index = np.array([a for _, a, _ in index])
-    b_index = np.array([b for _, _, b in index])
-    first = values[a_index, measure_index]
-    second = values[b_index, measure_index]
+    first = values[np.array([a for _, a, _ in index]), measure_index]
+    second = values[np.array([b for _, _, b in index]), measure_index]
     d = second - first
     paired = ~np.isnan(d)
     n = paired.sum(axis=1)
     if (n < 2).any():
         m, a, b = index[int(np.flatnonzero(n < 2)[0])]
-        raise InputError(f"{names[a]} and {names[b]} share {int(n.min())} queries with a value for "
-                         f"{measure_list[m]}; a paired comparison needs at least 2")
+        raise InputError(what=literal(f"{names[a]} and {names[b]} share {int(n.min())} queries with a value for "
+                                      f"{measure_list[m]}"), value=int(n.min()),
+                         fix="a paired comparison needs at least 2")
     mean_a = np.where(paired, first, 0).sum(axis=1) / n
     mean_b = np.where(paired, second, 0).sum(axis=1) / n
     difference = np.where(paired, d, 0).sum(axis=1) / n
@@ -500,8 +543,7 @@ def compare(
     defined = ~np.isnan(p)
     p_corrected[defined] = correct(p[defined], correction)
     intervals = _bootstrap(d, confidence, n_resamples, seed, bootstrap_method)
-
-    rows = tuple(
+    return tuple(
         ComparisonRow(
             measure=str(measure_list[m]), run_a=names[a], run_b=names[b],
             mean_a=float(mean_a[r]), mean_b=float(mean_b[r]), difference=float(difference[r]),
@@ -510,14 +552,6 @@ def compare(
             effect_size=float(effect[r]), wins=int(wins[r]), ties=int(ties[r]), losses=int(losses[r]),
             queries=int(n[r]), queries_needed=queries_needed(float(effect[r]), alpha, power))
         for r, (m, a, b) in enumerate(index))
-    means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
-                  for name, result in zip(names, evaluated))
-    return Comparison(
-        rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list), baseline=baseline,
-        test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
-        n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
-        protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
-        mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list))
 
 
 def _undecided(names: list[str], evaluated: list[Any], index, measure_list: list[Measure]) -> tuple[str, ...]:

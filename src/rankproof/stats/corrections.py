@@ -13,7 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, literal
+from .keywords import CorrectionName, renamed_keyword
 
 __all__ = ["correct", "CORRECTIONS"]
 
@@ -55,17 +56,23 @@ def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
 CORRECTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"holm": holm, "bonferroni": bonferroni, "bh": benjamini_hochberg, "none": np.array}
 
 
-def correct(p, method: str = "holm") -> np.ndarray:
+def correct(p, correction: "CorrectionName" = "holm", *, method: str | None = None) -> np.ndarray:
     """Corrected p-values for a family of comparisons, in the order given.
 
     Parameters
     ----------
     p : array of p-values
-    method : {'holm', 'bonferroni', 'bh', 'none'}
+    correction : {'holm', 'bonferroni', 'bh', 'none'}
+        As :func:`rankproof.compare` names it.
+    method : str, optional
+        The earlier name of ``correction`` (deprecated).
     """
-    if method not in CORRECTIONS:
-        near = difflib.get_close_matches(str(method), list(CORRECTIONS), n=1)
+    correction = renamed_keyword(correction, method, new="correction", old="method", default="holm",
+                                 where="correct")
+    if correction not in CORRECTIONS:
+        near = difflib.get_close_matches(str(correction), list(CORRECTIONS), n=1)
         hint = f"did you mean {near[0]}? " if near else ""
-        raise InputError(f"unknown correction {method!r}; {hint}choose one of {', '.join(CORRECTIONS)}")
+        raise InputError(what=literal(f"unknown correction {correction!r}"), value=correction,
+                         fix=literal(f"{hint}choose one of {', '.join(CORRECTIONS)}"))
     p = np.asarray(p, dtype=np.float64)
-    return np.asarray(CORRECTIONS[method](p), dtype=np.float64)
+    return np.asarray(CORRECTIONS[correction](p), dtype=np.float64)

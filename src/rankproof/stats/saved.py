@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, MeasureError, ProtocolError
+from ..errors import InputError, MeasureError, ProtocolError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Protocol
@@ -50,8 +50,9 @@ class SavedResults:
         key = parse_measure(measure)
         if key not in self._values:
             asked = ", ".join(str(m) for m in self._values)
-            raise MeasureError(f"{self.source}: {key} was not saved for run {self.run_name}; these were: {asked}. "
-                               f"Choose one of them or evaluate {key} again")
+            raise MeasureError(what=literal(f"{key} was not saved for run {self.run_name}"), source=self.source,
+                               value=str(key), fix=literal(f"these were: {asked}. Choose one of them or evaluate "
+                                                           f"{key} again"))
         return key
 
     def values(self, measure: "str | Measure") -> np.ndarray:
@@ -69,14 +70,15 @@ def _number(value: Any, where: str) -> float:
     if value is None:
         return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{where}: expected a number or null, got {str(value)[:40]!r}; re-save with rankproof "
-                         "evaluate --format json")
+        raise InputError(what=literal(f"expected a number or null, got {str(value)[:40]!r}"), source=where,
+                         value=value, fix="re-save with rankproof evaluate --format json")
     number = float(value)
     # Measure values are small; beyond this the differences and squares that
     # paired tests take overflow to inf, and "+inf*" would look significant.
     if not math.isfinite(number) or abs(number) > _LARGEST_VALUE:
-        raise InputError(f"{where}: {value!r} is not a finite measure value of magnitude at most "
-                         f"{_LARGEST_VALUE:g}; re-save with rankproof evaluate --format json")
+        raise InputError(what=literal(f"{value!r} is not a finite measure value of magnitude at most "
+                                      f"{_LARGEST_VALUE:g}"), source=where, value=value,
+                         fix="re-save with rankproof evaluate --format json")
     return number
 
 
@@ -91,42 +93,48 @@ def results_from_document(document: Any, source: str = "saved results") -> list[
     """
     fix = "give a file written by rankproof evaluate --format json -o FILE"
     if not isinstance(document, dict) or "runs" not in document or "protocol_text" not in document:
-        raise InputError(f"{source}: not a rankproof results document (no 'protocol_text' and 'runs'); {fix}")
+        raise InputError(what="not a rankproof results document (no 'protocol_text' and 'runs')", source=source,
+                         fix=fix)
     try:
         protocol = Protocol.from_text(document["protocol_text"])
     except ProtocolError as error:
-        raise InputError(f"{source}: its protocol cannot be read ({error}); {fix}") from None
+        raise InputError(what=literal(f"its protocol cannot be read ({error})"), source=source,
+                         value=document["protocol_text"], fix=fix) from None
     if document.get("fingerprint") not in (None, protocol.fingerprint):
-        raise InputError(f"{source}: fingerprint {document['fingerprint']} does not match its protocol text "
-                         f"({protocol.fingerprint}); the file was edited: {fix}")
+        raise InputError(what=literal(f"fingerprint {document['fingerprint']} does not match its protocol text "
+                                      f"({protocol.fingerprint})"), source=source, value=document["fingerprint"],
+                         fix=f"the file was edited: {fix}")
     qrels = document.get("qrels") or {}
     if not isinstance(qrels, dict) or not isinstance(document["protocol_text"], str):
-        raise InputError(f"{source}: 'qrels' must be an object and 'protocol_text' a string; {fix}")
+        raise InputError(what="'qrels' must be an object and 'protocol_text' a string", source=source, fix=fix)
     runs = document["runs"]
     if not isinstance(runs, dict) or not runs:
-        raise InputError(f"{source}: 'runs' holds no run; {fix}")
+        raise InputError(what="'runs' holds no run", source=source, fix=fix)
     loaded = []
     for name, run in runs.items():
         per_query = run.get("per_query") if isinstance(run, dict) else None
         if not isinstance(per_query, dict):
-            raise InputError(f"{source}: run {name} was saved without per-query values, which paired tests need; "
-                             "re-save with rankproof evaluate --format json (it keeps them)")
+            raise InputError(what=literal(f"run {name} was saved without per-query values, which paired tests need"),
+                             source=source, value=name,
+                             fix="re-save with rankproof evaluate --format json (it keeps them)")
         queries = list(per_query)
         means = run.get("mean") or {}
         if not isinstance(means, dict):
-            raise InputError(f"{source}: run {name}: 'mean' must be an object of measure: value; {fix}")
+            raise InputError(what="'mean' must be an object of measure: value", source=f"{source}: run {name}",
+                             fix=fix)
         names = list(means) or (list(per_query[queries[0]]) if queries else [])
         measures = {}
         for text in names:
             try:
                 measure = parse_measure(text)
             except MeasureError as error:
-                raise InputError(f"{source}: run {name}: {error}") from None
+                raise InputError(what=literal(str(error)), source=f"{source}: run {name}", value=text) from None
             column = []
             for query in queries:
                 row = per_query[query]
                 if not isinstance(row, dict) or text not in row:
-                    raise InputError(f"{source}: run {name}, query {query}: no value for {text}; {fix}")
+                    raise InputError(what=literal(f"no value for {text}"), source=f"{source}: run {name}, query {query}",
+                                     value=text, fix=fix)
                 column.append(_number(row[text], f"{source}: run {name}, query {query}, {text}"))
             measures[measure] = (np.array(column, dtype=np.float64),
                                  _number(means.get(text), f"{source}: run {name}, mean {text}"))
@@ -152,11 +160,14 @@ def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
         data = load_text(source, source, what="results", label="JSON", binary_hint=lambda _: fix,
                          encoding_fix=lambda _: fix)
     except ParseError as error:
+        if error.has_fields:  # the reader's fields, its words for a missing file made plain
+            what = "the file does not exist" if error.what == "does not exist" else str(error.what)
+            raise InputError(what=what, source=error.source, line=error.line, value=error.value,
+                             fix=error.fix) from None
         raise InputError(str(error).replace(": does not exist;", ": the file does not exist;")) from None
     check_json_nesting(data, source)
     try:
         document = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-        raise InputError(f"{source}: not valid JSON ({error}); give a file written by rankproof evaluate "
-                         "--format json -o FILE") from None
+        raise InputError(what=literal(f"not valid JSON ({error})"), source=source, fix=fix) from None
     return results_from_document(document, source)

@@ -21,8 +21,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, literal
 from ..protocol import Aggregation
+from .keywords import BootstrapMethod, renamed_keyword
 
 __all__ = ["SegmentRow", "Segments", "UNLABELLED", "segment_labels", "by_segment"]
 
@@ -55,17 +56,27 @@ class Segments:
     rows : tuple of SegmentRow
         Segments in sorted label order, measures in the order evaluated.
     confidence : float
-    method : str
+    bootstrap_method : str
         The :func:`scipy.stats.bootstrap` method.
-    resamples : int
+    n_resamples : int
     seed : int
     """
 
     rows: tuple[SegmentRow, ...]
     confidence: float
-    method: str
-    resamples: int
+    bootstrap_method: str
+    n_resamples: int
     seed: int
+
+    @property
+    def method(self) -> str:
+        """The earlier name of :attr:`bootstrap_method`."""
+        return self.bootstrap_method
+
+    @property
+    def resamples(self) -> int:
+        """The earlier name of :attr:`n_resamples`."""
+        return self.n_resamples
 
     def __iter__(self):
         return iter(self.rows)
@@ -89,7 +100,7 @@ class Segments:
 
     def __str__(self) -> str:
         lines = [f"{'segment':<16} {'measure':<14} {'mean':>8} {'count':>8}  "
-                 f"{self.confidence:.0%} CI ({self.method} bootstrap, {self.resamples} resamples)"]
+                 f"{self.confidence:.0%} CI ({self.bootstrap_method} bootstrap, {self.n_resamples} resamples)"]
         for row in self.rows:
             lines.append(f"{str(row.segment):<16} {row.measure:<14} {row.mean:>8.4f} {row.count:>8}  "
                          f"[{row.low:.4f}, {row.high:.4f}]")
@@ -108,16 +119,15 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
     elif isinstance(segment, Mapping):
         keys, labels = np.asarray(list(segment.keys())), np.asarray(list(segment.values()))
     else:
-        raise InputError(
-            f"a segment must be a mapping {{query: label}} or a pandas Series indexed by query; "
-            f"got {type(segment).__name__}"
-        )
+        raise InputError(what="a segment must be a mapping {{{query}: label}} or a pandas Series indexed by {query}; "
+                              f"got {type(segment).__name__}", value=type(segment).__name__)
     keys = keys.astype(str)
     order = np.argsort(keys, kind="stable")
     keys, labels = keys[order], labels[order]
     if len(keys) and (keys[1:] == keys[:-1]).any():
         repeated = keys[1:][keys[1:] == keys[:-1]][0]
-        raise InputError(f"query {repeated} is labelled twice in the segment; give each query one label")
+        raise InputError(what="{query} " + literal(repeated) + " is labelled twice in the segment", value=repeated,
+                         fix="give each {query} one label")
     at = np.minimum(np.searchsorted(keys, queries), max(len(keys) - 1, 0))
     found = (keys[at] == queries) if len(keys) else np.zeros(len(queries), dtype=bool)
     if found.all():
@@ -126,9 +136,9 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
     if unlabelled == "error":
         shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         raise InputError(
-            f"{len(missing)} evaluated queries have no segment label ({shown}); label them, or pass "
-            f"unlabelled='group' to put them in a segment {UNLABELLED!r}, or unlabelled='drop'"
-        )
+            what=f"{len(missing)} evaluated {{queries}} have no segment label ({literal(shown)})",
+            value=missing.tolist(),
+            fix=f"label them, or pass unlabelled='group' to put them in a segment {UNLABELLED!r}, or unlabelled='drop'")
     if unlabelled == "drop":
         return labels[at], found
     result = labels[at] if labels.dtype.kind == "U" else labels[at].astype(object)
@@ -154,19 +164,19 @@ def _groups(labels: np.ndarray, keep: np.ndarray | None) -> list[tuple[Any, np.n
              index[order[bounds[i]:bounds[i + 1]]]) for i in range(len(distinct))]
 
 
-def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, resamples: int,
-              method: str, rng) -> tuple[float, float]:
+def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, n_resamples: int,
+              bootstrap_method: str, rng) -> tuple[float, float]:
     if len(data[0]) < 2:
         return math.nan, math.nan
     point = float(statistic(*data, axis=-1))
     if all(np.all(d == d[0]) for d in data):
         return point, point  # every resample gives the same value
-    if method != "BCa":
-        return _resampled_interval(data, statistic, point, confidence, resamples, method, rng)
+    if bootstrap_method != "BCa":
+        return _resampled_interval(data, statistic, point, confidence, n_resamples, bootstrap_method, rng)
     from scipy.stats import bootstrap
 
-    result = bootstrap(data, statistic, n_resamples=resamples, confidence_level=confidence,
-                       method=method, paired=len(data) > 1, vectorized=True, random_state=rng)
+    result = bootstrap(data, statistic, n_resamples=n_resamples, confidence_level=confidence,
+                       method=bootstrap_method, paired=len(data) > 1, vectorized=True, random_state=rng)
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
@@ -174,8 +184,8 @@ def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, resamp
 _CHUNK_VALUES = 4_000_000
 
 
-def _resampled_interval(data, statistic, point: float, confidence: float, resamples: int, method: str,
-                        rng) -> tuple[float, float]:
+def _resampled_interval(data, statistic, point: float, confidence: float, n_resamples: int,
+                        bootstrap_method: str, rng) -> tuple[float, float]:
     """The percentile (or basic) bootstrap interval, as :func:`scipy.stats.bootstrap` computes it.
 
     Each resample draws n indices uniformly with replacement (the same
@@ -190,14 +200,14 @@ def _resampled_interval(data, statistic, point: float, confidence: float, resamp
     n = len(data[0])
     index_type = np.int32 if n < 2**31 else np.int64
     chunk = max(1, _CHUNK_VALUES // n)
-    statistics = np.empty(resamples)
-    for start in range(0, resamples, chunk):
-        count = min(chunk, resamples - start)
+    statistics = np.empty(n_resamples)
+    for start in range(0, n_resamples, chunk):
+        count = min(chunk, n_resamples - start)
         index = rng.integers(0, n, size=(count, n), dtype=index_type)
         statistics[start:start + count] = statistic(*(d[index] for d in data), axis=-1)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(statistics, [alpha, 1 - alpha])
-    if method == "basic":
+    if bootstrap_method == "basic":
         low, high = 2 * point - high, 2 * point - low
     return float(low), float(high)
 
@@ -221,24 +231,34 @@ def _statistic(aggregation: Aggregation, result, inside: np.ndarray,
     """The per-query columns of a segment's mean, and the statistic over them."""
     if aggregation is Aggregation.WEIGHTED:
         if weights is None:  # evaluate refuses aggregation=weighted without weights
-            raise InputError("aggregation=weighted, but these results hold no query weights")
+            raise InputError(what="aggregation=weighted, but these results hold no {query} weights")
         return (result.value[inside], weights[inside]), _weighted_mean
     if aggregation is Aggregation.MICRO:
         return (result.numerator[inside].astype(np.float64), result.denominator[inside].astype(np.float64)), _ratio_of_sums
     return (result.value[inside],), _mean
 
 
-def by_segment(results, segment, *, measures=None, confidence: float = 0.95, resamples: int = 2000,
-               method: str = "percentile", seed: int = 0, unlabelled: str = "error") -> Segments:
-    """See :meth:`rankproof.Results.by`."""
+def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_resamples: int = 2000,
+               bootstrap_method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: str = "error",
+               resamples: int | None = None, method: str | None = None) -> Segments:
+    """See :meth:`rankproof.Results.by`. ``resamples`` and ``method`` are the
+    earlier names of ``n_resamples`` and ``bootstrap_method`` (deprecated).
+
+    """
+    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=2000,
+                                  where="Results.by")
+    bootstrap_method = renamed_keyword(bootstrap_method, method, new="bootstrap_method", old="method",
+                                       default="percentile", where="Results.by")
     if unlabelled not in ("error", "group", "drop"):
-        raise InputError(f"unlabelled must be 'error', 'group' or 'drop'; got {unlabelled!r}")
-    if method not in _METHODS:
-        raise InputError(f"method must be one of {', '.join(_METHODS)}; got {method!r}")
+        raise InputError(what=f"unlabelled must be 'error', 'group' or 'drop'; got {unlabelled!r}", value=unlabelled)
+    if bootstrap_method not in _METHODS:
+        raise InputError(what=f"method must be one of {', '.join(_METHODS)}; got {bootstrap_method!r}",
+                         value=bootstrap_method)
     if not 0 < confidence < 1:
-        raise InputError(f"confidence must be between 0 and 1, e.g. 0.95; got {confidence!r}")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise InputError(f"resamples must be a positive integer, e.g. 2000; got {resamples!r}")
+        raise InputError(what=f"confidence must be between 0 and 1, e.g. 0.95; got {confidence!r}", value=confidence)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
+        raise InputError(what=f"resamples must be a positive integer, e.g. 2000; got {n_resamples!r}",
+                         value=n_resamples)
     queries = results.table.queries
     labels, keep = segment_labels(segment, queries, unlabelled)
     chosen = results.measures if measures is None else [results.result(m).measure for m in
@@ -254,7 +274,8 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, res
             mean = float(statistic(*data, axis=-1)) if len(inside) else math.nan
             if aggregation is Aggregation.MICRO and len(inside) and data[1].sum() == 0:
                 mean = 0.0  # as Results.mean: nothing to divide by scores 0
-            low, high = _interval(data, statistic, confidence, resamples, method, rng)
+            low, high = _interval(data, statistic, confidence, n_resamples, bootstrap_method, rng)
             rows.append(SegmentRow(segment=label, measure=str(measure), mean=mean, count=int(len(inside)),
                                    low=low, high=high))
-    return Segments(rows=tuple(rows), confidence=confidence, method=method, resamples=resamples, seed=seed)
+    return Segments(rows=tuple(rows), confidence=confidence, bootstrap_method=bootstrap_method,
+                    n_resamples=n_resamples, seed=seed)

@@ -1,0 +1,129 @@
+"""The ``chunk_map`` and ``chunks`` policies: a run of chunk ids becomes a run of document ids."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..data.run import Run
+from ..errors import InputError, literal
+from ..io.lines import take_lines
+from ..protocol import ChunkMap, Chunks, Protocol, file_digest
+from .rows import line_at
+
+__all__ = ["chunk_documents", "merge_chunks"]
+
+
+def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[int], dict]) -> np.ndarray:
+    """The document id of each chunk id, as the ``chunk_map`` policy says.
+
+    `locate(i)` names where chunk ``chunks[i]`` is ranked, for errors.
+
+    >>> chunk_documents(np.array(["d1#c2", "d1#x#c1", "d2"]), ChunkMap("sep", "#"), None).tolist()
+    ['d1', 'd1#x', 'd2']
+    >>> chunk_documents(np.array(["d1_p3", "d22_p0"]), ChunkMap("regex", "^(.+)_p[0-9]+$"), None).tolist()
+    ['d1', 'd22']
+    """
+    ids = chunks.tolist()
+    if chunk_map.kind == "sep":
+        # Split at the last separator: doc ids may hold the separator themselves.
+        parts = [chunk.rpartition(chunk_map.spec) for chunk in ids]
+        docs = [head if sep else tail for head, sep, tail in parts]
+        empty = [i for i, (head, sep, _) in enumerate(parts) if sep and not head]
+        if empty:
+            raise InputError(
+                what=literal(f"chunk id {ids[empty[0]]!r} has nothing before the separator {chunk_map.spec!r}, "
+                             f"so it names no document ({len(empty)} such ids)"),
+                value=ids[empty[0]], **locate(empty[0]), fix="fix the ids or choose another chunk_map")
+        return np.array(docs, dtype=object)
+    if chunk_map.kind == "regex":
+        import re
+
+        pattern = re.compile(chunk_map.spec)
+        found = [pattern.search(chunk) for chunk in ids]
+        docs = [m.group(1) if m is not None else None for m in found]
+        bad = [i for i, doc in enumerate(docs) if not doc]
+        if bad:
+            raise InputError(
+                what=literal(f"chunk id {ids[bad[0]]!r} does not match chunk_map=regex:{chunk_map.spec} or its "
+                             f"group is empty ({len(bad)} such ids)"),
+                value=ids[bad[0]], **locate(bad[0]),
+                fix="give a pattern whose one group matches the document id of every ranked chunk")
+        return np.array(docs, dtype=object)
+    from ..io.chunk_map import read_chunk_map
+
+    if file_digest(chunk_map.spec, "chunk map") != chunk_map.digest:
+        raise InputError(what=f"the chunk map file changed since the protocol was made (digest {chunk_map.digest} "
+                              "expected)", source=chunk_map.spec, value=chunk_map.digest,
+                         fix="build the protocol again")
+    mapped_chunks, mapped_docs = read_chunk_map(chunk_map.spec)
+    at = np.minimum(np.searchsorted(mapped_chunks, chunks), len(mapped_chunks) - 1)
+    missing = np.flatnonzero(mapped_chunks[at] != chunks)
+    if missing.size:
+        i = int(missing[0])
+        raise InputError(
+            what=literal(f"chunk {ids[i]!r} is not in the chunk map {chunk_map.spec} ({missing.size} ranked "
+                         "chunks are not)"),
+            value=ids[i], **locate(i), fix=literal(f"add a line '{ids[i]} DOC' for each"))
+    return mapped_docs[at].astype(object)
+
+
+def merge_chunks(run: Run, protocol: Protocol, counts: dict) -> Run:
+    """The ``chunk_map`` and ``chunks`` policies: a run of chunk ids becomes a
+    run of document ids in which each document ranks once.
+
+    Each chunk id is mapped to its document (:func:`chunk_documents`, once per
+    distinct id, not per row). Of a document's chunks within one query, one
+    stands for it: the first listed (``chunks=first``) or the highest-scored,
+    the first listed among equal scores (``chunks=max``); the rows of its
+    other chunks leave the ranking, so the documents below them move up, and
+    are counted as ``chunks_merged``. Rows of the chosen chunk itself stay,
+    so a chunk listed twice still meets the ``duplicates`` policy. Applied
+    before every other row policy; qrels are judged at document level and
+    are not touched.
+
+    >>> run = Run.from_dict({"q": {"d1#0": 0.2, "d2#0": 0.9, "d1#1": 0.8, "d3#4": 0.5}})
+    >>> counts = {}
+    >>> merged = merge_chunks(run, Protocol(chunk_map="sep:#", chunks="max"), counts)
+    >>> merged.docs[merged.doc_codes].tolist(), merged.scores.tolist(), counts
+    (['d2', 'd1', 'd3'], [0.9, 0.8, 0.5], {'chunks_merged': 1})
+    >>> merged = merge_chunks(run, Protocol(chunk_map="sep:#"), {})   # chunks=first: d1 at 0.2
+    >>> merged.docs[merged.doc_codes].tolist(), merged.scores.tolist()
+    (['d1', 'd2', 'd3'], [0.2, 0.9, 0.5])
+    """
+    if protocol.chunk_map.kind == "none":
+        return run
+    lengths = np.diff(run.offsets)
+    row_query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
+    first_row_of_chunk = np.full(len(run.docs), -1, dtype=np.int64)
+    first_row_of_chunk[run.doc_codes[::-1]] = np.arange(len(run.doc_codes) - 1, -1, -1)
+
+    def chunk_row(i: int) -> dict:
+        row = int(first_row_of_chunk[i])
+        return {"source": run.source, "line": line_at(run.lines, row), "query": str(run.queries[row_query[row]]),
+                "doc": str(run.docs[i])}
+
+    doc_of_chunk = chunk_documents(run.docs, protocol.chunk_map, chunk_row)
+    docs, doc_code_of_chunk = np.unique(doc_of_chunk.astype(str), return_inverse=True)
+    row_doc = doc_code_of_chunk[run.doc_codes]
+    n = len(row_doc)
+    rows = np.arange(n, dtype=np.int64)
+    key = row_query * max(len(docs), 1) + row_doc
+    if protocol.chunks is Chunks.MAX:
+        order = np.lexsort((rows, -run.scores, key))
+    else:
+        order = np.lexsort((rows, key))
+    sorted_key = key[order]
+    starts = np.concatenate([[True], sorted_key[1:] != sorted_key[:-1]]) if n else np.zeros(0, dtype=bool)
+    # The chunk standing for each (query, doc), spread back to its rows.
+    winner_chunk = run.doc_codes[order[starts]]
+    key_index = np.cumsum(starts) - 1
+    chosen = np.empty(n, dtype=np.int64)
+    chosen[order] = winner_chunk[key_index]
+    keep = np.flatnonzero(run.doc_codes == chosen)
+    counts["chunks_merged"] = int(n - len(keep))
+    return Run(query_codes=row_query[keep], queries=run.queries, doc_codes=row_doc[keep], docs=docs,
+               scores=run.scores[keep] if run.has_scores else None, lines=take_lines(run.lines, keep),
+               source=run.source, name=run.name)
+

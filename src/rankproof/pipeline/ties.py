@@ -1,0 +1,106 @@
+"""Order and tie groups: rows ranked within their query, and the ``ties`` policy's groups."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .._libs.align_scan import sort_segments, tie_runs
+from ..errors import TieError
+from ..protocol import Protocol, Ties
+from .offsets import offsets_of
+
+__all__ = ["sort_within_queries", "rank_order", "tie_groups", "group_ties"]
+
+
+def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray,
+                        tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """Stable order of rows grouped by query (ascending), then by `key`
+    ascending, then by `tiebreak` ascending: ``np.lexsort((tiebreak, key, row_query))``.
+
+    When `row_query` is grouped (each query's rows contiguous, in query
+    order, as the rows of a :class:`~rankproof.data.run.Run` are), each
+    query's rows are sorted on their own by a compiled stable sort
+    (:func:`rankproof._libs.align_scan.sort_segments`); otherwise, or for integer
+    keys beyond float64's exact range, by ``np.lexsort``.
+
+    >>> sort_within_queries(np.array([0, 0, 0, 1, 1]), 2, np.array([3., 1., 2., 5., 4.])).tolist()
+    [1, 2, 0, 4, 3]
+    """
+    n = len(row_query)
+    grouped = n == 0 or bool((row_query[1:] >= row_query[:-1]).all())
+    exact_key = key.dtype.kind == "f" or (key.dtype.kind in "iu" and (n == 0 or np.abs(key).max() <= 2**53))
+    if not grouped or not exact_key:
+        keys = (key, row_query) if tiebreak is None else (tiebreak, key, row_query)
+        return np.lexsort(keys)
+    # Rankings are short (tens of docs per user in recommender logs): one
+    # compiled pass sorts each query's rows in place (insertion, or a merge
+    # sort for long rankings), where a lexsort would sort every row at once.
+    offsets = offsets_of(np.asarray(row_query, dtype=np.int64), num_queries)
+    return sort_segments(offsets, np.ascontiguousarray(key, dtype=np.float64),
+                         None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.int64))
+
+
+def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None, counts: dict) -> np.ndarray:
+    """Offsets of the runs of equal scores within each query of rows in rank
+    order; one run per row when there are no scores. Records ``tied_groups``
+    and ``tied_docs`` (runs of two rows or more, and their rows) in `counts`."""
+    n = len(row_query)
+    if row_score is None or n == 0:
+        counts["tied_groups"] = counts["tied_docs"] = 0
+        return np.arange(n + 1, dtype=np.int64)
+    tie_offsets, counts["tied_groups"], counts["tied_docs"] = tie_runs(
+        np.ascontiguousarray(row_query, dtype=np.int64), np.ascontiguousarray(row_score, dtype=np.float64))
+    return tie_offsets
+
+
+
+def rank_order(row_query: np.ndarray, num_queries: int, score: np.ndarray | None, doc: np.ndarray,
+               protocol: Protocol) -> np.ndarray | None:
+    """The order of rows within each query that the tie policy gives; None
+    when the rows are already in it (most runs list docs by score descending).
+
+    Score descending; tied rows in input order (``expected``, ``input``,
+    ``error``: a stable sort), or by doc code descending (``docid``:
+    trec_eval's strcmp order, as codes compare like ids). Without scores the
+    rows are already ranked. Rows must be grouped by query.
+    """
+    if score is None:
+        return None
+    same_query = row_query[1:] == row_query[:-1]
+    if protocol.ties is Ties.DOCID:
+        in_order = ~same_query | (score[1:] < score[:-1]) | ((score[1:] == score[:-1]) & (doc[1:] < doc[:-1]))
+        if in_order.all():
+            return None
+        return sort_within_queries(row_query, num_queries, -score, -doc)
+    if (~same_query | (score[1:] <= score[:-1])).all():
+        return None
+    return sort_within_queries(row_query, num_queries, -score)
+
+
+def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protocol, counts: dict,
+               describe_tie: Callable[[int, int], "dict | str"]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``ties`` policy's groups: (group offsets, tie offsets) of rows in rank order.
+
+    Tie offsets delimit runs of equal scores whatever the policy (for
+    counting); group offsets delimit what the measures average over: the tie
+    runs under ``ties=expected``, one row each otherwise. ``ties=error``
+    refuses the first tie, named by ``describe_tie(lo, hi)``: the fields of
+    the error (``what`` and where), or a finished description.
+    """
+    n = len(row_query)
+    tie_offsets = tie_groups(row_query, score, counts)
+    if protocol.ties is Ties.ERROR and counts["tied_groups"]:
+        g = int(np.flatnonzero(np.diff(tie_offsets) > 1)[0])
+        lo, hi = int(tie_offsets[g]), int(tie_offsets[g + 1])
+        described = describe_tie(lo, hi)
+        in_all = f" ({counts['tied_groups']} tied groups in all)"
+        fix = "set the policy ties=expected for the exact mean over their orders, or ties=docid for trec_eval's order"
+        if isinstance(described, str):  # a finished description
+            raise TieError(f"{described}{in_all}; {fix}")
+        raise TieError(**{**described, "what": described["what"] + in_all}, fix=fix)
+    if (protocol.ties is Ties.EXPECTED and score is not None) or not counts["tied_groups"]:
+        return tie_offsets, tie_offsets  # without ties, one group per position either way
+    return np.arange(n + 1, dtype=np.int64), tie_offsets
+

@@ -30,10 +30,10 @@ SPARK = "spark"  # not a local engine: rankproof.spark evaluates Parquet on a Sp
 
 
 def engine_choices() -> tuple[str, ...]:
-    """What --engine chooses: the engines of the registry (rankproof.engines.ENGINES), then spark."""
-    from ..engines import ENGINES
+    """What --engine chooses: the engines the registry offers, then its executors (spark)."""
+    from ..engines import engine_names
 
-    return (*ENGINES, SPARK)
+    return tuple(engine_names())
 
 
 def add_coverage_options(parser: argparse.ArgumentParser) -> None:

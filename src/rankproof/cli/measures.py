@@ -81,11 +81,10 @@ def _formula(description: str) -> str:
 
 def _engines_and_side_data(specs) -> list[str]:
     """The lines after the full list: which engine computes what, and the measures that need side data."""
-    from ..engines.compiled import KINDS
-
-    # Which engine computes what (the compiled engine hands these to the numpy one).
-    delegated = [spec.name for spec in specs if spec.name not in KINDS and spec.family != "diversity"]
-    own = [spec.name for spec in specs if spec.family == "diversity"]
+    # Which engine computes what: the compiled engine has a kernel for a measure or
+    # the planner hands it to the numpy one; the intent measures have loops of their own.
+    delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents]
+    own = [spec.name for spec in specs if spec.needs_intents]
     lines = ["", "engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)"]
     if own:
         lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "

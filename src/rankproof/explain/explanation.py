@@ -25,7 +25,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..measures.compute import discount_table, gains_of
 from ..protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
-from .working import working
+from ..measures.working import working
 
 __all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings"]
 
@@ -277,7 +277,7 @@ def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg
     # cutoff can land inside it, whatever order the docs were given in.
     group_start = np.repeat(a.group_offsets[:-1], np.diff(a.group_offsets))
     where = "inside the cutoff"
-    if measure.name in ("rr", "hit"):
+    if measure.spec.first_relevant_only:
         # Only the docs that can rank above the first relevant one decide these.
         relevant = np.flatnonzero(a.judged & (a.grade >= rel))
         if len(relevant) and group_start[relevant[0]] < k:

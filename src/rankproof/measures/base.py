@@ -167,6 +167,9 @@ class MeasureSpec:
     # The ideal ranking of a query with something relevant scores the top of
     # value_range (without a cutoff; the judged relevant docs by grade, best first).
     ideal_is_best: bool = False
+    # Decided by the first relevant doc alone (rr, hit): the docs ranked below
+    # it cannot change the value (explain counts unjudged docs only above it).
+    first_relevant_only: bool = False
     # ``check_ties(alignment, measure, protocol)`` raises TieError when the
     # measure has no exact closed form over this alignment's tied groups
     # beyond what ``ties`` says (AP over the hits with a group crossing k).

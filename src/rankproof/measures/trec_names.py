@@ -111,6 +111,8 @@ class TrecMeasure:
     shares: str = ""
     nan: NaN | None = None
     sorts_gains: bool = False
+    # Under -c trec_eval recounts it from the qrels (every grade > 0, whatever -l says).
+    recounted_under_c: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -229,7 +231,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", printed=Printed.STRING, summary=Summary.RUNID, per_query=False),
     TrecMeasure("num_q", printed=Printed.LONG, summary=Summary.NUM_Q, per_query=False),
     TrecMeasure("num_ret", build=_plain("num_ret"), printed=Printed.LONG, summary=Summary.SUM),
-    TrecMeasure("num_rel", build=_plain("num_rel"), printed=Printed.LONG, summary=Summary.SUM),
+    TrecMeasure("num_rel", build=_plain("num_rel"), printed=Printed.LONG, summary=Summary.SUM,
+                recounted_under_c=True),
     TrecMeasure("num_rel_ret", build=_plain("num_rel_ret"), printed=Printed.LONG, summary=Summary.SUM),
     TrecMeasure("map", build=_plain("ap")),
     TrecMeasure("gm_map", build=_plain("ap"), summary=Summary.GEOMETRIC, per_query=False),

@@ -49,7 +49,6 @@ PR_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 MAX_CUTOFF = 100
 DRILL_DEPTH = 20
 HISTOGRAM_BINS = 20
-DCG_FAMILY = ("ndcg", "dcg")
 # The drill-down's rows (queries x runs x depth) are kept under this, about 1.5 MB of the page:
 # the depth shrinks to 5 first, then the drill-down keeps the queries that matter most.
 MAX_DRILL_ROWS = 50_000
@@ -168,7 +167,8 @@ def _histograms(results, measures) -> dict:
     for m in measures:
         columns = [r.values(m) for r in results]
         finite = np.concatenate([c[np.isfinite(c)] for c in columns]) if columns else np.array([])
-        low, high = (0.0, 1.0) if m.spec.normalised or m.name in ("p", "rr", "hit", "judged") else (
+        # A bounded measure is drawn over its whole range (the declared one), others over the data's.
+        low, high = m.spec.value_range if np.isfinite(m.spec.value_range).all() else (
             float(finite.min(initial=0.0)), float(finite.max(initial=1.0)))
         if high <= low:
             high = low + 1.0
@@ -312,7 +312,7 @@ def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict
     ideal_setting = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
     per_run_ideal = ideal_setting is not Ideal.JUDGED
     return {
-        "measure": str(measure), "depth": depth, "k": k, "runs": [name for name, _ in named_runs], "note": note,
+        "measure": str(measure), "normalised": measure.spec.normalised, "depth": depth, "k": k, "runs": [name for name, _ in named_runs], "note": note,
         "queries": queries, "discount": _compact(rank_discount),
         "rankings": rankings,
         # Under ideal=judged the ideal list is the qrels', the same for every run: given once.
@@ -473,7 +473,7 @@ def _curves(qrels, named, page_measures: list[Measure], protocol: Protocol) -> _
     top_k = max(1, min(MAX_CUTOFF, depth))
     cutoffs = tuple(range(1, top_k + 1))
     family = _cutoff_family(page_measures)
-    drill_measure = next((m for m in page_measures if m.name in DCG_FAMILY), parse_measure("ndcg@10"))
+    drill_measure = next((m for m in page_measures if m.spec.dcg is not None), parse_measure("ndcg@10"))
     curve_measures = [m @ k for m in family for k in cutoffs] + [parse_measure(f"judged@{k}") for k in cutoffs]
     curve_measures = list(dict.fromkeys(curve_measures + [drill_measure]))
     cutoff_curves, judged_curves, drill_values = {}, {}, {}

@@ -386,7 +386,7 @@ class _Page:
                 + "</div>"
                 + (f'<h3>Cumulative DCG of each run against the ideal, position by position</h3>'
                    f'<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
-                   f'<span class="muted">{escape(self._curve_reading(drill["measure"]))} The same query is shown '
+                   f'<span class="muted">{escape(self._curve_reading(drill["measure"], drill.get("normalised", True)))} The same query is shown '
                    f'in the drill-down below.</span></div>'
                    + svg.legend([(run, self.colors[run]) for run in self.runs] + [("ideal (dashed)", "#1d2330")]) +
                    '<svg class="figure" id="cumulative" data-figure="cumulative" viewBox="0 0 560 300" width="560" '
@@ -395,9 +395,9 @@ class _Page:
                 + "</section>")
 
     @staticmethod
-    def _curve_reading(measure: str) -> str:
+    def _curve_reading(measure: str, normalised: bool) -> str:
         """How to read the cumulative DCG chart for the drill-down's measure."""
-        if measure.startswith("ndcg"):
+        if normalised:
             return f"{measure} is the run's curve divided by the ideal's, at k."
         return f"{measure} is the run's curve at k; the ideal's is its best possible value."
 

@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..protocol import MissingQuery, Protocol
 from ..errors import literal
 from .values import TrecOptions, judged_grades, trec_protocol, trec_values
-from ..measures.trec_names import BY_NAME, NICKNAMES, TREC_MEASURES, Params, Settings, Summary, gain_order_warning, request
+from ..measures.trec_names import BY_NAME, NICKNAMES, TREC_MEASURES, Params, Printed, Settings, Summary, gain_order_warning, request
 
 __all__ = ["evaluate", "TREC_MEASURES", "NICKNAMES"]
 
@@ -78,7 +78,7 @@ def evaluate(
                          value=relevance_level)
     arguments = _merged(measures)
     lines = [line for line in request(arguments, Settings(grades=judged_grades(qrels_data)))
-             if line.trec.name not in ("runid", "relstring")]
+             if line.trec.printed is not Printed.STRING]  # runid and relstring: text, not numbers
     warning = gain_order_warning(lines)
     if warning:
         warnings.warn(warning, stacklevel=2)

@@ -29,7 +29,7 @@ from ..evaluation import evaluate
 from ..measures.base import Measure
 from ..protocol import IprecRounding, MissingQuery, Protocol, Unjudged
 from ..errors import literal
-from ..measures.trec_names import MIN_GEO_MEAN, Line, NaN, Printed, Summary
+from ..measures.trec_names import MIN_GEO_MEAN, Line, NaN, Params, Printed, Summary
 
 __all__ = ["TrecOptions", "TrecTable", "trec_protocol", "truncate", "trec_values", "summary", "render",
            "read_zscores", "last_run_tag"]
@@ -135,7 +135,7 @@ def _empty_nan(line: Line, values: np.ndarray, empty: np.ndarray, num_rel: np.nd
     """
     if not empty.any():
         return values
-    levels = [line.param] if line.trec.name == "iprec_at_recall" else list(line.param)
+    levels = [line.param] if line.trec.params is Params.DOUBLE_CUTOFFS else list(line.param)  # one level, or 11pt_avg's
     hit = np.zeros(len(values), dtype=bool)
     for x in levels:
         hit |= _recall_cut(float(x), num_rel, protocol.iprec_rounding) == 0
@@ -192,7 +192,7 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
             values.append(None)
         elif kind is Summary.NUM_Q:
             values.append(np.ones(len(queries)))
-        elif line.trec.name == "relstring":
+        elif line.trec.summary is Summary.NONE:  # relstring: a string per query, no summary
             strings = _relstrings(qrels, run, protocol, int(line.param[0]), queries)
             if _is_reset(line.name):
                 strings = ["" if r else s for s, r in zip(strings, reset)]
@@ -291,7 +291,7 @@ def summary(table: TrecTable, options: TrecOptions) -> list:
         elif kind is Summary.NONE:
             out.append(None)
         elif kind is Summary.SUM:
-            if line.trec.name == "num_rel" and options.complete:
+            if line.trec.recounted_under_c and options.complete:
                 # trec_eval -c recounts from the qrels: every grade > 0, whatever -l says.
                 out.append(float(table.num_rel_judged))
             else:
@@ -331,7 +331,7 @@ def render(table: TrecTable, options: TrecOptions) -> str:
             if options.version9 and table.stand_in is not None and table.stand_in[i]:
                 continue
             for line, values in printable:
-                if line.trec.name == "relstring":
+                if line.trec.summary is Summary.NONE:  # relstring
                     out.append("%-22s\t%s\t'%s'\n" % (line.name, query, values[i]))
                 else:
                     out.append("%s%-22s\t%s\t%s\n" % (z, line.name, query, _value_text(line, values[i], table.zscored)))

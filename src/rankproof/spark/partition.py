@@ -156,8 +156,8 @@ class PartitionTask:
                 summary["counts"] = counts
                 if results is not None:
                     rows = self._rows(results, schema)
-                    summary["notes"] = list(results._table.notes)
-                    grade_range = results._table.grade_range
+                    summary["notes"] = list(results.table.notes)
+                    grade_range = results.table.grade_range
                     summary["grade_range"] = None if grade_range is None else [float(v) for v in grade_range]
         if rows is not None and rows.num_rows:
             yield rows
@@ -238,14 +238,14 @@ class PartitionTask:
     def _rows(self, results: "Results", schema: "pa.Schema") -> "pa.RecordBatch":
         import pyarrow as pa
 
-        table = results._table
+        table = results.table
         arrays: list[Any] = [pa.array(table.queries.astype(str), type=pa.string()),
                              pa.array(np.asarray(table.in_run, dtype=bool)),
                              pa.array(np.asarray(table.retrieved, dtype=np.int64)),
                              pa.array(np.asarray(table.unjudged_retrieved, dtype=np.int64))]
         n = len(table.queries)
         for measure in self.measures:
-            result = results._measures[measure]
+            result = results.result(measure)
 
             def ratio(part: np.ndarray | None) -> "pa.Array":
                 if part is None:

@@ -25,7 +25,7 @@ from .data.intents import IntentQrels
 from .data.run import Run
 from .engines import Engine, get_engine
 from .engines.plan import compute
-from .errors import InputError, ZeroIdealError
+from .errors import literal, InputError, ZeroIdealError
 from .measures.base import Measure
 from .measures.parse import parse_measures
 from .protocol import Aggregation, Grades, Protocol, ZeroIdeal
@@ -46,7 +46,8 @@ def resolve_protocol(protocol: "Protocol | str | None") -> Protocol:
     if isinstance(protocol, str):
         return Protocol.preset(protocol) if "=" not in protocol else Protocol.from_text(protocol)
     if not isinstance(protocol, Protocol):
-        raise InputError(f"protocol must be a Protocol, a preset name or protocol text; got {type(protocol).__name__}")
+        raise InputError(what=f"protocol must be a Protocol, a preset name or protocol text; got {type(protocol).__name__}",
+                         value=protocol)
     return protocol
 
 
@@ -55,11 +56,11 @@ def weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query:
     (`how` says how the front door takes weights)."""
     if protocol.aggregation is not Aggregation.WEIGHTED:
         if weights is not None:
-            raise InputError("weights were given but the protocol says aggregation="
-                             f"{protocol.aggregation}; set the policy aggregation=weighted to use them")
+            raise InputError(what=f"weights were given but the protocol says aggregation={protocol.aggregation}",
+                             fix="set the policy aggregation=weighted to use them")
         return False
     if weights is None:
-        raise InputError(f"aggregation='weighted' needs weights: {how}")
+        raise InputError(what="aggregation='weighted' needs weights", fix=literal(how))
     return True
 
 
@@ -69,21 +70,21 @@ def query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, prot
         return None
     missing = [q for q in queries.tolist() if q not in weights]
     if missing:
-        raise InputError(
-            f"no weight for queries {', '.join(missing[:3])}{' and more' if len(missing) > 3 else ''}; "
-            "give every evaluated query a weight"
-        )
+        shown = literal(", ".join(map(str, missing[:3])) + (" and more" if len(missing) > 3 else ""))
+        raise InputError(what=f"no weight for {{queries}} {shown}", value=missing[0],
+                         fix="give every evaluated {query} a weight")
     bad = [q for q in queries.tolist()
            if isinstance(weights[q], bool) or not isinstance(weights[q], (int, float, np.integer, np.floating))]
     if bad:
-        raise InputError(f"the weight of query {bad[0]} is {str(weights[bad[0]])[:40]!r}, not a number; "
-                         "give every evaluated query a numeric weight")
+        raise InputError(what=f"the weight of {{query}} {literal(bad[0])} is {literal(repr(str(weights[bad[0]])[:40]))}, "
+                              "not a number", value=weights[bad[0]], fix="give every evaluated {query} a numeric weight")
     try:
         array = np.array([float(weights[q]) for q in queries.tolist()])
     except OverflowError:
-        raise InputError("a query weight is beyond float64; give finite weights") from None
+        raise InputError(what="a {query} weight is beyond float64", fix="give finite weights") from None
     if not np.all(np.isfinite(array)) or (array < 0).any() or array.sum() == 0:
-        raise InputError("query weights must be finite, non-negative and not all zero")
+        raise InputError(what="{query} weights must be finite, non-negative and not all zero",
+                         fix="give every {query} a finite weight >= 0, some of them > 0")
     return array
 
 
@@ -170,8 +171,8 @@ def evaluate(
     if isinstance(qrels, IntentQrels):
         intents, qrels = qrels, qrels.doc_qrels
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
-        raise InputError("evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run; build them with "
-                         "Qrels.from_dict / Run.from_dict or read_trec")
+        raise InputError(what="evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run",
+                         fix="build them with Qrels.from_dict / Run.from_dict or read_trec")
 
     if engine is not None:
         get_engine(engine)  # an unknown engine fails before the work
@@ -200,16 +201,15 @@ def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
         real_rel = [str(m) for m in measure_list if "rel" in m.spec.params
                     and isinstance(m.setting("rel", protocol), float)]
         if real_rel:
-            raise InputError(f"{real_rel[0]} sets a real-valued rel, but the protocol says grades=integer; "
-                             "set the policy grades=real, or give an integer rel")
+            raise InputError(what=f"{literal(real_rel[0])} sets a real-valued rel, but the protocol says grades=integer",
+                             fix="set the policy grades=real, or give an integer rel")
     if protocol.aggregation is Aggregation.MICRO:
         not_ratio = [str(m) for m in measure_list if not m.spec.ratio]
         if not_ratio:
             raise InputError(
-                f"aggregation='micro' (sum of numerators / sum of denominators) applies to ratio "
-                f"measures (ndcg, p, r, rprec, judged); not to {', '.join(not_ratio)}. "
-                "Use aggregation='macro' for them"
-            )
+                what=f"aggregation='micro' (sum of numerators / sum of denominators) applies to ratio "
+                     f"measures (ndcg, p, r, rprec, judged); not to {literal(', '.join(not_ratio))}",
+                fix="use aggregation='macro' for them")
     return measure_list
 
 
@@ -285,8 +285,8 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
     from .pipeline.alignment import assume_unjudged
 
     if protocol.aggregation is Aggregation.MICRO:
-        raise InputError("bounds are averaged per query (aggregation=macro or weighted); "
-                         "aggregation=micro has no per-query bounds, so set aggregation=macro")
+        raise InputError(what="bounds are averaged per {query} (aggregation=macro or weighted); "
+                              "aggregation=micro has no per-{query} bounds", fix="set aggregation=macro")
     highest = max(float(np.max(alignment.pool_grade, initial=0)), float(protocol.rel))
     if highest.is_integer() and alignment.grade.dtype.kind != "f" and alignment.pool_grade.dtype.kind != "f":
         highest = int(highest)  # integer grades stay integers (the compiled engine reads them so)
@@ -317,10 +317,9 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
         if policy is ZeroIdeal.ERROR:
             first = queries[np.flatnonzero(undefined)[0]]
             raise ZeroIdealError(
-                f"query {first}: nothing relevant, so {measure} is undefined ({zero_ideal} such queries); "
-                "set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
-                "or zero_ideal=one"
-            )
+                query=first, what=f"nothing relevant, so {literal(measure)} is undefined ({zero_ideal} such {{queries}})",
+                fix="set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
+                    "or zero_ideal=one")
         if policy is ZeroIdeal.ONE:
             value[undefined] = 1.0
         elif policy is ZeroIdeal.ZERO:

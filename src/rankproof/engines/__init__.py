@@ -43,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 
-from ..errors import InputError
+from ..errors import InputError, literal
 from .base import Engine
 
 __all__ = ["ENGINES", "EXECUTORS", "DEFAULT_ENGINE", "Engine", "EngineEntry", "engine_names", "get_engine"]
@@ -94,14 +94,14 @@ def get_engine(name: "str | Engine" = DEFAULT_ENGINE) -> Engine:
     if not isinstance(name, str):
         if isinstance(name, Engine):
             return name
-        raise InputError(f"engine must be one of {choices} or an Engine; got {type(name).__name__}")
+        raise InputError(what=f"engine must be one of {choices} or an Engine; got {type(name).__name__}", value=name)
     if name not in _loaded:
         if name in EXECUTORS:
             entry = EXECUTORS[name]
-            raise InputError(f"{name} is an executor of the whole evaluation, not an engine; "
-                             f"call {entry.module}.{entry.attribute} (rankproof evaluate --engine {name})")
+            raise InputError(what=f"{literal(name)} is an executor of the whole evaluation, not an engine", value=name,
+                             fix=f"call {entry.module}.{entry.attribute} (rankproof evaluate --engine {literal(name)})")
         if name not in ENGINES:
-            raise InputError(f"unknown engine {name!r}; choose one of {choices}")
+            raise InputError(what=f"unknown engine {literal(repr(name))}", value=name, fix=f"choose one of {choices}")
         entry = ENGINES[name]
         _loaded[name] = getattr(importlib.import_module(entry.module), entry.attribute)()
     return _loaded[name]

@@ -20,7 +20,7 @@ from typing import Protocol as _Interface, Sequence, runtime_checkable
 
 import numpy as np
 
-from ..errors import TieError
+from ..errors import TieError, literal
 from ..measures.base import Measure, TieSupport
 from ..measures.compute import Values
 
@@ -65,10 +65,9 @@ def refuse_ordered_ties(alignment, measures: Sequence[Measure]) -> None:
     tied_groups = int((np.diff(alignment.group_offsets) > 1).sum())
     if tied_groups:
         raise TieError(
-            f"{ordered[0]} has no closed form for the expectation over tied orders, and "
-            f"{alignment.run_source} has {tied_groups} tied groups; set the policy ties=docid "
-            "(trec_eval's order) or ties=input"
-        )
+            what=f"{literal(ordered[0])} has no closed form for the expectation over tied orders, and "
+                 f"{literal(alignment.run_source)} has {tied_groups} tied groups",
+            fix="set the policy ties=docid (trec_eval's order) or ties=input")
 
 
 def refuse_ties(alignment, measures: Sequence[Measure], protocol) -> None:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import MeasureError
+from ..errors import MeasureError, literal
 from ..measures.base import REGISTRY, GradeTable, Measure
 from ..measures.compute import Values, discount_table, gains_of
 from ..protocol import ApDenominator, Gain, GainMap, Ideal, PrecisionDenominator, RecallDenominator
@@ -151,8 +151,8 @@ class CompiledEngine:
         if tabled and not self._fits(tabled, grades, protocol):  # a joint span too large: name a measure
             refused += [m for m in tabled if not self._fits([m], grades, protocol)]
         if refused:  # the planner asks supports() first
-            raise MeasureError(f"the compiled engine cannot compute {refused[0]} here; "
-                               "evaluate through rankproof.evaluate, whose planner picks an engine")
+            raise MeasureError(what=f"the compiled engine cannot compute {literal(refused[0])} here",
+                               fix="evaluate through rankproof.evaluate, whose planner picks an engine")
         if not measures:
             return {}
         if grades.real_table is not None:

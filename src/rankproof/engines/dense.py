@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import MeasureError
+from ..errors import MeasureError, literal
 from ..measures.base import Dcg, Measure
 from ..measures.compute import Values, discount_table, gains_of, ratio
 from ..protocol import Gain, GainMap
@@ -51,8 +51,8 @@ class DenseEngine:
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
         refused = [m for m in measures if not self.supports(m, alignment, protocol)]
         if refused:  # the planner asks supports() first
-            raise MeasureError(f"the dense engine cannot compute {refused[0]} here; it reads score matrices "
-                               "through rankproof.evaluate_scores")
+            raise MeasureError(what=f"the dense engine cannot compute {literal(refused[0])} here",
+                               fix="it reads score matrices: evaluate them through rankproof.evaluate_scores")
         matrix: DenseMatrix = alignment.dense_matrix
         columns = matrix.score.shape[1]
         parts: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}

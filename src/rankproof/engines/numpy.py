@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..errors import MeasureError
+from ..errors import MeasureError, literal
 from ..measures.base import Measure
 from ..measures.compute import Context, Values
 
@@ -28,6 +28,6 @@ class NumpyEngine:
         for measure in measures:
             compute = measure.spec.compute
             if compute is None:  # the planner asks supports() first
-                raise MeasureError(f"the numpy engine cannot compute {measure}: it has no compute function")
+                raise MeasureError(what=f"the numpy engine cannot compute {literal(measure)}: it has no compute function")
             values[measure] = compute(context, measure)
         return values

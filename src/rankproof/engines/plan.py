@@ -12,7 +12,7 @@ import functools
 import inspect
 from typing import Sequence
 
-from ..errors import MeasureError
+from ..errors import MeasureError, literal
 from ..measures.base import Measure
 from ..measures.compute import Values
 from . import ENGINES, Engine, get_engine
@@ -61,8 +61,8 @@ def plan(alignment, measures: Sequence[Measure], protocol,
                 chosen.setdefault(engine.name, (engine, []))[1].append(measure)
                 break
         else:
-            raise MeasureError(f"no engine computes {measure} (engines tried: "
-                               f"{', '.join(get_engine(item).name for item in order)})")
+            raise MeasureError(what=f"no engine computes {literal(measure)} (engines tried: "
+                                    f"{', '.join(get_engine(item).name for item in order)})")
     ranks = {get_engine(item).name: i for i, item in enumerate(order)}
     return sorted(chosen.values(), key=lambda pair: ranks[pair[0].name])
 

@@ -26,16 +26,20 @@ from .base import NumpyEngine, refuse_ordered_ties
 
 __all__ = ["CompiledEngine", "KINDS"]
 
-# Measure name -> the kernel's kind number (the enum of _ranked.pyx).
-KINDS: dict[str, int] = {
-    "dcg": 0, "ideal_dcg": 1, "ndcg": 2, "ap": 3, "rr": 4, "hit": 5, "p": 6, "r": 7,
-    "rprec": 8, "bpref": 9, "judged": 10, "num_ret": 11, "num_rel": 12, "num_rel_ret": 13,
-    # trec_eval's set and count measures
-    "set_p": 14, "set_r": 15, "set_relative_p": 16, "set_ap": 17, "set_f": 18, "utility": 19,
-    "relative_p": 20, "rprec_mult": 21, "num_nonrel_judged_ret": 22, "unjudged": 23,
-    # user models
-    "err": 24,
-}
+
+def _kernel_kinds() -> dict[str, int]:
+    """Measure name -> the kernel's kind number, from the kernel's enum
+    (``Kind.NDCG`` computes "ndcg"); empty when the extension is not built
+    (``CompiledEngine()`` then says so)."""
+    try:
+        from .._libs.ranked import Kind
+    except ImportError:
+        return {}
+    return {kind.name.lower(): int(kind) for kind in Kind}
+
+
+KINDS: dict[str, int] = _kernel_kinds()
+
 # Real-valued parameters, in the order of the kernel's params row.
 _PARAMS: dict[str, tuple[str, ...]] = {
     "rprec_mult": ("mult",), "set_f": ("beta",), "utility": ("a", "b", "c", "d", "docs"),

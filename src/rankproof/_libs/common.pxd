@@ -61,6 +61,17 @@ cdef struct Groups:
     int64_t slots      # m = min(s + n, k) - s: its ranks inside the cutoff
 
 
+cdef inline Ranking ranking_of(const int64_t* offsets, const int64_t* query_groups, const int64_t* group_offsets,
+                               int64_t q) noexcept nogil:
+    """Query q's ranking, from the alignment's offsets and each query's first group."""
+    cdef Ranking x
+    x.group_offsets = group_offsets
+    x.first = offsets[q]
+    x.length = offsets[q + 1] - offsets[q]
+    x.first_group = query_groups[q]
+    return x
+
+
 cdef inline Groups tie_groups(const Ranking* x, int64_t k) noexcept nogil:
     """A cursor before the first group of `x`, walking up to the cutoff k."""
     cdef Groups g

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The compiled loops of the intent-aware (diversity) measures.
 
-Inputs are flat arrays built by :mod:`rankproof.intent_alignment` and
+Inputs are flat arrays built by :mod:`rankproof.pipeline.intents` and
 :mod:`rankproof.measures.diversity` (typed memoryviews, trusted):
 
 - ``offsets``: each query's ranked positions; ``query_groups[q]``: the index
@@ -23,41 +23,52 @@ so by linearity the novelty gain of the group for i is
 where this is the ordinary ``w_i * (1 - alpha)^C_i * d(s + 1)``.
 """
 
-from libc.math cimport exp, lgamma, pow
-from libc.stdint cimport int64_t
+from libc.math cimport pow
+from libc.stdint cimport int64_t, uint8_t
+
+from .common cimport (
+    Groups, Hypergeometric, Ranking, hypergeometric, next_group, next_value, probability, ranking_of, tie_groups,
+)
 
 import numpy as np
 
 
-cdef inline double _log_choose(double n, double k) nogil:
-    return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0)
-
-
-cdef double _novelty_expectation(int64_t n, int64_t m, int64_t q, double keep) nogil:
+cdef double _novelty_expectation(int64_t n, int64_t m, int64_t q, double keep) noexcept nogil:
     """E[keep^J], J ~ Hypergeometric(population n - 1, successes m - 1, draws q - 1)."""
-    cdef int64_t population = n - 1, successes = m - 1, draws = q - 1
-    cdef int64_t j, low, high
-    cdef double probability, total = 0.0, power
-    if successes == 0 or draws == 0 or keep == 1.0:
+    cdef double total = 0.0, power
+    cdef Hypergeometric h
+    if m == 1 or q == 1 or keep == 1.0:
         return 1.0
-    low = draws - (population - successes)
-    if low < 0:
-        low = 0
-    high = successes if successes < draws else draws
-    probability = exp(_log_choose(successes, low) + _log_choose(population - successes, draws - low)
-                      - _log_choose(population, draws))
-    power = pow(keep, <double>low)
-    for j in range(low, high + 1):
-        total += probability * power
+    h = hypergeometric(n - 1, m - 1, q - 1)
+    power = pow(keep, <double>h.x)
+    while True:
+        total += probability(&h) * power
+        if not next_value(&h):
+            return total
         power *= keep
-        # P(j + 1) / P(j) for the hypergeometric
-        probability *= (<double>(successes - j) * (draws - j)) / (
-            <double>(j + 1) * (population - successes - draws + j + 1))
-    return total
 
 
-def novelty_gain(const int64_t[:] offsets, const int64_t[:] query_groups, const int64_t[:] group_offsets,
-                 const int64_t[:] rel_offsets, const int64_t[:] rel_pair, const int64_t[:] pair_offsets,
+cdef int64_t _group_pairs(const Groups* g, const int64_t* rel_offsets, const int64_t* rel_pair,
+                          const double* rel_value, int64_t* in_group, double* value_sum,
+                          int64_t* touched) noexcept nogil:
+    """The pairs the docs of the current group count for, each once, into
+    `touched` (their number returned); per pair, into `in_group`, its docs in
+    the group and (`rel_value` not NULL) into `value_sum` the sum of their values."""
+    cdef int64_t p, e, pair, count = 0
+    for p in range(g.start, g.start + g.size):
+        for e in range(rel_offsets[p], rel_offsets[p + 1]):
+            pair = rel_pair[e]
+            if in_group[pair] == 0:
+                touched[count] = pair
+                count += 1
+            in_group[pair] += 1
+            if rel_value != NULL:
+                value_sum[pair] += rel_value[e]
+    return count
+
+
+def novelty_gain(const int64_t[::1] offsets, const int64_t[::1] query_groups, const int64_t[::1] group_offsets,
+                 const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const int64_t[:] pair_offsets,
                  const double[:] weight, const int64_t[:] cutoff, const double[:] discount, double alpha):
     """Per query: sum over ranks r <= k of d(r) * sum_i w_i * rel_i(r) * (1 - alpha)^(c_i(r)),
     c_i(r) the docs relevant to intent i ranked above r (expected over tied orders)."""
@@ -65,59 +76,46 @@ def novelty_gain(const int64_t[:] offsets, const int64_t[:] query_groups, const 
     cdef int64_t num_pairs = weight.shape[0]
     out = np.zeros(num_queries, dtype=np.float64)
     novelty_np = np.ones(num_pairs, dtype=np.float64)
-    in_group_np = np.zeros(num_pairs, dtype=np.int64)
+    in_group_np = np.zeros(max(num_pairs, 1), dtype=np.int64)
     touched_np = np.zeros(max(num_pairs, 1), dtype=np.int64)
-    cdef double[:] result = out
-    cdef double[:] novelty = novelty_np      # (1 - alpha)^(relevant docs seen so far), per pair
-    cdef int64_t[:] in_group = in_group_np   # relevant docs of the current group, per pair
-    cdef int64_t[:] touched = touched_np
+    cdef double[::1] result = out
+    cdef double[::1] novelty = novelty_np      # (1 - alpha)^(relevant docs seen so far), per pair
+    cdef int64_t[::1] in_group = in_group_np   # relevant docs of the current group, per pair
+    cdef int64_t[::1] touched = touched_np
     cdef double keep = 1.0 - alpha
-    cdef int64_t query, group, start, size, rank, k, slots, e, p, pair, count, touched_count, t, q
+    cdef int64_t query, e, pair, count, touched_count, t, q
     cdef double total, expected
+    cdef Ranking x
+    cdef Groups g
     with nogil:
         for query in range(num_queries):
-            k = cutoff[query]
+            x = ranking_of(&offsets[0], &query_groups[0], &group_offsets[0], query)
+            g = tie_groups(&x, cutoff[query])
             total = 0.0
-            group = query_groups[query]
-            while group_offsets[group] < offsets[query + 1]:
-                start = group_offsets[group]
-                size = group_offsets[group + 1] - start
-                rank = start - offsets[query]
-                if rank >= k:
-                    break
-                if size == 1:
-                    for e in range(rel_offsets[start], rel_offsets[start + 1]):
+            while next_group(&g):
+                if g.size == 1:
+                    for e in range(rel_offsets[g.start], rel_offsets[g.start + 1]):
                         pair = rel_pair[e]
-                        total += weight[pair] * novelty[pair] * discount[rank]
+                        total += weight[pair] * novelty[pair] * discount[g.rank]
                         novelty[pair] *= keep
-                else:
-                    touched_count = 0
-                    for p in range(start, start + size):
-                        for e in range(rel_offsets[p], rel_offsets[p + 1]):
-                            pair = rel_pair[e]
-                            if in_group[pair] == 0:
-                                touched[touched_count] = pair
-                                touched_count += 1
-                            in_group[pair] += 1
-                    slots = k - rank
-                    if slots > size:
-                        slots = size
-                    for t in range(touched_count):
-                        pair = touched[t]
-                        count = in_group[pair]
-                        expected = 0.0
-                        for q in range(1, slots + 1):
-                            expected += discount[rank + q - 1] * _novelty_expectation(size, count, q, keep)
-                        total += weight[pair] * novelty[pair] * (<double>count / size) * expected
-                        novelty[pair] *= pow(keep, <double>count)
-                        in_group[pair] = 0
-                group += 1
+                    continue
+                touched_count = _group_pairs(&g, &rel_offsets[0], &rel_pair[0], NULL, &in_group[0], NULL,
+                                             &touched[0])
+                for t in range(touched_count):
+                    pair = touched[t]
+                    count = in_group[pair]
+                    expected = 0.0
+                    for q in range(1, g.slots + 1):
+                        expected += discount[g.rank + q - 1] * _novelty_expectation(g.size, count, q, keep)
+                    total += weight[pair] * novelty[pair] * (<double>count / g.size) * expected
+                    novelty[pair] *= pow(keep, <double>count)
+                    in_group[pair] = 0
             result[query] = total
     return out
 
 
-def per_intent(const int64_t[:] offsets, const int64_t[:] query_groups, const int64_t[:] group_offsets,
-               const int64_t[:] rel_offsets, const int64_t[:] rel_pair, const double[:] rel_value,
+def per_intent(const int64_t[::1] offsets, const int64_t[::1] query_groups, const int64_t[::1] group_offsets,
+               const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const double[::1] rel_value,
                int64_t num_pairs, const int64_t[:] cutoff, const double[:] discount):
     """Per (query, intent) pair, within each query's top k (expected over tied orders):
     the docs with an entry for the pair, whether one of them is there (0/1, or its
@@ -126,67 +124,53 @@ def per_intent(const int64_t[:] offsets, const int64_t[:] query_groups, const in
     count_np = np.zeros(num_pairs, dtype=np.float64)
     covered_np = np.zeros(num_pairs, dtype=np.float64)
     dcg_np = np.zeros(num_pairs, dtype=np.float64)
-    in_group_np = np.zeros(num_pairs, dtype=np.int64)
-    value_sum_np = np.zeros(num_pairs, dtype=np.float64)
+    in_group_np = np.zeros(max(num_pairs, 1), dtype=np.int64)
+    value_sum_np = np.zeros(max(num_pairs, 1), dtype=np.float64)
     touched_np = np.zeros(max(num_pairs, 1), dtype=np.int64)
-    cdef double[:] found = count_np
-    cdef double[:] covered = covered_np
-    cdef double[:] dcg = dcg_np
-    cdef int64_t[:] in_group = in_group_np
-    cdef double[:] value_sum = value_sum_np
-    cdef int64_t[:] touched = touched_np
-    cdef int64_t query, group, start, size, rank, k, slots, e, p, pair, count, touched_count, t, j
+    cdef double[::1] found = count_np
+    cdef double[::1] covered = covered_np
+    cdef double[::1] dcg = dcg_np
+    cdef int64_t[::1] in_group = in_group_np
+    cdef double[::1] value_sum = value_sum_np
+    cdef int64_t[::1] touched = touched_np
+    cdef int64_t query, e, pair, count, touched_count, t, j
     cdef double discount_sum, missed
+    cdef Ranking x
+    cdef Groups g
     with nogil:
         for query in range(num_queries):
-            k = cutoff[query]
-            group = query_groups[query]
-            while group_offsets[group] < offsets[query + 1]:
-                start = group_offsets[group]
-                size = group_offsets[group + 1] - start
-                rank = start - offsets[query]
-                if rank >= k:
-                    break
-                if size == 1:
-                    for e in range(rel_offsets[start], rel_offsets[start + 1]):
+            x = ranking_of(&offsets[0], &query_groups[0], &group_offsets[0], query)
+            g = tie_groups(&x, cutoff[query])
+            while next_group(&g):
+                if g.size == 1:
+                    for e in range(rel_offsets[g.start], rel_offsets[g.start + 1]):
                         pair = rel_pair[e]
                         found[pair] += 1.0
                         covered[pair] = 1.0
-                        dcg[pair] += rel_value[e] * discount[rank]
-                else:
-                    touched_count = 0
-                    for p in range(start, start + size):
-                        for e in range(rel_offsets[p], rel_offsets[p + 1]):
-                            pair = rel_pair[e]
-                            if in_group[pair] == 0:
-                                touched[touched_count] = pair
-                                touched_count += 1
-                            in_group[pair] += 1
-                            value_sum[pair] += rel_value[e]
-                    slots = k - rank
-                    if slots > size:
-                        slots = size
-                    discount_sum = 0.0
-                    for j in range(slots):
-                        discount_sum += discount[rank + j]
-                    for t in range(touched_count):
-                        pair = touched[t]
-                        count = in_group[pair]
-                        # every slot holds each doc of the group with probability 1 / size
-                        found[pair] += (<double>count) * slots / size
-                        dcg[pair] += value_sum[pair] / size * discount_sum
-                        if covered[pair] < 1.0:
-                            # P(none of the count docs in the slots) = C(size - count, slots) / C(size, slots)
-                            missed = 1.0
-                            for j in range(slots):
-                                missed *= (<double>(size - count - j)) / (size - j)
-                                if missed <= 0.0:
-                                    missed = 0.0
-                                    break
-                            covered[pair] = 1.0 - missed
-                        in_group[pair] = 0
-                        value_sum[pair] = 0.0
-                group += 1
+                        dcg[pair] += rel_value[e] * discount[g.rank]
+                    continue
+                touched_count = _group_pairs(&g, &rel_offsets[0], &rel_pair[0], &rel_value[0], &in_group[0],
+                                             &value_sum[0], &touched[0])
+                discount_sum = 0.0
+                for j in range(g.slots):
+                    discount_sum += discount[g.rank + j]
+                for t in range(touched_count):
+                    pair = touched[t]
+                    count = in_group[pair]
+                    # every slot holds each doc of the group with probability 1 / size
+                    found[pair] += (<double>count) * g.slots / g.size
+                    dcg[pair] += value_sum[pair] / g.size * discount_sum
+                    if covered[pair] < 1.0:
+                        # P(none of the count docs in the slots) = C(size - count, slots) / C(size, slots)
+                        missed = 1.0
+                        for j in range(g.slots):
+                            missed *= (<double>(g.size - count - j)) / (g.size - j)
+                            if missed <= 0.0:
+                                missed = 0.0
+                                break
+                        covered[pair] = 1.0 - missed
+                    in_group[pair] = 0
+                    value_sum[pair] = 0.0
     return count_np, covered_np, dcg_np
 
 
@@ -206,9 +190,9 @@ def greedy_ideal(const int64_t[:] pool_offsets, const int64_t[:] pool_doc_offset
     out = np.zeros(num_queries, dtype=np.float64)
     novelty_np = np.ones(num_pairs, dtype=np.float64)
     used_np = np.zeros(max(num_docs, 1), dtype=np.uint8)
-    cdef double[:] result = out
-    cdef double[:] novelty = novelty_np
-    cdef unsigned char[:] used = used_np
+    cdef double[::1] result = out
+    cdef double[::1] novelty = novelty_np
+    cdef uint8_t[::1] used = used_np
     cdef double keep = 1.0 - alpha
     cdef int64_t query, rank, depth, doc, best, e
     cdef double total, gain, best_gain

@@ -30,7 +30,7 @@ from libc.stdlib cimport free, malloc
 
 from .common cimport (
     TABLE, Groups, Hypergeometric, Ranking, gain_by_formula, hypergeometric, next_group, next_value,
-    probability, tie_groups,
+    probability, ranking_of, tie_groups,
 )
 
 import numpy as np
@@ -593,10 +593,7 @@ cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogi
     """Every measure of the plan for query q."""
     cdef Query x
     cdef int64_t j
-    x.ranking.group_offsets = t.group_offsets
-    x.ranking.first = t.offsets[q]
-    x.ranking.length = t.offsets[q + 1] - x.ranking.first
-    x.ranking.first_group = t.query_groups[q]
+    x.ranking = ranking_of(t.offsets, t.query_groups, t.group_offsets, q)
     x.grade = t.grade
     x.judged = t.judged
     _pool_counts(t, q, &x, scratch)

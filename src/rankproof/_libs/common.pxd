@@ -87,6 +87,13 @@ cdef inline Groups tie_groups(const Ranking* x, int64_t k) noexcept nogil:
     return g
 
 
+cdef inline Groups query_tie_groups(const int64_t* offsets, const int64_t* query_groups,
+                                   const int64_t* group_offsets, int64_t q, int64_t k) noexcept nogil:
+    """A cursor before the first group of query q, walking up to the cutoff k."""
+    cdef Ranking x = ranking_of(offsets, query_groups, group_offsets, q)
+    return tie_groups(&x, k)
+
+
 cdef inline bint next_group(Groups* g) noexcept nogil:
     """Move to the next group starting inside the top k; False when none is left."""
     g.start = g.group_offsets[g.next]

@@ -15,9 +15,9 @@ def novelty_gain(
     rel_offsets: NDArray[np.int64],    # (positions + 1,), C-contiguous
     rel_pair: NDArray[np.int64],       # (entries,), C-contiguous
     pair_offsets: NDArray[np.int64],   # (queries + 1,), any stride
-    weight: NDArray[np.float64],       # (pairs,), any stride
-    cutoff: NDArray[np.int64],         # (queries,), any stride
-    discount: NDArray[np.float64],     # (length,), any stride
+    weight: NDArray[np.float64],       # (pairs,), C-contiguous
+    cutoff: NDArray[np.int64],         # (queries,), C-contiguous
+    discount: NDArray[np.float64],     # (length,), C-contiguous
     alpha: float,
 ) -> NDArray[np.float64]:
     """Per query, the novelty-discounted gain (queries,)."""
@@ -30,8 +30,8 @@ def per_intent(
     rel_pair: NDArray[np.int64],       # (entries,), C-contiguous
     rel_value: NDArray[np.float64],    # (entries,), C-contiguous
     num_pairs: int,
-    cutoff: NDArray[np.int64],         # (queries,), any stride
-    discount: NDArray[np.float64],     # (length,), any stride
+    cutoff: NDArray[np.int64],         # (queries,), C-contiguous
+    discount: NDArray[np.float64],     # (length,), C-contiguous
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """(found, covered, dcg) per (query, intent) pair, each (pairs,)."""
 

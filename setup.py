@@ -28,7 +28,10 @@ def _extensions() -> list[Extension]:
         name = ".".join(pyx.relative_to(SOURCE).with_suffix("").parts)
         # -O3 for the loops; no -march=native: a wheel must run on any x86-64.
         openmp = OPENMP_FLAGS if name in OPENMP else []
-        modules.append(Extension(name, [str(pyx)], extra_compile_args=["-O3", *openmp],
+        # The .pxd files beside it (common.pxd: what the kernels share; its own
+        # declarations): a change to one rebuilds it, and an sdist carries them.
+        depends = [str(pxd) for pxd in sorted(pyx.parent.glob("*.pxd"))]
+        modules.append(Extension(name, [str(pyx)], depends=depends, extra_compile_args=["-O3", *openmp],
                                  extra_link_args=openmp))
     return modules
 

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from rankproof import Protocol, Qrels, Run, evaluate  # noqa: E402
 from rankproof.pipeline.alignment import align  # noqa: E402
 from rankproof.engines import get_engine  # noqa: E402
-from rankproof.measures.base import parse_measures  # noqa: E402
+from rankproof.measures.parse import parse_measures  # noqa: E402
 
 MEASURES = {"ndcg@10": "ndcg@10", "ap@100": "map@100", "rr@10": "mrr@10", "p@10": "precision@10",
             "r@100": "recall@100"}

@@ -40,6 +40,8 @@ TREC = ["set_p", "set_p(rel=2)", "set_r", "set_relative_p", "set_ap", "set_f", "
         "rprec_mult(mult=0.3)", "num_nonrel_judged_ret@5", "num_nonrel_judged_ret", "unjudged@5", "unjudged",
         "rbp@10", "bing", "rndcg@10"]
 TREC_ORDERED = ["infap", "iprec(recall=0.5)", "ndcg_rel@10"]
+# User models of the kernel (ERR walks a tied group with its own recurrence).
+USER_MODELS = ["err", "err@5", "err@1"]
 
 
 def random_case(seed: int, *, ties: bool = True, missing: bool = True, real: bool = False):
@@ -112,7 +114,7 @@ def assert_same(expected, actual, label):
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.fingerprint)
 def test_engines_agree_on_random_cases(engine, protocol):
-    measures = RANKED + TREC + (TREC_ORDERED if protocol.ties.value != "expected" else [])
+    measures = RANKED + TREC + USER_MODELS + (TREC_ORDERED if protocol.ties.value != "expected" else [])
     errors = 0
     for seed in range(40):
         qrels, run = random_case(seed)
@@ -351,3 +353,40 @@ def test_a_huge_grade_builds_no_gain_table_the_size_of_its_span(grades):
     for measure in measures:
         assert compiled.mean(measure) == pytest.approx(reference.mean(measure), abs=1e-12)
     assert compiled.mean("ap") == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+def test_the_kernel_kinds_are_registered_measures_and_tested_here():
+    """The compiled engine's kinds come from the kernel's enum (Kind.NDCG computes
+    "ndcg"): each names a registered measure, and this file's random cases cover it."""
+    from rankproof._libs.ranked import Kind
+    from rankproof.engines.compiled import KINDS
+    from rankproof.measures.base import REGISTRY
+
+    assert KINDS == {kind.name.lower(): int(kind) for kind in Kind}
+    assert len(set(KINDS.values())) == len(KINDS) == len(Kind)
+    assert set(KINDS) <= set(REGISTRY)
+    covered = {text.split("(")[0].split("@")[0] for text in RANKED + HITS + TREC + USER_MODELS}
+    assert set(KINDS) <= covered, sorted(set(KINDS) - covered)
+
+
+def test_the_hypergeometric_tail_matches_scipy():
+    """straddling_draws (bpref's and binG's groups straddling the cutoff) against
+    scipy.stats.hypergeom: each in-group position's law, summing to 1."""
+    from scipy.stats import hypergeom
+
+    from rankproof.kernels.ranked import straddling_draws
+
+    n, successes, m = np.array([2, 5, 7, 30, 12]), np.array([0, 2, 6, 11, 0]), np.array([1, 3, 6, 17, 4])
+    group, x, chance = straddling_draws(n, successes, m)
+    at = 0
+    for i in range(len(n)):
+        for q in range(1, m[i] + 1):
+            support = np.arange(min(successes[i], q - 1) + 1)
+            want = hypergeom.pmf(support, n[i] - 1, successes[i], q - 1)
+            got = chance[at:at + len(support)]
+            assert group[at:at + len(support)].tolist() == [i] * len(support)
+            assert x[at:at + len(support)].tolist() == support.tolist()
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+            assert got.sum() == pytest.approx(1.0, abs=1e-12)
+            at += len(support)
+    assert at == len(group)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 import sys
 from fnmatch import fnmatch
 from importlib import resources
@@ -88,3 +89,62 @@ def test_stub_matches_the_compiled_module(pyx: Path):
     for name, expected in parameters.items():
         actual = list(inspect.signature(getattr(module, name)).parameters)
         assert actual == expected, f"{module_name}.{name}{tuple(actual)}: the stub says {tuple(expected)}"
+
+
+# -- the dtype and contiguity each stub states, against the compiled signatures ------------------
+_C_DTYPES = {"int64_t": "int64", "int32_t": "int32", "uint8_t": "uint8", "double": "float64"}
+# `const int64_t[::1] offsets`, `grade_t[:, ::1] grade`: element type, dimensions, name
+_MEMORYVIEW = re.compile(r"(?:const\s+)?(\w+)\[([^\]]*)\]\s+(\w+)")
+
+
+def _compiled_signature(module, name: str, pyx_text: str) -> str:
+    """The signature Cython embeds in the built function's docstring (embedsignature); a
+    fused function embeds a generic one, so its `def` line in the .pyx is read instead."""
+    first = (getattr(module, name).__doc__ or "").split("\n", 1)[0]
+    if first.startswith(name + "(") and "_fused_sigindex" not in first:
+        return first
+    match = re.search(rf"^def {name}\((.*?)\):", pyx_text, re.S | re.M)
+    assert match, f"no def {name} in the .pyx"
+    return f"{name}({match.group(1)})"
+
+
+def _memoryviews(signature: str, pyx_text: str) -> dict[str, tuple[set[str], bool]]:
+    """Parameter -> (numpy dtypes it takes, C-contiguous?) of each typed-memoryview parameter."""
+    fused = {m.group(1): m.group(2).split() for m in re.finditer(r"^ctypedef fused (\w+):\n((?:    .+\n)+)",
+                                                                    pyx_text, re.M)}
+    return {name: ({_C_DTYPES[c] for c in fused.get(ctype, [ctype])}, dims.replace(" ", "").endswith("::1"))
+            for ctype, dims, name in _MEMORYVIEW.findall(signature)}
+
+
+def _stub_arrays(stub: Path) -> dict[str, dict[str, tuple[set[str], str]]]:
+    """Function -> parameter -> (dtypes of its NDArray annotation, the comment on its line)."""
+    source = stub.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    stated: dict[str, dict[str, tuple[set[str], str]]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            stated[node.name] = {
+                a.arg: (set(re.findall(r"NDArray\[np\.(\w+)\]", ast.unparse(a.annotation)) if a.annotation else ()),
+                        lines[a.lineno - 1].partition("#")[2])
+                for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    return stated
+
+
+@pytest.mark.parametrize("pyx", COMPILED, ids=lambda p: p.stem)
+def test_stub_states_the_dtype_and_layout_of_each_array(pyx: Path):
+    """Each array a compiled function takes as a typed memoryview has, in the stub, an
+    NDArray annotation of exactly its dtype(s) and a comment saying C-contiguous ([::1]) or
+    any stride ([:])."""
+    module_name = ".".join(pyx.relative_to(PACKAGE.parent).with_suffix("").parts)
+    module = importlib.import_module(module_name)
+    pyx_text = pyx.read_text(encoding="utf-8")
+    checked = 0
+    for function, parameters in _stub_arrays(pyx.with_suffix(".pyi")).items():
+        compiled = _memoryviews(_compiled_signature(module, function, pyx_text), pyx_text)
+        for name, (dtypes, contiguous) in compiled.items():
+            stub_dtypes, comment = parameters[name]
+            assert stub_dtypes == dtypes, f"{module_name}.{function}({name}): stub {stub_dtypes}, compiled {dtypes}"
+            layout = "C-contiguous" if contiguous else "any stride"
+            assert layout in comment, f"{module_name}.{function}({name}) is {layout}; the stub says {comment!r}"
+            checked += 1
+    assert checked or module_name.endswith("trec_scan")  # trec_scan types its arrays inside the functions

@@ -26,7 +26,7 @@ of tied scores holding both rank k and rank k + 1, walking each query's
 groups once.
 """
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
@@ -58,7 +58,7 @@ cdef struct DocSlot:
     int32_t judgment  # row of that judgment, in the judgments' arrays
 
 
-def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, Py_ssize_t num_docs,
+def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, int64_t num_docs,
               const int64_t[::1] judged_query, const int64_t[::1] judged_doc, grade_t[::1] judged_grade,
               const int64_t[::1] pooled_query, const int64_t[::1] pooled_doc):
     """Duplicate, judged, grade and pooled flags of ranked rows.
@@ -88,8 +88,8 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, Py_ssize
     >>> [a.tolist() for a in mark_rows(q, d, 3, jq, jd, np.array([3, 1], dtype=np.int64), none, none)]
     [[False, False, True, False], [True, False, True, False], [3, 0, 3, 0], [True, False, True, False]]
     """
-    cdef Py_ssize_t n = row_query.shape[0], m = judged_query.shape[0], p = pooled_query.shape[0]
-    cdef Py_ssize_t i, j = 0, k = 0, d
+    cdef int64_t n = row_query.shape[0], m = judged_query.shape[0], p = pooled_query.shape[0]
+    cdef int64_t i, j = 0, k = 0, d
     cdef int32_t q
     _check_sorted(row_query, "row_query")
     _check_sorted(judged_query, "judged_query")
@@ -107,9 +107,9 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, Py_ssize
     judged_array = np.zeros(n, dtype=np.bool_)
     pooled_array = np.zeros(n, dtype=np.bool_)
     grade_array = np.zeros(n, dtype=np.asarray(judged_grade).dtype)
-    cdef unsigned char[::1] repeated = repeated_array.view(np.uint8)
-    cdef unsigned char[::1] judged = judged_array.view(np.uint8)
-    cdef unsigned char[::1] pooled = pooled_array.view(np.uint8)
+    cdef uint8_t[::1] repeated = repeated_array.view(np.uint8)
+    cdef uint8_t[::1] judged = judged_array.view(np.uint8)
+    cdef uint8_t[::1] pooled = pooled_array.view(np.uint8)
     cdef grade_t[::1] grade = grade_array
     if n == 0:
         return repeated_array, judged_array, grade_array, pooled_array
@@ -158,11 +158,11 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, Py_ssize
     return repeated_array, judged_array, grade_array, pooled_array
 
 
-cdef inline int64_t _first_offset_after(const int64_t[::1] offsets, Py_ssize_t lo, Py_ssize_t hi,
+cdef inline int64_t _first_offset_after(const int64_t[::1] offsets, int64_t lo, int64_t hi,
                                         int64_t position) noexcept nogil:
     """The first of offsets[lo .. hi] past `position` (the end of the group
     holding it), by binary search; offsets[hi] must be past it."""
-    cdef Py_ssize_t mid
+    cdef int64_t mid
     while lo < hi:
         mid = (lo + hi) // 2
         if offsets[mid] > position:
@@ -173,7 +173,7 @@ cdef inline int64_t _first_offset_after(const int64_t[::1] offsets, Py_ssize_t l
 
 
 def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
-                  const int64_t[::1] tie_offsets, const unsigned char[::1] judged,
+                  const int64_t[::1] tie_offsets, const uint8_t[::1] judged,
                   const int64_t[::1] cutoffs):
     """Per cutoff k: unjudged docs that can land within the top k, and tied
     groups crossing rank k.
@@ -192,14 +192,14 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
     >>> [a.tolist() for a in cutoff_counts(i64(0, 4), i64(0, 1, 3, 4), i64(0, 1, 3, 4), judged, i64(1, 2))]
     [[0, 2], [0, 1]]
     """
-    cdef Py_ssize_t num_queries = offsets.shape[0] - 1, c = cutoffs.shape[0]
-    cdef Py_ssize_t qi, ci, g = 0, t = 0, pos
+    cdef int64_t num_queries = offsets.shape[0] - 1, c = cutoffs.shape[0]
+    cdef int64_t qi, ci, g = 0, t = 0, pos
     cdef int64_t s, e, length, k, last_inside, end, unjudged_so_far
     unjudged_array = np.zeros(c, dtype=np.int64)
     crossing_array = np.zeros(c, dtype=np.int64)
     cdef int64_t[::1] unjudged = unjudged_array
     cdef int64_t[::1] crossing = crossing_array
-    cdef Py_ssize_t num_groups = group_offsets.shape[0], num_ties = tie_offsets.shape[0]
+    cdef int64_t num_groups = group_offsets.shape[0], num_ties = tie_offsets.shape[0]
     for ci in range(1, c):
         if cutoffs[ci] < cutoffs[ci - 1]:
             raise ValueError("cutoffs must be sorted")
@@ -243,14 +243,14 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
 
 
 cdef _check_sorted(const int64_t[::1] values, str name):
-    cdef Py_ssize_t i
+    cdef int64_t i
     for i in range(1, values.shape[0]):
         if values[i] < values[i - 1]:
             raise ValueError(f"{name} must be non-decreasing (grouped by query)")
 
 
-cdef _check_codes(const int64_t[::1] codes, Py_ssize_t size, str name):
-    cdef Py_ssize_t i
+cdef _check_codes(const int64_t[::1] codes, int64_t size, str name):
+    cdef int64_t i
     for i in range(codes.shape[0]):
         if codes[i] < 0 or codes[i] >= size:
             raise ValueError(f"{name} holds a code outside 0..{size - 1}")
@@ -269,7 +269,7 @@ def tie_runs(const int64_t[::1] row_query, const double[::1] score):
     >>> runs[0].tolist(), runs[1:]
     ([0, 2, 3, 5], (2, 4))
     """
-    cdef Py_ssize_t n = row_query.shape[0], i, count = 0, start = 0, size
+    cdef int64_t n = row_query.shape[0], i, count = 0, start = 0, size
     cdef int64_t groups = 0, docs = 0
     if score.shape[0] != n:
         raise ValueError("row_query and score differ in length")
@@ -301,14 +301,14 @@ def tie_runs(const int64_t[::1] row_query, const double[::1] score):
     return offsets_array, groups, docs
 
 
-def count_per_query(const int64_t[::1] offsets, const unsigned char[::1] flags):
+def count_per_query(const int64_t[::1] offsets, const uint8_t[::1] flags):
     """Number of set flags among each query's positions.
 
     >>> import numpy as np
     >>> count_per_query(np.array([0, 2, 2, 5], dtype=np.int64), np.array([1, 1, 0, 1, 0], dtype=np.uint8)).tolist()
     [2, 0, 1]
     """
-    cdef Py_ssize_t num_queries = offsets.shape[0] - 1, q, i
+    cdef int64_t num_queries = offsets.shape[0] - 1, q, i
     counts_array = np.zeros(max(num_queries, 0), dtype=np.int64)
     cdef int64_t[::1] counts = counts_array
     if num_queries > 0 and offsets[num_queries] > flags.shape[0]:
@@ -327,9 +327,9 @@ cdef inline bint _before(const double* key, const int64_t* tiebreak, int64_t a, 
     return tiebreak != NULL and tiebreak[a] < tiebreak[b]
 
 
-cdef void _insertion_sort(int64_t* rows, Py_ssize_t n, const double* key, const int64_t* tiebreak) noexcept nogil:
+cdef void _insertion_sort(int64_t* rows, int64_t n, const double* key, const int64_t* tiebreak) noexcept nogil:
     # Stable: a row moves left only past rows that sort strictly after it.
-    cdef Py_ssize_t i, j
+    cdef int64_t i, j
     cdef int64_t row
     for i in range(1, n):
         row = rows[i]
@@ -340,10 +340,10 @@ cdef void _insertion_sort(int64_t* rows, Py_ssize_t n, const double* key, const 
         rows[j] = row
 
 
-cdef void _merge_sort(int64_t* rows, int64_t* buffer, Py_ssize_t n, const double* key,
+cdef void _merge_sort(int64_t* rows, int64_t* buffer, int64_t n, const double* key,
                       const int64_t* tiebreak) noexcept nogil:
     """Stable bottom-up merge sort of rows[0 .. n), runs of 16 sorted by insertion first."""
-    cdef Py_ssize_t width = 16, lo, mid, hi, i, j, out
+    cdef int64_t width = 16, lo, mid, hi, i, j, out
     cdef int64_t* source = rows
     cdef int64_t* target = buffer
     cdef int64_t* swap
@@ -402,7 +402,7 @@ def sort_segments(const int64_t[::1] offsets, const double[::1] key, tiebreak=No
     ...               np.array([2, 1, 0], dtype=np.int64)).tolist()
     [2, 1, 0]
     """
-    cdef Py_ssize_t num_segments = offsets.shape[0] - 1, n = key.shape[0], s, i, longest = 0
+    cdef int64_t num_segments = offsets.shape[0] - 1, n = key.shape[0], s, i, longest = 0
     cdef const int64_t[::1] tie
     cdef const int64_t* tie_pointer = NULL
     if tiebreak is not None:

@@ -23,40 +23,38 @@ Gains: linear (g), exp2 (2^g - 1) or a table indexed by integer grade
 test holds this kernel to it.
 """
 
-from libc.math cimport exp2, isnan
+from libc.math cimport isnan
+from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from cython.parallel cimport parallel, prange
+
+from .common cimport TABLE, gain_by_formula
 
 import numpy as np
 
 ctypedef fused grade_t:
-    long long
+    int64_t
     double
 
-cdef enum GainKind:
-    LINEAR = 0
-    EXP2 = 1
-    TABLE = 2
 
-
-cdef inline double _gain(double grade, int kind, const double* table, Py_ssize_t table_size) noexcept nogil:
+cdef inline double _gain(double grade, int64_t kind, const double* table, int64_t table_size) noexcept nogil:
+    """The gain of a grade (kind: a GainKind of common.pxd); a table is indexed by
+    integer grade, and gives 0 to any other grade."""
     # A raw pointer, not a memoryview: passing a memoryview costs a reference count per call.
-    cdef long long g
-    if kind == LINEAR:
-        return grade
-    if kind == EXP2:
-        return exp2(grade) - 1.0
-    g = <long long>grade
+    cdef int64_t g
+    if kind != TABLE:
+        return gain_by_formula(kind, grade)
+    g = <int64_t>grade
     if g < 0 or g >= table_size or <double>g != grade:
         return 0.0
     return table[g]
 
 
-cdef inline void _insert_descending(double* values, Py_ssize_t* count, Py_ssize_t capacity,
+cdef inline void _insert_descending(double* values, int64_t* count, int64_t capacity,
                                     double value) noexcept nogil:
     """Insert `value` into values[0 .. count) kept in descending order, at most
     `capacity` long (the smallest falls off when full)."""
-    cdef Py_ssize_t at = count[0]
+    cdef int64_t at = count[0]
     if at == capacity:
         if value <= values[capacity - 1]:
             return
@@ -69,12 +67,12 @@ cdef inline void _insert_descending(double* values, Py_ssize_t* count, Py_ssize_
     values[at] = value
 
 
-cdef double _row_dcg(const double* score, const grade_t* grade, Py_ssize_t m, Py_ssize_t kk,
-                     const double* discount, const double* cumulative, int gain_kind, const double* table,
-                     Py_ssize_t table_size, double* top, double* above_score, double* above_gain,
-                     unsigned char* crossing) noexcept nogil:
+cdef double _row_dcg(const double* score, const grade_t* grade, int64_t m, int64_t kk,
+                     const double* discount, const double* cumulative, int64_t gain_kind, const double* table,
+                     int64_t table_size, double* top, double* above_score, double* above_gain,
+                     uint8_t* crossing) noexcept nogil:
     """Expected DCG@k of one row (see the module docstring)."""
-    cdef Py_ssize_t j, r, e, count = 0, above = 0, tied = 0
+    cdef int64_t j, r, e, count = 0, above = 0, tied = 0
     cdef double s, g, v, tied_gain = 0.0, group_gain, total = 0.0
     # -- the k-th largest score, v ------------------------------------
     for j in range(m):
@@ -124,18 +122,18 @@ cdef double _row_dcg(const double* score, const grade_t* grade, Py_ssize_t m, Py
     return total
 
 
-cdef double _row_ideal(const double* score, const grade_t* grade, Py_ssize_t m, Py_ssize_t kk,
-                       const double* discount, const double* cumulative, int gain_kind, const double* table,
-                       Py_ssize_t table_size, const long long* levels_by_gain, Py_ssize_t num_levels,
-                       double* top, Py_ssize_t* per_level) noexcept nogil:
+cdef double _row_ideal(const double* score, const grade_t* grade, int64_t m, int64_t kk,
+                       const double* discount, const double* cumulative, int64_t gain_kind, const double* table,
+                       int64_t table_size, const int64_t* levels_by_gain, int64_t num_levels,
+                       double* top, int64_t* per_level) noexcept nogil:
     """DCG@k of one row's positive gains in their best order.
 
     Integer grades in [0, 64) are counted, not sorted: the grades are then
     taken by gain descending (`levels_by_gain`), each filling the next ranks.
     Any other grade falls back to an insertion of gains.
     """
-    cdef Py_ssize_t j, r, count = 0, before, after
-    cdef long long level
+    cdef int64_t j, r, count = 0, before, after
+    cdef int64_t level
     cdef double g, best = 0.0
     cdef bint counted
     if grade_t is double:
@@ -148,7 +146,7 @@ cdef double _row_ideal(const double* score, const grade_t* grade, Py_ssize_t m, 
         for j in range(m):
             if isnan(score[j]):
                 continue
-            level = <long long>grade[j]
+            level = <int64_t>grade[j]
             if level < 0 or level >= 64:
                 counted = False
                 break
@@ -177,9 +175,9 @@ cdef double _row_ideal(const double* score, const grade_t* grade, Py_ssize_t m, 
     return best
 
 
-def dense_dcg_parts(const double[:, ::1] score, const grade_t[:, ::1] grade, Py_ssize_t k,
-                    const double[::1] discount, int gain_kind, const double[::1] gain_table,
-                    const long long[::1] levels_by_gain):
+def dense_dcg_parts(const double[:, ::1] score, const grade_t[:, ::1] grade, int64_t k,
+                    const double[::1] discount, int64_t gain_kind, const double[::1] gain_table,
+                    const int64_t[::1] levels_by_gain):
     """(expected DCG@k, ideal DCG@k, does the tied group at rank k cross the cutoff) per row.
 
     ``discount[r]`` is the discount of rank r + 1 (at least min(k, columns)
@@ -188,29 +186,29 @@ def dense_dcg_parts(const double[:, ::1] score, const grade_t[:, ::1] grade, Py_
     Rows are split between threads (OpenMP); each row's values are computed
     alone, so the result does not depend on the number of threads.
     """
-    cdef Py_ssize_t rows = score.shape[0], m = score.shape[1]
-    cdef Py_ssize_t kk = k if k < m else m
+    cdef int64_t rows = score.shape[0], m = score.shape[1]
+    cdef int64_t kk = k if k < m else m
     dcg_out = np.zeros(rows)
     ideal_out = np.zeros(rows)
     crossing_out = np.zeros(rows, dtype=np.bool_)
     cdef double[::1] dcg = dcg_out
     cdef double[::1] ideal = ideal_out
-    cdef unsigned char[::1] crossing = crossing_out.view(np.uint8)
+    cdef uint8_t[::1] crossing = crossing_out.view(np.uint8)
     if rows == 0 or kk <= 0:
         return dcg_out, ideal_out, crossing_out
     cumulative_out = np.concatenate([[0.0], np.cumsum(np.asarray(discount)[:kk])])
     cdef const double[::1] cumulative = cumulative_out
-    cdef Py_ssize_t table_size = gain_table.shape[0]
+    cdef int64_t table_size = gain_table.shape[0]
     cdef const double* table = &gain_table[0] if table_size else NULL
-    cdef Py_ssize_t num_levels = levels_by_gain.shape[0]
-    cdef const long long* levels = &levels_by_gain[0] if num_levels else NULL
-    cdef Py_ssize_t i
+    cdef int64_t num_levels = levels_by_gain.shape[0]
+    cdef const int64_t* levels = &levels_by_gain[0] if num_levels else NULL
+    cdef int64_t i
     cdef double* scratch = NULL
-    cdef Py_ssize_t* per_level = NULL
+    cdef int64_t* per_level = NULL
     with nogil, parallel():
         # Scratch per thread: top k values, and the entries above v (score, gain).
         scratch = <double*>malloc(3 * kk * sizeof(double))
-        per_level = <Py_ssize_t*>malloc(64 * sizeof(Py_ssize_t))
+        per_level = <int64_t*>malloc(64 * sizeof(int64_t))
         if scratch != NULL and per_level != NULL:
             for i in prange(rows, schedule="static"):
                 dcg[i] = _row_dcg(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0], gain_kind,

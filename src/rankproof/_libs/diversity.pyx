@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The compiled loops of the intent-aware (diversity) measures.
 
-Inputs are flat arrays built by :mod:`rankproof.intent_alignment` and
+Inputs are flat arrays built by :mod:`rankproof.pipeline.intents` and
 :mod:`rankproof.measures.diversity` (typed memoryviews, trusted):
 
 - ``offsets``: each query's ranked positions; ``query_groups[q]``: the index
@@ -23,171 +23,169 @@ so by linearity the novelty gain of the group for i is
 where this is the ordinary ``w_i * (1 - alpha)^C_i * d(s + 1)``.
 """
 
-from libc.math cimport exp, lgamma, pow
-from libc.stdint cimport int64_t
+from libc.math cimport pow
+from libc.stdint cimport int64_t, uint8_t
+
+from .common cimport (
+    Groups, Hypergeometric, hypergeometric, next_group, next_value, probability, query_tie_groups,
+)
 
 import numpy as np
 
 
-cdef inline double _log_choose(double n, double k) nogil:
-    return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0)
-
-
-cdef double _novelty_expectation(int64_t n, int64_t m, int64_t q, double keep) nogil:
+cdef double _novelty_expectation(int64_t n, int64_t m, int64_t q, double keep) noexcept nogil:
     """E[keep^J], J ~ Hypergeometric(population n - 1, successes m - 1, draws q - 1)."""
-    cdef int64_t population = n - 1, successes = m - 1, draws = q - 1
-    cdef int64_t j, low, high
-    cdef double probability, total = 0.0, power
-    if successes == 0 or draws == 0 or keep == 1.0:
+    cdef double total = 0.0, power
+    cdef Hypergeometric h
+    if m == 1 or q == 1 or keep == 1.0:
         return 1.0
-    low = draws - (population - successes)
-    if low < 0:
-        low = 0
-    high = successes if successes < draws else draws
-    probability = exp(_log_choose(successes, low) + _log_choose(population - successes, draws - low)
-                      - _log_choose(population, draws))
-    power = pow(keep, <double>low)
-    for j in range(low, high + 1):
-        total += probability * power
+    h = hypergeometric(n - 1, m - 1, q - 1)
+    power = pow(keep, <double>h.x)
+    while True:
+        total += probability(&h) * power
+        if not next_value(&h):
+            return total
         power *= keep
-        # P(j + 1) / P(j) for the hypergeometric
-        probability *= (<double>(successes - j) * (draws - j)) / (
-            <double>(j + 1) * (population - successes - draws + j + 1))
+
+
+cdef struct Entries:
+    # The judgments per (query, intent) pair of the ranked positions, and the
+    # scratch arrays (one slot per pair, zero between groups) of a group's pairs.
+    const int64_t* rel_offsets   # per position: its entries
+    const int64_t* rel_pair      # per entry: the pair the doc counts for
+    const double* rel_value      # per entry: its value (NULL: not summed)
+    int64_t* in_group            # per pair: docs of the current group counting for it
+    double* value_sum            # per pair: the sum of their values
+    int64_t* touched             # the pairs the current group's docs count for
+
+
+cdef int64_t _group_pairs(const Groups* g, const Entries* s) noexcept nogil:
+    """The pairs the docs of the current group count for, each once, into
+    `touched` (their number returned); per pair, into `in_group` its docs in
+    the group and (`rel_value` not NULL) into `value_sum` the sum of their values."""
+    cdef int64_t p, e, pair, count = 0
+    for p in range(g.start, g.start + g.size):
+        for e in range(s.rel_offsets[p], s.rel_offsets[p + 1]):
+            pair = s.rel_pair[e]
+            if s.in_group[pair] == 0:
+                s.touched[count] = pair
+                count += 1
+            s.in_group[pair] += 1
+            if s.rel_value != NULL:
+                s.value_sum[pair] += s.rel_value[e]
+    return count
+
+
+cdef double _query_novelty(Groups* g, const Entries* s, const double* weight, double* novelty,
+                           const double* discount, double keep) noexcept nogil:
+    """One query's novelty-discounted gain; `novelty[pair]`: (1 - alpha)^(its relevant docs seen so far)."""
+    cdef double total = 0.0, expected
+    cdef int64_t e, pair, count, touched, t, q
+    while next_group(g):
+        if g.size == 1:
+            for e in range(s.rel_offsets[g.start], s.rel_offsets[g.start + 1]):
+                pair = s.rel_pair[e]
+                total += weight[pair] * novelty[pair] * discount[g.rank]
+                novelty[pair] *= keep
+            continue
+        touched = _group_pairs(g, s)
+        for t in range(touched):
+            pair = s.touched[t]
+            count = s.in_group[pair]
+            expected = 0.0
+            for q in range(1, g.slots + 1):
+                expected += discount[g.rank + q - 1] * _novelty_expectation(g.size, count, q, keep)
+            total += weight[pair] * novelty[pair] * (<double>count / g.size) * expected
+            novelty[pair] *= pow(keep, <double>count)
+            s.in_group[pair] = 0
     return total
 
 
-def novelty_gain(const int64_t[:] offsets, const int64_t[:] query_groups, const int64_t[:] group_offsets,
-                 const int64_t[:] rel_offsets, const int64_t[:] rel_pair, const int64_t[:] pair_offsets,
-                 const double[:] weight, const int64_t[:] cutoff, const double[:] discount, double alpha):
+cdef void _query_per_intent(Groups* g, const Entries* s, const double* discount, double* found, double* covered,
+                            double* dcg) noexcept nogil:
+    """One query's found, covered and dcg per pair (see per_intent)."""
+    cdef double discount_sum, missed
+    cdef int64_t e, pair, count, touched, t, j
+    while next_group(g):
+        if g.size == 1:
+            for e in range(s.rel_offsets[g.start], s.rel_offsets[g.start + 1]):
+                pair = s.rel_pair[e]
+                found[pair] += 1.0
+                covered[pair] = 1.0
+                dcg[pair] += s.rel_value[e] * discount[g.rank]
+            continue
+        touched = _group_pairs(g, s)
+        discount_sum = 0.0
+        for j in range(g.slots):
+            discount_sum += discount[g.rank + j]
+        for t in range(touched):
+            pair = s.touched[t]
+            count = s.in_group[pair]
+            # every slot holds each doc of the group with probability 1 / size
+            found[pair] += (<double>count) * g.slots / g.size
+            dcg[pair] += s.value_sum[pair] / g.size * discount_sum
+            if covered[pair] < 1.0:
+                # P(none of the count docs in the slots) = C(size - count, slots) / C(size, slots)
+                missed = 1.0
+                for j in range(g.slots):
+                    missed *= (<double>(g.size - count - j)) / (g.size - j)
+                    if missed <= 0.0:
+                        missed = 0.0
+                        break
+                covered[pair] = 1.0 - missed
+            s.in_group[pair] = 0
+            s.value_sum[pair] = 0.0
+
+
+cdef Entries _entries(const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const double* rel_value,
+                      int64_t[::1] in_group, double[::1] value_sum, int64_t[::1] touched):
+    cdef Entries s
+    s.rel_offsets = &rel_offsets[0]
+    s.rel_pair = &rel_pair[0] if rel_pair.shape[0] else NULL
+    s.rel_value = rel_value
+    s.in_group = &in_group[0]
+    s.value_sum = &value_sum[0]
+    s.touched = &touched[0]
+    return s
+
+
+def novelty_gain(const int64_t[::1] offsets, const int64_t[::1] query_groups, const int64_t[::1] group_offsets,
+                 const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const int64_t[:] pair_offsets,
+                 const double[::1] weight, const int64_t[::1] cutoff, const double[::1] discount, double alpha):
     """Per query: sum over ranks r <= k of d(r) * sum_i w_i * rel_i(r) * (1 - alpha)^(c_i(r)),
     c_i(r) the docs relevant to intent i ranked above r (expected over tied orders)."""
-    cdef int64_t num_queries = offsets.shape[0] - 1
-    cdef int64_t num_pairs = weight.shape[0]
+    cdef int64_t num_queries = offsets.shape[0] - 1, width = max(weight.shape[0], 1), query
     out = np.zeros(num_queries, dtype=np.float64)
-    novelty_np = np.ones(num_pairs, dtype=np.float64)
-    in_group_np = np.zeros(num_pairs, dtype=np.int64)
-    touched_np = np.zeros(max(num_pairs, 1), dtype=np.int64)
-    cdef double[:] result = out
-    cdef double[:] novelty = novelty_np      # (1 - alpha)^(relevant docs seen so far), per pair
-    cdef int64_t[:] in_group = in_group_np   # relevant docs of the current group, per pair
-    cdef int64_t[:] touched = touched_np
-    cdef double keep = 1.0 - alpha
-    cdef int64_t query, group, start, size, rank, k, slots, e, p, pair, count, touched_count, t, q
-    cdef double total, expected
+    novelty_np = np.ones(width, dtype=np.float64)
+    cdef double[::1] result = out, novelty = novelty_np
+    scratch = np.zeros((2, width), dtype=np.int64), np.zeros(width)  # alive while the loop reads them
+    cdef Entries s = _entries(rel_offsets, rel_pair, NULL, scratch[0][0], scratch[1], scratch[0][1])
+    cdef Groups g
     with nogil:
         for query in range(num_queries):
-            k = cutoff[query]
-            total = 0.0
-            group = query_groups[query]
-            while group_offsets[group] < offsets[query + 1]:
-                start = group_offsets[group]
-                size = group_offsets[group + 1] - start
-                rank = start - offsets[query]
-                if rank >= k:
-                    break
-                if size == 1:
-                    for e in range(rel_offsets[start], rel_offsets[start + 1]):
-                        pair = rel_pair[e]
-                        total += weight[pair] * novelty[pair] * discount[rank]
-                        novelty[pair] *= keep
-                else:
-                    touched_count = 0
-                    for p in range(start, start + size):
-                        for e in range(rel_offsets[p], rel_offsets[p + 1]):
-                            pair = rel_pair[e]
-                            if in_group[pair] == 0:
-                                touched[touched_count] = pair
-                                touched_count += 1
-                            in_group[pair] += 1
-                    slots = k - rank
-                    if slots > size:
-                        slots = size
-                    for t in range(touched_count):
-                        pair = touched[t]
-                        count = in_group[pair]
-                        expected = 0.0
-                        for q in range(1, slots + 1):
-                            expected += discount[rank + q - 1] * _novelty_expectation(size, count, q, keep)
-                        total += weight[pair] * novelty[pair] * (<double>count / size) * expected
-                        novelty[pair] *= pow(keep, <double>count)
-                        in_group[pair] = 0
-                group += 1
-            result[query] = total
+            g = query_tie_groups(&offsets[0], &query_groups[0], &group_offsets[0], query, cutoff[query])
+            result[query] = _query_novelty(&g, &s, &weight[0], &novelty[0], &discount[0], 1.0 - alpha)
     return out
 
 
-def per_intent(const int64_t[:] offsets, const int64_t[:] query_groups, const int64_t[:] group_offsets,
-               const int64_t[:] rel_offsets, const int64_t[:] rel_pair, const double[:] rel_value,
-               int64_t num_pairs, const int64_t[:] cutoff, const double[:] discount):
+def per_intent(const int64_t[::1] offsets, const int64_t[::1] query_groups, const int64_t[::1] group_offsets,
+               const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const double[::1] rel_value,
+               int64_t num_pairs, const int64_t[::1] cutoff, const double[::1] discount):
     """Per (query, intent) pair, within each query's top k (expected over tied orders):
     the docs with an entry for the pair, whether one of them is there (0/1, or its
     probability), and the DCG of the entries' values."""
-    cdef int64_t num_queries = offsets.shape[0] - 1
-    count_np = np.zeros(num_pairs, dtype=np.float64)
-    covered_np = np.zeros(num_pairs, dtype=np.float64)
-    dcg_np = np.zeros(num_pairs, dtype=np.float64)
-    in_group_np = np.zeros(num_pairs, dtype=np.int64)
-    value_sum_np = np.zeros(num_pairs, dtype=np.float64)
-    touched_np = np.zeros(max(num_pairs, 1), dtype=np.int64)
-    cdef double[:] found = count_np
-    cdef double[:] covered = covered_np
-    cdef double[:] dcg = dcg_np
-    cdef int64_t[:] in_group = in_group_np
-    cdef double[:] value_sum = value_sum_np
-    cdef int64_t[:] touched = touched_np
-    cdef int64_t query, group, start, size, rank, k, slots, e, p, pair, count, touched_count, t, j
-    cdef double discount_sum, missed
+    cdef int64_t num_queries = offsets.shape[0] - 1, width = max(num_pairs, 1), query
+    sums = np.zeros((3, width))  # found, covered, dcg
+    cdef double[::1] found = sums[0], covered = sums[1], dcg = sums[2]
+    scratch = np.zeros((2, width), dtype=np.int64), np.zeros(width)  # alive while the loop reads them
+    cdef Entries s = _entries(rel_offsets, rel_pair, &rel_value[0] if rel_value.shape[0] else NULL,
+                              scratch[0][0], scratch[1], scratch[0][1])
+    cdef Groups g
     with nogil:
         for query in range(num_queries):
-            k = cutoff[query]
-            group = query_groups[query]
-            while group_offsets[group] < offsets[query + 1]:
-                start = group_offsets[group]
-                size = group_offsets[group + 1] - start
-                rank = start - offsets[query]
-                if rank >= k:
-                    break
-                if size == 1:
-                    for e in range(rel_offsets[start], rel_offsets[start + 1]):
-                        pair = rel_pair[e]
-                        found[pair] += 1.0
-                        covered[pair] = 1.0
-                        dcg[pair] += rel_value[e] * discount[rank]
-                else:
-                    touched_count = 0
-                    for p in range(start, start + size):
-                        for e in range(rel_offsets[p], rel_offsets[p + 1]):
-                            pair = rel_pair[e]
-                            if in_group[pair] == 0:
-                                touched[touched_count] = pair
-                                touched_count += 1
-                            in_group[pair] += 1
-                            value_sum[pair] += rel_value[e]
-                    slots = k - rank
-                    if slots > size:
-                        slots = size
-                    discount_sum = 0.0
-                    for j in range(slots):
-                        discount_sum += discount[rank + j]
-                    for t in range(touched_count):
-                        pair = touched[t]
-                        count = in_group[pair]
-                        # every slot holds each doc of the group with probability 1 / size
-                        found[pair] += (<double>count) * slots / size
-                        dcg[pair] += value_sum[pair] / size * discount_sum
-                        if covered[pair] < 1.0:
-                            # P(none of the count docs in the slots) = C(size - count, slots) / C(size, slots)
-                            missed = 1.0
-                            for j in range(slots):
-                                missed *= (<double>(size - count - j)) / (size - j)
-                                if missed <= 0.0:
-                                    missed = 0.0
-                                    break
-                            covered[pair] = 1.0 - missed
-                        in_group[pair] = 0
-                        value_sum[pair] = 0.0
-                group += 1
-    return count_np, covered_np, dcg_np
+            g = query_tie_groups(&offsets[0], &query_groups[0], &group_offsets[0], query, cutoff[query])
+            _query_per_intent(&g, &s, &discount[0], &found[0], &covered[0], &dcg[0])
+    return sums[0, :num_pairs].copy(), sums[1, :num_pairs].copy(), sums[2, :num_pairs].copy()
 
 
 def greedy_ideal(const int64_t[:] pool_offsets, const int64_t[:] pool_doc_offsets, const int64_t[:] pool_pair,
@@ -206,9 +204,9 @@ def greedy_ideal(const int64_t[:] pool_offsets, const int64_t[:] pool_doc_offset
     out = np.zeros(num_queries, dtype=np.float64)
     novelty_np = np.ones(num_pairs, dtype=np.float64)
     used_np = np.zeros(max(num_docs, 1), dtype=np.uint8)
-    cdef double[:] result = out
-    cdef double[:] novelty = novelty_np
-    cdef unsigned char[:] used = used_np
+    cdef double[::1] result = out
+    cdef double[::1] novelty = novelty_np
+    cdef uint8_t[::1] used = used_np
     cdef double keep = 1.0 - alpha
     cdef int64_t query, rank, depth, doc, best, e
     cdef double total, gain, best_gain

@@ -4,7 +4,7 @@ requested measure of a query computed while its ranking is in cache.
 
 Inputs are the flat arrays of an alignment (typed memoryviews, trusted: the
 Python layer in :mod:`rankproof.engines.compiled` built and checked them) and
-a *plan*, one row per measure::
+a *plan*, one row per measure (its layout is declared in ranked.pxd)::
 
     kind, cutoff (-1: none), rel id, gain table id, discount table id,
     denominator policy, ideal source id
@@ -14,390 +14,204 @@ undefined, and the number of tied groups crossing the cutoff (for AP over the
 hits, which has no closed form then: the caller raises).
 
 Tie groups are averaged in closed form (McSherry & Najork 2008), exactly as
-the numpy reference kernels of :mod:`rankproof.kernels.ranked` do. For a
-group G of a query: n = |G|, s = docs ranked before G (G holds ranks
-s+1 .. s+n), k = the cutoff, m = min(s+n, k) - s its slots inside the cutoff,
-r = relevant docs in G, c = relevant docs before G, d(i) = discount of rank i,
-D(i) = d(1) + ... + d(i). An untied doc is a group of size 1, where every
-formula reduces to the ordinary one.
+the numpy reference kernels of :mod:`rankproof.kernels.ranked` do. Every
+measure walks a query's groups with one cursor (``common.pxd``): for a group
+G, n = |G|, s = docs ranked before G (G holds ranks s+1 .. s+n), k = the
+cutoff, m = min(s+n, k) - s its slots inside the cutoff, r = relevant docs in
+G, c = relevant docs before G, d(i) = discount of rank i, D(i) = d(1) + ... +
+d(i). An untied doc is a group of size 1, where every formula reduces to the
+ordinary one.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, exp2, floor, lgamma
+from libc.math cimport floor
 from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
+from .common cimport (
+    TABLE, Groups, Hypergeometric, Ranking, gain_by_formula, hypergeometric, next_group, next_value,
+    probability, ranking_of, tie_groups,
+)
+
 import numpy as np
 
-# Measure kinds (the plan's first column); engines/compiled.py holds the
-# same numbers by name.
-cdef enum:
-    DCG = 0
-    IDEAL_DCG = 1
-    NDCG = 2
-    AP = 3
-    RR = 4
-    HIT = 5
-    P = 6
-    R = 7
-    RPREC = 8
-    BPREF = 9
-    JUDGED = 10
-    NUM_RET = 11
-    NUM_REL = 12
-    NUM_REL_RET = 13
-    SET_P = 14
-    SET_R = 15
-    SET_RELATIVE_P = 16
-    SET_AP = 17
-    SET_F = 18
-    UTILITY = 19
-    RELATIVE_P = 20
-    RPREC_MULT = 21
-    NUM_NONREL_JUDGED_RET = 22
-    UNJUDGED = 23
-    EXPECTED_RECIPROCAL_RANK = 24
-
-# Real-valued parameters (the params row of a measure).
-cdef enum:
-    MULT = 0     # rprec_mult
-    BETA = 0     # set_f
-    UTILITY_A = 0
-    UTILITY_B = 1
-    UTILITY_C = 2
-    UTILITY_D = 3
-    UTILITY_DOCS = 4
-    PARAM_COLUMNS = 5
-
-# Plan columns.
-cdef enum:
-    KIND = 0
-    CUTOFF = 1
-    REL = 2
-    GAIN = 3
-    DISCOUNT = 4
-    POLICY = 5
-    SOURCE = 6
-    PLAN_COLUMNS = 7
-
-# Denominator policies (POLICY column). P: 0 = k, 1 = retrieved;
-# R: 0 = relevant, 1 = min_k; AP: 0 = relevant, 1 = min_k, 2 = hits.
-cdef enum:
-    RELEVANT = 0
-    MIN_K = 1
-    HITS = 2
-    RETRIEVED = 1
-
-# Gain formulas, for grades outside a gain table's range.
-cdef enum:
-    LINEAR = 0
-    EXP2 = 1
-    MAP = 2
-
-# Ideal sources: the judged pool (0) or the retrieved docs (1).
-cdef enum:
-    POOL_JUDGED = 0
 
 # No cutoff for the ideal; "judged" as a relevance flag (any grade counts).
 cdef int64_t NO_CUTOFF = INT64_MAX
 cdef int64_t ANY_GRADE = INT64_MIN
 
 
-cdef struct Tables:
-    # the alignment
-    const int64_t* offsets          # positions of each query (queries + 1)
-    const int64_t* query_groups     # first group of each query (queries + 1)
-    const int64_t* group_offsets    # positions of each group (groups + 1)
-    const int64_t* grade            # per position (0 when unjudged)
-    const uint8_t* judged           # per position
-    const int64_t* pool_offsets     # judged pool of each query (queries + 1)
-    const int64_t* pool_grade
-    int64_t num_queries
-    # gains: per gain table, the gain of grade g at [g - grade_min]; the level
-    # of each grade (distinct positive gains, highest first; -1: gain <= 0)
-    const double* gains
-    const int64_t* gain_formula     # per gain table: LINEAR, EXP2 or MAP (for grades outside the table)
-    const int32_t* level_of
-    const double* level_gain
-    const int64_t* num_levels
-    int64_t grade_min
-    int64_t grade_span
-    int64_t max_levels
-    # discounts: d(i) at [i - 1], and D(i) at [i]
-    const double* discount
-    const double* cumulative
-    int64_t table_length
-    # the plan
-    const int64_t* plan
-    const double* params            # per measure, its real-valued parameters
-    int64_t num_measures
-    const int64_t* rels
-    int64_t num_rels
-    const int64_t* sources          # per ideal source: gain table, pool
-    int64_t num_sources
-    # outputs, (measures x queries)
-    double* value
-    double* numerator
-    double* denominator
-    uint8_t* undefined
-    int64_t* crossings
-    # per thread: R and N per rel, then the level counts of each ideal source
-    int64_t* scratch
-    int64_t scratch_width
+cdef inline Flag _flag(int64_t rel, uint8_t judged, bint at_least) noexcept nogil:
+    cdef Flag f
+    f.rel = rel
+    f.judged = judged
+    f.at_least = at_least
+    return f
 
 
-cdef struct Ranking:
-    const int64_t* group_offsets
-    const int64_t* grade
-    const uint8_t* judged
-    int64_t first            # first position
-    int64_t length
-    int64_t g0, g1           # its groups
+cdef inline bint _counts(const Query* x, int64_t p, const Flag* f) noexcept nogil:
+    """Does `f` count the doc at position p? (rel = ANY_GRADE: whatever its grade.)"""
+    return x.judged[p] == f.judged and (x.grade[p] >= f.rel) == f.at_least
 
 
-cdef inline bint _flag(const Ranking* x, int64_t p, int64_t rel) noexcept nogil:
-    """Relevant: judged with grade >= rel (rel = ANY_GRADE: judged)."""
-    return x.judged[p] and x.grade[p] >= rel
-
-
-cdef inline double _gain(const double* gain, int64_t grade_min, int64_t grade_span, int64_t formula,
-                         int64_t grade) noexcept nogil:
-    """The gain of a grade: from the table inside its range; outside, g
-    (linear), 2^g - 1 (exp2) or 0 (a map: the table covers every grade it lists)."""
-    cdef int64_t at = grade - grade_min
-    if 0 <= at < grade_span:
-        return gain[at]
-    if formula == LINEAR:
-        return <double>grade
-    if formula == EXP2:
-        return exp2(<double>grade) - 1.0
-    return 0.0
-
-
-cdef double _dcg(const Ranking* x, const double* gain, int64_t grade_min, int64_t grade_span,
-                 int64_t formula, const double* discount, const double* cumulative, int64_t k) noexcept nogil:
-    """Expected DCG@k = sum_G mean_gain(G) * (D(min(s+n, k)) - D(s)).
-
-    Unjudged docs have gain 0 whatever the gain table says.
-    """
-    cdef double total = 0.0, group_gain, value
-    cdef int64_t g, p, a, b, s, n, hi
-    for g in range(x.g0, x.g1):
-        a = x.group_offsets[g]
-        b = x.group_offsets[g + 1]
-        s = a - x.first
-        if s >= k:
-            break
-        n = b - a
-        if n == 1:
-            if x.judged[a]:
-                total += _gain(gain, grade_min, grade_span, formula, x.grade[a]) * discount[s]
-        else:
-            group_gain = 0.0
-            for p in range(a, b):
-                if x.judged[p]:
-                    group_gain += _gain(gain, grade_min, grade_span, formula, x.grade[p])
-            hi = s + n if s + n < k else k
-            value = group_gain / n
-            total += value * (cumulative[hi] - cumulative[s])
+cdef inline int64_t _counted(const Query* x, const Groups* g, const Flag* f) noexcept nogil:
+    """How many docs of the current group `f` counts."""
+    cdef int64_t p, total = 0
+    for p in range(g.start, g.start + g.size):
+        total += _counts(x, p, f)
     return total
 
 
-cdef double _expected_reciprocal_rank(const Ranking* x, const double* stop, int64_t grade_min, int64_t grade_span,
+cdef inline double _gain(const GainTable* table, int64_t grade) noexcept nogil:
+    """The gain of a grade: from the table inside its range, by formula outside."""
+    cdef int64_t at = grade - table.grade_min
+    if 0 <= at < table.span:
+        return table.gain[at]
+    return gain_by_formula(table.kind, <double>grade)
+
+
+cdef inline double _judged_gain(const Query* x, int64_t p, const GainTable* table) noexcept nogil:
+    """The gain of the doc at position p: unjudged docs gain 0 whatever the table says."""
+    return _gain(table, x.grade[p]) if x.judged[p] else 0.0
+
+
+cdef double _dcg(const Query* x, const GainTable* table, const double* discount, const double* cumulative,
                  int64_t k) noexcept nogil:
+    """Expected DCG@k = sum_G mean_gain(G) * (D(s + m) - D(s))."""
+    cdef double total = 0.0, group_gain
+    cdef int64_t p
+    cdef Groups g = tie_groups(&x.ranking, k)
+    while next_group(&g):
+        if g.size == 1:
+            if x.judged[g.start]:
+                total += _gain(table, x.grade[g.start]) * discount[g.rank]
+            continue
+        group_gain = 0.0
+        for p in range(g.start, g.start + g.size):
+            group_gain += _judged_gain(x, p, table)
+        total += group_gain / g.size * (cumulative[g.rank + g.slots] - cumulative[g.rank])
+    return total
+
+
+cdef double _expected_reciprocal_rank(const Query* x, const GainTable* stop, int64_t k) noexcept nogil:
     """Expected ERR@k: sum_i R_i / i * prod_{j<i} (1 - R_j), R from the `stop` table.
 
     An untied doc adds S R / (s + 1) and leaves the survival S (1 - R). A tied
-    group adds S sum_{t=1}^{m} (E_{t-1} - E_t) / (s + t) and leaves S E_n,
+    group adds S sum_{t=1}^{m} (E_{t-1} - E_t) / (s + t) and leaves S E_m,
     E_t the mean over the t-subsets of the group of prod (1 - R), from the
     recurrence E_t <- ((i - t) / i) E_t + (t / i) (1 - R_i) E_{t-1} over its
     docs i = 1..n (measures/user_models.py derives it). Unjudged docs: R = 0.
     """
     cdef double total = 0.0, survival = 1.0, r, keep, contribution
     cdef double* work
-    cdef int64_t g, p, a, b, s, n, m, i, t, top
-    for g in range(x.g0, x.g1):
-        a = x.group_offsets[g]
-        b = x.group_offsets[g + 1]
-        s = a - x.first
-        if s >= k:
-            break
-        n = b - a
-        if n == 1:
-            r = _gain(stop, grade_min, grade_span, MAP, x.grade[a]) if x.judged[a] else 0.0
-            total += survival * r / (s + 1)
+    cdef int64_t i, t, top, m
+    cdef Groups g = tie_groups(&x.ranking, k)
+    while next_group(&g):
+        if g.size == 1:
+            r = _judged_gain(x, g.start, stop)
+            total += survival * r / (g.rank + 1)
             survival *= 1.0 - r
             continue
-        m = (s + n if s + n < k else k) - s
+        m = g.slots
         work = <double*>malloc((m + 1) * sizeof(double))
         if work == NULL:
             return 0.0 / 0.0  # NaN: out of memory, never silently a number
         work[0] = 1.0
         for t in range(1, m + 1):
             work[t] = 0.0
-        for i in range(1, n + 1):
-            p = a + i - 1
-            r = _gain(stop, grade_min, grade_span, MAP, x.grade[p]) if x.judged[p] else 0.0
-            keep = 1.0 - r
+        for i in range(1, g.size + 1):
+            keep = 1.0 - _judged_gain(x, g.start + i - 1, stop)
             top = i if i < m else m
             for t in range(top, 0, -1):
                 work[t] = (<double>(i - t) / i) * work[t] + (<double>t / i) * keep * work[t - 1]
         contribution = 0.0
         for t in range(1, m + 1):
-            contribution += (work[t - 1] - work[t]) / (s + t)
+            contribution += (work[t - 1] - work[t]) / (g.rank + t)
         total += survival * contribution
         survival *= work[m]
         free(work)
-        if m < n:
-            break
     return total
 
 
-cdef double _count(const Ranking* x, int64_t rel, int64_t k) noexcept nogil:
-    """Expected number of flagged docs in the top k: sum_G f_G * m / n."""
+cdef double _count(const Query* x, const Flag* f, int64_t k) noexcept nogil:
+    """Expected number of the docs `f` counts in the top k: sum_G f_G * m / n."""
     cdef double total = 0.0
-    cdef int64_t g, p, a, b, s, n, hi, f
-    for g in range(x.g0, x.g1):
-        a = x.group_offsets[g]
-        b = x.group_offsets[g + 1]
-        s = a - x.first
-        if s >= k:
-            break
-        n = b - a
-        if n == 1:
-            if _flag(x, a, rel):
-                total += 1.0
+    cdef Groups g = tie_groups(&x.ranking, k)
+    while next_group(&g):
+        if g.size == 1:
+            total += _counts(x, g.start, f)
         else:
-            f = 0
-            for p in range(a, b):
-                f += _flag(x, p, rel)
-            hi = s + n if s + n < k else k
-            total += <double>(f * (hi - s)) / n
+            total += <double>(_counted(x, &g, f) * g.slots) / g.size
     return total
 
 
-cdef double _count_other(const Ranking* x, int64_t rel, int64_t k, bint unjudged) noexcept nogil:
-    """Expected number in the top k of judged docs with grade < rel (or, with
-    `unjudged`, of docs not judged): sum_G f_G * m / n, as _count."""
-    cdef double total = 0.0
-    cdef int64_t g, p, a, b, s, n, hi, f
-    for g in range(x.g0, x.g1):
-        a = x.group_offsets[g]
-        b = x.group_offsets[g + 1]
-        s = a - x.first
-        if s >= k:
-            break
-        n = b - a
-        f = 0
-        for p in range(a, b):
-            if unjudged:
-                f += x.judged[p] == 0
-            else:
-                f += (x.judged[p] != 0) & (x.grade[p] < rel)
-        if n == 1:
-            total += f
-        else:
-            hi = s + n if s + n < k else k
-            total += <double>(f * (hi - s)) / n
-    return total
-
-
-cdef int64_t _crossings(const Ranking* x, int64_t k) noexcept nogil:
+cdef int64_t _crossings(const Query* x, int64_t k) noexcept nogil:
     """Tied groups that straddle the cutoff: s < k < s + n."""
-    cdef int64_t g, s, n
-    for g in range(x.g0, x.g1):
-        s = x.group_offsets[g] - x.first
-        if s >= k:
-            break
-        n = x.group_offsets[g + 1] - x.group_offsets[g]
-        if n > 1 and s + n > k:
+    cdef Groups g = tie_groups(&x.ranking, k)
+    while next_group(&g):
+        if g.slots < g.size:
             return 1
     return 0
 
 
-cdef void _first_relevant(const Ranking* x, int64_t rel, int64_t k, double* rr, double* hit) noexcept nogil:
+cdef void _first_relevant(const Query* x, const Flag* relevant, int64_t k, double* rr, double* hit) noexcept nogil:
     """Expected RR@k and hit@k from the first group holding a relevant doc.
 
     Its first relevant doc is at in-group position q with probability
     P(q) = C(n-q, r-1) / C(n, r): P(1) = r/n, P(q) = P(q-1) (n-q-r+2)/(n-q+1).
-    E[RR@k] = sum_{q <= k-s} P(q) / (s + q), hit@k = sum_{q <= k-s} P(q).
+    E[RR@k] = sum_{q <= k-s} P(q) / (s + q), hit@k = sum_{q <= k-s} P(q)
+    (an untied relevant doc: 1 / (s + 1) and 1).
     """
-    cdef int64_t g, p, a, b, s, n, r, q, terms
+    cdef int64_t r, q, terms
     cdef double prob, rr_sum = 0.0, hit_sum = 0.0
+    cdef Groups g = tie_groups(&x.ranking, k)
     rr[0] = 0.0
     hit[0] = 0.0
-    for g in range(x.g0, x.g1):
-        a = x.group_offsets[g]
-        b = x.group_offsets[g + 1]
-        s = a - x.first
-        if s >= k:
-            return
-        n = b - a
-        if n == 1:
-            # An untied doc: P(1) = 1.
-            if _flag(x, a, rel):
-                rr[0] = 1.0 / (s + 1)
-                hit[0] = 1.0
-                return
-            continue
-        r = 0
-        for p in range(a, b):
-            r += _flag(x, p, rel)
+    while next_group(&g):
+        r = _counted(x, &g, relevant)
         if r == 0:
             continue
-        terms = n - r + 1
-        if k - s < terms:
-            terms = k - s
-        prob = <double>r / n
+        terms = g.size - r + 1
+        if g.slots < terms:
+            terms = g.slots
+        prob = <double>r / g.size
         for q in range(1, terms + 1):
             if q > 1:
-                prob = prob * (n - q - r + 2) / (n - q + 1 if n - q + 1 > 1 else 1)
+                prob = prob * (g.size - q - r + 2) / (g.size - q + 1 if g.size - q + 1 > 1 else 1)
             hit_sum += prob
-            rr_sum += prob / (s + q)
+            rr_sum += prob / (g.rank + q)
         rr[0] = rr_sum
         hit[0] = hit_sum if hit_sum < 1.0 else 1.0
         return
 
 
-cdef double _precision_sum(const Ranking* x, int64_t rel, int64_t k) noexcept nogil:
+cdef double _precision_sum(const Query* x, const Flag* relevant, int64_t k) noexcept nogil:
     """Expected sum of the precision at each relevant doc within the top k
     (AP@k times its denominator).
 
     A relevant doc of G at in-group position q has c + 1 + (q-1)(r-1)/(n-1)
     relevant docs at or above it in expectation, so G adds
-    sum_{q=1}^{min(n, k-s)} (r/n) (c + 1 + (q-1)(r-1)/(n-1)) / (s + q).
+    sum_{q=1}^{m} (r/n) (c + 1 + (q-1)(r-1)/(n-1)) / (s + q).
     """
     cdef double total = 0.0, group_total, others
-    cdef int64_t g, p, a, b, s, n, r, q, terms, c = 0
-    for g in range(x.g0, x.g1):
-        a = x.group_offsets[g]
-        b = x.group_offsets[g + 1]
-        s = a - x.first
-        if s >= k:
-            break
-        n = b - a
-        if n == 1:
+    cdef int64_t r, q, c = 0
+    cdef Groups g = tie_groups(&x.ranking, k)
+    while next_group(&g):
+        if g.size == 1:
             # An untied doc: its precision (c + 1) / (s + 1) if relevant.
-            if _flag(x, a, rel):
+            if _counts(x, g.start, relevant):
                 c += 1
-                total += <double>c / (s + 1)
+                total += <double>c / (g.rank + 1)
             continue
-        r = 0
-        for p in range(a, b):
-            r += _flag(x, p, rel)
+        r = _counted(x, &g, relevant)
         if r > 0:
-            terms = n if n < k - s else k - s
             group_total = 0.0
-            for q in range(1, terms + 1):
-                others = (<double>((q - 1) * (r - 1)) / (n - 1)) if n > 1 else 0.0
-                group_total += (<double>r / n) * (c + 1 + others) / (s + q)
+            for q in range(1, g.slots + 1):
+                others = <double>((q - 1) * (r - 1)) / (g.size - 1)
+                group_total += (<double>r / g.size) * (c + 1 + others) / (g.rank + q)
             total += group_total
         c += r
     return total
-
-
-cdef inline double _log_choose(int64_t a, int64_t b) noexcept nogil:
-    return lgamma(a + 1.0) - lgamma(b + 1.0) - lgamma(a - b + 1.0)
 
 
 cdef double _straddling_bpref(int64_t n, int64_t r, int64_t nr, int64_t c, int64_t m, int64_t num_rel,
@@ -406,26 +220,20 @@ cdef double _straddling_bpref(int64_t n, int64_t r, int64_t nr, int64_t c, int64
     straddling the cutoff, X_q ~ hypergeometric(n - 1 docs, nr judged
     non-relevant, q - 1 draws): the judged non-relevant docs of the group
     ranked above a relevant doc at in-group position q."""
-    cdef double total = 0.0, pmf, lowest
-    cdef int64_t q, xx, draws, others = n - 1, low, high
-    if nr == 0:
-        lowest = c if c < num_rel else num_rel
-        return <double>r * m / n * (1.0 - lowest / denominator)
+    cdef double total = 0.0
+    cdef int64_t q, lowest
+    cdef Hypergeometric h
     for q in range(1, m + 1):
-        draws = q - 1
-        low = draws - (others - nr)
-        if low < 0:
-            low = 0
-        high = nr if nr < draws else draws
-        for xx in range(low, high + 1):
-            pmf = exp(_log_choose(nr, xx) + _log_choose(others - nr, draws - xx) - _log_choose(others, draws))
-            lowest = c + xx if c + xx < num_rel else num_rel
-            total += pmf * (1.0 - lowest / denominator)
+        h = hypergeometric(n - 1, nr, q - 1)
+        while True:
+            lowest = c + h.x if c + h.x < num_rel else num_rel
+            total += probability(&h) * (1.0 - lowest / denominator)
+            if not next_value(&h):
+                break
     return <double>r / n * total
 
 
-cdef double _bpref_sum(const Ranking* x, int64_t rel, int64_t k, int64_t num_rel,
-                       int64_t num_nonrel) noexcept nogil:
+cdef double _bpref_sum(const Query* x, int64_t rel, int64_t k, int64_t num_rel, int64_t num_nonrel) noexcept nogil:
     """Expected sum over relevant docs within k of 1 - min(v, R) / max(min(N, R), 1),
     v = judged non-relevant docs ranked above (bpref@k times R).
 
@@ -435,47 +243,34 @@ cdef double _bpref_sum(const Ranking* x, int64_t rel, int64_t k, int64_t num_rel
     r (1 - sum_{v=c'}^{c'+nr} min(v, R) / (nr + 1) / denominator), the sum in
     closed form. The group straddling the cutoff: see _straddling_bpref.
     """
+    cdef Flag relevant = _flag(rel, 1, True), nonrelevant = _flag(rel, 1, False)
     cdef double total = 0.0, denominator
-    cdef int64_t g, p, a, b, s, n, r, nr, m, lo, hi, t, summed, c = 0
+    cdef int64_t r, nr, lo, hi, t, summed, c = 0
+    cdef Groups g = tie_groups(&x.ranking, k)
     lo = num_nonrel if num_nonrel < num_rel else num_rel
     denominator = lo if lo > 1 else 1
-    for g in range(x.g0, x.g1):
-        a = x.group_offsets[g]
-        b = x.group_offsets[g + 1]
-        s = a - x.first
-        if s >= k:
-            break
-        n = b - a
-        if n == 1:
+    while next_group(&g):
+        if g.size == 1:
             # An untied doc: 1 - min(c', R) / denominator if relevant.
-            if x.judged[a]:
-                if x.grade[a] >= rel:
-                    t = c if c < num_rel else num_rel
-                    total += 1.0 - <double>t / denominator
-                else:
-                    c += 1
+            if _counts(x, g.start, &relevant):
+                t = c if c < num_rel else num_rel
+                total += 1.0 - <double>t / denominator
+            elif _counts(x, g.start, &nonrelevant):
+                c += 1
             continue
-        r = 0
-        nr = 0
-        for p in range(a, b):
-            if x.judged[p]:
-                if x.grade[p] >= rel:
-                    r += 1
-                else:
-                    nr += 1
-        if r > 0:
-            m = (s + n if s + n < k else k) - s
-            if m < n:
-                total += _straddling_bpref(n, r, nr, c, m, num_rel, denominator)
+        r = _counted(x, &g, &relevant)
+        nr = _counted(x, &g, &nonrelevant)
+        if r > 0 and g.slots < g.size:
+            total += _straddling_bpref(g.size, r, nr, c, g.slots, num_rel, denominator)
+        elif r > 0:
+            lo = c
+            hi = c + nr
+            t = hi if hi < num_rel else num_rel
+            if num_rel <= lo:
+                summed = (hi - lo + 1) * num_rel
             else:
-                lo = c
-                hi = c + nr
-                t = hi if hi < num_rel else num_rel
-                if num_rel <= lo:
-                    summed = (hi - lo + 1) * num_rel
-                else:
-                    summed = (lo + t) * (t - lo + 1) // 2 + (hi - t) * num_rel
-                total += r * (1.0 - <double>summed / (nr + 1) / denominator)
+                summed = (lo + t) * (t - lo + 1) // 2 + (hi - t) * num_rel
+            total += r * (1.0 - <double>summed / (nr + 1) / denominator)
         c += nr
     return total
 
@@ -537,25 +332,24 @@ cdef void _set_measure(const Tables* t, int64_t at, int64_t kind, double found, 
                        + params[UTILITY_D] * (params[UTILITY_DOCS] + found - retrieved - num_rel))
 
 
-cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogil:
-    """Every measure of the plan for query q."""
-    cdef Ranking x
-    cdef int64_t j, i, p, g, at, kind, cutoff, k, rel, source, gain_id, level, num_rel, count_k
+cdef inline GainTable _table(const Tables* t, int64_t gain_id) noexcept nogil:
+    """Gain table `gain_id` of the plan."""
+    cdef GainTable table
+    table.gain = t.gains + gain_id * t.grade_span
+    table.grade_min = t.grade_min
+    table.span = t.grade_span
+    table.kind = t.gain_formula[gain_id]
+    return table
+
+
+cdef void _pool_counts(const Tables* t, int64_t q, const Query* x, int64_t* scratch) noexcept nogil:
+    """Into `scratch`: R and N (judged non-relevant) of each rel, from the
+    judged pool; then each ideal source's pool, counted per gain level (a
+    counting sort)."""
+    cdef int64_t i, p, gain_id, level
     cdef int64_t* num_rel_of = scratch
     cdef int64_t* num_nonrel_of = scratch + t.num_rels
     cdef int64_t* counts = scratch + 2 * t.num_rels
-    cdef const int64_t* row
-    cdef const double* discount
-    cdef double dcg = 0.0, ideal, total, rr, hit
-    x.group_offsets = t.group_offsets
-    x.grade = t.grade
-    x.judged = t.judged
-    x.first = t.offsets[q]
-    x.length = t.offsets[q + 1] - x.first
-    x.g0 = t.query_groups[q]
-    x.g1 = t.query_groups[q + 1]
-
-    # R and N (judged non-relevant) of each rel, from the judged pool.
     for i in range(t.num_rels):
         num_rel_of[i] = 0
         num_nonrel_of[i] = 0
@@ -565,7 +359,6 @@ cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogi
                 num_rel_of[i] += 1
             else:
                 num_nonrel_of[i] += 1
-    # Each ideal source's pool, counted per gain level (a counting sort).
     for i in range(t.num_sources):
         gain_id = t.sources[2 * i]
         for level in range(t.max_levels):
@@ -576,84 +369,109 @@ cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogi
                 if level >= 0:
                     counts[i * t.max_levels + level] += 1
         else:
-            for p in range(x.first, x.first + x.length):
+            for p in range(x.ranking.first, x.ranking.first + x.ranking.length):
                 if t.judged[p]:
                     level = t.level_of[gain_id * t.grade_span + t.grade[p] - t.grade_min]
                     if level >= 0:
                         counts[i * t.max_levels + level] += 1
 
-    for j in range(t.num_measures):
-        row = t.plan + j * PLAN_COLUMNS
-        kind = row[KIND]
-        cutoff = row[CUTOFF]
-        k = cutoff if cutoff >= 0 else x.length
-        rel = t.rels[row[REL]] if row[REL] >= 0 else ANY_GRADE
-        num_rel = num_rel_of[row[REL]] if row[REL] >= 0 else 0
-        at = j * t.num_queries + q
-        discount = t.discount + row[DISCOUNT] * t.table_length
-        if kind == DCG or kind == NDCG:
-            dcg = _dcg(&x, t.gains + row[GAIN] * t.grade_span, t.grade_min, t.grade_span,
-                       t.gain_formula[row[GAIN]], discount,
-                       t.cumulative + row[DISCOUNT] * (t.table_length + 1), k)
+
+cdef void _gain_measure(const Tables* t, int64_t at, const int64_t* row, const Query* x, int64_t k,
+                        const int64_t* counts) noexcept nogil:
+    """DCG@k, ideal DCG@k or nDCG@k of one query (`counts`: the ideal sources' level counts)."""
+    cdef GainTable table = _table(t, row[GAIN])
+    cdef const double* discount = t.discount + row[DISCOUNT] * t.table_length
+    cdef int64_t source = row[SOURCE], gain_id
+    cdef double dcg = 0.0, ideal
+    if row[KIND] != IDEAL_DCG:
+        dcg = _dcg(x, &table, discount, t.cumulative + row[DISCOUNT] * (t.table_length + 1), k)
+        if row[KIND] == DCG:
             t.value[at] = dcg
-        if kind == IDEAL_DCG or kind == NDCG:
-            source = row[SOURCE]
-            gain_id = t.sources[2 * source]
-            ideal = _ideal_dcg(counts + source * t.max_levels, t.level_gain + gain_id * t.max_levels,
-                               t.num_levels[gain_id], discount, cutoff if cutoff >= 0 else NO_CUTOFF)
-            if kind == IDEAL_DCG:
-                t.value[at] = ideal
-            else:
-                _ratio(t, at, dcg, ideal, ideal == 0)
-        elif kind == AP:
-            total = _precision_sum(&x, rel, k)
-            if row[POLICY] == RELEVANT:
-                _ratio(t, at, total, num_rel, num_rel == 0)
-            elif row[POLICY] == MIN_K:
-                _ratio(t, at, total, num_rel if num_rel < k else k, num_rel == 0)
-            else:
-                _ratio(t, at, total, _count(&x, rel, k), num_rel == 0)
-                if cutoff >= 0:
-                    t.crossings[at] = _crossings(&x, k)
-        elif kind == RR or kind == HIT:
-            _first_relevant(&x, rel, k, &rr, &hit)
-            t.value[at] = rr if kind == RR else hit
-        elif kind == P:
-            count_k = k if row[POLICY] != RETRIEVED or k < x.length else x.length
-            _ratio(t, at, _count(&x, rel, k), count_k, False)
-        elif kind == R:
-            if row[POLICY] == MIN_K:
-                _ratio(t, at, _count(&x, rel, k), num_rel if num_rel < k else k, num_rel == 0)
-            else:
-                _ratio(t, at, _count(&x, rel, k), num_rel, num_rel == 0)
-        elif kind == RPREC:
-            _ratio(t, at, _count(&x, rel, num_rel), num_rel, num_rel == 0)
-        elif kind == BPREF:
-            total = _bpref_sum(&x, rel, k, num_rel, num_nonrel_of[row[REL]])
+            return
+    gain_id = t.sources[2 * source]
+    ideal = _ideal_dcg(counts + source * t.max_levels, t.level_gain + gain_id * t.max_levels,
+                       t.num_levels[gain_id], discount, row[CUTOFF] if row[CUTOFF] >= 0 else NO_CUTOFF)
+    if row[KIND] == IDEAL_DCG:
+        t.value[at] = ideal
+    else:
+        _ratio(t, at, dcg, ideal, ideal == 0)
+
+
+cdef void _measure(const Tables* t, int64_t j, int64_t q, const Query* x, const int64_t* scratch) noexcept nogil:
+    """Measure j of the plan for query q (`scratch`: as _pool_counts left it)."""
+    cdef const int64_t* row = t.plan + j * PLAN_COLUMNS
+    cdef int64_t kind = row[KIND], cutoff = row[CUTOFF], length = x.ranking.length
+    cdef int64_t k = cutoff if cutoff >= 0 else length, at = j * t.num_queries + q
+    cdef int64_t rel = t.rels[row[REL]] if row[REL] >= 0 else ANY_GRADE
+    cdef int64_t num_rel = scratch[row[REL]] if row[REL] >= 0 else 0
+    cdef int64_t count_k
+    cdef Flag relevant = _flag(rel, 1, True)
+    cdef GainTable stop
+    cdef double total, rr, hit
+    if kind == DCG or kind == IDEAL_DCG or kind == NDCG:
+        _gain_measure(t, at, row, x, k, scratch + 2 * t.num_rels)
+    elif kind == AP:
+        total = _precision_sum(x, &relevant, k)
+        if row[POLICY] == RELEVANT:
             _ratio(t, at, total, num_rel, num_rel == 0)
-        elif kind == JUDGED:
-            _ratio(t, at, _count(&x, ANY_GRADE, k), k, False)
-        elif kind == NUM_RET:
-            t.value[at] = x.length if x.length < k else k
-        elif kind == NUM_REL:
-            t.value[at] = num_rel
-        elif kind == NUM_REL_RET:
-            t.value[at] = _count(&x, rel, k)
-        elif kind >= SET_P and kind <= UTILITY:
-            _set_measure(t, at, kind, _count(&x, rel, x.length), x.length, num_rel,
-                         t.params + j * PARAM_COLUMNS)
-        elif kind == RELATIVE_P:
-            _ratio(t, at, _count(&x, rel, k), k if k < num_rel else num_rel, num_rel == 0)
-        elif kind == RPREC_MULT:
-            # trec_eval's cut-off c = (long)(mult * R + 0.9)
-            count_k = <int64_t>floor(t.params[j * PARAM_COLUMNS + MULT] * <double>num_rel + 0.9)
-            _ratio(t, at, _count(&x, rel, count_k), count_k, num_rel == 0)
-        elif kind == NUM_NONREL_JUDGED_RET:
-            t.value[at] = _count_other(&x, rel, k, False)
-        elif kind == UNJUDGED:
-            _ratio(t, at, _count_other(&x, rel, k, True), k, False)
-        elif kind == EXPECTED_RECIPROCAL_RANK:
-            t.value[at] = _expected_reciprocal_rank(&x, t.gains + row[GAIN] * t.grade_span, t.grade_min, t.grade_span, k)
+        elif row[POLICY] == MIN_K:
+            _ratio(t, at, total, num_rel if num_rel < k else k, num_rel == 0)
+        else:
+            _ratio(t, at, total, _count(x, &relevant, k), num_rel == 0)
+            if cutoff >= 0:
+                t.crossings[at] = _crossings(x, k)
+    elif kind == RR or kind == HIT:
+        _first_relevant(x, &relevant, k, &rr, &hit)
+        t.value[at] = rr if kind == RR else hit
+    elif kind == P:
+        count_k = k if row[POLICY] != RETRIEVED or k < length else length
+        _ratio(t, at, _count(x, &relevant, k), count_k, False)
+    elif kind == R:
+        count_k = num_rel if row[POLICY] != MIN_K or num_rel < k else k
+        _ratio(t, at, _count(x, &relevant, k), count_k, num_rel == 0)
+    elif kind == RPREC:
+        _ratio(t, at, _count(x, &relevant, num_rel), num_rel, num_rel == 0)
+    elif kind == BPREF:
+        total = _bpref_sum(x, rel, k, num_rel, scratch[t.num_rels + row[REL]])
+        _ratio(t, at, total, num_rel, num_rel == 0)
+    elif kind == JUDGED:
+        _ratio(t, at, _count(x, &relevant, k), k, False)  # rel = ANY_GRADE: judged
+    elif kind == NUM_RET:
+        t.value[at] = length if length < k else k
+    elif kind == NUM_REL:
+        t.value[at] = num_rel
+    elif kind == NUM_REL_RET:
+        t.value[at] = _count(x, &relevant, k)
+    elif kind >= SET_P and kind <= UTILITY:
+        _set_measure(t, at, kind, _count(x, &relevant, length), length, num_rel, t.params + j * PARAM_COLUMNS)
+    elif kind == RELATIVE_P:
+        _ratio(t, at, _count(x, &relevant, k), k if k < num_rel else num_rel, num_rel == 0)
+    elif kind == RPREC_MULT:
+        # trec_eval's cut-off c = (long)(mult * R + 0.9)
+        count_k = <int64_t>floor(t.params[j * PARAM_COLUMNS + MULT] * <double>num_rel + 0.9)
+        _ratio(t, at, _count(x, &relevant, count_k), count_k, num_rel == 0)
+    elif kind == NUM_NONREL_JUDGED_RET:
+        relevant.at_least = False  # judged with grade < rel
+        t.value[at] = _count(x, &relevant, k)
+    elif kind == UNJUDGED:
+        relevant.judged = 0  # rel = ANY_GRADE: not judged
+        _ratio(t, at, _count(x, &relevant, k), k, False)
+    elif kind == ERR:
+        stop = _table(t, row[GAIN])
+        stop.kind = TABLE
+        t.value[at] = _expected_reciprocal_rank(x, &stop, k)
+
+
+cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogil:
+    """Every measure of the plan for query q."""
+    cdef Query x
+    cdef int64_t j
+    x.ranking = ranking_of(t.offsets, t.query_groups, t.group_offsets, q)
+    x.grade = t.grade
+    x.judged = t.judged
+    _pool_counts(t, q, &x, scratch)
+    for j in range(t.num_measures):
+        _measure(t, j, q, &x, scratch)
 
 
 cdef void _first_groups(const int64_t[::1] offsets, const int64_t[::1] group_offsets,

@@ -28,20 +28,22 @@ from ..measures.user_models import err_max_grade, err_stop_chance
 
 __all__ = ["CompiledEngine", "KINDS", "KERNEL_KINDS"]
 
-# The kernel's kinds (the enum of _libs/ranked.pyx), by the name a
-# MeasureSpec's ``kernel`` gives: the one table to point at the .pyx enum.
-KERNEL_KINDS: dict[str, int] = {
-    "dcg": 0, "ideal_dcg": 1, "ndcg": 2, "ap": 3, "rr": 4, "hit": 5, "p": 6, "r": 7,
-    "rprec": 8, "bpref": 9, "judged": 10, "num_ret": 11, "num_rel": 12, "num_rel_ret": 13,
-    # trec_eval's set and count measures
-    "set_p": 14, "set_r": 15, "set_relative_p": 16, "set_ap": 17, "set_f": 18, "utility": 19,
-    "relative_p": 20, "rprec_mult": 21, "num_nonrel_judged_ret": 22, "unjudged": 23,
-    # user models
-    "err": 24,
-}
+
+def _kernel_kinds() -> dict[str, int]:
+    """The kernel's kinds by the name a MeasureSpec's ``kernel`` gives, read from
+    the enum of _libs/ranked.pyx (``Kind.NDCG`` is "ndcg"); empty when the
+    extension is not built (``CompiledEngine()`` then says so)."""
+    try:
+        from .._libs.ranked import Kind
+    except ImportError:
+        return {}
+    return {kind.name.lower(): int(kind) for kind in Kind}
+
+
+KERNEL_KINDS: dict[str, int] = _kernel_kinds()
 # Measure name -> kernel kind, generated from the registry (the measures with a kernel).
 KINDS: dict[str, int] = {spec.name: KERNEL_KINDS[spec.kernel] for spec in REGISTRY.values()
-                         if spec.kernel is not None}
+                         if spec.kernel is not None and spec.kernel in KERNEL_KINDS}
 
 # Denominator policies -> the kernel's number, by the parameter a measure reads.
 _DENOMINATORS: dict[str, dict] = {

@@ -19,7 +19,7 @@ import numpy as np
 
 from .segments import ranks_within
 
-__all__ = ["Ranked"]
+__all__ = ["Ranked", "straddling_draws"]
 
 
 # In-group positions of the first relevant group computed in vectorised steps
@@ -349,20 +349,49 @@ class Ranked:
         total = np.where(R <= a, (b - a + 1) * R, (a + t) * (t - a + 1) // 2 + (b - t) * R)
         contribution = r * (1.0 - total / (nr + 1) / denominator)
 
-        for i in np.flatnonzero(m < size):  # straddles the cutoff: at most one group per query
-            contribution[i] = _straddling_bpref(
-                int(size[i]), float(r[i]), int(nr[i]), int(c[i]), int(m[i]), int(R[i]), float(denominator[i]))
+        straddling = np.flatnonzero(m < size)  # at most one group per query
+        if len(straddling):
+            # (r/n) * sum_{q=1}^{m} E[1 - min(c + X_q, R) / denominator]
+            group, x, chance = straddling_draws(size[straddling], nr[straddling], m[straddling])
+            i = straddling[group]
+            value = 1.0 - np.minimum(c[i] + x, R[i]) / denominator[i]
+            total = np.bincount(group, weights=chance * value, minlength=len(straddling))
+            contribution[straddling] = r[straddling] / size[straddling] * total
         return np.bincount(query, weights=contribution, minlength=self.num_queries)
 
 
-def _straddling_bpref(n: int, r: float, nr: int, c: int, m: int, R: int, denominator: float) -> float:
-    """(r/n) * sum_{q=1}^{m} E[1 - min(c + X_q, R) / denominator], X_q ~ HG(n-1, nr, q-1)."""
-    if nr == 0:
-        return r * m / n * (1.0 - min(c, R) / denominator)
-    from scipy.stats import hypergeom
+def straddling_draws(n: np.ndarray, successes: np.ndarray,
+                     m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The hypergeometric law behind tie groups that straddle the cutoff.
 
-    q = np.arange(1, m + 1)[:, None]
-    x = np.arange(nr + 1)[None, :]
-    pmf = hypergeom.pmf(x, n - 1, nr, q - 1)
-    value = 1.0 - np.minimum(c + x, R) / denominator
-    return float(r / n * (pmf * value).sum())
+    For group i (n[i] docs, the first m[i] of its ranks inside the cutoff)
+    and a doc of it at in-group position q = 1..m[i], X_q = the docs of a kind
+    ranked above it in the group is hypergeometric: q - 1 drawn from the
+    n[i] - 1 other docs, successes[i] of them of that kind. Returns flat
+    arrays (group, x, probability), one entry per (i, q, x) with
+    x = 0..min(successes[i], q - 1), so that
+    ``np.bincount(group, weights=probability * f(x))`` is sum_q E[f(X_q)]
+    per group. (The compiled twin: ``Hypergeometric`` in _libs/common.pxd.)
+
+    >>> group, x, p = straddling_draws(np.array([3]), np.array([1]), np.array([2]))
+    >>> group.tolist(), x.tolist(), p.round(3).tolist()  # q = 1: X = 0; q = 2: X = 0 or 1, 1/2 each
+    ([0, 0, 0], [0, 0, 1], [1.0, 0.5, 0.5])
+    """
+    from scipy.special import gammaln
+
+    def log_choose(a, b):
+        return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+
+    n, successes, m = (np.asarray(v, dtype=np.int64) for v in (n, successes, m))
+    slot_group = np.repeat(np.arange(len(n)), m)
+    q = ranks_within(m) + 1
+    counts = np.minimum(successes[slot_group], q - 1) + 1
+    item = np.repeat(np.arange(len(slot_group)), counts)
+    x = ranks_within(counts)
+    group = slot_group[item]
+    drawn = q[item] - 1
+    others = n[group] - 1 - successes[group]  # the other docs not of the kind
+    possible = drawn - x <= others
+    log_pmf = (log_choose(successes[group], x) + log_choose(others, np.minimum(drawn - x, others))
+               - log_choose(n[group] - 1, drawn))
+    return group, x, np.where(possible, np.exp(log_pmf), 0.0)

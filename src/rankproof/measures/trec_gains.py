@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MeasureError, ProtocolError
-from ..kernels.segments import ranks_within
+from ..kernels.ranked import straddling_draws
 from ..protocol import Discount, GainMap
 from ..errors import literal
 from .base import Measure, MeasureSpec, Param, TieSupport, parse_float, register, register_param
@@ -192,25 +192,8 @@ def _bing(ctx: Context, m: Measure) -> Values:
 def _straddling_bing(n, r, u, before, m, h) -> np.ndarray:
     """(r/n) * sum_{q=1}^{m} E[h(before + X_q)], X_q ~ HG(n - 1 others, u non-relevant, q - 1 drawn),
     for each group straddling the cutoff (at most one per query), all at once."""
-    from scipy.special import gammaln
-
-    group = np.repeat(np.arange(len(n)), m)
-    q = ranks_within(m) + 1
-    counts = np.minimum(u[group], q - 1) + 1
-    item = np.repeat(np.arange(len(group)), counts)
-    x = ranks_within(counts)
-    g = group[item]
-    drawn = q[item] - 1
-    others_relevant = n[g] - 1 - u[g]
-    possible = drawn - x <= others_relevant
-
-    def log_choose(a, b):
-        return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
-
-    log_pmf = (log_choose(u[g], x) + log_choose(others_relevant, np.minimum(drawn - x, others_relevant))
-               - log_choose(n[g] - 1, drawn))
-    pmf = np.where(possible, np.exp(log_pmf), 0.0)
-    per_group = np.bincount(g, weights=pmf * h[before[g] + x], minlength=len(n))
+    group, x, chance = straddling_draws(n, u, m)
+    per_group = np.bincount(group, weights=chance * h[before[group] + x], minlength=len(n))
     return r / n * per_group
 
 

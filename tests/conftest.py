@@ -1,15 +1,137 @@
-import sys
+"""Fixtures shared by every test folder, and the markers that sort the tests into tiers.
+
+Markers (registered in pyproject.toml), set here from what a test uses, so that a
+new test gets its marker without anyone remembering to add it:
+
+- ``parity``: held to a peer library (pytrec_eval, scikit-learn, LightGBM,
+  torchmetrics, ranx, pyndeval, statsmodels, ir_measures): the test, or a
+  function of its module it calls, imports one, or reads a module-level name
+  bound to one.
+- ``oracle``: held to trec_eval's binaries or to the data in ../shared: the
+  test uses a trec_eval fixture, calls ``trec_oracle.build_trec_eval*`` or
+  reads a module-level path under ../shared.
+- ``spark`` (a module's ``pytestmark``) and ``slow`` (set by hand) are not derived.
+
+``make test-fast`` deselects all four. A missing oracle goes through
+``oracles.missing`` (a skip, or a failure under RANKPROOF_REQUIRE_ORACLES=1).
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import os
+import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
-# reference.py (the slow, obviously-correct oracle) is imported as a plain module.
-sys.path.insert(0, str(TESTS))
+from oracles import shared
+from paths import BUILD, CRANFIELD, SHARED, SRC
+from trec_oracle import build_trec_eval, build_trec_eval9
 
-CRANFIELD = TESTS.parent / "src" / "rankproof" / "_data" / "cranfield"
+# Subprocesses (the command line run for real, Spark's Python workers) import this
+# checkout's src too, as pytest's own `pythonpath` makes the tests do.
+os.environ["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+# ranx compiles its kernels with Numba (cache=True). The cache goes under build/ (ignored
+# by git), not next to site-packages, which may be read-only: the parity tests then do not
+# recompile on every run. Set before any test module imports ranx.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(BUILD / "numba-cache"))
+
+PEERS = frozenset({"pytrec_eval", "sklearn", "lightgbm", "torch", "torchmetrics", "ranx", "pyndeval",
+                   "statsmodels", "ir_measures"})
+ORACLE_FIXTURES = frozenset({"trec_eval_binary", "trec_eval9_binary", "trec_eval_tests"})
+ORACLE_CALLS = frozenset({"build_trec_eval", "build_trec_eval9"})
 
 
 @pytest.fixture
 def cranfield() -> Path:
     return CRANFIELD
+
+
+@pytest.fixture(scope="session")
+def trec_eval_binary() -> Path:
+    """trec_eval 10, built into build/trec_eval from ../shared once."""
+    return build_trec_eval()
+
+
+@pytest.fixture(scope="session")
+def trec_eval9_binary() -> Path:
+    """trec_eval 9.0.8 (the version inside pytrec_eval), built into build/trec_eval9."""
+    return build_trec_eval9()
+
+
+@pytest.fixture(scope="session")
+def trec_eval_tests() -> Path:
+    """NIST's test files of trec_eval 10: inputs and expected outputs (../shared/data/trec_eval_test)."""
+    return shared("data", "trec_eval_test")
+
+
+def _code_of(function: Callable) -> types.CodeType | None:
+    inner = getattr(getattr(function, "hypothesis", None), "inner_test", function)
+    code = getattr(inspect.unwrap(inner), "__code__", None)
+    return code if isinstance(code, types.CodeType) else None
+
+
+def _uses(function: Callable) -> tuple[set[str], set[str], list[object]]:
+    """What a test function uses: the modules it imports (importorskip included), the global
+    names it reads and their values; transitively through the functions of its own module
+    it calls, and through the functions nested in it."""
+    code = _code_of(function)
+    namespace = getattr(function, "__globals__", {})
+    modules: set[str] = set()
+    names: set[str] = set()
+    values: list[object] = []
+    todo, seen = [code] if code else [], set()
+    while todo:
+        code = todo.pop()
+        if code in seen:
+            continue
+        seen.add(code)
+        todo += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+        instructions = list(dis.get_instructions(code))
+        for at, instruction in enumerate(instructions):
+            if instruction.opname == "IMPORT_NAME":
+                modules.add(instruction.argval)
+            elif instruction.opname == "IMPORT_FROM":
+                names.add(instruction.argval)
+            elif instruction.argval == "importorskip":
+                following = [i.argval for i in instructions[at + 1:at + 4] if i.opname == "LOAD_CONST"]
+                modules.update(name for name in following[:1] if isinstance(name, str))
+            elif instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME") and instruction.argval in namespace:
+                names.add(instruction.argval)
+                value = namespace[instruction.argval]
+                values.append(value)
+                if isinstance(value, types.FunctionType) and value.__globals__ is namespace:
+                    todo.append(value.__code__)
+    return modules, names, values
+
+
+def _module_of(value: object) -> str:
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    module = getattr(value, "__module__", None) if callable(value) else None
+    return module if isinstance(module, str) else ""
+
+
+def _tiers(item: pytest.Item) -> set[str]:
+    function = getattr(item, "function", None)
+    if function is None:  # a doctest of src/rankproof
+        return set()
+    modules, names, values = _uses(function)
+    modules |= {_module_of(value) for value in values}
+    tiers = set()
+    if {module.split(".")[0] for module in modules} & PEERS:
+        tiers.add("parity")
+    shared_paths = [value for value in values if isinstance(value, Path) and value.is_relative_to(SHARED)]
+    if ORACLE_FIXTURES & set(item.fixturenames) or ORACLE_CALLS & names or shared_paths:
+        tiers.add("oracle")
+    return tiers
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for tier in sorted(_tiers(item)):
+            item.add_marker(tier)

@@ -31,7 +31,7 @@ from rankproof.errors import (
     ZeroIdealError,
 )
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from paths import SRC
 
 
 def judged() -> Qrels:

@@ -29,7 +29,8 @@ from rankproof.cli.app import main
 from rankproof.data.digest import qrels_digest
 from rankproof.measures import REGISTRY
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
+
 QRELS = CRANFIELD / "qrels.txt"
 RUNS = {name: CRANFIELD / f"{name}.run" for name in ("bm25", "tfidf", "lmdirichlet")}
 BM25 = RUNS["bm25"]

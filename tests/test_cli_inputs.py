@@ -17,7 +17,8 @@ from rankproof.cli.app import main
 from rankproof.errors import CoverageError
 from rankproof.protocol import PRESETS
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
+
 QRELS = CRANFIELD / "qrels.txt"
 BM25 = CRANFIELD / "bm25.run"
 TFIDF = CRANFIELD / "tfidf.run"

@@ -14,7 +14,6 @@ import math
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,7 +28,8 @@ from rankproof.stats.corrections import correct
 from rankproof.stats.power import queries_needed, t_test_power
 from rankproof.stats.significance import paired_t, randomization, wilcoxon
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
+
 QRELS_PATH = CRANFIELD / "qrels.txt"
 NAMES = ("bm25", "tfidf", "lmdirichlet")
 MEASURES = ["ndcg@10", "ap"]

@@ -13,7 +13,6 @@ import math
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ import pytest
 from rankproof import IntentQrels, Protocol, Qrels, Run, evaluate
 from rankproof.errors import DuplicateError, InputError, MeasureError, ParseError
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+from paths import SRC
 
 
 # -- the reference ---------------------------------------------------------------

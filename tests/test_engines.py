@@ -390,3 +390,14 @@ def test_the_hypergeometric_tail_matches_scipy():
             assert got.sum() == pytest.approx(1.0, abs=1e-12)
             at += len(support)
     assert at == len(group)
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_engines_agree_on_err(engine):
+    """ERR (tests/test_user_models.py holds its hand-computed values and gdeval's)."""
+    measures = ["err", "err@1", "err@5", "err(max_grade=4)@10", "err@30"]
+    for protocol in PROTOCOLS:
+        for seed in range(30):
+            qrels, run = random_case(seed)
+            expected = outcome(qrels, run, measures, protocol, "numpy")
+            assert_same(expected, outcome(qrels, run, measures, protocol, engine), f"seed {seed}")

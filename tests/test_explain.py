@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from rankproof import Protocol, Qrels, Run, evaluate
 from rankproof.cli.app import main
 from rankproof.explain.explanation import explain
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
 
 
 def d(rank: int) -> float:

@@ -18,6 +18,8 @@ from rankproof import Protocol, Qrels, Run, evaluate, evaluate_frame
 from rankproof.pipeline.alignment import sort_within_queries
 from rankproof.errors import DuplicateError, InputError, MeasureError, MissingQueryError, ParseError, ProtocolError
 
+from paths import README
+
 LOG2_3 = math.log2(3)
 
 # User 1: recommended 10, 11, 12, 13 (scores 4, 3, 2, 1); likes 11 (rating 2) and 14 (rating 1).
@@ -298,9 +300,8 @@ def test_bad_parquet_input_names_the_file_and_the_row(tmp_path):
 
 def test_readme_long_log_example_runs_as_shown():
     import doctest
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    text = README.read_text()
     section = text.split("### Long logs", 1)[1].split("\n## ", 1)[0]
     block = section.split("```python\n", 1)[1].split("```", 1)[0]
     test = doctest.DocTestParser().get_doctest(block, {}, "README long logs", "README.md", 0)

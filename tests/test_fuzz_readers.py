@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 
 from rankproof.cli.app import main
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
+
 QRELS_LINES = (CRANFIELD / "qrels.txt").read_bytes().splitlines()[:40]
 RUN_LINES = (CRANFIELD / "bm25.run").read_bytes().splitlines()[:60]
 QRELS = b"\n".join(QRELS_LINES) + b"\n"

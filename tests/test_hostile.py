@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
-CRANFIELD = SRC / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD, SRC
+
 MEMORY_LIMIT = 2 * 1024**3
 
 
@@ -193,7 +193,6 @@ def _nested(depth: int) -> bytes:
 
 @functools.cache
 def _saved_document() -> str:
-    sys.path.insert(0, str(SRC))
     from rankproof import Qrels, Run, evaluate
     from rankproof.report.data import to_json
 
@@ -589,7 +588,6 @@ def test_rr_of_a_long_tie_group_is_the_hypergeometric_expectation():
     from fractions import Fraction
     from math import comb
 
-    sys.path.insert(0, str(SRC))
     from rankproof import Qrels, Run, evaluate
 
     n, relevant = 300, 3

@@ -27,7 +27,8 @@ from rankproof.io.formats import format_of, read_qrels_columns, read_run_columns
 from rankproof.io.tables import qrels_columns_from_table, run_columns_from_table
 from rankproof.io.trec import read_trec_qrels_columns, read_trec_run_columns
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
+
 QRELS = CRANFIELD / "qrels.txt"
 BM25 = CRANFIELD / "bm25.run"
 TEXT_FORMATS = ("csv", "tsv", "jsonl")

@@ -19,17 +19,7 @@ from rankproof.io.trec import (
     read_trec_run_columns,
 )
 
-HERE = Path(__file__).resolve()
-PACKAGED_CRANFIELD = HERE.parents[1] / "src" / "rankproof" / "_data" / "cranfield"
-SHARED_CRANFIELD = HERE.parents[2] / "shared" / "data" / "cranfield"
-
-
-def cranfield_dir() -> Path:
-    """The packaged Cranfield copy, or the shared one if the package lacks it."""
-    for folder in (PACKAGED_CRANFIELD, SHARED_CRANFIELD):
-        if (folder / "qrels.txt").is_file():
-            return folder
-    pytest.skip("no Cranfield data next to the tests")
+from paths import CRANFIELD, SRC
 
 
 def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
@@ -169,13 +159,13 @@ def test_utf8_bom_is_not_part_of_the_first_id(tmp_path):
 
 
 def test_cranfield_qrels():
-    columns = read_trec_qrels_columns(cranfield_dir() / "qrels.txt")
+    columns = read_trec_qrels_columns(CRANFIELD / "qrels.txt")
     check_columns(columns)
     assert columns.line.size == 1836
     assert columns.query_vocab.size == 225
     assert qrels_rows(columns)[0] == ("1", "184", 3, 1)
     assert set(columns.grade.tolist()) <= {0, 1, 2, 3, 4}
-    text = (cranfield_dir() / "qrels.txt").read_text()
+    text = (CRANFIELD / "qrels.txt").read_text()
     expected = [(q, d, int(g), n) for q, d, g, n in reference_rows(text, 4)]
     assert qrels_rows(columns) == expected
 
@@ -215,7 +205,7 @@ def test_run_gzip(tmp_path):
 
 
 def test_cranfield_bm25_run():
-    path = cranfield_dir() / "bm25.run"
+    path = CRANFIELD / "bm25.run"
     columns = read_trec_run_columns(path)
     check_columns(columns)
     assert columns.line.size == 11250
@@ -267,7 +257,7 @@ def test_200k_line_file_matches_a_line_by_line_parse(tmp_path):
 def test_importing_the_reader_does_not_import_pyarrow():
     code = "import sys, rankproof.io.trec; print('pyarrow' in sys.modules)"
     env = dict(os.environ)
-    src = str(HERE.parents[1] / "src")
+    src = str(SRC)
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True

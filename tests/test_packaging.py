@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
+
 PACKAGE = ROOT / "src" / "rankproof"
 COMPILED = sorted(PACKAGE.rglob("*.pyx"))
 

@@ -27,13 +27,13 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from rankproof.cli.app import main
 
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
+
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(?P<lang>[A-Za-z]*)\n(?P<body>.*?)^```\n", re.S | re.M)
 MARK = re.compile(r"<!-- readme-test: (?P<mark>skip|output) -->\s*$")

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import inspect
 import math
-import os
 import random
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
+import reference as ref
 
 approx = pytest.approx
 

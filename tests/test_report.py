@@ -27,7 +27,8 @@ from rankproof.cli.app import main
 from rankproof.explain.explanation import explain
 from rankproof.report.html import SECTIONS
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
+
 QRELS = CRANFIELD / "qrels.txt"
 RUN_FILES = [CRANFIELD / f"{name}.run" for name in ("bm25", "tfidf", "lmdirichlet")]
 RESAMPLES = "1000"  # the same in the report and in compare, so their numbers must agree

@@ -2,7 +2,7 @@
 
 One local[2] session serves every test (starting Spark costs tens of
 seconds); each test batches its cases into few Spark jobs. Without java the
-tests skip, saying so in one line.
+tests skip, saying so in one line (and fail under RANKPROOF_REQUIRE_ORACLES=1, as in CI).
 """
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ import numpy as np
 import pytest
 
 from rankproof import Qrels, Run, evaluate
+
+from oracles import missing
+
+pytestmark = pytest.mark.spark
 
 MEASURES = ["ndcg@5", "ndcg", "ap", "ap@5", "rr", "p@3", "r@10", "rprec", "bpref", "hit@3", "judged@5",
             "num_rel_ret"]
@@ -41,9 +45,11 @@ def test_cli_engines_are_the_library_engines_and_spark():
 @pytest.fixture(scope="session")
 def spark():
     if shutil.which("java") is None:
-        pytest.skip("no java on PATH: the Spark tests need a Java 17 runtime")
-    pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
+        missing("no java on PATH: the Spark tests need a Java 17 runtime")
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        missing("pyspark is not installed (pip install -e '.[test]')")
 
     # The workers are started from PYSPARK_PYTHON: this interpreter, which imports rankproof
     # (its PYTHONPATH, or the editable install, is inherited by the workers).

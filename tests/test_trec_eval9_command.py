@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import os
 import random
-from pathlib import Path
 
 import pytest
 
+from paths import SHARED
+
 from test_trec_parity import assert_same, write_parity_case
-from trec_oracle import build_trec_eval9
 
 CASES = max(60, int(os.environ.get("RANKPROOF_TREC_CASES", "300")) // 2)
-NIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval_test"
+NIST = SHARED / "data" / "trec_eval_test"
 ONLY_IN_10 = ("dcg", "ideal_dcg", "rbp", "rbp_resid", "unj")
 
 # NIST's option sets (their README), run here against trec_eval 9 instead of 10's expected files.
@@ -43,16 +43,9 @@ NIST_CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def trec_eval9() -> Path:
-    return build_trec_eval9()
-
-
 @pytest.mark.parametrize("options, qrels, run", NIST_CASES)
-def test_nist_files_match_trec_eval9(trec_eval9, capsys, options, qrels, run):
-    if not NIST.is_dir():
-        pytest.skip("NIST's trec_eval test files are not available")
-    assert_same(trec_eval9, capsys, options, NIST / qrels, NIST / run, "nist", ours=("--v9",))
+def test_nist_files_match_trec_eval9(trec_eval9_binary, trec_eval_tests, capsys, options, qrels, run):
+    assert_same(trec_eval9_binary, capsys, options, NIST / qrels, NIST / run, "nist", ours=("--v9",))
 
 
 def _v9_options(options: list[str]) -> list[str]:
@@ -71,10 +64,10 @@ def _v9_options(options: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("seed", range(CASES))
-def test_random_cases_match_trec_eval9(trec_eval9, tmp_path, capsys, seed):
+def test_random_cases_match_trec_eval9(trec_eval9_binary, tmp_path, capsys, seed):
     rng = random.Random(9000 + seed)
     qrels, run, options = write_parity_case(rng, tmp_path)
-    assert_same(trec_eval9, capsys, _v9_options(options), qrels, run, f"seed {seed}", ours=("--v9",))
+    assert_same(trec_eval9_binary, capsys, _v9_options(options), qrels, run, f"seed {seed}", ours=("--v9",))
 
 
 def test_v9_refuses_measures_trec_eval9_lacks(capsys):

@@ -10,15 +10,16 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from rankproof.cli.app import main
 from rankproof.trec import evaluate
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval_test"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"trec_eval's test files are not at {DATA}")
+from paths import SHARED
+
+DATA = SHARED / "data" / "trec_eval_test"
+needs_data = pytest.mark.usefixtures("trec_eval_tests")  # skips, or fails in CI, without them
 
 # (expected output, options, qrels, run), as in the folder's README.
 MEAS_PARAMS = ["-q", "-m", "iprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
-from trec_oracle import build_trec_eval, write_case
+from trec_oracle import write_case
 
 # trec_eval measure -> rankproof measure
 MEASURES = {
@@ -27,11 +27,6 @@ MEASURES = {
 TREC_FLAGS = ["-m", "ndcg", "-m", "ndcg_cut.5,10", "-m", "map", "-m", "map_cut.5", "-m", "recip_rank",
               "-m", "P.5,10", "-m", "recall.5,10", "-m", "success.1,5", "-m", "Rprec", "-m", "bpref",
               "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret"]
-
-
-@pytest.fixture(scope="session")
-def trec_eval_binary() -> Path:
-    return build_trec_eval()
 
 
 def trec_eval_per_query(binary: Path, qrels: Path, run: Path, level: int) -> dict:

@@ -31,7 +31,7 @@ import reference
 from rankproof import Protocol, Qrels, Run, evaluate, parse_measure
 from rankproof.errors import MeasureError, TieError
 from rankproof.measures import REGISTRY, g, infap, rbp, rbp_resid, rndcg
-from trec_oracle import build_trec_eval, write_case
+from trec_oracle import write_case
 
 TREC = Protocol.preset("trec_eval")
 # ties=expected with trec_eval's reading of negative grades (pooled, unjudged).
@@ -415,11 +415,6 @@ RBP_GAIN_CASES = [
     ("0=-1,1=0.5,2=1,3=1,4=1,5=1", "map:0=-1/1=0.5/2=1/3=1/4=1/5=1"),
     ("0=0,1=0.25,2=0.5,3=1,4=1,5=1", "map:0=0/1=0.25/2=0.5/3=1/4=1/5=1"),  # within [0, 1]: not rescaled
 ]
-
-
-@pytest.fixture(scope="module")
-def trec_eval_binary() -> Path:
-    return build_trec_eval()
 
 
 def trec_eval(binary: Path, qrels: Path, run: Path, args: list[str]) -> tuple[dict, float]:

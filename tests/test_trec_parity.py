@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from rankproof.cli.app import main
-from trec_oracle import build_trec_eval
 
 CASES = int(os.environ.get("RANKPROOF_TREC_CASES", "300"))
 Z_CASES = max(30, CASES // 10)
@@ -46,11 +45,6 @@ CUTOFF_MEASURES = {"P", "recall", "map_cut", "ndcg_cut", "success", "relative_P"
 # So at most one of these per case; with parameters on dcg or ideal_dcg, no all_trec (it has ndcg).
 NDCG_GROUP = ["ndcg.0=1,1=2,2=5", "ndcg.1=3,2=9,4=4.5", "ndcg.2=-1,3=0", "dcg", "ideal_dcg", "dcg.1=4",
               "ideal_dcg.1=4,2=0"]
-
-
-@pytest.fixture(scope="module")
-def trec_eval_binary() -> Path:
-    return build_trec_eval()
 
 
 def _score(rng: random.Random, base: float) -> float:

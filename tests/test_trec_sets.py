@@ -27,7 +27,7 @@ from rankproof import Protocol, Qrels, Run, evaluate
 from rankproof.errors import MeasureError, TieError
 from rankproof.measures import REGISTRY, parse_measure
 from rankproof.measures.trec_sets import TREC_SETS, Levels, Number
-from trec_oracle import build_trec_eval, write_case
+from trec_oracle import write_case
 
 TREC = Protocol.preset("trec_eval")
 FAMILY = [spec.name for spec in TREC_SETS]  # family "trec" is shared with trec_gains.py
@@ -281,11 +281,6 @@ RECALL_LEVELS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.5
                  0.85, 0.9, 0.95, 1.0]
 MULTS = [0.1, 0.2, 0.25, 0.4, 0.5, 0.6, 0.75, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0]
 CUTOFFS = [1, 2, 3, 4, 5, 7, 10, 15, 20]
-
-
-@pytest.fixture(scope="session")
-def trec_eval_binary() -> Path:
-    return build_trec_eval()
 
 
 def _text(x: float) -> str:

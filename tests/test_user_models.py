@@ -138,18 +138,6 @@ def test_rbp_hand_computed():
     assert results.mean("rbp_resid(p=0.5)") == 0.5 * 0.5 + 0.5**4
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_engines_agree_on_err(engine):
-    from test_engines import PROTOCOLS, assert_same, outcome, random_case
-
-    measures = ["err", "err@1", "err@5", "err(max_grade=4)@10", "err@30"]
-    for protocol in PROTOCOLS:
-        for seed in range(30):
-            qrels, run = random_case(seed)
-            expected = outcome(qrels, run, measures, protocol, "numpy")
-            assert_same(expected, outcome(qrels, run, measures, protocol, engine), f"seed {seed}")
-
-
 @pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval.pl needs perl")
 def test_err_agrees_with_gdeval():
     """gdeval.pl (ir_measures' gdeval provider): g_max = 4, ties by doc id descending,

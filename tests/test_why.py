@@ -15,7 +15,8 @@ from rankproof import Protocol, Qrels, Run, evaluate
 from rankproof.cli.app import main
 from rankproof.explain.why import why
 
-CRANFIELD = Path(__file__).resolve().parents[1] / "src" / "rankproof" / "_data" / "cranfield"
+from paths import CRANFIELD
+
 RUNS = ["bm25", "tfidf", "lmdirichlet"]
 
 

@@ -6,24 +6,26 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from oracles import missing
+from paths import BUILD as BUILT, SHARED
 
-ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT.parent / "shared" / "reference" / "trec_eval-10"
-BUILD = ROOT / "build" / "trec_eval"
+SOURCE = SHARED / "reference" / "trec_eval-10"
+BUILD = BUILT / "trec_eval"
 
 
-SOURCE9 = ROOT.parent / "shared" / "reference" / "trec_eval-9.0.8"
-BUILD9 = ROOT / "build" / "trec_eval9"
+SOURCE9 = SHARED / "reference" / "trec_eval-9.0.8"
+BUILD9 = BUILT / "trec_eval9"
 
 
 def build_trec_eval(source: Path = SOURCE, build: Path = BUILD) -> Path:
     """Path of the trec_eval 10 binary (or another version's), built into build/ once;
-    skip the test when impossible."""
-    if not source.is_dir() or shutil.which("make") is None or shutil.which("gcc") is None:
-        pytest.skip(f"{source.name} source or a C toolchain is not available")
+    oracles.missing() (a skip, or a failure in CI) when impossible."""
     binary = build / "trec_eval"
     if not binary.exists():
+        if not source.is_dir():
+            missing(f"{build.name}: not built in build/ and no source at {source} (make test builds it from ../shared)")
+        if shutil.which("make") is None or shutil.which("gcc") is None:
+            missing(f"{build.name}: not built in build/ and no C toolchain (make, gcc) to build it")
         build.mkdir(parents=True, exist_ok=True)
         shutil.copytree(source, build, dirs_exist_ok=True)
         subprocess.run(["make", "-s", "-C", str(build)], check=True, capture_output=True)

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The demo needs rankproof and its four dependencies only (no test or benchmark extras).
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: install ext test demo report-demo bench bench-quick bytecode wheel clean
+.PHONY: install ext test test-fast demo report-demo bench bench-quick bytecode wheel clean
 
 install: $(STAMP)
 
@@ -43,6 +43,13 @@ ext: $(STAMP)
 bytecode:
 	$(BIN)/python -m compileall -q src benchmarks >/dev/null
 
+# A missing test oracle (../shared, a trec_eval binary, java for Spark) skips its tests on a
+# contributor's machine; with RANKPROOF_REQUIRE_ORACLES=1 (.ci/run sets it) it fails them, and
+# make stops here with one line naming it. tests/oracles.py does the same inside pytest.
+REQUIRE_ORACLES = $(filter-out 0,$(RANKPROOF_REQUIRE_ORACLES))
+# $(call no-oracle,what is missing,what happens without it)
+no-oracle = $(if $(REQUIRE_ORACLES),echo "missing oracle: $(1) (RANKPROOF_REQUIRE_ORACLES is set)" >&2; exit 1,echo "no $(1): $(2)")
+
 # trec_eval 10, built from the read-only reference source into build/ (a test oracle and a peer).
 TREC_EVAL_SRC := ../shared/reference/trec_eval-10
 TREC_EVAL := build/trec_eval/trec_eval
@@ -51,7 +58,7 @@ $(TREC_EVAL):
 	@if [ -d $(TREC_EVAL_SRC) ]; then \
 		mkdir -p build/trec_eval && cp -r $(TREC_EVAL_SRC)/. build/trec_eval/ && \
 		$(MAKE) -s -C build/trec_eval >/dev/null 2>&1; \
-	else echo "no $(TREC_EVAL_SRC): tests against trec_eval will be skipped"; fi
+	else $(call no-oracle,$(TREC_EVAL_SRC),tests against trec_eval will be skipped); fi
 
 # trec_eval 9.0.8 (inside pytrec_eval), built the same way: the oracle of `rankproof trec-eval --v9`.
 TREC_EVAL9_SRC := ../shared/reference/trec_eval-9.0.8
@@ -61,14 +68,20 @@ $(TREC_EVAL9):
 	@if [ -d $(TREC_EVAL9_SRC) ]; then \
 		mkdir -p build/trec_eval9 && cp -r $(TREC_EVAL9_SRC)/. build/trec_eval9/ && \
 		$(MAKE) -s -C build/trec_eval9 >/dev/null 2>&1; \
-	else echo "no $(TREC_EVAL9_SRC): tests against trec_eval 9 will be skipped"; fi
+	else $(call no-oracle,$(TREC_EVAL9_SRC),tests against trec_eval 9 will be skipped); fi
 
-# The benchmark smoke run comes first so that pytest's summary is the last line.
+# Every test (what CI runs): parity with the peers, the trec_eval oracles, Spark.
+# The benchmarks are not tests: `make bench-quick` and `make bench` run them.
 test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 	$(BIN)/ruff check src
 	$(BIN)/mypy
-	$(MAKE) bench-quick
 	$(BIN)/python -m pytest
+
+# The tier for every edit: ruff and the tests that need no peer library, oracle, Spark
+# or long run (the markers in pyproject.toml; tests/conftest.py sets parity and oracle).
+test-fast: $(STAMP) ext
+	$(BIN)/ruff check src
+	$(BIN)/python -m pytest -m "not parity and not oracle and not spark and not slow"
 
 # Workload B once per tool: checks that the harness runs and that every
 # peer's values agree with rankproof's; no time is asserted.

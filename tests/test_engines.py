@@ -111,6 +111,7 @@ def assert_same(expected, actual, label):
                 np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=f"{where} {field}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.fingerprint)
 def test_engines_agree_on_random_cases(engine, protocol):
@@ -125,6 +126,7 @@ def test_engines_agree_on_random_cases(engine, protocol):
     assert errors < 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.fingerprint)
 def test_engines_agree_on_real_grades(engine, protocol):

@@ -110,6 +110,7 @@ def _same(a, b, common_counts=True):
         assert counts_a.get(key) == counts_b.get(key), (key, counts_a.get(key), counts_b.get(key))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_files_frames_and_dicts_agree_under_every_policy(tmp_path, seed):
     judgments, rankings = _case(seed, matrix_shaped=False)

@@ -32,6 +32,9 @@ import pytest
 
 from paths import CRANFIELD, SRC
 
+# Every case runs the command line in a process of its own: ~1 s each, a minute in all.
+pytestmark = pytest.mark.slow
+
 MEMORY_LIMIT = 2 * 1024**3
 
 

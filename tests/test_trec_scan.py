@@ -186,12 +186,14 @@ def trec_files(draw, width: int) -> bytes:
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(trec_files(width=6))
 def test_runs_read_as_the_reference_reads_them(data):
     check_against_reference(data, 6)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(trec_files(width=4))
 def test_qrels_read_as_the_reference_reads_them(data):

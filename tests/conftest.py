@@ -10,7 +10,8 @@ new test gets its marker without anyone remembering to add it:
 - ``oracle``: held to trec_eval's binaries or to the data in ../shared: the
   test uses a trec_eval fixture, calls ``trec_oracle.build_trec_eval*`` or
   reads a module-level path under ../shared.
-- ``spark`` (a module's ``pytestmark``) and ``slow`` (set by hand) are not derived.
+- ``spark`` (the Spark tests' ``pytestmark``) and ``slow`` (set by hand, from
+  ``pytest --durations``) are not derived.
 
 ``make test-fast`` deselects all four. A missing oracle goes through
 ``oracles.missing`` (a skip, or a failure under RANKPROOF_REQUIRE_ORACLES=1).

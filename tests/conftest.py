@@ -117,22 +117,23 @@ def _module_of(value: object) -> str:
     return module if isinstance(module, str) else ""
 
 
-def _tiers(item: pytest.Item) -> set[str]:
+def tiers(item: pytest.Item) -> set[str]:
+    """The markers conftest derives for a test: parity, oracle, both or none."""
     function = getattr(item, "function", None)
     if function is None:  # a doctest of src/rankproof
         return set()
     modules, names, values = _uses(function)
     modules |= {_module_of(value) for value in values}
-    tiers = set()
+    found = set()
     if {module.split(".")[0] for module in modules} & PEERS:
-        tiers.add("parity")
+        found.add("parity")
     shared_paths = [value for value in values if isinstance(value, Path) and value.is_relative_to(SHARED)]
     if ORACLE_FIXTURES & set(item.fixturenames) or ORACLE_CALLS & names or shared_paths:
-        tiers.add("oracle")
-    return tiers
+        found.add("oracle")
+    return found
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        for tier in sorted(_tiers(item)):
+        for tier in sorted(tiers(item)):
             item.add_marker(tier)

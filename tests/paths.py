@@ -4,7 +4,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-CRANFIELD = SRC / "rankproof" / "_data" / "cranfield"
+PACKAGE = SRC / "rankproof"
+CRANFIELD = PACKAGE / "_data" / "cranfield"
 README = ROOT / "README.md"
 # Built once, ignored by git: the trec_eval binaries, Numba's cache of the peers' kernels.
 BUILD = ROOT / "build"

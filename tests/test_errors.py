@@ -29,7 +29,7 @@ from rankproof.errors import (
     render,
 )
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "rankproof"
+from paths import PACKAGE as SRC  # the package's source
 
 # Every module of the package: at least 95% of the sites that build a rankproof error pass fields.
 CONVERTED = [SRC]

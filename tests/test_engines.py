@@ -396,7 +396,7 @@ def test_the_hypergeometric_tail_matches_scipy():
 
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 def test_engines_agree_on_err(engine):
-    """ERR (tests/test_user_models.py holds its hand-computed values and gdeval's)."""
+    """ERR (tests/measures/test_user_models.py holds its hand-computed values and gdeval's)."""
     measures = ["err", "err@1", "err@5", "err(max_grade=4)@10", "err@30"]
     for protocol in PROTOCOLS:
         for seed in range(30):

@@ -229,7 +229,7 @@ BAD = [
     ("run line with 5 columns", [], QRELS, RUN + "q2 Q0 g 2 0.5\n", "expected 6 columns"),
     ("qrels line with 3 columns", [], QRELS + "q2 0 g\n", RUN, "expected 4 columns"),
     ("score is not a number", [], QRELS, RUN + "q2 Q0 g 2 high last\n", "not a number"),
-    # trec_eval reads 1.5 as 1 (atol), and so does the drop-in (tests/test_real_grades.py);
+    # trec_eval reads 1.5 as 1 (atol), and so does the drop-in (tests/data/test_real_grades.py);
     # a grade that is no number at all is refused.
     ("grade is not an integer", [], QRELS + "q2 0 g high\n", RUN, "not an integer"),
     ("judged query missing from the run", [], QRELS + "q3 0 g 1\n", RUN, "-c"),

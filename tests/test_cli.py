@@ -973,6 +973,7 @@ def test_console_script_table_and_demo():
     assert all(name in done.stdout for name in RUNS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["missing", "binary", "score", "measures", "usage", "output", "twice"])
 def test_process_bad_input_exits_2_with_one_line(tmp_path, case):
     qrels = write(tmp_path / "q.qrels", GOOD_QRELS)

@@ -195,6 +195,7 @@ def _alignments(seed: int):
         yield DenseAlignment(scores, protocol), protocol, RANKED + TREC
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
 def test_every_engine_agrees_with_numpy_on_every_alignment_it_supports(engine):
     """The planner preferring `engine` gives the values of the planner preferring numpy, on

@@ -127,6 +127,7 @@ def test_files_frames_and_dicts_agree_under_every_policy(tmp_path, seed):
         _same(tables, _outcome(lambda: evaluate_frame(truth, predictions, MEASURES, protocol)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 4, 5, 6])
 def test_score_matrices_agree_with_qrels_and_runs_under_every_policy(seed):
     judgments, rankings = _case(seed, matrix_shaped=True)

@@ -12,8 +12,13 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from oracles import SWITCH
 from paths import ROOT
+
+# Each test runs pytest in subprocesses (a second or two each).
+pytestmark = pytest.mark.slow
 
 TINY = '''
 from pathlib import Path

@@ -228,6 +228,7 @@ def test_normalised_measures_say_whether_the_ideal_is_best():
     assert all(REGISTRY[name].needs_intents for name in not_best), not_best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [name for name, spec in REGISTRY.items() if not spec.needs_intents])
 def test_the_front_doors_agree(name):
     """evaluate_frame on the rows of the qrels and the run; evaluate_scores on matrices whose

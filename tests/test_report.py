@@ -211,6 +211,7 @@ def test_page_weight_stays_light(cranfield_report):
     assert cranfield_report.stat().st_size < 1_500_000
 
 
+@pytest.mark.slow
 def test_many_queries_keep_the_page_light(tmp_path):
     import numpy as np
 

@@ -200,6 +200,7 @@ def test_qrels_read_as_the_reference_reads_them(data):
     check_against_reference(data, 4)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(trec_files(width=6), st.booleans())
 def test_files_cut_into_parts_read_as_whole_files(data, qrels):
@@ -227,6 +228,7 @@ def test_gzip_reads_as_plain(data):
     check_against_reference(data, 6, name="run.txt.gz")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(decimals())
 def test_every_score_is_python_float_exactly(text):

@@ -19,7 +19,7 @@ loads no compiled module it does not need.
   engine.
 - ``numpy``: the reference, each measure's vectorised numpy function.
 
-Every engine gives the same values (tests/test_engines.py holds each
+Every engine gives the same values (tests/engines/test_engines.py holds each
 registered engine to the numpy one). ``evaluate(..., engine=name)`` means
 "prefer this engine": it is tried first, and the others remain as
 fallbacks in registry order, so a measure it lacks is still computed.

@@ -3,8 +3,7 @@
 Arrays: the dtype is the one in the annotation, exactly (no conversion), and
 C-contiguous (``[::1]`` memoryviews: another layout raises ValueError), except
 ``intern_values``' values (any integer dtype and layout: copied to contiguous
-bytes) and ``sorted_vocabulary``'s and ``remap``'s index arrays (converted with
-``np.ascontiguousarray(..., int64)``). Arrays the scan writes must be writable.
+bytes). Arrays the scan writes must be writable.
 """
 
 from typing import Any
@@ -49,12 +48,3 @@ def scan(
     lines: NDArray[np.int64],                          # C-contiguous, written
     row_offset: int, line_offset: int,
 ) -> dict[str, Any]: ...
-def sorted_vocabulary(
-    text: bytes,
-    starts: NDArray[np.integer[Any]] | Any,    # converted to int64, C-contiguous
-    lengths: NDArray[np.integer[Any]] | Any,
-) -> tuple[NDArray[np.int64], NDArray[Any]]: ...
-def remap(
-    codes: NDArray[np.int64],                  # C-contiguous, written in place
-    order: NDArray[np.integer[Any]] | Any,     # converted to int64, C-contiguous
-) -> None: ...

@@ -32,69 +32,10 @@ from libc.string cimport memchr, memcmp, memcpy
 
 import numpy as np
 
-cdef extern from * nogil:
-    """
-    /* strtod in the "C" locale whatever the process's locale: a decimal
-       point is always '.', as in every TREC file. */
-    #include <stdlib.h>
-    #if defined(_WIN32)
-    #include <locale.h>
-    static _locale_t rp_c_locale = 0;
-    static int rp_init_c_locale(void) {
-        if (!rp_c_locale) rp_c_locale = _create_locale(LC_NUMERIC, "C");
-        return rp_c_locale != 0;
-    }
-    static double rp_strtod(const char *text, char **end) {
-        return _strtod_l(text, end, rp_c_locale);
-    }
-    #else
-    #include <locale.h>
-    #if defined(__APPLE__)
-    #include <xlocale.h>
-    #endif
-    static locale_t rp_c_locale = (locale_t)0;
-    static int rp_init_c_locale(void) {
-        if (!rp_c_locale) rp_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-        return rp_c_locale != (locale_t)0;
-    }
-    static double rp_strtod(const char *text, char **end) {
-        return strtod_l(text, end, rp_c_locale);
-    }
-    #endif
-
-    /* Zeroed memory; blocks of 4 MB and more on transparent huge pages
-       where the system has them. */
-    #if defined(__GNUC__)
-    #define rp_prefetch(address) __builtin_prefetch(address)
-    #else
-    #define rp_prefetch(address) ((void)(address))
-    #endif
-    #define RP_HUGE ((size_t)4 << 20)
-    #if defined(__linux__)
-    #include <sys/mman.h>
-    static void *rp_alloc_zeroed(size_t size) {
-        if (size < RP_HUGE) return calloc(1, size);
-        void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (memory == MAP_FAILED) return NULL;
-    #ifdef MADV_HUGEPAGE
-        madvise(memory, size, MADV_HUGEPAGE);
-    #endif
-        return memory;
-    }
-    static void rp_free(void *memory, size_t size) {
-        if (memory == NULL) return;
-        if (size < RP_HUGE) free(memory); else munmap(memory, size);
-    }
-    #else
-    static void *rp_alloc_zeroed(size_t size) { return calloc(1, size); }
-    static void rp_free(void *memory, size_t size) { (void)size; free(memory); }
-    #endif
-    """
-    int rp_init_c_locale()
-    double rp_strtod(const char *text, char **end)
-    void *rp_alloc_zeroed(size_t size)
-    void rp_free(void *memory, size_t size)
-    void rp_prefetch(const void *address)
+from .hashtable cimport (
+    Slot, Table, arena_reserve, hash_bytes, intern_key, mix_hash, rp_alloc_zeroed, rp_free, rp_init_c_locale,
+    rp_prefetch, rp_strtod, same_bytes, table_free, table_grow, table_init,
+)
 
 # Why a line was refused (the caller turns these into messages).
 cpdef enum:
@@ -133,202 +74,7 @@ cdef enum:
     BATCH = 16   # docs hashed and prefetched ahead of their lookup
 
 
-# -- the hash table -------------------------------------------------------------
-#
-# Open addressing with linear probing, at most half full. A lookup of a known
-# id (nine in ten lookups of a run file) costs one cache miss: the slot holds
-# the full 64-bit hash, the id's length and its first 16 bytes; only longer
-# ids compare the rest with their copy in a compact arena (never with the
-# large, cold file). The scan hashes a batch of ids and prefetches their
-# slots before looking them up, so that the misses overlap. Big tables live
-# on transparent huge pages, which spare random lookups most TLB misses.
-
-cdef struct Slot:
-    uint64_t hash
-    int32_t code           # code + 1; 0: empty
-    int32_t length
-    uint8_t prefix[16]     # the id's first 16 bytes (an id rarely has more)
-
-
-cdef struct Table:
-    Slot *slots
-    size_t slot_bytes
-    uint64_t mask
-    int64_t count
-    int64_t capacity       # codes before the next growth
-    int64_t *offsets       # by code: where its bytes start in the arena
-    int64_t *lengths
-    size_t code_bytes
-    uint8_t *arena
-    size_t arena_size
-    size_t arena_used
-    uint64_t seed
-
-
-cdef inline uint64_t _mix(uint64_t h) noexcept nogil:
-    h ^= h >> 33
-    h *= 0xFF51AFD7ED558CCDULL
-    h ^= h >> 33
-    h *= 0xC4CEB9FE1A85EC53ULL
-    h ^= h >> 33
-    return h
-
-
-cdef inline uint64_t _hash(const uint8_t *p, int64_t n, uint64_t seed) noexcept nogil:
-    """A word-at-a-time multiplicative hash, finalised with murmur3's mixer."""
-    cdef uint64_t h = seed ^ (<uint64_t>n * 0x9E3779B97F4A7C15ULL)
-    cdef uint64_t word
-    while n >= 8:
-        memcpy(&word, p, 8)
-        h = (h ^ word) * 0x100000001B3ULL
-        h ^= h >> 29
-        p += 8
-        n -= 8
-    if n > 0:
-        word = 0
-        memcpy(&word, p, n)
-        h = (h ^ word) * 0x100000001B3ULL
-    return _mix(h)
-
-
-cdef inline bint _same(const uint8_t *a, const uint8_t *b, int64_t n) noexcept nogil:
-    """``a[:n] == b[:n]``, inline for the short ids of TREC files (a call to memcmp costs more)."""
-    cdef uint64_t x, y
-    while n >= 8:
-        memcpy(&x, a, 8)
-        memcpy(&y, b, 8)
-        if x != y:
-            return False
-        a += 8
-        b += 8
-        n -= 8
-    while n > 0:
-        if a[0] != b[0]:
-            return False
-        a += 1
-        b += 1
-        n -= 1
-    return True
-
-
-cdef int _table_init(Table *t, uint64_t seed) noexcept nogil:
-    t.slot_bytes = 1024 * sizeof(Slot)
-    t.slots = <Slot *>rp_alloc_zeroed(t.slot_bytes)
-    t.mask = 1023
-    t.count = 0
-    t.capacity = 512
-    t.code_bytes = t.capacity * sizeof(int64_t)
-    t.offsets = <int64_t *>rp_alloc_zeroed(t.code_bytes)
-    t.lengths = <int64_t *>rp_alloc_zeroed(t.code_bytes)
-    t.arena_size = 1 << 16
-    t.arena_used = 0
-    t.arena = <uint8_t *>rp_alloc_zeroed(t.arena_size)
-    t.seed = seed
-    if t.slots == NULL or t.offsets == NULL or t.lengths == NULL or t.arena == NULL:
-        return -1
-    return 0
-
-
-cdef void _table_free(Table *t) noexcept nogil:
-    rp_free(t.slots, t.slot_bytes)
-    rp_free(t.offsets, t.code_bytes)
-    rp_free(t.lengths, t.code_bytes)
-    rp_free(t.arena, t.arena_size)
-    t.slots = NULL
-    t.offsets = NULL
-    t.lengths = NULL
-    t.arena = NULL
-
-
-cdef int _table_grow(Table *t) noexcept nogil:
-    """Double the slots and the per-code arrays."""
-    cdef int64_t old = <int64_t>t.mask + 1, size = old * 2, i
-    cdef uint64_t mask = size - 1, at
-    cdef size_t slot_bytes = size * sizeof(Slot), code_bytes = (size // 2) * sizeof(int64_t)
-    cdef Slot *slots = <Slot *>rp_alloc_zeroed(slot_bytes)
-    cdef int64_t *offsets = <int64_t *>rp_alloc_zeroed(code_bytes)
-    cdef int64_t *lengths = <int64_t *>rp_alloc_zeroed(code_bytes)
-    if slots == NULL or offsets == NULL or lengths == NULL:
-        rp_free(slots, slot_bytes)
-        rp_free(offsets, code_bytes)
-        rp_free(lengths, code_bytes)
-        return -1
-    for i in range(old):
-        if t.slots[i].code:
-            at = t.slots[i].hash & mask
-            while slots[at].code:
-                at = (at + 1) & mask
-            slots[at] = t.slots[i]
-    memcpy(offsets, t.offsets, t.count * sizeof(int64_t))
-    memcpy(lengths, t.lengths, t.count * sizeof(int64_t))
-    rp_free(t.slots, t.slot_bytes)
-    rp_free(t.offsets, t.code_bytes)
-    rp_free(t.lengths, t.code_bytes)
-    t.slots = slots
-    t.offsets = offsets
-    t.lengths = lengths
-    t.slot_bytes = slot_bytes
-    t.code_bytes = code_bytes
-    t.mask = mask
-    t.capacity = size // 2
-    return 0
-
-
-cdef int _arena_reserve(Table *t, size_t more) noexcept nogil:
-    cdef size_t size = t.arena_size
-    cdef uint8_t *arena
-    if t.arena_used + more <= size:
-        return 0
-    while t.arena_used + more > size:
-        size *= 2
-    arena = <uint8_t *>rp_alloc_zeroed(size)
-    if arena == NULL:
-        return -1
-    memcpy(arena, t.arena, t.arena_used)
-    rp_free(t.arena, t.arena_size)
-    t.arena = arena
-    t.arena_size = size
-    return 0
-
-
-cdef inline int64_t _intern(Table *t, const uint8_t *key, int64_t length, uint64_t h) noexcept nogil:
-    """The code of the id ``key[:length]`` (hash `h`), a new one if unseen; -1 if out of memory."""
-    cdef uint64_t at = h & t.mask
-    cdef Slot *slot
-    cdef int64_t code, inline = length if length < 16 else 16
-    if length > 0x7FFFFFFF:
-        return -1
-    while True:
-        slot = &t.slots[at]
-        if slot.code == 0:
-            break
-        if (slot.hash == h and slot.length == length and _same(slot.prefix, key, inline)
-                and (length <= 16 or memcmp(t.arena + t.offsets[slot.code - 1] + 16, key + 16, length - 16) == 0)):
-            return slot.code - 1
-        at = (at + 1) & t.mask
-    if t.count >= t.capacity:
-        if t.count >= 0x7FFFFFFE or _table_grow(t) < 0:
-            return -1
-        at = h & t.mask
-        while t.slots[at].code:
-            at = (at + 1) & t.mask
-        slot = &t.slots[at]
-    if _arena_reserve(t, length) < 0:
-        return -1
-    code = t.count
-    memcpy(t.arena + t.arena_used, key, length)
-    slot.hash = h
-    slot.code = <int32_t>(code + 1)
-    slot.length = <int32_t>length
-    memcpy(slot.prefix, key, inline)
-    t.offsets[code] = t.arena_used
-    t.lengths[code] = length
-    t.arena_used += length
-    t.count += 1
-    return code
-
-
-cdef object _vocabulary_spans(Table *t):
+cdef object vocabulary_spans(Table *t):
     """The distinct ids as ``(arena bytes, starts, lengths)``, by code."""
     starts = np.empty(t.count, dtype=np.int64)
     lengths = np.empty(t.count, dtype=np.int64)
@@ -479,19 +225,19 @@ cdef class Interner:
     cdef Table table
 
     def __cinit__(self, uint64_t seed):
-        if _table_init(&self.table, seed) < 0:
-            _table_free(&self.table)
+        if table_init(&self.table, seed) < 0:
+            table_free(&self.table)
             raise MemoryError("out of memory while interning ids")
 
     def __dealloc__(self):
-        _table_free(&self.table)
+        table_free(&self.table)
 
     def __len__(self):
         return self.table.count
 
     def vocabulary(self):
         """The distinct ids as ``(bytes back to back, starts, lengths)``, by code."""
-        return _vocabulary_spans(&self.table)
+        return vocabulary_spans(&self.table)
 
     def absorb(self, Interner other):
         """Intern every id of `other`; return the code here of each of its codes."""
@@ -506,11 +252,11 @@ cdef class Interner:
                 stop = j + BATCH if j + BATCH < count else count
                 for k in range(j, stop):
                     key = other.table.arena + other.table.offsets[k]
-                    rp_prefetch(&t.slots[_hash(key, other.table.lengths[k], t.seed) & t.mask])
+                    rp_prefetch(&t.slots[hash_bytes(key, other.table.lengths[k], t.seed) & t.mask])
                 for k in range(j, stop):
                     key = other.table.arena + other.table.offsets[k]
                     length = other.table.lengths[k]
-                    code = _intern(t, key, length, _hash(key, length, t.seed))
+                    code = intern_key(t, key, length, hash_bytes(key, length, t.seed))
                     if code < 0:
                         break
                     out[k] = code
@@ -536,11 +282,11 @@ cdef int _intern_many(Table *t, const uint8_t *base, const int64_t *starts, int6
             begin = starts[k] if starts != NULL else k * stride
             length = starts[k + 1] - begin if starts != NULL else width
             repeats[k - j] = (length == previous_length
-                              and _same(base + begin, base + previous_begin, length))
+                              and same_bytes(base + begin, base + previous_begin, length))
             previous_begin = begin
             previous_length = length
             if not repeats[k - j]:
-                hashes[k - j] = _hash(base + begin, length, t.seed)
+                hashes[k - j] = hash_bytes(base + begin, length, t.seed)
                 rp_prefetch(&t.slots[hashes[k - j] & t.mask])
         for k in range(j, stop):
             if repeats[k - j]:
@@ -548,7 +294,7 @@ cdef int _intern_many(Table *t, const uint8_t *base, const int64_t *starts, int6
                 continue
             begin = starts[k] if starts != NULL else k * stride
             length = starts[k + 1] - begin if starts != NULL else width
-            code = _intern(t, base + begin, length, hashes[k - j])
+            code = intern_key(t, base + begin, length, hashes[k - j])
             if code < 0:
                 return -1
             codes[k] = code
@@ -692,7 +438,7 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
             if pos >= end or pending == BATCH:
                 # Look up the batch, in row order (codes follow first appearance).
                 for k in range(pending):
-                    code = _intern(doc_table_pointer, pending_key[k], pending_length[k], pending_hash[k])
+                    code = intern_key(doc_table_pointer, pending_key[k], pending_length[k], pending_hash[k])
                     if code < 0:
                         failed = 1
                         break
@@ -764,10 +510,10 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
             # Rows of one query usually follow each other: compare with the
             # previous query before hashing.
             length = ends[0] - starts[0]
-            if length == last_query_length and _same(data + starts[0], data + last_query_start, length):
+            if length == last_query_length and same_bytes(data + starts[0], data + last_query_start, length):
                 code = last_query_code
             else:
-                code = _intern(query_table_pointer, data + starts[0], length, _hash(data + starts[0], length, query_table_pointer.seed))
+                code = intern_key(query_table_pointer, data + starts[0], length, hash_bytes(data + starts[0], length, query_table_pointer.seed))
                 if code < 0:
                     failed = 1
                     break
@@ -778,7 +524,7 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
             length = ends[2] - starts[2]
             pending_key[pending] = data + starts[2]
             pending_length[pending] = length
-            pending_hash[pending] = _hash(data + starts[2], length, doc_table_pointer.seed)
+            pending_hash[pending] = hash_bytes(data + starts[2], length, doc_table_pointer.seed)
             rp_prefetch(&doc_table_pointer.slots[pending_hash[pending] & doc_table_pointer.mask])
             pending += 1
             numbers[row] = line + line_offset
@@ -799,169 +545,3 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
             i += 1
         result.update(line=line + line_offset, start=line_start, end=i, at=bad_at)
     return result
-
-
-# -- the vocabulary -------------------------------------------------------------
-
-cdef inline uint64_t _key(const uint8_t *p, int64_t n) noexcept nogil:
-    """The first 8 bytes of p (zero-padded) as a big-endian integer: compares as the bytes do."""
-    cdef uint64_t key = 0
-    cdef int64_t i
-    for i in range(8):
-        key = (key << 8) | (p[i] if i < n else 0)
-    return key
-
-
-cdef inline int _compare_from(const uint8_t *data, int64_t a_start, int64_t a_length,
-                              int64_t b_start, int64_t b_length, int64_t offset) noexcept nogil:
-    cdef int64_t a_rest = a_length - offset, b_rest = b_length - offset
-    if a_rest < 0:
-        a_rest = 0
-    if b_rest < 0:
-        b_rest = 0
-    cdef int order = memcmp(data + a_start + offset, data + b_start + offset,
-                            a_rest if a_rest < b_rest else b_rest)
-    if order:
-        return order
-    return (a_rest > b_rest) - (a_rest < b_rest)
-
-
-cdef void _sort_range(const uint8_t *data, int64_t[::1] starts, int64_t[::1] lengths,
-                      int64_t[::1] order, int64_t offset):
-    """Sort `order` (ids by code) by the bytes of each id from `offset` on.
-
-    Most-significant-first: numpy sorts 8-byte keys, then each run of equal
-    keys is sorted by what follows, by insertion when short.
-    """
-    cdef int64_t n = order.shape[0], i, j, k, m, id_
-    cdef int64_t rest
-    keys_array = np.empty(n, dtype=np.uint64)
-    cdef uint64_t[::1] keys = keys_array
-    for j in range(n):
-        id_ = order[j]
-        rest = lengths[id_] - offset
-        keys[j] = _key(data + starts[id_] + offset, rest if rest > 0 else 0)
-    by_key = np.argsort(keys_array)
-    sorted_order = np.asarray(order)[by_key]
-    keys_array = keys_array[by_key]
-    keys = keys_array
-    cdef int64_t[::1] reordered = sorted_order
-    order[:] = reordered
-    j = 0
-    while j < n:
-        k = j + 1
-        while k < n and keys[k] == keys[j]:
-            k += 1
-        # Equal keys and distinct ids: every id of the run goes on past these 8 bytes.
-        if k - j > 24:
-            _sort_range(data, starts, lengths, order[j:k], offset + 8)
-        elif k - j > 1:
-            for m in range(j + 1, k):
-                id_ = order[m]
-                i = m
-                while i > j and _compare_from(data, starts[order[i - 1]], lengths[order[i - 1]],
-                                              starts[id_], lengths[id_], offset + 8) > 0:
-                    order[i] = order[i - 1]
-                    i -= 1
-                order[i] = id_
-        j = k
-
-
-cdef inline int64_t _next_point(const uint8_t *p, int64_t k, int64_t n, uint32_t *point) noexcept nogil:
-    """Decode the code point at ``p[k]``; return where the next one starts.
-
-    Bytes that do not start a complete UTF-8 sequence (never in a checked
-    TREC file, possible in an unchecked Arrow buffer) become U+FFFD.
-    """
-    cdef uint8_t lead = p[k]
-    cdef int64_t extra
-    if lead < 0x80:
-        point[0] = lead
-        return k + 1
-    if 0xC0 <= lead < 0xE0:
-        extra = 1
-        point[0] = lead & 0x1F
-    elif 0xE0 <= lead < 0xF0:
-        extra = 2
-        point[0] = lead & 0x0F
-    elif 0xF0 <= lead < 0xF8:
-        extra = 3
-        point[0] = lead & 0x07
-    else:
-        point[0] = 0xFFFD
-        return k + 1
-    if k + extra >= n:
-        point[0] = 0xFFFD
-        return k + 1
-    for k in range(k + 1, k + 1 + extra):
-        if (p[k] & 0xC0) != 0x80:
-            point[0] = 0xFFFD
-            return k
-        point[0] = (point[0] << 6) | (p[k] & 0x3F)
-    return k + 1
-
-
-def sorted_vocabulary(bytes text, starts, lengths):
-    """Sort the ids given as spans of `text` by code point.
-
-    Returns
-    -------
-    order : numpy.ndarray of int64
-        ``order[i]`` is the code of the i-th smallest id.
-    vocabulary : numpy.ndarray of str
-        The ids in that order (UTF-8 bytewise order is code-point order).
-    """
-    cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
-    cdef int64_t[::1] s = np.ascontiguousarray(starts, dtype=np.int64)
-    cdef int64_t[::1] n = np.ascontiguousarray(lengths, dtype=np.int64)
-    cdef int64_t count = s.shape[0], j, k, chars, widest = 1, id_
-    order_array = np.arange(count, dtype=np.int64)
-    cdef int64_t[::1] order = order_array
-    if count > 1:
-        _sort_range(data, s, n, order, 0)
-    cdef const uint8_t *p
-    cdef uint32_t point
-    # Code points per id, then the ids as UCS-4, the layout of numpy's str arrays.
-    for j in range(count):
-        p = data + s[j]
-        k = 0
-        chars = 0
-        while k < n[j]:
-            k = _next_point(p, k, n[j], &point)
-            chars += 1
-        if chars > widest:
-            widest = chars
-    table = np.zeros((count, widest), dtype=np.uint32)
-    cdef uint32_t[:, ::1] out = table
-    with nogil:
-        for j in range(count):
-            id_ = order[j]
-            p = data + s[id_]
-            k = 0
-            chars = 0
-            while k < n[id_]:
-                k = _next_point(p, k, n[id_], &point)
-                out[j, chars] = point
-                chars += 1
-    return order_array, table.view(np.dtype(("U", widest))).reshape(count)
-
-
-def remap(codes, order):
-    """Renumber `codes` in place so that code ``order[i]`` becomes ``i``."""
-    cdef int64_t[::1] c = codes
-    cdef int64_t[::1] o = np.ascontiguousarray(order, dtype=np.int64)
-    cdef int64_t count = o.shape[0], j, n = c.shape[0]
-    cdef bint identity = True
-    for j in range(count):
-        if o[j] != j:
-            identity = False
-            break
-    if identity:
-        return
-    rank_array = np.empty(count, dtype=np.int64)
-    cdef int64_t[::1] rank = rank_array
-    with nogil:
-        for j in range(count):
-            rank[o[j]] = j
-        for j in range(n):
-            c[j] = rank[c[j]]

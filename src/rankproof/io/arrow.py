@@ -92,6 +92,7 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow as pa
 
     from .._libs import trec_scan as _trec_scan
+    from .._libs import vocabulary as _vocabulary
 
     if not isinstance(column, pa.ChunkedArray):
         column = pa.chunked_array([column])
@@ -119,8 +120,8 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
         spans = (text.tobytes(), starts, np.char.str_len(text).astype(np.int64))
     else:
         spans = ids.vocabulary()
-    order, vocabulary = _trec_scan.sorted_vocabulary(*spans)
-    _trec_scan.remap(codes, order)
+    order, vocabulary = _vocabulary.sorted_vocabulary(*spans)
+    _vocabulary.remap(codes, order)
     if vocabulary.size == 0:
         vocabulary = np.zeros(0, dtype="<U1")
     return codes, vocabulary

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import ParseError, literal
 from .._libs import trec_scan as _trec_scan
+from .._libs import vocabulary as _vocabulary
 from .limits import MAX_ID_LENGTH
 from .files import encoding_hint, load_text
 from .values import Problem, grade_problem, real_grade_problem, score_problem, shorten
@@ -331,8 +332,8 @@ def _interned(codes: np.ndarray, interner, what: str = "id", lines: "np.ndarray 
         line = int(lines[np.argmax(codes == code)]) if lines is not None else None
         raise ParseError(source=source, line=line, fix=MAX_ID_LENGTH.fix,
                          what=MAX_ID_LENGTH.beyond(f"the {what} id of {int(lengths[code])} bytes"))
-    order, ids = _trec_scan.sorted_vocabulary(text, starts, lengths)
-    _trec_scan.remap(codes, order)
+    order, ids = _vocabulary.sorted_vocabulary(text, starts, lengths)
+    _vocabulary.remap(codes, order)
     return codes, ids
 
 

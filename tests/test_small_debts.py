@@ -81,7 +81,7 @@ def test_one_name_per_concept_with_the_earlier_names_as_aliases():
     results = _results()
     segment = {"q1": "s", "q2": "s", "q3": "t"}
     new = by_segment(results, segment, n_resamples=300, bootstrap_method="basic", seed=3)
-    with pytest.warns(DeprecationWarning, match="resamples= is deprecated"):
+    with pytest.warns(DeprecationWarning, match="(resamples|method)= is deprecated"):
         old = results.by(segment, resamples=300, method="basic", seed=3)
     assert new == old == results.by(segment, n_resamples=300, bootstrap_method="basic", seed=3)
     assert new == old and (new.n_resamples, new.bootstrap_method) == (300, "basic")

@@ -16,7 +16,7 @@ import typing
 import numpy as np
 
 from ..pipeline.alignment import align
-from ..pipeline.offsets import offsets_of
+from ..kernels.segments import offsets_of
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, RankproofError, literal

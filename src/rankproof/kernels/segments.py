@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ranks_within"]
+__all__ = ["ranks_within", "segment_of", "offsets_of"]
 
 
 def ranks_within(lengths: np.ndarray) -> np.ndarray:
@@ -17,3 +17,22 @@ def ranks_within(lengths: np.ndarray) -> np.ndarray:
     ranks = np.arange(int(lengths.sum()), dtype=np.int64)
     ranks -= np.repeat(np.cumsum(lengths) - lengths, lengths)
     return ranks
+
+
+def segment_of(lengths: np.ndarray) -> np.ndarray:
+    """Segment index of every element, for segments of the given lengths.
+
+    >>> segment_of(np.array([2, 0, 1])).tolist()
+    [0, 0, 2]
+    """
+    return np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+
+
+def offsets_of(segment_of_row: np.ndarray, num_segments: int) -> np.ndarray:
+    """Offsets (``num_segments + 1``) of rows grouped by segment, from each row's segment.
+
+    >>> offsets_of(np.array([0, 0, 2]), 3).tolist()
+    [0, 2, 2, 3]
+    """
+    counts = np.bincount(segment_of_row, minlength=num_segments)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

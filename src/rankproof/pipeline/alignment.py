@@ -43,7 +43,7 @@ from ..io.lines import take_lines
 from ..protocol import ExtraQuery, MissingQuery, Protocol
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
-from .offsets import offsets_of, segment_of
+from ..kernels.segments import offsets_of, segment_of
 from .rows import (
     Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, drop_duplicates, line_at,
     name_some,

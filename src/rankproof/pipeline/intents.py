@@ -16,7 +16,7 @@ import numpy as np
 
 from ..data.intents import IntentQrels
 from .alignment import Alignment
-from .offsets import offsets_of
+from ..kernels.segments import offsets_of
 
 __all__ = ["IntentTable", "IntentAlignment", "attach_intents"]
 

@@ -9,7 +9,7 @@ import numpy as np
 from .._libs.align_scan import sort_segments, tie_runs
 from ..errors import TieError
 from ..protocol import Protocol, Ties
-from .offsets import offsets_of
+from ..kernels.segments import offsets_of
 
 __all__ = ["sort_within_queries", "rank_order", "tie_groups", "group_ties"]
 

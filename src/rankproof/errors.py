@@ -167,9 +167,22 @@ class RankproofError(Exception):
 
     def in_words_of(self, vocabulary: Vocabulary) -> "RankproofError":
         """The same error (type and fields) with its message in `vocabulary`'s words."""
-        worded = type(self)(self.render(vocabulary))
-        worded.__dict__.update({k: v for k, v in self.__dict__.items()})
-        return worded
+        return self._copy({}, vocabulary)
+
+    def replace(self, **changes: Any) -> "RankproofError":
+        """The same error (type and every other field) with some fields changed, its message rendered anew.
+
+        >>> InputError(what="bad {doc}", source="tmp1.run").replace(source="run.txt").render()
+        'run.txt: bad doc'
+        """
+        return self._copy(changes, QUERIES_AND_DOCS)
+
+    def _copy(self, changes: dict[str, Any], vocabulary: Vocabulary) -> "RankproofError":
+        copied = type(self)(str(self))
+        copied.__dict__.update(self.__dict__)
+        copied.__dict__.update(changes)
+        copied.args = (copied.render(vocabulary),)
+        return copied
 
 
 class InputError(RankproofError, ValueError):

@@ -262,17 +262,8 @@ def _relabelled(error: RankproofError, label: dict[str, str]) -> RankproofError:
         return text
 
     if error.has_fields:
-        return _with_fields(error, what=shown(error.what), source=shown(error.source), fix=shown(error.fix))
+        return error.replace(what=shown(error.what), source=shown(error.source), fix=shown(error.fix))
     return type(error)(shown(str(error)))
-
-
-def _with_fields(error: RankproofError, **changes: object) -> RankproofError:
-    """The same error (type and every field) with some fields changed, its message rendered anew."""
-    changed = type(error)(str(error))
-    changed.__dict__.update(error.__dict__)
-    changed.__dict__.update(changes)
-    changed.args = (changed.render(),)
-    return changed
 
 
 def _without_extra_columns(path: str) -> bytes | None:
@@ -425,7 +416,7 @@ def _without_policy_hint(error: RankproofError) -> RankproofError:
     """
     if error.has_fields:
         fix = _policy_pointed_to_evaluate(error.fix or "")
-        return error if fix is None else _with_fields(error, fix=fix)
+        return error if fix is None else error.replace(fix=fix)
     message = _policy_pointed_to_evaluate(str(error))
     return error if message is None else type(error)(message)
 

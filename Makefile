@@ -6,14 +6,14 @@ STAMP := $(VENV)/.installed
 # The demo needs rankproof and its four dependencies only (no test or benchmark extras).
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: install ext test test-fast demo report-demo bench bench-quick bytecode wheel clean
+.PHONY: install ext test test-fast demo report-demo bench bench-quick bytecode wheel clean docs
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,bench,docs]'
 	$(MAKE) -s bytecode
 	touch $(STAMP) $(DEMO_STAMP)
 
@@ -107,6 +107,10 @@ bench: $(STAMP) ext $(TREC_EVAL) bytecode
 wheel: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[release]'
 	$(BIN)/python -m build --wheel --outdir dist/ .
+
+# The documentation site, strict (a warning fails the build), into build/site (see mkdocs.yml).
+docs: $(STAMP) ext
+	$(BIN)/mkdocs build --quiet
 
 demo: $(DEMO_STAMP)
 	$(BIN)/rankproof demo

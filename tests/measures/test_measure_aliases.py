@@ -30,6 +30,8 @@ NAMES = {
     "mrr": "rr", "mrr@10": "rr@10", "precision@10": "p@10", "recall@100": "r@100", "hit_rate@10": "hit@10",
     "map@10": "ap@10", "ndcg@10": "ndcg@10", "ndcg_burges@10": "ndcg(gain=exp2)@10", "hits@5": "num_rel_ret@5",
     "r-precision": "rprec",
+    # the recommender libraries' hit rate (issue 28: HR@10 once suggested r@10)
+    "HR@10": "hit@10", "HitRate@10": "hit@10", "hitrate@10": "hit@10", "hr@5": "hit@5",
     # case
     "NDCG@10": "ndcg@10", "MAP": "ap", "Recall@100": "r@100",
 }
@@ -62,7 +64,7 @@ def test_an_alias_never_changes_the_protocol():
 
 @pytest.mark.parametrize("text, expected", [
     ("recal@10", "r@10"), ("precison@5", "p@5"), ("reciprocal_rank", "rr"), ("mrrr", "rr"),
-    ("hitrate@10", "hit@10"), ("average_precision", "ap"),
+    ("hitrat@10", "hit@10"), ("average_precision", "ap"),
 ])
 def test_suggestions_rank_by_meaning(text, expected):
     with pytest.raises(MeasureError) as caught:

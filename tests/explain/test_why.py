@@ -7,11 +7,13 @@ whole difference, and that the query it names is the one the peers disagree on.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from rankproof import Protocol, Qrels, Run, evaluate
+from rankproof.errors import InputError
 from rankproof.cli.app import main
 from rankproof.explain.why import why
 
@@ -106,3 +108,56 @@ def test_cli_why(capsys):
 
 def test_preset_lists_ranx():
     assert Protocol.preset("ranx").ties.value == "input"
+
+
+# -- issue 28: peers by the names their users know, zeros that read 0, --top as a count -----
+@pytest.mark.parametrize("peer", ["pytrec_eval", "ir_measures"])
+def test_why_against_pytrec_eval_and_ir_measures_by_name(peer):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = CRANFIELD / "qrels.txt", CRANFIELD / "lmdirichlet.run"
+    names = {"ndcg_cut_10": "ndcg@10", "map": "ap", "recip_rank": "rr", "P_10": "p@10"}
+    per_query = pytrec_eval.RelevanceEvaluator(_trec(qrels_path), {"ndcg_cut.10", "map", "recip_rank", "P.10"}
+                                               ).evaluate(_trec(run_path))
+    expected = {ours: sum(v[theirs] for v in per_query.values()) / len(per_query) for theirs, ours in names.items()}
+    if peer == "ir_measures":   # the peer's own numbers, through its default providers
+        ir_measures = pytest.importorskip("ir_measures")
+        measures = [ir_measures.parse_measure(m) for m in ("nDCG@10", "AP", "RR", "P@10")]
+        got = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(str(qrels_path)),
+                                         ir_measures.read_trec_run(str(run_path)))
+        expected = {ours: got[m] for ours, m in zip(("ndcg@10", "ap", "rr", "p@10"), measures)}
+    w = why(Qrels.read_trec(qrels_path), Run.read_trec(run_path), list(expected), peer)
+    for measure, value in expected.items():
+        assert w.get(measure).peer == pytest.approx(value, abs=1e-12), measure
+
+
+def test_cli_why_accepts_pytrec_eval_and_ir_measures(capsys):
+    for peer in ("pytrec_eval", "ir_measures"):
+        code = main(["why", str(CRANFIELD / "qrels.txt"), str(CRANFIELD / "lmdirichlet.run"), "--peer", peer])
+        out, err = capsys.readouterr()
+        assert (code, err) == (0, ""), err
+        assert f"ndcg@10: ours 0.2824955, {peer} 0.2825115" in out
+
+
+def test_a_difference_below_printing_precision_reads_zero():
+    # A difference of 1e-8 printed to 7 digits is "0", not "-0.0000000".
+    qrels = Qrels.from_dict({"q": {"a": 1, "b": 1}})
+    run = Run.from_dict({"q": {"a": 2.0, "b": 1.0}})
+    item = why(qrels, run, "rr", "trec_eval").get("rr")
+    text = why(qrels, run, "rr", "trec_eval").summary(digits=7)
+    assert item.difference == 0.0 and "difference 0 (" in text and "-0.0000000" not in text
+    tiny = dataclasses.replace(item, peer=item.ours - 1e-8)
+    w = why(qrels, run, "rr", "trec_eval")
+    shown = dataclasses.replace(w, measures=(tiny,)).summary(digits=7)
+    assert "difference 0 (trec_eval - ours)" in shown and "-0.0000000" not in shown
+
+
+def test_top_zero_gives_the_count_and_a_negative_top_is_refused(capsys):
+    qrels_path, run_path = CRANFIELD / "qrels.txt", CRANFIELD / "lmdirichlet.run"
+    w = why(Qrels.read_trec(qrels_path), Run.read_trec(run_path), "ndcg@10", "ranx", top=0)
+    text = w.summary()
+    assert "queries that differ: 1" in text and "no query differs" not in text
+    with pytest.raises(InputError, match="0 or more"):
+        why(Qrels.read_trec(qrels_path), Run.read_trec(run_path), "ndcg@10", "ranx", top=-1)
+    code = main(["why", str(qrels_path), str(run_path), "--peer", "ranx", "--top", "-1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "0 or more" in err and "Traceback" not in err

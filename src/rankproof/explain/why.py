@@ -2,7 +2,8 @@
 
 ``why(qrels, run, measures, "trec_eval")`` evaluates the run under
 rankproof's protocol and under a peer's preset (``trec_eval``, ``trec_eval9``,
-``sklearn``, ``lightgbm``, ``ranx``), and tells, per measure:
+``pytrec_eval``, ``ir_measures``, ``sklearn``, ``lightgbm``, ``ranx``, ``spark``),
+and tells, per measure:
 
 * both means and their difference (peer minus ours);
 * every policy the two protocols set differently, and how far the mean moves
@@ -20,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ..errors import RankproofError
+from ..errors import InputError, RankproofError
 from ..evaluation import evaluate, resolve_protocol
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
@@ -90,7 +91,12 @@ class Why:
     def summary(self, digits: int = 7) -> str:
         """Means, differing policies with their shifts, and the queries that moved most, as text."""
         f = f"{{:.{digits}f}}"
-        signed = f"{{:+.{digits}f}}"
+
+        def signed(value: float) -> str:
+            # A difference that rounds to zero at this precision reads 0, not -0.0000000.
+            text = f"{value:+.{digits}f}"
+            return "0" if float(text) == 0.0 else text
+
         lines = [f"{self.run_name}: rankproof protocol {self.ours.fingerprint} vs {self.peer} preset "
                  f"{self.theirs.fingerprint}"]
         if not self.ours.differences(self.theirs):
@@ -101,7 +107,7 @@ class Why:
                              f"{item.refused}")
             else:
                 lines.append(f"{item.measure}: ours {f.format(item.ours)}, {self.peer} {f.format(item.peer)}, "
-                             f"difference {signed.format(item.difference)} ({self.peer} - ours)")
+                             f"difference {signed(item.difference)} ({self.peer} - ours)")
             if item.policies:
                 lines.append("  policies that differ (the mean moves by, when only that one is switched):")
                 width = max(len(f"{p.policy}={p.ours} -> {p.peer}") for p in item.policies)
@@ -111,19 +117,21 @@ class Why:
                         lines.append(f"    {label:<{width}}  refused: {p.refused}")
                     else:
                         note = "  (no effect on this data)" if abs(p.shift) < 1e-15 else ""
-                        lines.append(f"    {label:<{width}}  {signed.format(p.shift)}{note}")
+                        lines.append(f"    {label:<{width}}  {signed(p.shift)}{note}")
                 shifts = [p.shift for p in item.policies if p.shift is not None]
                 if item.peer is not None and shifts and abs(sum(shifts) - item.difference) > 1e-12:
                     lines.append("  (the single shifts do not add up to the difference: the policies interact)")
+            if item.queries_differing and not item.queries:   # top=0: the count only
+                lines.append(f"  queries that differ: {item.queries_differing}")
             if item.queries:
                 lines.append(f"  queries that differ: {item.queries_differing}; the largest:")
                 for q in item.queries:
                     ours = "excluded" if q.ours is None else f.format(q.ours)
                     peer = "excluded" if q.peer is None else f.format(q.peer)
-                    change = "" if math.isnan(q.difference) else f" ({signed.format(q.difference)})"
+                    change = "" if math.isnan(q.difference) else f" ({signed(q.difference)})"
                     by = f"; moved by {', '.join(q.policies)}" if q.policies else ""
                     lines.append(f"    query {q.query}: ours {ours}, {self.peer} {peer}{change}{by}")
-            elif item.peer is not None:
+            elif item.peer is not None and not item.queries_differing:
                 lines.append("  no query differs")
         return "\n".join(lines)
 
@@ -145,7 +153,8 @@ def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = Non
     qrels, run : Qrels, Run
     measures : str, Measure or iterable of them
     peer : str
-        A preset: ``trec_eval``, ``trec_eval9``, ``sklearn``, ``lightgbm`` or ``ranx``.
+        A preset: ``trec_eval``, ``trec_eval9``, ``pytrec_eval``, ``ir_measures``,
+        ``sklearn``, ``lightgbm``, ``ranx`` or ``spark``.
     protocol : Protocol, preset name or protocol text, default ``Protocol()``
         Ours.
     top : int
@@ -174,6 +183,9 @@ def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = Non
     [('ties', -0.25)]
     """
     theirs = Protocol.preset(peer)  # an unknown name is refused, with the near ones
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise InputError(what=f"top must be a count of queries, 0 or more (got {top!r})", value=top,
+                         fix="give 0 for the count alone; a negative count would list from the end")
     ours = resolve_protocol(protocol)
     measure_list = list(dict.fromkeys(parse_measures(measures)))
     our_results = evaluate(qrels, run, measure_list, ours)

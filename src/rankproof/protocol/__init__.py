@@ -299,7 +299,9 @@ class Protocol:
     @classmethod
     def preset(cls, name: str) -> "Protocol":
         """A named preset: ``rankproof`` (the defaults), ``trec_eval``, ``trec_eval9``,
-        ``sklearn``, ``lightgbm``, ``ranx`` or ``spark`` (MLlib's RankingMetrics).
+        ``sklearn``, ``lightgbm``, ``ranx``, ``spark`` (MLlib's RankingMetrics),
+        ``pytrec_eval`` or ``ir_measures`` (both trec_eval 9's settings: pytrec_eval
+        wraps it, and ir_measures computes its trec measures with pytrec_eval).
 
         The trec_eval presets keep ``grades=integer``: trec_eval reads a
         grade with C's ``atol``, silently cutting 1.5 to 1 (and 0.7 to 0),

@@ -100,6 +100,14 @@ _SETTINGS["ranx"] = dict(ties=Ties.INPUT, negative_grades=NegativeGrades.ZERO)
 # (README, "Spark"): this preset matches it on binary judgments.
 _SETTINGS["spark"] = dict(ties=Ties.INPUT, ap_denominator=ApDenominator.MIN_K)
 
+# pytrec_eval wraps trec_eval 9.0.8's C code (float32 scores, the mean over the
+# queries of both run and qrels): the trec_eval9 settings, under the name its
+# users know. ir_measures computes nDCG, AP, P, R, RR, Success, Rprec and bpref
+# with pytrec_eval by default (its first provider for them), so its numbers for
+# those measures are pytrec_eval's.
+_SETTINGS["pytrec_eval"] = dict(_SETTINGS["trec_eval9"])
+_SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"])
+
 # name -> {policy: value}, read-only at both levels.
 PRESET_SETTINGS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {name: MappingProxyType(settings) for name, settings in _SETTINGS.items()})

@@ -242,7 +242,24 @@ def test_ids_and_names_with_markup_are_escaped():
     drill = json.loads(parsed.scripts["drill-data"])
     assert nasty in drill["queries"] and drill["runs"] == ['<i>run</i> "A"', "B&B"]
     assert drill["rankings"]['<i>run</i> "A"'][drill["queries"].index(nasty)][0][0] == "<b>d</b>"
-    assert "<i>run</i>" not in page and "<b>d</b>" not in page  # escaped in the HTML, "<\\/" in the JSON
+    assert "<i>run</i>" not in page and "<b>d</b>" not in page  # escaped in the HTML, "\\u003c" in the JSON
+
+
+def test_a_comment_opener_in_an_id_keeps_the_embedded_json_valid():
+    # issue 28: "<!--" was written as "<\\!--", which is no JSON escape: the drill-down never rendered.
+    odd = "q<!--1"
+    qrels = Qrels.from_dict({odd: {"d<!--": 1, "e": 0}, "q2": {"e": 1}})
+    run = Run.from_dict({odd: ["e", "d<!--"], "q2": ["e"]})
+    page = rankproof.report(qrels, {"A<!--": run, "B": run}, ["ndcg@10"], n_resamples=50)
+    parsed = _parse(page)
+    embedded = {name: text for name, text in parsed.scripts.items() if not name.startswith("script")}
+    assert len(embedded) == 2
+    for text in embedded.values():
+        json.loads(text)   # every embedded JSON parses
+    drill = json.loads(parsed.scripts["drill-data"])
+    assert sorted(drill["queries"]) == sorted([odd, "q2"]) and drill["runs"] == ["A<!--", "B"]
+    assert drill["rankings"]["A<!--"][drill["queries"].index(odd)][1][0] == "d<!--"
+    assert "<!--1" not in page
 
 
 def test_bootstraps_too_large_for_memory_are_left_out_and_said(monkeypatch):

@@ -56,8 +56,10 @@ def _value_cell(text: str, value, key: str, run: str, measure: str, cls: str = "
 
 def _json_script(element_id: str, value) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    # "</" could close the script element early; "<!--" could open a comment.
-    text = text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    # "</" could close the script element early and "<!--" open a comment; "\\u003c" is
+    # JSON's own escape of "<" (so the text stays valid JSON, as "<\\!--" was not), and
+    # U+2028/U+2029 are escaped too, which some script parsers take for line ends.
+    text = text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 

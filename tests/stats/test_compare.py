@@ -194,6 +194,18 @@ def test_hand_computed_row():
     assert compare(qrels, [a, b], ["rr"]).rows[0].p_value == pytest.approx(expected)
 
 
+def test_equal_differences_with_rounding_noise_have_no_effect_size(capsys):
+    # issue 28: seven differences of exactly 1 - 1/3 leave a standard deviation of ~1e-16
+    # after the mean's rounding; d came out as 5.6e15 and "queries needed" as 14.
+    qrels = Qrels.from_dict({f"q{i}": {"a": 1} for i in range(7)})
+    a = Run.from_dict({f"q{i}": ["x", "y", "a"] for i in range(7)}, name="A")
+    b = Run.from_dict({f"q{i}": ["a"] for i in range(7)}, name="B")
+    row = compare(qrels, [a, b], ["rr"], test="t").rows[0]
+    assert row.difference == pytest.approx(2 / 3)
+    assert math.isnan(row.effect_size) and row.queries_needed is None and math.isnan(row.p_value)
+    assert "n/a" in str(compare(qrels, [a, b], ["rr"], test="t").summary())
+
+
 # -- Cranfield, end to end ------------------------------------------------------------------------
 @pytest.mark.parametrize("test, scipy_test", [("t", stats.ttest_rel), ("wilcoxon", stats.wilcoxon)])
 def test_cranfield_p_values_equal_scipy_on_the_per_query_values(cranfield, test, scipy_test):

@@ -527,6 +527,10 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
     mean_b = np.where(paired, second, 0).sum(axis=1) / n
     difference = np.where(paired, d, 0).sum(axis=1) / n
     deviation = np.sqrt(np.where(paired, (d - difference[:, None]) ** 2, 0).sum(axis=1) / (n - 1))
+    # Differences equal to within the tie tolerance have no spread; what the sums leave
+    # (1e-17 for seven differences of 2/3) is rounding, and would make d 5e15.
+    scale = np.maximum(1.0, np.nanmax(np.where(paired, np.abs(d), 0.0), axis=1))
+    deviation = np.where(deviation <= TIE_TOLERANCE * scale, 0.0, deviation)
     # Equal nonzero differences have no spread: the effect size d and the
     # t-test's p are undefined (NaN, shown as n/a), not infinite and 0.
     undefined = ~(deviation > 0) & (difference != 0)

@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import ParseError, literal
 from .arrow import missing_error
 from .delimited import BLOCK_SIZE
-from .files import check_json_nesting
+from .files import check_json_nesting, json_int
 from .lines import data_lines, newlines
 from .values import shorten
 from .what import What, example_line, unique
@@ -75,7 +75,7 @@ def _jsonl_by_line(data: bytes, source: str, named: dict, what: What):
         if not text:
             continue
         try:
-            record = json.loads(text)
+            record = json.loads(text, parse_int=json_int)
         except (json.JSONDecodeError, RecursionError) as exc:
             if isinstance(exc, json.JSONDecodeError):
                 reason = f"{exc.msg} at column {exc.colno}"

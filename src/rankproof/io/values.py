@@ -72,9 +72,10 @@ def shorten(text: str) -> str:
 
 def grade_problem(value: str) -> Problem | None:
     """What is wrong with a grade of a TREC file, or None if it is a valid integer."""
-    shown = literal(repr(value))
+    shown = literal(repr(shorten(value)))
     if INTEGER.fullmatch(value):
-        if _INT64_MIN <= int(value) <= _INT64_MAX:
+        # More than 19 digits cannot fit, and int() refuses past 4,300 digits.
+        if len(value.lstrip("+-")) <= 19 and _INT64_MIN <= int(value) <= _INT64_MAX:
             return None
         return Problem(f"grade {shown} does not fit in a 64-bit integer", _SMALL_GRADES, value)
     if FLOAT.fullmatch(value):

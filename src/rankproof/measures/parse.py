@@ -67,6 +67,10 @@ def _parse_one(text: str) -> Measure:
             raise MeasureError(what=f"the cutoff k of {name} must be an integer >= 1; got "
                                f"{literal(repr(raw))} in {literal(repr(text))}. Write {name}@10, for instance",
                                value=raw)
+        if len(raw.lstrip("+-")) > 19:   # past 64 bits (and int() refuses past 4,300 digits)
+            raise MeasureError(what=f"the cutoff k of {name} has {len(raw):,} digits; it must be at most "
+                               f"{2**63 - 1}", value=raw[:40] + "...",
+                               fix=f"write {name} without @k to use the whole ranking")
         cutoff = int(raw)
     return Measure(name, cutoff, tuple(params.items()))
 

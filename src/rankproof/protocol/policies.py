@@ -418,13 +418,36 @@ def parse_gain(value: Any) -> Gain | GainMap:
         return GainMap.from_mapping(value)
     text = str(value).strip()
     if text.startswith("map:"):
-        try:
-            pairs = [item.split("=") for item in text[4:].split("/") if item]
-            return GainMap(tuple((int(g), float(v)) for g, v in pairs))
-        except ValueError:
-            raise ProtocolError(what=f"cannot read gain map {literal(repr(text))}", value=text,
-                                fix="write it as map:0=0/1=1/2=3") from None
+        return GainMap(_gain_pairs(text))
     return parse_enum("gain", Gain, text, extra=["map:0=0/1=1/..."])
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """repr of a value from the input, cut so that a message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 3]}... ({len(text):,} characters)"
+
+
+def _gain_pairs(text: str) -> tuple[tuple[int, float], ...]:
+    """The grade=gain pairs of ``map:0=0/1=1``: each grade once, an integer, each gain a number."""
+    fix = "write it as map:0=0/1=1/2=3"
+    pairs: dict[int, float] = {}
+    for item in (part for part in text[4:].split("/") if part):
+        grade, sep, gain = item.partition("=")
+        digits = grade.strip().lstrip("+-")
+        if not sep or not digits.isdigit() or len(digits) > 19:
+            raise ProtocolError(what=f"gain map {literal(_shown(text))}: item {literal(_shown(item))} is not "
+                                "grade=gain with an integer grade (at most 19 digits)", value=text, fix=fix)
+        try:
+            number = float(gain)
+        except ValueError:
+            raise ProtocolError(what=f"the gain of grade {grade.strip()} in the gain map is "
+                                f"{literal(_shown(gain))}, not a number", value=text, fix=fix) from None
+        if int(grade) in pairs:
+            raise ProtocolError(what=f"grade {int(grade)} is given twice in gain map {literal(_shown(text))}",
+                                value=text, fix="give each grade once")
+        pairs[int(grade)] = number
+    return tuple(pairs.items())
 
 
 def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
@@ -491,7 +514,7 @@ def parse_rel(value: Any) -> "int | float":
     if number is not None and math.isfinite(number):
         return int(number) if number.is_integer() else number
     raise ProtocolError(what="rel must be an integer grade such as 1 or 2 (or a real number such as 1.5 "
-                        f"under grades=real); got {literal(repr(value))}", value=value)
+                        f"under grades=real); got {literal(_shown(value))}", value=value)
 
 
 # The fields of a Protocol, their parsers, in canonical order.

@@ -8,6 +8,7 @@ import json
 import os
 
 from ..errors import InputError, literal
+from ..io.files import json_int
 
 __all__ = ["InputFile", "input_file", "read_segments"]
 
@@ -65,7 +66,7 @@ def read_segments(path: "str | os.PathLike[str]") -> dict[str, str]:
                          fix="give a UTF-8 text or JSON file") from None
     if str(path).endswith(".json"):
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, parse_int=json_int)
         except json.JSONDecodeError as error:
             raise InputError(what=literal(f"not valid JSON ({error})"), source=f"--segments {path}",
                              fix='write {{"query": "segment"}}') from None

@@ -152,7 +152,7 @@ def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
     Returns one :class:`SavedResults` per run in the file.
     """
     from ..errors import ParseError
-    from ..io.files import check_json_nesting, load_text
+    from ..io.files import check_json_nesting, json_int, load_text
 
     source = os.fspath(path)
     fix = "give a file written by rankproof evaluate --format json -o FILE"
@@ -167,7 +167,7 @@ def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
         raise InputError(str(error).replace(": does not exist;", ": the file does not exist;")) from None
     check_json_nesting(data, source)
     try:
-        document = json.loads(data)
+        document = json.loads(data, parse_int=json_int)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise InputError(what=literal(f"not valid JSON ({error})"), source=source, fix=fix) from None
     return results_from_document(document, source)

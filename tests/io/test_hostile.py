@@ -279,6 +279,18 @@ CASES = [
     Case("qrels-is-a-urandom-device", {"u": URANDOM, "r": RUN}, ["evaluate", "u", "r"], 2, ("u line",)),
     Case("grade-map-is-a-zero-device", {"q": QRELS, "r": RUN, "z": ZERO},
          ["evaluate", "q", "r", "--grade-map", "z"], 2, ("--grade-map z", "NUL")),
+    # issue 28: report --segments read its file whole (and /dev/zero ran away), took JSON null and
+    # lists for segment names, recursed without the nesting limit, and ignored a file naming no query.
+    Case("segments-is-a-zero-device", {"q": QRELS, "r": RUN, "z": ZERO},
+         ["report", "q", "r", "--segments", "z", "-o", "out.html"], 2, ("--segments z", "NUL")),
+    Case("segments-json-200000-deep", {"q": QRELS, "r": RUN, "s.json": b'{"1": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"},
+         ["report", "q", "r", "--segments", "s.json", "-o", "out.html"], 2, ("--segments s.json", "nested")),
+    Case("segments-json-null-label", {"q": QRELS, "r": RUN, "s.json": b'{"1": null, "2": "long"}'},
+         ["report", "q", "r", "--segments", "s.json", "-o", "out.html"], 2, ("query '1'", "null", "not a name")),
+    Case("segments-json-list-label", {"q": QRELS, "r": RUN, "s.json": b'{"1": ["x"]}'},
+         ["report", "q", "r", "--segments", "s.json", "-o", "out.html"], 2, ("query '1'", "not a name")),
+    Case("segments-naming-no-query", {"q": QRELS, "r": RUN, "s.txt": b"001 short\n002 long\n"},
+         ["report", "q", "r", "--segments", "s.txt", "-o", "out.html"], 2, ("none of its 2 queries", "'001'")),
     Case("trec-eval-stdin-is-a-zero-device", {"q": QRELS, "z": ZERO},
          ["trec-eval", "q", "-"], 2, ("stdin", "NUL"), stdin_file="z"),
     Case("run-is-a-fifo-with-no-writer", {"q": QRELS, "pipe": Fifo()},

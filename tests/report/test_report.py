@@ -550,3 +550,18 @@ def test_choosing_a_query_in_the_select_shows_its_rankings(cranfield_report, tmp
         assert errors == []
     finally:
         browser.close()
+
+
+def test_segments_split_at_ascii_blanks_and_newlines_only(tmp_path):
+    # issue 28: a non-breaking space inside an id split it from its segment, and a NEL
+    # (U+0085) was taken for a line end, shifting every later line number.
+    from rankproof.report.figures import read_segments
+
+    path = tmp_path / "seg.txt"
+    path.write_text("a\u00a0b short\nq\u0085x long one\n3\tmid\n", encoding="utf-8")
+    assert read_segments(path) == {"a\u00a0b": "short", "q\u0085x": "long one", "3": "mid"}
+    path.write_text("1 short\n2\u0085 x\n3\n", encoding="utf-8")
+    from rankproof.errors import InputError
+    with pytest.raises(InputError) as caught:
+        read_segments(path)
+    assert f"{path}:3" in str(caught.value)

@@ -37,6 +37,7 @@ def run(args) -> int:
     from ..measures.parse import parse_measures
     from ..report import make_report
     from ..report.figures import input_file, read_segments
+    from ..report.inputs import check_segments_match
     from ..report.output import check_output_path
 
     # Everything that can be checked without reading data is checked first.
@@ -48,6 +49,8 @@ def run(args) -> int:
     prepare_for([args.qrels, *args.runs])
     qrels, read = read_inputs(args, args.qrels, args.runs, names, intents=False)
     runs = dict(read)
+    if segments is not None:
+        check_segments_match(segments, qrels.queries, args.segments)
     # --baseline may name the run (label or file name) or give its path.
     baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
     inputs = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]

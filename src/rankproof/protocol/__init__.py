@@ -239,8 +239,11 @@ class Protocol:
 
     # -- text form -------------------------------------------------------
     def __str__(self) -> str:
+        return self._text(str)
+
+    def _text(self, spell) -> str:
         return " ".join(
-            f"{name}={getattr(self, name)}"
+            f"{name}={spell(getattr(self, name))}"
             for name in PARSERS
             if name not in TEXT_ONLY_WHEN_CHANGED
             or getattr(self, name) != _DEFAULTS[name]
@@ -271,7 +274,19 @@ class Protocol:
 
     @property
     def fingerprint(self) -> str:
-        """First 12 hex digits of the SHA-256 of the canonical text."""
+        """First 12 hex digits of the SHA-256 of the canonical text.
+
+        A policy read from a file (``discount=file:``, ``chunk_map=file:``)
+        enters it by the file's digest, not its path: ``file:d.json`` and
+        ``file:./d.json`` (or a copy elsewhere) give one fingerprint, so
+        results saved in one folder compare with results saved in another.
+        """
+        return hashlib.sha256(self._text(_content_text).encode("utf-8")).hexdigest()[:12]
+
+    @property
+    def path_fingerprint(self) -> str:
+        """The fingerprint as versions before content fingerprints wrote it (paths included),
+        read back from saved results; equal to :attr:`fingerprint` without file policies."""
         return hashlib.sha256(str(self).encode("utf-8")).hexdigest()[:12]
 
     def replace(self, **changes: Any) -> "Protocol":
@@ -319,6 +334,12 @@ class Protocol:
     @staticmethod
     def policy_names() -> tuple[str, ...]:
         return tuple(PARSERS)
+
+
+def _content_text(value: Any) -> str:
+    """A policy's text for the fingerprint: a file's digest stands for its path."""
+    content = getattr(value, "content_text", None)
+    return content() if content is not None else str(value)
 
 
 _DEFAULTS = {field.name: field.default for field in dataclasses.fields(Protocol)}

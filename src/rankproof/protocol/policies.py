@@ -305,10 +305,13 @@ class DiscountFile(DiscountVector):
     writes). Ranks past its end get 0.
 
     Text form: ``file:discount.json@sha256:<16 hex digits>``; the digest is
-    of the file's bytes, so a protocol text names exactly one vector.
+    of the file's bytes, so a protocol text names exactly one vector. Two
+    spellings of one file (``d.json``, ``./d.json``) or two copies of it are
+    the same policy: equality and the protocol's fingerprint hold the vector
+    and the digest, not the path.
     """
 
-    path: str = ""
+    path: str = dataclasses.field(default="", compare=False)
     digest: str = ""
 
     @classmethod
@@ -334,12 +337,16 @@ class DiscountFile(DiscountVector):
     def __str__(self) -> str:
         return f"file:{self.path}@{self.digest}"
 
+    def content_text(self) -> str:
+        """The text the protocol's fingerprint holds: the file's digest, not its path."""
+        return f"file:{self.digest}"
+
 
 # How a chunk_map names the document of a chunk id (see ChunkMap).
 ChunkMapKind = Literal["none", "sep", "regex", "file"]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class ChunkMap:
     """How a ranked chunk id names its document (the ``chunk_map`` policy).
 
@@ -389,6 +396,27 @@ class ChunkMap:
         if self.kind == "file":
             return f"file:{self.spec}@{self.digest}"
         return f"{self.kind}:{self.spec}"
+
+    def content_text(self) -> str:
+        """The text equality and the protocol's fingerprint hold: a file map is its digest, not its path."""
+        return f"file:{self.digest}" if self.kind == "file" else str(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ChunkMap):
+            return NotImplemented
+        return self.content_text() == other.content_text()
+
+    def __hash__(self) -> int:
+        return hash(self.content_text())
+
+    @classmethod
+    def recorded(cls, path: str, digest: str) -> "ChunkMap":
+        """A file map as a saved result records it: its path and digest, the file not read
+        (a saved result is compared by its protocol, never evaluated again)."""
+        chunk_map = object.__new__(cls)
+        for name, value in (("kind", "file"), ("spec", path), ("digest", digest)):
+            object.__setattr__(chunk_map, name, value)
+        return chunk_map
 
 
 def parse_chunk_map(value: Any) -> ChunkMap:

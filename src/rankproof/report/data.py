@@ -39,6 +39,7 @@ def results_document(results: Sequence[Results]) -> dict[str, Any]:
         "protocol": first.protocol.to_dict(),
         "protocol_text": str(first.protocol),
         "fingerprint": first.protocol.fingerprint,
+        **_protocol_files(first.protocol),
         "qrels": {"source": first.qrels_source, "digest": first.qrels_digest},
         "counts": {r.run_name: r.counts for r in results},
         "runs": {
@@ -50,6 +51,19 @@ def results_document(results: Sequence[Results]) -> dict[str, Any]:
             for r in results
         },
     }
+
+
+def _protocol_files(protocol) -> dict[str, Any]:
+    """What a policy read from a file needs to be read back without it: the discount
+    vector itself (a chunk map is compared by its digest alone), so a saved result
+    can be compared from any folder."""
+    from ..protocol.policies import DiscountFile
+
+    if not isinstance(protocol.discount, DiscountFile):
+        return {}
+    discount = protocol.discount
+    return {"protocol_files": {"discount": {"path": discount.path, "digest": discount.digest,
+                                            "values": list(discount.values)}}}
 
 
 def _bounds(r: Results) -> dict[str, dict[str, Any]]:

@@ -19,7 +19,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Protocol
 
-__all__ = ["SavedResults", "load_results", "results_from_document"]
+__all__ = ["SavedResults", "load_results", "results_from_document", "saved_protocol"]
 
 
 class SavedResults:
@@ -85,6 +85,48 @@ def _number(value: Any, where: str) -> float:
 _LARGEST_VALUE = 1e100
 
 
+def saved_protocol(text: Any, files: Any = None) -> Protocol:
+    """The protocol of a saved result, read where it was saved or anywhere else.
+
+    A policy read from a file is taken from that file when it is there with
+    the recorded digest; otherwise from what the result recorded: the
+    discount vector it embeds (``protocol_files``), a chunk map's digest.
+    Equality and fingerprints hold digests, not paths, so either way the
+    protocol compares equal to the one that wrote the result.
+    """
+    from ..protocol.policies import ChunkMap, DiscountFile, file_digest
+
+    if not isinstance(text, str):
+        raise ProtocolError(what="'protocol_text' must be a string", value=type(text).__name__)
+    recorded: dict[str, Any] = {}
+    kept = []
+    for item in text.split():
+        key, _, value = item.partition("=")
+        path, _, digest = value[len("file:"):].rpartition("@") if value.startswith("file:") else ("", "", "")
+        if key in ("discount", "chunk_map") and path and digest and not _same_file(path, digest, file_digest):
+            if key == "chunk_map":
+                recorded[key] = ChunkMap.recorded(path, digest)
+            else:
+                values = ((files or {}).get("discount") or {}).get("values") if isinstance(files, dict) else None
+                if not isinstance(values, list):
+                    raise ProtocolError(what=literal(f"its discount file {path} is not here (or changed), and the "
+                                                     "result does not hold the vector"), value=path,
+                                        fix="re-save it with this version, which holds the vector, or read it where "
+                                            "the file is")
+                recorded[key] = DiscountFile(values=tuple(values), path=path, digest=digest)
+            continue
+        kept.append(item)
+    protocol = Protocol.from_text(" ".join(kept))
+    return protocol.replace(**recorded) if recorded else protocol
+
+
+def _same_file(path: str, digest: str, file_digest) -> bool:
+    try:
+        return file_digest(path, "protocol") == digest
+    except ProtocolError:
+        return False
+
+
 def results_from_document(document: Any, source: str = "saved results") -> list[SavedResults]:
     """Rebuild every run of a results document (a parsed JSON object).
 
@@ -96,11 +138,11 @@ def results_from_document(document: Any, source: str = "saved results") -> list[
         raise InputError(what="not a rankproof results document (no 'protocol_text' and 'runs')", source=source,
                          fix=fix)
     try:
-        protocol = Protocol.from_text(document["protocol_text"])
+        protocol = saved_protocol(document["protocol_text"], document.get("protocol_files"))
     except ProtocolError as error:
         raise InputError(what=literal(f"its protocol cannot be read ({error})"), source=source,
                          value=document["protocol_text"], fix=fix) from None
-    if document.get("fingerprint") not in (None, protocol.fingerprint):
+    if document.get("fingerprint") not in (None, protocol.fingerprint, protocol.path_fingerprint):
         raise InputError(what=literal(f"fingerprint {document['fingerprint']} does not match its protocol text "
                                       f"({protocol.fingerprint})"), source=source, value=document["fingerprint"],
                          fix=f"the file was edited: {fix}")

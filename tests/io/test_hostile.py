@@ -291,6 +291,9 @@ CASES = [
          ["report", "q", "r", "--segments", "s.json", "-o", "out.html"], 2, ("query '1'", "not a name")),
     Case("segments-naming-no-query", {"q": QRELS, "r": RUN, "s.txt": b"001 short\n002 long\n"},
          ["report", "q", "r", "--segments", "s.txt", "-o", "out.html"], 2, ("none of its 2 queries", "'001'")),
+    # issue 28: stdin was read whole into memory, then copied to a temporary file, before any check.
+    Case("evaluate-stdin-is-a-zero-device", {"q": QRELS, "z": ZERO},
+         ["evaluate", "q", "-"], 2, ("stdin", "NUL"), stdin_file="z"),
     Case("trec-eval-stdin-is-a-zero-device", {"q": QRELS, "z": ZERO},
          ["trec-eval", "q", "-"], 2, ("stdin", "NUL"), stdin_file="z"),
     Case("run-is-a-fifo-with-no-writer", {"q": QRELS, "pipe": Fifo()},
@@ -474,6 +477,40 @@ def test_hostile(case: Case, tmp_path: Path) -> None:
                 assert word.encode() in now[1]
         else:
             assert now == was, f"{name} changed: {was[:1]} -> {now[:1]}"
+
+
+def test_a_run_killed_while_reading_stdin_leaves_no_temporary_file(tmp_path):
+    # issue 28: stdin's copy kept a name until the end; kill -9 left it (171 MB) in the temporary folder.
+    import time
+
+    _make(tmp_path, {"q": QRELS})
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "rankproof.cli", "evaluate", "q", "-"], cwd=tmp_path,
+                               env={**os.environ, "PYTHONPATH": str(SRC), "TMPDIR": str(temporary)},
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=_bounded_memory())
+    try:
+        process.stdin.write(RUN * 20)     # ~10 MB, and the stream stays open: the copy is under way
+        process.stdin.flush()
+        copying = False
+        for _ in range(300):
+            links = []
+            for fd in Path(f"/proc/{process.pid}/fd").iterdir():
+                try:
+                    links.append(os.readlink(fd))
+                except OSError:
+                    pass
+            if any("rankproof-stdin-" in link for link in links):
+                copying = True
+                break
+            time.sleep(0.05)
+        assert copying, "the copy of stdin was never seen open"
+        assert list(temporary.iterdir()) == [], "the copy has a name while it is written"
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+    assert list(temporary.iterdir()) == []
 
 
 # -- output: what a table row cannot express ----------------------------------------------

@@ -129,15 +129,21 @@ def columns(args, roles: Sequence[str]) -> dict[str, Any]:
 
 # -- stdin ----------------------------------------------------------------------------------
 class Stdin:
-    """'-' as an input: stdin, copied once into a temporary file.
+    """'-' as an input: stdin, streamed once into an unnamed temporary file.
 
     The readers take paths, so stdin (any format; gzip found by its magic
-    bytes) is written to a temporary file named with the format's extension,
-    and messages say "stdin" instead of that file's name (:meth:`relabel`).
+    bytes) is copied in chunks into a temporary file that is unlinked as
+    soon as it is made: a run killed with -9 leaves nothing behind. The
+    readers open it by its descriptor's path (``/proc/self/fd/N``), and
+    messages say "stdin" instead (:meth:`relabel`). The first megabyte is
+    checked before the rest is read, so ``< /dev/zero`` is refused at once,
+    and a stream longer than the stream-size limit is refused while it is
+    copied, not after it filled the disk or the memory.
     """
 
     def __init__(self) -> None:
         self.made: dict[str, str] = {}
+        self._descriptors: list[int] = []
 
     def path(self, given: str, fmt: "str | None") -> str:
         if given != "-":
@@ -146,12 +152,13 @@ class Stdin:
             return self.made["-"]
         import tempfile
 
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-        suffix = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "parquet": ".parquet"}.get(fmt or "trec", ".txt")
-        with tempfile.NamedTemporaryFile(prefix="rankproof-stdin-", suffix=suffix, delete=False) as handle:
-            handle.write(data)
-        self.made["-"] = handle.name
-        return handle.name
+        descriptor, name = tempfile.mkstemp(prefix="rankproof-stdin-")
+        os.unlink(name)
+        self._descriptors.append(descriptor)
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+        _copy_stream(stream, descriptor, binary_format=fmt == "parquet")
+        self.made["-"] = f"/proc/self/fd/{descriptor}"
+        return self.made["-"]
 
     def relabel(self, message: str) -> str:
         """`message` with the temporary file's name as "stdin"."""
@@ -159,12 +166,36 @@ class Stdin:
         return message.replace(made, "stdin") if made else message
 
     def close(self) -> None:
-        for name in self.made.values():
+        for descriptor in self._descriptors:
             try:
-                os.unlink(name)
+                os.close(descriptor)
             except OSError:
                 pass
+        self._descriptors.clear()
         self.made.clear()
+
+
+def _copy_stream(stream, descriptor: int, *, binary_format: bool) -> None:
+    """Copy stdin into the descriptor in 1 MiB chunks, checking the first and bounding the total."""
+    from ..io.limits import MAX_STREAM_BYTES
+
+    limit, total, first = MAX_STREAM_BYTES.value(), 0, True
+    while True:
+        chunk = stream.read(1 << 20) if stream is not None else sys.stdin.read(1 << 20).encode("utf-8")
+        if not chunk:
+            return
+        if first and not binary_format and b"\0" in chunk and not chunk.startswith(b"\x1f\x8b"):
+            raise InputError(source="stdin", what="is binary: a NUL byte in its first megabyte",
+                             fix="give text (TREC, CSV, TSV, JSON Lines; gzip is fine), or --format parquet for "
+                                 "Parquet")
+        first = False
+        total += len(chunk)
+        if total > limit:
+            raise InputError(source="stdin", fix=MAX_STREAM_BYTES.fix,
+                             what=MAX_STREAM_BYTES.beyond(f"is a stream of more than {limit} bytes, which"))
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(descriptor, view):]
 
 
 STDIN = Stdin()

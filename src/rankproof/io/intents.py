@@ -16,6 +16,8 @@ Intent weights (optional) are read from ``query intent weight`` lines.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import os
 import re
@@ -53,9 +55,9 @@ class IntentQrelsColumns:
     source: str
 
 
-def _lines(path, source: str) -> list[tuple[int, list[str], str]]:
+def _lines(path, source: str, fmt=QRELS_FORMAT) -> list[tuple[int, list[str], str]]:
     """The data lines of a TREC-style file: (line number, fields, the line shown)."""
-    text = load_trec_text(path, source, QRELS_FORMAT).decode("utf-8")
+    text = load_trec_text(path, source, fmt).decode("utf-8")
     rows = []
     for number, raw in enumerate(text.split("\n"), 1):
         shown = raw.strip(" \t\r")
@@ -170,6 +172,10 @@ def intent_columns_from_table(table, *, query="query", intent="intent", doc="doc
                               line=np.asarray(columns.line, dtype=np.int64), source=source)
 
 
+# Messages about the file (binary, not UTF-8) name it as what it is.
+_WEIGHTS_FORMAT = dataclasses.replace(QRELS_FORMAT, what="intent weights")
+
+
 def read_intent_weights(path: "str | os.PathLike[str]") -> dict[str, dict[str, float]]:
     """Read intent weights: ``query intent weight`` per line (``#`` comments allowed).
 
@@ -183,7 +189,7 @@ def read_intent_weights(path: "str | os.PathLike[str]") -> dict[str, dict[str, f
     """
     source = str(path)
     weights: dict[str, dict[str, float]] = {}
-    rows = _lines(path, source)
+    rows = _lines(path, source, _WEIGHTS_FORMAT)
     if not rows:
         raise ParseError(source=source, what="holds no intent weights",
                          fix="give one 'query intent weight' line per intent")

@@ -262,16 +262,51 @@ class LogDiscount:
 def file_digest(path: str, what: str) -> str:
     """``sha256:`` and the first 16 hex digits of the SHA-256 of a file's bytes.
 
+    The file is hashed in chunks. It must be a regular file (a protocol
+    names it by its digest, so it is read twice and must read the same:
+    a device such as /dev/zero or a pipe is refused before any read), and
+    a NUL byte in its first megabyte says it is no text file.
+
     Raises :class:`~rankproof.errors.ProtocolError` naming the file when it
     cannot be read.
     """
+    digest = hashlib.sha256()
+    with _open_side_file(path, what) as handle:
+        first = True
+        while chunk := handle.read(_CHUNK):
+            if first and b"\0" in chunk and not chunk.startswith((b"PAR1", b"\x1f\x8b")):  # Parquet, gzip
+                raise ProtocolError(what=f"the {what} file is binary (a NUL byte in its first megabyte)", source=path,
+                                    fix=_SIDE_FILE_FIX.get(what, "give the text file"))
+            first = False
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()[:16]
+
+
+_CHUNK = 1 << 20
+# A discount vector holds one number per rank: 16 MiB is a million ranks and more.
+_LARGEST_DISCOUNT_FILE = 16 << 20
+
+
+def _open_side_file(path: str, what: str):
+    """Open a file a policy names, refusing what is not a regular file before reading it."""
+    import os
+    import stat
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        handle = open(path, "rb")
     except OSError as exc:
         raise ProtocolError(what=f"cannot read the {what} file ({literal(exc.strerror or exc)})", source=path,
                             fix="check the path") from None
-    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
+    try:
+        regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        handle.close()
+        raise ProtocolError(what=f"the {what} file is not a regular file (a device or a pipe)", source=path,
+                            fix="a protocol names the file by its digest, so it is read twice: save it to a "
+                                "file and give that")
+    return handle
 
 
 def _split_digest(text: str) -> tuple[str, str]:
@@ -296,6 +331,8 @@ def _checked_path(path: str, digest: str, what: str) -> str:
 
 
 _DISCOUNT_FILE_FIX = "give a JSON list of numbers or an object with a \"discount\" list, as rankproof fit-pbm writes"
+_SIDE_FILE_FIX = {"discount": _DISCOUNT_FILE_FIX,
+                  "chunk map": "give a text table of 'chunk doc' lines, CSV/TSV/JSON Lines or Parquet"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -320,9 +357,18 @@ class DiscountFile(DiscountVector):
 
         digest = _checked_path(path, digest, "discount")
         try:
-            with open(path, "rb") as handle:
-                data = json.loads(handle.read().decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            with _open_side_file(path, "discount") as handle:
+                raw = handle.read(_LARGEST_DISCOUNT_FILE + 1)
+            if len(raw) > _LARGEST_DISCOUNT_FILE:
+                raise ProtocolError(what=f"the discount file is larger than {_LARGEST_DISCOUNT_FILE >> 20} MiB, "
+                                    "more than a discount vector holds", source=path, fix=_DISCOUNT_FILE_FIX)
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, UnicodeDecodeError, RecursionError) as exc:
+            raise ProtocolError(what=f"cannot read a discount vector ({literal(exc)})", source=path,
+                                fix=_DISCOUNT_FILE_FIX) from None
+        except ValueError as exc:
+            if isinstance(exc, ProtocolError):
+                raise
             raise ProtocolError(what=f"cannot read a discount vector ({literal(exc)})", source=path,
                                 fix=_DISCOUNT_FILE_FIX) from None
         values = data.get("discount") if isinstance(data, dict) else data

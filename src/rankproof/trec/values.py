@@ -224,13 +224,12 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
 # -- z-scores (-Z) ------------------------------------------------------------------
 def read_zscores(path: str) -> dict:
     """Read a -Z file: lines ``query measure mean stddev`` -> {query: {measure: (mean, stddev)}}."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ParseError(what="the -Z file does not exist", source=str(path), fix="check the path") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ParseError(what=f"the -Z file cannot be read ({literal(error)})", source=str(path),
-                         fix="give a text file of '{query} measure mean stddev' lines") from None
+    from ..io.files import load_text
+
+    # Read as every input is: a device or binary file refused at its first megabyte, a stream bounded.
+    shape = "give a text file of 'query measure mean stddev' lines"
+    text = load_text(path, f"-Z {path}", what="-Z file", label="-Z", binary_hint=lambda _: shape,
+                     encoding_fix=lambda _: shape).decode("utf-8")
     table: dict[str, dict[str, tuple[float, float]]] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         fields = raw.split()

@@ -72,6 +72,10 @@ class Entry:
     references: str
 
 
+def family_title(family: str) -> str:
+    return FAMILY_TITLES.get(family, family.capitalize())
+
+
 def _number(value: float) -> str:
     return "∞" if value == math.inf else "−∞" if value == -math.inf else f"{value:g}"
 
@@ -84,7 +88,7 @@ def _parameters(spec, protocol) -> tuple[str, ...]:
     for name in spec.params:
         param = PARAMS[name]
         if param.policy:
-            default = f"the protocol's, `{getattr(protocol, name)}` by default"
+            default = f"the protocol's, `{getattr(protocol, name)}` in the default protocol"
         else:
             value = defaults.get(name)
             default = "`" + str(value) + "`" if value is not None else "none (see the description)"
@@ -242,7 +246,7 @@ def _family_intro(modules: list[str]) -> str:
 
 def family_page(family: str, members: list[Entry]) -> str:
     modules = list(dict.fromkeys(entry.module for entry in members))
-    title = FAMILY_TITLES.get(family, family.capitalize())
+    title = family_title(family)
     lines = [f"# {title}", "", "<!-- generated from rankproof.measures.REGISTRY by scripts/docs/measure_pages.py -->",
              "", _family_intro(modules), "",
              "Every measure also sees the row policies the pipeline applies before any measure "
@@ -288,5 +292,5 @@ def pages() -> dict[str, str]:
 def nav() -> list:
     """The nav section of the measures: the index, then each family page."""
     grouped = families(entries())
-    return [f"{FOLDER}/index.md"] + [{FAMILY_TITLES.get(family, family).split(":")[0]: f"{FOLDER}/{family}.md"}
+    return [f"{FOLDER}/index.md"] + [{family_title(family).split(":")[0]: f"{FOLDER}/{family}.md"}
                                      for family in grouped]

@@ -13,6 +13,7 @@
 
   function IframeWorker(url) {
     var outer = this;
+    var base = new URL(url, document.baseURI).href;  // the worker's own URL: its scripts' base
     var frame = document.createElement("iframe");
     var pending = [];
     var ready = false;
@@ -33,13 +34,13 @@
     function load(src) {
       return new Promise(function (resolve, reject) {
         var script = inner.document.createElement("script");
-        script.src = new URL(src, url).href;
+        script.src = new URL(src, base).href;
         script.onload = resolve;
         script.onerror = function () { reject(new Error("could not load " + src)); };
         inner.document.head.appendChild(script);
       });
     }
-    load(url).then(function () {
+    load(base).then(function () {
       ready = true;
       pending.splice(0).forEach(function (data) { outer.postMessage(data); });
     });

@@ -2,7 +2,7 @@
 
 - :mod:`.trec`: TREC qrels (``query 0 doc grade``) and runs
   (``query Q0 doc rank score tag``), plain or ``.gz``, read by one compiled
-  pass (:mod:`._trec_scan`);
+  pass (:mod:`rankproof._libs.trec_scan`);
 - :mod:`.formats`: CSV/TSV with a header (:mod:`.delimited`), JSON Lines
   (:mod:`.jsonl`) and Parquet (:mod:`.parquet`), chosen by extension or by
   name;

@@ -202,6 +202,8 @@ class Protocol:
         policy), or real numbers (LLM labels, star ratings): gains and the
         ``rel`` threshold then apply to the real values.
 
+    Notes
+    -----
     The last six appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.

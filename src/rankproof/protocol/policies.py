@@ -552,6 +552,9 @@ def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
 
 
 def parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> Any:
+    """``value`` as a member of ``enum_type`` (a member, or its text), or a
+    ProtocolError naming the policy ``name`` and its choices (``extra`` lists
+    choices the enum does not hold, for the message)."""
     if isinstance(value, enum_type):
         return value
     try:

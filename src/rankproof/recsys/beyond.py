@@ -242,6 +242,8 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
     user, item, score : str
         Columns when `predictions` is a table.
 
+    Notes
+    -----
     Every recommended item inside the cutoff needs features (or categories);
     a missing one is an error naming the user and item.
 
@@ -329,6 +331,8 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
     ----------
     training : iterable of item ids (one per interaction), or mapping item -> count
 
+    Examples
+    --------
     >>> popularity(["b", "a", "b", "b"])
     (array(['a', 'b'], dtype='<U1'), array([1, 3]))
     """

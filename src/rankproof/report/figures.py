@@ -2,7 +2,7 @@
 
 The renderer (:mod:`rankproof.report.html`) only draws; everything it shows
 is prepared here, by calling :func:`~rankproof.evaluate`,
-:func:`~rankproof.compare`, :func:`~rankproof.explain.explain_top` and
+:func:`~rankproof.compare`, :func:`~rankproof.explain.explanation.explain_top` and
 :meth:`Results.by <rankproof.Results.by>`:
 
 - the :class:`~rankproof.Results` of each run under the page's measures (the

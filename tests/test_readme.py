@@ -18,7 +18,9 @@ by their fence and by an HTML comment on the line before them:
 
 A block with neither mark and another language (or none) fails the test, so a
 new block must be classified. Fences may be indented (inside a list item or
-an admonition): the body is dedented by the fence's indent.
+an admonition: the body is dedented by the fence's indent), longer than three
+backticks (to show a fence inside a block) or tildes, and carry attributes
+after the language (```` ```python title="x.py" ````).
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ from paths import ROOT
 
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[A-Za-z]*)[^\n`]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
-                   re.S | re.M)
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<lang>[A-Za-z]*)[^\n`]*\n(?P<body>.*?)"
+                   r"^(?P=indent)(?P=fence)[ \t]*$", re.S | re.M)
 MARK = re.compile(r"<!-- readme-test: (?P<mark>skip|output) -->\s*$")
 NOT_RUN = ("pip", "make", "source", "cd")
 RUN = ("python", "sh")
@@ -126,10 +128,12 @@ def test_every_output_follows_a_block_that_runs():
 def test_the_classifier_reads_indented_fences_and_marks(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("text\n\n    ```python\n    x = 1\n      y = 2\n    ```\n\n<!-- readme-test: skip -->\n"
-                    "```\nsynopsis\n```\n\n```sh\nrankproof --version\n```\n", encoding="utf-8")
+                    "```\nsynopsis\n```\n\n```sh title=\"run\"\nrankproof --version\n```\n\n"
+                    "````markdown\n```python\nnested\n```\n````\n", encoding="utf-8")
     found = blocks(page)
     assert [(b.lang, b.body, b.mark) for b in found] == [
-        ("python", "x = 1\n  y = 2\n", None), ("", "synopsis\n", "skip"), ("sh", "rankproof --version\n", None)]
+        ("python", "x = 1\n  y = 2\n", None), ("", "synopsis\n", "skip"), ("sh", "rankproof --version\n", None),
+        ("markdown", "```python\nnested\n```\n", None)]
 
 
 @pytest.fixture

@@ -1,0 +1,50 @@
+"""The report's "fused run against its components" section: one run named as the fusion of the others.
+
+:func:`fused_comparison` runs the paired tests (the fused run as baseline,
+corrected over components x measures); :func:`section` renders them with the
+difference read from the fused run's side: fused minus component, positive
+when the fusion is better.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from .compare import effect_text, p_text, signed
+
+__all__ = ["fused_comparison", "section"]
+
+
+def fused_comparison(results, fused: str, *, test: str, correction: str, alpha: float, confidence: float,
+                     n_resamples: int, seed: int) -> Any:
+    """The fused run's Results against every other run's: :func:`rankproof.compare` with it as baseline."""
+    from ..stats import compare
+
+    named = {r.run_name: r for r in results}
+    measures = list(results[0].measures)
+    return compare(None, named, measures, test=test, correction=correction, alpha=alpha, baseline=fused,
+                   confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+
+def section(comparison, fused: str) -> str:
+    """The HTML section: per measure and component, fused minus component with its interval and test."""
+    head = ["measure", "component", "fused mean", "component mean", "fused - component", "CI", "p (corrected)",
+            "fused wins / ties / losses", "d"]
+    parts = ['<section id="fusion"><h2>Fused run against its components</h2>',
+             f'<p class="note">{escape(fused)} is the fusion of the other runs. Each row tests it against one '
+             "component, paired over queries; the correction runs over components x measures.</p>",
+             '<table class="summary"><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for row in comparison.rows:
+        mark = "*" if row.significant else ""
+        cls = ("sig" if row.difference < 0 else "worse") if row.significant else ""
+        cells = [escape(str(row.measure)), escape(row.run_b), f"{row.mean_a:.4f}", f"{row.mean_b:.4f}",
+                 signed(-row.difference) + mark, f"[{signed(-row.ci_high)}, {signed(-row.ci_low)}]",
+                 p_text(row.p_corrected) + mark, f"{row.losses}/{row.ties}/{row.wins}",
+                 effect_text(-row.effect_size)]
+        parts.append(f'<tr class="{cls}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    parts.append("</table>")
+    parts.append(f'<p class="note">* significant: p &lt; {comparison.alpha:g} after {escape(comparison.correction)} '
+                 f"correction over {len(comparison.rows)} comparisons; two-sided {escape(comparison.test)} test. "
+                 "Positive: the fused run is better.</p></section>")
+    return "".join(parts)

@@ -9,14 +9,17 @@ when the fusion is better.
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .compare import effect_text, p_text, signed
+
+if TYPE_CHECKING:
+    from ..stats.keywords import CorrectionName, TestName
 
 __all__ = ["fused_comparison", "section"]
 
 
-def fused_comparison(results, fused: str, *, test: str, correction: str, alpha: float, confidence: float,
+def fused_comparison(results, fused: str, *, test: "TestName", correction: "CorrectionName", alpha: float, confidence: float,
                      n_resamples: int, seed: int) -> Any:
     """The fused run's Results against every other run's: :func:`rankproof.compare` with it as baseline."""
     from ..stats import compare

@@ -122,12 +122,16 @@ def weighted_condorcet(table: Table, weights, ties: FusionTies = FusionTies.DOCI
     w = np.asarray(weights, dtype=float)
     fused = np.zeros(len(table.query))
     positions = np.where(table.present, table.positions, UNRANKED)
+    arrival = table.arrival()
     for q in range(len(table.queries)):
         lo, hi = int(table.offsets[q]), int(table.offsets[q + 1])
         if hi == lo:
             continue
         ranks = positions[lo:hi]
-        candidates = _ranx_candidates(table, lo, hi, ranks) if ties is FusionTies.RANX else np.arange(hi - lo)
+        if ties is FusionTies.RANX:
+            candidates = _ranx_candidates(table, lo, hi, ranks)
+        else:
+            candidates = np.argsort(arrival[lo:hi], kind="stable")
         p = ranks[candidates]
         ahead = np.zeros((len(p), len(p)))
         behind = np.zeros((len(p), len(p)))

@@ -16,7 +16,7 @@ from ..data.run import Run
 from ..errors import InputError
 from .ties import FusionTies, order_within
 
-__all__ = ["Table", "build_table", "fused_run", "run_rows"]
+__all__ = ["Table", "build_table", "fused_order", "fused_run", "ranks_of", "run_rows"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +62,14 @@ class Table:
     def candidates(self) -> np.ndarray:
         """(M,) how many candidates the candidate's query has."""
         return np.diff(self.offsets)[self.query]
+
+    def arrival(self) -> np.ndarray:
+        """(M,) each candidate's order of first appearance under the current ranks: the first component
+        that ranks it, then its rank there (the candidates' own order until a normalization re-ranks)."""
+        present = self.present
+        first = np.where(present.any(axis=1), present.argmax(axis=1), present.shape[1])
+        rank = self.positions[np.arange(len(first)), np.minimum(first, present.shape[1] - 1)]
+        return np.lexsort((np.arange(len(first)), rank, first)).argsort()
 
     def with_scores(self, scores: np.ndarray, positions: np.ndarray | None = None,
                     lengths: np.ndarray | None = None) -> "Table":
@@ -150,7 +158,7 @@ def build_table(runs: Sequence[Run], ties: FusionTies) -> Table:
 
 def fused_order(table: Table, fused: np.ndarray, ties: FusionTies) -> np.ndarray:
     """Candidate rows in fused order: by query, fused score descending, equal scores by ``ties``."""
-    return order_within(table.query, fused, np.arange(len(fused)), table.doc, ties)
+    return order_within(table.query, fused, table.arrival(), table.doc, ties)
 
 
 def fused_run(table: Table, fused: np.ndarray, ties: FusionTies, name: str,

@@ -199,3 +199,23 @@ def test_report_has_the_fused_section():
     page = rankproof.report(qrels, {**runs, "fused": fused}, ["ndcg@10"], fused="fused", n_resamples=200)
     assert '<section id="fusion">' in page and "Fused run against its components" in page
     assert rankproof.report(qrels, runs, ["ndcg@10"], n_resamples=200).count('id="fusion"') == 0
+
+
+def test_cli_report_with_a_fused_run(tmp_path):
+    from rankproof.cli.app import main
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q{i} 0 d{i % 3} 1\n" for i in range(6)))
+    runs = []
+    for name, docs in (("a", "d0 d1 d2"), ("b", "d2 d1 d0")):
+        path = tmp_path / f"{name}.run"
+        path.write_text("".join(f"q{i} Q0 {d} {r} {3 - r} {name}\n" for i in range(6)
+                                for r, d in enumerate(docs.split(), start=1)))
+        runs.append(str(path))
+    fused = tmp_path / "fused.run"
+    assert main(["fuse", *runs, "-o", str(fused)]) == 0
+    page = tmp_path / "report.html"
+    assert main(["report", str(qrels), *runs, str(fused), "--fused", str(fused), "--resamples", "100",
+                 "-o", str(page)]) == 0
+    assert '<section id="fusion">' in page.read_text()
+    assert main(["report", str(qrels), *runs, "--fused", "nope.run", "-o", str(page)]) == 2

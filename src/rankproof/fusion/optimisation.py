@@ -97,6 +97,7 @@ class FusionFit:
         lines = [f"cross-validation: {self.folds} folds over {len(self.queries)} judged queries, seed {self.seed}; "
                  f"{self.configurations} configuration(s) of {self.method}, chosen by mean {self.measure} "
                  "on the other folds"]
+        lines.append(f"normalization {self.norm}; ties {self.ties.value} (equal scores, in the runs and the fused run)")
         for k, (queries, params) in enumerate(zip(self.fold_queries(), self.chosen), start=1):
             lines.append(f"  fold {k} ({len(queries)} queries): {describe_params(params)}")
             lines.append(f"    queries: {' '.join(queries)}")

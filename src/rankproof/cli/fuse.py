@@ -89,6 +89,7 @@ def run(args) -> int:
     from ..fusion.optimisation import describe_params
     from ..fusion.ties import parse_ties
     from ..measures.parse import parse_measures
+    from ..report.fusion import text_table
     from ..report.output import check_output_path, write_output
 
     if len(args.runs) < 2:
@@ -123,8 +124,7 @@ def run(args) -> int:
         comparison = compare_fused(qrels, fused, runs, measures, protocol, test=args.test,
                                    correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
                                    seed=args.seed)
-        out.append("the fused run (baseline) against each component; difference = component - fused:")
-        out.append(comparison.summary())
+        out.append(text_table(comparison, fused.name))
     print("\n".join(out))
     return 0
 

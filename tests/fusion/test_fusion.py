@@ -219,3 +219,14 @@ def test_cli_report_with_a_fused_run(tmp_path):
                  "-o", str(page)]) == 0
     assert '<section id="fusion">' in page.read_text()
     assert main(["report", str(qrels), *runs, "--fused", "nope.run", "-o", str(page)]) == 2
+
+
+@pytest.mark.parametrize("method", ["comb_sum", "comb_mnz", "wsum", "rrf", "bordafuse", "condorcet", "rbc"])
+def test_min_max_makes_fusion_blind_to_a_positive_affine_change_of_scores(method):
+    rng = np.random.default_rng(1)
+    docs = [f"d{i}" for i in range(20)]
+    runs = [Run.from_dict({"q1": dict(zip(docs, rng.normal(size=20).tolist()))}, name=f"r{j}") for j in range(3)]
+    shifted = [Run.from_dict({"q1": {d: 7 + 3 * s for d, s in run.to_dict()["q1"].items()}}, name=run.name)
+               for run in runs]
+    before, after = fuse(runs, method).to_dict()["q1"], fuse(shifted, method).to_dict()["q1"]
+    assert list(before) == list(after) and before == pytest.approx(after, abs=1e-12)

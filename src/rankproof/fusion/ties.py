@@ -124,11 +124,14 @@ def order_within(group: np.ndarray, scores: np.ndarray, arrival: np.ndarray, doc
     ``arrival`` is each row's input order (smaller first) and ``doc`` its doc
     code (codes sort as the ids do).
     """
+    from ..pipeline.ties import sort_within_queries
+
+    groups = int(group.max()) + 1 if len(group) else 0
     if ties is FusionTies.DOCID:
-        return np.lexsort((-doc, -scores, group))
+        return sort_within_queries(group, groups, -scores, -doc)
     by_arrival = np.lexsort((arrival, group))
     if ties is FusionTies.INPUT:
-        return by_arrival[np.lexsort((-scores[by_arrival], group[by_arrival]))]
+        return by_arrival[sort_within_queries(group[by_arrival], groups, -scores[by_arrival])]
     # ranx: per group, numba's quicksort of the negated scores over the arrival order.
     grouped = group[by_arrival]
     bounds = np.flatnonzero(np.diff(grouped)) + 1

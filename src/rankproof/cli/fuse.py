@@ -94,6 +94,9 @@ def run(args) -> int:
 
     if len(args.runs) < 2:
         raise usage(NAME, "give two or more runs to fuse")
+    if args.intents:
+        raise usage(NAME, "--intents: judgments per intent are not available to fusion yet",
+                    "give qrels with one grade per query and doc")
     method, ties = parse_method(args.method), parse_ties(args.ties)
     params = _params(args)
     measures = parse_measures(args.measure or DEFAULT_MEASURES)

@@ -457,11 +457,16 @@ class _Page:
         parts.append(self._legend() + '<div class="grid">' + "".join(charts) + "</div></section>")
         return "".join(parts)
 
+    def fusion(self) -> str:
+        from .fusion import section
+
+        return section(self.data.fusion, self.data.fused) if self.data.fusion is not None else ""
+
     def page(self) -> str:
         d = self.data
         body = "".join(section() for section in (
             self.header, self.counts, self.summary, self.cutoffs, self.distribution, self.differences,
-            self.judged, self.pr, self.how, self.drill, self.segments))
+            self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
         script = ""
         if d.drill:
             script = _json_script("run-colors", self.colors) + f"<script>{SCRIPT}</script>"

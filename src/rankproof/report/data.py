@@ -57,7 +57,7 @@ def _protocol_files(protocol) -> dict[str, Any]:
     """What a policy read from a file needs to be read back without it: the discount
     vector itself (a chunk map is compared by its digest alone), so a saved result
     can be compared from any folder."""
-    from ..protocol.policies import DiscountFile
+    from ..protocol.values import DiscountFile
 
     if not isinstance(protocol.discount, DiscountFile):
         return {}

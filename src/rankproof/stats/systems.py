@@ -95,8 +95,9 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
     analyses = []
     for measure, matrix in checked.items():
         anova = two_way_anova(matrix)
-        tests = PROCEDURES[procedure](matrix, names, baselines=baselines, alpha=alpha, n_resamples=n_resamples,
-                                      seed=seed)
+        # Tukey's range covers every pair whatever the baselines; MaxT's family is the baselines' pairs.
+        tests = PROCEDURES[procedure](matrix, names, baselines=baselines if procedure == "maxt" else None,
+                                      alpha=alpha, n_resamples=n_resamples, seed=seed)
         risk = risk_table(matrix, names, baselines=baselines, alpha=risk_alpha) if risk_alpha is not None else ()
         size = _design(anova, count, min_difference, ci_width, alpha, power) if design else None
         analyses.append(MeasureAnalysis(measure=measure, anova=anova, tests=tests, risk=risk, design=size,

@@ -96,6 +96,7 @@ class ReportData:
     drill: dict | None = None
     segments: dict | None = None            # run -> Segments
     missing: tuple[str, ...] = ()
+    systems: Any = None                     # SystemsAnalysis: Tukey HSD letters and risk (report/systems_page.py)
 
 
 def _version() -> str:
@@ -424,6 +425,12 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     if pr_curves is None:
         missing.append(pr_note)
     segment_tables = _segment_tables(results, segments, confidence, interval_resamples, seed, missing)
+    systems = None
+    if comparison is not None:
+        from .systems_page import analyse
+
+        systems = analyse(results, page_measures, baseline, alpha=alpha, n_resamples=n_resamples, seed=seed,
+                          missing=missing)
     return ReportData(
         title=title or f"rankproof report: {', '.join(names)}",
         version=_version(), command=command, protocol=protocol, qrels_digest=results[0].qrels_digest,
@@ -435,7 +442,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         gain_discount=_gain_discount(qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
         drill=_drill(qrels, named, curves.drill_measure, protocol, curves.drill_values,
                      *_drill_plan(curves.drill_values, baseline, drill_depth)),
-        segments=segment_tables,
+        segments=segment_tables, systems=systems,
         missing=tuple(missing) + (() if len(results) > 1 else (
             "per-query differences: one run only, nothing to compare with",)),
     )

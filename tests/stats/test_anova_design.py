@@ -43,6 +43,14 @@ def test_two_way_anova_matches_statsmodels_anova_lm():
     assert result.df_residual == table.loc["Residual", "df"]
 
 
+def test_an_exactly_additive_matrix_has_no_residual_and_an_infinite_f():
+    additive = np.add.outer([0.0, 0.5, 0.25], [0.1, 0.3])        # topic effect + system effect, no noise
+    result = two_way_anova(additive)
+    assert result.f_system == math.inf and result.p_system == 0.0
+    flat = two_way_anova(np.add.outer([0.0, 0.5, 0.25], [0.2, 0.2]))
+    assert math.isnan(flat.f_system) and flat.p_system == 1.0
+
+
 def test_mixed_model_effects_are_the_differences_of_means_in_a_balanced_design():
     result = mixed_model(SCORES, ["a", "b", "c", "d"])
     means = SCORES.mean(axis=0)

@@ -106,7 +106,8 @@ def to_text(analysis) -> str:
 
 
 def to_json(analysis) -> str:
-    """Every number at full precision."""
+    """Every number at full precision; an undefined or infinite one (an F without residual variance,
+    a TRisk without spread) as null."""
     import dataclasses
 
     data = dataclasses.asdict(analysis)
@@ -115,4 +116,15 @@ def to_json(analysis) -> str:
         item["power"], item["curve"] = source.power, list(source.curve)
     for item, source in zip(data["measures"], analysis.measures):
         item["anova"]["residual_variance"] = source.anova.residual_variance
-    return json.dumps(data, indent=2, default=str, allow_nan=True) + "\n"
+    return json.dumps(_finite(data), indent=2, default=str, allow_nan=False) + "\n"
+
+
+def _finite(value):
+    """NaN and infinities as null (JSON has no such numbers); the text output spells them out."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value

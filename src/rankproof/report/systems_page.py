@@ -37,7 +37,7 @@ def analyse(results, measures, baseline: str, *, alpha: float, n_resamples: int,
     try:
         return analyse_matrices(matrices, [r.run_name for r in results], baselines=[baseline], alpha=alpha,
                                 n_resamples=n_resamples, seed=seed, risk_alpha=RISK_ALPHA,
-                                topic_ids=[str(t) for t in topics])
+                                topic_ids=[str(t) for t in (topics if topics is not None else [])])
     except InputError as error:
         missing.append(f"Tukey HSD and risk: {error}")
         return None

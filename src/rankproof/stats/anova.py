@@ -25,6 +25,7 @@ In a complete balanced design its F test of the systems equals the ANOVA's.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Sequence
 
 import numpy as np
@@ -78,8 +79,6 @@ def two_way_anova(scores) -> Anova:
     >>> round(result.ss_system, 6), round(result.ss_topic, 6), round(result.ss_residual, 6)
     (6.333333, 2.666667, 0.333333)
     """
-    from scipy import stats
-
     matrix = checked_matrix(scores)
     topics, systems = matrix.shape
     grand = matrix.mean()
@@ -90,14 +89,24 @@ def two_way_anova(scores) -> Anova:
     residual = matrix - topic_means[:, None] - system_means[None, :] + grand
     ss_residual = float((residual ** 2).sum())
     df_residual = (topics - 1) * (systems - 1)
-    ms_residual = ss_residual / df_residual
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f_system = (ss_system / (systems - 1)) / ms_residual
-        f_topic = (ss_topic / (topics - 1)) / ms_residual
-    return Anova(topics=topics, systems=systems, ss_system=ss_system, ss_topic=ss_topic,
-                 ss_residual=ss_residual,
-                 f_system=float(f_system), p_system=float(stats.f.sf(f_system, systems - 1, df_residual)),
-                 f_topic=float(f_topic), p_topic=float(stats.f.sf(f_topic, topics - 1, df_residual)))
+    total = ss_system + ss_topic + ss_residual
+    f_system, p_system = _f_test(ss_system, systems - 1, ss_residual, df_residual, total)
+    f_topic, p_topic = _f_test(ss_topic, topics - 1, ss_residual, df_residual, total)
+    return Anova(topics=topics, systems=systems, ss_system=ss_system, ss_topic=ss_topic, ss_residual=ss_residual,
+                 f_system=f_system, p_system=p_system, f_topic=f_topic, p_topic=p_topic)
+
+
+def _f_test(ss: float, df: int, ss_residual: float, df_residual: int, total: float) -> tuple[float, float]:
+    """(F, p). No residual variance (an exactly additive matrix; sums of squares below 1e-24 of the
+    total count as rounding): F = inf and p = 0 where the effect is nonzero, F = nan and p = 1 where
+    it is 0 too."""
+    from scipy import stats
+
+    scale = max(total, np.finfo(float).tiny)
+    if ss_residual <= 1e-24 * scale:
+        return (math.inf, 0.0) if ss > 1e-24 * scale else (math.nan, 1.0)
+    f = (ss / df) / (ss_residual / df_residual)
+    return float(f), float(stats.f.sf(f, df, df_residual))
 
 
 @dataclasses.dataclass(frozen=True)

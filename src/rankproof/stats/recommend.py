@@ -55,7 +55,7 @@ RULES = (
                     "Smucker, Allan and Carterette, CIKM 2007")),
     (lambda topics, systems: topics < FEW_TOPICS,
      Recommendation("the Wilcoxon signed-rank test", "bh",
-                    "{systems} systems on {topics} topics (fewer than %d)" % FEW_TOPICS, "Otero et al. 2025")),
+                    "{systems} systems on {topics} topics, fewer than %d" % FEW_TOPICS, "Otero et al. 2025")),
     (lambda topics, systems: True,
      Recommendation("randomised Tukey HSD (all pairs) or MaxT (against baselines)", "their own family-wise "
                     "adjustment", "{systems} systems on {topics} topics",
@@ -71,7 +71,7 @@ def recommend_test(topics: int, systems: int) -> Recommendation:
     >>> recommend_test(50, 8).test
     'the Wilcoxon signed-rank test'
     >>> print(recommend_test(50, 8))
-    recommended: the Wilcoxon signed-rank test with bh (8 systems on 50 topics (fewer than 100); Otero et al. 2025)
+    recommended: the Wilcoxon signed-rank test with bh (8 systems on 50 topics, fewer than 100; Otero et al. 2025)
     >>> recommend_test(5000, 3).reference
     'Ihemelandu and Ekstrand, Inference at Scale, SIGIR 2023'
     """

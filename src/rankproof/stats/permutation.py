@@ -45,7 +45,7 @@ def check_size(topics: int, systems: int, width: int, procedure: str) -> None:
     if cells > MAX_CELLS:
         raise InputError(what=f"{procedure} over {topics} topics x {systems} systems needs {cells:,} values per "
                               f"permutation, more than the {MAX_CELLS:,} it holds in memory", value=cells,
-                         fix="compare fewer systems (or against baselines only), or sample the topics")
+                         fix="compare fewer systems, or sample the topics")
 
 
 def permuted_blocks(scores: np.ndarray, n_resamples: int, seed: int | None, *, width: int | None = None

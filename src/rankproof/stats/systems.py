@@ -83,6 +83,10 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
     if procedure not in PROCEDURES:
         raise InputError(what=literal(f"unknown procedure {procedure!r}"), value=procedure,
                          fix=f"choose one of {', '.join(PROCEDURES)}")
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise InputError(what=f"alpha must be between 0 and 1; got {alpha!r}", value=alpha)
+    if not (isinstance(n_resamples, int) and n_resamples >= 1):
+        raise InputError(what=f"n_resamples must be a whole number >= 1; got {n_resamples!r}", value=n_resamples)
     checked = {str(measure): checked_matrix(matrix) for measure, matrix in matrices.items()}
     if not checked:
         raise InputError(what="give at least one measure")

@@ -93,3 +93,14 @@ def test_design_prints_topic_set_sizes_and_discriminative_power(capsys):
 def test_refusals_are_one_line_with_exit_2(capsys, args, words):
     code, out, err = cli(capsys, "systems", *args, "--resamples", "100")
     assert code == 2 and words in err and err.count("\n") == 1 and not out
+
+
+def test_mixed_model_effects_are_the_differences_of_means(capsys, ndcg_matrix):
+    code, out, err = cli(capsys, "systems", QRELS, *RUNS, "-m", "ndcg@10", "--mixed-model", "--resamples", "100",
+                         "--format", "json")
+    assert code == 0, err
+    mixed = json.loads(out)["measures"][0]["mixed"]
+    means = ndcg_matrix.mean(axis=0)
+    assert mixed["effects"] == pytest.approx(list(means - means[0]), abs=1e-6)
+    code, out, err = cli(capsys, "systems", QRELS, *RUNS, "-m", "ndcg@10", "--mixed-model", "--resamples", "100")
+    assert "mixed model (score ~ system + (1 | topic), REML)" in out

@@ -36,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=int, default=10_000, help="permutations (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--mixed-model", action="store_true",
+                        help="a linear mixed model with a random topic effect (needs statsmodels: rankproof[stats])")
     parser.add_argument("--risk", action="store_true", help="URisk, TRisk and GeoRisk against the baselines")
     parser.add_argument("--risk-alpha", type=float, default=1.0,
                         help="risk aversion: a loss counts 1 + alpha times (default 1)")
@@ -84,6 +86,6 @@ def run(args) -> int:
                                n_resamples=args.resamples, seed=args.seed,
                                risk_alpha=args.risk_alpha if args.risk else None, design=args.design,
                                min_difference=args.min_difference, ci_width=args.ci_width, power=args.power,
-                               asl_resamples=args.asl_resamples)
+                               asl_resamples=args.asl_resamples, mixed=args.mixed_model)
     write_output(to_json(analysis) if args.format == "json" else to_text(analysis), args.output)
     return 0

@@ -64,8 +64,20 @@ def _measure(analysis) -> list[str]:
     tested = {(index[p.system_a], index[p.system_b]): p.significant for p in tests.pairs}
     lines += ["  significant pairs (row against column: + better, - worse, . not significant):",
               *("  " + line for line in pair_matrix(tests.systems, tests.means, tested).split("\n"))]
-    lines += _risk(analysis) + _design(analysis)
+    lines += _mixed(analysis) + _risk(analysis) + _design(analysis)
     return lines
+
+
+def _mixed(analysis) -> list[str]:
+    model = analysis.mixed
+    if model is None:
+        return []
+    rows = [["system", f"- {model.systems[0]}", "SE", "p"]]
+    for name, effect, error, p in list(zip(model.systems, model.effects, model.standard_errors, model.p_values))[1:]:
+        rows.append([name, f"{effect:+.4f}", f"{error:.4f}", _p(p)])
+    return [f"  mixed model (score ~ system + (1 | topic), REML): topic variance {model.topic_variance:.4g}, "
+            f"residual variance {model.residual_variance:.4g}; effects against {model.systems[0]}:",
+            *_columns(rows, {1, 2, 3})]
 
 
 def _risk(analysis) -> list[str]:

@@ -15,7 +15,7 @@ import dataclasses
 from typing import Any, Mapping, Sequence
 
 from ..errors import InputError, literal
-from .anova import Anova, two_way_anova
+from .anova import Anova, MixedModel, mixed_model, two_way_anova
 from .design import topics_for_anova, topics_for_ci_width, topics_for_t_test
 from .discriminative import DEFAULT_BOOTSTRAP, Discrimination, discriminative_power
 from .matrix import checked_matrix, checked_names, score_matrix
@@ -52,6 +52,7 @@ class MeasureAnalysis:
     tests: PairwiseTests
     risk: tuple[Risk, ...] = ()
     design: TopicSetSize | None = None
+    mixed: MixedModel | None = None
     # per topic, each system's score: for the risk-reward plot
     topics: tuple[str, ...] = ()
     scores: tuple[tuple[float, ...], ...] = ()
@@ -78,8 +79,11 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
                      n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
                      risk_alpha: float | None = None, design: bool = False, min_difference: float = 0.05,
                      ci_width: float = 0.1, power: float = 0.8, asl_resamples: int = DEFAULT_BOOTSTRAP,
-                     topic_ids: Sequence[str] | None = None) -> SystemsAnalysis:
-    """The analysis of one topics x systems matrix per measure (same topics and systems in each)."""
+                     topic_ids: Sequence[str] | None = None, mixed: bool = False) -> SystemsAnalysis:
+    """The analysis of one topics x systems matrix per measure (same topics and systems in each).
+
+    ``mixed=True`` adds the linear mixed model (needs statsmodels: the ``stats`` extra).
+    """
     if procedure not in PROCEDURES:
         raise InputError(what=literal(f"unknown procedure {procedure!r}"), value=procedure,
                          fix=f"choose one of {', '.join(PROCEDURES)}")
@@ -105,6 +109,7 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
         risk = risk_table(matrix, names, baselines=baselines, alpha=risk_alpha) if risk_alpha is not None else ()
         size = _design(anova, count, min_difference, ci_width, alpha, power) if design else None
         analyses.append(MeasureAnalysis(measure=measure, anova=anova, tests=tests, risk=risk, design=size,
+                                        mixed=mixed_model(matrix, names) if mixed else None,
                                         topics=tuple(topic_ids or ()) if risk else (),
                                         scores=tuple(map(tuple, matrix.tolist())) if risk else ()))
     discrimination = (discriminative_power(checked, names, alpha=alpha, n_resamples=asl_resamples, seed=seed)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..errors import InputError, literal
+
 __all__ = ["PairTest", "PairwiseTests"]
 
 
@@ -69,8 +71,6 @@ def pair_index(systems: tuple[str, ...], baselines=None) -> list[tuple[int, int]
     >>> pair_index(("x", "y", "z"), ["y"])
     [(1, 0), (1, 2)]
     """
-    from ..errors import InputError, literal
-
     if not baselines:
         return [(a, b) for a in range(len(systems)) for b in range(a + 1, len(systems))]
     if isinstance(baselines, str):

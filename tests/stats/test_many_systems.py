@@ -164,3 +164,18 @@ def test_bad_matrices_are_refused_in_one_line(bad, words):
 def test_unknown_baseline_is_refused():
     with pytest.raises(InputError, match="baseline z"):
         max_t(SMALL, ["a", "b", "c"], baselines="z")
+
+
+@pytest.mark.slow
+def test_tukey_near_statsmodels_pairwise_tukeyhsd_without_topic_effects():
+    """Where the designs meet: no topic effect, many topics, normal noise. statsmodels' one-way Tukey HSD
+    (k(n-1) residual degrees of freedom) and the randomised, topic-blocked one give close p-values."""
+    from statsmodels.stats.multicomp import pairwise_tukeyhsd
+
+    rng = np.random.default_rng(21)
+    topics = 80
+    scores = rng.normal(size=(topics, 3)) + np.array([0.0, 0.25, 0.45])
+    result = tukey_hsd(scores, ["a", "b", "c"], n_resamples=4000, seed=4)
+    peer = pairwise_tukeyhsd(scores.T.ravel(), np.repeat(["a", "b", "c"], topics))
+    for (a, b), p in zip(itertools.combinations("abc", 2), peer.pvalues):
+        assert result.pair(a, b).p_value == pytest.approx(p, abs=0.04)

@@ -98,6 +98,7 @@ class ReportData:
     missing: tuple[str, ...] = ()
     fused: str | None = None                # the run that fuses the others (report/fusion.py)
     fusion: Any = None                      # its Comparison against each of them
+    systems: Any = None                     # SystemsAnalysis: Tukey HSD letters and risk (report/systems_page.py)
 
 
 def _version() -> str:
@@ -435,6 +436,12 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
 
         fusion = fused_comparison(results, _baseline(fused, names), test=test, correction=correction, alpha=alpha,
                                   confidence=confidence, n_resamples=n_resamples, seed=seed)
+    systems = None
+    if comparison is not None:
+        from .systems_page import analyse
+
+        systems = analyse(results, page_measures, baseline, alpha=alpha, n_resamples=n_resamples, seed=seed,
+                          missing=missing)
     return ReportData(
         title=title or f"rankproof report: {', '.join(names)}",
         version=_version(), command=command, protocol=protocol, qrels_digest=results[0].qrels_digest,
@@ -446,7 +453,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         gain_discount=_gain_discount(qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
         drill=_drill(qrels, named, curves.drill_measure, protocol, curves.drill_values,
                      *_drill_plan(curves.drill_values, baseline, drill_depth)),
-        segments=segment_tables, fused=fused, fusion=fusion,
+        segments=segment_tables, fused=fused, fusion=fusion, systems=systems,
         missing=tuple(missing) + (() if len(results) > 1 else (
             "per-query differences: one run only, nothing to compare with",)),
     )

@@ -19,6 +19,7 @@ from ..errors import InputError, ParseError, literal
 __all__ = [
     "select_columns",
     "missing_error",
+    "MissingColumnsError",
     "describe",
     "plain",
     "is_text",
@@ -43,14 +44,27 @@ def describe(arg: str, name) -> str:
     return f"column {literal(repr(name))} (named by {_role(arg)}=)"
 
 
+class MissingColumnsError(ParseError):
+    """Named columns a table does not have. Besides the message (worded for Python's keyword
+    arguments), it keeps ``present`` (the table's columns), ``missing`` (role -> the name
+    looked for) and ``noun``, so that a front door with other options (the command line's
+    ``--columns``) can say the same in its own words."""
+
+    present: list
+    missing: dict
+    noun: str
+
+
 def missing_error(present: list, named: Mapping[str, object], missing: list[str], noun: str, source: str,
                   line: int | None = None) -> ParseError:
     """Say which named columns are absent, which ones exist, and which argument to fix."""
     absent = " and ".join(f"no {noun} {literal(repr(named[arg]))} (named by {_role(arg)}=)" for arg in missing)
     listing = ", ".join(repr(name) for name in present) if present else "none"
     arguments = ", ".join(f"{_role(arg)}=" for arg in missing)
-    return ParseError(source=source, line=line, what=absent,
-                      fix=f"the {noun}s are {literal(listing)}; pass the right {noun} names with {arguments}")
+    error = MissingColumnsError(source=source, line=line, what=absent,
+                                fix=f"the {noun}s are {literal(listing)}; pass the right {noun} names with {arguments}")
+    error.present, error.missing, error.noun = list(present), {arg: named[arg] for arg in missing}, noun
+    return error
 
 
 def first(mask) -> int:

@@ -7,12 +7,12 @@ import html
 from atlas import WHY_PEERS, Atlas, Cell, Explanation
 from atlas_cases import MEASURES, Case
 
-__all__ = ["render"]
+__all__ = ["render", "label"]
 
 LABELS = {"ndcg": "NDCG@{k}", "p": "P@{k}", "ap": "AP"}
 
 
-def _label(measure: str, k: int) -> str:
+def label(measure: str, k: int) -> str:
     return LABELS[measure].format(k=k)
 
 
@@ -44,7 +44,7 @@ def _files(case: Case) -> list[str]:
 
 
 def _table(atlas: Atlas, case: Case) -> list[str]:
-    header = [_label(m, case.k) for m in MEASURES]
+    header = [label(m, case.k) for m in MEASURES]
     lines = ["| tool | " + " | ".join(header) + " |", "|---|" + "---|" * len(header)]
     default = atlas.defaults[case.key]
     lines.append("| **rankproof** (default) | " + " | ".join(_value(default[m]) for m in MEASURES) + " |")
@@ -61,8 +61,8 @@ def _refusals(atlas: Atlas, case: Case) -> list[str]:
             said.setdefault(f"rankproof: {atlas.defaults[case.key][m].refused}", [])
     for cell in atlas.cells:
         if cell.case == case.key and cell.peer.refused is not None:
-            label = next(t.label for t in atlas.tools if t.key == cell.tool)
-            said.setdefault(f"{label}: {cell.peer.refused}", [])
+            tool = next(t.label for t in atlas.tools if t.key == cell.tool)
+            said.setdefault(f"{tool}: {cell.peer.refused}", [])
     if not said:
         return []
     return ["What the refusals said:", ""] + [f"- {html.escape(text)}" for text in said] + [""]
@@ -123,9 +123,9 @@ def _unexplained(atlas: Atlas) -> list[str]:
               "own conventions that rankproof does not offer (or offers only as an error):", "",
               "| tool | case | measure | tool's value | rankproof's default |", "|---|---|---|---|---|"]
     for c in rows:
-        label = next(t.label for t in atlas.tools if t.key == c.tool)
+        tool = next(t.label for t in atlas.tools if t.key == c.tool)
         case = cases[c.case]
-        lines.append(f"| {label} | [{case.title}](#{case.key}) | {_label(c.measure, case.k)} | {_value(c.peer)} | "
+        lines.append(f"| {tool} | [{case.title}](#{case.key}) | {label(c.measure, case.k)} | {_value(c.peer)} | "
                      f"{_value(c.default)} |")
     return lines + [""]
 

@@ -26,6 +26,8 @@ import importlib.metadata
 import math
 import os
 import subprocess
+import sys
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -92,16 +94,21 @@ class Peer:
     def version(self) -> str:
         if self.binary is not None:
             return "10.0" if self.key == "trec_eval" else "9.0.8"
-        distribution = {"sklearn": "scikit-learn", "pytrec_eval": "pytrec-eval-terrier", "ir_measures": "ir-measures",
-                        "spark": "pyspark"}.get(self.key, self.key)
-        try:
-            return importlib.metadata.version(distribution)
-        except importlib.metadata.PackageNotFoundError:
-            return "?"
+        distributions = {"sklearn": ["scikit-learn"], "pytrec_eval": ["pytrec-eval-terrier"],
+                         "ir_measures": ["ir-measures"], "spark": ["pyspark"],
+                         "xgboost": ["xgboost", "xgboost-cpu"]}.get(self.key, [self.key])
+        for distribution in distributions:
+            try:
+                return importlib.metadata.version(distribution)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        return str(getattr(sys.modules.get(self.module or ""), "__version__", "?"))
 
     def run(self, case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:
         try:
-            return self.runner(case, qrels, run)
+            with warnings.catch_warnings():  # the tools' own warnings (no positive class, ...) are not the page's
+                warnings.simplefilter("ignore")
+                return self.runner(case, qrels, run)
         except Exception as error:  # the tool refused the whole case
             return {key: _refusal(error) for key in self.measures}
 

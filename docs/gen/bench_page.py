@@ -62,24 +62,33 @@ def _throughput(r: dict[str, Any]) -> float | None:
 
 
 def _table(rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["| workload | size | tool | seconds (median) | runs | throughput | peak MB | x rankproof | note |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    fastest: dict[str, float] = {}
+    """One small table per workload (in the file's order): tool, median and runs, throughput, memory, ratio."""
+    lines: list[str] = []
+    workloads: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
-        if str(r["tool"]).startswith("rankproof") and isinstance(r.get("seconds"), (int, float)):
-            fastest.setdefault(r["workload"], r["seconds"])
-    for r in rows:
-        unit = r.get("size_unit") or ""
-        speed = _throughput(r)
-        base = fastest.get(r["workload"])
-        ratio = r["seconds"] / base if base and isinstance(r.get("seconds"), (int, float)) else None
-        runs = ", ".join(_number(t) for t in (r.get("runs") or []))
-        lines.append("| " + " | ".join(html.escape(str(x)) for x in (
-            r["workload"], f"{_number(r.get('size'))} {unit}".strip(), r["tool"], _number(r.get("seconds")), runs,
-            f"{_number(speed)} {unit}/s" if speed else "", _number(r.get("peak_mb")),
-            "" if ratio is None or str(r["tool"]).startswith("rankproof") else f"{ratio:.2f}",
-            r.get("note") or "")) + " |")
-    return lines + [""]
+        workloads.setdefault(str(r["workload"]), []).append(r)
+    for workload, chosen in workloads.items():
+        first = chosen[0]
+        size = f"{_number(first.get('size'))} {first.get('size_unit') or ''}".strip()
+        lines += [f"**{html.escape(workload)}**" + (f" ({html.escape(size)})" if first.get("size") else ""), "",
+                  "| tool | seconds | throughput | peak MB | x rankproof | note |", "|---|---|---|---|---|---|"]
+        base = next((r["seconds"] for r in chosen if str(r["tool"]).startswith("rankproof")
+                     and isinstance(r.get("seconds"), (int, float))), None)
+        for r in chosen:
+            unit = r.get("size_unit") or ""
+            speed = _throughput(r)
+            seconds = _number(r.get("seconds"))
+            runs = r.get("runs") or []
+            if len(runs) > 1:
+                seconds += f" ({', '.join(_number(t) for t in runs)})"
+            peer = not str(r["tool"]).startswith("rankproof")
+            ratio = f"{r['seconds'] / base:.2f}" if peer and base and isinstance(r.get("seconds"), (int, float)) \
+                else ""
+            lines.append("| " + " | ".join(html.escape(str(x)) for x in (
+                r["tool"], seconds, f"{_number(speed)} {unit}/s" if speed else "", _number(r.get("peak_mb")),
+                ratio, r.get("note") or "")) + " |")
+        lines.append("")
+    return lines
 
 
 def _scale(values: list[float], low: float, high: float, log: bool):
@@ -149,7 +158,7 @@ def _plots(rows: list[dict[str, Any]], title: str) -> list[str]:
             speed.setdefault(str(r["tool"]), []).append((float(r["size"]), float(_throughput(r) or 0)))
             if isinstance(r.get("peak_mb"), (int, float)):
                 memory.setdefault(str(r["tool"]), []).append((float(r["size"]), float(r["peak_mb"])))
-        lines += [svg_plot(speed, f"input size ({unit})", f"throughput ({unit} per second)",
+        lines += [svg_plot(speed, f"input size ({unit})", f"throughput ({unit} per second, higher is faster)",
                            f"{title}: throughput against input size"), ""]
         if memory:
             lines += [svg_plot(memory, f"input size ({unit})", "peak memory (MB)",
@@ -173,7 +182,8 @@ def _machine(machine: dict[str, Any]) -> str:
 def render(documents: list[dict[str, Any] | Problem]) -> str:
     lines = ["# Benchmarks", "",
              "Timings of rankproof and its peers on the same inputs, measured by the scripts in `benchmarks/` "
-             "(`make bench`) and written as JSON into `benchmarks/results/`. This page is generated from "
+             "(`make bench`) and written as JSON into `benchmarks/results/`. Seconds are the median of the "
+             "runs (every run in brackets). This page is generated from "
              "those files when the site is built: every number below was measured, none is typed. Each "
              "section names the machine, the date and the command that produced it; `x rankproof` is the "
              "tool's median time divided by rankproof's on the same workload (above 1: rankproof is faster).",

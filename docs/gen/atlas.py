@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from atlas_cases import CASES, MEASURES, Case  # noqa: E402
-from atlas_peers import PEERS, ROOT, Outcome, Peer, stop_spark  # noqa: E402
+from atlas_peers import PEERS, ROOT, Outcome, Peer, start_spark_in_background, stop_spark  # noqa: E402
 
 __all__ = ["Atlas", "Cell", "Explanation", "Tool", "build", "matches", "OVERRIDES", "WHY_PEERS"]
 
@@ -161,7 +161,8 @@ class Rankproof:
                 results = rankproof.evaluate(*inputs, list(names.values()), protocol)
                 self.memo[key] = {m: Outcome(value=float(results.mean(names[m]))) for m in MEASURES}
             except rankproof.RankproofError as error:
-                said = f"{type(error).__name__}: {' '.join(str(error).split())[:160]}"
+                said = f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
+                said = said.replace(str(self.folder) + os.sep, "")
                 self.memo[key] = {m: Outcome(refused=said) for m in MEASURES}
         return self.memo[key]
 
@@ -211,6 +212,13 @@ def _why_example(case: Case, preset: str, measures: list[str], folder: Path) -> 
     return "rankproof " + " ".join(args), said
 
 
+def _clean(outcomes: dict[str, Outcome], folder: Path) -> dict[str, Outcome]:
+    """Refusals without the build's temporary folder (the page shows file names as the commands give them)."""
+    prefix = str(folder) + os.sep
+    return {key: dataclasses.replace(o, refused=o.refused.replace(prefix, "")) if o.refused else o
+            for key, o in outcomes.items()}
+
+
 def _skipped() -> set[str]:
     return {name.strip() for name in os.environ.get("RANKPROOF_ATLAS_SKIP", "").split(",") if name.strip()}
 
@@ -221,7 +229,7 @@ def _run_peer(peer: Peer, cases: tuple[Case, ...], folder: Path, ours: Rankproof
     missing = "skipped in this build (RANKPROOF_ATLAS_SKIP)" if peer.key in _skipped() else peer.missing()
     if missing is None:
         for case in cases:
-            got = peer.run(case, folder / f"{case.key}.qrels", folder / f"{case.key}.run")
+            got = _clean(peer.run(case, folder / f"{case.key}.qrels", folder / f"{case.key}.run"), folder)
             default = ours.outcomes(case, Explanation("rankproof"))
             for measure in peer.measures:
                 found = ours.explain(case, measure, got[measure], peer.preset)
@@ -235,6 +243,9 @@ def build(peers: tuple[Peer, ...] = PEERS, cases: tuple[Case, ...] = CASES) -> A
     """Run every peer on every case and explain every cell."""
     start = time.perf_counter()
     os.environ.setdefault("NUMBA_CACHE_DIR", str(ROOT / "build" / "numba-cache"))  # ranx compiles once
+    spark = [p for p in peers if p.key == "spark" and p.key not in _skipped()]
+    if spark and spark[0].missing() is None:
+        start_spark_in_background()  # the JVM starts while the other tools run (2 cores)
     with tempfile.TemporaryDirectory(prefix="rankproof-atlas-") as name:
         folder = Path(name)
         for case in cases:

@@ -78,7 +78,8 @@ def _commands(atlas: Atlas, case: Case) -> list[str]:
                 names.append(case.measures[cell.measure])
     if not by_options:
         return []
-    lines = ["Reproduce the differing cells (each command was run in this build and gives the values above):", "",
+    lines = ["Reproduce the differing cells: with these options rankproof gave the values above in this build "
+             "(on the same files, through its Python API):", "",
              "```shell"]
     for explanation, names in by_options.items():
         measures = " ".join(f"-m {name}" for name in names)

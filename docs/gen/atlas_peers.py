@@ -27,13 +27,14 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Callable
 
 from atlas_cases import Case
 
-__all__ = ["Outcome", "Peer", "PEERS", "ROOT"]
+__all__ = ["Outcome", "Peer", "PEERS", "ROOT", "spark_session", "start_spark_in_background", "stop_spark"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +87,8 @@ class Peer:
         try:
             importlib.import_module(self.module)
         except Exception as error:  # ImportError, or a broken install
-            return f"import {self.module} fails: {type(error).__name__}: {error}"
+            return (f"import {self.module} fails: {type(error).__name__}: {error} (it comes with the test and "
+                    "docs extras: pip install -e '.[test,docs]')")
         if self.key == "spark" and not _java():
             return "no Java runtime (Spark needs java 17)"
         return None
@@ -274,23 +276,38 @@ def _xgboost(case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:
 
 
 _SPARK: list[Any] = []
+_SPARK_LOCK = threading.Lock()
 
 
 def spark_session() -> Any:
-    """One local Spark session for the whole atlas (its start is most of Spark's time)."""
-    if not _SPARK:
-        from pyspark.sql import SparkSession
+    """One local Spark session for the whole atlas (its start is most of Spark's time); thread-safe, so that
+    the atlas can start it in the background while the other tools run."""
+    with _SPARK_LOCK:
+        if not _SPARK:
+            from pyspark.sql import SparkSession
 
-        _SPARK.append(SparkSession.builder.master("local[1]").appName("rankproof-atlas")
-                      .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "1")
-                      .getOrCreate())
-        _SPARK[0].sparkContext.setLogLevel("ERROR")
-    return _SPARK[0]
+            _SPARK.append(SparkSession.builder.master("local[1]").appName("rankproof-atlas")
+                          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+                          .config("spark.sql.shuffle.partitions", "1").getOrCreate())
+            _SPARK[0].sparkContext.setLogLevel("ERROR")
+        return _SPARK[0]
+
+
+def start_spark_in_background() -> threading.Thread:
+    def start() -> None:
+        try:
+            spark_session()
+        except Exception:  # the Spark peer then refuses each case with the error, when it runs
+            pass
+    thread = threading.Thread(target=start, name="atlas-spark-start", daemon=True)
+    thread.start()
+    return thread
 
 
 def stop_spark() -> None:
-    if _SPARK:
-        _SPARK.pop().stop()
+    with _SPARK_LOCK:
+        if _SPARK:
+            _SPARK.pop().stop()
 
 
 def _spark(case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:

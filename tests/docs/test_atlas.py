@@ -131,6 +131,7 @@ def test_the_page_names_the_protocol_of_every_differing_cell(built, page):
                        for line in section.splitlines())
     for tool in built.tools:
         assert f"| {tool.label} | {tool.version} |" in page
+    assert "rankproof-atlas-" not in page  # refusals name the files as the commands do, not the build's folder
 
 
 def test_the_commands_on_the_page_run(built, tmp_path):

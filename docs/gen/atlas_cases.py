@@ -32,6 +32,9 @@ class Case:
     run: tuple[tuple[str, str, float], ...]
     # policies that make rankproof's default accept the case (its refusal names them), for `rankproof why`
     ours: tuple[tuple[str, str], ...] = ()
+    # what the tools whose cells no rankproof protocol reproduces do here (checked by hand against the
+    # values the atlas shows; the table, not this text, is what the build measures)
+    beyond: str = ""
 
     @property
     def measures(self) -> dict[str, str]:
@@ -105,11 +108,18 @@ CASES: tuple[Case, ...] = (
     Case("duplicates", "A doc listed twice",
          "The run lists a twice: an error, the first listing kept, the last one kept (a dict), or both counted.",
          3, _q("q1", "a=1 b=0 c=1"), _r("q1", "a=.9 b=.8 a=.7 c=.6"),
-         ours=(("duplicates", "first"),)),
+         ours=(("duplicates", "first"),),
+         beyond="Tools that take dicts (pytrec_eval; ir_measures and ranx reading the file) keep the last "
+                "listing of a, at its lower score (NDCG@3 (1/log2 3 + 1/2) / (1 + 1/log2 3) = 0.6934); "
+                "tools that take score arrays (scikit-learn, torchmetrics, LightGBM) count both listings, in "
+                "the ranking and in the ideal (0.7039), and Spark counts a twice as a hit, so its AP "
+                "exceeds 1. rankproof offers duplicates=error (its default, as trec_eval) or first."),
     Case("negative", "Negative grades",
          "b is judged -1 (spam, say): refused, read as non-relevant, or kept in the pool but unjudged.",
          3, _q("q1", "a=1 b=-1 c=1 d=0"), _r("q1", "b=.9 a=.8 d=.7 c=.6"),
-         ours=(("negative_grades", "zero"),)),
+         ours=(("negative_grades", "zero"),),
+         beyond="torchmetrics takes the grade -1 as a gain of -1, so NDCG falls below 0; rankproof reads a "
+                "negative grade as an error (its default), as non-relevant (zero) or as unjudged."),
     Case("not_retrieved", "A relevant doc the run misses",
          "e (grade 2) is judged but not retrieved: the ideal ranking takes it from the judgments, or only "
          "from the retrieved docs.",
@@ -119,5 +129,8 @@ CASES: tuple[Case, ...] = (
          3, _q("q1", "a=1 b=0") + _q("q2", "x=1 y=0"), _r("q1", "a=.9 b=.8")),
     Case("empty_run", "An empty run",
          "The run file has no line at all.",
-         3, _q("q1", "a=1 b=0"), ()),
+         3, _q("q1", "a=1 b=0"), (),
+         beyond="ir_measures scores the judged query 0 when the run file is empty; rankproof refuses an "
+                "empty run file whatever the protocol (an empty file is more often a failed retrieval than "
+                "a system that found nothing)."),
 )

@@ -128,7 +128,11 @@ def _unexplained(atlas: Atlas) -> list[str]:
         case = cases[c.case]
         lines.append(f"| {tool} | [{case.title}](#{case.key}) | {label(c.measure, case.k)} | {_value(c.peer)} | "
                      f"{_value(c.default)} |")
-    return lines + [""]
+    lines.append("")
+    for case in atlas.cases:
+        if case.beyond and any(c.case == case.key for c in rows):
+            lines += [f"**{case.title}.** {case.beyond}", ""]
+    return lines
 
 
 def render(atlas: Atlas) -> str:
@@ -154,6 +158,9 @@ def render(atlas: Atlas) -> str:
     lines += [f"{i}. [{case.title}](#{case.key})" for i, case in enumerate(atlas.cases, 1)] + [""]
     for i, case in enumerate(atlas.cases, 1):
         lines += [f'<a id="{case.key}"></a>', "", f"### {i}. {case.title}", "", case.what, ""]
-        lines += _files(case) + _table(atlas, case) + _refusals(atlas, case) + _commands(atlas, case)
+        lines += _files(case) + _table(atlas, case) + _refusals(atlas, case)
+        if case.beyond and any(c.case == case.key and c.differs and c.explanation is None for c in atlas.cells):
+            lines += [f"Unexplained here: {case.beyond}", ""]
+        lines += _commands(atlas, case)
     lines += _unexplained(atlas)
     return "\n".join(lines)

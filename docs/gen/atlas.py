@@ -27,6 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from rankproof.cli import why as why_command  # noqa: E402
+
 from atlas_cases import CASES, MEASURES, Case  # noqa: E402
 from atlas_peers import PEERS, ROOT, Outcome, Peer, start_spark_in_background, stop_spark  # noqa: E402
 
@@ -45,8 +47,8 @@ OVERRIDES: tuple[tuple[str, str], ...] = (
     ("precision_denominator", "k"), ("precision_denominator", "retrieved"),
     ("ap_denominator", "relevant"), ("ap_denominator", "hits"),
 )
-# The presets `rankproof why --peer` takes (src/rankproof/cli/why.py).
-WHY_PEERS = ("trec_eval", "trec_eval9", "sklearn", "lightgbm", "ranx")
+# The presets `rankproof why --peer` takes.
+WHY_PEERS: tuple[str, ...] = tuple(why_command.PEERS)
 TOLERANCE = 1e-6
 
 
@@ -100,7 +102,7 @@ class Atlas:
     cases: tuple[Case, ...]
     cells: list[Cell]
     defaults: dict[str, dict[str, Outcome]]  # case -> measure key -> rankproof's default
-    why: dict[tuple[str, str], tuple[str, str]]  # (case, preset) -> (command, its output)
+    why: dict[tuple[str, Explanation], tuple[str, str]]  # (case, protocol) -> (`rankproof why` command, output)
     seconds: float
     date: str
 
@@ -188,13 +190,19 @@ class Rankproof:
         return str(getattr(rankproof.Protocol.preset(preset), key)) == value
 
 
-def _why_example(case: Case, preset: str, measures: list[str], folder: Path) -> tuple[str, str]:
-    """`rankproof why` on the case's files against a preset: the command and what it prints. Where rankproof's
-    default refuses the case, ours is the default with the case's `ours` policies (what the refusal suggests)."""
+def _why_example(case: Case, explanation: Explanation, measures: list[str], folder: Path) -> tuple[str, str]:
+    """`rankproof why` on the case's files against the explanation's preset: the command and what it prints.
+
+    A preset alone: ours is rankproof's default (with the case's `ours` policies where the default refuses the
+    case), so the output names every policy between the default and the tool. A preset with policies: ours
+    is that protocol (the tool's value), so the output shows what those policies change from the preset.
+    """
     from rankproof.cli.app import main
 
-    args = ["why", f"{case.key}.qrels", f"{case.key}.run", "--peer", preset]
-    for key, value in case.ours:
+    args = ["why", f"{case.key}.qrels", f"{case.key}.run", "--peer", explanation.preset]
+    if explanation.policies:
+        args += ["--preset", explanation.preset]
+    for key, value in explanation.policies or case.ours:
         args += ["--policy", f"{key}={value}"]
     for measure in measures:
         args += ["-m", case.measures[measure]]
@@ -210,6 +218,19 @@ def _why_example(case: Case, preset: str, measures: list[str], folder: Path) -> 
     if code != 0:
         said += f"(exit status {code})\n"
     return "rankproof " + " ".join(args), said
+
+
+def _why_examples(cases: tuple[Case, ...], cells: list[Cell], folder: Path) -> dict[tuple[str, Explanation],
+                                                                                      tuple[str, str]]:
+    """One `rankproof why` per (case, protocol that reproduces a differing cell) whose preset `why` takes."""
+    out = {}
+    for case in cases:
+        chosen = [c for c in cells if c.case == case.key and c.differs and c.explanation is not None
+                  and c.explanation.preset in WHY_PEERS]
+        for explanation in dict.fromkeys(c.explanation for c in chosen if c.explanation is not None):
+            measures = [m for m in MEASURES if any(c.measure == m and c.explanation == explanation for c in chosen)]
+            out[(case.key, explanation)] = _why_example(case, explanation, measures, folder)
+    return out
 
 
 def _clean(outcomes: dict[str, Outcome], folder: Path) -> dict[str, Outcome]:
@@ -256,15 +277,7 @@ def build(peers: tuple[Peer, ...] = PEERS, cases: tuple[Case, ...] = CASES) -> A
             tools = [_run_peer(peer, cases, folder, ours, cells) for peer in peers]
         finally:
             stop_spark()
-        why = {}
-        for case in cases:
-            # the presets that alone reproduce a differing cell: `why` then explains that whole difference
-            alone = [c for c in cells if c.case == case.key and c.differs and c.explanation is not None
-                     and c.explanation.preset in WHY_PEERS and not c.explanation.policies]
-            for preset in sorted({c.explanation.preset for c in alone if c.explanation is not None}):
-                measures = [m for m in MEASURES if any(c.measure == m and c.explanation == Explanation(preset)
-                                                       for c in alone)]
-                why[(case.key, preset)] = _why_example(case, preset, measures, folder)
+        why = _why_examples(cases, cells, folder)
         defaults = {case.key: ours.outcomes(case, Explanation("rankproof")) for case in cases}
     return Atlas(tools, cases, cells, defaults, why, time.perf_counter() - start,
                  time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))

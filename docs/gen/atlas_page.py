@@ -87,10 +87,15 @@ def _commands(atlas: Atlas, case: Case) -> list[str]:
         lines.append(f"rankproof evaluate {case.key}.qrels {case.key}.run {measures}" + (f" {options}" if options
                                                                                           else ""))
     lines += ["```", ""]
-    for (key, preset), (command, output) in atlas.why.items():
-        if key == case.key:
-            lines += [f"What separates rankproof's default from the `{preset}` preset here:", "", "```console",
-                      f"$ {command}", *output.rstrip("\n").splitlines(), "```", ""]
+    for (key, explanation), (command, output) in atlas.why.items():
+        if key != case.key:
+            continue
+        if explanation.policies:
+            said = (f"What `{explanation.options()}` changes from the `{explanation.preset}` preset here "
+                    "(ours is the protocol that reproduces the tool):")
+        else:
+            said = f"What separates rankproof's default from the `{explanation.preset}` preset here:"
+        lines += [said, "", "```console", f"$ {command}", *output.rstrip("\n").splitlines(), "```", ""]
     return lines
 
 

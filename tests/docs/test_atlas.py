@@ -129,6 +129,10 @@ def test_the_page_names_the_protocol_of_every_differing_cell(built, page):
             command_line = f"rankproof evaluate {case.key}.qrels {case.key}.run"
             assert any(line.startswith(command_line) and line.endswith(cell.explanation.options())
                        for line in section.splitlines())
+            if cell.explanation.preset in atlas.WHY_PEERS:  # and a `rankproof why` example, with its output
+                command, output = built.why[(cell.case, cell.explanation)]
+                assert f"$ {command}\n{output.splitlines()[0]}" in section
+                assert f" -m {case.measures[cell.measure]}" in command
     for tool in built.tools:
         assert f"| {tool.label} | {tool.version} |" in page
     assert "rankproof-atlas-" not in page  # refusals name the files as the commands do, not the build's folder
@@ -146,7 +150,7 @@ def test_the_commands_on_the_page_run(built, tmp_path):
                           text=True, env=os.environ | {"COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
     assert f"{cell.peer.value:.4f}" in done.stdout
-    ties_command, output = built.why[("ties", "trec_eval")]
+    ties_command, output = built.why[("ties", atlas.Explanation("trec_eval"))]
     CASES[0].write(tmp_path)
     done = subprocess.run([sys.executable, "-m", "rankproof.cli", *ties_command.split()[1:]], cwd=tmp_path,
                           capture_output=True, text=True)

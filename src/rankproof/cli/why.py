@@ -12,7 +12,7 @@ __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run"]
 NAME = "why"
 HELP = "why a number differs from a peer's: the policies that differ, by how much, on which queries"
 EXAMPLES = "example: rankproof why qrels.txt lmdirichlet.run --peer ranx -m ndcg@10"
-PEERS = ("trec_eval", "trec_eval9", "sklearn", "lightgbm", "ranx")
+PEERS = ("trec_eval", "trec_eval9", "sklearn", "lightgbm", "ranx", "spark")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

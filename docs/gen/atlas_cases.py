@@ -130,7 +130,8 @@ CASES: tuple[Case, ...] = (
     Case("empty_run", "An empty run",
          "The run file has no line at all.",
          3, _q("q1", "a=1 b=0"), (),
-         beyond="ir_measures scores the judged query 0 when the run file is empty; rankproof refuses an "
+         beyond="ir_measures scores the judged query 0 when the run file is empty (and XGBoost an empty data "
+                "set 0, with a warning); rankproof refuses an "
                 "empty run file whatever the protocol (an empty file is more often a failed retrieval than "
                 "a system that found nothing)."),
 )

@@ -157,6 +157,19 @@ def render(atlas: Atlas) -> str:
         "`src/rankproof/protocol/presets.py`. `rankproof why --peer` takes the presets "
         + ", ".join(f"`{p}`" for p in WHY_PEERS) + ".", "",
         "## The tools", "", *_tools(atlas),
+        "Each tool is given a case the way its users hold such data:", "",
+        "- trec_eval 10 and 9 read the two TREC files; ir_measures and ranx read them with their own readers;",
+        "- pytrec_eval takes dicts (`{query: {doc: grade}}`, `{query: {doc: score}}`) built line by line, so a "
+        "doc listed twice keeps its last score;",
+        "- scikit-learn, torchmetrics, LightGBM and XGBoost take, per query of the run, the listed docs' scores "
+        "and grades (an unjudged doc has grade 0): a judged doc the run misses, or a query it misses, cannot be "
+        "given to them;",
+        "- Spark MLlib takes, per judged query, the docs in score order (ties in file order) and the set of "
+        "relevant docs (grade 1 or more).", "",
+        "A tool that is not installed is listed above with the reason, and its column is absent from the "
+        "tables: the test and docs extras bring every one (`pip install -e '.[test,docs]'`; Spark needs "
+        "Java 17). `python docs/gen/atlas.py` prints this page; `RANKPROOF_ATLAS_SKIP=spark,ranx` leaves "
+        "tools out of a local build (they are then listed as not run).", "",
         "## Summary", "", *_summary(atlas),
         "## The cases", "",
     ]

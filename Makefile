@@ -109,7 +109,8 @@ wheel: $(STAMP)
 	$(BIN)/python -m build --wheel --outdir dist/ .
 
 # The documentation site, strict (a warning fails the build), into build/site (see mkdocs.yml).
-docs: $(STAMP) ext
+# Its atlas page runs the trec_eval binaries among the peers (docs/gen/atlas.py).
+docs: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 	$(BIN)/mkdocs build --quiet
 
 demo: $(DEMO_STAMP)

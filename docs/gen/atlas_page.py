@@ -166,7 +166,7 @@ def render(atlas: Atlas) -> str:
         "given to them;",
         "- Spark MLlib takes, per judged query, the docs in score order (ties in file order) and the set of "
         "relevant docs (grade 1 or more).", "",
-        "A tool that is not installed is listed above with the reason, and its column is absent from the "
+        "A tool that is not installed is listed above with the reason, and its row is absent from the "
         "tables: the test and docs extras bring every one (`pip install -e '.[test,docs]'`; Spark needs "
         "Java 17). `python docs/gen/atlas.py` prints this page; `RANKPROOF_ATLAS_SKIP=spark,ranx` leaves "
         "tools out of a local build (they are then listed as not run).", "",

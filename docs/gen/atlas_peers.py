@@ -251,8 +251,8 @@ def _lightgbm(case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:
     features = np.zeros((len(labels), 1))
     params = dict(objective="lambdarank", metric="ndcg", eval_at=[case.k], verbose=-1, num_threads=1,
                   deterministic=True, seed=1)
-    train = lgb.Dataset(features, labels, group=sizes)
-    valid = lgb.Dataset(features, labels, group=sizes, init_score=scores, reference=train)
+    train = lgb.Dataset(features, labels, group=sizes, params={"verbose": -1})
+    valid = lgb.Dataset(features, labels, group=sizes, init_score=scores, reference=train, params={"verbose": -1})
     recorded: dict[str, Any] = {}
     lgb.train(params, train, num_boost_round=1, valid_sets=[valid], valid_names=["valid"],
               callbacks=[lgb.record_evaluation(recorded)])

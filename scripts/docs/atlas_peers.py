@@ -20,6 +20,7 @@ Inputs, per kind of tool:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import importlib.metadata
@@ -238,6 +239,24 @@ def _torchmetrics(case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:
     return out
 
 
+@contextlib.contextmanager
+def _native_stderr_captured():
+    """Compiled peers (LightGBM's "[Fatal] Label should be non-negative") write to the process's
+    stderr before they raise; the exception is the cell's refusal, so the line is kept out of the
+    build's log, which must stay empty of anything but mkdocs' INFO lines."""
+    import tempfile
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def _lightgbm(case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:
     """LightGBM's ndcg@k eval metric on the case's scores: a valid set whose init_score is the scores, and one
     boosting round on constant features (the tree adds one constant to every score: order and ties unchanged)."""
@@ -254,8 +273,9 @@ def _lightgbm(case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:
     train = lgb.Dataset(features, labels, group=sizes, params={"verbose": -1})
     valid = lgb.Dataset(features, labels, group=sizes, init_score=scores, reference=train, params={"verbose": -1})
     recorded: dict[str, Any] = {}
-    lgb.train(params, train, num_boost_round=1, valid_sets=[valid], valid_names=["valid"],
-              callbacks=[lgb.record_evaluation(recorded)])
+    with _native_stderr_captured():
+        lgb.train(params, train, num_boost_round=1, valid_sets=[valid], valid_names=["valid"],
+                  callbacks=[lgb.record_evaluation(recorded)])
     return {"ndcg": Outcome(value=float(recorded["valid"][f"ndcg@{case.k}"][0]))}
 
 

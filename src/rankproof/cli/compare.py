@@ -9,7 +9,7 @@ from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .large import prepare_for, stages as progress
 from .render import COMPARE_FORMATS, render_comparison
-from .usage import usage
+from .usage import count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "bare_names", "run"]
 
@@ -29,8 +29,8 @@ def add_test_options(parser: argparse.ArgumentParser) -> None:
                         help="paired test (default randomization: sign flips)")
     parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
                         help="multiple-comparison correction over pairs x measures (default holm)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--resamples", type=int, default=10_000,
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
                         help="randomization and bootstrap draws (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
@@ -43,10 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)")
     add_test_options(parser)
-    parser.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level (default 0.95)")
+    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95, help="bootstrap interval level (default 0.95)")
     parser.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")
-    parser.add_argument("--power", type=float, default=0.8, help="power for 'queries needed' (default 0.8)")
+    parser.add_argument("--power", type=fraction_option("--power"), default=0.8, help="power for 'queries needed' (default 0.8)")
     parser.add_argument("--allow-mismatch", action="store_true",
                         help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
     add_protocol_options(parser)

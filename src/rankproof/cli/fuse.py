@@ -7,7 +7,7 @@ import argparse
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_qrels, read_run, run_names
-from .usage import usage
+from .usage import count_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "trec_text"]
 
@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "descending, as trec_eval reads them)")
     parser.add_argument("--qrels", metavar="QRELS", help="judgments: cross-validate the method's parameters, "
                                                           "and compare the fused run with each component")
-    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds over queries (default 5)")
+    parser.add_argument("--folds", type=count_option("--folds", 2), default=5, help="cross-validation folds over queries (default 5)")
     parser.add_argument("--select-by", default="ndcg@10", metavar="MEASURE",
                         help="the measure cross-validation maximises (default ndcg@10)")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",

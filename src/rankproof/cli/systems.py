@@ -12,7 +12,7 @@ import argparse
 
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
-from .usage import usage
+from .usage import count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -33,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="randomised Tukey HSD (all pairs; default) or step-down MaxT (all pairs or baselines)")
     parser.add_argument("--baseline", action="append", metavar="RUN",
                         help="a baseline (repeatable): MaxT tests only the pairs with a baseline; risk is against it")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--resamples", type=int, default=10_000, help="permutations (default 10000)")
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000, help="permutations (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--mixed-model", action="store_true",
                         help="a linear mixed model with a random topic effect (needs statsmodels: rankproof[stats])")
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--design: the difference (and ANOVA range) to detect (default 0.05)")
     parser.add_argument("--ci-width", type=float, default=0.1,
                         help="--design: the widest interval of a difference wanted (default 0.1)")
-    parser.add_argument("--power", type=float, default=0.8, help="--design: the power wanted (default 0.8)")
+    parser.add_argument("--power", type=fraction_option("--power"), default=0.8, help="--design: the power wanted (default 0.8)")
     parser.add_argument("--asl-resamples", type=int, default=1000,
                         help="--design: bootstrap samples of the ASL (default 1000)")
     add_protocol_options(parser)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..errors import InputError, literal
 
-__all__ = ["UsageError", "usage", "literal", "short"]
+__all__ = ["UsageError", "usage", "literal", "short", "count_option", "fraction_option"]
 
 
 class UsageError(InputError):
@@ -33,3 +33,37 @@ def short(value, width: int = 40) -> str:
     """A value cut for a one-line message."""
     text = str(value)
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def count_option(option: str, minimum: int = 1):
+    """An argparse ``type`` for a count given on the command line (``--resamples``):
+    an integer >= `minimum`, refused in the option's own name (not the Python parameter's)."""
+    import argparse
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"an integer >= {minimum} is needed (got {text!r})")
+        return value
+
+    return read
+
+
+def fraction_option(option: str):
+    """An argparse ``type`` for a level strictly between 0 and 1 (``--alpha``, ``--confidence``, ``--power``)."""
+    import argparse
+    import math
+
+    def read(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not 0 < value < 1:
+            raise argparse.ArgumentTypeError(f"a number between 0 and 1 is needed, such as 0.05 (got {text!r})")
+        return value
+
+    return read

@@ -88,7 +88,7 @@ def test_design_prints_topic_set_sizes_and_discriminative_power(capsys):
     ([QRELS, RUNS[0], RUNS[1]], "at least three runs"),
     ([QRELS, *RUNS, "--risk"], "--risk needs a --baseline"),
     ([QRELS, *RUNS, "--procedure", "maxt", "--baseline", "nope"], "baseline nope"),
-    ([QRELS, *RUNS, "--alpha", "5"], "alpha must be between 0 and 1"),
+    ([QRELS, *RUNS, "--alpha", "5"], "argument --alpha: a number between 0 and 1"),
 ])
 def test_refusals_are_one_line_with_exit_2(capsys, args, words):
     code, out, err = cli(capsys, "systems", *args, "--resamples", "100")

@@ -407,7 +407,7 @@ def test_cli_refuses_mismatch_in_one_line_with_exit_2(tmp_path):
     (["compare", str(QRELS_PATH), str(CRANFIELD / "bm25.run"), str(CRANFIELD / "tfidf.run"), "--baseline", "x"],
      "baseline 'x' is not one of the runs"),
     (["compare", str(QRELS_PATH), str(CRANFIELD / "bm25.run"), str(CRANFIELD / "tfidf.run"), "--alpha", "2"],
-     "alpha must be a number in (0, 1)"),
+     "argument --alpha: a number between 0 and 1"),
 ])
 def test_cli_bad_usage_exits_2(capsys, args, needle):
     code, out, err = cli(capsys, *args)

@@ -244,6 +244,20 @@ def _parts(text: bytes) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
+class _InPlace:
+    """The part of ThreadPoolExecutor that `_scan` uses, run in the calling thread."""
+
+    def __enter__(self) -> "_InPlace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    @staticmethod
+    def map(function, items):
+        return map(function, items)
+
+
 def _scan(path, fmt: _Format) -> tuple[str, dict]:
     """Load a file and scan it; raise the error for its first bad line, if any.
 
@@ -255,7 +269,8 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     source = str(path)
     text = load_trec_text(path, source, fmt)
     parts = _parts(text)
-    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+    # Threads only where there are parts to share out: a small file (one part) is scanned here.
+    with (ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else _InPlace()) as pool:
         lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
         # A part's capacity is its line count; its lines follow the newlines before it.
         row_offsets = np.concatenate([[0], np.cumsum(lines_in)]).tolist()

@@ -2,8 +2,8 @@
 
 Each tool runs as its own process that loads the qrels and the run, evaluates
 ndcg@10, ndcg, ap, rr and p@10, and writes per-query results (the whole
-process a user waits for). For each tool: the median wall time of several
-runs, the peak RSS of the process, the ratio to rankproof's CLI, and whether
+process a user waits for). The tools take turns, run after run. For each
+tool: the median wall time of several runs, the peak RSS of the process, the ratio to rankproof's CLI, and whether
 its values agree with rankproof's under the matching preset (checked before
 any time is printed):
 
@@ -153,24 +153,30 @@ def bench(workload: str, repeat: int, tools: list[str]) -> list[dict]:
     qrels_path, run_path = generate(workload)
     reference, tied = _reference(qrels_path, run_path)
     untied = {q for q, n in tied.items() if n == 0}
+    skipped = [{"tool": tool, "skipped": "trec_eval not built (make test builds it)"}
+               for tool in tools if tool.startswith("trec_eval") and not TREC_EVAL.exists()]
+    tools = [tool for tool in tools if not (tool.startswith("trec_eval") and not TREC_EVAL.exists())]
+    times: dict = {tool: [] for tool in tools}
+    peaks: dict = {tool: [] for tool in tools}
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        for tool in tools:
-            build, reader, preset, tolerance, to_stdout = TOOLS[tool]
-            if tool.startswith("trec_eval") and not TREC_EVAL.exists():
-                rows.append({"tool": tool, "skipped": "trec_eval not built (make test builds it)"})
-                continue
-            out = Path(folder) / f"{tool.replace(' ', '_')}.out"
-            times, peaks = [], []
-            for _ in range(repeat):
+        outputs = {tool: Path(folder) / f"{tool.replace(' ', '_')}.out" for tool in tools}
+        # Interleaved (one run of each tool, `repeat` times): a change in the
+        # machine's load falls on every tool alike.
+        for _ in range(repeat):
+            for tool in tools:
+                build, _, _, _, to_stdout = TOOLS[tool]
+                out = outputs[tool]
                 seconds, peak = _timed(build(qrels_path, run_path, out), out if to_stdout else None)
-                times.append(seconds)
-                peaks.append(peak)
-            values = (reader or (lambda p: json.loads(p.read_text())))(out)
+                times[tool].append(seconds)
+                peaks[tool].append(peak)
+        for tool in tools:
+            _, reader, preset, tolerance, _ = TOOLS[tool]
+            values = (reader or (lambda p: json.loads(p.read_text())))(outputs[tool])
             agree = _agreement(values, reference[preset], tolerance, untied if tool == "ranx" else None)
-            rows.append({"tool": tool, "seconds": statistics.median(times), "peak_mb": max(peaks),
-                         "agree": agree, "preset": preset, "runs": times})
-    return rows
+            rows.append({"tool": tool, "seconds": statistics.median(times[tool]), "peak_mb": max(peaks[tool]),
+                         "agree": agree, "preset": preset, "runs": times[tool]})
+    return rows + skipped
 
 
 def _print(workload: str, rows: list[dict]) -> bool:

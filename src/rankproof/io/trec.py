@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 import dataclasses
 from dataclasses import dataclass
 
@@ -258,6 +257,15 @@ class _InPlace:
         return map(function, items)
 
 
+def _pool(parts: int):
+    """A thread per part; a one-part file (or stdin's) is scanned in the calling thread, with no pool started."""
+    if parts <= 1:
+        return _InPlace()
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=parts)
+
+
 def _scan(path, fmt: _Format) -> tuple[str, dict]:
     """Load a file and scan it; raise the error for its first bad line, if any.
 
@@ -269,8 +277,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     source = str(path)
     text = load_trec_text(path, source, fmt)
     parts = _parts(text)
-    # Threads only where there are parts to share out: a small file (one part) is scanned here.
-    with (ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else _InPlace()) as pool:
+    with _pool(len(parts)) as pool:
         lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
         # A part's capacity is its line count; its lines follow the newlines before it.
         row_offsets = np.concatenate([[0], np.cumsum(lines_in)]).tolist()

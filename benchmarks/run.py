@@ -21,8 +21,8 @@ ranx                trec_eval, on queries without   1e-9 (ranx orders tied
 Usage: python benchmarks/run.py [--workloads A B C D] [--repeat 3] [--quick] [--json PATH]
 ``--quick`` is workload B with one run per tool: a smoke test of the harness
 and of value agreement, part of ``make test`` (it asserts no time).
-``--json PATH`` also writes the rows as JSON (benchmarks/results.py): on a
-peer's row, ``ratio`` is its seconds over rankproof CLI's (``ratio_to`` names
+``--json PATH`` also writes the rows as JSON (benchmarks/results.py), keeping
+the file's rows of the workloads not run this time; on a peer's row, ``ratio`` is its seconds over rankproof CLI's (``ratio_to`` names
 the peer).
 """
 
@@ -230,6 +230,9 @@ def main() -> int:
         ok &= _print(workload, rows)
         json_rows += _json_rows(workload, rows)
     if args.json and ok:
+        done = {r["workload"] for r in json_rows}
+        if Path(args.json).exists():  # keep the rows of workloads not run this time
+            json_rows = [r for r in json.loads(Path(args.json).read_text())["rows"] if r["workload"] not in done] + json_rows
         write_results(args.json, benchmark="run", rows=json_rows, command=shlex.join(["python", *sys.argv]),
                       title="TREC files: rankproof and its peers, whole processes")
     if not ok:

@@ -90,15 +90,25 @@ bench-quick: $(STAMP) ext $(TREC_EVAL) bytecode
 	$(BIN)/python benchmarks/run.py --quick
 	$(BIN)/python benchmarks/dense_bench.py --rows 20000 --sklearn-rows 2000 --repeat 1
 
-# Every target of the engine issue, peers in the same run (writes data into benchmarks/data/ once):
-# workloads A, B and C as whole processes (median of 3); in memory against ranx; reading A.run
-# against pyarrow (median of 5); score matrices against scikit-learn; the long log. ~30 minutes.
+# Every speed target (issues 12 and 24), peers in the same run, medians of 3 or more; each script
+# also writes its figures into benchmarks/results/NAME.json (committed: the docs site's benchmark
+# page is generated from them; schema in benchmarks/results.py). Workloads are written into
+# benchmarks/data/ once. TREC files as whole processes: D (2M lines), A (10M), C (10M), B (1k x 100);
+# in memory against ranx; reading A.run against pyarrow; score matrices against scikit-learn at 100k
+# and 1M rows; the long log (1M users x 20); the 100M-row out-of-core run; Spark local[2] against
+# RankingEvaluator at 25M rows. About 90 minutes on the 2-core VM (trec_eval on C alone ~3-10 min).
+RESULTS := benchmarks/results
+
 bench: $(STAMP) ext $(TREC_EVAL) bytecode
-	$(BIN)/python benchmarks/run.py --repeat 3
-	$(BIN)/python benchmarks/engine_bench.py --repeat 3
-	$(BIN)/python benchmarks/read_bench.py --workload A --repeat 5
-	$(BIN)/python benchmarks/dense_bench.py --repeat 3
-	$(BIN)/python benchmarks/frame_bench.py --no-apply --repeat 3
+	$(BIN)/python benchmarks/run.py --workloads D A C B --repeat 3 --json $(RESULTS)/run.json
+	$(BIN)/python benchmarks/engine_bench.py --repeat 3 --json $(RESULTS)/engine_bench.json
+	$(BIN)/python benchmarks/read_bench.py --workload A --repeat 5 --json $(RESULTS)/read_bench.json
+	rm -f $(RESULTS)/dense_bench.json
+	$(BIN)/python benchmarks/dense_bench.py --rows 100000 --repeat 5 --json $(RESULTS)/dense_bench.json
+	$(BIN)/python benchmarks/dense_bench.py --repeat 3 --json $(RESULTS)/dense_bench.json
+	$(BIN)/python benchmarks/frame_bench.py --no-apply --repeat 3 --json $(RESULTS)/frame_bench.json
+	$(BIN)/python benchmarks/outofcore_bench.py --repeat 3 --json $(RESULTS)/outofcore_bench.json
+	$(BIN)/python benchmarks/spark_bench.py --tools local,spark2,evaluator --repeat 3 --json $(RESULTS)/spark_bench.json
 
 # A release wheel of this platform and Python, with the compiled modules, in dist/
 # (python -m build: an isolated environment with the build-system requirements;

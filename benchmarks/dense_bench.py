@@ -24,13 +24,18 @@ call is measured with tracemalloc (numpy reports its buffers to it) and
 given relative to the input arrays.
 
 Usage: python benchmarks/dense_bench.py [--rows 1000000] [--columns 50] [--k 10]
-       [--repeat 3] [--sklearn-rows 50000] [--seed 0]
+       [--repeat 3] [--sklearn-rows 50000] [--seed 0] [--json PATH]
+(``--json``: also write the rows as JSON, benchmarks/results.py, appending to
+the file's rows of other sizes when it exists; a peer's ``ratio`` is its
+seconds over rankproof's.)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
+import shlex
 import statistics
 import sys
 import time
@@ -40,6 +45,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results import row, write_results  # noqa: E402
 
 from rankproof import evaluate_scores  # noqa: E402
 
@@ -52,7 +60,7 @@ def generate(rows: int, columns: int, seed: int) -> tuple[np.ndarray, np.ndarray
 
 
 def interleaved_times(tools: dict, repeat: int) -> tuple[dict, dict, dict]:
-    """Median wall and CPU seconds of each tool, and its last value. The tools
+    """Median wall and CPU seconds of each tool, its last value and every wall time. The tools
     run in turn within each repetition, so a change in the machine's load (it
     is shared) falls on all of them alike."""
     wall = {name: [] for name in tools}
@@ -65,7 +73,7 @@ def interleaved_times(tools: dict, repeat: int) -> tuple[dict, dict, dict]:
             cpu[name].append(time.process_time() - start_cpu)
             wall[name].append(time.perf_counter() - start_wall)
     return ({name: statistics.median(t) for name, t in wall.items()},
-            {name: statistics.median(t) for name, t in cpu.items()}, values)
+            {name: statistics.median(t) for name, t in cpu.items()}, values, wall)
 
 
 def main(argv=None) -> int:
@@ -76,6 +84,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sklearn-rows", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="PATH", help="also write the results there as JSON")
     args = parser.parse_args(argv)
     from sklearn import __version__ as sklearn_version
     from sklearn.metrics import ndcg_score
@@ -105,7 +114,7 @@ def main(argv=None) -> int:
         "ignore": lambda: ndcg_score(y_true, y_score, k=args.k, ignore_ties=True),
         "floor": lambda: y_score.sum(),
     }
-    wall, cpu, values = interleaved_times(tools, args.repeat)
+    wall, cpu, values, runs = interleaved_times(tools, args.repeat)
     scale = args.rows / subset
     for times in (wall, cpu):
         times["sklearn"] *= scale
@@ -144,7 +153,35 @@ def main(argv=None) -> int:
           f"{cpu['ours'] / cpu['floor']:.0f}x)")
     print(f"peak memory of evaluate_scores (tracemalloc): {peak_mb:.0f} MB = {peak_mb / input_mb:.2f}x the input "
           f"arrays ({input_mb:.0f} MB)")
+    if args.json:
+        _write_json(args, measure, rows, runs, wall, cpu, peak_mb, input_mb, scale)
     return 0
+
+
+def _write_json(args, measure: str, labels: list, runs: dict, wall: dict, cpu: dict, peak_mb: float,
+                input_mb: float, scale: float) -> None:
+    """The rows of this size, added to the file's rows of other sizes (one file for 100k and 1M rows)."""
+    workload = f"score matrix {args.rows:,} x {args.columns}, {measure}"
+    tools = {"ours": "rankproof", "counts": "rankproof + counts", "sklearn": "sklearn ndcg_score",
+             "ignore": "sklearn ndcg_score(ignore_ties=True)", "floor": "read floor (y_score.sum())"}
+    peers = {"sklearn", "ignore"}
+    rows = []
+    for _, name, note in labels:
+        rows.append(row(workload, tools[name], round(wall[name], 4), size=args.rows * args.columns,
+                        size_unit="entries", runs=[round(t * (scale if name == "sklearn" else 1), 4)
+                                                   for t in runs[name]],
+                        peak_mb=round(peak_mb, 1) if name == "ours" else None,
+                        input_mb=round(input_mb, 1),
+                        ratio=round(wall[name] / wall["ours"], 3) if name in peers else None,
+                        ratio_to=tools[name] if name in peers else None,
+                        note="; ".join(filter(None, [note, f"cpu {cpu[name]:.3f} s",
+                                                     "peak: tracemalloc" if name == "ours" else ""]))))
+    path = Path(args.json)
+    if path.exists():  # keep the other sizes' rows
+        kept = [r for r in json.loads(path.read_text())["rows"] if r["workload"] != workload]
+        rows = kept + rows
+    write_results(path, benchmark="dense_bench", rows=rows, command=shlex.join(["python", *sys.argv]),
+                  title="Score matrices: evaluate_scores against scikit-learn's ndcg_score")
 
 
 if __name__ == "__main__":

@@ -25,13 +25,17 @@ Timed (median of --repeat runs, each a full call; the tools take turns):
   or loads Numba's cache (ranx warm);
 - pytrec_eval (``--pytrec``: needs ~3 GB for 10M entries in Python dicts).
 
-    python benchmarks/engine_bench.py [--queries 100000] [--docs 100] [--repeat 3] [--pytrec]
+    python benchmarks/engine_bench.py [--queries 100000] [--docs 100] [--repeat 3] [--pytrec] [--json PATH]
+
+``--json PATH`` also writes the rows as JSON (benchmarks/results.py); a row's
+``ratio`` is ranx's seconds over its own (ranx's row: null).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import shlex
 import statistics
 import sys
 import time
@@ -40,6 +44,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results import row, write_results  # noqa: E402
 
 from rankproof import Protocol, Qrels, Run, evaluate  # noqa: E402
 from rankproof.pipeline.alignment import align  # noqa: E402
@@ -101,11 +108,12 @@ def build_ranx(queries, docs, run_columns, qrels_columns):
     return qrels, run
 
 
-def median_seconds(functions: dict, repeat: int) -> dict:
+def median_seconds(functions: dict, repeat: int, times: dict | None = None) -> dict:
     """Median wall time of each function; the runs are interleaved (one of
     each, `repeat` times) so that a change in the machine's load falls on
-    every tool alike."""
-    times: dict = {name: [] for name in functions}
+    every tool alike. Every run's time goes into `times` when given."""
+    times = {} if times is None else times
+    times.update({name: [] for name in functions})
     for _ in range(repeat):
         for name, function in functions.items():
             gc.collect()
@@ -131,6 +139,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--no-ranx", action="store_true", help="skip ranx")
     parser.add_argument("--pytrec", action="store_true", help="also time pytrec_eval (needs ~3 GB)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results there as JSON")
     args = parser.parse_args()
 
     start = time.perf_counter()
@@ -198,13 +207,25 @@ def main() -> int:
             judged, {"ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"})
         timed["pytrec_eval evaluate (values not checked here)"] = lambda: evaluator.evaluate(ranked)
 
-    rows = list(median_seconds(timed, args.repeat).items())
+    runs: dict = {}
+    rows = list(median_seconds(timed, args.repeat, runs).items())
     baseline = dict(rows).get("ranx evaluate (warm)")
     print(f"\nmedian of {args.repeat} runs")
     print(f"{'':<48} {'seconds':>8} {'ranx / this':>12}")
     for name, seconds in rows:
         ratio = f"{baseline / seconds:12.2f}" if baseline else ""
         print(f"{name:<48} {seconds:8.3f} {ratio}")
+    if args.json:
+        workload = f"in memory, {args.queries:,} queries x {args.docs} docs, five measures"
+        ranx_row = "ranx evaluate (warm)"
+        write_results(args.json, benchmark="engine_bench", command=shlex.join(["python", *sys.argv]),
+                      title="In memory: rankproof's engines against ranx", rows=[
+                          row(workload, name.strip(), round(seconds, 4), size=len(run), size_unit="rows",
+                              runs=[round(t, 4) for t in runs[name]],
+                              ratio=round(baseline / seconds, 3) if baseline and name != ranx_row else None,
+                              ratio_to="ranx evaluate (warm)" if baseline and name != ranx_row else None,
+                              note="part of the evaluate call above" if name.startswith("  ") else "")
+                          for name, seconds in rows])
     return 0
 
 

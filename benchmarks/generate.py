@@ -7,8 +7,11 @@ Workloads (seeded, so every machine writes the same files):
   decimals, so ties occur.
 - B: 1,000 queries x 100 docs.
 - C: 100,000 queries x 100 docs.
+- D: 2,000 queries x 1,000 docs (2M run lines): A's shape at a fifth of its
+  size, where a whole process's fixed costs (imports, threads, allocation)
+  weigh more.
 
-Usage: python benchmarks/generate.py [A B C]
+Usage: python benchmarks/generate.py [A B C D]
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data"
-WORKLOADS = {"A": (10_000, 1_000), "B": (1_000, 100), "C": (100_000, 100)}
+WORKLOADS = {"A": (10_000, 1_000), "B": (1_000, 100), "C": (100_000, 100), "D": (2_000, 1_000)}
 COLLECTION = 1_000_000  # doc ids are drawn from this many
 
 

@@ -16,12 +16,16 @@ load; the medians of the wall and CPU times and their ratios are printed.
 - rankproof Run: ``Run.read_trec``, the above plus rows grouped by query;
 - the same with the allocator settings the CLI uses on large inputs.
 
-Usage: python benchmarks/read_bench.py [--workload A] [--repeat 5]
+Usage: python benchmarks/read_bench.py [--workload A] [--repeat 5] [--json PATH]
+(``--json``: also write the rows as JSON, benchmarks/results.py; each
+rankproof row's ``ratio`` is pyarrow's wall time over its own, so the
+target reads ratio >= 1/1.5.)
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import statistics
 import subprocess
 import sys
@@ -30,7 +34,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import generate  # noqa: E402
+from generate import WORKLOADS, generate  # noqa: E402
+from results import row, write_results  # noqa: E402
 
 READERS = {
     "pyarrow read_csv": """
@@ -75,8 +80,9 @@ print(time.perf_counter() - start, time.process_time() - cpu)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workload", default="A", choices=["A", "B", "C"])
+    parser.add_argument("--workload", default="A", choices=list(WORKLOADS))
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--json", metavar="PATH", help="also write the results there as JSON")
     args = parser.parse_args()
     _, run_path = generate(args.workload)
     seconds = {name: [] for name in READERS}
@@ -97,6 +103,20 @@ def main() -> None:
         median, used = statistics.median(times), statistics.median(cpu[name])
         print(f"{name:<28} {median:6.2f}s  {median / floor:7.2f}  {used:6.2f}s  {used / cpu_floor:7.2f}  "
               f"{', '.join(f'{t:.2f}' for t in times)}")
+    if args.json:
+        queries, depth = WORKLOADS[args.workload]
+        workload = f"reading {run_path.name} ({queries * depth:,} lines), imports not timed"
+        rows = []
+        for name, times in seconds.items():
+            median, peer = statistics.median(times), name.startswith("pyarrow")
+            tool = "rankproof Run.read_trec, the CLI's malloc" if name.startswith("  ...") else name
+            rows.append(row(workload, tool, round(median, 4), size=queries * depth, size_unit="lines",
+                            runs=[round(t, 4) for t in times], input_mb=round(run_path.stat().st_size / 2**20, 1),
+                            ratio=None if peer else round(floor / median, 3),
+                            ratio_to=None if peer else "pyarrow read_csv",
+                            note=f"cpu {statistics.median(cpu[name]):.2f} s; wall {median / floor:.2f}x pyarrow"))
+        write_results(args.json, benchmark="read_bench", rows=rows, command=shlex.join(["python", *sys.argv]),
+                      title="Reading a TREC run against pyarrow.csv.read_csv")
 
 
 if __name__ == "__main__":

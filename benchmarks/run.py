@@ -2,8 +2,8 @@
 
 Each tool runs as its own process that loads the qrels and the run, evaluates
 ndcg@10, ndcg, ap, rr and p@10, and writes per-query results (the whole
-process a user waits for). For each tool: the median wall time of several
-runs, the peak RSS of the process, the ratio to rankproof's CLI, and whether
+process a user waits for). The tools take turns, run after run. For each
+tool: the median wall time of several runs, the peak RSS of the process, the ratio to rankproof's CLI, and whether
 its values agree with rankproof's under the matching preset (checked before
 any time is printed):
 
@@ -18,9 +18,12 @@ ranx                trec_eval, on queries without   1e-9 (ranx orders tied
                     tied scores                     docs arbitrarily)
 ==================  =============================  ===========================
 
-Usage: python benchmarks/run.py [--workloads A B C] [--repeat 3] [--quick]
+Usage: python benchmarks/run.py [--workloads A B C D] [--repeat 3] [--quick] [--json PATH]
 ``--quick`` is workload B with one run per tool: a smoke test of the harness
 and of value agreement, part of ``make test`` (it asserts no time).
+``--json PATH`` also writes the rows as JSON (benchmarks/results.py), keeping
+the file's rows of the workloads not run this time; on a peer's row, ``ratio`` is its seconds over rankproof CLI's (``ratio_to`` names
+the peer).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -43,7 +47,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "tools"))
 
-from generate import generate  # noqa: E402
+from generate import WORKLOADS, generate  # noqa: E402
+from results import row, write_results  # noqa: E402
 from tools.common import MEASURES  # noqa: E402
 
 TREC_EVAL = ROOT / "build" / "trec_eval" / "trec_eval"
@@ -148,24 +153,30 @@ def bench(workload: str, repeat: int, tools: list[str]) -> list[dict]:
     qrels_path, run_path = generate(workload)
     reference, tied = _reference(qrels_path, run_path)
     untied = {q for q, n in tied.items() if n == 0}
+    skipped = [{"tool": tool, "skipped": "trec_eval not built (make test builds it)"}
+               for tool in tools if tool.startswith("trec_eval") and not TREC_EVAL.exists()]
+    tools = [tool for tool in tools if not (tool.startswith("trec_eval") and not TREC_EVAL.exists())]
+    times: dict = {tool: [] for tool in tools}
+    peaks: dict = {tool: [] for tool in tools}
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        for tool in tools:
-            build, reader, preset, tolerance, to_stdout = TOOLS[tool]
-            if tool.startswith("trec_eval") and not TREC_EVAL.exists():
-                rows.append({"tool": tool, "skipped": "trec_eval not built (make test builds it)"})
-                continue
-            out = Path(folder) / f"{tool.replace(' ', '_')}.out"
-            times, peaks = [], []
-            for _ in range(repeat):
+        outputs = {tool: Path(folder) / f"{tool.replace(' ', '_')}.out" for tool in tools}
+        # Interleaved (one run of each tool, `repeat` times): a change in the
+        # machine's load falls on every tool alike.
+        for _ in range(repeat):
+            for tool in tools:
+                build, _, _, _, to_stdout = TOOLS[tool]
+                out = outputs[tool]
                 seconds, peak = _timed(build(qrels_path, run_path, out), out if to_stdout else None)
-                times.append(seconds)
-                peaks.append(peak)
-            values = (reader or (lambda p: json.loads(p.read_text())))(out)
+                times[tool].append(seconds)
+                peaks[tool].append(peak)
+        for tool in tools:
+            _, reader, preset, tolerance, _ = TOOLS[tool]
+            values = (reader or (lambda p: json.loads(p.read_text())))(outputs[tool])
             agree = _agreement(values, reference[preset], tolerance, untied if tool == "ranx" else None)
-            rows.append({"tool": tool, "seconds": statistics.median(times), "peak_mb": max(peaks),
-                         "agree": agree, "preset": preset, "runs": times})
-    return rows
+            rows.append({"tool": tool, "seconds": statistics.median(times[tool]), "peak_mb": max(peaks[tool]),
+                         "agree": agree, "preset": preset, "runs": times[tool]})
+    return rows + skipped
 
 
 def _print(workload: str, rows: list[dict]) -> bool:
@@ -183,20 +194,47 @@ def _print(workload: str, rows: list[dict]) -> bool:
     return ok
 
 
+def _json_rows(workload: str, rows: list[dict]) -> list[dict]:
+    """The rows of one workload in the shared JSON schema (benchmarks/results.py)."""
+    queries, depth = WORKLOADS[workload]
+    name = f"{workload}: {queries:,} queries x {depth:,} docs, whole process"
+    base = next((r["seconds"] for r in rows if r["tool"] == "rankproof CLI" and "seconds" in r), None)
+    out = []
+    for r in rows:
+        if "skipped" in r:
+            continue
+        peer = not r["tool"].startswith("rankproof")
+        out.append(row(name, r["tool"], round(r["seconds"], 4), size=queries * depth, size_unit="lines",
+                       runs=[round(t, 4) for t in r["runs"]], peak_mb=round(r["peak_mb"], 1),
+                       ratio=round(r["seconds"] / base, 3) if peer and base else None,
+                       ratio_to=r["tool"] if peer and base else None,
+                       note=f"values agree: {r['agree']} (preset {r['preset']})"))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workloads", nargs="+", default=["A", "B", "C"])
+    parser.add_argument("--workloads", nargs="+", default=["A", "B", "C"], choices=list(WORKLOADS))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=list(TOOLS))
     parser.add_argument("--quick", action="store_true", help="workload B, one run per tool")
+    parser.add_argument("--json", metavar="PATH", help="also write the results there as JSON")
     args = parser.parse_args()
     if args.quick:
         args.workloads, args.repeat = ["B"], 1
     print(f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d')}; median of {args.repeat} runs; ratio = tool seconds / rankproof CLI seconds")
-    ok = True
+    ok, json_rows = True, []
     for workload in args.workloads:
-        ok &= _print(workload, bench(workload, args.repeat, args.tools))
+        rows = bench(workload, args.repeat, args.tools)
+        ok &= _print(workload, rows)
+        json_rows += _json_rows(workload, rows)
+    if args.json and ok:
+        done = {r["workload"] for r in json_rows}
+        if Path(args.json).exists():  # keep the rows of workloads not run this time
+            json_rows = [r for r in json.loads(Path(args.json).read_text())["rows"] if r["workload"] not in done] + json_rows
+        write_results(args.json, benchmark="run", rows=json_rows, command=shlex.join(["python", *sys.argv]),
+                      title="TREC files: rankproof and its peers, whole processes")
     if not ok:
         print("\nvalues disagree: the times above are not comparable", file=sys.stderr)
     return 0 if ok else 1

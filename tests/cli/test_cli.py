@@ -875,9 +875,13 @@ def test_missing_file(capsys, tiny, tmp_path, which):
     assert_one_line_error(err, str(missing), "does not exist")
 
 
-def test_a_bad_qrels_file_is_reported_before_a_bad_run(capsys, tmp_path):
-    # The qrels are read in a second thread beside the first run; which error
-    # is shown must not depend on which thread finishes first.
+@pytest.mark.parametrize("threaded", [False, True])
+def test_a_bad_qrels_file_is_reported_before_a_bad_run(capsys, tmp_path, monkeypatch, threaded):
+    # Large inputs: the qrels are read in a second thread beside the first run;
+    # which error is shown must not depend on which thread finishes first.
+    # Small ones are read one after the other: the same error.
+    if threaded:
+        monkeypatch.setattr("rankproof.cli.inputs.THREAD_BYTES", 0)
     qrels = write(tmp_path / "bad.qrels", "q1 0 A one\n")
     run = write(tmp_path / "bad.run", "q1 Q0 A 1 high t\n")
     code, out, err = cli(capsys, "evaluate", qrels, run)

@@ -157,6 +157,15 @@ def test_labels_rename_runs(capsys):
     assert code == 2 and "distinct" in one_line(err)
 
 
+def test_small_and_large_inputs_are_read_to_the_same_output(capsys, monkeypatch):
+    # Under THREAD_BYTES the qrels and the first run are read in the calling
+    # thread, above it the qrels in a second thread: nothing printed differs.
+    args = ["evaluate", QRELS, BM25, TFIDF, "--per-query", "--format", "json"]
+    small = cli(capsys, *args)
+    monkeypatch.setattr("rankproof.cli.inputs.THREAD_BYTES", 0)
+    assert cli(capsys, *args) == small and small[0] == 0
+
+
 def test_version(capsys):
     import rankproof
 

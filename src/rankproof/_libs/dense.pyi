@@ -18,3 +18,6 @@ def dense_dcg_parts(
     levels_by_gain: NDArray[np.int64],                   # (levels,), C-contiguous
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
     """(expected DCG@k, ideal DCG@k, the tied group at rank k crosses the cutoff), each (rows,)."""
+
+def decimal_names(rows: int) -> NDArray[np.str_]:
+    """``np.arange(rows).astype(str)``: (rows,), ``<U{width}``, the width of ``rows - 1``'s digits."""

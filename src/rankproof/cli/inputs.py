@@ -310,14 +310,22 @@ def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], sta
     evaluates run by run holds one run at a time. `stages` (a progress
     display) is told of each file read. A command that cannot use judgments
     per intent yet passes ``intents=False``, and --intents is refused in one line.
+    Small files (under :data:`THREAD_BYTES` together) are read one after the
+    other in this thread: a thread would cost more than it saves.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
     if args.intents and not intents:
         raise usage(args.command, "--intents: judgments per intent are not available here yet",
                     "evaluate them with rankproof evaluate --intents or rankproof compare --intents")
     if qrels == "-" and "-" in runs:
         raise usage(args.command, "stdin ('-') is given for the qrels and a run", "read one of them from stdin")
+    if _small(qrels, runs[0]):
+        judged = read_qrels(args, qrels)
+        first = read_run(args, runs[0], names[0])
+        if stages is not None:
+            stages.step("read qrels")
+        return judged, _runs(args, runs, names, [first], stages)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending_qrels = pool.submit(read_qrels, args, qrels)
         try:
@@ -329,6 +337,23 @@ def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], sta
     if stages is not None:
         stages.step("read qrels")
     return judged, _runs(args, runs, names, [first], stages)
+
+
+# Below this many bytes of qrels and first run together, both are read in the calling thread.
+THREAD_BYTES = 8 << 20
+
+
+def _small(*paths: str) -> bool:
+    """Whether the files together are under THREAD_BYTES (stdin, a directory or a missing file: no)."""
+    total = 0
+    for path in paths:
+        try:
+            if path == "-" or not os.path.isfile(path):
+                return False
+            total += os.path.getsize(path)
+        except OSError:
+            return False
+    return total < THREAD_BYTES
 
 
 def _runs(args, paths: Sequence[str], names: Sequence[str], pending: list, stages) -> Iterator[tuple[str, object]]:

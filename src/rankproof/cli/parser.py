@@ -27,17 +27,26 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(source=self.prog, what=literal(f"{message} (see {self.prog} --help)"))
 
 
-def _version() -> str:
-    from importlib.metadata import version
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importlib.metadata
+    costs ~20-80 ms at start-up, paid by every command if the text were built with the parser)."""
 
-    return f"rankproof {version('rankproof')}"
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show the program's version number and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import version
+
+        print(f"rankproof {version('rankproof')}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command; the command module's ``run`` is in ``args.handler``."""
     parser = Parser(prog="rankproof", description="Ranking evaluation that states its conventions.",
                     epilog="rankproof COMMAND --help shows each command's options and examples.")
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS:
         sub = commands.add_parser(command.NAME, help=command.HELP, description=command.HELP,

@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 import dataclasses
 from dataclasses import dataclass
 
@@ -245,6 +244,29 @@ def _parts(text: bytes) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
+class _InPlace:
+    """The part of ThreadPoolExecutor that `_scan` uses, run in the calling thread."""
+
+    def __enter__(self) -> "_InPlace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    @staticmethod
+    def map(function, items):
+        return map(function, items)
+
+
+def _pool(parts: int):
+    """A thread per part; a one-part file (or stdin's) is scanned in the calling thread, with no pool started."""
+    if parts <= 1:
+        return _InPlace()
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=parts)
+
+
 def _scan(path, fmt: _Format) -> tuple[str, dict]:
     """Load a file and scan it; raise the error for its first bad line, if any.
 
@@ -256,7 +278,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     source = str(path)
     text = load_trec_text(path, source, fmt)
     parts = _parts(text)
-    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+    with _pool(len(parts)) as pool:
         lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
         # A part's capacity is its line count; its lines follow the newlines before it.
         row_offsets = np.concatenate([[0], np.cumsum(lines_in)]).tolist()

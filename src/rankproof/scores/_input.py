@@ -86,29 +86,18 @@ class ScoreInput:
 
 
 def decimal_names(rows: int) -> np.ndarray:
-    """``np.arange(rows).astype(str)``, written as UTF-32 code points directly.
+    """``np.arange(rows).astype(str)``, written as UTF-32 code points directly (compiled).
 
     The rows of a score matrix are named by their number; numpy's int-to-str
-    conversion takes ~0.18 s for a million rows, a quarter of evaluating them.
+    conversion takes ~0.18 s for a million rows, a quarter of evaluating them
+    (numpy arithmetic over digit columns: ~0.15 s; the compiled loop: ~0.01 s).
 
     >>> decimal_names(12)[[0, 9, 10, 11]].tolist()
     ['0', '9', '10', '11']
     """
-    number = np.arange(rows, dtype=np.int64)
-    width = len(str(max(rows - 1, 0)))
-    # Every number's digits right-aligned (zero-padded), one column each ...
-    padded = np.empty((rows, width + 1), dtype=np.uint32)
-    for column in range(width):
-        padded[:, column] = 48 + (number // 10 ** (width - 1 - column)) % 10
-    padded[:, width] = 0
-    # ... then moved left past its leading zeros; the shift points past the
-    # end (a 0, numpy's padding) for the columns a short number leaves empty.
-    leading = np.zeros(rows, dtype=np.int64)
-    for power in range(1, width):
-        leading += number < 10**power
-    at = np.minimum(np.arange(width)[None, :] + leading[:, None], width)
-    points = np.ascontiguousarray(np.take_along_axis(padded, at, axis=1))
-    return points.view(f"<U{width}").reshape(rows)
+    from .._libs.dense import decimal_names as compiled
+
+    return compiled(rows)
 
 
 def _row_names(queries, rows: int) -> np.ndarray:

@@ -276,13 +276,17 @@ class Results:
                       query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
 
     @classmethod
-    def concat(cls, parts: "Sequence[Results]", run_name: str | None = None) -> "Results":
+    def concat(cls, parts: "Sequence[Results]", run_name: str | None = None, *, sort: bool = False,
+               query_ids: "QueryIds | None" = None) -> "Results":
         """Results of disjoint sets of queries (shards, partitions) as one.
 
         Every part must hold the same measures under the same protocol; a
         query may appear in one part only. Values are joined, counts added
         (each is a count of cases), and the aggregate is then taken over all
-        queries, as one evaluation of the whole would.
+        queries, as one evaluation of the whole would. ``sort=True`` puts the
+        queries in id order, as one evaluation of the whole holds them (so
+        that the means are the same to the last bit); ``query_ids`` as
+        :func:`rankproof.evaluate_alignment` takes them.
 
         >>> from rankproof import Qrels, Run, evaluate
         >>> qrels = Qrels.from_dict({"a": {"x": 1}, "b": {"y": 1}})
@@ -309,14 +313,17 @@ class Results:
                                  fix="evaluate every part with the same measures")
         tables = [part._table for part in parts]
         queries = np.concatenate([t.queries for t in tables])
-        if len(np.unique(queries)) != len(queries):
+        order = np.argsort(queries, kind="stable")
+        if (queries[order][1:] == queries[order][:-1]).any():
             raise InputError(what="Results.concat: a {query} appears in two parts",
                              fix="give each {query} to one part only")
+        cat = (lambda arrays: np.concatenate(arrays)[order]) if sort else np.concatenate  # noqa: E731
+        queries = queries[order] if sort else queries
         ranges = [t.grade_range for t in tables if t.grade_range is not None]
         table = QueryTable(
-            queries=queries, in_run=np.concatenate([t.in_run for t in tables]),
-            retrieved=np.concatenate([t.retrieved for t in tables]),
-            unjudged_retrieved=np.concatenate([t.unjudged_retrieved for t in tables]),
+            queries=queries, in_run=cat([t.in_run for t in tables]),
+            retrieved=cat([t.retrieved for t in tables]),
+            unjudged_retrieved=cat([t.unjudged_retrieved for t in tables]),
             qrels_source=first._table.qrels_source, run_source=first._table.run_source,
             notes=tuple(dict.fromkeys(note for t in tables for note in t.notes)),
             grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
@@ -328,7 +335,7 @@ class Results:
 
             def joined(name: str):
                 arrays = [getattr(r, name) for r in results]
-                return None if any(a is None for a in arrays) else np.concatenate(arrays)
+                return None if any(a is None for a in arrays) else cat(arrays)
 
             measures[measure] = MeasureResult(
                 measure=measure, value=joined("value"), included=joined("included"),
@@ -348,12 +355,12 @@ class Results:
             return total
 
         weights = [part._weights for part in parts if part._weights is not None]
-        joined_weights = np.concatenate(weights) if len(weights) == len(parts) else None
-        bounds = ({m: (np.concatenate([p._bounds[m][0] for p in parts]),
-                       np.concatenate([p._bounds[m][1] for p in parts])) for m in first.measures}
+        joined_weights = cat(weights) if len(weights) == len(parts) else None
+        bounds = ({m: (cat([p._bounds[m][0] for p in parts]), cat([p._bounds[m][1] for p in parts]))
+                   for m in first.measures}
                   if all(part._bounds for part in parts) else None)
         return cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
-                   weights=joined_weights, run_name=run_name or first.run_name,
+                   weights=joined_weights, run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds)
 
     def means(self) -> dict[str, float]:

@@ -51,9 +51,13 @@ __all__ = ["EXPANSION", "MEMORY_FRACTION", "Log", "parse_budget", "default_budge
 
 # Peak bytes of an in-memory evaluation per byte of its Arrow input (measured on the
 # 1M x 20 log of benchmarks/frame_bench.py, with margin).
-EXPANSION = 6
+EXPANSION = 8
 # The default budget: this share of the machine's physical memory.
 MEMORY_FRACTION = 0.25
+# What the evaluation loads on first use (the engines' modules), bytes.
+LATER = 150 * 2**20
+# Bytes the results keep per user (ids, counts, and per measure its values and flags), about.
+PER_USER = 130
 # Batches read at once, at most (rows); a part holds one or more.
 MAX_BATCH_ROWS = 1 << 20
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30,
@@ -111,14 +115,22 @@ class Log:
             raise ParseError(source=name, what="does not exist (or is not a file)", fix="check the path")
         return cls(name, format, tuple(dict.fromkeys(c for c in columns if c is not None)), user)
 
-    def size(self) -> int:
-        """The input's estimated in-memory (Arrow) size, bytes."""
-        if self.format == "parquet":
-            import pyarrow.parquet as pq
+    def rows(self) -> int | None:
+        """Rows in the file (Parquet's metadata), None for text files."""
+        if self.format != "parquet":
+            return None
+        import pyarrow.parquet as pq
 
-            meta = pq.ParquetFile(self.path).metadata
-            return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-        return os.path.getsize(self.path)
+        return pq.ParquetFile(self.path).metadata.num_rows
+
+    def size(self) -> int:
+        """The input's estimated in-memory (Arrow) size, bytes: a Parquet file's rows times
+        the Arrow bytes of a row of its first batch; a text file's size and half again."""
+        rows = self.rows()
+        if rows is None:
+            return int(os.path.getsize(self.path) * 1.5)
+        first = next(self.batches(1 << 16), None) if rows else None
+        return int(rows * first.nbytes / max(1, first.num_rows)) if first is not None else 0
 
     def is_integer(self) -> bool:
         """Is the user column integer-typed (Parquet only: text files hold no type)?"""
@@ -142,8 +154,18 @@ class Log:
             if missing:
                 raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
                                  fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
-            for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
-                yield pa.Table.from_batches([batch])
+            meta = handle.metadata
+            if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1 << 20):
+                # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
+                # memory as it goes, so row groups are read whole where they are small enough).
+                for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
+                    yield pa.Table.from_batches([batch])
+                return
+            for index in range(meta.num_row_groups):
+                group = handle.read_row_group(index, columns=list(self.columns))
+                for start in range(0, group.num_rows, max(1, rows)):
+                    yield group.slice(start, rows)
+                del group
             return
         import pyarrow.csv as pacsv
 
@@ -282,6 +304,9 @@ def _sorted_parts(truth: _Buffered, predictions: _Buffered, part_rows: int) -> I
                 predictions.held[0][1][0].as_py() == predictions.last_user() and predictions.read():
             pass
         boundary = None if predictions.done else predictions.last_user()
+        if boundary is None:  # the last part: the truth of its users (and of none after) with it
+            while not truth.done and (truth.last_user() is None or truth.last_user() <= predictions.last_user()):
+                truth.read()
         while boundary is not None and not truth.done and (truth.last_user() is None
                                                            or truth.last_user() < boundary):
             truth.read()
@@ -314,7 +339,7 @@ def _partitioned_parts(truth: Log, predictions: Log, count: int, batch_rows: int
                 order = np.argsort(buckets, kind="stable")
                 edges = np.searchsorted(buckets[order], np.arange(count + 1))
                 table = table.take(order)
-                for bucket in np.flatnonzero(np.diff(edges)):
+                for bucket in np.flatnonzero(np.diff(edges)).tolist():
                     piece = table.slice(int(edges[bucket]), int(edges[bucket + 1] - edges[bucket]))
                     if bucket not in writers:
                         writers[bucket] = pq.ParquetWriter(os.path.join(folder, f"{name}-{bucket}.parquet"),
@@ -324,10 +349,10 @@ def _partitioned_parts(truth: Log, predictions: Log, count: int, batch_rows: int
         finally:
             for writer in writers.values():
                 writer.close()
-    for bucket in range(count):
+    for index in range(count):
         found = []
         for name in ("truth", "predictions"):
-            path = os.path.join(folder, f"{name}-{bucket}.parquet")
+            path = os.path.join(folder, f"{name}-{index}.parquet")
             found.append([pq.read_table(path)] if os.path.exists(path) else [])
             if os.path.exists(path):
                 os.remove(path)
@@ -340,22 +365,46 @@ def _tables(pieces: list):
     return pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces, promote_options="permissive")
 
 
+def _release() -> None:
+    """Hand the memory Arrow's pool keeps after a part back to the system (the budget is of the process)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
 # -- the evaluation ------------------------------------------------------------------------
+
+def _resident() -> int:
+    """The process's resident memory now (Linux), bytes; 0 where unknown."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0
+
 
 def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
            part_rows: int | None) -> tuple[int, int, int]:
-    """(batch rows, part rows of predictions, bucket count) for the budget."""
-    import pyarrow.parquet as pq
+    """(batch rows, part rows of predictions, bucket count) for the budget.
+
+    The budget is of the whole process: what it holds already (the imported
+    libraries), the per-user values of every user (about :data:`PER_USER`
+    bytes each, twice while they are joined at the end), and one part's
+    evaluation at :data:`EXPANSION` times its input.
+    """
+    import pyarrow.compute as pc
 
     truth_bytes, prediction_bytes = truth.size(), predictions.size()
-    if predictions.format == "parquet":
-        rows = pq.ParquetFile(predictions.path).metadata.num_rows
-    else:  # CSV: rows from the first block
-        first = next(predictions.batches(1 << 16), None)
-        rows = max(1, int(prediction_bytes / max(1.0, first.nbytes / max(1, first.num_rows)))) if first else 1
+    first = next(predictions.batches(1 << 16), None)
+    first_rows = max(1, first.num_rows) if first is not None else 1
+    rows = predictions.rows()
+    if rows is None:  # CSV: rows from the first block
+        rows = max(1, int(prediction_bytes / max(1.0, first.nbytes / first_rows))) if first is not None else 1
+    users = rows * (pc.count_distinct(first.column(predictions.user)).as_py() / first_rows if first else 1)
     per_row = (truth_bytes + prediction_bytes) / max(1, rows)  # input bytes per prediction row, truth included
     if part_rows is None:
-        part_rows = max(1, int(budget / EXPANSION / max(per_row, 1.0)))
+        room = max(budget // 20, budget - _resident() - LATER - int(2 * PER_USER * users))
+        part_rows = max(1, int(room / EXPANSION / max(per_row, 1.0)))
     if batch_rows is None:
         batch_rows = int(min(MAX_BATCH_ROWS, max(1024, part_rows // 4)))
     buckets = max(1, math.ceil(rows / part_rows))
@@ -368,18 +417,30 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
         if not truth or not predictions:
             raise InputError(what=f"the log's {'truth' if not truth else 'predictions'} file holds no rows",
                              fix="give at least one row in each file")
-        return evaluate_part(_tables(truth), _tables(predictions))
+        found = evaluate_part(_tables(truth), _tables(predictions))
+        found.counts  # counted now, so that the part's alignment is freed  # noqa: B018
+        _release()
+        return found
 
+    # A part is evaluated as soon as it has both; a part without one of them is carried into the
+    # next, and one left at the end joins the last evaluated part (whose input is kept for that).
     done: list[Results] = []
-    pending: tuple[list, list] | None = None
+    last: tuple[list, list] | None = None
+    carried: tuple[list, list] = ([], [])
     for truth, predictions in parts:
-        if pending is not None and pending[0] and pending[1] and truth and predictions:
-            done.append(evaluated(*pending))
+        truth, predictions = carried[0] + truth, carried[1] + predictions
+        if truth and predictions:
+            last, carried = None, ([], [])
+            done.append(evaluated(truth, predictions))
+            last = (truth, predictions)
             stages.step(f"evaluated {len(done)} parts")
-            pending = None
-        pending = (truth, predictions) if pending is None else (pending[0] + truth, pending[1] + predictions)
-    if pending is not None:
-        done.append(evaluated(*pending))
+        else:
+            carried = (truth, predictions)
+    if carried[0] or carried[1] or not done:
+        if last is not None:
+            done[-1] = evaluated(last[0] + carried[0], last[1] + carried[1])
+        else:
+            done.append(evaluated(*carried))
     return done
 
 

@@ -441,6 +441,7 @@ class Results:
         tied_groups_crossing_cutoff.
         """
         by_policy = self._counts() if callable(self._counts) else self._counts
+        self._counts = by_policy  # counted: a counting function lets go of what it counts from
         # Keys in a fixed order: the row policies', the query policies', then the cutoffs'.
         cutoff_keys = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
         counts: dict[str, Any] = {k: v for k, v in by_policy.items() if k not in cutoff_keys}

@@ -57,7 +57,7 @@ MEMORY_FRACTION = 0.25
 # What the evaluation loads on first use (the engines' modules), bytes.
 LATER = 150 * 2**20
 # Bytes the results keep per user (ids, counts, and per measure its values and flags), about.
-PER_USER = 130
+PER_USER = 160
 # Batches read at once, at most (rows); a part holds one or more.
 MAX_BATCH_ROWS = 1 << 20
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30,
@@ -384,8 +384,8 @@ def _resident() -> int:
 
 
 def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
-           part_rows: int | None) -> tuple[int, int, int]:
-    """(batch rows, part rows of predictions, bucket count) for the budget.
+           part_rows: int | None) -> tuple[int, int, int, int]:
+    """(batch rows, part rows of predictions, bucket count, prediction rows) for the budget.
 
     The budget is of the whole process: what it holds already (the imported
     libraries), the per-user values of every user (about :data:`PER_USER`
@@ -408,7 +408,7 @@ def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
     if batch_rows is None:
         batch_rows = int(min(MAX_BATCH_ROWS, max(1024, part_rows // 4)))
     buckets = max(1, math.ceil(rows / part_rows))
-    return batch_rows, part_rows, buckets
+    return batch_rows, part_rows, buckets, rows
 
 
 def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Stages) -> list[Results]:
@@ -475,10 +475,11 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
         budget gives (tests cut parts at chosen places with them).
     """
     budget = default_budget() if memory_budget is None else parse_budget(memory_budget)
-    batch_rows, part_rows, buckets = _sizes(truth, predictions, budget, batch_rows, part_rows)
+    batch_rows, part_rows, buckets, rows = _sizes(truth, predictions, budget, batch_rows, part_rows)
     as_text = not (truth.is_integer() and predictions.is_integer())
-    estimate = max(2, math.ceil(predictions.size() / max(1, part_rows * 20)))
-    with Stages(2 * estimate, progress, "evaluating the log") as stages:
+    # Steps: each batch of predictions read, each part evaluated (the partition: truth batches too).
+    steps = math.ceil(rows / batch_rows) + math.ceil(rows / part_rows)
+    with Stages(steps if sorted is not False else 2 * steps, progress, "evaluating the log") as stages:
         if sorted is not False:
             try:
                 parts = _sorted_parts(_Buffered(truth.batches(batch_rows), truth.user, as_text, lambda: None),
@@ -489,10 +490,10 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
                 return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)
             except OutOfOrder:
                 if sorted:
-                    raise InputError(what="the log is not sorted by {query}, but sorted=True was given",
-                                     fix="sort both files by {query}, or let rankproof partition them "
-                                         "(sorted=False or None)") from None
+                    raise InputError(what="the log is not sorted by {query}, but it was said to be (sorted=True, "
+                                          "--sorted)", fix="sort both files by {query}, or let rankproof "
+                                                           "partition them (leave out --sorted; sorted=None)") from None
         with tempfile.TemporaryDirectory(prefix="rankproof-log-", dir=temporary) as folder:
             parts = _partitioned_parts(truth, predictions, buckets, batch_rows, as_text, folder, stages)
             found = _evaluate_parts(parts, evaluate_part, stages)
-            return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)
+        return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)

@@ -314,11 +314,13 @@ class Results:
         tables = [part._table for part in parts]
         queries = np.concatenate([t.queries for t in tables])
         order = np.argsort(queries, kind="stable")
-        if (queries[order][1:] == queries[order][:-1]).any():
+        in_order = queries[order]
+        if (in_order[1:] == in_order[:-1]).any():
             raise InputError(what="Results.concat: a {query} appears in two parts",
                              fix="give each {query} to one part only")
         cat = (lambda arrays: np.concatenate(arrays)[order]) if sort else np.concatenate  # noqa: E731
-        queries = queries[order] if sort else queries
+        queries = in_order if sort else queries
+        del in_order
         ranges = [t.grade_range for t in tables if t.grade_range is not None]
         table = QueryTable(
             queries=queries, in_run=cat([t.in_run for t in tables]),

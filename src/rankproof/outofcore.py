@@ -419,8 +419,11 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
                              fix="give at least one row in each file")
         found = evaluate_part(_tables(truth), _tables(predictions))
         found.counts  # counted now, so that the part's alignment is freed  # noqa: B018
+        # Its values and counts only: not the part's judgments (which its Results keeps for a digest).
+        kept = Results.concat([found])
+        del found
         _release()
-        return found
+        return kept
 
     # A part is evaluated as soon as it has both; a part without one of them is carried into the
     # next, and one left at the end joins the last evaluated part (whose input is kept for that).

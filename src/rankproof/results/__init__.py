@@ -361,7 +361,8 @@ class Results:
         bounds = ({m: (cat([p._bounds[m][0] for p in parts]), cat([p._bounds[m][1] for p in parts]))
                    for m in first.measures}
                   if all(part._bounds for part in parts) else None)
-        return cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
+        counted = not any(callable(part._counts) for part in parts)  # then added now: the parts can go
+        return cls(table=table, counts=counts() if counted else counts, protocol=first.protocol, measures=measures,
                    weights=joined_weights, run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds)
 

@@ -283,10 +283,8 @@ class Results:
         Every part must hold the same measures under the same protocol; a
         query may appear in one part only. Values are joined, counts added
         (each is a count of cases), and the aggregate is then taken over all
-        queries, as one evaluation of the whole would. ``sort=True`` puts the
-        queries in id order, as one evaluation of the whole holds them (so
-        that the means are the same to the last bit); ``query_ids`` as
-        :func:`rankproof.evaluate_alignment` takes them.
+        queries, as one evaluation of the whole would (``sort=True``: in its order, so
+        the means agree to the last bit; ``query_ids``: as ``evaluate_alignment``'s).
 
         >>> from rankproof import Qrels, Run, evaluate
         >>> qrels = Qrels.from_dict({"a": {"x": 1}, "b": {"y": 1}})
@@ -313,24 +311,20 @@ class Results:
                                  fix="evaluate every part with the same measures")
         tables = [part._table for part in parts]
         queries = np.concatenate([t.queries for t in tables])
-        order = np.argsort(queries, kind="stable")
-        in_order = queries[order]
+        in_order = queries[(order := np.argsort(queries, kind="stable"))]
         if (in_order[1:] == in_order[:-1]).any():
             raise InputError(what="Results.concat: a {query} appears in two parts",
                              fix="give each {query} to one part only")
         cat = (lambda arrays: np.concatenate(arrays)[order]) if sort else np.concatenate  # noqa: E731
         queries = in_order if sort else queries
-        del in_order
         ranges = [t.grade_range for t in tables if t.grade_range is not None]
         table = QueryTable(
             queries=queries, in_run=cat([t.in_run for t in tables]),
-            retrieved=cat([t.retrieved for t in tables]),
-            unjudged_retrieved=cat([t.unjudged_retrieved for t in tables]),
+            retrieved=cat([t.retrieved for t in tables]), unjudged_retrieved=cat([t.unjudged_retrieved for t in tables]),
             qrels_source=first._table.qrels_source, run_source=first._table.run_source,
             notes=tuple(dict.fromkeys(note for t in tables for note in t.notes)),
             grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
-            judged_queries=sum(t.judged_queries for t in tables),
-            missing_queries=sum(t.missing_queries for t in tables))
+            judged_queries=sum(t.judged_queries for t in tables), missing_queries=sum(t.missing_queries for t in tables))
         measures = {}
         for measure in first.measures:
             results = [part._measures[measure] for part in parts]
@@ -350,20 +344,17 @@ class Results:
                 for key, value in source.items():
                     if isinstance(value, dict):
                         inner = total.setdefault(key, {})
-                        for m, v in value.items():
-                            inner[m] = inner.get(m, 0) + v
+                        inner.update({m: inner.get(m, 0) + v for m, v in value.items()})
                     else:
                         total[key] = total.get(key, 0) + value
             return total
 
-        weights = [part._weights for part in parts if part._weights is not None]
-        joined_weights = cat(weights) if len(weights) == len(parts) else None
+        joined_weights = cat(w) if len(w := [p._weights for p in parts if p._weights is not None]) == len(parts) else None
         bounds = ({m: (cat([p._bounds[m][0] for p in parts]), cat([p._bounds[m][1] for p in parts]))
-                   for m in first.measures}
-                  if all(part._bounds for part in parts) else None)
-        counted = not any(callable(part._counts) for part in parts)  # then added now: the parts can go
-        return cls(table=table, counts=counts() if counted else counts, protocol=first.protocol, measures=measures,
-                   weights=joined_weights, run_name=run_name or first.run_name, query_ids=query_ids,
+                   for m in first.measures} if all(part._bounds for part in parts) else None)
+        return cls(table=table, counts=counts if any(callable(p._counts) for p in parts) else counts(),  # added now
+                   protocol=first.protocol, measures=measures, weights=joined_weights,
+                   run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds)
 
     def means(self) -> dict[str, float]:

@@ -251,6 +251,15 @@ def test_cli_sorted_refuses_an_unsorted_log(tmp_path, capsys):
     assert code == 2 and "not sorted by query" in err and out == ""
 
 
+def test_cli_memory_budget_refuses_bounds(tmp_path, capsys):
+    # Bounds judge unjudged docs at the highest grade of all the judgments: no part knows it.
+    truth, predictions = _log()
+    paths = _write(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
+                   predictions.rename_columns(["query", "doc", "score"]), "parquet")
+    code, _, err = _cli(capsys, "evaluate", *paths, "--memory-budget", "1KB", "--bounds")
+    assert code == 2 and "--bounds" in err
+
+
 def test_cli_memory_budget_needs_table_files(tmp_path, capsys):
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 1.0 x\n")

@@ -49,14 +49,15 @@ def wanted(args, command: str) -> bool:
 
     formats = [_table_format(args.qrels, args.qrels_format), *[_table_format(r, args.run_format) for r in args.runs]]
     if args.memory_budget is None and args.log_sorted is None:
-        return all(formats) and not args.intents and any(
+        return all(formats) and not args.intents and not args.bounds and any(
             needs_out_of_core([args.qrels, run]) for run in args.runs)
     if not all(formats):
         raise usage(command, "--memory-budget and --sorted read CSV, TSV or Parquet files (not stdin or TREC)",
                     "convert the inputs, or leave --memory-budget out")
-    if args.intents:
-        raise usage(command, "--memory-budget does not take judgments per intent (--intents)",
-                    "evaluate them in memory")
+    if args.intents or args.bounds:
+        # --bounds judges unjudged docs at the highest grade of all the judgments, which no part knows.
+        raise usage(command, f"--memory-budget does not take {'--intents' if args.intents else '--bounds'}",
+                    "evaluate in memory (leave --memory-budget and --sorted out)")
     return True
 
 
@@ -86,7 +87,7 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
             if mapping is not None:
                 qrels = map_grades(qrels, mapping)
             run = Run.from_table(predictions, **run_columns, source=path, name=name)
-            return evaluate(qrels, run, measures, protocol, allow_partial=True, bounds=args.bounds,
+            return evaluate(qrels, run, measures, protocol, allow_partial=True,
                             engine=args.engine)
 
         run_log = Log.of(path, tuple(run_columns.values()), run_columns["query"],

@@ -124,13 +124,26 @@ class Log:
         return pq.ParquetFile(self.path).metadata.num_rows
 
     def size(self) -> int:
-        """The input's estimated in-memory (Arrow) size, bytes: a Parquet file's rows times
-        the Arrow bytes of a row of its first batch; a text file's size and half again."""
-        rows = self.rows()
-        if rows is None:
+        """The input's estimated in-memory (Arrow) size, bytes: a Parquet file's from its
+        metadata; a text file's size and half again."""
+        if self.format != "parquet":
             return int(os.path.getsize(self.path) * 1.5)
-        first = next(self.batches(1 << 16), None) if rows else None
-        return int(rows * first.nbytes / max(1, first.num_rows)) if first is not None else 0
+        import pyarrow.parquet as pq
+
+        # From the metadata alone: fixed-width columns by their width, others by their
+        # uncompressed Parquet size (about Arrow's: the bytes and a 4-byte length each).
+        handle = pq.ParquetFile(self.path)
+        meta, schema = handle.metadata, handle.schema_arrow
+        total = 0
+        for name in (c for c in self.columns if c in schema.names):
+            try:
+                total += meta.num_rows * schema.field(name).type.byte_width
+            except ValueError:  # not fixed width
+                index = schema.get_field_index(name)
+                total += max(12 * meta.num_rows,  # dictionary-encoded text is smaller in Parquet than in Arrow
+                             sum(meta.row_group(i).column(index).total_uncompressed_size
+                                 for i in range(meta.num_row_groups)))
+        return total
 
     def is_integer(self) -> bool:
         """Is the user column integer-typed (Parquet only: text files hold no type)?"""

@@ -11,7 +11,8 @@ time). Prints rows per second (prediction rows) and the peak; --json PATH
 writes the results (benchmarks/results.py).
 
 ``--unsorted`` evaluates the same log with sorted=False: the hash partition
-by user on disk, the path a log in any order takes.
+by user on disk, the path a log in any order takes. --json keeps the rows of
+the other workload already in the file.
 
 Usage: python benchmarks/outofcore_bench.py [--users 5000000] [--budget 2GB] [--repeat 1] [--unsorted]
        [--json PATH]
@@ -111,10 +112,17 @@ def main() -> int:
           f"(runs: {', '.join(f'{r[0]:.1f}' for r in runs)})")
     print(runs[0][2])
     if args.json:
+        import json
+
         from results import row, write_results
 
+        workload = f"{args.users:,} users x 20, {way}"
+        kept = []  # the rows of the other workloads (sorted, unsorted) of an earlier run stay
+        if os.path.exists(args.json):
+            with open(args.json, encoding="utf-8") as handle:
+                kept = [r for r in json.load(handle).get("rows", []) if r.get("workload") != workload]
         write_results(args.json, benchmark="outofcore_bench", title="Recommender log out of core",
-                      rows=[row(f"{args.users:,} users x 20, {way}", "rankproof", seconds,
+                      rows=kept + [row(workload, "rankproof", seconds,
                                 size=rows, size_unit="rows", runs=[r[0] for r in runs], peak_mb=round(peak, 1),
                                 note=f"memory budget {args.budget}; {rows / seconds:,.0f} rows/s")])
     return 0

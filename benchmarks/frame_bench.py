@@ -16,7 +16,9 @@ Tools:
                        minutes at 1M users, so it runs --apply-repeat times (default 1)
                        and only up to --apply-max-users users (default 1M)
 
-Usage: python benchmarks/frame_bench.py [--users 1000000] [--repeat 3] [--no-apply] [--tuned-malloc]
+Usage: python benchmarks/frame_bench.py [--users 1000000] [--repeat 3] [--no-apply] [--tuned-malloc] [--json PATH]
+--json PATH also writes the results there (benchmarks/results.py): every run, the peak, the input's in-memory
+(Arrow) size and each peer's time over rankproof's.
 Not part of `make bench-quick`.
 """
 
@@ -36,6 +38,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "tools"))
+sys.path.insert(0, str(HERE))
 
 from frame_data import ensure  # noqa: E402
 
@@ -52,6 +55,18 @@ TUNED_MALLOC = {
     "MALLOC_TRIM_THRESHOLD_": str(2**34),
     "MALLOC_TOP_PAD_": str(2**30),
 }
+
+
+def _arrow_mb(*paths: str) -> float:
+    """The in-memory (Arrow) size of Parquet files, MB: rows times a row's bytes in the first row group."""
+    import pyarrow.parquet as pq
+
+    total = 0.0
+    for path in paths:
+        handle = pq.ParquetFile(path)
+        group = handle.read_row_group(0)
+        total += handle.metadata.num_rows * group.nbytes / max(1, group.num_rows)
+    return total / 2**20
 
 
 def _timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
@@ -94,6 +109,7 @@ def main() -> int:
     parser.add_argument("--apply-max-users", type=int, default=1_000_000)
     parser.add_argument("--tuned-malloc", action="store_true",
                         help="run every tool with glibc malloc settings that keep freed memory (see TUNED_MALLOC)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON (benchmarks/results.py)")
     args = parser.parse_args()
     env = {**os.environ, **TUNED_MALLOC} if args.tuned_malloc else None
 
@@ -113,7 +129,8 @@ def main() -> int:
             extra = ["apply"] if label == "pandas apply" else []
             runs = [_timed([*command, truth, predictions, str(out), *extra], env) for _ in range(repeat)]
             rows.append({"tool": label, "seconds": statistics.median(r[0] for r in runs),
-                         "peak_mb": max(r[1] for r in runs), "runs": repeat, "values": _values(out)})
+                         "peak_mb": max(r[1] for r in runs), "runs": repeat, "values": _values(out),
+                         "every": [r[0] for r in runs]})
 
     reference = rows[0]["values"]
     for row in rows:
@@ -128,7 +145,29 @@ def main() -> int:
     for row in rows:
         print(f"{row['tool']:<20}{row['runs']:>5}{row['seconds']:>10.2f}{row['peak_mb']:>10.0f}"
               f"{row['seconds'] / base:>13.2f}  {row['agree']}")
+    input_mb = _arrow_mb(truth, predictions)
+    print(f"input in memory (Arrow): {input_mb:.0f} MB; rankproof's peak is {rows[0]['peak_mb'] / input_mb:.1f}x it")
+    if args.json:
+        _write_json(args, rows, input_mb)
     return 0 if all(row["agree"].startswith("yes") for row in rows) else 1
+
+
+def _write_json(args, rows: list[dict], input_mb: float) -> None:
+    from results import row, write_results
+
+    base = rows[0]["seconds"]
+    workload = f"{args.users:,} users x 20"
+    out = []
+    for found in rows:
+        peer = found["tool"] != "rankproof"
+        note = f"peak {found['peak_mb'] / input_mb:.1f}x the input" + ("; tuned malloc" if args.tuned_malloc else "")
+        if not found["agree"].startswith("yes"):
+            note += f"; values differ: {found['agree']}"
+        out.append(row(workload, found["tool"], round(found["seconds"], 3), size=args.users * 20, size_unit="rows",
+                       runs=[round(r, 3) for r in found["every"]], peak_mb=round(found["peak_mb"], 1),
+                       input_mb=round(input_mb, 1), ratio=round(found["seconds"] / base, 3) if peer else None,
+                       ratio_to=found["tool"] if peer else None, note=note))
+    write_results(args.json, benchmark="frame_bench", title="Long recommender log", rows=out)
 
 
 if __name__ == "__main__":

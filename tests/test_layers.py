@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("explain",),
     ("stats",),
     ("report",),
-    ("frame", "scores", "fusion"),
+    ("frame", "scores", "fusion", "outofcore"),
     ("sklearn", "streaming", "trec", "spark", "recsys", "beyond", "clicks"),
     ("cli",),
 ]

@@ -84,7 +84,7 @@ def weights_by_user(weights) -> dict[str, float] | None:
 
 
 
-def _integer_ids(data, column) -> bool:
+def integer_ids(data, column) -> bool:
     """Is the id column integer-typed? In-memory tables and Parquet files say;
     text files (CSV, TSV, JSON Lines) hold no type, so their ids stay text."""
     try:
@@ -109,7 +109,7 @@ def _integer_ids(data, column) -> bool:
     return False
 
 
-def _ids_as_integers(queries: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+def ids_as_integers(queries: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Integer user ids back as integers, in numeric order (as pandas' groupby sorts them):
     the results' ``query_ids``, parsed from the interned text ids on first use of the ids.
     Beyond int64 (a uint64 id) the text ids stay: text keeps every digit."""
@@ -119,6 +119,9 @@ def _ids_as_integers(queries: np.ndarray) -> tuple[np.ndarray | None, np.ndarray
         return None, None
     return ids, np.argsort(ids, kind="stable")
 
+
+# The names before they were shared with rankproof.outofcore.
+_integer_ids, _ids_as_integers = integer_ids, ids_as_integers
 
 TRUTH_NOTE = "truth: an item absent from a user's truth is non-relevant (counted as unjudged)"
 
@@ -135,6 +138,8 @@ def evaluate_frame(
     score="score",
     weights=None,
     name: str | None = None,
+    memory_budget=None,
+    sorted: bool | None = None,
 ) -> Results:
     """Evaluate recommendations given as a long log of rows, one per (user, item).
 
@@ -171,6 +176,18 @@ def evaluate_frame(
         Per-user weights, for ``aggregation='weighted'``.
     name : str, optional
         The run's name in results; ``predictions`` by default.
+    memory_budget : int or str, optional
+        For logs given as Parquet, CSV or TSV files: evaluate them out of
+        core, in parts of whole users, within this many bytes (or a size such
+        as ``"2GB"``); the results are those of the in-memory evaluation, bit
+        for bit (see :mod:`rankproof.outofcore` and the guide's page
+        *Out-of-core and memory*). Without it, files whose evaluation would
+        need more than a quarter of the machine's memory are evaluated out of
+        core within that quarter.
+    sorted : bool, optional
+        Out of core only: True when both files are sorted by user, False to
+        partition them by user on disk; None (default): streamed as sorted,
+        partitioned as soon as a batch is out of order.
 
     Returns
     -------
@@ -210,16 +227,51 @@ def evaluate_frame(
         # Bad measure names or policies fail before any table is read.
         measures = parse_measures(measures)
         protocol = resolve_protocol(protocol)
+        if _out_of_core(truth, predictions, memory_budget, sorted):
+            return _evaluate_out_of_core(truth, predictions, measures, protocol, user=user, item=item, rating=rating,
+                                         score=score, weights=weights, name=name, memory_budget=memory_budget,
+                                         sorted=sorted)
         qrels = _truth(truth, user, item, rating, str(protocol.grades))
         run = _pairs(predictions, user, item, score, "predictions", name)
         # A recommender predicts for whom it predicts: users it skips score 0 by missing_query,
         # as documented, and the summary warns when they are most of the truth.
-        integer = _integer_ids(truth, user) and _integer_ids(predictions, user)
+        integer = integer_ids(truth, user) and integer_ids(predictions, user)
         return evaluate(qrels, run, measures, protocol, weights=weights_by_user(weights), allow_partial=True,
-                        query_ids=_ids_as_integers if integer else None, notes=(TRUTH_NOTE,), complete_judgments=True)
+                        query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,), complete_judgments=True)
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
         # as they are. An error raised as a finished string keeps its text.
         if error.has_fields:
             raise error.in_words_of(USERS_AND_ITEMS) from None
         raise
+
+
+def _out_of_core(truth, predictions, memory_budget, sorted) -> bool:
+    """Evaluate these inputs out of core? Asked for (a budget), or needed (files too large for memory)."""
+    from .outofcore import needs_out_of_core
+
+    files = _is_path(truth) and _is_path(predictions)
+    if memory_budget is None and sorted is None:
+        return files and needs_out_of_core([truth, predictions])
+    if not files:
+        raise InputError(what="memory_budget and sorted are for logs given as files (Parquet, CSV or TSV)",
+                         fix="pass the two paths, or leave memory_budget and sorted out")
+    return True
+
+
+def _evaluate_out_of_core(truth, predictions, measures, protocol, *, user, item, rating, score, weights, name,
+                          memory_budget, sorted) -> Results:
+    """evaluate_frame over two files, part by part (rankproof.outofcore)."""
+    from .outofcore import Log, evaluate_log
+
+    truth_log = Log.of(truth, (user, item, rating), user)
+    predictions_log = Log.of(predictions, (user, item, score), user)
+    integer = truth_log.is_integer() and predictions_log.is_integer()
+
+    def part(truth_table, predictions_table) -> Results:
+        return evaluate_frame(truth_table, predictions_table, measures, protocol, user=user, item=item,
+                              rating=rating, score=score, weights=weights, name=name)
+
+    return evaluate_log(truth_log, predictions_log, part, memory_budget=memory_budget, sorted=sorted,
+                        query_ids=ids_as_integers if integer else None,
+                        run_name=name if name is not None else os.path.basename(str(predictions)))

@@ -8,6 +8,7 @@ import os
 from .inputs import (QRELS_ROLES, RUN_ROLES, add_input_options, add_protocol_options, columns, protocol_of,
                      read_inputs, run_names)
 from .large import prepare_for, stages as progress
+from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
 from .render import FORMATS, notes, render_results
 from .render import digits as precision
 from .usage import usage
@@ -74,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+    add_memory_options(parser)
 
 
 def run(args) -> int:
@@ -89,9 +91,11 @@ def run(args) -> int:
     names = run_names(args.runs, args.label)
     if args.engine == SPARK:
         results = _on_spark(args, measures, protocol, names)
+    elif args.spark_master is not None:
+        raise usage(NAME, "--spark-master is for --engine spark")
+    elif out_of_core(args, NAME):
+        results = evaluate_out_of_core(args, measures, names, NAME)
     else:
-        if args.spark_master is not None:
-            raise usage(NAME, "--spark-master is for --engine spark")
         large = prepare_for([args.qrels, *args.runs])
         results = []
         with progress(1 + 2 * len(args.runs), large) as stages:

@@ -26,6 +26,7 @@ import os
 from pathlib import Path
 
 from ..errors import InputError, ParseError, literal
+from .arrow import release_arrow_memory
 from .delimited import read_delimited
 from .files import encoding_hint, load_text
 from .jsonl import read_jsonl
@@ -185,9 +186,12 @@ def read_qrels_columns(
         return read_trec_qrels_columns(path, real=real)
     named = {"query": query, "doc": doc, "grade": grade}
     table, lines, source = read_table(path, fmt, named, QRELS)
-    return qrels_columns_from_table(
+    columns = qrels_columns_from_table(
         table, query=query, doc=doc, grade=grade, source=source, lines=lines, real=real
     )
+    del table
+    release_arrow_memory()
+    return columns
 
 
 def read_run_columns(
@@ -233,6 +237,9 @@ def read_run_columns(
     if score is not None:
         named["score"] = score
     table, lines, source = read_table(path, fmt, named, RUN)
-    return run_columns_from_table(
+    columns = run_columns_from_table(
         table, query=query, doc=doc, score=score, source=source, lines=lines
     )
+    del table
+    release_arrow_memory()
+    return columns

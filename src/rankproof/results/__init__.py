@@ -276,13 +276,15 @@ class Results:
                       query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
 
     @classmethod
-    def concat(cls, parts: "Sequence[Results]", run_name: str | None = None) -> "Results":
+    def concat(cls, parts: "Sequence[Results]", run_name: str | None = None, *, sort: bool = False,
+               query_ids: "QueryIds | None" = None) -> "Results":
         """Results of disjoint sets of queries (shards, partitions) as one.
 
         Every part must hold the same measures under the same protocol; a
         query may appear in one part only. Values are joined, counts added
         (each is a count of cases), and the aggregate is then taken over all
-        queries, as one evaluation of the whole would.
+        queries, as one evaluation of the whole would (``sort=True``: in its order, so
+        the means agree to the last bit; ``query_ids``: as ``evaluate_alignment``'s).
 
         >>> from rankproof import Qrels, Run, evaluate
         >>> qrels = Qrels.from_dict({"a": {"x": 1}, "b": {"y": 1}})
@@ -309,26 +311,27 @@ class Results:
                                  fix="evaluate every part with the same measures")
         tables = [part._table for part in parts]
         queries = np.concatenate([t.queries for t in tables])
-        if len(np.unique(queries)) != len(queries):
+        in_order = queries[(order := np.argsort(queries, kind="stable"))]
+        if (in_order[1:] == in_order[:-1]).any():
             raise InputError(what="Results.concat: a {query} appears in two parts",
                              fix="give each {query} to one part only")
+        cat = (lambda arrays: np.concatenate(arrays)[order]) if sort else np.concatenate  # noqa: E731
+        queries = in_order if sort else queries
         ranges = [t.grade_range for t in tables if t.grade_range is not None]
         table = QueryTable(
-            queries=queries, in_run=np.concatenate([t.in_run for t in tables]),
-            retrieved=np.concatenate([t.retrieved for t in tables]),
-            unjudged_retrieved=np.concatenate([t.unjudged_retrieved for t in tables]),
+            queries=queries, in_run=cat([t.in_run for t in tables]),
+            retrieved=cat([t.retrieved for t in tables]), unjudged_retrieved=cat([t.unjudged_retrieved for t in tables]),
             qrels_source=first._table.qrels_source, run_source=first._table.run_source,
             notes=tuple(dict.fromkeys(note for t in tables for note in t.notes)),
             grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
-            judged_queries=sum(t.judged_queries for t in tables),
-            missing_queries=sum(t.missing_queries for t in tables))
+            judged_queries=sum(t.judged_queries for t in tables), missing_queries=sum(t.missing_queries for t in tables))
         measures = {}
         for measure in first.measures:
             results = [part._measures[measure] for part in parts]
 
             def joined(name: str):
                 arrays = [getattr(r, name) for r in results]
-                return None if any(a is None for a in arrays) else np.concatenate(arrays)
+                return None if any(a is None for a in arrays) else cat(arrays)
 
             measures[measure] = MeasureResult(
                 measure=measure, value=joined("value"), included=joined("included"),
@@ -341,19 +344,17 @@ class Results:
                 for key, value in source.items():
                     if isinstance(value, dict):
                         inner = total.setdefault(key, {})
-                        for m, v in value.items():
-                            inner[m] = inner.get(m, 0) + v
+                        inner.update({m: inner.get(m, 0) + v for m, v in value.items()})
                     else:
                         total[key] = total.get(key, 0) + value
             return total
 
-        weights = [part._weights for part in parts if part._weights is not None]
-        joined_weights = np.concatenate(weights) if len(weights) == len(parts) else None
-        bounds = ({m: (np.concatenate([p._bounds[m][0] for p in parts]),
-                       np.concatenate([p._bounds[m][1] for p in parts])) for m in first.measures}
-                  if all(part._bounds for part in parts) else None)
-        return cls(table=table, counts=counts, protocol=first.protocol, measures=measures,
-                   weights=joined_weights, run_name=run_name or first.run_name,
+        joined_weights = cat(w) if len(w := [p._weights for p in parts if p._weights is not None]) == len(parts) else None
+        bounds = ({m: (cat([p._bounds[m][0] for p in parts]), cat([p._bounds[m][1] for p in parts]))
+                   for m in first.measures} if all(part._bounds for part in parts) else None)
+        return cls(table=table, counts=counts if any(callable(p._counts) for p in parts) else counts(),  # added now
+                   protocol=first.protocol, measures=measures, weights=joined_weights,
+                   run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds)
 
     def means(self) -> dict[str, float]:
@@ -434,6 +435,7 @@ class Results:
         tied_groups_crossing_cutoff.
         """
         by_policy = self._counts() if callable(self._counts) else self._counts
+        self._counts = by_policy  # counted: a counting function lets go of what it counts from
         # Keys in a fixed order: the row policies', the query policies', then the cutoffs'.
         cutoff_keys = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
         counts: dict[str, Any] = {k: v for k, v in by_policy.items() if k not in cutoff_keys}

@@ -1,0 +1,522 @@
+"""Out-of-core evaluation: recommender logs larger than memory, in parts of bounded size.
+
+A log is two files (Parquet, CSV or TSV): the truth and the predictions,
+one row per (user, item). They are read in batches (Parquet row groups,
+CSV blocks) and cut into *parts*, each a set of whole users with all their
+truth and prediction rows; each part is evaluated in memory by the same
+front door (``evaluate_frame`` or the command line's ``evaluate``), so by
+the same pipeline and engine, and the parts' per-user values are joined by
+:meth:`rankproof.Results.concat` in the order one evaluation of the whole
+gives: the values, counts and means are those of the in-memory path, bit
+for bit.
+
+Two ways to cut parts:
+
+* **sorted**: both files sorted by user (ascending, as pyarrow compares the
+  column: numbers numerically, text bytewise). The predictions are streamed;
+  a part ends before the last user read so far, whose rows (the *tail*) are
+  carried into the next part, and the truth is read up to the same user.
+  Only one part (and one batch) is in memory at a time.
+* **partitioned**: any order. A first pass hashes each user to one of K
+  buckets and appends its rows to the bucket's Parquet file in a temporary
+  folder (file order kept within a user); a second pass evaluates the
+  buckets one by one. The folder is removed on success, failure and Ctrl-C.
+
+``sorted=None`` (the default) tries the sorted way and falls back to the
+partition as soon as a batch is out of order.
+
+The memory budget is of the whole process and sets the size of a part: what
+is left after what the process holds, the per-user values of every user
+(:data:`PER_USER` bytes each, twice while they are joined at the end) and
+what the evaluation loads later (:data:`LATER`), divided by
+:data:`EXPANSION` (a part's evaluation peaks at up to that many times its
+input's Arrow size). Files go out of core by themselves when an in-memory
+evaluation (:data:`IN_MEMORY` times their Arrow size) would exceed the
+default budget.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from .errors import InputError, ParseError, literal
+from .report.progress import Stages
+from .results import Results
+
+__all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "PER_USER", "LATER", "Log", "parse_budget", "default_budget", "estimated_bytes",
+           "needs_out_of_core", "evaluate_log"]
+
+# Peak bytes of an in-memory evaluation per byte of its Arrow input (measured on the
+# 1M x 20 log of benchmarks/frame_bench.py, with margin).
+EXPANSION = 8
+# Peak bytes of a whole log's in-memory evaluation per byte of its Arrow input (3.4 measured on
+# the same log): whether files are evaluated out of core when no budget is given.
+IN_MEMORY = 4
+# The default budget: this share of the machine's physical memory.
+MEMORY_FRACTION = 0.25
+# What the evaluation loads on first use (the engines' modules), bytes.
+LATER = 150 * 2**20
+# Bytes the results keep per user (ids, counts, and per measure its values and flags), about.
+PER_USER = 160
+# Batches read at once, at most (rows); a part holds one or more.
+MAX_BATCH_ROWS = 1 << 20
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30,
+          "t": 2**40, "tb": 2**40}
+
+
+def parse_budget(value) -> int:
+    """Bytes from a budget: an int (bytes), or text such as ``"2GB"``, ``"512 MB"``, ``"1.5g"``.
+
+    >>> parse_budget("2GB"), parse_budget("512mb"), parse_budget(4096)
+    (2147483648, 536870912, 4096)
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number, unit = float(value), ""
+    else:
+        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([a-zA-Z]*)\s*", str(value))
+        if match is None or match.group(2).lower() not in _UNITS:
+            raise InputError(what=f"the memory budget {literal(repr(value))} is not a size",
+                             fix="give bytes or a size such as 2GB, 512MB")
+        number, unit = float(match.group(1)), match.group(2).lower()
+    found = int(number * _UNITS[unit])
+    if found <= 0:
+        raise InputError(what=f"the memory budget {literal(repr(value))} is not positive", fix="give a size such as 2GB")
+    return found
+
+
+def default_budget() -> int:
+    """:data:`MEMORY_FRACTION` of the machine's physical memory (2 GB when unknown)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * MEMORY_FRACTION)
+    except (ValueError, OSError, AttributeError):
+        return 2 * 2**30
+
+
+@dataclass(frozen=True)
+class Log:
+    """One file of a log: its path, its format (parquet, csv or tsv), the columns to read."""
+
+    path: str
+    format: str
+    columns: tuple[str, ...]
+    user: str
+
+    @classmethod
+    def of(cls, path, columns: Sequence[str], user: str, format: str | None = None) -> "Log":
+        name = str(path)
+        if format is None:
+            lower = name.lower()
+            format = ("parquet" if lower.endswith((".parquet", ".pq")) else "tsv" if lower.endswith(".tsv")
+                      else "csv" if lower.endswith(".csv") else "")
+        if format not in ("parquet", "csv", "tsv"):
+            raise InputError(what=f"out-of-core evaluation reads Parquet, CSV and TSV files; not {literal(name)}",
+                             fix="convert it to Parquet or CSV, or evaluate it in memory")
+        if not os.path.isfile(name):
+            raise ParseError(source=name, what="does not exist (or is not a file)", fix="check the path")
+        return cls(name, format, tuple(dict.fromkeys(c for c in columns if c is not None)), user)
+
+    def rows(self) -> int | None:
+        """Rows in the file (Parquet's metadata), None for text files."""
+        if self.format != "parquet":
+            return None
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(self.path).metadata.num_rows
+
+    def size(self) -> int:
+        """The input's estimated in-memory (Arrow) size, bytes: a Parquet file's from its
+        metadata; a text file's size and half again."""
+        if self.format != "parquet":
+            return int(os.path.getsize(self.path) * 1.5)
+        import pyarrow.parquet as pq
+
+        # From the metadata alone: fixed-width columns by their width, others by their
+        # uncompressed Parquet size (about Arrow's: the bytes and a 4-byte length each).
+        handle = pq.ParquetFile(self.path)
+        meta, schema = handle.metadata, handle.schema_arrow
+        total = 0
+        for name in (c for c in self.columns if c in schema.names):
+            try:
+                total += meta.num_rows * schema.field(name).type.byte_width
+            except ValueError:  # not fixed width
+                index = schema.get_field_index(name)
+                total += max(12 * meta.num_rows,  # dictionary-encoded text is smaller in Parquet than in Arrow
+                             sum(meta.row_group(i).column(index).total_uncompressed_size
+                                 for i in range(meta.num_row_groups)))
+        return total
+
+    def is_integer(self) -> bool:
+        """Is the user column integer-typed (Parquet only: text files hold no type)?"""
+        if self.format != "parquet":
+            return False
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(self.path)
+        return self.user in schema.names and pa.types.is_integer(schema.field(self.user).type)
+
+    def batches(self, rows: int) -> Iterator:
+        """The file as pyarrow Tables of about `rows` rows (Parquet) or one CSV block each."""
+        import pyarrow as pa
+
+        if self.format == "parquet":
+            import pyarrow.parquet as pq
+
+            handle = pq.ParquetFile(self.path)
+            missing = [c for c in self.columns if c not in handle.schema_arrow.names]
+            if missing:
+                raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
+                                 fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
+            meta = handle.metadata
+            if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1 << 20):
+                # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
+                # memory as it goes, so row groups are read whole where they are small enough).
+                for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
+                    yield pa.Table.from_batches([batch])
+                return
+            for index in range(meta.num_row_groups):
+                group = handle.read_row_group(index, columns=list(self.columns))
+                for start in range(0, group.num_rows, max(1, rows)):
+                    yield group.slice(start, rows)
+                del group
+            return
+        import pyarrow.csv as pacsv
+
+        # As the in-memory reader: every named column as text, no null spellings.
+        convert = pacsv.ConvertOptions(column_types={c: pa.string() for c in self.columns},
+                                       include_columns=list(self.columns), null_values=[],
+                                       strings_can_be_null=False, quoted_strings_can_be_null=False)
+        parse = pacsv.ParseOptions(delimiter="," if self.format == "csv" else "\t", ignore_empty_lines=True)
+        block = int(min(max(rows * 32, 1 << 16), 1 << 26))
+        try:
+            reader = pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=block),
+                                    parse_options=parse, convert_options=convert)
+            for batch in reader:
+                yield pa.Table.from_batches([batch])
+        except (pa.ArrowInvalid, pa.ArrowKeyError) as error:
+            raise ParseError(source=self.path, what=f"cannot be read as {self.format.upper()}: "
+                             f"{literal(str(error).splitlines()[0][:200])}",
+                             fix="give a header line naming the columns and one row per line") from None
+
+
+def estimated_bytes(logs: Sequence[Log]) -> int:
+    """What an in-memory evaluation of these files would need at its peak, about."""
+    return sum(log.size() for log in logs) * IN_MEMORY
+
+
+def needs_out_of_core(paths: Sequence, budget: int | None = None) -> bool:
+    """Would an in-memory evaluation of these Parquet/CSV/TSV files exceed the budget (default: the default one)?"""
+    try:
+        logs = [Log.of(path, (), "") for path in paths]
+        return estimated_bytes(logs) > (default_budget() if budget is None else budget)
+    except (InputError, ParseError, OSError):
+        return False
+
+
+class OutOfOrder(Exception):
+    """A batch of a log said to be sorted by user is not (the sorted way gives up)."""
+
+
+# -- the users of a batch ------------------------------------------------------------------
+
+def _users(table, user: str, as_text: bool):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = table.column(user)
+    if as_text and not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
+        column = pc.cast(column, pa.string())
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _check_sorted(users, previous) -> None:
+    """Raise OutOfOrder unless `users` is ascending and starts at or after `previous`."""
+    import pyarrow.compute as pc
+
+    n = len(users)
+    if n > 1 and not pc.all(pc.greater_equal(users.slice(1), users.slice(0, n - 1))).as_py():
+        raise OutOfOrder
+    if previous is not None and n and users[0].as_py() < previous:
+        raise OutOfOrder
+
+
+def _buckets(users, count: int) -> np.ndarray:
+    """Each row's bucket (0 .. count-1): the same user, whatever its file, lands in one bucket."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_integer(users.type):
+        values = users.to_numpy(zero_copy_only=False).astype(np.uint64)
+        mixed = (values * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29)
+        return (mixed % np.uint64(count)).astype(np.int64)
+    encoded = pc.dictionary_encode(users)
+    hashes = np.fromiter((hash(text) for text in encoded.dictionary.to_pylist()), dtype=np.int64,
+                         count=len(encoded.dictionary))
+    return (hashes % count)[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+# -- cutting parts -------------------------------------------------------------------------
+
+class _Buffered:
+    """One sorted log's batches with the rows not yet given out held back (the carried tail)."""
+
+    def __init__(self, batches: Iterator, user: str, as_text: bool, on_batch: Callable[[], None]) -> None:
+        self._batches, self._user, self._text, self._on_batch = batches, user, as_text, on_batch
+        self.held: list = []      # (table, users) pieces in file order
+        self.rows = 0
+        self.done = False
+        self._last = None
+
+    def read(self) -> bool:
+        """One more batch into the held rows; False at the end of the file."""
+        if self.done:
+            return False
+        for table in self._batches:
+            if table.num_rows == 0:
+                continue
+            users = _users(table, self._user, self._text)
+            _check_sorted(users, self._last)
+            self._last = users[len(users) - 1].as_py()
+            self.held.append((table, users))
+            self.rows += table.num_rows
+            self._on_batch()
+            return True
+        self.done = True
+        return False
+
+    def last_user(self):
+        return self._last
+
+    def take_before(self, boundary) -> list:
+        """Give out the held rows of users before `boundary` (every held row when None)."""
+        import pyarrow.compute as pc
+
+        given = []
+        while self.held:
+            table, users = self.held[0]
+            count = len(users) if boundary is None else pc.sum(pc.less(users, boundary)).as_py() or 0
+            if count == len(users):
+                given.append(table)
+                self.held.pop(0)
+                continue
+            if count:
+                given.append(table.slice(0, count))
+                self.held[0] = (table.slice(count), users.slice(count))
+            break
+        self.rows = sum(t.num_rows for t, _ in self.held)
+        return given
+
+
+def _sorted_parts(truth: _Buffered, predictions: _Buffered, part_rows: int) -> Iterator[tuple[list, list]]:
+    """Parts of whole users from two logs sorted by user: (truth tables, prediction tables)."""
+    while True:
+        while predictions.rows < part_rows and predictions.read():
+            pass
+        # One user longer than a part: read on until a next user starts (or the end).
+        while not predictions.done and predictions.held and \
+                predictions.held[0][1][0].as_py() == predictions.last_user() and predictions.read():
+            pass
+        boundary = None if predictions.done else predictions.last_user()
+        if boundary is None:  # the last part: the truth of its users (and of none after) with it
+            while not truth.done and (truth.last_user() is None or truth.last_user() <= predictions.last_user()):
+                truth.read()
+        while boundary is not None and not truth.done and (truth.last_user() is None
+                                                           or truth.last_user() < boundary):
+            truth.read()
+        part_predictions = predictions.take_before(boundary)
+        if boundary is None:
+            # The predictions are done: the rest of the truth (users nobody predicted for), in parts.
+            yield truth.take_before(None), part_predictions
+            while truth.read():
+                if truth.rows >= part_rows:
+                    yield truth.take_before(None), []
+            rest = truth.take_before(None)
+            if rest:
+                yield rest, []
+            return
+        yield truth.take_before(boundary), part_predictions
+
+
+def _partitioned_parts(truth: Log, predictions: Log, count: int, batch_rows: int, as_text: bool, folder: str,
+                       stages: Stages) -> Iterator[tuple[list, list]]:
+    """Hash both logs to `count` bucket files by user, then give out bucket after bucket."""
+    import pyarrow.parquet as pq
+
+    for name, log in (("truth", truth), ("predictions", predictions)):
+        writers: dict[int, pq.ParquetWriter] = {}
+        try:
+            for table in log.batches(batch_rows):
+                if table.num_rows == 0:
+                    continue
+                buckets = _buckets(_users(table, log.user, as_text), count)
+                order = np.argsort(buckets, kind="stable")
+                edges = np.searchsorted(buckets[order], np.arange(count + 1))
+                table = table.take(order)
+                for bucket in np.flatnonzero(np.diff(edges)).tolist():
+                    piece = table.slice(int(edges[bucket]), int(edges[bucket + 1] - edges[bucket]))
+                    if bucket not in writers:
+                        writers[bucket] = pq.ParquetWriter(os.path.join(folder, f"{name}-{bucket}.parquet"),
+                                                           piece.schema, compression="none")
+                    writers[bucket].write_table(piece)
+                stages.step(f"partitioning {name} by user")
+        finally:
+            for writer in writers.values():
+                writer.close()
+    for index in range(count):
+        found = []
+        for name in ("truth", "predictions"):
+            path = os.path.join(folder, f"{name}-{index}.parquet")
+            found.append([pq.read_table(path)] if os.path.exists(path) else [])
+            if os.path.exists(path):
+                os.remove(path)
+        yield found[0], found[1]
+
+
+def _tables(pieces: list):
+    import pyarrow as pa
+
+    return pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces, promote_options="permissive")
+
+
+def _release() -> None:
+    """Hand the memory Arrow's pool keeps after a part back to the system (the budget is of the process)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+# -- the evaluation ------------------------------------------------------------------------
+
+def _resident() -> int:
+    """The process's resident memory now (Linux), bytes; 0 where unknown."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0
+
+
+def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
+           part_rows: int | None) -> tuple[int, int, int, int]:
+    """(batch rows, part rows of predictions, bucket count, prediction rows) for the budget.
+
+    The budget is of the whole process: what it holds already (the imported
+    libraries), the per-user values of every user (about :data:`PER_USER`
+    bytes each, twice while they are joined at the end), and one part's
+    evaluation at :data:`EXPANSION` times its input.
+    """
+    import pyarrow.compute as pc
+
+    truth_bytes, prediction_bytes = truth.size(), predictions.size()
+    first = next(predictions.batches(1 << 16), None)
+    first_rows = max(1, first.num_rows) if first is not None else 1
+    rows = predictions.rows()
+    if rows is None:  # CSV: rows from the first block
+        rows = max(1, int(prediction_bytes / max(1.0, first.nbytes / first_rows))) if first is not None else 1
+    users = rows * (pc.count_distinct(first.column(predictions.user)).as_py() / first_rows if first else 1)
+    per_row = (truth_bytes + prediction_bytes) / max(1, rows)  # input bytes per prediction row, truth included
+    if part_rows is None:
+        room = max(budget // 20, budget - _resident() - LATER - int(2 * PER_USER * users))
+        part_rows = max(1, int(room / EXPANSION / max(per_row, 1.0)))
+    if batch_rows is None:
+        batch_rows = int(min(MAX_BATCH_ROWS, max(1024, part_rows // 4)))
+    buckets = max(1, math.ceil(rows / part_rows))
+    return batch_rows, part_rows, buckets, rows
+
+
+def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Stages) -> list[Results]:
+    """Evaluate each part; a part without truth or without predictions joins its neighbour."""
+    def evaluated(truth: list, predictions: list) -> Results:
+        if not truth or not predictions:
+            raise InputError(what=f"the log's {'truth' if not truth else 'predictions'} file holds no rows",
+                             fix="give at least one row in each file")
+        found = evaluate_part(_tables(truth), _tables(predictions))
+        found.counts  # counted now, so that the part's alignment is freed  # noqa: B018
+        # Its values and counts only: not the part's judgments (which its Results keeps for a digest).
+        kept = Results.concat([found])
+        del found
+        _release()
+        return kept
+
+    # A part is evaluated as soon as it has both; a part without one of them is carried into the
+    # next, and one left at the end joins the last evaluated part (whose input is kept for that).
+    done: list[Results] = []
+    last: tuple[list, list] | None = None
+    carried: tuple[list, list] = ([], [])
+    for truth, predictions in parts:
+        truth, predictions = carried[0] + truth, carried[1] + predictions
+        if truth and predictions:
+            last, carried = None, ([], [])
+            done.append(evaluated(truth, predictions))
+            last = (truth, predictions)
+            stages.step(f"evaluated {len(done)} parts")
+        else:
+            carried = (truth, predictions)
+    if carried[0] or carried[1] or not done:
+        if last is not None:
+            done[-1] = evaluated(last[0] + carried[0], last[1] + carried[1])
+        else:
+            done.append(evaluated(*carried))
+    return done
+
+
+def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memory_budget=None,
+                 sorted: bool | None = None, query_ids=None, run_name: str | None = None, progress: bool = False,
+                 temporary: str | None = None, batch_rows: int | None = None,
+                 part_rows: int | None = None) -> Results:
+    """Evaluate a log part by part within a memory budget; the Results of the whole.
+
+    Parameters
+    ----------
+    truth, predictions : Log
+        The two files (:meth:`Log.of`).
+    evaluate_part : callable
+        ``evaluate_part(truth_table, predictions_table) -> Results``: a front
+        door's in-memory evaluation of a part (pyarrow Tables of whole users).
+    memory_budget : int or str, optional
+        Bytes, or a size such as ``"2GB"``; :func:`default_budget` by default.
+    sorted : bool, optional
+        True: both files are sorted by user (an out-of-order batch is an
+        error); False: partition by user on disk; None: sorted, else partition.
+    query_ids
+        The ids the results show (see :func:`rankproof.evaluation.evaluate_alignment`).
+    run_name : str, optional
+        The run's name in results.
+    progress : bool
+        A progress display on stderr (shown only when it is a terminal).
+    temporary : str, optional
+        The folder for the partition's temporary folder (default: the system's).
+    batch_rows, part_rows : int, optional
+        Rows read at once and prediction rows per part, instead of those the
+        budget gives (tests cut parts at chosen places with them).
+    """
+    budget = default_budget() if memory_budget is None else parse_budget(memory_budget)
+    batch_rows, part_rows, buckets, rows = _sizes(truth, predictions, budget, batch_rows, part_rows)
+    as_text = not (truth.is_integer() and predictions.is_integer())
+    # Steps: each batch of predictions read, each part evaluated (the partition: truth batches too).
+    steps = math.ceil(rows / batch_rows) + math.ceil(rows / part_rows)
+    with Stages(steps if sorted is not False else 2 * steps, progress, "evaluating the log") as stages:
+        if sorted is not False:
+            try:
+                parts = _sorted_parts(_Buffered(truth.batches(batch_rows), truth.user, as_text, lambda: None),
+                                      _Buffered(predictions.batches(batch_rows), predictions.user, as_text,
+                                                lambda: stages.step("reading the sorted log")),
+                                      part_rows)
+                found = _evaluate_parts(parts, evaluate_part, stages)
+                return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)
+            except OutOfOrder:
+                if sorted:
+                    raise InputError(what="the log is not sorted by {query}, but it was said to be (sorted=True, "
+                                          "--sorted)", fix="sort both files by {query}, or let rankproof "
+                                                           "partition them (leave out --sorted; sorted=None)") from None
+        with tempfile.TemporaryDirectory(prefix="rankproof-log-", dir=temporary) as folder:
+            parts = _partitioned_parts(truth, predictions, buckets, batch_rows, as_text, folder, stages)
+            found = _evaluate_parts(parts, evaluate_part, stages)
+        return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)

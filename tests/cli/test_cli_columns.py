@@ -52,3 +52,16 @@ def test_one_column_for_two_roles_is_refused(csv_run, capsys):
 def test_two_columns_for_one_role_are_refused(csv_run, capsys):
     err = _error(capsys, ["evaluate", QRELS, csv_run, "--columns", "query=qid", "--query-col", "query"])
     assert "'qid'" in err and "--query-col names 'query'" in err
+
+
+def test_a_csv_without_a_header_is_named_as_such(tmp_path, capsys):
+    # issue 28: its first data row was taken for the column names ("no column 'query'").
+    path = tmp_path / "nh.csv"
+    path.write_text("1,184,2.0\n1,29,1.0\n")
+    err = _error(capsys, ["evaluate", QRELS, str(path)])
+    assert "nh.csv line 1" in err and "looks like data" in err and "no header line" in err
+    assert "query,doc,score" in err
+    from rankproof import Run
+    from rankproof.errors import ParseError
+    with pytest.raises(ParseError, match="no header line"):
+        Run.read(path)

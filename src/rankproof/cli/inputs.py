@@ -151,6 +151,8 @@ def _refuse_contradictions(args, spec: dict[str, str], roles: Sequence[str]) -> 
 def in_option_words(error, args) -> InputError:
     """A missing-columns error of a reader, worded with the command line's options, with a
     --columns guess from the columns the file has (qid -> query, docno -> doc, ...)."""
+    if error.no_header:   # no option names columns of a file without a header line
+        return error
     shown = " and ".join(f"no {error.noun} {name!r} (--{role}-col)" for role, name in error.missing.items())
     listing = ", ".join(repr(name) for name in error.present) if error.present else "none"
     guess = _guess_columns(error.present, list(error.missing))

@@ -54,10 +54,22 @@ class MissingColumnsError(ParseError):
     present: list
     missing: dict
     noun: str
+    no_header: bool = False
+
+    def headerless(self) -> "MissingColumnsError":
+        """The same error for a first line that looks like data: the file has no header line."""
+        shown = ",".join(str(name) for name in self.present)
+        names = ",".join(str(name) for name in self.missing.values())
+        error = MissingColumnsError(source=self.source, line=self.line,
+                                    what=f"the first line ({literal(repr(shown)[:60])}) looks like data, not column "
+                                         "names: the file has no header line",
+                                    fix=literal(f"add a header line naming the columns, such as {names}"))
+        error.present, error.missing, error.noun, error.no_header = self.present, self.missing, self.noun, True
+        return error
 
 
 def missing_error(present: list, named: Mapping[str, object], missing: list[str], noun: str, source: str,
-                  line: int | None = None) -> ParseError:
+                  line: int | None = None) -> "MissingColumnsError":
     """Say which named columns are absent, which ones exist, and which argument to fix."""
     absent = " and ".join(f"no {noun} {literal(repr(named[arg]))} (named by {_role(arg)}=)" for arg in missing)
     listing = ", ".join(repr(name) for name in present) if present else "none"

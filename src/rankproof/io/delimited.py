@@ -53,6 +53,17 @@ def _delimited_failure(
                       fix=f"check that it has a header line and one row per {what.unit}")
 
 
+def _looks_like_data(header: list[str]) -> bool:
+    """A first line with a number among its fields is a row, not column names (a file without a header)."""
+    for field in header:
+        try:
+            float(field)
+        except ValueError:
+            continue
+        return True
+    return False
+
+
 def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What):
     """Parse a CSV or TSV file; return the named columns and each row's file line."""
     import pyarrow as pa
@@ -70,7 +81,10 @@ def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What):
 
     missing = [arg for arg, name in named.items() if name not in header]
     if missing:
-        raise missing_error(header, named, missing, "column", source, header_line)
+        error = missing_error(header, named, missing, "column", source, header_line)
+        if _looks_like_data(header):
+            raise error.headerless()
+        raise error
     wanted = unique(named)
     for name in wanted:
         if header.count(name) > 1:

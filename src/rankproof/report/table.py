@@ -120,10 +120,11 @@ def _mean_cell(r: Results, measure, digits: int) -> str:
     return f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]"
 
 
-def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True) -> str:
+def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True,
+             names: dict[str, str] | None = None) -> str:
     """Runs as rows, measures as columns (means), then protocol, fingerprint and counts.
 
-    ``digits``: decimals printed. ``notes=False`` leaves out the counts and
+    ``digits``: decimals printed; ``names``: measures as printed (``{"ap": "MAP"}``). ``notes=False`` leaves out the counts and
     warnings (the command line prints them on stderr, see :func:`notes_lines`).
     """
     from rich.table import Table
@@ -133,7 +134,7 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("run")
     for m in measures:
-        table.add_column(str(m), justify="right")
+        table.add_column((names or {}).get(str(m), str(m)), justify="right")
     table.add_column("queries", justify="right")
     for r in results:
         table.add_row(r.run_name, *(_mean_cell(r, m, digits) for m in measures), str(r.counts["queries_evaluated"]))
@@ -201,10 +202,14 @@ def markdown_cell(text) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: int = 4) -> str:
-    """A Markdown table of means (runs as rows, measures as columns), then the protocol."""
+def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: int = 4,
+                names: dict[str, str] | None = None) -> str:
+    """A Markdown table of means (runs as rows, measures as columns), then the protocol.
+
+    ``names``: measures as printed (``{"ap": "MAP"}``).
+    """
     measures = results[0].measures
-    lines = ["| run | " + " | ".join(markdown_cell(m) for m in measures) + " |",
+    lines = ["| run | " + " | ".join(markdown_cell((names or {}).get(str(m), m)) for m in measures) + " |",
              "|---|" + "---:|" * len(measures)]
     for r in results:
         lines.append(f"| {markdown_cell(r.run_name)} | " + " | ".join(_fmt(r.mean(m), digits) for m in measures) + " |")

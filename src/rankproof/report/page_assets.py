@@ -22,7 +22,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 table{border-collapse:collapse;margin:6px 0 10px}
 th,td{padding:3px 9px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;vertical-align:top}
 th{background:var(--soft);font-weight:600;white-space:normal}
-table.summary th{max-width:120px}table.summary td,table.summary th{padding:3px 7px}
+.scroll{overflow-x:auto;max-width:100%}table.summary th{max-width:120px}table.summary td,table.summary th{padding:3px 7px}
 td.text,th.text{text-align:left;white-space:normal}
 table.meta td{text-align:left;white-space:normal}table.meta td:first-child{color:var(--muted);white-space:nowrap}
 tr.baseline td{background:#fbfbfd}
@@ -118,13 +118,21 @@ SCRIPT = r"""
     var svgNode = document.getElementById("cumulative");
     while (svgNode.lastChild) svgNode.removeChild(svgNode.lastChild);
     var W = 560, H = 300, L = 52, R = 16, T = 14, B = 42;
+    // Every curve stops at the cutoff k, where the measure stops (the ideal list does too).
+    function cut(ys) { return D.k !== null ? ys.slice(0, D.k) : ys; }
     var series = D.runs.map(function (run) {
-      return {name: run, color: COLORS[run], ys: D.rankings[run][i].map(function (r) { return r[4]; })};
+      return {name: run, color: COLORS[run], ys: cut(D.rankings[run][i].map(function (r) { return r[4]; }))};
+    });
+    // A run whose curve is another's is dashed and named, so that neither hides the other.
+    series.forEach(function (s, j) {
+      for (var o = 0; o < j; o++) {
+        if (!series[o].twin && series[o].ys.join() === s.ys.join()) { s.twin = series[o].name; s.dashed = true; break; }
+      }
     });
     var idealRuns = D.ideal_per_run ? D.runs : [D.runs[0]];
     idealRuns.forEach(function (run) {
       series.push({name: "ideal" + (D.ideal_per_run ? " (" + run + ")" : ""), color: "#1d2330", dashed: true,
-                   ys: idealOf(run, i).map(function (r) { return r[3]; })});
+                   ys: cut(idealOf(run, i).map(function (r) { return r[3]; }))});
     });
     var most = 0;
     series.forEach(function (s) { s.ys.forEach(function (y) { if (y > most) most = y; }); });
@@ -162,7 +170,9 @@ SCRIPT = r"""
       var pts = s.ys.map(function (v, j) { return x(j + 1).toFixed(1) + "," + y(v).toFixed(1); }).join(" ");
       var line = svgEl("polyline", {"class": "mark line", points: pts, stroke: s.color});
       if (s.dashed) line.setAttribute("stroke-dasharray", "5 4");
-      var title = svgEl("title", {}); title.textContent = s.name; line.appendChild(title);
+      if (s.twin) line.setAttribute("data-identical-to", s.twin);
+      var title = svgEl("title", {}); title.textContent = s.name + (s.twin ? " (identical to " + s.twin + ")" : "");
+      line.appendChild(title);
       svgNode.appendChild(line);
       s.ys.forEach(function (v, j) {
         var c = svgEl("circle", {"class": "mark point", cx: x(j + 1), cy: y(v), r: 2.4, fill: s.color});

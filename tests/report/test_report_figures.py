@@ -63,3 +63,15 @@ def test_a_forest_plot_draws_every_comparison(tmp_path):
     assert forest.count('class="mark interval"') == 4  # the first run is the baseline: 2 pairs x 2 measures
     assert page.index('id="summary"') < page.index('id="forest"') < page.index('id="provenance"') \
         < page.index('id="counts"')
+
+
+def test_per_query_distributions_are_overlaid(tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["report", str(CRANFIELD / "qrels.txt"), *(str(CRANFIELD / f"{n}.run") for n in ("bm25", "tfidf")),
+                 "-m", "ndcg@10", "--resamples", "50", "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    figures = re.findall(r'data-figure="(hist-[^"]*)"', page)
+    assert figures == ["hist-ndcg@10"]  # one figure per measure, not one per run side by side
+    chart = page[page.index('data-figure="hist-ndcg@10"'):]
+    chart = chart[:chart.index("</svg>")]
+    assert chart.count('class="mark step"') == 2  # both runs on the same axis

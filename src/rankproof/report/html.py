@@ -323,15 +323,14 @@ class _Page:
         if not d.histograms:
             return ""
         parts = ['<section id="distribution"><h2>Per-query distribution</h2>'
-                 "<p>How many queries reach each value, per run and measure (bars of width 1/20 of the range; "
-                 "hover for the count).</p>"]
+                 "<p>How many queries reach each value, every run overlaid on one axis per measure (bins of "
+                 "width 1/20 of the range; hover a run's outline for its counts).</p>" + self._legend()
+                 + '<div class="grid">']
         for measure, h in d.histograms.items():
-            top = max((max(counts, default=0) for counts in h["counts"].values()), default=1)
-            charts = [self._figure(svg.histogram(f"hist-{measure}-{run}", h["edges"], h["counts"][run],
-                                                 self.colors[run], x_label=measure, y_max=top), escape(run))
-                      for run in self.runs if run in h["counts"]]
-            parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
-        parts.append("</section>")
+            runs = [(run, self.colors[run], h["counts"][run]) for run in self.runs if run in h["counts"]]
+            parts.append(self._figure(svg.overlaid_histogram(f"hist-{measure}", h["edges"], runs, x_label=measure),
+                                      f"queries per value of {escape(measure)}, every run"))
+        parts.append("</div></section>")
         return "".join(parts)
 
     def differences(self) -> str:

@@ -101,3 +101,26 @@ def test_the_summary_table_scrolls_instead_of_being_cut(reports, browser):
     table_width, shown_width, overflow = box
     # The table is wider than 800 px allows: its container scrolls, so its last columns can be reached.
     assert table_width > shown_width and overflow == "auto", box
+
+
+def test_the_measure_selector_changes_the_drill_down(reports, browser):
+    session = _view(browser, reports["cranfield"].as_uri() + "#query=57", 1400)
+    headings = "[...document.querySelectorAll('#drill-rankings .ranking[data-run] h3')].map(h => h.textContent)"
+    columns = "document.querySelector('#drill-rankings .ranking[data-run] table tr').textContent"
+    options = browser.evaluate(session, "[...document.querySelector('#drill select.measure').options]"
+                                        ".map(o => o.textContent)")
+    assert options == ["ndcg@10", "ap", "rr", "p@10"]  # the page's measures (the default ones)
+    before = browser.evaluate(session, headings)
+    assert all(": ndcg@10 = " in h for h in before) and "gain" in browser.evaluate(session, columns)
+    browser.evaluate(session, "(() => { const s = document.querySelector('#drill select.measure'); s.value = '3'; "
+                              "s.dispatchEvent(new Event('change')); })()")
+    after = browser.evaluate(session, headings)
+    assert all(": p@10 = " in h for h in after), after
+    assert "relevant so far" in browser.evaluate(session, columns)
+    # p@10 of query 57, as the page's own per-query value: the count of relevant docs in the top 10, over 10.
+    counted = browser.evaluate(session, "(() => { const rows = [...document.querySelectorAll("
+                                        "'#drill-rankings .ranking[data-run]')[0].querySelectorAll('tr')].slice(1, 11); "
+                                        "return rows.filter(r => r.children[3].textContent === 'yes').length; })()")
+    value = float(after[0].rsplit("= ", 1)[1])
+    assert value == pytest.approx(counted / 10, abs=5e-5)
+    assert browser.evaluate(session, "document.getElementById('drill').dataset.measure") == "p@10"

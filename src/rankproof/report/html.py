@@ -447,9 +447,12 @@ class _Page:
                 f"-m {escape(d.drill['measure'])}</code> prints them"
                 + (f"; ranks past the cutoff {k} are grey and contribute 0" if k else "")
                 + ". Unjudged documents are shaded. Tied documents share the mean discount of the ranks they span "
-                "(ties=expected). Open a query directly with <code>#query=ID</code> after the file name.</p>"
+                "(ties=expected). Open a query directly with <code>#query=ID</code> after the file name. The "
+                "measure selector explains another measure of the page: its value per run, its cutoff, and which "
+                "ranked documents are relevant at its level.</p>"
                 + (f'<p class="note">{escape(d.drill["note"])}</p>' if d.drill.get("note") else "")
-                + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label></div>'
+                + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
+                '<label>measure <select class="measure" aria-label="measure"></select></label></div>'
                 '<div class="rankings" id="drill-rankings"></div>'
                 + _json_script("drill-data", {**d.drill, "first": d.drill["queries"][0] if d.drill["queries"] else ""})
                 + "</section>")

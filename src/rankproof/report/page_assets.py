@@ -84,15 +84,37 @@ SCRIPT = r"""
     return t;
   }
   function idealOf(run, i) { return D.ideal_per_run ? D.ideal[run][i] : D.ideal[i]; }
+  // The measure the drill-down explains (its selector): the DCG one shows gains and discounts, the others
+  // which ranked docs are relevant at their level, each with its own value and cutoff.
+  var MEASURES = D.measures || [{measure: D.measure, k: D.k, gain_based: true, values: D.values, rel: 1}];
+  var M = MEASURES[0], current = null;
+  function plainRows(run, i) {
+    var seen = 0;
+    return D.rankings[run][i].map(function (r, j) {
+      var below = M.k !== null && j >= M.k;
+      var relevant = r[1] !== null && r[1] >= M.rel;
+      if (relevant && !below) seen += 1;
+      return {cls: below ? "below" : (r[1] === null ? "unjudged" : ""),
+              cells: [String(j + 1), r[0], r[1] === null ? "unjudged" : String(r[1]), relevant ? "yes" : "",
+                      String(seen)]};
+    });
+  }
   function showRankings(q, i) {
     var box = document.getElementById("drill-rankings");
     box.textContent = "";
     D.runs.forEach(function (run) {
-      var div = el("div", {"class": "ranking", "data-run": run, "data-query": q});
+      var div = el("div", {"class": "ranking", "data-run": run, "data-query": q, "data-measure": M.measure});
       var h = el("h3");
       var sw = el("i"); sw.style.background = COLORS[run]; h.appendChild(sw);
-      h.appendChild(document.createTextNode(run + ": " + D.measure + " = " + fmt(D.values[run][i])));
+      h.appendChild(document.createTextNode(run + ": " + M.measure + " = " + fmt(M.values[run][i])));
       div.appendChild(h);
+      if (!M.gain_based) {
+        var plain = plainRows(run, i);
+        if (!plain.length) div.appendChild(el("p", {"class": "muted"}, "no ranking for this query"));
+        else div.appendChild(table(["rank", "doc", "grade", "relevant", "relevant so far"], plain));
+        box.appendChild(div);
+        return;
+      }
       var rows = D.rankings[run][i].map(function (r, j) {
         var discount = r.length > 5 ? r[5] : (D.k === null || j < D.k ? D.discount[j] : 0);
         var below = D.k !== null && j >= D.k;
@@ -186,11 +208,17 @@ SCRIPT = r"""
     if (!(q in index)) return false;
     var i = index[q];
     selects.forEach(function (s) { s.value = q; });
+    current = q;
     showRankings(q, i);
     showCumulative(q, i);
     document.getElementById("drill").setAttribute("data-query", q);
+    document.getElementById("drill").setAttribute("data-measure", M.measure);
     return true;
   }
+  Array.prototype.forEach.call(document.querySelectorAll("select.measure"), function (s) {
+    MEASURES.forEach(function (m, j) { s.appendChild(el("option", {value: String(j)}, m.measure)); });
+    s.addEventListener("change", function () { M = MEASURES[Number(s.value)]; if (current !== null) show(current); });
+  });
   selects.forEach(function (s) {
     D.queries.forEach(function (q) { s.appendChild(el("option", {value: q}, q)); });
     s.addEventListener("change", function () { show(s.value); });

@@ -110,3 +110,25 @@ def test_merged_aliases_are_noted(capsys):
     assert "rankproof: note: ap, map and MAP are all ap: one column" in err.splitlines()
     code, _, quiet = cli(capsys, "evaluate", QRELS, BM25, "-m", "ap", "-m", "map", "--quiet")
     assert quiet == ""
+
+
+def test_explain_why_and_systems_take_precision_and_quiet(capsys):
+    from rankproof import Qrels, Run, evaluate
+
+    value = evaluate(Qrels.read_trec(QRELS), Run.read_trec(BM25), ["ndcg@3"]).per_query("ndcg@3")["1"]
+    code, out, err = cli(capsys, "explain", QRELS, BM25, "-q", "1", "-m", "ndcg@3", "--precision", "2", "--quiet")
+    assert code == 0 and err == ""
+    assert f"ndcg@3 = {value:.2f}" in out.splitlines()
+    code, out, err = cli(capsys, "why", QRELS, BM25, "--peer", "trec_eval", "-m", "ap", "--precision", "3",
+                         "--quiet")
+    mean = evaluate(Qrels.read_trec(QRELS), Run.read_trec(BM25), ["ap"]).mean("ap")
+    assert code == 0 and err == "" and f"ap: ours {mean:.3f}," in out
+    code, out, err = cli(capsys, "systems", QRELS, BM25, TFIDF, LMD, "-m", "ap", "--resamples", "50",
+                         "--precision", "2", "--quiet")
+    assert code == 0 and err == ""
+    # means of ap: tfidf 0.2637, bm25 0.2602, lmdirichlet 0.2127 (compare's doc table) at 2 decimals
+    rows: dict[str, str] = {}
+    for line in out.splitlines():  # the means table comes first (the matrix of pairs repeats the names)
+        if line.startswith("  ") and line.split()[0] in ("tfidf", "bm25", "lmdirichlet"):
+            rows.setdefault(line.split()[0], line.split()[1])
+    assert rows == {"tfidf": "0.26", "bm25": "0.26", "lmdirichlet": "0.21"}

@@ -11,7 +11,7 @@ import sys
 from .usage import short, usage
 
 __all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", "notes", "digits", "print_text",
-           "add_names_option", "measure_names", "merged_notes", "print_notes"]
+           "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options", "quieted"]
 
 FORMATS = ("table", "json", "csv", "markdown", "trec")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
@@ -136,11 +136,11 @@ def notes(results, quiet: bool) -> None:
         print(f"rankproof: {line}", file=sys.stderr)
 
 
-def digits(args) -> int:
-    """The decimals of --precision (default 4)."""
+def digits(args, default: int = 4) -> int:
+    """The decimals of --precision (``default`` when not given)."""
     places = getattr(args, "precision", None)
     if places is None:
-        return 4
+        return default
     if not 0 <= places <= 17:
         raise usage(None, f"--precision {places} is not a number of decimals", "give a number between 0 and 17")
     return places
@@ -151,3 +151,23 @@ def print_text(text: str) -> None:
     from ..report.output import write_output
 
     write_output(text, None)
+
+
+def add_print_options(parser, default: int = 4, what: str = "values") -> None:
+    """--precision and --quiet for a command that prints a table (explain, why, systems)."""
+    parser.add_argument("--precision", type=int, metavar="DIGITS",
+                        help=f"decimals of the {what} printed (default {default})")
+    parser.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (no notes or warnings)")
+
+
+def quieted(args):
+    """With --quiet, Python warnings are not printed (stdout holds the same output either way)."""
+    import contextlib
+    import warnings
+
+    if not getattr(args, "quiet", False):
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack

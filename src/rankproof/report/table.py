@@ -230,11 +230,12 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
     return "\n".join(lines) + "\n"
 
 
-def explanation_table(e: Explanation) -> str:
+def explanation_table(e: Explanation, digits: int = 4) -> str:
     """The ranking, the ideal list, the value and the policies that changed anything.
 
     DCG-family measures show gains, discounts and contributions; the others
-    show which ranked docs are relevant at the measure's level.
+    show which ranked docs are relevant at the measure's level. ``digits``: decimals of discounts,
+    contributions, DCG and the value (4 by default).
     """
     from rich.table import Table
 
@@ -254,7 +255,7 @@ def explanation_table(e: Explanation) -> str:
         cells = [str(row.rank), row.doc, "" if row.score is None else f"{row.score:g}", tie,
                  "unjudged" if row.grade is None else str(row.grade)]
         if gain_based:
-            cells += [f"{row.gain:g}", f"{row.discount:.4f}", f"{row.contribution:.4f}", f"{row.cumulative:.4f}"]
+            cells += [f"{row.gain:g}", f"{row.discount:.{digits}f}", f"{row.contribution:.{digits}f}", f"{row.cumulative:.{digits}f}"]
         else:
             cells.append("yes" if row.relevant else "")
         ranking.add_row(*cells)
@@ -270,21 +271,21 @@ def explanation_table(e: Explanation) -> str:
         for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
             ideal.add_column(name, justify="left" if name == "doc" else "right")
         for step in e.ideal:
-            ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.4f}",
-                          f"{step.contribution:.4f}", f"{step.cumulative:.4f}")
+            ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.{digits}f}",
+                          f"{step.contribution:.{digits}f}", f"{step.cumulative:.{digits}f}")
         console.print()
         console.print(ideal)
         console.print()
         if e.measure.spec.dcg_parts:
-            console.print(f"DCG {e.dcg:.4f} / ideal DCG {e.ideal_dcg:.4f}"
-                          + (f" = {e.dcg / e.ideal_dcg:.4f}" if e.ideal_dcg else " (ideal DCG is 0)"))
+            console.print(f"DCG {e.dcg:.{digits}f} / ideal DCG {e.ideal_dcg:.{digits}f}"
+                          + (f" = {e.dcg / e.ideal_dcg:.{digits}f}" if e.ideal_dcg else " (ideal DCG is 0)"))
         else:
-            console.print(f"DCG {e.dcg:.4f}; ideal DCG {e.ideal_dcg:.4f}")
+            console.print(f"DCG {e.dcg:.{digits}f}; ideal DCG {e.ideal_dcg:.{digits}f}")
     else:
         console.print()
     for line in e.working:
         console.print(line, highlight=False)
-    console.print(f"{e.measure} = {_fmt(e.value)}" + ("" if e.value is not None else " (excluded)"))
+    console.print(f"{e.measure} = {_fmt(e.value, digits)}" + ("" if e.value is not None else " (excluded)"))
     if e.policies:
         console.print("policies that changed this value:")
         for note in e.policies:

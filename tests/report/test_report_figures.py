@@ -75,3 +75,30 @@ def test_per_query_distributions_are_overlaid(tmp_path):
     chart = page[page.index('data-figure="hist-ndcg@10"'):]
     chart = chart[:chart.index("</svg>")]
     assert chart.count('class="mark step"') == 2  # both runs on the same axis
+
+
+def test_report_reads_judgments_per_intent(tmp_path, capsys):
+    """report --intents (refused before): the diversity measures' means are those of evaluate --intents."""
+    qrels = tmp_path / "div.qrels"
+    qrels.write_text("".join(f"q{q} {i} d{q}{d} {g}\n" for q in range(1, 4)
+                             for i, d, g in ((1, 1, 1), (1, 2, 0), (2, 2, 1), (2, 3, 1), (3, 4, 1))))
+    runs = []
+    for name, order in (("a", [1, 2, 3, 4, 5]), ("b", [4, 5, 3, 2, 1])):
+        run = tmp_path / f"{name}.run"
+        run.write_text("".join(f"q{q} Q0 d{q}{d} {r} {10 - r} {name}\n" for q in range(1, 4)
+                               for r, d in enumerate(order, 1)))
+        runs.append(run)
+    out = tmp_path / "r.html"
+    assert main(["report", "--intents", str(qrels), *map(str, runs), "-m", "alpha_ndcg@5", "-m", "ndcg@5",
+                 "--resamples", "50", "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["evaluate", "--intents", str(qrels), *map(str, runs), "-m", "alpha_ndcg@5", "--format", "csv",
+                 "--quiet"]) == 0
+    expected = {line.split(",")[0]: float(line.split(",")[3]) for line in capsys.readouterr().out.splitlines()[1:]
+                if ",all," in line}
+    assert set(expected) == {"a.run", "b.run"}
+    for run, value in expected.items():
+        shown = re.search(rf'data-key="mean" data-run="{run}" data-measure="alpha_ndcg@5" data-value="([^"]+)"', page)
+        assert shown and float(shown.group(1)) == value, (run, shown)
+    assert "highest grade over the intents" in page

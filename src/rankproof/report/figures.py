@@ -444,8 +444,14 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     # Each mean's own interval: a bootstrap over queries (Results.by with one segment).
     interval_resamples = min(n_resamples, 2000)
     mean_intervals, interval_note = _mean_intervals(results, confidence, interval_resamples, seed)
-    curves = _curves(qrels, named, page_measures, protocol)
-    pr_curves, pr_note = _pr_curves(qrels, named, protocol)
+    # Judgments per intent (--intents): the means, tests and distributions are the diversity measures'; the
+    # figures of rankings (curves over k, precision-recall, the drill-down) use each doc's highest grade.
+    doc_qrels = getattr(qrels, "doc_qrels", qrels)
+    if doc_qrels is not qrels:
+        missing.append("judgments per intent: the curves over k, precision-recall and the drill-down's gains use "
+                       "each document's highest grade over the intents")
+    curves = _curves(doc_qrels, named, [m for m in page_measures if not m.spec.needs_intents], protocol)
+    pr_curves, pr_note = _pr_curves(doc_qrels, named, protocol)
     if pr_curves is None:
         missing.append(pr_note)
     segment_tables = _segment_tables(results, segments, confidence, interval_resamples, seed, missing)
@@ -469,8 +475,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         cutoff_curves=curves.cutoff_curves, judged_curves=curves.judged_curves, pr_curves=pr_curves, pr_note=pr_note,
         histograms=_histograms(results, page_measures),
         differences=_differences(results, baseline, page_measures) if len(results) > 1 else None,
-        gain_discount=_gain_discount(qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
-        drill=_with_measures(_drill(qrels, named, curves.drill_measure, protocol, curves.drill_values,
+        gain_discount=_gain_discount(doc_qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
+        drill=_with_measures(_drill(doc_qrels, named, curves.drill_measure, protocol, curves.drill_values,
                                     *_drill_plan(curves.drill_values, baseline, drill_depth)),
                              results, page_measures, curves.drill_measure, protocol),
         segments=segment_tables, fused=fused, fusion=fusion, systems=systems,

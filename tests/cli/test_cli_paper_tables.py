@@ -132,3 +132,18 @@ def test_explain_why_and_systems_take_precision_and_quiet(capsys):
         if line.startswith("  ") and line.split()[0] in ("tfidf", "bm25", "lmdirichlet"):
             rows.setdefault(line.split()[0], line.split()[1])
     assert rows == {"tfidf": "0.26", "bm25": "0.26", "lmdirichlet": "0.21"}
+
+
+def test_fuse_takes_precision_and_quiet(capsys, tmp_path):
+    from rankproof import Qrels, Run, evaluate
+
+    out_run = tmp_path / "fused.run"
+    code, out, _ = cli(capsys, "fuse", BM25, TFIDF, "-o", out_run, "--qrels", QRELS, "-m", "ap", "--param", "k=60",
+                       "--resamples", "50", "--precision", "2")
+    assert code == 0
+    fused = evaluate(Qrels.read_trec(QRELS), Run.read_trec(out_run), ["ap"]).mean("ap")
+    bm25 = evaluate(Qrels.read_trec(QRELS), Run.read_trec(BM25), ["ap"]).mean("ap")
+    row = next(line.split() for line in out.splitlines() if line.split()[:2] == ["ap", "bm25"])
+    assert row[2:4] == [f"{fused:.2f}", f"{bm25:.2f}"]
+    code, out, err = cli(capsys, "fuse", BM25, TFIDF, "-o", out_run, "--param", "k=60", "--quiet")
+    assert (code, out) == (0, "") and out_run.stat().st_size > 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import shutil
 
+import pytest
+
 from rankproof.cli.app import main
 from rankproof.report import svg
 
@@ -22,6 +24,7 @@ def test_an_identical_curve_is_dashed_and_named():
     assert "stroke-dasharray" in lines[1] and "<title>copy (identical to bm25)</title>" in lines[1]
 
 
+@pytest.mark.slow
 def test_the_report_says_which_runs_have_the_same_curve(tmp_path):
     copy = tmp_path / "copy.run"
     shutil.copy(CRANFIELD / "bm25.run", copy)

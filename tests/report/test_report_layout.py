@@ -62,7 +62,15 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     many = folder / "many.html"
     assert main(["report", str(qrels), str(run_a), str(run_b), "-m", "rr", "--resamples", "100",
                  "-o", str(many)]) == 0
-    return {"cranfield": cranfield, "many": many}
+    # Grades up to 15 under gain=exp2: gains of 32767, a cumulative DCG in the tens of thousands (drill-down).
+    big_qrels, big_a, big_b = folder / "big.qrels", folder / "big_a.run", folder / "big_b.run"
+    big_qrels.write_text("".join(f"q{q} 0 d{d} {15 - d}\n" for q in range(3) for d in range(8)))
+    big_a.write_text("".join(f"q{q} Q0 d{d} {d + 1} {10 - d} a\n" for q in range(3) for d in range(8)))
+    big_b.write_text("".join(f"q{q} Q0 d{7 - d} {d + 1} {10 - d} b\n" for q in range(3) for d in range(8)))
+    big = folder / "big.html"
+    assert main(["report", str(big_qrels), str(big_a), str(big_b), "-m", "ndcg@5", "--policy", "gain=exp2",
+                 "--resamples", "50", "-o", str(big)]) == 0
+    return {"cranfield": cranfield, "many": many, "big": big}
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +93,7 @@ def test_the_results_are_on_the_first_screen(reports, browser):
 
 
 @pytest.mark.parametrize("width", [800, 1400])
-@pytest.mark.parametrize("name", ["cranfield", "many"])
+@pytest.mark.parametrize("name", ["cranfield", "many", "big"])
 def test_no_two_texts_of_a_figure_overlap(reports, browser, name, width):
     session = _view(browser, reports[name].as_uri(), width)
     assert browser.evaluate(session, "document.querySelectorAll('svg.figure text').length") > 20

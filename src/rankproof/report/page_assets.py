@@ -162,6 +162,8 @@ SCRIPT = r"""
     var step = Math.pow(10, Math.floor(Math.log10(most / 4)));
     [1, 2, 2.5, 5, 10].some(function (m) { if (m * step >= most / 4) { step = m * step; return true; } return false; });
     var top = Math.ceil(most / step - 1e-9) * step;
+    // The left margin fits the longest tick label clear of the rotated title (as the page's own charts do).
+    for (var t = 0; t <= top + step / 2; t += step) L = Math.max(L, Math.ceil(29 + 7 * String(+t.toFixed(6)).length));
     var n = D.depth;
     function x(r) { return L + (r - 1) / Math.max(n - 1, 1) * (W - L - R); }
     function y(v) { return H - B - v / top * (H - T - B); }

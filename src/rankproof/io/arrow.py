@@ -134,11 +134,27 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
         spans = (text.tobytes(), starts, np.char.str_len(text).astype(np.int64))
     else:
         spans = ids.vocabulary()
+        if b"\0" in spans[0]:   # the distinct ids only: one memchr over them
+            _refuse_nul(spans, codes)
     order, vocabulary = _vocabulary.sorted_vocabulary(*spans)
     _vocabulary.remap(codes, order)
     if vocabulary.size == 0:
         vocabulary = np.zeros(0, dtype="<U1")
     return codes, vocabulary
+
+
+def _refuse_nul(spans, codes: np.ndarray) -> None:
+    """An id holding a NUL character: numpy's str arrays, which hold the vocabularies, drop
+    trailing NULs, so ``d1\\0`` would silently be counted as ``d1``. Refused, naming the row."""
+    arena, starts, lengths = spans
+    for code, (start, length) in enumerate(zip(np.asarray(starts).tolist(), np.asarray(lengths).tolist())):
+        text = arena[start:start + length]
+        if b"\0" in text:
+            row = int(np.flatnonzero(codes == code)[0]) + 1
+            shown = text.decode("utf-8", "replace")
+            raise ParseError(row=row, what=f"id {literal(repr(shown)[:60])} holds a NUL character, which no id may "
+                                           "hold (it would be read as the id without it)",
+                             value=shown, fix="remove the NUL characters from the ids")
 
 
 def intern_columns_together(first_column, second_column):

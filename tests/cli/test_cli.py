@@ -199,8 +199,9 @@ def test_trec_output_matches_trec_eval_on_cranfield(capsys):
                        "-m", "ndcg@10", "-m", "ap", "-m", "p@10", "-m", "rr")
     assert code == 0
     values = {line.split("\t")[0].strip(): line.split("\t")[2] for line in out.splitlines()}
-    assert values == {"runid": "bm25.run", "ndcg@10": "0.3408", "ap": "0.2602", "p@10": "0.2227",
-                      "rr": "0.5003"}
+    # trec_eval's own names (issue 28): what trec_eval -m ndcg_cut.10 -m map -m P.10 -m recip_rank prints.
+    assert values == {"runid": "bm25.run", "ndcg_cut_10": "0.3408", "map": "0.2602", "P_10": "0.2227",
+                      "recip_rank": "0.5003"}
 
 
 # -- evaluate --format table -------------------------------------------------------------
@@ -333,7 +334,9 @@ def test_trec_format(capsys, cran_qrels):
     for name in ("bm25", "tfidf"):
         results = evaluate(cran_qrels, Run.read_trec(RUNS[name]), DEFAULT_MEASURES)
         expected.append("%-22s\t%s\t%s" % ("runid", "all", f"{name}.run"))
-        expected += ["%-22s\t%s\t%6.4f" % (m, "all", results.mean(m)) for m in DEFAULT_MEASURES]
+        # trec_eval's names for ndcg@10, ap, rr, p@10 (issue 28)
+        expected += ["%-22s\t%s\t%6.4f" % (trec, "all", results.mean(m)) for m, trec in
+                     zip(DEFAULT_MEASURES, ["ndcg_cut_10", "map", "recip_rank", "P_10"])]
     assert lines == expected
 
 
@@ -347,7 +350,7 @@ def test_trec_format_per_query(capsys, cran_qrels):
         match = TREC_LINE.fullmatch(line)
         assert match, line
         if match["query"] != "all":
-            assert match["measure"].strip() == "ap"
+            assert match["measure"].strip() == "map"  # trec_eval's name for ap (issue 28)
             per_query[match["query"]] = match["value"]
     assert per_query == {q: "%6.4f" % v for q, v in ap.items()}
     assert "%-22s\tall\tbm25.run" % "runid" in lines

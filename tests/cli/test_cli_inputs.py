@@ -439,7 +439,8 @@ def test_engine_choices_are_the_registry_and_spark(capsys):
     assert choices == ["compiled", "numpy", "spark"]
 
 
-@pytest.mark.parametrize("command", [["explain", "--query", "1"], ["report", "-o", "r.html"]])
+# report reads judgments per intent since issue 28 (tests/report/test_report_figures.py).
+@pytest.mark.parametrize("command", [["explain", "--query", "1"]])
 def test_intents_where_not_available_yet_is_one_line(capsys, monkeypatch, tmp_path, command):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "q.txt").write_text("1 1 d1 1\n1 2 d2 1\n")

@@ -425,6 +425,9 @@ def test_browser_renders_every_figure_without_errors(cranfield_report, tmp_path)
     drill = json.loads(page.scripts["drill-data"])
     at = drill["queries"].index("57")
     lengths = [len(drill["rankings"][run][at]) for run in drill["runs"]] + [len(drill["ideal"][at])]
+    # Every curve stops at the cutoff k, as the measure does (issue 28: runs no longer go on flat past it).
+    k = drill["k"]
+    lengths = [min(n, k) if k is not None else n for n in lengths]
     assert drawn["cumulative"] == sum(n + 1 for n in lengths) and min(lengths) > 0
 
 

@@ -8,10 +8,12 @@ import os
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .large import prepare_for, stages as progress
-from .render import COMPARE_FORMATS, render_comparison
+from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes, print_notes, \
+    render_comparison
 from .usage import count_option, fraction_option, usage
 
-__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "bare_names", "run"]
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_paper_options", "bare_names",
+           "run"]
 
 NAME = "compare"
 HELP = "paired significance tests between runs (or saved results)"
@@ -56,7 +58,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bounds", action="store_true",
                         help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
     parser.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
+    add_paper_options(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--quiet", action="store_true",
+                        help="the table alone: no notes under it (test, correction, protocol, fingerprint) and "
+                             "nothing on stderr but errors (LaTeX keeps the fingerprint in its caption)")
+
+
+def add_paper_options(parser: argparse.ArgumentParser) -> None:
+    """What a paper's table needs: decimals, measure names, the LaTeX label and extra columns."""
+    parser.add_argument("--precision", type=int, metavar="DIGITS",
+                        help="decimals of means, differences and intervals in table, markdown and latex "
+                             "(default 4; p-values keep 4, json and csv every digit)")
+    add_names_option(parser)
+    parser.add_argument("--table-label", default="tab:results", metavar="LABEL",
+                        help="the LaTeX table's \\label (default tab:results)")
+    parser.add_argument("--latex-columns", default="", metavar="ci,effect",
+                        help="extra LaTeX columns after each measure: ci (the interval of each run against the "
+                             "baseline, or the first run) and effect (Cohen's d against it); markdown always "
+                             "has both. Not --columns, which names input columns")
 
 
 def bare_names(names: list[str]) -> list[str]:
@@ -76,12 +96,34 @@ def run(args) -> int:
     from ..stats import compare
 
     check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
+    places, extra = digits(args), _latex_columns(args)
+    if not args.results and args.names:  # checked before the work; saved results name their measures later
+        from ..measures.parse import parse_measures
+
+        measure_names(args, NAME, parse_measures(args.measure or DEFAULT_MEASURES))
     if args.results:
         comparison = compare(None, _saved(args), args.measure, None, **_test_options(args))
     else:
         comparison = _compare_runs(args, compare)
-    write_output(render_comparison(comparison, args.format), args.output)
+    names = measure_names(args, NAME, comparison.measures)
+    write_output(render_comparison(comparison, args.format, places=places, names=names, quiet=args.quiet,
+                                   label=args.table_label, extra=extra), args.output)
+    print_notes(merged_notes(args.measure), args.quiet)
     return 0
+
+
+def _latex_columns(args) -> tuple[str, ...]:
+    """--latex-columns ci,effect, checked before any work."""
+    from ..report.compare import LATEX_EXTRAS
+
+    extra = tuple(part.strip() for part in args.latex_columns.split(",") if part.strip())
+    wrong = [e for e in extra if e not in LATEX_EXTRAS]
+    if wrong or len(set(extra)) != len(extra):
+        raise usage(NAME, f"--latex-columns {args.latex_columns}: choose from {', '.join(LATEX_EXTRAS)}, each once",
+                    "e.g. --latex-columns ci,effect")
+    if extra and args.format != "latex":
+        raise usage(NAME, "--latex-columns is for --format latex", "markdown and table already show CI and d")
+    return extra
 
 
 def _test_options(args) -> dict:

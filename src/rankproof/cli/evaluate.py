@@ -9,7 +9,7 @@ from .inputs import (QRELS_ROLES, RUN_ROLES, add_input_options, add_protocol_opt
                      read_inputs, run_names)
 from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
-from .render import FORMATS, notes, render_results
+from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
 from .render import digits as precision
 from .usage import usage
 
@@ -73,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--precision", type=int, metavar="DIGITS",
                         help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
+    add_names_option(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
     add_memory_options(parser)
@@ -87,25 +88,27 @@ def run(args) -> int:
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = protocol_of(args)
     places = precision(args)
+    names = measure_names(args, NAME, measures)
     check_output_path(args.output, [args.qrels, *args.runs, args.grade_map])
-    names = run_names(args.runs, args.label)
+    labels = run_names(args.runs, args.label)
     if args.engine == SPARK:
-        results = _on_spark(args, measures, protocol, names)
+        results = _on_spark(args, measures, protocol, labels)
     elif args.spark_master is not None:
         raise usage(NAME, "--spark-master is for --engine spark")
     elif out_of_core(args, NAME):
-        results = evaluate_out_of_core(args, measures, names, NAME)
+        results = evaluate_out_of_core(args, measures, labels, NAME)
     else:
         large = prepare_for([args.qrels, *args.runs])
         results = []
         with progress(1 + 2 * len(args.runs), large) as stages:
-            qrels, runs = read_inputs(args, args.qrels, args.runs, names, stages)
+            qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
             for name, ranking in runs:
                 results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                         allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
-    write_output(render_results(results, args.format, args.per_query, places), args.output)
+    write_output(render_results(results, args.format, args.per_query, places, names), args.output)
+    print_notes(merged_notes(args.measure), args.quiet)
     notes(results, args.quiet)
     return 0
 

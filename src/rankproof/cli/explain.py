@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
-from .render import print_text
+from .render import add_print_options, digits, print_text, quieted
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a measure; repeat for several (default ndcg@10)")
     add_protocol_options(parser)
     add_input_options(parser)
+    add_print_options(parser, what="discounts, contributions, DCG and values")
 
 
 def run(args) -> int:
@@ -33,8 +34,11 @@ def run(args) -> int:
 
     measures = parse_measures(args.measure or ["ndcg@10"])  # every bad name refused before reading
     protocol = protocol_of(args)
-    qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label), intents=False)
-    (_, ranking), = runs
-    tables = [explanation_table(explain(qrels, ranking, args.query, measure, protocol)) for measure in measures]
+    places = digits(args)
+    with quieted(args):
+        qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label), intents=False)
+        (_, ranking), = runs
+        tables = [explanation_table(explain(qrels, ranking, args.query, measure, protocol), places)
+                  for measure in measures]
     print_text("\n".join(tables))
     return 0

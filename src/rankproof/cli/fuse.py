@@ -7,6 +7,7 @@ import argparse
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_qrels, read_run, run_names
+from .render import digits
 from .usage import count_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "trec_text"]
@@ -46,6 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_test_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
+    parser.add_argument("--precision", type=int, metavar="DIGITS",
+                        help="decimals of the comparison's means, differences and intervals (default 4; the fused "
+                             "run keeps every digit of its scores)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing: the fused run is written to -o, errors still go to stderr")
 
 
 def trec_text(run) -> str:
@@ -99,6 +105,7 @@ def run(args) -> int:
                     "give qrels with one grade per query and doc")
     method, ties = parse_method(args.method), parse_ties(args.ties)
     params = _params(args)
+    places = digits(args)
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = protocol_of(args)
     check_output_path(args.output, [*args.runs, args.qrels])
@@ -127,8 +134,9 @@ def run(args) -> int:
         comparison = compare_fused(qrels, fused, runs, measures, protocol, test=args.test,
                                    correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
                                    seed=args.seed)
-        out.append(text_table(comparison, fused.name))
-    print("\n".join(out))
+        out.append(text_table(comparison, fused.name, places))
+    if not args.quiet:
+        print("\n".join(out))
     return 0
 
 

@@ -8,16 +8,21 @@ from __future__ import annotations
 
 import sys
 
-from .usage import usage
+from .usage import short, usage
 
-__all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", "notes", "digits", "print_text"]
+__all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", "notes", "digits", "print_text",
+           "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options", "quieted"]
 
 FORMATS = ("table", "json", "csv", "markdown", "trec")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
-def render_results(results, fmt: str, per_query: bool, places: int = 4) -> str:
-    """Results (one per run) in an output format of ``rankproof evaluate``."""
+def render_results(results, fmt: str, per_query: bool, places: int = 4, names: dict[str, str] | None = None) -> str:
+    """Results (one per run) in an output format of ``rankproof evaluate``.
+
+    ``--format trec`` prints trec_eval's measure names (``map``, ``P_10``);
+    ``names`` (``--names``) renames measures in the table and Markdown.
+    """
     if fmt == "json":
         from ..report.data import to_json
 
@@ -29,20 +34,96 @@ def render_results(results, fmt: str, per_query: bool, places: int = 4) -> str:
     if fmt == "trec":
         from ..report.data import to_trec
 
-        return to_trec(results, per_query=per_query, digits=places)
+        return to_trec(results, per_query=per_query, digits=places, trec_names=True)
     from ..report.table import to_markdown, to_table
 
     if fmt == "markdown":
-        return to_markdown(results, per_query=per_query, digits=places)
-    return to_table(results, per_query=per_query, digits=places, notes=False)
+        return to_markdown(results, per_query=per_query, digits=places, names=names)
+    return to_table(results, per_query=per_query, digits=places, notes=False, names=names)
 
 
-def render_comparison(comparison, fmt: str) -> str:
-    """A Comparison in an output format of ``rankproof compare``."""
+def render_comparison(comparison, fmt: str, *, places: int = 4, names: dict[str, str] | None = None,
+                      quiet: bool = False, label: str = "tab:results", extra: tuple[str, ...] = ()) -> str:
+    """A Comparison in an output format of ``rankproof compare`` (JSON and CSV at full precision)."""
     from ..report import compare as render
 
-    return {"table": render.to_table, "json": render.to_json, "csv": render.to_csv,
-            "markdown": render.to_markdown, "latex": render.to_latex}[fmt](comparison)
+    if fmt == "json":
+        return render.to_json(comparison)
+    if fmt == "csv":
+        return render.to_csv(comparison)
+    if fmt == "latex":
+        return render.to_latex(comparison, digits=places, names=names, label=label, extra=extra)
+    rendered = render.to_markdown if fmt == "markdown" else render.to_table
+    return rendered(comparison, digits=places, names=names, notes=not quiet)
+
+
+NAMES_HELP = ("measures as a paper prints them, e.g. --names MAP=ap,MRR=rr,nDCG@10=ndcg@10 (repeatable; "
+              "the table, Markdown and LaTeX show MAP where the measure is ap). An option rather than -m MAP=ap: "
+              "a measure's own text may hold '=' (ndcg(gain=map:0=0/1=1)), so -m stays one measure, unambiguous")
+
+
+def add_names_option(parser) -> None:
+    """--names DISPLAY=MEASURE,... (evaluate and compare)."""
+    parser.add_argument("--names", action="append", metavar="NAME=MEASURE,...", help=NAMES_HELP)
+
+
+def _top_level_split(text: str) -> list[str]:
+    """Split on commas outside parentheses: utility(a=1,b=-1) stays one item."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    return [*items, text[start:]]
+
+
+def measure_names(args, command: str, measures) -> dict[str, str]:
+    """--names as {canonical measure: printed name}; each measure must be one of those evaluated."""
+    from ..measures.parse import parse_measures
+
+    given = getattr(args, "names", None) or []
+    evaluated = [str(m) for m in measures]
+    names: dict[str, str] = {}
+    for item in (part.strip() for text in given for part in _top_level_split(text)):
+        shown, equals, text = item.partition("=")
+        shown = shown.strip()
+        if not equals or not shown or not text.strip() or not shown.isprintable():
+            raise usage(command, f"--names {short(item)}: write NAME=MEASURE, e.g. MAP=ap",
+                        "separate several with commas: --names MAP=ap,MRR=rr")
+        measure = str(parse_measures([text.strip()])[0])
+        if measure not in evaluated:
+            raise usage(command, f"--names {short(item)}: {measure} is not among the measures "
+                        f"({', '.join(evaluated)})", f"add -m {text.strip()} or drop this name")
+        if names.get(measure, shown) != shown or shown in (v for k, v in names.items() if k != measure):
+            raise usage(command, f"--names {short(item)}: two names for one measure, or one name for two",
+                        "give each measure one name")
+        names[measure] = shown
+    return names
+
+
+def merged_notes(texts) -> list[str]:
+    """A note per measure typed under several names (nDCG@10 and ndcg_cut_10 are one column)."""
+    from ..measures.parse import parse_measures
+
+    spellings: dict[str, list[str]] = {}
+    for text in texts or ():
+        typed = str(text)
+        seen = spellings.setdefault(str(parse_measures([text])[0]), [])
+        if typed not in seen:
+            seen.append(typed)
+    lines = []
+    for measure, given in spellings.items():
+        if len(given) > 1:
+            listed = ", ".join(given[:-1]) + f" and {given[-1]}"
+            lines.append(f"note: {listed} are {'both' if len(given) == 2 else 'all'} {measure}: one column")
+    return lines
+
+
+def print_notes(lines, quiet: bool) -> None:
+    """Lines on stderr, prefixed ``rankproof:`` (``--quiet`` drops them)."""
+    for line in () if quiet else lines:
+        print(f"rankproof: {line}", file=sys.stderr)
 
 
 def notes(results, quiet: bool) -> None:
@@ -55,11 +136,11 @@ def notes(results, quiet: bool) -> None:
         print(f"rankproof: {line}", file=sys.stderr)
 
 
-def digits(args) -> int:
-    """The decimals of --precision (default 4)."""
+def digits(args, default: int = 4) -> int:
+    """The decimals of --precision (``default`` when not given)."""
     places = getattr(args, "precision", None)
     if places is None:
-        return 4
+        return default
     if not 0 <= places <= 17:
         raise usage(None, f"--precision {places} is not a number of decimals", "give a number between 0 and 17")
     return places
@@ -70,3 +151,23 @@ def print_text(text: str) -> None:
     from ..report.output import write_output
 
     write_output(text, None)
+
+
+def add_print_options(parser, default: int = 4, what: str = "values") -> None:
+    """--precision and --quiet for a command that prints a table (explain, why, systems)."""
+    parser.add_argument("--precision", type=int, metavar="DIGITS",
+                        help=f"decimals of the {what} printed (default {default})")
+    parser.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (no notes or warnings)")
+
+
+def quieted(args):
+    """With --quiet, Python warnings are not printed (stdout holds the same output either way)."""
+    import contextlib
+    import warnings
+
+    if not getattr(args, "quiet", False):
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack

@@ -14,7 +14,8 @@ __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 NAME = "report"
 HELP = "one self-contained HTML page: summary, plots and a drill-down"
 EXAMPLES = """example:
-  rankproof report qrels.txt bm25.run tfidf.run lmdirichlet.run --baseline bm25.run -o report.html"""
+  rankproof report qrels.txt bm25.run tfidf.run lmdirichlet.run --baseline bm25.run -o report.html
+  rankproof report --intents diversity.qrels a.run b.run -m alpha_ndcg@20 -m err_ia@20 -o report.html"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +50,7 @@ def run(args) -> int:
     names = run_names(args.runs, args.label)
     segments = read_segments(args.segments) if args.segments else None
     prepare_for([args.qrels, *args.runs])
-    qrels, read = read_inputs(args, args.qrels, args.runs, names, intents=False)
+    qrels, read = read_inputs(args, args.qrels, args.runs, names)  # --intents: judgments per intent
     runs = dict(read)
     if segments is not None:
         check_segments_match(segments, qrels.queries, args.segments)

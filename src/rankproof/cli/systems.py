@@ -12,6 +12,7 @@ import argparse
 
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .render import add_print_options, digits, quieted
 from .usage import count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -56,13 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="analyse runs that rank fewer than half of the judged queries anyway")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    add_print_options(parser, what="means, differences, effects and risks (p-values keep 4; json every digit)")
 
 
 def run(args) -> int:
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
-    from ..stats.systems import compare_systems
     from .compare import bare_names
 
     if len(args.inputs) < 4:
@@ -71,6 +72,7 @@ def run(args) -> int:
     if args.resamples < 1 or args.asl_resamples < 1:
         raise usage(NAME, "--resamples and --asl-resamples must be at least 1")
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    places = digits(args)
     qrels_path, paths = args.inputs[0], args.inputs[1:]
     file_names = run_names(paths)
     labelled = run_names(paths, args.label)
@@ -80,12 +82,19 @@ def run(args) -> int:
     baselines = [known.get(name, name) for name in args.baseline or []]
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")
-    qrels, read = read_inputs(args, qrels_path, paths, names, intents=False)
-    analysis = compare_systems(qrels, dict(read), measures, protocol_of(args), allow_partial=args.allow_partial,
-                               procedure=args.procedure, baselines=baselines, alpha=args.alpha,
-                               n_resamples=args.resamples, seed=args.seed,
-                               risk_alpha=args.risk_alpha if args.risk else None, design=args.design,
-                               min_difference=args.min_difference, ci_width=args.ci_width, power=args.power,
-                               asl_resamples=args.asl_resamples, mixed=args.mixed_model)
-    write_output(to_json(analysis) if args.format == "json" else to_text(analysis), args.output)
+    with quieted(args):
+        qrels, read = read_inputs(args, qrels_path, paths, names, intents=False)
+        analysis = _analyse(args, qrels, dict(read), measures, baselines)
+    write_output(to_json(analysis) if args.format == "json" else to_text(analysis, places), args.output)
     return 0
+
+
+def _analyse(args, qrels, runs, measures, baselines):
+    from ..stats.systems import compare_systems
+
+    return compare_systems(qrels, runs, measures, protocol_of(args), allow_partial=args.allow_partial,
+                           procedure=args.procedure, baselines=baselines, alpha=args.alpha,
+                           n_resamples=args.resamples, seed=args.seed,
+                           risk_alpha=args.risk_alpha if args.risk else None, design=args.design,
+                           min_difference=args.min_difference, ci_width=args.ci_width, power=args.power,
+                           asl_resamples=args.asl_resamples, mixed=args.mixed_model)

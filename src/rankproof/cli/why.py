@@ -6,7 +6,7 @@ import argparse
 
 from ..protocol.presets import PRESET_SETTINGS
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
-from .render import print_text
+from .render import add_print_options, digits, print_text, quieted
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run"]
 
@@ -38,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how many of the most different queries to list (default 5; 0: only their count)")
     add_protocol_options(parser)
     add_input_options(parser)
+    add_print_options(parser, default=7, what="values and differences")
 
 
 def run(args) -> int:
@@ -45,7 +46,10 @@ def run(args) -> int:
 
     measures = args.measure or ["ndcg@10"]
     protocol = protocol_of(args)
-    qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label))
-    (_, ranking), = runs
-    print_text(why(qrels, ranking, measures, args.peer, protocol, top=args.top).summary() + "\n")
+    places = digits(args, default=7)
+    with quieted(args):
+        qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label))
+        (_, ranking), = runs
+        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
+    print_text(found.summary(digits=places) + "\n")
     return 0

@@ -21,6 +21,7 @@ formats).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import difflib
 import enum
 import re
@@ -33,7 +34,7 @@ from ..errors import literal
 
 __all__ = [
     "Params", "NaN", "Printed", "Summary", "TrecMeasure", "TREC_MEASURES", "NICKNAMES", "Line",
-    "request", "gain_order_warning", "c_atol", "c_atof", "MIN_GEO_MEAN",
+    "request", "trec_eval_name", "gain_order_warning", "c_atol", "c_atof", "MIN_GEO_MEAN",
 ]
 
 # trec_eval's floor for a per-query value inside a geometric mean.
@@ -461,3 +462,36 @@ def _built(trec: TrecMeasure, build: Callable, param, settings: Settings) -> Mea
         fields = error.what is not None and error.source is None
         raise MeasureError(what=error.what if fields else literal(message), fix=error.fix if fields else None,
                            value=error.value, source=f"-m {trec.name}") from None
+
+
+@functools.lru_cache(maxsize=None)
+def _printed_names(cutoff: int | None) -> dict[Measure, str]:
+    """trec_eval's printed name of each rankproof measure it computes as a mean (cutoffs at ``cutoff``)."""
+    names: dict[Measure, str] = {}
+    for trec in TREC_MEASURES:
+        if trec.unsupported or trec.summary is not Summary.MEAN or not trec.per_query or trec.build is None:
+            continue
+        if trec.params is Params.LONG_CUTOFFS:
+            if cutoff is None:
+                continue
+            argument = f"{trec.name}.{cutoff}"
+        else:
+            argument = trec.name
+        try:
+            lines = request([argument])
+        except MeasureError:
+            continue
+        for line in lines:
+            if line.measure is not None:
+                names.setdefault(line.measure, line.name)
+    return names
+
+
+def trec_eval_name(measure: Measure) -> str | None:
+    """The name trec_eval prints for a rankproof measure (``map``, ``P_10``), or None when it has none.
+
+    >>> from rankproof.measures.parse import parse_measures
+    >>> [trec_eval_name(m) for m in parse_measures(["ap", "p@10", "ndcg@10", "rr", "alpha_ndcg@10"])]
+    ['map', 'P_10', 'ndcg_cut_10', 'recip_rank', None]
+    """
+    return _printed_names(measure.cutoff).get(measure)

@@ -1,8 +1,12 @@
-"""Renderers of a :class:`~rankproof.stats.Comparison`: table, Markdown, LaTeX, JSON, CSV.
+r"""Renderers of a :class:`~rankproof.stats.Comparison`: table, Markdown, LaTeX, JSON, CSV.
 
 Renderers never compute: every number comes from the comparison's rows.
-People's formats round (4 decimals) and mark significant rows with ``*``;
+People's formats round (4 decimals, ``digits``) and mark significant rows with ``*``;
 JSON and CSV keep full precision (infinite or undefined values are null / empty).
+``names`` maps canonical measure names to the names a paper prints
+(``{"ap": "MAP"}``); the LaTeX table says it needs booktabs, carries a
+``\label`` and, on request, each run's interval and effect size against the
+baseline (``extra=("ci", "effect")``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import math
 from typing import Any
 
 __all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document", "TEST_NAMES",
-           "CORRECTION_NAMES", "signed", "p_text", "needed_text", "effect_text"]
+           "CORRECTION_NAMES", "LATEX_EXTRAS", "signed", "p_text", "needed_text", "effect_text"]
 
 # How each test and correction is named in a rendered comparison (the HTML report's too).
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization": "randomization test"}
@@ -27,9 +31,9 @@ def _fmt(value: float, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
 
 
-def signed(value: float) -> str:
-    """A difference with its sign, 4 decimals (``n/a`` for NaN)."""
-    return "n/a" if math.isnan(value) else f"{value:+.4f}"
+def signed(value: float, digits: int = 4) -> str:
+    """A difference with its sign, 4 decimals (``digits``; ``n/a`` for NaN)."""
+    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
 
 
 def p_text(value: float) -> str:
@@ -51,10 +55,12 @@ def effect_text(value: float) -> str:
     return "inf" if math.isinf(value) else f"{value:+.2f}"
 
 
-def _cells(row, comparison) -> list[str]:
+def _cells(row, digits: int = 4, names: dict[str, str] | None = None) -> list[str]:
     mark = "*" if row.significant else ""
-    return [row.measure, row.run_a, row.run_b, _fmt(row.mean_a), _fmt(row.mean_b), signed(row.difference) + mark,
-            f"[{signed(row.ci_low)}, {signed(row.ci_high)}]", p_text(row.p_value), p_text(row.p_corrected) + mark,
+    return [(names or {}).get(row.measure, row.measure), row.run_a, row.run_b, _fmt(row.mean_a, digits),
+            _fmt(row.mean_b, digits), signed(row.difference, digits) + mark,
+            f"[{signed(row.ci_low, digits)}, {signed(row.ci_high, digits)}]", p_text(row.p_value),
+            p_text(row.p_corrected) + mark,
             effect_text(row.effect_size), f"{row.wins}/{row.ties}/{row.losses}", needed_text(row.queries_needed)]
 
 
@@ -86,8 +92,12 @@ def _notes(comparison) -> list[str]:
     return lines
 
 
-def to_table(comparison) -> str:
-    """A terminal table, one row per measure x pair, then settings, protocol and mismatches."""
+def to_table(comparison, *, digits: int = 4, names: dict[str, str] | None = None, notes: bool = True) -> str:
+    """A terminal table, one row per measure x pair, then settings, protocol and mismatches.
+
+    ``digits``: decimals of means, differences and intervals; ``names``: measures
+    as printed; ``notes=False``: the table alone (``--quiet``).
+    """
     from rich.console import Console
     from rich.table import Table
 
@@ -98,27 +108,33 @@ def to_table(comparison) -> str:
     for i, name in enumerate(_headers(comparison)):
         table.add_column(name, justify="left" if i < 3 else "right")
     for row in comparison.rows:
-        table.add_row(*_cells(row, comparison))
+        table.add_row(*_cells(row, digits, names))
     console.print(table)
     text = "\n".join(line.rstrip() for line in buffer.getvalue().splitlines())
-    return text + "\n\n" + "\n".join(_notes(comparison)) + "\n"
+    return text + ("\n\n" + "\n".join(_notes(comparison)) if notes else "") + "\n"
 
 
-def to_markdown(comparison) -> str:
+def to_markdown(comparison, *, digits: int = 4, names: dict[str, str] | None = None, notes: bool = True) -> str:
+    """A Markdown table for a paper or an issue; significant rows are marked ``*``.
+
+    Every row carries its interval and effect size; ``digits``, ``names`` and
+    ``notes`` as in :func:`to_table`.
+    """
     from .table import markdown_cell
 
-    """A Markdown table for a paper or an issue; significant rows are marked ``*``."""
     headers = _headers(comparison)
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * 3 + "---:|" * (len(headers) - 3)]
     for row in comparison.rows:
         # A bare * could pair up into emphasis: escaped.
-        lines.append("| " + " | ".join(markdown_cell(cell).replace("*", r"\*") for cell in _cells(row, comparison))
+        lines.append("| " + " | ".join(markdown_cell(cell).replace("*", r"\*") for cell in _cells(row, digits, names))
                      + " |")
-    notes = _notes(comparison)
-    lines += [""] + [line.replace("*", r"\*", 1) + "  " for line in notes[:3]]
+    if not notes:
+        return "\n".join(lines) + "\n"
+    said = _notes(comparison)
+    lines += [""] + [line.replace("*", r"\*", 1) + "  " for line in said[:3]]
     lines += ["", f"Protocol: `{comparison.protocol}` (fingerprint `{comparison.protocol.fingerprint}`); "
               f"qrels digest `{comparison.qrels_digest}`."]
-    lines += [line + "  " for line in notes[6:]]
+    lines += [line + "  " for line in said[6:]]
     return "\n".join(lines) + "\n"
 
 
@@ -132,40 +148,79 @@ def _latex(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def to_latex(comparison) -> str:
+LATEX_EXTRAS = ("ci", "effect")
+
+
+def to_latex(comparison, *, digits: int = 4, names: dict[str, str] | None = None, label: str = "tab:results",
+             extra: tuple[str, ...] = ()) -> str:
     """A booktabs table for a paper: runs as rows (labelled a, b, ...), measures as columns.
 
     Each mean carries, as a superscript, the labels of the runs it is
     significantly better than (after correction); the best mean of each
-    column is bold.
+    column is bold. ``names`` maps measures to the names printed
+    (``{"ap": "MAP"}``), ``label`` is the ``\\label`` (``tab:results``), and
+    ``extra`` adds, after each measure's means, each run's interval
+    (``"ci"``) and effect size (``"effect"``) against the baseline (the
+    first run when none was given). The first line says the table needs
+    booktabs.
     """
     c = comparison
+    unknown = [e for e in extra if e not in LATEX_EXTRAS]
+    if unknown:
+        raise ValueError(f"unknown extra column {unknown[0]!r}: choose from {', '.join(LATEX_EXTRAS)}")
     labels = {run: chr(ord("a") + i) if i < 26 else f"r{i}" for i, run in enumerate(c.runs)}
     beats: dict[tuple[str, str], list[str]] = {}
     for row in c.significant:
         winner, loser = (row.run_b, row.run_a) if row.difference > 0 else (row.run_a, row.run_b)
         beats.setdefault((winner, row.measure), []).append(labels[loser])
     best = {m: max(c.mean(run, m) for run in c.runs) for m in c.measures}
-    lines = [r"\begin{table}[t]", r"\centering",
-             r"\begin{tabular}{ll" + "r" * len(c.measures) + "}", r"\toprule",
-             r"\# & Run & " + " & ".join(_latex(m) for m in c.measures) + r" \\", r"\midrule"]
+    base = c.baseline if c.baseline is not None else c.runs[0]
+    level = f"{c.confidence:.0%}".replace("%", r"\%")
+    heads = {"ci": f"{level} CI", "effect": "$d$"}
+    header = []
+    for m in c.measures:
+        header.append(_latex((names or {}).get(m, m)))
+        header += [heads[e] for e in extra]
+    lines = [r"% needs \usepackage{booktabs} in the preamble (\toprule, \midrule, \bottomrule)",
+             r"\begin{table}[t]", r"\centering",
+             r"\begin{tabular}{ll" + "r" * len(header) + "}", r"\toprule",
+             r"\# & Run & " + " & ".join(header) + r" \\", r"\midrule"]
     for run in c.runs:
         cells = []
         for m in c.measures:
             value = c.mean(run, m)
-            text = _fmt(value)
+            text = _fmt(value, digits)
             if value == best[m]:
                 text = r"\textbf{" + text + "}"
             marks = "".join(sorted(beats.get((run, m), [])))
             cells.append(text + (r"$^{" + marks + "}$" if marks else ""))
+            cells += _against_base(c, base, run, m, extra, digits)
         lines.append(f"{labels[run]} & {_latex(run)} & " + " & ".join(cells) + r" \\")
     test = TEST_NAMES[c.test]
     # The comparison is in math mode ($p < 0.05$): a text-mode < prints as an inverted ! under OT1.
     caption = (_latex(f"Superscripts: the runs a mean is significantly better than ({test}, "
                       f"{CORRECTION_NAMES[c.correction]} correction, ") + f"$p < {c.alpha:g}$"
-               + _latex(f"). Protocol fingerprint {c.protocol.fingerprint}."))
-    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + caption + "}", r"\end{table}"]
+               + _latex(")."))
+    if extra:
+        caption += _latex(f" CI and d: each run against {base} (paired bootstrap interval of the mean difference; "
+                          "mean / sd of the per-query differences).")
+    caption += _latex(f" Protocol fingerprint {c.protocol.fingerprint}.")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + caption + "}", r"\label{" + _latex(label) + "}",
+              r"\end{table}"]
     return "\n".join(lines) + "\n"
+
+
+def _against_base(c, base: str, run: str, measure: str, extra, digits: int) -> list[str]:
+    """A run's interval and effect size against the baseline (``--`` on the baseline's own row)."""
+    if not extra:
+        return []
+    if run == base:
+        return ["--"] * len(extra)
+    row = c.row(base, run, measure)
+    sign = 1.0 if row.run_a == base else -1.0
+    low, high = sorted((sign * row.ci_low, sign * row.ci_high))
+    shown = {"ci": f"[{signed(low, digits)}, {signed(high, digits)}]", "effect": effect_text(sign * row.effect_size)}
+    return [shown[e] for e in extra]
 
 
 def _json_number(value: Any) -> Any:

@@ -147,11 +147,20 @@ def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str =
     return buffer.getvalue()
 
 
-def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int = 4) -> str:
+def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int = 4,
+            trec_names: bool = False) -> str:
     """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` (measure, query or all, value; ``digits`` decimals).
 
     With per-query lines, a query named ``all`` is refused (it would read as the mean).
+    ``trec_names=True`` prints trec_eval's names (``map``, ``P_10``,
+    ``ndcg_cut_10``, ``recip_rank``); a measure trec_eval does not compute
+    keeps its rankproof name.
     """
+    from ..measures.trec_names import trec_eval_name
+
+    def printed(m) -> str:
+        return (trec_eval_name(m) if trec_names else None) or str(m)
+
     _check_trec_ids(results, per_query)
     if per_query:
         _check_no_query_named_all(results, "trec")
@@ -159,7 +168,7 @@ def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int 
     for r in results:
         if per_query:
             # Each measure's values once (r.values copies the whole column): linear in queries x measures.
-            columns = [(str(m), r.values(m).tolist()) for m in r.measures]
+            columns = [(printed(m), r.values(m).tolist()) for m in r.measures]
             for i, query in enumerate(r.queries):
                 for name, values in columns:
                     value = values[i]
@@ -167,5 +176,5 @@ def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int 
                         lines.append(f"{name:<22}\t{query}\t{value:6.{digits}f}")
         lines.append(f"{'runid':<22}\tall\t{r.run_name}")
         for m in r.measures:
-            lines.append(f"{str(m):<22}\tall\t{r.mean(m):6.{digits}f}")
+            lines.append(f"{printed(m):<22}\tall\t{r.mean(m):6.{digits}f}")
     return "\n".join(lines) + "\n"

@@ -327,6 +327,25 @@ def _drill(qrels, named_runs, measure: Measure, protocol: Protocol, values: dict
     }
 
 
+def _with_measures(drill: dict, results, page_measures, gain_measure: Measure, protocol: Protocol) -> dict:
+    """The drill-down's measure selector: every page measure with each run's value per query, its cutoff and
+    its relevance level (the ranked rows are the same for every measure; only the DCG family has gains)."""
+    choices = [{"measure": drill["measure"], "k": drill["k"], "gain_based": True, "values": drill["values"],
+                "rel": protocol.rel}]
+    for m in page_measures:
+        if str(m) == drill["measure"]:
+            continue
+        values = {}
+        for r in results:
+            per_query = r.per_query(m)
+            values[r.run_name] = [None if per_query.get(q) is None or per_query[q] != per_query[q]
+                                  else round(float(per_query[q]), 4) for q in drill["queries"]]
+        rel = m.setting("rel", protocol) if "rel" in m.spec.params else protocol.rel
+        choices.append({"measure": str(m), "k": m.cutoff, "gain_based": m.spec.dcg is not None and m == gain_measure,
+                        "values": values, "rel": rel})
+    return {**drill, "measures": choices}
+
+
 def _pr_curves(qrels, named_runs, protocol: Protocol) -> tuple[dict | None, str]:
     """Mean interpolated precision at each recall level, per run.
 
@@ -425,8 +444,14 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     # Each mean's own interval: a bootstrap over queries (Results.by with one segment).
     interval_resamples = min(n_resamples, 2000)
     mean_intervals, interval_note = _mean_intervals(results, confidence, interval_resamples, seed)
-    curves = _curves(qrels, named, page_measures, protocol)
-    pr_curves, pr_note = _pr_curves(qrels, named, protocol)
+    # Judgments per intent (--intents): the means, tests and distributions are the diversity measures'; the
+    # figures of rankings (curves over k, precision-recall, the drill-down) use each doc's highest grade.
+    doc_qrels = getattr(qrels, "doc_qrels", qrels)
+    if doc_qrels is not qrels:
+        missing.append("judgments per intent: the curves over k, precision-recall and the drill-down's gains use "
+                       "each document's highest grade over the intents")
+    curves = _curves(doc_qrels, named, [m for m in page_measures if not m.spec.needs_intents], protocol)
+    pr_curves, pr_note = _pr_curves(doc_qrels, named, protocol)
     if pr_curves is None:
         missing.append(pr_note)
     segment_tables = _segment_tables(results, segments, confidence, interval_resamples, seed, missing)
@@ -450,9 +475,10 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         cutoff_curves=curves.cutoff_curves, judged_curves=curves.judged_curves, pr_curves=pr_curves, pr_note=pr_note,
         histograms=_histograms(results, page_measures),
         differences=_differences(results, baseline, page_measures) if len(results) > 1 else None,
-        gain_discount=_gain_discount(qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
-        drill=_drill(qrels, named, curves.drill_measure, protocol, curves.drill_values,
-                     *_drill_plan(curves.drill_values, baseline, drill_depth)),
+        gain_discount=_gain_discount(doc_qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
+        drill=_with_measures(_drill(doc_qrels, named, curves.drill_measure, protocol, curves.drill_values,
+                                    *_drill_plan(curves.drill_values, baseline, drill_depth)),
+                             results, page_measures, curves.drill_measure, protocol),
         segments=segment_tables, fused=fused, fusion=fusion, systems=systems,
         missing=tuple(missing) + (() if len(results) > 1 else (
             "per-query differences: one run only, nothing to compare with",)),

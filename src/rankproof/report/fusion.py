@@ -30,13 +30,14 @@ def fused_comparison(results, fused: str, *, test: "TestName", correction: "Corr
                    confidence=confidence, n_resamples=n_resamples, seed=seed)
 
 
-def _rows(comparison) -> list[list[str]]:
+def _rows(comparison, digits: int = 4) -> list[list[str]]:
     """Per row: measure, component, the means, fused - component with its interval, p, W/T/L, d."""
     out = []
     for row in comparison.rows:
         mark = "*" if row.significant else ""
-        out.append([str(row.measure), row.run_b, f"{row.mean_a:.4f}", f"{row.mean_b:.4f}",
-                    signed(-row.difference) + mark, f"[{signed(-row.ci_high)}, {signed(-row.ci_low)}]",
+        out.append([str(row.measure), row.run_b, f"{row.mean_a:.{digits}f}", f"{row.mean_b:.{digits}f}",
+                    signed(-row.difference, digits) + mark,
+                    f"[{signed(-row.ci_high, digits)}, {signed(-row.ci_low, digits)}]",
                     p_text(row.p_corrected) + mark, f"{row.losses}/{row.ties}/{row.wins}",
                     effect_text(-row.effect_size)])
     return out
@@ -51,9 +52,10 @@ def _note(comparison) -> str:
             f"seed {comparison.seed}. Positive: the fused run is better.")
 
 
-def text_table(comparison, fused: str) -> str:
-    """The same comparison as plain text, for ``rankproof fuse``."""
-    rows = [HEAD] + _rows(comparison)
+def text_table(comparison, fused: str, digits: int = 4) -> str:
+    """The same comparison as plain text, for ``rankproof fuse`` (``digits``: decimals of means, differences
+    and intervals)."""
+    rows = [HEAD] + _rows(comparison, digits)
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEAD))]
     lines = [f"{fused} against each component (paired over queries):"]
     lines += ["  " + "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))

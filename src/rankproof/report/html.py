@@ -25,7 +25,7 @@ from .table import counts_lines, warning_lines
 __all__ = ["render", "in_frame", "SECTIONS"]
 
 # Section ids, in page order; "segments" only when segments were given.
-SECTIONS = ("header", "counts", "summary", "cutoffs", "distribution", "differences", "systems", "judged", "pr",
+SECTIONS = ("header", "summary", "provenance", "counts", "cutoffs", "distribution", "differences", "systems", "judged", "pr",
             "how", "drill", "segments")
 
 # Shown for every run even when nothing was touched (the others only when they are not 0).
@@ -72,6 +72,14 @@ class _Page:
 
     # -- sections -------------------------------------------------------------------
     def header(self) -> str:
+        """The title and the section links: the results come right after, provenance below them."""
+        d = self.data
+        missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>' for m in d.missing)
+        nav = "<nav>" + "".join(f'<a href="#{sid}">{title}</a>' for sid, title in self.present_titles()) + "</nav>"
+        return f'<header id="header"><h1>{escape(d.title)}</h1>{nav}{missing}</header>'
+
+    def provenance(self) -> str:
+        """Protocol, fingerprint, digests, version, command and input files: after the results."""
         d = self.data
         rows = [("protocol", f"<code>{escape(str(d.protocol))}</code>"),
                 ("fingerprint", f"<code>{escape(d.protocol.fingerprint)}</code>"),
@@ -89,14 +97,15 @@ class _Page:
                          f'<tr><td class=text>{escape(f.role)}</td><td class="text mono">{escape(f.path)}</td>'
                          f'<td class="text mono">{f.sha256}</td><td>{f.lines:,}</td><td>{f.size:,}</td></tr>'
                          for f in d.inputs) + "</table>")
-        missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>' for m in d.missing)
-        nav = "<nav>" + "".join(f'<a href="#{sid}">{title}</a>' for sid, title in self.present_titles()) + "</nav>"
-        return (f'<header id="header"><h1>{escape(d.title)}</h1>{nav}<table class="meta">{meta}</table>'
-                f"{files}{missing}</header>")
+        return (f'<section id="provenance"><h2>Provenance</h2><table class="meta">{meta}</table>{files}'
+                "</section>")
 
     def present_titles(self):
         d = self.data
-        titles = [("counts", "counts"), ("summary", "summary")]
+        titles = [("summary", "summary")]
+        if d.comparison is not None and d.comparison.rows:
+            titles.append(("forest", "intervals"))
+        titles += [("provenance", "provenance"), ("counts", "counts")]
         if d.cutoff_curves:
             titles.append(("cutoffs", "over k"))
         if d.histograms:
@@ -164,7 +173,7 @@ class _Page:
         if c is not None:
             head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
                      f"p ({CORRECTION_NAMES[c.correction]})", "wins / ties / losses", "effect size d", "queries needed"]
-        parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
+        parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
                  + "".join(f'<th class="{"text" if i < 2 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
         measures = [str(m) for m in d.results[0].measures] if d.results else list(c.measures)
         runs = self.runs
@@ -202,7 +211,7 @@ class _Page:
                                   _value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed",
                                               run, m)]
                 parts.append(f'<tr class="{"baseline" if baseline_row else ""}">' + "".join(cells) + "</tr>")
-        parts.append("</table>")
+        parts.append("</table></div>")
         notes = []
         if d.interval_note:
             notes.append(d.interval_note)
@@ -226,7 +235,7 @@ class _Page:
         level = f"{c.confidence:.0%}"
         head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI", f"p ({CORRECTION_NAMES[c.correction]})",
                 "B wins/ties/losses", "effect size d", "queries needed"]
-        parts = ['<section id="summary"><h2>Summary</h2><table class="summary"><tr>'
+        parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
                  + "".join(f'<th class="{"text" if i < 3 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
         for row in c.rows:
             mark = "*" if row.significant else ""
@@ -243,7 +252,7 @@ class _Page:
                 + f"<td>{row.wins}/{row.ties}/{row.losses}</td>"
                 + _value_cell(effect_text(row.effect_size), row.effect_size, "effect_size", run, m)
                 + _value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed", run, m) + "</tr>")
-        parts.append("</table>")
+        parts.append("</table></div>")
         test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
         parts.append(f'<p class="note">* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} '
                      f"correction over {len(c.rows)} comparisons (pairs x measures); two-sided {escape(test)}. "
@@ -251,6 +260,23 @@ class _Page:
                      f"{c.n_resamples:,} resamples). d: mean / sd of the per-query differences; queries needed: "
                      f"for a paired t-test to detect d with power {c.power:g} at alpha {c.alpha:g}.</p></section>")
         return "".join(parts)
+
+    def forest(self) -> str:
+        """Every comparison's difference and its interval on one axis, 0 marked: the results at a glance."""
+        c = self.data.comparison
+        if c is None or not c.rows:
+            return ""
+        rows = []
+        for row in c.rows:
+            color = ("#3ca951" if row.difference > 0 else "#ff725c") if row.significant else "#9498a0"
+            rows.append((f"{row.measure}: {row.run_b} - {row.run_a}", "difference", color, row.difference,
+                         row.ci_low, row.ci_high))
+        chart = svg.interval_chart("forest", rows, x_label="difference (B - A) and its interval", zero_line=True,
+                                   width=720)
+        return ('<section id="forest"><h2>Every comparison\'s interval</h2>'
+                f"<p>Each difference with its {c.confidence:.0%} paired bootstrap interval; green or red: significant "
+                "after correction (better or worse), grey: not. An interval across the line at 0 cannot tell the "
+                "runs apart.</p>" + self._figure(chart, "difference and interval per measure and pair") + "</section>")
 
     def _row(self, run: str, measure: str):
         if self.data.comparison is None:
@@ -276,10 +302,13 @@ class _Page:
         for label in first:
             series = [(run, self.colors[run], list(d.cutoffs), d.cutoff_curves[run][label]) for run in self.runs]
             k = page_cutoffs.get(label)
+            twins = "".join(f"; {escape(run)} (dashed) is identical to {escape(same)}"
+                            for run, same in svg.identical_series(series).items())
             figures.append(self._figure(svg.line_chart(
                 f"cutoff-{label}", series, x_label="cutoff k", y_label=f"mean {label}@k",
                 vline=k, vline_label=f"k = {k}" if k else ""),
-                f"mean {escape(label)}@k for k = 1 .. {len(d.cutoffs)}" + (f"; the page's cutoff is {k}" if k else "")))
+                f"mean {escape(label)}@k for k = 1 .. {len(d.cutoffs)}" + (f"; the page's cutoff is {k}" if k else "")
+                + twins))
         return ('<section id="cutoffs"><h2>Measures against the cutoff k</h2>'
                 f"<p>Each measure's mean over queries at every cutoff from 1 to {len(d.cutoffs)} (the longest "
                 "ranking, at most 100). A point's hover gives its value.</p>"
@@ -294,15 +323,14 @@ class _Page:
         if not d.histograms:
             return ""
         parts = ['<section id="distribution"><h2>Per-query distribution</h2>'
-                 "<p>How many queries reach each value, per run and measure (bars of width 1/20 of the range; "
-                 "hover for the count).</p>"]
+                 "<p>How many queries reach each value, every run overlaid on one axis per measure (bins of "
+                 "width 1/20 of the range; hover a run's outline for its counts).</p>" + self._legend()
+                 + '<div class="grid">']
         for measure, h in d.histograms.items():
-            top = max((max(counts, default=0) for counts in h["counts"].values()), default=1)
-            charts = [self._figure(svg.histogram(f"hist-{measure}-{run}", h["edges"], h["counts"][run],
-                                                 self.colors[run], x_label=measure, y_max=top), escape(run))
-                      for run in self.runs if run in h["counts"]]
-            parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
-        parts.append("</section>")
+            runs = [(run, self.colors[run], h["counts"][run]) for run in self.runs if run in h["counts"]]
+            parts.append(self._figure(svg.overlaid_histogram(f"hist-{measure}", h["edges"], runs, x_label=measure),
+                                      f"queries per value of {escape(measure)}, every run"))
+        parts.append("</div></section>")
         return "".join(parts)
 
     def differences(self) -> str:
@@ -419,9 +447,12 @@ class _Page:
                 f"-m {escape(d.drill['measure'])}</code> prints them"
                 + (f"; ranks past the cutoff {k} are grey and contribute 0" if k else "")
                 + ". Unjudged documents are shaded. Tied documents share the mean discount of the ranks they span "
-                "(ties=expected). Open a query directly with <code>#query=ID</code> after the file name.</p>"
+                "(ties=expected). Open a query directly with <code>#query=ID</code> after the file name. The "
+                "measure selector explains another measure of the page: its value per run, its cutoff, and which "
+                "ranked documents are relevant at its level.</p>"
                 + (f'<p class="note">{escape(d.drill["note"])}</p>' if d.drill.get("note") else "")
-                + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label></div>'
+                + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
+                '<label>measure <select class="measure" aria-label="measure"></select></label></div>'
                 '<div class="rankings" id="drill-rankings"></div>'
                 + _json_script("drill-data", {**d.drill, "first": d.drill["queries"][0] if d.drill["queries"] else ""})
                 + "</section>")
@@ -470,7 +501,7 @@ class _Page:
     def page(self) -> str:
         d = self.data
         body = "".join(section() for section in (
-            self.header, self.counts, self.summary, self.cutoffs, self.distribution, self.differences,
+            self.header, self.summary, self.forest, self.provenance, self.counts, self.cutoffs, self.distribution, self.differences,
             self.systems, self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
         script = ""
         if d.drill:

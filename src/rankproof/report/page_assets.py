@@ -22,7 +22,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 table{border-collapse:collapse;margin:6px 0 10px}
 th,td{padding:3px 9px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;vertical-align:top}
 th{background:var(--soft);font-weight:600;white-space:normal}
-table.summary th{max-width:120px}table.summary td,table.summary th{padding:3px 7px}
+.scroll{overflow-x:auto;max-width:100%}table.summary th{max-width:120px}table.summary td,table.summary th{padding:3px 7px}
 td.text,th.text{text-align:left;white-space:normal}
 table.meta td{text-align:left;white-space:normal}table.meta td:first-child{color:var(--muted);white-space:nowrap}
 tr.baseline td{background:#fbfbfd}
@@ -84,15 +84,37 @@ SCRIPT = r"""
     return t;
   }
   function idealOf(run, i) { return D.ideal_per_run ? D.ideal[run][i] : D.ideal[i]; }
+  // The measure the drill-down explains (its selector): the DCG one shows gains and discounts, the others
+  // which ranked docs are relevant at their level, each with its own value and cutoff.
+  var MEASURES = D.measures || [{measure: D.measure, k: D.k, gain_based: true, values: D.values, rel: 1}];
+  var M = MEASURES[0], current = null;
+  function plainRows(run, i) {
+    var seen = 0;
+    return D.rankings[run][i].map(function (r, j) {
+      var below = M.k !== null && j >= M.k;
+      var relevant = r[1] !== null && r[1] >= M.rel;
+      if (relevant && !below) seen += 1;
+      return {cls: below ? "below" : (r[1] === null ? "unjudged" : ""),
+              cells: [String(j + 1), r[0], r[1] === null ? "unjudged" : String(r[1]), relevant ? "yes" : "",
+                      String(seen)]};
+    });
+  }
   function showRankings(q, i) {
     var box = document.getElementById("drill-rankings");
     box.textContent = "";
     D.runs.forEach(function (run) {
-      var div = el("div", {"class": "ranking", "data-run": run, "data-query": q});
+      var div = el("div", {"class": "ranking", "data-run": run, "data-query": q, "data-measure": M.measure});
       var h = el("h3");
       var sw = el("i"); sw.style.background = COLORS[run]; h.appendChild(sw);
-      h.appendChild(document.createTextNode(run + ": " + D.measure + " = " + fmt(D.values[run][i])));
+      h.appendChild(document.createTextNode(run + ": " + M.measure + " = " + fmt(M.values[run][i])));
       div.appendChild(h);
+      if (!M.gain_based) {
+        var plain = plainRows(run, i);
+        if (!plain.length) div.appendChild(el("p", {"class": "muted"}, "no ranking for this query"));
+        else div.appendChild(table(["rank", "doc", "grade", "relevant", "relevant so far"], plain));
+        box.appendChild(div);
+        return;
+      }
       var rows = D.rankings[run][i].map(function (r, j) {
         var discount = r.length > 5 ? r[5] : (D.k === null || j < D.k ? D.discount[j] : 0);
         var below = D.k !== null && j >= D.k;
@@ -118,13 +140,21 @@ SCRIPT = r"""
     var svgNode = document.getElementById("cumulative");
     while (svgNode.lastChild) svgNode.removeChild(svgNode.lastChild);
     var W = 560, H = 300, L = 52, R = 16, T = 14, B = 42;
+    // Every curve stops at the cutoff k, where the measure stops (the ideal list does too).
+    function cut(ys) { return D.k !== null ? ys.slice(0, D.k) : ys; }
     var series = D.runs.map(function (run) {
-      return {name: run, color: COLORS[run], ys: D.rankings[run][i].map(function (r) { return r[4]; })};
+      return {name: run, color: COLORS[run], ys: cut(D.rankings[run][i].map(function (r) { return r[4]; }))};
+    });
+    // A run whose curve is another's is dashed and named, so that neither hides the other.
+    series.forEach(function (s, j) {
+      for (var o = 0; o < j; o++) {
+        if (!series[o].twin && series[o].ys.join() === s.ys.join()) { s.twin = series[o].name; s.dashed = true; break; }
+      }
     });
     var idealRuns = D.ideal_per_run ? D.runs : [D.runs[0]];
     idealRuns.forEach(function (run) {
       series.push({name: "ideal" + (D.ideal_per_run ? " (" + run + ")" : ""), color: "#1d2330", dashed: true,
-                   ys: idealOf(run, i).map(function (r) { return r[3]; })});
+                   ys: cut(idealOf(run, i).map(function (r) { return r[3]; }))});
     });
     var most = 0;
     series.forEach(function (s) { s.ys.forEach(function (y) { if (y > most) most = y; }); });
@@ -132,6 +162,8 @@ SCRIPT = r"""
     var step = Math.pow(10, Math.floor(Math.log10(most / 4)));
     [1, 2, 2.5, 5, 10].some(function (m) { if (m * step >= most / 4) { step = m * step; return true; } return false; });
     var top = Math.ceil(most / step - 1e-9) * step;
+    // The left margin fits the longest tick label clear of the rotated title (as the page's own charts do).
+    for (var t = 0; t <= top + step / 2; t += step) L = Math.max(L, Math.ceil(29 + 7 * String(+t.toFixed(6)).length));
     var n = D.depth;
     function x(r) { return L + (r - 1) / Math.max(n - 1, 1) * (W - L - R); }
     function y(v) { return H - B - v / top * (H - T - B); }
@@ -162,7 +194,9 @@ SCRIPT = r"""
       var pts = s.ys.map(function (v, j) { return x(j + 1).toFixed(1) + "," + y(v).toFixed(1); }).join(" ");
       var line = svgEl("polyline", {"class": "mark line", points: pts, stroke: s.color});
       if (s.dashed) line.setAttribute("stroke-dasharray", "5 4");
-      var title = svgEl("title", {}); title.textContent = s.name; line.appendChild(title);
+      if (s.twin) line.setAttribute("data-identical-to", s.twin);
+      var title = svgEl("title", {}); title.textContent = s.name + (s.twin ? " (identical to " + s.twin + ")" : "");
+      line.appendChild(title);
       svgNode.appendChild(line);
       s.ys.forEach(function (v, j) {
         var c = svgEl("circle", {"class": "mark point", cx: x(j + 1), cy: y(v), r: 2.4, fill: s.color});
@@ -176,11 +210,17 @@ SCRIPT = r"""
     if (!(q in index)) return false;
     var i = index[q];
     selects.forEach(function (s) { s.value = q; });
+    current = q;
     showRankings(q, i);
     showCumulative(q, i);
     document.getElementById("drill").setAttribute("data-query", q);
+    document.getElementById("drill").setAttribute("data-measure", M.measure);
     return true;
   }
+  Array.prototype.forEach.call(document.querySelectorAll("select.measure"), function (s) {
+    MEASURES.forEach(function (m, j) { s.appendChild(el("option", {value: String(j)}, m.measure)); });
+    s.addEventListener("change", function () { M = MEASURES[Number(s.value)]; if (current !== null) show(current); });
+  });
   selects.forEach(function (s) {
     D.queries.forEach(function (q) { s.appendChild(el("option", {value: q}, q)); });
     s.addEventListener("change", function () { show(s.value); });

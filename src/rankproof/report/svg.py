@@ -17,12 +17,14 @@ import math
 from html import escape
 from typing import Sequence
 
-__all__ = ["PALETTE", "line_chart", "histogram", "sorted_bars", "interval_chart", "nice_ticks", "legend"]
+__all__ = ["PALETTE", "TICK_CHAR", "line_chart", "identical_series", "overlaid_histogram", "histogram", "sorted_bars", "interval_chart", "nice_ticks", "legend"]
 
 # Observable's 10 categorical colours: distinct for the common forms of colour blindness.
 PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5", "#9c6b4e",
            "#9498a0")
 MARGIN = (14, 16, 42, 52)  # top, right, bottom, left
+TICK_CHAR = 7.0  # px: an upper bound of one character of a tick label at 11 px
+Y_TITLE_CLEAR = 6 + 11 + 6 + 6  # tick gap, the rotated title's line (x = 11 +- 6), and a gap: 29 px
 
 
 def _num(value: float) -> str:
@@ -79,6 +81,11 @@ class _Frame:
         y_ticks = nice_ticks(self.y0, self.y1) if y_ticks is None else y_ticks
         fx = x_format or (lambda v: f"{v:g}")
         fy = y_format or (lambda v: f"{v:g}")
+        if y_label:
+            # The rotated y title sits at x = 11: the left margin grows until the longest tick label
+            # (right-aligned at left - 6) ends clear of it (4-5 digit counts would otherwise overlap it).
+            self.left = max(self.left, math.ceil(Y_TITLE_CLEAR + TICK_CHAR * max((len(fy(t)) for t in y_ticks),
+                                                                                 default=0)))
         bottom, left, right = self.height - self.bottom, self.left, self.width - self.right
         parts = ['<g class="axes">']
         for t in y_ticks:
@@ -118,6 +125,8 @@ def line_chart(name: str, series, *, x_label: str, y_label: str, width: int = 56
     ``points`` adds a dot per value with its value as hover title; ``vline``
     marks an x position (a cutoff); series named in ``dashed`` are dashed.
     """
+    twins = identical_series(series)
+    dashed = (*dashed, *twins)
     xs_all = [x for _, _, xs, _ in series for x in xs]
     ys_all = [y for _, _, _, ys in series for y in ys if y == y]
     x_range = (min(xs_all, default=0), max(xs_all, default=1))
@@ -135,8 +144,10 @@ def line_chart(name: str, series, *, x_label: str, y_label: str, width: int = 56
             continue
         path = " ".join(f"{_num(frame.x(x))},{_num(frame.y(y))}" for x, y in kept)
         dash = ' stroke-dasharray="5 4"' if label in dashed else ""
-        parts.append(f'<polyline class="mark line" points="{path}" stroke="{color}"{dash}>'
-                     f'<title>{escape(label)}</title></polyline>')
+        twin = f" (identical to {twins[label]})" if label in twins else ""
+        parts.append(f'<polyline class="mark line" points="{path}" stroke="{color}"{dash}'
+                     + (f' data-identical-to="{escape(twins[label])}"' if twin else "")
+                     + f'><title>{escape(label + twin)}</title></polyline>')
         if points:
             parts.append(f'<g fill="{color}">' + "".join(
                 f'<circle class="mark point" cx="{_num(frame.x(x))}" cy="{_num(frame.y(y))}" r="2.6">'
@@ -144,6 +155,27 @@ def line_chart(name: str, series, *, x_label: str, y_label: str, width: int = 56
                 for x, y in kept) + "</g>")
     parts.append("</svg>")
     return "".join(parts)
+
+
+def identical_series(series) -> dict[str, str]:
+    """Series drawn exactly over an earlier one: ``{name: the earlier series' name}``.
+
+    They are dashed (the earlier one shows through the gaps) and named in the hover title,
+    so that two runs with the same curve do not look like one.
+
+    >>> identical_series([("a", "red", [1, 2], [0.5, 0.4]), ("b", "blue", [1, 2], [0.5, 0.4]),
+    ...                   ("c", "green", [1, 2], [0.5, 0.3])])
+    {'b': 'a'}
+    """
+    first: dict[tuple, str] = {}
+    twins: dict[str, str] = {}
+    for label, _, xs, ys in series:
+        key = (tuple(xs), tuple(round(y, 12) if y == y else None for y in ys))
+        if key in first:
+            twins[label] = first[key]
+        else:
+            first[key] = label
+    return twins
 
 
 def histogram(name: str, edges: Sequence[float], counts: Sequence[int], color: str, *, x_label: str,
@@ -164,6 +196,36 @@ def histogram(name: str, edges: Sequence[float], counts: Sequence[int], color: s
                      f'height="{_num(frame.y(0) - y)}"><title>{x_label} in [{lo:.2f}, {hi:.2f}'
                      f'{"]" if hi == edges[-1] else ")"}: {count} queries</title></rect>')
     parts.append("</g></svg>")
+    return "".join(parts)
+
+
+def overlaid_histogram(name: str, edges: Sequence[float], runs: Sequence[tuple[str, str, Sequence[int]]], *,
+                       x_label: str, width: int = 560, height: int = 240) -> str:
+    """Every run's histogram on one axis: a step outline per ``(run, colour, counts)``, lightly filled,
+    so that the runs' distributions are compared in place rather than side by side.
+
+    >>> chart = overlaid_histogram("h", [0, 0.5, 1], [("a", "#111", [3, 1]), ("b", "#222", [1, 3])], x_label="rr")
+    >>> chart.count('class="mark step"')
+    2
+    """
+    top = max((max(counts, default=0) for _, _, counts in runs), default=0) or 1
+    frame = _Frame(width, height, (edges[0], edges[-1]), (0, top), margin=(10, 12, 36, 40))
+    y_ticks = [t for t in nice_ticks(0, top, 4) if t == int(t)]
+    parts = [_open(name, width, height, f"distribution of {x_label}, every run"),
+             frame.axes(x_label, "queries", nice_ticks(edges[0], edges[-1], 5), y_ticks,
+                        y_format=lambda v: f"{v:.0f}")]
+    for run, color, counts in runs:
+        base = _num(frame.y(0))
+        steps = [f"M{_num(frame.x(edges[0]))},{base}"]
+        for lo, hi, count in zip(edges[:-1], edges[1:], counts):
+            y = _num(frame.y(count))
+            steps.append(f"L{_num(frame.x(lo))},{y} L{_num(frame.x(hi))},{y}")
+        steps.append(f"L{_num(frame.x(edges[-1]))},{base}")
+        described = ", ".join(f"[{lo:.2f}, {hi:.2f}{']' if hi == edges[-1] else ')'}: {c}"
+                              for lo, hi, c in zip(edges[:-1], edges[1:], counts) if c)
+        parts.append(f'<path class="mark step" d="{" ".join(steps)}" stroke="{color}" fill="{color}" '
+                     f'fill-opacity="0.12" stroke-width="1.6"><title>{escape(run)}: {escape(described)}</title></path>')
+    parts.append("</svg>")
     return "".join(parts)
 
 
@@ -225,14 +287,26 @@ def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, 
 
 
 def interval_chart(name: str, rows: Sequence[tuple[str, str, str, float, float, float]], *, x_label: str,
-                   width: int = 560, row_height: int = 18) -> str:
-    """A dot and its interval per ``(group, series, colour, value, low, high)`` row, groups stacked."""
+                   width: int = 560, row_height: int = 18, zero_line: bool = False) -> str:
+    """A dot and its interval per ``(group, series, colour, value, low, high)`` row, groups stacked.
+
+    The x range is padded by a twentieth of its span on each side (no interval touches the frame), the
+    left margin fits the longest group name, and ``zero_line`` draws x = 0 (a forest plot of differences).
+    """
     height = 30 + row_height * len(rows) + 20
     values = [v for row in rows for v in row[3:] if v == v]
-    frame = _Frame(width, height, (min(0.0, min(values, default=0.0)), max(values, default=1.0) or 1.0),
-                   (0, len(rows)), margin=(10, 16, 36, 150))
-    parts = [_open(name, width, height, f"{x_label} per segment"),
-             frame.axes(x_label, "", None, [], y_format=lambda v: "")]
+    low_end, high_end = min(0.0, min(values, default=0.0)), max(0.0, max(values, default=1.0))
+    if high_end == low_end:
+        high_end = low_end + 1.0
+    pad = (high_end - low_end) / 20
+    label_width = max((len(str(row[0])) for row in rows), default=0) * TICK_CHAR
+    left = int(min(max(150, label_width + 16), width / 2))
+    frame = _Frame(width, height, (low_end - pad, high_end + pad), (0, len(rows)), margin=(10, 16, 36, left))
+    parts = [_open(name, width, height, f"{x_label} per row"),
+             frame.axes(x_label, "", nice_ticks(low_end - pad, high_end + pad), [], y_format=lambda v: "")]
+    if zero_line:
+        x = _num(frame.x(0))
+        parts.append(f'<line class="cutoff" x1="{x}" x2="{x}" y1="{frame.top}" y2="{height - frame.bottom}"/>')
     previous = None
     for i, (group, series, color, value, low, high) in enumerate(rows):
         y = frame.top + row_height * (i + 0.5)

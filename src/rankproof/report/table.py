@@ -120,10 +120,11 @@ def _mean_cell(r: Results, measure, digits: int) -> str:
     return f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]"
 
 
-def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True) -> str:
+def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True,
+             names: dict[str, str] | None = None) -> str:
     """Runs as rows, measures as columns (means), then protocol, fingerprint and counts.
 
-    ``digits``: decimals printed. ``notes=False`` leaves out the counts and
+    ``digits``: decimals printed; ``names``: measures as printed (``{"ap": "MAP"}``). ``notes=False`` leaves out the counts and
     warnings (the command line prints them on stderr, see :func:`notes_lines`).
     """
     from rich.table import Table
@@ -133,7 +134,7 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("run")
     for m in measures:
-        table.add_column(str(m), justify="right")
+        table.add_column((names or {}).get(str(m), str(m)), justify="right")
     table.add_column("queries", justify="right")
     for r in results:
         table.add_row(r.run_name, *(_mean_cell(r, m, digits) for m in measures), str(r.counts["queries_evaluated"]))
@@ -214,10 +215,14 @@ def markdown_cell(text) -> str:
     return shown_id(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: int = 4) -> str:
-    """A Markdown table of means (runs as rows, measures as columns), then the protocol."""
+def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: int = 4,
+                names: dict[str, str] | None = None) -> str:
+    """A Markdown table of means (runs as rows, measures as columns), then the protocol.
+
+    ``names``: measures as printed (``{"ap": "MAP"}``).
+    """
     measures = results[0].measures
-    lines = ["| run | " + " | ".join(markdown_cell(m) for m in measures) + " |",
+    lines = ["| run | " + " | ".join(markdown_cell((names or {}).get(str(m), m)) for m in measures) + " |",
              "|---|" + "---:|" * len(measures)]
     for r in results:
         lines.append(f"| {markdown_cell(r.run_name)} | " + " | ".join(_fmt(r.mean(m), digits) for m in measures) + " |")
@@ -238,11 +243,12 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
     return "\n".join(lines) + "\n"
 
 
-def explanation_table(e: Explanation) -> str:
+def explanation_table(e: Explanation, digits: int = 4) -> str:
     """The ranking, the ideal list, the value and the policies that changed anything.
 
     DCG-family measures show gains, discounts and contributions; the others
-    show which ranked docs are relevant at the measure's level.
+    show which ranked docs are relevant at the measure's level. ``digits``: decimals of discounts,
+    contributions, DCG and the value (4 by default).
     """
     from rich.table import Table
 
@@ -262,7 +268,7 @@ def explanation_table(e: Explanation) -> str:
         cells = [str(row.rank), row.doc, "" if row.score is None else f"{row.score:g}", tie,
                  "unjudged" if row.grade is None else str(row.grade)]
         if gain_based:
-            cells += [f"{row.gain:g}", f"{row.discount:.4f}", f"{row.contribution:.4f}", f"{row.cumulative:.4f}"]
+            cells += [f"{row.gain:g}", f"{row.discount:.{digits}f}", f"{row.contribution:.{digits}f}", f"{row.cumulative:.{digits}f}"]
         else:
             cells.append("yes" if row.relevant else "")
         ranking.add_row(*cells)
@@ -278,21 +284,21 @@ def explanation_table(e: Explanation) -> str:
         for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
             ideal.add_column(name, justify="left" if name == "doc" else "right")
         for step in e.ideal:
-            ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.4f}",
-                          f"{step.contribution:.4f}", f"{step.cumulative:.4f}")
+            ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.{digits}f}",
+                          f"{step.contribution:.{digits}f}", f"{step.cumulative:.{digits}f}")
         console.print()
         console.print(ideal)
         console.print()
         if e.measure.spec.dcg_parts:
-            console.print(f"DCG {e.dcg:.4f} / ideal DCG {e.ideal_dcg:.4f}"
-                          + (f" = {e.dcg / e.ideal_dcg:.4f}" if e.ideal_dcg else " (ideal DCG is 0)"))
+            console.print(f"DCG {e.dcg:.{digits}f} / ideal DCG {e.ideal_dcg:.{digits}f}"
+                          + (f" = {e.dcg / e.ideal_dcg:.{digits}f}" if e.ideal_dcg else " (ideal DCG is 0)"))
         else:
-            console.print(f"DCG {e.dcg:.4f}; ideal DCG {e.ideal_dcg:.4f}")
+            console.print(f"DCG {e.dcg:.{digits}f}; ideal DCG {e.ideal_dcg:.{digits}f}")
     else:
         console.print()
     for line in e.working:
         console.print(line, highlight=False)
-    console.print(f"{e.measure} = {_fmt(e.value)}" + ("" if e.value is not None else " (excluded)"))
+    console.print(f"{e.measure} = {_fmt(e.value, digits)}" + ("" if e.value is not None else " (excluded)"))
     if e.policies:
         console.print("policies that changed this value:")
         for note in e.policies:

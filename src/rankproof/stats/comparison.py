@@ -22,6 +22,7 @@ from ..protocol import Aggregation, Protocol
 from .corrections import CORRECTIONS, correct
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .power import queries_needed
+from .resampling import bca_interval, leave_one_out, resampled_statistics
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS
 
 __all__ = ["compare", "Comparison", "ComparisonRow", "TIE_TOLERANCE"]
@@ -302,7 +303,8 @@ def _value_matrix(evaluated: list[Any], measures: list[Measure]) -> tuple[np.nda
 def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, bootstrap_method: str) -> np.ndarray:
     """Paired bootstrap interval of the mean difference per row (scipy.stats.bootstrap).
 
-    Rows sharing a set of paired queries are resampled in one vectorised call.
+    Rows sharing a set of paired queries are resampled in one vectorised call, in batches;
+    BCa's jackknife in closed form (:mod:`.resampling`), so memory stays linear in the queries.
     """
     from scipy import stats
 
@@ -318,6 +320,11 @@ def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, bootstr
         groups.setdefault(np.packbits(valid[r]).tobytes(), []).append(int(r))
     for rows in groups.values():
         sample = d[np.ix_(np.asarray(rows), np.flatnonzero(valid[rows[0]]))]
+        if bootstrap_method == "BCa":  # scipy's jackknife is quadratic in the queries: ours is linear
+            resampled = resampled_statistics((sample,), np.mean, n_resamples, np.random.default_rng(seed))
+            intervals[rows, 0], intervals[rows, 1] = bca_interval(sample.mean(axis=-1), resampled,
+                                                                  leave_one_out(sample), confidence)
+            continue
         result = stats.bootstrap((sample,), np.mean, axis=-1, vectorized=True, paired=False,
                                  n_resamples=n_resamples, confidence_level=confidence, method=bootstrap_method,
                                  batch=max(1, 2_000_000 // max(1, sample.size)),

@@ -36,7 +36,7 @@ costs one pass over the cells (np.bincount), not over the impressions.
 from __future__ import annotations
 
 import dataclasses
-import json
+from ..io.json_text import json_text
 import os
 from typing import Any, Callable, Literal
 
@@ -347,7 +347,7 @@ class PBMFit:
         """Write :meth:`to_dict` as JSON, atomically (a temporary file renamed)."""
         from ..report.output import write_output
 
-        write_output(json.dumps(self.to_dict(), indent=2) + "\n", path)
+        write_output(json_text(self.to_dict(), indent=2) + "\n", path)
 
 
 def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 1e-7,

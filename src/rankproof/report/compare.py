@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
+from ..io.json_text import json_text
 import math
 from typing import Any
 
@@ -191,7 +191,7 @@ def comparison_document(comparison) -> dict[str, Any]:
 
 
 def to_json(comparison) -> str:
-    return json.dumps(comparison_document(comparison), indent=2, ensure_ascii=False) + "\n"
+    return json_text(comparison_document(comparison), indent=2, ensure_ascii=False) + "\n"
 
 
 def to_csv(comparison) -> str:

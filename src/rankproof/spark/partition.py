@@ -22,7 +22,7 @@ only the driver can turn into the row of the input.
 
 from __future__ import annotations
 
-from ..io.json_text import json_text
+import json
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -162,7 +162,7 @@ class PartitionTask:
         if rows is not None and rows.num_rows:
             yield rows
         last = {name: pa.nulls(1, type=field.type) for name, field in zip(schema.names, schema)}
-        last[SUMMARY] = pa.array([json_text(summary)], type=pa.string())
+        last[SUMMARY] = pa.array([json.dumps(summary)], type=pa.string())
         yield pa.record_batch(list(last.values()), schema=schema)
 
     def _sides(self, table: "pa.Table") -> tuple["pa.Table", "pa.Table", "pa.ChunkedArray", "pa.ChunkedArray"]:

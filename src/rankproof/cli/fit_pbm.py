@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from ..io.json_text import json_text
 import sys
 
+from ..io.json_text import json_text
 from .inputs import INPUT_FORMATS, STDIN, add_column_options, columns
 from .usage import usage
 

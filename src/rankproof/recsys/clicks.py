@@ -36,12 +36,12 @@ costs one pass over the cells (np.bincount), not over the impressions.
 from __future__ import annotations
 
 import dataclasses
-from ..io.json_text import json_text
 import os
 from typing import Any, Callable, Literal
 
 import numpy as np
 
+from ..io.json_text import json_text
 from ..errors import InputError, ParseError
 from ..errors import literal
 

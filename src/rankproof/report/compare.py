@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import csv
 import io
-from ..io.json_text import json_text
 import math
 from typing import Any
+
+from ..io.json_text import json_text
 
 __all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document", "TEST_NAMES",
            "CORRECTION_NAMES", "signed", "p_text", "needed_text", "effect_text"]

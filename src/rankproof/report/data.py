@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
-from ..io.json_text import json_text
 import math
 from typing import Any, Sequence
 
+from ..io.json_text import json_text
 from ..results import Results
 
 __all__ = ["to_json", "to_csv", "to_trec", "results_document"]

@@ -13,10 +13,10 @@ its full-precision value in ``data-value``.
 
 from __future__ import annotations
 
-from ..io.json_text import json_text
 import math
 from html import escape
 
+from ..io.json_text import json_text
 from . import svg
 from .page_assets import CSP, CSS, SCRIPT
 from .compare import TEST_NAMES, CORRECTION_NAMES, effect_text, needed_text, p_text, signed

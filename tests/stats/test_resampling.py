@@ -69,3 +69,19 @@ def test_compare_bca_equals_scipys():
     peer = stats.bootstrap((d,), _mean, n_resamples=999, method="BCa", vectorized=True,
                            rng=np.random.default_rng(11)).confidence_interval
     assert (row.ci_low, row.ci_high) == pytest.approx((peer.low, peer.high), rel=1e-12)
+
+
+@pytest.mark.parametrize("test", ["t", "randomization"])
+def test_compare_in_blocks_of_rows_equals_compare_at_once(monkeypatch, test):
+    # Many runs: rows are computed in blocks; each row's statistics depend on that row
+    # alone and the correction runs once over all p-values, so the blocks change nothing.
+    from rankproof.stats import comparison
+
+    rng = np.random.default_rng(9)
+    queries = [f"q{i}" for i in range(30)]
+    qrels = Qrels.from_dict({q: {"d": 1} for q in queries})
+    runs = {f"r{j}": Run.from_dict({q: [f"x{k}" for k in range(int(rng.integers(0, 4)))] + ["d"] for q in queries}) for j in range(5)}
+    at_once = compare(qrels, runs, "rr", test=test, n_resamples=500, seed=3)
+    monkeypatch.setattr(comparison, "_ROW_VALUES", 60)   # two rows of 30 queries per block
+    in_blocks = compare(qrels, runs, "rr", test=test, n_resamples=500, seed=3)
+    assert len(at_once.rows) == 10 and in_blocks.rows == at_once.rows

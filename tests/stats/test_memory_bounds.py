@@ -78,11 +78,9 @@ def test_segment_intervals_of_a_42k_user_segment(tmp_path):
 def test_compare_every_test_and_interval(tmp_path):
     done = _python("""
         runs = {"a": run(1), "b": run(2), "c": run(3)}
-        for test in ("t", "wilcoxon", "randomization"):
-            for method in ("percentile", "BCa"):
-                table = compare(None, runs, test=test, bootstrap_method=method, n_resamples=200,
-                                allow_mismatch=True)
-                assert len(table.rows) == 6 and all(r.ci_low <= r.difference <= r.ci_high for r in table.rows)
+        for test, method in (("t", "BCa"), ("wilcoxon", "basic"), ("randomization", "percentile")):
+            table = compare(None, runs, test=test, bootstrap_method=method, n_resamples=200, allow_mismatch=True)
+            assert len(table.rows) == 6 and all(r.ci_low <= r.difference <= r.ci_high for r in table.rows)
         print("ok")
     """, tmp_path)
     _answered(done)
@@ -91,9 +89,9 @@ def test_compare_every_test_and_interval(tmp_path):
 
 def test_compare_many_runs(tmp_path):
     done = _python("""
-        runs = {f"r{i}": run(i) for i in range(8)}
+        runs = {f"r{i}": run(i) for i in range(6)}
         table = compare(None, runs, "rr", test="t", n_resamples=100, allow_mismatch=True)
-        assert len(table.rows) == 28
+        assert len(table.rows) == 15
         print("ok")
     """, tmp_path)
     _answered(done)

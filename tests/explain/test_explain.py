@@ -293,3 +293,18 @@ def test_the_ideal_list_reads_negative_grades_as_the_pipeline_does(policy):
     assert e.ideal_dcg == pytest.approx(2 + d(2))
     assert e.dcg == pytest.approx(1 + 2 * d(3))
     assert e.value == pytest.approx((1 + 2 * d(3)) / (2 + d(2)))
+
+
+def test_a_ranking_beyond_the_explain_limit_is_refused_first(tmp_path, monkeypatch, capsys):
+    # explain builds a row of Python numbers per ranked doc (a 1M-doc query took ~800 MB):
+    # longer rankings are refused in one line naming the size, the limit and the alternative.
+    monkeypatch.setenv("RANKPROOF_MAX_EXPLAINED_DOCS", "5")
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\n")
+    (tmp_path / "r.txt").write_text("".join(f"q1 Q0 d{i} {i} {10 - i} r\n" for i in range(1, 7)))
+    code = main(["explain", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-q", "q1"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "query q1: its ranking of 6 docs is beyond the explained ranking limit of 5 docs" in err
+    assert "RANKPROOF_MAX_EXPLAINED_DOCS" in err
+    qrels = Qrels.from_dict({"q1": {"d1": 1}})
+    assert explain(qrels, Run.from_dict({"q1": [f"d{i}" for i in range(1, 6)]}), "q1", "ndcg@10").value == 1.0

@@ -165,3 +165,35 @@ def test_cli_bad_log_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "line 2" in err and "not an integer" in err
     assert not (tmp_path / "d.json").exists()
+
+
+def _run_capped(argv, cwd, cap=1024**3):
+    """The CLI in a subprocess under an address-space cap (a test that could run away runs under one)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    from paths import SRC
+
+    def bound():
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run([sys.executable, "-m", "rankproof.cli", *argv], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120, preexec_fn=bound)
+
+
+@pytest.mark.parametrize("rank", ["100000000", "9000000000000000000"])
+def test_a_deep_rank_in_a_tiny_log_is_a_gap_before_any_allocation(tmp_path, rank):
+    # Before: 1 GB of counts for rank 10^8 before the gap was reported; a larger rank ran out of memory.
+    (tmp_path / "clicks.txt").write_text(f"q1 d1 1 1\nq1 d2 {rank} 0\n")
+    done = _run_capped(["fit-pbm", "clicks.txt"], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [f"rankproof: clicks.txt: no impression at rank 2 (of ranks 1 to {rank}), so "
+                                        "its examination is unknown; pass max_rank (--max-rank) below it"]
+
+
+def test_a_gap_after_the_present_ranks_is_named():
+    log = ClickLog.from_arrays(["q"] * 3, ["a", "b", "c"], [1, 2, 4], [1, 0, 0])
+    with pytest.raises(InputError, match=r"no impression at rank 3 \(of ranks 1 to 4\)"):
+        fit_pbm(log)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from ..io.json_text import json_text
 from .inputs import INPUT_FORMATS, STDIN, add_column_options, columns
 from .usage import usage
 
@@ -55,7 +55,7 @@ def run(args) -> int:
                       **columns(args, CLICK_ROLES))
     fit = fit_pbm(log, max_iterations=args.max_iterations, tolerance=args.tolerance, max_rank=args.max_rank)
     if args.output is None or args.output == "-":
-        write_output(json.dumps(fit.to_dict(), indent=2) + "\n", None)
+        write_output(json_text(fit.to_dict(), indent=2) + "\n", None)
     else:
         fit.write(args.output)
     if not args.quiet:

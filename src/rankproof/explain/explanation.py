@@ -20,6 +20,7 @@ from ..kernels.segments import offsets_of
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, RankproofError, literal
+from ..io.limits import Limit
 from ..evaluation import evaluate, evaluate_alignment, resolve_protocol
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
@@ -27,7 +28,11 @@ from ..measures.compute import discount_table, gains_of
 from ..protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
 from ..measures.working import working
 
-__all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings"]
+__all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings", "MAX_EXPLAINED_DOCS"]
+
+# explain builds one row of Python numbers per ranked doc (about 1 KB with the
+# alignment's columns): a million docs is a gigabyte, so longer rankings are refused first.
+MAX_EXPLAINED_DOCS = Limit("explained ranking", "RANKPROOF_MAX_EXPLAINED_DOCS", 1_000_000, "docs")
 
 
 class RankedRow(typing.NamedTuple):
@@ -153,6 +158,11 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
         raise InputError(what="{query} " + literal(query) + " has no ranking in this run", source=run.source,
                          value=query, fix="nothing to explain")
 
+    if len(one_run) > MAX_EXPLAINED_DOCS.value():
+        raise InputError(what=MAX_EXPLAINED_DOCS.beyond(f"its ranking of {len(one_run):,} docs"),
+                         source=run.source, value=len(one_run), query=query,
+                         fix="cut the run to its top docs first (explain_top reads only those), or "
+                             + MAX_EXPLAINED_DOCS.fix)
     # One alignment: the value and every row shown come from it.
     a = align(one_qrels, one_run, protocol)
     value = evaluate_alignment(a, [measure], protocol, run_name=one_run.name, qrels=one_qrels

@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import DuplicateError, InputError, UnjudgedError, literal
-from ..protocol import Duplicates, Grades, NegativeGrades, Protocol, ScorePrecision, Unjudged
+from ..protocol import LARGEST_GAIN, Duplicates, Grades, NegativeGrades, Protocol, ScorePrecision, Unjudged
 
 __all__ = ["Locate", "name_some", "line_at", "apply_grades", "apply_negative_grades", "apply_unjudged",
            "drop_duplicates", "apply_score_precision"]
@@ -51,14 +51,26 @@ def line_at(lines: np.ndarray, i: int) -> int | None:
 def apply_grades(grade: np.ndarray, protocol: Protocol, locate: Locate) -> np.ndarray:
     """The ``grades`` policy over judged grades: under ``integer``, real-valued
     grades (qrels read with ``grades='real'``) must all be whole numbers, and
-    become int64; under ``real`` they are used as they are.
+    become int64; under ``real`` they are used as they are. Either way a
+    grade beyond ``LARGEST_GAIN`` (1e300) in magnitude is refused: its gains
+    would sum to infinity.
 
     >>> apply_grades(np.array([2.0, 0.0]), Protocol(), dict).dtype
     dtype('int64')
     >>> apply_grades(np.array([1.5]), Protocol(grades="real"), dict).tolist()
     [1.5]
     """
-    if grade.dtype.kind != "f" or protocol.grades is Grades.REAL:
+    if grade.dtype.kind != "f":
+        return grade
+    # Sums of gains must stay finite, as for a gain map (LARGEST_GAIN): 1.5e308 + 1.5e308 is inf.
+    huge = np.abs(grade) > LARGEST_GAIN
+    if huge.any():
+        i = int(np.flatnonzero(huge)[0])
+        raise InputError(
+            what=f"grade {grade[i].item():g} is beyond {LARGEST_GAIN:g} in magnitude, so sums of gains would "
+                 f"overflow float64", value=grade[i].item(), **locate(i),
+            fix="map the grades to a smaller scale (--grade-map), or rescale them")
+    if protocol.grades is Grades.REAL:
         return grade
     fractional = grade != np.round(grade)
     if fractional.any():

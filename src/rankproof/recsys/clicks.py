@@ -36,12 +36,12 @@ costs one pass over the cells (np.bincount), not over the impressions.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from typing import Any, Callable, Literal
 
 import numpy as np
 
+from ..io.json_text import json_text
 from ..errors import InputError, ParseError
 from ..errors import literal
 
@@ -347,7 +347,7 @@ class PBMFit:
         """Write :meth:`to_dict` as JSON, atomically (a temporary file renamed)."""
         from ..report.output import write_output
 
-        write_output(json.dumps(self.to_dict(), indent=2) + "\n", path)
+        write_output(json_text(self.to_dict(), indent=2) + "\n", path)
 
 
 def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 1e-7,
@@ -403,11 +403,15 @@ def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 
         inside = rank <= max_rank
         pair, rank, clicked = pair[inside], rank[inside], clicked[inside]
     num_ranks = int(rank.max(initial=0))
-    shown = np.bincount(rank, minlength=num_ranks + 1)[1:]
-    unseen = np.flatnonzero(shown == 0)
-    if unseen.size:
-        raise InputError(what=f"no impression at rank {int(unseen[0]) + 1} (of ranks 1 to {num_ranks}), so its "
+    # Ranks are checked against the data before any array of num_ranks is made: a
+    # rank of 10^8 in a two-line log is a gap, not 800 MB of counts.
+    present = np.unique(rank)
+    unseen = np.flatnonzero(present != np.arange(1, len(present) + 1))
+    if unseen.size or len(present) < num_ranks:
+        missing = int(unseen[0]) + 1 if unseen.size else len(present) + 1
+        raise InputError(what=f"no impression at rank {missing} (of ranks 1 to {num_ranks}), so its "
                          "examination is unknown", fix="pass max_rank (--max-rank) below it", source=clicks.source)
+    shown = np.bincount(rank, minlength=num_ranks + 1)[1:]
     clicks_at = np.bincount(rank, weights=clicked, minlength=num_ranks + 1)[1:]
     if clicks_at[0] == 0:
         raise InputError(what="no click at rank 1, so examination cannot be normalised to rank 1",

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from typing import Any
+
+from ..io.json_text import json_text
 
 __all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document", "TEST_NAMES",
            "CORRECTION_NAMES", "LATEX_EXTRAS", "signed", "p_text", "needed_text", "effect_text"]
@@ -246,7 +247,7 @@ def comparison_document(comparison) -> dict[str, Any]:
 
 
 def to_json(comparison) -> str:
-    return json.dumps(comparison_document(comparison), indent=2, ensure_ascii=False) + "\n"
+    return json_text(comparison_document(comparison), indent=2, ensure_ascii=False) + "\n"
 
 
 def to_csv(comparison) -> str:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from typing import Any, Sequence
 
+from ..io.json_text import json_text
 from ..results import Results
 
 __all__ = ["to_json", "to_csv", "to_trec", "results_document"]
@@ -87,7 +87,7 @@ def to_json(results: Sequence[Results], per_query: bool = True) -> str:
     # Pretty-printed for a person when small; compact (json's C encoder) when
     # large, where indentation would cost more than the evaluation.
     size = sum(len(run.get("per_query", ())) for run in document["runs"].values())
-    return json.dumps(document, indent=2 if size <= 1000 else None, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2 if size <= 1000 else None, ensure_ascii=False) + "\n"
 
 
 def _check_trec_ids(results: Sequence[Results], per_query: bool) -> None:

@@ -13,10 +13,10 @@ its full-precision value in ``data-value``.
 
 from __future__ import annotations
 
-import json
 import math
 from html import escape
 
+from ..io.json_text import json_text
 from . import svg
 from .page_assets import CSP, CSS, SCRIPT
 from .compare import TEST_NAMES, CORRECTION_NAMES, effect_text, needed_text, p_text, signed
@@ -55,7 +55,7 @@ def _value_cell(text: str, value, key: str, run: str, measure: str, cls: str = "
 
 
 def _json_script(element_id: str, value) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = json_text(value, ensure_ascii=False, separators=(",", ":"))
     # "</" could close the script element early and "<!--" open a comment; "\\u003c" is
     # JSON's own escape of "<" (so the text stays valid JSON, as "<\\!--" was not), and
     # U+2028/U+2029 are escaped too, which some script parsers take for line ends.

@@ -383,9 +383,9 @@ class Results:
             and gathered by numpy in chunks).
         bootstrap_method : {'percentile', 'basic', 'BCa'}
             The bootstrap interval, as :func:`scipy.stats.bootstrap` defines
-            it. ``BCa`` (computed by scipy) corrects bias and skew but its
-            jackknife costs time quadratic in the segment's size: keep it for
-            segments of a few thousand queries.
+            it. ``BCa`` corrects bias and skew; its jackknife is computed in
+            closed form (linear in the segment's size) and its resamples in
+            chunks, so memory stays bounded for any segment.
         seed : int
             Seeds the resampling, so the interval is reproducible.
         unlabelled : {'error', 'group', 'drop'}

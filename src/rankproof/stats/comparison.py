@@ -22,6 +22,7 @@ from ..protocol import Aggregation, Protocol
 from .corrections import CORRECTIONS, correct
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .power import queries_needed
+from .resampling import mean_intervals as _bootstrap  # the earlier private name, which tests import
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS
 
 __all__ = ["compare", "Comparison", "ComparisonRow", "TIE_TOLERANCE"]
@@ -299,34 +300,6 @@ def _value_matrix(evaluated: list[Any], measures: list[Measure]) -> tuple[np.nda
     return union, values
 
 
-def _bootstrap(d: np.ndarray, confidence: float, n_resamples: int, seed, bootstrap_method: str) -> np.ndarray:
-    """Paired bootstrap interval of the mean difference per row (scipy.stats.bootstrap).
-
-    Rows sharing a set of paired queries are resampled in one vectorised call.
-    """
-    from scipy import stats
-
-    intervals = np.full((len(d), 2), np.nan)
-    valid = ~np.isnan(d)
-    spread = np.where(valid, d, -np.inf).max(axis=1) - np.where(valid, d, np.inf).min(axis=1)
-    constant = ~(spread > 0)
-    # Every resample of equal values gives that value (scipy would warn and return NaN for BCa).
-    for r in np.flatnonzero(constant):
-        intervals[r] = d[r][valid[r]][0] if valid[r].any() else np.nan
-    groups: dict[bytes, list[int]] = {}
-    for r in np.flatnonzero(~constant):
-        groups.setdefault(np.packbits(valid[r]).tobytes(), []).append(int(r))
-    for rows in groups.values():
-        sample = d[np.ix_(np.asarray(rows), np.flatnonzero(valid[rows[0]]))]
-        result = stats.bootstrap((sample,), np.mean, axis=-1, vectorized=True, paired=False,
-                                 n_resamples=n_resamples, confidence_level=confidence, method=bootstrap_method,
-                                 batch=max(1, 2_000_000 // max(1, sample.size)),
-                                 rng=np.random.default_rng(seed))
-        intervals[rows, 0] = result.confidence_interval.low
-        intervals[rows, 1] = result.confidence_interval.high
-    return intervals
-
-
 # -- the entry point ---------------------------------------------------------------------
 def compare(
     qrels,
@@ -505,13 +478,51 @@ def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, al
     return mismatches
 
 
+# Per-query differences held at once (rows x queries): about 32 MB, however many runs are compared.
+_ROW_VALUES = 4_000_000
+
+
 def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str], measure_list: list[Measure], *,
           test: TestName, correction: CorrectionName, alpha: float, confidence: float, power: float,
           n_resamples: int, seed: int | None, bootstrap_method: BootstrapMethod) -> tuple[ComparisonRow, ...]:
     """One row per (measure, run A, run B) of `index`: every statistic vectorised over the rows.
 
     `values` is values[run, measure, query] (NaN where a run has no value).
+    Rows are computed in blocks of about 4 million differences, so memory
+    stays flat with many runs (pairs grow as the square of the runs); every
+    statistic of a row depends on that row alone (the randomization test and
+    the bootstrap draw from the same seed in every block), and the
+    correction runs once over all p-values.
     """
+    block = max(1, _ROW_VALUES // max(1, values.shape[2]))
+    parts = [_row_statistics(values, index[start:start + block], names, measure_list, test=test,
+                             confidence=confidence, n_resamples=n_resamples, seed=seed,
+                             bootstrap_method=bootstrap_method)
+             for start in range(0, len(index), block)]
+    stat = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+    p = stat["p"]
+    # Undefined p-values are not in the family the correction counts.
+    p_corrected = np.full(len(p), np.nan)
+    defined = ~np.isnan(p)
+    p_corrected[defined] = correct(p[defined], correction)
+    effect = stat["effect"]
+    return tuple(
+        ComparisonRow(
+            measure=str(measure_list[m]), run_a=names[a], run_b=names[b],
+            mean_a=float(stat["mean_a"][r]), mean_b=float(stat["mean_b"][r]),
+            difference=float(stat["difference"][r]),
+            ci_low=float(stat["low"][r]), ci_high=float(stat["high"][r]),
+            p_value=float(p[r]), p_corrected=float(p_corrected[r]), significant=bool(p_corrected[r] < alpha),
+            effect_size=float(effect[r]), wins=int(stat["wins"][r]), ties=int(stat["ties"][r]),
+            losses=int(stat["losses"][r]), queries=int(stat["n"][r]),
+            queries_needed=queries_needed(float(effect[r]), alpha, power))
+        for r, (m, a, b) in enumerate(index))
+
+
+def _row_statistics(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str],
+                    measure_list: list[Measure], *, test: TestName, confidence: float, n_resamples: int,
+                    seed: int | None, bootstrap_method: BootstrapMethod) -> dict[str, np.ndarray]:
+    """Means, difference, effect size, wins, ties, losses, p-value and interval of each row of `index`."""
     measure_index = np.array([m for m, _, _ in index])
     first = values[np.array([a for _, a, _ in index]), measure_index]
     second = values[np.array([b for _, _, b in index]), measure_index]
@@ -525,6 +536,7 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
                          fix="a paired comparison needs at least 2")
     mean_a = np.where(paired, first, 0).sum(axis=1) / n
     mean_b = np.where(paired, second, 0).sum(axis=1) / n
+    del first, second
     difference = np.where(paired, d, 0).sum(axis=1) / n
     deviation = np.sqrt(np.where(paired, (d - difference[:, None]) ** 2, 0).sum(axis=1) / (n - 1))
     # Differences equal to within the tie tolerance have no spread; what the sums leave
@@ -538,24 +550,13 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
         effect = np.where(deviation > 0, difference / deviation, np.where(difference == 0, 0.0, np.nan))
     wins = (paired & (d > TIE_TOLERANCE)).sum(axis=1)
     losses = (paired & (d < -TIE_TOLERANCE)).sum(axis=1)
-    ties = n - wins - losses
     p = TESTS[test](d, n_resamples=n_resamples, seed=seed)
     if test == "t":
         p = np.where(undefined, np.nan, p)
-    # Undefined p-values are not in the family the correction counts.
-    p_corrected = np.full(len(p), np.nan)
-    defined = ~np.isnan(p)
-    p_corrected[defined] = correct(p[defined], correction)
     intervals = _bootstrap(d, confidence, n_resamples, seed, bootstrap_method)
-    return tuple(
-        ComparisonRow(
-            measure=str(measure_list[m]), run_a=names[a], run_b=names[b],
-            mean_a=float(mean_a[r]), mean_b=float(mean_b[r]), difference=float(difference[r]),
-            ci_low=float(intervals[r, 0]), ci_high=float(intervals[r, 1]),
-            p_value=float(p[r]), p_corrected=float(p_corrected[r]), significant=bool(p_corrected[r] < alpha),
-            effect_size=float(effect[r]), wins=int(wins[r]), ties=int(ties[r]), losses=int(losses[r]),
-            queries=int(n[r]), queries_needed=queries_needed(float(effect[r]), alpha, power))
-        for r, (m, a, b) in enumerate(index))
+    return {"mean_a": mean_a, "mean_b": mean_b, "difference": difference, "effect": effect, "wins": wins,
+            "losses": losses, "ties": n - wins - losses, "n": n, "p": p, "low": intervals[:, 0],
+            "high": intervals[:, 1]}
 
 
 def _undecided(names: list[str], evaluated: list[Any], index, measure_list: list[Measure]) -> tuple[str, ...]:

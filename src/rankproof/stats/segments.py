@@ -3,8 +3,8 @@
 A segment is a label per query (new vs returning users, head vs tail
 queries). Queries are grouped with numpy, and each (segment, measure) gets one
 bootstrap, vectorised over the resamples (percentile and basic intervals by
-numpy gathers in chunks; BCa by :func:`scipy.stats.bootstrap`): no Python
-loop over queries.
+numpy gathers in chunks; BCa with scipy's draws and a closed-form jackknife,
+:mod:`.resampling`): no Python loop over queries, memory linear in the queries.
 
 The mean follows the protocol's aggregation policy, and so does the
 bootstrap: ``macro`` resamples query values; ``weighted`` resamples (value,
@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import InputError, literal
 from ..protocol import Aggregation
 from .keywords import BootstrapMethod, renamed_keyword
+from .resampling import bca_interval, leave_one_out, resampled_statistics
 
 __all__ = ["SegmentRow", "Segments", "UNLABELLED", "segment_labels", "by_segment"]
 
@@ -173,11 +174,18 @@ def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, n_resa
         return point, point  # every resample gives the same value
     if bootstrap_method != "BCa":
         return _resampled_interval(data, statistic, point, confidence, n_resamples, bootstrap_method, rng)
-    from scipy.stats import bootstrap
+    # scipy's draws (64-bit indices) in chunks, and the jackknife in closed form: linear memory and time.
+    resampled = resampled_statistics(data, statistic, n_resamples, rng)
+    jackknife = leave_one_out(*_sums(data, statistic))
+    low, high = bca_interval(np.asarray(point), resampled, jackknife, confidence)
+    return float(low), float(high)
 
-    result = bootstrap(data, statistic, n_resamples=n_resamples, confidence_level=confidence,
-                       method=bootstrap_method, paired=len(data) > 1, vectorized=True, random_state=rng)
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+def _sums(data: tuple[np.ndarray, ...], statistic) -> tuple[np.ndarray, ...]:
+    """The statistic as a ratio of sums: (numerators,) for a mean, (numerators, denominators) otherwise."""
+    if statistic is _weighted_mean:
+        return data[0] * data[1], data[1]
+    return data
 
 
 # Resampled indices held at once: chunks of resamples keep memory near 32 MB.

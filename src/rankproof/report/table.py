@@ -18,6 +18,7 @@ __all__ = ["to_table", "to_markdown", "explanation_table", "counts_lines", "warn
 
 _LABELS = {
     "queries_evaluated": "queries evaluated",
+    "ids_normalised": "ids changed by the ids policy",
     "chunks_merged": "chunks merged",
     "queries_missing_from_run": "judged queries missing from the run",
     "queries_missing_from_qrels": "ranked queries missing from the qrels",

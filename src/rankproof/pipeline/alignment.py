@@ -135,6 +135,7 @@ class QueryTable:
     notes : tuple of str, facts the printed results state
     grade_range : (lowest, highest) judged grade of the pools, None when unknown
     judged_queries, missing_queries : int, queries judged, and those of them the run does not rank
+    warnings : tuple of str, what the evaluation step found doubtful (ids that half match, every ranking one tie)
     """
 
     queries: np.ndarray
@@ -147,6 +148,7 @@ class QueryTable:
     grade_range: tuple | None = None
     judged_queries: int = 0
     missing_queries: int = 0
+    warnings: tuple = ()
 
 
 def query_table(a: Alignment) -> QueryTable:

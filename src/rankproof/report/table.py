@@ -58,7 +58,7 @@ def warning_lines(results: Results) -> list[str]:
     Measures with a cutoff are preferred (the top k is what people read);
     the one with the most unjudged docs inside its cutoff is named.
     """
-    lines = _coverage_warning(results)
+    lines = [f"warning: {line}" for line in results.warnings] + _coverage_warning(results)
     if results.complete_judgments:
         return lines
     inside = results.counts["unjudged_in_cutoff"]

@@ -13,21 +13,19 @@ from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, TypedDi
 import numpy as np
 
 from ..pipeline.alignment import QueryTable
-from ..errors import CoverageError, InputError, MeasureError
+from ..errors import CoverageError, InputError, MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, MissingQuery, Protocol
-from ..errors import literal
 from .values import Bounds, MeasureResult
 
 __all__ = ["Results", "MeasureResult", "Bounds", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
 
 # The query ids shown to the caller and the order they are shown in (see Results._id_source).
 _Ids = tuple[np.ndarray | None, np.ndarray | None]
-# What a front door gives for them: the ids aligned with the alignment's
-# (text, sorted) queries, or a function of those queries giving (ids, order),
-# run on first use (parsing a million ids costs time that a caller reading
-# only means should not pay); (None, None) keeps the text ids.
+# What a front door gives for them: the ids aligned with the alignment's (text, sorted) queries, or a
+# function of those queries giving (ids, order), run on first use (parsing a million ids costs time that
+# a caller reading only means should not pay); (None, None) keeps the text ids.
 QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
 
 
@@ -55,15 +53,15 @@ class Counts(TypedDict, total=False):
     masked_entries: int
     relevant_outside_candidates: int
     chunks_merged: int
+    ids_normalised: int
     zero_ideal_queries: dict[str, int]
     excluded_queries: dict[str, int]
     unjudged_in_cutoff: dict[str, int]
     tied_groups_crossing_cutoff: dict[str, int]
 
-# A run that ranks fewer than this share of the judged queries is refused
-# unless the caller allows it: a mean made mostly of queries scored 0 (or of a
-# handful of queries) is rarely what was meant, and mismatched query ids
-# (q1 against 1) look exactly like that.
+# A run that ranks fewer than this share of the judged queries is refused unless the caller allows it: a
+# mean made mostly of queries scored 0 (or of a handful of queries) is rarely what was meant, and
+# mismatched query ids (q1 against 1) look exactly like that.
 MIN_COVERAGE = 0.5
 
 # The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
@@ -174,6 +172,11 @@ class Results:
     def table(self) -> QueryTable:
         """The per-query table the evaluation gave (queries in text order, counts per query, notes)."""
         return self._table
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Doubts about the input, one line each naming the fix (:mod:`rankproof.results.matching`)."""
+        return tuple(self._table.warnings)
 
     @property
     def weights(self) -> np.ndarray | None:
@@ -492,6 +495,7 @@ class Results:
             elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
                 touched.append(f"{key}={value}")
         lines.append("counts " + (", ".join(touched) if touched else "none touched"))
+        lines.extend(f"warning: {line}" for line in self.warnings)
         if self.query_coverage < MIN_COVERAGE:
             judged = self.counts["queries_in_qrels"]
             ranked = judged - self.counts["queries_missing_from_run"]
@@ -588,11 +592,9 @@ def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *
             fix=f"check that the {{query}} ids match (e.g. 'q1' against '1'), or {fix}", value=0.0)
     raise CoverageError(
         what=f"the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
-        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}",
+        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_MISSING_FATE[results.protocol.missing_query]}",
         source=source or None, fix=f"check the run, or {fix} (or lower min_coverage, --min-coverage)", value=coverage)
 
 
-def _missing_fate(results: Results) -> str:
-    if results.protocol.missing_query is MissingQuery.ZERO:
-        return "scored 0 (missing_query=zero)"
-    return "left out of the mean (missing_query=exclude)"
+_MISSING_FATE = {MissingQuery.ZERO: "scored 0 (missing_query=zero)",
+                 MissingQuery.EXCLUDE: "left out of the mean (missing_query=exclude)"}

@@ -112,9 +112,10 @@ def _rewrites(kind: str, unmatched_run: np.ndarray, unmatched_qrels: np.ndarray,
 
             def drop(text: str, prefix: str = prefix) -> str:
                 return text[len(prefix):] if text.startswith(prefix) else text
-            fix = (f"rewrite the {side}'s {kind} ids to the other side's form" if side == "qrels" or kind == "query"
+            whose = "the run's" if side == "run" else "the qrels'"
+            fix = (f"rewrite {whose} {kind} ids to the other side's form" if side == "qrels" or kind == "query"
                    else f"set the policy chunk_map=regex:^{re.escape(prefix)}(.+)$ or rewrite the run's doc ids")
-            found.append(_Rewrite(f"the {side}'s {kind} ids carry the prefix {prefix!r}|the prefix is dropped", drop,
+            found.append(_Rewrite(f"{whose} {kind} ids carry the prefix {prefix!r}|the prefix is dropped", drop,
                                   fix, side))
     return found
 

@@ -76,19 +76,20 @@ def normalise_ids(qrels: Qrels, run: Run, protocol: Protocol, counts: dict | Non
     (['1'], ['7'], {'ids_normalised': 2})
     """
     policy = protocol.ids
-    total = 0
-    if policy:
-        sides = []
-        for value, make in ((qrels, _qrels), (run, _run)):
-            known = _MADE.get(value)
-            if known is not None and known[0] == policy:
-                sides.append((value, known[1]))
-                continue
-            made, changed = make(value, policy)  # type: ignore[operator]
-            _MADE[made] = (policy, changed)
-            sides.append((made, changed))
-        (qrels, changed_qrels), (run, changed_run) = sides  # type: ignore[assignment]
-        total = changed_qrels + changed_run
-    if counts is not None and policy:
-        counts["ids_normalised"] = total
+    if not policy:
+        return qrels, run
+    qrels, changed_qrels = _once(qrels, policy, _qrels)
+    run, changed_run = _once(run, policy, _run)
+    if counts is not None:
+        counts["ids_normalised"] = changed_qrels + changed_run
     return qrels, run
+
+
+def _once(value, policy: IdPolicy, make):
+    """`make(value, policy)`, or what it gave before for a value it made (with its count)."""
+    known = _MADE.get(value)
+    if known is not None and known[0] == policy:
+        return value, known[1]
+    made, changed = make(value, policy)
+    _MADE[made] = (policy, changed)
+    return made, changed

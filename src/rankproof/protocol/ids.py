@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..errors import ProtocolError, literal
 
@@ -39,7 +39,7 @@ def _strip_zeros(text: str) -> str:
     return _LEADING_ZEROS.sub("", text, count=1) if text.isascii() and text.isdigit() else text
 
 
-_STEP = {"strip": str.strip, "casefold": str.casefold, "strip_zeros": _strip_zeros}
+_STEP: dict[str, Callable[[str], str]] = {"strip": str.strip, "casefold": str.casefold, "strip_zeros": _strip_zeros}
 
 
 @dataclasses.dataclass(frozen=True)

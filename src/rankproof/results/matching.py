@@ -162,7 +162,11 @@ def _queries(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
         share = estimate / min(missing, extra)
         if share >= 0.2:
             name, how = candidate.name.split("|")
-            return Mismatch(f"{name}: {counts}, but they match once {how} {_example(candidate.side, pair)}",
+            found_ids = round(estimate)
+            some = ("they match" if share >= 1 else
+                    ("about " if len(unmatched[candidate.side]) > SAMPLE else "")
+                    + (f"{found_ids} of them match" if found_ids != 1 else "1 of them matches"))
+            return Mismatch(f"{name}: {counts}, but {some} once {how} {_example(candidate.side, pair)}",
                             candidate.fix, strong=share >= 0.9 and estimate >= 3)
     if missing < 0.1 * len(judged) and extra < 0.1 * len(ranked):
         return None

@@ -87,25 +87,38 @@ def _policy_fix(step: str, protocol: Protocol) -> str:
     return f"set the policy ids={steps} (--policy ids={steps})"
 
 
-def _rewrites(kind: str, unmatched_run: np.ndarray, unmatched_qrels: np.ndarray, protocol: Protocol) -> list[_Rewrite]:
-    """The candidate causes for one kind of id ("query" or "doc")."""
+_STEPS = {"strip_zeros": ("differ by zero padding", "leading zeros are dropped"),
+          "casefold": ("differ by case", "case is folded"),
+          "strip": ("differ by blanks around them", "the blanks around them are dropped")}
+_BLANK_AROUND = re.compile(r"(?m)^\s|\s$")
+
+
+def _could_change(step: str, joined: str) -> bool:
+    """Could `step` change one of the ids joined by newlines? (A cheap look before rewriting each.)"""
+    if step == "strip_zeros":
+        return joined.startswith("0") or "\n0" in joined
+    if step == "casefold":
+        return joined != joined.casefold()
+    return _BLANK_AROUND.search(joined) is not None
+
+
+def _rewrites(kind: str, unmatched: dict, protocol: Protocol) -> list[_Rewrite]:
+    """The candidate causes for one kind of id ("query" or "doc") that could change an unmatched id."""
     found = []
-    steps = {"strip_zeros": ("differ by zero padding", "leading zeros are dropped"),
-             "casefold": ("differ by case", "case is folded"),
-             "strip": ("differ by blanks around them", "the blanks around them are dropped")}
-    for step, (name, how) in steps.items():
+    joined = {side: "\n".join(_sample(ids).tolist()) for side, ids in unmatched.items()}
+    for step, (name, how) in _STEPS.items():
         if step not in protocol.ids.steps:
             one = IdPolicy((step,)).one
-            for side in ("run", "qrels"):
-                found.append(_Rewrite(f"{kind} ids {name}|{how}", one, _policy_fix(step, protocol), side))
+            found.extend(_Rewrite(f"{kind} ids {name}|{how}", one, _policy_fix(step, protocol), side)
+                         for side in ("run", "qrels") if _could_change(step, joined[side]))
     rewrite_run = f"rewrite the run's {kind} ids to the qrels' form"
-    for sep in _SEPARATORS:
+    for sep in (sep for sep in _SEPARATORS if sep in joined["run"]):
         def cut(text: str, sep: str = sep) -> str:
             return text.rsplit(sep, 1)[0]
         fix = (f"set the policy chunk_map=sep:{sep} (--policy chunk_map=sep:{sep}) to rank each doc where its "
                "first chunk ranks") if kind == "doc" and protocol.chunk_map.kind == "none" else rewrite_run
         found.append(_Rewrite(f"the run's {kind} ids carry a suffix after {sep!r}|the suffix is cut", cut, fix, "run"))
-    for side, ids in (("run", unmatched_run), ("qrels", unmatched_qrels)):
+    for side, ids in unmatched.items():
         prefixes = Counter(m.group(0) for m in map(_PREFIX.match, _sample(ids).tolist()) if m)
         if prefixes:
             prefix = prefixes.most_common(1)[0][0]
@@ -155,7 +168,7 @@ def _queries(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
     else:
         counts = (f"{missing} of the {len(judged)} judged queries are not in the run and {extra} ranked queries "
                   "are not judged")
-    found = _best(_rewrites("query", unmatched["run"], unmatched["qrels"], protocol), unmatched,
+    found = _best(_rewrites("query", unmatched, protocol), unmatched,
                   {"qrels": judged, "run": ranked})
     if found is not None:
         candidate, estimate, pair = found
@@ -193,15 +206,13 @@ def _numbers_on_one_side(judged: np.ndarray, ranked: np.ndarray) -> str:
 
 def _docs(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
     judged, ranked = qrels.docs, run.docs
-    small, large = (judged, ranked) if len(judged) <= len(ranked) else (ranked, judged)
-    matched = int(_member(small, large).sum())
     sample_run, sample_qrels = _sample(ranked), _sample(judged)
-    unmatched_run = sample_run[~_member(sample_run, judged)]
-    unmatched_qrels = sample_qrels[~_member(sample_qrels, ranked)]
-    # Estimates over the whole vocabularies, from the samples.
+    in_qrels = _member(sample_run, judged)
+    unmatched = {"run": sample_run[~in_qrels], "qrels": sample_qrels[~_member(sample_qrels, ranked)]}
+    # Estimates over the whole vocabularies, from the samples (exact where a side holds no more than SAMPLE ids).
     scale = {"run": len(ranked) / max(len(sample_run), 1), "qrels": len(judged) / max(len(sample_qrels), 1)}
-    found = _best(_rewrites("doc", unmatched_run, unmatched_qrels, protocol),
-                  {"run": unmatched_run, "qrels": unmatched_qrels}, {"qrels": judged, "run": ranked})
+    matched = round(float(in_qrels.sum()) * scale["run"])
+    found = _best(_rewrites("doc", unmatched, protocol), unmatched, {"qrels": judged, "run": ranked})
     if found is None:
         return None
     candidate, estimate, pair = found
@@ -209,18 +220,21 @@ def _docs(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
     if estimate < max(5, matched):
         return None
     name, how = candidate.name.split("|")
-    cause = (f"{name}: {matched} of the run's {len(ranked)} doc ids are judged docs, about {estimate:.0f} more "
-             f"once {how} {_example(candidate.side, pair)}")
+    about = "about " if len(ranked) > SAMPLE else ""
+    cause = (f"{name}: {about}{matched} of the run's {len(ranked)} doc ids are judged docs, about {estimate:.0f} "
+             f"more once {how} {_example(candidate.side, pair)}")
     return Mismatch(cause, candidate.fix, strong=estimate >= 9 * max(matched, 1))
 
 
 def _swapped(qrels: Qrels, run: Run) -> Mismatch | None:
     """The run's query column holds doc ids and its doc column query ids."""
     queries, docs = _sample(run.queries), _sample(run.docs)
-    extra = int((~_member(run.queries, qrels.queries)).sum())
     # Its docs are nearly all judged queries, and its queries are judged docs more often than judged queries.
-    if not extra or _member(docs, qrels.queries).mean() < 0.9 or \
+    if _member(docs, qrels.queries).mean() < 0.9 or \
             _member(queries, qrels.docs).mean() <= _member(queries, qrels.queries).mean():
+        return None
+    extra = int((~_member(run.queries, qrels.queries)).sum())
+    if not extra:
         return None
     rows = np.linspace(0, len(run) - 1, min(len(run), SAMPLE)).astype(np.int64)
     row_query = run.queries[segment_of(np.diff(run.offsets))[rows]]

@@ -104,7 +104,7 @@ def _could_change(step: str, joined: str) -> bool:
 
 def _rewrites(kind: str, unmatched: dict, protocol: Protocol) -> list[_Rewrite]:
     """The candidate causes for one kind of id ("query" or "doc") that could change an unmatched id."""
-    found = []
+    found: list[_Rewrite] = []
     joined = {side: "\n".join(_sample(ids).tolist()) for side, ids in unmatched.items()}
     for step, (name, how) in _STEPS.items():
         if step not in protocol.ids.steps:

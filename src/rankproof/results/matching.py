@@ -174,7 +174,7 @@ def _queries(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
     if found is not None:
         candidate, estimate, pair = found
         share = estimate / min(missing, extra)
-        if share >= 0.2:
+        if share >= 0.2 and estimate >= 2:  # one id that happens to match is no evidence
             name, how = candidate.name.split("|")
             found_ids = round(estimate)
             some = ("they match" if share >= 1 else

@@ -5,13 +5,13 @@ which counts how many judged queries a run ranks, this guard looks for the
 usual reasons why ids that should match do not: zero padding (``001``
 against ``1``), case, blanks around ids, a prefix or a suffix (``184#c3``
 against ``184``), the run's query and doc columns swapped, query ids that
-are numbers on one side only. Ids that differ for none of these reasons
-(a run that ranks other queries) are left to the coverage check. It finds at most one cause and says it in one
+are numbers on one side only. It finds at most one cause and says it in one
 line, naming the fix (often a policy: ``ids=strip_zeros``,
 ``chunk_map=sep:#``): a :class:`Mismatch`, which the evaluation step raises
 when the evidence is strong (a rewrite of the ids would make nearly all of
 them match, or the columns are plainly swapped) and states as a warning
-otherwise.
+otherwise. Ids that differ for none of these reasons (a run that ranks
+other queries) are left to the coverage check.
 
 It works on the distinct ids only, and on evenly spaced samples of at most
 :data:`SAMPLE` of them where a side holds more, so it costs a few

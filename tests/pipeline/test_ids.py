@@ -47,3 +47,13 @@ def test_two_ids_made_one_are_refused_naming_both():
     qrels = Qrels.from_dict({"1": {"a": 1}, "01": {"b": 1}})
     with pytest.raises(InputError, match="'01' and '1' one"):
         evaluate(qrels, Run.from_dict({"1": ["a"]}), "ndcg@2", Protocol(ids="strip_zeros"))
+
+
+def test_spark_refuses_the_ids_policy_before_starting():
+    # Spark spreads queries by their ids as written, so '001' and '1' would never meet: refused
+    # before any session or file is touched.
+    pytest.importorskip("pyspark")
+    from rankproof.spark import evaluate as spark_evaluate
+
+    with pytest.raises(InputError, match="ids=strip_zeros is not applied on Spark"):
+        spark_evaluate("missing-qrels.parquet", "missing-run.parquet", "ndcg@10", "ids=strip_zeros")

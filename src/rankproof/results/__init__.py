@@ -323,7 +323,7 @@ class Results:
             qrels_source=first._table.qrels_source, run_source=first._table.run_source,
             notes=tuple(dict.fromkeys(note for t in tables for note in t.notes)),
             grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
-            judged_queries=sum(t.judged_queries for t in tables),
+            judged_queries=sum(t.judged_queries for t in tables), warnings=tuple({w: 0 for t in tables for w in t.warnings}),
             missing_queries=sum(t.missing_queries for t in tables))
         measures = {}
         for measure in first.measures:

@@ -113,7 +113,8 @@ wheel: $(STAMP)
 # NO_MKDOCS_2_WARNING: mkdocs-material prints a notice about its end of life and MkDocs 2
 # on every build; it is not a build warning, and the docs extra pins mkdocs < 2 and
 # mkdocs-material < 10, so it is silenced here (and in tests/docs, which build the site too).
-docs: $(STAMP) ext
+# Its atlas page runs the trec_eval binaries among the peers (scripts/docs/atlas.py).
+docs: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 demo: $(DEMO_STAMP)

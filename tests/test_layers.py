@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("explain",),
     ("stats",),
     ("report",),
-    ("frame", "scores"),
+    ("frame", "scores", "fusion"),
     ("sklearn", "streaming", "trec", "spark", "recsys", "beyond", "clicks"),
     ("cli",),
 ]

@@ -27,6 +27,7 @@ _HOMES = {
     "PRESETS": ".protocol", "Protocol": ".protocol", "Results": ".results",
     "Comparison": ".stats", "compare": ".stats", "load_results": ".stats",
     "why": ".explain.why", "Why": ".explain.why",
+    "fuse": ".fusion",
 }
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from .evaluation import evaluate
     from .explain.why import Why, why
     from .frame import evaluate_frame
+    from .fusion import fuse
     from .measures.base import Measure
     from .measures.parse import parse_measure, parse_measures
     from .protocol import PRESETS, Protocol
@@ -70,5 +72,5 @@ __all__ = [
     "Qrels", "IntentQrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
     "evaluate_frame", "coverage", "Coverage",
-    "compare", "Comparison", "load_results", "report", "why", "Why",
+    "compare", "Comparison", "load_results", "report", "why", "Why", "fuse",
 ]

@@ -27,6 +27,7 @@ from rankproof.io.trec import read_trec_qrels_columns, read_trec_run_columns
 BLANKS = b" \t\r\x0b\x0c"  # trec_eval's isspace, less the newline
 SEPARATOR = re.compile(rb"[ \t\r\x0b\x0c]+")
 INTEGER = re.compile(rb"[+-]?[0-9]+")
+INTEGRAL = re.compile(rb"^([+-]?[0-9]+)\.0*$")
 NUMBER = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
@@ -53,6 +54,7 @@ def reference_read(data: bytes, width: int):
             raise Refused(number)
         text = fields[value_index]
         if width == 4:
+            text = INTEGRAL.sub(rb"\1", text)   # 3.0 and 3. are 3, as trec_eval reads them
             if not INTEGER.fullmatch(text) or not -(2**63) <= int(text) < 2**63:
                 raise Refused(number)
             value = int(text)

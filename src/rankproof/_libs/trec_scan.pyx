@@ -88,7 +88,10 @@ cdef object vocabulary_spans(Table *t):
 # -- numbers --------------------------------------------------------------------
 
 cdef inline bint _parse_grade(const uint8_t *p, int64_t n, int64_t *out) noexcept nogil:
-    """``[+-]?[0-9]+`` within int64; False for anything else."""
+    """``[+-]?[0-9]+(\\.0*)?`` within int64; False for anything else.
+
+    An integral grade written with a decimal point (``3.0``, ``3.``) is the
+    integer, as trec_eval reads it; ``3.5`` stays refused (grades=real)."""
     cdef int64_t i = 0
     cdef bint negative = False
     cdef uint64_t value = 0, digit, limit
@@ -99,6 +102,13 @@ cdef inline bint _parse_grade(const uint8_t *p, int64_t n, int64_t *out) noexcep
         return False
     limit = (<uint64_t>1 << 63) if negative else ((<uint64_t>1 << 63) - 1)
     while i < n:
+        if p[i] == c'.' and i > (1 if (p[0] == c'+' or p[0] == c'-') else 0):
+            i += 1
+            while i < n and p[i] == c'0':
+                i += 1
+            if i < n:
+                return False
+            break
         if p[i] < c'0' or p[i] > c'9':
             return False
         digit = p[i] - c'0'

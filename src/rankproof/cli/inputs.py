@@ -18,6 +18,7 @@ import sys
 from typing import Any, Iterator, Sequence
 
 from ..errors import InputError, ProtocolError
+from ..io.arrow import MissingColumnsError
 from .grade_map import grade_map
 from .labels import apply_labels
 from .usage import literal, usage
@@ -120,11 +121,61 @@ def columns(args, roles: Sequence[str]) -> dict[str, Any]:
     for role in known:
         given = getattr(args, f"{role}_col", None)
         if given is not None:
+            if role in spec and spec[role] != given:   # --columns query=qid --query-col query
+                raise InputError(source=f"--columns {args.columns!r}",
+                                 what=f"names column {spec[role]!r} for the {role} role and --{role}-col names "
+                                      f"{given!r}", fix="name each role's column once")
             spec[role] = given
+    _refuse_contradictions(args, spec, roles)
     chosen: dict[str, Any] = {role: spec[role] for role in roles if role in spec}
     if "score" in roles and spec.get("score", "").lower() == "none":
         chosen["score"] = None  # rows already in rank order
     return chosen
+
+
+def _refuse_contradictions(args, spec: dict[str, str], roles: Sequence[str]) -> None:
+    """One column for two roles (--columns query=doc leaves doc= at its default 'doc')."""
+    taken: dict[str, str] = {}
+    for role in roles:
+        name = spec.get(role, role)    # a role not named reads the column of its own name
+        if role == "score" and name.lower() == "none":
+            continue
+        if name in taken:
+            options = " ".join(f"--{r}-col" for r in (taken[name], role))
+            raise InputError(source="--columns" if getattr(args, "columns", None) else f"--{role}-col",
+                             what=f"column {name!r} is named for two roles, {taken[name]} and {role}",
+                             fix=f"give each role its own column ({options})")
+        taken[name] = role
+
+
+def in_option_words(error, args) -> InputError:
+    """A missing-columns error of a reader, worded with the command line's options, with a
+    --columns guess from the columns the file has (qid -> query, docno -> doc, ...)."""
+    shown = " and ".join(f"no {error.noun} {name!r} (--{role}-col)" for role, name in error.missing.items())
+    listing = ", ".join(repr(name) for name in error.present) if error.present else "none"
+    guess = _guess_columns(error.present, list(error.missing))
+    example = f"--columns {guess}" if guess else "--columns " + ",".join(f"{r}=NAME" for r in error.missing)
+    return InputError(source=error.source, line=error.line, what=shown.replace("{", "{{").replace("}", "}}"),
+                      fix=f"its {error.noun}s are {listing}; name them with {example}".replace("{", "{{")
+                      .replace("}", "}}"))
+
+
+# Column names tools write for each role, lower case.
+_USUAL = {"query": ("qid", "query_id", "topic", "user", "user_id", "q"),
+          "doc": ("docno", "docid", "doc_id", "item", "item_id", "pid", "passage_id", "d"),
+          "score": ("sim", "similarity", "prediction", "pred", "rating", "score"),
+          "grade": ("rel", "relevance", "label", "judgment", "rating")}
+
+
+def _guess_columns(present: list, roles: list[str]) -> str:
+    lowered = {str(name).lower(): name for name in present}
+    pairs = []
+    for role in roles:
+        found = next((lowered[n] for n in _USUAL.get(role, ()) if n in lowered), None)
+        if found is None:
+            return ""
+        pairs.append(f"{role}={found}")
+    return ",".join(pairs)
 
 
 # -- stdin ----------------------------------------------------------------------------------
@@ -214,7 +265,11 @@ def read_qrels(args, given: str):
         raise usage(None, "--intent-weights and --intent-col describe judgments per intent",
                     "add --intents (the qrels are 'query intent doc grade')")
     # The grades policy says how grades are read (grades=real keeps 1.5).
-    qrels = Qrels.read(path, args.qrels_format, **columns(args, QRELS_ROLES), grades=str(protocol_of(args).grades))
+    try:
+        qrels = Qrels.read(path, args.qrels_format, **columns(args, QRELS_ROLES),
+                           grades=str(protocol_of(args).grades))
+    except MissingColumnsError as error:
+        raise in_option_words(error, args) from None
     mapping = grade_map(args.grade_map)
     return map_grades(qrels, mapping) if mapping is not None else qrels
 
@@ -226,15 +281,21 @@ def _read_intent_qrels(args, path: str):
     if args.grade_map is not None:
         raise usage(None, "--grade-map does not apply to judgments per intent (--intents) yet",
                     "map the grades in the file")
-    return IntentQrels.read(path, args.qrels_format, intent=args.intent_col or "intent",
-                            weights=args.intent_weights, **columns(args, QRELS_ROLES))
+    try:
+        return IntentQrels.read(path, args.qrels_format, intent=args.intent_col or "intent",
+                                weights=args.intent_weights, **columns(args, QRELS_ROLES))
+    except MissingColumnsError as error:
+        raise in_option_words(error, args) from None
 
 
 def read_run(args, given: str, name: str):
     """One run, with the run format and columns of the options."""
     from ..data.run import Run
 
-    return Run.read(STDIN.path(given, args.run_format), args.run_format, name=name, **columns(args, RUN_ROLES))
+    try:
+        return Run.read(STDIN.path(given, args.run_format), args.run_format, name=name, **columns(args, RUN_ROLES))
+    except MissingColumnsError as error:
+        raise in_option_words(error, args) from None
 
 
 def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], stages=None, *,

@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
+    parser.add_argument("--fused", metavar="RUN",
+                        help="the run that fuses the others (rankproof fuse): adds a section testing it against each")
     parser.add_argument("--segments", metavar="FILE",
                         help="query -> segment: lines 'query segment', or a JSON object {\"query\": \"segment\"}")
     add_test_options(parser)
@@ -53,11 +55,12 @@ def run(args) -> int:
         check_segments_match(segments, qrels.queries, args.segments)
     # --baseline may name the run (label or file name) or give its path.
     baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
+    fused = dict(zip(args.runs, names)).get(args.fused, args.fused) if args.fused else None
     inputs = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
     if segments is not None:
         inputs.append(input_file("segments", args.segments))
     make_report(qrels, runs, measures, protocol, baseline=baseline, segments=segments, output=args.output,
                 test=args.test, correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
                 seed=args.seed, inputs=[f for f in inputs if f is not None],
-                command=shlex.join(["rankproof", *getattr(args, "argv", [])]))
+                command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
     return 0

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import REAL_GRADES_HINT, DuplicateError, InputError, ParseError, literal
+from ..errors import REAL_GRADES_HINT, DuplicateError, InputError, ParseError, RankproofError, literal
 from .arrays import read_only
 from .interning import checked_id, intern, sorted_vocabulary
 from ..io.lines import no_lines, take_lines
@@ -213,10 +213,12 @@ class Qrels:
             at = f" (lines {min(first, second)} and {max(first, second)})" if first >= 0 else ""
             loc = {"source": source, "line": int(max(first, second)) if first >= 0 else None,
                    "query": str(queries[query_codes[i]]), "doc": str(docs[doc_codes[i]])}
+            # value: the two lines, for a reader that can say more about them (judgments per intent).
+            pair = (int(min(first, second)), int(max(first, second))) if first >= 0 else None
             if grades[i] != grades[i - 1]:
                 raise DuplicateError(what=f"{{judged}} twice with different grades {grades[i - 1]} and {grades[i]}{at}",
-                                     fix="keep one {judgment} per ({query}, {doc})", **loc)
-            raise DuplicateError(what=f"{{judged}} twice{at}", fix="remove the repeated {judgment}", **loc)
+                                     fix="keep one {judgment} per ({query}, {doc})", value=pair, **loc)
+            raise DuplicateError(what=f"{{judged}} twice{at}", fix="remove the repeated {judgment}", value=pair, **loc)
 
         # Drop vocabulary entries no row uses, so every query has rows.
         used_queries, query_codes = _used(query_codes, len(queries))
@@ -296,11 +298,11 @@ class Qrels:
         from ..io.trec import read_trec_qrels_columns
 
         columns = read_trec_qrels_columns(path, real=as_real(grades))
-        return cls(
+        return cls._trec_checked(path, lambda: cls(
             query_codes=columns.query_codes, queries=columns.query_vocab,
             doc_codes=columns.doc_codes, docs=columns.doc_vocab,
             grades=columns.grade, lines=columns.line, source=columns.source,
-        )
+        ))
 
     @classmethod
     def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *,
@@ -334,10 +336,20 @@ class Qrels:
         rankproof.errors.DuplicateError
             If a (query, doc) pair is judged twice.
         """
-        from ..io.formats import read_qrels_columns
+        from ..io.formats import format_of, read_qrels_columns
 
-        return cls._from_columns(read_qrels_columns(path, format, query=query, doc=doc, grade=grade,
-                                                    real=as_real(grades)))
+        columns = read_qrels_columns(path, format, query=query, doc=doc, grade=grade, real=as_real(grades))
+        if format_of(path, format) != "trec":
+            return cls._from_columns(columns)
+        return cls._trec_checked(path, lambda: cls._from_columns(columns))
+
+    @staticmethod
+    def _trec_checked(path, build) -> "Qrels":
+        """Build qrels read from a TREC file; a pair judged twice is checked for judgments per intent."""
+        try:
+            return build()
+        except DuplicateError as error:
+            raise _as_intents_hint(error, path) from None
 
     @classmethod
     def from_table(cls, table, *, query: str = "query", doc: str = "doc", grade: str = "grade",
@@ -418,3 +430,19 @@ class Qrels:
 
     def __repr__(self) -> str:
         return f"Qrels({self.num_queries} queries, {len(self)} judgments, source={self.source!r})"
+
+
+def _as_intents_hint(error: "DuplicateError", path) -> "RankproofError":
+    """A pair judged twice in a TREC file whose second column differs on the two lines
+    ("1 1 d1 1", "1 2 d1 0") is no repeated judgment: the file is NIST's diversity
+    qrels (query intent doc grade), to be read as judgments per intent."""
+    from ..io.trec import second_columns
+
+    if not isinstance(error.value, tuple):
+        return error
+    columns = second_columns(path, error.value)
+    if len(set(columns)) < 2:
+        return error
+    return error.replace(fix=f"the second column differs on those lines ({columns[0]} and {columns[1]}): "
+                             "this looks like judgments per intent (query intent doc grade, NIST's diversity "
+                             "qrels): read them with --intents (IntentQrels.read in Python)")

@@ -19,6 +19,7 @@ from ..errors import InputError, ParseError, literal
 __all__ = [
     "select_columns",
     "missing_error",
+    "MissingColumnsError",
     "describe",
     "plain",
     "is_text",
@@ -43,14 +44,27 @@ def describe(arg: str, name) -> str:
     return f"column {literal(repr(name))} (named by {_role(arg)}=)"
 
 
+class MissingColumnsError(ParseError):
+    """Named columns a table does not have. Besides the message (worded for Python's keyword
+    arguments), it keeps ``present`` (the table's columns), ``missing`` (role -> the name
+    looked for) and ``noun``, so that a front door with other options (the command line's
+    ``--columns``) can say the same in its own words."""
+
+    present: list
+    missing: dict
+    noun: str
+
+
 def missing_error(present: list, named: Mapping[str, object], missing: list[str], noun: str, source: str,
                   line: int | None = None) -> ParseError:
     """Say which named columns are absent, which ones exist, and which argument to fix."""
     absent = " and ".join(f"no {noun} {literal(repr(named[arg]))} (named by {_role(arg)}=)" for arg in missing)
     listing = ", ".join(repr(name) for name in present) if present else "none"
     arguments = ", ".join(f"{_role(arg)}=" for arg in missing)
-    return ParseError(source=source, line=line, what=absent,
-                      fix=f"the {noun}s are {literal(listing)}; pass the right {noun} names with {arguments}")
+    error = MissingColumnsError(source=source, line=line, what=absent,
+                                fix=f"the {noun}s are {literal(listing)}; pass the right {noun} names with {arguments}")
+    error.present, error.missing, error.noun = list(present), {arg: named[arg] for arg in missing}, noun
+    return error
 
 
 def first(mask) -> int:
@@ -120,11 +134,27 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
         spans = (text.tobytes(), starts, np.char.str_len(text).astype(np.int64))
     else:
         spans = ids.vocabulary()
+        if b"\0" in spans[0]:   # the distinct ids only: one memchr over them
+            _refuse_nul(spans, codes)
     order, vocabulary = _vocabulary.sorted_vocabulary(*spans)
     _vocabulary.remap(codes, order)
     if vocabulary.size == 0:
         vocabulary = np.zeros(0, dtype="<U1")
     return codes, vocabulary
+
+
+def _refuse_nul(spans, codes: np.ndarray) -> None:
+    """An id holding a NUL character: numpy's str arrays, which hold the vocabularies, drop
+    trailing NULs, so ``d1\\0`` would silently be counted as ``d1``. Refused, naming the row."""
+    arena, starts, lengths = spans
+    for code, (start, length) in enumerate(zip(np.asarray(starts).tolist(), np.asarray(lengths).tolist())):
+        text = arena[start:start + length]
+        if b"\0" in text:
+            row = int(np.flatnonzero(codes == code)[0]) + 1
+            shown = text.decode("utf-8", "replace")
+            raise ParseError(row=row, what=f"id {literal(repr(shown)[:60])} holds a NUL character, which no id may "
+                                           "hold (it would be read as the id without it)",
+                             value=shown, fix="remove the NUL characters from the ids")
 
 
 def intern_columns_together(first_column, second_column):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, ParseError
 from .arrow import intern_columns_together, select_columns
 from .checks import Rows, checked_grades, checked_scores, id_columns
 from .lines import no_lines
@@ -64,7 +64,10 @@ def _interned_ids(table, named: dict, source: str, lines):
     columns, missing = select_columns(table, named, source)
     rows = Rows(source, _checked_lines(lines, len(columns["query"]), source), missing)
     query_text, doc_text = id_columns(columns, named, rows)
-    return (columns, rows, *intern_columns_together(query_text, doc_text))
+    try:
+        return (columns, rows, *intern_columns_together(query_text, doc_text))
+    except ParseError as error:
+        raise error.replace(source=source) from None
 
 
 # -- public -------------------------------------------------------------------

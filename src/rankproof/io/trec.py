@@ -42,6 +42,7 @@ from .files import encoding_hint, load_text
 from .values import Problem, grade_problem, real_grade_problem, score_problem, shorten
 
 __all__ = [
+    "second_columns",
     "QrelsColumns",
     "RunColumns",
     "read_trec_qrels_columns",
@@ -421,3 +422,20 @@ def read_trec_run_columns(path) -> RunColumns:
         source=source,
         tag=scanned["tag"],
     )
+
+
+def second_columns(path, lines: tuple[int, ...]) -> list[str]:
+    """The second field of the given lines (1-based) of a TREC file, streamed up to the last one;
+    an error path's look at the iteration or intent column the reader does not keep."""
+    import gzip
+
+    wanted, found = set(lines), {}
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if number in wanted:
+                fields = raw.split()
+                found[number] = fields[1].decode("utf-8", "replace") if len(fields) > 1 else ""
+            if number >= max(wanted):
+                break
+    return [found.get(number, "") for number in lines]

@@ -38,6 +38,7 @@ __all__ = [
 # Integers as trec_eval's atol reads them, minus the leading whitespace (which
 # cannot occur inside a column). pyarrow alone would also take "0x10" as 16.
 INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_INTEGRAL_DECIMAL = re.compile(r"([+-]?[0-9]+)\.0*", re.ASCII)
 # The number syntax of scores (the compiled scan accepts exactly these, minus
 # NaN and infinities); also the rule for numbers held as text in tables.
 FLOAT = re.compile(
@@ -73,6 +74,9 @@ def shorten(text: str) -> str:
 def grade_problem(value: str) -> Problem | None:
     """What is wrong with a grade of a TREC file, or None if it is a valid integer."""
     shown = literal(repr(shorten(value)))
+    integral = _INTEGRAL_DECIMAL.fullmatch(value)   # 3.0 is 3, as trec_eval reads it
+    if integral:
+        value = integral[1]
     if INTEGER.fullmatch(value):
         # More than 19 digits cannot fit, and int() refuses past 4,300 digits.
         if len(value.lstrip("+-")) <= 19 and _INT64_MIN <= int(value) <= _INT64_MAX:

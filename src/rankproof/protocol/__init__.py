@@ -85,23 +85,17 @@ from .policies import (
     Chunks,
     Grades,
     Aggregation,
-    GainMap,
-    DiscountVector,
-    LogDiscount,
-    file_digest,
-    DiscountFile,
-    ChunkMap,
     parse_chunk_map,
     parse_gain,
     parse_discount,
     parse_enum,
     parse_rel,
     unknown_policy,
-    LARGEST_GAIN,
     PARSERS,
     TEXT_ONLY_WHEN_CHANGED,
 )
 from .ids import ID_STEPS, IdPolicy, parse_ids
+from .values import LARGEST_GAIN, ChunkMap, DiscountFile, DiscountVector, GainMap, LogDiscount, file_digest
 from .presets import PRESET_SETTINGS
 
 __all__ = [

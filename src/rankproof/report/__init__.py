@@ -22,7 +22,8 @@ __all__ = ["make_report"]
 def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, segments=None, output=None,
                 test: "TestName" = "randomization", correction: "CorrectionName" = "holm", alpha: float = 0.05,
                 confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, command: str | None = None,
-                inputs=None, drill_depth: int = 20, title: str | None = None, resamples: int | None = None) -> str:
+                inputs=None, drill_depth: int = 20, title: str | None = None, resamples: int | None = None,
+                fused: str | None = None) -> str:
     """The HTML report of runs against qrels: one self-contained page.
 
     Parameters
@@ -41,6 +42,9 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
         As :func:`rankproof.compare`.
     command, inputs, drill_depth, title
         See :func:`rankproof.report.figures.prepare`.
+    fused : str, optional
+        The run that fuses the others (``rankproof fuse``): adds a section
+        testing it against each of them (:mod:`rankproof.report.fusion`).
     resamples : int, optional
         The earlier name of ``n_resamples`` (deprecated).
 
@@ -71,7 +75,7 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     check_output_path(output)
     data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=test,
                    correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples, seed=seed,
-                   command=command, inputs=inputs, drill_depth=drill_depth, title=title)
+                   command=command, inputs=inputs, drill_depth=drill_depth, title=title, fused=fused)
     page = render(data)
     if output is not None:
         write_output(page, output)

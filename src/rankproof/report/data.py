@@ -57,7 +57,7 @@ def _protocol_files(protocol) -> dict[str, Any]:
     """What a policy read from a file needs to be read back without it: the discount
     vector itself (a chunk map is compared by its digest alone), so a saved result
     can be compared from any folder."""
-    from ..protocol.policies import DiscountFile
+    from ..protocol.values import DiscountFile
 
     if not isinstance(protocol.discount, DiscountFile):
         return {}
@@ -88,6 +88,25 @@ def to_json(results: Sequence[Results], per_query: bool = True) -> str:
     # large, where indentation would cost more than the evaluation.
     size = sum(len(run.get("per_query", ())) for run in document["runs"].values())
     return json.dumps(document, indent=2 if size <= 1000 else None, ensure_ascii=False) + "\n"
+
+
+def _check_trec_ids(results: Sequence[Results], per_query: bool) -> None:
+    """Refuse ids the trec layout cannot hold: a blank splits the line's fields, a line break
+    starts a line of its own ("q1\\nndcg@10 all 0.9999" would forge a mean that a trec_eval
+    parser reads). JSON and CSV quote them."""
+    from ..errors import InputError, literal
+
+    for r in results:
+        named = [("run name", r.run_name)] + ([("query id", q) for q in r.queries] if per_query else [])
+        for what, text in named:
+            text = str(text)
+            if any(c.isspace() or not c.isprintable() for c in text):
+                raise InputError(what=f"{what} {literal(repr(text)[:60])} holds a blank or a control character, "
+                                      "which --format trec cannot hold (it would split or forge a line)",
+                                 source=f"run {r.run_name}" if what != "run name" else None, value=text,
+                                 fix="name the run with --label NAME=FILE (a name without blanks)"
+                                 if what == "run name" else "use --format csv or json, which quote ids, or clean "
+                                 "the ids")
 
 
 def _check_no_query_named_all(results: Sequence[Results], fmt: str) -> None:
@@ -133,6 +152,7 @@ def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int 
 
     With per-query lines, a query named ``all`` is refused (it would read as the mean).
     """
+    _check_trec_ids(results, per_query)
     if per_query:
         _check_no_query_named_all(results, "trec")
     lines = []

@@ -96,6 +96,9 @@ class ReportData:
     drill: dict | None = None
     segments: dict | None = None            # run -> Segments
     missing: tuple[str, ...] = ()
+    fused: str | None = None                # the run that fuses the others (report/fusion.py)
+    fusion: Any = None                      # its Comparison against each of them
+    systems: Any = None                     # SystemsAnalysis: Tukey HSD letters and risk (report/systems_page.py)
 
 
 def _version() -> str:
@@ -363,7 +366,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
             correction: CorrectionName = "holm",
             alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
             command: str | None = None, inputs: Sequence[InputFile] | None = None,
-            drill_depth: int = DRILL_DEPTH, title: str | None = None, resamples: int | None = None) -> ReportData:
+            drill_depth: int = DRILL_DEPTH, title: str | None = None, resamples: int | None = None,
+            fused: str | None = None) -> ReportData:
     """Evaluate, compare and explain the runs for the report (see the module's docstring).
 
     Parameters
@@ -385,6 +389,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         Rows of each ranking kept for the drill-down (20).
     resamples : int, optional
         The earlier name of ``n_resamples`` (deprecated).
+    fused : str, optional
+        The run that is the fusion of the others: adds the section comparing it with each of them.
     """
     from ..evaluation import evaluate, resolve_protocol
     from ..stats import compare
@@ -424,6 +430,18 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
     if pr_curves is None:
         missing.append(pr_note)
     segment_tables = _segment_tables(results, segments, confidence, interval_resamples, seed, missing)
+    fusion = None
+    if fused is not None and comparison is not None:
+        from .fusion import fused_comparison
+
+        fusion = fused_comparison(results, _baseline(fused, names), test=test, correction=correction, alpha=alpha,
+                                  confidence=confidence, n_resamples=n_resamples, seed=seed)
+    systems = None
+    if comparison is not None:
+        from .systems_page import analyse
+
+        systems = analyse(results, page_measures, baseline, alpha=alpha, n_resamples=n_resamples, seed=seed,
+                          missing=missing)
     return ReportData(
         title=title or f"rankproof report: {', '.join(names)}",
         version=_version(), command=command, protocol=protocol, qrels_digest=results[0].qrels_digest,
@@ -435,7 +453,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         gain_discount=_gain_discount(qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
         drill=_drill(qrels, named, curves.drill_measure, protocol, curves.drill_values,
                      *_drill_plan(curves.drill_values, baseline, drill_depth)),
-        segments=segment_tables,
+        segments=segment_tables, fused=fused, fusion=fusion, systems=systems,
         missing=tuple(missing) + (() if len(results) > 1 else (
             "per-query differences: one run only, nothing to compare with",)),
     )

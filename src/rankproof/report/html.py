@@ -25,8 +25,8 @@ from .table import counts_lines, warning_lines
 __all__ = ["render", "in_frame", "SECTIONS"]
 
 # Section ids, in page order; "segments" only when segments were given.
-SECTIONS = ("header", "counts", "summary", "cutoffs", "distribution", "differences", "judged", "pr", "how",
-            "drill", "segments")
+SECTIONS = ("header", "counts", "summary", "cutoffs", "distribution", "differences", "systems", "judged", "pr",
+            "how", "drill", "segments")
 
 # Shown for every run even when nothing was touched (the others only when they are not 0).
 _ALWAYS = {
@@ -328,6 +328,11 @@ class _Page:
         parts.append("</section>")
         return "".join(parts)
 
+    def systems(self) -> str:
+        from .systems_page import section
+
+        return section(self.data.systems, self._figure)
+
     def judged(self) -> str:
         d = self.data
         if not d.judged_curves:
@@ -457,11 +462,16 @@ class _Page:
         parts.append(self._legend() + '<div class="grid">' + "".join(charts) + "</div></section>")
         return "".join(parts)
 
+    def fusion(self) -> str:
+        from .fusion import section
+
+        return section(self.data.fusion, self.data.fused) if self.data.fusion is not None else ""
+
     def page(self) -> str:
         d = self.data
         body = "".join(section() for section in (
             self.header, self.counts, self.summary, self.cutoffs, self.distribution, self.differences,
-            self.judged, self.pr, self.how, self.drill, self.segments))
+            self.systems, self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
         script = ""
         if d.drill:
             script = _json_script("run-colors", self.colors) + f"<script>{SCRIPT}</script>"

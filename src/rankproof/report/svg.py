@@ -169,7 +169,7 @@ def histogram(name: str, edges: Sequence[float], counts: Sequence[int], color: s
 
 def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, width: int = 560,
                 height: int = 220, positive: str = "#3ca951", negative: str = "#ff725c",
-                bound: float | None = None, max_bars: int = 600) -> str:
+                bound: float | None = None, max_bars: int = 600, clickable: bool = True) -> str:
     """One bar per query, sorted by value (the per-topic plot of TREC overviews).
 
     A bar's hover title names the query and its value; ``data-query`` lets
@@ -177,6 +177,8 @@ def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, 
     sets the y range to [-bound, bound] (charts side by side share it). Past
     ``max_bars`` queries the values are drawn as one outline, with bars (and
     query ids) for the ``max_bars / 2`` at each end, so the page stays light.
+    ``clickable=False`` leaves ``data-query`` out (a second plot of the same
+    queries, which the drill-down need not answer twice).
 
     >>> many = [(str(i), (i - 500) / 1000) for i in range(1000)]
     >>> chart = sorted_bars("d", many, y_label="difference", max_bars=100)
@@ -213,7 +215,8 @@ def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, 
         y = frame.y(value)
         top, size = (y, zero - y) if value > 0 else (zero, y - zero)
         color = positive if value > 0 else negative
-        parts.append(f'<rect class="mark bar" data-query="{escape(query)}" x="{_num(frame.x(i))}" y="{_num(top)}" '
+        link = f'data-query="{escape(query)}" ' if clickable else ""
+        parts.append(f'<rect class="mark bar" {link}x="{_num(frame.x(i))}" y="{_num(top)}" '
                      f'width="{_num(max(step - 0.3, 0.6))}" height="{_num(max(size, 0.5))}" fill="{color}">'
                      f'<title>query {escape(query)}: {value:+.4f}</title></rect>')
     parts.append(f'<line class="axis" x1="{frame.left}" x2="{width - frame.right}" y1="{_num(zero)}" '

@@ -155,7 +155,7 @@ def _per_query_table(r: Results, digits: int = 4) -> str:
     console (which rich would squeeze), go through rich.
     """
     names = [str(m) for m in r.measures]
-    queries = [str(q) for q in r.queries.tolist()] if hasattr(r.queries, "tolist") else [str(q) for q in r.queries]
+    queries = [shown_id(q) for q in (r.queries.tolist() if hasattr(r.queries, "tolist") else r.queries)]
     if r.has_bounds:
         bounds = [r.bounds(m) for m in r.measures]
         columns = [[f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
@@ -187,10 +187,23 @@ def _per_query_table_rich(r: Results, digits: int = 4) -> str:
         pq.add_column(str(m), justify="right")
     values = [r.values(m) for m in r.measures]
     for i, query in enumerate(r.queries):
-        pq.add_row(str(query), *(_fmt(float(v[i]), digits) for v in values))
+        pq.add_row(shown_id(query), *(_fmt(float(v[i]), digits) for v in values))
     console.print()
     console.print(pq)
     return "\n" + "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+
+
+def shown_id(text) -> str:
+    r"""An id as a text table shows it: control characters and line breaks escaped, so that
+    an id cannot break (or forge) a line of the table; ids are otherwise as given.
+
+    >>> print(shown_id("q1\nall 0.99\t"))
+    q1\nall 0.99\t
+    """
+    text = str(text)
+    if all(c.isprintable() for c in text):
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def markdown_cell(text) -> str:
@@ -199,7 +212,7 @@ def markdown_cell(text) -> str:
     >>> print(markdown_cell("x|y"))
     x\|y
     """
-    return str(text).replace("\\", "\\\\").replace("|", "\\|")
+    return shown_id(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: int = 4) -> str:

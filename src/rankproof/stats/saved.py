@@ -94,7 +94,7 @@ def saved_protocol(text: Any, files: Any = None) -> Protocol:
     Equality and fingerprints hold digests, not paths, so either way the
     protocol compares equal to the one that wrote the result.
     """
-    from ..protocol.policies import ChunkMap, DiscountFile, file_digest
+    from ..protocol.values import ChunkMap, DiscountFile, file_digest
 
     if not isinstance(text, str):
         raise ProtocolError(what="'protocol_text' must be a string", value=type(text).__name__)

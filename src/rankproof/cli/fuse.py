@@ -1,0 +1,137 @@
+"""``rankproof fuse``: runs fused into one run (ranx's methods), cross-validated and compared with its components."""
+
+from __future__ import annotations
+
+import argparse
+
+from .compare import add_test_options, bare_names
+from .evaluate import DEFAULT_MEASURES
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_qrels, read_run, run_names
+from .usage import usage
+
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "trec_text"]
+
+NAME = "fuse"
+HELP = "fuse runs into one (rrf, comb_mnz, wsum, ... ranx's 25 methods), cross-validated and tested"
+EXAMPLES = """examples:
+  rankproof fuse bm25.run tfidf.run -o fused.run
+  rankproof fuse bm25.run tfidf.run lmdirichlet.run --method wsum --qrels qrels.txt -o fused.run
+  rankproof fuse a.run b.run --method rrf --param k=60 --ties docid -o fused.run"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..fusion import METHODS, NORMALIZATIONS
+
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="two or more component runs")
+    parser.add_argument("-o", "--output", metavar="FILE", required=True,
+                        help="the fused run, written atomically in TREC format")
+    parser.add_argument("--method", default="rrf", metavar="METHOD",
+                        help=f"fusion method (default rrf): {', '.join(METHODS)}")
+    parser.add_argument("--norm", default="min-max", choices=NORMALIZATIONS,
+                        help="score normalization of each run first (default min-max, ranx's)")
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="a method parameter, e.g. k=60, phi=0.9, gamma=0.5 (repeatable)")
+    parser.add_argument("--weights", metavar="W,W,...", help="one weight per run, in order (weighted methods)")
+    parser.add_argument("--ties", default="docid", choices=("docid", "input", "ranx"),
+                        help="order of equal scores in the runs and the fused run (default docid: by doc id, "
+                             "descending, as trec_eval reads them)")
+    parser.add_argument("--qrels", metavar="QRELS", help="judgments: cross-validate the method's parameters, "
+                                                          "and compare the fused run with each component")
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds over queries (default 5)")
+    parser.add_argument("--select-by", default="ndcg@10", metavar="MEASURE",
+                        help="the measure cross-validation maximises (default ndcg@10)")
+    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                        help=f"measures of the comparison (default {' '.join(DEFAULT_MEASURES)})")
+    parser.add_argument("--k", type=int, default=10, help="cutoff of the complementarity diagnostics (default 10)")
+    add_test_options(parser)
+    add_protocol_options(parser)
+    add_input_options(parser)
+
+
+def trec_text(run) -> str:
+    """The run in TREC format, rows in its order, ranks from 1 per query, scores at full precision."""
+    import numpy as np
+
+    lines = []
+    tag = run.name
+    for q, query in enumerate(run.queries.tolist()):
+        lo, hi = int(run.offsets[q]), int(run.offsets[q + 1])
+        docs = run.docs[run.doc_codes[lo:hi]].tolist()
+        for rank, (doc, score) in enumerate(zip(docs, np.asarray(run.scores[lo:hi]).tolist()), start=1):
+            lines.append(f"{query} Q0 {doc} {rank} {score!r} {tag}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _params(args) -> dict:
+    params: dict = {}
+    for item in args.param or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise usage(NAME, f"--param {item!r}: write NAME=VALUE", "e.g. --param k=60")
+        try:
+            number = float(value)
+        except ValueError:
+            raise usage(NAME, f"--param {item!r}: the value is not a number", "e.g. --param k=60") from None
+        params[key.strip()] = int(number) if number.is_integer() and key.strip() in ("k", "w", "n_segments") \
+            else number
+    if args.weights:
+        try:
+            params["weights"] = tuple(float(w) for w in args.weights.split(","))
+        except ValueError:
+            raise usage(NAME, f"--weights {args.weights!r}: give numbers separated by commas",
+                        "e.g. --weights 0.5,0.3,0.2") from None
+    return params
+
+
+def run(args) -> int:
+    from ..fusion import compare_fused, complementarity, cross_validate, fuse
+    from ..fusion.methods import parse_method
+    from ..fusion.optimisation import describe_params
+    from ..fusion.ties import parse_ties
+    from ..measures.parse import parse_measures
+    from ..report.fusion import text_table
+    from ..report.output import check_output_path, write_output
+
+    if len(args.runs) < 2:
+        raise usage(NAME, "give two or more runs to fuse")
+    if args.intents:
+        raise usage(NAME, "--intents: judgments per intent are not available to fusion yet",
+                    "give qrels with one grade per query and doc")
+    method, ties = parse_method(args.method), parse_ties(args.ties)
+    params = _params(args)
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    protocol = protocol_of(args)
+    check_output_path(args.output, [*args.runs, args.qrels])
+    names = bare_names(run_names(args.runs, args.label))
+    runs = {name: read_run(args, path, name) for name, path in zip(names, args.runs)}
+    qrels = read_qrels(args, args.qrels) if args.qrels else None
+    out = [f"fusion: {method.name} of {', '.join(names)}; normalization {args.norm}",
+           f"ties: {ties.value} ({_TIES[ties.value]})"]
+    if qrels is not None and method.tunable and not params:
+        fit = cross_validate(qrels, runs, method.name, norm=args.norm, measure=args.select_by, folds=args.folds,
+                             seed=args.seed, protocol=protocol, ties=ties, name=f"fused-{method.name}")
+        fused = fit.run
+        out.append(fit.summary())
+        out.append("the fused run written is cross-fitted: each query fused with its fold's choice")
+    else:
+        fused = fuse(runs, method.name, norm=args.norm, params=params, ties=ties, qrels=qrels,
+                     name=f"fused-{method.name}")
+        out.append(f"parameters: {describe_params({**method.defaults, **params})}")
+        if method.train is not None:
+            out.append("learned from the judgments of every query, and scored on them: optimistic "
+                       "(leave out --param to cross-validate)")
+    write_output(trec_text(fused), args.output)
+    out.append(f"wrote {args.output}: {fused.num_queries} queries, {len(fused)} ranked docs")
+    out.append(complementarity(runs, k=args.k, qrels=qrels, ties=ties).summary())
+    if qrels is not None:
+        comparison = compare_fused(qrels, fused, runs, measures, protocol, test=args.test,
+                                   correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
+                                   seed=args.seed)
+        out.append(text_table(comparison, fused.name))
+    print("\n".join(out))
+    return 0
+
+
+_TIES = {"docid": "equal scores by doc id, descending, as trec_eval and ties=docid read them",
+         "input": "equal scores keep their input order: a run's row order, the fused run's first appearance",
+         "ranx": "equal scores in the order numba's quicksort leaves them, as ranx"}

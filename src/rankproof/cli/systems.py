@@ -1,0 +1,91 @@
+"""``rankproof systems``: inference over three or more runs at once (Tukey HSD, MaxT, ANOVA, risk, design).
+
+``rankproof compare`` tests pairs one by one and corrects afterwards; this
+command runs procedures whose family-wise adjustment is built in and that
+read all the runs together, and says which test suits the numbers of topics
+and runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .evaluate import DEFAULT_MEASURES
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .usage import usage
+
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
+
+NAME = "systems"
+HELP = "many runs at once: randomised Tukey HSD or MaxT, ANOVA, risk, topic set size"
+EXAMPLES = """examples:
+  rankproof systems qrels.txt bm25.run tfidf.run lmdirichlet.run -m ndcg@10
+  rankproof systems qrels.txt a.run b.run c.run --procedure maxt --baseline a --baseline b
+  rankproof systems qrels.txt a.run b.run c.run --risk --baseline a --risk-alpha 5
+  rankproof systems qrels.txt a.run b.run c.run -m ndcg@10 -m ap --design --min-difference 0.05"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then three or more runs")
+    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    parser.add_argument("--procedure", choices=("tukey", "maxt"), default="tukey",
+                        help="randomised Tukey HSD (all pairs; default) or step-down MaxT (all pairs or baselines)")
+    parser.add_argument("--baseline", action="append", metavar="RUN",
+                        help="a baseline (repeatable): MaxT tests only the pairs with a baseline; risk is against it")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="permutations (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--mixed-model", action="store_true",
+                        help="a linear mixed model with a random topic effect (needs statsmodels: rankproof[stats])")
+    parser.add_argument("--risk", action="store_true", help="URisk, TRisk and GeoRisk against the baselines")
+    parser.add_argument("--risk-alpha", type=float, default=1.0,
+                        help="risk aversion: a loss counts 1 + alpha times (default 1)")
+    parser.add_argument("--design", action="store_true",
+                        help="topic set size (Sakai 2016) and discriminative power of the measures (Sakai 2006)")
+    parser.add_argument("--min-difference", type=float, default=0.05,
+                        help="--design: the difference (and ANOVA range) to detect (default 0.05)")
+    parser.add_argument("--ci-width", type=float, default=0.1,
+                        help="--design: the widest interval of a difference wanted (default 0.1)")
+    parser.add_argument("--power", type=float, default=0.8, help="--design: the power wanted (default 0.8)")
+    parser.add_argument("--asl-resamples", type=int, default=1000,
+                        help="--design: bootstrap samples of the ASL (default 1000)")
+    add_protocol_options(parser)
+    add_input_options(parser)
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="analyse runs that rank fewer than half of the judged queries anyway")
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+def run(args) -> int:
+    from ..measures.parse import parse_measures
+    from ..report.output import check_output_path, write_output
+    from ..report.systems import to_json, to_text
+    from ..stats.systems import compare_systems
+    from .compare import bare_names
+
+    if len(args.inputs) < 4:
+        raise usage(NAME, "give QRELS and at least three runs", "for two runs use rankproof compare")
+    check_output_path(args.output, [*args.inputs, args.grade_map])
+    if args.resamples < 1 or args.asl_resamples < 1:
+        raise usage(NAME, "--resamples and --asl-resamples must be at least 1")
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    qrels_path, paths = args.inputs[0], args.inputs[1:]
+    file_names = run_names(paths)
+    labelled = run_names(paths, args.label)
+    names = [given if given != file else bare for given, file, bare in zip(labelled, file_names,
+                                                                            bare_names(file_names))]
+    known = {**dict(zip(paths, names)), **dict(zip(file_names, names)), **{name: name for name in names}}
+    baselines = [known.get(name, name) for name in args.baseline or []]
+    if args.risk and not baselines:
+        raise usage(NAME, "--risk needs a --baseline to measure the risk against")
+    qrels, read = read_inputs(args, qrels_path, paths, names, intents=False)
+    analysis = compare_systems(qrels, dict(read), measures, protocol_of(args), allow_partial=args.allow_partial,
+                               procedure=args.procedure, baselines=baselines, alpha=args.alpha,
+                               n_resamples=args.resamples, seed=args.seed,
+                               risk_alpha=args.risk_alpha if args.risk else None, design=args.design,
+                               min_difference=args.min_difference, ci_width=args.ci_width, power=args.power,
+                               asl_resamples=args.asl_resamples, mixed=args.mixed_model)
+    write_output(to_json(analysis) if args.format == "json" else to_text(analysis), args.output)
+    return 0

@@ -1,0 +1,77 @@
+"""The topics x systems score matrix every many-system statistic reads, and its checks.
+
+A many-system statistic (Tukey HSD, MaxT, ANOVA, risk, design) takes a
+complete block design: one row per topic, one column per system, no missing
+cell. :func:`score_matrix` builds it from evaluated results on the topics
+every system has; :func:`checked_matrix` validates a matrix given directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import InputError, literal
+
+__all__ = ["score_matrix", "checked_matrix", "checked_names", "MAX_CELLS"]
+
+# A permutation procedure holds at least one permuted copy of the matrix (and,
+# for MaxT, one difference per pair and topic); beyond this many values in one
+# copy it is refused up front rather than swapping.
+MAX_CELLS = 8_000_000
+
+
+def checked_matrix(scores, *, min_systems: int = 2, min_topics: int = 2, what: str = "scores") -> np.ndarray:
+    """``scores`` as a float64 (topics x systems) array, refused with one line if it is not one.
+
+    >>> checked_matrix([[0.1, 0.2], [0.3, 0.4]]).shape
+    (2, 2)
+    """
+    matrix = np.asarray(scores, dtype=np.float64)
+    if matrix.ndim != 2:
+        raise InputError(what=f"{what} must be a matrix (topics x systems); got {matrix.ndim} dimensions",
+                         value=matrix.ndim, fix="give one row per topic and one column per system")
+    topics, systems = matrix.shape
+    if systems < min_systems or topics < min_topics:
+        raise InputError(what=f"{what} has {topics} topics x {systems} systems; this needs at least "
+                              f"{min_topics} topics and {min_systems} systems", value=matrix.shape)
+    if not np.all(np.isfinite(matrix)):
+        row, column = np.argwhere(~np.isfinite(matrix))[0]
+        raise InputError(what=f"{what} has a missing or infinite value (topic row {row}, system column "
+                              f"{column})", value=float(matrix[row, column]),
+                         fix="keep only the topics every system has a value for")
+    return matrix
+
+
+def checked_names(names: Sequence[str] | None, systems: int) -> tuple[str, ...]:
+    """One distinct name per column (``s1``, ``s2``, ... when none are given)."""
+    if names is None:
+        return tuple(f"s{i + 1}" for i in range(systems))
+    names = tuple(str(name) for name in names)
+    if len(names) != systems:
+        raise InputError(what=f"{len(names)} names for {systems} systems", value=len(names),
+                         fix="give one name per column of the matrix")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InputError(what=literal(f"system name {repeated[0]} is given twice"), value=repeated[0])
+    return names
+
+
+def score_matrix(results: Sequence[Any], measure) -> tuple[np.ndarray, np.ndarray]:
+    """(topics, matrix): each result's values of ``measure`` on the topics all of them have.
+
+    ``results`` are :class:`rankproof.Results` (or saved results), one per
+    system, in column order. Topics are compared as text and sorted.
+    """
+    query_sets = [np.asarray(result.queries, dtype=object).astype(str) for result in results]
+    shared = query_sets[0]
+    for queries in query_sets[1:]:
+        shared = np.intersect1d(shared, queries)
+    shared = np.unique(shared)
+    matrix = np.empty((len(shared), len(results)))
+    for column, (result, queries) in enumerate(zip(results, query_sets)):
+        values = np.asarray(result.values(measure), dtype=np.float64)
+        order = np.argsort(queries, kind="stable")
+        matrix[:, column] = values[order][np.searchsorted(queries[order], shared)]
+    return shared, matrix

@@ -1,0 +1,159 @@
+"""``compare_systems``: inference over many systems at once, per measure, in one value.
+
+For each measure: the two-way ANOVA (topic and system effects), a
+family-wise pairwise procedure (randomised Tukey HSD over all pairs, or MaxT
+over all pairs or against baselines), optionally risk against the baselines
+(URisk, TRisk, GeoRisk), and optionally the design figures (topic set sizes,
+discriminative power). The recommended test for the numbers of topics and
+systems comes with it. Each statistic lives in its own module and documents
+its reference and formula there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping, Sequence
+
+from ..errors import InputError, literal
+from .anova import Anova, MixedModel, mixed_model, two_way_anova
+from .design import topics_for_anova, topics_for_ci_width, topics_for_t_test
+from .discriminative import DEFAULT_BOOTSTRAP, Discrimination, discriminative_power
+from .matrix import checked_matrix, checked_names, score_matrix
+from .maxt import max_t
+from .pairwise import PairwiseTests
+from .recommend import Recommendation, recommend_test
+from .risk import Risk, risk_table
+from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .tukey import tukey_hsd
+
+__all__ = ["compare_systems", "analyse_matrices", "SystemsAnalysis", "MeasureAnalysis", "TopicSetSize",
+           "PROCEDURES"]
+
+PROCEDURES = {"tukey": tukey_hsd, "maxt": max_t}
+
+
+@dataclasses.dataclass(frozen=True)
+class TopicSetSize:
+    """Topics needed (Sakai 2016) given this measure's residual variance V_E."""
+
+    variance: float
+    min_difference: float
+    ci_width: float
+    power: float
+    t_test: int
+    anova: int
+    ci: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MeasureAnalysis:
+    measure: str
+    anova: Anova
+    tests: PairwiseTests
+    risk: tuple[Risk, ...] = ()
+    design: TopicSetSize | None = None
+    mixed: MixedModel | None = None
+    # per topic, each system's score: for the risk-reward plot
+    topics: tuple[str, ...] = ()
+    scores: tuple[tuple[float, ...], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemsAnalysis:
+    systems: tuple[str, ...]
+    topics: int
+    recommendation: Recommendation
+    measures: tuple[MeasureAnalysis, ...]
+    discrimination: tuple[Discrimination, ...] = ()
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    def measure(self, name: str) -> MeasureAnalysis:
+        for analysis in self.measures:
+            if analysis.measure == str(name):
+                return analysis
+        raise KeyError(name)
+
+
+def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None = None, *,
+                     procedure: str = "tukey", baselines=None, alpha: float = 0.05,
+                     n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
+                     risk_alpha: float | None = None, design: bool = False, min_difference: float = 0.05,
+                     ci_width: float = 0.1, power: float = 0.8, asl_resamples: int = DEFAULT_BOOTSTRAP,
+                     topic_ids: Sequence[str] | None = None, mixed: bool = False) -> SystemsAnalysis:
+    """The analysis of one topics x systems matrix per measure (same topics and systems in each).
+
+    ``mixed=True`` adds the linear mixed model (needs statsmodels: the ``stats`` extra).
+    """
+    if procedure not in PROCEDURES:
+        raise InputError(what=literal(f"unknown procedure {procedure!r}"), value=procedure,
+                         fix=f"choose one of {', '.join(PROCEDURES)}")
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise InputError(what=f"alpha must be between 0 and 1; got {alpha!r}", value=alpha)
+    if not (isinstance(n_resamples, int) and n_resamples >= 1):
+        raise InputError(what=f"n_resamples must be a whole number >= 1; got {n_resamples!r}", value=n_resamples)
+    checked = {str(measure): checked_matrix(matrix) for measure, matrix in matrices.items()}
+    if not checked:
+        raise InputError(what="give at least one measure")
+    if len({matrix.shape for matrix in checked.values()}) > 1:
+        raise InputError(what="the measures' matrices differ in shape", fix="use the same topics and systems")
+    topics, count = next(iter(checked.values())).shape
+    names = checked_names(systems, count)
+    if risk_alpha is not None and not baselines:
+        raise InputError(what="risk is measured against baselines; none given", fix="name one or more baselines")
+    analyses = []
+    for measure, matrix in checked.items():
+        anova = two_way_anova(matrix)
+        # Tukey's range covers every pair whatever the baselines; MaxT's family is the baselines' pairs.
+        tests = PROCEDURES[procedure](matrix, names, baselines=baselines if procedure == "maxt" else None,
+                                      alpha=alpha, n_resamples=n_resamples, seed=seed)
+        risk = risk_table(matrix, names, baselines=baselines, alpha=risk_alpha) if risk_alpha is not None else ()
+        size = _design(anova, count, min_difference, ci_width, alpha, power) if design else None
+        analyses.append(MeasureAnalysis(measure=measure, anova=anova, tests=tests, risk=risk, design=size,
+                                        mixed=mixed_model(matrix, names) if mixed else None,
+                                        topics=tuple(topic_ids or ()) if risk else (),
+                                        scores=tuple(map(tuple, matrix.tolist())) if risk else ()))
+    discrimination = (discriminative_power(checked, names, alpha=alpha, n_resamples=asl_resamples, seed=seed)
+                      if design else ())
+    settings = (("procedure", procedure), ("alpha", alpha), ("n_resamples", n_resamples), ("seed", seed),
+                ("baselines", tuple(baselines or ())), ("risk_alpha", risk_alpha))
+    return SystemsAnalysis(systems=names, topics=topics, recommendation=recommend_test(topics, count),
+                           measures=tuple(analyses), discrimination=discrimination, settings=settings)
+
+
+def _design(anova: Anova, systems: int, min_difference: float, ci_width: float, alpha: float,
+            power: float) -> TopicSetSize:
+    variance = anova.residual_variance
+    if not variance > 0:
+        raise InputError(what="the runs' scores have no residual variance: no topic set size to design",
+                         value=variance)
+    return TopicSetSize(variance=variance, min_difference=min_difference, ci_width=ci_width, power=power,
+                        t_test=topics_for_t_test(min_difference, variance, alpha=alpha, power=power),
+                        anova=topics_for_anova(min_difference, variance, systems, alpha=alpha, power=power),
+                        ci=topics_for_ci_width(ci_width, variance, alpha=alpha))
+
+
+def compare_systems(qrels, runs, measures, protocol=None, *, allow_partial: bool = False, **options
+                    ) -> SystemsAnalysis:
+    """Evaluate ``runs`` (a mapping name -> Run, or Results) and analyse them on the topics all of them have.
+
+    ``options`` are those of :func:`analyse_matrices` (procedure, baselines,
+    alpha, n_resamples, seed, risk_alpha, design, ...).
+    """
+    from ..data.run import Run
+    from ..evaluation import evaluate
+    from ..measures.parse import parse_measures
+
+    if not isinstance(runs, Mapping):
+        raise InputError(what=f"runs must be a mapping {{{{name: Run}}}}; got {type(runs).__name__}")
+    measure_list = list(dict.fromkeys(parse_measures(measures)))
+    evaluated = [evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial)
+                 if isinstance(run, Run) else run for run in runs.values()]
+    matrices, topic_ids = {}, None
+    for measure in measure_list:
+        topic_ids, matrices[str(measure)] = score_matrix(evaluated, measure)
+    if topic_ids is None or len(topic_ids) < 3:
+        raise InputError(what=f"the runs share {0 if topic_ids is None else len(topic_ids)} topics; "
+                              "many-system tests need at least 3", fix="check the runs rank the same queries")
+    return analyse_matrices(matrices, [str(name) for name in runs], topic_ids=[str(t) for t in topic_ids],
+                            **options)
+

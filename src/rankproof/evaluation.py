@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .pipeline.alignment import align, cutoff_counts
+from .pipeline.alignment import Alignment, align, cutoff_counts
 from .pipeline.ids import normalise_ids
 from .pipeline.ties import one_tie_per_ranking
 from .data.qrels import Qrels
@@ -219,7 +219,8 @@ _TIED_RUN = 10  # rankings that are each one tie, all of them: a run whose score
 
 def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
     """Every ranking one tie of equal scores: the order the measures read is not the run's."""
-    if protocol.ties not in (Ties.EXPECTED, Ties.DOCID) or not hasattr(alignment, "tie_offsets"):
+    # The pipeline's alignment only: a score matrix's fast path would build its full alignment to be asked.
+    if protocol.ties not in (Ties.EXPECTED, Ties.DOCID) or not isinstance(alignment, Alignment):
         return ()
     tied = one_tie_per_ranking(alignment.offsets, alignment.tie_offsets)
     if tied < _TIED_RUN:  # a tie or two on purpose is no run file without scores

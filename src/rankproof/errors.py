@@ -47,6 +47,7 @@ __all__ = [
     "ProtocolError",
     "MeasureError",
     "ComparabilityError",
+    "RankproofWarning",
 ]
 
 
@@ -215,6 +216,11 @@ class MissingQueryError(InputError):
 
 class CoverageError(MissingQueryError):
     """A run ranks too few of the judged queries (none, or fewer than the share asked for)."""
+
+
+class RankproofWarning(UserWarning):
+    """A result that stands but may not mean what was meant (ids that half match, every ranking one tie):
+    also stated by ``Results.warnings`` and, on the command line, as a ``warning:`` line."""
 
 
 class ProtocolError(InputError):

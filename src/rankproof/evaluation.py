@@ -15,21 +15,25 @@ copies of Results patched afterwards.
 from __future__ import annotations
 
 import dataclasses
+import warnings as python_warnings
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .pipeline.alignment import align, cutoff_counts
+from .pipeline.alignment import Alignment, align, cutoff_counts
+from .pipeline.ids import normalise_ids
+from .pipeline.ties import one_tie_per_ranking
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
 from .engines import Engine, get_engine
 from .engines.plan import compute
-from .errors import literal, InputError, ZeroIdealError
+from .errors import literal, CoverageError, InputError, RankproofWarning, ZeroIdealError
 from .measures.base import Measure
 from .measures.parse import parse_measures
-from .protocol import Aggregation, Grades, Protocol, ZeroIdeal
+from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage
+from .results.matching import find_mismatch
 
 __all__ = ["evaluate", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "MIN_COVERAGE", "check_query_coverage"]
@@ -133,7 +137,10 @@ def evaluate(
         :class:`~rankproof.errors.CoverageError` is raised naming the fix.
     allow_partial : bool, default False
         Evaluate anyway; ``results.query_coverage`` and the summary's warning
-        say how much was covered.
+        say how much was covered. Also evaluates ids that the partial-match
+        guard (:mod:`rankproof.results.matching`) would refuse, such as
+        zero-padded query ids (``001`` against ``1``), as they are written,
+        with a warning.
     bounds : bool, default False
         Also evaluate every measure under the optimistic completion of the
         judgments (unjudged docs at the highest grade), so that
@@ -176,6 +183,8 @@ def evaluate(
 
     if engine is not None:
         get_engine(engine)  # an unknown engine fails before the work
+    qrels, run = normalise_ids(qrels, run, protocol)
+    doubts = _id_warnings(qrels, run, protocol, allow_partial)
     alignment = align(qrels, run, protocol)
     if intents is not None:
         from .pipeline.intents import attach_intents
@@ -184,10 +193,43 @@ def evaluate(
     results = evaluate_alignment(alignment, measure_list, protocol,
                                  weights=query_weights(weights, alignment.queries, protocol), run_name=run.name,
                                  qrels=qrels, engine=engine, bounds=bounds, query_ids=query_ids, notes=notes,
-                                 complete_judgments=complete_judgments)
+                                 complete_judgments=complete_judgments, warnings=doubts)
+    for line in results.warnings:
+        python_warnings.warn(line, RankproofWarning, stacklevel=2)
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=f"{run.source} against {qrels.source}")
     return results
+
+
+def _id_warnings(qrels: Qrels, run: Run, protocol: Protocol, allow_partial: bool) -> tuple[str, ...]:
+    """The partial-match guard: refuse ids that plainly do not match as written (unless
+    allow_partial), or say in one line why they half match."""
+    mismatch = find_mismatch(qrels, run, protocol)
+    if mismatch is None:
+        return ()
+    if mismatch.strong and not allow_partial:
+        raise CoverageError(what=literal(mismatch.cause), source=f"{run.source} against {qrels.source}",
+                            fix=literal(mismatch.fix) + ", or pass allow_partial=True (rankproof --allow-partial) "
+                                "to evaluate the ids as written")
+    return (mismatch.message(),)
+
+
+_TIED_RUN = 10  # rankings that are each one tie, all of them: a run whose scores say nothing
+
+
+def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
+    """Every ranking one tie of equal scores: the order the measures read is not the run's."""
+    # The pipeline's alignment only: a score matrix's fast path would build its full alignment to be asked.
+    if protocol.ties not in (Ties.EXPECTED, Ties.DOCID) or not isinstance(alignment, Alignment):
+        return ()
+    tied = one_tie_per_ranking(alignment.offsets, alignment.tie_offsets)
+    if tied < _TIED_RUN:  # a tie or two on purpose is no run file without scores
+        return ()
+    how = "average over every order of its docs (ties=expected)" if protocol.ties is Ties.EXPECTED \
+        else "read its docs by doc id (ties=docid)"
+    return (f"every ranking is one tie ({tied} queries, each with one score for all its docs), so the measures "
+            f"{how}; if the run lists each query's docs in rank order (its rank column), set the policy "
+            "ties=input (--policy ties=input) to score that order",)
 
 
 def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
@@ -218,7 +260,7 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
                        weights: np.ndarray | None = None, run_name: str, qrels=None,
                        engine: "str | Engine | None" = None, bounds: bool = False,
                        query_ids: "QueryIds | None" = None, notes: Sequence[str] = (),
-                       complete_judgments: bool = False) -> Results:
+                       complete_judgments: bool = False, warnings: Sequence[str] = ()) -> Results:
     """Every measure over an alignment, with the query policies applied: the
     step after a front door's conversion.
 
@@ -249,6 +291,9 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
     complete_judgments : bool
         The judgments list every relevant doc (a recommender's truth), so
         unjudged docs inside a cutoff raise no warning.
+    warnings : sequence of str
+        What the front door found doubtful about the input (ids that half
+        match); the step adds its own (every ranking one tie).
     """
     protocol = resolve_protocol(protocol)
     measures = resolve_measures(measures, protocol)
@@ -267,6 +312,9 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
     table = alignment.query_table()
     if notes:
         table = dataclasses.replace(table, notes=(*table.notes, *notes))
+    doubts = (*warnings, *_tie_warning(alignment, protocol))
+    if doubts:
+        table = dataclasses.replace(table, warnings=(*table.warnings, *doubts))
     found = _bounds(results, alignment, protocol, list(measures), engine) if bounds else None
     return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
                    run_name=run_name, qrels=qrels, query_ids=query_ids, complete_judgments=complete_judgments,

@@ -152,13 +152,15 @@ def test_row_order_of_the_run_changes_nothing(case, ties, presort):
 @settings(max_examples=150, deadline=None)
 @given(collections(), st.integers(1, 6), st.sampled_from(["expected", "docid"]))
 def test_cutoff_counts_equal_a_per_query_count(case, k, ties):
-    """unjudged_in_cutoff: unjudged docs whose group of equal scores (averaged over
-    under ties=expected) starts within the top k; tied_groups_crossing_cutoff:
+    """unjudged_in_cutoff: unjudged docs inside the top k, where a group of equal
+    scores averaged over (ties=expected) that starts within the top k holds as many
+    of its unjudged docs as it has slots there (min of the two); tied_groups_crossing_cutoff:
     groups of equal scores holding ranks k and k + 1."""
     results = run_case(case, [f"p@{k}"], Protocol(ties=ties))
     unjudged = crossing = 0
     for pool, ranking in case.values():
         scores = sorted(ranking.values(), reverse=True)
+        in_group: dict = {}  # group start -> its unjudged docs
         for doc, score in ranking.items():
             first_rank_of_score = scores.index(score)  # 0-based
             start = first_rank_of_score if ties == "expected" else None
@@ -166,7 +168,8 @@ def test_cutoff_counts_equal_a_per_query_count(case, k, ties):
                 by_id = sorted(ranking, reverse=True)
                 start = sorted(by_id, key=lambda d: -ranking[d]).index(doc)
             if doc not in pool and start < k:
-                unjudged += 1
+                in_group[start] = in_group.get(start, 0) + 1
+        unjudged += sum(min(count, k - start) for start, count in in_group.items())
         if len(scores) > k and scores[k - 1] == scores[k]:
             crossing += 1
     assert results.counts["unjudged_in_cutoff"][f"p@{k}"] == unjudged

@@ -105,8 +105,13 @@ def test_cutoff_counts_match_a_count_by_position(ranking, cutoffs):
             start = offsets[q]
             for position in range(start, start + length):
                 group_start = groups[np.searchsorted(groups, position, side="right") - 1]
-                if group_start - start < k and not judged[position]:
-                    expected_unjudged += 1
+                if group_start - start + 1 > k or judged[position]:
+                    continue
+                # An unjudged doc of a group crossing the cutoff is inside only while the
+                # group has slots left inside: the first `slots` unjudged docs of the group count.
+                slots = k - (group_start - start)
+                earlier = sum(not judged[p] for p in range(group_start, position))
+                expected_unjudged += earlier < slots
             if length > k:
                 tie_at_k = np.searchsorted(ties, start + k - 1, side="right")
                 expected_crossing += ties[tie_at_k] > start + k

@@ -52,6 +52,7 @@ OPTIONS = {
     "chunk_map": ["none", "sep:#"],
     "chunks": ["first", "max"],
     "grades": ["integer", "real"],
+    "ids": ["none", "strip_zeros", "casefold", "strip,casefold"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})

@@ -158,10 +158,10 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, int64_t 
     return repeated_array, judged_array, grade_array, pooled_array
 
 
-cdef inline int64_t _first_offset_after(const int64_t[::1] offsets, int64_t lo, int64_t hi,
-                                        int64_t position) noexcept nogil:
-    """The first of offsets[lo .. hi] past `position` (the end of the group
-    holding it), by binary search; offsets[hi] must be past it."""
+cdef inline int64_t _index_after(const int64_t[::1] offsets, int64_t lo, int64_t hi,
+                                 int64_t position) noexcept nogil:
+    """The index of the first of offsets[lo .. hi] past `position` (the end of
+    the group holding it), by binary search; offsets[hi] must be past it."""
     cdef int64_t mid
     while lo < hi:
         mid = (lo + hi) // 2
@@ -169,32 +169,39 @@ cdef inline int64_t _first_offset_after(const int64_t[::1] offsets, int64_t lo, 
             hi = mid
         else:
             lo = mid + 1
-    return offsets[lo]
+    return lo
+
+
+cdef inline int64_t _first_offset_after(const int64_t[::1] offsets, int64_t lo, int64_t hi,
+                                        int64_t position) noexcept nogil:
+    """The first of offsets[lo .. hi] past `position` (the end of the group holding it)."""
+    return offsets[_index_after(offsets, lo, hi, position)]
 
 
 def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
                   const int64_t[::1] tie_offsets, const uint8_t[::1] judged,
                   const int64_t[::1] cutoffs):
-    """Per cutoff k: unjudged docs that can land within the top k, and tied
-    groups crossing rank k.
+    """Per cutoff k: unjudged docs inside the top k, and tied groups crossing rank k.
 
-    A doc can land within the top k when its group (``group_offsets``: what
-    the measures average over) starts before rank k, so the count runs to
-    the end of the group holding rank k (or the whole ranking, if shorter).
-    A tie group (``tie_offsets``: runs of equal scores) crosses when it holds
-    both rank k and rank k + 1.
+    Docs before the group holding rank k (``group_offsets``: what the
+    measures average over) are inside; of that group, which crosses the
+    cutoff when it is a tie averaged over, only as many unjudged docs as it
+    has slots inside the top k can be there at once: min(its unjudged docs,
+    its slots). So the count never exceeds k per query. A tie group
+    (``tie_offsets``: runs of equal scores) crosses when it holds both rank
+    k and rank k + 1.
 
     Returns (unjudged, crossing), int64 arrays aligned with `cutoffs`.
 
     >>> import numpy as np
     >>> i64 = lambda *v: np.array(v, dtype=np.int64)
-    >>> judged = np.array([1, 0, 0, 1], dtype=np.uint8)   # one query of 4 docs
-    >>> [a.tolist() for a in cutoff_counts(i64(0, 4), i64(0, 1, 3, 4), i64(0, 1, 3, 4), judged, i64(1, 2))]
-    [[0, 2], [0, 1]]
+    >>> judged = np.array([1, 0, 0, 1], dtype=np.uint8)   # one query of 4 docs: ranks 2 and 3 tie
+    >>> [a.tolist() for a in cutoff_counts(i64(0, 4), i64(0, 1, 3, 4), i64(0, 1, 3, 4), judged, i64(1, 2, 3))]
+    [[0, 1, 2], [0, 1, 0]]
     """
     cdef int64_t num_queries = offsets.shape[0] - 1, c = cutoffs.shape[0]
-    cdef int64_t qi, ci, g = 0, t = 0, pos
-    cdef int64_t s, e, length, k, last_inside, end, unjudged_so_far
+    cdef int64_t qi, ci, g = 0, t = 0, pos, start_pos, holding
+    cdef int64_t s, e, length, k, last_inside, end, start, unjudged_so_far, unjudged_before
     unjudged_array = np.zeros(c, dtype=np.int64)
     crossing_array = np.zeros(c, dtype=np.int64)
     cdef int64_t[::1] unjudged = unjudged_array
@@ -223,19 +230,25 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
                 g += 1
             while tie_offsets[t] < s:
                 t += 1
-            pos = s
-            unjudged_so_far = 0
+            pos = start_pos = s
+            unjudged_so_far = unjudged_before = 0
             for ci in range(c):
                 k = cutoffs[ci]
                 last_inside = s + (k if k < length else length) - 1
-                # End of the group holding last_inside: the first offset past it,
-                # by binary search among the query's groups.
-                end = _first_offset_after(group_offsets, g, min(g + length, num_groups - 1), last_inside)
-                while pos < end:
+                # The group holding last_inside, [start, end): the first offset past
+                # it, by binary search among the query's groups, and the one before.
+                holding = _index_after(group_offsets, g, min(g + length, num_groups - 1), last_inside)
+                end = group_offsets[holding]
+                start = group_offsets[holding - 1]
+                while start_pos < start:  # unjudged docs before the group
+                    if not judged[start_pos]:
+                        unjudged_before += 1
+                    start_pos += 1
+                while pos < end:  # ... and up to its end
                     if not judged[pos]:
                         unjudged_so_far += 1
                     pos += 1
-                unjudged[ci] += unjudged_so_far
+                unjudged[ci] += unjudged_before + min(unjudged_so_far - unjudged_before, last_inside + 1 - start)
                 if length > k and _first_offset_after(tie_offsets, t, min(t + length, num_ties - 1),
                                                       last_inside) > last_inside + 1:
                     crossing[ci] += 1

@@ -36,11 +36,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    from ..errors import RankproofError
+    import warnings
 
+    from ..errors import RankproofError, RankproofWarning
+
+    # Doubts about the input (ids that half match) are printed as the results' own warning lines.
+    warnings.simplefilter("ignore", RankproofWarning)
     if not os.environ.get("RANKPROOF_DEBUG"):
-        import warnings
-
         # The output shows undefined values as such (n/a, nan, inf); numpy's
         # floating-point warnings would only add lines to the one-line contract.
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -9,6 +9,7 @@ its own module of the pipeline:
 ==================  =========================================================
 policy              function
 ==================  =========================================================
+ids                 :func:`~rankproof.pipeline.ids.normalise_ids` (first of all: ids as the policy normalises them)
 chunk_map, chunks   :func:`~rankproof.pipeline.chunks.merge_chunks` (first: chunk ids become doc ids)
 missing/extra query :func:`align` (the join of qrels and run)
 duplicates          :func:`~rankproof.pipeline.rows.drop_duplicates`
@@ -43,6 +44,7 @@ from ..io.lines import take_lines
 from ..protocol import ExtraQuery, MissingQuery, Protocol
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
+from .ids import normalise_ids
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
     Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, drop_duplicates, line_at,
@@ -133,6 +135,7 @@ class QueryTable:
     notes : tuple of str, facts the printed results state
     grade_range : (lowest, highest) judged grade of the pools, None when unknown
     judged_queries, missing_queries : int, queries judged, and those of them the run does not rank
+    warnings : tuple of str, what the evaluation step found doubtful (ids that half match, every ranking one tie)
     """
 
     queries: np.ndarray
@@ -145,6 +148,7 @@ class QueryTable:
     grade_range: tuple | None = None
     judged_queries: int = 0
     missing_queries: int = 0
+    warnings: tuple = ()
 
 
 def query_table(a: Alignment) -> QueryTable:
@@ -385,6 +389,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
         raise InputError(what="the run ranks no documents", source=run.source,
                          fix="give at least one {query} with a ranked {doc}")
     counts: dict[str, int] = {}
+    qrels, run = normalise_ids(qrels, run, protocol, counts)
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
     pools = _judgments(qrels, run.docs, join, protocol, counts)

@@ -11,7 +11,7 @@ from ..errors import TieError
 from ..protocol import Protocol, Ties
 from ..kernels.segments import offsets_of
 
-__all__ = ["sort_within_queries", "rank_order", "tie_groups", "group_ties"]
+__all__ = ["sort_within_queries", "rank_order", "tie_groups", "group_ties", "one_tie_per_ranking"]
 
 
 def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray,
@@ -104,3 +104,23 @@ def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protoc
         return tie_offsets, tie_offsets  # without ties, one group per position either way
     return np.arange(n + 1, dtype=np.int64), tie_offsets
 
+
+
+def one_tie_per_ranking(offsets: np.ndarray, tie_offsets: np.ndarray) -> int:
+    """How many rankings of two docs or more are one tie of equal scores from first to last,
+    when every such ranking is (0 when any one is not, or none has two docs).
+
+    >>> one_tie_per_ranking(np.array([0, 3, 4, 6]), np.array([0, 3, 4, 6]))  # rankings of 3, 1 and 2 docs
+    2
+    >>> one_tie_per_ranking(np.array([0, 3, 4]), np.array([0, 1, 3, 4]))  # the first: 1 doc, then a tie of 2
+    0
+    """
+    lengths = np.diff(offsets)
+    long = lengths >= 2
+    if not long.any():
+        return 0
+    # A ranking is one tie when its start is a tie offset and the next tie offset is its end.
+    at = np.searchsorted(tie_offsets, offsets[:-1][long])
+    starts = tie_offsets[np.minimum(at, len(tie_offsets) - 1)] == offsets[:-1][long]
+    ends = tie_offsets[np.minimum(at + 1, len(tie_offsets) - 1)] == offsets[1:][long]
+    return int(long.sum()) if bool((starts & ends).all()) else 0

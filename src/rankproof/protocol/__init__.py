@@ -30,9 +30,10 @@ ap_denominator         relevant, min_k, hits                relevant
 chunk_map        none, sep:#, regex:PATTERN, file:PATH      none
 chunks           first, max                                 first
 grades           integer, real                              integer
+ids              none, strip, casefold, strip_zeros (a,b)   none
 ===============  =========================================  ==========
 
-The three denominators, the two chunk policies and ``grades`` came after the
+The three denominators, the two chunk policies, ``grades`` and ``ids`` came after the
 others: the canonical text names them only when they differ from their
 defaults (both chunk policies whenever a ``chunk_map`` is set), so every
 protocol written before keeps its text and fingerprint.
@@ -93,6 +94,7 @@ from .policies import (
     PARSERS,
     TEXT_ONLY_WHEN_CHANGED,
 )
+from .ids import ID_STEPS, IdPolicy, parse_ids
 from .values import LARGEST_GAIN, ChunkMap, DiscountFile, DiscountVector, GainMap, LogDiscount, file_digest
 from .presets import PRESET_SETTINGS
 
@@ -122,9 +124,11 @@ __all__ = [
     "DiscountFile",
     "file_digest",
     "Grades",
+    "IdPolicy",
+    "ID_STEPS",
     "PRESETS",
     # the policies' parsers, for the measures' parameters and the readers
-    "parse_chunk_map", "parse_gain", "parse_discount", "parse_enum", "parse_rel", "LARGEST_GAIN",
+    "parse_chunk_map", "parse_gain", "parse_discount", "parse_enum", "parse_rel", "parse_ids", "LARGEST_GAIN",
 ]
 
 
@@ -195,10 +199,14 @@ class Protocol:
         Grades are integers (a grade such as 1.5 is an error naming the
         policy), or real numbers (LLM labels, star ratings): gains and the
         ``rel`` threshold then apply to the real values.
+    ids : {'none', 'strip', 'casefold', 'strip_zeros'} or several joined by commas
+        How query and doc ids of both sides are normalised before they are
+        matched (``strip_zeros``: ``001`` is ``1``); ``none`` matches them
+        exactly. Counted as ``ids_normalised`` (see :class:`IdPolicy`).
 
     Notes
     -----
-    The last six appear in the canonical text only when not at their
+    The last seven appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -223,6 +231,7 @@ class Protocol:
     chunk_map: ChunkMap = ChunkMap()
     chunks: Chunks = Chunks.FIRST
     grades: Grades = Grades.INTEGER
+    ids: IdPolicy = IdPolicy()
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).

@@ -11,6 +11,7 @@ import math
 from typing import Any, Mapping
 
 from ..errors import ProtocolError, literal
+from .ids import parse_ids
 from .values import (
     ChunkMap,
     DiscountFile,
@@ -336,12 +337,13 @@ PARSERS = {
     "chunk_map": parse_chunk_map,
     "chunks": lambda v: parse_enum("chunks", Chunks, v),
     "grades": lambda v: parse_enum("grades", Grades, v),
+    "ids": parse_ids,
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
-                           "chunk_map", "chunks", "grades")
+                           "chunk_map", "chunks", "grades", "ids")
 
 
 def unknown_policy(key: str) -> ProtocolError:

@@ -18,6 +18,7 @@ __all__ = ["to_table", "to_markdown", "explanation_table", "counts_lines", "warn
 
 _LABELS = {
     "queries_evaluated": "queries evaluated",
+    "ids_normalised": "ids changed by the ids policy",
     "chunks_merged": "chunks merged",
     "queries_missing_from_run": "judged queries missing from the run",
     "queries_missing_from_qrels": "ranked queries missing from the qrels",
@@ -57,7 +58,7 @@ def warning_lines(results: Results) -> list[str]:
     Measures with a cutoff are preferred (the top k is what people read);
     the one with the most unjudged docs inside its cutoff is named.
     """
-    lines = _coverage_warning(results)
+    lines = [f"warning: {line}" for line in results.warnings] + _coverage_warning(results)
     if results.complete_judgments:
         return lines
     inside = results.counts["unjudged_in_cutoff"]

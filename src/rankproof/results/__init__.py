@@ -13,21 +13,20 @@ from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, TypedDi
 import numpy as np
 
 from ..pipeline.alignment import QueryTable
-from ..errors import CoverageError, InputError, MeasureError
+from ..errors import InputError, MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
-from ..protocol import Aggregation, MissingQuery, Protocol
-from ..errors import literal
+from ..protocol import Aggregation, Protocol
+from .coverage import MIN_COVERAGE, check_query_coverage
 from .values import Bounds, MeasureResult
 
 __all__ = ["Results", "MeasureResult", "Bounds", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
 
 # The query ids shown to the caller and the order they are shown in (see Results._id_source).
 _Ids = tuple[np.ndarray | None, np.ndarray | None]
-# What a front door gives for them: the ids aligned with the alignment's
-# (text, sorted) queries, or a function of those queries giving (ids, order),
-# run on first use (parsing a million ids costs time that a caller reading
-# only means should not pay); (None, None) keeps the text ids.
+# What a front door gives for them: the ids aligned with the alignment's (text, sorted) queries, or a
+# function of those queries giving (ids, order), run on first use (parsing a million ids costs time that
+# a caller reading only means should not pay); (None, None) keeps the text ids.
 QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
 
 
@@ -55,16 +54,11 @@ class Counts(TypedDict, total=False):
     masked_entries: int
     relevant_outside_candidates: int
     chunks_merged: int
+    ids_normalised: int
     zero_ideal_queries: dict[str, int]
     excluded_queries: dict[str, int]
     unjudged_in_cutoff: dict[str, int]
     tied_groups_crossing_cutoff: dict[str, int]
-
-# A run that ranks fewer than this share of the judged queries is refused
-# unless the caller allows it: a mean made mostly of queries scored 0 (or of a
-# handful of queries) is rarely what was meant, and mismatched query ids
-# (q1 against 1) look exactly like that.
-MIN_COVERAGE = 0.5
 
 # The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
 BootstrapMethod = Literal["percentile", "basic", "BCa"]
@@ -174,6 +168,11 @@ class Results:
     def table(self) -> QueryTable:
         """The per-query table the evaluation gave (queries in text order, counts per query, notes)."""
         return self._table
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Doubts about the input, one line each naming the fix (:mod:`rankproof.results.matching`)."""
+        return tuple(self._table.warnings)
 
     @property
     def weights(self) -> np.ndarray | None:
@@ -324,7 +323,8 @@ class Results:
             qrels_source=first._table.qrels_source, run_source=first._table.run_source,
             notes=tuple(dict.fromkeys(note for t in tables for note in t.notes)),
             grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
-            judged_queries=sum(t.judged_queries for t in tables), missing_queries=sum(t.missing_queries for t in tables))
+            judged_queries=sum(t.judged_queries for t in tables), warnings=tuple({w: 0 for t in tables for w in t.warnings}),
+            missing_queries=sum(t.missing_queries for t in tables))
         measures = {}
         for measure in first.measures:
             results = [part._measures[measure] for part in parts]
@@ -494,6 +494,7 @@ class Results:
             elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
                 touched.append(f"{key}={value}")
         lines.append("counts " + (", ".join(touched) if touched else "none touched"))
+        lines.extend(f"warning: {line}" for line in self.warnings)
         if self.query_coverage < MIN_COVERAGE:
             judged = self.counts["queries_in_qrels"]
             ranked = judged - self.counts["queries_missing_from_run"]
@@ -555,46 +556,3 @@ class Results:
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.means().items())
         return f"Results({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"
-
-
-def check_query_coverage(results: Results, min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
-    """Refuse results whose run ranks too few of the judged queries.
-
-    Coverage = judged queries the run ranks / judged queries. Raises
-    :class:`~rankproof.errors.CoverageError` when it is 0 (whatever
-    ``min_coverage`` says) or below ``min_coverage``.
-
-    >>> from rankproof import Qrels, Run, evaluate
-    >>> qrels = Qrels.from_dict({"1": {"a": 1}, "2": {"b": 1}})
-    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    rankproof.errors.CoverageError: run against qrels: the run ranks none of the 2 judged queries ...
-    >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10", allow_partial=True).query_coverage
-    0.0
-    """
-    if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
-        raise InputError(what=f"min_coverage must be a share between 0 and 1; got {literal(repr(min_coverage))}",
-                         value=min_coverage)
-    counts = results.counts
-    judged = counts["queries_in_qrels"]
-    coverage = results.query_coverage
-    if judged == 0 or (coverage > 0 and coverage >= min_coverage):
-        return
-    ranked = judged - counts["queries_missing_from_run"]
-    fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
-    if ranked == 0:
-        raise CoverageError(
-            what=f"the run ranks none of the {judged} judged queries "
-            f"({counts['queries_missing_from_qrels']} ranked queries are not judged)", source=source or None,
-            fix=f"check that the {{query}} ids match (e.g. 'q1' against '1'), or {fix}", value=0.0)
-    raise CoverageError(
-        what=f"the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
-        f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_missing_fate(results)}",
-        source=source or None, fix=f"check the run, or {fix} (or lower min_coverage, --min-coverage)", value=coverage)
-
-
-def _missing_fate(results: Results) -> str:
-    if results.protocol.missing_query is MissingQuery.ZERO:
-        return "scored 0 (missing_query=zero)"
-    return "left out of the mean (missing_query=exclude)"

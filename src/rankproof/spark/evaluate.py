@@ -211,6 +211,9 @@ def evaluate(
     """
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
+    if protocol.ids:  # queries are spread by their ids as written: '001' and '1' would not meet
+        raise InputError(what=f"the policy ids={protocol.ids} is not applied on Spark",
+                         fix="normalise the ids in the data, or evaluate on this machine")
     weighted = weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",

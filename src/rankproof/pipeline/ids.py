@@ -1,0 +1,95 @@
+"""The ``ids`` policy applied: query and doc ids of qrels and run normalised before they are matched.
+
+Works on the vocabularies (each distinct id once), never on rows: the rows
+keep their codes. Two ids of one side that the policy makes one (``01`` and
+``1`` under ``strip_zeros``) are refused, naming both: merging them would
+decide silently which judgment or ranking stands. Counted as
+``ids_normalised``: the distinct ids the policy changed, both sides.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..data.qrels import Qrels
+from ..data.run import Run
+from ..errors import InputError, literal
+from ..kernels.segments import segment_of
+from ..protocol import Protocol
+from ..protocol.ids import IdPolicy
+
+__all__ = ["normalise_ids"]
+
+# Qrels and runs this module made, with the policy and the count: aligning
+# them again (evaluate normalises before its guard, then aligns) is free.
+_MADE: "weakref.WeakKeyDictionary[object, tuple[IdPolicy, int]]" = weakref.WeakKeyDictionary()
+
+
+def _vocabulary(ids: np.ndarray, policy: IdPolicy, role: str, source: str) -> tuple[np.ndarray, int]:
+    """The ids normalised, and how many changed; two ids made one are refused."""
+    normalised = np.array(policy.apply(ids.tolist()), dtype=str) if len(ids) else ids
+    changed = int(np.count_nonzero(normalised != ids)) if len(ids) else 0
+    if changed:
+        order = np.argsort(normalised, kind="stable")
+        ranked = normalised[order]
+        same = np.flatnonzero(ranked[1:] == ranked[:-1])
+        if len(same):
+            first, second = ids[order[same[0]]], ids[order[same[0] + 1]]
+            raise InputError(
+                what=f"ids={policy} makes the {role} ids {literal(repr(str(first)))} and {literal(repr(str(second)))} "
+                     f"one ({literal(repr(str(ranked[same[0]])))})", source=source, value=str(first),
+                fix="drop the step that merges them from the ids policy, or give them distinct ids")
+    return normalised, changed
+
+
+def _qrels(qrels: Qrels, policy: IdPolicy) -> tuple[Qrels, int]:
+    queries, changed_queries = _vocabulary(qrels.queries, policy, "{query}", qrels.source)
+    docs, changed_docs = _vocabulary(qrels.docs, policy, "{doc}", qrels.source)
+    if not changed_queries and not changed_docs:
+        return qrels, 0
+    made = Qrels(query_codes=segment_of(np.diff(qrels.offsets)), queries=queries, doc_codes=qrels.doc_codes,
+                 docs=docs, grades=qrels.grades, lines=qrels.lines, source=qrels.source)
+    return made, changed_queries + changed_docs
+
+
+def _run(run: Run, policy: IdPolicy) -> tuple[Run, int]:
+    queries, changed_queries = _vocabulary(run.queries, policy, "{query}", run.source)
+    docs, changed_docs = _vocabulary(run.docs, policy, "{doc}", run.source)
+    if not changed_queries and not changed_docs:
+        return run, 0
+    made = Run(query_codes=segment_of(np.diff(run.offsets)), queries=queries, doc_codes=run.doc_codes, docs=docs,
+               scores=run.scores if run.has_scores else None, lines=run.lines, source=run.source, name=run.name)
+    return made, changed_queries + changed_docs
+
+
+def normalise_ids(qrels: Qrels, run: Run, protocol: Protocol, counts: dict | None = None) -> tuple[Qrels, Run]:
+    """Qrels and run with their ids normalised by ``protocol.ids`` (the same
+    objects under ``ids=none``); adds ``ids_normalised`` to `counts`.
+
+    >>> from rankproof import Qrels, Run
+    >>> counts = {}
+    >>> q, r = normalise_ids(Qrels.from_dict({"1": {"7": 1}}), Run.from_dict({"001": ["007"]}),
+    ...                      Protocol(ids="strip_zeros"), counts)
+    >>> r.queries.tolist(), r.docs.tolist(), counts
+    (['1'], ['7'], {'ids_normalised': 2})
+    """
+    policy = protocol.ids
+    if not policy:
+        return qrels, run
+    qrels, changed_qrels = _once(qrels, policy, _qrels)
+    run, changed_run = _once(run, policy, _run)
+    if counts is not None:
+        counts["ids_normalised"] = changed_qrels + changed_run
+    return qrels, run
+
+
+def _once(value, policy: IdPolicy, make):
+    """`make(value, policy)`, or what it gave before for a value it made (with its count)."""
+    known = _MADE.get(value)
+    if known is not None and known[0] == policy:
+        return value, known[1]
+    made, changed = make(value, policy)
+    _MADE[made] = (policy, changed)
+    return made, changed

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankproof.errors import InputError
+from rankproof.stats.similarity import kendall_tau_b, tau_ap
 
-__all__ = ["Confusion", "confusion", "cohen_kappa", "fleiss_kappa", "per_topic_agreement"]
+__all__ = ["Confusion", "RankingAgreement", "confusion", "cohen_kappa", "fleiss_kappa", "kappa_of", "per_topic_agreement",
+           "ranking_agreement"]
 
 Judgments = Mapping[Hashable, Mapping[Hashable, float]]
 
@@ -134,3 +136,68 @@ def per_topic_agreement(a: Judgments, b: Judgments) -> dict[Hashable, tuple[int,
         matrix = confusion({query: {d: a[query][d] for d in docs}}, {query: {d: b[query][d] for d in docs}}).matrix
         out[query] = (len(docs), same, kappa_of(matrix))
     return out
+
+
+@dataclass(frozen=True)
+class RankingAgreement:
+    """How alike two qrels rank the systems: the correlations and their bootstrap intervals over topics."""
+
+    systems: tuple[str, ...]
+    means_a: tuple[float, ...]
+    means_b: tuple[float, ...]
+    tau_b: float
+    tau_ap: float
+    tau_b_interval: tuple[float, float]
+    tau_ap_interval: tuple[float, float]
+    topics: int
+    resamples: int
+    seed: int
+
+
+def _taus(a: np.ndarray, b: np.ndarray, systems: Sequence[str]) -> tuple[float, float]:
+    x, y = dict(zip(systems, a.tolist())), dict(zip(systems, b.tolist()))
+    try:
+        ap = tau_ap(x, y)
+    except InputError:      # tied means: tau_AP is undefined here
+        ap = float("nan")
+    return kendall_tau_b(x, y), ap
+
+
+def ranking_agreement(scores_a: Mapping[str, Mapping[Hashable, float]],
+                      scores_b: Mapping[str, Mapping[Hashable, float]], *, resamples: int = 1000, seed: int = 0,
+                      confidence: float = 0.95) -> RankingAgreement:
+    """Kendall's tau-b and tau_AP between the system rankings under qrels A and qrels B.
+
+    `scores_a[system][topic]` is a system's per-topic score under A (likewise
+    B); the ranking is by mean over the topics every system has under both.
+    tau_AP takes A's ranking as the reference (Yilmaz et al. 2008). The
+    interval is the percentile bootstrap over topics (Efron and Tibshirani
+    1993): topics drawn with replacement, the same draw for A and B, seeded;
+    resamples with tied means give no tau_AP and are left out of its interval.
+    """
+    systems = sorted(scores_a)
+    if len(systems) < 2 or set(systems) != set(scores_b):
+        raise InputError(what="ranking agreement needs the same two or more systems under both qrels")
+    topics = [t for t in scores_a[systems[0]]
+              if all(t in scores_a[s] and t in scores_b[s] for s in systems)]
+    if not topics:
+        raise InputError(what="no topic is scored for every system under both qrels")
+    a = np.array([[scores_a[s][t] for s in systems] for t in topics], dtype=float)
+    b = np.array([[scores_b[s][t] for s in systems] for t in topics], dtype=float)
+    tau_b, tau_ap_value = _taus(a.mean(axis=0), b.mean(axis=0), systems)
+    rng = np.random.default_rng(seed)
+    draws = np.array([_taus(a[rows].mean(axis=0), b[rows].mean(axis=0), systems)
+                      for rows in rng.integers(0, len(topics), size=(resamples, len(topics)))])
+    tail = (1 - confidence) / 2 * 100
+
+    def interval(column: np.ndarray) -> tuple[float, float]:
+        column = column[~np.isnan(column)]
+        if not column.size:
+            return (float("nan"), float("nan"))
+        low, high = np.percentile(column, [tail, 100 - tail])
+        return (float(low), float(high))
+
+    return RankingAgreement(systems=tuple(systems), means_a=tuple(a.mean(axis=0).tolist()),
+                            means_b=tuple(b.mean(axis=0).tolist()), tau_b=tau_b, tau_ap=tau_ap_value,
+                            tau_b_interval=interval(draws[:, 0]), tau_ap_interval=interval(draws[:, 1]),
+                            topics=len(topics), resamples=resamples, seed=seed)

@@ -14,7 +14,8 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,7 @@ from rankproof.stats.similarity import kendall_tau_b, tau_ap
 __all__ = ["Confusion", "RankingAgreement", "confusion", "cohen_kappa", "fleiss_kappa", "kappa_of", "per_topic_agreement",
            "ranking_agreement"]
 
-Judgments = Mapping[Hashable, Mapping[Hashable, float]]
+Judgments = Mapping[Any, Mapping[Any, float]]
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Confusion:
     only_b: int
 
 
-def _shared(judgments: Sequence[Judgments]) -> list[tuple[Hashable, Hashable]]:
+def _shared(judgments: Sequence[Judgments]) -> list[tuple[Any, Any]]:
     first = judgments[0]
     return [(q, d) for q in first for d in first[q]
             if all(q in other and d in other[q] for other in judgments[1:])]
@@ -123,9 +124,9 @@ def fleiss_kappa(judgments: Sequence[Judgments]) -> float:
     return (float(p_i.mean()) - p_e) / (1 - p_e) if p_e < 1 else float("nan")
 
 
-def per_topic_agreement(a: Judgments, b: Judgments) -> dict[Hashable, tuple[int, float, float]]:
+def per_topic_agreement(a: Judgments, b: Judgments) -> dict[Any, tuple[int, float, float]]:
     """Per query: (pairs both judged, fraction graded the same, Cohen's kappa)."""
-    out: dict[Hashable, tuple[int, float, float]] = {}
+    out: dict[Any, tuple[int, float, float]] = {}
     for query in a:
         if query not in b:
             continue
@@ -163,8 +164,8 @@ def _taus(a: np.ndarray, b: np.ndarray, systems: Sequence[str]) -> tuple[float, 
     return kendall_tau_b(x, y), ap
 
 
-def ranking_agreement(scores_a: Mapping[str, Mapping[Hashable, float]],
-                      scores_b: Mapping[str, Mapping[Hashable, float]], *, resamples: int = 1000, seed: int = 0,
+def ranking_agreement(scores_a: Mapping[str, Mapping[Any, float]],
+                      scores_b: Mapping[str, Mapping[Any, float]], *, resamples: int = 1000, seed: int = 0,
                       confidence: float = 0.95) -> RankingAgreement:
     """Kendall's tau-b and tau_AP between the system rankings under qrels A and qrels B.
 

@@ -28,7 +28,8 @@ ties (that is what the b is for).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 from rankproof.errors import InputError
@@ -57,7 +58,7 @@ class RBO:
         return self.min + self.residual
 
 
-def _distinct(ranking: Sequence[Hashable], name: str) -> list[Hashable]:
+def _distinct(ranking: Sequence[Any], name: str) -> list[Any]:
     items = list(ranking)
     if len(set(items)) != len(items):
         raise InputError(what=f"{name} has a repeated item; RBO here takes strict orders (no ties)",
@@ -65,10 +66,10 @@ def _distinct(ranking: Sequence[Hashable], name: str) -> list[Hashable]:
     return items
 
 
-def _overlaps(short: list[Hashable], long: list[Hashable]) -> list[int]:
+def _overlaps(short: list[Any], long: list[Any]) -> list[int]:
     """X_d for d = 1..l: |S[:min(d, s)] & L[:d]| (Webber et al. 2010, section 4.2)."""
-    seen_s: set[Hashable] = set()
-    seen_l: set[Hashable] = set()
+    seen_s: set[Any] = set()
+    seen_l: set[Any] = set()
     overlap, out = 0, []
     for d in range(len(long)):
         item_l = long[d]
@@ -91,7 +92,7 @@ def _log_tail(p: float, depth: int) -> float:
     return -math.log1p(-p) - sum(p ** d / d for d in range(1, depth + 1))
 
 
-def rbo(a: Sequence[Hashable], b: Sequence[Hashable], p: float = 0.9) -> RBO:
+def rbo(a: Sequence[Any], b: Sequence[Any], p: float = 0.9) -> RBO:
     """Rank-biased overlap of rankings `a` and `b` (Webber, Moffat and Zobel 2010).
 
     With A_d = X_d / d the agreement at depth d, RBO = (1 - p) sum_{d>=1} p^(d-1) A_d.
@@ -132,7 +133,7 @@ def rbo(a: Sequence[Hashable], b: Sequence[Hashable], p: float = 0.9) -> RBO:
     return RBO(min=rbo_min, residual=scale * gap, ext=rbo_ext, p=p)
 
 
-def _pairs(x: Mapping[Hashable, float], y: Mapping[Hashable, float]) -> tuple[list[float], list[float]]:
+def _pairs(x: Mapping[Any, float], y: Mapping[Any, float]) -> tuple[list[float], list[float]]:
     common = [key for key in x if key in y]
     if len(common) < 2:
         raise InputError(what="a rank correlation needs at least two items scored in both orderings",
@@ -140,7 +141,7 @@ def _pairs(x: Mapping[Hashable, float], y: Mapping[Hashable, float]) -> tuple[li
     return [float(x[k]) for k in common], [float(y[k]) for k in common]
 
 
-def kendall_tau_b(x: Mapping[Hashable, float], y: Mapping[Hashable, float]) -> float:
+def kendall_tau_b(x: Mapping[Any, float], y: Mapping[Any, float]) -> float:
     """Kendall's tau-b between two scorings of the same items (Kendall 1945).
 
     Over the n items scored in both, with P concordant and Q discordant pairs,
@@ -175,7 +176,7 @@ def _order(scores: list[float], name: str) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: -scores[i])
 
 
-def tau_ap(truth: Mapping[Hashable, float], other: Mapping[Hashable, float], symmetric: bool = False) -> float:
+def tau_ap(truth: Mapping[Any, float], other: Mapping[Any, float], symmetric: bool = False) -> float:
     """AP rank correlation of `other` against `truth` (Yilmaz, Aslam and Robertson 2008).
 
     Higher score ranks first. Walking `other`'s order, with C(i) the number
@@ -202,14 +203,14 @@ def tau_ap(truth: Mapping[Hashable, float], other: Mapping[Hashable, float], sym
     return 2 / (n - 1) * total - 1
 
 
-def overlap_at(a: Sequence[Hashable], b: Sequence[Hashable], k: int) -> float:
+def overlap_at(a: Sequence[Any], b: Sequence[Any], k: int) -> float:
     """overlap@k = |A[:k] & B[:k]| / k (the agreement A_k of RBO)."""
     if k < 1:
         raise InputError(what="overlap@k needs k >= 1", value=k)
     return len(set(a[:k]) & set(b[:k])) / k
 
 
-def jaccard_at(a: Sequence[Hashable], b: Sequence[Hashable], k: int) -> float:
+def jaccard_at(a: Sequence[Any], b: Sequence[Any], k: int) -> float:
     """Jaccard@k = |A[:k] & B[:k]| / |A[:k] | B[:k]| (1.0 when both are empty)."""
     if k < 1:
         raise InputError(what="Jaccard@k needs k >= 1", value=k)
@@ -218,14 +219,14 @@ def jaccard_at(a: Sequence[Hashable], b: Sequence[Hashable], k: int) -> float:
     return len(top_a & top_b) / len(union) if union else 1.0
 
 
-def _common(first: Mapping[Hashable, float], second: Mapping[Hashable, float]) -> list[Hashable]:
+def _common(first: Mapping[Any, float], second: Mapping[Any, float]) -> list[Any]:
     topics = [t for t in first if t in second]
     if not topics:
         raise InputError(what="the two score sets share no topic")
     return topics
 
 
-def rmse(original: Mapping[Hashable, float], reproduced: Mapping[Hashable, float]) -> float:
+def rmse(original: Mapping[Any, float], reproduced: Mapping[Any, float]) -> float:
     """Root mean squared error of per-topic scores (Breuer et al. 2020, repro_eval).
 
     RMSE = sqrt( (1/n) sum_i (o_i - r_i)^2 ) over the n topics in both.
@@ -234,13 +235,13 @@ def rmse(original: Mapping[Hashable, float], reproduced: Mapping[Hashable, float
     return math.sqrt(sum((original[t] - reproduced[t]) ** 2 for t in topics) / len(topics))
 
 
-def _mean(values: Mapping[Hashable, float]) -> float:
+def _mean(values: Mapping[Any, float]) -> float:
     return sum(values.values()) / len(values)
 
 
-def effect_ratio(original_baseline: Mapping[Hashable, float], original_advanced: Mapping[Hashable, float],
-                 reproduced_baseline: Mapping[Hashable, float],
-                 reproduced_advanced: Mapping[Hashable, float]) -> float:
+def effect_ratio(original_baseline: Mapping[Any, float], original_advanced: Mapping[Any, float],
+                 reproduced_baseline: Mapping[Any, float],
+                 reproduced_advanced: Mapping[Any, float]) -> float:
     """Effect ratio (Breuer et al. 2020): the reproduced improvement over the original one.
 
     ER = mean_j(a'_j - b'_j) / mean_i(a_i - b_i): per-topic improvements of
@@ -254,10 +255,10 @@ def effect_ratio(original_baseline: Mapping[Hashable, float], original_advanced:
     return delta_r / delta if delta else math.nan
 
 
-def delta_relative_improvement(original_baseline: Mapping[Hashable, float],
-                               original_advanced: Mapping[Hashable, float],
-                               reproduced_baseline: Mapping[Hashable, float],
-                               reproduced_advanced: Mapping[Hashable, float]) -> float:
+def delta_relative_improvement(original_baseline: Mapping[Any, float],
+                               original_advanced: Mapping[Any, float],
+                               reproduced_baseline: Mapping[Any, float],
+                               reproduced_advanced: Mapping[Any, float]) -> float:
     """Delta RI (Breuer et al. 2020): RI - RI', with RI = (mean(a) - mean(b)) / mean(b).
 
     0 when the relative improvement is reproduced exactly.

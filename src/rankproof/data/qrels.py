@@ -292,6 +292,18 @@ class Qrels:
         return cls._from_ids(query_ids, doc_ids, read_grades(frame[grade].to_numpy(), describe), None, source)
 
     @classmethod
+    def from_ir_datasets(cls, name: str) -> "Qrels":
+        """The qrels of ir_datasets dataset `name` (needs ``rankproof[datasets]``).
+
+        What the dataset declares (official measures, relevance level, quirks)
+        is :func:`rankproof.data.datasets.dataset_qrels`'s second value.
+        """
+        from .datasets import dataset_qrels
+
+        judgments, _ = dataset_qrels(name)
+        return cls.from_dict(judgments, source=name)
+
+    @classmethod
     def read_trec(cls, path: "str | os.PathLike[str]", *, grades: str = "integer") -> "Qrels":
         """Read a TREC qrels file (``query 0 doc grade``; ``.gz`` accepted);
         ``grades='real'`` reads real-valued grades (``q1 0 d1 1.5``)."""

@@ -6,13 +6,10 @@ Coverage = judged queries the run ranks / judged queries. Beside it,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..errors import CoverageError, InputError, literal
 from ..protocol import MissingQuery
-
-if TYPE_CHECKING:
-    from . import Results
 
 __all__ = ["MIN_COVERAGE", "check_query_coverage"]
 
@@ -22,8 +19,8 @@ __all__ = ["MIN_COVERAGE", "check_query_coverage"]
 MIN_COVERAGE = 0.5
 
 
-def check_query_coverage(results: "Results", min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
-    """Refuse results whose run ranks too few of the judged queries.
+def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
+    """Refuse results (a :class:`~rankproof.Results`) whose run ranks too few of the judged queries.
 
     Coverage = judged queries the run ranks / judged queries. Raises
     :class:`~rankproof.errors.CoverageError` when it is 0 (whatever

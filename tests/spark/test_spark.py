@@ -365,7 +365,7 @@ def test_cli_spark_engine_prints_the_local_table_on_cranfield(spark, cranfield, 
     (tmp_path / "empty" / "part.parquet").write_text("not parquet")
     assert main(["evaluate", qrels, str(tmp_path / "empty"), "--engine", "spark"]) == 2
     err = capsys.readouterr().err
-    assert "Spark cannot read it as Parquet" in err and len(err.strip().splitlines()) == 1
+    assert "part.parquet: cannot be read as Parquet" in err and len(err.strip().splitlines()) == 1
 
 
 def test_cli_without_java_says_so_and_exits_2(tmp_path):

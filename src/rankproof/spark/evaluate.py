@@ -26,7 +26,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from ..errors import InputError, RankproofError, literal
+from ..errors import InputError, MeasureError, RankproofError, literal
 from ..evaluation import MIN_COVERAGE, check_query_coverage, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
 from ..protocol import Aggregation, Protocol
@@ -72,6 +72,16 @@ def _raise_first(summaries: list[dict], tables: list[Table]) -> None:
             row = _input_row(tables[located[0]], located[1]) if located else fields["row"]
             raise kind(what=fields["what"], source=fields["source"], line=fields["line"], row=row,
                        query=fields["query"], doc=fields["doc"], value=fields["value"], fix=fields["fix"])
+
+
+def _refuse_whole_evaluation_defaults(measures: list[Measure]) -> None:
+    """A parameter whose default is read from every evaluated query (ERR's ``max_grade``: the
+    highest judged grade) would be each partition's own on Spark: it must be given."""
+    for measure in measures:
+        if "max_grade" in measure.spec.params and "max_grade" not in dict(measure.params):
+            raise MeasureError(what=f"{literal(measure)} on Spark needs max_grade=: its default, the highest judged "
+                                    "{grade} of all evaluated {queries}, is not known to a partition",
+                               fix=f"e.g. {literal(measure.spec.name)}(max_grade=4)", value=str(measure))
 
 
 def _exact_means(summaries: list[dict], measures: list[Measure], protocol: Protocol) -> dict[Measure, float]:
@@ -244,6 +254,7 @@ def evaluate(
     """
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
+    _refuse_whole_evaluation_defaults(measure_list)
     weighted = weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",

@@ -394,10 +394,12 @@ def _identical(a, b):
         np.testing.assert_array_equal(a.values(measure), b.values(measure))
 
 
+@pytest.mark.slow
 def test_partitions_and_files_change_no_number(spark, tmp_path):
-    """One log evaluated with 1, 2, 7 and 64 partitions, from one Parquet file, from the same
-    rows split across several files (small row groups), and from a DataFrame: identical
-    per-query values, counts and means (exact sums, rounded once), equal to the local engine's."""
+    """One log evaluated with 1, 2, 7 and 64 partitions: from one Parquet file, from a
+    DataFrame, and from the same rows split across several files (small row groups):
+    identical per-query values, counts and means (exact sums, rounded once), equal to the
+    local engine's. Four evaluations (each costs a few seconds of Spark jobs)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -415,9 +417,9 @@ def test_partitions_and_files_change_no_number(spark, tmp_path):
         for i, (start, stop) in enumerate(zip(cuts, cuts[1:])):  # names in row order: part-0, part-1, ...
             pq.write_table(table.slice(start, stop - start), tmp_path / f"{name}_parts" / f"part-{i}.parquet",
                            row_group_size=17)
-    inputs = [(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), count) for count in (1, 2, 7, 64)]
-    inputs += [(str(tmp_path / "qrels_parts"), str(tmp_path / "run_parts"), 7),
-               (spark.createDataFrame(qrels), spark.createDataFrame(run), 64)]
+    parts = (str(tmp_path / "qrels_parts"), str(tmp_path / "run_parts"))
+    inputs = [(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), 1),
+              (spark.createDataFrame(qrels), spark.createDataFrame(run), 2), (*parts, 7), (*parts, 64)]
     first = None
     for qrels_input, run_input, count in inputs:
         got = on_spark.evaluate(qrels_input, run_input, MEASURES, protocol, partitions=count, allow_partial=True,
@@ -466,6 +468,7 @@ def test_columns_and_formats_are_refused_before_the_jvm_starts(tmp_path):
         on_spark.evaluate(str(tmp_path / "truth.parquet"), str(tmp_path / "predictions"), "err@10")
 
 
+@pytest.mark.slow
 def test_cli_quiet_prints_nothing_on_stderr(spark, tmp_path):
     """--quiet on a fresh process that starts its own local session: stdout holds the
     table, stderr nothing (no log4j profile, no native-hadoop warning, no pyspark warning)."""

@@ -74,6 +74,22 @@ def _raise_first(summaries: list[dict], tables: list[Table]) -> None:
                        query=fields["query"], doc=fields["doc"], value=fields["value"], fix=fields["fix"])
 
 
+ROWS_PER_PARTITION = 1 << 20  # rows per partition when neither partitions= nor spark.sql.shuffle.partitions says
+
+
+def _partition_count(session: "SparkSession", tables: list[Table]) -> int:
+    """``spark.sql.shuffle.partitions`` when the session sets it; otherwise, for Parquet read
+    here, about a million rows per partition (at least the session's parallelism), and
+    Spark's default (200) when the size is not known."""
+    if session.sparkContext.getConf().contains("spark.sql.shuffle.partitions"):
+        return int(session.conf.get("spark.sql.shuffle.partitions") or 200)
+    sizes = [table.rows for table in tables]
+    if any(size is None for size in sizes):
+        return int(session.conf.get("spark.sql.shuffle.partitions") or 200)
+    rows = sum(size or 0 for size in sizes)
+    return max(session.sparkContext.defaultParallelism, -(-rows // ROWS_PER_PARTITION))
+
+
 def _refuse_whole_evaluation_defaults(measures: list[Measure]) -> None:
     """A parameter whose default is read from every evaluated query (ERR's ``max_grade``: the
     highest judged grade) would be each partition's own on Spark: it must be given."""
@@ -268,7 +284,7 @@ def evaluate(
     from .session import get_session, quiet_pyspark
 
     session = spark or get_session()
-    count = partitions or int(session.conf.get("spark.sql.shuffle.partitions") or 200)
+    count = partitions or _partition_count(session, tables)
     with warnings.catch_warnings():
         quiet_pyspark()
         return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol, weights if weighted

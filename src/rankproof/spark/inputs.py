@@ -117,7 +117,8 @@ def _describe_path(path: str, wanted: dict[str, str | None], what: str, side: in
         schema = metadata.schema_arrow
         _check_columns(schema.names, wanted, shown)
         kind = kind or _kind(str(schema.field(wanted["query"]).type))
-        files.append((name, [metadata.metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]))
+        # Absolute: the executors do not run in the driver's directory (as Spark's own reader resolves it).
+        files.append((os.path.abspath(name), [metadata.metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]))
     return Table(source=source, side=side, columns=list(wanted.values()), query_kind=kind or "text",  # type: ignore[arg-type]
                  files=files)
 

@@ -239,9 +239,10 @@ def evaluate(
         or integers (``7`` and ``"7"`` are one id). ``grade=None``: every
         qrels row is relevant with grade 1. ``score=None``: the run's rows
         are in rank order within each query, best first. The input order
-        (also for ``ties=input`` and ``duplicates=first``) is the order
-        Spark reads the rows in, partition by partition: give runs spread
-        over several files a score instead.
+        (also for ``ties=input`` and ``duplicates=first``): for Parquet read
+        here, the files in name order and each file's rows in order; for a
+        DataFrame, its partitions in order (a shuffled DataFrame has none:
+        give its runs a score instead).
     weights : mapping query -> weight, pandas Series, or Spark DataFrame (query, weight)
         For ``aggregation='weighted'``.
     name : str, optional
@@ -249,9 +250,11 @@ def evaluate(
     spark : SparkSession, optional
         The active session, or a local one (:func:`rankproof.spark.get_session`).
     partitions : int, optional
-        Partitions the queries are spread over; ``spark.sql.shuffle.partitions``
-        by default. Each partition's rows are evaluated in one Python call,
-        so it must fit a worker's memory.
+        Partitions the queries are spread over; by default
+        ``spark.sql.shuffle.partitions`` when the session sets it, else about
+        a million rows per partition for Parquet read here. Each partition's
+        rows are evaluated in one Python call, so they must fit a worker's
+        memory. The numbers do not depend on it.
     min_coverage, allow_partial
         As for :func:`rankproof.evaluate`.
 

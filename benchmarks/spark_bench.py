@@ -110,8 +110,9 @@ def main() -> int:
 def _write_json(args, rows: list[dict], rows_in: int) -> None:
     seconds = {entry["tool"]: entry["seconds"] for entry in rows}
     workload = f"{args.users:,} users x {PREDICTIONS} + {TRUTH} truth items, ndcg@10, {args.partitions} partitions"
-    notes = {"evaluator": "binary ndcg@10 only (no relevance column); per-user arrays built in Spark",
-             "local": "one process, no Spark"}
+    load = f"; load average {os.getloadavg()[0]:.1f} at the end (other jobs on the machine)"
+    notes = {"evaluator": "binary ndcg@10 only (no relevance column); per-user arrays built in Spark" + load,
+             "local": "one process, no Spark" + load}
     out = []
     for entry in rows:
         ratio = seconds["evaluator"] / entry["seconds"] if entry["tool"].startswith("spark") and "evaluator" in seconds \
@@ -120,7 +121,7 @@ def _write_json(args, rows: list[dict], rows_in: int) -> None:
                        size_unit="rows", peak_mb=round(entry["peak_mb"], 1), ratio=round(ratio, 3) if ratio else None,
                        ratio_to=LABELS["evaluator"] if ratio else None,
                        note=notes.get(entry["tool"], "graded and binary ndcg@10 in one evaluation; whole process, "
-                                                     "JVM start included; peak is the driver's")))
+                                                     "JVM start included; peak is the driver's" + load)))
     write_results(args.json, benchmark="spark_bench", title="Spark: rankproof against RankingEvaluator", rows=out)
 
 

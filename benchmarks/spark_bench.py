@@ -11,8 +11,12 @@ one under the `spark` preset; RankingEvaluator only the binary one (it has no
 relevance column). Means are compared (1e-12) before the times are printed.
 
 Usage: python benchmarks/spark_bench.py [--users 1000000] [--repeat 1] [--partitions 16]
-       [--tools local,spark1,spark2,evaluator]
-Not a test, and not part of `make bench-quick`: it starts a JVM per Spark tool.
+       [--tools local,spark1,spark2,evaluator] [--json PATH]
+The tools' runs are interleaved (one run of each, then again), so that a load
+that changes during the benchmark weighs on every tool alike. --json PATH also
+writes the results (benchmarks/results.py; the ratio of rankproof on Spark is
+to RankingEvaluator, both local[2]). Not a test, and not part of
+`make bench-quick`: it starts a JVM per Spark tool.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "tools"))
 
 from frame_data import PREDICTIONS, TRUTH, ensure  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+from results import row as result_row, write_results  # noqa: E402
 
 GRADED = "ndcg@10"
 BINARY = "ndcg(gain=map:1=1/2=1/3=1/4=1/5=1)@10"
@@ -57,18 +64,23 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--tools", default="local,spark1,spark2,evaluator")
+    parser.add_argument("--json", metavar="PATH", help="also write the results there (benchmarks/results.py)")
     args = parser.parse_args()
 
     truth, predictions = ensure(str(HERE / "data"), args.users)
     rows_in = args.users * (PREDICTIONS + TRUTH)
-    rows = []
+    tools = args.tools.split(",")
+    measured: dict[str, list] = {tool: [] for tool in tools}
     with tempfile.TemporaryDirectory() as tmp:
-        for tool in args.tools.split(","):
-            command = [sys.executable, str(HERE / "tools" / "spark_tools.py"), tool, truth, predictions,
-                       str(Path(tmp) / f"{tool}.out"), str(args.partitions)]
-            runs = [_timed(command) for _ in range(args.repeat)]
-            rows.append({"tool": tool, "seconds": statistics.median(r[0] for r in runs),
-                         "peak_mb": max(r[1] for r in runs), "means": runs[-1][2]})
+        for _ in range(args.repeat):
+            for tool in tools:  # interleaved: A, B, A, B, ...
+                out = Path(tmp) / f"{tool}.out"
+                command = [sys.executable, str(HERE / "tools" / "spark_tools.py"), tool, truth, predictions,
+                           str(out), str(args.partitions)]
+                measured[tool].append(_timed(command))
+                subprocess.run(["rm", "-rf", str(out)], check=True)
+    rows = [{"tool": tool, "seconds": statistics.median(r[0] for r in runs), "runs": [round(r[0], 2) for r in runs],
+             "peak_mb": max(r[1] for r in runs), "means": runs[-1][2]} for tool, runs in measured.items()]
 
     reference = next((row["means"] for row in rows if row["tool"] == "local"), rows[0]["means"])
     print(f"long log: {args.users:,} users x {PREDICTIONS} predictions + {TRUTH} truth items "
@@ -86,7 +98,31 @@ def main() -> int:
         print(f"{LABELS[row['tool']]:<28}{row['seconds']:>9.1f}{row['seconds'] / rows_in * 1e6:>8.2f}"
               f"{row['peak_mb']:>9.0f}  {graded:>15}  {means[BINARY]:>15.6f}  {'yes' if agree else 'NO'}")
     print("peak MB is the Python driver process's (the JVM and its Python workers are other processes)")
+    seconds = {row["tool"]: row["seconds"] for row in rows}
+    if "spark2" in seconds and "evaluator" in seconds:
+        print(f"rankproof Spark local[2] against RankingEvaluator local[2]: "
+              f"{seconds['evaluator'] / seconds['spark2']:.2f}x faster (whole processes, JVM start included)")
+    if args.json:
+        _write_json(args, rows, rows_in)
     return 0 if ok else 1
+
+
+def _write_json(args, rows: list[dict], rows_in: int) -> None:
+    seconds = {entry["tool"]: entry["seconds"] for entry in rows}
+    workload = f"{args.users:,} users x {PREDICTIONS} + {TRUTH} truth items, ndcg@10, {args.partitions} partitions"
+    load = f"; load average {os.getloadavg()[0]:.1f} at the end (other jobs on the machine)"
+    notes = {"evaluator": "binary ndcg@10 only (no relevance column); per-user arrays built in Spark" + load,
+             "local": "one process, no Spark" + load}
+    out = []
+    for entry in rows:
+        ratio = seconds["evaluator"] / entry["seconds"] if entry["tool"].startswith("spark") and "evaluator" in seconds \
+            else None
+        out.append(result_row(workload, LABELS[entry["tool"]], entry["seconds"], runs=entry["runs"], size=rows_in,
+                       size_unit="rows", peak_mb=round(entry["peak_mb"], 1), ratio=round(ratio, 3) if ratio else None,
+                       ratio_to=LABELS["evaluator"] if ratio else None,
+                       note=notes.get(entry["tool"], "graded and binary ndcg@10 in one evaluation; whole process, "
+                                                     "JVM start included; peak is the driver's" + load)))
+    write_results(args.json, benchmark="spark_bench", title="Spark: rankproof against RankingEvaluator", rows=out)
 
 
 if __name__ == "__main__":

@@ -365,7 +365,7 @@ def test_cli_spark_engine_prints_the_local_table_on_cranfield(spark, cranfield, 
     (tmp_path / "empty" / "part.parquet").write_text("not parquet")
     assert main(["evaluate", qrels, str(tmp_path / "empty"), "--engine", "spark"]) == 2
     err = capsys.readouterr().err
-    assert "Spark cannot read it as Parquet" in err and len(err.strip().splitlines()) == 1
+    assert "part.parquet: cannot be read as Parquet" in err and len(err.strip().splitlines()) == 1
 
 
 def test_cli_without_java_says_so_and_exits_2(tmp_path):
@@ -382,3 +382,107 @@ def test_cli_without_java_says_so_and_exits_2(tmp_path):
     assert done.returncode == 2
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("rankproof evaluate: could not start Spark") and "Java 17 runtime" in last
+
+
+# -- the same numbers whatever the partitioning --------------------------------------------------
+
+
+def _identical(a, b):
+    """Two Results with the same queries, bit-identical values, the same counts and means."""
+    assert a.queries == b.queries and a.counts == b.counts
+    for measure in a.measures:
+        np.testing.assert_array_equal(a.values(measure), b.values(measure))
+
+
+@pytest.mark.slow
+def test_partitions_and_files_change_no_number(spark, tmp_path):
+    """One log evaluated with 1, 2, 7 and 64 partitions: from one Parquet file, from a
+    DataFrame, and from the same rows split across several files (small row groups):
+    identical per-query values, counts and means (exact sums, rounded once), equal to the
+    local engine's. Four evaluations (each costs a few seconds of Spark jobs)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from rankproof import spark as on_spark
+
+    qrels, run = _log(17, True)
+    protocol = "duplicates=first negative_grades=zero ties=input"
+    local = _local(qrels, run, MEASURES, protocol)
+    pq.write_table(pa.Table.from_pandas(qrels, preserve_index=False), tmp_path / "qrels.parquet")
+    pq.write_table(pa.Table.from_pandas(run, preserve_index=False), tmp_path / "run.parquet")
+    for name, frame in (("qrels", qrels), ("run", run)):
+        (tmp_path / f"{name}_parts").mkdir()
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        cuts = [0, len(frame) // 5, len(frame) // 2, len(frame) - 3, len(frame)]
+        for i, (start, stop) in enumerate(zip(cuts, cuts[1:])):  # names in row order: part-0, part-1, ...
+            pq.write_table(table.slice(start, stop - start), tmp_path / f"{name}_parts" / f"part-{i}.parquet",
+                           row_group_size=17)
+    parts = (str(tmp_path / "qrels_parts"), str(tmp_path / "run_parts"))
+    inputs = [(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), 1),
+              (spark.createDataFrame(qrels), spark.createDataFrame(run), 2), (*parts, 7), (*parts, 64)]
+    first = None
+    for qrels_input, run_input, count in inputs:
+        got = on_spark.evaluate(qrels_input, run_input, MEASURES, protocol, partitions=count, allow_partial=True,
+                                spark=spark)
+        collected = got.to_results()
+        got.unpersist()
+        if first is None:
+            first = (got.means(), collected)
+            _assert_same(got, local)
+            continue
+        assert got.means() == first[0] or all(
+            a == b or (math.isnan(a) and math.isnan(b)) for a, b in zip(got.means().values(), first[0].values()))
+        _identical(collected, first[1])
+        assert got.counts == local.counts
+
+
+def test_columns_and_formats_are_refused_before_the_jvm_starts(tmp_path):
+    """A missing column or a file that is not Parquet: one line naming the file and the
+    column, exit 2, before any JVM (no java on the way: JAVA_HOME points nowhere)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pytest.importorskip("pyspark")
+    pq.write_table(pa.table({"user": [1], "item": [2], "rating": [1]}), tmp_path / "truth.parquet")
+    (tmp_path / "predictions").mkdir()
+    pq.write_table(pa.table({"user": [1], "item": [2], "sim": [0.5]}), tmp_path / "predictions" / "part-1.parquet")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "part-0.parquet").write_text("not parquet")
+    env = {**os.environ, "JAVA_HOME": str(tmp_path / "no-java"), "PATH": "/usr/bin:/bin"}
+    base = [sys.executable, "-m", "rankproof.cli", "evaluate", "--engine", "spark", "--query-col", "user",
+            "--doc-col", "item", "--grade-col", "rating", str(tmp_path / "truth.parquet")]
+    missing_column = subprocess.run(base + [str(tmp_path / "predictions")], capture_output=True, text=True,
+                                    env=env, timeout=120)
+    broken = subprocess.run(base + [str(tmp_path / "broken")], capture_output=True, text=True, env=env, timeout=120)
+    for done in (missing_column, broken):
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "could not start Spark" not in done.stderr  # refused before Spark was asked to start
+    assert "predictions/part-1.parquet" in missing_column.stderr and "no column 'score'" in missing_column.stderr
+    assert "broken/part-0.parquet: cannot be read as Parquet" in broken.stderr
+    # ERR's default max_grade is the highest grade of every evaluated query, which no partition knows.
+    from rankproof import spark as on_spark
+    from rankproof.errors import MeasureError
+
+    with pytest.raises(MeasureError, match=r"err@10 on Spark needs max_grade="):
+        on_spark.evaluate(str(tmp_path / "truth.parquet"), str(tmp_path / "predictions"), "err@10")
+
+
+@pytest.mark.slow
+def test_cli_quiet_prints_nothing_on_stderr(spark, tmp_path):
+    """--quiet on a fresh process that starts its own local session: stdout holds the
+    table, stderr nothing (no log4j profile, no native-hadoop warning, no pyspark warning)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"query": ["1", "1", "2"], "doc": ["a", "b", "a"], "grade": [1, 0, 2]}),
+                   tmp_path / "q.parquet")
+    pq.write_table(pa.table({"query": ["1", "1", "2"], "doc": ["a", "b", "c"], "score": [2.0, 1.0, 3.0]}),
+                   tmp_path / "r.parquet")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYSPARK", "SPARK"))}
+    done = subprocess.run([sys.executable, "-m", "rankproof.cli", "evaluate", str(tmp_path / "q.parquet"),
+                           str(tmp_path / "r.parquet"), "--engine", "spark", "--quiet", "-m", "p@1"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "r.parquet" in done.stdout and "0.5000" in done.stdout

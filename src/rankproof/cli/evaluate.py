@@ -118,6 +118,16 @@ def _on_spark(args, measures, protocol, names: list[str]) -> list:
     collected into the Results every renderer takes (the same output as the local engine)."""
     _check_spark_inputs(args)
     from ..spark import evaluate as spark_evaluate, get_session
+    from ..spark.inputs import describe
+
+    # Read with pyarrow before Spark starts: a missing column or a file that is not Parquet is
+    # one line at once, not after the JVM's start-up.
+    names_of = {**columns(args, QRELS_ROLES), **columns(args, RUN_ROLES)}
+    qrels_columns = {"query": "query", "doc": "doc", "grade": "grade", **columns(args, QRELS_ROLES)}
+    run_columns = {"query": "query", "doc": "doc", "score": "score", **columns(args, RUN_ROLES)}
+    describe(args.qrels, {role: qrels_columns[role] for role in QRELS_ROLES}, "qrels")
+    for path in args.runs:
+        describe(path, {role: run_columns[role] for role in RUN_ROLES}, "run")
 
     try:
         session = get_session(args.spark_master)
@@ -129,7 +139,7 @@ def _on_spark(args, measures, protocol, names: list[str]) -> list:
     for path, name in zip(args.runs, names):
         on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,
                                   min_coverage=args.min_coverage, allow_partial=args.allow_partial,
-                                  **{**columns(args, QRELS_ROLES), **columns(args, RUN_ROLES)})
+                                  **names_of)
         results.append(on_spark.to_results())
         on_spark.unpersist()
     return results

@@ -378,6 +378,6 @@ def run_names(paths: Sequence[str], labels: Sequence[str] | None = None) -> list
             raise InputError(source=given, what=literal(f"the same run is given twice ({seen[real]} and {given})"),
                              fix="give each run once")
         seen[real] = given
-    names = ["stdin" if p == "-" else os.path.basename(p) for p in paths]
+    names = ["stdin" if p == "-" else os.path.basename(p.rstrip("/") or p) for p in paths]  # a directory: its name
     names = [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
     return apply_labels(labels, paths, names)

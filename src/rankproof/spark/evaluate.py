@@ -1,33 +1,41 @@
 """``rankproof.spark.evaluate``: the same protocol and numbers, where the data lives.
 
-Spark does the distribution; rankproof does the evaluation:
+Spark does the distribution; rankproof does the evaluation, in one pass:
 
-1. both inputs become one DataFrame (:func:`~rankproof.spark.inputs.stacked`);
-2. the query policies that need every query (missing and extra queries, the
-   query counts) are applied by a Spark aggregation over all query ids
-   (:func:`~rankproof.spark.queries.count_queries`);
-3. the rows are repartitioned by query and sorted within each partition by
-   side and input order, and every partition runs :func:`rankproof.evaluate`
-   once, through Arrow (:class:`~rankproof.spark.partition.PartitionTask`):
-   no Python call per row or per query;
-4. the per-query values are cached and reduced in Spark to the means
-   (macro, micro or weighted), and the partitions' counts are added up.
+1. both inputs are described in the driver (a local Parquet path with
+   pyarrow: its columns checked before Spark starts) and become one
+   DataFrame of Arrow IPC blobs, one per table and bucket of queries
+   (:func:`~rankproof.spark.inputs.packed`): rankproof's Python reads and
+   hashes the rows, Spark moves a few large rows instead of every row;
+2. the blobs are repartitioned by bucket, and every partition runs
+   :func:`rankproof.evaluate` once, through Arrow
+   (:class:`~rankproof.spark.partition.PartitionTask`): no Python call per
+   row or per query; it also counts its queries (judged, ranked, missing,
+   extra) and sums each measure's values exactly;
+3. the driver adds the partitions' facts, applies the query policies that
+   need every query (:func:`~rankproof.spark.queries.count_queries`), raises
+   the first error a partition met, and takes the means from the exact sums
+   (the same means whatever the partitioning); only ``aggregation=weighted``
+   reduces the cached per-query values in Spark, joined with the weights.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from ..errors import InputError, RankproofError, literal
+from ..errors import InputError, MeasureError, RankproofError, literal
 from ..evaluation import MIN_COVERAGE, check_query_coverage, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
 from ..protocol import Aggregation, Protocol
-from .inputs import KEY, ROW, SIDE, Columns, read_table, stacked
-from .partition import SUMMARY, PartitionTask, output_schema
+from .inputs import QRELS_SIDE, Columns, Table, describe, packed
+from .pack import BUCKET, bucket_values
+from .partition import EVALUATED_SCHEMA, SUMMARY, VALUES, PartitionTask
 from .queries import count_queries
 from .results import SparkResults
+from .sums import exact_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -35,16 +43,18 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["evaluate"]
 
 
-def _input_row(both: "DataFrame", side: int, place: int) -> int:
-    """The 1-based row of one side's input whose place in the stacked table is `place`:
-    places number the rows in input order (partition, then row), so the row is one
-    more than the rows of that side before it."""
+def _input_row(table: Table, place: int) -> int:
+    """The 1-based row of an input whose place (:data:`~rankproof.spark.pack.ROW`) is `place`:
+    for Parquet read here the place is the row's 0-based number; for a DataFrame,
+    Spark's ``monotonically_increasing_id``, so the row is one more than the rows before it."""
+    if table.frame is None:
+        return place + 1
     from pyspark.sql import functions as F
 
-    return both.filter((F.col(SIDE) == side) & (F.col(ROW) < place)).count() + 1
+    return table.frame.select(F.monotonically_increasing_id().alias("place")).filter(F.col("place") < place).count() + 1
 
 
-def _raise_first(summaries: list[dict], both: "DataFrame") -> None:
+def _raise_first(summaries: list[dict], tables: list[Table]) -> None:
     """Raise again, in the driver, the first rankproof error a partition met, with
     its fields; a row it names is the row of the whole input, not of the partition."""
     from .. import errors
@@ -58,9 +68,58 @@ def _raise_first(summaries: list[dict], both: "DataFrame") -> None:
             fields = error.get("fields")
             if not fields:  # raised as a finished message
                 raise kind(error["message"])
-            row = _input_row(both, *error["input_row"]) if error.get("input_row") else fields["row"]
+            located = error.get("input_row")
+            row = _input_row(tables[located[0]], located[1]) if located else fields["row"]
             raise kind(what=fields["what"], source=fields["source"], line=fields["line"], row=row,
                        query=fields["query"], doc=fields["doc"], value=fields["value"], fix=fields["fix"])
+
+
+ROWS_PER_PARTITION = 1 << 20  # rows per partition when neither partitions= nor spark.sql.shuffle.partitions says
+
+
+def _partition_count(session: "SparkSession", tables: list[Table]) -> int:
+    """``spark.sql.shuffle.partitions`` when the session sets it; otherwise, for Parquet read
+    here, about a million rows per partition (at least the session's parallelism), and
+    Spark's default (200) when the size is not known."""
+    if session.sparkContext.getConf().contains("spark.sql.shuffle.partitions"):
+        return int(session.conf.get("spark.sql.shuffle.partitions") or 200)
+    sizes = [table.rows for table in tables]
+    if any(size is None for size in sizes):
+        return int(session.conf.get("spark.sql.shuffle.partitions") or 200)
+    rows = sum(size or 0 for size in sizes)
+    return max(session.sparkContext.defaultParallelism, -(-rows // ROWS_PER_PARTITION))
+
+
+def _refuse_whole_evaluation_defaults(measures: list[Measure]) -> None:
+    """A parameter whose default is read from every evaluated query (ERR's ``max_grade``: the
+    highest judged grade) would be each partition's own on Spark: it must be given."""
+    for measure in measures:
+        if "max_grade" in measure.spec.params and "max_grade" not in dict(measure.params):
+            raise MeasureError(what=f"{literal(measure)} on Spark needs max_grade=: its default, the highest judged "
+                                    "{grade} of all evaluated {queries}, is not known to a partition",
+                               fix=f"e.g. {literal(measure.spec.name)}(max_grade=4)", value=str(measure))
+
+
+def _exact_means(summaries: list[dict], measures: list[Measure], protocol: Protocol) -> dict[Measure, float]:
+    """Each measure's macro or micro mean from the partitions' exact sums, rounded once."""
+    means: dict[Measure, float] = {}
+    for i, measure in enumerate(measures):
+        parts = [s["sums"][i] for s in summaries if s.get("sums")]
+        count = sum(p["count"] for p in parts)
+        if not count:
+            means[measure] = math.nan
+            continue
+        key = ("num", "den") if protocol.aggregation is Aggregation.MICRO else ("value", "value")
+        if any(p[key[0]] is None or p[key[1]] is None for p in parts if p["count"]):
+            means[measure] = math.nan  # a value that is not finite: as numpy's mean gives
+            continue
+        numerator = sum(int(p[key[0]]) for p in parts if p["count"])
+        if protocol.aggregation is Aggregation.MICRO:
+            denominator = sum(int(p[key[1]]) for p in parts if p["count"])
+            means[measure] = exact_ratio(numerator, denominator, scaled=True) if denominator else 0.0
+        else:
+            means[measure] = exact_ratio(numerator, count)
+    return means
 
 
 def _added_counts(summaries: list[dict], queries: dict[str, int]) -> dict[str, Any]:
@@ -180,9 +239,10 @@ def evaluate(
         or integers (``7`` and ``"7"`` are one id). ``grade=None``: every
         qrels row is relevant with grade 1. ``score=None``: the run's rows
         are in rank order within each query, best first. The input order
-        (also for ``ties=input`` and ``duplicates=first``) is the order
-        Spark reads the rows in, partition by partition: give runs spread
-        over several files a score instead.
+        (also for ``ties=input`` and ``duplicates=first``): for Parquet read
+        here, the files in name order and each file's rows in order; for a
+        DataFrame, its partitions in order (a shuffled DataFrame has none:
+        give its runs a score instead).
     weights : mapping query -> weight, pandas Series, or Spark DataFrame (query, weight)
         For ``aggregation='weighted'``.
     name : str, optional
@@ -190,9 +250,11 @@ def evaluate(
     spark : SparkSession, optional
         The active session, or a local one (:func:`rankproof.spark.get_session`).
     partitions : int, optional
-        Partitions the queries are spread over; ``spark.sql.shuffle.partitions``
-        by default. Each partition's rows are evaluated in one Python call,
-        so it must fit a worker's memory.
+        Partitions the queries are spread over; by default
+        ``spark.sql.shuffle.partitions`` when the session sets it, else about
+        a million rows per partition for Parquet read here. Each partition's
+        rows are evaluated in one Python call, so they must fit a worker's
+        memory. The numbers do not depend on it.
     min_coverage, allow_partial
         As for :func:`rankproof.evaluate`.
 
@@ -214,45 +276,60 @@ def evaluate(
     if protocol.ids:  # queries are spread by their ids as written: '001' and '1' would not meet
         raise InputError(what=f"the policy ids={protocol.ids} is not applied on Spark",
                          fix="normalise the ids in the data, or evaluate on this machine")
+    _refuse_whole_evaluation_defaults(measure_list)
     weighted = weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",
                          value=partitions)
+    columns = Columns(query=query, doc=doc, grade=grade, score=score)
+    wanted = [{"query": query, "doc": doc, "grade": grade}, {"query": query, "doc": doc, "score": score}]
+    # Described before Spark starts: a missing column or a file that is not Parquet is one line, at once.
+    tables = [describe(qrels, wanted[0], "qrels"), describe(run, wanted[1], "run")]
+    run_name = name if name is not None else tables[1].source
+
+    from .session import get_session, quiet_pyspark
+
+    session = spark or get_session()
+    count = partitions or _partition_count(session, tables)
+    with warnings.catch_warnings():
+        quiet_pyspark()
+        return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol, weights if weighted
+                            else None, run_name, min_coverage, allow_partial)
+
+
+def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict[str, str | None]], columns: Columns,
+                 count: int, measures: list[Measure], protocol: Protocol, weights: Any, run_name: str,
+                 min_coverage: float, allow_partial: bool) -> SparkResults:
+    """The one pass (see the module's docstring) and what the driver makes of it."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    from .session import get_session
-
-    session = spark or get_session()
-    columns = Columns(query=query, doc=doc, grade=grade, score=score)
-    qrels_frame, qrels_source = read_table(session, qrels, {"query": query, "doc": doc, "grade": grade}, "qrels")
-    run_frame, run_source = read_table(session, run, {"query": query, "doc": doc, "score": score}, "run")
-    run_name = name if name is not None else run_source
-    both, layout = stacked(qrels_frame, run_frame, columns)
-    query_counts = count_queries(both, protocol, qrels_source, run_source)
-
-    count = partitions or int(session.conf.get("spark.sql.shuffle.partitions") or 200)
-    task = PartitionTask(measure_list, protocol, columns, layout, qrels_source, run_source, run_name)
-    evaluated = (both.repartition(count, KEY).sortWithinPartitions(SIDE, ROW)
-                 .mapInArrow(task, output_schema(len(measure_list)))
+    qrels_source, run_source = tables[QRELS_SIDE].source, tables[1 - QRELS_SIDE].source
+    task = PartitionTask(measures, protocol, columns, qrels_source, run_source, run_name)
+    blobs = packed(session, tables, wanted, columns, bucket_values(count))
+    evaluated = (blobs.repartition(count, BUCKET).mapInArrow(task, EVALUATED_SCHEMA)
                  .persist(StorageLevel.MEMORY_AND_DISK))
     try:
         summaries = [json.loads(row[0]) for row in evaluated.filter(F.col(SUMMARY).isNotNull())
                      .select(SUMMARY).collect()]
-        _raise_first(summaries, both)
-        per_query = evaluated.filter(F.col(SUMMARY).isNull()).drop(SUMMARY)
-        weight_frame = _weights_frame(session, weights) if weighted else None
-        means = _means(per_query, measure_list, protocol, weight_frame)
+        query_counts = count_queries([s["facts"] for s in summaries], protocol, qrels_source, run_source)
+        _raise_first(summaries, tables)
+        values = evaluated.filter(F.col(VALUES).isNotNull()).select(VALUES)
+        weight_frame = _weights_frame(session, weights) if weights is not None else None
+        results = SparkResults(blobs=values, measures=measures, protocol=protocol, means={},
+                               counts=_added_counts(summaries, query_counts.as_dict()), notes=(),
+                               grade_range=None, run_name=run_name, qrels_source=qrels_source,
+                               run_source=run_source, weights=weight_frame, cached=evaluated)
+        if weight_frame is not None:
+            means = _means(results.values_frame, measures, protocol, weight_frame)
+        else:
+            means = _exact_means(summaries, measures, protocol)
     except BaseException:
         evaluated.unpersist()
         raise
     ranges = [s["grade_range"] for s in summaries if s["grade_range"] is not None]
-    grade_range = (min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None
-    notes = tuple(dict.fromkeys(note for s in summaries for note in s["notes"]))
-    results = SparkResults(frame=per_query, measures=measure_list, protocol=protocol, means=means,
-                           counts=_added_counts(summaries, query_counts.as_dict()), notes=notes,
-                           grade_range=grade_range, run_name=run_name, qrels_source=qrels_source,
-                           run_source=run_source, weights=weight_frame, cached=evaluated)
+    results.complete(means=means, notes=tuple(dict.fromkeys(note for s in summaries for note in s["notes"])),
+                     grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None)
     if not allow_partial:
-        check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels_source}")  # type: ignore[arg-type]
+        check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels_source}")
     return results

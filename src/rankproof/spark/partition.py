@@ -1,23 +1,24 @@
 """What one Spark partition runs: rankproof's own pipeline and engine, once.
 
-A partition holds every row of its queries, of both the qrels and the run
-(:func:`rankproof.spark.inputs.stacked`, repartitioned by query and sorted
-within the partition by side and input order). Arrow hands them over in
-batches that split a query's rows, so all the batches of the partition are
-gathered first; then the rows become a :class:`~rankproof.Qrels` and a
+A partition receives the blobs of its bucket of queries
+(:mod:`rankproof.spark.pack`): every row of those queries, of both the qrels
+and the run. Each side's rows are put back in input order (by their place,
+:data:`~rankproof.spark.pack.ROW`), become a :class:`~rankproof.Qrels` and a
 :class:`~rankproof.Run` through the same table readers every front door
 uses, and :func:`rankproof.evaluate` applies every row policy and computes
 every measure in one call. Nothing here interprets a policy: the values of a
 query are those the local engine gives it, because they are computed by it.
 
-The output is one Arrow row per evaluated query (its values, the numerators
-and denominators micro averaging sums, its flags) and one summary row per
-partition (query null) with the partition's counts, notes and grade range,
-or the rankproof error the partition raised, which the driver raises again:
-a bad input is reported as one line, not as a worker's traceback. The error
-goes over by its fields (:func:`error_summary`); a row of a table it names
-is named by its place in the stacked table (side and input order), which
-only the driver can turn into the row of the input.
+The output is a few rows of (summary, values): the per-query values (each
+measure's value, the numerator and denominator micro averaging sums, its
+flags) as Arrow IPC blobs, and one summary (JSON) with the partition's
+counts, notes, grade range, its queries' coverage facts (judged, ranked,
+missing, extra: each query is in one partition only, so the driver adds
+them up) and each measure's exact sums (:mod:`rankproof.spark.sums`), or the
+rankproof error the partition raised, which the driver raises again: a bad
+input is reported as one line, not as a worker's traceback. The error goes
+over by its fields (:func:`error_summary`); a row of a table it names is
+named by its place in its input, which the driver turns into the row.
 """
 
 from __future__ import annotations
@@ -30,16 +31,22 @@ import numpy as np
 from ..errors import RankproofError
 from ..measures.base import Measure
 from ..protocol import MissingQuery, Protocol
-from .inputs import QRELS_SIDE, ROW, RUN_SIDE, SIDE, Columns
+from .inputs import Columns
+from .pack import BLOB, QRELS_SIDE, ROW, RUN_SIDE, SIDE, from_blob, to_blob
+from .sums import exact_sum
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
     from ..results import Results
 
-__all__ = ["output_schema", "PartitionTask", "SUMMARY", "error_summary"]
+__all__ = ["output_schema", "PartitionTask", "SUMMARY", "VALUES", "EVALUATED_SCHEMA", "error_summary", "unpack_values",
+           "SOME_IDS"]
 
-SUMMARY = "_rankproof_summary"
+SUMMARY, VALUES = "_rankproof_summary", "_rankproof_values"
+EVALUATED_SCHEMA = f"{SUMMARY} string, {VALUES} binary"
+SOME_IDS = 4  # ids of missing and extra queries each partition names, for messages
+VALUES_PER_BLOB = 1 << 20  # queries per blob of values
 
 
 def _plain(value: Any) -> Any:
@@ -76,18 +83,17 @@ class _AtRow(Exception):
 
 
 def output_schema(num_measures: int) -> str:
-    """The Spark DDL schema of a partition's output, measure i in columns
+    """The Spark DDL schema of the per-query values, measure i in columns
     ``v{i}`` (value, NaN when excluded), ``i{i}`` (included in the mean),
     ``n{i}`` / ``d{i}`` (numerator, denominator; null when the measure has
     none) and ``z{i}`` (nothing relevant).
 
     >>> output_schema(1)
-    'query string, in_run boolean, retrieved long, unjudged_retrieved long, v0 double, i0 boolean, n0 double, d0 double, z0 boolean, _rankproof_summary string'
+    'query string, in_run boolean, retrieved long, unjudged_retrieved long, v0 double, i0 boolean, n0 double, d0 double, z0 boolean'
     """
     fields = ["query string", "in_run boolean", "retrieved long", "unjudged_retrieved long"]
     for i in range(num_measures):
         fields += [f"v{i} double", f"i{i} boolean", f"n{i} double", f"d{i} double", f"z{i} boolean"]
-    fields.append(f"{SUMMARY} string")
     return ", ".join(fields)
 
 
@@ -99,8 +105,15 @@ def _arrow_schema(num_measures: int) -> "pa.Schema":
     for i in range(num_measures):
         fields += [(f"v{i}", pa.float64()), (f"i{i}", pa.bool_()), (f"n{i}", pa.float64()),
                    (f"d{i}", pa.float64()), (f"z{i}", pa.bool_())]
-    fields.append((SUMMARY, pa.string()))
     return pa.schema(fields)
+
+
+def unpack_values(batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+    """The ``mapInArrow`` function giving the per-query values (:func:`output_schema`) of blobs of them."""
+    for batch in batches:
+        for blob in batch.column(0):
+            if blob.is_valid:
+                yield from from_blob(blob.as_buffer()).to_batches()
 
 
 def _sentinel_query(queries: np.ndarray) -> str:
@@ -112,6 +125,34 @@ def _sentinel_query(queries: np.ndarray) -> str:
     return candidate
 
 
+def _distinct(table: "pa.Table", column: str, as_text: bool) -> "pa.Array":
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keys = pc.unique(table.column(column)).drop_null() if table.num_rows else pa.array([], pa.string())
+    return keys.cast(pa.string()) if as_text or not pa.types.is_integer(keys.type) else keys.cast(pa.int64())
+
+
+def query_facts(qrels: "pa.Table", run: "pa.Table", column: str) -> dict[str, Any]:
+    """How many queries the partition's qrels judge and its run ranks, which of them
+    the other side lacks (counted, and the first few ids named), from the raw rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    as_text = qrels.num_rows and run.num_rows and qrels.column(column).type != run.column(column).type
+    judged, ranked = _distinct(qrels, column, bool(as_text)), _distinct(run, column, bool(as_text))
+    if judged.type != ranked.type:
+        judged, ranked = judged.cast(pa.string()), ranked.cast(pa.string())
+    missing = judged.filter(pc.invert(pc.is_in(judged, value_set=ranked)))
+    extra = ranked.filter(pc.invert(pc.is_in(ranked, value_set=judged)))
+
+    def some(ids: "pa.Array") -> list[str]:
+        return ids.cast(pa.string()).sort().slice(0, SOME_IDS).to_pylist()
+
+    return {"qrels": len(judged), "run": len(ranked), "missing": len(missing), "extra": len(extra),
+            "some_missing": some(missing), "some_extra": some(extra)}
+
+
 class PartitionTask:
     """The function Spark calls on each partition (``mapInArrow``); picklable.
 
@@ -119,18 +160,16 @@ class PartitionTask:
     ----------
     measures : the parsed measures, in the order of the output columns
     protocol : the caller's protocol; each partition evaluates under it with
-        ``extra_query=ignore`` and ``aggregation=macro``, since the driver
-        applies those two itself (the query policies with a Spark join over
-        all queries, the mean with a Spark reduction)
+        ``extra_query=ignore``, ``missing_query=exclude`` for ``error`` and
+        ``aggregation=macro``, since the driver applies those itself (the
+        query policies from every partition's facts, the mean from their sums)
     columns : the caller's column names
-    layout : where each side's columns are in the stacked table (:func:`~rankproof.spark.inputs.stacked`)
     qrels_source, run_source, run_name : for messages and results
     """
 
     def __init__(self, measures: Sequence[Measure], protocol: Protocol, columns: Columns,
-                 layout: dict[str, dict[str, str]], qrels_source: str, run_source: str, run_name: str) -> None:
+                 qrels_source: str, run_source: str, run_name: str) -> None:
         self.measures = list(measures)
-        self.layout = layout
         self.protocol = protocol
         self.columns = columns
         self.qrels_source = qrels_source
@@ -140,14 +179,12 @@ class PartitionTask:
     def __call__(self, batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
         import pyarrow as pa
 
-        schema = _arrow_schema(len(self.measures))
-        gathered = list(batches)
-        summary: dict[str, Any] = {"counts": {}, "notes": [], "grade_range": None, "error": None}
-        rows = None
-        if gathered and sum(batch.num_rows for batch in gathered):
-            table = pa.Table.from_batches(gathered)
+        qrels, run = self._sides(batches)
+        summary: dict[str, Any] = {"counts": {}, "notes": [], "grade_range": None, "error": None,
+                                   "facts": query_facts(qrels, run, self.columns.query), "sums": None}
+        if qrels.num_rows or run.num_rows:
             try:
-                results, counts = self._evaluate(table)
+                results, counts = self._evaluate(qrels, run)
             except _AtRow as located:
                 summary["error"] = error_summary(located.error, located.side, located.rows)
             except RankproofError as error:
@@ -155,30 +192,43 @@ class PartitionTask:
             else:
                 summary["counts"] = counts
                 if results is not None:
-                    rows = self._rows(results, schema)
+                    values = self._rows(results)
+                    for start in range(0, values.num_rows, VALUES_PER_BLOB):
+                        blob = to_blob(values.slice(start, VALUES_PER_BLOB))
+                        yield pa.record_batch([pa.nulls(1, pa.string()), pa.array([blob.to_pybytes()], pa.binary())],
+                                              names=[SUMMARY, VALUES])
                     summary["notes"] = list(results.table.notes)
                     grade_range = results.table.grade_range
                     summary["grade_range"] = None if grade_range is None else [float(v) for v in grade_range]
-        if rows is not None and rows.num_rows:
-            yield rows
-        last = {name: pa.nulls(1, type=field.type) for name, field in zip(schema.names, schema)}
-        last[SUMMARY] = pa.array([json.dumps(summary)], type=pa.string())
-        yield pa.record_batch(list(last.values()), schema=schema)
+                    summary["sums"] = self._sums(results)
+        yield pa.record_batch([pa.array([json.dumps(summary)], pa.string()), pa.nulls(1, pa.binary())],
+                              names=[SUMMARY, VALUES])
 
-    def _sides(self, table: "pa.Table") -> tuple["pa.Table", "pa.Table", "pa.ChunkedArray", "pa.ChunkedArray"]:
-        """Each side's table, and the place of each of its rows in the stacked table."""
-        import pyarrow.compute as pc
+    def _sides(self, batches: Iterable["pa.RecordBatch"]) -> tuple["pa.Table", "pa.Table"]:
+        """Each side's rows of the partition, in input order (their place), with the place column."""
+        import pyarrow as pa
 
-        is_qrels = pc.equal(table.column(SIDE), QRELS_SIDE)
-        judged = table.filter(is_qrels)
-        ranked = table.filter(pc.invert(is_qrels))
-        columns, layout = self.columns, self.layout
-        qrels = judged.select([layout["qrels"][role] for role in ("query", "doc", "grade")]).rename_columns(
-            [columns.query, columns.doc, columns.grade or "grade"])
-        roles = ["query", "doc"] + (["score"] if columns.score is not None else [])
-        names = [columns.query, columns.doc] + ([columns.score] if columns.score is not None else [])
-        run = ranked.select([layout["run"][role] for role in roles]).rename_columns(names)
-        return qrels, run, judged.column(ROW), ranked.column(ROW)
+        parts: dict[int, list["pa.Table"]] = {QRELS_SIDE: [], RUN_SIDE: []}
+        for batch in batches:
+            sides = batch.column(SIDE).to_numpy(zero_copy_only=False)
+            for side, blob in zip(sides, batch.column(BLOB)):
+                parts[int(side)].append(from_blob(blob.as_buffer()))
+        tables = []
+        for side in (QRELS_SIDE, RUN_SIDE):
+            names = list(self.columns.of(side)) + [ROW]
+            if not parts[side]:
+                tables.append(pa.table({name: pa.array([], pa.string() if name != ROW else pa.int64())
+                                        for name in names}))
+                continue
+            # Each blob holds rows of one stretch of the input, in order, and stretches do not
+            # overlap: blobs in the order of their first row are the rows in input order.
+            blobs = sorted(parts[side], key=lambda part: part.column(ROW)[0].as_py() if part.num_rows else -1)
+            table = pa.concat_tables(blobs, promote_options="permissive")
+            rows = table.column(ROW).to_numpy()
+            if len(rows) > 1 and not (rows[1:] > rows[:-1]).all():  # never expected; sorted row by row then
+                table = table.take(pa.array(np.argsort(rows, kind="stable")))
+            tables.append(table)
+        return tables[0], tables[1]
 
     @staticmethod
     def _read(side: int, rows: "pa.ChunkedArray", read):
@@ -190,7 +240,7 @@ class PartitionTask:
                 raise
             raise _AtRow(error, side, rows) from None
 
-    def _evaluate(self, table: "pa.Table") -> tuple["Results | None", dict[str, Any]]:
+    def _evaluate(self, qrels_table: "pa.Table", run_table: "pa.Table") -> tuple["Results | None", dict[str, Any]]:
         """The partition's results (None when it evaluates no query) and counts."""
         import pyarrow as pa
 
@@ -200,19 +250,20 @@ class PartitionTask:
         from ..pipeline.alignment import apply_negative_grades
 
         columns = self.columns
-        qrels_table, run_table, judged_rows, ranked_rows = self._sides(table)
         run = None
         if run_table.num_rows:  # read even when nothing is judged: a bad row is refused as locally
-            run = self._read(RUN_SIDE, ranked_rows, lambda: Run.from_table(
+            run = self._read(RUN_SIDE, run_table.column(ROW), lambda: Run.from_table(
                 run_table, query=columns.query, doc=columns.doc, score=columns.score, source=self.run_source,
                 name=self.run_name))
         if not qrels_table.num_rows:
             return None, {}
-        qrels = self._read(QRELS_SIDE, judged_rows, lambda: Qrels.from_table(
+        qrels = self._read(QRELS_SIDE, qrels_table.column(ROW), lambda: Qrels.from_table(
             qrels_table, query=columns.query, doc=columns.doc, grade=columns.grade or "grade",
             source=self.qrels_source))
         shared = run is not None and bool(np.isin(qrels.queries, run.queries).any())
         protocol = self.protocol.replace(extra_query="ignore", aggregation="macro")
+        if protocol.missing_query is MissingQuery.ERROR:  # the driver raises it, from every partition's facts
+            protocol = protocol.replace(missing_query="exclude")
         if not shared and protocol.missing_query is not MissingQuery.ZERO:
             # Every judged query here is missing from the run and left out of
             # the mean: nothing to evaluate, but the judgments still pass the
@@ -227,7 +278,7 @@ class PartitionTask:
             # Every judged query here is missing from the run and scored as an
             # empty ranking; align() needs a ranked row, so the run gets one of
             # a query nobody judged, which extra_query=ignore leaves out (the
-            # query counts are the driver's, from a join over all queries).
+            # query counts are the driver's, from every partition's facts).
             sentinel = pa.table({columns.query: [_sentinel_query(qrels.queries)], columns.doc: ["-"],
                                  **({columns.score: [0.0]} if columns.score is not None else {})})
             run = Run.from_table(sentinel, query=columns.query, doc=columns.doc, score=columns.score,
@@ -235,7 +286,23 @@ class PartitionTask:
         results = evaluate(qrels, run, self.measures, protocol, allow_partial=True)
         return results, dict(results.counts)
 
-    def _rows(self, results: "Results", schema: "pa.Schema") -> "pa.RecordBatch":
+    def _sums(self, results: "Results") -> list[dict[str, Any]]:
+        """Per measure, over the included queries: their count and the exact sums
+        (as text) of values, numerators and denominators."""
+        sums = []
+        for measure in self.measures:
+            result = results.result(measure)
+            keep = np.asarray(result.included, dtype=bool)
+
+            def total(part: np.ndarray | None) -> str | None:
+                exact = None if part is None else exact_sum(np.asarray(part, dtype=np.float64)[keep])
+                return None if exact is None else str(exact)
+
+            sums.append({"count": int(keep.sum()), "value": total(result.value), "num": total(result.numerator),
+                         "den": total(result.denominator)})
+        return sums
+
+    def _rows(self, results: "Results") -> "pa.Table":
         import pyarrow as pa
 
         table = results.table
@@ -256,5 +323,4 @@ class PartitionTask:
                        pa.array(np.asarray(result.included, dtype=bool)),
                        ratio(result.numerator), ratio(result.denominator),
                        pa.array(np.asarray(result.zero_ideal, dtype=bool))]
-        arrays.append(pa.nulls(n, type=pa.string()))
-        return pa.record_batch(arrays, schema=schema)
+        return pa.Table.from_arrays(arrays, schema=_arrow_schema(len(self.measures)))

@@ -1,7 +1,7 @@
 """SparkResults: what an evaluation on Spark produced, kept where it lives.
 
-Means and counts are small and held in the driver; per-query values stay a
-Spark DataFrame (cached by the evaluation) until asked for:
+Means and counts are small and held in the driver; per-query values stay in
+Spark (cached by the evaluation, as Arrow IPC blobs) until asked for:
 :attr:`SparkResults.per_query` is that DataFrame, :meth:`~SparkResults.write_parquet`
 writes it, and :meth:`~SparkResults.to_results` collects it into the
 :class:`rankproof.Results` the local engine returns, for every renderer,
@@ -36,12 +36,12 @@ class SparkResults:
     that :class:`rankproof.Results` itself (collecting one row per query).
     """
 
-    def __init__(self, *, frame: "DataFrame", measures: list[Measure], protocol: Protocol,
+    def __init__(self, *, blobs: "DataFrame", measures: list[Measure], protocol: Protocol,
                  means: dict[Measure, float], counts: dict[str, Any], notes: tuple[str, ...],
                  grade_range: tuple[float, float] | None, run_name: str, qrels_source: str,
                  run_source: str, weights: "DataFrame | None", cached: "DataFrame | None" = None) -> None:
-        self._frame = frame  # internal columns (see partition.output_schema), read from the cache
-        self._cached = cached if cached is not None else frame  # what the evaluation persisted
+        self._blobs = blobs  # one column: Arrow IPC blobs of per-query values (partition.output_schema)
+        self._cached = cached if cached is not None else blobs  # what the evaluation persisted
         self._measures = measures
         self.protocol = protocol
         self._means = means
@@ -53,6 +53,23 @@ class SparkResults:
         self.run_source = run_source
         self._weights = weights
         self.complete_judgments = False
+
+    def complete(self, *, means: dict[Measure, float], notes: tuple[str, ...],
+                 grade_range: tuple[float, float] | None) -> None:
+        """Set what the driver makes of every partition's summary (the evaluation does)."""
+        self._means, self._notes, self._grade_range = means, notes, grade_range
+
+    @property
+    def values_frame(self) -> "DataFrame":
+        """The per-query values with rankproof's internal columns (:func:`~rankproof.spark.partition.output_schema`)."""
+        import warnings
+
+        from .partition import output_schema, unpack_values
+        from .session import quiet_pyspark
+
+        with warnings.catch_warnings():
+            quiet_pyspark()
+            return self._blobs.mapInArrow(unpack_values, output_schema(len(self._measures)))
 
     # -- what is held in the driver ------------------------------------------
     @property
@@ -115,7 +132,7 @@ class SparkResults:
         selected += [F.col("in_run"), F.col("retrieved"), F.col("unjudged_retrieved")]
         selected += [F.col(f"z{i}").alias(f"zero_ideal:{m}") for i, m in enumerate(self._measures)
                      if m.spec.normalised]
-        return self._frame.select(*selected)
+        return self.values_frame.select(*selected)
 
     def write_parquet(self, path: str, mode: str = "errorifexists") -> None:
         """Write :attr:`per_query` as Parquet (a directory, written by the executors)."""
@@ -131,14 +148,21 @@ class SparkResults:
         from ..pipeline.alignment import QueryTable
         from ..results import MeasureResult, Results
 
-        table = self._frame.toPandas() if not hasattr(self._frame, "toArrow") else self._frame.toArrow().to_pandas()
-        queries = table["query"].to_numpy().astype(str)
+        import pyarrow as pa
+
+        from .pack import from_blob
+
+        collected = self._blobs.toArrow() if hasattr(self._blobs, "toArrow") else None
+        blobs = collected.column(0).to_pylist() if collected is not None else [r[0] for r in self._blobs.collect()]
+        table = pa.concat_tables([from_blob(bytes(blob)) for blob in blobs]) if blobs else None
+        queries = table.column("query").to_numpy(zero_copy_only=False).astype(str) if table else np.array([], str)
         order = np.argsort(queries, kind="stable")  # text order, as the local alignment's
-        table = table.iloc[order].reset_index(drop=True)
         queries = queries[order]
 
         def column(name: str, dtype: Any) -> np.ndarray:
-            return table[name].to_numpy(dtype=dtype)
+            if table is None:
+                return np.array([], dtype=dtype)
+            return table.column(name).to_numpy(zero_copy_only=False).astype(dtype, copy=False)[order]
 
         query_table = QueryTable(
             queries=queries, in_run=column("in_run", bool), retrieved=column("retrieved", np.int64),
@@ -148,8 +172,9 @@ class SparkResults:
         measures = {}
         for i, m in enumerate(self._measures):
             def ratio(name: str) -> np.ndarray | None:
-                part = table[name]
-                return None if part.isna().all() and len(part) else part.to_numpy(dtype=np.float64)
+                if table is not None and len(queries) and table.column(name).null_count == len(queries):
+                    return None
+                return column(name, np.float64)
 
             measures[m] = MeasureResult(measure=m, value=column(f"v{i}", np.float64), included=column(f"i{i}", bool),
                                         numerator=ratio(f"n{i}"), denominator=ratio(f"d{i}"),

@@ -73,16 +73,20 @@ $(TREC_EVAL9):
 # Every test (what CI runs): parity with the peers, the trec_eval oracles, Spark, and the
 # documentation site (tests/docs builds it strict, checks its links and opens it in Chromium).
 # The benchmarks are not tests: `make bench-quick` and `make bench` run them.
+# The tests run on TEST_WORKERS processes (pytest-xdist); every test writes only inside its own
+# temporary folder, and Spark's sessions and the cluster test take free ports, so they can.
+TEST_WORKERS ?= 2
+
 test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 	$(BIN)/ruff check src
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # The tier for every edit: ruff and the tests that need no peer library, oracle, Spark
 # or long run (the markers in pyproject.toml; tests/conftest.py sets parity and oracle).
 test-fast: $(STAMP) ext
 	$(BIN)/ruff check src
-	$(BIN)/python -m pytest -m "not parity and not oracle and not spark and not slow"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not parity and not oracle and not spark and not slow"
 
 # Workload B once per tool: checks that the harness runs and that every
 # peer's values agree with rankproof's; no time is asserted.

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,6 +26,7 @@ from rankproof.cli.app import main
 from rankproof.explain.explanation import explain
 from rankproof.report.html import SECTIONS
 
+from browser import CHROMIUM, DevTools, needs_chromium
 from paths import CRANFIELD
 
 QRELS = CRANFIELD / "qrels.txt"
@@ -368,15 +368,6 @@ def test_output_folder_must_exist_and_nothing_is_left_behind(tmp_path, capsys):
 
 
 # -- a real browser ---------------------------------------------------------------------
-def _chromium() -> str | None:
-    for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-CHROMIUM = _chromium()
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (apt-get install chromium)")
 
 
 def _load(url: str, profile: Path) -> tuple[str, str]:
@@ -451,78 +442,10 @@ def test_drill_down_control_changes_the_shown_query(cranfield_report, tmp_path):
     assert shown["12"] != shown["200"]
 
 
-class _DevTools:
-    """Headless Chromium driven over ``--remote-debugging-pipe`` with the standard library only.
-
-    Chromium reads commands on its fd 3 and writes replies and events on its
-    fd 4, one JSON message per NUL-terminated chunk.
-    """
-
-    def __init__(self, profile: Path) -> None:
-        to_browser_read, self._write = os.pipe()
-        self._read, from_browser_write = os.pipe()
-
-        def wire():  # in the child, before exec: the pipe ends where Chromium expects them
-            os.dup2(to_browser_read, 3)
-            os.dup2(from_browser_write, 4)
-
-        self.process = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
-             "--proxy-server=http://127.0.0.1:9", "--remote-debugging-pipe", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=wire, close_fds=False)
-        os.close(to_browser_read)
-        os.close(from_browser_write)
-        self._buffer = b""
-        self._next = 0
-        self.events: list[dict] = []
-
-    def send(self, method: str, session: str | None = None, **params) -> dict:
-        import select
-
-        self._next += 1
-        message = {"id": self._next, "method": method, "params": params}
-        if session:
-            message["sessionId"] = session
-        os.write(self._write, json.dumps(message).encode() + b"\0")
-        while True:
-            while b"\0" not in self._buffer:
-                ready, _, _ = select.select([self._read], [], [], 60)
-                assert ready, f"no reply from chromium to {method}"
-                chunk = os.read(self._read, 1 << 20)
-                assert chunk, "chromium closed the pipe"
-                self._buffer += chunk
-            raw, self._buffer = self._buffer.split(b"\0", 1)
-            reply = json.loads(raw)
-            if reply.get("id") == self._next:
-                assert "error" not in reply, reply["error"]
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def evaluate(self, session: str, expression: str):
-        result = self.send("Runtime.evaluate", session, expression=expression, awaitPromise=True,
-                           returnByValue=True)
-        assert "exceptionDetails" not in result, result["exceptionDetails"]
-        return result["result"].get("value")
-
-    def close(self) -> None:
-        try:
-            self.send("Browser.close")
-        except (AssertionError, OSError):
-            pass
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        os.close(self._write)
-        os.close(self._read)
-
-
 @needs_chromium
 def test_choosing_a_query_in_the_select_shows_its_rankings(cranfield_report, tmp_path):
     drill = json.loads(_parse(cranfield_report.read_text(encoding="utf-8")).scripts["drill-data"])
-    browser = _DevTools(tmp_path / "profile")
+    browser = DevTools(tmp_path / "profile")
     try:
         target = browser.send("Target.createTarget", url="about:blank")["targetId"]
         session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]

@@ -51,3 +51,33 @@ def test_quirk_named_for_arguana_prefix(tmp_path):
 def test_unknown_dataset_is_one_line():
     with pytest.raises(InputError, match="no dataset"):
         dataset_qrels("rankproof-test/absent")
+
+
+# -- rankproof evaluate --dataset NAME RUN ----------------------------------------------
+def test_evaluate_by_dataset_name_with_its_official_measures(tmp_path, capsys):
+    from rankproof.cli.app import main
+
+    _register(tmp_path, "rankproof-test/cli", ["nDCG@10", "P@1"])
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d2 1 2.0 r\nq1 Q0 d1 2 1.0 r\nq2 Q0 d3 1 1.0 r\n")
+    assert main(["evaluate", "--dataset", "rankproof-test/cli", str(run), "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    import json
+    means = json.loads(out)["runs"]["r.run"]["mean"]
+    # By hand: q1 ranks d2 (0) then d1 (2): DCG 2/log2(3), ideal 2 -> 0.6309; q2: 1. P@1: 0 and 1.
+    assert means == pytest.approx({"ndcg@10": (2 / 1.584962500721156 / 2 + 1) / 2, "p@1": 0.5})
+    assert "official measures nDCG@10, P@1" in err
+
+
+def test_evaluate_by_dataset_applies_the_identical_id_quirk(tmp_path, capsys):
+    from rankproof.cli.app import main
+
+    _register(tmp_path, "beir/arguana/rankproof-cli", [])
+    run = tmp_path / "r.run"
+    # q1 ranks itself first (ArguAna's queries are documents too): MTEB and BEIR drop it.
+    run.write_text("q1 Q0 q1 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq2 Q0 d3 1 1.0 r\n")
+    assert main(["evaluate", "--dataset", "beir/arguana/rankproof-cli", str(run), "-m", "p@1"]) == 0
+    out, err = capsys.readouterr()
+    assert "1.0000" in out and "ignore_identical_ids applied to r.run: 1 ranked docs" in err
+    assert main(["evaluate", str(run)]) == 2            # without --dataset: qrels and a run are needed
+    assert "at least one run" in capsys.readouterr().err

@@ -6,7 +6,8 @@ import argparse
 import os
 
 from .inputs import (QRELS_ROLES, RUN_ROLES, add_input_options, add_protocol_options, columns, protocol_of,
-                     read_inputs, run_names)
+                     read_inputs, read_run, run_names)
+from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
 from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
@@ -51,8 +52,9 @@ def add_coverage_options(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..engines import DEFAULT_ENGINE
 
-    parser.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet; - for stdin")
-    parser.add_argument("runs", nargs="+", metavar="run",
+    parser.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet; - for stdin "
+                                      "(with --dataset: the first run)")
+    parser.add_argument("runs", nargs="*", metavar="run",
                         help="rankings: TREC (query Q0 doc rank score tag), CSV/TSV, JSONL or Parquet; - for stdin")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
@@ -77,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
     add_memory_options(parser)
+    add_dataset_option(parser)
 
 
 def run(args) -> int:
@@ -85,6 +88,9 @@ def run(args) -> int:
     from ..report.output import check_output_path, write_output
 
     # Everything that can be checked without reading data is checked first.
+    if args.dataset:
+        return _on_dataset(args)
+    positionals(args, NAME)
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = protocol_of(args)
     places = precision(args)
@@ -109,6 +115,35 @@ def run(args) -> int:
                 stages.step(f"evaluated {name}")
     write_output(render_results(results, args.format, args.per_query, places, names), args.output)
     print_notes(merged_notes(args.measure), args.quiet)
+    notes(results, args.quiet)
+    return 0
+
+
+def _on_dataset(args) -> int:
+    """--dataset NAME RUN...: the dataset's judgments, its official measures by default, its quirks applied."""
+    from ..evaluation import evaluate
+    from ..measures.parse import parse_measures
+    from ..report.output import check_output_path, write_output
+
+    if args.engine == SPARK or args.memory_budget or args.intents:
+        raise usage(NAME, "--dataset evaluates on this machine, in memory",
+                    "leave out --engine spark, --memory-budget and --intents")
+    _, paths = positionals(args, NAME)
+    protocol = protocol_of(args)
+    check_output_path(args.output, [*paths, args.grade_map])
+    qrels, info = dataset_qrels(args.dataset)
+    official, said = default_measures(info, args.measure)
+    measures = official or parse_measures(args.measure or DEFAULT_MEASURES)
+    places = precision(args)
+    names = measure_names(args, NAME, measures)
+    results = []
+    for path, label in zip(paths, run_names(paths, args.label)):
+        ranking, applied = apply_quirks(info, read_run(args, path, label))
+        said += applied
+        results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
+                                allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
+    write_output(render_results(results, args.format, args.per_query, places, names), args.output)
+    print_notes(merged_notes(args.measure) + said, args.quiet)
     notes(results, args.quiet)
     return 0
 

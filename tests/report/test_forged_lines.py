@@ -54,3 +54,18 @@ def test_csv_and_json_round_trip_the_id(tmp_path, capsys):
     assert main(argv + ["--format", "trec"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "query id 'q1\\nndcg@10" in err and "--format csv or json" in err
+
+
+def test_csv_ids_round_trip_unless_made_spreadsheet_safe(tmp_path, capsys):
+    # issue 28 (item 6): ids starting with = + - @ were written as they are without a word; they
+    # still are (so they read back), and --spreadsheet-safe puts a ' before them for spreadsheets.
+    (tmp_path / "q.csv").write_text('query,doc,grade\n"=1+1",d1,1\n-q2,d2,1\n')
+    (tmp_path / "r.csv").write_text('query,doc,score\n"=1+1",d1,1\n-q2,d2,1\n')
+    argv = ["evaluate", str(tmp_path / "q.csv"), str(tmp_path / "r.csv"), "-m", "rr", "--per-query",
+            "--format", "csv"]
+    assert main(argv) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert {row[1] for row in rows[1:]} == {"=1+1", "-q2", "all"}
+    assert main(argv + ["--spreadsheet-safe"]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert {row[1] for row in rows[1:]} == {"'=1+1", "'-q2", "all"}

@@ -78,6 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_names_option(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+    parser.add_argument("--spreadsheet-safe", action="store_true",
+                        help="--format csv: write ids starting with = + - @ behind a ' so that a spreadsheet does not "
+                             "run them as formulas (by default ids are written as they are and read back exactly)")
     add_memory_options(parser)
     add_dataset_option(parser)
 
@@ -113,7 +116,8 @@ def run(args) -> int:
                                         allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
-    write_output(render_results(results, args.format, args.per_query, places, names), args.output)
+    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
+                 args.output)
     print_notes(merged_notes(args.measure), args.quiet)
     notes(results, args.quiet)
     return 0
@@ -142,7 +146,8 @@ def _on_dataset(args) -> int:
         said += applied
         results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                 allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
-    write_output(render_results(results, args.format, args.per_query, places, names), args.output)
+    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
+                 args.output)
     print_notes(merged_notes(args.measure) + said, args.quiet)
     notes(results, args.quiet)
     return 0

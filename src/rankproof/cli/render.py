@@ -17,7 +17,8 @@ FORMATS = ("table", "json", "csv", "markdown", "trec")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
-def render_results(results, fmt: str, per_query: bool, places: int = 4, names: dict[str, str] | None = None) -> str:
+def render_results(results, fmt: str, per_query: bool, places: int = 4, names: dict[str, str] | None = None,
+                   spreadsheet_safe: bool = False) -> str:
     """Results (one per run) in an output format of ``rankproof evaluate``.
 
     ``--format trec`` prints trec_eval's measure names (``map``, ``P_10``);
@@ -30,7 +31,7 @@ def render_results(results, fmt: str, per_query: bool, places: int = 4, names: d
     if fmt == "csv":
         from ..report.data import to_csv
 
-        return to_csv(results, per_query=per_query)
+        return to_csv(results, per_query=per_query, spreadsheet_safe=spreadsheet_safe)
     if fmt == "trec":
         from ..report.data import to_trec
 

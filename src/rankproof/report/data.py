@@ -126,13 +126,26 @@ def _check_no_query_named_all(results: Sequence[Results], fmt: str) -> None:
                                  "apart)")
 
 
-def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str = ",") -> str:
+def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str = ",", *,
+           spreadsheet_safe: bool = False) -> str:
     """Long format: run, query ("all" for the mean), measure, value.
 
     With per-query rows, a query named ``all`` is refused (it would read as the mean).
+    Ids are written as they are, so they read back exactly; a spreadsheet
+    takes a cell starting with ``=``, ``+``, ``-`` or ``@`` for a formula, and
+    ``spreadsheet_safe=True`` (``--spreadsheet-safe``) writes such ids with a
+    leading ``'`` (which spreadsheets hide), at the price of the round trip.
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> r = evaluate(Qrels.from_dict({"=1+1": {"d": 1}}), Run.from_dict({"=1+1": ["d"]}, name="@run"), "rr")
+    >>> print(to_csv([r], per_query=True, spreadsheet_safe=True), end="")
+    run,query,measure,value
+    '@run,'=1+1,rr,1.0
+    '@run,all,rr,1.0
     """
     if per_query:
         _check_no_query_named_all(results, "csv")
+    shown = _spreadsheet_text if spreadsheet_safe else str
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
     writer.writerow(["run", "query", "measure", "value"])
@@ -140,11 +153,17 @@ def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str =
         if per_query:
             for m in r.measures:
                 for query, value in zip(r.queries, r.values(m).tolist()):
-                    writer.writerow([r.run_name, query, str(m), "" if math.isnan(value) else repr(value)])
+                    writer.writerow([shown(r.run_name), shown(query), str(m), "" if math.isnan(value) else repr(value)])
         for m in r.measures:
             mean = r.mean(m)
-            writer.writerow([r.run_name, "all", str(m), "" if math.isnan(mean) else repr(mean)])
+            writer.writerow([shown(r.run_name), "all", str(m), "" if math.isnan(mean) else repr(mean)])
     return buffer.getvalue()
+
+
+def _spreadsheet_text(text) -> str:
+    """Text a spreadsheet would take for a formula (OWASP's CSV injection list), behind a ``'``."""
+    text = str(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int = 4,

@@ -127,3 +127,11 @@ def test_ranx_names_mean_what_ranx_computes():
     ours = _ours(qrels, run, names)
     for name in names:
         assert ours[name] == pytest.approx(peer[name], abs=1e-6), name
+
+
+def test_a_bad_cutoff_is_named_as_typed():
+    # issue 28 (item 6): "-m recall@abc" said "the cutoff k of r", the canonical name it was read as.
+    with pytest.raises(MeasureError) as caught:
+        parse_measures(["recall@abc"])
+    message = str(caught.value)
+    assert "the cutoff k of recall must be" in message and "'recall@abc'" in message and " of r " not in message

@@ -41,6 +41,7 @@ def _canonical_text(text: str) -> str:
 
 
 def _parse_one(text: str) -> Measure:
+    typed = text.strip()
     text = _canonical_text(text)
     match = _MEASURE_TEXT.match(text)
     if match is None:
@@ -64,9 +65,11 @@ def _parse_one(text: str) -> Measure:
     if match["cutoff"] is not None:
         raw = match["cutoff"]
         if not re.fullmatch(r"[+-]?\d+", raw):
-            raise MeasureError(what=f"the cutoff k of {name} must be an integer >= 1; got "
-                               f"{literal(repr(raw))} in {literal(repr(text))}. Write {name}@10, for instance",
-                               value=raw)
+            # In the user's words: recall@abc, not the canonical r@abc it was read as.
+            said = re.split(r"[@(]", typed, maxsplit=1)[0].strip() or name
+            raise MeasureError(what=f"the cutoff k of {literal(said)} must be an integer >= 1; got "
+                               f"{literal(repr(raw))} in {literal(repr(typed))}. Write {literal(said)}@10, for "
+                               "instance", value=raw)
         if len(raw.lstrip("+-")) > 19:   # past 64 bits (and int() refuses past 4,300 digits)
             raise MeasureError(what=f"the cutoff k of {name} has {len(raw):,} digits; it must be at most "
                                f"{2**63 - 1}", value=raw[:40] + "...",

@@ -94,7 +94,7 @@ def saved_protocol(text: Any, files: Any = None) -> Protocol:
     Equality and fingerprints hold digests, not paths, so either way the
     protocol compares equal to the one that wrote the result.
     """
-    from ..protocol.values import ChunkMap, DiscountFile, file_digest
+    from ..protocol.values import ChunkMap, DiscountFile, split_digest
 
     if not isinstance(text, str):
         raise ProtocolError(what="'protocol_text' must be a string", value=type(text).__name__)
@@ -102,8 +102,8 @@ def saved_protocol(text: Any, files: Any = None) -> Protocol:
     kept = []
     for item in text.split():
         key, _, value = item.partition("=")
-        path, _, digest = value[len("file:"):].rpartition("@") if value.startswith("file:") else ("", "", "")
-        if key in ("discount", "chunk_map") and path and digest and not _same_file(path, digest, file_digest):
+        path, digest = split_digest(value[len("file:"):]) if value.startswith("file:") else ("", "")
+        if key in ("discount", "chunk_map") and path and digest and not _same_file(path, digest):
             if key == "chunk_map":
                 recorded[key] = ChunkMap.recorded(path, digest)
             else:
@@ -120,7 +120,9 @@ def saved_protocol(text: Any, files: Any = None) -> Protocol:
     return protocol.replace(**recorded) if recorded else protocol
 
 
-def _same_file(path: str, digest: str, file_digest) -> bool:
+def _same_file(path: str, digest: str) -> bool:
+    from ..protocol.values import file_digest
+
     try:
         return file_digest(path, "protocol") == digest
     except ProtocolError:

@@ -202,7 +202,7 @@ def shown_id(text) -> str:
     q1\nall 0.99\t
     """
     text = str(text)
-    if all(c.isprintable() for c in text):
+    if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 

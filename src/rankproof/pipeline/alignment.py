@@ -41,14 +41,14 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, MissingQueryError, literal
 from ..io.lines import take_lines
-from ..protocol import ExtraQuery, MissingQuery, Protocol
+from ..protocol import ExtraQuery, MissingQuery, Protocol, ScorePrecision
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
 from .ids import normalise_ids
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
     Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, drop_duplicates, line_at,
-    name_some,
+    name_some, precision_ties,
 )
 from .ties import group_ties, rank_order, sort_within_queries, tie_groups
 
@@ -344,7 +344,10 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
         np.ascontiguousarray(row_query, dtype=np.int64), np.ascontiguousarray(row_doc, dtype=np.int64),
         max(len(run.docs), 1), pools.ranked_query, pools.ranked_doc, np.ascontiguousarray(pools.ranked_grade),
         pools.pooled_query, pools.pooled_doc)
-    ranked = _Rows(query=row_query, doc=row_doc, score=apply_score_precision(run.scores[rows], protocol),
+    held = apply_score_precision(run.scores[rows], protocol)
+    if protocol.score_precision is not ScorePrecision.FLOAT64 and run.has_scores:
+        counts["tied_groups_from_precision"] = precision_ties(row_query, run.scores[rows], held)
+    ranked = _Rows(query=row_query, doc=row_doc, score=held,
                    grade=row_grade, judged=row_judged, pooled=row_pooled, line=take_lines(run.lines, rows))
     counts["duplicates_dropped"] = 0
     if repeated.any():

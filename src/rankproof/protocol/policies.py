@@ -112,10 +112,14 @@ class NegativeGrades(_Policy):
 
 class ScorePrecision(_Policy):
     """How scores are held before ordering: float64, or float32 as trec_eval 9
-    and pytrec_eval do (so scores closer than float32 can tell apart tie)."""
+    and pytrec_eval do (so scores closer than float32 can tell apart tie), or
+    the low-precision formats of embeddings, bfloat16 and float16 (rounded to
+    nearest, ties to even, as hardware does), to see how many ties they make."""
 
     FLOAT64 = "float64"
     FLOAT32 = "float32"
+    BFLOAT16 = "bfloat16"
+    FLOAT16 = "float16"
 
 
 class IprecRounding(_Policy):

@@ -27,6 +27,7 @@ _LABELS = {
     "unjudged_retrieved": "unjudged docs retrieved",
     "unjudged_dropped": "unjudged docs dropped (condense)",
     "tied_groups": "tied score groups",
+    "tied_groups_from_precision": "tied groups made by score_precision",
     "zero_ideal_queries": "queries with nothing relevant",
     "excluded_queries": "queries excluded",
     "unjudged_in_cutoff": "unjudged docs inside the cutoff",

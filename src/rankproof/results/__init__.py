@@ -51,6 +51,7 @@ class Counts(TypedDict, total=False):
     unjudged_dropped: int
     tied_groups: int
     tied_docs: int
+    tied_groups_from_precision: int
     masked_entries: int
     relevant_outside_candidates: int
     chunks_merged: int

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 import numpy as np
@@ -11,7 +12,8 @@ from ..errors import TieError
 from ..protocol import Protocol, Ties
 from ..kernels.segments import offsets_of
 
-__all__ = ["sort_within_queries", "rank_order", "tie_groups", "group_ties", "one_tie_per_ranking"]
+__all__ = ["sort_within_queries", "rank_order", "tie_groups", "group_ties", "one_tie_per_ranking", "in_order",
+           "merit_order", "tie_orders"]
 
 
 def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray,
@@ -124,3 +126,112 @@ def one_tie_per_ranking(offsets: np.ndarray, tie_offsets: np.ndarray) -> int:
     starts = tie_offsets[np.minimum(at, len(tie_offsets) - 1)] == offsets[:-1][long]
     ends = tie_offsets[np.minimum(at + 1, len(tie_offsets) - 1)] == offsets[1:][long]
     return int(long.sum()) if bool((starts & ends).all()) else 0
+
+
+def in_order(a, order: np.ndarray):
+    """The alignment `a` with its ranked positions taken in `order` (a
+    permutation that keeps each query's positions within the query), each
+    position its own group: the measures read that one order. Judgments per
+    intent, when attached, move with their positions."""
+    fields = {name: getattr(a, name)[order] for name in ("doc", "grade", "judged", "pooled", "score", "line")}
+    intents = getattr(a, "intents", None)
+    if intents is not None:
+        starts, lengths = intents.position_offsets[:-1][order], np.diff(intents.position_offsets)[order]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        take = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+        fields["intents"] = dataclasses.replace(intents, position_offsets=offsets,
+                                                position_pair=intents.position_pair[take],
+                                                position_grade=intents.position_grade[take])
+    return dataclasses.replace(a, **fields, group_offsets=np.arange(len(a.doc) + 1, dtype=np.int64),
+                               counts=dict(a.counts))
+
+
+def merit_order(tie_offsets: np.ndarray, merit: np.ndarray, descending: bool) -> np.ndarray:
+    """The positions with each tied group (runs of `tie_offsets`) sorted by
+    `merit`, descending or ascending; equal merits keep their order.
+
+    >>> merit_order(np.array([0, 3, 4]), np.array([0., 2., 1., 5.]), True).tolist()
+    [1, 2, 0, 3]
+    """
+    group = np.repeat(np.arange(len(tie_offsets) - 1), np.diff(tie_offsets))
+    return np.lexsort((-merit if descending else merit, group))
+
+
+def _distinct_orders(labels: list) -> list[tuple]:
+    """Every distinct order of a multiset of labels (each once)."""
+    remaining: dict = {}
+    for label in labels:
+        remaining[label] = remaining.get(label, 0) + 1
+    found: list[tuple] = []
+
+    def extend(prefix: list) -> None:
+        if len(prefix) == len(labels):
+            found.append(tuple(prefix))
+            return
+        for label in list(remaining):
+            if remaining[label]:
+                remaining[label] -= 1
+                extend(prefix + [label])
+                remaining[label] += 1
+
+    extend([])
+    return found
+
+
+def _orders_of_group(lo: int, labels: list) -> list[np.ndarray]:
+    """A group's distinct orders as positions: the rows of one label in their order."""
+    orders = []
+    for sequence in _distinct_orders(labels):
+        rows: dict = {}
+        for offset, label in enumerate(labels):
+            rows.setdefault(label, []).append(lo + offset)
+        orders.append(np.array([rows[label].pop(0) for label in sequence], dtype=np.int64))
+    return orders
+
+
+def _multinomial(labels: list) -> int:
+    import math
+    count = math.factorial(len(labels))
+    for label in set(labels):
+        count //= math.factorial(labels.count(label))
+    return count
+
+
+def tie_orders(offsets: np.ndarray, tie_offsets: np.ndarray, classes: np.ndarray, limit: int,
+               describe: Callable[[int, int], str]):
+    """Every distinct order of the tied docs of every query, as permutations of
+    all positions: the j-th permutation takes each query's j-th order (orders
+    differ only where docs of a different `classes` value are tied; a query
+    with fewer orders repeats its first). Queries are independent, so the
+    per-query minimum and maximum over these permutations are those over
+    every order of every query. More than `limit` orders for one query raise
+    :class:`~rankproof.errors.TieError` (``describe(query, orders)`` says what).
+    """
+    sizes = np.diff(tie_offsets)
+    query_of_group = np.searchsorted(offsets, tie_offsets[:-1], side="right") - 1
+    per_query: dict[int, list] = {}
+    for g in np.flatnonzero(sizes > 1).tolist():
+        lo, hi = int(tie_offsets[g]), int(tie_offsets[g + 1])
+        labels = classes[lo:hi].tolist()
+        if len(set(labels)) > 1:
+            per_query.setdefault(int(query_of_group[g]), []).append((lo, labels))
+    counts = {}
+    for q, groups in per_query.items():
+        counts[q] = 1
+        for _, labels in groups:
+            counts[q] *= _multinomial(labels)
+            if counts[q] > limit:
+                raise TieError(what=describe(q, counts[q]),
+                               fix="ask the range of measures with a merit order (ndcg, dcg, ap, p, r, rr, ...), "
+                                   "or break the ties (ties=docid) for this measure")
+    expanded = {q: [(lo, _orders_of_group(lo, labels)) for lo, labels in groups] for q, groups in per_query.items()}
+    identity = np.arange(int(offsets[-1]), dtype=np.int64)
+    yield identity
+    for j in range(1, max(counts.values(), default=1)):
+        order = identity.copy()
+        for q, groups in expanded.items():
+            index = j if j < counts[q] else 0
+            for lo, orders in groups:  # the mixed-radix digits of index, one per group
+                index, digit = divmod(index, len(orders))
+                order[lo:lo + len(orders[digit])] = orders[digit]
+        yield order

@@ -202,7 +202,8 @@ def tie_orders(offsets: np.ndarray, tie_offsets: np.ndarray, classes: np.ndarray
     """Every distinct order of the tied docs of every query, as permutations of
     all positions: the j-th permutation takes each query's j-th order (orders
     differ only where docs of a different `classes` value are tied; a query
-    with fewer orders repeats its first). Queries are independent, so the
+    with fewer orders repeats its first; the first permutation is the identity
+    when nothing varies). Queries are independent, so the
     per-query minimum and maximum over these permutations are those over
     every order of every query. More than `limit` orders for one query raise
     :class:`~rankproof.errors.TieError` (``describe(query, orders)`` says what).
@@ -226,8 +227,7 @@ def tie_orders(offsets: np.ndarray, tie_offsets: np.ndarray, classes: np.ndarray
                                    "or break the ties (ties=docid) for this measure")
     expanded = {q: [(lo, _orders_of_group(lo, labels)) for lo, labels in groups] for q, groups in per_query.items()}
     identity = np.arange(int(offsets[-1]), dtype=np.int64)
-    yield identity
-    for j in range(1, max(counts.values(), default=1)):
+    for j in range(max(counts.values(), default=1)):
         order = identity.copy()
         for q, groups in expanded.items():
             index = j if j < counts[q] else 0

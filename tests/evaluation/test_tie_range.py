@@ -187,3 +187,19 @@ def test_weighted_mean_of_the_ends():
     # q1 in [0, 1], q2 always 1: lower (3*0 + 1*1)/4, upper (3*1 + 1*1)/4.
     assert (found.lower, found.upper) == (0.25, 1.0)
 
+
+
+@pytest.mark.parametrize("mask", [False, True])
+def test_score_matrices(mask):
+    # Row 0: grades 1, 0 tie at the top: NDCG@1 0 or 1. Row 1: grades 0, 2, 1 all tied: NDCG@1 is
+    # 0 (grade 0 first) to 1 (grade 2 first); NDCG@3 at worst 0, 1, 2: (1/log2 3 + 2/2) / (2 + 1/log2 3).
+    # A masked entry (NaN score) is no candidate. Under ties=expected the dense fast path builds its
+    # general alignment for the range.
+    from rankproof import evaluate_scores
+
+    y_true = [[1, 0, 0], [0, 2, 1]]
+    y_score = [[0.5, 0.5, float("nan") if mask else 0.1], [0.3, 0.3, 0.3]]
+    results = evaluate_scores(y_true, y_score, ["ndcg@1", "ndcg@3"], ties_range=True)
+    assert results.tie_range("ndcg@1").per_query() == {0: (0.0, 1.0), 1: (0.0, 1.0)}
+    worst = (1 / math.log2(3) + 2 / 2) / (2 + 1 / math.log2(3))
+    assert results.tie_range("ndcg@3").per_query()[1] == (pytest.approx(worst), pytest.approx(1.0))

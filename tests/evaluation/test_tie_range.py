@@ -27,6 +27,7 @@ MEASURES = [
     "set_ap", "set_f", "num_nonrel_judged_ret@3", "utility", "unjudged@3", "g@3", "bing@3", "ndcg_rel@3",
     "rndcg@3", "infap@3", "rbp", "rbp_resid@3", "err@3",
     "ndcg(gain=map:0=0/1=5/2=1)@3", "dcg(discount=vector:0.5/1/0.2)@3", "ap(ap_denominator=hits)@3",
+    "dcg(gain=map:0=-1/1=1/2=3)@3", "rbp(gain=map:0=-1/2=1)", "dcg(discount=vector:1/0.5/0.5)@3",
     "p(precision_denominator=retrieved)@4", "r(recall_denominator=min_k)@2",
 ]
 EXPECTED_MEASURES = [m for m in MEASURES if parse_measures(m)[0].spec.ties is TieSupport.EXACT

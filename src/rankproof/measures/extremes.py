@@ -14,8 +14,10 @@ discount, AP over the hits with a cutoff); the range is then enumerated
 
 Why each holds (swapping adjacent docs ``a`` above ``b``, ``b`` of higher merit):
 
-- DCG, NDCG, RBP (``by_gain``): the sum of gain(i) * d(i) with d non-increasing
-  gains (gain_b - gain_a)(d(i) - d(i+1)) >= 0; the ideal does not depend on the order.
+- DCG, NDCG, RBP (``by_gain``, ``by_gain_rbp``): the sum of gain(i) * d(i) with d
+  non-increasing gains (gain_b - gain_a)(d(i) - d(i+1)) >= 0; the ideal does not
+  depend on the order. An unjudged doc gains 0; RBP's gains rescaled to [0, 1]
+  (a gain map beyond it) are not the map's order for unjudged docs: enumerated.
 - ERR (``by_grade``): with stop chances R_a <= R_b at ranks i, i+1 the swap
   gains P * (R_b - R_a) * (1/i - 1/(i+1)) >= 0, the chance of going past both unchanged.
 - P, R, hit, R-prec, relative P, num_rel_ret, AP (over R or min(R, k)), RR,
@@ -38,7 +40,7 @@ import numpy as np
 from ..protocol import ApDenominator, Gain
 from ..protocol.values import DiscountVector, GainMap, LogDiscount
 
-__all__ = ["by_gain", "by_grade", "by_grade_ap", "by_judged", "by_unjudged", "any_order"]
+__all__ = ["by_gain", "by_gain_rbp", "by_grade", "by_grade_ap", "by_judged", "by_unjudged", "any_order"]
 
 
 def _discount_decreases(discount) -> bool:
@@ -52,7 +54,7 @@ def _discount_decreases(discount) -> bool:
 
 
 def by_gain(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndarray | None:
-    """The gain of each position's grade, when the discount is non-increasing."""
+    """The gain of each position's grade (0 unjudged), when the discount is non-increasing."""
     if "discount" in measure.spec.params and not _discount_decreases(measure.setting("discount", protocol)):
         return None
     gain = measure.setting("gain", protocol) if "gain" in measure.spec.params else Gain.LINEAR
@@ -62,8 +64,19 @@ def by_gain(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndar
         values = np.asarray(list(table.values()), dtype=np.float64)
         at = np.searchsorted(keys, grade)
         found = (at < len(keys)) & (keys[np.minimum(at, len(keys) - 1)] == grade)
-        return np.where(found, values[np.minimum(at, len(keys) - 1)], 0.0)
+        # An unjudged doc gains 0, whatever the map gives grade 0 (map:0=-1 makes judged non-relevant docs cost).
+        return np.where(found & np.asarray(judged, dtype=bool), values[np.minimum(at, len(keys) - 1)], 0.0)
     return np.asarray(grade, dtype=np.float64)  # linear and exp2 grow with the grade
+
+
+def by_gain_rbp(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndarray | None:
+    """RBP: by gain, unless a gain map's values leave [0, 1], which RBP rescales per
+    query to [0, 1] for judged docs only (an unjudged doc stays at 0, below a judged
+    doc of gain 0 then): enumerated."""
+    gain = measure.setting("gain", protocol)
+    if isinstance(gain, GainMap) and any(not 0.0 <= value <= 1.0 for _, value in gain.gains):
+        return None
+    return by_gain(grade, judged, measure, protocol)
 
 
 def by_grade(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndarray | None:

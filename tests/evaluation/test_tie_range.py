@@ -104,6 +104,7 @@ def _check(qrels, run, measures, protocol):
     return results
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_range_equals_enumeration_under_docid(case):
@@ -111,6 +112,7 @@ def test_range_equals_enumeration_under_docid(case):
     _check(qrels, run, MEASURES, Protocol(ties="docid"))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_expectation_lies_within_the_range(case):

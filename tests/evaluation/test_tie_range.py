@@ -206,3 +206,14 @@ def test_score_matrices(mask):
     assert results.tie_range("ndcg@1").per_query() == {0: (0.0, 1.0), 1: (0.0, 1.0)}
     worst = (1 / math.log2(3) + 2 / 2) / (2 + 1 / math.log2(3))
     assert results.tie_range("ndcg@3").per_query()[1] == (pytest.approx(worst), pytest.approx(1.0))
+
+
+def test_concat_keeps_the_range():
+    from rankproof import Results
+
+    parts = [evaluate(Qrels.from_dict(qrels), Run.from_dict(run), ["p@1"], ties_range=True)
+             for qrels, run in (({"q1": {"a": 1}}, {"q1": {"a": 1.0, "b": 1.0}}),
+                                ({"q2": {"c": 1}}, {"q2": {"c": 1.0, "d": 0.5}}))]
+    joined = Results.concat(parts)
+    assert joined.tie_range("p@1").per_query() == {"q1": (0.0, 1.0), "q2": (1.0, 1.0)}
+    assert (joined.tie_range("p@1").lower, joined.tie_range("p@1").upper) == (0.5, 1.0)

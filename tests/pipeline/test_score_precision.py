@@ -85,3 +85,17 @@ def test_precision_parses_and_round_trips():
     for text in ("bfloat16", "float16"):
         protocol = Protocol(score_precision=text)
         assert Protocol.from_text(str(protocol)) == protocol
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+def test_score_matrices_count_the_ties_they_make(ragged):
+    from rankproof import evaluate_scores
+
+    # Row 0: 0.5001 and 0.5002 tie in bfloat16; row 1: 0.25 and 0.25 tied already, 0.7 apart.
+    y_true = [[1, 0, 0], [0, 1, 0]]
+    y_score = [[0.5001, 0.5002, 0.1], [0.25, 0.25, 0.7]]
+    if ragged:
+        y_true, y_score = [np.array(r) for r in y_true], [np.array(r) for r in y_score]
+    counts = evaluate_scores(y_true, y_score, ["ndcg@1"], "score_precision=bfloat16").counts
+    assert counts["tied_groups_from_precision"] == 1 and counts["tied_groups"] == 2
+    assert "tied_groups_from_precision" not in evaluate_scores(y_true, y_score, ["ndcg@1"]).counts

@@ -34,6 +34,7 @@ def base_counts(scores: ScoreInput) -> dict:
         "queries_in_qrels": rows, "queries_in_run": rows, "queries_missing_from_run": 0,
         "queries_missing_from_qrels": 0, "queries_evaluated": rows, "negative_grades": scores.negative,
         "duplicates_dropped": 0, "unjudged_retrieved": 0, "unjudged_dropped": 0, "masked_entries": scores.masked,
+        **({} if scores.precision_ties is None else {"tied_groups_from_precision": scores.precision_ties}),
     }
 
 

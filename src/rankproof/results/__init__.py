@@ -262,22 +262,24 @@ class Results:
         if result.measure not in self._bounds:
             raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
                                fix="evaluate with bounds=True (rankproof evaluate --bounds)")
-        low, high = self._bounds[result.measure]
-        return Bounds(measure=result.measure, value=self.mean(result.measure), lower=self._interval_mean(low, low),
-                      upper=self._interval_mean(high, low), queries=self.queries,
-                      query_value=self._shown(result.value).copy(), query_lower=self._shown(low).copy(),
-                      query_upper=self._shown(high).copy())
+        return self._interval(Bounds, result, *self._bounds[result.measure])
 
-    def _interval_mean(self, values: np.ndarray, low: np.ndarray) -> float:
-        """The mean of one end of per-query intervals, over the queries where it is defined."""
+    def _interval(self, kind: type, result: MeasureResult, low: np.ndarray, high: np.ndarray):
+        """Per-query intervals and their ends averaged over the queries where they are defined."""
         keep = ~np.isnan(low)
-        if not keep.any():
-            return math.nan
-        if self.protocol.aggregation is Aggregation.WEIGHTED:
-            weights = self._weights if self._weights is not None else np.ones(len(low))
-            w = weights[keep]
-            return float(np.dot(w, values[keep]) / w.sum()) if w.sum() else math.nan
-        return float(values[keep].mean())
+        weights = self._weights if self._weights is not None else np.ones(len(low))
+
+        def mean(values: np.ndarray) -> float:
+            if not keep.any():
+                return math.nan
+            if self.protocol.aggregation is Aggregation.WEIGHTED:
+                w = weights[keep]
+                return float(np.dot(w, values[keep]) / w.sum()) if w.sum() else math.nan
+            return float(values[keep].mean())
+
+        return kind(measure=result.measure, value=self.mean(result.measure), lower=mean(low), upper=mean(high),
+                    queries=self.queries, query_value=self._shown(result.value).copy(),
+                    query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
 
     @property
     def has_tie_range(self) -> bool:
@@ -304,11 +306,7 @@ class Results:
         if result.measure not in self._tie_range:
             raise MeasureError(what=f"the range over tied orders of {literal(result.measure)} was not computed",
                                fix="evaluate with ties_range=True (rankproof evaluate --tie-range)")
-        low, high = self._tie_range[result.measure]
-        return TieRange(measure=result.measure, value=self.mean(result.measure),
-                        lower=self._interval_mean(low, low), upper=self._interval_mean(high, low),
-                        queries=self.queries, query_value=self._shown(result.value).copy(),
-                        query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
+        return self._interval(TieRange, result, *self._tie_range[result.measure])
 
     @classmethod
     def concat(cls, parts: "Sequence[Results]", run_name: str | None = None, *, sort: bool = False,
@@ -469,7 +467,8 @@ class Results:
         Keys: queries_in_qrels, queries_in_run, queries_evaluated,
         queries_missing_from_run, queries_missing_from_qrels, duplicates_dropped,
         negative_grades, unjudged_retrieved, unjudged_dropped, tied_groups,
-        tied_docs, and per measure (dicts keyed by measure text):
+        tied_docs (tied_groups_from_precision under a score_precision
+        other than float64), and per measure (dicts keyed by measure text):
         zero_ideal_queries, excluded_queries, unjudged_in_cutoff,
         tied_groups_crossing_cutoff.
         """

@@ -41,7 +41,7 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, MissingQueryError, literal
 from ..io.lines import take_lines
-from ..protocol import ExtraQuery, MissingQuery, Protocol
+from ..protocol import ExtraQuery, MissingQuery, Protocol, Unjudged
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
 from .ids import normalise_ids
@@ -327,23 +327,31 @@ class _Rows:
         return row
 
 
-def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, counts: dict,
-                 qrels_source: str) -> _Rows:
-    """The run's rows of the evaluated queries, each looked up among its query's
-    judgments, under the ``score_precision``, ``duplicates`` and ``unjudged`` policies."""
+def _evaluated_rows(run: Run, join: _QueryJoin) -> tuple[np.ndarray, "slice | np.ndarray"]:
+    """Each evaluated row's query (in evaluation order) and which run rows they are."""
     row_query = np.repeat(join.eval_index[join.run_query_map], np.diff(run.offsets))
     if (join.eval_index[join.run_query_map] >= 0).all():
-        rows: slice | np.ndarray = slice(None)  # every row is evaluated: avoid copying the columns
-    else:
-        rows = np.flatnonzero(row_query >= 0)
-    row_query = row_query[rows]
-    row_doc = run.doc_codes[rows]
-    # One pass over the rows, query by query, finds repeated docs and looks
-    # every doc up among the query's judgments (see _libs/align_scan).
-    repeated, row_judged, row_grade, row_pooled = mark_rows(
+        return row_query, slice(None)  # every row is evaluated: avoid copying the columns
+    rows = np.flatnonzero(row_query >= 0)
+    return row_query[rows], rows
+
+
+def _mark(row_query: np.ndarray, row_doc: np.ndarray, run: Run, pools: _Pools) -> tuple[np.ndarray, ...]:
+    """(repeated, judged, grade, pooled) per row: one pass over the rows, query by query,
+    finds repeated docs and looks every doc up among the query's judgments (see _libs/align_scan)."""
+    return mark_rows(
         np.ascontiguousarray(row_query, dtype=np.int64), np.ascontiguousarray(row_doc, dtype=np.int64),
         max(len(run.docs), 1), pools.ranked_query, pools.ranked_doc, np.ascontiguousarray(pools.ranked_grade),
         pools.pooled_query, pools.pooled_doc)
+
+
+def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, counts: dict,
+                 qrels_source: str) -> _Rows:
+    """The run's rows of the evaluated queries in input order, each looked up among its query's
+    judgments, under the ``score_precision``, ``duplicates`` and ``unjudged`` policies."""
+    row_query, rows = _evaluated_rows(run, join)
+    row_doc = run.doc_codes[rows]
+    repeated, row_judged, row_grade, row_pooled = _mark(row_query, row_doc, run, pools)
     ranked = _Rows(query=row_query, doc=row_doc, score=apply_score_precision(run.scores[rows], protocol),
                    grade=row_grade, judged=row_judged, pooled=row_pooled, line=take_lines(run.lines, rows))
     counts["duplicates_dropped"] = 0
@@ -355,20 +363,58 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
     return ranked if judged_rows is None else ranked.take(judged_rows)
 
 
+def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, counts: dict,
+                  qrels_source: str) -> _Rows | None:
+    """The rows of :func:`_ranked_rows`, already in rank order: ranked first, looked up after.
+
+    The same rows in the same order, with less memory: only the doc, score
+    and line columns are reordered, and the judgment columns are made in
+    rank order (a row's judgment depends on its query and doc, not on where
+    it stands). Dropping rows and a stable sort commute, so unjudged rows
+    dropped after the sort leave the order :func:`_in_rank_order` gives.
+    None when the input order decides something: which of a repeated doc's
+    rows is the first (``duplicates``), or which unjudged row an
+    ``unjudged=error`` names; :func:`_ranked_rows` then takes over.
+    """
+    row_query, rows = _evaluated_rows(run, join)
+    doc, score = run.doc_codes[rows], apply_score_precision(run.scores[rows], protocol)
+    line = take_lines(run.lines, rows)
+    order = rank_order(row_query, len(join.queries), score, doc, protocol)
+    if order is not None:
+        if not bool((row_query[1:] >= row_query[:-1]).all()):
+            row_query = row_query[order]
+        doc, score, line = doc[order], score[order], take_lines(line, order)
+        del order  # freed before the judgment columns are made
+    repeated, judged, grade, pooled = _mark(row_query, doc, run, pools)
+    if repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all()):
+        return None
+    ranked = _Rows(query=row_query, doc=doc, score=score, grade=grade, judged=judged, pooled=pooled, line=line)
+    counts["duplicates_dropped"] = 0
+    judged_rows = apply_unjudged(judged, protocol, ranked.locate(join.queries, run.docs, run.source),
+                                 qrels_source, counts)
+    return ranked if judged_rows is None else ranked.take(judged_rows)
+
+
 def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol,
-                   counts: dict) -> tuple[_Rows, np.ndarray]:
-    """The rows in rank order (the ``ties`` policy's order), and each query's offsets."""
-    num_queries = len(join.queries)
+                   counts: dict) -> _Rows:
+    """The rows in rank order (the ``ties`` policy's order)."""
     # Rows are grouped by query in input order. Most runs already list each
     # query's docs by score descending: the order is then None and no sort runs.
-    order = rank_order(ranked.query, num_queries, ranked.score if run.has_scores else None, ranked.doc, protocol)
-    if order is not None:
-        # Run rows are grouped by query, so the order only moves rows within
-        # their query and the query column stays as it is.
-        grouped = bool((ranked.query[1:] >= ranked.query[:-1]).all())
-        ranked = ranked.take(order, query=not grouped)
+    order = rank_order(ranked.query, len(join.queries), ranked.score if run.has_scores else None, ranked.doc,
+                       protocol)
+    if order is None:
+        return ranked
+    # Run rows are grouped by query, so the order only moves rows within
+    # their query and the query column stays as it is.
+    grouped = bool((ranked.query[1:] >= ranked.query[:-1]).all())
+    return ranked.take(order, query=not grouped)
+
+
+def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict) -> np.ndarray:
+    """Each evaluated query's offsets into the ranked rows."""
+    num_queries = len(join.queries)
     if counts["duplicates_dropped"] or counts["unjudged_dropped"]:
-        return ranked, offsets_of(ranked.query, num_queries)
+        return offsets_of(ranked.query, num_queries)
     # Rows are grouped by query in evaluation order, none dropped: each
     # evaluated query keeps its whole ranking.
     eval_of_run_query = join.eval_index[join.run_query_map]
@@ -376,7 +422,7 @@ def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol
     kept = eval_of_run_query >= 0
     evaluated_lengths = np.zeros(num_queries, dtype=np.int64)
     evaluated_lengths[eval_of_run_query[kept]] = run_lengths[kept]
-    return ranked, np.concatenate([[0], np.cumsum(evaluated_lengths)])
+    return np.concatenate([[0], np.cumsum(evaluated_lengths)])
 
 
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
@@ -393,8 +439,11 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
     pools = _judgments(qrels, run.docs, join, protocol, counts)
-    ranked = _ranked_rows(run, join, pools, protocol, counts, qrels.source)
-    ranked, offsets = _in_rank_order(ranked, run, join, protocol, counts)
+    ranked = _ranked_first(run, join, pools, protocol, counts, qrels.source) if run.has_scores else None
+    if ranked is None:
+        ranked = _in_rank_order(_ranked_rows(run, join, pools, protocol, counts, qrels.source), run, join,
+                                protocol, counts)
+    offsets = _query_offsets(ranked, run, join, counts)
     queries, docs = join.queries, run.docs
 
     def tie(lo: int, hi: int) -> dict:

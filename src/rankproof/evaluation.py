@@ -35,7 +35,7 @@ from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage
 from .results.matching import find_mismatch
 
-__all__ = ["evaluate", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
+__all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
            "check_query_coverage"]
 
@@ -180,8 +180,46 @@ def evaluate(
     >>> evaluate(qrels, run, "ndcg@2", Protocol(ideal="retrieved")).mean("ndcg@2")
     1.0
     """
+    return evaluate_read(lambda: (qrels, run), measures, protocol, weights=weights, engine=engine,
+                         min_coverage=min_coverage, allow_partial=allow_partial, bounds=bounds, query_ids=query_ids,
+                         notes=notes, complete_judgments=complete_judgments, stacklevel=3, ties_range=ties_range)
+
+
+def evaluate_read(
+    read: "Callable[[], tuple[Qrels | IntentQrels, Run]]",
+    measures: "Iterable[str | Measure] | str | Measure",
+    protocol: "Protocol | str | None" = None,
+    *,
+    weights: Mapping[str, float] | None = None,
+    engine: "str | Engine | None" = None,
+    min_coverage: float = MIN_COVERAGE,
+    allow_partial: bool = False,
+    bounds: bool = False,
+    query_ids: "QueryIds | None" = None,
+    notes: Sequence[str] = (),
+    complete_judgments: bool = False,
+    stacklevel: int = 2,
+    ties_range: bool = False,
+) -> Results:
+    """:func:`evaluate` for a front door that reads its inputs itself: ``read()``
+    gives ``(qrels, run)``, read once the measures and the protocol are known
+    to be good.
+
+    When nothing else holds the run (the front door made it inside `read`
+    and kept no reference), its columns are freed as soon as they are
+    aligned, before the measures are computed: the alignment has copied what
+    it reordered, and a log of millions of rows would otherwise be held
+    twice. The options are :func:`evaluate`'s; `stacklevel` is the warnings'
+    (2: they name the line that called this function).
+
+    >>> from rankproof import Qrels, Run
+    >>> read = lambda: (Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["b", "a"]}))
+    >>> evaluate_read(read, "rr").mean("rr")
+    0.5
+    """
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
+    qrels, run = read()
     intents = None
     if isinstance(qrels, IntentQrels):
         intents, qrels = qrels, qrels.doc_qrels
@@ -194,18 +232,20 @@ def evaluate(
     qrels, run = normalise_ids(qrels, run, protocol)
     doubts = _id_warnings(qrels, run, protocol, allow_partial)
     alignment = align(qrels, run, protocol)
+    run_name, run_source = run.name, run.source
+    del run  # see the docstring: a run only this function holds is freed here
     if intents is not None:
         from .pipeline.intents import attach_intents
 
         alignment = attach_intents(alignment, intents)
     results = evaluate_alignment(alignment, measure_list, protocol,
-                                 weights=query_weights(weights, alignment.queries, protocol), run_name=run.name,
+                                 weights=query_weights(weights, alignment.queries, protocol), run_name=run_name,
                                  qrels=qrels, engine=engine, bounds=bounds, query_ids=query_ids, notes=notes,
                                  complete_judgments=complete_judgments, warnings=doubts, ties_range=ties_range)
     for line in results.warnings:
-        python_warnings.warn(line, RankproofWarning, stacklevel=2)
+        python_warnings.warn(line, RankproofWarning, stacklevel=stacklevel)
     if not allow_partial:
-        check_query_coverage(results, min_coverage, source=f"{run.source} against {qrels.source}")
+        check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels.source}")
     return results
 
 

@@ -10,10 +10,10 @@ import numpy as np
 from .._libs.align_scan import sort_segments, tie_runs
 from ..errors import TieError
 from ..protocol import Protocol, Ties
-from ..kernels.segments import offsets_of
+from ..kernels.segments import offsets_of, segment_of
 
-__all__ = ["sort_within_queries", "rank_order", "tie_groups", "group_ties", "one_tie_per_ranking", "in_order",
-           "merit_order", "tie_orders"]
+__all__ = ["sort_within_queries", "sort_within_offsets", "rank_order", "rank_order_within", "tie_groups", "group_ties",
+           "one_tie_per_ranking", "in_order", "merit_order", "tie_orders"]
 
 
 def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray,
@@ -23,37 +23,56 @@ def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray
 
     When `row_query` is grouped (each query's rows contiguous, in query
     order, as the rows of a :class:`~rankproof.data.run.Run` are), each
-    query's rows are sorted on their own by a compiled stable sort
-    (:func:`rankproof._libs.align_scan.sort_segments`); otherwise, or for integer
-    keys beyond float64's exact range, by ``np.lexsort``.
+    query's rows are sorted on their own (:func:`sort_within_offsets`);
+    otherwise by ``np.lexsort``.
 
     >>> sort_within_queries(np.array([0, 0, 0, 1, 1]), 2, np.array([3., 1., 2., 5., 4.])).tolist()
     [1, 2, 0, 4, 3]
     """
     n = len(row_query)
     grouped = n == 0 or bool((row_query[1:] >= row_query[:-1]).all())
-    exact_key = key.dtype.kind == "f" or (key.dtype.kind in "iu" and (n == 0 or np.abs(key).max() <= 2**53))
-    if not grouped or not exact_key:
-        keys = (key, row_query) if tiebreak is None else (tiebreak, key, row_query)
-        return np.lexsort(keys)
-    # Rankings are short (tens of docs per user in recommender logs): one
-    # compiled pass sorts each query's rows in place (insertion, or a merge
-    # sort for long rankings), where a lexsort would sort every row at once.
-    offsets = offsets_of(np.asarray(row_query, dtype=np.int64), num_queries)
+    if not grouped:
+        return np.lexsort((key, row_query) if tiebreak is None else (tiebreak, key, row_query))
+    return sort_within_offsets(offsets_of(np.asarray(row_query, dtype=np.int64), num_queries), key, tiebreak)
+
+
+def _exact(key: np.ndarray) -> bool:
+    """Does float64 hold every value of `key` exactly (the compiled sort compares float64)?"""
+    return key.dtype.kind == "f" or (key.dtype.kind in "iu" and (len(key) == 0 or np.abs(key).max() <= 2**53))
+
+
+def sort_within_offsets(offsets: np.ndarray, key: np.ndarray, tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """Stable order of rows within each query by `key` ascending, then by
+    `tiebreak` ascending, the queries' rows delimited by `offsets`.
+
+    Rankings are short (tens of docs per user in recommender logs): one
+    compiled pass sorts each query's rows on its own (insertion, or a merge
+    sort for long rankings; :func:`rankproof._libs.align_scan.sort_segments`),
+    where a lexsort would sort every row at once. Integer keys beyond
+    float64's exact range go to ``np.lexsort``.
+
+    >>> sort_within_offsets(np.array([0, 3, 5]), np.array([3., 1., 2., 5., 4.])).tolist()
+    [1, 2, 0, 4, 3]
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if not _exact(key):
+        row_query = segment_of(np.diff(offsets))
+        return np.lexsort((key, row_query) if tiebreak is None else (tiebreak, key, row_query))
     return sort_segments(offsets, np.ascontiguousarray(key, dtype=np.float64),
                          None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.int64))
 
 
-def tie_groups(row_query: np.ndarray, row_score: np.ndarray | None, counts: dict) -> np.ndarray:
+def tie_groups(offsets: np.ndarray, row_score: np.ndarray | None, counts: dict) -> np.ndarray:
     """Offsets of the runs of equal scores within each query of rows in rank
-    order; one run per row when there are no scores. Records ``tied_groups``
-    and ``tied_docs`` (runs of two rows or more, and their rows) in `counts`."""
-    n = len(row_query)
+    order (the queries delimited by `offsets`); one run per row when there are
+    no scores. Records ``tied_groups`` and ``tied_docs`` (runs of two rows or
+    more, and their rows) in `counts`."""
+    n = int(offsets[-1])
     if row_score is None or n == 0:
         counts["tied_groups"] = counts["tied_docs"] = 0
         return np.arange(n + 1, dtype=np.int64)
     tie_offsets, counts["tied_groups"], counts["tied_docs"] = tie_runs(
-        np.ascontiguousarray(row_query, dtype=np.int64), np.ascontiguousarray(row_score, dtype=np.float64))
+        np.ascontiguousarray(offsets, dtype=np.int64), np.ascontiguousarray(row_score, dtype=np.float64))
     return tie_offsets
 
 
@@ -62,28 +81,60 @@ def rank_order(row_query: np.ndarray, num_queries: int, score: np.ndarray | None
                protocol: Protocol) -> np.ndarray | None:
     """The order of rows within each query that the tie policy gives; None
     when the rows are already in it (most runs list docs by score descending).
+    Rows must be grouped by query; :func:`rank_order_within` says more.
+    """
+    if score is None:
+        return None
+    if len(row_query) and not bool((row_query[1:] >= row_query[:-1]).all()):
+        # grouped, but not in query order: lexsort puts the queries in order too
+        if not _out_of_order(row_query[1:] == row_query[:-1], score, doc, protocol):
+            return None
+        key = -score
+        return np.lexsort((key, row_query) if protocol.ties is not Ties.DOCID else (-doc, key, row_query))
+    return rank_order_within(offsets_of(np.asarray(row_query, dtype=np.int64), num_queries), score, doc, protocol)
+
+
+def _out_of_order(same_query: np.ndarray, score: np.ndarray, doc: np.ndarray, protocol: Protocol) -> bool:
+    """Is any pair of neighbouring rows of one query out of the tie policy's order?"""
+    if protocol.ties is Ties.DOCID:
+        in_order = ~same_query | (score[1:] < score[:-1]) | ((score[1:] == score[:-1]) & (doc[1:] < doc[:-1]))
+    else:
+        in_order = ~same_query | (score[1:] <= score[:-1])
+    return not bool(in_order.all())
+
+
+def rank_order_within(offsets: np.ndarray, score: np.ndarray | None, doc: np.ndarray,
+                      protocol: Protocol) -> np.ndarray | None:
+    """The order of rows within each query (delimited by `offsets`) that the
+    tie policy gives; None when the rows are already in it.
 
     Score descending; tied rows in input order (``expected``, ``input``,
     ``error``: a stable sort), or by doc code descending (``docid``:
     trec_eval's strcmp order, as codes compare like ids). Without scores the
-    rows are already ranked. Rows must be grouped by query.
+    rows are already ranked.
+
+    >>> from rankproof.protocol import Protocol
+    >>> rank_order_within(np.array([0, 2, 4]), np.array([1., 2., 5., 4.]), np.arange(4), Protocol()).tolist()
+    [1, 0, 2, 3]
     """
-    if score is None:
+    if score is None or len(score) < 2:
         return None
-    same_query = row_query[1:] == row_query[:-1]
+    n = len(score)
+    same_query = np.ones(n - 1, dtype=bool)
+    starts = np.asarray(offsets[1:-1])
+    same_query[starts[(starts > 0) & (starts < n)] - 1] = False
+    if not _out_of_order(same_query, score, doc, protocol):
+        return None
+    del same_query
     if protocol.ties is Ties.DOCID:
-        in_order = ~same_query | (score[1:] < score[:-1]) | ((score[1:] == score[:-1]) & (doc[1:] < doc[:-1]))
-        if in_order.all():
-            return None
-        return sort_within_queries(row_query, num_queries, -score, -doc)
-    if (~same_query | (score[1:] <= score[:-1])).all():
-        return None
-    return sort_within_queries(row_query, num_queries, -score)
+        return sort_within_offsets(offsets, -score, -doc)
+    return sort_within_offsets(offsets, -score)
 
 
-def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protocol, counts: dict,
+def group_ties(offsets: np.ndarray, score: np.ndarray | None, protocol: Protocol, counts: dict,
                describe_tie: Callable[[int, int], "dict | str"]) -> tuple[np.ndarray, np.ndarray]:
-    """The ``ties`` policy's groups: (group offsets, tie offsets) of rows in rank order.
+    """The ``ties`` policy's groups: (group offsets, tie offsets) of rows in rank order,
+    the queries delimited by `offsets`.
 
     Tie offsets delimit runs of equal scores whatever the policy (for
     counting); group offsets delimit what the measures average over: the tie
@@ -91,8 +142,8 @@ def group_ties(row_query: np.ndarray, score: np.ndarray | None, protocol: Protoc
     refuses the first tie, named by ``describe_tie(lo, hi)``: the fields of
     the error (``what`` and where), or a finished description.
     """
-    n = len(row_query)
-    tie_offsets = tie_groups(row_query, score, counts)
+    n = int(offsets[-1])
+    tie_offsets = tie_groups(offsets, score, counts)
     if protocol.ties is Ties.ERROR and counts["tied_groups"]:
         g = int(np.flatnonzero(np.diff(tie_offsets) > 1)[0])
         lo, hi = int(tie_offsets[g]), int(tie_offsets[g + 1])

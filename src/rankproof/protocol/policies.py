@@ -10,7 +10,7 @@ import enum
 import math
 from typing import Any, Mapping
 
-from ..errors import ProtocolError, literal
+from ..errors import ProtocolError, literal, shorten
 from .ids import parse_ids
 from .values import (
     ChunkMap,
@@ -223,8 +223,7 @@ def parse_gain(value: Any) -> Gain | GainMap:
 
 def _shown(value: Any, limit: int = 60) -> str:
     """repr of a value from the input, cut so that a message stays one readable line."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 3]}... ({len(text):,} characters)"
+    return shorten(repr(value), limit, tell_length=True)
 
 
 def _gain_pairs(text: str) -> tuple[tuple[int, float], ...]:

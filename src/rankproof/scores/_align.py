@@ -128,7 +128,7 @@ def score_alignment(scores: ScoreInput, protocol: Protocol, num_relevant: np.nda
         return (f"row {r} (query {scores.queries[r]}): {where} {', '.join(str(p) for p in position[lo:hi][:5])} "
                 f"tie at score {score[lo]!r}")
 
-    group_offsets, tie_offsets = group_ties(row, score, protocol, counts, tie)
+    group_offsets, tie_offsets = group_ties(offsets, score, protocol, counts, tie)
     n = len(score)
     notes = (POOL_NOTE,)
     if num_relevant is None:

@@ -241,10 +241,14 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {_locate(form, offsets, columns, i, names)}"},
                               noun="relevance")
     held = apply_score_precision(score, protocol)
-    made = None
-    if protocol.score_precision is not ScorePrecision.FLOAT64:
-        row = (np.repeat(np.arange(held.shape[0]), held.shape[1]) if offsets is None
-               else np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)))
-        made = precision_ties(row, np.asarray(score, dtype=np.float64).ravel(), held.ravel())
     return ScoreInput(queries=names, relevance=relevance, score=held, offsets=offsets, masked=masked,
-                      negative=negative, form=form, precision_ties=made)
+                      negative=negative, form=form, precision_ties=_made_ties(score, held, offsets, protocol))
+
+
+def _made_ties(score: np.ndarray, held: np.ndarray, offsets: np.ndarray | None, protocol: Protocol) -> int | None:
+    """The groups of equal scores within a row that score_precision made (None at float64)."""
+    if protocol.score_precision is ScorePrecision.FLOAT64:
+        return None
+    row = (np.repeat(np.arange(held.shape[0]), held.shape[1]) if offsets is None
+           else np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)))
+    return precision_ties(row, np.asarray(score, dtype=np.float64).ravel(), held.ravel())

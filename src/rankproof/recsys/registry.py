@@ -1,0 +1,299 @@
+"""The registry of side-data measures: the one source of their capabilities.
+
+Accuracy measures live in :data:`rankproof.measures.REGISTRY`; the measures
+here also need something about the items or users (:class:`~.side.SideData`),
+so they are evaluated on the run with that side data, beside the accuracy
+measures. Each :class:`SideSpec` says:
+
+- ``compute(run, k, side, params, protocol)``: the function, returning
+  :class:`~.beyond.ListValues` (kind ``list``: a value per user) or
+  :class:`CatalogueValue` (kind ``catalogue``: one value for the whole run);
+- ``needs``: the side data it reads, as alternatives (``(("items", "train"),)``
+  is the catalogue or else the training log's items);
+- ``params``: its own parameters (:class:`SideParam`: parser and default);
+- ``cutoff``: whether it takes ``@k`` (all of them do today, and need it);
+- ``display``: its name in tables and the report; ``value_range``;
+  ``higher_is_better`` (None: neither, e.g. a popularity level).
+
+Another module registers its own with :func:`register_side`. Names never
+clash with the accuracy registry (checked when the command line reads them).
+
+Examples
+--------
+>>> m = parse_side_measure("ild(distance=jaccard)@10")
+>>> m.name, m.cutoff, m.params
+('ild', 10, (('distance', 'jaccard'),))
+>>> str(m)
+'ild(distance=jaccard)@10'
+>>> SIDE_REGISTRY["coverage"].kind
+'catalogue'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+from ..data.run import Run
+from ..errors import MeasureError, literal
+from ..protocol import Protocol
+from . import beyond
+from .coverage import coverage as _coverage_fn
+from .side import SIDE_FLAGS, SideData
+
+__all__ = ["SideSpec", "SideParam", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "register_side",
+           "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
+
+LIST = "list"
+CATALOGUE = "catalogue"
+_LARGEST_CUTOFF = 2**63 - 1
+_TEXT = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
+
+
+@dataclasses.dataclass(frozen=True)
+class CatalogueValue:
+    """The value of a catalogue-level measure (one number for the whole run).
+
+    Attributes
+    ----------
+    measure : str
+        Its text, e.g. ``coverage@10``.
+    value : float
+    detail : tuple of (str, number)
+        What the value is made of (covered, catalogue_size, ...), for the report.
+    """
+
+    measure: str
+    value: float
+    detail: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SideParam:
+    """A parameter of a side-data measure: its parser (text or value -> value) and default."""
+
+    name: str
+    parse: Callable[[Any], Any]
+    default: Any
+    description: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SideSpec:
+    """What a side-data measure is (see the module's docstring)."""
+
+    name: str
+    display: str
+    description: str
+    kind: str
+    needs: tuple[tuple[str, ...], ...]
+    compute: Callable[..., Any]
+    params: tuple[SideParam, ...] = ()
+    cutoff: bool = True
+    needs_cutoff: bool = True
+    value_range: tuple[float, float] = (0.0, 1.0)
+    higher_is_better: "bool | None" = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in (LIST, CATALOGUE):
+            raise ValueError(f"side measure {self.name}: kind must be {LIST!r} or {CATALOGUE!r}")
+        for alternatives in self.needs:
+            for kind in alternatives:
+                if kind not in SIDE_FLAGS:
+                    raise ValueError(f"side measure {self.name}: unknown side data {kind!r}")
+
+    def param(self, name: str) -> SideParam:
+        for param in self.params:
+            if param.name == name:
+                return param
+        raise KeyError(name)
+
+
+SIDE_REGISTRY: dict[str, SideSpec] = {}
+
+
+def register_side(*specs: SideSpec) -> None:
+    """Add side-data measures to the registry (a family module registers its own)."""
+    for spec in specs:
+        if spec.name in SIDE_REGISTRY:
+            raise ValueError(f"side measure {spec.name} is registered twice")
+        SIDE_REGISTRY[spec.name] = spec
+
+
+@dataclasses.dataclass(frozen=True)
+class SideMeasure:
+    """A side-data measure asked for: name, cutoff and its parameters (parsed, sorted by name)."""
+
+    name: str
+    cutoff: "int | None" = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def spec(self) -> SideSpec:
+        return SIDE_REGISTRY[self.name]
+
+    def setting(self, name: str) -> Any:
+        given = dict(self.params)
+        return given[name] if name in given else self.spec.param(name).default
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            text += "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"SideMeasure({str(self)!r})"
+
+
+def is_side_measure(text: Any) -> bool:
+    """Whether a measure's text names a registered side-data measure."""
+    if isinstance(text, SideMeasure):
+        return True
+    match = _TEXT.match(str(text))
+    return match is not None and match["name"] in SIDE_REGISTRY
+
+
+def _cutoff(name: str, raw: "str | None", typed: str) -> "int | None":
+    if raw is None:
+        return None
+    if not re.fullmatch(r"[+-]?\d+", raw) or len(raw.lstrip("+-")) > 19 or not 1 <= int(raw) <= _LARGEST_CUTOFF:
+        raise MeasureError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(raw[:40]))} in "
+                           f"{literal(repr(typed[:80]))}. Write {name}@10, for instance", value=raw[:40])
+    return int(raw)
+
+
+def _params(spec: SideSpec, raw: "str | None", typed: str) -> tuple[tuple[str, Any], ...]:
+    parsed: dict[str, Any] = {}
+    for item in (raw.split(",") if raw else ()):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key or not value:
+            raise MeasureError(what=f"cannot read parameter {literal(repr(item.strip()))} of "
+                               f"{literal(repr(typed[:80]))}", fix="write key=value", value=typed[:80])
+        names = [p.name for p in spec.params]
+        if key not in names:
+            raise MeasureError(what=f"{spec.name} does not take the parameter {literal(repr(key))}; it accepts: "
+                               f"{', '.join(names) or 'none'}", value=key)
+        if key in parsed:
+            raise MeasureError(what=f"parameter {literal(key)} is given twice in {literal(repr(typed[:80]))}",
+                               fix="give each parameter once", value=typed[:80])
+        try:
+            parsed[key] = spec.param(key).parse(value)
+        except (ValueError, TypeError) as error:
+            raise MeasureError(what=f"{spec.name}: {literal(str(error))}", value=value,
+                               fix=spec.param(key).description) from None
+    return tuple(sorted(parsed.items()))
+
+
+def parse_side_measure(text: "str | SideMeasure") -> SideMeasure:
+    """Read a side-data measure from its text (``name(param=value)@k``)."""
+    if isinstance(text, SideMeasure):
+        return text
+    typed = str(text)
+    match = _TEXT.match(typed)
+    if match is None or match["name"] not in SIDE_REGISTRY:
+        raise MeasureError(what=f"unknown side-data measure {literal(repr(typed[:60]))}. Known: "
+                           f"{', '.join(SIDE_REGISTRY)}", value=typed[:60])
+    spec = SIDE_REGISTRY[match["name"]]
+    cutoff = _cutoff(spec.name, match["cutoff"], typed)
+    if cutoff is not None and not spec.cutoff:
+        raise MeasureError(what=f"{spec.name} takes no cutoff", fix=f"write {spec.name} without @k", value=cutoff)
+    if cutoff is None and spec.needs_cutoff:
+        raise MeasureError(what=f"{spec.name} needs a cutoff", fix=f"write {spec.name}@10, for instance",
+                           value=typed[:60])
+    return SideMeasure(spec.name, cutoff, _params(spec, match["params"], typed))
+
+
+def missing_side_data(measure: SideMeasure, side: SideData) -> "str | None":
+    """The flags of the side data a measure needs and `side` lacks, in words (None: nothing lacks)."""
+    given = set(side.given())
+    for alternatives in measure.spec.needs:
+        if not given.intersection(alternatives):
+            return " or ".join(SIDE_FLAGS[kind] for kind in alternatives)
+    return None
+
+
+def compute_side(measure: SideMeasure, run: Run, side: SideData, protocol: "Protocol | None" = None):
+    """Evaluate one side-data measure on a run: :class:`~.beyond.ListValues` or :class:`CatalogueValue`."""
+    lacking = missing_side_data(measure, side)
+    if lacking is not None:
+        raise MeasureError(what=f"{measure} needs side data that was not given",
+                           fix=f"give it with {lacking}", value=str(measure))
+    params = {p.name: measure.setting(p.name) for p in measure.spec.params}
+    return measure.spec.compute(run, measure.cutoff, side, params, protocol if protocol is not None else Protocol())
+
+
+# -- the measures of beyond.py and coverage.py ----------------------------------------
+
+
+def _coverage(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
+    result = _coverage_fn(run, k, side.catalogue(), protocol)
+    return CatalogueValue(f"coverage@{k}", result.value,
+                          (("covered", result.covered), ("catalogue_size", result.catalogue_size),
+                           ("outside_catalogue", result.outside_catalogue)))
+
+
+def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
+    features = side.features
+    assert features is not None
+    distance = params["distance"]
+    if distance is None:
+        distance = "cosine" if features.vectors is not None else "jaccard"
+    if distance == "cosine":
+        if features.vectors is None:
+            raise MeasureError(what="ild(distance=cosine) needs numeric item features; the features given are "
+                               "categories", fix="write ild(distance=jaccard), or give numeric feature columns")
+        return beyond.ild(run, k, features=features.vectors, distance="cosine", protocol=protocol)
+    if features.categories is None:
+        raise MeasureError(what="ild(distance=jaccard) needs item categories; the features given are numeric",
+                           fix="write ild(distance=cosine), or give a category column")
+    return beyond.ild(run, k, categories=features.categories, distance="jaccard", protocol=protocol)
+
+
+def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
+    assert side.train is not None
+    return beyond.novelty(run, k, training=side.train.popularity_map(), unseen=params["unseen"], protocol=protocol)
+
+
+def _long_tail(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
+    assert side.train is not None
+    return beyond.long_tail_share(run, k, training=side.train.popularity_map(), head=params["head"],
+                                  protocol=protocol)
+
+
+def _choice(*allowed: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        if str(value) not in allowed:
+            raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
+        return str(value)
+    return parse
+
+
+def _share(value: Any) -> float:
+    number = float(value)
+    if not 0 < number < 1:
+        raise ValueError(f"expected a share between 0 and 1 (exclusive); got {str(value)[:40]!r}")
+    return number
+
+
+register_side(
+    SideSpec("coverage", "Coverage", "share of the catalogue in at least one top-k list (the catalogue: "
+             "--items, else the training log's items)", CATALOGUE, (("items", "train"),), _coverage),
+    SideSpec("ild", "ILD", "intra-list diversity: mean pairwise distance of the top k (cosine over feature "
+             "vectors, Jaccard over categories)", LIST, (("features",),), _ild,
+             (SideParam("distance", _choice("cosine", "jaccard"), None,
+                        "distance=cosine (numeric features) or distance=jaccard (categories)"),)),
+    SideSpec("novelty", "Novelty", "mean self-information -log2 p(i) of the top k, p from training popularity "
+             "(bits)", LIST, (("train",),), _novelty,
+             (SideParam("unseen", _choice("error", "laplace"), "error",
+                        "unseen=error refuses items never trained on; unseen=laplace smooths"),),
+             value_range=(0.0, float(np.inf))),
+    SideSpec("long_tail_share", "Long-tail share", "share of the top k outside the popular head of the training "
+             "log", LIST, (("train",),), _long_tail,
+             (SideParam("head", _share, 0.2, "head=0.2: the share of items (most popular first) in the head"),)),
+)

@@ -1,0 +1,118 @@
+"""Side data: what beyond-accuracy measures know about the items and users besides the lists.
+
+:class:`SideData` holds the four kinds a measure may need, each optional:
+
+==============  ==================  ===============================================
+field           command line        what
+==============  ==================  ===============================================
+``items``       ``--items``         the item catalogue (sorted distinct ids)
+``train``       ``--train``         training interactions (:class:`Interactions`)
+``features``    ``--features``      item feature vectors or category sets (:class:`Features`)
+``groups``      ``--groups``        user -> group (:class:`Groups`)
+==============  ==================  ===============================================
+
+The readers (:func:`rankproof.recsys.side_io.read_side_data`) build them from
+Parquet, CSV/TSV, JSONL or a DataFrame with the same readers and limits as logs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping
+
+import numpy as np
+
+__all__ = ["SideData", "Interactions", "Features", "Groups", "SIDE_KINDS", "SIDE_FLAGS"]
+
+# The kinds of side data, in the order the command line lists them, and their flags.
+SIDE_KINDS = ("items", "train", "features", "groups")
+SIDE_FLAGS = {"items": "--items", "train": "--train", "features": "--features", "groups": "--groups"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Interactions:
+    """Training interactions: one row per (user, item), with a count (1 unless given).
+
+    Attributes
+    ----------
+    users : numpy.ndarray of str, or None
+        The user of each row (None: a popularity table with no users).
+    items : numpy.ndarray of str
+    counts : numpy.ndarray of int64
+        Interactions the row stands for (>= 0).
+    source : str
+    """
+
+    users: "np.ndarray | None"
+    items: np.ndarray
+    counts: np.ndarray
+    source: str = "train"
+
+    def popularity(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted item ids, interactions per item)."""
+        ids, inverse = np.unique(self.items, return_inverse=True)
+        return ids, np.bincount(inverse, weights=self.counts, minlength=len(ids)).astype(np.int64)
+
+    def popularity_map(self) -> dict[str, int]:
+        """``{item: interactions}``, as the popularity functions of :mod:`~rankproof.recsys.beyond` take."""
+        ids, counts = self.popularity()
+        return dict(zip(ids.tolist(), counts.tolist()))
+
+
+@dataclasses.dataclass(frozen=True)
+class Features:
+    """Item features: numeric vectors, or category sets, or both.
+
+    Attributes
+    ----------
+    vectors : (ids, matrix) or None
+        Sorted item ids and one float64 row per item (cosine distances).
+    categories : dict item -> frozenset of str, or None
+        Each item's categories (genres): Jaccard distances, calibration.
+    source : str
+    """
+
+    vectors: "tuple[np.ndarray, np.ndarray] | None" = None
+    categories: "Mapping[str, frozenset] | None" = None
+    source: str = "features"
+
+
+@dataclasses.dataclass(frozen=True)
+class Groups:
+    """User groups: each user's group label.
+
+    Attributes
+    ----------
+    users : numpy.ndarray of str (sorted)
+    labels : numpy.ndarray of str
+    source : str
+    """
+
+    users: np.ndarray
+    labels: np.ndarray
+    source: str = "groups"
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(zip(self.users.tolist(), self.labels.tolist()))
+
+
+@dataclasses.dataclass(frozen=True)
+class SideData:
+    """Side data for beyond-accuracy measures; any field may be None (not given)."""
+
+    items: "np.ndarray | None" = None
+    train: "Interactions | None" = None
+    features: "Features | None" = None
+    groups: "Groups | None" = None
+
+    def given(self) -> tuple[str, ...]:
+        """The kinds present, in :data:`SIDE_KINDS` order."""
+        return tuple(kind for kind in SIDE_KINDS if getattr(self, kind) is not None)
+
+    def catalogue(self) -> "np.ndarray | None":
+        """The item catalogue: ``items`` if given, else the items of the training log."""
+        if self.items is not None:
+            return self.items
+        if self.train is not None:
+            return np.unique(self.train.items)
+        return None

@@ -1,0 +1,185 @@
+"""Reading side data (catalogue, training log, item features, user groups) like a log.
+
+Each reader takes a file path (CSV, TSV, JSON Lines or Parquet, chosen by the
+extension or `format`, text optionally gzip-compressed) or a table (pyarrow,
+pandas or polars), through the same readers and limits as qrels and runs
+(:mod:`rankproof.io`): a bad value is refused with one line naming the file,
+its line (its row for Parquet and tables), the column and the fix.
+
+- :func:`read_items`: one column of item ids, the catalogue;
+- :func:`read_train`: user and item per interaction, an optional count column;
+- :func:`read_features`: item and category per row (``Action|Comedy`` is two
+  categories; several rows per item add up), and/or numeric columns as a
+  feature vector (one row per item);
+- :func:`read_groups`: user and group label, one row per user.
+
+Examples
+--------
+>>> import pyarrow as pa
+>>> read_train(pa.table({"user": ["u", "u", "v"], "item": ["a", "b", "a"]})).popularity_map()
+{'a': 2, 'b': 1}
+>>> sorted(read_features(pa.table({"item": ["a", "b"], "category": ["Action|Comedy", "Drama"]})).categories["a"])
+['Action', 'Comedy']
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import USERS_AND_ITEMS, ParseError, RankproofError, literal
+from ..io.arrow import first_null, plain, select_columns
+from ..io.checks import Rows, checked_scores, id_columns
+from ..io.formats import format_of, read_table
+from ..io.what import What
+from .side import Features, Groups, Interactions, SideData
+
+__all__ = ["read_items", "read_train", "read_features", "read_groups", "read_side_data"]
+
+_ITEMS = What(what="item catalogue", unit="item", units="items", example_value=1)
+_TRAIN = What(what="training log", unit="interaction", units="interactions", example_value=1)
+_FEATURES = What(what="item features", unit="item", units="items", example_value=1)
+_GROUPS = What(what="user groups", unit="user", units="users", example_value=1)
+
+
+def _is_path(data: Any) -> bool:
+    return isinstance(data, (str, os.PathLike))
+
+
+def _columns(data: Any, named: dict, what: What, format: "str | None", source: "str | None"):
+    """``({arg: arrow column}, Rows)`` of a file or table, the named columns only."""
+    lines = None
+    if _is_path(data):
+        fmt = format_of(data, format)
+        if fmt == "trec":
+            raise ParseError(source=str(data), what=f"is not read as {what.what}: side data is CSV, TSV, JSON Lines "
+                             "or Parquet", fix="give the file a .csv, .tsv, .jsonl or .parquet extension")
+        data, lines, source = read_table(data, fmt, named, what)
+    source = source or what.what
+    columns, missing = select_columns(data, named, source)
+    return columns, Rows(source, lines, missing)
+
+
+def _text(column) -> np.ndarray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.cast(plain(column), pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+
+
+def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """The "query" and "doc" columns checked as the ids of a log are, as text.
+
+    `shown` says what each is in messages ("user", "item", or "" to leave it out of them).
+    """
+    try:
+        query, doc = id_columns(columns, named, rows)
+    except RankproofError as error:
+        hidden = {field: None for field, label in zip(("query", "doc"), shown) if not label}
+        raise error.replace(**hidden).in_words_of(USERS_AND_ITEMS) from None
+    rows.query = query if shown[0] else None
+    rows.doc = doc if shown[1] else None
+    return _text(query), _text(doc)
+
+
+def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
+    """A text column of labels (group, category): no null, no empty value."""
+    row = first_null(plain(column))
+    if row >= 0:
+        raise ParseError(what=f"no {what} in column {literal(repr(name))} (the value is {rows.missing})",
+                         fix=f"give every row a {what}", **rows.fields(row)).in_words_of(USERS_AND_ITEMS)
+    text = _text(column)
+    empty = np.flatnonzero(np.char.str_len(text) == 0) if text.size else np.zeros(0, dtype=np.int64)
+    if empty.size:
+        raise ParseError(what=f"the {what} in column {literal(repr(name))} is empty", fix=f"give every row a {what}",
+                         **rows.fields(int(empty[0]))).in_words_of(USERS_AND_ITEMS)
+    return text
+
+
+def read_items(data, *, item: str = "item", format: "str | None" = None, source: "str | None" = None) -> np.ndarray:
+    """The item catalogue: sorted distinct ids of the `item` column."""
+    named = {"query": item, "doc": item}
+    columns, rows = _columns(data, named, _ITEMS, format, source)
+    ids, _ = _ids(columns, named, rows, ("", "item"))
+    return np.unique(ids)
+
+
+def read_train(data, *, user: str = "user", item: str = "item", count: "str | None" = None,
+               format: "str | None" = None, source: "str | None" = None) -> Interactions:
+    """Training interactions; `count` names a column of interactions per row (integers >= 0)."""
+    named = {"query": user, "doc": item}
+    if count is not None:
+        named["count"] = count
+    columns, rows = _columns(data, named, _TRAIN, format, source)
+    users, items = _ids(columns, named, rows, ("user", "item"))
+    counts = np.ones(len(items), dtype=np.int64)
+    if count is not None:
+        values = checked_scores(columns["count"], count, rows)
+        bad = np.flatnonzero((values < 0) | (values != np.floor(values)))
+        if bad.size:
+            raise ParseError(what=f"the count in column {literal(repr(count))} must be an integer >= 0",
+                             value=float(values[bad[0]]), fix="give the interactions of each row as a count",
+                             **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
+        counts = values.astype(np.int64)
+    return Interactions(users, items, counts, rows.source)
+
+
+def _vectors(columns: dict, names: Sequence[str], rows: Rows, items: np.ndarray):
+    matrix = np.column_stack([checked_scores(columns[f"feature {n}"], n, rows) for n in names])
+    order = np.argsort(items, kind="stable")
+    twice = np.flatnonzero(items[order][1:] == items[order][:-1])
+    if twice.size:
+        raise ParseError(what="the item has two feature vectors", fix="give one row per item",
+                         **rows.fields(int(order[twice[0] + 1]))).in_words_of(USERS_AND_ITEMS)
+    return items[order], matrix[order]
+
+
+def read_features(data, *, item: str = "item", category: "str | None" = "category",
+                  columns: Sequence[str] = (), separator: str = "|", format: "str | None" = None,
+                  source: "str | None" = None) -> Features:
+    """Item features: categories (`category`, split on `separator`) and/or numeric `columns` as vectors."""
+    if category is None and not columns:
+        raise ParseError(source=source or _FEATURES.what, what="names no feature column",
+                         fix="give category='genres' or columns=['f1', 'f2']")
+    named = {"query": item, "doc": item}
+    if category is not None:
+        named["category"] = category
+    named.update({f"feature {name}": name for name in columns})
+    found, rows = _columns(data, named, _FEATURES, format, source)
+    items, _ = _ids(found, named, rows, ("", "item"))
+    categories = None
+    if category is not None:
+        labels = _labels(found["category"], category, rows, "category")
+        sets: dict[str, set] = {}
+        for key, label in zip(items.tolist(), labels.tolist()):
+            sets.setdefault(key, set()).update(part.strip() for part in label.split(separator) if part.strip())
+        categories = {key: frozenset(value) for key, value in sets.items()}
+    vectors = _vectors(found, columns, rows, items) if columns else None
+    return Features(vectors, categories, rows.source)
+
+
+def read_groups(data, *, user: str = "user", group: str = "group", format: "str | None" = None,
+                source: "str | None" = None) -> Groups:
+    """Each user's group (one row per user)."""
+    named = {"query": user, "doc": user, "group": group}
+    columns, rows = _columns(data, named, _GROUPS, format, source)
+    users, _ = _ids(columns, named, rows, ("user", ""))
+    labels = _labels(columns["group"], group, rows, "group")
+    order = np.argsort(users, kind="stable")
+    twice = np.flatnonzero(users[order][1:] == users[order][:-1])
+    if twice.size:
+        raise ParseError(what="the user is in two groups", fix="give one row per user",
+                         **rows.fields(int(order[twice[0] + 1]))).in_words_of(USERS_AND_ITEMS)
+    return Groups(users[order], labels[order], rows.source)
+
+
+def read_side_data(*, items=None, train=None, features=None, groups=None) -> SideData:
+    """Read each side data given (a path or a table) with the readers' default column names."""
+    return SideData(
+        items=read_items(items) if items is not None else None,
+        train=read_train(train) if train is not None else None,
+        features=read_features(features) if features is not None else None,
+        groups=read_groups(groups) if groups is not None else None,
+    )

@@ -18,6 +18,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, Protocol
 from .coverage import MIN_COVERAGE, check_query_coverage
+from .side import SideValue
 from .values import Bounds, MeasureResult, TieRange
 
 __all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
@@ -85,7 +86,8 @@ class Results:
                  protocol: Protocol, measures: dict[Measure, MeasureResult], weights: np.ndarray | None,
                  run_name: str, qrels=None, query_ids: "QueryIds | None" = None, complete_judgments: bool = False,
                  bounds: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None,
-                 tie_range: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None) -> None:
+                 tie_range: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None,
+                 side: "Sequence[SideValue]" = ()) -> None:
         # Per-query facts and counts only: the per-position arrays of the
         # evaluation are gone once the measures are computed (explain asks the
         # pipeline again). `counts` may be a function that counts on first use.
@@ -107,6 +109,7 @@ class Results:
         # The query ids shown to the caller (see QueryIds): evaluate_frame and
         # evaluate_scores give them so integer user ids come back as integers.
         self._id_source = query_ids
+        self.side: tuple[SideValue, ...] = tuple(side)  # side-data measures (coverage, ...): results/side.py
 
     @cached_property
     def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:

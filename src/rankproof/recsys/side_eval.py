@@ -1,0 +1,100 @@
+"""Side-data measures evaluated beside accuracy: one call, one Results holding both.
+
+:func:`evaluate_with_side` splits the measures asked for between the accuracy
+registry and :data:`~.registry.SIDE_REGISTRY`, evaluates the first with
+:func:`rankproof.evaluate` and the second on the run with its side data, and
+returns the Results with the side values in ``results.side`` (a tuple of
+:class:`~rankproof.results.side.SideValue`).
+
+Examples
+--------
+>>> import numpy as np
+>>> from rankproof import Qrels, Run
+>>> from rankproof.recsys.side import SideData
+>>> qrels = Qrels.from_dict({"u": {"a": 1}, "v": {"d": 1}})
+>>> run = Run.from_dict({"u": ["a", "b", "c"], "v": ["a", "d", "z"]})
+>>> results = evaluate_with_side(qrels, run, ["p@2", "coverage@2"], SideData(items=np.array(list("abcdef"))))
+>>> results.mean("p@2"), results.side[0].measure, results.side[0].value
+(0.5, 'coverage@2', 0.5)
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..data.run import Run
+from ..errors import MeasureError
+from ..protocol import Protocol
+from ..results import Results
+from ..results.side import SideValue
+from .registry import CatalogueValue, SideMeasure, compute_side, is_side_measure, missing_side_data, \
+    parse_side_measure
+from .side import SideData
+
+__all__ = ["split_measures", "side_values", "with_side", "evaluate_with_side", "check_side_data"]
+
+
+def split_measures(texts: Sequence[Any]) -> tuple[list[Any], list[SideMeasure]]:
+    """(accuracy measures as given, side-data measures parsed), in the order given."""
+    accuracy: list[Any] = []
+    side: list[SideMeasure] = []
+    for text in texts:
+        if is_side_measure(text):
+            side.append(parse_side_measure(text))
+        else:
+            accuracy.append(text)
+    return accuracy, side
+
+
+def check_side_data(measures: Sequence[SideMeasure], side: SideData) -> None:
+    """Refuse, naming the flag, a measure whose side data is not given (before any file is read)."""
+    for measure in measures:
+        lacking = missing_side_data(measure, side)
+        if lacking is not None:
+            raise MeasureError(what=f"{measure} needs side data that was not given", fix=f"give it with {lacking}",
+                               value=str(measure))
+
+
+def side_values(run: Run, measures: Sequence[SideMeasure], side: SideData,
+                protocol: "Protocol | None" = None) -> tuple[SideValue, ...]:
+    """Each side-data measure on the run, as the values Results hold."""
+    values = []
+    for measure in measures:
+        spec = measure.spec
+        got = compute_side(measure, run, side, protocol)
+        if isinstance(got, CatalogueValue):
+            values.append(SideValue(str(measure), spec.display, spec.kind, float(got.value), detail=got.detail,
+                                    higher_is_better=spec.higher_is_better))
+        else:
+            values.append(SideValue(str(measure), spec.display, spec.kind, float(got.mean),
+                                    np.asarray(got.queries), np.asarray(got.values, dtype=np.float64),
+                                    (("lists", len(got.values)), ("undefined", got.undefined)),
+                                    spec.higher_is_better))
+    return tuple(values)
+
+
+def with_side(results: Results, values: Sequence[SideValue]) -> Results:
+    """The same Results with side values added (a shallow copy: the accuracy values are shared)."""
+    shown = copy.copy(results)
+    shown.side = tuple(results.side) + tuple(values)
+    return shown
+
+
+def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,
+                       protocol: "Protocol | None" = None, **options: Any) -> Results:
+    """:func:`rankproof.evaluate` of the accuracy measures, with the side-data measures in ``results.side``.
+
+    `options` go to :func:`rankproof.evaluate` (min_coverage, allow_partial, engine, ...).
+    """
+    from ..evaluation import evaluate
+
+    accuracy, wanted = split_measures(measures)
+    check_side_data(wanted, side)
+    if not accuracy:
+        raise MeasureError(what="no accuracy measure is asked for beside the side-data measures",
+                           fix="add one, e.g. ndcg@10")
+    results = evaluate(qrels, run, accuracy, protocol, **options)
+    return with_side(results, side_values(run, wanted, side, results.protocol))

@@ -12,6 +12,7 @@ from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
 from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
 from .render import digits as precision
+from .side import add_side_options, side_data, split
 from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -24,6 +25,8 @@ EXAMPLES = """examples:
   rankproof evaluate qrels.csv run.csv --columns query=qid,doc=docno,grade=rel,score=sim
   zcat bm25.run.gz | rankproof evaluate qrels.txt - --label bm25=- --quiet --format csv
   rankproof evaluate --intents diversity.qrels run.txt -m alpha_ndcg@20 -m err_ia@20 -m s_recall@20
+  rankproof evaluate truth.csv recs.csv --columns query=user,doc=item -m ndcg@10 -m coverage@10 -m novelty@10 \
+      --train train.csv --features genres.csv
 Measure names of trec_eval (P_10, ndcg_cut.10), ir_measures (nDCG@10) and ranx (mrr) are read too.
 Counts and warnings go to stderr (--quiet drops them); exit 2 on bad input, one line on stderr."""
 
@@ -86,6 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "run them as formulas (by default ids are written as they are and read back exactly)")
     add_memory_options(parser)
     add_dataset_option(parser)
+    add_side_options(parser)
 
 
 def run(args) -> int:
@@ -97,7 +101,11 @@ def run(args) -> int:
     if args.dataset:
         return _on_dataset(args)
     positionals(args, NAME)
-    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    typed, wanted = split(NAME, args.measure or DEFAULT_MEASURES)
+    if wanted and not typed:
+        raise usage(NAME, f"-m {wanted[0]} is a side-data measure: evaluate needs an accuracy measure beside it",
+                    "add -m ndcg@10, for instance")
+    measures = parse_measures(typed)
     protocol = protocol_of(args)
     places = precision(args)
     names = measure_names(args, NAME, measures)
@@ -106,6 +114,10 @@ def run(args) -> int:
     if args.tie_range and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, "--tie-range evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
+    if wanted and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
+        raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
+                    "leave out --engine spark and --memory-budget")
+    side = side_data(args, NAME, wanted)
     if args.engine == SPARK:
         results = _on_spark(args, measures, protocol, labels)
     elif args.spark_master is not None:
@@ -118,16 +130,26 @@ def run(args) -> int:
         with progress(1 + 2 * len(args.runs), large) as stages:
             qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
             for name, ranking in runs:
-                results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
-                                        allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
-                                        ties_range=args.tie_range))
+                evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
+                                     allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
+                                     ties_range=args.tie_range)
+                results.append(_with_side(evaluated, ranking, wanted, side))
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
                  args.output)
-    print_notes(merged_notes(args.measure), args.quiet)
+    print_notes(merged_notes(typed if args.measure else None), args.quiet)
     notes(results, args.quiet)
     return 0
+
+
+def _with_side(results, ranking, wanted: list, side):
+    """The side-data measures of -m on the run, held by its Results."""
+    if not wanted:
+        return results
+    from ..recsys.side_eval import side_values, with_side
+
+    return with_side(results, side_values(ranking, wanted, side, results.protocol))
 
 
 def _on_dataset(args) -> int:

@@ -48,6 +48,9 @@ def results_document(results: Sequence[Results]) -> dict[str, Any]:
                 **({"bounds": _bounds(r)} if r.has_bounds else {}),
                 **({"tie_range": _tie_range(r)} if r.has_tie_range else {}),
                 "per_query": _per_query(r),
+                # Side-data measures (coverage@10, novelty@10, ...): their own key, so that readers of
+                # "mean" see accuracy measures only, as before.
+                **({"side": {v.measure: v.to_dict() for v in r.side}} if r.side else {}),
             }
             for r in results
         },
@@ -197,7 +200,17 @@ def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str =
                     writer.writerow([shown(r.run_name), shown(query), str(m), cell(value), *range_cells(m, i)])
         for m in r.measures:
             writer.writerow([shown(r.run_name), "all", str(m), cell(r.mean(m)), *range_cells(m)])
+        _side_rows(writer, r, per_query, shown, cell, ["", ""] if ranged else [])
     return buffer.getvalue()
+
+
+def _side_rows(writer, r: Results, per_query: bool, shown, cell, blank: list[str]) -> None:
+    """The side-data measures' rows: per list (a user's value) with per-query rows, then "all"."""
+    for v in r.side if per_query else ():
+        for query, value in v.per_query().items():
+            writer.writerow([shown(r.run_name), shown(query), v.measure, cell(value), *blank])
+    for v in r.side:
+        writer.writerow([shown(r.run_name), "all", v.measure, cell(v.value), *blank])
 
 
 def _spreadsheet_text(text) -> str:

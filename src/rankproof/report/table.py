@@ -14,7 +14,7 @@ from typing import Sequence
 from ..explain.explanation import Explanation
 from ..results import Results
 
-__all__ = ["to_table", "to_markdown", "explanation_table", "counts_lines", "warning_lines", "notes_lines"]
+__all__ = ["to_table", "to_markdown", "side_names", "side_cell", "explanation_table", "counts_lines", "warning_lines", "notes_lines"]
 
 _LABELS = {
     "queries_evaluated": "queries evaluated",
@@ -133,6 +133,17 @@ def _tie_cell(r: Results, measure, digits: int, query: int | None = None) -> str
     return f" ties [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
 
 
+def side_names(results: Sequence[Results]) -> list[str]:
+    """The side-data measures (coverage@10, ...) of the runs, each once, in order."""
+    return list(dict.fromkeys(v.measure for r in results for v in r.side))
+
+
+def side_cell(r: Results, measure: str, digits: int) -> str:
+    """A side-data measure's value on a run (a mean over lists, or the catalogue's), "-" when not evaluated."""
+    found = [v.value for v in r.side if v.measure == measure]
+    return _fmt(found[0], digits) if found else "-"
+
+
 def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True,
              names: dict[str, str] | None = None) -> str:
     """Runs as rows, measures as columns (means), then protocol, fingerprint and counts.
@@ -148,9 +159,13 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
     table.add_column("run")
     for m in measures:
         table.add_column((names or {}).get(str(m), str(m)), justify="right")
+    side = side_names(results)
+    for text in side:
+        table.add_column(text, justify="right")
     table.add_column("queries", justify="right")
     for r in results:
-        table.add_row(r.run_name, *(_mean_cell(r, m, digits) for m in measures), str(r.counts["queries_evaluated"]))
+        table.add_row(r.run_name, *(_mean_cell(r, m, digits) for m in measures),
+                      *(side_cell(r, text, digits) for text in side), str(r.counts["queries_evaluated"]))
     console.print(table)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
     if per_query:
@@ -239,11 +254,14 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
     ``names``: measures as printed (``{"ap": "MAP"}``).
     """
     measures = results[0].measures
-    lines = ["| run | " + " | ".join(markdown_cell((names or {}).get(str(m), m)) for m in measures) + " |",
-             "|---|" + "---:|" * len(measures)]
+    side = side_names(results)
+    lines = ["| run | " + " | ".join([markdown_cell((names or {}).get(str(m), m)) for m in measures]
+                                     + [markdown_cell(text) for text in side]) + " |",
+             "|---|" + "---:|" * (len(measures) + len(side))]
     for r in results:
         lines.append(f"| {markdown_cell(r.run_name)} | "
-                     + " | ".join(_fmt(r.mean(m), digits) + _tie_cell(r, m, digits) for m in measures) + " |")
+                     + " | ".join([_fmt(r.mean(m), digits) + _tie_cell(r, m, digits) for m in measures]
+                                  + [side_cell(r, text, digits) for text in side]) + " |")
     protocol = results[0].protocol
     lines += ["", f"Protocol: `{protocol}` (fingerprint `{protocol.fingerprint}`)."]
     for r in results:

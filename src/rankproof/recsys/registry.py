@@ -38,7 +38,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..data.run import Run
-from ..errors import MeasureError, literal
+from ..errors import USERS_AND_ITEMS, InputError, MeasureError, literal
 from ..protocol import Protocol
 from . import beyond
 from .coverage import coverage as _coverage_fn
@@ -257,7 +257,15 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
 
 def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     assert side.train is not None
-    return beyond.novelty(run, k, training=side.train.popularity_map(), unseen=params["unseen"], protocol=protocol)
+    try:
+        return beyond.novelty(run, k, training=side.train.popularity_map(), unseen=params["unseen"],
+                              protocol=protocol)
+    except InputError as error:
+        if error.doc is None:
+            raise
+        # In the measure's own words: novelty(unseen=laplace)@k, not the Python keyword.
+        raise error.replace(fix=f"write novelty(unseen=laplace)@{k} for add-one smoothing, or train on a log "
+                            "that has it").in_words_of(USERS_AND_ITEMS) from None
 
 
 def _long_tail(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):

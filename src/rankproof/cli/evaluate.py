@@ -101,7 +101,7 @@ def run(args) -> int:
     if args.dataset:
         return _on_dataset(args)
     positionals(args, NAME)
-    typed, wanted = split(NAME, args.measure or DEFAULT_MEASURES)
+    typed, wanted = split(args.measure or DEFAULT_MEASURES)
     if wanted and not typed:
         raise usage(NAME, f"-m {wanted[0]} is a side-data measure: evaluate needs an accuracy measure beside it",
                     "add -m ndcg@10, for instance")

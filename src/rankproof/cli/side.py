@@ -9,6 +9,7 @@ refused in one line naming the flag, before any file is read.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from .usage import usage
 
@@ -30,7 +31,7 @@ def add_side_options(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(flag, metavar="FILE", help=SIDE_HELP[kind] + " (CSV, TSV, JSONL or Parquet)")
 
 
-def split(command: str, texts) -> tuple[list, list]:
+def split(texts) -> tuple[list, list]:
     """(accuracy measure texts, side-data measures) of -m."""
     from ..recsys.side_eval import split_measures
 
@@ -56,5 +57,8 @@ def side_data(args, command: str, measures) -> object:
         if path is not None and path == "-":
             raise usage(command, f"{SIDE_FLAGS[kind]} - : side data is read from a file, not stdin",
                         "give a path")
-    readers = {"items": read_items, "train": read_train, "features": read_features, "groups": read_groups}
-    return SideData(**{kind: (readers[kind](path) if path is not None else None) for kind, path in given.items()})
+    def read(kind: str, reader) -> Any:
+        return reader(given[kind]) if given[kind] is not None else None
+
+    return SideData(items=read("items", read_items), train=read("train", read_train),
+                    features=read("features", read_features), groups=read("groups", read_groups))

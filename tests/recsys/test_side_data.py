@@ -1,0 +1,229 @@
+"""Side data as first-class inputs: the registry of side-data measures, the readers, and
+``rankproof evaluate`` with --items/--train/--features/--groups.
+
+Expected values are worked by hand on a two-user log (see ``SMALL``), or are
+properties of the MovieLens-shaped log (tests/recsys/movielens.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from rankproof import Qrels, Run, evaluate
+from rankproof.cli.app import main
+from rankproof.errors import MeasureError, ParseError
+from rankproof.recsys.registry import SIDE_REGISTRY, compute_side, missing_side_data, parse_side_measure
+from rankproof.recsys.side import SideData
+from rankproof.recsys.side_eval import evaluate_with_side
+from rankproof.recsys.side_io import read_features, read_groups, read_items, read_train
+
+from movielens import movielens_like, write_log
+
+# u gets a, b, c; v gets a, d, z (scores descending). Truth: u likes a, v likes d.
+# Training: x: a, b; y: a, c; z: d -> a 2, b 1, c 1, d 1 (N = 5). Categories: a {X, Y}, b {X}, c {Y}, d {Z}, z {Z}.
+SMALL = {
+    "truth.csv": "user,item,grade\nu,a,1\nv,d,1\n",
+    "recs.csv": "user,item,score\nu,a,3\nu,b,2\nu,c,1\nv,a,3\nv,d,2\nv,z,1\n",
+    "train.csv": "user,item\nx,a\nx,b\ny,a\ny,c\nz,d\n",
+    "features.csv": "item,category\na,X|Y\nb,X\nc,Y\nd,Z\nz,Z\n",
+    "items.csv": "item\na\nb\nc\nd\ne\nf\n",
+    "groups.csv": "user,group\nu,g1\nv,g2\n",
+}
+COLUMNS = ["--columns", "query=user,doc=item"]
+
+
+@pytest.fixture
+def small(tmp_path):
+    for name, text in SMALL.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def movielens(tmp_path_factory):
+    """The MovieLens-shaped log as CSV files (300 users, 400 items)."""
+    return write_log(tmp_path_factory.mktemp("movielens"))
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _side(folder) -> SideData:
+    return SideData(items=read_items(folder / "items.csv"), train=read_train(folder / "train.csv"),
+                    features=read_features(folder / "features.csv"), groups=read_groups(folder / "groups.csv"))
+
+
+# -- registry -------------------------------------------------------------------------
+
+
+def test_registry_names_kinds_and_needs():
+    assert {"coverage", "ild", "novelty", "long_tail_share"} <= set(SIDE_REGISTRY)
+    assert SIDE_REGISTRY["coverage"].kind == "catalogue"
+    assert SIDE_REGISTRY["novelty"].kind == "list"
+    assert SIDE_REGISTRY["ild"].needs == (("features",),)
+    m = parse_side_measure("long_tail_share(head=0.4)@5")
+    assert (m.name, m.cutoff, m.params, str(m)) == ("long_tail_share", 5, (("head", 0.4),), "long_tail_share(head=0.4)@5")
+    assert missing_side_data(parse_side_measure("coverage@3"), SideData()) == "--items or --train"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("coverage", "needs a cutoff"), ("coverage@0", "integer >= 1"), ("ild(metric=x)@3", "does not take"),
+    ("ild(distance=manhattan)@3", "expected one of cosine, jaccard"), ("long_tail_share(head=1.5)@3", "between 0 and 1")])
+def test_registry_refuses_in_one_line(text, message):
+    with pytest.raises(MeasureError) as caught:
+        parse_side_measure(text)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_values_worked_by_hand(small):
+    run = Run.read(small / "recs.csv", query="user", doc="item")
+    side = _side(small)
+
+    def value(text):
+        return compute_side(parse_side_measure(text), run, side)
+
+    # top 2: u {a, b}, v {a, d}: 3 of the 6 catalogue items.
+    assert value("coverage@2").value == 0.5
+    # Without --items the catalogue is the training log's items a, b, c, d: 3 of 4.
+    assert compute_side(parse_side_measure("coverage@2"), run, SideData(train=side.train)).value == 0.75
+    # Jaccard: u: d(a, b) = 1 - 1/2; v: d(a, d) = 1.
+    assert value("ild@2").per_query() == {"u": 0.5, "v": 1.0}
+    # p(a) = 2/5, p(b) = p(d) = 1/5: u and v both (log2(5/2) + log2(5)) / 2.
+    expected = (math.log2(5 / 2) + math.log2(5)) / 2
+    assert value("novelty@2").per_query() == pytest.approx({"u": expected, "v": expected})
+    # Head: ceil(0.2 x 4) = 1 item, a (count 2). u: b is tail; v: d is tail -> 1/2 each.
+    assert value("long_tail_share@2").per_query() == {"u": 0.5, "v": 0.5}
+
+
+def test_evaluate_with_side_keeps_accuracy_unchanged(small):
+    qrels = Qrels.read(small / "truth.csv", query="user", doc="item", grade="grade")
+    run = Run.read(small / "recs.csv", query="user", doc="item")
+    both = evaluate_with_side(qrels, run, ["ndcg@2", "coverage@2", "ild@2"], _side(small))
+    alone = evaluate(qrels, run, ["ndcg@2"])
+    assert both.per_query("ndcg@2") == alone.per_query("ndcg@2")
+    assert [v.measure for v in both.side] == ["coverage@2", "ild@2"]
+    assert alone.side == ()
+    with pytest.raises(MeasureError, match="give it with --groups|give it with --features"):
+        evaluate_with_side(qrels, run, ["ndcg@2", "ild@2"], SideData())
+
+
+# -- readers --------------------------------------------------------------------------
+
+
+def test_readers_agree_across_formats(tmp_path):
+    table = pa.table({"user": ["u", "u", "v"], "item": ["a", "b", "a"]})
+    (tmp_path / "t.csv").write_text("user,item\nu,a\nu,b\nv,a\n")
+    (tmp_path / "t.tsv").write_text("user\titem\nu\ta\nu\tb\nv\ta\n")
+    (tmp_path / "t.jsonl").write_text('{"user": "u", "item": "a"}\n{"user": "u", "item": "b"}\n{"user": "v", "item": "a"}\n')
+    pq.write_table(table, tmp_path / "t.parquet")
+    for source in (table, table.to_pandas(), *(tmp_path / f"t.{ext}" for ext in ("csv", "tsv", "jsonl", "parquet"))):
+        assert read_train(source).popularity_map() == {"a": 2, "b": 1}
+
+
+def test_reader_counts_and_vectors():
+    train = read_train(pa.table({"user": ["u", "v"], "item": ["a", "a"], "n": [3, 2]}), count="n")
+    assert train.popularity_map() == {"a": 5}
+    features = read_features(pa.table({"item": ["b", "a"], "x": [0.0, 1.0], "y": [1.0, 0.0]}), category=None,
+                             columns=["x", "y"])
+    ids, matrix = features.vectors
+    assert ids.tolist() == ["a", "b"] and matrix.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    groups = read_groups(pa.table({"user": [2, 1], "group": ["b", "a"]}))
+    assert groups.as_dict() == {"1": "a", "2": "b"}
+
+
+@pytest.mark.parametrize("name, text, reader, message", [
+    ("t.csv", "user,item\nu,a\nu,\n", read_train, "t.csv line 3: user u, item : the item id is empty; give every row an item id"),
+    ("f.csv", "item,category\na,X\nb,\n", read_features, "f.csv line 3: item b: the category in column 'category' is empty"),
+    ("g.csv", "user,group\nu,g\nu,h\n", read_groups, "g.csv line 3: user u: the user is in two groups; give one row per user"),
+    ("i.csv", "id\na\n", read_items, "i.csv"),
+])
+def test_reader_errors_are_one_line_with_file_line_and_fix(tmp_path, name, text, reader, message):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ParseError) as caught:
+        reader(tmp_path / name)
+    shown = str(caught.value)
+    assert str(tmp_path / name) in shown and "\n" not in shown
+    assert message.split(": ", 1)[1] in shown if ": " in message else True
+    assert message.split(" ", 1)[1] in shown if " line " in message else True
+
+
+def test_reader_names_the_missing_column(tmp_path):
+    (tmp_path / "i.csv").write_text("id\na\n")
+    with pytest.raises(ParseError, match="item"):
+        read_items(tmp_path / "i.csv")
+
+
+# -- the command line ------------------------------------------------------------------
+
+
+def test_cli_table_json_csv(capsys, small):
+    args = ["evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2", "-m", "coverage@2",
+            "-m", "novelty@2", "--train", small / "train.csv", "--items", small / "items.csv", "--quiet"]
+    code, out, _ = cli(capsys, *args)
+    assert code == 0
+    header, row = out.splitlines()[:2]
+    assert header.split() == ["run", "ndcg@2", "coverage@2", "novelty@2", "queries"]
+    assert row.split()[2] == "0.5000"
+    assert "fingerprint" in out
+
+    code, out, _ = cli(capsys, *args, "--format", "json")
+    document = json.loads(out)
+    side = document["runs"]["recs.csv"]["side"]
+    assert side["coverage@2"]["value"] == 0.5 and side["coverage@2"]["kind"] == "catalogue"
+    assert side["coverage@2"]["detail"] == {"covered": 3, "catalogue_size": 6, "outside_catalogue": 0}
+    assert side["novelty@2"]["per_query"]["u"] == pytest.approx((math.log2(5 / 2) + math.log2(5)) / 2)
+    assert list(document["runs"]["recs.csv"]["mean"]) == ["ndcg@2"]
+
+    code, out, _ = cli(capsys, *args, "--format", "csv", "--per-query")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {(r["query"], r["measure"]) for r in rows} >= {("all", "coverage@2"), ("u", "novelty@2"), ("v", "novelty@2")}
+
+
+def test_cli_refuses_missing_side_data_naming_the_flag(capsys, small):
+    code, out, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                         "-m", "ild@2", "--train", small / "train.csv")
+    assert code == 2 and out == ""
+    assert err.strip() == "rankproof evaluate: ild@2 needs side data that was not given; give it with --features"
+
+
+def test_cli_side_file_error_is_one_line(capsys, small):
+    (small / "bad.csv").write_text("user,item\nx,a\n,b\n")
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "novelty@2", "--train", small / "bad.csv")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "bad.csv line 3" in err and "user id" in err
+
+
+def test_cli_movielens_shaped_log(capsys, movielens):
+    """Accuracy, coverage, ILD, novelty and long-tail share together; the popularity recommender
+    covers less of the catalogue and recommends less of the long tail than the taste one."""
+    code, out, _ = cli(capsys, "evaluate", movielens["truth"], movielens["pop"], movielens["taste"], *COLUMNS,
+                       "-m", "ndcg@10", "-m", "coverage@10", "-m", "ild@10", "-m", "novelty(unseen=laplace)@10",
+                       "-m", "long_tail_share@10", "--train", movielens["train"], "--features", movielens["features"],
+                       "--format", "json", "--quiet")
+    assert code == 0
+    runs = json.loads(out)["runs"]
+    pop, taste = (runs[f"{name}.csv"]["side"] for name in ("pop", "taste"))
+    assert pop["coverage@10"]["value"] < taste["coverage@10"]["value"]
+    assert pop["long_tail_share@10"]["value"] < taste["long_tail_share@10"]["value"]
+    assert pop["novelty(unseen=laplace)@10"]["value"] < taste["novelty(unseen=laplace)@10"]["value"]
+    assert pop["ild@10"]["lists"] == 300
+
+
+def test_movielens_generator_shape():
+    tables = movielens_like()
+    assert set(tables["groups"]["group"]) == {"light", "heavy"}
+    counts = np.sort(np.unique(tables["train"]["item"], return_counts=True)[1])[::-1]
+    assert counts[: len(counts) // 10].sum() > 0.3 * counts.sum()  # popularity skew: a tenth of the items, a third of the log
+    assert len(tables["pop"]["user"]) == 300 * 20

@@ -8,6 +8,7 @@ from .compare import add_test_options
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .large import prepare_for
+from .side import add_side_options, side_data, split
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -15,7 +16,9 @@ NAME = "report"
 HELP = "one self-contained HTML page: summary, plots and a drill-down"
 EXAMPLES = """example:
   rankproof report qrels.txt bm25.run tfidf.run lmdirichlet.run --baseline bm25.run -o report.html
-  rankproof report --intents diversity.qrels a.run b.run -m alpha_ndcg@20 -m err_ia@20 -o report.html"""
+  rankproof report --intents diversity.qrels a.run b.run -m alpha_ndcg@20 -m err_ia@20 -o report.html
+  rankproof report truth.csv pop.csv taste.csv --columns query=user,doc=item -m ndcg@10 -m coverage@10 \
+      -m novelty@10 --train train.csv --features genres.csv --groups groups.csv -o report.html"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_protocol_options(parser)
     add_input_options(parser)
     parser.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write (atomically)")
+    add_side_options(parser)
 
 
 def run(args) -> int:
@@ -44,9 +48,12 @@ def run(args) -> int:
     from ..report.output import check_output_path
 
     # Everything that can be checked without reading data is checked first.
-    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    typed, wanted = split(args.measure or DEFAULT_MEASURES)
+    measures = parse_measures(typed or DEFAULT_MEASURES)
     protocol = protocol_of(args)
-    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.segments])
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.segments,
+                                    args.items, args.train, args.features, args.groups])
+    side = side_data(args, NAME, wanted)
     names = run_names(args.runs, args.label)
     segments = read_segments(args.segments) if args.segments else None
     prepare_for([args.qrels, *args.runs])
@@ -63,5 +70,15 @@ def run(args) -> int:
     make_report(qrels, runs, measures, protocol, baseline=baseline, segments=segments, output=args.output,
                 test=args.test, correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
                 seed=args.seed, inputs=[f for f in inputs if f is not None],
-                command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
+                command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
+                beyond=_beyond(runs, wanted, side, protocol, args))
     return 0
+
+
+def _beyond(runs: dict, wanted: list, side, protocol, args):
+    """The beyond-accuracy section's data: with side-data measures or any side data given."""
+    if not wanted and not side.given():
+        return None
+    from ..recsys.beyond_report import beyond_data
+
+    return beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)

@@ -23,7 +23,7 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
                 test: "TestName" = "randomization", correction: "CorrectionName" = "holm", alpha: float = 0.05,
                 confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, command: str | None = None,
                 inputs=None, drill_depth: int = 20, title: str | None = None, resamples: int | None = None,
-                fused: str | None = None) -> str:
+                fused: str | None = None, beyond: "dict | None" = None) -> str:
     """The HTML report of runs against qrels: one self-contained page.
 
     Parameters
@@ -45,6 +45,9 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     fused : str, optional
         The run that fuses the others (``rankproof fuse``): adds a section
         testing it against each of them (:mod:`rankproof.report.fusion`).
+    beyond : dict, optional
+        The "beyond accuracy" section's data (:func:`rankproof.recsys.beyond_report.beyond_data`):
+        side-data measures and their curves.
     resamples : int, optional
         The earlier name of ``n_resamples`` (deprecated).
 
@@ -76,6 +79,10 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=test,
                    correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples, seed=seed,
                    command=command, inputs=inputs, drill_depth=drill_depth, title=title, fused=fused)
+    if beyond is not None:
+        import dataclasses
+
+        data = dataclasses.replace(data, beyond=beyond)
     page = render(data)
     if output is not None:
         write_output(page, output)

@@ -99,6 +99,7 @@ class ReportData:
     fused: str | None = None                # the run that fuses the others (report/fusion.py)
     fusion: Any = None                      # its Comparison against each of them
     systems: Any = None                     # SystemsAnalysis: Tukey HSD letters and risk (report/systems_page.py)
+    beyond: dict | None = None              # side-data measures and curves (report/beyond.py)
 
 
 def _version() -> str:

@@ -105,6 +105,9 @@ class _Page:
         titles = [("summary", "summary")]
         if d.comparison is not None and d.comparison.rows:
             titles.append(("forest", "intervals"))
+        if d.beyond:
+            from .beyond import TITLE
+            titles.append(TITLE)
         titles += [("provenance", "provenance"), ("counts", "counts")]
         if d.cutoff_curves:
             titles.append(("cutoffs", "over k"))
@@ -498,10 +501,15 @@ class _Page:
 
         return section(self.data.fusion, self.data.fused) if self.data.fusion is not None else ""
 
+    def beyond(self) -> str:
+        from .beyond import section
+
+        return section(self.data.beyond, self.runs, self.colors)
+
     def page(self) -> str:
         d = self.data
         body = "".join(section() for section in (
-            self.header, self.summary, self.forest, self.provenance, self.counts, self.cutoffs, self.distribution, self.differences,
+            self.header, self.summary, self.forest, self.beyond, self.provenance, self.counts, self.cutoffs, self.distribution, self.differences,
             self.systems, self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
         script = ""
         if d.drill:

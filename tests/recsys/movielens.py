@@ -59,7 +59,7 @@ def movielens_like(seed: int = 7, users: int = 300, items: int = 400, k: int = 2
         taste = rng.dirichlet(np.full(len(GENRES), 0.5))
         match = genres @ taste
         weight = popularity * (match + 0.02)
-        count = int(rng.integers(30, 60) if heavy else rng.integers(8, 20))
+        count = min(int(rng.integers(30, 60) if heavy else rng.integers(8, 20)), items // 2)
         rated = rng.choice(items, size=count, replace=False, p=weight / weight.sum())
         held = max(1, count // 5)
         truth, train = rated[:held], rated[held:]

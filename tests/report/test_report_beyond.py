@@ -1,0 +1,76 @@
+"""The report's beyond-accuracy section (issue 26): side-data measures beside accuracy, their curves,
+exposure by item category and values per user group, on the MovieLens-shaped log; rendered in Chromium."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from rankproof.cli.app import main
+
+from browser import CHROMIUM, DevTools, needs_chromium
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "recsys"))
+from movielens import write_log  # noqa: E402
+
+COLUMNS = ["--columns", "query=user,doc=item"]
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("beyond")
+    log = write_log(folder / "log", users=120, items=200)
+    output = folder / "report.html"
+    assert main(["report", str(log["truth"]), str(log["pop"]), str(log["taste"]), *COLUMNS, "-m", "ndcg@10",
+                 "-m", "coverage@10", "-m", "ild@10", "-m", "long_tail_share@10", "--train", str(log["train"]),
+                 "--features", str(log["features"]), "--groups", str(log["groups"]), "--resamples", "100",
+                 "-o", str(output)]) == 0
+    return output
+
+
+def test_the_section_is_in_the_page(page):
+    html = page.read_text()
+    assert '<section id="beyond">' in html
+    assert 'data-figure="beyond-coverage"' in html or 'beyond-coverage' in html
+    for table in ("beyond-values", "beyond-exposure", "beyond-groups"):
+        assert f'class="{table}"' in html
+    assert html.index('id="summary"') < html.index('id="beyond"') < html.index('id="provenance"')
+
+
+def test_no_section_without_side_data(tmp_path):
+    log = write_log(tmp_path / "log", users=20, items=60)
+    output = tmp_path / "plain.html"
+    assert main(["report", str(log["truth"]), str(log["pop"]), *COLUMNS, "-m", "ndcg@10", "--resamples", "50",
+                 "-o", str(output)]) == 0
+    assert 'id="beyond"' not in output.read_text()
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_the_section_renders_in_chromium(page, tmp_path):
+    assert CHROMIUM is not None
+    browser = DevTools(tmp_path / "profile")
+    try:
+        session = browser.open(page.as_uri())
+        shown = browser.evaluate(session, """(() => {
+          const s = document.getElementById('beyond');
+          const box = s.getBoundingClientRect();
+          const figures = [...s.querySelectorAll('svg.figure')].map(f => {
+            const r = f.getBoundingClientRect(); return [r.width, r.height, f.querySelectorAll('polyline').length]; });
+          const cells = [...s.querySelectorAll('table.beyond-values td[data-measure]')].map(td => td.textContent);
+          return {height: box.height, figures, cells,
+                  groups: s.querySelectorAll('table.beyond-groups tr').length,
+                  exposure: s.querySelectorAll('table.beyond-exposure tr').length,
+                  nav: !!document.querySelector('nav a[href="#beyond"]')};
+        })()""")
+        assert shown["height"] > 300, shown
+        assert len(shown["figures"]) == 2  # coverage against k, popularity against rank
+        assert all(w > 200 and h > 100 and lines == 2 for w, h, lines in shown["figures"]), shown["figures"]
+        assert len(shown["cells"]) == 2 * 3 and all(c.replace(".", "").isdigit() for c in shown["cells"]), shown
+        assert shown["groups"] == 1 + 2 * 2  # header + (ild, long_tail_share) x (heavy, light)
+        assert shown["exposure"] > 2 and shown["nav"]
+        assert browser.errors() == []
+    finally:
+        browser.close()

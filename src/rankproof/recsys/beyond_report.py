@@ -60,7 +60,7 @@ def _ranked(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarra
 
 def _coverage_curve(rank: np.ndarray, items: np.ndarray, catalogue: np.ndarray, k: int) -> list[float]:
     inside = np.isin(items, catalogue)
-    first = {}
+    first: dict[str, int] = {}
     for item, r in zip(items[inside].tolist(), rank[inside].tolist()):
         if r < first.get(item, k):
             first[item] = r
@@ -99,7 +99,7 @@ def _by_group(values, side: SideData) -> dict[str, Any]:
     """Per list-measure, per group: the mean of the users' values (nan left out)."""
     assert side.groups is not None
     groups = side.groups.as_dict()
-    found: dict[str, dict[str, list[float]]] = {}
+    found: dict[str, dict[str, float]] = {}
     for v in values:
         if v.kind != LIST or v.queries is None or v.values is None:
             continue

@@ -89,10 +89,25 @@ def _engines_and_side_data(specs) -> list[str]:
     if own:
         lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
                      "under every engine, and need --intents")
-    lines += ["", "measures that need side data about the items (Python functions, not names for -m):"]
+    lines += ["", "measures that need side data (names for -m of evaluate and report, with the flag named):"]
+    lines.extend(_side_registry())
+    lines += ["", "their Python functions:"]
     lines.extend(_side_data_measures())
     lines += ["", "Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10",
               "rankproof measures FILTER shows the full definition of the measures whose name holds FILTER."]
+    return lines
+
+
+def _side_registry() -> list[str]:
+    """One line per side-data measure of the registry: name@k, kind, the flags it reads, what it is."""
+    from ..recsys.registry import SIDE_REGISTRY
+    from ..recsys.side import SIDE_FLAGS
+
+    lines = []
+    for spec in SIDE_REGISTRY.values():
+        reads = "; ".join(" or ".join(SIDE_FLAGS[kind] for kind in needs) for needs in spec.needs)
+        params = "(" + ",".join(f"{p.name}=..." for p in spec.params) + ")" if spec.params else ""
+        lines.append(f"  {spec.name}{params}@k  [{spec.kind}; {reads}]  {spec.description}")
     return lines
 
 

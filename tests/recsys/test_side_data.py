@@ -77,6 +77,14 @@ def test_registry_names_kinds_and_needs():
     assert missing_side_data(parse_side_measure("coverage@3"), SideData()) == "--items or --train"
 
 
+def test_side_names_are_not_accuracy_names():
+    from rankproof.measures import REGISTRY
+    from rankproof.measures.aliases import resolve
+
+    for name in SIDE_REGISTRY:
+        assert name not in REGISTRY and resolve(name) in (None, name), name
+
+
 @pytest.mark.parametrize("text, message", [
     ("coverage", "needs a cutoff"), ("coverage@0", "integer >= 1"), ("ild(metric=x)@3", "does not take"),
     ("ild(distance=manhattan)@3", "expected one of cosine, jaccard"), ("long_tail_share(head=1.5)@3", "between 0 and 1")])

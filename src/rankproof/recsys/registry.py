@@ -15,8 +15,10 @@ measures. Each :class:`SideSpec` says:
 - ``display``: its name in tables and the report; ``value_range``;
   ``higher_is_better`` (None: neither, e.g. a popularity level).
 
-Another module registers its own with :func:`register_side`. Names never
-clash with the accuracy registry (checked when the command line reads them).
+Another module registers its own with :func:`register_side`, and names itself
+in :data:`FAMILIES` so that the registry imports it (the command line and the
+report then know its measures). A name must not be one of the accuracy
+registry's (``tests/recsys/test_side_data.py`` checks).
 
 Examples
 --------
@@ -44,7 +46,7 @@ from . import beyond
 from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, SideData
 
-__all__ = ["SideSpec", "SideParam", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "register_side",
+__all__ = ["SideSpec", "SideParam", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "FAMILIES", "register_side",
            "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
 
 LIST = "list"
@@ -305,3 +307,18 @@ register_side(
              "log", LIST, (("train",),), _long_tail,
              (SideParam("head", _share, 0.2, "head=0.2: the share of items (most popular first) in the head"),)),
 )
+
+
+# The modules that register side-data measures of their own (imported once this registry
+# exists: each imports register_side from here), e.g. "rankproof.recsys.popularity".
+FAMILIES: tuple[str, ...] = ()
+
+
+def _load_families() -> None:
+    import importlib
+
+    for module in FAMILIES:
+        importlib.import_module(module)
+
+
+_load_families()

@@ -198,6 +198,15 @@ def test_cli_table_json_csv(capsys, small):
     assert {(r["query"], r["measure"]) for r in rows} >= {("all", "coverage@2"), ("u", "novelty@2"), ("v", "novelty@2")}
 
 
+def test_cli_per_query_table_lists_each_user(capsys, small):
+    code, out, _ = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "ild@2", "-m", "coverage@2", "--features", small / "features.csv", "--items",
+                       small / "items.csv", "--per-query", "--quiet")
+    assert code == 0
+    block = out.split("per user, side data: recs.csv\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split() for line in block] == [["user", "ild@2"], ["u", "0.5000"], ["v", "1.0000"]]
+
+
 def test_cli_refuses_missing_side_data_naming_the_flag(capsys, small):
     code, out, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
                          "-m", "ild@2", "--train", small / "train.csv")

@@ -169,8 +169,25 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
     console.print(table)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
     if per_query:
-        text += "".join(_per_query_table(r, digits) for r in results)
+        text += "".join(_per_query_table(r, digits) + side_per_query(r, digits) for r in results)
     return text + "\n\n" + "\n".join(_footer(results, notes)) + "\n"
+
+
+def side_per_query(r: Results, digits: int = 4) -> str:
+    """The per-list side-data measures of a run, one row per user of the run ("" without any)."""
+    lists = [v for v in r.side if v.values is not None and v.queries is not None]
+    if not lists:
+        return ""
+    users = sorted({str(q) for v in lists for q in v.queries.tolist()})
+    found = [dict(zip(map(str, v.queries.tolist()), v.values.tolist())) for v in lists]
+    columns = [[_fmt(values.get(user, math.nan), digits) for user in users] for values in found]
+    shown = [shown_id(user) for user in users]
+    widths = [max([len("user"), *map(len, shown)])] + [
+        max([len(v.measure), *map(len, column)]) for v, column in zip(lists, columns)]
+    header = "  ".join(["user".ljust(widths[0])] + [v.measure.rjust(w) for v, w in zip(lists, widths[1:])])
+    rows = ["  ".join([user.ljust(widths[0])] + [column[i].rjust(w) for column, w in zip(columns, widths[1:])]).rstrip()
+            for i, user in enumerate(shown)]
+    return "\n\n" + "\n".join([f"per user, side data: {r.run_name}", header.rstrip(), *rows])
 
 
 def _per_query_table(r: Results, digits: int = 4) -> str:

@@ -178,8 +178,9 @@ def side_per_query(r: Results, digits: int = 4) -> str:
     lists = [v for v in r.side if v.values is not None and v.queries is not None]
     if not lists:
         return ""
-    users = sorted({str(q) for v in lists for q in v.queries.tolist()})
-    found = [dict(zip(map(str, v.queries.tolist()), v.values.tolist())) for v in lists]
+    found = [dict(zip(map(str, list(v.queries if v.queries is not None else ())),
+                      list(v.values if v.values is not None else ()))) for v in lists]
+    users = sorted({user for values in found for user in values})
     columns = [[_fmt(values.get(user, math.nan), digits) for user in users] for values in found]
     shown = [shown_id(user) for user in users]
     widths = [max([len("user"), *map(len, shown)])] + [

@@ -214,6 +214,17 @@ def test_cli_refuses_missing_side_data_naming_the_flag(capsys, small):
     assert err.strip() == "rankproof evaluate: ild@2 needs side data that was not given; give it with --features"
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--memory-budget", "1G"], "evaluates on this machine, in memory"),
+    ([], "evaluate needs an accuracy measure beside it"),
+])
+def test_cli_refuses_what_side_data_measures_cannot_do(capsys, small, extra, message):
+    accuracy = [] if not extra else ["-m", "ndcg@2"]
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, *accuracy,
+                       "-m", "novelty@2", "--train", small / "train.csv", *extra)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
 def test_cli_side_file_error_is_one_line(capsys, small):
     (small / "bad.csv").write_text("user,item\nx,a\n,b\n")
     code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",

@@ -162,6 +162,8 @@ def _on_dataset(args) -> int:
         raise usage(NAME, "--dataset evaluates on this machine, in memory",
                     "leave out --engine spark, --memory-budget and --intents")
     _, paths = positionals(args, NAME)
+    if split(args.measure or [])[1]:
+        raise usage(NAME, "--dataset evaluates accuracy measures", "leave out the side-data measures of -m")
     protocol = protocol_of(args)
     check_output_path(args.output, [*paths, args.grade_map])
     qrels, info = dataset_qrels(args.dataset)

@@ -85,6 +85,13 @@ def test_side_names_are_not_accuracy_names():
         assert name not in REGISTRY and resolve(name) in (None, name), name
 
 
+def test_cli_flags_are_the_side_kinds():
+    from rankproof.cli.side import SIDE_HELP
+    from rankproof.recsys.side import SIDE_FLAGS
+
+    assert {kind: f"--{kind}" for kind in SIDE_HELP} == SIDE_FLAGS
+
+
 @pytest.mark.parametrize("text, message", [
     ("coverage", "needs a cutoff"), ("coverage@0", "integer >= 1"), ("ild(metric=x)@3", "does not take"),
     ("ild(distance=manhattan)@3", "expected one of cosine, jaccard"), ("long_tail_share(head=1.5)@3", "between 0 and 1")])

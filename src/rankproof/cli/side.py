@@ -24,11 +24,13 @@ SIDE_HELP = {
 
 
 def add_side_options(parser: argparse.ArgumentParser) -> None:
-    """--items, --train, --features, --groups: side data files (CSV, TSV, JSON Lines or Parquet)."""
-    from ..recsys.side import SIDE_FLAGS
+    """--items, --train, --features, --groups: side data files (CSV, TSV, JSON Lines or Parquet).
 
-    for kind, flag in SIDE_FLAGS.items():
-        parser.add_argument(flag, metavar="FILE", help=SIDE_HELP[kind] + " (CSV, TSV, JSONL or Parquet)")
+    The flags are ``--`` and the kind (``rankproof.recsys.side.SIDE_FLAGS``, not imported here: building
+    the parser loads no reader).
+    """
+    for kind, text in SIDE_HELP.items():
+        parser.add_argument(f"--{kind}", metavar="FILE", help=text + " (CSV, TSV, JSONL or Parquet)")
 
 
 def split(texts) -> tuple[list, list]:

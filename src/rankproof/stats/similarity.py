@@ -300,7 +300,7 @@ def _tie_groups(scores: list[float]) -> list[list[int]]:
 
 def _tau_ap_a(xs: list[float], ys: list[float]) -> float:
     n = len(xs)
-    total, rank, above = 0.0, 1, []       # rank: the group's first rank (1-based)
+    total, rank, above = 0.0, 1, list[int]()       # rank: the group's first rank (1-based)
     for group in _tie_groups(ys):
         t = len(group)
         if rank > 1:
@@ -314,7 +314,7 @@ def _tau_ap_a(xs: list[float], ys: list[float]) -> float:
 
 
 def _tau_ap_b(xs: list[float], ys: list[float]) -> float:
-    total, rank, above, counted = 0.0, 1, [], 0
+    total, rank, above, counted = 0.0, 1, list[int](), 0
     for group in _tie_groups(ys):
         if rank > 1:
             for item in group:

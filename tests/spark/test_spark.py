@@ -504,6 +504,7 @@ def _padded_run(cranfield, target, pad_all: bool):
     return target
 
 
+@pytest.mark.slow
 def test_spark_partial_match_guard_as_evaluate(spark, cranfield, tmp_path, capsys):
     # issue 28: the partial-match guard's warning reached evaluate only, not the Spark engine
     import warnings

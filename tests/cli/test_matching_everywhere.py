@@ -8,6 +8,7 @@ refuse: a warning that names zero padding and the fix.
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
@@ -46,8 +47,11 @@ def test_compare_warns_on_stderr(padded, capsys):
     lines = [line for line in err.splitlines() if CAUSE in line]
     assert len(lines) == 2 and all(FIX in line and line.startswith("rankproof: warning: ") for line in lines)
     assert "bm25:" in lines[0] and "tfidf:" in lines[1]
-    assert main(["compare", str(QRELS), *map(str, padded), "-m", "ndcg@10", "--resamples", "100", "--quiet"]) == 0
-    assert CAUSE not in capsys.readouterr().err
+    assert main(["compare", str(QRELS), *map(str, padded), "-m", "ndcg@10", "--resamples", "100", "--quiet",
+                 "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert CAUSE not in err
+    assert [line.split(":")[0] for line in json.loads(out)["warnings"]] == ["bm25", "tfidf"]
 
 
 def test_compare_keeps_the_warnings(padded):

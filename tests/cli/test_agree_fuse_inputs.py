@@ -81,6 +81,7 @@ def test_agree_tied_systems(capsys, tmp_path):
     code, out, err = cli(capsys, *args)
     assert code == 0, err
     assert "tau_AP (A as reference; B's ties averaged, tau_AP_a) nan" in out
+    assert "--tau-ap-ties b treats A and B as observers" in out
     code, out, err = cli(capsys, *args, "--tau-ap-ties", "b", "--rbo-ties", "b")
     assert code == 0, err
     assert "tau_AP_b (symmetric; ties in either) 1.0000" in out

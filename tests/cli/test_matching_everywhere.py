@@ -72,3 +72,12 @@ def test_report_warns_on_the_page_and_stderr(padded, tmp_path, capsys):
     html = page.read_text()
     header = html[html.index("<header"):html.index("</header>")]     # above the results, not only in counts
     assert header.count(CAUSE) == 2 and FIX in header
+
+
+def test_agree_warns_on_stderr(padded, capsys):
+    assert main(["agree", str(QRELS), str(QRELS), *map(str, padded), "--resamples", "20"]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if CAUSE in line]
+    assert [line.split(": warning")[0] for line in lines] == [
+        "rankproof: bm25.run (qrels A)", "rankproof: bm25.run (qrels B)",
+        "rankproof: tfidf.run (qrels A)", "rankproof: tfidf.run (qrels B)"]

@@ -12,8 +12,10 @@ formats, columns, ``-`` for stdin, the same errors and limits).
 from __future__ import annotations
 
 import argparse
+import math
 
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
+from .render import print_notes
 from .usage import fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -62,10 +64,15 @@ def _rankings(args, qrels_a, qrels_b, runs) -> list[str]:
     from ..stats.agreement import ranking_agreement
 
     protocol = protocol_of(args)
-    scores_a, scores_b = {}, {}
+    scores_a: dict[str, dict] = {}
+    scores_b: dict[str, dict] = {}
+    doubts: list[str] = []
     for name, ranking in runs:
-        scores_a[name] = evaluate(qrels_a, ranking, [args.measure], protocol).per_query(args.measure)
-        scores_b[name] = evaluate(qrels_b, ranking, [args.measure], protocol).per_query(args.measure)
+        for which, qrels, scores in (("A", qrels_a, scores_a), ("B", qrels_b, scores_b)):
+            results = evaluate(qrels, ranking, [args.measure], protocol)
+            scores[name] = results.per_query(args.measure)
+            doubts += [f"{name} (qrels {which}): warning: {line}" for line in results.warnings]
+    print_notes(dict.fromkeys(doubts), False)     # the partial-match guard's doubts, as evaluate prints them
     result = ranking_agreement(scores_a, scores_b, resamples=args.resamples, seed=args.seed,
                                ties=args.tau_ap_ties, rbo_p=args.rbo_p, rbo_ties=args.rbo_ties)
     lines = [f"system ranking by {args.measure} on {result.topics} topics:",
@@ -78,6 +85,9 @@ def _rankings(args, qrels_a, qrels_b, runs) -> list[str]:
     variant = ("tau_AP (A as reference; B's ties averaged, tau_AP_a)" if result.ties == "a"
                else "tau_AP_b (symmetric; ties in either)")
     lines.append(f"{variant} {result.tau_ap:.4f}  95% bootstrap [{low:.4f}, {high:.4f}]")
+    if math.isnan(result.tau_ap) and result.ties == "a":
+        lines.append("  (means tie under A, which tau_AP_a takes as the truth: --tau-ap-ties b treats A and B "
+                     "as observers)")
     lines.append(f"(percentile bootstrap over topics, {result.resamples} resamples, seed {result.seed})")
     if result.rbo is not None:
         lines.append(f"RBO (p={result.rbo.p:g}, ties {args.rbo_ties}) ext {result.rbo.ext:.4f}  "

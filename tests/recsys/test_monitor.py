@@ -44,7 +44,7 @@ def test_an_injected_5_percent_ndcg_drop_exits_with_the_alert_code(windows, tmp_
     assert main(["monitor", current, reference, "-m", "ndcg@10", "--max-drop", "2%"]) == ALERT_EXIT == 3
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1 and captured.err.startswith("rankproof monitor: ALERT: ndcg@10 dropped")
-    row = captured.out.splitlines()[2].split()
+    row = captured.out.splitlines()[3].split()
     assert row[0] == "ndcg@10" and row[-1] == "ALERT"
     drop = 1 - windows["dropped"].mean("ndcg@10") / windows["reference"].mean("ndcg@10")
     assert 0.03 < drop < 0.07, drop          # the injection is ~5% (5% of users lose their hit)
@@ -55,7 +55,7 @@ def test_a_window_from_the_same_distribution_exits_0(windows, tmp_path, capsys):
                                                                                    windows["reference"])
     assert main(["monitor", current, reference, "--max-drop", "2%"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == "" and [line.split()[-1] for line in captured.out.splitlines()[2:4]] == ["ok", "ok"]
+    assert captured.err == "" and [line.split()[-1] for line in captured.out.splitlines()[3:5]] == ["ok", "ok"]
 
 
 def test_windows_under_different_protocols_are_refused_in_one_line(windows, tmp_path, capsys):

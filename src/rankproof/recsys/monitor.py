@@ -140,20 +140,18 @@ class Monitoring:
         return f"ALERT: {'; '.join(parts)}: beyond max drop {self.max_drop} at alpha {self.alpha:g}"
 
     def __str__(self) -> str:
-        head = (f"monitor: {self.current_name} vs {self.reference_name}, protocol {self.fingerprint}; change = "
-                f"current - reference, {self.confidence:.0%} percentile bootstrap ({self.resamples} resamples, seed "
-                f"{self.seed}), Welch's t-test (unpaired); alert on a drop beyond {self.max_drop} with p < "
-                f"{self.alpha:g}")
+        users = f" ({self.rows[0].users_current} vs {self.rows[0].users_reference} users)" if self.rows else ""
+        lines = [f"monitor: {self.current_name} vs {self.reference_name}, protocol {self.fingerprint}{users}",
+                 f"change = current - reference; {self.confidence:.0%} percentile bootstrap ({self.resamples} "
+                 f"resamples, seed {self.seed}); Welch's t-test (unpaired); alert: a drop beyond {self.max_drop} "
+                 f"with p < {self.alpha:g}"]
         width = max([9, *(len(row.measure) for row in self.rows)]) + 2
-        lines = [head, f"{'measure':<{width}}{'reference':>10}{'current':>10}{'change':>10}{'relative':>10}"
-                       f"{'CI low':>10}{'CI high':>10}{'p':>10}  status"]
+        lines.append(f"{'measure':<{width}}{'reference':>10}{'current':>10}{'change':>10}{'relative':>10}"
+                     f"{'CI low':>10}{'CI high':>10}{'p':>10}  status")
         for row in self.rows:
             status = "ALERT" if row.alert else ("drop, not significant" if row.dropped else "ok")
             lines.append(f"{row.measure:<{width}}{row.reference:>10.4f}{row.current:>10.4f}{row.change:>+10.4f}"
                          f"{row.relative_change:>+10.1%}{row.low:>+10.4f}{row.high:>+10.4f}{_p(row.p):>10}  {status}")
-        users = self.rows[0] if self.rows else None
-        if users is not None:
-            lines.append(f"users: reference {users.users_reference}, current {users.users_current}")
         return "\n".join(lines)
 
 

@@ -363,10 +363,12 @@ def _depth_beyond_unescaped(text: bytes, limit: int) -> bool:
     step = 1 << 24
     for offset in range(0, buffer.size, step):
         chunk = buffer[offset: offset + step]
-        within = ((np.cumsum(chunk == 0x22, dtype=np.int64) + inside) & 1).astype(bool)
-        steps = ((chunk == 0x5B) | (chunk == 0x7B)).astype(np.int64) - ((chunk == 0x5D) | (chunk == 0x7D))
+        # int32 counts: a chunk of 16 MiB cannot overflow them, and they halve the memory traffic.
+        within = ((np.cumsum(chunk == 0x22, dtype=np.int32) + inside) & 1).astype(bool)
+        steps = ((chunk == 0x5B) | (chunk == 0x7B)).astype(np.int8) - ((chunk == 0x5D) | (chunk == 0x7D))
         steps[within] = 0
-        levels = depth + np.cumsum(steps)
+        levels = np.cumsum(steps, dtype=np.int32)
+        levels += depth
         if levels.max() > limit:
             return True
         depth, inside = int(levels[-1]), int(within[-1])

@@ -35,8 +35,11 @@ c[j] = sum_r A[r, j]. Assumptions, as in the paper: every full rank
 as uniform), and negatives are drawn uniformly. gamma = 0 is their strictly
 minimal-bias estimator; A'A is then so ill-conditioned (the sampled ranks
 of r and r + 1 are almost alike) that x takes values of 1e6 and the
-estimate is noise, so ``gamma`` must be positive (default 0.01, small: the
-bias stays near its minimum and the variance is bounded). With
+estimate is noise, so ``gamma`` must be positive. gamma = 1 is the
+posterior mean of the metric given the sampled rank, the least variance and
+the most bias. The default 0.01 keeps the bias near its minimum with bounded
+variance; in the paper's MovieLens experiment (6,040 users, 100 repeats)
+gamma = 0.1 ordered three models right most often, at a larger bias. With
 popularity-proportional sampling the law of r~ is not hypergeometric and
 depends on which items are popular: no correction is given (NaN) and the
 table says so.

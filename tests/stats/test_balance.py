@@ -100,3 +100,18 @@ def test_no_attribute_and_bad_alpha_are_refused(users):
         balance(users[["bucket"]])
     with pytest.raises(InputError, match="alpha"):
         balance(users, alpha=1.5)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "tsv", "jsonl", "parquet", "csv.gz"])
+def test_every_table_format_gives_the_same_tests(users, tmp_path, suffix):
+    path = tmp_path / f"users.{suffix}"
+    if suffix == "parquet":
+        users.to_parquet(path)
+    elif suffix == "jsonl":
+        users.to_json(path, orient="records", lines=True)
+    else:
+        users.to_csv(path, sep="\t" if suffix == "tsv" else ",", index=False)
+    from_file, in_memory = balance(path), balance(users)
+    assert [(r.attribute, r.kind, r.users) for r in from_file.rows] == [(r.attribute, r.kind, r.users)
+                                                                        for r in in_memory.rows]
+    assert [r.p for r in from_file.rows] == pytest.approx([r.p for r in in_memory.rows], rel=1e-12)

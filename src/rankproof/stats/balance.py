@@ -128,7 +128,10 @@ def _read(users, named: dict[str, str], fmt: str | None) -> dict:
             if chosen == "trec":
                 raise InputError(source=str(users), what="is not a CSV, TSV, JSON Lines or Parquet file",
                                  fix="give a table with a header (.csv, .tsv, .jsonl, .parquet) or name its format")
-            table, _, _ = read_table(users, chosen, named, USERS)
+            if chosen == "jsonl":   # the JSON Lines reader knows the roles of qrels and runs only
+                table = _read_jsonl(users, named)
+            else:
+                table, _, _ = read_table(users, chosen, named, USERS)
             return {arg: table.column(name) for arg, name in named.items()}
         columns, _ = select_columns(users, named, "users")
         return columns
@@ -139,6 +142,31 @@ def _read(users, named: dict[str, str], fmt: str | None) -> dict:
         arguments = {("bucket" if arg == "bucket" else "attributes"): name for arg, name in error.missing.items()}
         raise missing_error(error.present, arguments, list(arguments), "column", error.source or "users",
                             error.line) from None
+
+
+def _read_jsonl(path, named: dict[str, str]):
+    """A JSON Lines users table, by pyarrow, after the package's size, encoding and nesting checks."""
+    import pyarrow as pa
+    import pyarrow.json as pajson
+
+    from ..io.arrow import missing_error
+    from ..io.files import check_json_nesting, load_text
+
+    source = os.fspath(path)
+    fix = "write one JSON object per line, such as {\"user\": 1, \"bucket\": \"A\", \"age\": 34}"
+    data = load_text(source, source, what="users table", label="JSON Lines", binary_hint=lambda _: fix,
+                     encoding_fix=lambda _: fix)
+    check_json_nesting(data, source)
+    try:
+        table = pajson.read_json(pa.BufferReader(data))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise InputError(source=source, what=literal(f"cannot be read as JSON Lines ({reason})"),
+                         fix=literal(fix)) from None
+    missing = [arg for arg, name in named.items() if name not in table.column_names]
+    if missing:
+        raise missing_error(table.column_names, named, missing, "field", source)
+    return table
 
 
 def _as_numbers(column) -> np.ndarray | None:

@@ -80,6 +80,9 @@ def test_hand_worked_ranks_and_all_negatives_drawn():
     # A tie with a negative counts against the positive; NaN is not a candidate.
     tied = evaluate_sampled([[1, 0, 0]], [[0.5, 0.5, np.nan]], "rr", sampled=Sampled(negatives=1))
     assert tied.full_ranks.tolist() == [2]
+    # Two positives: each is ranked among the negatives only (leave-one-out), the other positive left out.
+    two = evaluate_sampled([[1, 1, 0, 0]], [[0.9, 0.5, 0.7, 0.1]], "rr", sampled=Sampled(negatives=5))
+    assert two.full_ranks.tolist() == [1, 2] and two.users.tolist() == [0, 0] and two.full["rr"] == 0.75
 
 
 def test_popularity_sampling_draws_only_popular_items_and_gives_no_correction():

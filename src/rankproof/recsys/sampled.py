@@ -207,13 +207,24 @@ def _checked(y_true, y_score, popularity, sampling: str) -> tuple[np.ndarray, np
     return truth, scores, weights
 
 
+def _ranks_among(scores: np.ndarray, rows: np.ndarray, positive_scores: np.ndarray) -> np.ndarray:
+    """1 + how many of its row's `scores` are at least each positive's score, a block of positives at a time
+    (a user with many positives would otherwise copy its row once per positive all at once)."""
+    ranks = np.empty(len(rows), dtype=np.int64)
+    block = max(1, _CHUNK_CELLS // max(1, scores.shape[1]))
+    for start in range(0, len(rows), block):
+        chosen = slice(start, start + block)
+        ranks[chosen] = 1 + (scores[rows[chosen]] >= positive_scores[chosen, None]).sum(axis=1)
+    return ranks
+
+
 def _chunk_ranks(truth: np.ndarray, scores: np.ndarray, weights, m: int, rng: np.random.Generator):
     """Full and sampled rank of every positive of these rows, and each user's negatives and draws."""
     negative = (truth <= 0) & ~np.isnan(scores)
     rows, cols = np.nonzero((truth > 0) & ~np.isnan(scores))
     positive_scores = scores[rows, cols]
     negative_scores = np.where(negative, scores, -np.inf)
-    full = 1 + (negative_scores[rows] >= positive_scores[:, None]).sum(axis=1)
+    full = _ranks_among(negative_scores, rows, positive_scores)
     keys = rng.exponential(size=truth.shape)
     if weights is not None:
         with np.errstate(divide="ignore"):
@@ -224,7 +235,7 @@ def _chunk_ranks(truth: np.ndarray, scores: np.ndarray, weights, m: int, rng: np
         np.broadcast_to(np.arange(truth.shape[1]), (len(truth), truth.shape[1]))
     drawn_keys = np.take_along_axis(keys, drawn, axis=1)
     sampled_scores = np.where(np.isfinite(drawn_keys), np.take_along_axis(scores, drawn, axis=1), -np.inf)
-    sampled = 1 + (sampled_scores[rows] >= positive_scores[:, None]).sum(axis=1)
+    sampled = _ranks_among(sampled_scores, rows, positive_scores)
     available = negative.sum(axis=1)
     if weights is not None:
         available = (negative & (weights[None, :] > 0)).sum(axis=1)

@@ -33,6 +33,7 @@ from typing import Any
 __all__ = [
     "Vocabulary",
     "literal",
+    "shorten",
     "QUERIES_AND_DOCS",
     "USERS_AND_ITEMS",
     "render",
@@ -90,6 +91,20 @@ def literal(text: object) -> str:
     "no column '{x}' (named by rating=)"
     """
     return str(text).replace("{", "{{").replace("}", "}}")
+
+
+def shorten(text: object, width: int = 60, *, tell_length: bool = False) -> str:
+    """Text from the input cut to `width` characters, so that a message stays one
+    readable line: an ellipsis marks the cut, and `tell_length` adds how long it was.
+
+    >>> shorten("x" * 100, 10), shorten("x" * 100, 10, tell_length=True), shorten("short")
+    ('xxxxxxx...', 'xxxxxxx... (100 characters)', 'short')
+    """
+    text = str(text)
+    if len(text) <= width:
+        return text
+    cut = text[: width - 3] + "..."
+    return f"{cut} ({len(text):,} characters)" if tell_length else cut
 
 
 def render(*, what: str, source: str | None = None, line: int | None = None, query: Any = None,

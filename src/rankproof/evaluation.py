@@ -35,8 +35,9 @@ from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage
 from .results.matching import find_mismatch, guard
 
-__all__ = ["evaluate", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
-           "query_weights", "apply_zero_ideal", "MIN_COVERAGE", "check_query_coverage"]
+__all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
+           "query_weights", "apply_zero_ideal", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
+           "check_query_coverage"]
 
 
 def resolve_protocol(protocol: "Protocol | str | None") -> Protocol:
@@ -106,6 +107,7 @@ def evaluate(
     query_ids: "QueryIds | None" = None,
     notes: Sequence[str] = (),
     complete_judgments: bool = False,
+    ties_range: bool = False,
 ) -> Results:
     """Evaluate one run against the qrels under an explicit protocol.
 
@@ -149,6 +151,12 @@ def evaluate(
     query_ids, notes, complete_judgments
         What a front door wants the results to show (see
         :func:`evaluate_alignment`).
+    ties_range : bool, default False
+        Also each measure's lowest and highest value over the orders of the
+        docs of each group of equal scores, under any tie policy, so that
+        :meth:`Results.tie_range` gives them per query and for the mean
+        (docs/ties.md: two evaluations for the measures with a merit order,
+        exact enumeration within a limit for the others).
 
     Returns
     -------
@@ -172,8 +180,46 @@ def evaluate(
     >>> evaluate(qrels, run, "ndcg@2", Protocol(ideal="retrieved")).mean("ndcg@2")
     1.0
     """
+    return evaluate_read(lambda: (qrels, run), measures, protocol, weights=weights, engine=engine,
+                         min_coverage=min_coverage, allow_partial=allow_partial, bounds=bounds, query_ids=query_ids,
+                         notes=notes, complete_judgments=complete_judgments, stacklevel=3, ties_range=ties_range)
+
+
+def evaluate_read(
+    read: "Callable[[], tuple[Qrels | IntentQrels, Run]]",
+    measures: "Iterable[str | Measure] | str | Measure",
+    protocol: "Protocol | str | None" = None,
+    *,
+    weights: Mapping[str, float] | None = None,
+    engine: "str | Engine | None" = None,
+    min_coverage: float = MIN_COVERAGE,
+    allow_partial: bool = False,
+    bounds: bool = False,
+    query_ids: "QueryIds | None" = None,
+    notes: Sequence[str] = (),
+    complete_judgments: bool = False,
+    stacklevel: int = 2,
+    ties_range: bool = False,
+) -> Results:
+    """:func:`evaluate` for a front door that reads its inputs itself: ``read()``
+    gives ``(qrels, run)``, read once the measures and the protocol are known
+    to be good.
+
+    When nothing else holds the run (the front door made it inside `read`
+    and kept no reference), its columns are freed as soon as they are
+    aligned, before the measures are computed: the alignment has copied what
+    it reordered, and a log of millions of rows would otherwise be held
+    twice. The options are :func:`evaluate`'s; `stacklevel` is the warnings'
+    (2: they name the line that called this function).
+
+    >>> from rankproof import Qrels, Run
+    >>> read = lambda: (Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["b", "a"]}))
+    >>> evaluate_read(read, "rr").mean("rr")
+    0.5
+    """
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
+    qrels, run = read()
     intents = None
     if isinstance(qrels, IntentQrels):
         intents, qrels = qrels, qrels.doc_qrels
@@ -186,18 +232,20 @@ def evaluate(
     qrels, run = normalise_ids(qrels, run, protocol)
     doubts = _id_warnings(qrels, run, protocol, allow_partial)
     alignment = align(qrels, run, protocol)
+    run_name, run_source = run.name, run.source
+    del run  # see the docstring: a run only this function holds is freed here
     if intents is not None:
         from .pipeline.intents import attach_intents
 
         alignment = attach_intents(alignment, intents)
     results = evaluate_alignment(alignment, measure_list, protocol,
-                                 weights=query_weights(weights, alignment.queries, protocol), run_name=run.name,
+                                 weights=query_weights(weights, alignment.queries, protocol), run_name=run_name,
                                  qrels=qrels, engine=engine, bounds=bounds, query_ids=query_ids, notes=notes,
-                                 complete_judgments=complete_judgments, warnings=doubts)
+                                 complete_judgments=complete_judgments, warnings=doubts, ties_range=ties_range)
     for line in results.warnings:
-        python_warnings.warn(line, RankproofWarning, stacklevel=2)
+        python_warnings.warn(line, RankproofWarning, stacklevel=stacklevel)
     if not allow_partial:
-        check_query_coverage(results, min_coverage, source=f"{run.source} against {qrels.source}")
+        check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels.source}")
     return results
 
 
@@ -253,7 +301,8 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
                        weights: np.ndarray | None = None, run_name: str, qrels=None,
                        engine: "str | Engine | None" = None, bounds: bool = False,
                        query_ids: "QueryIds | None" = None, notes: Sequence[str] = (),
-                       complete_judgments: bool = False, warnings: Sequence[str] = ()) -> Results:
+                       complete_judgments: bool = False, warnings: Sequence[str] = (),
+                       ties_range: bool = False) -> Results:
     """Every measure over an alignment, with the query policies applied: the
     step after a front door's conversion.
 
@@ -287,6 +336,8 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
     warnings : sequence of str
         What the front door found doubtful about the input (ids that half
         match); the step adds its own (every ranking one tie).
+    ties_range : bool
+        Also the range over the orders of tied docs (see :meth:`Results.tie_range`).
     """
     protocol = resolve_protocol(protocol)
     measures = resolve_measures(measures, protocol)
@@ -309,9 +360,84 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
     if doubts:
         table = dataclasses.replace(table, warnings=(*table.warnings, *doubts))
     found = _bounds(results, alignment, protocol, list(measures), engine) if bounds else None
+    tied = tie_range(alignment, protocol, list(measures), engine) if ties_range else None
     return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
                    run_name=run_name, qrels=qrels, query_ids=query_ids, complete_judgments=complete_judgments,
-                   bounds=found)
+                   bounds=found, tie_range=tied)
+
+
+# The most distinct orders of one query's tied docs enumerated for a measure without a merit order.
+TIE_ORDERS_LIMIT = 720
+
+
+def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine: "str | Engine | None" = None,
+              limit: int = TIE_ORDERS_LIMIT) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
+    """Each measure's per-query (min, max) over the orders of the docs of each
+    group of equal scores (see :meth:`Results.tie_range`), whatever the tie
+    policy. A measure with a merit order (``MeasureSpec.tie_merit``,
+    :mod:`rankproof.measures.extremes`) is evaluated twice, each group sorted
+    by merit descending and ascending; the others over every distinct order
+    of each query's tied docs (docs tell apart by grade and judgment, or
+    every doc under judgments per intent), refused beyond `limit` orders for
+    one query. The same planner and engines compute every order."""
+    from .pipeline.ties import in_order, merit_order, tie_orders
+
+    if protocol.aggregation is Aggregation.MICRO:
+        raise InputError(what="the range over tied orders is averaged per {query} (aggregation=macro or "
+                              "weighted); aggregation=micro has none per {query}", fix="set aggregation=macro")
+    if not isinstance(alignment, Alignment):  # a score matrix's fast path: its general alignment, field by field
+        alignment = Alignment(**{f.name: getattr(alignment, f.name) for f in dataclasses.fields(Alignment)})
+    by_merit: list[tuple[np.ndarray, list[Measure]]] = []
+    enumerated: list[Measure] = []
+    for measure in measure_list:
+        merit_of = measure.spec.tie_merit
+        merit = None if merit_of is None else merit_of(alignment.grade, alignment.judged, measure, protocol)
+        if merit is None:
+            enumerated.append(measure)
+            continue
+        same = next((group for m, group in by_merit if np.array_equal(m, merit)), None)
+        if same is None:
+            by_merit.append((merit, [measure]))
+        else:
+            same.append(measure)
+
+    def values_in(order: np.ndarray, measures: list[Measure]) -> dict[Measure, np.ndarray]:
+        values = compute(in_order(alignment, order), measures, protocol, engine)
+        return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries).value for m in measures}
+
+    found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
+    for merit, measures in by_merit:
+        high = values_in(merit_order(alignment.tie_offsets, merit, True), measures)
+        low = values_in(merit_order(alignment.tie_offsets, merit, False), measures)
+        for m in measures:
+            found[m] = (np.fmin(low[m], high[m]), np.fmax(low[m], high[m]))
+    if enumerated:
+        found.update(_enumerated_range(alignment, protocol, enumerated, limit, values_in, tie_orders))
+    return {m: found[m] for m in measure_list}
+
+
+def _enumerated_range(alignment, protocol: Protocol, measures: list[Measure], limit: int, values_in,
+                      tie_orders) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
+    """The per-query (min, max) of measures without a merit order, over every distinct order of tied docs."""
+    if getattr(alignment, "intents", None) is not None:
+        classes = np.arange(len(alignment.doc))  # each doc its own judgments per intent
+    else:
+        rows = np.stack([np.asarray(alignment.grade, dtype=np.float64), alignment.judged, alignment.pooled], axis=1)
+        classes = np.unique(rows, axis=0, return_inverse=True)[1].ravel()
+    names = ", ".join(map(str, measures))
+
+    def describe(query: int, orders: int) -> str:
+        return (f"{literal(names)} has no merit order, so its range over tied orders is enumerated; the tied "
+                f"{{docs}} of {{query}} {literal(alignment.queries[query])} have {orders} distinct orders or "
+                f"more, beyond the limit of {limit}")
+
+    low = {m: np.full(alignment.num_queries, np.nan) for m in measures}
+    high = {m: np.full(alignment.num_queries, np.nan) for m in measures}
+    for order in tie_orders(alignment.offsets, alignment.tie_offsets, classes, limit, describe):
+        values = values_in(order, measures)
+        for m in measures:
+            low[m], high[m] = np.fmin(low[m], values[m]), np.fmax(high[m], values[m])
+    return {m: (low[m], high[m]) for m in measures}
 
 
 def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol, measure_list: list[Measure],

@@ -33,7 +33,7 @@ import numpy as np
 from .data.qrels import Qrels
 from .data.run import Run
 from .errors import USERS_AND_ITEMS, InputError, RankproofError
-from .evaluation import evaluate, resolve_protocol
+from .evaluation import evaluate_read, resolve_protocol
 from .measures.base import Measure
 from .measures.parse import parse_measures
 from .protocol import Protocol
@@ -231,13 +231,16 @@ def evaluate_frame(
             return _evaluate_out_of_core(truth, predictions, measures, protocol, user=user, item=item, rating=rating,
                                          score=score, weights=weights, name=name, memory_budget=memory_budget,
                                          sorted=sorted)
-        qrels = _truth(truth, user, item, rating, str(protocol.grades))
-        run = _pairs(predictions, user, item, score, "predictions", name)
         # A recommender predicts for whom it predicts: users it skips score 0 by missing_query,
         # as documented, and the summary warns when they are most of the truth.
         integer = integer_ids(truth, user) and integer_ids(predictions, user)
-        return evaluate(qrels, run, measures, protocol, weights=weights_by_user(weights), allow_partial=True,
-                        query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,), complete_judgments=True)
+        # Read inside the evaluation, which then holds the only reference to the
+        # run and frees its columns once aligned (a log's largest arrays).
+        return evaluate_read(
+            lambda: (_truth(truth, user, item, rating, str(protocol.grades)),
+                     _pairs(predictions, user, item, score, "predictions", name)),
+            measures, protocol, weights=weights_by_user(weights), allow_partial=True,
+            query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,), complete_judgments=True)
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
         # as they are. An error raised as a finished string keeps its text.

@@ -44,8 +44,10 @@ def test_mark_rows_matches_a_walk_of_the_rows(row_pairs, judged, pooled, real):
     pooled = sorted(set(pooled))
     grades = {key: (g + 0.5 if real else g) for key, g in judged}
     i64 = lambda values: np.array(values, dtype=np.int64).reshape(-1)  # noqa: E731
+    # The rows of query q are offsets[q] .. offsets[q + 1] (queries 0-4; some without rows).
+    offsets = np.concatenate([[0], np.cumsum(np.bincount([q for q, _ in row_pairs], minlength=5))])
     repeated, is_judged, grade, is_pooled = mark_rows(
-        i64([q for q, _ in row_pairs]), i64([d for _, d in row_pairs]), 8,
+        i64(offsets), i64([d for _, d in row_pairs]), 8,
         i64([q for (q, _), _ in judged]), i64([d for (_, d), _ in judged]),
         np.array([grades[key] for key, _ in judged], dtype=np.float64 if real else np.int64),
         i64([q for q, _ in pooled]), i64([d for _, d in pooled]))
@@ -61,13 +63,15 @@ def test_mark_rows_matches_a_walk_of_the_rows(row_pairs, judged, pooled, real):
     assert grade.dtype == (np.float64 if real else np.int64)
 
 
-def test_mark_rows_refuses_rows_not_grouped_by_query():
+def test_mark_rows_refuses_offsets_that_do_not_delimit_the_rows():
     i64 = lambda *values: np.array(values, dtype=np.int64)  # noqa: E731
     none = i64()
-    with pytest.raises(ValueError, match="grouped by query"):
-        mark_rows(i64(1, 0), i64(0, 0), 1, none, none, none, none, none)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        mark_rows(i64(0, 2, 1, 2), i64(0, 0), 1, none, none, none, none, none)
+    with pytest.raises(ValueError, match="from 0 to the number of rows"):
+        mark_rows(i64(0, 1), i64(0, 0), 1, none, none, none, none, none)
     with pytest.raises(ValueError, match="code outside"):
-        mark_rows(i64(0, 0), i64(0, 3), 2, none, none, none, none, none)
+        mark_rows(i64(0, 2), i64(0, 3), 2, none, none, none, none, none)
 
 
 def _groups(sizes):

@@ -77,7 +77,7 @@ def test_policy_options_match_the_documented_table():
     assert OPTIONS["duplicates"] == ["error", "first"]
     assert OPTIONS["negative_grades"] == ["error", "zero", "unjudged"]
     assert OPTIONS["aggregation"] == ["macro", "micro", "weighted"]
-    assert OPTIONS["score_precision"] == ["float64", "float32"]
+    assert OPTIONS["score_precision"] == ["float64", "float32", "bfloat16", "float16"]
     assert OPTIONS["iprec_rounding"] == ["round", "legacy"]
     assert OPTIONS["grades"] == [o.value for o in Grades]
     assert set(OPTIONS) == set(Protocol.policy_names())

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 def mark_rows(
-    row_query: NDArray[np.int64],                            # (rows,), C-contiguous
+    offsets: NDArray[np.int64],                              # (queries + 1,), C-contiguous, non-decreasing
     row_doc: NDArray[np.int64],                              # (rows,), C-contiguous
     num_docs: int,
     judged_query: NDArray[np.int64],                         # (judgments,), C-contiguous
@@ -28,7 +28,7 @@ def cutoff_counts(
     cutoffs: NDArray[np.int64],        # (cutoffs,), C-contiguous
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
 def tie_runs(
-    row_query: NDArray[np.int64],      # (rows,), C-contiguous
+    offsets: NDArray[np.int64],        # (queries + 1,), C-contiguous, non-decreasing from 0 to rows
     score: NDArray[np.float64],        # (rows,), C-contiguous
 ) -> tuple[NDArray[np.int64], int, int]: ...
 def count_per_query(

@@ -58,16 +58,20 @@ cdef struct DocSlot:
     int32_t judgment  # row of that judgment, in the judgments' arrays
 
 
-def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, int64_t num_docs,
+def mark_rows(const int64_t[::1] offsets, const int64_t[::1] row_doc, int64_t num_docs,
               const int64_t[::1] judged_query, const int64_t[::1] judged_doc, grade_t[::1] judged_grade,
               const int64_t[::1] pooled_query, const int64_t[::1] pooled_doc):
     """Duplicate, judged, grade and pooled flags of ranked rows.
 
     Parameters
     ----------
-    row_query, row_doc : int64 arrays
-        The ranked rows: query number (non-decreasing: rows grouped by query)
-        and doc code (``0 <= code < num_docs``).
+    offsets : int64 array
+        The rows of query q are ``offsets[q] .. offsets[q + 1]`` (non-decreasing,
+        from 0 to the number of rows; a query may have none): the queries'
+        offsets rather than a query number per row, which would cost a column
+        as long as the rows.
+    row_doc : int64 array
+        The ranked rows' doc codes (``0 <= code < num_docs``).
     judged_query, judged_doc, judged_grade : arrays
         Judgments of docs the run ranks somewhere, sorted by query number;
         doc codes in the run's vocabulary.
@@ -82,16 +86,18 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, int64_t 
     grade : array of judged_grade's dtype, per row (0 when unjudged)
 
     >>> import numpy as np
-    >>> q = np.array([0, 0, 0, 1], dtype=np.int64); d = np.array([2, 0, 2, 2], dtype=np.int64)
+    >>> offsets = np.array([0, 3, 4], dtype=np.int64); d = np.array([2, 0, 2, 2], dtype=np.int64)
     >>> jq = np.array([0, 1], dtype=np.int64); jd = np.array([2, 0], dtype=np.int64)
     >>> none = np.zeros(0, dtype=np.int64)
-    >>> [a.tolist() for a in mark_rows(q, d, 3, jq, jd, np.array([3, 1], dtype=np.int64), none, none)]
+    >>> [a.tolist() for a in mark_rows(offsets, d, 3, jq, jd, np.array([3, 1], dtype=np.int64), none, none)]
     [[False, False, True, False], [True, False, True, False], [3, 0, 3, 0], [True, False, True, False]]
     """
-    cdef int64_t n = row_query.shape[0], m = judged_query.shape[0], p = pooled_query.shape[0]
-    cdef int64_t i, j = 0, k = 0, d
+    cdef int64_t n = row_doc.shape[0], m = judged_query.shape[0], p = pooled_query.shape[0]
+    cdef int64_t num_queries = offsets.shape[0] - 1, i, j = 0, k = 0, d, hi
     cdef int32_t q
-    _check_sorted(row_query, "row_query")
+    if num_queries < 0 or offsets[0] != 0 or offsets[num_queries] != n:
+        raise ValueError("offsets must run from 0 to the number of rows")
+    _check_sorted(offsets, "offsets")
     _check_sorted(judged_query, "judged_query")
     _check_sorted(pooled_query, "pooled_query")
     _check_codes(row_doc, num_docs, "row_doc")
@@ -99,7 +105,7 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, int64_t 
     _check_codes(pooled_doc, num_docs, "pooled_doc")
     if judged_grade.shape[0] != m:
         raise ValueError("judged_grade and judged_query differ in length")
-    if m > LARGEST or (n and row_query[n - 1] >= LARGEST) or (m and judged_query[m - 1] >= LARGEST) \
+    if m > LARGEST or num_queries > LARGEST or (m and judged_query[m - 1] >= LARGEST) \
             or (p and pooled_query[p - 1] >= LARGEST):
         raise ValueError("more than 2^31 - 1 queries or judgments")
 
@@ -123,9 +129,10 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, int64_t 
                 slots[d].seen = -1
                 slots[d].judged = -1
                 slots[d].pooled = -1
-            i = 0
-            while i < n:
-                q = <int32_t>row_query[i]
+            for q in range(<int32_t>num_queries):
+                i, hi = offsets[q], offsets[q + 1]
+                if i == hi:
+                    continue  # a query without rows: its judgments meet no row
                 # The query's judgments and pool entries (queries the run does
                 # not rank are skipped: their judgments meet no row).
                 while j < m and judged_query[j] < q:
@@ -139,7 +146,7 @@ def mark_rows(const int64_t[::1] row_query, const int64_t[::1] row_doc, int64_t 
                 while k < p and pooled_query[k] == q:
                     slots[pooled_doc[k]].pooled = q
                     k += 1
-                while i < n and row_query[i] == q:
+                while i < hi:
                     if i + AHEAD < n:
                         RANKPROOF_PREFETCH(&slots[row_doc[i + AHEAD]])
                     d = row_doc[i]
@@ -269,8 +276,12 @@ cdef _check_codes(const int64_t[::1] codes, int64_t size, str name):
             raise ValueError(f"{name} holds a code outside 0..{size - 1}")
 
 
-def tie_runs(const int64_t[::1] row_query, const double[::1] score):
+def tie_runs(const int64_t[::1] offsets, const double[::1] score):
     """Offsets of the runs of equal scores within each query, for rows in rank order.
+
+    `offsets` delimit the queries (non-decreasing, from 0 to the number of
+    rows; a query may be empty): the queries' offsets rather than a query
+    number per row, which would cost a column as long as the rows.
 
     Returns (offsets, tied_groups, tied_docs): ``offsets`` (int64, one entry
     per run plus the end) delimit the runs; the counts are of runs of two
@@ -278,39 +289,42 @@ def tie_runs(const int64_t[::1] row_query, const double[::1] score):
     nothing, as in numpy).
 
     >>> import numpy as np
-    >>> runs = tie_runs(np.array([0, 0, 0, 1, 1], dtype=np.int64), np.array([2., 2., 1., 1., 1.]))
+    >>> runs = tie_runs(np.array([0, 3, 3, 5], dtype=np.int64), np.array([2., 2., 1., 1., 1.]))
     >>> runs[0].tolist(), runs[1:]
     ([0, 2, 3, 5], (2, 4))
     """
-    cdef int64_t n = row_query.shape[0], i, count = 0, start = 0, size
+    cdef int64_t n = score.shape[0], m = offsets.shape[0], q, i, lo, hi, count = 0, start, size
     cdef int64_t groups = 0, docs = 0
-    if score.shape[0] != n:
-        raise ValueError("row_query and score differ in length")
+    if m == 0 or offsets[0] != 0 or offsets[m - 1] != n:
+        raise ValueError("offsets must run from 0 to the number of rows")
+    for q in range(m - 1):
+        if offsets[q + 1] < offsets[q]:
+            raise ValueError("offsets must be non-decreasing")
     with nogil:
-        for i in range(1, n):
-            if row_query[i] != row_query[i - 1] or score[i] != score[i - 1]:
+        for q in range(m - 1):
+            lo, hi = offsets[q], offsets[q + 1]
+            if hi > lo:
                 count += 1
-    offsets_array = np.empty(count + 2 if n else 1, dtype=np.int64)
-    cdef int64_t[::1] offsets = offsets_array
-    offsets[0] = 0
-    if n == 0:
-        return offsets_array, 0, 0
-    count = 1
+                for i in range(lo + 1, hi):
+                    if score[i] != score[i - 1]:
+                        count += 1
+    offsets_array = np.empty(count + 1, dtype=np.int64)
+    cdef int64_t[::1] runs = offsets_array
+    runs[0] = 0
+    count = 0
     with nogil:
-        for i in range(1, n):
-            if row_query[i] != row_query[i - 1] or score[i] != score[i - 1]:
-                offsets[count] = i
-                size = i - start
-                if size > 1:
-                    groups += 1
-                    docs += size
-                start = i
-                count += 1
-        offsets[count] = n
-        size = n - start
-        if size > 1:
-            groups += 1
-            docs += size
+        for q in range(m - 1):
+            lo, hi = offsets[q], offsets[q + 1]
+            start = lo
+            for i in range(lo + 1, hi + 1):
+                if i == hi or score[i] != score[i - 1]:
+                    count += 1
+                    runs[count] = i
+                    size = i - start
+                    if size > 1:
+                        groups += 1
+                        docs += size
+                    start = i
     return offsets_array, groups, docs
 
 

@@ -72,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bounds", action="store_true",
                         help="show each value with its bounds under the unjudged docs: 0.341 [0.341, 0.612] "
                              "(unjudged docs at gain 0, and at the highest grade)")
+    parser.add_argument("--tie-range", action="store_true",
+                        help="show each value with its min and max over the orders of tied docs: "
+                             "0.500 ties [0.000, 1.000] (json: tie_range; csv: min and max columns)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--precision", type=int, metavar="DIGITS",
                         help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
@@ -100,11 +103,14 @@ def run(args) -> int:
     names = measure_names(args, NAME, measures)
     check_output_path(args.output, [args.qrels, *args.runs, args.grade_map])
     labels = run_names(args.runs, args.label)
+    if args.tie_range and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
+        raise usage(NAME, "--tie-range evaluates on this machine, in memory",
+                    "leave out --engine spark and --memory-budget")
     if args.engine == SPARK:
         results = _on_spark(args, measures, protocol, labels)
     elif args.spark_master is not None:
         raise usage(NAME, "--spark-master is for --engine spark")
-    elif out_of_core(args, NAME):
+    elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
         results = evaluate_out_of_core(args, measures, labels, NAME)
     else:
         large = prepare_for([args.qrels, *args.runs])
@@ -113,7 +119,8 @@ def run(args) -> int:
             qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
             for name, ranking in runs:
                 results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
-                                        allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
+                                        allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
+                                        ties_range=args.tie_range))
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
@@ -145,7 +152,8 @@ def _on_dataset(args) -> int:
         ranking, applied = apply_quirks(info, read_run(args, path, label))
         said += applied
         results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
-                                allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine))
+                                allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
+                                        ties_range=args.tie_range))
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
                  args.output)
     print_notes(merged_notes(args.measure) + said, args.quiet)

@@ -229,26 +229,32 @@ class Stdin:
 
 
 def _copy_stream(stream, descriptor: int, *, binary_format: bool) -> None:
-    """Copy stdin into the descriptor in 1 MiB chunks, checking the first and bounding the total."""
-    from ..io.limits import MAX_STREAM_BYTES
+    """Copy stdin into the descriptor chunk by chunk (io.files.stream_chunks: the first
+    checked, the total bounded), never holding it whole."""
+    from ..io.files import stream_chunks
 
-    limit, total, first = MAX_STREAM_BYTES.value(), 0, True
-    while True:
-        chunk = stream.read(1 << 20) if stream is not None else sys.stdin.read(1 << 20).encode("utf-8")
-        if not chunk:
-            return
-        if first and not binary_format and b"\0" in chunk and not chunk.startswith(b"\x1f\x8b"):
+    def first(chunk: bytes) -> None:
+        if not binary_format and b"\0" in chunk and not chunk.startswith(b"\x1f\x8b"):
             raise InputError(source="stdin", what="is binary: a NUL byte in its first megabyte",
                              fix="give text (TREC, CSV, TSV, JSON Lines; gzip is fine), or --format parquet for "
                                  "Parquet")
-        first = False
-        total += len(chunk)
-        if total > limit:
-            raise InputError(source="stdin", fix=MAX_STREAM_BYTES.fix,
-                             what=MAX_STREAM_BYTES.beyond(f"is a stream of more than {limit} bytes, which"))
+
+    if stream is None:  # a text stdin without a buffer (an embedding application's)
+        stream = _TextAsBytes(sys.stdin)
+    for chunk in stream_chunks(stream, "stdin", first):
         view = memoryview(chunk)
         while view:
             view = view[os.write(descriptor, view):]
+
+
+class _TextAsBytes:
+    """A text stream read as UTF-8 bytes."""
+
+    def __init__(self, text) -> None:
+        self.text = text
+
+    def read(self, size: int) -> bytes:
+        return self.text.read(size).encode("utf-8")
 
 
 STDIN = Stdin()

@@ -14,7 +14,7 @@ formats whose ``{query}``-style fields a front door fills in.
 
 from __future__ import annotations
 
-from ..errors import InputError, literal
+from ..errors import InputError, literal, shorten
 
 __all__ = ["UsageError", "usage", "literal", "short", "count_option", "fraction_option"]
 
@@ -30,9 +30,8 @@ def usage(command: str | None, what: str, fix: str | None = None) -> UsageError:
 
 
 def short(value, width: int = 40) -> str:
-    """A value cut for a one-line message."""
-    text = str(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """A value cut for a one-line message (an option's value)."""
+    return shorten(value, width)
 
 
 def count_option(option: str, minimum: int = 1):

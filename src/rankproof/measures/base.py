@@ -175,6 +175,11 @@ class MeasureSpec:
     # beyond what ``ties`` says (AP over the hits with a group crossing k).
     # The planner runs it once, whatever the engine.
     check_ties: Callable | None = None
+    # ``tie_merit(grade, judged, measure, protocol)``: a number per ranked
+    # position such that the measure is highest with each tied group sorted by
+    # it descending and lowest ascending (see measures/extremes.py), for
+    # ties_range=True; None (or a None returned): the orders are enumerated.
+    tie_merit: Callable | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))

@@ -15,6 +15,7 @@ from ..kernels.ranked import Ranked
 from ..errors import literal
 from .base import Dcg, GradeTable, Measure, MeasureSpec, register
 from .compute import Context, Values, ratio
+from .extremes import any_order, by_gain, by_grade, by_grade_ap, by_judged
 
 __all__ = ["CORE", "refuse_straddling_ties"]
 
@@ -142,34 +143,34 @@ _GAIN = ("gain", "discount")
 _UNBOUNDED = (0.0, float("inf"))
 CORE = [
     MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k", _GAIN, _dcg,
-                kernel="dcg", dcg=Dcg.SUM, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED),
+                kernel="dcg", dcg=Dcg.SUM, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED, tie_merit=by_gain),
     MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",), _ideal_dcg,
-                kernel="ideal_dcg", dcg=Dcg.IDEAL, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED),
+                kernel="ideal_dcg", dcg=Dcg.IDEAL, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED, tie_merit=any_order),
     MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), _ndcg, normalised=True, ratio=True,
-                kernel="ndcg", dcg=Dcg.NORMALISED, grade_table=GradeTable.GAIN, ideal_is_best=True),
+                kernel="ndcg", dcg=Dcg.NORMALISED, grade_table=GradeTable.GAIN, ideal_is_best=True, tie_merit=by_gain),
     MeasureSpec("ap", "average precision: sum of the precision at each relevant doc's rank within the top k, "
                 "over R (ap_denominator: R, min(R, k) or the hits)", ("rel", "ap_denominator"), _ap,
-                normalised=True, kernel="ap", ideal_is_best=True, check_ties=refuse_straddling_ties),
+                normalised=True, kernel="ap", ideal_is_best=True, check_ties=refuse_straddling_ties, tie_merit=by_grade_ap),
     MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",), _rr,
-                kernel="rr", ideal_is_best=True, first_relevant_only=True),
+                kernel="rr", ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade),
     MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved; "
                 "precision_denominator=retrieved: / min(k, docs retrieved))", ("rel", "precision_denominator"), _p,
-                ratio=True, kernel="p", ideal_is_best=True),
+                ratio=True, kernel="p", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("r", "recall: relevant docs in the top k / R (recall_denominator=min_k: / min(R, k))",
-                ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True),
+                ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit, kernel="hit",
-                ideal_is_best=True, first_relevant_only=True),
+                ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade),
     MeasureSpec("rprec", "R-precision: relevant docs in the top R / R", ("rel",), _rprec, cutoff=False,
-                normalised=True, ratio=True, kernel="rprec", ideal_is_best=True),
+                normalised=True, ratio=True, kernel="rprec", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only",
-                ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True),
+                ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("judged", "fraction of the top k that is judged (no cutoff: of all retrieved)", (), _judged,
-                ratio=True, kernel="judged", ideal_is_best=True),
+                ratio=True, kernel="judged", ideal_is_best=True, tie_merit=by_judged),
     MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret, kernel="num_ret",
-                value_range=_UNBOUNDED),
+                value_range=_UNBOUNDED, tie_merit=any_order),
     MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,
-                kernel="num_rel", value_range=_UNBOUNDED),
+                kernel="num_rel", value_range=_UNBOUNDED, tie_merit=any_order),
     MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",), _num_rel_ret,
-                kernel="num_rel_ret", value_range=_UNBOUNDED),
+                kernel="num_rel_ret", value_range=_UNBOUNDED, tie_merit=by_grade),
 ]
 register(*CORE)

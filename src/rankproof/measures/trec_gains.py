@@ -30,6 +30,7 @@ from ..protocol import Discount, GainMap
 from ..errors import literal
 from .base import Measure, MeasureSpec, Param, TieSupport, parse_float, register, register_param
 from .compute import Context, Values, gains_of
+from .extremes import by_gain_rbp
 
 __all__ = ["TREC_GAINS"]
 
@@ -405,7 +406,7 @@ TREC_GAINS = [
         "g_i * p^(i-1); gains are rescaled per query to [0, 1] by (g - min) / (max - min) when any "
         "gain of grades 0..the query's top judged grade (or listed in a gain map) lies outside. "
         "Tied scores: exact expectation under ties=expected (linear in positions)." + _RANKING_CUT,
-        ("p", "gain"), _rbp, ties=TieSupport.EXACT, defaults=(("p", 0.9),), family="trec"),
+        ("p", "gain"), _rbp, ties=TieSupport.EXACT, defaults=(("p", 0.9),), family="trec", tie_merit=by_gain_rbp),
     MeasureSpec(
         "rbp_resid", "trec_eval's rbp_resid, the RBP residual: (1 - p) * sum over unjudged docs in "
         "the top k of p^(i-1), plus p^n (n = docs looked at); 0 when no unjudged doc is within the "

@@ -38,6 +38,7 @@ from ..protocol import IprecRounding
 from ..errors import literal
 from .base import Measure, MeasureSpec, Param, TieSupport, parse_float, register, register_param
 from .compute import Context, Values, ratio
+from .extremes import any_order, by_grade, by_unjudged
 
 __all__ = ["TREC_SETS", "Number", "Levels"]
 
@@ -330,35 +331,35 @@ TREC_SETS = [
                 "c-th relevant doc or a later one, c = cut-off(x*R) by the iprec_rounding policy (0 if fewer "
                 f"than c relevant retrieved) [trec_eval iprec_at_recall]. {_ORDERED}",
                 _REL + ("recall",), _iprec, cutoff=False, normalised=True, ties=TieSupport.ORDERED, ideal_is_best=True,
-                defaults=(("recall", Number(0.0)),), family="trec"),
+                defaults=(("recall", Number(0.0)),), family="trec", tie_merit=by_grade),
     MeasureSpec("interp_avg", "mean interpolated precision over recall levels (default the 11 levels "
                 f"0, 0.1, ..., 1) [trec_eval 11pt_avg]. {_ORDERED}",
                 _REL + ("levels",), _interp_avg, cutoff=False, normalised=True, ties=TieSupport.ORDERED, ideal_is_best=True,
-                defaults=(("levels", ELEVEN_LEVELS),), family="trec"),
+                defaults=(("levels", ELEVEN_LEVELS),), family="trec", tie_merit=by_grade),
     MeasureSpec("rprec_mult", "precision at rank c = (long)(mult*R + 0.9), dividing by c even past the end of "
                 f"the ranking (0 if c = 0) [trec_eval Rprec_mult]. {_EXACT}",
                 _REL + ("mult",), _rprec_mult, cutoff=False, normalised=True, ratio=True, kernel="rprec_mult", ideal_is_best=True,
-                defaults=(("mult", Number(1.0)),), family="trec"),
+                defaults=(("mult", Number(1.0)),), family="trec", tie_merit=by_grade),
     MeasureSpec("relative_p", "relative precision: relevant docs in the top k / min(k, R), i.e. precision up "
                 "to R and recall after (no cutoff: k = docs retrieved) [trec_eval relative_P]. " + _EXACT,
                 _REL, _relative_p, normalised=True, ratio=True, family="trec", kernel="relative_p",
-                ideal_is_best=True),
+                ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("set_p", f"set precision: relevant retrieved / retrieved [trec_eval set_P]. {_SET}",
-                _REL, _set_p, cutoff=False, ratio=True, family="trec", kernel="set_p", ideal_is_best=True),
+                _REL, _set_p, cutoff=False, ratio=True, family="trec", kernel="set_p", ideal_is_best=True, tie_merit=any_order),
     MeasureSpec("set_relative_p", "relative set precision: relevant retrieved / min(retrieved, R) "
                 f"[trec_eval set_relative_P]. {_SET}",
                 _REL, _set_relative_p, cutoff=False, normalised=True, ratio=True, family="trec",
-                kernel="set_relative_p", ideal_is_best=True),
+                kernel="set_relative_p", ideal_is_best=True, tie_merit=any_order),
     MeasureSpec("set_r", f"set recall: relevant retrieved / R [trec_eval set_recall]. {_SET}",
                 _REL, _set_r, cutoff=False, normalised=True, ratio=True, family="trec", kernel="set_r",
-                ideal_is_best=True),
+                ideal_is_best=True, tie_merit=any_order),
     MeasureSpec("set_ap", "unranked set AP: relevant retrieved^2 / (retrieved * R), set precision times set "
                 f"recall [trec_eval set_map]. {_SET}",
-                _REL, _set_ap, cutoff=False, normalised=True, family="trec", kernel="set_ap", ideal_is_best=True),
+                _REL, _set_ap, cutoff=False, normalised=True, family="trec", kernel="set_ap", ideal_is_best=True, tie_merit=any_order),
     MeasureSpec("set_f", "set F: (beta + 1) P R / (beta P + R) over the retrieved set, with beta unsquared as in "
                 f"trec_eval (0 if nothing relevant retrieved) [trec_eval set_F]. {_SET}",
                 _REL + ("beta",), _set_f, cutoff=False, normalised=True, kernel="set_f", ideal_is_best=True,
-                defaults=(("beta", Number(1.0)),), family="trec"),
+                defaults=(("beta", Number(1.0)),), family="trec", tie_merit=any_order),
     MeasureSpec("num_nonrel_judged_ret", "number of judged non-relevant docs within the top k "
                 f"[trec_eval num_nonrel_judged_ret]. {_EXACT}",
                 _REL, _num_nonrel_judged_ret, family="trec", kernel="num_nonrel_judged_ret",
@@ -369,9 +370,9 @@ TREC_SETS = [
                 _REL + ("a", "b", "c", "d", "docs"), _utility, cutoff=False,
                 defaults=(("a", Number(1.0)), ("b", Number(-1.0)), ("c", Number(0.0)), ("d", Number(0.0)),
                           ("docs", 0)), family="trec", kernel="utility",
-                value_range=(float("-inf"), float("inf"))),
+                value_range=(float("-inf"), float("inf")), tie_merit=any_order),
     MeasureSpec("unjudged", "fraction of the top k not judged (never pooled, or pooled but unjudged); no "
                 f"cutoff: of all retrieved [trec_eval unj]. {_EXACT}",
-                (), _unjudged, ratio=True, family="trec", kernel="unjudged"),
+                (), _unjudged, ratio=True, family="trec", kernel="unjudged", tie_merit=by_unjudged),
 ]
 register(*TREC_SETS)

@@ -49,6 +49,7 @@ from ..errors import MeasureError, ProtocolError
 from ..errors import literal
 from .base import GradeTable, Measure, MeasureSpec, Param, TieSupport, parse_float, register, register_param
 from .compute import Context, Values
+from .extremes import by_grade
 
 __all__ = ["USER_MODELS", "err_max_grade", "err_stop_chance", "tied_err"]
 
@@ -187,6 +188,6 @@ USER_MODELS = [
         "gdeval uses 4); unjudged docs R = 0. Tied scores: exact expectation under ties=expected "
         "(elementary symmetric means of 1 - R over each tied group).",
         ("max_grade",), _err, ties=TieSupport.EXACT, defaults=(("max_grade", None),), family="user", kernel="err",
-        grade_table=GradeTable.STOP_CHANCE, ideal_is_best=False),
+        grade_table=GradeTable.STOP_CHANCE, ideal_is_best=False, tie_merit=by_grade),
 ]
 register(*USER_MODELS)

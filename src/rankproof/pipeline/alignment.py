@@ -41,16 +41,16 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, MissingQueryError, literal
 from ..io.lines import take_lines
-from ..protocol import ExtraQuery, MissingQuery, Protocol
+from ..protocol import ExtraQuery, MissingQuery, Protocol, ScorePrecision, Unjudged
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
 from .ids import normalise_ids
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
     Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, drop_duplicates, line_at,
-    name_some,
+    name_some, precision_ties,
 )
-from .ties import group_ties, rank_order, sort_within_queries, tie_groups
+from .ties import group_ties, rank_order, rank_order_within, sort_within_queries, tie_groups
 
 __all__ = ["Alignment", "QueryTable", "align", "assume_unjudged", "cutoff_counts", "query_table", "apply_grades",
            "apply_negative_grades", "apply_score_precision", "apply_unjudged", "drop_duplicates", "group_ties",
@@ -301,6 +301,9 @@ def _judgments(qrels: Qrels, docs: np.ndarray, join: _QueryJoin, protocol: Proto
                   pool_grade=judged_grade[keep], pool_doc=judged_doc[keep])
 
 
+_NO_QUERY = np.zeros(0, dtype=np.int64)  # the query column once the rows are found by offsets
+
+
 @dataclasses.dataclass(frozen=True)
 class _Rows:
     """The ranked rows of the evaluated queries, one array per column."""
@@ -327,24 +330,49 @@ class _Rows:
         return row
 
 
-def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, counts: dict,
-                 qrels_source: str) -> _Rows:
-    """The run's rows of the evaluated queries, each looked up among its query's
-    judgments, under the ``score_precision``, ``duplicates`` and ``unjudged`` policies."""
-    row_query = np.repeat(join.eval_index[join.run_query_map], np.diff(run.offsets))
-    if (join.eval_index[join.run_query_map] >= 0).all():
-        rows: slice | np.ndarray = slice(None)  # every row is evaluated: avoid copying the columns
-    else:
-        rows = np.flatnonzero(row_query >= 0)
-    row_query = row_query[rows]
-    row_doc = run.doc_codes[rows]
-    # One pass over the rows, query by query, finds repeated docs and looks
-    # every doc up among the query's judgments (see _libs/align_scan).
-    repeated, row_judged, row_grade, row_pooled = mark_rows(
-        np.ascontiguousarray(row_query, dtype=np.int64), np.ascontiguousarray(row_doc, dtype=np.int64),
+def _evaluated_rows(run: Run, join: _QueryJoin) -> tuple[np.ndarray, "slice | np.ndarray"]:
+    """The offsets of the evaluated queries' rows (every row of each, in evaluation
+    order), and which run rows they are."""
+    eval_of_run_query = join.eval_index[join.run_query_map]
+    run_lengths = np.diff(run.offsets)
+    kept = eval_of_run_query >= 0
+    evaluated_lengths = np.zeros(len(join.queries), dtype=np.int64)
+    evaluated_lengths[eval_of_run_query[kept]] = run_lengths[kept]
+    offsets = np.concatenate([[0], np.cumsum(evaluated_lengths)]).astype(np.int64)
+    if kept.all():
+        return offsets, slice(None)  # every row is evaluated: avoid copying the columns
+    # Run queries are in query-code order and evaluated queries in the same order, so the rows stay grouped.
+    return offsets, np.flatnonzero(np.repeat(kept, run_lengths))
+
+
+def _mark(offsets: np.ndarray, row_doc: np.ndarray, run: Run, pools: _Pools) -> tuple[np.ndarray, ...]:
+    """(repeated, judged, grade, pooled) per row: one pass over the rows, query by query,
+    finds repeated docs and looks every doc up among the query's judgments (see _libs/align_scan)."""
+    return mark_rows(
+        np.ascontiguousarray(offsets, dtype=np.int64), np.ascontiguousarray(row_doc, dtype=np.int64),
         max(len(run.docs), 1), pools.ranked_query, pools.ranked_doc, np.ascontiguousarray(pools.ranked_grade),
         pools.pooled_query, pools.pooled_doc)
-    ranked = _Rows(query=row_query, doc=row_doc, score=apply_score_precision(run.scores[rows], protocol),
+
+
+def _held_scores(run: Run, rows: "slice | np.ndarray", offsets: np.ndarray, protocol: Protocol,
+                 counts: dict) -> np.ndarray:
+    """The rows' scores under the ``score_precision`` policy; below float64, the tied
+    groups it made are counted (``tied_groups_from_precision``)."""
+    held = apply_score_precision(run.scores[rows], protocol)
+    if protocol.score_precision is not ScorePrecision.FLOAT64 and run.has_scores:
+        counts["tied_groups_from_precision"] = precision_ties(segment_of(np.diff(offsets)), run.scores[rows], held)
+    return held
+
+
+def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, counts: dict,
+                 qrels_source: str) -> _Rows:
+    """The run's rows of the evaluated queries in input order, each looked up among its query's
+    judgments, under the ``score_precision``, ``duplicates`` and ``unjudged`` policies."""
+    offsets, rows = _evaluated_rows(run, join)
+    row_doc = run.doc_codes[rows]
+    repeated, row_judged, row_grade, row_pooled = _mark(offsets, row_doc, run, pools)
+    row_query = segment_of(np.diff(offsets))
+    ranked = _Rows(query=row_query, doc=row_doc, score=_held_scores(run, rows, offsets, protocol, counts),
                    grade=row_grade, judged=row_judged, pooled=row_pooled, line=take_lines(run.lines, rows))
     counts["duplicates_dropped"] = 0
     if repeated.any():
@@ -355,20 +383,66 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
     return ranked if judged_rows is None else ranked.take(judged_rows)
 
 
+def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, counts: dict,
+                  qrels_source: str) -> tuple[_Rows, np.ndarray] | None:
+    """The rows of :func:`_ranked_rows`, already in rank order, and each query's offsets:
+    ranked first, looked up after.
+
+    The same rows in the same order, with less memory: only the doc, score
+    and line columns are reordered, the judgment columns are made in rank
+    order (a row's judgment depends on its query and doc, not on where it
+    stands), and rows are found by the queries' offsets, never by a query
+    column as long as the rows. Dropping rows and a stable sort commute, so
+    unjudged rows dropped after the sort leave the order :func:`_in_rank_order`
+    gives. None when the input order decides something: which of a repeated
+    doc's rows is the first (``duplicates``), or which unjudged row an
+    ``unjudged=error`` names; :func:`_ranked_rows` then takes over.
+    """
+    offsets, rows = _evaluated_rows(run, join)
+    doc, score = run.doc_codes[rows], _held_scores(run, rows, offsets, protocol, counts)
+    line = take_lines(run.lines, rows)
+    order = rank_order_within(offsets, score, doc, protocol)
+    if order is not None:
+        doc, score, line = doc[order], score[order], take_lines(line, order)
+        del order  # freed before the judgment columns are made
+    repeated, judged, grade, pooled = _mark(offsets, doc, run, pools)
+    if repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all()):
+        return None
+    ranked = _Rows(query=_NO_QUERY, doc=doc, score=score, grade=grade, judged=judged, pooled=pooled, line=line)
+    counts["duplicates_dropped"] = 0
+
+    def locate(i: int) -> dict:
+        query = int(np.searchsorted(offsets, i, side="right")) - 1
+        return {"source": run.source, "line": line_at(line, i), "query": str(join.queries[query]),
+                "doc": str(run.docs[doc[i]])}
+
+    judged_rows = apply_unjudged(judged, protocol, locate, qrels_source, counts)
+    if judged_rows is None:
+        return ranked, offsets
+    kept_per_query = count_per_query(offsets, judged_rows.view(np.uint8))
+    return ranked.take(judged_rows, query=False), np.concatenate([[0], np.cumsum(kept_per_query)]).astype(np.int64)
+
+
 def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol,
-                   counts: dict) -> tuple[_Rows, np.ndarray]:
-    """The rows in rank order (the ``ties`` policy's order), and each query's offsets."""
-    num_queries = len(join.queries)
+                   counts: dict) -> _Rows:
+    """The rows in rank order (the ``ties`` policy's order)."""
     # Rows are grouped by query in input order. Most runs already list each
     # query's docs by score descending: the order is then None and no sort runs.
-    order = rank_order(ranked.query, num_queries, ranked.score if run.has_scores else None, ranked.doc, protocol)
-    if order is not None:
-        # Run rows are grouped by query, so the order only moves rows within
-        # their query and the query column stays as it is.
-        grouped = bool((ranked.query[1:] >= ranked.query[:-1]).all())
-        ranked = ranked.take(order, query=not grouped)
+    order = rank_order(ranked.query, len(join.queries), ranked.score if run.has_scores else None, ranked.doc,
+                       protocol)
+    if order is None:
+        return ranked
+    # Run rows are grouped by query, so the order only moves rows within
+    # their query and the query column stays as it is.
+    grouped = bool((ranked.query[1:] >= ranked.query[:-1]).all())
+    return ranked.take(order, query=not grouped)
+
+
+def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict) -> np.ndarray:
+    """Each evaluated query's offsets into the ranked rows."""
+    num_queries = len(join.queries)
     if counts["duplicates_dropped"] or counts["unjudged_dropped"]:
-        return ranked, offsets_of(ranked.query, num_queries)
+        return offsets_of(ranked.query, num_queries)
     # Rows are grouped by query in evaluation order, none dropped: each
     # evaluated query keeps its whole ranking.
     eval_of_run_query = join.eval_index[join.run_query_map]
@@ -376,7 +450,7 @@ def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol
     kept = eval_of_run_query >= 0
     evaluated_lengths = np.zeros(num_queries, dtype=np.int64)
     evaluated_lengths[eval_of_run_query[kept]] = run_lengths[kept]
-    return ranked, np.concatenate([[0], np.cumsum(evaluated_lengths)])
+    return np.concatenate([[0], np.cumsum(evaluated_lengths)])
 
 
 def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
@@ -393,23 +467,35 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
     pools = _judgments(qrels, run.docs, join, protocol, counts)
-    ranked = _ranked_rows(run, join, pools, protocol, counts, qrels.source)
-    ranked, offsets = _in_rank_order(ranked, run, join, protocol, counts)
+    found = _ranked_first(run, join, pools, protocol, counts, qrels.source) if run.has_scores else None
+    if found is None:
+        ranked = _in_rank_order(_ranked_rows(run, join, pools, protocol, counts, qrels.source), run, join,
+                                protocol, counts)
+        offsets = _query_offsets(ranked, run, join, counts)
+    else:
+        ranked, offsets = found
+        del found
+    # From here on rows are found by the offsets: the query column (as long as
+    # the rows) and the lookup tables of the judgments go before the tie offsets come.
+    ranked = dataclasses.replace(ranked, query=_NO_QUERY)
+    pool_offsets, pool_grade, pool_doc = pools.pool_offsets, pools.pool_grade, pools.pool_doc
+    del pools
     queries, docs = join.queries, run.docs
 
     def tie(lo: int, hi: int) -> dict:
+        query = int(np.searchsorted(offsets, lo, side="right")) - 1
         return {"what": f"{{docs}} {literal(name_some(docs[ranked.doc[lo:hi]], 5))} tie at score "
                         f"{ranked.score[lo].item()!r}",
-                "source": run.source, "query": str(queries[ranked.query[lo]]), "value": ranked.score[lo].item()}
+                "source": run.source, "query": str(queries[query]), "value": ranked.score[lo].item()}
 
-    group_offsets, tie_offsets = group_ties(ranked.query, ranked.score if run.has_scores else None, protocol,
+    group_offsets, tie_offsets = group_ties(offsets, ranked.score if run.has_scores else None, protocol,
                                             counts, tie)
     return Alignment(
         queries=queries, in_run=join.in_run, offsets=offsets, docs=docs,
         doc=ranked.doc, grade=ranked.grade, judged=ranked.judged, pooled=ranked.pooled, score=ranked.score,
         line=ranked.line, group_offsets=group_offsets, tie_offsets=tie_offsets,
-        pool_offsets=pools.pool_offsets, pool_grade=pools.pool_grade, counts=counts,
-        run_source=run.source, qrels_source=qrels.source, pool_doc=pools.pool_doc, pool_docs=qrels.docs,
+        pool_offsets=pool_offsets, pool_grade=pool_grade, counts=counts,
+        run_source=run.source, qrels_source=qrels.source, pool_doc=pool_doc, pool_docs=qrels.docs,
     )
 
 

@@ -27,7 +27,7 @@ from ..errors import DuplicateError, InputError, UnjudgedError, literal
 from ..protocol import LARGEST_GAIN, Duplicates, Grades, NegativeGrades, Protocol, ScorePrecision, Unjudged
 
 __all__ = ["Locate", "name_some", "line_at", "apply_grades", "apply_negative_grades", "apply_unjudged",
-           "drop_duplicates", "apply_score_precision"]
+           "drop_duplicates", "apply_score_precision", "round_bfloat16", "precision_ties"]
 
 Locate = Callable[[int], dict]
 
@@ -163,9 +163,56 @@ def apply_score_precision(score: np.ndarray, protocol: Protocol) -> np.ndarray:
     score = np.asarray(score)
     if protocol.score_precision is ScorePrecision.FLOAT32:
         return np.asarray(score, dtype=np.float64).astype(np.float32).astype(np.float64)
+    if protocol.score_precision is ScorePrecision.BFLOAT16:
+        return round_bfloat16(score)
+    if protocol.score_precision is ScorePrecision.FLOAT16:
+        with np.errstate(over="ignore"):  # beyond 65504: infinity, as the format holds it
+            return np.asarray(score, dtype=np.float64).astype(np.float16).astype(np.float64)
     if (score.dtype.kind in "iu" and score.size
             and (int(score.max()) > 2**53 or int(score.min()) < -(2**53))):
         _, rank = np.unique(score.ravel(), return_inverse=True)
         return np.ascontiguousarray(rank.reshape(score.shape), dtype=np.float64)
     return np.ascontiguousarray(score, dtype=np.float64)
 
+
+
+def round_bfloat16(score: np.ndarray) -> np.ndarray:
+    """Scores rounded to bfloat16 (as float64): to float32 first, then to the
+    nearest bfloat16 with ties to even, as hardware and torch convert.
+
+    bfloat16 is float32 with only the upper 16 bits kept: the sign, the 8
+    exponent bits and 7 mantissa bits. Rounding adds 0x7FFF plus the lowest
+    kept bit to the float32 bits and clears the lower 16 (a carry into the
+    exponent is the right rounding, up to infinity); NaN stays NaN (quiet).
+
+    >>> round_bfloat16(np.array([1.0, 1.00390625, 1.01171875, 3.14159, -0.1])).tolist()
+    [1.0, 1.0, 1.015625, 3.140625, -0.10009765625]
+    """
+    with np.errstate(over="ignore"):
+        bits = np.asarray(score, dtype=np.float64).astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    nan = (bits & 0x7F800000) == 0x7F800000
+    nan &= (bits & 0x007FFFFF) != 0
+    rounded[nan] = ((bits[nan] | 0x00400000) & 0xFFFF0000).astype(np.uint32)
+    return rounded.view(np.float32).astype(np.float64)
+
+
+def precision_ties(row_query: np.ndarray, score: np.ndarray, held: np.ndarray) -> int:
+    """How many groups of equal scores within a query the ``score_precision``
+    policy made: groups of equal `held` scores that hold two distinct `score`
+    values or more (ties that were not there at full precision).
+
+    >>> precision_ties(np.array([0, 0, 0, 1, 1]), np.array([1.0, 1.001, 2.0, 5.0, 5.0]),
+    ...                np.array([1.0, 1.0, 2.0, 5.0, 5.0]))
+    1
+    """
+    if len(row_query) < 2:
+        return 0
+    score = np.asarray(score, dtype=np.float64)
+    order = np.lexsort((score, held, row_query))
+    query, held, score = row_query[order], held[order], score[order]
+    same_group = (query[1:] == query[:-1]) & ((held[1:] == held[:-1]) | (np.isnan(held[1:]) & np.isnan(held[:-1])))
+    changed = same_group & (score[1:] != score[:-1]) & ~(np.isnan(score[1:]) & np.isnan(score[:-1]))
+    # A group made by the precision holds a changed pair; count each group once (at its first such pair).
+    group = np.cumsum(np.concatenate([[True], ~same_group]))[1:]
+    return int(len(np.unique(group[changed])))

@@ -22,7 +22,7 @@ duplicates       error, first                               error
 negative_grades  error, zero, unjudged                      error
 aggregation      macro, micro, weighted                     macro
 rel              integer relevance level of binary measures 1
-score_precision  float64, float32                           float64
+score_precision  float64, float32, bfloat16, float16        float64
 iprec_rounding   round, legacy                              round
 precision_denominator  k, retrieved                         k
 recall_denominator     relevant, min_k                      relevant
@@ -174,9 +174,11 @@ class Protocol:
         (ratio measures only); or a mean weighted by given query weights.
     rel : int, or float under ``grades='real'``
         Lowest grade that binary measures (P, R, AP, RR, ...) call relevant.
-    score_precision : {'float64', 'float32'}
+    score_precision : {'float64', 'float32', 'bfloat16', 'float16'}
         Scores are compared as read (float64) or rounded to float32 first, as
-        trec_eval 9 and pytrec_eval hold them (nearly equal scores then tie).
+        trec_eval 9 and pytrec_eval hold them (nearly equal scores then tie),
+        or to bfloat16 or float16, as low-precision embeddings hold them
+        (``tied_groups_from_precision`` in the counts: the ties they made).
     iprec_rounding : {'round', 'legacy'}
         Rank cut-off of interpolated precision at a recall level (trec_eval 10
         rounds; trec_eval 9 adds 0.9 and truncates).

@@ -10,7 +10,7 @@ import enum
 import math
 from typing import Any, Mapping
 
-from ..errors import ProtocolError, literal
+from ..errors import ProtocolError, literal, shorten
 from .ids import parse_ids
 from .values import (
     ChunkMap,
@@ -112,10 +112,14 @@ class NegativeGrades(_Policy):
 
 class ScorePrecision(_Policy):
     """How scores are held before ordering: float64, or float32 as trec_eval 9
-    and pytrec_eval do (so scores closer than float32 can tell apart tie)."""
+    and pytrec_eval do (so scores closer than float32 can tell apart tie), or
+    the low-precision formats of embeddings, bfloat16 and float16 (rounded to
+    nearest, ties to even, as hardware does), to see how many ties they make."""
 
     FLOAT64 = "float64"
     FLOAT32 = "float32"
+    BFLOAT16 = "bfloat16"
+    FLOAT16 = "float16"
 
 
 class IprecRounding(_Policy):
@@ -219,8 +223,7 @@ def parse_gain(value: Any) -> Gain | GainMap:
 
 def _shown(value: Any, limit: int = 60) -> str:
     """repr of a value from the input, cut so that a message stays one readable line."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 3]}... ({len(text):,} characters)"
+    return shorten(repr(value), limit, tell_length=True)
 
 
 def _gain_pairs(text: str) -> tuple[tuple[int, float], ...]:

@@ -100,9 +100,9 @@ def file_digest(path: str, what: str) -> str:
     """``sha256:`` and the first 16 hex digits of the SHA-256 of a file's bytes.
 
     The file is hashed in chunks. It must be a regular file (a protocol
-    names it by its digest, so it is read twice and must read the same:
-    a device such as /dev/zero or a pipe is refused before any read), and
-    a NUL byte in its first megabyte says it is no text file.
+    names it by its digest, so it must read the same every time: a device
+    such as /dev/zero or a pipe is refused before any read), and a NUL byte
+    in its first megabyte says it is no text file.
 
     Raises :class:`~rankproof.errors.ProtocolError` naming the file when it
     cannot be read.
@@ -111,11 +111,21 @@ def file_digest(path: str, what: str) -> str:
     with _open_side_file(path, what) as handle:
         first = True
         while chunk := handle.read(_CHUNK):
-            if first and b"\0" in chunk and not chunk.startswith((b"PAR1", b"\x1f\x8b")):  # Parquet, gzip
-                raise ProtocolError(what=f"the {what} file is binary (a NUL byte in its first megabyte)", source=path,
-                                    fix=_SIDE_FILE_FIX.get(what, "give the text file"))
+            if first:
+                _refuse_binary(chunk, path, what)
             first = False
             digest.update(chunk)
+    return _digest_text(digest)
+
+
+def _refuse_binary(head: bytes, path: str, what: str) -> None:
+    """A NUL byte in the first megabyte: no text file (Parquet and gzip aside)."""
+    if b"\0" in head[:_CHUNK] and not head.startswith((b"PAR1", b"\x1f\x8b")):
+        raise ProtocolError(what=f"the {what} file is binary (a NUL byte in its first megabyte)", source=path,
+                            fix=_SIDE_FILE_FIX.get(what, "give the text file"))
+
+
+def _digest_text(digest) -> str:
     return "sha256:" + digest.hexdigest()[:16]
 
 
@@ -154,12 +164,13 @@ def split_digest(text: str) -> tuple[str, str]:
     return text, ""
 
 
-def _checked_path(path: str, digest: str, what: str) -> str:
-    """The file's digest, refused when it differs from the one given in a protocol text."""
+def _checked_path(path: str, digest: str, what: str, actual: str | None = None) -> str:
+    """The file's digest (`actual` when the caller hashed the bytes it read), refused
+    when it differs from the one given in a protocol text."""
     if not path or any(c.isspace() for c in path):
         raise ProtocolError(what=f"the {what} file path {literal(repr(path))} must be non-empty and hold no blanks, "
                             "so that the protocol text reads back", fix="rename or link the file", value=path)
-    actual = file_digest(path, what)
+    actual = file_digest(path, what) if actual is None else actual
     if digest and digest != actual:
         raise ProtocolError(what=f"the {what} file has digest {actual}, not {literal(digest)} as the protocol says: "
                             "it changed since the protocol was written", source=path, value=digest,
@@ -192,13 +203,16 @@ class DiscountFile(DiscountVector):
     def read(cls, path: str, digest: str = "") -> "DiscountFile":
         import json
 
-        digest = _checked_path(path, digest, "discount")
+        _checked_path(path, "", "discount", actual="")  # the path's form, before any read
         try:
+            # Read once: the digest is of the bytes parsed, so the file cannot change in between.
             with _open_side_file(path, "discount") as handle:
                 raw = handle.read(_LARGEST_DISCOUNT_FILE + 1)
             if len(raw) > _LARGEST_DISCOUNT_FILE:
                 raise ProtocolError(what=f"the discount file is larger than {_LARGEST_DISCOUNT_FILE >> 20} MiB, "
                                     "more than a discount vector holds", source=path, fix=_DISCOUNT_FILE_FIX)
+            _refuse_binary(raw, path, "discount")
+            digest = _checked_path(path, digest, "discount", actual=_digest_text(hashlib.sha256(raw)))
             data = json.loads(raw.decode("utf-8"))
         except (OSError, UnicodeDecodeError, RecursionError) as exc:
             raise ProtocolError(what=f"cannot read a discount vector ({literal(exc)})", source=path,

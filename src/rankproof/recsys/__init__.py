@@ -4,12 +4,19 @@
   share, per-session means;
 - :mod:`~rankproof.recsys.coverage`: catalogue coverage of the top k;
 - :mod:`~rankproof.recsys.clicks`: click logs and the position-based model
-  (examination probabilities as a discount).
+  (examination probabilities as a discount);
+- :mod:`~rankproof.recsys.sampled`: sampled evaluation beside the full
+  ranking, its bias and the Krichene-Rendle correction;
+- :mod:`~rankproof.recsys.monitor`: near-line monitoring, a current window
+  against a reference window, with an alert on a significant drop.
 """
 
 from .beyond import ild, long_tail_share, novelty, popularity, session_mean
 from .clicks import ClickLog, PBMFit, fit_pbm, read_clicks
 from .coverage import Coverage, coverage
+from .sampled import Sampled, SampledEvaluation, evaluate_sampled
+from .monitor import Monitoring, monitor
 
 __all__ = ["ild", "long_tail_share", "novelty", "popularity", "session_mean",
            "ClickLog", "PBMFit", "fit_pbm", "read_clicks", "Coverage", "coverage"]
+__all__ += ["Sampled", "SampledEvaluation", "evaluate_sampled", "Monitoring", "monitor"]

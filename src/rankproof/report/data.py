@@ -46,6 +46,7 @@ def results_document(results: Sequence[Results]) -> dict[str, Any]:
             r.run_name: {
                 "mean": {str(m): _number(r.mean(m)) for m in r.measures},
                 **({"bounds": _bounds(r)} if r.has_bounds else {}),
+                **({"tie_range": _tie_range(r)} if r.has_tie_range else {}),
                 "per_query": _per_query(r),
             }
             for r in results
@@ -75,6 +76,19 @@ def _bounds(r: Results) -> dict[str, dict[str, Any]]:
             "lower": _number(b.lower), "upper": _number(b.upper),
             "per_query": {q: [_number(lo), _number(hi)]
                           for q, lo, hi in zip(b.queries, b.query_lower.tolist(), b.query_upper.tolist())},
+        }
+    return found
+
+
+def _tie_range(r: Results) -> dict[str, dict[str, Any]]:
+    """Per measure: the mean's min and max over the orders of tied docs, and each query's."""
+    found = {}
+    for m in r.measures:
+        t = r.tie_range(m)
+        found[str(m)] = {
+            "min": _number(t.lower), "max": _number(t.upper),
+            "per_query": {q: [_number(lo), _number(hi)]
+                          for q, lo, hi in zip(t.queries, t.query_lower.tolist(), t.query_upper.tolist())},
         }
     return found
 
@@ -138,7 +152,8 @@ def _check_no_query_named_all(results: Sequence[Results], fmt: str) -> None:
 
 def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str = ",", *,
            spreadsheet_safe: bool = False) -> str:
-    """Long format: run, query ("all" for the mean), measure, value.
+    """Long format: run, query ("all" for the mean), measure, value (and min, max: the range over the
+    orders of tied docs, when evaluated with ``ties_range=True``).
 
     With per-query rows, a query named ``all`` is refused (it would read as the mean).
     Ids are written as they are, so they read back exactly; a spreadsheet
@@ -158,15 +173,30 @@ def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str =
     shown = _spreadsheet_text if spreadsheet_safe else str
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n")
-    writer.writerow(["run", "query", "measure", "value"])
+    ranged = any(r.has_tie_range for r in results)
+    writer.writerow(["run", "query", "measure", "value"] + (["min", "max"] if ranged else []))
+
+    def cell(value: float) -> str:
+        return "" if math.isnan(value) else repr(value)
+
     for r in results:
+        ends = {m: r.tie_range(m) for m in r.measures} if r.has_tie_range else {}
+
+        def range_cells(m, i: int | None = None) -> list[str]:
+            if not ranged:
+                return []
+            if m not in ends:
+                return ["", ""]
+            t = ends[m]
+            return [cell(t.lower), cell(t.upper)] if i is None else \
+                [cell(float(t.query_lower[i])), cell(float(t.query_upper[i]))]
+
         if per_query:
             for m in r.measures:
-                for query, value in zip(r.queries, r.values(m).tolist()):
-                    writer.writerow([shown(r.run_name), shown(query), str(m), "" if math.isnan(value) else repr(value)])
+                for i, (query, value) in enumerate(zip(r.queries, r.values(m).tolist())):
+                    writer.writerow([shown(r.run_name), shown(query), str(m), cell(value), *range_cells(m, i)])
         for m in r.measures:
-            mean = r.mean(m)
-            writer.writerow([shown(r.run_name), "all", str(m), "" if math.isnan(mean) else repr(mean)])
+            writer.writerow([shown(r.run_name), "all", str(m), cell(r.mean(m)), *range_cells(m)])
     return buffer.getvalue()
 
 

@@ -27,6 +27,7 @@ _LABELS = {
     "unjudged_retrieved": "unjudged docs retrieved",
     "unjudged_dropped": "unjudged docs dropped (condense)",
     "tied_groups": "tied score groups",
+    "tied_groups_from_precision": "tied groups made by score_precision",
     "zero_ideal_queries": "queries with nothing relevant",
     "excluded_queries": "queries excluded",
     "unjudged_in_cutoff": "unjudged docs inside the cutoff",
@@ -114,11 +115,22 @@ def _footer(results: Sequence[Results], notes: bool = True) -> list[str]:
 
 
 def _mean_cell(r: Results, measure, digits: int) -> str:
-    """The mean, with its bounds under the unjudged docs when they were computed: 0.3410 [0.3410, 0.6120]."""
+    """The mean, with its bounds under the unjudged docs when they were computed: 0.3410 [0.3410, 0.6120],
+    and its range over the orders of tied docs when it was: 0.5000 ties [0.2500, 0.7500]."""
     if not r.has_bounds:
-        return _fmt(r.mean(measure), digits)
+        return _fmt(r.mean(measure), digits) + _tie_cell(r, measure, digits)
     b = r.bounds(measure)
-    return f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]"
+    return f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]" + _tie_cell(r, measure, digits)
+
+
+def _tie_cell(r: Results, measure, digits: int, query: int | None = None) -> str:
+    """`` ties [min, max]``: the range over the orders of tied docs (of the mean, or of one query); empty
+    when it was not computed."""
+    if not r.has_tie_range:
+        return ""
+    t = r.tie_range(measure)
+    lo, hi = (t.lower, t.upper) if query is None else (float(t.query_lower[query]), float(t.query_upper[query]))
+    return f" ties [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
 
 
 def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True,
@@ -164,6 +176,9 @@ def _per_query_table(r: Results, digits: int = 4) -> str:
                    for b in bounds]
     else:
         columns = [[_fmt(v, digits) for v in r.values(m).tolist()] for m in r.measures]
+    if r.has_tie_range:
+        columns = [[cell + _tie_cell(r, m, digits, i) for i, cell in enumerate(column)]
+                   for m, column in zip(r.measures, columns)]
     widths = [max(len("query"), max(map(len, queries), default=0))]
     widths += [max(len(name), max(map(len, column), default=0)) for name, column in zip(names, columns)]
     plain = all(q.isascii() and q.isprintable() for q in queries) and all(n.isascii() for n in names)
@@ -188,7 +203,8 @@ def _per_query_table_rich(r: Results, digits: int = 4) -> str:
         pq.add_column(str(m), justify="right")
     values = [r.values(m) for m in r.measures]
     for i, query in enumerate(r.queries):
-        pq.add_row(shown_id(query), *(_fmt(float(v[i]), digits) for v in values))
+        pq.add_row(shown_id(query), *(_fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i)
+                                      for m, v in zip(r.measures, values)))
     console.print()
     console.print(pq)
     return "\n" + "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
@@ -226,7 +242,8 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
     lines = ["| run | " + " | ".join(markdown_cell((names or {}).get(str(m), m)) for m in measures) + " |",
              "|---|" + "---:|" * len(measures)]
     for r in results:
-        lines.append(f"| {markdown_cell(r.run_name)} | " + " | ".join(_fmt(r.mean(m), digits) for m in measures) + " |")
+        lines.append(f"| {markdown_cell(r.run_name)} | "
+                     + " | ".join(_fmt(r.mean(m), digits) + _tie_cell(r, m, digits) for m in measures) + " |")
     protocol = results[0].protocol
     lines += ["", f"Protocol: `{protocol}` (fingerprint `{protocol.fingerprint}`)."]
     for r in results:
@@ -240,7 +257,8 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
                       "|---|" + "---:|" * len(r.measures)]
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
-                lines.append(f"| {markdown_cell(query)} | " + " | ".join(_fmt(float(v[i]), digits) for v in values) + " |")
+                lines.append(f"| {markdown_cell(query)} | " + " | ".join(
+                    _fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i) for m, v in zip(r.measures, values)) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -18,9 +18,9 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, Protocol
 from .coverage import MIN_COVERAGE, check_query_coverage
-from .values import Bounds, MeasureResult
+from .values import Bounds, MeasureResult, TieRange
 
-__all__ = ["Results", "MeasureResult", "Bounds", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
+__all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
 
 # The query ids shown to the caller and the order they are shown in (see Results._id_source).
 _Ids = tuple[np.ndarray | None, np.ndarray | None]
@@ -51,6 +51,7 @@ class Counts(TypedDict, total=False):
     unjudged_dropped: int
     tied_groups: int
     tied_docs: int
+    tied_groups_from_precision: int
     masked_entries: int
     relevant_outside_candidates: int
     chunks_merged: int
@@ -83,13 +84,16 @@ class Results:
     def __init__(self, *, table: QueryTable, counts: "Mapping[str, Any] | Callable[[], Mapping[str, Any]]",
                  protocol: Protocol, measures: dict[Measure, MeasureResult], weights: np.ndarray | None,
                  run_name: str, qrels=None, query_ids: "QueryIds | None" = None, complete_judgments: bool = False,
-                 bounds: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None) -> None:
+                 bounds: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None,
+                 tie_range: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None) -> None:
         # Per-query facts and counts only: the per-position arrays of the
         # evaluation are gone once the measures are computed (explain asks the
         # pipeline again). `counts` may be a function that counts on first use.
         self._table = table
         # Per measure, (lower, upper) per query, when evaluated with bounds=True.
         self._bounds: dict[Measure, tuple[np.ndarray, np.ndarray]] = dict(bounds or {})
+        # Per measure, (min, max) per query over the orders of tied docs, when evaluated with ties_range=True.
+        self._tie_range: dict[Measure, tuple[np.ndarray, np.ndarray]] = dict(tie_range or {})
         self._counts = counts
         self._qrels = qrels
         self.protocol = protocol
@@ -258,7 +262,10 @@ class Results:
         if result.measure not in self._bounds:
             raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
                                fix="evaluate with bounds=True (rankproof evaluate --bounds)")
-        low, high = self._bounds[result.measure]
+        return self._interval(Bounds, result, *self._bounds[result.measure])
+
+    def _interval(self, kind: type, result: MeasureResult, low: np.ndarray, high: np.ndarray):
+        """Per-query intervals and their ends averaged over the queries where they are defined."""
         keep = ~np.isnan(low)
         weights = self._weights if self._weights is not None else np.ones(len(low))
 
@@ -270,9 +277,36 @@ class Results:
                 return float(np.dot(w, values[keep]) / w.sum()) if w.sum() else math.nan
             return float(values[keep].mean())
 
-        return Bounds(measure=result.measure, value=self.mean(result.measure), lower=mean(low), upper=mean(high),
-                      queries=self.queries, query_value=self._shown(result.value).copy(),
-                      query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
+        return kind(measure=result.measure, value=self.mean(result.measure), lower=mean(low), upper=mean(high),
+                    queries=self.queries, query_value=self._shown(result.value).copy(),
+                    query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
+
+    @property
+    def has_tie_range(self) -> bool:
+        """Was the range over the orders of tied docs computed (``evaluate(..., ties_range=True)``)?"""
+        return bool(self._tie_range)
+
+    def tie_range(self, measure: "str | Measure") -> TieRange:
+        """The measure's value with its lowest and highest value over the
+        orders of tied docs, per query and for the mean (see
+        :class:`~rankproof.results.values.TieRange` and docs/ties.md).
+
+        Examples
+        --------
+        a (relevant) and x tie at the top: P@1 is 1 if a comes first, 0 if
+        x does; ties=expected gives the mean over the two orders, 0.5:
+
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> qrels = Qrels.from_dict({"q": {"a": 1}})
+        >>> results = evaluate(qrels, Run.from_dict({"q": {"x": 0.5, "a": 0.5}}), ["p@1"], ties_range=True)
+        >>> results.tie_range("p@1").format()
+        '0.500 [0.000, 1.000]'
+        """
+        result = self.result(measure)
+        if result.measure not in self._tie_range:
+            raise MeasureError(what=f"the range over tied orders of {literal(result.measure)} was not computed",
+                               fix="evaluate with ties_range=True (rankproof evaluate --tie-range)")
+        return self._interval(TieRange, result, *self._tie_range[result.measure])
 
     @classmethod
     def concat(cls, parts: "Sequence[Results]", run_name: str | None = None, *, sort: bool = False,
@@ -352,10 +386,13 @@ class Results:
         joined_weights = cat(w) if len(w := [p._weights for p in parts if p._weights is not None]) == len(parts) else None
         bounds = ({m: (cat([p._bounds[m][0] for p in parts]), cat([p._bounds[m][1] for p in parts]))
                    for m in first.measures} if all(part._bounds for part in parts) else None)
+        tie_range = ({m: (cat([p._tie_range[m][0] for p in parts]), cat([p._tie_range[m][1] for p in parts]))
+                      for m in first.measures} if all(part._tie_range for part in parts) else None)
         return cls(table=table, counts=counts if any(callable(p._counts) for p in parts) else counts(),  # added now
                    protocol=first.protocol, measures=measures, weights=joined_weights,
                    run_name=run_name or first.run_name, query_ids=query_ids,
-                   complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds)
+                   complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds,
+                   tie_range=tie_range)
 
     def means(self) -> dict[str, float]:
         """``{measure text: mean}`` for every measure, in the order asked."""
@@ -430,7 +467,8 @@ class Results:
         Keys: queries_in_qrels, queries_in_run, queries_evaluated,
         queries_missing_from_run, queries_missing_from_qrels, duplicates_dropped,
         negative_grades, unjudged_retrieved, unjudged_dropped, tied_groups,
-        tied_docs, and per measure (dicts keyed by measure text):
+        tied_docs (tied_groups_from_precision under a score_precision
+        other than float64), and per measure (dicts keyed by measure text):
         zero_ideal_queries, excluded_queries, unjudged_in_cutoff,
         tied_groups_crossing_cutoff.
         """

@@ -1,6 +1,7 @@
 """The values a :class:`~rankproof.results.Results` holds and gives out: one
 measure over every query (:class:`MeasureResult`), and a mean with its bounds
-under the unjudged docs (:class:`Bounds`)."""
+under the unjudged docs (:class:`Bounds`) or over the orders of tied docs
+(:class:`TieRange`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 
 from ..measures.base import Measure
 
-__all__ = ["MeasureResult", "Bounds"]
+__all__ = ["MeasureResult", "Bounds", "TieRange"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,3 +73,29 @@ class Bounds:
         """Do the two intervals overlap, so that the judged docs alone do not
         decide which mean is higher (the sign of the difference could flip)?"""
         return not (self.lower > other.upper or other.lower > self.upper)
+
+
+@dataclasses.dataclass(frozen=True)
+class TieRange(Bounds):
+    """A measure's value and its range over the orders of tied docs
+    (``evaluate(..., ties_range=True)``): per query the lowest and highest
+    value over every order of each group of equal scores; for the mean, the
+    mean of the lowest and of the highest (queries are independent, so each
+    is reached by one choice of orders). The value (under ``ties=expected``
+    the mean over those orders, under ``docid`` or ``input`` one of them) lies
+    within. Print it as ``0.341 [0.300, 0.400]``.
+
+    ``lower`` and ``upper`` are the range's ends (``min`` and ``max``), as in
+    :class:`Bounds`.
+    """
+
+    @property
+    def min(self) -> float:
+        return self.lower
+
+    @property
+    def max(self) -> float:
+        return self.upper
+
+    def __str__(self) -> str:
+        return f"{self.measure} {self.format()} over tied orders"

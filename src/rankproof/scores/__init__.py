@@ -60,6 +60,7 @@ def evaluate_scores(
     offsets=None,
     queries=None,
     num_relevant=None,
+    ties_range: bool = False,
 ) -> Results:
     """Evaluate score matrices under an explicit protocol.
 
@@ -93,6 +94,9 @@ def evaluate_scores(
         ``protocol.rel`` (for graded relevance a lower bound on their gain),
         counted as ``relevant_outside_candidates``; the values then equal
         :func:`rankproof.evaluate_frame` on the same users and items.
+    ties_range : bool, default False
+        Also each measure's min and max over the orders of tied candidates
+        (:meth:`Results.tie_range`, as :func:`rankproof.evaluate` gives them).
 
     Returns
     -------
@@ -144,7 +148,7 @@ def evaluate_scores(
     else:
         alignment = score_alignment(scores, protocol)
     return evaluate_alignment(alignment, measure_list, protocol, weights=weight_array, run_name="y_score",
-                              query_ids=ids)
+                              query_ids=ids, ties_range=ties_range)
 
 
 def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protocol) -> np.ndarray | None:

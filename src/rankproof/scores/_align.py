@@ -34,6 +34,7 @@ def base_counts(scores: ScoreInput) -> dict:
         "queries_in_qrels": rows, "queries_in_run": rows, "queries_missing_from_run": 0,
         "queries_missing_from_qrels": 0, "queries_evaluated": rows, "negative_grades": scores.negative,
         "duplicates_dropped": 0, "unjudged_retrieved": 0, "unjudged_dropped": 0, "masked_entries": scores.masked,
+        **({} if scores.precision_ties is None else {"tied_groups_from_precision": scores.precision_ties}),
     }
 
 
@@ -127,7 +128,7 @@ def score_alignment(scores: ScoreInput, protocol: Protocol, num_relevant: np.nda
         return (f"row {r} (query {scores.queries[r]}): {where} {', '.join(str(p) for p in position[lo:hi][:5])} "
                 f"tie at score {score[lo]!r}")
 
-    group_offsets, tie_offsets = group_ties(row, score, protocol, counts, tie)
+    group_offsets, tie_offsets = group_ties(offsets, score, protocol, counts, tie)
     n = len(score)
     notes = (POOL_NOTE,)
     if num_relevant is None:

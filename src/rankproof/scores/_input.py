@@ -15,7 +15,8 @@ import numpy as np
 from ..errors import InputError
 from ..kernels.segments import ranks_within
 from ..pipeline.alignment import apply_negative_grades, apply_score_precision
-from ..protocol import Protocol
+from ..pipeline.rows import precision_ties
+from ..protocol import Protocol, ScorePrecision
 from ..errors import literal
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
@@ -57,6 +58,8 @@ class ScoreInput:
     masked: int
     negative: int
     form: str
+    # Groups of equal scores within a row that score_precision made (None at float64).
+    precision_ties: int | None = None
 
     @property
     def dense(self) -> bool:
@@ -237,6 +240,15 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         flat = np.where(negative_flags, relevance, 0).ravel()
         apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {_locate(form, offsets, columns, i, names)}"},
                               noun="relevance")
-    score = apply_score_precision(score, protocol)
-    return ScoreInput(queries=names, relevance=relevance, score=score, offsets=offsets, masked=masked,
-                      negative=negative, form=form)
+    held = apply_score_precision(score, protocol)
+    return ScoreInput(queries=names, relevance=relevance, score=held, offsets=offsets, masked=masked,
+                      negative=negative, form=form, precision_ties=_made_ties(score, held, offsets, protocol))
+
+
+def _made_ties(score: np.ndarray, held: np.ndarray, offsets: np.ndarray | None, protocol: Protocol) -> int | None:
+    """The groups of equal scores within a row that score_precision made (None at float64)."""
+    if protocol.score_precision is ScorePrecision.FLOAT64:
+        return None
+    row = (np.repeat(np.arange(held.shape[0]), held.shape[1]) if offsets is None
+           else np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)))
+    return precision_ties(row, np.asarray(score, dtype=np.float64).ravel(), held.ravel())

@@ -3,6 +3,10 @@
 - :mod:`~rankproof.recsys.beyond`: intra-list diversity, novelty, long-tail
   share, per-session means;
 - :mod:`~rankproof.recsys.coverage`: catalogue coverage of the top k;
+- :mod:`~rankproof.recsys.concentration`: the Gini index and entropy of the
+  items' shares of the top-k slots (RecBole's, Elliot's and RecPack's Gini);
+- :mod:`~rankproof.recsys.calibration`: average recommendation popularity
+  (ARP) and Steck's miscalibration;
 - :mod:`~rankproof.recsys.clicks`: click logs and the position-based model
   (examination probabilities as a discount);
 - :mod:`~rankproof.recsys.sampled`: sampled evaluation beside the full
@@ -14,9 +18,12 @@
 from .beyond import ild, long_tail_share, novelty, popularity, session_mean
 from .clicks import ClickLog, PBMFit, fit_pbm, read_clicks
 from .coverage import Coverage, coverage
+from .concentration import Concentration, entropy, gini, item_counts
+from .calibration import arp, miscalibration
 from .sampled import Sampled, SampledEvaluation, evaluate_sampled
 from .monitor import Monitoring, monitor
 
 __all__ = ["ild", "long_tail_share", "novelty", "popularity", "session_mean",
            "ClickLog", "PBMFit", "fit_pbm", "read_clicks", "Coverage", "coverage"]
+__all__ += ["Concentration", "entropy", "gini", "item_counts", "arp", "miscalibration"]
 __all__ += ["Sampled", "SampledEvaluation", "evaluate_sampled", "Monitoring", "monitor"]

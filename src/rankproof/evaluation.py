@@ -28,12 +28,12 @@ from .data.intents import IntentQrels
 from .data.run import Run
 from .engines import Engine, get_engine
 from .engines.plan import compute
-from .errors import literal, CoverageError, InputError, RankproofWarning, ZeroIdealError
+from .errors import literal, InputError, RankproofWarning, ZeroIdealError
 from .measures.base import Measure
 from .measures.parse import parse_measures
 from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage
-from .results.matching import find_mismatch
+from .results.matching import find_mismatch, guard
 
 __all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
@@ -252,14 +252,7 @@ def evaluate_read(
 def _id_warnings(qrels: Qrels, run: Run, protocol: Protocol, allow_partial: bool) -> tuple[str, ...]:
     """The partial-match guard: refuse ids that plainly do not match as written (unless
     allow_partial), or say in one line why they half match."""
-    mismatch = find_mismatch(qrels, run, protocol)
-    if mismatch is None:
-        return ()
-    if mismatch.strong and not allow_partial:
-        raise CoverageError(what=literal(mismatch.cause), source=f"{run.source} against {qrels.source}",
-                            fix=literal(mismatch.fix) + ", or pass allow_partial=True (rankproof --allow-partial) "
-                                "to evaluate the ids as written")
-    return (mismatch.message(),)
+    return guard(find_mismatch(qrels, run, protocol), f"{run.source} against {qrels.source}", allow_partial)
 
 
 _TIED_RUN = 10  # rankings that are each one tie, all of them: a run whose scores say nothing

@@ -459,6 +459,6 @@ def test_commands_that_read_qrels_and_runs_share_one_set_of_input_options(capsys
 
     shared = {"--qrels-format", "--run-format", "--columns", "--query-col", "--doc-col", "--grade-col", "--score-col",
               "--grade-map", "--label", "--intents", "--intent-col", "--intent-weights", "--preset", "--policy"}
-    for command in ("evaluate", "compare", "report", "why", "explain"):
+    for command in ("evaluate", "compare", "report", "why", "explain", "agree", "fuse"):
         assert shared <= options(command), (command, shared - options(command))
     assert {"--columns", "--query-col", "--doc-col", "--rank-col", "--clicked-col"} <= options("fit-pbm")

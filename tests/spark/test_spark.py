@@ -486,3 +486,48 @@ def test_cli_quiet_prints_nothing_on_stderr(spark, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert "r.parquet" in done.stdout and "0.5000" in done.stdout
+
+
+def _padded_run(cranfield, target, pad_all: bool):
+    """Cranfield's bm25 run with zero-padded query ids: all of 1-99 ('001'), or 1-30 padded and 31-99
+    renamed to ids no qrels judge (a half match the guard warns about without refusing)."""
+    lines = []
+    for line in open(cranfield / "bm25.run"):
+        query, *rest = line.split()
+        number = int(query)
+        if number < 100 and (pad_all or number <= 30):
+            query = f"{number:03d}"
+        elif number < 100:
+            query = str(number + 1000)
+        lines.append(" ".join([query, *rest]))
+    target.write_text("\n".join(lines) + "\n")
+    return target
+
+
+@pytest.mark.slow
+def test_spark_partial_match_guard_as_evaluate(spark, cranfield, tmp_path, capsys):
+    # issue 28: the partial-match guard's warning reached evaluate only, not the Spark engine
+    import warnings
+
+    from rankproof.cli.app import main
+    from rankproof.errors import CoverageError, RankproofWarning
+    from rankproof.spark import evaluate as spark_evaluate
+
+    qrels = _trec_to_parquet(cranfield / "qrels.txt", tmp_path / "qrels.parquet", "qrels")
+    half = _trec_to_parquet(_padded_run(cranfield, tmp_path / "half.run", False), tmp_path / "half.parquet", "run")
+    whole = _trec_to_parquet(_padded_run(cranfield, tmp_path / "all.run", True), tmp_path / "all.parquet", "run")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankproofWarning)
+        local = evaluate(Qrels.read(qrels), Run.read(half), ["ndcg@10"])   # the local engine's warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RankproofWarning)
+        on_spark = spark_evaluate(qrels, half, ["ndcg@10"], spark=spark)
+    assert on_spark.warnings == local.warnings and "zero padding" in local.warnings[0]
+    assert [str(w.message) for w in caught if w.category is RankproofWarning] == list(local.warnings)
+    assert on_spark.to_results().warnings == local.warnings
+    with pytest.raises(CoverageError, match="zero padding"):     # strong evidence: refused, as evaluate does
+        spark_evaluate(qrels, whole, ["ndcg@10"], spark=spark)
+    capsys.readouterr()
+    assert main(["evaluate", qrels, half, "-m", "ndcg@10", "--engine", "spark"]) == 0
+    err = capsys.readouterr().err
+    assert "half.parquet: warning: query ids differ by zero padding" in err and "ids=strip_zeros" in err

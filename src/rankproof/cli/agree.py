@@ -2,15 +2,21 @@
 
 Cohen's kappa (weighted for graded judgments), Fleiss' kappa with more
 qrels (``--qrels``), the confusion matrix of grades, per-topic agreement,
-and with runs: the system ranking under each qrels and its Kendall tau-b /
-tau_AP with a seeded bootstrap interval over topics.
+and with runs: the system ranking under each qrels, its Kendall tau-b /
+tau_AP with a seeded bootstrap interval over topics, and the RBO of the two
+rankings. System means can tie: ``--tau-ap-ties`` and ``--rbo-ties`` say how.
+The qrels and runs are read as every command reads them (:mod:`.inputs`:
+formats, columns, ``-`` for stdin, the same errors and limits).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 
-from .usage import usage
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
+from .render import print_notes
+from .usage import fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -31,6 +37,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap samples over topics (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--per-topic", action="store_true", help="print the agreement of every topic")
+    parser.add_argument("--tau-ap-ties", choices=("a", "b"), default="a",
+                        help="tau_AP with tied system means (Urbano and Marrero 2017): a, A's ranking is the truth "
+                             "and B's ties are averaged over (default); b, both are observers (symmetric)")
+    parser.add_argument("--rbo-p", type=fraction_option("--rbo-p"), default=0.9,
+                        help="persistence p of the RBO of the two system rankings (default 0.9)")
+    parser.add_argument("--rbo-ties", choices=("w", "a", "b"), default="a",
+                        help="RBO with tied system means (Corsi and Urbano 2024): a, the expected RBO over random "
+                             "tie-breaking (default); w, a tie is equality; b, a corrected for the ties")
+    add_protocol_options(parser)
+    add_input_options(parser)
 
 
 def _confusion_lines(result) -> list[str]:
@@ -43,17 +59,22 @@ def _confusion_lines(result) -> list[str]:
     return lines
 
 
-def _rankings(args, qrels_a, qrels_b, paths) -> list[str]:
-    from ..data.run import Run
+def _rankings(args, qrels_a, qrels_b, runs) -> list[str]:
     from ..evaluation import evaluate
     from ..stats.agreement import ranking_agreement
-    from .inputs import run_names
 
-    names = run_names(paths)
-    runs = [Run.read(path, name=name) for path, name in zip(paths, names)]
-    scores_a = {name: evaluate(qrels_a, run, [args.measure]).per_query(args.measure) for name, run in zip(names, runs)}
-    scores_b = {name: evaluate(qrels_b, run, [args.measure]).per_query(args.measure) for name, run in zip(names, runs)}
-    result = ranking_agreement(scores_a, scores_b, resamples=args.resamples, seed=args.seed)
+    protocol = protocol_of(args)
+    scores_a: dict[str, dict] = {}
+    scores_b: dict[str, dict] = {}
+    doubts: list[str] = []
+    for name, ranking in runs:
+        for which, qrels, scores in (("A", qrels_a, scores_a), ("B", qrels_b, scores_b)):
+            results = evaluate(qrels, ranking, [args.measure], protocol)
+            scores[name] = results.per_query(args.measure)
+            doubts += [f"{name} (qrels {which}): warning: {line}" for line in results.warnings]
+    print_notes(dict.fromkeys(doubts), False)     # the partial-match guard's doubts, as evaluate prints them
+    result = ranking_agreement(scores_a, scores_b, resamples=args.resamples, seed=args.seed,
+                               ties=args.tau_ap_ties, rbo_p=args.rbo_p, rbo_ties=args.rbo_ties)
     lines = [f"system ranking by {args.measure} on {result.topics} topics:",
              f"  {'run':<20}{'under A':>10}{'under B':>10}"]
     for name, mean_a, mean_b in sorted(zip(result.systems, result.means_a, result.means_b), key=lambda r: -r[1]):
@@ -61,20 +82,42 @@ def _rankings(args, qrels_a, qrels_b, paths) -> list[str]:
     low, high = result.tau_b_interval
     lines.append(f"Kendall tau-b {result.tau_b:.4f}  95% bootstrap [{low:.4f}, {high:.4f}]")
     low, high = result.tau_ap_interval
-    lines.append(f"tau_AP (A as reference) {result.tau_ap:.4f}  95% bootstrap [{low:.4f}, {high:.4f}]")
+    variant = ("tau_AP (A as reference; B's ties averaged, tau_AP_a)" if result.ties == "a"
+               else "tau_AP_b (symmetric; ties in either)")
+    lines.append(f"{variant} {result.tau_ap:.4f}  95% bootstrap [{low:.4f}, {high:.4f}]")
+    if math.isnan(result.tau_ap) and result.ties == "a":
+        lines.append("  (means tie under A, which tau_AP_a takes as the truth: --tau-ap-ties b treats A and B "
+                     "as observers)")
     lines.append(f"(percentile bootstrap over topics, {result.resamples} resamples, seed {result.seed})")
+    if result.rbo is not None:
+        lines.append(f"RBO (p={result.rbo.p:g}, ties {args.rbo_ties}) ext {result.rbo.ext:.4f}  "
+                     f"min {result.rbo.min:.4f}  max {result.rbo.max:.4f}")
     return lines
 
 
+def _qrels_dict(args, path: str) -> dict:
+    return read_qrels(args, path).to_dict()
+
+
 def run(args) -> int:
-    from ..data.qrels import Qrels
     from ..stats.agreement import cohen_kappa, confusion, fleiss_kappa, per_topic_agreement
 
     if len(args.inputs) < 2:
         raise usage(NAME, "give two qrels (then any runs)")
     if args.resamples < 1:
         raise usage(NAME, "--resamples must be at least 1")
-    qrels_a, qrels_b = (Qrels.read(path) for path in args.inputs[:2])
+    if args.intents:
+        raise usage(NAME, "--intents: agreement of judgments per intent is not available yet",
+                    "give qrels with one grade per query and doc")
+    if sum(path == "-" for path in [*args.inputs, *(args.qrels or [])]) > 1:
+        raise usage(NAME, "stdin ('-') is given for two inputs", "read at most one input from stdin")
+    paths = args.inputs[2:]
+    if paths:
+        names = run_names(paths, args.label)
+        qrels_a, runs = read_inputs(args, args.inputs[0], paths, names, intents=False)
+    else:
+        qrels_a, runs = read_qrels(args, args.inputs[0]), iter(())
+    qrels_b = read_qrels(args, args.inputs[1])
     a, b = qrels_a.to_dict(), qrels_b.to_dict()
     result = confusion(a, b)
     lines = [f"{int(result.matrix.sum())} (query, doc) pairs judged by both",
@@ -82,14 +125,14 @@ def run(args) -> int:
     if len(result.labels) > 2 and args.weights != "none":
         lines.append(f"weighted kappa ({args.weights}) {cohen_kappa(a, b, args.weights):.4f}")
     if args.qrels:
-        every = [a, b, *(Qrels.read(path).to_dict() for path in args.qrels)]
+        every = [a, b, *(_qrels_dict(args, path) for path in args.qrels)]
         lines.append(f"Fleiss' kappa ({len(every)} qrels) {fleiss_kappa(every):.4f}")
     lines += _confusion_lines(result)
     if args.per_topic:
         lines.append("per topic: query, pairs, same grade, kappa")
         lines += [f"  {query}  {n}  {same:.3f}  {kappa:.4f}"
                   for query, (n, same, kappa) in per_topic_agreement(a, b).items()]
-    if len(args.inputs) > 2:
-        lines += _rankings(args, qrels_a, qrels_b, args.inputs[2:])
+    if paths:
+        lines += _rankings(args, qrels_a, qrels_b, runs)
     print("\n".join(lines))
     return 0

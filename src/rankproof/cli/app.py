@@ -3,7 +3,8 @@
 Exit codes: 0 ok; 2 bad input or usage (one line on stderr naming what,
 where and the fix; never a traceback); 1 internal error (a bug: set
 RANKPROOF_DEBUG=1 to see the traceback); 128 + N on signal N (SIGTERM,
-SIGHUP), after removing temporary files.
+SIGHUP), after removing temporary files; 3 ``rankproof monitor``'s alert (a
+measure dropped beyond --max-drop, significantly).
 
 Heavy libraries (pyarrow, rich, scipy) are imported inside the commands that
 need them, so ``rankproof --help`` and small evaluations start fast.

@@ -109,6 +109,8 @@ def run(args) -> int:
     write_output(render_comparison(comparison, args.format, places=places, names=names, quiet=args.quiet,
                                    label=args.table_label, extra=extra), args.output)
     print_notes(merged_notes(args.measure), args.quiet)
+    # The partial-match guard's doubts about the inputs, on stderr as evaluate prints them.
+    print_notes([f"warning: {line}" for line in comparison.warnings], args.quiet)
     return 0
 
 

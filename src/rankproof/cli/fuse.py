@@ -6,7 +6,7 @@ import argparse
 
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_qrels, read_run, run_names
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_run, run_names
 from .render import digits
 from .usage import count_option, usage
 
@@ -110,8 +110,11 @@ def run(args) -> int:
     protocol = protocol_of(args)
     check_output_path(args.output, [*args.runs, args.qrels])
     names = bare_names(run_names(args.runs, args.label))
-    runs = {name: read_run(args, path, name) for name, path in zip(names, args.runs)}
-    qrels = read_qrels(args, args.qrels) if args.qrels else None
+    if args.qrels:      # read as every command reads its inputs: formats, stdin, errors, limits
+        qrels, pairs = read_inputs(args, args.qrels, args.runs, names, intents=False)
+        runs = dict(pairs)
+    else:
+        qrels, runs = None, {name: read_run(args, path, name) for name, path in zip(names, args.runs)}
     out = [f"fusion: {method.name} of {', '.join(names)}; normalization {args.norm}",
            f"ties: {ties.value} ({_TIES[ties.value]})"]
     if qrels is not None and method.tunable and not params:

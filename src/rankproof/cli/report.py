@@ -8,6 +8,7 @@ from .compare import add_test_options
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .large import prepare_for
+from .render import print_notes
 from .side import add_side_options, side_data, split
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -39,13 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    import dataclasses
     import shlex
 
     from ..measures.parse import parse_measures
-    from ..report import make_report
-    from ..report.figures import input_file, read_segments
+    from ..report.figures import input_file, prepare, read_segments
+    from ..report.html import render
     from ..report.inputs import check_segments_match
-    from ..report.output import check_output_path
+    from ..report.output import check_output_path, write_output
 
     # Everything that can be checked without reading data is checked first.
     typed, wanted = split(args.measure or DEFAULT_MEASURES)
@@ -67,11 +69,16 @@ def run(args) -> int:
     inputs = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
     if segments is not None:
         inputs.append(input_file("segments", args.segments))
-    make_report(qrels, runs, measures, protocol, baseline=baseline, segments=segments, output=args.output,
-                test=args.test, correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
-                seed=args.seed, inputs=[f for f in inputs if f is not None],
-                command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
-                beyond=_beyond(runs, wanted, side, protocol, args))
+    data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=args.test,
+                   correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
+                   inputs=[f for f in inputs if f is not None],
+                   command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
+    beyond = _beyond(runs, wanted, side, protocol, args)
+    if beyond is not None:
+        data = dataclasses.replace(data, beyond=beyond)
+    write_output(render(data), args.output)
+    # The partial-match guard's doubts: at the top of the page, and on stderr as evaluate prints them.
+    print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings], False)
     return 0
 
 

@@ -3,8 +3,16 @@
 - :mod:`~rankproof.recsys.beyond`: intra-list diversity, novelty, long-tail
   share, per-session means;
 - :mod:`~rankproof.recsys.coverage`: catalogue coverage of the top k;
+- :mod:`~rankproof.recsys.concentration`: the Gini index and entropy of the
+  items' shares of the top-k slots (RecBole's, Elliot's and RecPack's Gini);
+- :mod:`~rankproof.recsys.calibration`: average recommendation popularity
+  (ARP) and Steck's miscalibration;
 - :mod:`~rankproof.recsys.clicks`: click logs and the position-based model
   (examination probabilities as a discount);
+- :mod:`~rankproof.recsys.sampled`: sampled evaluation beside the full
+  ranking, its bias and the Krichene-Rendle correction;
+- :mod:`~rankproof.recsys.monitor`: near-line monitoring, a current window
+  against a reference window, with an alert on a significant drop;
 - :mod:`~rankproof.recsys.registry`: the side-data measures by name (``-m coverage@10``),
   :mod:`~rankproof.recsys.side` and :mod:`~rankproof.recsys.side_io` the side data and its
   readers, :mod:`~rankproof.recsys.side_eval` their evaluation beside accuracy.
@@ -13,11 +21,17 @@
 from .beyond import ild, long_tail_share, novelty, popularity, session_mean
 from .clicks import ClickLog, PBMFit, fit_pbm, read_clicks
 from .coverage import Coverage, coverage
+from .concentration import Concentration, entropy, gini, item_counts
+from .calibration import arp, miscalibration
+from .sampled import Sampled, SampledEvaluation, evaluate_sampled
+from .monitor import Monitoring, monitor
 from .registry import SIDE_REGISTRY
 from .side import SideData
 from .side_eval import evaluate_with_side
 from .side_io import read_side_data
 
 __all__ = ["ild", "long_tail_share", "novelty", "popularity", "session_mean",
-           "ClickLog", "PBMFit", "fit_pbm", "read_clicks", "Coverage", "coverage",
-           "SIDE_REGISTRY", "SideData", "evaluate_with_side", "read_side_data"]
+           "ClickLog", "PBMFit", "fit_pbm", "read_clicks", "Coverage", "coverage"]
+__all__ += ["Concentration", "entropy", "gini", "item_counts", "arp", "miscalibration"]
+__all__ += ["Sampled", "SampledEvaluation", "evaluate_sampled", "Monitoring", "monitor"]
+__all__ += ["SIDE_REGISTRY", "SideData", "evaluate_with_side", "read_side_data"]

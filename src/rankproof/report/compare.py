@@ -231,7 +231,8 @@ def _json_number(value: Any) -> Any:
 
 
 def comparison_document(comparison) -> dict[str, Any]:
-    """JSON-ready: settings, protocol, fingerprint, qrels digest, mismatches, means and rows."""
+    """JSON-ready: settings, protocol, fingerprint, qrels digest, mismatches, the partial-match guard's
+    warnings (when any), means and rows."""
     c = comparison
     return {
         "settings": c.settings(),
@@ -241,6 +242,7 @@ def comparison_document(comparison) -> dict[str, Any]:
         "qrels_digest": c.qrels_digest,
         "mismatches": list(c.mismatches),
         **({"undecided": list(c.undecided)} if c.undecided else {}),
+        **({"warnings": list(c.warnings)} if getattr(c, "warnings", ()) else {}),
         "means": {run: {m: _json_number(v) for m, v in means} for run, means in c.means},
         "rows": [{k: _json_number(v) for k, v in row.to_dict().items()} for row in c.rows],
     }

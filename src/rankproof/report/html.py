@@ -76,7 +76,10 @@ class _Page:
         d = self.data
         missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>' for m in d.missing)
         nav = "<nav>" + "".join(f'<a href="#{sid}">{title}</a>' for sid, title in self.present_titles()) + "</nav>"
-        return f'<header id="header"><h1>{escape(d.title)}</h1>{nav}{missing}</header>'
+        # Doubts about the inputs (ids that half match) go above the numbers they put in question.
+        doubts = "".join(f'<div class="warn" data-doubt>{escape(r.run_name)}: warning: {escape(line)}</div>'
+                         for r in d.results for line in r.warnings)
+        return f'<header id="header"><h1>{escape(d.title)}</h1>{nav}{missing}{doubts}</header>'
 
     def provenance(self) -> str:
         """Protocol, fingerprint, digests, version, command and input files: after the results."""

@@ -34,12 +34,13 @@ from typing import Callable
 import numpy as np
 
 from ..data.qrels import Qrels
+from ..errors import CoverageError, literal
 from ..data.run import Run
 from ..kernels.segments import segment_of
 from ..protocol import Protocol
 from ..protocol.ids import IdPolicy
 
-__all__ = ["Mismatch", "find_mismatch", "SAMPLE"]
+__all__ = ["Mismatch", "find_mismatch", "query_mismatch", "guard", "SAMPLE"]
 
 SAMPLE = 2000  # ids looked at per side at most
 _SEPARATORS = "#_-:./|@"
@@ -159,26 +160,42 @@ def _example(side: str, pair: tuple[str, str]) -> str:
 
 
 def _queries(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
-    judged, ranked = qrels.queries, run.queries
+    return query_mismatch(qrels.queries, run.queries, protocol)
+
+
+def query_mismatch(judged: np.ndarray, ranked: np.ndarray, protocol: Protocol | None = None, *,
+                   totals: tuple[int, int, int] | None = None) -> Mismatch | None:
+    """Why the query ids of the qrels and the run half match, from the ids alone.
+
+    `judged` and `ranked` are each side's distinct query ids, sorted. A
+    front door that sees only part of them (Spark: each partition's
+    unmatched ids, sampled) passes those, with ``totals`` = (judged queries,
+    judged queries not ranked, ranked queries not judged) counted in full;
+    the estimates are scaled to them.
+    """
+    protocol = protocol if protocol is not None else Protocol()
     unmatched = {"qrels": judged[~_member(judged, ranked)], "run": ranked[~_member(ranked, judged)]}
-    missing, extra = len(unmatched["qrels"]), len(unmatched["run"])
-    if not missing or not extra:
+    count, missing, extra = totals if totals is not None else (len(judged), len(unmatched["qrels"]),
+                                                                len(unmatched["run"]))
+    if not missing or not extra or not len(unmatched["qrels"]) or not len(unmatched["run"]):
         return None
-    if missing == len(judged):
+    if missing == count:
         counts = f"the run ranks none of the {missing} judged queries and its {extra} queries are not judged"
     else:
-        counts = (f"{missing} of the {len(judged)} judged queries are not in the run and {extra} ranked queries "
+        counts = (f"{missing} of the {count} judged queries are not in the run and {extra} ranked queries "
                   "are not judged")
     found = _best(_rewrites("query", unmatched, protocol), unmatched,
                   {"qrels": judged, "run": ranked})
     if found is not None:
         candidate, estimate, pair = found
+        seen, total = len(unmatched[candidate.side]), missing if candidate.side == "qrels" else extra
+        estimate *= total / seen
         share = estimate / min(missing, extra)
         if share >= 0.2 and estimate >= 2:  # one id that happens to match is no evidence
             name, how = candidate.name.split("|")
             found_ids = round(estimate)
             some = ("they match" if share >= 1 else
-                    ("about " if len(unmatched[candidate.side]) > SAMPLE else "")
+                    ("about " if total > min(seen, SAMPLE) else "")
                     + (f"{found_ids} of them match" if found_ids != 1 else "1 of them matches"))
             return Mismatch(f"{name}: {counts}, but {some} once {how} {_example(candidate.side, pair)}",
                             candidate.fix, strong=share >= 0.9 and estimate >= 3)
@@ -189,6 +206,18 @@ def _queries(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
     example = f"(qrels {str(unmatched['qrels'][0])!r}, run {str(unmatched['run'][0])!r})"
     return Mismatch(f"query ids are {numbers}: {counts} {example}",
                     "rewrite the run's query ids to the qrels' form", strong=False)
+
+
+def guard(mismatch: Mismatch | None, source: str, allow_partial: bool) -> tuple[str, ...]:
+    """The guard's verdict on a mismatch: refuse ids that plainly do not match as written (a
+    :class:`~rankproof.errors.CoverageError`, unless `allow_partial`), or the one warning line."""
+    if mismatch is None:
+        return ()
+    if mismatch.strong and not allow_partial:
+        raise CoverageError(what=literal(mismatch.cause), source=source,
+                            fix=literal(mismatch.fix) + ", or pass allow_partial=True (rankproof --allow-partial) "
+                                "to evaluate the ids as written")
+    return (mismatch.message(),)
 
 
 def _numbers_on_one_side(judged: np.ndarray, ranked: np.ndarray) -> str:

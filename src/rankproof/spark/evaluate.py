@@ -26,10 +26,13 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from ..errors import InputError, MeasureError, RankproofError, literal
+import numpy as np
+
+from ..errors import InputError, MeasureError, RankproofError, RankproofWarning, literal
 from ..evaluation import MIN_COVERAGE, check_query_coverage, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
 from ..protocol import Aggregation, Protocol
+from ..results.matching import guard, query_mismatch
 from .inputs import QRELS_SIDE, Columns, Table, describe, packed
 from .pack import BUCKET, bucket_values
 from .partition import EVALUATED_SCHEMA, SUMMARY, VALUES, PartitionTask
@@ -314,12 +317,14 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
                      .select(SUMMARY).collect()]
         query_counts = count_queries([s["facts"] for s in summaries], protocol, qrels_source, run_source)
         _raise_first(summaries, tables)
+        doubts = _id_doubts([s["facts"] for s in summaries], protocol, f"{run_source} against {qrels_source}",
+                            allow_partial)
         values = evaluated.filter(F.col(VALUES).isNotNull()).select(VALUES)
         weight_frame = _weights_frame(session, weights) if weights is not None else None
         results = SparkResults(blobs=values, measures=measures, protocol=protocol, means={},
                                counts=_added_counts(summaries, query_counts.as_dict()), notes=(),
                                grade_range=None, run_name=run_name, qrels_source=qrels_source,
-                               run_source=run_source, weights=weight_frame, cached=evaluated)
+                               run_source=run_source, weights=weight_frame, cached=evaluated, warnings=doubts)
         if weight_frame is not None:
             means = _means(results.values_frame, measures, protocol, weight_frame)
         else:
@@ -330,6 +335,19 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
     ranges = [s["grade_range"] for s in summaries if s["grade_range"] is not None]
     results.complete(means=means, notes=tuple(dict.fromkeys(note for s in summaries for note in s["notes"])),
                      grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None)
+    for line in doubts:
+        warnings.warn(line, RankproofWarning, stacklevel=3)
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels_source}")
     return results
+
+
+def _id_doubts(facts: list[dict], protocol: Protocol, source: str, allow_partial: bool) -> tuple[str, ...]:
+    """The partial-match guard of :func:`rankproof.evaluate`, on the partitions' samples of unmatched query ids."""
+    missing, extra = (sum(int(f[k]) for f in facts) for k in ("missing", "extra"))
+    if not missing or not extra:
+        return ()
+    judged, ranked = (np.unique(np.array([i for f in facts for i in f.get(k, ())], dtype=str))
+                      for k in ("sample_missing", "sample_extra"))
+    counts = (sum(int(f["qrels"]) for f in facts), missing, extra)
+    return guard(query_mismatch(judged, ranked, protocol, totals=counts), source, allow_partial)

@@ -41,11 +41,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..results import Results
 
 __all__ = ["output_schema", "PartitionTask", "SUMMARY", "VALUES", "EVALUATED_SCHEMA", "error_summary", "unpack_values",
-           "SOME_IDS"]
+           "SOME_IDS", "GUARD_IDS"]
 
 SUMMARY, VALUES = "_rankproof_summary", "_rankproof_values"
 EVALUATED_SCHEMA = f"{SUMMARY} string, {VALUES} binary"
 SOME_IDS = 4  # ids of missing and extra queries each partition names, for messages
+GUARD_IDS = 200  # unmatched query ids each partition samples for the partial-match guard (evenly spaced)
 VALUES_PER_BLOB = 1 << 20  # queries per blob of values
 
 
@@ -149,8 +150,16 @@ def query_facts(qrels: "pa.Table", run: "pa.Table", column: str) -> dict[str, An
     def some(ids: "pa.Array") -> list[str]:
         return ids.cast(pa.string()).sort().slice(0, SOME_IDS).to_pylist()
 
+    def spread(ids: "pa.Array") -> list[str]:
+        ordered = ids.cast(pa.string()).sort()
+        if len(ordered) <= GUARD_IDS:
+            return ordered.to_pylist()
+        return ordered.take(pa.array(np.linspace(0, len(ordered) - 1, GUARD_IDS).astype(np.int64))).to_pylist()
+
+    # '001' and '1' are spread to different partitions: each side's unmatched ids go to the driver's guard
     return {"qrels": len(judged), "run": len(ranked), "missing": len(missing), "extra": len(extra),
-            "some_missing": some(missing), "some_extra": some(extra)}
+            "some_missing": some(missing), "some_extra": some(extra),
+            "sample_missing": spread(missing), "sample_extra": spread(extra)}
 
 
 class PartitionTask:

@@ -39,7 +39,8 @@ class SparkResults:
     def __init__(self, *, blobs: "DataFrame", measures: list[Measure], protocol: Protocol,
                  means: dict[Measure, float], counts: dict[str, Any], notes: tuple[str, ...],
                  grade_range: tuple[float, float] | None, run_name: str, qrels_source: str,
-                 run_source: str, weights: "DataFrame | None", cached: "DataFrame | None" = None) -> None:
+                 run_source: str, weights: "DataFrame | None", cached: "DataFrame | None" = None,
+                 warnings: tuple[str, ...] = ()) -> None:
         self._blobs = blobs  # one column: Arrow IPC blobs of per-query values (partition.output_schema)
         self._cached = cached if cached is not None else blobs  # what the evaluation persisted
         self._measures = measures
@@ -53,6 +54,7 @@ class SparkResults:
         self.run_source = run_source
         self._weights = weights
         self.complete_judgments = False
+        self.warnings = warnings  # the partial-match guard's doubts, as Results.warnings
 
     def complete(self, *, means: dict[Measure, float], notes: tuple[str, ...],
                  grade_range: tuple[float, float] | None) -> None:
@@ -168,7 +170,8 @@ class SparkResults:
             queries=queries, in_run=column("in_run", bool), retrieved=column("retrieved", np.int64),
             unjudged_retrieved=column("unjudged_retrieved", np.int64), qrels_source=self.qrels_source,
             run_source=self.run_source, notes=self._notes, grade_range=self._grade_range,
-            judged_queries=self._counts["queries_in_qrels"], missing_queries=self._counts["queries_missing_from_run"])
+            judged_queries=self._counts["queries_in_qrels"], missing_queries=self._counts["queries_missing_from_run"],
+            warnings=self.warnings)
         measures = {}
         for i, m in enumerate(self._measures):
             def ratio(name: str) -> np.ndarray | None:

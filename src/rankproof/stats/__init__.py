@@ -13,6 +13,9 @@ permuted within topics, in chunks), ``anova`` (two-way ANOVA, mixed model),
 (discriminative power, ASL curves), ``matrix`` (the topics x systems matrix),
 ``systems`` (all of them per measure).
 
+A/B buckets: ``balance`` (KS and chi-square per user attribute, corrected;
+``rankproof balance``).
+
 scipy is imported when a comparison runs, not when this package is imported.
 """
 

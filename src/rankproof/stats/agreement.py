@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankproof.errors import InputError
-from rankproof.stats.similarity import kendall_tau_b, tau_ap
+from rankproof.stats.similarity import RBO, kendall_tau_b, rbo, tau_ap
 
 __all__ = ["Confusion", "RankingAgreement", "confusion", "cohen_kappa", "fleiss_kappa", "kappa_of", "per_topic_agreement",
            "ranking_agreement"]
@@ -153,29 +153,42 @@ class RankingAgreement:
     topics: int
     resamples: int
     seed: int
+    ties: str = "a"
+    rbo: RBO | None = None
 
 
-def _taus(a: np.ndarray, b: np.ndarray, systems: Sequence[str]) -> tuple[float, float]:
+def _taus(a: np.ndarray, b: np.ndarray, systems: Sequence[str], ties: str) -> tuple[float, float]:
     x, y = dict(zip(systems, a.tolist())), dict(zip(systems, b.tolist()))
     try:
-        ap = tau_ap(x, y)
-    except InputError:      # tied means: tau_AP is undefined here
+        ap = tau_ap(x, y, ties=ties)
+    except InputError:      # ties='a' and tied means under A, the truth: tau_AP_a is undefined here
         ap = float("nan")
     return kendall_tau_b(x, y), ap
 
 
 def ranking_agreement(scores_a: Mapping[str, Mapping[Any, float]],
                       scores_b: Mapping[str, Mapping[Any, float]], *, resamples: int = 1000, seed: int = 0,
-                      confidence: float = 0.95) -> RankingAgreement:
+                      confidence: float = 0.95, ties: str = "a", rbo_p: float = 0.9,
+                      rbo_ties: str = "a") -> RankingAgreement:
     """Kendall's tau-b and tau_AP between the system rankings under qrels A and qrels B.
 
     `scores_a[system][topic]` is a system's per-topic score under A (likewise
     B); the ranking is by mean over the topics every system has under both.
     tau_AP takes A's ranking as the reference (Yilmaz et al. 2008). The
     interval is the percentile bootstrap over topics (Efron and Tibshirani
-    1993): topics drawn with replacement, the same draw for A and B, seeded;
-    resamples with tied means give no tau_AP and are left out of its interval.
+    1993): topics drawn with replacement, the same draw for A and B, seeded.
+
+    System means can tie. `ties` is tau_AP's treatment of them (Urbano and
+    Marrero 2017): ``"a"`` takes A's ranking as the truth and averages over
+    every breaking of B's ties (resamples whose means tie under A give no
+    tau_AP and are left out of its interval); ``"b"`` treats both as
+    observers, symmetric. Without ties both are tau_AP (``"b"``: its
+    symmetric form). ``rbo`` is the RBO of the two system rankings at
+    persistence `rbo_p`, tied means treated by `rbo_ties` (Corsi and Urbano
+    2024; see :func:`rankproof.stats.similarity.rbo`).
     """
+    if ties not in ("a", "b"):
+        raise InputError(what="tau_AP's ties must be 'a' or 'b'", value=ties)
     systems = sorted(scores_a)
     if len(systems) < 2 or set(systems) != set(scores_b):
         raise InputError(what="ranking agreement needs the same two or more systems under both qrels")
@@ -185,9 +198,9 @@ def ranking_agreement(scores_a: Mapping[str, Mapping[Any, float]],
         raise InputError(what="no topic is scored for every system under both qrels")
     a = np.array([[scores_a[s][t] for s in systems] for t in topics], dtype=float)
     b = np.array([[scores_b[s][t] for s in systems] for t in topics], dtype=float)
-    tau_b, tau_ap_value = _taus(a.mean(axis=0), b.mean(axis=0), systems)
+    tau_b, tau_ap_value = _taus(a.mean(axis=0), b.mean(axis=0), systems, ties)
     rng = np.random.default_rng(seed)
-    draws = np.array([_taus(a[rows].mean(axis=0), b[rows].mean(axis=0), systems)
+    draws = np.array([_taus(a[rows].mean(axis=0), b[rows].mean(axis=0), systems, ties)
                       for rows in rng.integers(0, len(topics), size=(resamples, len(topics)))])
     tail = (1 - confidence) / 2 * 100
 
@@ -201,4 +214,6 @@ def ranking_agreement(scores_a: Mapping[str, Mapping[Any, float]],
     return RankingAgreement(systems=tuple(systems), means_a=tuple(a.mean(axis=0).tolist()),
                             means_b=tuple(b.mean(axis=0).tolist()), tau_b=tau_b, tau_ap=tau_ap_value,
                             tau_b_interval=interval(draws[:, 0]), tau_ap_interval=interval(draws[:, 1]),
-                            topics=len(topics), resamples=resamples, seed=seed)
+                            topics=len(topics), resamples=resamples, seed=seed, ties=ties,
+                            rbo=rbo(dict(zip(systems, a.mean(axis=0).tolist())),
+                                    dict(zip(systems, b.mean(axis=0).tolist())), rbo_p, ties=rbo_ties))

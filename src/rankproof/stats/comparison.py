@@ -89,6 +89,8 @@ class Comparison:
     mismatches: tuple[str, ...] = ()
     # Pairs whose order the judged docs alone do not decide (bounds=True): one sentence each.
     undecided: tuple[str, ...] = ()
+    # Doubts about the inputs the evaluation found (ids that half match), "run: line" each.
+    warnings: tuple[str, ...] = ()
 
     def mean(self, run: str, measure: "str | Measure") -> float:
         return dict(dict(self.means)[run])[str(measure)]
@@ -428,7 +430,9 @@ def compare(
         test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
         n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
         protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
-        mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list))
+        mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list),
+        warnings=tuple(f"{name}: {line}" for name, result in zip(names, evaluated)
+                       for line in getattr(result, "warnings", ())))
 
 
 def _checked_options(*, test: str, correction: str, bootstrap_method: str, alpha: float, confidence: float,

@@ -129,6 +129,36 @@ def _same_file(path: str, digest: str) -> bool:
         return False
 
 
+def _column(per_query: dict, text: str, where: str, fix: str) -> np.ndarray:
+    """One measure's per-query values, checked as :func:`_number` checks each.
+
+    Every value a number or null and within bounds (a saved file as written):
+    one list, one array, checks over the whole column. Otherwise value by
+    value, so the message names the first bad one.
+    """
+    try:
+        values = [row[text] for row in per_query.values()]
+    except (KeyError, TypeError, IndexError):
+        values = None
+    if values is not None and set(map(type, values)) <= {float, int, type(None)}:
+        try:
+            column = np.array(values, dtype=np.float64)   # null -> NaN
+        except OverflowError:
+            column = None
+        if column is not None:
+            missing = np.isnan(column)
+            present = column[~missing]
+            if int(missing.sum()) == values.count(None) and bool(np.all(np.abs(present) <= _LARGEST_VALUE)):
+                return column
+    checked = []
+    for query, row in per_query.items():
+        if not isinstance(row, dict) or text not in row:
+            raise InputError(what=literal(f"no value for {text}"), source=f"{where}, query {query}", value=text,
+                             fix=fix)
+        checked.append(_number(row[text], f"{where}, query {query}, {text}"))
+    return np.array(checked, dtype=np.float64)
+
+
 def results_from_document(document: Any, source: str = "saved results") -> list[SavedResults]:
     """Rebuild every run of a results document (a parsed JSON object).
 
@@ -173,14 +203,7 @@ def results_from_document(document: Any, source: str = "saved results") -> list[
                 measure = parse_measure(text)
             except MeasureError as error:
                 raise InputError(what=literal(str(error)), source=f"{source}: run {name}", value=text) from None
-            column = []
-            for query in queries:
-                row = per_query[query]
-                if not isinstance(row, dict) or text not in row:
-                    raise InputError(what=literal(f"no value for {text}"), source=f"{source}: run {name}, query {query}",
-                                     value=text, fix=fix)
-                column.append(_number(row[text], f"{source}: run {name}, query {query}, {text}"))
-            measures[measure] = (np.array(column, dtype=np.float64),
+            measures[measure] = (_column(per_query, text, f"{source}: run {name}", fix),
                                  _number(means.get(text), f"{source}: run {name}, mean {text}"))
         loaded.append(SavedResults(
             run_name=str(name), protocol=protocol, qrels_digest=qrels.get("digest"),

@@ -1,7 +1,7 @@
 """Similarity of rankings: RBO, Kendall's tau-b, tau_AP, overlap@k, Jaccard@k, and repro measures.
 
-The rankings compared are strict orders (sequences of distinct items, best
-first) or, for the correlations, scores of the same items (a system ordering:
+The rankings compared are orders of distinct items, best first (tied items
+grouped) or, for the correlations, scores of the same items (a system ordering:
 ``{system: score}``).
 
 References
@@ -17,12 +17,14 @@ References
   P. Schaer and I. Soboroff, "How to measure the reproducibility of
   system-oriented IR experiments", SIGIR 2020 (repro_eval).
 
-Ties: RBO here takes strict orders only; the tie-aware variants of Corsi and
-Urbano ("The treatment of ties in rank-biased overlap", SIGIR 2024) are not
-implemented, and a ranking with a repeated item raises :class:`InputError`.
-tau_AP with tied scores (Urbano and Marrero's tau_AP_b, 2017) is not
-implemented either: tied scores raise :class:`InputError`. tau-b handles
-ties (that is what the b is for).
+Ties: RBO takes rankings with tied items (groups) when told how to treat
+them, ``ties='w'``, ``'a'`` or ``'b'``: the variants of M. Corsi and J.
+Urbano, "The treatment of ties in rank-biased overlap", SIGIR 2024
+(:mod:`rankproof.stats.tied_rbo`). tau_AP takes tied scores with
+``ties='a'`` or ``'b'``: J. Urbano and M. Marrero, "The treatment of ties in
+AP correlation", ICTIR 2017. Without `ties`, tied input raises
+:class:`InputError` that names the choice. tau-b handles ties (that is what
+the b is for).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 from dataclasses import dataclass
 
 from rankproof.errors import InputError
+from rankproof.stats.tied_rbo import TIE_VARIANTS, rbo_tied
 
 __all__ = ["RBO", "rbo", "kendall_tau_b", "tau_ap", "overlap_at", "jaccard_at",
            "rmse", "effect_ratio", "delta_relative_improvement"]
@@ -58,12 +61,30 @@ class RBO:
         return self.min + self.residual
 
 
-def _distinct(ranking: Sequence[Any], name: str) -> list[Any]:
-    items = list(ranking)
+GROUPS = (set, frozenset, list)
+
+
+def _groups(ranking: Any, name: str) -> list[list[Any]]:
+    """A ranking as tie groups, best first: from item -> score (equal scores tie) or from a sequence
+    of items and groups (a set, frozenset or list of items tied at one depth)."""
+    if isinstance(ranking, Mapping):
+        by_score: dict[float, list[Any]] = {}
+        for item, score in ranking.items():
+            value = float(score)
+            if math.isnan(value):
+                raise InputError(what=f"{name} gives a NaN score", doc=str(item),
+                                 fix="score every item, or leave it out of the ranking")
+            by_score.setdefault(value, []).append(item)
+        groups = [by_score[score] for score in sorted(by_score, reverse=True)]
+    else:
+        groups = [list(entry) if isinstance(entry, GROUPS) else [entry] for entry in ranking]
+    if any(not group for group in groups):
+        raise InputError(what=f"{name} has an empty tie group", fix="leave empty groups out")
+    items = [item for group in groups for item in group]
     if len(set(items)) != len(items):
-        raise InputError(what=f"{name} has a repeated item; RBO here takes strict orders (no ties)",
-                         fix="deduplicate the ranking, or break ties before comparing")
-    return items
+        raise InputError(what=f"{name} has a repeated item; a ranking holds each item once",
+                         fix="deduplicate the ranking (tied items go in one group: a set or list)")
+    return groups
 
 
 def _overlaps(short: list[Any], long: list[Any]) -> list[int]:
@@ -92,8 +113,18 @@ def _log_tail(p: float, depth: int) -> float:
     return -math.log1p(-p) - sum(p ** d / d for d in range(1, depth + 1))
 
 
-def rbo(a: Sequence[Any], b: Sequence[Any], p: float = 0.9) -> RBO:
+def rbo(a: Any, b: Any, p: float = 0.9, ties: str | None = None) -> RBO:
     """Rank-biased overlap of rankings `a` and `b` (Webber, Moffat and Zobel 2010).
+
+    A ranking is a sequence of items, best first, in which a set, frozenset
+    or list stands for items tied at one depth (``["d1", {"d2", "d3"}, "d4"]``),
+    or a mapping item -> score (higher first, equal scores tied). Rankings
+    with ties need `ties`, the variant of Corsi and Urbano (SIGIR 2024; see
+    :mod:`rankproof.stats.tied_rbo`): ``"w"`` when a tie means equality (the
+    group is seen whole at its first depth), ``"a"`` when it means
+    uncertainty (the expected RBO over random tie-breaking), ``"b"`` the
+    same corrected for the information the ties lose (``RBO^b(X, X) = 1``).
+    Without ties every variant is the RBO below.
 
     With A_d = X_d / d the agreement at depth d, RBO = (1 - p) sum_{d>=1} p^(d-1) A_d.
     For a short list S of length s and a long one L of length l, X_d the
@@ -113,7 +144,30 @@ def rbo(a: Sequence[Any], b: Sequence[Any], p: float = 0.9) -> RBO:
     """
     if not 0.0 < p < 1.0:
         raise InputError(what="RBO's persistence p must be in (0, 1)", value=p)
-    first, second = _distinct(a, "the first ranking"), _distinct(b, "the second ranking")
+    if ties is not None and ties not in TIE_VARIANTS:
+        raise InputError(what="RBO's ties must be 'w', 'a' or 'b'", value=ties,
+                         fix="'w' when a tie means equality, 'a' (or 'b') when it means uncertainty")
+    first, second = _groups(a, "the first ranking"), _groups(b, "the second ranking")
+    if len(first) < sum(map(len, first)) or len(second) < sum(map(len, second)):
+        if ties is None:
+            raise InputError(what="the rankings have tied items; say how RBO treats them",
+                             fix="rbo(..., ties='a') when a tie means uncertainty (the expected RBO over "
+                                 "random tie-breaking), 'w' when it means equality, 'b' for 'a' corrected "
+                                 "by the information lost (Corsi and Urbano 2024)")
+        return _rbo_ties(first, second, p, ties)
+    return _rbo_strict([group[0] for group in first], [group[0] for group in second], p)
+
+
+def _rbo_ties(first: list[list[Any]], second: list[list[Any]], p: float, ties: str) -> RBO:
+    size_first, size_second = sum(map(len, first)), sum(map(len, second))
+    short, long = (first, second) if size_first <= size_second else (second, first)
+    if not short:
+        return RBO(min=0.0, residual=1.0, ext=0.0, p=p)
+    low, residual, ext = rbo_tied(short, long, p, ties)
+    return RBO(min=low, residual=residual, ext=ext, p=p)
+
+
+def _rbo_strict(first: list[Any], second: list[Any], p: float) -> RBO:
     short, long = (first, second) if len(first) <= len(second) else (second, first)
     s, l = len(short), len(long)
     if s == 0:
@@ -169,14 +223,16 @@ def kendall_tau_b(x: Mapping[Any, float], y: Mapping[Any, float]) -> float:
     return (concordant - discordant) / denominator if denominator else math.nan
 
 
-def _order(scores: list[float], name: str) -> list[int]:
+def _order(scores: list[float], name: str, note: str = "") -> list[int]:
     if len(set(scores)) != len(scores):
-        raise InputError(what=f"{name} has tied scores; tau_AP here takes strict orders",
-                         fix="use kendall_tau_b, or break the ties")
+        raise InputError(what=f"{name} has tied scores{note or '; say how tau_AP treats them'}",
+                         fix="tau_ap(..., ties='a') when the reference is the truth and only the compared "
+                             "ordering ties, ties='b' when either may (Urbano and Marrero 2017)")
     return sorted(range(len(scores)), key=lambda i: -scores[i])
 
 
-def tau_ap(truth: Mapping[Any, float], other: Mapping[Any, float], symmetric: bool = False) -> float:
+def tau_ap(truth: Mapping[Any, float], other: Mapping[Any, float], symmetric: bool = False,
+           ties: str | None = None) -> float:
     """AP rank correlation of `other` against `truth` (Yilmaz, Aslam and Robertson 2008).
 
     Higher score ranks first. Walking `other`'s order, with C(i) the number
@@ -187,12 +243,43 @@ def tau_ap(truth: Mapping[Any, float], other: Mapping[Any, float], symmetric: bo
     Errors near the top cost more than errors near the bottom; when the
     errors are spread uniformly, tau_AP equals tau in expectation. Not
     symmetric: ``symmetric=True`` returns the mean of both directions.
-    Tied scores raise :class:`InputError`.
+
+    Tied scores raise :class:`InputError` unless `ties` names a variant of
+    Urbano and Marrero ("The treatment of ties in AP correlation", ICTIR 2017):
+
+    - ``"a"`` (accuracy: `truth` is a true order without ties, `other` an
+      estimate that may tie): the expected tau_AP over every random breaking
+      of `other`'s ties. For an item in a tie group of size t starting at
+      rank r, with C the items above its group that `truth` also ranks above it,
+
+          C * (1/t) sum_{k=1..t} 1/(r + k - 2)  +  (once per group) sum_{k=1..t-1} k / (2 (r + k - 1))
+
+      replace C(i) / (i - 1) (its rank is uniform within the group; two tied
+      items are in `truth`'s order half the time).
+    - ``"b"`` (agreement: both may tie, neither is the truth): symmetric,
+      the mean of both directions of
+
+          tau_AP,b = 2 / |N| * sum_{i in N} C(i) / (r_i - 1) - 1
+
+      over the items N outside `other`'s top group, r_i the first rank of
+      i's group and C(i) the items of groups above it that `truth` ranks
+      strictly above it. NaN when every item of one ordering ties.
+
+    Both equal tau_AP (``"b"``: the symmetric tau_AP) without ties.
     """
+    if ties is not None and ties not in ("a", "b"):
+        raise InputError(what="tau_AP's ties must be 'a' or 'b'", value=ties,
+                         fix="'a' when the first ordering is the truth (no ties in it), 'b' when neither is")
+    if ties == "b":
+        xs, ys = _pairs(truth, other)
+        return (_tau_ap_b(xs, ys) + _tau_ap_b(ys, xs)) / 2
     if symmetric:
-        return (tau_ap(truth, other) + tau_ap(other, truth)) / 2
+        return (tau_ap(truth, other, ties=ties) + tau_ap(other, truth, ties=ties)) / 2
     xs, ys = _pairs(truth, other)
-    _order(xs, "the reference ordering")
+    _order(xs, "the reference ordering",
+           "" if ties is None else "; tau_AP's variant 'a' takes the reference as the truth: use ties='b'")
+    if ties == "a":
+        return _tau_ap_a(xs, ys)
     order = _order(ys, "the compared ordering")
     n = len(order)
     total = 0.0
@@ -201,6 +288,41 @@ def tau_ap(truth: Mapping[Any, float], other: Mapping[Any, float], symmetric: bo
         correct = sum(xs[above] > xs[below] for above in order[:i])
         total += correct / i
     return 2 / (n - 1) * total - 1
+
+
+def _tie_groups(scores: list[float]) -> list[list[int]]:
+    """Item indices grouped by equal score, highest first."""
+    by_score: dict[float, list[int]] = {}
+    for index, score in enumerate(scores):
+        by_score.setdefault(score, []).append(index)
+    return [by_score[score] for score in sorted(by_score, reverse=True)]
+
+
+def _tau_ap_a(xs: list[float], ys: list[float]) -> float:
+    n = len(xs)
+    total, rank, above = 0.0, 1, list[int]()       # rank: the group's first rank (1-based)
+    for group in _tie_groups(ys):
+        t = len(group)
+        if rank > 1:
+            spread = sum(1 / (rank + k - 2) for k in range(1, t + 1)) / t
+            for item in group:
+                total += sum(xs[j] > xs[item] for j in above) * spread
+        total += sum(k / (2 * (rank + k - 1)) for k in range(1, t))
+        above += group
+        rank += t
+    return 2 / (n - 1) * total - 1
+
+
+def _tau_ap_b(xs: list[float], ys: list[float]) -> float:
+    total, rank, above, counted = 0.0, 1, list[int](), 0
+    for group in _tie_groups(ys):
+        if rank > 1:
+            for item in group:
+                total += sum(xs[j] > xs[item] for j in above) / (rank - 1)
+            counted += len(group)
+        above += group
+        rank += len(group)
+    return 2 / counted * total - 1 if counted else math.nan
 
 
 def overlap_at(a: Sequence[Any], b: Sequence[Any], k: int) -> float:

@@ -1,0 +1,272 @@
+"""How concentrated the recommendations are on few items: the Gini index and
+the Shannon entropy of the items' shares of all top-k slots.
+
+Both describe a whole run, not a list, as catalogue coverage does
+(:mod:`rankproof.recsys.coverage`). The libraries that report them disagree
+on three choices, each a parameter here and each named in the result:
+
+=================  ==========================================  =====================================
+choice             values                                      who
+=================  ==========================================  =====================================
+``universe``       ``catalogue``: every catalogue item, those   RecBole ``GiniIndex``, Elliot ``Gini``
+                   never recommended with share 0
+                   ``recommended``: the items recommended       RecPack ``ItemGini``
+                   at least once
+``normaliser``     ``n``: divide by the n items (the Gini of    RecBole, RecPack
+                   one item holding everything is 1 - 1/n)
+                   ``n-1``: divide by n - 1 (it is then 1)      Elliot (which reports 1 - G)
+``entropy`` base   ``e`` (nats) or ``2`` (bits); RecBole        RecBole ``ShannonEntropy``
+                   divides its entropy by the number of
+                   distinct recommended items
+                   (``per_item=True``)
+=================  ==========================================  =====================================
+
+:data:`GINI_PRESETS` and :data:`ENTROPY_PRESETS` hold each library's choices;
+the formulas are written out in :func:`gini` and :func:`entropy`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Literal
+
+import numpy as np
+
+from ..errors import USERS_AND_ITEMS, InputError, literal
+from ..pipeline.alignment import top_rows
+from ..protocol import Protocol
+from .coverage import as_run
+
+__all__ = ["Concentration", "gini", "entropy", "item_counts", "GINI_PRESETS", "ENTROPY_PRESETS"]
+
+Universe = Literal["catalogue", "recommended"]
+
+# Each library's Gini, as (universe, normaliser, reported as 1 - G). Read in their source:
+# RecBole recbole/evaluator/metrics.py GiniIndex (indices over num_items, divided by num_items);
+# Elliot elliot/evaluation/metrics/diversity/gini_index (over num_items, divided by num_items - 1,
+# returns 1 - G); RecPack recpack/metrics ItemGini (the recommended items only, divided by n).
+GINI_PRESETS = {
+    "recbole": dict(universe="catalogue", normaliser="n", complement=False),
+    "elliot": dict(universe="catalogue", normaliser="n-1", complement=True),
+    "recpack": dict(universe="recommended", normaliser="n", complement=False),
+}
+# RecBole's ShannonEntropy: natural log, divided by the number of distinct recommended items.
+ENTROPY_PRESETS = {
+    "recbole": dict(base="e", per_item=True),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Concentration:
+    """A run-level value of how its top-k slots spread over the items.
+
+    Attributes
+    ----------
+    measure : str
+        Its text with every choice, e.g. ``gini(universe=catalogue,normaliser=n)@10``.
+    value : float
+    items : int
+        The n items the value is over (the universe).
+    recommended : int
+        Distinct items in some top-k list.
+    slots : int
+        Top-k slots of all lists (the sum of the counts).
+    outside_catalogue : int
+        Recommended items that are not in the catalogue (counted in the
+        shares, and as items of the universe, so that the shares sum to 1).
+    k : int
+    """
+
+    measure: str
+    value: float
+    items: int
+    recommended: int
+    slots: int
+    outside_catalogue: int
+    k: int
+
+    def __str__(self) -> str:
+        return f"{self.measure} {self.value:.4f} over {self.items} items ({self.recommended} recommended)"
+
+
+def _check_k(k, name: str) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
+                         f"Write {name}(run, 10, ...)", value=k)
+    return int(k)
+
+
+def item_counts(predictions, k: int, protocol: Protocol | None = None, *, user="user", item="item",
+                score="score") -> tuple[np.ndarray, np.ndarray]:
+    """How many top-k slots each recommended item takes: (sorted item ids, counts).
+
+    The top k of each list is taken under the protocol's ``ties`` policy, as
+    for :func:`rankproof.recsys.coverage`.
+
+    >>> from rankproof import Run
+    >>> item_counts(Run.from_dict({"u": ["a", "b", "c"], "v": ["a", "c"]}), 2)
+    (array(['a', 'b', 'c'], dtype='<U1'), array([2, 1, 1]))
+    """
+    k = _check_k(k, "item_counts")
+    run = as_run(predictions, user, item, score)
+    rows = top_rows(run, k, protocol if protocol is not None else Protocol())
+    counts = np.bincount(run.doc_codes[rows], minlength=len(run.docs))
+    shown = np.flatnonzero(counts)
+    return run.docs[shown], counts[shown].astype(np.int64)
+
+
+def _catalogue(catalogue) -> np.ndarray:
+    if catalogue is None or isinstance(catalogue, (str, bytes)):
+        raise InputError(what="universe='catalogue' needs the catalogue: a list or array of {doc} ids",
+                         fix="pass catalogue=[...], or universe='recommended'").in_words_of(USERS_AND_ITEMS)
+    items = np.unique(np.asarray(catalogue).astype(str).reshape(-1))
+    if items.size == 0:
+        raise InputError(what="the catalogue is empty", fix="give the {doc} ids").in_words_of(USERS_AND_ITEMS)
+    return items
+
+
+def _shares(predictions, k, catalogue, universe, protocol, columns) -> tuple[np.ndarray, int, int, int]:
+    """The slot counts over the universe (zeros for catalogue items never recommended), with
+    the recommended and outside-catalogue item counts and the number of slots."""
+    if universe not in ("catalogue", "recommended"):
+        raise InputError(what=f"universe must be 'catalogue' or 'recommended'; got {literal(repr(universe))}",
+                         value=universe)
+    ids, counts = item_counts(predictions, k, protocol, **columns)
+    if counts.sum() == 0:
+        raise InputError(what="no list recommends any item", fix="give lists with at least one {doc}"
+                         ).in_words_of(USERS_AND_ITEMS)
+    outside = 0
+    if universe == "catalogue":
+        items = _catalogue(catalogue)
+        inside = np.isin(ids, items)
+        outside = int((~inside).sum())
+        zeros = items.size - int(inside.sum())
+        counts = np.concatenate([np.zeros(zeros, dtype=np.int64), counts])
+    return counts, len(ids), outside, int(counts.sum())
+
+
+def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = None,
+         normaliser: Literal["n", "n-1"] | None = None, preset: str | None = None,
+         protocol: Protocol | None = None, user="user", item="item", score="score") -> Concentration:
+    """The Gini index of the items' shares of the top-k slots: 0 when every item
+    of the universe is recommended equally often, near 1 when one item takes all.
+
+    .. math::
+
+        G@k = \\frac{1}{d} \\sum_{j=1}^{n} (2j - n - 1)\\, p_{(j)},
+        \\qquad p_i = \\frac{c_i}{\\sum_l c_l}
+
+    with c_i the top-k slots item i takes over all lists, p_(1) <= ... <= p_(n)
+    the shares in increasing order over the n items of the universe, and
+    d = n (``normaliser='n'``) or n - 1 (``'n-1'``, so that one item holding
+    every slot gives exactly 1). Reference: the Gini index of item
+    recommendation counts (Castells, Hurley and Vargas, *Novelty and
+    Diversity in Recommender Systems*, Recommender Systems Handbook, 2015).
+
+    Parameters
+    ----------
+    predictions : Run, or a table / Parquet path as for :func:`rankproof.evaluate_frame`
+    k : int
+        Cutoff, >= 1.
+    catalogue : array-like of ids, optional
+        The items of the universe ``catalogue`` (needed by it). An item
+        recommended but not in the catalogue is counted (``outside_catalogue``)
+        and kept as an item of the universe, so that the shares sum to 1.
+    universe : {"catalogue", "recommended"}, default "catalogue"
+    normaliser : {"n", "n-1"}, default "n"
+    preset : {"recbole", "elliot", "recpack"}, optional
+        A library's choices (:data:`GINI_PRESETS`); Elliot's is reported as
+        1 - G, as Elliot does. A `universe` or `normaliser` that contradicts
+        the preset is refused.
+    protocol : Protocol, optional
+        Only its ``ties`` policy: which items of a tied group crossing rank k are in the top k.
+
+    Examples
+    --------
+    Top 2 of three lists: a, b | a, c | a, b. Slots: a 3, b 2, c 1 (6 in all).
+    Over the recommended items (n = 3, shares 1/6, 2/6, 3/6 increasing):
+    ((2 - 4) 1/6 + (4 - 4) 2/6 + (6 - 4) 3/6) / 3 = (4/6) / 3 = 2/9.
+
+    >>> from rankproof import Run
+    >>> run = Run.from_dict({"u": ["a", "b"], "v": ["a", "c"], "w": ["a", "b"]})
+    >>> round(gini(run, 2, universe="recommended").value, 6)
+    0.222222
+
+    Over a catalogue a..e (d and e never recommended: n = 5, shares 0, 0, 1/6, 2/6, 3/6):
+    ((6 - 6) 1/6 + (8 - 6) 2/6 + (10 - 6) 3/6) / 5 = (8/3) / 5 = 0.5333.
+
+    >>> round(gini(run, 2, catalogue=list("abcde")).value, 4)
+    0.5333
+    """
+    k = _check_k(k, "gini")
+    chosen: dict = dict(universe="catalogue", normaliser="n", complement=False)
+    if preset is not None:
+        if preset not in GINI_PRESETS:
+            raise InputError(what=f"no Gini preset {literal(repr(preset))}; choose one of "
+                             f"{', '.join(GINI_PRESETS)}", value=preset)
+        chosen = dict(GINI_PRESETS[preset])
+        for name, given in (("universe", universe), ("normaliser", normaliser)):
+            if given is not None and given != chosen[name]:
+                raise InputError(what=f"the {preset} preset takes {name}={chosen[name]!r}, not {given!r}",
+                                 fix=f"drop {name}= or the preset", value=given)
+    universe = universe if universe is not None else chosen["universe"]
+    normaliser = normaliser if normaliser is not None else chosen["normaliser"]
+    complement = bool(chosen["complement"])
+    if normaliser not in ("n", "n-1"):
+        raise InputError(what=f"normaliser must be 'n' or 'n-1'; got {literal(repr(normaliser))}", value=normaliser)
+    counts, recommended, outside, slots = _shares(predictions, k, catalogue, universe, protocol,
+                                                  dict(user=user, item=item, score=score))
+    n = len(counts)
+    shares = np.sort(counts) / slots
+    rank = np.arange(1, n + 1, dtype=np.float64)
+    divisor = n if normaliser == "n" else n - 1
+    value = float(np.sum((2 * rank - n - 1) * shares) / divisor) if divisor > 0 else 0.0
+    if complement:
+        value = 1.0 - value
+    name = f"gini(universe={universe},normaliser={normaliser}{',complement' if complement else ''})@{k}"
+    return Concentration(name, value, n, recommended, slots, outside, k)
+
+
+def entropy(predictions, k: int, *, base: Literal["e", "2"] = "2", per_item: bool = False,
+            preset: str | None = None, protocol: Protocol | None = None, user="user", item="item",
+            score="score") -> Concentration:
+    """The Shannon entropy of the items' shares of the top-k slots.
+
+    .. math:: H@k = -\\sum_i p_i \\log p_i, \\qquad p_i = \\frac{c_i}{\\sum_l c_l}
+
+    over the recommended items (an item never recommended adds 0), in bits
+    (``base='2'``) or nats (``'e'``); ``per_item=True`` divides by the number
+    of distinct recommended items, as RecBole's ``ShannonEntropy`` does
+    (``preset='recbole'``: nats, per item). The maximum is log n, reached when
+    n items share the slots equally.
+
+    Examples
+    --------
+    Slots a 2, b 1, c 1 of 4: H = 1/2 log2 2 + 2 (1/4 log2 4) = 1.5 bits.
+
+    >>> from rankproof import Run
+    >>> run = Run.from_dict({"u": ["a", "b"], "v": ["a", "c"]})
+    >>> entropy(run, 2).value
+    1.5
+    >>> round(entropy(run, 2, preset="recbole").value, 6)    # 1.5 ln 2 / 3
+    0.346574
+    """
+    k = _check_k(k, "entropy")
+    if preset is not None:
+        if preset not in ENTROPY_PRESETS:
+            raise InputError(what=f"no entropy preset {literal(repr(preset))}; choose one of "
+                             f"{', '.join(ENTROPY_PRESETS)}", value=preset)
+        base, per_item = ENTROPY_PRESETS[preset]["base"], bool(ENTROPY_PRESETS[preset]["per_item"])  # type: ignore
+    if base not in ("e", "2"):
+        raise InputError(what=f"base must be 'e' or '2'; got {literal(repr(base))}", value=base)
+    counts, recommended, _, slots = _shares(predictions, k, None, "recommended", protocol,
+                                            dict(user=user, item=item, score=score))
+    shares = counts / slots
+    value = float(-np.sum(shares * np.log(shares)))
+    if base == "2":
+        value /= math.log(2)
+    if per_item:
+        value /= recommended
+    name = f"entropy(base={base}{',per_item' if per_item else ''})@{k}"
+    return Concentration(name, value, recommended, recommended, slots, 0, k)

@@ -309,6 +309,93 @@ register_side(
 )
 
 
+# -- the measures of concentration.py and calibration.py (rec-measures' functions, named here) -----------
+
+
+def _concentration(result) -> CatalogueValue:
+    return CatalogueValue(result.measure, float(result.value),
+                          (("items", result.items), ("recommended", result.recommended), ("slots", result.slots),
+                           ("outside_catalogue", result.outside_catalogue)))
+
+
+def _gini(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
+    from .concentration import GINI_PRESETS, gini
+
+    preset = params["preset"]
+    universe = params["universe"] or (GINI_PRESETS[preset]["universe"] if preset else "catalogue")
+    catalogue = side.catalogue()
+    if universe == "catalogue" and catalogue is None:
+        raise MeasureError(what=f"gini@{k} over the catalogue needs side data that was not given",
+                           fix="give it with --items or --train, or write gini(universe=recommended)@k")
+    return _concentration(gini(run, k, catalogue=catalogue if universe == "catalogue" else None,
+                               universe=params["universe"], normaliser=params["normaliser"], preset=preset,
+                               protocol=protocol))
+
+
+def _entropy(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
+    from .concentration import entropy
+
+    return _concentration(entropy(run, k, base=params["base"], preset=params["preset"], protocol=protocol))
+
+
+def _arp(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
+    from .calibration import arp
+
+    assert side.train is not None
+    return arp(run, k, training=side.train.popularity_map(), protocol=protocol)
+
+
+def _calibration(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
+    from .calibration import miscalibration
+
+    assert side.train is not None and side.features is not None
+    if side.train.users is None or side.features.categories is None:
+        raise MeasureError(what=f"calibration@{k} needs each user's training items and the items' categories",
+                           fix="give --train with a user column and --features with a category column")
+    history = {"user": side.train.users, "item": side.train.items}
+    return miscalibration(run, k, history=_history(history), categories=side.features.categories,
+                          alpha=params["alpha"], rank_weight=params["rank_weight"], protocol=protocol)
+
+
+def _history(columns: dict) -> dict:
+    """user -> items of the training log."""
+    history: dict[str, list] = {}
+    for user, item in zip(columns["user"].tolist(), columns["item"].tolist()):
+        history.setdefault(user, []).append(item)
+    return history
+
+
+def _alpha(value: Any) -> float:
+    number = float(value)
+    if not 0 <= number < 1:
+        raise ValueError(f"expected alpha in [0, 1); got {str(value)[:40]!r}")
+    return number
+
+
+register_side(
+    SideSpec("gini", "Gini index", "Gini index of the items' shares of the top-k slots (0: even, near 1: one item "
+             "takes all); universe=catalogue (--items, else the training items) or recommended", CATALOGUE, (),
+             _gini, (SideParam("universe", _choice("catalogue", "recommended"), None, "universe=catalogue or "
+                               "universe=recommended"),
+                     SideParam("normaliser", _choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
+                     SideParam("preset", _choice("recbole", "elliot", "recpack"), None,
+                               "preset=recbole, elliot or recpack")),
+             higher_is_better=False),
+    SideSpec("entropy", "Entropy", "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",
+             CATALOGUE, (), _entropy,
+             (SideParam("base", _choice("2", "e"), "2", "base=2 (bits) or base=e (nats)"),
+              SideParam("preset", _choice("recbole"), None, "preset=recbole (divided by the recommended items)")),
+             value_range=(0.0, float(np.inf))),
+    SideSpec("arp", "ARP", "average recommendation popularity: mean training interactions of the top-k items",
+             LIST, (("train",),), _arp, value_range=(0.0, float(np.inf)), higher_is_better=None),
+    SideSpec("calibration", "Miscalibration", "Steck's miscalibration: KL divergence of the top k's category mix "
+             "from the user's training history's (nats; 0: calibrated)", LIST, (("train",), ("features",)),
+             _calibration, (SideParam("alpha", _alpha, 0.01, "alpha=0.01: the smoothing, in [0, 1)"),
+                            SideParam("rank_weight", _choice("uniform", "log"), "uniform",
+                                      "rank_weight=uniform or rank_weight=log")),
+             value_range=(0.0, float(np.inf)), higher_is_better=False),
+)
+
 # The modules that register side-data measures of their own (imported once this registry
 # exists: each imports register_side from here), e.g. "rankproof.recsys.popularity".
 FAMILIES: tuple[str, ...] = ()

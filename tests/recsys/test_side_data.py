@@ -121,6 +121,31 @@ def test_values_worked_by_hand(small):
     assert value("long_tail_share@2").per_query() == {"u": 0.5, "v": 0.5}
 
 
+def test_rec_measures_rows_worked_by_hand(small):
+    """gini, entropy, arp and calibration through the registry (their functions are rec-measures')."""
+    run = Run.read(small / "recs.csv", query="user", doc="item")
+    side = _side(small)
+
+    def value(text, data=side):
+        return compute_side(parse_side_measure(text), run, data)
+
+    # Slots of the top 2: a 2, b 1, d 1 (4). Over the catalogue a..f, shares ascending 0, 0, 0, 1/4, 1/4, 1/2:
+    # G = (1/6) sum (2j - 7) p_(j) = (1 x 1/4 + 3 x 1/4 + 5 x 1/2) / 6.
+    assert value("gini@2").value == pytest.approx(3.5 / 6)
+    # Over the recommended items (1/4, 1/4, 1/2): (-2 x 1/4 + 0 + 2 x 1/2) / 3.
+    assert value("gini(universe=recommended)@2", SideData()).value == pytest.approx(0.5 / 3)
+    assert value("entropy@2").value == pytest.approx(1.5)   # -(1/2 log2 1/2 + 2 x 1/4 log2 1/4)
+    assert value("arp@2").per_query() == {"u": 1.5, "v": 1.5}   # (2 + 1) / 2 for both
+    # u's history is b (X): p = (X 1). Its top 2, a {X, Y} and b {X}: q = (X 3/4, Y 1/4);
+    # q~(X) = 0.99 x 3/4 + 0.01 x 1, so KL = ln(1 / q~(X)). v has no history: undefined.
+    history = SideData(train=read_train(pa.table({"user": ["u"], "item": ["b"]})), features=side.features)
+    got = value("calibration@2", history)
+    assert got.per_query() == pytest.approx({"u": math.log(1 / (0.99 * 0.75 + 0.01))})
+    assert got.undefined == 1
+    with pytest.raises(MeasureError, match="--items or --train"):
+        value("gini@2", SideData())
+
+
 def test_evaluate_with_side_keeps_accuracy_unchanged(small):
     qrels = Qrels.read(small / "truth.csv", query="user", doc="item", grade="grade")
     run = Run.read(small / "recs.csv", query="user", doc="item")
@@ -241,12 +266,12 @@ def test_cli_side_file_error_is_one_line(capsys, small):
 
 
 def test_cli_movielens_shaped_log(capsys, movielens):
-    """Accuracy, coverage, ILD, novelty and long-tail share together; the popularity recommender
-    covers less of the catalogue and recommends less of the long tail than the taste one."""
+    """Accuracy, coverage, ILD, novelty, long-tail share, Gini, ARP and calibration together; the popularity
+    recommender covers less of the catalogue and recommends less of the long tail than the taste one."""
     code, out, _ = cli(capsys, "evaluate", movielens["truth"], movielens["pop"], movielens["taste"], *COLUMNS,
                        "-m", "ndcg@10", "-m", "coverage@10", "-m", "ild@10", "-m", "novelty(unseen=laplace)@10",
-                       "-m", "long_tail_share@10", "--train", movielens["train"], "--features", movielens["features"],
-                       "--format", "json", "--quiet")
+                       "-m", "long_tail_share@10", "-m", "gini@10", "-m", "arp@10", "-m", "calibration@10",
+                       "--train", movielens["train"], "--features", movielens["features"], "--format", "json", "--quiet")
     assert code == 0
     runs = json.loads(out)["runs"]
     pop, taste = (runs[f"{name}.csv"]["side"] for name in ("pop", "taste"))
@@ -254,6 +279,10 @@ def test_cli_movielens_shaped_log(capsys, movielens):
     assert pop["long_tail_share@10"]["value"] < taste["long_tail_share@10"]["value"]
     assert pop["novelty(unseen=laplace)@10"]["value"] < taste["novelty(unseen=laplace)@10"]["value"]
     assert pop["ild@10"]["lists"] == 300
+    # More concentrated on fewer items, more popular, and further from each user's genre mix.
+    assert pop["gini@10"]["value"] > taste["gini@10"]["value"]
+    assert pop["arp@10"]["value"] > taste["arp@10"]["value"]
+    assert pop["calibration@10"]["value"] > taste["calibration@10"]["value"]
 
 
 def test_movielens_generator_shape():

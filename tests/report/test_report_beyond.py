@@ -24,7 +24,7 @@ def page(tmp_path_factory) -> Path:
     log = write_log(folder / "log", users=120, items=200)
     output = folder / "report.html"
     assert main(["report", str(log["truth"]), str(log["pop"]), str(log["taste"]), *COLUMNS, "-m", "ndcg@10",
-                 "-m", "coverage@10", "-m", "ild@10", "-m", "long_tail_share@10", "--train", str(log["train"]),
+                 "-m", "coverage@10", "-m", "ild@10", "-m", "calibration@10", "--train", str(log["train"]),
                  "--features", str(log["features"]), "--groups", str(log["groups"]), "--resamples", "100",
                  "-o", str(output)]) == 0
     return output
@@ -36,6 +36,7 @@ def test_the_section_is_in_the_page(page):
     assert 'data-figure="beyond-coverage"' in html or 'beyond-coverage' in html
     for table in ("beyond-values", "beyond-exposure", "beyond-groups"):
         assert f'class="{table}"' in html
+    assert "<td class=text>calibration@10</td><td class=text>heavy</td>" in html
     assert html.index('id="summary"') < html.index('id="beyond"') < html.index('id="provenance"')
 
 
@@ -69,7 +70,7 @@ def test_the_section_renders_in_chromium(page, tmp_path):
         assert len(shown["figures"]) == 2  # coverage against k, popularity against rank
         assert all(w > 200 and h > 100 and lines == 2 for w, h, lines in shown["figures"]), shown["figures"]
         assert len(shown["cells"]) == 2 * 3 and all(c.replace(".", "").isdigit() for c in shown["cells"]), shown
-        assert shown["groups"] == 1 + 2 * 2  # header + (ild, long_tail_share) x (heavy, light)
+        assert shown["groups"] == 1 + 2 * 2  # header + (ild, calibration) x (heavy, light): calibration per group
         assert shown["exposure"] > 2 and shown["nav"]
         assert browser.errors() == []
     finally:

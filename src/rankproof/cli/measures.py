@@ -100,6 +100,8 @@ def _engines_and_side_data(specs) -> list[str]:
 
 def _side_registry() -> list[str]:
     """One line per side-data measure of the registry: name@k, kind, the flags it reads, what it is."""
+    import textwrap
+
     from ..recsys.registry import SIDE_REGISTRY
     from ..recsys.side import SIDE_FLAGS
 
@@ -107,7 +109,8 @@ def _side_registry() -> list[str]:
     for spec in SIDE_REGISTRY.values():
         reads = "; ".join(" or ".join(SIDE_FLAGS[kind] for kind in needs) for needs in spec.needs)
         params = "(" + ",".join(f"{p.name}=..." for p in spec.params) + ")" if spec.params else ""
-        lines.append(f"  {spec.name}{params}@k  [{spec.kind}; {reads}]  {spec.description}")
+        lines.append(f"  {spec.name}{params}@k  [{spec.kind}; {spec.reads or reads or 'no side data'}]")
+        lines.extend("      " + line for line in textwrap.wrap(spec.description, 100))
     return lines
 
 

@@ -98,6 +98,8 @@ class SideSpec:
     needs_cutoff: bool = True
     value_range: tuple[float, float] = (0.0, 1.0)
     higher_is_better: "bool | None" = True
+    # What `rankproof measures` says it reads, when `needs` cannot say it (it depends on a parameter).
+    reads: "str | None" = None
 
     def __post_init__(self) -> None:
         if self.kind not in (LIST, CATALOGUE):
@@ -380,7 +382,7 @@ register_side(
                      SideParam("normaliser", _choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
                      SideParam("preset", _choice("recbole", "elliot", "recpack"), None,
                                "preset=recbole, elliot or recpack")),
-             higher_is_better=False),
+             higher_is_better=False, reads="--items or --train, unless universe=recommended"),
     SideSpec("entropy", "Entropy", "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",
              CATALOGUE, (), _entropy,
              (SideParam("base", _choice("2", "e"), "2", "base=2 (bits) or base=e (nats)"),

@@ -378,7 +378,7 @@ def renumber(codes, mapping):
 
 def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bint integer,
          Interner query_ids, Interner doc_ids, query_codes, doc_codes, values, lines,
-         int64_t row_offset, int64_t line_offset):
+         int64_t row_offset, int64_t line_offset, int doc_column=2):
     """Split, check and intern the lines of ``text[begin:end]`` in one pass.
 
     Parameters
@@ -402,6 +402,9 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
     row_offset : int
     line_offset : int
         Lines before `begin` (added to line numbers).
+    doc_column : int, optional
+        Index of the doc id (2 in TREC files, 1 in ``query doc score`` runs);
+        the query id is always the first column.
 
     Returns
     -------
@@ -414,7 +417,7 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
     cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
     if not 0 <= begin <= end <= PyBytes_GET_SIZE(text):
         raise ValueError("span out of the text")
-    if width > MAX_COLUMNS or value_column >= width or not rp_init_c_locale():
+    if width > MAX_COLUMNS or value_column >= width or not 0 < doc_column < width or not rp_init_c_locale():
         raise ValueError("bad scan arguments or no C locale")
     cdef int64_t[::1] queries = query_codes, docs = doc_codes, numbers = lines
     cdef int64_t[::1] grades
@@ -531,10 +534,10 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
                 last_query_length = length
                 last_query_code = code
             queries[row] = code
-            length = ends[2] - starts[2]
-            pending_key[pending] = data + starts[2]
+            length = ends[doc_column] - starts[doc_column]
+            pending_key[pending] = data + starts[doc_column]
             pending_length[pending] = length
-            pending_hash[pending] = hash_bytes(data + starts[2], length, doc_table_pointer.seed)
+            pending_hash[pending] = hash_bytes(data + starts[doc_column], length, doc_table_pointer.seed)
             rp_prefetch(&doc_table_pointer.slots[pending_hash[pending] & doc_table_pointer.mask])
             pending += 1
             numbers[row] = line + line_offset

@@ -24,11 +24,12 @@ from .labels import apply_labels
 from .usage import literal, usage
 
 __all__ = [
-    "INPUT_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options", "add_input_options", "add_column_options",
+    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options", "add_input_options", "add_column_options",
     "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN",
 ]
 
 INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
+RUN_FORMATS = INPUT_FORMATS + ("run3",)   # run3: 'query doc score' lines
 QRELS_ROLES = ("query", "doc", "grade")
 RUN_ROLES = ("query", "doc", "score")
 _ROLE_HELP = {
@@ -67,7 +68,9 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grade-map", metavar="MAP",
                         help="map grades before anything else: 1:4,2:3,-1:0 or a JSON file {\"1\": 4}")
     parser.add_argument("--qrels-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
-    parser.add_argument("--run-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
+    parser.add_argument("--run-format", choices=RUN_FORMATS,
+                        help="default: from the extension (else trec, or run3 when the first line is "
+                             "'query doc score')")
     add_column_options(parser, ("query", "doc", "grade", "score"), _ROLE_HELP,
                        "query=qid,doc=docno,grade=rel,score=sim")
     parser.add_argument("--label", action="append", metavar="NAME=FILE",

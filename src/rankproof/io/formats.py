@@ -32,7 +32,8 @@ from .files import encoding_hint, load_text
 from .jsonl import read_jsonl
 from .parquet import read_parquet
 from .tables import qrels_columns_from_table, run_columns_from_table
-from .trec import QrelsColumns, RunColumns, read_trec_qrels_columns, read_trec_run_columns
+from .trec import QrelsColumns, RunColumns, first_data_fields, read_trec_qrels_columns, read_trec_run_columns
+from .values import score_problem
 from .what import LABELS, QRELS, RUN, What, example_line
 
 __all__ = [
@@ -46,8 +47,9 @@ __all__ = [
     "read_run_columns",
 ]
 
-FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
-"""The formats :func:`read_qrels_columns` and :func:`read_run_columns` read."""
+FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet", "run3")
+"""The formats :func:`read_qrels_columns` and :func:`read_run_columns` read. ``run3`` is a
+run of three whitespace-separated columns, ``query doc score`` (runs only)."""
 
 _SUFFIXES = {
     ".csv": "csv",
@@ -65,7 +67,7 @@ def format_of(path, format: str | None = None) -> str:
     ----------
     path : str or os.PathLike
         The file.
-    format : {"trec", "csv", "tsv", "jsonl", "parquet"}, optional
+    format : {"trec", "csv", "tsv", "jsonl", "parquet", "run3"}, optional
         Overrides the extension.
 
     Returns
@@ -120,12 +122,29 @@ def _load_text(path, source: str, fmt: str, what: What, how: str) -> bytes:
     return data
 
 
+def _three_columns(path) -> bool:
+    """A file read as TREC by its extension whose first data line is ``query doc score``
+    (three columns, the third a number): a TREC run line has six, so the only reading
+    is format run3."""
+    fields = first_data_fields(path)
+    if fields is None or len(fields) != 3:
+        return False
+    return score_problem(fields[2]) is None
+
+
 # -- public -------------------------------------------------------------------
+
+
+def _refuse_run3(path, what: str) -> None:
+    raise ParseError(source=str(path), what=f"format 'run3' ('query doc score' lines) holds a run, not {what}",
+                     fix="give the format of this file (trec, csv, tsv, jsonl or parquet)")
 
 
 def read_table(path, fmt: str, named: dict, what: What):
     """Read a non-TREC file into ``(table, lines or None, source)``."""
     source = str(path)
+    if fmt == "run3":
+        _refuse_run3(path, what.units)
     if fmt == "parquet":
         table, lines = read_parquet(path, source, named, what), None
     elif fmt == "jsonl":
@@ -184,6 +203,8 @@ def read_qrels_columns(
     fmt = format_of(path, format)
     if fmt == "trec":
         return read_trec_qrels_columns(path, real=real)
+    if fmt == "run3":
+        _refuse_run3(path, "judgments")
     named = {"query": query, "doc": doc, "grade": grade}
     table, lines, source = read_table(path, fmt, named, QRELS)
     columns = qrels_columns_from_table(
@@ -203,8 +224,11 @@ def read_run_columns(
     ----------
     path : str or os.PathLike
         The file. ``.gz`` text files are decompressed.
-    format : {"trec", "csv", "tsv", "jsonl", "parquet"}, optional
-        Without it, the extension decides (see :func:`format_of`).
+    format : {"trec", "csv", "tsv", "jsonl", "parquet", "run3"}, optional
+        Without it, the extension decides (see :func:`format_of`); a file
+        read as TREC whose first data line has three columns, the third a
+        number, is read as ``run3`` (``query doc score``: a TREC run line
+        has six columns, so no other reading exists).
     query, doc : str, optional
         Names of the columns or fields holding the query and document ids.
     score : str or None, optional
@@ -231,8 +255,10 @@ def read_run_columns(
         If `format` is unknown.
     """
     fmt = format_of(path, format)
-    if fmt == "trec":
-        return read_trec_run_columns(path)
+    if fmt == "trec" and format is None and _three_columns(path):
+        fmt = "run3"
+    if fmt in ("trec", "run3"):
+        return read_trec_run_columns(path, layout=fmt)
     named = {"query": query, "doc": doc}
     if score is not None:
         named["score"] = score

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import RUN_FORMATS, RUN_ROLES, add_column_options, read_run, run_names
+from .inputs import RUN_FORMATS, RUN_ROLES, add_column_options, add_no_header_option, read_run, run_names
 from .render import add_print_options, digits, print_text
 from .usage import count_option, fraction_option, usage
 
@@ -40,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                            "doc": "doc id column (default doc)",
                                            "score": "score column (default score; none: rows are in rank order)"},
                        "query=qid,doc=docno,score=sim")
+    add_no_header_option(parser)
     parser.add_argument("--label", action="append", metavar="NAME=FILE", help="name the run FILE as NAME")
     add_print_options(parser)
 

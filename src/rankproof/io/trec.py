@@ -484,12 +484,15 @@ def first_data_fields(path, limit: int = 1 << 16) -> list[str] | None:
     `limit` bytes of a text file (``.gz`` decompressed), or None when there is none or the
     file cannot be read: a peek to choose a layout; the reader checks the file itself."""
     import gzip
+    import stat
 
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):   # a FIFO or a device: never opened twice
+            return None
         opener = gzip.open if str(path).endswith(".gz") else open
         with opener(path, "rb") as handle:
             head = handle.read(limit)
-    except (OSError, EOFError, ValueError):
+    except Exception:   # noqa: BLE001 - a peek: the reader itself says what is wrong with the file
         return None
     for raw in head.split(b"\n")[:-1] if len(head) == limit else head.split(b"\n"):
         text = raw.decode("utf-8", "replace").strip(" \t\r")

@@ -305,10 +305,11 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     together. Which part a line fell in changes nothing in the result.
     """
     source = str(path)
-    text = load_trec_text(path, source, fmt)
-    parts = _parts(text)
+    # Held in a list, so that it can be let go before the tables merge (the closures below read it).
+    held = [load_trec_text(path, source, fmt)]
+    parts = _parts(held[0])
     with _pool(len(parts)) as pool:
-        lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
+        lines_in = list(pool.map(lambda part: _trec_scan.count_lines(held[0], *part), parts))
         # A part's capacity is its line count; its lines follow the newlines before it.
         row_offsets = np.concatenate([[0], np.cumsum(lines_in)]).tolist()
         line_offsets = np.concatenate([[0], np.cumsum(np.subtract(lines_in, 1))]).tolist()
@@ -325,7 +326,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
         def scan(k: int) -> dict:
             begin, end = parts[k]
             return _trec_scan.scan(
-                text, begin, end, len(fmt.names), fmt.value_index, fmt.integer,
+                held[0], begin, end, len(fmt.names), fmt.value_index, fmt.integer,
                 tables[k][0], tables[k][1], query_codes, doc_codes, values, line,
                 row_offsets[k], line_offsets[k], fmt.doc_index,
             )
@@ -333,26 +334,29 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
         scanned = list(pool.map(scan, range(len(parts))))
     for part in scanned:
         if part["status"] != _trec_scan.OK:
-            raise _line_error(text, part, fmt, source)
+            raise _line_error(held[0], part, fmt, source)
     rows = sum(part["rows"] for part in scanned)
     if rows == 0:
         raise ParseError(source=source, what=f"{fmt.nothing} (the file is empty or has only blank and comment lines)",
                          fix=f"give one '{fmt.layout}' line per {fmt.unit}")
+    tag_start, tag_end = next(part["tag"] for part in scanned if part["rows"])
+    tag = held[0][tag_start:tag_end].decode("utf-8") if fmt.has_tag else None
+    held.clear()   # every id is in the tables' arenas: the file's bytes are not held beside their merge
     queries, docs = tables[0]
     done = scanned[0]["rows"]
     for k in range(1, len(parts)):
         start, count = row_offsets[k], scanned[k]["rows"]
         _trec_scan.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
         _trec_scan.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
+        tables[k] = tables[0]   # part k's ids are in the first tables now: free its own before the next merge
         if start != done:
             for column in (query_codes, doc_codes, values, line):
                 column[done : done + count] = column[start : start + count]
         done += count
-    tag_start, tag_end = next(part["tag"] for part in scanned if part["rows"])
     return source, {
         "query_codes": query_codes[:rows], "doc_codes": doc_codes[:rows], "values": values[:rows],
         "lines": line[:rows], "queries": queries, "docs": docs,
-        "tag": text[tag_start:tag_end].decode("utf-8") if fmt.has_tag else None,
+        "tag": tag,
     }
 
 
@@ -378,6 +382,7 @@ def _interned(codes: np.ndarray, interner, what: str = "id", lines: "np.ndarray 
     the number of ids (see :mod:`rankproof.io.limits`).
     """
     text, starts, lengths = interner.vocabulary()
+    del interner   # the caller hands over its only reference: the hash table goes before the sort
     longest = MAX_ID_LENGTH.value()
     if len(lengths) and int(np.max(lengths)) > longest:
         code = int(np.argmax(np.asarray(lengths) > longest))
@@ -420,8 +425,8 @@ def read_trec_qrels_columns(path, real: bool = False) -> QrelsColumns:
         names the file and line.
     """
     source, scanned = _scan(path, _QRELS_REAL if real else _QRELS)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"], "query", scanned["lines"], source)
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"], "doc", scanned["lines"], source)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query", scanned["lines"], source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", scanned["lines"], source)
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
@@ -465,8 +470,8 @@ def read_trec_run_columns(path, *, layout: str = "trec") -> RunColumns:
         names the file and line.
     """
     source, scanned = _scan(path, _RUN3 if layout == "run3" else _RUN)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"], "query", scanned["lines"], source)
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"], "doc", scanned["lines"], source)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query", scanned["lines"], source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", scanned["lines"], source)
     return RunColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,

@@ -98,3 +98,18 @@ def test_cli_reads_run3(tmp_path, capsys):
     assert "run.tsv,all,p@1,0.0" in capsys.readouterr().out.splitlines()   # d2 first, not judged
     assert main(["evaluate", qrels, run, "--run-format", "run3", "-m", "rr", "--format", "csv"]) == 0
     assert "run.tsv,all,rr,0.5" in capsys.readouterr().out.splitlines()     # d1 second
+
+
+def test_run3_cut_into_parts_reads_as_a_whole(tmp_path, monkeypatch):
+    # Big files are scanned in parts, in threads, their id tables merged: force four parts.
+    import rankproof.io.trec as trec
+
+    monkeypatch.setattr(trec, "_PART_BYTES", 1)
+    monkeypatch.setattr(trec.os, "cpu_count", lambda: 4)
+    lines = [f"q{i % 3} d{i % 7} {i}.25" for i in range(40)]
+    path = _write(tmp_path / "run.txt", "\n".join(lines) + "\n")
+    columns = read_run_columns(path)
+    assert list(columns.query_vocab[columns.query_codes]) == [f"q{i % 3}" for i in range(40)]
+    assert list(columns.doc_vocab[columns.doc_codes]) == [f"d{i % 7}" for i in range(40)]
+    assert list(columns.score) == [i + 0.25 for i in range(40)]
+    assert list(columns.line) == list(range(1, 41))

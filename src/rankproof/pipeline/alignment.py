@@ -41,14 +41,14 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, MissingQueryError, literal
 from ..io.lines import take_lines
-from ..protocol import ExtraQuery, MissingQuery, Protocol, ScorePrecision, Unjudged
+from ..protocol import ExtraQuery, IdenticalIds, MissingQuery, Protocol, ScorePrecision, Unjudged
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
 from .ids import normalise_ids
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
-    Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, drop_duplicates, line_at,
-    name_some, precision_ties,
+    Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, credit_once, drop_duplicates,
+    identical_rows, line_at, name_some, precision_ties,
 )
 from .ties import group_ties, rank_order, rank_order_within, sort_within_queries, tie_groups
 
@@ -376,8 +376,12 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
                    grade=row_grade, judged=row_judged, pooled=row_pooled, line=take_lines(run.lines, rows))
     counts["duplicates_dropped"] = 0
     if repeated.any():
+        grade, judged = credit_once(repeated, ranked.grade, ranked.judged, protocol)
+        ranked = dataclasses.replace(ranked, grade=grade, judged=judged)
         ranked = ranked.take(drop_duplicates(repeated, protocol, ranked.locate(join.queries, run.docs, run.source),
                                              counts))
+    if protocol.identical_ids is IdenticalIds.DROP:
+        ranked = ranked.take(~identical_rows(join.queries, run.docs, ranked.query, ranked.doc))
     judged_rows = apply_unjudged(ranked.judged, protocol, ranked.locate(join.queries, run.docs, run.source),
                                  qrels_source, counts)
     return ranked if judged_rows is None else ranked.take(judged_rows)
@@ -406,7 +410,8 @@ def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol,
         doc, score, line = doc[order], score[order], take_lines(line, order)
         del order  # freed before the judgment columns are made
     repeated, judged, grade, pooled = _mark(offsets, doc, run, pools)
-    if repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all()):
+    if (repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all())
+            or protocol.identical_ids is IdenticalIds.DROP):
         return None
     ranked = _Rows(query=_NO_QUERY, doc=doc, score=score, grade=grade, judged=judged, pooled=pooled, line=line)
     counts["duplicates_dropped"] = 0
@@ -438,10 +443,10 @@ def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol
     return ranked.take(order, query=not grouped)
 
 
-def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict) -> np.ndarray:
+def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict, protocol: Protocol) -> np.ndarray:
     """Each evaluated query's offsets into the ranked rows."""
     num_queries = len(join.queries)
-    if counts["duplicates_dropped"] or counts["unjudged_dropped"]:
+    if counts["duplicates_dropped"] or counts["unjudged_dropped"] or protocol.identical_ids is IdenticalIds.DROP:
         return offsets_of(ranked.query, num_queries)
     # Rows are grouped by query in evaluation order, none dropped: each
     # evaluated query keeps its whole ranking.
@@ -471,7 +476,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     if found is None:
         ranked = _in_rank_order(_ranked_rows(run, join, pools, protocol, counts, qrels.source), run, join,
                                 protocol, counts)
-        offsets = _query_offsets(ranked, run, join, counts)
+        offsets = _query_offsets(ranked, run, join, counts, protocol)
     else:
         ranked, offsets = found
         del found

@@ -122,14 +122,14 @@ _SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"])
 # non-LLM (and LLM) context precision is sum(precision@k * v_k) / (retrieved
 # relevant + 1e-10): AP whose denominator is the number of relevant chunks
 # retrieved (ap_denominator=hits), each retrieved context scored on its own
-# (duplicates=count), 0 when none is relevant. Empty lists give NaN, which the
-# mean skips (missing_query=exclude, zero_ideal=exclude).
+# (duplicates=count), 0 when none is relevant. An empty retrieved list gives
+# NaN, which ragas' mean skips (missing_query=exclude).
 _RAG_LIST = dict(ties=Ties.INPUT, duplicates=Duplicates.COUNT)
-_SETTINGS["ragas"] = dict(_RAG_LIST, ap_denominator=ApDenominator.HITS, missing_query=MissingQuery.EXCLUDE,
-                          zero_ideal=ZeroIdeal.EXCLUDE)
+_SETTINGS["ragas"] = dict(_RAG_LIST, ap_denominator=ApDenominator.HITS, missing_query=MissingQuery.EXCLUDE)
 # ragas IDBasedContextRecall (src/ragas/metrics/_context_recall.py): |set(retrieved) & reference| /
-# |reference| (set_r), a repeated id counted once; NaN without reference ids.
-_SETTINGS["ragas_sets"] = dict(_SETTINGS["ragas"], duplicates=Duplicates.FIRST)
+# |reference| (set_r), a repeated id counted once, 0 for an empty retrieved list, NaN
+# (skipped by the mean) without reference ids (zero_ideal=exclude).
+_SETTINGS["ragas_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.FIRST, zero_ideal=ZeroIdeal.EXCLUDE)
 
 # LlamaIndex (llama-index-core 0.14, llama_index/core/evaluation/retrieval/metrics.py):
 # HitRate is hit (any relevant in the list), granular HitRate hits over the list

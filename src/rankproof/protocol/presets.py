@@ -180,7 +180,9 @@ _SETTINGS["beir"] = dict(_SETTINGS["mteb"])
 # compute_metrics): hits sorted by (-score, corpus_id), queries without a
 # relevant doc left out of every mean (zero_ideal=exclude); accuracy@k (hit@k),
 # precision@k / k, recall@k / R, MRR@k (rr@k), binary NDCG@k with an ideal of
-# min(R, k), and MAP@k over min(k, R) (ap_denominator=min_k).
+# min(R, k), and MAP@k over min(k, R) (ap_denominator=min_k). zero_ideal leaves
+# such queries out of the measures with R in them only: for accuracy@k and
+# precision@k, leave them out of the qrels too (docs/guide/rag.md).
 _SETTINGS["sentence_transformers"] = dict(ties=Ties.INPUT, zero_ideal=ZeroIdeal.EXCLUDE,
                                           ap_denominator=ApDenominator.MIN_K)
 

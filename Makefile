@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The demo needs rankproof and its four dependencies only (no test or benchmark extras).
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: install ext test test-fast demo report-demo bench bench-quick bytecode wheel clean docs
+.PHONY: install ext test test-fast parity demo report-demo bench bench-quick bytecode wheel clean docs
 
 install: $(STAMP)
 
@@ -87,6 +87,12 @@ test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 test-fast: $(STAMP) ext
 	$(BIN)/ruff check src
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not parity and not oracle and not spark and not slow"
+
+# The RAG frameworks' own metric code against their presets (the parity extra, installed on top
+# of the test extra; .ci/run runs it after `make test`).
+parity: $(STAMP) ext
+	$(BIN)/python -m pip install --quiet -e '.[parity]'
+	$(BIN)/python -m pytest tests/protocol/test_rag_parity.py
 
 # Workload B once per tool: checks that the harness runs and that every
 # peer's values agree with rankproof's; no time is asserted.

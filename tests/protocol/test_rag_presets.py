@@ -162,3 +162,16 @@ def test_duplicates_count_and_once_on_a_single_doc():
     once = _values(Protocol(duplicates="once"), ["p@2", "set_r", "ndcg"], lists, {"q": {"a": 1}})
     assert (once["p@2"]["q"], once["set_r"]["q"], once["ndcg"]["q"]) == (0.5, 1.0, 1.0)
     assert evaluate(qrels, run, ["p@2"]).mean("p@2") == 0.5
+
+
+@pytest.mark.parametrize("duplicates", ["count", "once"])
+def test_engines_agree_on_repeated_docs_and_identical_ids(duplicates):
+    qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}, "q4": {"d9": 0}})
+    run = Run.from_dict({"q1": ["d1", "d1", "c7", "d2", "d2"], "q2": ["c8", "d3", "d3"], "q4": ["d9", "c1", "q4"]})
+    measures = ["ndcg", "ndcg@3", "ap", "ap@2", "rr", "p@3", "r@2", "set_p", "set_r", "hit@2", "err", "rbp",
+                "bpref", "rprec", "dcg@3", "judged@3", "infap"]
+    protocol = Protocol(duplicates=duplicates, identical_ids="drop")
+    numpy = evaluate(qrels, run, measures, protocol, engine="numpy").means()
+    compiled = evaluate(qrels, run, measures, protocol, engine="compiled").means()
+    for measure in measures:
+        assert compiled[measure] == pytest.approx(numpy[measure], abs=1e-12), measure

@@ -125,3 +125,9 @@ def test_mteb():
     dropped = {q: {d: s for d, s in r.items() if d != q} for q, r in results.items()}
     capped = metrics.recall_cap(qrels, dropped, [2])["R_cap_at_2"]
     _same(ours.per_query("R_cap@2"), dict(zip(qrels, capped)))
+    lists = {"q1": ["d1", "d5", "c7"], "q5": ["c9", "d5", "d1"]}  # d5 is judged, but for q5 only
+    ranked = {q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in lists.items()}
+    holes = metrics.hole(qrels, ranked, [2, 3])
+    for k in (2, 3):
+        ours_hole = evaluate(Qrels.from_dict(qrels), Run.from_dict(ranked), [f"Hole@{k}"], "mteb")
+        _same(ours_hole.per_query(f"hole@{k}"), dict(zip(lists, holes[f"Hole_at_{k}"])))

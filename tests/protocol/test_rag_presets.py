@@ -118,6 +118,10 @@ def test_mteb_ignores_identical_ids_and_its_own_measures():
     _close(got["ndcg@2"], {"q1": 1 / (1 + L3), "q5": 1.0})
     _close(got["R_cap@2"], {"q1": 1 / 2, "q5": 1.0})  # R_cap@2: 1 of min(3, 2)
     _close(got["Accuracy@1"], {"q1": 1.0, "q5": 1.0})
+    # Hole@2: d5 is judged, for q5 only, so it is no hole in q1's top 2, while unjudged@2 counts it.
+    holes = _values("mteb", ["Hole@2", "unjudged@2"], {"q1": ["d5", "c7"], "q5": ["c9", "c8"]}, qrels)
+    _close(holes["Hole@2"], {"q1": 1 / 2, "q5": 1.0})
+    _close(holes["unjudged@2"], {"q1": 1.0, "q5": 1.0})
     kept = _values("trec_eval9", ["ndcg@2"], lists, qrels)["ndcg@2"]
     assert kept["q5"] == pytest.approx(L3)
 

@@ -97,6 +97,7 @@ PEER_ALIASES: tuple[Alias, ...] = (
     # in the top k, as sentence-transformers' accuracy@k.
     Alias("R_cap", "r(recall_denominator=min_k)", "MTEB/BEIR", needs_cutoff=True),
     Alias("Accuracy", "hit", "MTEB/BEIR, sentence-transformers", needs_cutoff=True),
+    Alias("Hole", "hole", "MTEB/BEIR", needs_cutoff=True),
     # ragas' non-LLM context precision: AP over the retrieved relevant contexts.
     Alias("context_precision", "ap(ap_denominator=hits)", "ragas"),
 )

@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from rankproof import Qrels, Run, evaluate
+from rankproof import Protocol, Qrels, Run, evaluate
 
 QRELS = {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1}, "q3": {"d4": 1}, "q4": {"d9": 0}}
 LISTS = {"q1": ["d1", "d1", "c7", "d2"], "q2": ["c8", "d3"], "q3": [], "q4": ["d9", "c1"]}
@@ -131,3 +131,17 @@ def test_mteb():
     for k in (2, 3):
         ours_hole = evaluate(Qrels.from_dict(qrels), Run.from_dict(ranked), [f"Hole@{k}"], "mteb")
         _same(ours_hole.per_query(f"hole@{k}"), dict(zip(lists, holes[f"Hole_at_{k}"])))
+
+
+def test_mteb_max_over_subqueries():
+    metrics = pytest.importorskip("mteb._evaluators.retrieval_metrics",
+                                  reason="mteb is not installed (make parity installs it)")
+    qrels = {"a_1": {"x": 1, "v": 1}, "a_2": {"x": 1, "v": 1}, "b_1": {"z": 1}, "b_2": {"z": 1}}
+    results = {"a_1": {"x": 0.2, "y": 0.9, "v": 0.1}, "a_2": {"x": 0.95, "u": 0.3},
+               "b_1": {"z": 0.1, "w": 0.5}, "b_2": {"w": 0.4, "t": 0.6}}
+    found = metrics.max_over_subqueries(qrels, results, [1, 3])
+    ours = evaluate(Qrels.from_dict(qrels), Run.from_dict(results), ["ndcg@1", "ndcg@3", "r@3", "ap@3", "rr@3"],
+                    Protocol.preset("mteb").replace(subqueries="max"))
+    for measure, key in (("ndcg@1", "ndcg_at_1"), ("ndcg@3", "ndcg_at_3"), ("r@3", "recall_at_3"),
+                         ("ap@3", "map_at_3"), ("rr@3", "mrr_at_3")):
+        assert ours.mean(measure) == pytest.approx(found["max_over_subqueries_" + key], abs=1e-5), measure

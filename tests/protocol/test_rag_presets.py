@@ -179,3 +179,13 @@ def test_engines_agree_on_repeated_docs_and_identical_ids(duplicates):
     compiled = evaluate(qrels, run, measures, protocol, engine="compiled").means()
     for measure in measures:
         assert compiled[measure] == pytest.approx(numpy[measure], abs=1e-12), measure
+
+
+def test_subqueries_max_merges_each_query_at_its_best_scores():
+    # MTEB's max_over_subqueries: a_1 and a_2 are query a; x at max(0.2, 0.95), so it passes y (0.9).
+    qrels = Qrels.from_dict({"a_1": {"x": 1}, "a_2": {"x": 1}, "b_1": {"z": 1}})
+    run = Run.from_dict({"a_1": {"x": 0.2, "y": 0.9}, "a_2": {"x": 0.95}, "b_1": {"z": 0.1, "w": 0.5}})
+    merged = evaluate(qrels, run, ["rr"], Protocol(subqueries="max"))
+    assert merged.per_query("rr") == {"a": 1.0, "b": 0.5}
+    assert merged.counts["subqueries_merged"] == 1
+    assert evaluate(qrels, run, ["rr"]).per_query("rr") == {"a_1": 0.5, "a_2": 1.0, "b_1": 0.5}

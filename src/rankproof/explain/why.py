@@ -60,6 +60,8 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("recall_denominator", "min_k"): "R@k divides by min(R, k)",
     ("identical_ids", "keep"): "a doc whose id is its query's id is kept",
     ("identical_ids", "drop"): "a doc whose id is its query's id is dropped",
+    ("subqueries", "none"): "sub-queries measured one by one",
+    ("subqueries", "max"): "sub-queries merged into their query, each doc at its best score",
     ("unjudged", "zero"): "an unjudged doc counts as not relevant",
     ("unjudged", "condense"): "unjudged docs are dropped from the ranking",
     ("unjudged", "error"): "an unjudged doc is refused",

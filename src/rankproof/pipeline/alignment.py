@@ -45,6 +45,7 @@ from ..protocol import ExtraQuery, IdenticalIds, MissingQuery, Protocol, ScorePr
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
 from .ids import normalise_ids
+from .subqueries import merge_subqueries
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
     Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, credit_once, drop_duplicates,
@@ -381,7 +382,9 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
         ranked = ranked.take(drop_duplicates(repeated, protocol, ranked.locate(join.queries, run.docs, run.source),
                                              counts))
     if protocol.identical_ids is IdenticalIds.DROP:
-        ranked = ranked.take(~identical_rows(join.queries, run.docs, ranked.query, ranked.doc))
+        own = identical_rows(join.queries, run.docs, ranked.query, ranked.doc)
+        counts["identical_ids_dropped"] = int(own.sum())
+        ranked = ranked.take(~own)
     judged_rows = apply_unjudged(ranked.judged, protocol, ranked.locate(join.queries, run.docs, run.source),
                                  qrels_source, counts)
     return ranked if judged_rows is None else ranked.take(judged_rows)
@@ -469,6 +472,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
                          fix="give at least one {query} with a ranked {doc}")
     counts: dict[str, int] = {}
     qrels, run = normalise_ids(qrels, run, protocol, counts)
+    qrels, run = merge_subqueries(qrels, run, protocol, counts)
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
     pools = _judgments(qrels, run.docs, join, protocol, counts)

@@ -32,9 +32,10 @@ chunks           first, max                                 first
 grades           integer, real                              integer
 ids              none, strip, casefold, strip_zeros (a,b)   none
 identical_ids    keep, drop                                 keep
+subqueries       none, max                                  none
 ===============  =========================================  ==========
 
-The three denominators, the two chunk policies, ``grades``, ``ids`` and ``identical_ids`` came after the
+The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids`` and ``subqueries`` came after the
 others: the canonical text names them only when they differ from their
 defaults (both chunk policies whenever a ``chunk_map`` is set), so every
 protocol written before keeps its text and fingerprint.
@@ -86,6 +87,7 @@ from .policies import (
     Chunks,
     Grades,
     IdenticalIds,
+    Subqueries,
     Aggregation,
     parse_chunk_map,
     parse_gain,
@@ -110,6 +112,7 @@ __all__ = [
     "Ideal",
     "Unjudged",
     "IdenticalIds",
+    "Subqueries",
     "ZeroIdeal",
     "MissingQuery",
     "ExtraQuery",
@@ -214,10 +217,14 @@ class Protocol:
     identical_ids : {'keep', 'drop'}
         A ranked document whose id equals its query's id is kept, or dropped
         before measuring (MTEB's and BEIR's ``ignore_identical_ids``).
+    subqueries : {'none', 'max'}
+        Sub-queries ``base_1``, ``base_2``, ... measured as they are, or
+        merged into ``base``, each doc at its best score (MTEB's
+        ``max_over_subqueries``); counted as ``subqueries_merged``.
 
     Notes
     -----
-    The last eight appear in the canonical text only when not at their
+    The last nine appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -244,6 +251,7 @@ class Protocol:
     grades: Grades = Grades.INTEGER
     ids: IdPolicy = IdPolicy()
     identical_ids: IdenticalIds = IdenticalIds.KEEP
+    subqueries: Subqueries = Subqueries.NONE
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).

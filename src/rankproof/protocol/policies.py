@@ -106,6 +106,15 @@ class Duplicates(_Policy):
     ONCE = "once"
 
 
+class Subqueries(_Policy):
+    """Queries split into sub-queries (``base_1``, ``base_2``, ...): measured as
+    they are (``none``), or merged into ``base``, each doc at its best score
+    over the sub-queries (``max``: MTEB's ``max_over_subqueries``)."""
+
+    NONE = "none"
+    MAX = "max"
+
+
 class IdenticalIds(_Policy):
     """A ranked doc whose id is the query's own id (a corpus that holds its
     queries, as ArguAna and Quora do): ``keep`` it, or ``drop`` it from the
@@ -359,12 +368,13 @@ PARSERS = {
     "grades": lambda v: parse_enum("grades", Grades, v),
     "ids": parse_ids,
     "identical_ids": lambda v: parse_enum("identical_ids", IdenticalIds, v),
+    "subqueries": lambda v: parse_enum("subqueries", Subqueries, v),
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
-                           "chunk_map", "chunks", "grades", "ids", "identical_ids")
+                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries")
 
 
 def unknown_policy(key: str) -> ProtocolError:

@@ -172,7 +172,8 @@ _SETTINGS["mlflow_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 # ignore_identical_ids (ArguAna, Quora, ...), a retrieved doc whose id is the
 # query's own id removed from the results first (identical_ids=drop). R_cap@k
 # is r(recall_denominator=min_k)@k, Accuracy@k is hit@k (measures/aliases.py),
-# Hole@k the measure hole (measures/core.py).
+# Hole@k the measure hole (measures/core.py); max_over_subqueries is the policy
+# subqueries=max, set beside this preset for the tasks that report it.
 _SETTINGS["mteb"] = dict(_SETTINGS["trec_eval9"], identical_ids=IdenticalIds.DROP)
 _SETTINGS["beir"] = dict(_SETTINGS["mteb"])
 

@@ -179,7 +179,8 @@ CORE = [
     MeasureSpec("judged", "fraction of the top k that is judged (no cutoff: of all retrieved)", (), _judged,
                 ratio=True, kernel="judged", ideal_is_best=True, tie_merit=by_judged),
     MeasureSpec("hole", "fraction of the top k judged for no query at all (MTEB's and BEIR's Hole@k; "
-                "unjudged@k counts those not judged for this query)", (), _hole, ratio=True),
+                "unjudged@k counts those not judged for this query)", (), _hole, ratio=True,
+                reads_all_judgments=True),
     MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret, kernel="num_ret",
                 value_range=_UNBOUNDED, tie_merit=any_order),
     MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,

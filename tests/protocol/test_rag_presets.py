@@ -189,3 +189,13 @@ def test_subqueries_max_merges_each_query_at_its_best_scores():
     assert merged.per_query("rr") == {"a": 1.0, "b": 0.5}
     assert merged.counts["subqueries_merged"] == 1
     assert evaluate(qrels, run, ["rr"]).per_query("rr") == {"a_1": 0.5, "a_2": 1.0, "b_1": 0.5}
+
+
+def test_spark_refuses_what_reads_beyond_a_partition():
+    from rankproof.errors import InputError, MeasureError
+    from rankproof.spark.evaluate import evaluate as spark_evaluate
+
+    with pytest.raises(InputError, match="subqueries=max is not applied on Spark"):
+        spark_evaluate("qrels.parquet", "run.parquet", ["ndcg"], "subqueries=max")
+    with pytest.raises(MeasureError, match="hole@10 is not computed on Spark"):
+        spark_evaluate("qrels.parquet", "run.parquet", ["Hole@10"])

@@ -129,18 +129,6 @@ def _judged(ctx: Context, m: Measure) -> Values:
     return ratio(count, ctx.count_denominator(m), False)
 
 
-def _hole(ctx: Context, m: Measure) -> Values:
-    # MTEB's and BEIR's Hole@k (mteb/_evaluators/retrieval_metrics.py, hole): the docs of the top k
-    # judged for no query at all (not in the qrels' doc vocabulary), over k.
-    a = ctx.alignment
-    if a.pool_docs is None:  # no doc ids (score matrices): judged for this query is all there is
-        annotated = a.judged
-    else:
-        annotated = np.isin(np.asarray(a.docs, dtype=object), np.asarray(a.pool_docs, dtype=object))[a.doc]
-    count = ctx.ranked.expected_count((~annotated).astype(np.float64), ctx.k(m))
-    return ratio(count, ctx.count_denominator(m), False)
-
-
 def _num_ret(ctx: Context, m: Measure) -> Values:
     return Values(np.minimum(ctx.ranked.lengths, ctx.k(m)).astype(np.float64))
 
@@ -178,9 +166,6 @@ CORE = [
                 ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("judged", "fraction of the top k that is judged (no cutoff: of all retrieved)", (), _judged,
                 ratio=True, kernel="judged", ideal_is_best=True, tie_merit=by_judged),
-    MeasureSpec("hole", "fraction of the top k judged for no query at all (MTEB's and BEIR's Hole@k; "
-                "unjudged@k counts those not judged for this query)", (), _hole, ratio=True,
-                reads_all_judgments=True),
     MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret, kernel="num_ret",
                 value_range=_UNBOUNDED, tie_merit=any_order),
     MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,

@@ -57,6 +57,8 @@ class Counts(TypedDict, total=False):
     relevant_outside_candidates: int
     chunks_merged: int
     ids_normalised: int
+    subqueries_merged: int
+    identical_ids_dropped: int
     zero_ideal_queries: dict[str, int]
     excluded_queries: dict[str, int]
     unjudged_in_cutoff: dict[str, int]

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import argparse
 
-from . import (agree, balance, compare, demo, evaluate, explain, fit_pbm, fuse, measures, monitor, protocol, report,
-               similarity, systems, trec_eval, why)
+from . import (agree, balance, compare, demo, evaluate, explain, fit_pbm, fuse, measures, monitor, protocol, rag,
+               report, similarity, systems, trec_eval, why)
 from .usage import UsageError, literal
 
 __all__ = ["COMMANDS", "build_parser"]
 
 # In the order of `rankproof --help`.
-COMMANDS = (evaluate, explain, why, measures, protocol, trec_eval, compare, systems, agree, similarity, report, fuse,
+COMMANDS = (evaluate, rag, explain, why, measures, protocol, trec_eval, compare, systems, agree, similarity, report, fuse,
             fit_pbm, demo, balance, monitor)
 
 

@@ -215,7 +215,7 @@ def read_rag(path: "str | Path", source: str | None = None, layout: str | None =
     first_line: dict[str, int] = {}
     for line, record in rows:
         if not found.layout:
-            found.layout = detect_layout(record, source, line)
+            found.layout = detect_layout(set(record), source, line)
         chosen = LAYOUTS[found.layout]
         query = _query_id(record, chosen, source, line)
         if query in first_line:

@@ -45,7 +45,7 @@ def _nugget(item, source: str, line: int, index: int) -> tuple[str, str]:
         if value not in allowed:
             raise ParseError(source=source, line=line, value=value, fix=f"{field} is one of: {', '.join(allowed)}",
                              what=f"nugget {index + 1} has the {field} {literal(shorten(repr(value)))}")
-        pair.append(value)
+        pair.append(str(value))
     return pair[0], pair[1]
 
 

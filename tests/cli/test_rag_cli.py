@@ -53,9 +53,9 @@ def values(capsys, *args) -> dict:
     return next(iter(json.loads(out)["runs"].values()))
 
 
-def check(run: dict) -> None:
+def check(run: dict, ids: "dict[str, str] | None" = None) -> None:
     for query, expected in PER_QUERY.items():
-        assert run["per_query"][query] == pytest.approx(expected, abs=1e-12)
+        assert run["per_query"][(ids or {}).get(query, query)] == pytest.approx(expected, abs=1e-12)
     for measure in ("ndcg@3", "r@3", "rr", "p@3"):
         assert run["mean"][measure] == pytest.approx(sum(v[measure] for v in PER_QUERY.values()) / 3, abs=1e-12)
 
@@ -67,7 +67,7 @@ def test_ragas_rows(tmp_path, capsys):
     assert code == 0
     assert out.splitlines()[1].split() == ["ragas.jsonl", "0.4623", "0.5000", "0.5000", "0.2222", "3"]
     assert "protocol     " in out and "fingerprint  " in out
-    assert "ragas layout, 3 rows (3 with relevant ids, 1 with nothing retrieved)" in err
+    assert "ragas layout, 3 rows, 1 with nothing retrieved; 3 queries with relevant ids" in err
     assert "queries evaluated: 3" in err
 
 
@@ -81,6 +81,21 @@ def test_llamaindex_rows_jsonl_and_parquet(tmp_path, capsys):
     check(values(capsys, "rag", path))
     code, _, err = cli(capsys, "rag", path, "--layout", "llamaindex")
     assert code == 0 and "llamaindex layout" in err
+
+
+def test_llamaindex_json_list_and_dataset_judgments(tmp_path, capsys):
+    """Results dumped as a JSON list; the relevant ids from the dataset JSON (EmbeddingQAFinetuneDataset)."""
+    ids = {row["query"]: f"uuid-{i}" for i, row in enumerate(LLAMAINDEX)}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(LLAMAINDEX))
+    check(values(capsys, "rag", path))
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps({"queries": {ids[r["query"]]: r["query"] for r in LLAMAINDEX},
+                                   "corpus": {d: "..." for d in "d1 d2 d3 d5 d7 d8 d9".split()},
+                                   "relevant_docs": {ids[r["query"]]: r["expected_ids"] for r in LLAMAINDEX},
+                                   "mode": "text"}))
+    path.write_text(json.dumps([{k: v for k, v in r.items() if k != "expected_ids"} for r in LLAMAINDEX]))
+    check(values(capsys, "rag", path, "--judgments", dataset), ids)
 
 
 def test_rankproof_rows_with_scores_and_grades(tmp_path, capsys):

@@ -26,8 +26,11 @@ refused in one line naming the mapping; --allow-partial evaluates them as writte
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..io.rag import LAYOUTS
 
-    parser.add_argument("file", help="JSON Lines or Parquet (by its suffix), one row per query")
+    parser.add_argument("file", help="JSON Lines, Parquet or a JSON list (by its suffix), one row per query")
     parser.add_argument("--layout", choices=tuple(LAYOUTS), help="the rows' layout (default: from the field names)")
+    parser.add_argument("--judgments", metavar="DATASET",
+                        help="the relevant ids from a LlamaIndex retrieval dataset JSON (queries, corpus, "
+                             "relevant_docs), for rows by query id or by query text; they replace the rows' own")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
     add_protocol_options(parser)
@@ -43,16 +46,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
 
 
-def rag_inputs(path: str, layout: str | None = None, name: str | None = None):
+def rag_inputs(path: str, layout: str | None = None, name: str | None = None, judgments: str | None = None):
     """The qrels and run of a RAG evaluation file, and what was read (:class:`rankproof.io.rag.RagRows`)."""
     import os
 
     from ..data.qrels import Qrels
     from ..data.run import Run
     from ..errors import ParseError
-    from ..io.rag import read_rag
+    from ..io.rag import read_judgments, read_rag
 
     rows = read_rag(path, layout=layout)
+    if judgments is not None:
+        relevant, by_text = read_judgments(judgments)
+        rows.rankings = {by_text.get(query, query): ranking for query, ranking in rows.rankings.items()}
+        rows.judgments = {query: docs for query, docs in relevant.items() if docs}
     kinds = {isinstance(ranking, dict) for ranking in rows.rankings.values()}
     if len(kinds) > 1:
         raise ParseError(source=path, what="some rows give scores and some do not",
@@ -107,14 +114,14 @@ def run(args) -> int:
     places = precision(args)
     names = measure_names(args, NAME, measures)
     check_output_path(args.output, [args.file])
-    qrels, ranking, rows = rag_inputs(args.file, args.layout, args.label)
+    qrels, ranking, rows = rag_inputs(args.file, args.layout, args.label, args.judgments)
     if not args.allow_partial and find_mismatch(qrels, ranking, protocol) is None:
         _no_judged_doc(qrels, ranking, protocol, args.file)
     results = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                        allow_partial=args.allow_partial)
     write_output(render_results([results], args.format, args.per_query, places, names), args.output)
-    read = (f"{args.file}: {rows.layout} layout, {rows.rows} rows ({len(rows.judgments)} with relevant ids, "
-            f"{rows.empty} with nothing retrieved)")
+    read = (f"{args.file}: {rows.layout} layout, {rows.rows} rows, {rows.empty} with nothing retrieved; "
+            f"{len(rows.judgments)} queries with relevant ids" + (f" in {args.judgments}" if args.judgments else ""))
     print_notes([read, *merged_notes(args.measure)], args.quiet)
     notes([results], args.quiet)
     return 0

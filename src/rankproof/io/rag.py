@@ -19,8 +19,11 @@ with ``layout=``):
     ``scores`` (one per retrieved id), ``relevant`` (ids, or
     ``{id: grade}``), optional ``grades`` (one per relevant id).
 
-Rows are read one at a time (a JSON Lines file line by line, a Parquet file
-batch by batch), each JSON line held to the nesting limit and each id to the
+A JSON file (``.json``) holding a list of such rows is read too (results
+dumped with ``json.dump``), and the relevant ids may come apart, from a
+LlamaIndex retrieval dataset (``queries``, ``corpus``, ``relevant_docs``:
+:func:`read_judgments`). Rows are read one at a time (a JSON Lines file
+line by line, a Parquet file batch by batch), each JSON line held to the nesting limit and each id to the
 id length limit. The reader knows nothing of measures: it returns
 :class:`RagRows`, from which the front door builds qrels and a run.
 """
@@ -37,7 +40,7 @@ from .files import check_json_nesting, json_int
 from .limits import MAX_ID_LENGTH
 from .values import shorten
 
-__all__ = ["LAYOUTS", "RagRows", "detect_layout", "read_rag"]
+__all__ = ["LAYOUTS", "RagRows", "detect_layout", "read_judgments", "read_rag"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +93,9 @@ def detect_layout(fields: "set[str] | list[str]", source: str, line: int | None 
     for name, layout in LAYOUTS.items():
         if layout.retrieved in present and layout.relevant in present:
             return name
+    for name, layout in LAYOUTS.items():  # relevant ids given apart (read_judgments)
+        if layout.retrieved in present:
+            return name
     wanted = "; ".join(f"{name}: {layout.retrieved} and {layout.relevant}" for name, layout in LAYOUTS.items())
     shown = ", ".join(sorted(present)[:8]) or "none"
     raise ParseError(source=source, line=line, what=f"names no known RAG layout (its fields: {literal(shown)})",
@@ -133,7 +139,7 @@ def _rows_parquet(path: Path, source: str) -> Iterator[tuple[int, dict]]:
             yield number, record
 
 
-def _id(value: Any, role: str, source: str, line: int) -> str:
+def _id(value: Any, role: str, source: str, line: int | None) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
         raise ParseError(source=source, line=line, value=value, fix="give ids as text such as 'd1'",
                          what=f"the {role} id {literal(shorten(repr(value)))} is not a non-empty string or an integer")
@@ -200,8 +206,61 @@ def _retrieved(record: dict, layout: _Layout, source: str, line: int) -> "list[s
     return ranking
 
 
+def _rows_json(path: Path, source: str) -> Iterator[tuple[int, dict]]:
+    """A JSON file holding a list of rows (LlamaIndex results dumped with ``json.dump``)."""
+    data = _whole_json(path, source)
+    if not isinstance(data, list):
+        raise ParseError(source=source, what="is a JSON object, not a list of rows",
+                         fix="give a list of rows, one JSON object per line, or a Parquet file")
+    for number, record in enumerate(data, start=1):
+        if not isinstance(record, dict):
+            raise ParseError(source=f"{source} row {number}", what="is not a JSON object", fix="give one object per row")
+        yield number, record
+
+
+def _whole_json(path: Path, source: str) -> Any:
+    from .limits import MAX_STREAM_BYTES
+
+    if path.stat().st_size > MAX_STREAM_BYTES.value():
+        raise ParseError(source=source, fix=MAX_STREAM_BYTES.fix,
+                         what=MAX_STREAM_BYTES.beyond(f"a JSON file of {path.stat().st_size} bytes"))
+    data = path.read_bytes()
+    check_json_nesting(data, source)
+    try:
+        return json.loads(data, parse_int=json_int)
+    except (json.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
+        reason = f"{exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        raise ParseError(source=source, what=f"is not valid JSON ({literal(reason)})",
+                         fix="give a JSON file, or one JSON object per line") from None
+
+
+def read_judgments(path: "str | Path", source: str | None = None) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
+    """The relevant ids of a LlamaIndex retrieval dataset (``EmbeddingQAFinetuneDataset.save_json``).
+
+    The file holds ``queries`` ({query id: text}), ``corpus`` and
+    ``relevant_docs`` ({query id: [node id, ...]}); returns ``{query id:
+    {node id: 1}}`` and ``{text: query id}``, by which rows naming their query
+    by its text are matched.
+    """
+    file = Path(path)
+    source = source or str(path)
+    if not file.is_file():
+        raise ParseError(source=source, what="does not exist or is not a file", fix="check the path")
+    data = _whole_json(file, source)
+    if not isinstance(data, dict) or not isinstance(data.get("relevant_docs"), dict):
+        raise ParseError(source=source, what="has no relevant_docs mapping",
+                         fix="give a LlamaIndex dataset JSON: queries, corpus and relevant_docs")
+    judgments: dict[str, dict[str, int]] = {}
+    for query, docs in data["relevant_docs"].items():
+        ids = docs if isinstance(docs, list) else []
+        judgments[str(query)] = {_id(doc, "doc", f"{source} query {query}", None): 1 for doc in ids}
+    queries = data.get("queries")
+    texts = queries.items() if isinstance(queries, dict) else ()
+    return judgments, {str(text): str(query) for query, text in texts}
+
+
 def read_rag(path: "str | Path", source: str | None = None, layout: str | None = None) -> RagRows:
-    """Read a RAG evaluation file (JSON Lines, or Parquet by its suffix) row by row (see the module)."""
+    """Read a RAG evaluation file (JSON Lines; Parquet or a JSON list of rows by its suffix) row by row."""
     file = Path(path)
     source = source or str(path)
     if layout is not None and layout not in LAYOUTS:
@@ -210,7 +269,12 @@ def read_rag(path: "str | Path", source: str | None = None, layout: str | None =
     if not file.is_file():
         raise ParseError(source=source, what="does not exist or is not a file", fix="check the path")
     parquet = file.name.lower().endswith((".parquet", ".pq"))
-    rows = _rows_parquet(file, source) if parquet else _rows_jsonl(file, source)
+    if parquet:
+        rows = _rows_parquet(file, source)
+    elif file.name.lower().endswith(".json"):
+        rows = _rows_json(file, source)
+    else:
+        rows = _rows_jsonl(file, source)
     found = RagRows(layout=layout or "", rankings={}, judgments={})
     first_line: dict[str, int] = {}
     for line, record in rows:

@@ -93,3 +93,23 @@ def test_query_answered_twice_refused(tmp_path, capsys):
     path = write(tmp_path / "twice.jsonl", [RECORDS[0], RECORDS[1], RECORDS[0]])
     assert main(["nuggets", str(path)]) == 2
     assert "line 3: query q1: answers the query of line 1 again" in capsys.readouterr().err
+
+
+def test_compare_two_files_paired_on_shared_queries(tmp_path, capsys):
+    """B supports every nugget of the four answers: all scores 1 (q4 has no vital nugget: its vital scores stay 0).
+
+    all_score differences B - A per query: 0.375, 0.5, 0.25, 0.5, all positive: the exact randomization test
+    over the 2**4 sign assignments gives p = 2 x 1/16 = 0.125; wins 4.
+    """
+    a = write(tmp_path / "a.jsonl", RECORDS)
+    full = [dict(r, nuggets=[dict(n, assignment="support") for n in r["nuggets"]]) for r in RECORDS]
+    b = write(tmp_path / "b.jsonl", full + [{"qid": "q9", "nuggets": [nugget("vital", "support")]}])
+    assert main(["nuggets", str(a), str(b), "--compare", "--format", "json"]) == 0
+    rows = {row["score"]: row for row in json.loads(capsys.readouterr().out)["comparison"]}
+    all_score = rows["all_score"]
+    assert all_score["queries"] == 4 and all_score["mean_a"] == MEANS[3] and all_score["mean_b"] == 1.0
+    assert all_score["difference"] == pytest.approx((0.375 + 0.5 + 0.25 + 0.5) / 4)
+    assert all_score["p_value"] == pytest.approx(0.125) and (all_score["wins"], all_score["ties"]) == (4, 0)
+    vital = rows["vital_score"]  # q1, q2 already 1; q3 0.5 -> 1; q4 0 -> 0
+    assert (vital["wins"], vital["ties"], vital["losses"]) == (1, 3, 0)
+    assert main(["nuggets", str(a), "--compare"]) == 2

@@ -38,6 +38,7 @@ from typing import Any, Iterator
 from ..errors import ParseError, literal
 from .files import check_json_nesting, json_int
 from .limits import MAX_ID_LENGTH
+from .parquet import check_parquet_size
 from .values import shorten
 
 __all__ = ["LAYOUTS", "RagRows", "detect_layout", "read_judgments", "read_rag"]
@@ -132,6 +133,7 @@ def _rows_parquet(path: Path, source: str) -> Iterator[tuple[int, dict]]:
     except (pa.ArrowInvalid, OSError) as exc:
         raise ParseError(source=source, what=f"is not a Parquet file ({literal(str(exc).splitlines()[0])})",
                          fix="give a Parquet or JSON Lines file") from None
+    check_parquet_size(parquet, path, source, len(parquet.schema_arrow.names))
     number = 0
     for batch in parquet.iter_batches(batch_size=4096):
         for record in batch.to_pylist():
@@ -193,6 +195,9 @@ def _relevant(record: dict, layout: _Layout, source: str, line: int) -> dict[str
 
 
 def _retrieved(record: dict, layout: _Layout, source: str, line: int) -> "list[str] | dict[str, float]":
+    if layout.retrieved not in record:
+        raise ParseError(source=source, line=line, what=f"has no {layout.retrieved} field ({layout.name} layout)",
+                         fix=f"give every row its retrieved ids as {layout.retrieved} (an empty list if none)")
     ids = [_id(doc, "doc", source, line) for doc in _list(record, layout.retrieved, source, line)]
     if layout.scores is None or record.get(layout.scores) is None:
         return ids

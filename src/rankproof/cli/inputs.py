@@ -53,6 +53,16 @@ def add_protocol_options(parser: argparse.ArgumentParser) -> None:
                              "once; see `rankproof protocol`)")
 
 
+def add_chunk_options(parser: argparse.ArgumentParser) -> None:
+    """--chunk-map and --chunks: the chunk -> doc policies, shown by name (evaluate and rag)."""
+    parser.add_argument("--chunk-map", metavar="SPEC",
+                        help="ranked ids are chunks of judged docs: sep:# (184#c3 -> 184), regex:PATTERN (its "
+                             "first group is the doc) or file:PATH (chunk,doc table); the policy chunk_map")
+    parser.add_argument("--chunks", choices=("first", "max"),
+                        help="with --chunk-map: the chunk that stands for its doc, the first ranked (default) or "
+                             "the best scored (MaxP); the policy chunks")
+
+
 def add_column_options(parser: argparse.ArgumentParser, roles: Sequence[str], helps: dict[str, str],
                        example: str) -> None:
     """--columns ROLE=NAME,... and one --ROLE-col option per role."""
@@ -111,6 +121,16 @@ def protocol_of(args):
         if key in changes:
             raise ProtocolError(source="--policy", what=literal(f"policy {key} is given twice "
                                                                 f"({key}={changes[key]} and {key}={value})"),
+                                fix="give each policy once")
+        changes[key] = value
+    for key in ("chunk_map", "chunks"):
+        value = getattr(args, key, None)
+        if value is None:
+            continue
+        if key in changes:
+            raise ProtocolError(source="--policy", what=literal(f"policy {key} is given twice "
+                                                                f"(--policy {key}={changes[key]} and "
+                                                                f"--{key.replace('_', '-')} {value})"),
                                 fix="give each policy once")
         changes[key] = value
     return protocol.replace(**changes) if changes else protocol

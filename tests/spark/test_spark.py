@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import subprocess
 import sys
 
@@ -18,7 +17,6 @@ import pytest
 
 from rankproof import Qrels, Run, evaluate
 
-from oracles import missing
 
 pytestmark = pytest.mark.spark
 
@@ -40,29 +38,6 @@ def test_cli_engines_are_the_library_engines_and_spark():
     from rankproof.engines import ENGINES
 
     assert set(engine_choices()) == {name for name, entry in ENGINES.items() if entry.choice} | {"spark"}
-
-
-@pytest.fixture(scope="session")
-def spark():
-    if shutil.which("java") is None:
-        missing("no java on PATH: the Spark tests need a Java 17 runtime")
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        missing("pyspark is not installed (pip install -e '.[test]')")
-
-    # The workers are started from PYSPARK_PYTHON: this interpreter, which imports rankproof
-    # (its PYTHONPATH, or the editable install, is inherited by the workers).
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[2]").appName("rankproof-tests")
-               .config("spark.pyspark.python", sys.executable)
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4").config("spark.default.parallelism", "2")
-               .config("spark.driver.memory", "1g").config("spark.sql.adaptive.enabled", "false")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def _log(seed: int, integer_ids: bool):

@@ -3,8 +3,6 @@ on the MovieLens-shaped log, on a local[2] session (shared with test_spark.py wh
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -17,7 +15,6 @@ from rankproof.recsys.side import SideData
 from rankproof.recsys.side_eval import side_values as local_values
 from rankproof.recsys.side_io import read_features, read_groups, read_train
 
-from oracles import missing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "recsys"))
 from movielens import movielens_like  # noqa: E402
@@ -25,25 +22,6 @@ from movielens import movielens_like  # noqa: E402
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 MEASURES = ["novelty(unseen=laplace)@10", "long_tail_share@5", "ild@10", "ild(distance=jaccard)@3", "arp@10",
             "calibration@10", "calibration(rank_weight=log)@5"]
-
-
-@pytest.fixture(scope="module")
-def spark():
-    if shutil.which("java") is None:
-        missing("no java on PATH: the Spark tests need a Java 17 runtime")
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        missing("pyspark is not installed (pip install -e '.[test]')")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[2]").appName("rankproof-tests")
-               .config("spark.pyspark.python", sys.executable)
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4").config("spark.default.parallelism", "2")
-               .config("spark.driver.memory", "1g").config("spark.sql.adaptive.enabled", "false")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
 
 
 @pytest.fixture(scope="module")

@@ -204,6 +204,21 @@ def test_reader_names_the_missing_column(tmp_path):
         read_items(tmp_path / "i.csv")
 
 
+@pytest.mark.parametrize("reader, table, kwargs, message", [
+    (read_train, {"uid": ["u"], "item": ["a"]}, {}, "no column 'user' (named by user=)"),
+    (read_train, {"user": ["u"], "item": ["a"]}, {"count": "n"}, "no column 'n' (named by count=)"),
+    (read_items, {"id": ["a"]}, {}, "no column 'item' (named by item=)"),
+    (read_features, {"item": ["a"], "genre": ["X"]}, {}, "no column 'category' (named by category=)"),
+    (read_features, {"item": ["a"]}, {"category": None, "columns": ["f1"]}, "no column 'f1' (named by columns=)"),
+    (read_groups, {"user": ["u"]}, {}, "no column 'group' (named by group=)"),
+])
+def test_reader_names_the_missing_column_by_its_own_argument(reader, table, kwargs, message):
+    """Not by the log readers' query= and doc=, which the side readers do not take."""
+    with pytest.raises(ParseError) as caught:
+        reader(pa.table(table), **kwargs)
+    assert message in str(caught.value) and "query=" not in str(caught.value) and "doc=" not in str(caught.value)
+
+
 # -- the command line ------------------------------------------------------------------
 
 
@@ -263,6 +278,33 @@ def test_cli_side_file_error_is_one_line(capsys, small):
                        "-m", "novelty@2", "--train", small / "bad.csv")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "bad.csv line 3" in err and "user id" in err
+
+
+def test_cli_side_columns_rename_the_side_data_columns(capsys, small):
+    (small / "train2.csv").write_text(SMALL["train.csv"].replace("user,item", "uid,movie", 1))
+    (small / "features2.csv").write_text(SMALL["features.csv"].replace("item,category", "movie,genres", 1))
+    base = ["evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2", "-m", "novelty@2",
+            "-m", "ild@2", "--quiet"]
+    code, expected, _ = cli(capsys, *base, "--train", small / "train.csv", "--features", small / "features.csv")
+    assert code == 0
+    code, out, _ = cli(capsys, *base, "--train", small / "train2.csv", "--features", small / "features2.csv",
+                       "--side-columns", "user=uid,item=movie,category=genres")
+    assert code == 0 and out == expected
+
+
+def test_cli_missing_side_column_names_the_flag_and_side_columns(capsys, small):
+    (small / "train2.csv").write_text(SMALL["train.csv"].replace("user,item", "uid,item", 1))
+    code, out, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                         "-m", "novelty@2", "--train", small / "train2.csv")
+    assert code == 2 and out == ""
+    assert err.strip() == (f"rankproof: {small / 'train2.csv'} line 1: no column 'user' (the user column of --train); "
+                           "its columns are 'uid', 'item'; name them with --side-columns user=NAME")
+
+
+def test_cli_refuses_a_bad_side_columns_spec(capsys, small):
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "novelty@2", "--train", small / "train.csv", "--side-columns", "genre=g")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--side-columns 'genre=g'" in err
 
 
 def test_cli_movielens_shaped_log(capsys, movielens):

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import USERS_AND_ITEMS, ParseError, RankproofError, literal
-from ..io.arrow import first_null, plain, select_columns
+from ..io.arrow import MissingColumnsError, first_null, missing_error, plain, select_columns
 from ..io.checks import Rows, checked_scores, id_columns
 from ..io.formats import format_of, read_table
 from ..io.what import What
@@ -49,17 +49,44 @@ def _is_path(data: Any) -> bool:
 
 
 def _columns(data: Any, named: dict, what: What, format: "str | None", source: "str | None"):
-    """``({arg: arrow column}, Rows)`` of a file or table, the named columns only."""
+    """``({arg: arrow column}, Rows)`` of a file or table, the named columns only.
+
+    A missing column is named by the reader's own argument (``user=``, ``category=``), not the
+    log readers' ``query=`` and ``doc=``.
+    """
     lines = None
-    if _is_path(data):
-        fmt = format_of(data, format)
-        if fmt == "trec":
-            raise ParseError(source=str(data), what=f"is not read as {what.what}: side data is CSV, TSV, JSON Lines "
-                             "or Parquet", fix="give the file a .csv, .tsv, .jsonl or .parquet extension")
-        data, lines, source = read_table(data, fmt, named, what)
-    source = source or what.what
-    columns, missing = select_columns(data, named, source)
+    try:
+        if _is_path(data):
+            fmt = format_of(data, format)
+            if fmt == "trec":
+                raise ParseError(source=str(data), what=f"is not read as {what.what}: side data is CSV, TSV, "
+                                 "JSON Lines or Parquet", fix="give the file a .csv, .tsv, .jsonl or .parquet extension")
+            data, lines, source = read_table(data, fmt, named, what)
+        source = source or what.what
+        columns, missing = select_columns(data, named, source)
+    except MissingColumnsError as error:
+        raise reworded(error, _ARGUMENTS[what.what]) from None
     return columns, Rows(source, lines, missing)
+
+
+# The readers' arguments naming each column ("feature f1" stands for a name of columns=).
+_ARGUMENTS = {
+    _ITEMS.what: {"query": "item", "doc": "item"},
+    _TRAIN.what: {"query": "user", "doc": "item", "count": "count"},
+    _FEATURES.what: {"query": "item", "doc": "item", "category": "category"},
+    _GROUPS.what: {"query": "user", "doc": "user", "group": "group"},
+}
+
+
+def reworded(error: MissingColumnsError, arguments: dict) -> MissingColumnsError:
+    """`error` with its missing columns keyed by the side-data reader's arguments (user, item, ...)."""
+    missing: dict = {}
+    for key, name in error.missing.items():
+        missing.setdefault(arguments.get(key, "columns" if key.startswith("feature ") else key), name)
+    if error.no_header:
+        error.missing = missing
+        return error
+    return missing_error(error.present, missing, list(missing), error.noun, str(error.source), error.line)
 
 
 def _text(column) -> np.ndarray:

@@ -219,6 +219,32 @@ def test_reader_names_the_missing_column_by_its_own_argument(reader, table, kwar
     assert message in str(caught.value) and "query=" not in str(caught.value) and "doc=" not in str(caught.value)
 
 
+@pytest.mark.parametrize("name, text, reader, message", [
+    ("i.jsonl", '{"item": "a"}\n{"item": 2.5}\n', read_items, "line 2: item 2.5 is a JSON number"),
+    ("t.jsonl", '{"user": "u", "item": "a"}\n{"user": 1.5, "item": "b"}\n', read_train,
+     "line 2: user 1.5 is a JSON number"),
+    ("g.csv", "user,group\n,g\n", read_groups, "line 2: user : the user id is empty; give every row a user id"),
+    ("i.csv", 'item\na\n""\n', read_items, "line 3: item : the item id is empty; give every row an item id"),
+])
+def test_reader_errors_say_user_or_item_as_the_file_holds(tmp_path, name, text, reader, message):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ParseError) as caught:
+        reader(tmp_path / name)
+    assert str(caught.value).startswith(f"{tmp_path / name} {message}")
+
+
+def test_features_read_lists_of_categories(tmp_path):
+    """A Parquet or JSON Lines list of genres per item is that item's categories, as 'X|Y' in text is."""
+    pq.write_table(pa.table({"item": ["a", "b"], "category": [["X", "Y"], ["Z"]]}), tmp_path / "f.parquet")
+    (tmp_path / "f.jsonl").write_text('{"item": "a", "category": ["X", "Y"]}\n{"item": "b", "category": ["Z"]}\n')
+    expected = {"a": frozenset({"X", "Y"}), "b": frozenset({"Z"})}
+    assert read_features(tmp_path / "f.parquet").categories == expected
+    assert read_features(tmp_path / "f.jsonl").categories == expected
+    pq.write_table(pa.table({"item": ["a", "b"], "category": [["X"], []]}), tmp_path / "empty.parquet")
+    with pytest.raises(ParseError, match=r"empty.parquet row 2: item b: no category in the list"):
+        read_features(tmp_path / "empty.parquet")
+
+
 # -- the command line ------------------------------------------------------------------
 
 

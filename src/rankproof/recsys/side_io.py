@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import USERS_AND_ITEMS, ParseError, RankproofError, literal
+from ..errors import USERS_AND_ITEMS, ParseError, RankproofError, Vocabulary, literal
 from ..io.arrow import MissingColumnsError, first_null, missing_error, plain, select_columns
 from ..io.checks import Rows, checked_scores, id_columns
 from ..io.formats import format_of, read_table
@@ -66,6 +66,8 @@ def _columns(data: Any, named: dict, what: What, format: "str | None", source: "
         columns, missing = select_columns(data, named, source)
     except MissingColumnsError as error:
         raise reworded(error, _ARGUMENTS[what.what]) from None
+    except RankproofError as error:   # a bad id in a JSON Lines file: "item 2.5", not "query 2.5"
+        raise error.in_words_of(words(_ARGUMENTS[what.what])) from None
     return columns, Rows(source, lines, missing)
 
 
@@ -76,6 +78,14 @@ _ARGUMENTS = {
     _FEATURES.what: {"query": "item", "doc": "item", "category": "category"},
     _GROUPS.what: {"query": "user", "doc": "user", "group": "group"},
 }
+
+
+def words(arguments: dict) -> Vocabulary:
+    """The words of a side reader's messages: its "query" and "doc" columns are users or items."""
+    query, doc = arguments["query"], arguments["doc"]
+    article = {"user": "a user", "item": "an item"}
+    return Vocabulary(query=query, doc=doc, grade="rating", judgment="row", a_query=article[query],
+                      a_doc=article[doc])
 
 
 def reworded(error: MissingColumnsError, arguments: dict) -> MissingColumnsError:
@@ -105,7 +115,8 @@ def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tupl
         query, doc = id_columns(columns, named, rows)
     except RankproofError as error:
         hidden = {field: None for field, label in zip(("query", "doc"), shown) if not label}
-        raise error.replace(**hidden).in_words_of(USERS_AND_ITEMS) from None
+        vocabulary = words({"query": shown[0] or shown[1], "doc": shown[1] or shown[0]})
+        raise error.replace(**hidden).in_words_of(vocabulary) from None
     rows.query = query if shown[0] else None
     rows.doc = doc if shown[1] else None
     return _text(query), _text(doc)
@@ -123,6 +134,23 @@ def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
         raise ParseError(what=f"the {what} in column {literal(repr(name))} is empty", fix=f"give every row a {what}",
                          **rows.fields(int(empty[0]))).in_words_of(USERS_AND_ITEMS)
     return text
+
+
+def _category_lists(column, name: str, rows: Rows, separator: str) -> list[list[str]]:
+    """Each row's categories: a text split on `separator`, or a list column's values (Parquet, JSON Lines)."""
+    import pyarrow as pa
+
+    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+        labels = _labels(column, name, rows, "category")
+        return [[part.strip() for part in label.split(separator) if part.strip()] for label in labels.tolist()]
+    parts = []
+    for row, value in enumerate(column.to_pylist()):
+        labels = [str(label).strip() for label in value or () if label is not None and str(label).strip()]
+        if not labels:
+            raise ParseError(what=f"no category in the list of column {literal(repr(name))}",
+                             fix="give every row a category", **rows.fields(row)).in_words_of(USERS_AND_ITEMS)
+        parts.append(labels)
+    return parts
 
 
 def read_items(data, *, item: str = "item", format: "str | None" = None, source: "str | None" = None) -> np.ndarray:
@@ -178,10 +206,10 @@ def read_features(data, *, item: str = "item", category: "str | None" = "categor
     items, _ = _ids(found, named, rows, ("", "item"))
     categories = None
     if category is not None:
-        labels = _labels(found["category"], category, rows, "category")
+        parts = _category_lists(found["category"], category, rows, separator)
         sets: dict[str, set] = {}
-        for key, label in zip(items.tolist(), labels.tolist()):
-            sets.setdefault(key, set()).update(part.strip() for part in label.split(separator) if part.strip())
+        for key, labels in zip(items.tolist(), parts):
+            sets.setdefault(key, set()).update(labels)
         categories = {key: frozenset(value) for key, value in sets.items()}
     vectors = _vectors(found, columns, rows, items) if columns else None
     return Features(vectors, categories, rows.source)

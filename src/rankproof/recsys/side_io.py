@@ -141,9 +141,9 @@ def _category_lists(column, name: str, rows: Rows, separator: str) -> list[list[
     import pyarrow as pa
 
     if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
-        labels = _labels(column, name, rows, "category")
-        return [[part.strip() for part in label.split(separator) if part.strip()] for label in labels.tolist()]
-    parts = []
+        texts = _labels(column, name, rows, "category")
+        return [[part.strip() for part in label.split(separator) if part.strip()] for label in texts.tolist()]
+    parts: list[list[str]] = []
     for row, value in enumerate(column.to_pylist()):
         labels = [str(label).strip() for label in value or () if label is not None and str(label).strip()]
         if not labels:

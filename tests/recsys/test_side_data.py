@@ -77,6 +77,13 @@ def test_registry_names_kinds_and_needs():
     assert missing_side_data(parse_side_measure("coverage@3"), SideData()) == "--items or --train"
 
 
+def test_registry_says_which_side_data_each_measure_reads():
+    assert SIDE_REGISTRY["coverage"].reads_side("items") and SIDE_REGISTRY["coverage"].reads_side("train")
+    assert not SIDE_REGISTRY["coverage"].reads_side("groups")
+    assert SIDE_REGISTRY["gini"].needs == () and SIDE_REGISTRY["gini"].reads_side("items")
+    assert not any(spec.reads_side("groups") for spec in SIDE_REGISTRY.values())
+
+
 def test_side_names_are_not_accuracy_names():
     from rankproof.measures import REGISTRY
     from rankproof.measures.aliases import resolve
@@ -331,6 +338,30 @@ def test_cli_refuses_a_bad_side_columns_spec(capsys, small):
     code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
                        "-m", "novelty@2", "--train", small / "train.csv", "--side-columns", "genre=g")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--side-columns 'genre=g'" in err
+
+
+def test_cli_warns_of_side_data_no_measure_reads_and_leaves_it_unread(capsys, small):
+    """--groups beside accuracy measures only: a warning (evaluate shows no values per group), the file unread
+    (a bad one is not refused); --items and --train are read by gini, which needs neither."""
+    (small / "bad_groups.csv").write_text("user,group\nu,g1\nu,g2\n")
+    code, out, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                         "--groups", small / "bad_groups.csv")
+    assert code == 0 and out.split()[:3] == ["run", "ndcg@2", "queries"]
+    assert ("rankproof: warning: --groups is read by no measure of -m, so evaluate leaves it unread; "
+            "rankproof report shows the per-list measures per user group") in err.splitlines()
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "gini@2", "--items", small / "items.csv", "--train", small / "train.csv")
+    assert code == 0 and "read by no measure" not in err
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "--groups", small / "bad_groups.csv", "--quiet")
+    assert code == 0 and err == ""
+
+
+def test_cli_output_may_not_overwrite_side_data(capsys, small):
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "novelty@2", "--train", small / "train.csv", "-o", small / "train.csv")
+    assert code == 2 and "would destroy the input" in err
+    assert (small / "train.csv").read_text() == SMALL["train.csv"]
 
 
 def test_cli_movielens_shaped_log(capsys, movielens):

@@ -12,7 +12,7 @@ from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
 from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
 from .render import digits as precision
-from .side import add_side_options, side_data, split
+from .side import add_side_options, side_data, split, unread_side_data
 from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -109,7 +109,8 @@ def run(args) -> int:
     protocol = protocol_of(args)
     places = precision(args)
     names = measure_names(args, NAME, measures)
-    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map])
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.items, args.train, args.features,
+                                    args.groups])
     labels = run_names(args.runs, args.label)
     if args.tie_range and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, "--tie-range evaluates on this machine, in memory",
@@ -117,7 +118,11 @@ def run(args) -> int:
     if wanted and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    side = side_data(args, NAME, wanted)
+    unread = unread_side_data(args, wanted)
+    side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
+    print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
+                 + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
+                 for flag in unread], args.quiet)
     if args.engine == SPARK:
         results = _on_spark(args, measures, protocol, labels)
     elif args.spark_master is not None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .usage import usage
 
-__all__ = ["add_side_options", "split", "side_data", "side_columns", "SIDE_HELP", "SIDE_COLUMNS"]
+__all__ = ["add_side_options", "split", "side_data", "side_columns", "unread_side_data", "SIDE_HELP", "SIDE_COLUMNS"]
 
 SIDE_HELP = {
     "items": "the item catalogue (column item): coverage's universe",
@@ -63,15 +63,24 @@ def split(texts) -> tuple[list, list]:
     return split_measures(list(texts))
 
 
-def side_data(args, command: str, measures) -> object:
-    """The side data the measures need, read; refused in one line when a flag is missing,
-    or given without a measure that reads it."""
+def unread_side_data(args, measures) -> list[str]:
+    """The side-data flags given that no measure of -m reads (evaluate shows nothing of them)."""
+    from ..recsys.side import SIDE_FLAGS
+
+    return [flag for kind, flag in SIDE_FLAGS.items() if getattr(args, kind, None) is not None
+            and not any(measure.spec.reads_side(kind) for measure in measures)]
+
+
+def side_data(args, command: str, measures, skip=()) -> object:
+    """The side data the measures need, read; refused in one line when a flag is missing.
+
+    The flags of `skip` are left unread."""
     from ..io.arrow import MissingColumnsError
     from ..recsys.registry import missing_side_data
     from ..recsys.side import SIDE_FLAGS, SideData
     from ..recsys.side_io import read_features, read_groups, read_items, read_train
 
-    given = {kind: getattr(args, kind, None) for kind in SIDE_FLAGS}
+    given = {kind: (getattr(args, kind, None) if SIDE_FLAGS[kind] not in skip else None) for kind in SIDE_FLAGS}
     # What is given stands for "present" while checking; files are read after.
     present = SideData(**{kind: (object() if path is not None else None)  # type: ignore[arg-type]
                           for kind, path in given.items()})

@@ -331,7 +331,25 @@ def test_cli_missing_side_column_names_the_flag_and_side_columns(capsys, small):
                          "-m", "novelty@2", "--train", small / "train2.csv")
     assert code == 2 and out == ""
     assert err.strip() == (f"rankproof: {small / 'train2.csv'} line 1: no column 'user' (the user column of --train); "
-                           "its columns are 'uid', 'item'; name them with --side-columns user=NAME")
+                           "its columns are 'uid', 'item'; name them with --side-columns user=NAME "
+                           "(user=none: the file is a popularity table)")
+
+
+def test_cli_train_as_a_popularity_table(capsys, small):
+    """train.csv's interactions counted per item (a 2, b 1, c 1, d 1) give the same popularity measures;
+    calibration, which needs each user's history, is refused in one line."""
+    (small / "popularity.csv").write_text("item,n\na,2\nb,1\nc,1\nd,1\n")
+    base = ["evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2", "-m", "novelty@2",
+            "-m", "arp@2", "-m", "long_tail_share@2", "-m", "coverage@2", "--quiet"]
+    code, expected, _ = cli(capsys, *base, "--train", small / "train.csv")
+    assert code == 0
+    code, out, _ = cli(capsys, *base, "--train", small / "popularity.csv", "--side-columns", "user=none,count=n")
+    assert code == 0 and out == expected
+    assert read_train(small / "popularity.csv", user=None, count="n").users is None
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "calibration@2", "--train", small / "popularity.csv", "--features",
+                       small / "features.csv", "--side-columns", "user=none,count=n")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "give --train with a user column" in err
 
 
 def test_cli_refuses_a_bad_side_columns_spec(capsys, small):

@@ -38,12 +38,12 @@ def add_side_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--side-columns", metavar="SPEC",
                         help="the side data's column names, when not the defaults: e.g. "
                              "user=uid,item=movie,category=genres,group=segment,count=n (count: interactions "
-                             "per row of --train)")
+                             "per row of --train; user=none: --train is a popularity table, item and count)")
 
 
-def side_columns(text: "str | None", command: str) -> dict[str, dict[str, str]]:
+def side_columns(text: "str | None", command: str) -> dict[str, dict[str, "str | None"]]:
     """--side-columns as each reader's keyword arguments: ``{"train": {"user": "uid"}, ...}``."""
-    per_kind: dict[str, dict[str, str]] = {kind: {} for kind in SIDE_HELP}
+    per_kind: dict[str, dict[str, "str | None"]] = {kind: {} for kind in SIDE_HELP}
     for pair in (text or "").split(","):
         if not pair.strip():
             continue
@@ -52,7 +52,8 @@ def side_columns(text: "str | None", command: str) -> dict[str, dict[str, str]]:
             raise usage(command, f"--side-columns {pair.strip()!r} is not ROLE=NAME with a role among "
                         f"{', '.join(SIDE_COLUMNS)}", "write e.g. --side-columns user=uid,item=movie")
         for kind in SIDE_COLUMNS[role]:
-            per_kind[kind][role] = name
+            # user=none: --train is a popularity table (item, count), --groups still needs its users
+            per_kind[kind][role] = None if (role, name, kind) == ("user", "none", "train") else name
     return per_kind
 
 
@@ -115,5 +116,6 @@ def _in_option_words(error, flag: str) -> Exception:
     shown = " and ".join(f"no column {name!r} (the {role} column of {flag})" for role, name in error.missing.items())
     listing = ", ".join(repr(name) for name in error.present) or "none"
     example = ",".join(f"{role}=NAME" for role in error.missing)
+    table = " (user=none: the file is a popularity table)" if flag == "--train" and "user" in error.missing else ""
     return InputError(source=error.source, line=error.line, what=literal(shown),
-                      fix=literal(f"its columns are {listing}; name them with --side-columns {example}"))
+                      fix=literal(f"its columns are {listing}; name them with --side-columns {example}{table}"))

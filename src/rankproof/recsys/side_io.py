@@ -48,7 +48,8 @@ def _is_path(data: Any) -> bool:
     return isinstance(data, (str, os.PathLike))
 
 
-def _columns(data: Any, named: dict, what: What, format: "str | None", source: "str | None"):
+def _columns(data: Any, named: dict, what: What, format: "str | None", source: "str | None",
+             arguments: "dict | None" = None):
     """``({arg: arrow column}, Rows)`` of a file or table, the named columns only.
 
     A missing column is named by the reader's own argument (``user=``, ``category=``), not the
@@ -65,9 +66,9 @@ def _columns(data: Any, named: dict, what: What, format: "str | None", source: "
         source = source or what.what
         columns, missing = select_columns(data, named, source)
     except MissingColumnsError as error:
-        raise reworded(error, _ARGUMENTS[what.what]) from None
+        raise reworded(error, arguments or _ARGUMENTS[what.what]) from None
     except RankproofError as error:   # a bad id in a JSON Lines file: "item 2.5", not "query 2.5"
-        raise error.in_words_of(words(_ARGUMENTS[what.what])) from None
+        raise error.in_words_of(words(arguments or _ARGUMENTS[what.what])) from None
     return columns, Rows(source, lines, missing)
 
 
@@ -161,14 +162,19 @@ def read_items(data, *, item: str = "item", format: "str | None" = None, source:
     return np.unique(ids)
 
 
-def read_train(data, *, user: str = "user", item: str = "item", count: "str | None" = None,
+def read_train(data, *, user: "str | None" = "user", item: str = "item", count: "str | None" = None,
                format: "str | None" = None, source: "str | None" = None) -> Interactions:
-    """Training interactions; `count` names a column of interactions per row (integers >= 0)."""
-    named = {"query": user, "doc": item}
+    """Training interactions; `count` names a column of interactions per row (integers >= 0).
+
+    ``user=None`` reads a popularity table (item, and usually a count): no users, so
+    enough for popularity (novelty, ARP, ...) but not for calibration.
+    """
+    named = {"query": user if user is not None else item, "doc": item}
     if count is not None:
         named["count"] = count
-    columns, rows = _columns(data, named, _TRAIN, format, source)
-    users, items = _ids(columns, named, rows, ("user", "item"))
+    arguments = None if user is not None else {"query": "item", "doc": "item", "count": "count"}
+    columns, rows = _columns(data, named, _TRAIN, format, source, arguments)
+    users, items = _ids(columns, named, rows, ("user" if user is not None else "", "item"))
     counts = np.ones(len(items), dtype=np.int64)
     if count is not None:
         values = checked_scores(columns["count"], count, rows)
@@ -178,7 +184,7 @@ def read_train(data, *, user: str = "user", item: str = "item", count: "str | No
                              value=float(values[bad[0]]), fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
         counts = values.astype(np.int64)
-    return Interactions(users, items, counts, rows.source)
+    return Interactions(users if user is not None else None, items, counts, rows.source)
 
 
 def _vectors(columns: dict, names: Sequence[str], rows: Rows, items: np.ndarray):

@@ -115,16 +115,20 @@ def run(args) -> int:
     if args.tie_range and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, "--tie-range evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    if wanted and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
+    if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
+    whole = [m for m in wanted if m.spec.kind != "list"] if args.engine == SPARK else []
+    if whole:   # Spark evaluates the per-list ones user by user
+        raise usage(NAME, f"{whole[0]} is one value for the whole run: --engine spark evaluates per-list "
+                    "side-data measures only", "evaluate it without --engine spark")
     unread = unread_side_data(args, wanted)
     side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
                  + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
                  for flag in unread], args.quiet)
     if args.engine == SPARK:
-        results = _on_spark(args, measures, protocol, labels)
+        results = _on_spark(args, measures, protocol, labels, wanted, side)
     elif args.spark_master is not None:
         raise usage(NAME, "--spark-master is for --engine spark")
     elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
@@ -190,9 +194,10 @@ def _on_dataset(args) -> int:
     return 0
 
 
-def _on_spark(args, measures, protocol, names: list[str]) -> list:
+def _on_spark(args, measures, protocol, names: list[str], wanted=(), side=None) -> list:
     """``--engine spark``: each run evaluated by rankproof.spark, its per-query values
-    collected into the Results every renderer takes (the same output as the local engine)."""
+    collected into the Results every renderer takes (the same output as the local engine);
+    the per-list side-data measures of -m by rankproof.spark.side, user by user."""
     _check_spark_inputs(args)
     from ..spark import evaluate as spark_evaluate, get_session
     from ..spark.inputs import describe
@@ -217,8 +222,16 @@ def _on_spark(args, measures, protocol, names: list[str]) -> list:
         on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,
                                   min_coverage=args.min_coverage, allow_partial=args.allow_partial,
                                   **names_of)
-        results.append(on_spark.to_results())
+        evaluated = on_spark.to_results()
         on_spark.unpersist()
+        if wanted:
+            from ..recsys.side_eval import with_side
+            from ..spark.side import side_values
+
+            values = side_values(session.read.parquet(path), wanted, side, evaluated.protocol,
+                                 user=run_columns["query"], item=run_columns["doc"], score=run_columns["score"])
+            evaluated = with_side(evaluated, values)
+        results.append(evaluated)
     return results
 
 

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The demo needs rankproof and its four dependencies only (no test or benchmark extras).
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: install ext test test-fast demo report-demo bench bench-quick bytecode wheel clean docs
+.PHONY: install ext test test-fast parity demo report-demo bench bench-quick bytecode wheel clean docs
 
 install: $(STAMP)
 
@@ -87,6 +87,14 @@ test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 test-fast: $(STAMP) ext
 	$(BIN)/ruff check src
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not parity and not oracle and not spark and not slow"
+
+# The RAG frameworks' own metric code against their presets (.ci/run runs it after `make test`):
+# the parity extra's packages installed on top of the test extra (rankproof itself is not
+# reinstalled, so nothing is recompiled): about a minute of installs when torch is there already.
+parity: $(STAMP) ext
+	$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['parity']))" \
+		| xargs $(BIN)/python -m pip install --quiet
+	$(BIN)/python -m pytest tests/protocol/test_rag_parity.py
 
 # Workload B once per tool: checks that the harness runs and that every
 # peer's values agree with rankproof's; no time is asserted.

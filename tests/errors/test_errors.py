@@ -107,10 +107,13 @@ def raise_sites(paths: list[Path]) -> list[Site]:
             func = node.exc.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in caught:
                 continue  # a caught error raised again in other words (error.in_words_of(...))
-            name = _name(node.exc)
+            built = node.exc
+            if isinstance(func, ast.Attribute) and func.attr == "in_words_of" and isinstance(func.value, ast.Call):
+                built = func.value  # an error built here and worded for a front door: judge how it is built
+            name = _name(built)
             if name in others:
                 continue  # an internal bug, or a private signal between functions
-            fielded = _has_what(node.exc) or helpers.get(name or "", False)
+            fielded = _has_what(built) or helpers.get(name or "", False)
             sites.append(Site(path, node.lineno, fielded))
     return sites
 
@@ -138,9 +141,11 @@ def test_the_count_tells_fields_from_finished_strings(tmp_path):
         "    raise old(x)\n"
         "    raise RuntimeError('a bug')\n"
         "    raise _Signal()\n"
+        "    raise ParseError(what='bad {doc}', source=x).in_words_of(x)\n"
+        "    raise ParseError(f'{x}: bad').in_words_of(x)\n"
     )
     assert [(site.line, site.fielded) for site in raise_sites([module])] == [
-        (15, True), (16, False), (17, True), (18, False)]
+        (15, True), (16, False), (17, True), (18, False), (21, True), (22, False)]
 
 
 def test_frame_py_has_no_regex():

@@ -53,6 +53,8 @@ OPTIONS = {
     "chunks": ["first", "max"],
     "grades": ["integer", "real"],
     "ids": ["none", "strip_zeros", "casefold", "strip,casefold"],
+    "identical_ids": ["keep", "drop"],
+    "subqueries": ["none", "max"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})
@@ -74,7 +76,9 @@ def test_policy_options_match_the_documented_table():
     assert OPTIONS["missing_query"] == ["zero", "exclude", "error"]
     assert OPTIONS["extra_query"] == ["ignore", "error"]
     assert OPTIONS["ties"] == ["expected", "docid", "input", "error"]
-    assert OPTIONS["duplicates"] == ["error", "first"]
+    assert OPTIONS["duplicates"] == ["error", "first", "count", "once"]
+    assert OPTIONS["identical_ids"] == ["keep", "drop"]
+    assert OPTIONS["subqueries"] == ["none", "max"]
     assert OPTIONS["negative_grades"] == ["error", "zero", "unjudged"]
     assert OPTIONS["aggregation"] == ["macro", "micro", "weighted"]
     assert OPTIONS["score_precision"] == ["float64", "float32", "bfloat16", "float16"]

@@ -46,5 +46,5 @@ def scan(
     doc_codes: NDArray[np.int64],                      # C-contiguous, written
     values: NDArray[np.int64] | NDArray[np.float64],   # int64 grades or float64 scores, C-contiguous, written
     lines: NDArray[np.int64],                          # C-contiguous, written
-    row_offset: int, line_offset: int,
+    row_offset: int, line_offset: int, doc_column: int = 2,
 ) -> dict[str, Any]: ...

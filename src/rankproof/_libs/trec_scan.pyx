@@ -250,13 +250,25 @@ cdef class Interner:
         return vocabulary_spans(&self.table)
 
     def absorb(self, Interner other):
-        """Intern every id of `other`; return the code here of each of its codes."""
+        """Intern every id of `other`; return the code here of each of its codes.
+
+        `other` gives up its hash slots first (its ids stay, in code order),
+        so that they are not held beside this table's growth: a merged part
+        of a long file is read, never interned into again.
+        """
         mapping = np.empty(other.table.count, dtype=np.int64)
         cdef int64_t[::1] out = mapping
         cdef int64_t j, k, stop, count = other.table.count, code = 0, length
         cdef const uint8_t *key
         cdef Table *t = &self.table
+        if other is self:
+            raise ValueError("a table cannot absorb itself")
+        _check_usable(self)
         with nogil:
+            rp_free(other.table.slots, other.table.slot_bytes)
+            other.table.slots = NULL
+            other.table.slot_bytes = 0
+            other.table.mask = 0
             j = 0
             while j < count and code >= 0:
                 stop = j + BATCH if j + BATCH < count else count
@@ -274,6 +286,12 @@ cdef class Interner:
         if code < 0:
             raise MemoryError("out of memory while interning ids")
         return mapping
+
+
+cdef _check_usable(Interner ids):
+    """A table that gave its slots to another (``absorb``) cannot intern."""
+    if ids.table.slots == NULL:
+        raise ValueError("this id table was absorbed into another and can no longer intern")
 
 
 cdef int _intern_many(Table *t, const uint8_t *base, const int64_t *starts, int64_t stride,
@@ -322,6 +340,7 @@ def intern_spans(data, offsets, Interner ids, codes):
     rows, sliced to the array); `codes` (int64, one per row) receives the
     codes.
     """
+    _check_usable(ids)
     cdef const int64_t[::1] o = offsets
     cdef int64_t[::1] c = codes
     cdef const uint8_t[::1] d
@@ -350,6 +369,7 @@ def intern_spans(data, offsets, Interner ids, codes):
 
 def intern_values(values, Interner ids, codes):
     """Intern fixed-width values (integers) by their bytes; `codes` receives the codes."""
+    _check_usable(ids)
     array = np.ascontiguousarray(values)
     cdef int64_t width = array.dtype.itemsize
     cdef const uint8_t[::1] d = array.reshape(-1).view(np.uint8)
@@ -378,7 +398,7 @@ def renumber(codes, mapping):
 
 def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bint integer,
          Interner query_ids, Interner doc_ids, query_codes, doc_codes, values, lines,
-         int64_t row_offset, int64_t line_offset):
+         int64_t row_offset, int64_t line_offset, int doc_column=2):
     """Split, check and intern the lines of ``text[begin:end]`` in one pass.
 
     Parameters
@@ -402,6 +422,9 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
     row_offset : int
     line_offset : int
         Lines before `begin` (added to line numbers).
+    doc_column : int, optional
+        Index of the doc id (2 in TREC files, 1 in ``query doc score`` runs);
+        the query id is always the first column.
 
     Returns
     -------
@@ -411,10 +434,12 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
         ``line`` (the number of the bad line), ``start`` and ``end`` (its
         bytes) and ``at`` (the offending byte, or -1).
     """
+    _check_usable(query_ids)
+    _check_usable(doc_ids)
     cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
     if not 0 <= begin <= end <= PyBytes_GET_SIZE(text):
         raise ValueError("span out of the text")
-    if width > MAX_COLUMNS or value_column >= width or not rp_init_c_locale():
+    if width > MAX_COLUMNS or value_column >= width or not 0 < doc_column < width or not rp_init_c_locale():
         raise ValueError("bad scan arguments or no C locale")
     cdef int64_t[::1] queries = query_codes, docs = doc_codes, numbers = lines
     cdef int64_t[::1] grades
@@ -531,10 +556,10 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
                 last_query_length = length
                 last_query_code = code
             queries[row] = code
-            length = ends[2] - starts[2]
-            pending_key[pending] = data + starts[2]
+            length = ends[doc_column] - starts[doc_column]
+            pending_key[pending] = data + starts[doc_column]
             pending_length[pending] = length
-            pending_hash[pending] = hash_bytes(data + starts[2], length, doc_table_pointer.seed)
+            pending_hash[pending] = hash_bytes(data + starts[doc_column], length, doc_table_pointer.seed)
             rp_prefetch(&doc_table_pointer.slots[pending_hash[pending] & doc_table_pointer.mask])
             pending += 1
             numbers[row] = line + line_offset

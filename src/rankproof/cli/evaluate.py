@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from .inputs import (QRELS_ROLES, RUN_ROLES, add_input_options, add_protocol_options, columns, protocol_of,
-                     read_inputs, read_run, run_names)
+from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
+                     protocol_of, read_inputs, read_run, run_names)
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
@@ -62,6 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
     add_protocol_options(parser)
+    add_chunk_options(parser)
     add_input_options(parser)
     add_coverage_options(parser)
     choices = engine_choices()

@@ -24,11 +24,12 @@ from .labels import apply_labels
 from .usage import literal, usage
 
 __all__ = [
-    "INPUT_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options", "add_input_options", "add_column_options",
+    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options", "add_input_options", "add_column_options",
     "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN",
 ]
 
 INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
+RUN_FORMATS = INPUT_FORMATS + ("run3",)   # run3: 'query doc score' lines
 QRELS_ROLES = ("query", "doc", "grade")
 RUN_ROLES = ("query", "doc", "score")
 _ROLE_HELP = {
@@ -52,6 +53,16 @@ def add_protocol_options(parser: argparse.ArgumentParser) -> None:
                              "once; see `rankproof protocol`)")
 
 
+def add_chunk_options(parser: argparse.ArgumentParser) -> None:
+    """--chunk-map and --chunks: the chunk -> doc policies, shown by name (evaluate and rag)."""
+    parser.add_argument("--chunk-map", metavar="SPEC",
+                        help="ranked ids are chunks of judged docs: sep:# (184#c3 -> 184), regex:PATTERN (its "
+                             "first group is the doc) or file:PATH (chunk,doc table); the policy chunk_map")
+    parser.add_argument("--chunks", choices=("first", "max"),
+                        help="with --chunk-map: the chunk that stands for its doc, the first ranked (default) or "
+                             "the best scored (MaxP); the policy chunks")
+
+
 def add_column_options(parser: argparse.ArgumentParser, roles: Sequence[str], helps: dict[str, str],
                        example: str) -> None:
     """--columns ROLE=NAME,... and one --ROLE-col option per role."""
@@ -62,14 +73,25 @@ def add_column_options(parser: argparse.ArgumentParser, roles: Sequence[str], he
     parser.set_defaults(column_roles=tuple(roles))
 
 
+def add_no_header_option(parser: argparse.ArgumentParser) -> None:
+    """--no-header: CSV and TSV inputs without a header line, columns taken by position."""
+    parser.add_argument("--no-header", action="store_true",
+                        help="CSV/TSV inputs have no header line: columns are taken by 1-based position, "
+                             "query 1, doc 2, grade (qrels) or score (run) 3; name others by position "
+                             "(--grade-col 4); column names are refused")
+
+
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The input options every command that reads qrels and runs takes."""
     parser.add_argument("--grade-map", metavar="MAP",
                         help="map grades before anything else: 1:4,2:3,-1:0 or a JSON file {\"1\": 4}")
     parser.add_argument("--qrels-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
-    parser.add_argument("--run-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
+    parser.add_argument("--run-format", choices=RUN_FORMATS,
+                        help="default: from the extension (else trec, or run3 when the first line is "
+                             "'query doc score')")
     add_column_options(parser, ("query", "doc", "grade", "score"), _ROLE_HELP,
                        "query=qid,doc=docno,grade=rel,score=sim")
+    add_no_header_option(parser)
     parser.add_argument("--label", action="append", metavar="NAME=FILE",
                         help="name the run FILE as NAME in every output (repeatable)")
     intents = parser.add_argument_group("judgments per intent (the diversity measures: alpha_ndcg, err_ia, "
@@ -101,11 +123,23 @@ def protocol_of(args):
                                                                 f"({key}={changes[key]} and {key}={value})"),
                                 fix="give each policy once")
         changes[key] = value
+    for key in ("chunk_map", "chunks"):
+        value = getattr(args, key, None)
+        if value is None:
+            continue
+        if key in changes:
+            raise ProtocolError(source="--policy", what=literal(f"policy {key} is given twice "
+                                                                f"(--policy {key}={changes[key]} and "
+                                                                f"--{key.replace('_', '-')} {value})"),
+                                fix="give each policy once")
+        changes[key] = value
     return protocol.replace(**changes) if changes else protocol
 
 
-def columns(args, roles: Sequence[str]) -> dict[str, Any]:
-    """Column names from --columns and --ROLE-col, for the given roles (--score-col none: no score)."""
+def columns(args, roles: Sequence[str], path: str | None = None, fmt: str | None = None) -> dict[str, Any]:
+    """Column names from --columns and --ROLE-col, for the given roles (--score-col none: no score).
+
+    With --no-header and a CSV or TSV `path` (in format `fmt`), the columns are positions."""
     known = getattr(args, "column_roles", ())
     spec: dict[str, str] = {}
     for item in (getattr(args, "columns", None) or "").split(","):
@@ -126,10 +160,38 @@ def columns(args, roles: Sequence[str]) -> dict[str, Any]:
                                  what=f"names column {spec[role]!r} for the {role} role and --{role}-col names "
                                       f"{given!r}", fix="name each role's column once")
             spec[role] = given
+    if getattr(args, "no_header", False) and path is not None and _delimited(path, fmt):
+        spec = _by_position(args, spec, roles)
     _refuse_contradictions(args, spec, roles)
     chosen: dict[str, Any] = {role: spec[role] for role in roles if role in spec}
     if "score" in roles and spec.get("score", "").lower() == "none":
         chosen["score"] = None  # rows already in rank order
+    return chosen
+
+
+def _delimited(path: str, fmt: str | None) -> bool:
+    from ..io.formats import format_of
+
+    return format_of(path, fmt) in ("csv", "tsv")
+
+
+def _by_position(args, spec: dict[str, str], roles: Sequence[str]) -> dict[str, str]:
+    """--no-header: every column named is a 1-based position; a role not named takes its own
+    (io.formats.POSITIONS), so that two roles on one column are refused like two names."""
+    from ..io.formats import POSITIONS
+
+    chosen = dict(spec)
+    for role in roles:
+        name = spec.get(role)
+        if name is None:
+            if role in POSITIONS:
+                chosen[role] = POSITIONS[role]
+        elif not (role == "score" and name.lower() == "none") and not (name.isdigit() and int(name) >= 1):
+            option = "--columns" if getattr(args, f"{role}_col", None) is None else f"--{role}-col"
+            raise InputError(source=option, what=f"names column {name!r} for the {role} role, but with --no-header "
+                                                 "the columns have no names",
+                             fix=f"give its 1-based position instead (--{role}-col {POSITIONS.get(role, '1')}), "
+                                 "or leave out --no-header if the file has a header line")
     return chosen
 
 
@@ -274,8 +336,8 @@ def read_qrels(args, given: str):
                     "add --intents (the qrels are 'query intent doc grade')")
     # The grades policy says how grades are read (grades=real keeps 1.5).
     try:
-        qrels = Qrels.read(path, args.qrels_format, **columns(args, QRELS_ROLES),
-                           grades=str(protocol_of(args).grades))
+        qrels = Qrels.read(path, args.qrels_format, **columns(args, QRELS_ROLES, path, args.qrels_format),
+                           grades=str(protocol_of(args).grades), header=not getattr(args, "no_header", False))
     except MissingColumnsError as error:
         raise in_option_words(error, args) from None
     mapping = grade_map(args.grade_map)
@@ -289,6 +351,9 @@ def _read_intent_qrels(args, path: str):
     if args.grade_map is not None:
         raise usage(None, "--grade-map does not apply to judgments per intent (--intents) yet",
                     "map the grades in the file")
+    if getattr(args, "no_header", False):
+        raise usage(None, "--no-header does not apply to judgments per intent (--intents) yet",
+                    "add a header line naming the columns")
     try:
         return IntentQrels.read(path, args.qrels_format, intent=args.intent_col or "intent",
                                 weights=args.intent_weights, **columns(args, QRELS_ROLES))
@@ -301,7 +366,9 @@ def read_run(args, given: str, name: str):
     from ..data.run import Run
 
     try:
-        return Run.read(STDIN.path(given, args.run_format), args.run_format, name=name, **columns(args, RUN_ROLES))
+        path = STDIN.path(given, args.run_format)
+        return Run.read(path, args.run_format, name=name, **columns(args, RUN_ROLES, path, args.run_format),
+                        header=not getattr(args, "no_header", False))
     except MissingColumnsError as error:
         raise in_option_words(error, args) from None
 

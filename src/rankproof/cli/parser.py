@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import argparse
 
-from . import (agree, balance, compare, demo, evaluate, explain, fit_pbm, fuse, measures, monitor, protocol, report,
-               similarity, systems, trec_eval, why)
+from . import (agree, balance, compare, demo, evaluate, explain, fit_pbm, fuse, measures, monitor, nuggets, protocol,
+               rag, report, similarity, systems, trec_eval, why)
 from .usage import UsageError, literal
 
 __all__ = ["COMMANDS", "build_parser"]
 
 # In the order of `rankproof --help`.
-COMMANDS = (evaluate, explain, why, measures, protocol, trec_eval, compare, systems, agree, similarity, report, fuse,
-            fit_pbm, demo, balance, monitor)
+COMMANDS = (evaluate, rag, nuggets, explain, why, measures, protocol, trec_eval, compare, systems, agree, similarity,
+            report, fuse, fit_pbm, demo, balance, monitor)
 
 
 class Parser(argparse.ArgumentParser):

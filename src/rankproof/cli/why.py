@@ -13,7 +13,8 @@ __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run"]
 NAME = "why"
 HELP = "why a number differs from a peer's: the policies that differ, by how much, on which queries"
 EXAMPLES = "example: rankproof why qrels.txt lmdirichlet.run --peer ranx -m ndcg@10"
-# Every preset but our own defaults: trec_eval, trec_eval9, sklearn, lightgbm, ranx, spark, pytrec_eval, ir_measures.
+# Every preset but our own defaults: trec_eval, trec_eval9, sklearn, lightgbm, ranx, spark, pytrec_eval,
+# ir_measures, and the RAG frameworks (ragas, llamaindex, haystack, mlflow, mteb, beir, sentence_transformers).
 PEERS = tuple(name for name in PRESET_SETTINGS if name != "rankproof")
 
 

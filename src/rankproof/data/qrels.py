@@ -318,7 +318,8 @@ class Qrels:
 
     @classmethod
     def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *,
-             query: str = "query", doc: str = "doc", grade: str = "grade", grades: str = "integer") -> "Qrels":
+             query: str = "query", doc: str = "doc", grade: str = "grade", grades: str = "integer",
+             header: bool = True) -> "Qrels":
         """Read judgments from a TREC, CSV, TSV, JSON Lines or Parquet file.
 
         Parameters
@@ -335,6 +336,10 @@ class Qrels:
         grades : {"integer", "real"}, optional
             The protocol's ``grades`` policy: integer grades (a grade such as
             1.5 is an error), or real-valued grades kept as float64.
+        header : bool, optional
+            False: a CSV or TSV file has no header line; its columns are taken
+            by 1-based position (query 1, doc 2, grade 3, or named by
+            position: ``grade=4``).
 
         Returns
         -------
@@ -350,7 +355,8 @@ class Qrels:
         """
         from ..io.formats import format_of, read_qrels_columns
 
-        columns = read_qrels_columns(path, format, query=query, doc=doc, grade=grade, real=as_real(grades))
+        columns = read_qrels_columns(path, format, query=query, doc=doc, grade=grade, real=as_real(grades),
+                                     header=header)
         if format_of(path, format) != "trec":
             return cls._from_columns(columns)
         return cls._trec_checked(path, lambda: cls._from_columns(columns))

@@ -269,17 +269,18 @@ class Run:
     @classmethod
     def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *,
              query: str = "query", doc: str = "doc", score: str | None = "score",
-             name: str | None = None) -> "Run":
-        """Read a run from a TREC, CSV, TSV, JSON Lines or Parquet file.
+             name: str | None = None, header: bool = True) -> "Run":
+        """Read a run from a TREC, CSV, TSV, JSON Lines, Parquet or run3 file.
 
         Parameters
         ----------
         path : str or os.PathLike
             The file; text formats may be gzip-compressed (``.gz``).
-        format : {"trec", "csv", "tsv", "jsonl", "parquet"}, optional
+        format : {"trec", "csv", "tsv", "jsonl", "parquet", "run3"}, optional
             Without it the extension decides: ``.csv``, ``.tsv``,
             ``.jsonl``/``.ndjson``, ``.parquet`` (each optionally ``.gz``),
-            and TREC for anything else.
+            and TREC for anything else (run3, ``query doc score`` lines, when
+            the first data line has three columns, the third a number).
         query, doc : str, optional
             Names of the columns (or JSON fields) holding the query and
             document ids. Unused for TREC files.
@@ -289,6 +290,10 @@ class Run:
             Unused for TREC files, which always have scores.
         name : str, optional
             The run's name; the file's base name by default.
+        header : bool, optional
+            False: a CSV or TSV file has no header line; its columns are taken
+            by 1-based position (query 1, doc 2, score 3, or named by
+            position: ``score=4``).
 
         Returns
         -------
@@ -302,7 +307,7 @@ class Run:
         """
         from ..io.formats import read_run_columns
 
-        columns = read_run_columns(path, format, query=query, doc=doc, score=score)
+        columns = read_run_columns(path, format, query=query, doc=doc, score=score, header=header)
         return cls._from_columns(columns, name if name is not None else os.path.basename(columns.source))
 
     @classmethod

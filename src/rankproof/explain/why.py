@@ -2,13 +2,17 @@
 
 ``why(qrels, run, measures, "trec_eval")`` evaluates the run under
 rankproof's protocol and under a peer's preset (``trec_eval``, ``trec_eval9``,
-``pytrec_eval``, ``ir_measures``, ``sklearn``, ``lightgbm``, ``ranx``, ``spark``),
+``pytrec_eval``, ``ir_measures``, ``sklearn``, ``lightgbm``, ``ranx``, ``spark``,
+and the RAG frameworks ``ragas``, ``llamaindex``, ``haystack``, ``mlflow``,
+``mteb``, ``beir``, ``sentence_transformers`` with their ``*_sets`` variants),
 and tells, per measure:
 
 * both means and their difference (peer minus ours);
-* every policy the two protocols set differently, and how far the mean moves
-  when only that one policy is switched to the peer's value (a policy that
-  refuses the data, such as trec_eval's ``missing_query=error``, says so);
+* every policy the two protocols set differently, in words ("a doc listed
+  twice gains at each copy"), how far the mean moves when only that one
+  policy is switched to the peer's value, and the query it moves most with
+  both values (a policy that refuses the data, such as trec_eval's
+  ``missing_query=error``, says so);
 * the queries whose values differ most, with both values.
 
 The shifts of single policies need not add up to the whole difference when
@@ -28,7 +32,60 @@ from ..measures.parse import parse_measures
 from ..protocol import Protocol
 from ..results import Results
 
-__all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy"]
+__all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy", "POLICY_WORDS", "policy_words"]
+
+# What a policy's option does, in words: (policy, option) -> phrase.
+POLICY_WORDS: dict[tuple[str, str], str] = {
+    ("duplicates", "error"): "a doc listed twice is refused",
+    ("duplicates", "first"): "a doc listed twice counts once, its later copies dropped (the docs after move up)",
+    ("duplicates", "count"): "a doc listed twice is counted twice, gaining at each copy",
+    ("duplicates", "once"): "a doc listed twice keeps both ranks but is credited once",
+    ("ties", "expected"): "tied docs averaged over their orders",
+    ("ties", "docid"): "tied docs ordered by doc id descending",
+    ("ties", "input"): "tied docs kept in input order (the list's order)",
+    ("ties", "error"): "tied docs refused",
+    ("missing_query", "zero"): "a query the run leaves empty scores 0",
+    ("missing_query", "exclude"): "a query the run leaves empty is left out of the mean",
+    ("missing_query", "error"): "a query the run leaves empty is refused",
+    ("zero_ideal", "zero"): "a query with nothing relevant scores 0",
+    ("zero_ideal", "one"): "a query with nothing relevant scores 1",
+    ("zero_ideal", "exclude"): "a query with nothing relevant is left out of the mean",
+    ("zero_ideal", "error"): "a query with nothing relevant is refused",
+    ("ap_denominator", "relevant"): "AP divides by R, the relevant docs of the query",
+    ("ap_denominator", "min_k"): "AP@k divides by min(R, k)",
+    ("ap_denominator", "hits"): "AP divides by the relevant docs retrieved, not by R",
+    ("precision_denominator", "k"): "P@k divides by k",
+    ("precision_denominator", "retrieved"): "P@k divides by the docs retrieved, at most k",
+    ("recall_denominator", "relevant"): "R@k divides by R",
+    ("recall_denominator", "min_k"): "R@k divides by min(R, k)",
+    ("identical_ids", "keep"): "a doc whose id is its query's id is kept",
+    ("identical_ids", "drop"): "a doc whose id is its query's id is dropped",
+    ("subqueries", "none"): "sub-queries measured one by one",
+    ("subqueries", "max"): "sub-queries merged into their query, each doc at its best score",
+    ("unjudged", "zero"): "an unjudged doc counts as not relevant",
+    ("unjudged", "condense"): "unjudged docs are dropped from the ranking",
+    ("unjudged", "error"): "an unjudged doc is refused",
+    ("negative_grades", "unjudged"): "a negative grade is read as unjudged",
+    ("negative_grades", "zero"): "a negative grade is read as not relevant",
+    ("negative_grades", "error"): "a negative grade is refused",
+    ("score_precision", "float32"): "scores held as float32, so near-equal scores tie",
+    ("score_precision", "float64"): "scores held as float64",
+    ("iprec_rounding", "legacy"): "interpolated precision cut at (long)(x R + 0.9)",
+    ("iprec_rounding", "round"): "interpolated precision cut at lround(x R)",
+    ("gain", "linear"): "gain g",
+    ("gain", "exp2"): "gain 2^g - 1",
+    ("ideal", "judged"): "the ideal ranking from every judged doc",
+    ("ideal", "retrieved"): "the ideal ranking from the retrieved docs only",
+}
+
+
+def policy_words(policy: str, option: str) -> str:
+    """What `option` of `policy` does, in words (the policy=option text when no phrase is known).
+
+    >>> policy_words("duplicates", "count")
+    'a doc listed twice is counted twice, gaining at each copy'
+    """
+    return POLICY_WORDS.get((policy, option), f"{policy}={option}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +97,13 @@ class PolicyShift:
     peer: str
     shift: float | None  # mean with only this policy switched, minus our mean; None: refused
     refused: str | None = None  # the error the switched policy raised on this data
+    # The query this policy alone moves most: (query, ours, with the policy switched).
+    example: "tuple[object, float | None, float | None] | None" = None
+
+    @property
+    def words(self) -> str:
+        """The peer's option in words ("a doc listed twice is counted twice, gaining at each copy")."""
+        return policy_words(self.policy, self.peer)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,6 +182,7 @@ class Why:
                     else:
                         note = "  (no effect on this data)" if abs(p.shift) < 1e-15 else ""
                         lines.append(f"    {label:<{width}}  {signed(p.shift)}{note}")
+                    lines.append(f"      {p.words}{_example(p, f)}")
                 shifts = [p.shift for p in item.policies if p.shift is not None]
                 if item.peer is not None and shifts and abs(sum(shifts) - item.difference) > 1e-12:
                     lines.append("  (the single shifts do not add up to the difference: the policies interact)")
@@ -139,6 +204,29 @@ class Why:
         return self.summary()
 
 
+def _example(p: PolicyShift, f: str) -> str:
+    """': query q1 2.0000000 instead of 1.0000000' for the query the policy alone moves most."""
+    if p.example is None:
+        return ""
+    query, ours, switched = p.example
+    def shown(value: float | None) -> str:
+        return "left out" if value is None else f.format(value)
+    return f": query {query} {shown(switched)} instead of {shown(ours)}"
+
+
+def _largest_move(mine: dict, switched: dict) -> "tuple[object, float | None, float | None] | None":
+    """The query whose value moves most when one policy is switched (one left out first)."""
+    best, best_size = None, -1.0
+    for query in dict.fromkeys([*mine, *switched]):
+        a, b = mine.get(query), switched.get(query)
+        if not _differs(a, b):
+            continue
+        size = math.inf if a is None or b is None else abs(b - a)
+        if size > best_size:
+            best, best_size = (query, a, b), size
+    return best
+
+
 def _differs(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is not b
@@ -154,7 +242,9 @@ def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = Non
     measures : str, Measure or iterable of them
     peer : str
         A preset: ``trec_eval``, ``trec_eval9``, ``pytrec_eval``, ``ir_measures``,
-        ``sklearn``, ``lightgbm``, ``ranx`` or ``spark``.
+        ``sklearn``, ``lightgbm``, ``ranx``, ``spark``, ``ragas``, ``ragas_sets``,
+        ``llamaindex``, ``llamaindex_sets``, ``haystack``, ``mlflow``, ``mlflow_sets``,
+        ``mteb``, ``beir`` or ``sentence_transformers``.
     protocol : Protocol, preset name or protocol text, default ``Protocol()``
         Ours.
     top : int
@@ -211,7 +301,9 @@ def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = Non
         for policy, (ours_text, peer_text) in differing.items():
             results, refused = switched[policy]
             shift = None if results is None else results.mean(measure) - ours_mean
-            policies.append(PolicyShift(policy, ours_text, peer_text, shift, refused))
+            example = None if results is None else _largest_move(our_results.per_query(measure),
+                                                                 results.per_query(measure))
+            policies.append(PolicyShift(policy, ours_text, peer_text, shift, refused, example))
         queries: list[QueryShift] = []
         differing_count = 0
         if peer_results is not None:

@@ -45,6 +45,13 @@ def describe(arg: str, name) -> str:
     return f"column {literal(repr(name))} (named by {_role(arg)}=)"
 
 
+# Qrels and runs can be read without a header line (header=False; --no-header): their roles
+# have positions (io.formats.POSITIONS).
+_POSITIONAL = {"query", "doc", "grade", "score"}
+_AS_IT_IS = (", or read it as it is: header=False (--no-header on the command line) takes the columns by "
+             "position, query 1, doc 2, grade or score 3")
+
+
 class MissingColumnsError(ParseError):
     """Named columns a table does not have. Besides the message (worded for Python's keyword
     arguments), it keeps ``present`` (the table's columns), ``missing`` (role -> the name
@@ -63,7 +70,8 @@ class MissingColumnsError(ParseError):
         error = MissingColumnsError(source=self.source, line=self.line,
                                     what=f"the first line ({literal(repr(shown)[:60])}) looks like data, not column "
                                          "names: the file has no header line",
-                                    fix=literal(f"add a header line naming the columns, such as {names}"))
+                                    fix=literal(f"add a header line naming the columns, such as {names}"
+                                                + (_AS_IT_IS if set(self.missing) <= _POSITIONAL else "")))
         error.present, error.missing, error.noun, error.no_header = self.present, self.missing, self.noun, True
         return error
 

@@ -24,9 +24,11 @@ BLOCK_SIZE = 1 << 24
 
 
 def _delimited_failure(
-    data: bytes, source: str, delimiter: str, fmt: str, what: What, exc: Exception
+    data: bytes, source: str, delimiter: str, fmt: str, what: What, exc: Exception, header_line: bool = True
 ) -> ParseError:
-    """Name the first row whose width differs from the header's, once pyarrow gave up."""
+    """Name the first row whose width differs from the header's (or, without a header, the
+    first line's), once pyarrow gave up."""
+    first = "the header" if header_line else "the first line"
     label = LABELS[fmt]
     separator = "commas" if delimiter == "," else "tabs"
     reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=delimiter)
@@ -41,9 +43,9 @@ def _delimited_failure(
             if len(row) != len(header):
                 shown = literal(repr(delimiter.join(header)))
                 return ParseError(source=source, line=reader.line_num, value=delimiter.join(row),
-                                  what=f"expected {len(header)} columns like the header ({shown}), found "
+                                  what=f"expected {len(header)} columns like {first} ({shown}), found "
                                        f"{len(row)}: {literal(repr(shorten(delimiter.join(row))))}",
-                                  fix=f"give every row one value per header column, separated by {separator}")
+                                  fix=f"give every row one value per column of {first}, separated by {separator}")
     except csv.Error as error:
         return ParseError(source=source, line=reader.line_num, what=f"cannot be read as {label} ({literal(error)})",
                           fix="check the quoting on this line")
@@ -64,8 +66,12 @@ def _looks_like_data(header: list[str]) -> bool:
     return False
 
 
-def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What):
-    """Parse a CSV or TSV file; return the named columns and each row's file line."""
+def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What, header_line: bool = True):
+    """Parse a CSV or TSV file; return the named columns and each row's file line.
+
+    Without a header line (`header_line` false) the first line is data and
+    the columns are named by their 1-based position: ``"1"``, ``"2"``, ...
+    """
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -75,23 +81,26 @@ def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What):
     # the file line of every row, without a loop.
     plain = data.translate(None, b"\r") if b"\r" in data else data
     numbers, starts, ends = data_lines(plain, newlines(plain))
-    header_line = int(numbers[0])
     header_text = plain[starts[0] : ends[0]].decode("utf-8")
+    first_line = int(numbers[0])
     header = next(csv.reader([header_text], delimiter=delimiter))
+    if not header_line:
+        header = [str(position) for position in range(1, len(header) + 1)]
 
     missing = [arg for arg, name in named.items() if name not in header]
     if missing:
-        error = missing_error(header, named, missing, "column", source, header_line)
-        if _looks_like_data(header):
+        error = missing_error(header, named, missing, "column", source, first_line)
+        if header_line and _looks_like_data(header):
             raise error.headerless()
         raise error
     wanted = unique(named)
     for name in wanted:
         if header.count(name) > 1:
-            raise ParseError(source=source, line=header_line, fix="rename all but one",
+            raise ParseError(source=source, line=first_line, fix="rename all but one",
                              what=f"the header names {header.count(name)} columns {literal(repr(name))}")
 
-    read_options = pacsv.ReadOptions(use_threads=True, block_size=BLOCK_SIZE)
+    read_options = pacsv.ReadOptions(use_threads=True, block_size=BLOCK_SIZE,
+                                     column_names=None if header_line else header)
     parse_options = pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True)
     # Every named column is read as text: ids keep their spelling ("007"), and
     # grades and scores are parsed by the table checks with the TREC reader's
@@ -112,9 +121,9 @@ def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What):
             convert_options=convert_options,
         )
     except (pa.ArrowInvalid, pa.ArrowKeyError) as exc:
-        raise _delimited_failure(data, source, delimiter, fmt, what, exc) from None
+        raise _delimited_failure(data, source, delimiter, fmt, what, exc, header_line) from None
 
-    rows = numbers[1:]
+    rows = numbers[1:] if header_line else numbers
     # A quoted value holding a newline makes one row span several lines; then
     # the lines cannot be matched to rows, and messages give the row instead.
     lines = rows if rows.size == table.num_rows else None

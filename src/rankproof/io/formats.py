@@ -32,7 +32,8 @@ from .files import encoding_hint, load_text
 from .jsonl import read_jsonl
 from .parquet import read_parquet
 from .tables import qrels_columns_from_table, run_columns_from_table
-from .trec import QrelsColumns, RunColumns, read_trec_qrels_columns, read_trec_run_columns
+from .trec import QrelsColumns, RunColumns, first_data_fields, read_trec_qrels_columns, read_trec_run_columns
+from .values import score_problem
 from .what import LABELS, QRELS, RUN, What, example_line
 
 __all__ = [
@@ -41,13 +42,16 @@ __all__ = [
     "QRELS",
     "RUN",
     "format_of",
+    "POSITIONS",
+    "positional",
     "read_table",
     "read_qrels_columns",
     "read_run_columns",
 ]
 
-FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
-"""The formats :func:`read_qrels_columns` and :func:`read_run_columns` read."""
+FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet", "run3")
+"""The formats :func:`read_qrels_columns` and :func:`read_run_columns` read. ``run3`` is a
+run of three whitespace-separated columns, ``query doc score`` (runs only)."""
 
 _SUFFIXES = {
     ".csv": "csv",
@@ -65,7 +69,7 @@ def format_of(path, format: str | None = None) -> str:
     ----------
     path : str or os.PathLike
         The file.
-    format : {"trec", "csv", "tsv", "jsonl", "parquet"}, optional
+    format : {"trec", "csv", "tsv", "jsonl", "parquet", "run3"}, optional
         Overrides the extension.
 
     Returns
@@ -120,12 +124,73 @@ def _load_text(path, source: str, fmt: str, what: What, how: str) -> bytes:
     return data
 
 
+def _three_columns(path) -> bool:
+    """A file read as TREC by its extension whose first data line is ``query doc score``
+    (three columns, the third a number): a TREC run line has six, so the only reading
+    is format run3."""
+    fields = first_data_fields(path)
+    if fields is None or len(fields) != 3:
+        return False
+    return score_problem(fields[2]) is None
+
+
 # -- public -------------------------------------------------------------------
 
 
-def read_table(path, fmt: str, named: dict, what: What):
-    """Read a non-TREC file into ``(table, lines or None, source)``."""
+def _refuse_run3(path, what: str) -> None:
+    raise ParseError(source=str(path), what=f"format 'run3' ('query doc score' lines) holds a run, not {what}",
+                     fix="give the format of this file (trec, csv, tsv, jsonl or parquet)")
+
+
+POSITIONS = {"query": "1", "doc": "2", "grade": "3", "score": "3"}
+"""Without a header line (``header=False``; ``--no-header``), the column each role is read
+from when it is not named: query 1, doc 2, grade or score 3 (1-based positions)."""
+
+
+def positional(named: dict, fmt: str, header: bool) -> dict:
+    """The columns of `named` for a file with (`header`) or without a header line.
+
+    Without one, columns are named by their 1-based position (``"2"`` or 2); a role left at
+    its default (its own name) takes its :data:`POSITIONS` column, and a name that is not a
+    position is refused, as is ``header=False`` for a format that has no header line to
+    leave out (JSON Lines, Parquet). TREC and run3 files never have one: there it changes
+    nothing.
+    """
+    if header or fmt in ("trec", "run3"):
+        return named
+    if fmt not in ("csv", "tsv"):
+        raise InputError(what=f"header=False (--no-header) is for CSV and TSV files; a {LABELS[fmt]} file has "
+                              "no header line to leave out", fix="leave it out for this file")
+    chosen: dict[str, str | None] = {}
+    for role, name in named.items():
+        if name is None:
+            chosen[role] = None
+        elif name == role and role in POSITIONS:
+            chosen[role] = POSITIONS[role]
+        elif str(name).isdigit() and int(str(name)) >= 1:
+            chosen[role] = str(int(str(name)))
+        else:
+            raise InputError(what=f"{role}={name!r} names a column, but without a header line (header=False, "
+                                  "--no-header) columns have no names", value=name,
+                             fix=f"give its 1-based position instead, such as {role}={POSITIONS.get(role, '1')} "
+                                 f"(--{role}-col {POSITIONS.get(role, '1')})")
+    roles_of: dict = {}
+    for role, name in chosen.items():
+        if name is not None and name in roles_of:
+            raise InputError(what=f"column {name} is taken for two roles, {roles_of[name]} and {role} (without a "
+                                  f"header line, {roles_of[name]} reads column {POSITIONS.get(roles_of[name])} and "
+                                  f"{role} column {POSITIONS.get(role)} unless named)",
+                             fix="give each role its own position")
+        roles_of[name] = role
+    return chosen
+
+
+def read_table(path, fmt: str, named: dict, what: What, has_header: bool = True):
+    """Read a non-TREC file into ``(table, lines or None, source)``; without a `header`
+    line (`has_header` false: CSV and TSV), columns are named "1", "2", ... by position."""
     source = str(path)
+    if fmt == "run3":
+        _refuse_run3(path, what.units)
     if fmt == "parquet":
         table, lines = read_parquet(path, source, named, what), None
     elif fmt == "jsonl":
@@ -137,7 +202,7 @@ def read_table(path, fmt: str, named: dict, what: What):
         header = delimiter.join(str(name) for name in named.values())
         how = f"give a header line such as {header!r} and one row per {what.unit}"
         data = _load_text(path, source, fmt, what, how)
-        table, lines = read_delimited(data, source, named, fmt, what)
+        table, lines = read_delimited(data, source, named, fmt, what, has_header)
     if table.num_rows == 0:
         # Only a header line (or a Parquet file without rows).
         raise ParseError(source=source, what=f"holds no {what.units} (it has columns but no rows)",
@@ -146,7 +211,8 @@ def read_table(path, fmt: str, named: dict, what: What):
 
 
 def read_qrels_columns(
-    path, format: str | None = None, *, query="query", doc="doc", grade="grade", real: bool = False
+    path, format: str | None = None, *, query="query", doc="doc", grade="grade", real: bool = False,
+    header: bool = True,
 ) -> QrelsColumns:
     """Read a qrels file in any supported format into interned columns.
 
@@ -163,6 +229,10 @@ def read_qrels_columns(
     real : bool, optional
         Read real-valued grades (float64) instead of integers (the
         protocol's ``grades=real``).
+    header : bool, optional
+        False: a CSV or TSV file has no header line, and its columns are
+        taken by 1-based position, query 1, doc 2, grade 3 unless named by
+        position (``grade=4``); see :func:`positional`.
 
     Returns
     -------
@@ -184,10 +254,12 @@ def read_qrels_columns(
     fmt = format_of(path, format)
     if fmt == "trec":
         return read_trec_qrels_columns(path, real=real)
-    named = {"query": query, "doc": doc, "grade": grade}
-    table, lines, source = read_table(path, fmt, named, QRELS)
+    if fmt == "run3":
+        _refuse_run3(path, "judgments")
+    named = positional({"query": query, "doc": doc, "grade": grade}, fmt, header)
+    table, lines, source = read_table(path, fmt, named, QRELS, header)
     columns = qrels_columns_from_table(
-        table, query=query, doc=doc, grade=grade, source=source, lines=lines, real=real
+        table, query=named["query"], doc=named["doc"], grade=named["grade"], source=source, lines=lines, real=real
     )
     del table
     release_arrow_memory()
@@ -195,7 +267,7 @@ def read_qrels_columns(
 
 
 def read_run_columns(
-    path, format: str | None = None, *, query="query", doc="doc", score="score"
+    path, format: str | None = None, *, query="query", doc="doc", score="score", header: bool = True
 ) -> RunColumns:
     """Read a run file in any supported format into interned columns.
 
@@ -203,8 +275,11 @@ def read_run_columns(
     ----------
     path : str or os.PathLike
         The file. ``.gz`` text files are decompressed.
-    format : {"trec", "csv", "tsv", "jsonl", "parquet"}, optional
-        Without it, the extension decides (see :func:`format_of`).
+    format : {"trec", "csv", "tsv", "jsonl", "parquet", "run3"}, optional
+        Without it, the extension decides (see :func:`format_of`); a file
+        read as TREC whose first data line has three columns, the third a
+        number, is read as ``run3`` (``query doc score``: a TREC run line
+        has six columns, so no other reading exists).
     query, doc : str, optional
         Names of the columns or fields holding the query and document ids.
     score : str or None, optional
@@ -212,6 +287,10 @@ def read_run_columns(
         and its rows are in rank order within each query, best first; the
         result then has ``has_scores=False``. Not used for TREC files, which
         always have scores.
+    header : bool, optional
+        False: a CSV or TSV file has no header line, and its columns are
+        taken by 1-based position, query 1, doc 2, score 3 unless named by
+        position; see :func:`positional`.
 
     Returns
     -------
@@ -231,14 +310,16 @@ def read_run_columns(
         If `format` is unknown.
     """
     fmt = format_of(path, format)
-    if fmt == "trec":
-        return read_trec_run_columns(path)
-    named = {"query": query, "doc": doc}
-    if score is not None:
-        named["score"] = score
-    table, lines, source = read_table(path, fmt, named, RUN)
+    if fmt == "trec" and format is None and _three_columns(path):
+        fmt = "run3"
+    if fmt in ("trec", "run3"):
+        return read_trec_run_columns(path, layout=fmt)
+    named = positional({"query": query, "doc": doc, "score": score}, fmt, header)
+    if named["score"] is None:
+        del named["score"]
+    table, lines, source = read_table(path, fmt, named, RUN, header)
     columns = run_columns_from_table(
-        table, query=query, doc=doc, score=score, source=source, lines=lines
+        table, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines
     )
     del table
     release_arrow_memory()

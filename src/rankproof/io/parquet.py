@@ -10,10 +10,10 @@ from .files import encoding_hint, read_bytes
 from .limits import MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO
 from .what import What, unique
 
-__all__ = ["read_parquet"]
+__all__ = ["read_parquet", "check_parquet_size"]
 
 
-def _check_parquet_size(parquet, file: Path, source: str, columns: int) -> None:
+def check_parquet_size(parquet, file: Path, source: str, columns: int) -> None:
     """Refuse a Parquet file whose rows would take far more memory than its size.
 
     Parquet's dictionary and run-length encodings make a decompression bomb
@@ -59,7 +59,7 @@ def read_parquet(path, source: str, named: dict, what: What):
     missing = [arg for arg, name in named.items() if name not in present]
     if missing:
         raise missing_error(present, named, missing, "column", source)
-    _check_parquet_size(parquet, file, source, len(unique(named)))
+    check_parquet_size(parquet, file, source, len(unique(named)))
     # One column at a time, its freed pages handed back before the next: decoding
     # a column takes its pages and dictionaries beside the decoded values, and
     # Arrow's pool would keep them. With the file's byte ranges not pre-buffered,

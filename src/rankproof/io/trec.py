@@ -46,6 +46,7 @@ __all__ = [
     "RunColumns",
     "read_trec_qrels_columns",
     "read_trec_run_columns",
+    "first_data_fields",
 ]
 
 
@@ -144,6 +145,8 @@ class _Format:
     swapped_hint: str
     shape_hint: str
     integer: bool = False  # the value column is read as int64 (else float64)
+    doc_index: int = 2     # the column of the doc id
+    has_tag: bool = True   # the last column is a run tag
 
 
 _QRELS = _Format(
@@ -188,6 +191,29 @@ _RUN = _Format(
     ),
 )
 
+# A run of three whitespace-separated columns, as many RAG and MTEB dumps
+# write it (format "run3"): no Q0, rank or tag.
+_RUN3 = _Format(
+    what="run",
+    names=("query", "doc", "score"),
+    layout="query doc score",
+    value_index=2,
+    value_problem=score_problem,
+    nothing="holds no ranked documents",
+    unit="ranked document",
+    swapped_width=6,
+    swapped_hint=(
+        "this looks like a TREC run line (query Q0 doc rank score tag); "
+        "read the file with format 'trec', not 'run3'"
+    ),
+    shape_hint=(
+        "write one ranked document per line as 'query doc score', "
+        "separated by spaces or tabs (ids cannot contain whitespace)"
+    ),
+    doc_index=1,
+    has_tag=False,
+)
+
 
 def load_trec_text(path, source: str, fmt: _Format) -> bytes:
     """Read, decompress and check the file; return UTF-8 bytes without a BOM."""
@@ -205,13 +231,16 @@ def _row_error(
     width = len(fmt.names)
     if len(fields) != width:
         hint = fmt.swapped_hint if len(fields) == fmt.swapped_width else fmt.shape_hint
+        if fmt is _RUN and len(fields) == 3:
+            hint = ("for a run of 'query doc score' lines pass format 'run3' (--run-format run3); "
+                    "else " + hint)
         return ParseError(source=source, line=line, value=shown, fix=hint,
                           what=f"expected {width} columns ({fmt.layout}), found {len(fields)}: "
                                f"{literal(repr(shorten(shown)))}")
     problem = fmt.value_problem(fields[fmt.value_index])
     if problem is None:
         return None
-    return ParseError(source=source, line=line, query=shorten(fields[0]), doc=shorten(fields[2]),
+    return ParseError(source=source, line=line, query=shorten(fields[0]), doc=shorten(fields[fmt.doc_index]),
                       what=problem.what, fix=problem.fix, value=problem.value)
 
 
@@ -276,10 +305,11 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     together. Which part a line fell in changes nothing in the result.
     """
     source = str(path)
-    text = load_trec_text(path, source, fmt)
-    parts = _parts(text)
+    # Held in a list, so that it can be let go before the tables merge (the closures below read it).
+    held = [load_trec_text(path, source, fmt)]
+    parts = _parts(held[0])
     with _pool(len(parts)) as pool:
-        lines_in = list(pool.map(lambda part: _trec_scan.count_lines(text, *part), parts))
+        lines_in = list(pool.map(lambda part: _trec_scan.count_lines(held[0], *part), parts))
         # A part's capacity is its line count; its lines follow the newlines before it.
         row_offsets = np.concatenate([[0], np.cumsum(lines_in)]).tolist()
         line_offsets = np.concatenate([[0], np.cumsum(np.subtract(lines_in, 1))]).tolist()
@@ -296,34 +326,37 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
         def scan(k: int) -> dict:
             begin, end = parts[k]
             return _trec_scan.scan(
-                text, begin, end, len(fmt.names), fmt.value_index, fmt.integer,
+                held[0], begin, end, len(fmt.names), fmt.value_index, fmt.integer,
                 tables[k][0], tables[k][1], query_codes, doc_codes, values, line,
-                row_offsets[k], line_offsets[k],
+                row_offsets[k], line_offsets[k], fmt.doc_index,
             )
 
         scanned = list(pool.map(scan, range(len(parts))))
     for part in scanned:
         if part["status"] != _trec_scan.OK:
-            raise _line_error(text, part, fmt, source)
+            raise _line_error(held[0], part, fmt, source)
     rows = sum(part["rows"] for part in scanned)
     if rows == 0:
         raise ParseError(source=source, what=f"{fmt.nothing} (the file is empty or has only blank and comment lines)",
                          fix=f"give one '{fmt.layout}' line per {fmt.unit}")
+    tag_start, tag_end = next(part["tag"] for part in scanned if part["rows"])
+    tag = held[0][tag_start:tag_end].decode("utf-8") if fmt.has_tag else None
+    held.clear()   # every id is in the tables' arenas: the file's bytes are not held beside their merge
     queries, docs = tables[0]
     done = scanned[0]["rows"]
     for k in range(1, len(parts)):
         start, count = row_offsets[k], scanned[k]["rows"]
         _trec_scan.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
         _trec_scan.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
+        tables[k] = tables[0]   # part k's ids are in the first tables now: free its own before the next merge
         if start != done:
             for column in (query_codes, doc_codes, values, line):
                 column[done : done + count] = column[start : start + count]
         done += count
-    tag_start, tag_end = next(part["tag"] for part in scanned if part["rows"])
     return source, {
         "query_codes": query_codes[:rows], "doc_codes": doc_codes[:rows], "values": values[:rows],
         "lines": line[:rows], "queries": queries, "docs": docs,
-        "tag": text[tag_start:tag_end].decode("utf-8"),
+        "tag": tag,
     }
 
 
@@ -349,6 +382,7 @@ def _interned(codes: np.ndarray, interner, what: str = "id", lines: "np.ndarray 
     the number of ids (see :mod:`rankproof.io.limits`).
     """
     text, starts, lengths = interner.vocabulary()
+    del interner   # the caller hands over its only reference: the hash table goes before the sort
     longest = MAX_ID_LENGTH.value()
     if len(lengths) and int(np.max(lengths)) > longest:
         code = int(np.argmax(np.asarray(lengths) > longest))
@@ -391,8 +425,8 @@ def read_trec_qrels_columns(path, real: bool = False) -> QrelsColumns:
         names the file and line.
     """
     source, scanned = _scan(path, _QRELS_REAL if real else _QRELS)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"], "query", scanned["lines"], source)
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"], "doc", scanned["lines"], source)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query", scanned["lines"], source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", scanned["lines"], source)
     return QrelsColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
@@ -404,7 +438,7 @@ def read_trec_qrels_columns(path, real: bool = False) -> QrelsColumns:
     )
 
 
-def read_trec_run_columns(path) -> RunColumns:
+def read_trec_run_columns(path, *, layout: str = "trec") -> RunColumns:
     """Read a TREC run file (``query Q0 doc rank score tag``) into interned columns.
 
     Columns are separated by any run of spaces, tabs or CRs; leading and
@@ -417,6 +451,10 @@ def read_trec_run_columns(path) -> RunColumns:
     ----------
     path : str or os.PathLike
         The run file.
+    layout : {"trec", "run3"}, optional
+        ``"run3"`` reads three columns, ``query doc score`` (as many RAG and
+        MTEB dumps write them), with the same rules for blanks, comments and
+        scores; its runs have no tag.
 
     Returns
     -------
@@ -431,9 +469,9 @@ def read_trec_run_columns(path) -> RunColumns:
         or form feed, or a score that is not a finite number. The message
         names the file and line.
     """
-    source, scanned = _scan(path, _RUN)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned["queries"], "query", scanned["lines"], source)
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned["docs"], "doc", scanned["lines"], source)
+    source, scanned = _scan(path, _RUN3 if layout == "run3" else _RUN)
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query", scanned["lines"], source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", scanned["lines"], source)
     return RunColumns(
         query_codes=query_codes,
         query_vocab=query_vocab,
@@ -444,6 +482,28 @@ def read_trec_run_columns(path) -> RunColumns:
         source=source,
         tag=scanned["tag"],
     )
+
+
+def first_data_fields(path, limit: int = 1 << 16) -> list[str] | None:
+    """The fields of the first data line (not blank, not a ``#`` comment) within the first
+    `limit` bytes of a text file (``.gz`` decompressed), or None when there is none or the
+    file cannot be read: a peek to choose a layout; the reader checks the file itself."""
+    import gzip
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):   # a FIFO or a device: never opened twice
+            return None
+        opener = gzip.open if str(path).endswith(".gz") else open
+        with opener(path, "rb") as handle:
+            head = handle.read(limit)
+    except Exception:   # noqa: BLE001 - a peek: the reader itself says what is wrong with the file
+        return None
+    for raw in head.split(b"\n")[:-1] if len(head) == limit else head.split(b"\n"):
+        text = raw.decode("utf-8", "replace").strip(" \t\r")
+        if text and not text.startswith("#"):
+            return _FIELD_SEPARATOR.split(text)
+    return None
 
 
 def second_columns(path, lines: tuple[int, ...]) -> list[str]:

@@ -180,6 +180,9 @@ class MeasureSpec:
     # it descending and lowest ascending (see measures/extremes.py), for
     # ties_range=True; None (or a None returned): the orders are enumerated.
     tie_merit: Callable | None = None
+    # The value reads the judgments of every query, not its query's alone (hole: a doc judged
+    # for no query at all): an executor that splits the queries (Spark) refuses it.
+    reads_all_judgments: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))

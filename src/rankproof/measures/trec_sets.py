@@ -316,6 +316,18 @@ def _utility(ctx: Context, m: Measure) -> Values:
     return Values(value)
 
 
+def _hole(ctx: Context, m: Measure) -> Values:
+    # MTEB's and BEIR's Hole@k (mteb/_evaluators/retrieval_metrics.py, hole): the docs of the top k
+    # judged for no query at all (not in the qrels' doc vocabulary), over k.
+    a = ctx.alignment
+    if a.pool_docs is None:  # no doc ids (score matrices): judged for this query is all there is
+        annotated = a.judged
+    else:
+        annotated = np.isin(np.asarray(a.docs, dtype=object), np.asarray(a.pool_docs, dtype=object))[a.doc]
+    count = ctx.ranked.expected_count((~annotated).astype(np.float64), ctx.k(m))
+    return ratio(count, ctx.count_denominator(m), False)
+
+
 def _unjudged(ctx: Context, m: Measure) -> Values:
     flags = (~ctx.alignment.judged).astype(np.float64)
     return ratio(_count(ctx, flags, ctx.k(m)), ctx.count_denominator(m), False)
@@ -376,3 +388,7 @@ TREC_SETS = [
                 (), _unjudged, ratio=True, family="trec", kernel="unjudged", tie_merit=by_unjudged),
 ]
 register(*TREC_SETS)
+# Not trec_eval's, but its neighbour unjudged@k's: MTEB's and BEIR's Hole@k.
+register(MeasureSpec("hole", "fraction of the top k judged for no query at all (MTEB's and BEIR's Hole@k; "
+                     "unjudged@k counts those not judged for this query)", (), _hole, ratio=True, family="trec",
+                     reads_all_judgments=True))

@@ -41,14 +41,15 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, MissingQueryError, literal
 from ..io.lines import take_lines
-from ..protocol import ExtraQuery, MissingQuery, Protocol, ScorePrecision, Unjudged
+from ..protocol import ExtraQuery, IdenticalIds, MissingQuery, Protocol, ScorePrecision, Unjudged
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
 from .ids import normalise_ids
+from .subqueries import merge_subqueries
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
-    Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, drop_duplicates, line_at,
-    name_some, precision_ties,
+    Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, credit_once, drop_duplicates,
+    identical_rows, line_at, name_some, precision_ties,
 )
 from .ties import group_ties, rank_order, rank_order_within, sort_within_queries, tie_groups
 
@@ -376,8 +377,14 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
                    grade=row_grade, judged=row_judged, pooled=row_pooled, line=take_lines(run.lines, rows))
     counts["duplicates_dropped"] = 0
     if repeated.any():
+        grade, judged = credit_once(repeated, ranked.grade, ranked.judged, protocol)
+        ranked = dataclasses.replace(ranked, grade=grade, judged=judged)
         ranked = ranked.take(drop_duplicates(repeated, protocol, ranked.locate(join.queries, run.docs, run.source),
                                              counts))
+    if protocol.identical_ids is IdenticalIds.DROP:
+        own = identical_rows(join.queries, run.docs, ranked.query, ranked.doc)
+        counts["identical_ids_dropped"] = int(own.sum())
+        ranked = ranked.take(~own)
     judged_rows = apply_unjudged(ranked.judged, protocol, ranked.locate(join.queries, run.docs, run.source),
                                  qrels_source, counts)
     return ranked if judged_rows is None else ranked.take(judged_rows)
@@ -406,7 +413,8 @@ def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol,
         doc, score, line = doc[order], score[order], take_lines(line, order)
         del order  # freed before the judgment columns are made
     repeated, judged, grade, pooled = _mark(offsets, doc, run, pools)
-    if repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all()):
+    if (repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all())
+            or protocol.identical_ids is IdenticalIds.DROP):
         return None
     ranked = _Rows(query=_NO_QUERY, doc=doc, score=score, grade=grade, judged=judged, pooled=pooled, line=line)
     counts["duplicates_dropped"] = 0
@@ -438,10 +446,10 @@ def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol
     return ranked.take(order, query=not grouped)
 
 
-def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict) -> np.ndarray:
+def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict, protocol: Protocol) -> np.ndarray:
     """Each evaluated query's offsets into the ranked rows."""
     num_queries = len(join.queries)
-    if counts["duplicates_dropped"] or counts["unjudged_dropped"]:
+    if counts["duplicates_dropped"] or counts["unjudged_dropped"] or protocol.identical_ids is IdenticalIds.DROP:
         return offsets_of(ranked.query, num_queries)
     # Rows are grouped by query in evaluation order, none dropped: each
     # evaluated query keeps its whole ranking.
@@ -464,6 +472,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
                          fix="give at least one {query} with a ranked {doc}")
     counts: dict[str, int] = {}
     qrels, run = normalise_ids(qrels, run, protocol, counts)
+    qrels, run = merge_subqueries(qrels, run, protocol, counts)
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
     pools = _judgments(qrels, run.docs, join, protocol, counts)
@@ -471,7 +480,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     if found is None:
         ranked = _in_rank_order(_ranked_rows(run, join, pools, protocol, counts, qrels.source), run, join,
                                 protocol, counts)
-        offsets = _query_offsets(ranked, run, join, counts)
+        offsets = _query_offsets(ranked, run, join, counts, protocol)
     else:
         ranked, offsets = found
         del found

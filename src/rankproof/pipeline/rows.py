@@ -27,7 +27,7 @@ from ..errors import DuplicateError, InputError, UnjudgedError, literal
 from ..protocol import LARGEST_GAIN, Duplicates, Grades, NegativeGrades, Protocol, ScorePrecision, Unjudged
 
 __all__ = ["Locate", "name_some", "line_at", "apply_grades", "apply_negative_grades", "apply_unjudged",
-           "drop_duplicates", "apply_score_precision", "round_bfloat16", "precision_ties"]
+           "drop_duplicates", "credit_once", "identical_rows", "apply_score_precision", "round_bfloat16", "precision_ties"]
 
 Locate = Callable[[int], dict]
 
@@ -134,8 +134,12 @@ def apply_unjudged(judged: np.ndarray, protocol: Protocol, locate: Locate, sourc
 
 def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate, counts: dict) -> np.ndarray:
     """The ``duplicates`` policy, given which rows repeat an earlier (query, doc)
-    of the same ranking: the rows to keep (``first``) or an error (``error``).
+    of the same ranking: the rows to keep (``first``; every row under
+    ``count`` and ``once``, see :func:`credit_once`) or an error (``error``).
     Records ``duplicates_dropped``."""
+    if protocol.duplicates in (Duplicates.COUNT, Duplicates.ONCE):
+        counts["duplicates_dropped"] = 0
+        return np.ones(len(repeated), dtype=bool)
     counts["duplicates_dropped"] = int(repeated.sum())
     if counts["duplicates_dropped"] and protocol.duplicates is Duplicates.ERROR:
         raise DuplicateError(
@@ -143,6 +147,38 @@ def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate, co
             fix="set the policy duplicates=first to keep the first")
     return ~repeated
 
+
+
+def credit_once(repeated: np.ndarray, grade: np.ndarray, judged: np.ndarray,
+                protocol: Protocol) -> tuple[np.ndarray, np.ndarray]:
+    """(grade, judged) of rows under ``duplicates=once``: a copy after the
+    first keeps its rank but is judged non-relevant (grade 0), so its doc is
+    credited once; under any other policy the columns as they are.
+
+    >>> g, j = credit_once(np.array([False, True]), np.array([2, 2]), np.array([True, True]),
+    ...                    Protocol(duplicates="once"))
+    >>> g.tolist(), j.tolist()
+    ([2, 0], [True, True])
+    """
+    if protocol.duplicates is not Duplicates.ONCE or not repeated.any():
+        return grade, judged
+    return np.where(repeated, 0, grade).astype(grade.dtype), judged | repeated
+
+
+def identical_rows(query_names: np.ndarray, doc_names: np.ndarray, row_query: np.ndarray,
+                   row_doc: np.ndarray) -> np.ndarray:
+    """Which rows rank a doc whose id is its query's id (``identical_ids``):
+    ids compared as text.
+
+    >>> identical_rows(np.array(["q1", "q2"]), np.array(["q1", "d", "q2"]), np.array([0, 0, 1]),
+    ...                np.array([0, 1, 0])).tolist()
+    [True, False, False]
+    """
+    doc_text = {str(name): code for code, name in enumerate(doc_names)}
+    own = np.array([doc_text.get(str(name), -1) for name in query_names], dtype=np.int64)
+    if not len(row_query) or not (own >= 0).any():
+        return np.zeros(len(row_query), dtype=bool)
+    return own[row_query] == row_doc
 
 
 def apply_score_precision(score: np.ndarray, protocol: Protocol) -> np.ndarray:

@@ -18,7 +18,7 @@ zero_ideal       zero, one, exclude, error                  zero
 missing_query    zero, exclude, error                       zero
 extra_query      ignore, error                              ignore
 ties             expected, docid, input, error              expected
-duplicates       error, first                               error
+duplicates       error, first, count, once                  error
 negative_grades  error, zero, unjudged                      error
 aggregation      macro, micro, weighted                     macro
 rel              integer relevance level of binary measures 1
@@ -31,9 +31,11 @@ chunk_map        none, sep:#, regex:PATTERN, file:PATH      none
 chunks           first, max                                 first
 grades           integer, real                              integer
 ids              none, strip, casefold, strip_zeros (a,b)   none
+identical_ids    keep, drop                                 keep
+subqueries       none, max                                  none
 ===============  =========================================  ==========
 
-The three denominators, the two chunk policies, ``grades`` and ``ids`` came after the
+The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids`` and ``subqueries`` came after the
 others: the canonical text names them only when they differ from their
 defaults (both chunk policies whenever a ``chunk_map`` is set), so every
 protocol written before keeps its text and fingerprint.
@@ -84,6 +86,8 @@ from .policies import (
     ApDenominator,
     Chunks,
     Grades,
+    IdenticalIds,
+    Subqueries,
     Aggregation,
     parse_chunk_map,
     parse_gain,
@@ -107,6 +111,8 @@ __all__ = [
     "LogDiscount",
     "Ideal",
     "Unjudged",
+    "IdenticalIds",
+    "Subqueries",
     "ZeroIdeal",
     "MissingQuery",
     "ExtraQuery",
@@ -164,8 +170,11 @@ class Protocol:
         each tied group; trec_eval's doc id descending; the order they were
         given in; or an error naming them. Scores always decide first; a run
         given as ordered lists has no scores, and its order is the ranking.
-    duplicates : {'error', 'first'}
-        A document listed twice for one query: an error, or keep the first.
+    duplicates : {'error', 'first', 'count', 'once'}
+        A document listed twice for one query: an error; keep the first (the
+        later copies leave the ranking); count every copy at its rank with its
+        gain (LlamaIndex, ragas); or keep every copy at its rank and credit
+        the document once, at its first copy (Haystack).
     negative_grades : {'error', 'zero', 'unjudged'}
         A negative grade in the qrels: an error, judged non-relevant, or
         treated as unjudged (trec_eval).
@@ -205,10 +214,17 @@ class Protocol:
         How query and doc ids of both sides are normalised before they are
         matched (``strip_zeros``: ``001`` is ``1``); ``none`` matches them
         exactly. Counted as ``ids_normalised`` (see :class:`IdPolicy`).
+    identical_ids : {'keep', 'drop'}
+        A ranked document whose id equals its query's id is kept, or dropped
+        before measuring (MTEB's and BEIR's ``ignore_identical_ids``).
+    subqueries : {'none', 'max'}
+        Sub-queries ``base_1``, ``base_2``, ... measured as they are, or
+        merged into ``base``, each doc at its best score (MTEB's
+        ``max_over_subqueries``); counted as ``subqueries_merged``.
 
     Notes
     -----
-    The last seven appear in the canonical text only when not at their
+    The last nine appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -234,6 +250,8 @@ class Protocol:
     chunks: Chunks = Chunks.FIRST
     grades: Grades = Grades.INTEGER
     ids: IdPolicy = IdPolicy()
+    identical_ids: IdenticalIds = IdenticalIds.KEEP
+    subqueries: Subqueries = Subqueries.NONE
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).

@@ -92,10 +92,36 @@ class Ties(_Policy):
 
 
 class Duplicates(_Policy):
-    """A doc listed twice for one query in a run."""
+    """A doc listed twice for one query in a run: an ``error``; keep the
+    ``first`` copy (the later ones leave the ranking, the docs after them move
+    up); ``count`` every copy, each at its own rank with its doc's gain (so a
+    relevant doc listed twice gains twice: what LlamaIndex, ragas and MLflow's
+    precision do); or keep every copy at its rank but credit the doc ``once``,
+    at its first copy, the later ones gaining nothing (Haystack, MLflow's
+    recall)."""
 
     ERROR = "error"
     FIRST = "first"
+    COUNT = "count"
+    ONCE = "once"
+
+
+class Subqueries(_Policy):
+    """Queries split into sub-queries (``base_1``, ``base_2``, ...): measured as
+    they are (``none``), or merged into ``base``, each doc at its best score
+    over the sub-queries (``max``: MTEB's ``max_over_subqueries``)."""
+
+    NONE = "none"
+    MAX = "max"
+
+
+class IdenticalIds(_Policy):
+    """A ranked doc whose id is the query's own id (a corpus that holds its
+    queries, as ArguAna and Quora do): ``keep`` it, or ``drop`` it from the
+    ranking before measuring (MTEB's and BEIR's ``ignore_identical_ids``)."""
+
+    KEEP = "keep"
+    DROP = "drop"
 
 
 class NegativeGrades(_Policy):
@@ -341,12 +367,14 @@ PARSERS = {
     "chunks": lambda v: parse_enum("chunks", Chunks, v),
     "grades": lambda v: parse_enum("grades", Grades, v),
     "ids": parse_ids,
+    "identical_ids": lambda v: parse_enum("identical_ids", IdenticalIds, v),
+    "subqueries": lambda v: parse_enum("subqueries", Subqueries, v),
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
-                           "chunk_map", "chunks", "grades", "ids")
+                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries")
 
 
 def unknown_policy(key: str) -> ProtocolError:

@@ -16,9 +16,11 @@ from .policies import (
     Duplicates,
     ExtraQuery,
     Gain,
+    IdenticalIds,
     IprecRounding,
     MissingQuery,
     NegativeGrades,
+    PrecisionDenominator,
     ScorePrecision,
     Ties,
     ZeroIdeal,
@@ -107,6 +109,84 @@ _SETTINGS["spark"] = dict(ties=Ties.INPUT, ap_denominator=ApDenominator.MIN_K)
 # those measures are pytrec_eval's.
 _SETTINGS["pytrec_eval"] = dict(_SETTINGS["trec_eval9"])
 _SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"])
+
+# ---- RAG frameworks (issue 27). Each takes, per query, the retrieved ids as
+# an ordered list (ties=input) and the relevant ids as a set; where one
+# framework's metrics disagree among themselves on duplicates, a second preset
+# (NAME_sets) holds the set-based ones. `rankproof why --peer NAME` names each
+# policy that differs from rankproof's defaults. Read in the frameworks' source.
+
+# ragas (0.2-0.4): src/ragas/metrics/_context_precision.py. IDBasedContextPrecision
+# counts the relevant entries of the list of retrieved ids over its length, so a
+# relevant id listed twice counts twice (set_p under duplicates=count); the
+# non-LLM (and LLM) context precision is sum(precision@k * v_k) / (retrieved
+# relevant + 1e-10): AP whose denominator is the number of relevant chunks
+# retrieved (ap_denominator=hits), each retrieved context scored on its own
+# (duplicates=count), 0 when none is relevant. An empty retrieved list gives
+# NaN, which ragas' mean skips (missing_query=exclude).
+_RAG_LIST = dict(ties=Ties.INPUT, duplicates=Duplicates.COUNT)
+_SETTINGS["ragas"] = dict(_RAG_LIST, ap_denominator=ApDenominator.HITS, missing_query=MissingQuery.EXCLUDE)
+# ragas IDBasedContextRecall (src/ragas/metrics/_context_recall.py): |set(retrieved) & reference| /
+# |reference| (set_r), a repeated id counted once, 0 for an empty retrieved list, NaN
+# (skipped by the mean) without reference ids (zero_ideal=exclude).
+_SETTINGS["ragas_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.FIRST, zero_ideal=ZeroIdeal.EXCLUDE)
+
+# LlamaIndex (llama-index-core 0.14, llama_index/core/evaluation/retrieval/metrics.py):
+# HitRate is hit (any relevant in the list), granular HitRate hits over the list
+# / len(expected) (set_r: a repeated relevant id counts again, so 2.0 is
+# possible); MRR the reciprocal rank of the first relevant (rr); AveragePrecision
+# sums precision at every relevant entry of the list over |expected| (ap: a
+# repeated id counts again); NDCG the list's DCG over an ideal of
+# len(expected_ids) relevant docs, uncut (ndcg: copies gain again). Every metric
+# raises ValueError on an empty retrieved or expected list (missing_query=error,
+# zero_ideal=error).
+_SETTINGS["llamaindex"] = dict(_RAG_LIST, missing_query=MissingQuery.ERROR, zero_ideal=ZeroIdeal.ERROR)
+# LlamaIndex Precision and Recall take set(retrieved_ids): |set & expected| / |set| and
+# / |expected| (set_p, set_r with repeated ids dropped).
+_SETTINGS["llamaindex_sets"] = dict(_SETTINGS["llamaindex"], duplicates=Duplicates.FIRST)
+
+# Haystack (haystack-ai 2.x/3.x, haystack/components/evaluators/document_*.py):
+# DocumentMRREvaluator the first relevant (rr); DocumentMAPEvaluator removes a
+# ground-truth value once credited, so a repeated doc keeps its rank but earns
+# nothing (ap under duplicates=once); DocumentRecallEvaluator single_hit (hit)
+# and multi_hit (set_r) over sets; DocumentNDCGEvaluator pops a relevant value
+# once credited (duplicates=once; PR #11959 fixed nDCG above 1), its ideal from
+# the ground truth's scores (linear gain), 0 when that ideal is 0. Empty
+# retrieved lists score 0.
+_SETTINGS["haystack"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
+
+# MLflow (mlflow/metrics/metric_definitions.py): precision_at_k counts the
+# relevant entries of prediction[:k] over len(prediction[:k]) (duplicates=count,
+# precision_denominator=retrieved), 0 for an empty list.
+_SETTINGS["mlflow"] = dict(_RAG_LIST, precision_denominator=PrecisionDenominator.RETRIEVED)
+# MLflow recall_at_k: |set(prediction[:k]) & set(target)| / |set(target)|: copies keep their
+# slots in the top k but count once (duplicates=once). Its ndcg_at_k (duplicate
+# occurrences expanded into extra relevant targets, the ideal cut at the list's
+# length) has no stated policy: see docs/guide/rag.md.
+_SETTINGS["mlflow_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
+
+# MTEB (mteb/_evaluators/retrieval_metrics.py, calculate_retrieval_scores) and
+# BEIR (beir/retrieval/evaluation.py): ndcg_cut, map_cut, recall, P and success
+# from pytrec_eval (the trec_eval9 settings), MRR@k in their own code with ties
+# by doc id descending as pytrec_eval does, and, for the tasks that set
+# ignore_identical_ids (ArguAna, Quora, ...), a retrieved doc whose id is the
+# query's own id removed from the results first (identical_ids=drop). R_cap@k
+# is r(recall_denominator=min_k)@k, Accuracy@k is hit@k (measures/aliases.py),
+# Hole@k the measure hole (measures/core.py); max_over_subqueries is the policy
+# subqueries=max, set beside this preset for the tasks that report it.
+_SETTINGS["mteb"] = dict(_SETTINGS["trec_eval9"], identical_ids=IdenticalIds.DROP)
+_SETTINGS["beir"] = dict(_SETTINGS["mteb"])
+
+# sentence-transformers' InformationRetrievalEvaluator
+# (sentence_transformers/sentence_transformer/evaluation/information_retrieval.py,
+# compute_metrics): hits sorted by (-score, corpus_id), queries without a
+# relevant doc left out of every mean (zero_ideal=exclude); accuracy@k (hit@k),
+# precision@k / k, recall@k / R, MRR@k (rr@k), binary NDCG@k with an ideal of
+# min(R, k), and MAP@k over min(k, R) (ap_denominator=min_k). zero_ideal leaves
+# such queries out of the measures with R in them only: for accuracy@k and
+# precision@k, leave them out of the qrels too (docs/guide/rag.md).
+_SETTINGS["sentence_transformers"] = dict(ties=Ties.INPUT, zero_ideal=ZeroIdeal.EXCLUDE,
+                                          ap_denominator=ApDenominator.MIN_K)
 
 # name -> {policy: value}, read-only at both levels.
 PRESET_SETTINGS: Mapping[str, Mapping[str, Any]] = MappingProxyType(

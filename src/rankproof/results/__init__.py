@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, TypedDict, cast
+from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, cast
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, Protocol
 from .coverage import MIN_COVERAGE, check_query_coverage
+from .counts import Counts
 from .side import SideValue
 from .values import Bounds, MeasureResult, TieRange
 
@@ -30,37 +31,6 @@ _Ids = tuple[np.ndarray | None, np.ndarray | None]
 # a caller reading only means should not pay); (None, None) keeps the text ids.
 QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
 
-
-class Counts(TypedDict, total=False):
-    """Every case a policy touched (:attr:`Results.counts`): a dict, so
-    ``counts["queries_in_qrels"]`` reads as before, with its keys typed.
-
-    The per-measure counts are dicts keyed by the measure's text. Some keys
-    exist only where their case can arise (``masked_entries`` and
-    ``relevant_outside_candidates`` for score matrices, ``chunks_merged``
-    under a chunk map).
-    """
-
-    queries_in_qrels: int
-    queries_in_run: int
-    queries_evaluated: int
-    queries_missing_from_run: int
-    queries_missing_from_qrels: int
-    duplicates_dropped: int
-    negative_grades: int
-    unjudged_retrieved: int
-    unjudged_dropped: int
-    tied_groups: int
-    tied_docs: int
-    tied_groups_from_precision: int
-    masked_entries: int
-    relevant_outside_candidates: int
-    chunks_merged: int
-    ids_normalised: int
-    zero_ideal_queries: dict[str, int]
-    excluded_queries: dict[str, int]
-    unjudged_in_cutoff: dict[str, int]
-    tied_groups_crossing_cutoff: dict[str, int]
 
 # The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
 BootstrapMethod = Literal["percentile", "basic", "BCa"]

@@ -32,12 +32,13 @@ relevant doc scored 1.
 
 from __future__ import annotations
 
+import warnings as python_warnings
 from typing import Iterable, Mapping
 
 import numpy as np
 
 from ..engines.dense import DenseMatrix
-from ..errors import InputError
+from ..errors import InputError, RankproofWarning
 from ..evaluation import evaluate_alignment, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
 from ..pipeline.alignment import Alignment, QueryTable
@@ -46,6 +47,7 @@ from ..errors import literal
 from ..results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._input import ScoreInput, as_array, read_scores
+from ._tied import tied_rows_warning
 
 __all__ = ["evaluate_scores"]
 
@@ -147,8 +149,11 @@ def evaluate_scores(
         alignment = DenseAlignment(scores, protocol)
     else:
         alignment = score_alignment(scores, protocol)
+    tied = tied_rows_warning(scores, protocol)
+    for line in tied:
+        python_warnings.warn(line, RankproofWarning, stacklevel=2)
     return evaluate_alignment(alignment, measure_list, protocol, weights=weight_array, run_name="y_score",
-                              query_ids=ids, ties_range=ties_range)
+                              query_ids=ids, ties_range=ties_range, warnings=tied)
 
 
 def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protocol) -> np.ndarray | None:

@@ -31,7 +31,7 @@ import numpy as np
 from ..errors import InputError, MeasureError, RankproofError, RankproofWarning, literal
 from ..evaluation import MIN_COVERAGE, check_query_coverage, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
-from ..protocol import Aggregation, Protocol
+from ..protocol import Aggregation, Protocol, Subqueries
 from ..results.matching import guard, query_mismatch
 from .inputs import QRELS_SIDE, Columns, Table, describe, packed
 from .pack import BUCKET, bucket_values
@@ -279,7 +279,15 @@ def evaluate(
     if protocol.ids:  # queries are spread by their ids as written: '001' and '1' would not meet
         raise InputError(what=f"the policy ids={protocol.ids} is not applied on Spark",
                          fix="normalise the ids in the data, or evaluate on this machine")
+    if protocol.subqueries is not Subqueries.NONE:  # a query's sub-queries may sit in different partitions
+        raise InputError(what=f"the policy subqueries={protocol.subqueries} is not applied on Spark",
+                         fix="merge the sub-queries in the data, or evaluate on this machine")
     _refuse_whole_evaluation_defaults(measure_list)
+    for measure in measure_list:
+        if measure.spec.reads_all_judgments:  # a partition sees its own queries' judgments only
+            raise MeasureError(what=f"{literal(measure)} is not computed on Spark: a partition knows only its "
+                                    "own queries' judgments", fix="use unjudged@k, or evaluate on this machine",
+                               value=str(measure))
     weighted = weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",

@@ -77,6 +77,13 @@ def test_registry_names_kinds_and_needs():
     assert missing_side_data(parse_side_measure("coverage@3"), SideData()) == "--items or --train"
 
 
+def test_registry_says_which_side_data_each_measure_reads():
+    assert SIDE_REGISTRY["coverage"].reads_side("items") and SIDE_REGISTRY["coverage"].reads_side("train")
+    assert not SIDE_REGISTRY["coverage"].reads_side("groups")
+    assert SIDE_REGISTRY["gini"].needs == () and SIDE_REGISTRY["gini"].reads_side("items")
+    assert not any(spec.reads_side("groups") for spec in SIDE_REGISTRY.values())
+
+
 def test_side_names_are_not_accuracy_names():
     from rankproof.measures import REGISTRY
     from rankproof.measures.aliases import resolve
@@ -204,6 +211,47 @@ def test_reader_names_the_missing_column(tmp_path):
         read_items(tmp_path / "i.csv")
 
 
+@pytest.mark.parametrize("reader, table, kwargs, message", [
+    (read_train, {"uid": ["u"], "item": ["a"]}, {}, "no column 'user' (named by user=)"),
+    (read_train, {"user": ["u"], "item": ["a"]}, {"count": "n"}, "no column 'n' (named by count=)"),
+    (read_items, {"id": ["a"]}, {}, "no column 'item' (named by item=)"),
+    (read_features, {"item": ["a"], "genre": ["X"]}, {}, "no column 'category' (named by category=)"),
+    (read_features, {"item": ["a"]}, {"category": None, "columns": ["f1"]}, "no column 'f1' (named by columns=)"),
+    (read_groups, {"user": ["u"]}, {}, "no column 'group' (named by group=)"),
+])
+def test_reader_names_the_missing_column_by_its_own_argument(reader, table, kwargs, message):
+    """Not by the log readers' query= and doc=, which the side readers do not take."""
+    with pytest.raises(ParseError) as caught:
+        reader(pa.table(table), **kwargs)
+    assert message in str(caught.value) and "query=" not in str(caught.value) and "doc=" not in str(caught.value)
+
+
+@pytest.mark.parametrize("name, text, reader, message", [
+    ("i.jsonl", '{"item": "a"}\n{"item": 2.5}\n', read_items, "line 2: item 2.5 is a JSON number"),
+    ("t.jsonl", '{"user": "u", "item": "a"}\n{"user": 1.5, "item": "b"}\n', read_train,
+     "line 2: user 1.5 is a JSON number"),
+    ("g.csv", "user,group\n,g\n", read_groups, "line 2: user : the user id is empty; give every row a user id"),
+    ("i.csv", 'item\na\n""\n', read_items, "line 3: item : the item id is empty; give every row an item id"),
+])
+def test_reader_errors_say_user_or_item_as_the_file_holds(tmp_path, name, text, reader, message):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ParseError) as caught:
+        reader(tmp_path / name)
+    assert str(caught.value).startswith(f"{tmp_path / name} {message}")
+
+
+def test_features_read_lists_of_categories(tmp_path):
+    """A Parquet or JSON Lines list of genres per item is that item's categories, as 'X|Y' in text is."""
+    pq.write_table(pa.table({"item": ["a", "b"], "category": [["X", "Y"], ["Z"]]}), tmp_path / "f.parquet")
+    (tmp_path / "f.jsonl").write_text('{"item": "a", "category": ["X", "Y"]}\n{"item": "b", "category": ["Z"]}\n')
+    expected = {"a": frozenset({"X", "Y"}), "b": frozenset({"Z"})}
+    assert read_features(tmp_path / "f.parquet").categories == expected
+    assert read_features(tmp_path / "f.jsonl").categories == expected
+    pq.write_table(pa.table({"item": ["a", "b"], "category": [["X"], []]}), tmp_path / "empty.parquet")
+    with pytest.raises(ParseError, match=r"empty.parquet row 2: item b: no category in the list"):
+        read_features(tmp_path / "empty.parquet")
+
+
 # -- the command line ------------------------------------------------------------------
 
 
@@ -263,6 +311,75 @@ def test_cli_side_file_error_is_one_line(capsys, small):
                        "-m", "novelty@2", "--train", small / "bad.csv")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "bad.csv line 3" in err and "user id" in err
+
+
+def test_cli_side_columns_rename_the_side_data_columns(capsys, small):
+    (small / "train2.csv").write_text(SMALL["train.csv"].replace("user,item", "uid,movie", 1))
+    (small / "features2.csv").write_text(SMALL["features.csv"].replace("item,category", "movie,genres", 1))
+    base = ["evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2", "-m", "novelty@2",
+            "-m", "ild@2", "--quiet"]
+    code, expected, _ = cli(capsys, *base, "--train", small / "train.csv", "--features", small / "features.csv")
+    assert code == 0
+    code, out, _ = cli(capsys, *base, "--train", small / "train2.csv", "--features", small / "features2.csv",
+                       "--side-columns", "user=uid,item=movie,category=genres")
+    assert code == 0 and out == expected
+
+
+def test_cli_missing_side_column_names_the_flag_and_side_columns(capsys, small):
+    (small / "train2.csv").write_text(SMALL["train.csv"].replace("user,item", "uid,item", 1))
+    code, out, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                         "-m", "novelty@2", "--train", small / "train2.csv")
+    assert code == 2 and out == ""
+    assert err.strip() == (f"rankproof: {small / 'train2.csv'} line 1: no column 'user' (the user column of --train); "
+                           "its columns are 'uid', 'item'; name them with --side-columns user=NAME "
+                           "(user=none: the file is a popularity table)")
+
+
+def test_cli_train_as_a_popularity_table(capsys, small):
+    """train.csv's interactions counted per item (a 2, b 1, c 1, d 1) give the same popularity measures;
+    calibration, which needs each user's history, is refused in one line."""
+    (small / "popularity.csv").write_text("item,n\na,2\nb,1\nc,1\nd,1\n")
+    base = ["evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2", "-m", "novelty@2",
+            "-m", "arp@2", "-m", "long_tail_share@2", "-m", "coverage@2", "--quiet"]
+    code, expected, _ = cli(capsys, *base, "--train", small / "train.csv")
+    assert code == 0
+    code, out, _ = cli(capsys, *base, "--train", small / "popularity.csv", "--side-columns", "user=none,count=n")
+    assert code == 0 and out == expected
+    assert read_train(small / "popularity.csv", user=None, count="n").users is None
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "calibration@2", "--train", small / "popularity.csv", "--features",
+                       small / "features.csv", "--side-columns", "user=none,count=n")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "give --train with a user column" in err
+
+
+def test_cli_refuses_a_bad_side_columns_spec(capsys, small):
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "novelty@2", "--train", small / "train.csv", "--side-columns", "genre=g")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--side-columns 'genre=g'" in err
+
+
+def test_cli_warns_of_side_data_no_measure_reads_and_leaves_it_unread(capsys, small):
+    """--groups beside accuracy measures only: a warning (evaluate shows no values per group), the file unread
+    (a bad one is not refused); --items and --train are read by gini, which needs neither."""
+    (small / "bad_groups.csv").write_text("user,group\nu,g1\nu,g2\n")
+    code, out, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                         "--groups", small / "bad_groups.csv")
+    assert code == 0 and out.split()[:3] == ["run", "ndcg@2", "queries"]
+    assert ("rankproof: warning: --groups is read by no measure of -m, so evaluate leaves it unread; "
+            "rankproof report shows the per-list measures per user group") in err.splitlines()
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "gini@2", "--items", small / "items.csv", "--train", small / "train.csv")
+    assert code == 0 and "read by no measure" not in err
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "--groups", small / "bad_groups.csv", "--quiet")
+    assert code == 0 and err == ""
+
+
+def test_cli_output_may_not_overwrite_side_data(capsys, small):
+    code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, "-m", "ndcg@2",
+                       "-m", "novelty@2", "--train", small / "train.csv", "-o", small / "train.csv")
+    assert code == 2 and "would destroy the input" in err
+    assert (small / "train.csv").read_text() == SMALL["train.csv"]
 
 
 def test_cli_movielens_shaped_log(capsys, movielens):

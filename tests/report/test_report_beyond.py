@@ -70,8 +70,24 @@ def test_the_section_renders_in_chromium(page, tmp_path):
         assert len(shown["figures"]) == 2  # coverage against k, popularity against rank
         assert all(w > 200 and h > 100 and lines == 2 for w, h, lines in shown["figures"]), shown["figures"]
         assert len(shown["cells"]) == 2 * 3 and all(c.replace(".", "").isdigit() for c in shown["cells"]), shown
-        assert shown["groups"] == 1 + 2 * 2  # header + (ild, calibration) x (heavy, light): calibration per group
+        assert shown["groups"] == 1 + 3 * 2  # header + (ndcg, ild, calibration) x (heavy, light): calibration per group
         assert shown["exposure"] > 2 and shown["nav"]
         assert browser.errors() == []
     finally:
         browser.close()
+
+
+def test_accuracy_measures_per_user_group_worked_by_hand(tmp_path):
+    """u (group g1) has its one relevant item at rank 1: ndcg@2 1; v (g1) at rank 2: 1/log2(3) = 0.6309;
+    w (g2) has none in its top 2: 0. g1's mean (1 + 0.6309) / 2 = 0.8155, g2's 0."""
+    files = {"truth.csv": "user,item,grade\nu,a,1\nv,d,1\nw,c,1\n",
+             "recs.csv": "user,item,score\nu,a,3\nu,b,2\nv,a,3\nv,d,2\nw,a,3\nw,b,2\nw,c,1\n",
+             "groups.csv": "user,group\nu,g1\nv,g1\nw,g2\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    output = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "truth.csv"), str(tmp_path / "recs.csv"), *COLUMNS, "-m", "ndcg@2",
+                 "--groups", str(tmp_path / "groups.csv"), "--resamples", "50", "-o", str(output)]) == 0
+    html = output.read_text()
+    assert "<td class=text>ndcg@2</td><td class=text>g1</td><td>0.8155</td>" in html
+    assert "<td class=text>ndcg@2</td><td class=text>g2</td><td>0.0000</td>" in html

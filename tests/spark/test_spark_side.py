@@ -65,3 +65,35 @@ def _parse(text):
     from rankproof.recsys.registry import parse_side_measure
 
     return parse_side_measure(text)
+
+
+def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, capsys):
+    """rankproof evaluate --engine spark with per-list side-data measures: the local table, and each user's
+    value the local one (JSON); a catalogue measure is refused in one line before Spark is asked."""
+    import json
+
+    from rankproof.cli.app import main
+
+    tables, _ = log
+    paths = {}
+    for name in ("truth", "taste", "train", "features"):
+        paths[name] = tmp_path / f"{name}.parquet"
+        tables[name].to_parquet(paths[name], index=False)
+    args = ["evaluate", paths["truth"], paths["taste"], "--columns", "query=user,doc=item", "-m", "ndcg@10",
+            "-m", "arp@10", "-m", "calibration@10", "-m", "ild@5", "--train", paths["train"],
+            "--features", paths["features"], "--quiet"]
+    outputs = []
+    for extra in ([], ["--engine", "spark"]):
+        capsys.readouterr()
+        assert main([str(a) for a in [*args, *extra]]) == 0
+        table = capsys.readouterr().out
+        assert main([str(a) for a in [*args, *extra, "--format", "json"]]) == 0
+        outputs.append((table, json.loads(capsys.readouterr().out)["runs"]["taste.parquet"]["side"]))
+    assert outputs[1][0] == outputs[0][0] and "calibration@10" in outputs[0][0]
+    for measure, local in outputs[0][1].items():
+        on_spark = outputs[1][1][measure]
+        assert list(on_spark["per_query"]) == list(local["per_query"])
+        assert on_spark["per_query"] == pytest.approx(local["per_query"], abs=1e-12), measure
+    assert main([str(a) for a in [*args, "-m", "coverage@10", "--engine", "spark"]]) == 2
+    err = capsys.readouterr().err
+    assert "coverage@10 is one value for the whole run" in err and len(err.strip().splitlines()) == 1

@@ -12,7 +12,7 @@ from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
 from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
 from .render import digits as precision
-from .side import add_side_options, side_data, split
+from .side import add_side_options, side_data, split, unread_side_data
 from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -110,17 +110,26 @@ def run(args) -> int:
     protocol = protocol_of(args)
     places = precision(args)
     names = measure_names(args, NAME, measures)
-    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map])
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.items, args.train, args.features,
+                                    args.groups])
     labels = run_names(args.runs, args.label)
     if args.tie_range and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, "--tie-range evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    if wanted and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
+    if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    side = side_data(args, NAME, wanted)
+    whole = [m for m in wanted if m.spec.kind != "list"] if args.engine == SPARK else []
+    if whole:   # Spark evaluates the per-list ones user by user
+        raise usage(NAME, f"{whole[0]} is one value for the whole run: --engine spark evaluates per-list "
+                    "side-data measures only", "evaluate it without --engine spark")
+    unread = unread_side_data(args, wanted)
+    side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
+    print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
+                 + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
+                 for flag in unread], args.quiet)
     if args.engine == SPARK:
-        results = _on_spark(args, measures, protocol, labels)
+        results = _on_spark(args, measures, protocol, labels, wanted, side)
     elif args.spark_master is not None:
         raise usage(NAME, "--spark-master is for --engine spark")
     elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
@@ -186,9 +195,10 @@ def _on_dataset(args) -> int:
     return 0
 
 
-def _on_spark(args, measures, protocol, names: list[str]) -> list:
+def _on_spark(args, measures, protocol, names: list[str], wanted=(), side=None) -> list:
     """``--engine spark``: each run evaluated by rankproof.spark, its per-query values
-    collected into the Results every renderer takes (the same output as the local engine)."""
+    collected into the Results every renderer takes (the same output as the local engine);
+    the per-list side-data measures of -m by rankproof.spark.side, user by user."""
     _check_spark_inputs(args)
     from ..spark import evaluate as spark_evaluate, get_session
     from ..spark.inputs import describe
@@ -213,8 +223,16 @@ def _on_spark(args, measures, protocol, names: list[str]) -> list:
         on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,
                                   min_coverage=args.min_coverage, allow_partial=args.allow_partial,
                                   **names_of)
-        results.append(on_spark.to_results())
+        evaluated = on_spark.to_results()
         on_spark.unpersist()
+        if wanted:
+            from ..recsys.side_eval import with_side
+            from ..spark.side import side_values
+
+            values = side_values(session.read.parquet(path), wanted, side, evaluated.protocol,
+                                 user=run_columns["query"], item=run_columns["doc"], score=run_columns["score"])
+            evaluated = with_side(evaluated, values)
+        results.append(evaluated)
     return results
 
 

@@ -73,7 +73,7 @@ def run(args) -> int:
                    correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                    inputs=[f for f in inputs if f is not None],
                    command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
-    beyond = _beyond(runs, wanted, side, protocol, args)
+    beyond = _beyond(runs, wanted, side, protocol, args, data.results)
     if beyond is not None:
         data = dataclasses.replace(data, beyond=beyond)
     write_output(render(data), args.output)
@@ -82,10 +82,13 @@ def run(args) -> int:
     return 0
 
 
-def _beyond(runs: dict, wanted: list, side, protocol, args):
-    """The beyond-accuracy section's data: with side-data measures or any side data given."""
+def _beyond(runs: dict, wanted: list, side, protocol, args, results):
+    """The beyond-accuracy section's data: with side-data measures or any side data given
+    (with --groups, the accuracy measures' means per user group too)."""
     if not wanted and not side.given():
         return None
-    from ..recsys.beyond_report import beyond_data
+    from ..recsys.beyond_report import accuracy_by_group, beyond_data
 
-    return beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
+    data = beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
+    per_query = {r.run_name: {str(m): r.per_query(m) for m in r.measures} for r in results}
+    return accuracy_by_group(data, per_query, side)

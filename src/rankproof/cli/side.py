@@ -13,7 +13,7 @@ from typing import Any
 
 from .usage import usage
 
-__all__ = ["add_side_options", "split", "side_data", "SIDE_HELP"]
+__all__ = ["add_side_options", "split", "side_data", "side_columns", "unread_side_data", "SIDE_HELP", "SIDE_COLUMNS"]
 
 SIDE_HELP = {
     "items": "the item catalogue (column item): coverage's universe",
@@ -21,6 +21,10 @@ SIDE_HELP = {
     "features": "item categories (columns item, category; 'Action|Comedy' is two) for ILD, calibration, ...",
     "groups": "user groups (columns user, group): values per group",
 }
+
+# The columns --side-columns renames, and the readers' arguments (and flags) that read each one.
+SIDE_COLUMNS = {"user": ("train", "groups"), "item": ("items", "train", "features"), "category": ("features",),
+                "group": ("groups",), "count": ("train",)}
 
 
 def add_side_options(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +35,26 @@ def add_side_options(parser: argparse.ArgumentParser) -> None:
     """
     for kind, text in SIDE_HELP.items():
         parser.add_argument(f"--{kind}", metavar="FILE", help=text + " (CSV, TSV, JSONL or Parquet)")
+    parser.add_argument("--side-columns", metavar="SPEC",
+                        help="the side data's column names, when not the defaults: e.g. "
+                             "user=uid,item=movie,category=genres,group=segment,count=n (count: interactions "
+                             "per row of --train; user=none: --train is a popularity table, item and count)")
+
+
+def side_columns(text: "str | None", command: str) -> dict[str, dict[str, "str | None"]]:
+    """--side-columns as each reader's keyword arguments: ``{"train": {"user": "uid"}, ...}``."""
+    per_kind: dict[str, dict[str, "str | None"]] = {kind: {} for kind in SIDE_HELP}
+    for pair in (text or "").split(","):
+        if not pair.strip():
+            continue
+        role, equals, name = (part.strip() for part in pair.partition("="))
+        if role not in SIDE_COLUMNS or not equals or not name:
+            raise usage(command, f"--side-columns {pair.strip()!r} is not ROLE=NAME with a role among "
+                        f"{', '.join(SIDE_COLUMNS)}", "write e.g. --side-columns user=uid,item=movie")
+        for kind in SIDE_COLUMNS[role]:
+            # user=none: --train is a popularity table (item, count), --groups still needs its users
+            per_kind[kind][role] = None if (role, name, kind) == ("user", "none", "train") else name
+    return per_kind
 
 
 def split(texts) -> tuple[list, list]:
@@ -40,14 +64,24 @@ def split(texts) -> tuple[list, list]:
     return split_measures(list(texts))
 
 
-def side_data(args, command: str, measures) -> object:
-    """The side data the measures need, read; refused in one line when a flag is missing,
-    or given without a measure that reads it."""
+def unread_side_data(args, measures) -> list[str]:
+    """The side-data flags given that no measure of -m reads (evaluate shows nothing of them)."""
+    from ..recsys.side import SIDE_FLAGS
+
+    return [flag for kind, flag in SIDE_FLAGS.items() if getattr(args, kind, None) is not None
+            and not any(measure.spec.reads_side(kind) for measure in measures)]
+
+
+def side_data(args, command: str, measures, skip=()) -> object:
+    """The side data the measures need, read; refused in one line when a flag is missing.
+
+    The flags of `skip` are left unread."""
+    from ..io.arrow import MissingColumnsError
     from ..recsys.registry import missing_side_data
     from ..recsys.side import SIDE_FLAGS, SideData
     from ..recsys.side_io import read_features, read_groups, read_items, read_train
 
-    given = {kind: getattr(args, kind, None) for kind in SIDE_FLAGS}
+    given = {kind: (getattr(args, kind, None) if SIDE_FLAGS[kind] not in skip else None) for kind in SIDE_FLAGS}
     # What is given stands for "present" while checking; files are read after.
     present = SideData(**{kind: (object() if path is not None else None)  # type: ignore[arg-type]
                           for kind, path in given.items()})
@@ -59,8 +93,29 @@ def side_data(args, command: str, measures) -> object:
         if path is not None and path == "-":
             raise usage(command, f"{SIDE_FLAGS[kind]} - : side data is read from a file, not stdin",
                         "give a path")
+    named = side_columns(getattr(args, "side_columns", None), command)
+
     def read(kind: str, reader) -> Any:
-        return reader(given[kind]) if given[kind] is not None else None
+        if given[kind] is None:
+            return None
+        try:
+            return reader(given[kind], **named[kind])
+        except MissingColumnsError as error:
+            raise _in_option_words(error, SIDE_FLAGS[kind]) from None
 
     return SideData(items=read("items", read_items), train=read("train", read_train),
                     features=read("features", read_features), groups=read("groups", read_groups))
+
+
+def _in_option_words(error, flag: str) -> Exception:
+    """A side file's missing column, worded with the command line's options (--side-columns)."""
+    from ..errors import InputError, literal
+
+    if error.no_header:
+        return error
+    shown = " and ".join(f"no column {name!r} (the {role} column of {flag})" for role, name in error.missing.items())
+    listing = ", ".join(repr(name) for name in error.present) or "none"
+    example = ",".join(f"{role}=NAME" for role in error.missing)
+    table = " (user=none: the file is a popularity table)" if flag == "--train" and "user" in error.missing else ""
+    return InputError(source=error.source, line=error.line, what=literal(shown),
+                      fix=literal(f"its columns are {listing}; name them with --side-columns {example}{table}"))

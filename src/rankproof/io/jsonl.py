@@ -109,10 +109,16 @@ def _jsonl_by_line(data: bytes, source: str, named: dict, what: What):
             spelling = _as_text(value, arg)
             if spelling is None:
                 raise ParseError(source=source, line=numbers[row], value=value, fix=_RULES[arg],
-                                 what=f"{arg} {literal(shorten(json.dumps(value)))} is a JSON {_json_type(value)}")
+                                 what=f"{_word(arg)} {literal(shorten(json.dumps(value)))} is a JSON "
+                                      f"{_json_type(value)}")
             spelled.append(spelling)
         columns[name] = pa.array(spelled, type=pa.large_string())
     return pa.table(columns), np.asarray(numbers, dtype=np.int64)
+
+
+def _word(arg: str) -> str:
+    """The id's word as a template (``{doc}``: "item" in a log's or side data's messages)."""
+    return "{" + arg + "}" if arg in ("query", "doc") else arg
 
 
 def read_jsonl(data: bytes, source: str, named: dict, what: What):

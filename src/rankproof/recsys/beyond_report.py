@@ -12,7 +12,8 @@ and the curves the side data allows:
   category's share of the exposure of the top K, exposure 1 / log2(rank + 1)
   split evenly among an item's categories;
 - per user group (with ``--groups``): each per-list measure's mean within
-  each group (a user of the run without a group goes to ``(none)``).
+  each group (a user of the run without a group goes to ``(none)``), and
+  each accuracy measure's with :func:`accuracy_by_group`.
 
 K is the largest cutoff of the side-data measures (10 without one), at most 100.
 Ranks within the top K follow the protocol's rank order (its ``ties`` policy;
@@ -43,7 +44,7 @@ from .registry import LIST, SideMeasure
 from .side import SideData
 from .side_eval import side_values
 
-__all__ = ["beyond_data", "NO_GROUP"]
+__all__ = ["beyond_data", "accuracy_by_group", "NO_GROUP"]
 
 NO_GROUP = "(none)"
 _LARGEST = 100
@@ -109,6 +110,36 @@ def _by_group(values, side: SideData) -> dict[str, Any]:
                 per.setdefault(groups.get(user, NO_GROUP), []).append(value)
         found[v.measure] = {group: sum(vs) / len(vs) for group, vs in per.items()}
     return found
+
+
+def accuracy_by_group(data: dict[str, Any], per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
+                      side: SideData) -> dict[str, Any]:
+    """`data` (of :func:`beyond_data`) with each accuracy measure's mean per user group, before the side ones.
+
+    `per_query` is run -> measure -> {user: value} (the users each mean includes, as
+    ``Results.per_query`` gives them). Without ``--groups`` `data` is returned as it is.
+
+    >>> import numpy as np
+    >>> from rankproof.recsys.side import Groups
+    >>> side = SideData(groups=Groups(np.array(["u", "v", "w"]), np.array(["a", "a", "b"]), "groups"))
+    >>> accuracy_by_group({"by_group": {"A": {}}}, {"A": {"ndcg@2": {"u": 1.0, "v": 0.5, "w": 0.0, "x": 1.0}}},
+    ...                   side)["by_group"]["A"]
+    {'ndcg@2': {'a': 0.75, 'b': 0.0, '(none)': 1.0}}
+    """
+    if side.groups is None or data.get("by_group") is None:
+        return data
+    groups = side.groups.as_dict()
+    by_group = dict(data["by_group"])
+    for run, measures in per_query.items():
+        found: dict[str, dict[str, float]] = {}
+        for measure, values in measures.items():
+            per: dict[str, list[float]] = {}
+            for user, value in values.items():
+                if value == value:
+                    per.setdefault(groups.get(str(user), NO_GROUP), []).append(value)
+            found[measure] = {group: sum(vs) / len(vs) for group, vs in per.items()}
+        by_group[run] = {**found, **by_group.get(run, {})}
+    return {**data, "by_group": by_group}
 
 
 def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: SideData,

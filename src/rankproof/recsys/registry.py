@@ -10,6 +10,8 @@ measures. Each :class:`SideSpec` says:
   :class:`CatalogueValue` (kind ``catalogue``: one value for the whole run);
 - ``needs``: the side data it reads, as alternatives (``(("items", "train"),)``
   is the catalogue or else the training log's items);
+- ``optional``: side data it reads when given without needing it (gini's
+  catalogue: ``universe=recommended`` needs none);
 - ``params``: its own parameters (:class:`SideParam`: parser and default);
 - ``cutoff``: whether it takes ``@k`` (all of them do today, and need it);
 - ``display``: its name in tables and the report; ``value_range``;
@@ -100,11 +102,16 @@ class SideSpec:
     higher_is_better: "bool | None" = True
     # What `rankproof measures` says it reads, when `needs` cannot say it (it depends on a parameter).
     reads: "str | None" = None
+    optional: tuple[str, ...] = ()
+
+    def reads_side(self, kind: str) -> bool:
+        """Whether the measure reads the side data `kind` (items, train, ...) when it is given."""
+        return kind in self.optional or any(kind in alternatives for alternatives in self.needs)
 
     def __post_init__(self) -> None:
         if self.kind not in (LIST, CATALOGUE):
             raise ValueError(f"side measure {self.name}: kind must be {LIST!r} or {CATALOGUE!r}")
-        for alternatives in self.needs:
+        for alternatives in (*self.needs, self.optional):
             for kind in alternatives:
                 if kind not in SIDE_FLAGS:
                     raise ValueError(f"side measure {self.name}: unknown side data {kind!r}")
@@ -382,7 +389,8 @@ register_side(
                      SideParam("normaliser", _choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
                      SideParam("preset", _choice("recbole", "elliot", "recpack"), None,
                                "preset=recbole, elliot or recpack")),
-             higher_is_better=False, reads="--items or --train, unless universe=recommended"),
+             higher_is_better=False, reads="--items or --train, unless universe=recommended",
+             optional=("items", "train")),
     SideSpec("entropy", "Entropy", "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",
              CATALOGUE, (), _entropy,
              (SideParam("base", _choice("2", "e"), "2", "base=2 (bits) or base=e (nats)"),

@@ -29,8 +29,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import USERS_AND_ITEMS, ParseError, RankproofError, literal
-from ..io.arrow import first_null, plain, select_columns
+from ..errors import USERS_AND_ITEMS, ParseError, RankproofError, Vocabulary, literal
+from ..io.arrow import MissingColumnsError, first_null, missing_error, plain, select_columns
 from ..io.checks import Rows, checked_scores, id_columns
 from ..io.formats import format_of, read_table
 from ..io.what import What
@@ -48,18 +48,56 @@ def _is_path(data: Any) -> bool:
     return isinstance(data, (str, os.PathLike))
 
 
-def _columns(data: Any, named: dict, what: What, format: "str | None", source: "str | None"):
-    """``({arg: arrow column}, Rows)`` of a file or table, the named columns only."""
+def _columns(data: Any, named: dict, what: What, format: "str | None", source: "str | None",
+             arguments: "dict | None" = None):
+    """``({arg: arrow column}, Rows)`` of a file or table, the named columns only.
+
+    A missing column is named by the reader's own argument (``user=``, ``category=``), not the
+    log readers' ``query=`` and ``doc=``.
+    """
     lines = None
-    if _is_path(data):
-        fmt = format_of(data, format)
-        if fmt == "trec":
-            raise ParseError(source=str(data), what=f"is not read as {what.what}: side data is CSV, TSV, JSON Lines "
-                             "or Parquet", fix="give the file a .csv, .tsv, .jsonl or .parquet extension")
-        data, lines, source = read_table(data, fmt, named, what)
-    source = source or what.what
-    columns, missing = select_columns(data, named, source)
+    try:
+        if _is_path(data):
+            fmt = format_of(data, format)
+            if fmt == "trec":
+                raise ParseError(source=str(data), what=f"is not read as {what.what}: side data is CSV, TSV, "
+                                 "JSON Lines or Parquet", fix="give the file a .csv, .tsv, .jsonl or .parquet extension")
+            data, lines, source = read_table(data, fmt, named, what)
+        source = source or what.what
+        columns, missing = select_columns(data, named, source)
+    except MissingColumnsError as error:
+        raise reworded(error, arguments or _ARGUMENTS[what.what]) from None
+    except RankproofError as error:   # a bad id in a JSON Lines file: "item 2.5", not "query 2.5"
+        raise error.in_words_of(words(arguments or _ARGUMENTS[what.what])) from None
     return columns, Rows(source, lines, missing)
+
+
+# The readers' arguments naming each column ("feature f1" stands for a name of columns=).
+_ARGUMENTS = {
+    _ITEMS.what: {"query": "item", "doc": "item"},
+    _TRAIN.what: {"query": "user", "doc": "item", "count": "count"},
+    _FEATURES.what: {"query": "item", "doc": "item", "category": "category"},
+    _GROUPS.what: {"query": "user", "doc": "user", "group": "group"},
+}
+
+
+def words(arguments: dict) -> Vocabulary:
+    """The words of a side reader's messages: its "query" and "doc" columns are users or items."""
+    query, doc = arguments["query"], arguments["doc"]
+    article = {"user": "a user", "item": "an item"}
+    return Vocabulary(query=query, doc=doc, grade="rating", judgment="row", a_query=article[query],
+                      a_doc=article[doc])
+
+
+def reworded(error: MissingColumnsError, arguments: dict) -> MissingColumnsError:
+    """`error` with its missing columns keyed by the side-data reader's arguments (user, item, ...)."""
+    missing: dict = {}
+    for key, name in error.missing.items():
+        missing.setdefault(arguments.get(key, "columns" if key.startswith("feature ") else key), name)
+    if error.no_header:
+        error.missing = missing
+        return error
+    return missing_error(error.present, missing, list(missing), error.noun, str(error.source), error.line)
 
 
 def _text(column) -> np.ndarray:
@@ -78,7 +116,8 @@ def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tupl
         query, doc = id_columns(columns, named, rows)
     except RankproofError as error:
         hidden = {field: None for field, label in zip(("query", "doc"), shown) if not label}
-        raise error.replace(**hidden).in_words_of(USERS_AND_ITEMS) from None
+        vocabulary = words({"query": shown[0] or shown[1], "doc": shown[1] or shown[0]})
+        raise error.replace(**hidden).in_words_of(vocabulary) from None
     rows.query = query if shown[0] else None
     rows.doc = doc if shown[1] else None
     return _text(query), _text(doc)
@@ -98,6 +137,23 @@ def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
     return text
 
 
+def _category_lists(column, name: str, rows: Rows, separator: str) -> list[list[str]]:
+    """Each row's categories: a text split on `separator`, or a list column's values (Parquet, JSON Lines)."""
+    import pyarrow as pa
+
+    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+        texts = _labels(column, name, rows, "category")
+        return [[part.strip() for part in label.split(separator) if part.strip()] for label in texts.tolist()]
+    parts: list[list[str]] = []
+    for row, value in enumerate(column.to_pylist()):
+        labels = [str(label).strip() for label in value or () if label is not None and str(label).strip()]
+        if not labels:
+            raise ParseError(what=f"no category in the list of column {literal(repr(name))}",
+                             fix="give every row a category", **rows.fields(row)).in_words_of(USERS_AND_ITEMS)
+        parts.append(labels)
+    return parts
+
+
 def read_items(data, *, item: str = "item", format: "str | None" = None, source: "str | None" = None) -> np.ndarray:
     """The item catalogue: sorted distinct ids of the `item` column."""
     named = {"query": item, "doc": item}
@@ -106,14 +162,19 @@ def read_items(data, *, item: str = "item", format: "str | None" = None, source:
     return np.unique(ids)
 
 
-def read_train(data, *, user: str = "user", item: str = "item", count: "str | None" = None,
+def read_train(data, *, user: "str | None" = "user", item: str = "item", count: "str | None" = None,
                format: "str | None" = None, source: "str | None" = None) -> Interactions:
-    """Training interactions; `count` names a column of interactions per row (integers >= 0)."""
-    named = {"query": user, "doc": item}
+    """Training interactions; `count` names a column of interactions per row (integers >= 0).
+
+    ``user=None`` reads a popularity table (item, and usually a count): no users, so
+    enough for popularity (novelty, ARP, ...) but not for calibration.
+    """
+    named = {"query": user if user is not None else item, "doc": item}
     if count is not None:
         named["count"] = count
-    columns, rows = _columns(data, named, _TRAIN, format, source)
-    users, items = _ids(columns, named, rows, ("user", "item"))
+    arguments = None if user is not None else {"query": "item", "doc": "item", "count": "count"}
+    columns, rows = _columns(data, named, _TRAIN, format, source, arguments)
+    users, items = _ids(columns, named, rows, ("user" if user is not None else "", "item"))
     counts = np.ones(len(items), dtype=np.int64)
     if count is not None:
         values = checked_scores(columns["count"], count, rows)
@@ -123,7 +184,7 @@ def read_train(data, *, user: str = "user", item: str = "item", count: "str | No
                              value=float(values[bad[0]]), fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
         counts = values.astype(np.int64)
-    return Interactions(users, items, counts, rows.source)
+    return Interactions(users if user is not None else None, items, counts, rows.source)
 
 
 def _vectors(columns: dict, names: Sequence[str], rows: Rows, items: np.ndarray):
@@ -151,10 +212,10 @@ def read_features(data, *, item: str = "item", category: "str | None" = "categor
     items, _ = _ids(found, named, rows, ("", "item"))
     categories = None
     if category is not None:
-        labels = _labels(found["category"], category, rows, "category")
+        parts = _category_lists(found["category"], category, rows, separator)
         sets: dict[str, set] = {}
-        for key, label in zip(items.tolist(), labels.tolist()):
-            sets.setdefault(key, set()).update(part.strip() for part in label.split(separator) if part.strip())
+        for key, labels in zip(items.tolist(), parts):
+            sets.setdefault(key, set()).update(labels)
         categories = {key: frozenset(value) for key, value in sets.items()}
     vectors = _vectors(found, columns, rows, items) if columns else None
     return Features(vectors, categories, rows.source)

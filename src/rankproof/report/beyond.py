@@ -88,7 +88,7 @@ def _by_group(data: Mapping, runs: Sequence[str]) -> str:
     rows = "".join(f"<tr><td class=text>{escape(m)}</td><td class=text>{escape(g)}</td>" + "".join(
         f"<td>{_fmt(by_group.get(run, {}).get(m, {}).get(g))}</td>" for run in runs) + "</tr>"
         for m in measures for g in groups)
-    return ("<h3>Per user group</h3><p>Each per-list measure's mean over the users of each group "
+    return ("<h3>Per user group</h3><p>Each accuracy and per-list measure's mean over the users of each group "
             "(calibration per user group when calibration is asked for).</p>"
             f'<table class="beyond-groups">{head}{rows}</table>')
 

@@ -61,8 +61,8 @@ def _relevant_set(relevant: Any) -> dict[str, set[str]]:
         relevant = relevant.to_dict()
     if not isinstance(relevant, Mapping):
         raise InputError(what="relevant must map each user to its relevant items (a mapping user -> items, "
-                         f"user -> {{item: grade}}, or Qrels); got {literal(type(relevant).__name__)}",
-                         fix='write relevant={"u1": ["i3", "i7"]}', value=type(relevant).__name__)
+                         f"user -> mapping item -> grade, or Qrels); got {literal(type(relevant).__name__)}",
+                         fix="give a mapping such as relevant=dict(u1=[i3, i7])", value=type(relevant).__name__)
     out: dict[str, set[str]] = {}
     for user, items in relevant.items():
         if isinstance(items, Mapping):

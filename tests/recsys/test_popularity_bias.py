@@ -55,3 +55,19 @@ def test_bad_inputs_are_input_errors():
         pop_rsp(run, 1, train=["a"])
     with pytest.raises(InputError, match="cutoff"):
         pop_rsp(run, 0, train=TRAIN)
+
+
+def test_pop_rsp_by_name_with_train_side_data():
+    import numpy as np
+
+    from rankproof.recsys.registry import compute_side, parse_side_measure
+    from rankproof.recsys.side import Interactions, SideData
+
+    users = [u for u, items in TRAIN.items() for _ in items]
+    items = [i for its in TRAIN.values() for i in its]
+    side = SideData(train=Interactions(np.array(users), np.array(items), np.ones(len(items), dtype=np.int64)))
+    run = Run.from_dict({"x": ["a", "c"], "y": ["a", "b"]})
+    result = compute_side(parse_side_measure("pop_rsp@2"), run, side)
+    assert result.value == pytest.approx(0.125 / 0.625)   # as the docstring's example: rates 0.75, 0.5
+    assert dict(result.detail)["head_items"] == 2
+    assert compute_side(parse_side_measure("pop_rsp(ratio=0.5)@2"), run, side).value == pytest.approx(1 / 3)

@@ -183,3 +183,44 @@ def pop_reo(predictions, k: int, *, train: Mapping, relevant: Mapping, ratio: fl
         num += [len(hits & head), len(hits & tail)]
         den += [len((head & rel) - seen), len((tail & rel) - seen)]
     return _parity(f"pop_reo(ratio={ratio:g})@{k}", num, den, head, tail)
+
+
+# -- the registry (rankproof evaluate -m pop_rsp@10 --train train.csv) ----------------------------------------
+
+
+def _ratio(value: Any) -> float:
+    number = float(value)
+    if not 0 < number <= 1:
+        raise ValueError(f"expected ratio in (0, 1]; got {str(value)[:40]!r}")
+    return number
+
+
+def _registered_pop_rsp(run, k: int, side, params: dict, protocol: Protocol):
+    from .registry import CatalogueValue
+
+    train = side.train
+    if train is None or train.users is None:
+        raise InputError(what=f"pop_rsp@{k} needs each user's training items",
+                         fix="give --train with a user column")
+    history: dict[str, list] = {}
+    for u, i in zip(train.users.tolist(), train.items.tolist()):
+        history.setdefault(str(u), []).append(str(i))
+    result = pop_rsp(run, k, train=history, ratio=params["ratio"], protocol=protocol)
+    return CatalogueValue(result.measure, result.value,
+                          (("head_rate", result.head_rate), ("tail_rate", result.tail_rate),
+                           ("head_items", result.head_items), ("tail_items", result.tail_items)))
+
+
+def _register() -> None:
+    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, register_side
+
+    if "pop_rsp" in SIDE_REGISTRY:
+        return
+    register_side(SideSpec(
+        "pop_rsp", "PopRSP", "Elliot's popularity ranking statistical parity: std/mean of the short head's and "
+        "long tail's top-k rates (0: parity)", CATALOGUE, (("train",),), _registered_pop_rsp,
+        (SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head"),),
+        higher_is_better=False, value_range=(0.0, 1.0)))
+
+
+_register()

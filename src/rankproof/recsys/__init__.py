@@ -9,6 +9,7 @@
   (ARP) and Steck's miscalibration;
 - :mod:`~rankproof.recsys.auc`: per-user AUC, GAUC and pooled AUC;
 - :mod:`~rankproof.recsys.popularity_bias`: Elliot's PopRSP and PopREO (short head vs long tail);
+- :mod:`~rankproof.recsys.exposure`: exposure of item groups under a position-weighted exposure model;
 - :mod:`~rankproof.recsys.clicks`: click logs and the position-based model
   (examination probabilities as a discount);
 - :mod:`~rankproof.recsys.sampled`: sampled evaluation beside the full
@@ -27,6 +28,7 @@ from .concentration import Concentration, entropy, gini, item_counts
 from .calibration import arp, miscalibration
 from .auc import AUCValue, gauc, pooled_auc, user_auc
 from .popularity_bias import PopParity, pop_reo, pop_rsp, short_head
+from .exposure import GroupExposure, group_exposure, position_exposure
 from .sampled import Sampled, SampledEvaluation, evaluate_sampled
 from .monitor import Monitoring, monitor
 from .registry import SIDE_REGISTRY
@@ -41,3 +43,4 @@ __all__ += ["Sampled", "SampledEvaluation", "evaluate_sampled", "Monitoring", "m
 __all__ += ["SIDE_REGISTRY", "SideData", "evaluate_with_side", "read_side_data"]
 __all__ += ["AUCValue", "gauc", "pooled_auc", "user_auc"]
 __all__ += ["PopParity", "pop_reo", "pop_rsp", "short_head"]
+__all__ += ["GroupExposure", "group_exposure", "position_exposure"]

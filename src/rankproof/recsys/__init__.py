@@ -7,6 +7,9 @@
   items' shares of the top-k slots (RecBole's, Elliot's and RecPack's Gini);
 - :mod:`~rankproof.recsys.calibration`: average recommendation popularity
   (ARP) and Steck's miscalibration;
+- :mod:`~rankproof.recsys.auc`: per-user AUC, GAUC and pooled AUC;
+- :mod:`~rankproof.recsys.popularity_bias`: Elliot's PopRSP and PopREO (short head vs long tail);
+- :mod:`~rankproof.recsys.exposure`: exposure of item groups under a position-weighted exposure model;
 - :mod:`~rankproof.recsys.clicks`: click logs and the position-based model
   (examination probabilities as a discount);
 - :mod:`~rankproof.recsys.sampled`: sampled evaluation beside the full
@@ -23,6 +26,9 @@ from .clicks import ClickLog, PBMFit, fit_pbm, read_clicks
 from .coverage import Coverage, coverage
 from .concentration import Concentration, entropy, gini, item_counts
 from .calibration import arp, miscalibration
+from .auc import AUCValue, gauc, pooled_auc, user_auc
+from .popularity_bias import PopParity, pop_reo, pop_rsp, short_head
+from .exposure import GroupExposure, group_exposure, position_exposure
 from .sampled import Sampled, SampledEvaluation, evaluate_sampled
 from .monitor import Monitoring, monitor
 from .registry import SIDE_REGISTRY
@@ -35,3 +41,6 @@ __all__ = ["ild", "long_tail_share", "novelty", "popularity", "session_mean",
 __all__ += ["Concentration", "entropy", "gini", "item_counts", "arp", "miscalibration"]
 __all__ += ["Sampled", "SampledEvaluation", "evaluate_sampled", "Monitoring", "monitor"]
 __all__ += ["SIDE_REGISTRY", "SideData", "evaluate_with_side", "read_side_data"]
+__all__ += ["AUCValue", "gauc", "pooled_auc", "user_auc"]
+__all__ += ["PopParity", "pop_reo", "pop_rsp", "short_head"]
+__all__ += ["GroupExposure", "group_exposure", "position_exposure"]

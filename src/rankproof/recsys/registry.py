@@ -408,7 +408,7 @@ register_side(
 
 # The modules that register side-data measures of their own (imported once this registry
 # exists: each imports register_side from here), e.g. "rankproof.recsys.popularity".
-FAMILIES: tuple[str, ...] = ()
+FAMILIES: tuple[str, ...] = ("rankproof.recsys.popularity_bias",)
 
 
 def _load_families() -> None:

@@ -1,0 +1,126 @@
+"""Exposure of item groups in the top k under a position-weighted exposure model.
+
+The exposure model is a policy, named in the result:
+
+============  =====================================  ==============================================
+``model``     exposure of rank r (1-based)           reference
+============  =====================================  ==============================================
+``uniform``   1                                      every slot alike (a share of the slots)
+``log``       1 / log2(r + 1)                        the DCG discount (Singh and Joachims, KDD 2018)
+``rbp``       (1 - p) p^(r - 1), ``persistence`` p   Moffat and Zobel's RBP user model (TOIS 2008)
+============  =====================================  ==============================================
+
+:func:`group_exposure` sums the exposure each item group gets over all lists,
+and gives each group's share of the total and its mean exposure per item of
+the group (Singh and Joachims' demographic parity compares these).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal, Mapping
+
+import numpy as np
+
+from ..errors import InputError, literal
+from ..pipeline.alignment import top_rows
+from ..protocol import Protocol
+from .coverage import as_run
+
+__all__ = ["GroupExposure", "group_exposure", "position_exposure"]
+
+Model = Literal["uniform", "log", "rbp"]
+_MODELS = ("uniform", "log", "rbp")
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupExposure:
+    """Exposure per item group over a run.
+
+    Attributes
+    ----------
+    measure : str
+        Its text, e.g. ``exposure(model=log)@10``.
+    groups : tuple of str
+        The groups, sorted (items without a group are in ``""`` when any is shown).
+    exposure : dict of str to float
+        Total exposure of each group over all lists.
+    share : dict of str to float
+        Each group's share of the total exposure.
+    per_item : dict of str to float
+        Each group's exposure over its items in ``groups_of`` (a mean per item, shown or not).
+    """
+
+    measure: str
+    groups: tuple[str, ...]
+    exposure: dict[str, float]
+    share: dict[str, float]
+    per_item: dict[str, float]
+
+
+def position_exposure(rank: np.ndarray, model: Model = "log", persistence: float = 0.8) -> np.ndarray:
+    """Exposure of each 1-based rank under ``model`` (see the module's table).
+
+    >>> position_exposure(np.array([1, 2, 3]), "rbp", 0.5).tolist()
+    [0.5, 0.25, 0.125]
+    """
+    rank = np.asarray(rank, dtype=np.float64)
+    if model == "uniform":
+        return np.ones_like(rank)
+    if model == "log":
+        return 1.0 / np.log2(rank + 1.0)
+    if model == "rbp":
+        if isinstance(persistence, bool) or not isinstance(persistence, (int, float)) or not 0 < persistence < 1:
+            raise InputError(what=f"persistence must be in (0, 1), e.g. 0.8; got {literal(repr(persistence))}",
+                             value=persistence)
+        return (1.0 - persistence) * persistence ** (rank - 1.0)
+    raise InputError(what=f"model must be one of {', '.join(_MODELS)}; got {literal(repr(model))}", value=model)
+
+
+def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: Model = "log",
+                   persistence: float = 0.8, protocol: Protocol | None = None, user="user", item="item",
+                   score="score") -> GroupExposure:
+    """Total, share and per-item exposure of each item group in the top k.
+
+    .. math:: E(g) = \\sum_u \\sum_{i \\in \\mathrm{top}_k(u),\\, i \\in g} e(\\mathrm{rank}_u(i)),
+              \\quad \\mathrm{share}(g) = E(g) / \\sum_h E(h), \\quad \\bar E(g) = E(g) / |g|
+
+    Examples
+    --------
+    u: a, b; v: b, c. Groups: a, b "pop", c "niche". Log model: rank 1 -> 1,
+    rank 2 -> 1/log2(3) = 0.6309. pop: 1 + 0.6309 + 1; niche: 0.6309.
+
+    >>> from rankproof import Run
+    >>> run = Run.from_dict({"u": ["a", "b"], "v": ["b", "c"]})
+    >>> result = group_exposure(run, 2, groups_of={"a": "pop", "b": "pop", "c": "niche"})
+    >>> {g: round(e, 4) for g, e in result.exposure.items()}
+    {'niche': 0.6309, 'pop': 2.6309}
+    >>> round(result.share["niche"], 4), round(result.per_item["pop"], 4)
+    (0.1934, 1.3155)
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(what=f"the cutoff k of group_exposure must be an integer >= 1; got {literal(repr(k))}",
+                         value=k)
+    if not isinstance(groups_of, Mapping):
+        raise InputError(what="groups_of must map each item to its group; got "
+                         f"{literal(type(groups_of).__name__)}", value=type(groups_of).__name__)
+    run = as_run(predictions, user, item, score)
+    rows = top_rows(run, int(k), protocol if protocol is not None else Protocol())
+    query = np.searchsorted(run.offsets, rows, side="right") - 1
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
+    rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+    weights = position_exposure(rank, model, persistence)
+    labels = {str(i): str(g) for i, g in groups_of.items()}
+    exposure: dict[str, float] = {g: 0.0 for g in labels.values()}
+    for doc, w in zip(run.docs[run.doc_codes[rows]].tolist(), weights.tolist()):
+        g = labels.get(str(doc), "")
+        exposure[g] = exposure.get(g, 0.0) + w
+    total = sum(exposure.values())
+    sizes: dict[str, int] = {}
+    for g in labels.values():
+        sizes[g] = sizes.get(g, 0) + 1
+    names = tuple(sorted(exposure))
+    share = {g: (exposure[g] / total if total > 0 else float("nan")) for g in names}
+    per_item = {g: exposure[g] / sizes[g] for g in names if sizes.get(g)}
+    name = f"exposure(model={model}" + (f",persistence={persistence:g}" if model == "rbp" else "") + f")@{k}"
+    return GroupExposure(name, names, {g: exposure[g] for g in names}, share, per_item)

@@ -419,8 +419,9 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
 def _enumerated_range(alignment, protocol: Protocol, measures: list[Measure], limit: int, values_in,
                       tie_orders) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
     """The per-query (min, max) of measures without a merit order, over every distinct order of tied docs."""
-    if getattr(alignment, "intents", None) is not None:
-        classes = np.arange(len(alignment.doc))  # each doc its own judgments per intent
+    if getattr(alignment, "intents", None) is not None or any(m.spec.reads_all_judgments for m in measures):
+        # each doc its own judgments per intent, or judgments for other queries (hole@k reads them)
+        classes = np.arange(len(alignment.doc))
     else:
         rows = np.stack([np.asarray(alignment.grade, dtype=np.float64), alignment.judged, alignment.pooled], axis=1)
         classes = np.unique(rows, axis=0, return_inverse=True)[1].ravel()

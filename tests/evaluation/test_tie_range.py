@@ -24,7 +24,7 @@ MEASURES = [
     "dcg@3", "ideal_dcg@3", "ndcg@3", "ndcg", "ap", "ap@3", "rr", "rr@2", "p@2", "p", "r@3", "hit@2", "rprec",
     "bpref", "bpref@3", "judged@3", "num_ret@3", "num_rel", "num_rel_ret@3",
     "iprec(recall=0.5)", "interp_avg", "rprec_mult(mult=2)", "relative_p@3", "set_p", "set_relative_p", "set_r",
-    "set_ap", "set_f", "num_nonrel_judged_ret@3", "utility", "unjudged@3", "g@3", "bing@3", "ndcg_rel@3",
+    "set_ap", "set_f", "num_nonrel_judged_ret@3", "utility", "unjudged@3", "hole@3", "g@3", "bing@3", "ndcg_rel@3",
     "rndcg@3", "infap@3", "rbp", "rbp_resid@3", "err@3",
     "ndcg(gain=map:0=0/1=5/2=1)@3", "dcg(discount=vector:0.5/1/0.2)@3", "ap(ap_denominator=hits)@3",
     "dcg(gain=map:0=-1/1=1/2=3)@3", "rbp(gain=map:0=-1/2=1)", "dcg(discount=vector:1/0.5/0.5)@3",

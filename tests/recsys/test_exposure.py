@@ -1,4 +1,4 @@
-"""Group exposure under the uniform, log and RBP exposure models: hand-worked.
+"""Group exposure under the uniform, log and geometric (RBP's) exposure models: hand-worked.
 No recommender library installed here computes position-weighted group exposure
 (RecBole, Elliot, LensKit's exposure metrics differ or do not install), so the
 hand tables stand.
@@ -26,14 +26,14 @@ def test_uniform_is_a_share_of_the_slots():
     assert result.per_item == {"niche": 0.5, "pop": 1.5}   # d never shown still counts in niche's items
 
 
-def test_rbp_and_ungrouped_items():
+def test_geometric_and_ungrouped_items():
     # ranks 1, 2, 3 at p = 0.5: 0.5, 0.25, 0.125. u: a .5, b .25, c .125; v: c .5, a .25, x .125 (no group)
-    result = group_exposure(RUN, 3, groups_of=GROUPS, model="rbp", persistence=0.5)
+    result = group_exposure(RUN, 3, groups_of=GROUPS, model="geometric", persistence=0.5)
     assert result.groups == ("", "niche", "pop")
     assert result.exposure == {"": 0.125, "niche": 0.625, "pop": 1.0}
     assert result.share["pop"] == pytest.approx(1.0 / 1.75)
     assert "" not in result.per_item
-    assert result.measure == "exposure(model=rbp,persistence=0.5)@3"
+    assert result.measure == "exposure(model=geometric,persistence=0.5)@3"
 
 
 def test_log_model_is_the_dcg_discount():
@@ -46,6 +46,6 @@ def test_bad_policies_are_input_errors():
     with pytest.raises(InputError, match="model must be"):
         group_exposure(RUN, 2, groups_of=GROUPS, model="cascade")
     with pytest.raises(InputError, match="persistence"):
-        group_exposure(RUN, 2, groups_of=GROUPS, model="rbp", persistence=1.0)
+        group_exposure(RUN, 2, groups_of=GROUPS, model="geometric", persistence=1.0)
     with pytest.raises(InputError, match="groups_of"):
         group_exposure(RUN, 2, groups_of=["a"])

@@ -2,13 +2,13 @@
 
 The exposure model is a policy, named in the result:
 
-============  =====================================  ==============================================
-``model``     exposure of rank r (1-based)           reference
-============  =====================================  ==============================================
-``uniform``   1                                      every slot alike (a share of the slots)
-``log``       1 / log2(r + 1)                        the DCG discount (Singh and Joachims, KDD 2018)
-``rbp``       (1 - p) p^(r - 1), ``persistence`` p   Moffat and Zobel's RBP user model (TOIS 2008)
-============  =====================================  ==============================================
+=============  ====================================  ===================================================
+``model``      exposure of rank r (1-based)          reference
+=============  ====================================  ===================================================
+``uniform``    1                                     every slot alike (a share of the slots)
+``log``        1 / log2(r + 1)                       the DCG discount (Singh and Joachims, KDD 2018)
+``geometric``  (1 - p) p^(r - 1), ``persistence`` p  the user model of RBP (Moffat and Zobel, TOIS 2008)
+=============  ====================================  ===================================================
 
 :func:`group_exposure` sums the exposure each item group gets over all lists,
 and gives each group's share of the total and its mean exposure per item of
@@ -29,8 +29,8 @@ from .coverage import as_run
 
 __all__ = ["GroupExposure", "group_exposure", "position_exposure"]
 
-Model = Literal["uniform", "log", "rbp"]
-_MODELS = ("uniform", "log", "rbp")
+Model = Literal["uniform", "log", "geometric"]
+_MODELS = ("uniform", "log", "geometric")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,7 +61,7 @@ class GroupExposure:
 def position_exposure(rank: np.ndarray, model: Model = "log", persistence: float = 0.8) -> np.ndarray:
     """Exposure of each 1-based rank under ``model`` (see the module's table).
 
-    >>> position_exposure(np.array([1, 2, 3]), "rbp", 0.5).tolist()
+    >>> position_exposure(np.array([1, 2, 3]), "geometric", 0.5).tolist()
     [0.5, 0.25, 0.125]
     """
     rank = np.asarray(rank, dtype=np.float64)
@@ -69,7 +69,7 @@ def position_exposure(rank: np.ndarray, model: Model = "log", persistence: float
         return np.ones_like(rank)
     if model == "log":
         return 1.0 / np.log2(rank + 1.0)
-    if model == "rbp":
+    if model == "geometric":
         if isinstance(persistence, bool) or not isinstance(persistence, (int, float)) or not 0 < persistence < 1:
             raise InputError(what=f"persistence must be in (0, 1), e.g. 0.8; got {literal(repr(persistence))}",
                              value=persistence)
@@ -122,5 +122,5 @@ def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: 
     names = tuple(sorted(exposure))
     share = {g: (exposure[g] / total if total > 0 else float("nan")) for g in names}
     per_item = {g: exposure[g] / sizes[g] for g in names if sizes.get(g)}
-    name = f"exposure(model={model}" + (f",persistence={persistence:g}" if model == "rbp" else "") + f")@{k}"
+    name = f"exposure(model={model}" + (f",persistence={persistence:g}" if model == "geometric" else "") + f")@{k}"
     return GroupExposure(name, names, {g: exposure[g] for g in names}, share, per_item)

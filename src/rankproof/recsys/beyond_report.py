@@ -41,7 +41,7 @@ from ..data.run import Run
 from ..pipeline.alignment import top_rows
 from ..protocol import Protocol
 from .registry import LIST, SideMeasure
-from .side import SideData
+from .side import Interactions, SideData
 from .side_eval import side_values
 
 __all__ = ["beyond_data", "accuracy_by_group", "NO_GROUP"]
@@ -71,8 +71,8 @@ def _coverage_curve(rank: np.ndarray, items: np.ndarray, catalogue: np.ndarray, 
 
 def _percentiles(side: SideData) -> dict[str, float]:
     """Each trained item's popularity percentile: 100 x (items less popular) / (items - 1)."""
-    assert side.train is not None
-    ids, counts = side.train.popularity()
+    train: Interactions = side.needed("train")
+    ids, counts = train.popularity()
     below = np.searchsorted(np.sort(counts), counts, side="left")
     scale = 100.0 / max(len(ids) - 1, 1)
     return dict(zip(ids.tolist(), (below * scale).tolist()))
@@ -98,8 +98,7 @@ def _exposure(rank: np.ndarray, items: np.ndarray, categories: Mapping[str, froz
 
 def _by_group(values, side: SideData) -> dict[str, Any]:
     """Per list-measure, per group: the mean of the users' values (nan left out)."""
-    assert side.groups is not None
-    groups = side.groups.as_dict()
+    groups = side.needed("groups").as_dict()
     found: dict[str, dict[str, float]] = {}
     for v in values:
         if v.kind != LIST or v.queries is None or v.values is None:

@@ -46,7 +46,7 @@ from ..errors import USERS_AND_ITEMS, InputError, MeasureError, literal
 from ..protocol import Protocol
 from . import beyond
 from .coverage import coverage as _coverage_fn
-from .side import SIDE_FLAGS, SideData
+from .side import SIDE_FLAGS, Features, Interactions, SideData
 
 __all__ = ["SideSpec", "SideParam", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "FAMILIES", "register_side",
            "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
@@ -250,8 +250,7 @@ def _coverage(run: Run, k: int, side: SideData, params: dict, protocol: Protocol
 
 
 def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
-    features = side.features
-    assert features is not None
+    features: Features = side.needed("features")
     distance = params["distance"]
     if distance is None:
         distance = "cosine" if features.vectors is not None else "jaccard"
@@ -267,9 +266,9 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
 
 
 def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
-    assert side.train is not None
+    train: Interactions = side.needed("train")
     try:
-        return beyond.novelty(run, k, training=side.train.popularity_map(), unseen=params["unseen"],
+        return beyond.novelty(run, k, training=train.popularity_map(), unseen=params["unseen"],
                               protocol=protocol)
     except InputError as error:
         if error.doc is None:
@@ -280,8 +279,8 @@ def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol)
 
 
 def _long_tail(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
-    assert side.train is not None
-    return beyond.long_tail_share(run, k, training=side.train.popularity_map(), head=params["head"],
+    train: Interactions = side.needed("train")
+    return beyond.long_tail_share(run, k, training=train.popularity_map(), head=params["head"],
                                   protocol=protocol)
 
 
@@ -350,19 +349,20 @@ def _entropy(run: Run, k: int, side: SideData, params: dict, protocol: Protocol)
 def _arp(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     from .calibration import arp
 
-    assert side.train is not None
-    return arp(run, k, training=side.train.popularity_map(), protocol=protocol)
+    train: Interactions = side.needed("train")
+    return arp(run, k, training=train.popularity_map(), protocol=protocol)
 
 
 def _calibration(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     from .calibration import miscalibration
 
-    assert side.train is not None and side.features is not None
-    if side.train.users is None or side.features.categories is None:
+    train: Interactions = side.needed("train")
+    features: Features = side.needed("features")
+    if train.users is None or features.categories is None:
         raise MeasureError(what=f"calibration@{k} needs each user's training items and the items' categories",
                            fix="give --train with a user column and --features with a category column")
-    history = {"user": side.train.users, "item": side.train.items}
-    return miscalibration(run, k, history=_history(history), categories=side.features.categories,
+    history = {"user": train.users, "item": train.items}
+    return miscalibration(run, k, history=_history(history), categories=features.categories,
                           alpha=params["alpha"], rank_weight=params["rank_weight"], protocol=protocol)
 
 

@@ -22,6 +22,8 @@ from typing import Mapping
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["SideData", "Interactions", "Features", "Groups", "SIDE_KINDS", "SIDE_FLAGS"]
 
 # The kinds of side data, in the order the command line lists them, and their flags.
@@ -104,6 +106,15 @@ class SideData:
     train: "Interactions | None" = None
     features: "Features | None" = None
     groups: "Groups | None" = None
+
+    def needed(self, kind: str):
+        """The side data of `kind` (``"train"``, ``"features"``, ...), refused in one line naming its
+        flag when it was not given (the registry checks before any measure runs; this says it again
+        where a value is read, instead of an ``assert`` that ``python -O`` drops)."""
+        value = getattr(self, kind)
+        if value is None:
+            raise InputError(what=f"the {kind} side data was not given", fix=f"give it with {SIDE_FLAGS[kind]}")
+        return value
 
     def given(self) -> tuple[str, ...]:
         """The kinds present, in :data:`SIDE_KINDS` order."""

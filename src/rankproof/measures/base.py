@@ -29,7 +29,7 @@ from ..errors import literal
 from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enum, Ideal
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
-__all__ = ["Measure", "MeasureSpec", "Param", "PARAMS", "REGISTRY", "register", "register_param",
+__all__ = ["Measure", "MeasureSpec", "measure_text", "Param", "PARAMS", "REGISTRY", "register", "register_param",
            "parse_float", "TieSupport", "Dcg", "GradeTable"]
 
 
@@ -305,15 +305,24 @@ class Measure:
         return dict(self.spec.defaults)[name]
 
     def __str__(self) -> str:
-        text = self.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
-        if self.cutoff is not None:
-            text += f"@{self.cutoff}"
-        return text
+        return measure_text(self.name, self.params, self.cutoff)
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
+
+
+def measure_text(name: str, params: tuple[tuple[str, Any], ...], cutoff: int | None) -> str:
+    """A measure's canonical text: ``name(key=value,...)@cutoff``, what the parser reads back.
+
+    >>> measure_text("ndcg", (("gain", "exp2"),), 10)
+    'ndcg(gain=exp2)@10'
+    """
+    text = name
+    if params:
+        text += "(" + ",".join(f"{k}={v}" for k, v in params) + ")"
+    if cutoff is not None:
+        text += f"@{cutoff}"
+    return text
 
 
 def _unknown_name(name: str) -> MeasureError:

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError, MeasureError, literal
+from ..measures.base import measure_text
 from ..protocol import Protocol
 from . import beyond
 from .coverage import coverage as _coverage_fn
@@ -151,12 +152,7 @@ class SideMeasure:
         return given[name] if name in given else self.spec.param(name).default
 
     def __str__(self) -> str:
-        text = self.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={v}" for k, v in self.params) + ")"
-        if self.cutoff is not None:
-            text += f"@{self.cutoff}"
-        return text
+        return measure_text(self.name, self.params, self.cutoff)
 
     def __repr__(self) -> str:
         return f"SideMeasure({str(self)!r})"

@@ -1,0 +1,38 @@
+"""What `rankproof evaluate` imports on a plain TREC evaluation: fixed costs of every command.
+
+The TREC workloads of issue 24 are whole processes, so a heavy import on the plain path is a
+regression of the speed targets that no unit test of values sees: scipy.stats alone costs
+~0.4 s (it came in once through the recommender package, which `evaluate` imports to tell
+side-data measures from accuracy ones). The test runs the command in a fresh interpreter and
+lists the heavy packages it imported.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+# Packages a plain TREC evaluation has no use for; each costs 0.05-0.5 s to import.
+HEAVY = ("scipy", "pandas", "polars", "pyarrow", "rich", "concurrent.futures")
+
+CODE = """
+import sys
+from rankproof.cli import main
+code = main(sys.argv[1:])
+heavy = {heavy!r}
+print(code, sorted(name for name in sys.modules if name in heavy))
+"""
+
+
+def test_plain_trec_evaluation_imports_no_heavy_package(tmp_path):
+    qrels, run = tmp_path / "q.qrels", tmp_path / "r.run"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    run.write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n2 Q0 c 1 3.0 x\n")
+    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    args = ["evaluate", str(qrels), str(run), "-m", "ndcg@10", "-m", "ap", "--format", "json",
+            "-o", str(tmp_path / "out.json"), "--quiet"]
+    result = subprocess.run([sys.executable, "-c", CODE.format(heavy=HEAVY), *args],
+                            capture_output=True, text=True, env=env, check=True)
+    assert result.stdout.split("\n")[-2] == "0 []", result.stdout + result.stderr

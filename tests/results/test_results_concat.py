@@ -50,3 +50,38 @@ def test_concat_refuses_what_cannot_be_joined():
     with pytest.raises(InputError, match="one protocol"):
         Results.concat([a, evaluate(qrels, run, "ndcg@5", Protocol(gain="exp2"))])
     assert np.isnan(Results.concat([a]).values("ndcg@5")).sum() == 0
+
+
+def _with_side(judgments, rankings, chunk, measures):
+    from rankproof.recsys import SideData, evaluate_with_side
+    from rankproof.recsys.side import Features
+
+    features = {f"d{i}": ["g1"] if i % 2 else ["g2"] for i in range(9)} | {"u1": ["g1", "g2"]}
+    side = SideData(features=Features(categories={d: frozenset(f) for d, f in features.items()}),
+                    items=np.array(sorted(features)))
+    return evaluate_with_side(Qrels.from_dict({q: judgments[q] for q in chunk}),
+                              Run.from_dict({q: rankings[q] for q in chunk}), measures, side, Protocol(ties="docid"))
+
+
+def test_concat_joins_per_list_side_values_as_the_whole_gives_them():
+    # Results.concat dropped the side-data values: a sharded evaluation lost its ILD column.
+    judgments, rankings = _data(5)
+    names = sorted(judgments)
+    measures = ["ndcg@5", "ild@4"]
+    whole = _with_side(judgments, rankings, names, measures)
+    joined = Results.concat([_with_side(judgments, rankings, chunk, measures)
+                             for chunk in (names[20:], names[:6], names[6:20])], sort=True)
+    (expected,), (got,) = whole.side, joined.side
+    assert got.measure == "ild@4" and got.kind == "list"
+    assert got.queries.tolist() == expected.queries.tolist() == names
+    np.testing.assert_array_equal(got.values, expected.values)
+    assert got.value == expected.value   # the same mean to the last bit: the same values in the same order
+    assert dict(got.detail) == dict(expected.detail)
+
+
+def test_concat_refuses_a_catalogue_side_value():
+    judgments, rankings = _data(5)
+    names = sorted(judgments)
+    parts = [_with_side(judgments, rankings, chunk, ["ndcg@5", "coverage@3"]) for chunk in (names[:9], names[9:])]
+    with pytest.raises(InputError, match="coverage@3 is one value for the whole catalogue"):
+        Results.concat(parts)

@@ -19,7 +19,7 @@ from ..measures.parse import parse_measure
 from ..protocol import Aggregation, Protocol
 from .coverage import MIN_COVERAGE, check_query_coverage
 from .counts import Counts
-from .side import SideValue
+from .side import SideValue, join_side
 from .values import Bounds, MeasureResult, TieRange
 
 __all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
@@ -287,7 +287,9 @@ class Results:
         """Results of disjoint sets of queries (shards, partitions) as one.
 
         Every part must hold the same measures under the same protocol; a
-        query may appear in one part only. Values are joined, counts added
+        query may appear in one part only. Per-list side-data measures (ILD,
+        novelty, ...) are joined too; a catalogue one (coverage, Gini) is refused,
+        since the parts' values do not make the whole's. Values are joined, counts added
         (each is a count of cases), and the aggregate is then taken over all
         queries, as one evaluation of the whole would (``sort=True``: in its order, so
         the means agree to the last bit; ``query_ids``: as ``evaluate_alignment``'s).
@@ -365,7 +367,7 @@ class Results:
                    protocol=first.protocol, measures=measures, weights=joined_weights,
                    run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds,
-                   tie_range=tie_range)
+                   tie_range=tie_range, side=join_side([part.side for part in parts]))
 
     def means(self) -> dict[str, float]:
         """``{measure text: mean}`` for every measure, in the order asked."""

@@ -4,7 +4,8 @@ A side-data measure (:mod:`rankproof.recsys.registry`) is evaluated on the
 run with item or user side data; its value is either per list (a value per
 user of the run, and their mean over the lists with one) or one value for
 the whole catalogue. :class:`SideValue` holds either kind, already computed:
-renderers read it, nothing here computes.
+renderers read it; :func:`join_side` joins per-list values of disjoint users
+(the parts :meth:`rankproof.Results.concat` joins).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SideValue", "LIST", "CATALOGUE"]
+from ..errors import InputError
+
+__all__ = ["SideValue", "LIST", "CATALOGUE", "join_side"]
 
 LIST = "list"
 CATALOGUE = "catalogue"
@@ -74,3 +77,42 @@ class SideValue:
             if per_query:
                 document["per_query"] = self.per_query()
         return document
+
+
+def join_side(parts: "list[tuple[SideValue, ...]]") -> tuple[SideValue, ...]:
+    """The side values of parts over disjoint users, as one evaluation of all the users would give.
+
+    A per-list measure's values are joined and put in user order (the order
+    the recommender measures give them in), so the mean over the lists with a
+    value is the whole's to the last bit. A catalogue measure (coverage, Gini,
+    ...) is one number for the whole run that its parts' numbers do not make:
+    it is refused, rather than dropped or averaged.
+
+    >>> a = SideValue("ild@2", "ILD", LIST, 0.5, np.array(["u"]), np.array([0.5]))
+    >>> b = SideValue("ild@2", "ILD", LIST, 1.0, np.array(["t", "v"]), np.array([1.0, np.nan]))
+    >>> (joined,) = join_side([(a,), (b,)])
+    >>> joined.queries.tolist(), joined.value, joined.undefined
+    (['t', 'u', 'v'], 0.75, 1)
+    """
+    first = parts[0]
+    names = [value.measure for value in first]
+    for part in parts[1:]:
+        if [value.measure for value in part] != names:
+            raise InputError(what="Results.concat: the parts hold different side-data measures "
+                                  f"({', '.join(names) or 'none'} against {', '.join(v.measure for v in part) or 'none'})",
+                             fix="evaluate every part with the same measures")
+    joined = []
+    for i, value in enumerate(first):
+        if value.kind != LIST:
+            raise InputError(what=f"Results.concat: {value.measure} is one value for the whole catalogue, "
+                                  "which the parts' values do not make", value=value.measure,
+                             fix="evaluate catalogue measures on the whole run (or on the joined lists)")
+        queries = np.concatenate([part[i].queries for part in parts])
+        values = np.concatenate([part[i].values for part in parts])
+        order = np.argsort(queries, kind="stable")
+        queries, values = queries[order], values[order]
+        defined = values[~np.isnan(values)]
+        mean = float(defined.mean()) if defined.size else math.nan
+        detail = (("lists", len(values)), ("undefined", int(np.isnan(values).sum())))
+        joined.append(dataclasses.replace(value, value=mean, queries=queries, values=values, detail=detail))
+    return tuple(joined)

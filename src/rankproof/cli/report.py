@@ -85,7 +85,7 @@ def run(args) -> int:
 def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     """The beyond-accuracy section's data: with side-data measures or any side data given
     (with --groups, the accuracy measures' means per user group too)."""
-    if not wanted and not side.given():
+    if side is None or (not wanted and not side.given()):   # None: no side-data flag given
         return None
     from ..recsys.beyond_report import accuracy_by_group, beyond_data
 

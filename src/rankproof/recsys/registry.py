@@ -333,7 +333,7 @@ def _gini(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) ->
                            fix="give it with --items or --train, or write gini(universe=recommended)@k")
     return _concentration(gini(run, k, catalogue=catalogue if universe == "catalogue" else None,
                                universe=params["universe"], normaliser=params["normaliser"], preset=preset,
-                               protocol=protocol))
+                               exposure=params.get("exposure"), patience=params.get("patience"), protocol=protocol))
 
 
 def _entropy(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
@@ -383,8 +383,12 @@ register_side(
              _gini, (SideParam("universe", _choice("catalogue", "recommended"), None, "universe=catalogue or "
                                "universe=recommended"),
                      SideParam("normaliser", _choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
-                     SideParam("preset", _choice("recbole", "elliot", "recpack"), None,
-                               "preset=recbole, elliot or recpack")),
+                     SideParam("preset", _choice("recbole", "elliot", "recpack", "evidently", "lenskit",
+                                                 "lenskit_exposure"), None,
+                               "preset=recbole, elliot, recpack, evidently, lenskit or lenskit_exposure"),
+                     SideParam("exposure", _choice("uniform", "geometric", "log"), None,
+                               "exposure=uniform (a slot counts 1), geometric (p^(rank-1)) or log"),
+                     SideParam("patience", _share, None, "patience=0.85: the p of exposure=geometric")),
              higher_is_better=False, reads="--items or --train, unless universe=recommended",
              optional=("items", "train")),
     SideSpec("entropy", "Entropy", "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",

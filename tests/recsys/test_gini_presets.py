@@ -1,0 +1,121 @@
+"""Gini presets of Evidently and LensKit: Evidently's own metric code, and LensKit worked by hand.
+
+Evidently 0.7.23 (the test extra) installs but does not import beside pandas 3 (its
+``evidently.legacy.tests`` imports ``pandas.core.dtypes.common.infer_dtype_from_object``,
+gone in pandas 3), so its metric methods are read from its installed source and run
+alone (``evidently_method``): Evidently's own arithmetic, none of its package's import.
+LensKit: not installed: 2025.8.1, the last release for Python 3.11, would downgrade pandas
+3.1 to 2.3; its ListGini and ExposureGini (lenskit/metrics/ranking/_gini.py, lenskit.stats.gini)
+are worked by hand below.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import itertools
+import os
+
+import numpy as np
+import pytest
+
+from rankproof import Run
+from rankproof.errors import InputError
+from rankproof.recsys.concentration import gini, item_exposure
+
+# Top 2 of three lists: a, b | a, c | a, b. Slots: a 3, b 2, c 1 (6 in all); catalogue a..e.
+RUN = Run.from_dict({"u": ["a", "b", "z"], "v": ["a", "c"], "w": ["a", "b"]})
+CATALOGUE = list("abcde")
+
+
+def evidently_method(relative: str, cls: str, name: str):
+    """Evidently's method `cls.name` from its installed source file, compiled alone (numpy, pandas)."""
+    spec = importlib.util.find_spec("evidently")
+    if spec is None or spec.origin is None:
+        pytest.skip("evidently is not installed (the test extra installs it)")
+    path = os.path.join(os.path.dirname(spec.origin), relative)
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for function in node.body:
+                if isinstance(function, ast.FunctionDef) and function.name == name:
+                    import pandas as pd
+
+                    space = {"np": np, "pd": pd, "combinations": itertools.combinations}
+                    exec(compile(ast.Module(body=[function], type_ignores=[]), path, "exec"), space)
+                    return space[name]
+    raise AssertionError(f"{cls}.{name} is not in {path}: Evidently's source changed")
+
+
+def _frame(lists: dict[str, list[str]]):
+    import pandas as pd
+
+    rows = [(user, item, rank) for user, items in lists.items() for rank, item in enumerate(items, 1)]
+    return pd.DataFrame(rows, columns=["user", "item", "rank"])
+
+
+# -- Evidently: PopularityBias.get_gini over the recommended items, divided by (n - 1) ----------------
+
+
+def test_evidently_gini_worked_by_hand():
+    # counts 1, 2, 3 over the n = 3 recommended items: (-2 x 1 + 0 x 2 + 2 x 3) / (2 x 6) = 1/3
+    assert gini(RUN, 2, preset="evidently").value == pytest.approx(1 / 3, abs=1e-15)
+    assert gini(RUN, 2, preset="evidently").measure == "gini(universe=recommended,normaliser=n-1)@2"
+
+
+def test_evidently_gini_equals_evidentlys_own_code():
+    get_gini = evidently_method("legacy/metrics/recsys/popularity_bias.py", "PopularityBias", "get_gini")
+    rng = np.random.default_rng(26)
+    items = [f"i{j}" for j in range(40)]
+    for trial in range(20):
+        k = int(rng.integers(1, 8))
+        lists = {f"u{u}": list(rng.choice(items, size=int(rng.integers(1, 10)), replace=False,
+                                          p=np.r_[[0.3], np.full(39, 0.7 / 39)]))
+                 for u in range(int(rng.integers(2, 30)))}
+        theirs = get_gini(None, k, _frame(lists), "rank", "item")
+        ours = gini(Run.from_dict(lists), k, preset="evidently").value
+        assert ours == pytest.approx(float(theirs), abs=1e-12), (trial, k)
+
+
+# -- LensKit 2025.8.1: ListGini and ExposureGini over the item count, divided by n ------------------------
+
+
+def test_lenskit_list_gini_worked_by_hand():
+    # counts [0, 0, 1, 2, 3] over the 5 items; weights 2j - n - 1 = -4, -2, 0, 2, 4: 16 / (5 x 6)
+    result = gini(RUN, 2, catalogue=CATALOGUE, preset="lenskit")
+    assert result.value == pytest.approx(16 / 30, abs=1e-15)
+    assert result.measure == "gini(universe=catalogue,normaliser=n)@2"
+
+
+def test_lenskit_exposure_gini_worked_by_hand():
+    # GeometricRankWeight(0.85): rank 1 -> 1, rank 2 -> 0.85. a 3, b 1.7, c 0.85, d 0, e 0 (sum 5.55):
+    # (2 x 1.7 + 4 x 3) / (5 x 5.55) = 15.4 / 27.75. LensKit sums in float32: equal within 1e-6.
+    result = gini(RUN, 2, catalogue=CATALOGUE, preset="lenskit_exposure")
+    assert result.value == pytest.approx(15.4 / 27.75, abs=1e-12)
+    assert result.measure == "gini(universe=catalogue,normaliser=n,exposure=geometric,patience=0.85)@2"
+    assert result.slots == 6 and result.items == 5
+
+
+def test_exposure_weights_by_rank_and_is_uniform_by_default():
+    ids, sums = item_exposure(RUN, 2, exposure="geometric", patience=0.5)
+    assert ids.tolist() == ["a", "b", "c"] and sums.tolist() == [3.0, 1.0, 0.5]
+    ids, sums = item_exposure(RUN, 2, exposure="log")
+    assert sums.tolist() == pytest.approx([3.0, 2 / np.log2(3), 1 / np.log2(3)])
+    ids, sums = item_exposure(RUN, 2)
+    assert sums.tolist() == [3.0, 2.0, 1.0]
+    # one item in every slot at any exposure: the Gini of one item holding everything
+    one = Run.from_dict({"u": ["a"], "v": ["a"]})
+    assert gini(one, 1, catalogue=list("abcd"), exposure="geometric").value == pytest.approx(3 / 4)
+
+
+def test_presets_refuse_a_contradicting_choice():
+    with pytest.raises(InputError, match="takes exposure='geometric'"):
+        gini(RUN, 2, catalogue=CATALOGUE, preset="lenskit_exposure", exposure="uniform")
+    with pytest.raises(InputError, match="takes normaliser='n-1'"):
+        gini(RUN, 2, preset="evidently", normaliser="n")
+    with pytest.raises(InputError, match="patience"):
+        gini(RUN, 2, catalogue=CATALOGUE, exposure="geometric", patience=1.5)
+    # a patience of one's own is taken with the preset (LensKit's GeometricRankWeight(patience))
+    assert gini(RUN, 2, catalogue=CATALOGUE, preset="lenskit_exposure", patience=0.5).value == pytest.approx(
+        (2 * 1.0 + 4 * 3.0) / (5 * 4.5))

@@ -155,24 +155,25 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *, expo
     >>> ids.tolist(), sums.tolist()
     (['a', 'b'], [1.5, 1.5])
     """
-    from .exposure import position_exposure
-
     if exposure == "uniform":
         ids, counts = item_counts(predictions, k, protocol, user=user, item=item, score=score)
         return ids, counts.astype(np.float64)
     if exposure not in ("log", "geometric"):
         raise InputError(what=f"exposure must be 'uniform', 'log' or 'geometric'; got {literal(repr(exposure))}",
                          value=exposure)
+    if exposure == "geometric" and (isinstance(patience, bool) or not isinstance(patience, (int, float))
+                                     or not 0 < patience < 1):
+        raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
+                         value=patience)
     k = _check_k(k, "item_exposure")
     run = as_run(predictions, user, item, score)
     rows = top_rows(run, k, protocol if protocol is not None else Protocol())
     query = np.searchsorted(run.offsets, rows, side="right") - 1
     starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if rows.size else np.zeros(0, dtype=np.int64)
     rank = np.arange(rows.size) - np.repeat(starts, np.diff(np.r_[starts, rows.size])) + 1
-    # geometric as LensKit weighs it, p^(r - 1): rankproof's (1 - p) p^(r - 1) divided by 1 - p
-    weights = position_exposure(rank, exposure, patience)
-    if exposure == "geometric":
-        weights = weights / (1.0 - patience)
+    # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a share);
+    # log as recsys.exposure's: 1 / log2(r + 1)
+    weights = patience ** (rank - 1.0) if exposure == "geometric" else 1.0 / np.log2(rank + 1.0)
     sums = np.bincount(run.doc_codes[rows], weights=weights, minlength=len(run.docs))
     shown = np.flatnonzero(np.bincount(run.doc_codes[rows], minlength=len(run.docs)))
     return run.docs[shown], sums[shown]

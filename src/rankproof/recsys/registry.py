@@ -12,6 +12,8 @@ measures. Each :class:`SideSpec` says:
   is the catalogue or else the training log's items);
 - ``optional``: side data it reads when given without needing it (gini's
   catalogue: ``universe=recommended`` needs none);
+- ``judgments``: whether it reads which items are relevant, from the
+  evaluation's own judgments (``SideData.judgments``: AUC, GAUC, PopREO);
 - ``params``: its own parameters (:class:`SideParam`: parser and default);
 - ``cutoff``: whether it takes ``@k`` (all of them do today, and need it);
 - ``display``: its name in tables and the report; ``value_range``;
@@ -104,6 +106,8 @@ class SideSpec:
     # What `rankproof measures` says it reads, when `needs` cannot say it (it depends on a parameter).
     reads: "str | None" = None
     optional: tuple[str, ...] = ()
+    # Reads the evaluation's judgments (SideData.judgments, set by the evaluation: no flag).
+    judgments: bool = False
 
     def reads_side(self, kind: str) -> bool:
         """Whether the measure reads the side data `kind` (items, train, ...) when it is given."""
@@ -231,6 +235,10 @@ def compute_side(measure: SideMeasure, run: Run, side: SideData, protocol: "Prot
     if lacking is not None:
         raise MeasureError(what=f"{measure} needs side data that was not given",
                            fix=f"give it with {lacking}", value=str(measure))
+    if measure.spec.judgments and side.judgments is None:
+        raise MeasureError(what=f"{measure} reads which items are relevant: it needs the judgments",
+                           fix="evaluate it with qrels (rankproof evaluate QRELS RUN, or "
+                           "rankproof.recsys.evaluate_with_side)", value=str(measure))
     params = {p.name: measure.setting(p.name) for p in measure.spec.params}
     return measure.spec.compute(run, measure.cutoff, side, params, protocol if protocol is not None else Protocol())
 
@@ -409,6 +417,7 @@ register_side(
 # The modules that register side-data measures of their own (imported once this registry
 # exists: each imports register_side from here), e.g. "rankproof.recsys.popularity".
 FAMILIES: tuple[str, ...] = ("rankproof.recsys.popularity_bias",)
+FAMILIES += ("rankproof.recsys.auc", "rankproof.recsys.exposure")
 
 
 def _load_families() -> None:

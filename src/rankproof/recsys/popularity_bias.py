@@ -239,7 +239,8 @@ def _register() -> None:
         "pop_reo", "PopREO", "Elliot's popularity ranking equal opportunity: std/mean of the short head's and long "
         "tail's top-k recall of the judged relevant items (0: parity)", CATALOGUE, (("train",),), _registered_pop_reo,
         (SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head"),),
-        higher_is_better=False, value_range=(0.0, 1.0), judgments=True))
+        higher_is_better=False, value_range=(0.0, 1.0), judgments=True,
+        reads="--train (with its users) and the judgments (QRELS)"))
 
 
 _register()

@@ -258,11 +258,15 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     distance = params["distance"]
     if distance is None:
         distance = "cosine" if features.vectors is not None else "jaccard"
+    if params.get("preset") == "evidently" and distance != "cosine":
+        raise MeasureError(what="ild(preset=evidently) is Evidently's cosine distance over numeric features",
+                           fix="drop distance=, and give numeric feature columns")
     if distance == "cosine":
         if features.vectors is None:
             raise MeasureError(what="ild(distance=cosine) needs numeric item features; the features given are "
                                "categories", fix="write ild(distance=jaccard), or give numeric feature columns")
-        return beyond.ild(run, k, features=features.vectors, distance="cosine", protocol=protocol)
+        return beyond.ild(run, k, features=features.vectors, distance="cosine", protocol=protocol,
+                          normaliser="n" if params.get("preset") == "evidently" else "pairs")
     if features.categories is None:
         raise MeasureError(what="ild(distance=jaccard) needs item categories; the features given are numeric",
                            fix="write ild(distance=cosine), or give a category column")
@@ -271,6 +275,9 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
 
 def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     train: Interactions = side.needed("train")
+    if params.get("preset") == "evidently":   # p(i): the item's users over the log's users; unseen left out
+        users, everyone = train.user_counts()
+        return beyond.novelty(run, k, training=users, total=everyone, unseen="drop", protocol=protocol)
     try:
         return beyond.novelty(run, k, training=train.popularity_map(), unseen=params["unseen"],
                               protocol=protocol)
@@ -309,11 +316,15 @@ register_side(
     SideSpec("ild", "ILD", "intra-list diversity: mean pairwise distance of the top k (cosine over feature "
              "vectors, Jaccard over categories)", LIST, (("features",),), _ild,
              (SideParam("distance", _choice("cosine", "jaccard"), None,
-                        "distance=cosine (numeric features) or distance=jaccard (categories)"),)),
+                        "distance=cosine (numeric features) or distance=jaccard (categories)"),
+              SideParam("preset", _choice("evidently"), None, "preset=evidently: the sum over pairs divided by "
+                        "the list's length (its DiversityMetric)"))),
     SideSpec("novelty", "Novelty", "mean self-information -log2 p(i) of the top k, p from training popularity "
              "(bits)", LIST, (("train",),), _novelty,
              (SideParam("unseen", _choice("error", "laplace"), "error",
-                        "unseen=error refuses items never trained on; unseen=laplace smooths"),),
+                        "unseen=error refuses items never trained on; unseen=laplace smooths"),
+              SideParam("preset", _choice("evidently"), None, "preset=evidently: p = the item's users / the "
+                        "training users, items never trained on left out (its NoveltyMetric)")),
              value_range=(0.0, float(np.inf))),
     SideSpec("long_tail_share", "Long-tail share", "share of the top k outside the popular head of the training "
              "log", LIST, (("train",),), _long_tail,
@@ -354,6 +365,8 @@ def _arp(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     from .calibration import arp
 
     train: Interactions = side.needed("train")
+    if params.get("preset") == "evidently":   # the item's distinct users; an item never trained on left out
+        return arp(run, k, training=train.user_counts()[0], unseen="drop", protocol=protocol)
     return arp(run, k, training=train.popularity_map(), protocol=protocol)
 
 
@@ -405,7 +418,10 @@ register_side(
               SideParam("preset", _choice("recbole"), None, "preset=recbole (divided by the recommended items)")),
              value_range=(0.0, float(np.inf))),
     SideSpec("arp", "ARP", "average recommendation popularity: mean training interactions of the top-k items",
-             LIST, (("train",),), _arp, value_range=(0.0, float(np.inf)), higher_is_better=None),
+             LIST, (("train",),), _arp, (SideParam("preset", _choice("evidently"), None, "preset=evidently: "
+                                                   "popularity = the item's users, items never trained on left out "
+                                                   "(its PopularityBias)"),),
+             value_range=(0.0, float(np.inf)), higher_is_better=None),
     SideSpec("calibration", "Miscalibration", "Steck's miscalibration: KL divergence of the top k's category mix "
              "from the user's training history's (nats; 0: calibrated)", LIST, (("train",), ("features",)),
              _calibration, (SideParam("alpha", _alpha, 0.01, "alpha=0.01: the smoothing, in [0, 1)"),

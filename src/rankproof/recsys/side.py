@@ -60,6 +60,16 @@ class Interactions:
         ids, inverse = np.unique(self.items, return_inverse=True)
         return ids, np.bincount(inverse, weights=self.counts, minlength=len(ids)).astype(np.int64)
 
+    def user_counts(self) -> tuple[dict[str, int], int]:
+        """``({item: distinct users who interacted with it}, distinct users)``: Evidently's popularity
+        (its ``TrainStats``); refused for a popularity table, which has no users."""
+        if self.users is None:
+            raise InputError(what="this measure counts the users of each item, and the training data is a "
+                             "popularity table without users", fix="give --train with a user column")
+        pairs = np.unique(np.stack([self.users.astype(str), self.items.astype(str)]), axis=1)
+        ids, counts = np.unique(pairs[1], return_counts=True)
+        return dict(zip(ids.tolist(), counts.tolist())), int(np.unique(pairs[0]).size)
+
     def popularity_map(self) -> dict[str, int]:
         """``{item: interactions}``, as the popularity functions of :mod:`~rankproof.recsys.beyond` take."""
         ids, counts = self.popularity()

@@ -1,4 +1,5 @@
-"""Gini presets of Evidently and LensKit: Evidently's own metric code, and LensKit worked by hand.
+"""Presets of Evidently (gini, arp, novelty, ild; its coverage is rankproof's) and LensKit (gini):
+Evidently's own metric code, and LensKit worked by hand.
 
 Evidently 0.7.23 (the test extra) installs but does not import beside pandas 3 (its
 ``evidently.legacy.tests`` imports ``pandas.core.dtypes.common.infer_dtype_from_object``,
@@ -22,6 +23,9 @@ import pytest
 from rankproof import Run
 from rankproof.errors import InputError
 from rankproof.recsys.concentration import gini, item_exposure
+from rankproof.recsys.coverage import coverage
+from rankproof.recsys.registry import compute_side, parse_side_measure
+from rankproof.recsys.side import Features, Interactions, SideData
 
 # Top 2 of three lists: a, b | a, c | a, b. Slots: a 3, b 2, c 1 (6 in all); catalogue a..e.
 RUN = Run.from_dict({"u": ["a", "b", "z"], "v": ["a", "c"], "w": ["a", "b"]})
@@ -42,7 +46,9 @@ def evidently_method(relative: str, cls: str, name: str):
                 if isinstance(function, ast.FunctionDef) and function.name == name:
                     import pandas as pd
 
-                    space = {"np": np, "pd": pd, "combinations": itertools.combinations}
+                    # RecomType stands in for Evidently's enum: the frames here hold ranks ("rank"), not scores
+                    space = {"np": np, "pd": pd, "combinations": itertools.combinations,
+                             "RecomType": type("RecomType", (), {"SCORE": "score", "RANK": "rank"})}
                     exec(compile(ast.Module(body=[function], type_ignores=[]), path, "exec"), space)
                     return space[name]
     raise AssertionError(f"{cls}.{name} is not in {path}: Evidently's source changed")
@@ -119,3 +125,84 @@ def test_presets_refuse_a_contradicting_choice():
     # a patience of one's own is taken with the preset (LensKit's GeometricRankWeight(patience))
     assert gini(RUN, 2, catalogue=CATALOGUE, preset="lenskit_exposure", patience=0.5).value == pytest.approx(
         (2 * 1.0 + 4 * 3.0) / (5 * 4.5))
+
+
+# -- Evidently's popularity measures: each item's distinct training users, items never trained on left out ------
+
+
+def _random_log(seed: int):
+    """Random top-k lists (some items never trained on) and a training log with repeated (user, item) rows."""
+    rng = np.random.default_rng(seed)
+    items = [f"i{j}" for j in range(30)]
+    weights = np.r_[[0.25], np.full(29, 0.75 / 29)]
+    lists = {f"u{u}": list(rng.choice(items + ["new1", "new2"], size=int(rng.integers(1, 9)), replace=False))
+             for u in range(int(rng.integers(3, 25)))}
+    rows = [(f"t{int(rng.integers(0, 15))}", str(rng.choice(items, p=weights))) for _ in range(int(rng.integers(20, 80)))]
+    return lists, rows
+
+
+def _train_side(rows) -> SideData:
+    users, items = (np.array(column) for column in zip(*rows))
+    return SideData(train=Interactions(users, items, np.ones(len(rows), dtype=np.int64)))
+
+
+def test_evidently_arp_novelty_and_coverage_equal_evidentlys_own_code():
+    import pandas as pd
+
+    get_apr = evidently_method("legacy/metrics/recsys/popularity_bias.py", "PopularityBias", "get_apr")
+    get_coverage = evidently_method("legacy/metrics/recsys/popularity_bias.py", "PopularityBias", "get_coverage")
+    get_miuf = evidently_method("legacy/metrics/recsys/novelty.py", "NoveltyMetric", "get_miuf")
+    for seed in range(12):
+        lists, rows = _random_log(seed)
+        k = 1 + seed % 6
+        train = pd.DataFrame(rows, columns=["user", "item"])
+        stats = train.groupby("item")["user"].nunique()       # Evidently's TrainStats
+        frame, run, side = _frame(lists), Run.from_dict(lists), _train_side(rows)
+        theirs, _ = get_apr(None, k, frame, stats, False, "rank", "user", "item")
+        ours = compute_side(parse_side_measure(f"arp(preset=evidently)@{k}"), run, side)
+        assert ours.mean == pytest.approx(float(theirs), rel=1e-12), seed
+        _, theirs = get_miuf(None, frame, k, "rank", "user", "item", "rank", stats / train["user"].nunique())
+        ours = compute_side(parse_side_measure(f"novelty(preset=evidently)@{k}"), run, side)
+        assert ours.mean == pytest.approx(float(theirs), rel=1e-12), seed
+        # coverage: rankproof's own, with the training items as the catalogue (as --train gives it)
+        theirs = get_coverage(None, k, frame, stats, "rank", "item")
+        assert coverage(run, k, side.catalogue()).value == pytest.approx(float(theirs), abs=1e-15), seed
+
+
+def test_evidently_arp_and_novelty_worked_by_hand():
+    # training: a by x, y (x twice), b by x; 2 users. u gets a, b, new: new left out.
+    side = _train_side([("x", "a"), ("x", "a"), ("y", "a"), ("x", "b")])
+    run = Run.from_dict({"u": ["a", "b", "new"], "v": ["new"]})
+    arp = compute_side(parse_side_measure("arp(preset=evidently)@3"), run, side)
+    assert arp.per_query() == {"u": 1.5} and arp.undefined == 1 and arp.mean == 1.5   # v: new only
+    assert compute_side(parse_side_measure("arp@3"), run, side).per_query()["u"] == pytest.approx(4 / 3)
+    novelty = compute_side(parse_side_measure("novelty(preset=evidently)@3"), run, side)
+    assert novelty.per_query()["u"] == pytest.approx((0.0 + 1.0) / 2)   # p(a) = 2/2, p(b) = 1/2
+
+
+def test_evidently_ild_equals_evidentlys_own_code():
+    from sklearn.metrics import pairwise_distances
+
+    get_ild = evidently_method("legacy/metrics/recsys/diversity.py", "DiversityMetric", "get_ild")
+    rng = np.random.default_rng(7)
+    ids = [f"i{j}" for j in range(20)]
+    vectors = rng.random((20, 4))
+    matrix = pairwise_distances(vectors, metric="cosine")
+    for trial in range(8):
+        k = int(rng.integers(1, 7))
+        lists = {f"u{u}": list(rng.choice(ids, size=int(rng.integers(1, 8)), replace=False)) for u in range(6)}
+        _, theirs = get_ild(None, _frame(lists), k, "rank", "user", "item", "rank", matrix,
+                            {item: j for j, item in enumerate(ids)})
+        side = SideData(features=Features(vectors=(np.array(ids), vectors)))
+        ours = compute_side(parse_side_measure(f"ild(preset=evidently)@{k}"), Run.from_dict(lists), side)
+        assert ours.mean == pytest.approx(float(theirs), abs=1e-12), trial
+
+
+def test_evidently_ild_divides_the_pairs_sum_by_the_list_length():
+    # a, b orthogonal (distance 1), c = a: pairs ab 1, ac 0, bc 1: sum 2; rankproof 2/3, Evidently 2/3 too
+    # over 3 items; over 4 items (d = b): pairs sum 1 + 0 + 1 + 1 + 0 + 1 = 4: 4/6 against 4/4
+    side = SideData(features=Features(vectors=(np.array(list("abcd")), np.array([[1.0, 0], [0, 1], [1, 0], [0, 1]]))))
+    run = Run.from_dict({"u": list("abcd"), "v": ["a"]})
+    assert compute_side(parse_side_measure("ild@4"), run, side).per_query()["u"] == pytest.approx(4 / 6)
+    evidently = compute_side(parse_side_measure("ild(preset=evidently)@4"), run, side).per_query()
+    assert evidently["u"] == pytest.approx(1.0) and evidently["v"] == 0.0   # one item: 0, not undefined

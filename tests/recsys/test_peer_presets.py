@@ -206,3 +206,30 @@ def test_evidently_ild_divides_the_pairs_sum_by_the_list_length():
     assert compute_side(parse_side_measure("ild@4"), run, side).per_query()["u"] == pytest.approx(4 / 6)
     evidently = compute_side(parse_side_measure("ild(preset=evidently)@4"), run, side).per_query()
     assert evidently["u"] == pytest.approx(1.0) and evidently["v"] == 0.0   # one item: 0, not undefined
+
+
+def test_presets_on_the_command_line(tmp_path, capsys):
+    import json
+    import math
+
+    from rankproof.cli.app import main
+
+    files = {"truth.csv": "user,item,grade\nu,a,1\nv,d,1\n",
+             "recs.csv": "user,item,score\nu,a,3\nu,b,2\nu,c,1\nv,a,3\nv,d,2\nv,z,1\n",
+             "train.csv": "user,item\nx,a\nx,b\ny,a\ny,c\nz,d\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert main(["evaluate", str(tmp_path / "truth.csv"), str(tmp_path / "recs.csv"), "--columns",
+                 "query=user,doc=item", "-m", "ndcg@2", "-m", "gini(preset=lenskit_exposure)@2",
+                 "-m", "gini(preset=evidently)@2", "-m", "arp(preset=evidently)@2",
+                 "-m", "novelty(preset=evidently)@2", "--train", str(tmp_path / "train.csv"),
+                 "--format", "json", "--quiet"]) == 0
+    side = json.loads(capsys.readouterr().out)["runs"]["recs.csv"]["side"]
+    # top 2: u a, b; v a, d. Catalogue (the training items) a..d; exposure a 2, b 0.85, d 0.85, c 0:
+    # (-3 x 0 - 1 x 0.85 + 1 x 0.85 + 3 x 2) / (4 x 3.7)
+    assert side["gini(preset=lenskit_exposure)@2"]["value"] == pytest.approx(6 / 14.8, abs=1e-12)
+    # slots a 2, b 1, d 1 over the 3 recommended items: (-2 x 1 + 0 x 1 + 2 x 2) / (2 x 4)
+    assert side["gini(preset=evidently)@2"]["value"] == pytest.approx(2 / 8, abs=1e-12)
+    # training users per item: a 2, b 1, c 1, d 1, of 3 users
+    assert side["arp(preset=evidently)@2"]["value"] == pytest.approx(1.5)
+    assert side["novelty(preset=evidently)@2"]["value"] == pytest.approx((math.log2(3 / 2) + math.log2(3)) / 2)

@@ -73,7 +73,8 @@ def run(args) -> int:
                    correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                    inputs=[f for f in inputs if f is not None],
                    command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
-    beyond = _beyond(runs, wanted, side, protocol, args, data.results)
+    # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
+    beyond = _beyond(runs, wanted, side.with_judgments(qrels), protocol, args, data.results)
     if beyond is not None:
         data = dataclasses.replace(data, beyond=beyond)
     write_output(render(data), args.output)

@@ -9,9 +9,12 @@ refused in one line naming the flag, before any file is read.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .usage import usage
+
+if TYPE_CHECKING:
+    from ..recsys.side import SideData
 
 __all__ = ["add_side_options", "split", "side_data", "side_columns", "unread_side_data", "SIDE_HELP", "SIDE_COLUMNS"]
 
@@ -97,7 +100,7 @@ def unread_side_data(args, measures) -> list[str]:
             and not any(measure.spec.reads_side(kind) for measure in measures)]
 
 
-def side_data(args, command: str, measures, skip=()) -> object:
+def side_data(args, command: str, measures, skip=()) -> "SideData":
     """The side data the measures need, read; refused in one line when a flag is missing.
 
     The flags of `skip` are left unread; None when no side-data flag and no side-data measure is given."""

@@ -74,7 +74,7 @@ def run(args) -> int:
                    inputs=[f for f in inputs if f is not None],
                    command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
     # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
-    beyond = _beyond(runs, wanted, side.with_judgments(qrels), protocol, args, data.results)
+    beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)
     if beyond is not None:
         data = dataclasses.replace(data, beyond=beyond)
     write_output(render(data), args.output)

@@ -100,7 +100,7 @@ def unread_side_data(args, measures) -> list[str]:
             and not any(measure.spec.reads_side(kind) for measure in measures)]
 
 
-def side_data(args, command: str, measures, skip=()) -> "SideData":
+def side_data(args, command: str, measures, skip=()) -> "SideData | None":
     """The side data the measures need, read; refused in one line when a flag is missing.
 
     The flags of `skip` are left unread; None when no side-data flag and no side-data measure is given."""

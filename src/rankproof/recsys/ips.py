@@ -91,8 +91,8 @@ def inverse_propensities(popularity: Any, *, exponent: float = 1.0, cap: "float 
         w = (total / n) ** exponent if n > 0 else math.inf
         weights[i] = min(w, float(cap)) if cap is not None else w
         if n <= 0:
-            weights[i] = float(cap) if unseen == "cap" else 0.0
-    return weights, (float(cap) if unseen == "cap" else 0.0)
+            weights[i] = float(cap) if unseen == "cap" and cap is not None else 0.0
+    return weights, (float(cap) if unseen == "cap" and cap is not None else 0.0)
 
 
 def _weighted(predictions, k, relevant, popularity, exponent, cap, unseen, protocol, columns):

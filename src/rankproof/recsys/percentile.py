@@ -155,7 +155,7 @@ def percentile_rank(predictions, relevant, *, catalogue=(), k: "int | None" = No
     >>> round(percentile_rank(run, {"u": ["b", "e"], "v": ["a"]}, catalogue="abcde", average="users").value, 10)
     47.5
     """
-    k = check_cutoff(k, "percentile_rank", optional=True)
+    k = None if k is None else check_cutoff(k, "percentile_rank")
     policy = _policies(preset, {"weights": weights, "average": average, "scale": scale})
     wanted = _graded(relevant)
     top = ranked_top(predictions, k, protocol, user, item, score)

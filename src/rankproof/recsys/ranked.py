@@ -47,10 +47,8 @@ class RankedTop:
             yield int(u), slice(int(bounds[u]), int(bounds[u + 1]))
 
 
-def check_cutoff(k: Any, name: str, optional: bool = False) -> "int | None":
-    """k as an int >= 1 (None allowed when `optional`: the whole list)."""
-    if k is None and optional:
-        return None
+def check_cutoff(k: Any, name: str) -> int:
+    """k as an int >= 1, or an error naming the measure."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
                          f"Write {name}(run, 10, ...)", value=k)

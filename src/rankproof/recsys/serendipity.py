@@ -43,7 +43,7 @@ does. RecBole, Elliot, RecPack and LensKit have no serendipity measure.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -54,14 +54,13 @@ from .ranked import check_cutoff, item_sets, ranked_top
 
 __all__ = ["serendipity", "SERENDIPITY_PRESETS"]
 
-Similarity = Literal["cosine", "jaccard", "cooccurrence"]
 SERENDIPITY_PRESETS: dict[str, dict[str, str]] = {
     "recommenders": {"similarity": "cooccurrence", "relevance": "one"},
     "recommenders_features": {"similarity": "cosine", "relevance": "one"},
 }
 
 
-def _missing(item: str, what: str) -> InputError:
+def _missing(item: str, what: str) -> Exception:
     return InputError(what=f"{{doc}} {literal(repr(item))} has no {what}",
                       fix=f"give the {what} of every {{doc}} of the lists and the histories",
                       doc=item).in_words_of(USERS_AND_ITEMS)
@@ -124,8 +123,8 @@ class _Cooccurrence:
         return out
 
 
-def serendipity(predictions, k: int, *, history, similarity: "Similarity | None" = None, features=None,
-                categories=None, relevant=None, relevance: "Literal['judged', 'one'] | None" = None,
+def serendipity(predictions, k: int, *, history, similarity: "str | None" = None, features=None,
+                categories=None, relevant=None, relevance: "str | None" = None,
                 preset: "str | None" = None, protocol: Protocol | None = None, user="user", item="item",
                 score="score") -> ListValues:
     """Serendipity@k of each user's list (see the module for the formula, references and policies).
@@ -158,20 +157,20 @@ def serendipity(predictions, k: int, *, history, similarity: "Similarity | None"
     {'u': 0.625}
     """
     k = check_cutoff(k, "serendipity")
-    similarity, relevance = _settings(similarity, relevance, preset, features, relevant)
+    similarity_, relevance_ = _settings(similarity, relevance, preset, features, relevant)
     histories = item_sets(history, "history")
     measure_sim: Any
-    if similarity == "cosine":
+    if similarity_ == "cosine":
         if features is None:
             raise InputError(what="similarity=cosine needs the items' feature vectors", fix="give features=")
         measure_sim = _Cosine(features)
-    elif similarity == "jaccard":
+    elif similarity_ == "jaccard":
         if categories is None:
             raise InputError(what="similarity=jaccard needs the items' categories", fix="give categories=")
         measure_sim = _Jaccard(categories)
     else:
         measure_sim = _Cooccurrence(histories)
-    wanted = item_sets(relevant, "relevant") if relevance == "judged" else {}
+    wanted = item_sets(relevant, "relevant") if relevance_ == "judged" else {}
     top = ranked_top(predictions, k, protocol, user, item, score)
     values = np.full(top.run.num_queries, np.nan)
     for u, rows in top.by_user():
@@ -181,11 +180,11 @@ def serendipity(predictions, k: int, *, history, similarity: "Similarity | None"
             continue
         listed = top.items[rows].tolist()
         unexpected = 1.0 - measure_sim(listed, seen).mean(axis=1)
-        if relevance == "judged":
+        if relevance_ == "judged":
             good = wanted.get(name, set())
             unexpected = unexpected * np.array([i in good for i in listed], dtype=np.float64)
         values[u] = float(unexpected.mean())
-    return ListValues(f"serendipity(relevance={relevance},similarity={similarity})@{k}", top.run.queries, values,
+    return ListValues(f"serendipity(relevance={relevance_},similarity={similarity_})@{k}", top.run.queries, values,
                       top.sizes)
 
 

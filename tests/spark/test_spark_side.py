@@ -97,3 +97,27 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
     assert main([str(a) for a in [*args, "-m", "coverage@10", "--engine", "spark"]]) == 2
     err = capsys.readouterr().err
     assert "coverage@10 is one value for the whole run" in err and len(err.strip().splitlines()) == 1
+
+
+SERENDIPITY = ["serendipity(relevance=one)@10", "serendipity(similarity=cooccurrence,relevance=one)@5",
+               "serendipity(preset=recommenders)@10"]
+
+
+def test_serendipity_equals_the_local_engine_and_judged_measures_are_refused(spark, log):
+    """Serendipity per user on Spark (each partition reads the whole --train and --features); the measures
+    that read the judgments (serendipity's relevance=judged, ips_hit_rate) say so in one line."""
+    from rankproof.spark.side import side_values
+
+    tables, side = log
+    frame = tables["taste"]
+    run = Run.from_table(frame, query="user", doc="item", score="score")
+    local = local_values(run, [*map(_parse, SERENDIPITY)], side, Protocol())
+    on_spark = side_values(spark.createDataFrame(frame), SERENDIPITY, side, partitions=3)
+    for a, b in zip(local, on_spark):
+        assert a.measure == b.measure and a.queries.tolist() == b.queries.tolist()
+        assert np.isfinite(a.values).sum() > 100
+        np.testing.assert_allclose(b.values, a.values, rtol=1e-12, atol=1e-15, equal_nan=True)
+    with pytest.raises(MeasureError, match="needs the judgments"):
+        side_values(spark.createDataFrame(frame), ["ips_hit_rate@10"], side)
+    with pytest.raises(MeasureError, match="no judgments"):
+        side_values(spark.createDataFrame(frame), ["serendipity@10"], side)

@@ -108,3 +108,27 @@ def test_cli_evaluate_ips(tmp_path, capsys):
     assert side["ips_hit_rate@3"]["per_query"] == {"u": 7.5, "v": 5.0}
     assert side["ips_ndcg@3"]["per_query"]["u"] == pytest.approx((5 / 2 + 5 / 2) / (5 + 5 / 2 * L3), abs=1e-15)
     assert side["ips_ndcg@3"]["per_query"]["v"] == pytest.approx(L3, abs=1e-15)
+
+
+def test_report_shows_the_new_measures_beside_accuracy(tmp_path):
+    """rankproof report: serendipity, percentile rank and the IPS measures in the Beyond accuracy section,
+    with the values evaluate gives (docs/guide/recommenders.md works the same files by hand)."""
+    files = {"truth.csv": "user,item,grade\nu,a,1\nu,b,1\nu,e,1\nv,c,1\n",
+             "recs.csv": "user,item,score\nu,a,3\nu,b,2\nu,c,1\nv,a,2\nv,c,1\n",
+             "train.csv": "user,item\nu,a\nu,d\nv,a\nv,b\nw,a\nw,c\nw,e\n",
+             "genres.csv": "item,category\na,Drama\nb,Comedy\nc,Drama|Comedy\nd,Drama\ne,Horror\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    out = tmp_path / "report.html"
+    assert main([str(a) for a in ("report", tmp_path / "truth.csv", tmp_path / "recs.csv", "--columns",
+                                  "query=user,doc=item", "-m", "ndcg@3", "-m", "serendipity@3", "-m",
+                                  "percentile_rank", "-m", "ips_hit_rate@3", "-m", "ips_ndcg@3", "--train",
+                                  tmp_path / "train.csv", "--features", tmp_path / "genres.csv", "--resamples",
+                                  "50", "-o", out)]) == 0
+    section = out.read_text()
+    section = section[section.index('class="beyond-values"'):]
+    # serendipity: u 1/3 (b unlike u's dramas), v 1/4; percentile: (0 + 1/5 + 7/10 + 1/5) / 4;
+    # IPS weights a 7/3, others 7: u 7/3 + 7, v 7
+    for measure, shown in (("serendipity@3", "0.2917"), ("percentile_rank", "27.5000"),
+                           ("ips_hit_rate@3", "8.1667")):
+        assert f'data-measure="{measure}">{shown}</td>' in section, measure

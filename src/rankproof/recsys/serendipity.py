@@ -42,7 +42,6 @@ does. RecBole, Elliot, RecPack and LensKit have no serendipity measure.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 import numpy as np
@@ -87,40 +86,63 @@ class _Cosine:
         return self.rows(listed) @ self.rows(history).T
 
 
-class _Jaccard:
+class _Indexed:
+    """Items as rows of a matrix (sorted ids), looked up by id; a missing id is refused."""
+
+    def __init__(self, ids: np.ndarray, what: "str | None"):
+        self.ids = ids
+        self.what = what
+
+    def at(self, items: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(row of each item, whether it has one); refused when `what` names what it lacks."""
+        if not len(self.ids):
+            found = np.zeros(len(items), dtype=bool)
+            return np.zeros(len(items), dtype=np.int64), found
+        at = np.minimum(np.searchsorted(self.ids, items), len(self.ids) - 1)
+        found = self.ids[at] == np.asarray(items, dtype=str)
+        if self.what is not None and not found.all():
+            raise _missing(items[int(np.flatnonzero(~found)[0])], self.what)
+        return at, found
+
+
+class _Jaccard(_Indexed):
     def __init__(self, categories: Mapping):
-        self.sets = {str(i): frozenset([c] if isinstance(c, str) else c) for i, c in categories.items()}
+        sets = {str(i): frozenset([c] if isinstance(c, str) else c) for i, c in categories.items()}
+        super().__init__(np.array(sorted(sets), dtype=str), "category")
+        names = sorted({c for cats in sets.values() for c in cats})
+        column = {c: j for j, c in enumerate(names)}
+        self.matrix = np.zeros((len(self.ids), len(names)))
+        for row, item in enumerate(self.ids.tolist()):
+            self.matrix[row, [column[c] for c in sets[item]]] = 1.0
+        self.sizes = self.matrix.sum(axis=1)
 
     def __call__(self, listed: list[str], history: list[str]) -> np.ndarray:
-        out = np.zeros((len(listed), len(history)))
-        for item in (*listed, *history):
-            if item not in self.sets:
-                raise _missing(item, "category")
-        for a, i in enumerate(listed):
-            for b, j in enumerate(history):
-                union = len(self.sets[i] | self.sets[j])
-                out[a, b] = len(self.sets[i] & self.sets[j]) / union if union else 0.0
-        return out
+        a, _ = self.at(listed)
+        b, _ = self.at(history)
+        both = self.matrix[a] @ self.matrix[b].T
+        union = self.sizes[a][:, None] + self.sizes[b][None, :] - both
+        return np.divide(both, union, out=np.zeros_like(both), where=union > 0)
 
 
-class _Cooccurrence:
+class _Cooccurrence(_Indexed):
     def __init__(self, histories: dict[str, set[str]]):
-        users_of: dict[str, set[str]] = {}
-        for u, items in histories.items():
-            for i in items:
-                users_of.setdefault(i, set()).add(u)
-        self.users_of = users_of
+        from scipy import sparse
+
+        items = np.array(sorted({i for its in histories.values() for i in its}), dtype=str)
+        super().__init__(items, None)
+        rows = [self.at(sorted(its))[0] for its in histories.values()]
+        users = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+        codes = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        self.matrix = sparse.csr_matrix((np.ones(len(codes)), (codes, users)), shape=(len(items), len(rows)))
+        self.counts = np.asarray(self.matrix.sum(axis=1)).ravel()
 
     def __call__(self, listed: list[str], history: list[str]) -> np.ndarray:
-        out = np.zeros((len(listed), len(history)))
-        empty: set[str] = set()
-        for a, i in enumerate(listed):
-            ui = self.users_of.get(i, empty)
-            for b, j in enumerate(history):
-                uj = self.users_of.get(j, empty)
-                if ui and uj:
-                    out[a, b] = len(ui & uj) / math.sqrt(len(ui) * len(uj))
-        return out
+        a, known = self.at(listed)
+        b, _ = self.at(history)   # a history item is a training item: always found
+        both = (self.matrix[a] @ self.matrix[b].T).toarray()
+        scale = np.sqrt(self.counts[a][:, None] * self.counts[b][None, :])
+        out = np.divide(both, scale, out=np.zeros_like(both), where=scale > 0)
+        return np.where(known[:, None], out, 0.0)   # an item no user has is similar to nothing
 
 
 def serendipity(predictions, k: int, *, history, similarity: "str | None" = None, features=None,

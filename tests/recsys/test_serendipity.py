@@ -42,11 +42,11 @@ def test_cooccurrence_as_microsoft_recommenders_computes_it():
 
 
 def test_relevance_column_equals_the_judgments():
-    # Recommenders' col_relevance 1/0 = relevance=judged: x's d, y's b and e are relevant
+    # Recommenders' col_relevance 1/0 = relevance=binary: x's d, y's b and e are relevant
     relevant = {"x": ["d"], "y": ["b", "e"]}
     result = serendipity(RUN, 3, history=TRAIN, similarity="cooccurrence", relevant=relevant)
     assert result.per_query() == pytest.approx({"x": (1 - R2 / 2) / 2, "y": (0.5 + 1) / 3}, abs=1e-15)
-    assert "relevance=judged" in result.measure
+    assert "relevance=binary" in result.measure
 
 
 def test_feature_similarities_by_hand():
@@ -66,8 +66,8 @@ def test_feature_similarities_by_hand():
 def test_errors_in_users_and_items_words():
     with pytest.raises(InputError, match="item 'e' has no category"):
         serendipity(RUN, 3, history=TRAIN, categories={"a": "A", "b": "B", "c": "C", "d": "D"})
-    with pytest.raises(InputError, match="relevance=judged needs"):
-        serendipity(RUN, 3, history=TRAIN, similarity="cooccurrence", relevance="judged")
+    with pytest.raises(InputError, match="relevance=binary needs"):
+        serendipity(RUN, 3, history=TRAIN, similarity="cooccurrence", relevance="binary")
     with pytest.raises(InputError, match="preset=recommenders sets similarity=cooccurrence"):
         serendipity(RUN, 3, history=TRAIN, similarity="cosine", preset="recommenders")
     with pytest.raises(InputError, match="cutoff"):
@@ -109,7 +109,7 @@ def test_cli_evaluate_with_train_and_features(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     side = json.loads(out)["runs"]["recs.csv"]["side"]
-    # Jaccard over genres, relevance judged: x's d (Z) against a (X, Y) 0 and b (Z) 1 -> 1/2, relevant;
+    # Jaccard over genres, relevance binary: x's d (Z) against a (X, Y) 0 and b (Z) 1 -> 1/2, relevant;
     # c not relevant. y: b (Z) against a 0, c (X) 0 -> 1, relevant; d not relevant; e (Y) against a 1/2, c 0 -> 3/4
     assert side["serendipity@3"]["per_query"] == pytest.approx({"x": 0.5 / 2, "y": (1 + 0.75) / 3}, abs=1e-15)
     x = (0.5 + 1 - R2 / 2) / 2

@@ -22,7 +22,7 @@ The policies, stated:
   vector is similar to nothing: 0), ``jaccard`` of their category sets, or
   ``cooccurrence``: the cosine of the items' user sets in the history,
   :math:`|U_i \\cap U_j| / \\sqrt{|U_i||U_j|}` (0 for an item no user has);
-- ``relevance``: ``judged`` (1 when the item is relevant to the user in the
+- ``relevance``: ``binary`` (1 when the item is relevant to the user in the
   judgments, else 0) or ``one`` (every item relevant: the value is the mean
   unexpectedness);
 - an item of the list that is also in the user's history is kept, and counts
@@ -159,9 +159,9 @@ def serendipity(predictions, k: int, *, history, similarity: "str | None" = None
         Default: ``cosine`` with `features`, else ``jaccard`` with `categories`.
     features : (item ids, matrix), for ``cosine``
     categories : mapping item -> category or categories, for ``jaccard``
-    relevant : mapping user -> items (or Qrels), for ``relevance=judged``
-    relevance : {"judged", "one"}
-        Default: ``judged`` when `relevant` is given, else ``one``.
+    relevant : mapping user -> items (or Qrels), for ``relevance=binary``
+    relevance : {"binary", "one"}
+        Default: ``binary`` when `relevant` is given, else ``one``.
     preset : {"recommenders", "recommenders_features"}, optional
 
     Examples
@@ -192,7 +192,7 @@ def serendipity(predictions, k: int, *, history, similarity: "str | None" = None
         measure_sim = _Jaccard(categories)
     else:
         measure_sim = _Cooccurrence(histories)
-    wanted = item_sets(relevant, "relevant") if relevance_ == "judged" else {}
+    wanted = item_sets(relevant, "relevant") if relevance_ == "binary" else {}
     top = ranked_top(predictions, k, protocol, user, item, score)
     values = np.full(top.run.num_queries, np.nan)
     for u, rows in top.by_user():
@@ -202,7 +202,7 @@ def serendipity(predictions, k: int, *, history, similarity: "str | None" = None
             continue
         listed = top.items[rows].tolist()
         unexpected = 1.0 - measure_sim(listed, seen).mean(axis=1)
-        if relevance_ == "judged":
+        if relevance_ == "binary":
             good = wanted.get(name, set())
             unexpected = unexpected * np.array([i in good for i in listed], dtype=np.float64)
         values[u] = float(unexpected.mean())
@@ -224,14 +224,14 @@ def _settings(similarity, relevance, preset, features, relevant) -> tuple[str, s
     if similarity is None:
         similarity = "cosine" if features is not None else "jaccard"
     if relevance is None:
-        relevance = "judged" if relevant is not None else "one"
+        relevance = "binary" if relevant is not None else "one"
     if similarity not in ("cosine", "jaccard", "cooccurrence"):
         raise InputError(what=f"similarity must be cosine, jaccard or cooccurrence; got {literal(repr(similarity))}",
                          value=similarity)
-    if relevance not in ("judged", "one"):
-        raise InputError(what=f"relevance must be judged or one; got {literal(repr(relevance))}", value=relevance)
-    if relevance == "judged" and relevant is None:
-        raise InputError(what="relevance=judged needs the relevant items of each user", fix="give relevant=")
+    if relevance not in ("binary", "one"):
+        raise InputError(what=f"relevance must be binary or one; got {literal(repr(relevance))}", value=relevance)
+    if relevance == "binary" and relevant is None:
+        raise InputError(what="relevance=binary needs the relevant items of each user", fix="give relevant=")
     return similarity, relevance
 
 
@@ -247,7 +247,7 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
                            fix="give --train with a user column")
     preset = params["preset"]
     similarity = params["similarity"] or (SERENDIPITY_PRESETS[preset]["similarity"] if preset else None)
-    relevance = params["relevance"] or (SERENDIPITY_PRESETS[preset]["relevance"] if preset else "judged")
+    relevance = params["relevance"] or (SERENDIPITY_PRESETS[preset]["relevance"] if preset else "binary")
     features = side.features
     if similarity is None:
         if features is None:
@@ -260,9 +260,9 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
             raise MeasureError(what=f"serendipity(similarity={similarity})@{k} needs {kind} in --features",
                                fix="give them with --features, or choose another similarity=")
     relevant = None
-    if relevance == "judged":
+    if relevance == "binary":
         if side.judgments is None:
-            raise MeasureError(what=f"serendipity@{k} counts only relevant items (relevance=judged) and no "
+            raise MeasureError(what=f"serendipity@{k} counts only relevant items (relevance=binary) and no "
                                "judgments were given", fix=f"evaluate it with qrels, or write "
                                f"serendipity(relevance=one)@{k} for the unexpectedness alone")
         relevant = side.relevant(protocol.rel)
@@ -290,14 +290,14 @@ def _register() -> None:
         return
     register_side(SideSpec(
         "serendipity", "Serendipity", "unexpectedness (1 - mean similarity to the user's training items) of the "
-        "top k times relevance (relevance=judged: the qrels; one: every item)", LIST, (("train",),), _registered,
+        "top k times relevance (relevance=binary: the qrels; one: every item)", LIST, (("train",),), _registered,
         (SideParam("similarity", _choice("cosine", "jaccard", "cooccurrence"), None,
                    "similarity=cosine (numeric features), jaccard (categories) or cooccurrence (--train)"),
-         SideParam("relevance", _choice("judged", "one"), None, "relevance=judged (the qrels) or relevance=one"),
+         SideParam("relevance", _choice("binary", "one"), None, "relevance=binary (the qrels) or relevance=one"),
          SideParam("preset", _choice(*SERENDIPITY_PRESETS), None,
                    "preset=recommenders or recommenders_features (Microsoft Recommenders)")),
         optional=("features",), reads="--train, --features (unless similarity=cooccurrence) and, for "
-        "relevance=judged, the judgments (QRELS)"))
+        "relevance=binary, the judgments (QRELS)"))
 
 
 _register()

@@ -262,8 +262,8 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
     relevant = None
     if relevance == "binary":
         if side.judgments is None:
-            raise MeasureError(what=f"serendipity@{k} counts only relevant items (relevance=binary) and no "
-                               "judgments were given", fix=f"evaluate it with qrels, or write "
+            raise MeasureError(what=f"serendipity@{k} counts only relevant items (relevance=binary) and has no "
+                               "judgments (--engine spark does not pass them to side-data measures)", fix=f"evaluate it with qrels, or write "
                                f"serendipity(relevance=one)@{k} for the unexpectedness alone")
         relevant = side.relevant(protocol.rel)
     history = {"user": train.users.astype(str), "item": train.items.astype(str)}

@@ -192,7 +192,8 @@ def miscalibration(predictions, k: int, *, history, categories, alpha: float = 0
     q = _distribution(query, run.docs[run.doc_codes[rows]], weights, run.num_queries, ids, matrix, "a list")
     users, items = _history_pairs(history)
     owner = np.searchsorted(run.queries, users)
-    ranked = (owner < len(run.queries)) & (run.queries[np.minimum(owner, len(run.queries) - 1)] == users)
+    ranked = (owner < len(run.queries)) & (run.queries[np.minimum(owner, max(len(run.queries) - 1, 0))] == users
+                                           if len(run.queries) else np.zeros(len(users), dtype=bool))
     p = _distribution(owner[ranked], items[ranked], np.ones(int(ranked.sum())), run.num_queries, ids, matrix,
                       "a history")
     q_smooth = (1 - alpha) * q + alpha * p

@@ -434,6 +434,7 @@ register_side(
 # exists: each imports register_side from here), e.g. "rankproof.recsys.popularity".
 FAMILIES: tuple[str, ...] = ("rankproof.recsys.popularity_bias",)
 FAMILIES += ("rankproof.recsys.auc", "rankproof.recsys.exposure")
+FAMILIES += ("rankproof.recsys.serendipity", "rankproof.recsys.percentile", "rankproof.recsys.ips")
 
 
 def _load_families() -> None:

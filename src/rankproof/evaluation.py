@@ -15,6 +15,7 @@ copies of Results patched afterwards.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import warnings as python_warnings
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -220,6 +221,9 @@ def evaluate_read(
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
     qrels, run = read()
+    # Only this function holds the run (the local and getrefcount's argument): the
+    # alignment may rank its columns in place instead of holding a ranked copy.
+    reuse = sys.getrefcount(run) == 2
     intents = None
     if isinstance(qrels, IntentQrels):
         intents, qrels = qrels, qrels.doc_qrels
@@ -231,7 +235,7 @@ def evaluate_read(
         get_engine(engine)  # an unknown engine fails before the work
     qrels, run = normalise_ids(qrels, run, protocol)
     doubts = _id_warnings(qrels, run, protocol, allow_partial)
-    alignment = align(qrels, run, protocol)
+    alignment = align(qrels, run, protocol, reuse=reuse)
     run_name, run_source = run.name, run.source
     del run  # see the docstring: a run only this function holds is freed here
     if intents is not None:

@@ -7,7 +7,7 @@ import os
 
 from .evaluate import DEFAULT_MEASURES, add_coverage_options
 from .inputs import add_chunk_options, add_protocol_options, protocol_of
-from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
+from .render import add_output_options, measure_names, merged_notes, notes, print_notes, render_results
 from .render import digits as precision
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "rag_inputs"]
@@ -39,12 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_coverage_options(parser)
     parser.add_argument("--label", metavar="NAME", help="the run's name in the output (default: the file's name)")
     parser.add_argument("--per-query", action="store_true", help="also show each query's values")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
-                        help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
-    add_names_option(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+    add_output_options(parser)
 
 
 def rag_inputs(path: str, layout: str | None = None, name: str | None = None, judgments: str | None = None):

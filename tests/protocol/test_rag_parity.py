@@ -80,9 +80,33 @@ def test_mlflow():
     predictions = pd.Series([LISTS[q] for q in queries])
     targets = pd.Series([RELEVANT[q] for q in queries])
     for preset, measure, metric in (("mlflow", "p@3", metrics.precision_at_k(3)),
-                                    ("mlflow_sets", "r@3", metrics.recall_at_k(3))):
+                                    ("mlflow_sets", "r@3", metrics.recall_at_k(3)),
+                                    ("mlflow", "ndcg@3", metrics.ndcg_at_k(3)),
+                                    ("mlflow", "ndcg@2", metrics.ndcg_at_k(2))):
         scores = metric.eval_fn(predictions, targets).scores
         _same(_ours(preset, measure), dict(zip(queries, scores)))
+
+
+def test_mlflow_ndcg_at_k_on_random_lists_with_copies():
+    """ndcg_at_k on random small lists (copies inside and beyond k, lists shorter than k, empty lists)."""
+    metrics = pytest.importorskip("mlflow.metrics", reason="mlflow-skinny is not installed (make parity installs it)")
+    import random
+
+    import pandas as pd
+
+    chooser = random.Random(27)
+    docs = ["a", "b", "c", "d", "e"]
+    qrels, lists = {}, {}
+    for number in range(120):
+        qrels[f"q{number}"] = {d: 1 for d in chooser.sample(docs, chooser.randint(1, 3))}
+        lists[f"q{number}"] = [chooser.choice(docs + ["x", "y"]) for _ in range(chooser.randint(0, 6))]
+    queries = list(qrels)
+    for k in (1, 3, 5):
+        scores = metrics.ndcg_at_k(k).eval_fn(pd.Series([lists[q] for q in queries]),
+                                              pd.Series([list(qrels[q]) for q in queries])).scores
+        ours = evaluate(Qrels.from_dict(qrels), Run.from_dict({q: lists[q] for q in queries if lists[q]}),
+                        [f"ndcg@{k}"], "mlflow").per_query(f"ndcg@{k}")
+        _same(ours, dict(zip(queries, scores)))
 
 
 def test_sentence_transformers():

@@ -92,6 +92,28 @@ def test_mlflow_at_3():
     _close(recall, {"q1": 1 / 2, "q2": 1.0, "q3": 0.0, "q4": 0.0})
 
 
+def test_mlflow_ndcg_at_k_expands_copies_and_cuts_the_ideal_at_the_list():
+    # ndcg_at_k: the copy of d1 in q1's top 3 (d1, d1, c7) is a third target, gaining at rank 2:
+    # (1 + 1/log2 3) / (1 + 1/log2 3 + 1/2); q2 (c8, d3): one target, 1/log2 3; q3 (empty) and q4 (none relevant) 0.
+    got = _values("mlflow", ["ndcg@3"])["ndcg@3"]
+    _close(got, {"q1": (1 + L3) / (1 + L3 + 0.5), "q2": L3, "q3": 0.0, "q4": 0.0})
+    # The ideal is cut at the list's length: one relevant doc found first of three relevant is 1.0
+    # (rankproof's default ideal holds all three: 1 / (1 + 1/log2 3 + 1/2)).
+    three = {"q": {"a": 1, "b": 1, "c": 1}}
+    assert _values("mlflow", ["ndcg@3"], {"q": ["a"]}, three)["ndcg@3"] == {"q": 1.0}
+    assert _values(Protocol(), ["ndcg@3"], {"q": ["a"]}, three)["ndcg@3"]["q"] == pytest.approx(1 / (1 + L3 + 0.5))
+    # Only copies inside the top k are targets: a's copy at rank 4 leaves ndcg@3 at 1.0, and ndcg@4
+    # gains it at rank 4 over an ideal of two targets: (1 + 1/log2 5) / (1 + 1/log2 3).
+    one = {"q": {"a": 1}}
+    copies = _values("mlflow", ["ndcg@3", "ndcg@4"], {"q": ["a", "x", "y", "a"]}, one)
+    _close(copies["ndcg@3"], {"q": 1.0})
+    _close(copies["ndcg@4"], {"q": (1 + L5) / (1 + L3)})
+    # The compiled engine leaves ideal=expanded to the numpy engine: the same values whichever is preferred.
+    run, qrels = _run(), Qrels.from_dict(QRELS)
+    preferred = evaluate(qrels, run, ["ndcg@3", "ndcg"], "mlflow", engine="compiled").means()
+    assert preferred == evaluate(qrels, run, ["ndcg@3", "ndcg"], "mlflow", engine="numpy").means()
+
+
 def test_sentence_transformers_at_3():
     # The evaluator ranks a corpus, so no doc repeats: q1 without its copy of d1. q3 retrieves nothing: 0.
     lists = dict(LISTS, q1=["d1", "c7", "d2"])

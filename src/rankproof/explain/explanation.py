@@ -257,6 +257,7 @@ def _ideal_rows(a, measure: Measure, protocol: Protocol, k: int, table: np.ndarr
     """One query's ideal list: its pool by gain descending, then doc id, down to the first gain of 0."""
     gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
+    _refuse_expanded(measure, ideal_policy)
     if ideal_policy is Ideal.JUDGED:
         # The query's pool as the pipeline read it (negative grades per the policy).
         lo, hi = a.pool_offsets[0], a.pool_offsets[1]
@@ -358,6 +359,14 @@ class TopRankings:
     ideal_cumulative: np.ndarray
 
 
+def _refuse_expanded(measure: Measure, ideal_policy) -> None:
+    """explain writes out ideals from the judged or the retrieved docs; ideal=expanded is refused, not shown wrong."""
+    if ideal_policy is Ideal.EXPANDED:
+        raise InputError(what=f"explain does not write out the ideal of {literal(measure)} under ideal=expanded "
+                              "(MLflow's ndcg_at_k)", fix="explain it under ideal=judged; rankproof evaluate and "
+                                                          "why give its values")
+
+
 def _as_grade(grade) -> "int | float":
     """A grade as shown: an int when whole (real grades under grades=real stay real)."""
     value = float(grade)
@@ -434,6 +443,7 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
 
     # The ideal list: the pool sorted by gain descending, then doc id.
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
+    _refuse_expanded(measure, ideal_policy)
     if ideal_policy is Ideal.JUDGED:
         # Every query's pool as the pipeline read it (negative grades per the policy).
         pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))

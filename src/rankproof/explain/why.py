@@ -76,6 +76,8 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("gain", "exp2"): "gain 2^g - 1",
     ("ideal", "judged"): "the ideal ranking from every judged doc",
     ("ideal", "retrieved"): "the ideal ranking from the retrieved docs only",
+    ("ideal", "expanded"): "a repeated relevant doc is one more relevant doc in the ideal, and the ideal is cut "
+                           "at the list's length",
 }
 
 

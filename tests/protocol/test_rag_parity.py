@@ -113,14 +113,15 @@ def test_sentence_transformers():
     module = pytest.importorskip("sentence_transformers.sentence_transformer.evaluation.information_retrieval",
                                  reason="sentence-transformers is not installed (make parity installs it)")
     lists = dict(LISTS, q1=["d1", "c7", "d2"])  # a corpus search lists each doc once
-    queries = ["q1", "q2", "q3"]  # the evaluator drops q4 (no relevant doc) when built
+    queries = ["q1", "q2", "q3"]  # the evaluator drops q4 (no relevant doc) when built: zero_ideal=drop
     corpus = {d: d for docs in [*lists.values(), *RELEVANT.values()] for d in docs}
     results = [[{"corpus_id": d, "score": float(len(lists[q]) - i)} for i, d in enumerate(lists[q])]
                for q in queries]
     measures = {"accuracy@k": "hit@3", "precision@k": "p@3", "recall@k": "r@3", "mrr@k": "rr@3",
                 "ndcg@k": "ndcg@3", "map@k": "ap@3"}
-    qrels = Qrels.from_dict({q: QRELS[q] for q in queries})
-    run = Run.from_dict({q: lists[q] for q in queries if lists[q]})
+    # q4 (judged, nothing relevant, ranked) stays in the qrels and the run: the preset leaves it out of every mean.
+    qrels = Qrels.from_dict(QRELS)
+    run = Run.from_dict({q: docs for q, docs in lists.items() if docs})
     ours = evaluate(qrels, run, list(measures.values()), "sentence_transformers")
     for name, measure in measures.items():
         evaluator = module.InformationRetrievalEvaluator(

@@ -119,11 +119,15 @@ def test_sentence_transformers_at_3():
     lists = dict(LISTS, q1=["d1", "c7", "d2"])
     measures = ["hit@3", "p@3", "r@3", "rr@3", "ndcg@3", "ap@3"]
     got = _values("sentence_transformers", measures, lists)
-    # It drops a query without a relevant doc (q4) when built; zero_ideal=exclude leaves q4 out of the
-    # measures with R in them, but hit, P and RR have none and score it 0: leave q4 out of the qrels
-    # to match those (docs/guide/rag.md).
-    assert {m: got[m].pop("q4", None) for m in measures} == {
-        "hit@3": 0.0, "p@3": 0.0, "r@3": None, "rr@3": 0.0, "ndcg@3": None, "ap@3": None}
+    # It drops a query without a relevant doc (q4) when built: zero_ideal=drop leaves q4 out of every
+    # measure, hit, P and RR too (zero_ideal=exclude would score it 0 there).
+    assert {m: got[m].pop("q4", None) for m in measures} == {m: None for m in measures}
+    results = evaluate(Qrels.from_dict(QRELS), _run(lists), measures, "sentence_transformers")
+    assert results.mean("p@3") == pytest.approx((2 / 3 + 1 / 3 + 0) / 3)  # over q1, q2, q3: q4 is no part
+    assert results.mean("hit@3") == pytest.approx(2 / 3)
+    excluded = evaluate(Qrels.from_dict(QRELS), _run(lists), ["hit@3"], Protocol.preset("sentence_transformers")
+                        .replace(zero_ideal="exclude"))
+    assert excluded.per_query("hit@3")["q4"] == 0.0 and excluded.mean("hit@3") == pytest.approx(2 / 4)
     _close(got["hit@3"], {"q1": 1.0, "q2": 1.0, "q3": 0.0})
     _close(got["p@3"], {"q1": 2 / 3, "q2": 1 / 3, "q3": 0.0})
     _close(got["r@3"], {"q1": 1.0, "q2": 1.0, "q3": 0.0})

@@ -51,6 +51,7 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("zero_ideal", "one"): "a query with nothing relevant scores 1",
     ("zero_ideal", "exclude"): "a query with nothing relevant is left out of the mean",
     ("zero_ideal", "error"): "a query with nothing relevant is refused",
+    ("zero_ideal", "drop"): "a query with nothing relevant is left out of every measure's mean, P, hit and RR too",
     ("ap_denominator", "relevant"): "AP divides by R, the relevant docs of the query",
     ("ap_denominator", "min_k"): "AP@k divides by min(R, k)",
     ("ap_denominator", "hits"): "AP divides by the relevant docs retrieved, not by R",

@@ -65,12 +65,17 @@ class Unjudged(_Policy):
 
 
 class ZeroIdeal(_Policy):
-    """A query with nothing relevant (ideal DCG 0, or R = 0)."""
+    """A query with nothing relevant (ideal DCG 0, or R = 0): the measures
+    undefined there score it 0 or 1, leave it out (``exclude``) or refuse it;
+    ``drop`` leaves it out of every measure, also of those defined without
+    R (P, hit, RR), as sentence-transformers' InformationRetrievalEvaluator
+    drops such queries when built."""
 
     ZERO = "zero"
     ONE = "one"
     EXCLUDE = "exclude"
     ERROR = "error"
+    DROP = "drop"
 
 
 class MissingQuery(_Policy):

@@ -184,12 +184,12 @@ _SETTINGS["beir"] = dict(_SETTINGS["mteb"])
 # sentence-transformers' InformationRetrievalEvaluator
 # (sentence_transformers/sentence_transformer/evaluation/information_retrieval.py,
 # compute_metrics): hits sorted by (-score, corpus_id), queries without a
-# relevant doc left out of every mean (zero_ideal=exclude); accuracy@k (hit@k),
-# precision@k / k, recall@k / R, MRR@k (rr@k), binary NDCG@k with an ideal of
-# min(R, k), and MAP@k over min(k, R) (ap_denominator=min_k). zero_ideal leaves
-# such queries out of the measures with R in them only: for accuracy@k and
-# precision@k, leave them out of the qrels too (docs/guide/rag.md).
-_SETTINGS["sentence_transformers"] = dict(ties=Ties.INPUT, zero_ideal=ZeroIdeal.EXCLUDE,
+# relevant doc dropped when the evaluator is built (__init__: queries_ids), so
+# left out of every mean, accuracy@k, precision@k and MRR@k too
+# (zero_ideal=drop); accuracy@k (hit@k), precision@k / k, recall@k / R, MRR@k
+# (rr@k), binary NDCG@k with an ideal of min(R, k), and MAP@k over min(k, R)
+# (ap_denominator=min_k).
+_SETTINGS["sentence_transformers"] = dict(ties=Ties.INPUT, zero_ideal=ZeroIdeal.DROP,
                                           ap_denominator=ApDenominator.MIN_K)
 
 # name -> {policy: value}, read-only at both levels.

@@ -60,13 +60,14 @@ def rag_rows(source: Any, *, layout: str | None = None, judgments: Any = None) -
     if isinstance(source, RagRows):
         rows = RagRows(**{**vars(source), "rankings": dict(source.rankings), "judgments": dict(source.judgments)})
     elif isinstance(source, (str, os.PathLike)):
-        rows = read_rag(source, layout=layout)
+        rows = read_rag(os.fspath(source), layout=layout)
     else:
         rows = read_rag_records(source, layout=layout)
     if judgments is None:
         return rows
+    by_text: dict[str, str] = {}
     if isinstance(judgments, Mapping):
-        relevant, by_text = _judgments_of(judgments), {}
+        relevant = _judgments_of(judgments)
     else:
         relevant, by_text = read_judgments(judgments)
     rows.rankings = {by_text.get(query, query): ranking for query, ranking in rows.rankings.items()}

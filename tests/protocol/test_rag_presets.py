@@ -225,3 +225,18 @@ def test_spark_refuses_what_reads_beyond_a_partition():
         spark_evaluate("qrels.parquet", "run.parquet", ["ndcg"], "subqueries=max")
     with pytest.raises(MeasureError, match="hole@10 is not computed on Spark"):
         spark_evaluate("qrels.parquet", "run.parquet", ["Hole@10"])
+
+
+def test_explain_writes_out_the_expanded_ideal():
+    # Under ideal=expanded explain's ideal holds d1's copy in the top 3 and is cut at the list's length:
+    # q1 [d1, d1, d2] = 1 + 1/log2 3 + 1/2; q5 retrieves one of three relevant docs: [a], 1.0.
+    from rankproof.explain.explanation import explain, explain_top
+
+    qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 1}, "q5": {"a": 1, "b": 1, "c": 1}})
+    run = Run.from_dict({"q1": ["d1", "d1", "c7", "d2"], "q5": ["a"]})
+    e = explain(qrels, run, "q1", "ndcg@3", "mlflow")
+    assert [row.doc for row in e.ideal] == ["d1", "d1", "d2"]
+    assert e.ideal_dcg == pytest.approx(1 + L3 + 0.5) and e.value == pytest.approx((1 + L3) / (1 + L3 + 0.5))
+    assert [row.doc for row in explain(qrels, run, "q5", "ndcg@3", "mlflow").ideal] == ["a"]
+    top = explain_top(qrels, run, "ndcg@3", "mlflow")
+    assert top.ideal_doc.tolist() == ["d1", "d1", "d2", "a"] and top.ideal_offsets.tolist() == [0, 3, 4]

@@ -10,7 +10,7 @@ from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_option
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
-from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
+from .render import add_output_options, measure_names, merged_notes, notes, print_notes, render_results
 from .render import digits as precision
 from .side import add_side_options, side_data, split, unread_side_data
 from .usage import usage
@@ -79,12 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tie-range", action="store_true",
                         help="show each value with its min and max over the orders of tied docs: "
                              "0.500 ties [0.000, 1.000] (json: tie_range; csv: min and max columns)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
-                        help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
-    add_names_option(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+    add_output_options(parser)
     parser.add_argument("--spreadsheet-safe", action="store_true",
                         help="--format csv: write ids starting with = + - @ behind a ' so that a spreadsheet does not "
                              "run them as formulas (by default ids are written as they are and read back exactly)")

@@ -119,10 +119,10 @@ def run(args) -> int:
     if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    if args.engine == SPARK:   # a catalogue measure Spark gathers nothing for (no cutoff) is refused now
-        from ..spark.catalogue import check_catalogue
+    if args.engine == SPARK:   # what Spark cannot evaluate (ties=input, a catalogue measure without k): now
+        from ..spark.side import check_side_measures
 
-        check_catalogue(wanted)
+        check_side_measures(wanted, protocol)
     unread = unread_side_data(args, wanted)
     side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"

@@ -44,7 +44,17 @@ from .catalogue import catalogue_values, check_catalogue, is_catalogue
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["side_values"]
+__all__ = ["side_values", "check_side_measures"]
+
+
+def check_side_measures(measures: Sequence[SideMeasure], protocol: Protocol) -> None:
+    """Refuse, before Spark starts, what Spark cannot evaluate: a catalogue measure without a cutoff, and
+    ``ties=input`` (for any side-data measure)."""
+    check_catalogue(measures)
+    if measures and protocol.ties == Ties.INPUT:
+        raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle, "
+                                f"so {measures[0]} is not evaluated on Spark under it",
+                           fix="set ties=docid or ties=expected", value=str(measures[0]))
 
 
 def _checked(measures: Sequence[Any], side: SideData, protocol: Protocol) -> list[SideMeasure]:
@@ -53,10 +63,7 @@ def _checked(measures: Sequence[Any], side: SideData, protocol: Protocol) -> lis
 
     parsed = [parse_side_measure(m) for m in measures]
     check_side_data(parsed, side)
-    check_catalogue(parsed)
-    if protocol.ties == Ties.INPUT:
-        raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle",
-                           fix="set ties=docid or ties=expected")
+    check_side_measures(parsed, protocol)
     return parsed
 
 

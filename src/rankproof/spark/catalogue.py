@@ -98,7 +98,9 @@ def _raise_first(errors_seen: Iterator[Any]) -> None:
         if not (isinstance(kind, type) and issubclass(kind, RankproofError)):
             kind = RankproofError
         fields = summary.get("fields")
-        raise kind(**fields) if fields else kind(summary["message"])
+        if fields:   # a row number would be the partition's, not the input's
+            raise kind(**{**fields, "row": None})
+        raise kind(summary["message"])
 
 
 def _on_partitions(frame: "DataFrame", count: int, work: Callable[[Any], Any], schema: str) -> "DataFrame":

@@ -72,17 +72,20 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
     one line before Spark is asked."""
     import json
 
+    import pandas as pd
+
     from rankproof.cli.app import main
 
     tables, _ = log
     paths = {}
-    for name in ("truth", "taste", "train", "features"):
+    tables = {**tables, "items": pd.DataFrame({"item": [f"m{i}" for i in range(220)]})}   # 20 never rated
+    for name in ("truth", "taste", "train", "features", "items"):
         paths[name] = tmp_path / f"{name}.parquet"
         tables[name].to_parquet(paths[name], index=False)
     args = ["evaluate", paths["truth"], paths["taste"], "--columns", "query=user,doc=item", "-m", "ndcg@10",
             "-m", "arp@10", "-m", "calibration@10", "-m", "ild@5", "-m", "coverage@10", "-m", "gini@10",
             "-m", "entropy@5", "-m", "pop_rsp@10", "--train", paths["train"],
-            "--features", paths["features"], "--quiet"]
+            "--features", paths["features"], "--items", paths["items"], "--quiet"]
     outputs = []
     for extra in ([], ["--engine", "spark"]):
         capsys.readouterr()
@@ -93,6 +96,7 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
     assert outputs[1][0] == outputs[0][0] and "calibration@10" in outputs[0][0] and "gini@10" in outputs[0][0]
     catalogue = {"coverage@10", "gini@10", "entropy@5", "pop_rsp@10"}
     assert catalogue < set(outputs[0][1])
+    assert dict(outputs[0][1]["coverage@10"]["detail"])["catalogue_size"] == 220   # --items, not --train's items
     for measure, local in outputs[0][1].items():
         on_spark = outputs[1][1][measure]
         if measure in catalogue:   # one value for the run, from the same local function: equal exactly

@@ -119,6 +119,10 @@ def run(args) -> int:
     if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
+    judged = [m for m in wanted if m.spec.judgments] if args.engine == SPARK else []
+    if judged:
+        raise usage(NAME, f"{judged[0]} reads the judgments: --engine spark evaluates side-data measures "
+                    "without them", "evaluate it without --engine spark")
     if args.engine == SPARK:   # what Spark cannot evaluate (ties=input, a catalogue measure without k): now
         from ..spark.side import check_side_measures
 
@@ -143,7 +147,7 @@ def run(args) -> int:
                 evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                      allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
                                      ties_range=args.tie_range)
-                results.append(_with_side(evaluated, ranking, wanted, side))
+                results.append(_with_side(evaluated, ranking, wanted, side, qrels))
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
@@ -153,13 +157,14 @@ def run(args) -> int:
     return 0
 
 
-def _with_side(results, ranking, wanted: list, side):
-    """The side-data measures of -m on the run, held by its Results."""
+def _with_side(results, ranking, wanted: list, side, qrels=None):
+    """The side-data measures of -m on the run, held by its Results (those that read which items
+    are relevant, AUC, GAUC and PopREO, read the qrels)."""
     if not wanted:
         return results
     from ..recsys.side_eval import side_values, with_side
 
-    return with_side(results, side_values(ranking, wanted, side, results.protocol))
+    return with_side(results, side_values(ranking, wanted, side.with_judgments(qrels), results.protocol))
 
 
 def _on_dataset(args) -> int:

@@ -3,7 +3,8 @@ MovieLens-shaped log, with 1, 2 and 7 partitions, on the shared local[2] session
 
 The measures are every catalogue measure of the registry (read when the test runs, so a measure registered by
 another module is held here too), some with their parameters, and one registered by this test: the top item's
-share of the slots, which reads only the slot counts. PopRSP reads each user's list, so it takes the top-k rows."""
+share of the slots, which reads only the slot counts. PopRSP (each user's list), exposure and the
+exposure-weighted Gini (the ranks) read more, so they take the top-k rows."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from movielens import movielens_like  # noqa: E402
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 VARIANTS = ["coverage@1", "gini(universe=recommended)@5", "gini(preset=elliot)@10", "entropy(base=e)@3",
-            "entropy(preset=recbole)@10"]
+            "entropy(preset=recbole)@10", "gini(preset=lenskit_exposure)@10"]
 
 
 def _top_share(run, k, side, params, protocol):
@@ -53,7 +54,7 @@ def _measures() -> list[str]:
     """Every catalogue measure of the registry at @10 (one without a cutoff, or that reads the judgments, Spark
     refuses), and the variants."""
     return [f"{name}@10" for name, spec in SIDE_REGISTRY.items() if spec.kind == CATALOGUE and spec.cutoff
-            and not getattr(spec, "judgments", False)] + VARIANTS
+            and not spec.judgments] + VARIANTS
 
 
 def _same(local, on_spark) -> None:
@@ -69,7 +70,7 @@ def test_catalogue_measures_equal_the_local_engine_bit_for_bit(spark, log, parti
 
     tables, side = log
     measures = _measures()
-    assert {"coverage@10", "gini@10", "entropy@10", "pop_rsp@10", "top_share@10"} <= set(measures)
+    assert {"coverage@10", "gini@10", "entropy@10", "pop_rsp@10", "exposure@10", "top_share@10"} <= set(measures)
     frame = tables["taste"]
     local = local_values(Run.from_table(frame, query="user", doc="item", score="score"),
                          [parse_side_measure(m) for m in measures], side, Protocol())
@@ -97,8 +98,8 @@ def test_tied_scores_under_docid_and_error(spark, log):
 
 
 def test_refused_before_spark_starts(log):
-    """A catalogue measure without a cutoff (it reads every row), missing side data, ties=input: refused with
-    no session (the frame is never touched)."""
+    """A catalogue measure without a cutoff (it reads every row), missing side data, ties=input, a measure that
+    reads the judgments: refused with no session (the frame is never touched)."""
     from rankproof.spark.side import side_values
 
     _, side = log
@@ -113,3 +114,5 @@ def test_refused_before_spark_starts(log):
         side_values(None, ["coverage@10"], SideData())
     with pytest.raises(MeasureError, match="ties=input"):
         side_values(None, ["gini@10"], side, Protocol(ties="input"))
+    with pytest.raises(MeasureError, match="reads which items are relevant"):
+        side_values(None, ["pop_reo@10"], side)

@@ -16,7 +16,8 @@
 
 The kind of each measure is read from the registry when it is asked for. The
 ``ties=input`` policy is refused, since the order of rows within a user is
-not kept by the shuffle.
+not kept by the shuffle, and so are the measures that read the judgments
+(AUC, GAUC, PopREO).
 
 Examples
 --------
@@ -48,8 +49,13 @@ __all__ = ["side_values", "check_side_measures"]
 
 
 def check_side_measures(measures: Sequence[SideMeasure], protocol: Protocol) -> None:
-    """Refuse, before Spark starts, what Spark cannot evaluate: a catalogue measure without a cutoff, and
-    ``ties=input`` (for any side-data measure)."""
+    """Refuse, before Spark starts, what Spark cannot evaluate: a measure that reads the judgments, a
+    catalogue measure without a cutoff, and ``ties=input`` (for any side-data measure)."""
+    for measure in measures:
+        if measure.spec.judgments:
+            raise MeasureError(what=f"{measure} reads which items are relevant (the judgments), which the "
+                                    "Spark side-data measures are not given", fix="evaluate it on this machine",
+                               value=str(measure))
     check_catalogue(measures)
     if measures and protocol.ties == Ties.INPUT:
         raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle, "

@@ -3,11 +3,13 @@ MovieLens-shaped log, with 1, 2 and 7 partitions, on the shared local[2] session
 
 The measures are every catalogue measure of the registry (read when the test runs, so a measure registered by
 another module is held here too), some with their parameters, and one registered by this test: the top item's
-share of the slots, which reads only the slot counts. PopRSP (each user's list), exposure and the
-exposure-weighted Gini (the ranks) read more, so they take the top-k rows."""
+share of the slots, which reads only the slot counts. PopRSP and PopREO (each user's list; PopREO the judgments,
+given in the side data), exposure and the exposure-weighted Gini (the ranks) read more, so they take the top-k
+rows."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -15,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankproof import Protocol, Run
+from rankproof import Protocol, Qrels, Run
 from rankproof.errors import MeasureError, TieError
 from rankproof.recsys.registry import CATALOGUE, SIDE_REGISTRY, CatalogueValue, SideSpec, parse_side_measure
 from rankproof.recsys.side import SideData
@@ -43,7 +45,8 @@ def log():
 
     tables = {name: pd.DataFrame(columns) for name, columns in movielens_like(seed=5, users=120, items=150).items()}
     side = SideData(items=np.array([f"m{i}" for i in range(160)]), train=read_train(tables["train"]),
-                    features=read_features(tables["features"]), groups=read_groups(tables["groups"]))
+                    features=read_features(tables["features"]), groups=read_groups(tables["groups"]),
+                    judgments=Qrels.from_table(tables["truth"], query="user", doc="item"))
     SIDE_REGISTRY["top_share"] = SideSpec("top_share", "Top share", "the top item's share of the slots", CATALOGUE,
                                           (), _top_share)
     yield tables, side
@@ -51,10 +54,8 @@ def log():
 
 
 def _measures() -> list[str]:
-    """Every catalogue measure of the registry at @10 (one without a cutoff, or that reads the judgments, Spark
-    refuses), and the variants."""
-    return [f"{name}@10" for name, spec in SIDE_REGISTRY.items() if spec.kind == CATALOGUE and spec.cutoff
-            and not spec.judgments] + VARIANTS
+    """Every catalogue measure of the registry at @10 (one without a cutoff Spark refuses), and the variants."""
+    return [f"{name}@10" for name, spec in SIDE_REGISTRY.items() if spec.kind == CATALOGUE and spec.cutoff] + VARIANTS
 
 
 def _same(local, on_spark) -> None:
@@ -70,7 +71,8 @@ def test_catalogue_measures_equal_the_local_engine_bit_for_bit(spark, log, parti
 
     tables, side = log
     measures = _measures()
-    assert {"coverage@10", "gini@10", "entropy@10", "pop_rsp@10", "exposure@10", "top_share@10"} <= set(measures)
+    assert {"coverage@10", "gini@10", "entropy@10", "pop_rsp@10", "pop_reo@10", "exposure@10",
+            "top_share@10"} <= set(measures)
     frame = tables["taste"]
     local = local_values(Run.from_table(frame, query="user", doc="item", score="score"),
                          [parse_side_measure(m) for m in measures], side, Protocol())
@@ -98,8 +100,8 @@ def test_tied_scores_under_docid_and_error(spark, log):
 
 
 def test_refused_before_spark_starts(log):
-    """A catalogue measure without a cutoff (it reads every row), missing side data, ties=input, a measure that
-    reads the judgments: refused with no session (the frame is never touched)."""
+    """A catalogue measure without a cutoff (it reads every row), missing side data, ties=input, a measure
+    whose judgments are not given: refused with no session (the frame is never touched)."""
     from rankproof.spark.side import side_values
 
     _, side = log
@@ -114,5 +116,5 @@ def test_refused_before_spark_starts(log):
         side_values(None, ["coverage@10"], SideData())
     with pytest.raises(MeasureError, match="ties=input"):
         side_values(None, ["gini@10"], side, Protocol(ties="input"))
-    with pytest.raises(MeasureError, match="reads which items are relevant"):
-        side_values(None, ["pop_reo@10"], side)
+    with pytest.raises(MeasureError, match="needs the judgments"):   # PopREO without them: asked on the driver
+        side_values(None, ["pop_reo@10"], dataclasses.replace(side, judgments=None))

@@ -20,8 +20,9 @@ function, from what Spark gathers in one pass over the rows, partitioned by user
   k rows per user in the driver's memory.
 
 Which of the two a measure takes is found by asking it on the driver first,
-with a one-item :class:`SlotCounts`: a measure that reads more raises
-:class:`~rankproof.recsys.slots.NeedsRows`. A measure without a cutoff reads
+before Spark is (:func:`catalogue_plan`), with a one-item :class:`SlotCounts`:
+a measure that reads more raises :class:`~rankproof.recsys.slots.NeedsRows`,
+and one that lacks its side data or the judgments is refused there. A measure without a cutoff reads
 every row of every list, and is refused. A rankproof error in a partition (a
 tie across rank k under ``ties=error``) is raised again in the driver with its fields.
 
@@ -32,13 +33,14 @@ measure that weighs ranks (exposure) sees them in Spark's order under
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from .. import errors
-from ..errors import MeasureError, RankproofError
+from ..errors import InputError, MeasureError, RankproofError
 from ..protocol import Protocol
 from ..recsys.registry import CATALOGUE, SideMeasure
 from ..recsys.side import SideData
@@ -48,7 +50,7 @@ from ..results.side import SideValue
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
-__all__ = ["is_catalogue", "check_catalogue", "catalogue_values"]
+__all__ = ["is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan", "catalogue_values"]
 
 _COUNTS_SCHEMA = "k long, item string, count long, error string"
 _ROWS_SCHEMA = "user string, item string, score double, error string"
@@ -76,15 +78,33 @@ def _side_value(measure: SideMeasure, run: Any, side: SideData, protocol: Protoc
 
 
 def _reads_counts_only(measure: SideMeasure, side: SideData, protocol: Protocol) -> bool:
-    """Asked on a one-item SlotCounts: False if the measure reads more than the slot counts."""
+    """Asked on a one-item SlotCounts: False if the measure reads more than the slot counts. A measure
+    refused whatever the rows (side data or judgments lacking: MeasureError) is refused here, before Spark."""
     probe = SlotCounts(int(measure.cutoff or 1), protocol, np.array(["?"]), np.array([1], dtype=np.int64))
     try:
         _side_value(measure, probe, side, protocol)
     except NeedsRows:
         return False
-    except RankproofError:  # a refusal of the probe's own data: the real counts will say what is wrong
+    except MeasureError:   # refused whatever the rows
+        raise
+    except InputError:  # a refusal of the probe's own data: the real counts will say what is wrong
         pass
     return True
+
+
+@dataclasses.dataclass(frozen=True)
+class CataloguePlan:
+    """What Spark gathers for the catalogue measures: the slot counts for `counted`, the top-k rows for `rowed`."""
+
+    counted: tuple[SideMeasure, ...] = ()
+    rowed: tuple[SideMeasure, ...] = ()
+
+
+def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Protocol) -> CataloguePlan:
+    """Each catalogue measure asked on the driver (see the module's docstring), before Spark is: what it reads."""
+    check_catalogue(measures)
+    counted = tuple(m for m in measures if _reads_counts_only(m, side, protocol))
+    return CataloguePlan(counted, tuple(m for m in measures if m not in counted))
 
 
 def _raise_first(errors_seen: Iterator[Any]) -> None:
@@ -172,13 +192,12 @@ def _top_rows(frame: "DataFrame", count: int, k: int, protocol: Protocol):
     return Run.from_table(gathered, query="user", doc="item", score="score", source="spark top rows")
 
 
-def catalogue_values(frame: "DataFrame", measures: Sequence[SideMeasure], side: SideData, protocol: Protocol,
-                     count: int) -> list[SideValue]:
-    """Each catalogue measure's value on a DataFrame of (user, item, score) rows (strings, strings, doubles),
-    spread over `count` partitions by user; the values are the local engine's (see the module's docstring)."""
-    check_catalogue(measures)
-    counted = [m for m in measures if _reads_counts_only(m, side, protocol)]
-    rowed = [m for m in measures if m not in counted]
+def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, protocol: Protocol,
+                     count: int) -> dict[SideMeasure, SideValue]:
+    """Each catalogue measure's value (the plan's) on a DataFrame of (user, item, score) rows (strings, strings,
+    doubles), spread over `count` partitions by user; the values are the local engine's (see the module's
+    docstring)."""
+    counted, rowed = plan.counted, list(plan.rowed)
     slots = _slot_counts(frame, count, sorted({int(m.cutoff or 0) for m in counted}), protocol) if counted else {}
     values: dict[SideMeasure, SideValue] = {}
     for measure in counted:
@@ -190,4 +209,4 @@ def catalogue_values(frame: "DataFrame", measures: Sequence[SideMeasure], side: 
         run = _top_rows(frame, count, max(int(m.cutoff or 0) for m in rowed), protocol)
         for measure in rowed:
             values[measure] = _side_value(measure, run, side, protocol)
-    return [values[m] for m in measures]
+    return values

@@ -16,8 +16,7 @@
 
 The kind of each measure is read from the registry when it is asked for. The
 ``ties=input`` policy is refused, since the order of rows within a user is
-not kept by the shuffle, and so are the measures that read the judgments
-(AUC, GAUC, PopREO).
+not kept by the shuffle.
 
 Examples
 --------
@@ -40,7 +39,7 @@ from ..protocol.policies import Ties
 from ..results.side import LIST, SideValue
 from ..recsys.registry import SideMeasure, parse_side_measure
 from ..recsys.side import SideData
-from .catalogue import catalogue_values, check_catalogue, is_catalogue
+from .catalogue import catalogue_plan, catalogue_values, check_catalogue, is_catalogue
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -49,13 +48,8 @@ __all__ = ["side_values", "check_side_measures"]
 
 
 def check_side_measures(measures: Sequence[SideMeasure], protocol: Protocol) -> None:
-    """Refuse, before Spark starts, what Spark cannot evaluate: a measure that reads the judgments, a
-    catalogue measure without a cutoff, and ``ties=input`` (for any side-data measure)."""
-    for measure in measures:
-        if measure.spec.judgments:
-            raise MeasureError(what=f"{measure} reads which items are relevant (the judgments), which the "
-                                    "Spark side-data measures are not given", fix="evaluate it on this machine",
-                               value=str(measure))
+    """Refuse, before Spark starts, what Spark cannot evaluate: a catalogue measure without a cutoff, and
+    ``ties=input`` (for any side-data measure)."""
     check_catalogue(measures)
     if measures and protocol.ties == Ties.INPUT:
         raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle, "
@@ -80,13 +74,13 @@ def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, pro
     measure's users sorted as locally, a catalogue measure's one value as locally."""
     protocol = protocol if protocol is not None else Protocol()
     parsed = _checked(measures, side, protocol)
+    lists = [m for m in parsed if not is_catalogue(m)]
+    plan = catalogue_plan([m for m in parsed if is_catalogue(m)], side, protocol)   # on the driver, first
     selected = frame.selectExpr(f"CAST(`{user}` AS STRING) AS user", f"CAST(`{item}` AS STRING) AS item",
                                 f"CAST(`{score}` AS DOUBLE) AS score")
     count = partitions or selected.sparkSession.sparkContext.defaultParallelism
-    lists = [m for m in parsed if not is_catalogue(m)]
-    whole = [m for m in parsed if is_catalogue(m)]
     values = dict(zip(lists, _list_values(selected, lists, side, protocol, count) if lists else []))
-    values.update(zip(whole, catalogue_values(selected, whole, side, protocol, count) if whole else []))
+    values.update(catalogue_values(selected, plan, side, protocol, count))
     return tuple(values[m] for m in parsed)
 
 

@@ -50,15 +50,14 @@ def test_per_list_measures_equal_the_local_engine(spark, log, name):
         assert b.value == pytest.approx(a.value, rel=1e-12)
 
 
-def test_refuses_a_catalogue_measure_and_ties_input(spark, log):
+def test_refuses_ties_input(log):
+    """Before Spark is asked (the frame is never read). Catalogue measures, once refused here, are evaluated
+    on Spark now: tests/spark/test_spark_catalogue.py."""
     from rankproof.spark.side import side_values
 
-    tables, side = log
-    frame = spark.createDataFrame(tables["pop"])
-    with pytest.raises(MeasureError, match="catalogue measure"):
-        side_values(frame, ["coverage@10"], side)
+    _, side = log
     with pytest.raises(MeasureError, match="ties=input"):
-        side_values(frame, ["novelty@10"], side, Protocol(ties="input"))
+        side_values(None, ["novelty@10"], side, Protocol(ties="input"))
 
 
 def _parse(text):
@@ -68,20 +67,25 @@ def _parse(text):
 
 
 def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, capsys):
-    """rankproof evaluate --engine spark with per-list side-data measures: the local table, and each user's
-    value the local one (JSON); a catalogue measure is refused in one line before Spark is asked."""
+    """rankproof evaluate --engine spark with per-list and catalogue side-data measures: the local table, each
+    user's value the local one and each catalogue value the local one exactly (JSON); ties=input is refused in
+    one line before Spark is asked."""
     import json
+
+    import pandas as pd
 
     from rankproof.cli.app import main
 
     tables, _ = log
     paths = {}
-    for name in ("truth", "taste", "train", "features"):
+    tables = {**tables, "items": pd.DataFrame({"item": [f"m{i}" for i in range(220)]})}   # 20 never rated
+    for name in ("truth", "taste", "train", "features", "items"):
         paths[name] = tmp_path / f"{name}.parquet"
         tables[name].to_parquet(paths[name], index=False)
     args = ["evaluate", paths["truth"], paths["taste"], "--columns", "query=user,doc=item", "-m", "ndcg@10",
-            "-m", "arp@10", "-m", "calibration@10", "-m", "ild@5", "--train", paths["train"],
-            "--features", paths["features"], "--quiet"]
+            "-m", "arp@10", "-m", "calibration@10", "-m", "ild@5", "-m", "coverage@10", "-m", "gini@10",
+            "-m", "entropy@5", "-m", "pop_rsp@10", "--train", paths["train"],
+            "--features", paths["features"], "--items", paths["items"], "--quiet"]
     outputs = []
     for extra in ([], ["--engine", "spark"]):
         capsys.readouterr()
@@ -89,14 +93,20 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
         table = capsys.readouterr().out
         assert main([str(a) for a in [*args, *extra, "--format", "json"]]) == 0
         outputs.append((table, json.loads(capsys.readouterr().out)["runs"]["taste.parquet"]["side"]))
-    assert outputs[1][0] == outputs[0][0] and "calibration@10" in outputs[0][0]
+    assert outputs[1][0] == outputs[0][0] and "calibration@10" in outputs[0][0] and "gini@10" in outputs[0][0]
+    catalogue = {"coverage@10", "gini@10", "entropy@5", "pop_rsp@10"}
+    assert catalogue < set(outputs[0][1])
+    assert dict(outputs[0][1]["coverage@10"]["detail"])["catalogue_size"] == 220   # --items, not --train's items
     for measure, local in outputs[0][1].items():
         on_spark = outputs[1][1][measure]
+        if measure in catalogue:   # one value for the run, from the same local function: equal exactly
+            assert on_spark == local, measure
+            continue
         assert list(on_spark["per_query"]) == list(local["per_query"])
         assert on_spark["per_query"] == pytest.approx(local["per_query"], abs=1e-12), measure
-    assert main([str(a) for a in [*args, "-m", "coverage@10", "--engine", "spark"]]) == 2
+    assert main([str(a) for a in [*args, "--engine", "spark", "--policy", "ties=input"]]) == 2
     err = capsys.readouterr().err
-    assert "coverage@10 is one value for the whole run" in err and len(err.strip().splitlines()) == 1
+    assert "ties=input" in err and "Spark's shuffle" in err and len(err.strip().splitlines()) == 1
 
 
 SERENDIPITY = ["serendipity(relevance=one)@10", "serendipity(similarity=cooccurrence,relevance=one)@5",

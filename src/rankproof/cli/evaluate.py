@@ -114,14 +114,14 @@ def run(args) -> int:
     if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    whole = [m for m in wanted if m.spec.kind != "list"] if args.engine == SPARK else []
-    if whole:   # Spark evaluates the per-list ones user by user
-        raise usage(NAME, f"{whole[0]} is one value for the whole run: --engine spark evaluates per-list "
-                    "side-data measures only", "evaluate it without --engine spark")
     judged = [m for m in wanted if m.spec.judgments] if args.engine == SPARK else []
     if judged:
         raise usage(NAME, f"{judged[0]} reads the judgments: --engine spark evaluates side-data measures "
                     "without them", "evaluate it without --engine spark")
+    if args.engine == SPARK:   # what Spark cannot evaluate (ties=input, a catalogue measure without k): now
+        from ..spark.side import check_side_measures
+
+        check_side_measures(wanted, protocol)
     unread = unread_side_data(args, wanted)
     side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
@@ -198,7 +198,8 @@ def _on_dataset(args) -> int:
 def _on_spark(args, measures, protocol, names: list[str], wanted=(), side=None) -> list:
     """``--engine spark``: each run evaluated by rankproof.spark, its per-query values
     collected into the Results every renderer takes (the same output as the local engine);
-    the per-list side-data measures of -m by rankproof.spark.side, user by user."""
+    the side-data measures of -m by rankproof.spark.side (per list user by user, per catalogue from
+    the items' top-k slot counts)."""
     _check_spark_inputs(args)
     from ..spark import evaluate as spark_evaluate, get_session
     from ..spark.inputs import describe

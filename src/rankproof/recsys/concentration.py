@@ -41,6 +41,7 @@ from ..errors import USERS_AND_ITEMS, InputError, literal
 from ..pipeline.alignment import top_rows
 from ..protocol import Protocol
 from .coverage import as_run
+from .slots import SlotCounts
 
 __all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS", "ENTROPY_PRESETS"]
 
@@ -123,6 +124,8 @@ def item_counts(predictions, k: int, protocol: Protocol | None = None, *, user="
     >>> item_counts(Run.from_dict({"u": ["a", "b", "c"], "v": ["a", "c"]}), 2)
     (array(['a', 'b', 'c'], dtype='<U1'), array([2, 1, 1]))
     """
+    if isinstance(predictions, SlotCounts):   # counted where the run lives (Spark): the same counts
+        return predictions.counts_for(k, protocol)
     k = _check_k(k, "item_counts")
     run = as_run(predictions, user, item, score)
     rows = top_rows(run, k, protocol if protocol is not None else Protocol())

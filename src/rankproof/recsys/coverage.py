@@ -17,6 +17,7 @@ from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError
 from ..protocol import Protocol
 from ..errors import literal
+from .slots import SlotCounts
 
 __all__ = ["coverage", "Coverage"]
 
@@ -50,6 +51,8 @@ def as_run(predictions, user, item, score) -> Run:
     """Predictions as a Run: a Run as it is, a path read as a file, a table read by its columns."""
     if isinstance(predictions, Run):
         return predictions
+    if isinstance(predictions, SlotCounts):   # a measure that reads more than the slot counts
+        return predictions.lists
     if isinstance(predictions, (str, os.PathLike)):
         return Run.read(predictions, query=user, doc=item, score=score)
     return Run.from_table(predictions, query=user, doc=item, score=score, source="predictions")
@@ -64,7 +67,7 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
     Parameters
     ----------
     predictions : Run, or a table / Parquet path as for :func:`rankproof.evaluate_frame`
-        The recommended lists.
+        The recommended lists (or their :class:`~rankproof.recsys.slots.SlotCounts` at `k`).
     k : int
         Cutoff, >= 1.
     catalogue : array-like of ids
@@ -103,10 +106,12 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
         raise InputError(what="the catalogue is empty",
                          fix="give the {doc} ids coverage is measured over").in_words_of(USERS_AND_ITEMS)
     protocol = protocol if protocol is not None else Protocol()
-    run = as_run(predictions, user, item, score)
-
-    inside = top_rows(run, k, protocol)
-    shown = run.docs[np.unique(run.doc_codes[inside])]
+    if isinstance(predictions, SlotCounts):   # counted where the run lives (Spark)
+        shown = predictions.counts_for(k, protocol)[0]
+    else:
+        run = as_run(predictions, user, item, score)
+        inside = top_rows(run, k, protocol)
+        shown = run.docs[np.unique(run.doc_codes[inside])]
     in_catalogue = np.isin(shown, items)
     covered = int(in_catalogue.sum())
     return Coverage(value=covered / items.size, covered=covered, catalogue_size=int(items.size),

@@ -1,24 +1,30 @@
-"""Per-list side-data measures (novelty, long-tail share, ILD, ...) of a recommendation log on Spark.
+"""Side-data measures (novelty, long-tail share, ILD, coverage, Gini, ...) of a recommendation log on Spark.
 
-:func:`side_values` evaluates the per-list measures of
+:func:`side_values` evaluates measures of
 :data:`rankproof.recsys.registry.SIDE_REGISTRY` on a Spark DataFrame of
-(user, item, score) rows: the rows are partitioned by user, and each
-partition's users are evaluated by the local code (the same function, the
-same side data, shipped with the task), so each user's value is the local
-engine's. Sums within a list may be taken in another row order after the
-shuffle, so values agree with the local ones to the last bits of a float
-(the tests hold them to 1e-12).
+(user, item, score) rows; the rows are partitioned by user.
 
-A catalogue measure (coverage) is not per list and is refused here; the
-``ties=input`` policy is refused too, since the order of rows within a user is
+- A per-list measure (kind ``list``): each partition's users are evaluated
+  by the local code (the same function, the same side data, shipped with the
+  task), so each user's value is the local engine's. Sums within a list may be
+  taken in another row order after the shuffle, so values agree with the local
+  ones to the last bits of a float (the tests hold them to 1e-12).
+- A catalogue measure (kind ``catalogue``, one value for the whole run):
+  :mod:`rankproof.spark.catalogue` gathers the items' top-k slot counts (or,
+  for a measure that reads more, the top-k rows) and the driver takes the
+  value with the local function: equal to the local engine's bit for bit.
+
+The kind of each measure is read from the registry when it is asked for. The
+``ties=input`` policy is refused, since the order of rows within a user is
 not kept by the shuffle.
 
 Examples
 --------
 The call (on a session; see tests/spark/test_spark_side.py)::
 
-    values = side_values(frame, ["novelty@10", "ild@10"], side, user="user", item="item", score="score")
+    values = side_values(frame, ["novelty@10", "ild@10", "gini@10"], side, user="user", item="item", score="score")
     values[0].per_query()   # {user: value}, as rankproof.recsys.side_eval.side_values gives
+    values[2].value         # the whole run's Gini, as on this machine
 """
 
 from __future__ import annotations
@@ -33,37 +39,60 @@ from ..protocol.policies import Ties
 from ..results.side import LIST, SideValue
 from ..recsys.registry import SideMeasure, parse_side_measure
 from ..recsys.side import SideData
+from .catalogue import catalogue_plan, catalogue_values, check_catalogue, is_catalogue
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["side_values"]
+__all__ = ["side_values", "check_side_measures"]
 
 
-def _checked(measures: Sequence[Any], protocol: Protocol) -> list[SideMeasure]:
+def check_side_measures(measures: Sequence[SideMeasure], protocol: Protocol) -> None:
+    """Refuse, before Spark starts, what Spark cannot evaluate: a catalogue measure without a cutoff, and
+    ``ties=input`` (for any side-data measure)."""
+    check_catalogue(measures)
+    if measures and protocol.ties == Ties.INPUT:
+        raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle, "
+                                f"so {measures[0]} is not evaluated on Spark under it",
+                           fix="set ties=docid or ties=expected", value=str(measures[0]))
+
+
+def _checked(measures: Sequence[Any], side: SideData, protocol: Protocol) -> list[SideMeasure]:
+    """The measures parsed, with what Spark cannot take refused before it starts."""
+    from ..recsys.side_eval import check_side_data
+
     parsed = [parse_side_measure(m) for m in measures]
-    for m in parsed:
-        if m.spec.kind != LIST:
-            raise MeasureError(what=f"{m} is a catalogue measure (one value for the whole run), not per list",
-                               fix="evaluate it on this machine (rankproof.recsys.side_eval)", value=str(m))
-    if protocol.ties == Ties.INPUT:
-        raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle",
-                           fix="set ties=docid or ties=expected")
+    check_side_data(parsed, side)
+    check_side_measures(parsed, protocol)
     return parsed
 
 
 def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, protocol: "Protocol | None" = None, *,
                 user: str = "user", item: str = "item", score: str = "score",
                 partitions: "int | None" = None) -> tuple[SideValue, ...]:
-    """Each per-list side-data measure on a Spark DataFrame of recommendations, users sorted as locally."""
+    """Each side-data measure on a Spark DataFrame of recommendations, in the order given: a per-list
+    measure's users sorted as locally, a catalogue measure's one value as locally."""
+    protocol = protocol if protocol is not None else Protocol()
+    parsed = _checked(measures, side, protocol)
+    lists = [m for m in parsed if not is_catalogue(m)]
+    plan = catalogue_plan([m for m in parsed if is_catalogue(m)], side, protocol)   # on the driver, first
+    selected = frame.selectExpr(f"CAST(`{user}` AS STRING) AS user", f"CAST(`{item}` AS STRING) AS item",
+                                f"CAST(`{score}` AS DOUBLE) AS score")
+    count = partitions or selected.sparkSession.sparkContext.defaultParallelism
+    values = dict(zip(lists, _list_values(selected, lists, side, protocol, count) if lists else []))
+    values.update(catalogue_values(selected, plan, side, protocol, count))
+    return tuple(values[m] for m in parsed)
+
+
+def _list_values(selected: "DataFrame", parsed: list[SideMeasure], side: SideData, protocol: Protocol,
+                 count: int) -> list[SideValue]:
+    """The per-list measures, each partition's users evaluated by the local code."""
     from ..recsys.side_eval import side_values as local_values
 
-    protocol = protocol if protocol is not None else Protocol()
-    parsed = _checked(measures, protocol)
     from ..data.run import Run as _Run
 
-    # Each measure on no rows first, on the driver: one lacking its side data or the judgments is refused
-    # here in one line, not by a worker's traceback.
+    # Each per-list measure on no rows first, on the driver: one lacking its side data or the judgments is
+    # refused here in one line, not by a worker's traceback (catalogue ones: catalogue_plan does it).
     local_values(_Run.from_dict({}), parsed, side, protocol)
     names = [f"v{i}" for i in range(len(parsed))]
     schema = "user string, " + ", ".join(f"{name} double" for name in names)
@@ -81,9 +110,6 @@ def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, pro
         values = local_values(run, parsed, side, protocol)
         yield pd.DataFrame({"user": run.queries.astype(str), **{n: v.values for n, v in zip(names, values)}})
 
-    selected = frame.selectExpr(f"CAST(`{user}` AS STRING) AS user", f"CAST(`{item}` AS STRING) AS item",
-                                f"CAST(`{score}` AS DOUBLE) AS score")
-    count = partitions or selected.sparkSession.sparkContext.defaultParallelism
     collected = selected.repartition(count, "user").mapInPandas(per_partition, schema).toPandas()
     order = np.argsort(collected["user"].to_numpy().astype(str), kind="stable")
     queries = collected["user"].to_numpy().astype(str)[order]
@@ -95,4 +121,4 @@ def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, pro
         out.append(SideValue(str(m), m.spec.display, LIST, mean, queries, values,
                              (("lists", len(values)), ("undefined", int(np.isnan(values).sum()))),
                              m.spec.higher_is_better))
-    return tuple(out)
+    return out

@@ -1,0 +1,212 @@
+"""Catalogue-level side-data measures (coverage, Gini, entropy, ...) of a recommendation log on Spark.
+
+A catalogue measure is one value for the whole run (kind ``catalogue`` in
+:data:`rankproof.recsys.registry.SIDE_REGISTRY`; the list is read from the
+registry when the measures are asked for, so a measure registered later needs
+no change here). Its value is taken on the driver by the measure's own local
+function, from what Spark gathers in one pass over the rows, partitioned by user:
+
+- **the items' top-k slot counts** (:class:`~rankproof.recsys.slots.SlotCounts`),
+  for a measure that reads nothing else (coverage, Gini, entropy): each
+  partition counts its users' top-k slots with the local
+  :func:`~rankproof.recsys.concentration.item_counts`, Spark adds the counts
+  per item as 64-bit integers, and the driver hands the sorted counts to the
+  measure in place of the run. The counts are the local engine's exactly,
+  so the value is too, to the last bit, whatever the partitioning;
+- **the top-k rows of every list**, for a measure that reads more (a user's
+  list, the ranks: PopRSP, an exposure-weighted Gini): each partition keeps
+  its users' top rows with the local :func:`~rankproof.pipeline.cuts.top_rows`,
+  and the driver evaluates the measure on a run of those rows. This holds
+  k rows per user in the driver's memory.
+
+Which of the two a measure takes is found by asking it on the driver first,
+before Spark is (:func:`catalogue_plan`), with a one-item :class:`SlotCounts`:
+a measure that reads more raises :class:`~rankproof.recsys.slots.NeedsRows`,
+and one that lacks its side data or the judgments is refused there. A measure without a cutoff reads
+every row of every list, and is refused. A rankproof error in a partition (a
+tie across rank k under ``ties=error``) is raised again in the driver with its fields.
+
+Rows tied on score inside a top k keep no input order across the shuffle: a
+measure that weighs ranks (exposure) sees them in Spark's order under
+``ties=expected``; ``ties=docid`` orders them as on this machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from .. import errors
+from ..errors import InputError, MeasureError, RankproofError
+from ..protocol import Protocol
+from ..recsys.registry import CATALOGUE, SideMeasure
+from ..recsys.side import SideData
+from ..recsys.slots import NeedsRows, SlotCounts
+from ..results.side import SideValue
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame
+
+__all__ = ["is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan", "catalogue_values"]
+
+_COUNTS_SCHEMA = "k long, item string, count long, error string"
+_ROWS_SCHEMA = "user string, item string, score double, error string"
+
+
+def is_catalogue(measure: SideMeasure) -> bool:
+    """Whether the registry says the measure is one value for the whole run."""
+    return measure.spec.kind == CATALOGUE
+
+
+def check_catalogue(measures: Sequence[SideMeasure]) -> None:
+    """Refuse, before Spark starts, a catalogue measure Spark cannot gather for: one without a cutoff."""
+    for measure in measures:
+        if is_catalogue(measure) and measure.cutoff is None:
+            raise MeasureError(what=f"{measure} reads every row of every list (it takes no cutoff k), which "
+                                    "--engine spark does not gather to the driver",
+                               fix="evaluate it on this machine", value=str(measure))
+
+
+def _side_value(measure: SideMeasure, run: Any, side: SideData, protocol: Protocol) -> SideValue:
+    """The local engine's value (rankproof.recsys.side_eval.side_values) of one measure on a run or its slots."""
+    from ..recsys.side_eval import side_values
+
+    return side_values(run, [measure], side, protocol)[0]
+
+
+def _reads_counts_only(measure: SideMeasure, side: SideData, protocol: Protocol) -> bool:
+    """Asked on a one-item SlotCounts: False if the measure reads more than the slot counts. A measure
+    refused whatever the rows (side data or judgments lacking: MeasureError) is refused here, before Spark."""
+    probe = SlotCounts(int(measure.cutoff or 1), protocol, np.array(["?"]), np.array([1], dtype=np.int64))
+    try:
+        _side_value(measure, probe, side, protocol)
+    except NeedsRows:
+        return False
+    except MeasureError:   # refused whatever the rows
+        raise
+    except InputError:  # a refusal of the probe's own data: the real counts will say what is wrong
+        pass
+    return True
+
+
+@dataclasses.dataclass(frozen=True)
+class CataloguePlan:
+    """What Spark gathers for the catalogue measures: the slot counts for `counted`, the top-k rows for `rowed`."""
+
+    counted: tuple[SideMeasure, ...] = ()
+    rowed: tuple[SideMeasure, ...] = ()
+
+
+def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Protocol) -> CataloguePlan:
+    """Each catalogue measure asked on the driver (see the module's docstring), before Spark is: what it reads."""
+    check_catalogue(measures)
+    counted = tuple(m for m in measures if _reads_counts_only(m, side, protocol))
+    return CataloguePlan(counted, tuple(m for m in measures if m not in counted))
+
+
+def _raise_first(errors_seen: Iterator[Any]) -> None:
+    """Raise again, in the driver, the first rankproof error a partition sent (as rankproof.spark.partition's
+    ``error_summary`` words it): its type and fields."""
+    for text in errors_seen:
+        if not isinstance(text, str):   # no error: null, NaN once in pandas
+            continue
+        summary = json.loads(text)
+        kind = getattr(errors, summary["type"], None)
+        if not (isinstance(kind, type) and issubclass(kind, RankproofError)):
+            kind = RankproofError
+        fields = summary.get("fields")
+        if fields:   # a row number would be the partition's, not the input's
+            raise kind(**{**fields, "row": None})
+        raise kind(summary["message"])
+
+
+def _on_partitions(frame: "DataFrame", count: int, work: Callable[[Any], Any], schema: str) -> "DataFrame":
+    """`work(run)` on each partition's users (rows repartitioned by user) -> a pandas frame of `schema`;
+    a rankproof error goes to the driver as a row (every other column null)."""
+    names = [part.split()[0] for part in schema.split(",")]
+
+    def per_partition(batches):
+        import pandas as pd
+
+        from ..data.run import Run
+        from .partition import error_summary
+
+        frames = [batch for batch in batches if len(batch)]
+        if not frames:
+            return
+        try:
+            rows = pd.concat(frames, ignore_index=True)
+            yield work(Run.from_table(rows, query="user", doc="item", score="score", source="spark partition"))
+        except RankproofError as error:
+            yield pd.DataFrame({**{name: [None] for name in names}, "error": [json.dumps(error_summary(error))]})
+
+    return frame.repartition(count, "user").mapInPandas(per_partition, schema)
+
+
+def _slot_counts(frame: "DataFrame", count: int, cutoffs: list[int], protocol: Protocol) -> dict[int, SlotCounts]:
+    """Each cutoff's slot counts over the whole run: counted per partition, added per item in Spark (int64)."""
+    from pyspark.sql import functions as F
+
+    def work(run):
+        import pandas as pd
+
+        from ..recsys.concentration import item_counts
+
+        parts = [(k, *item_counts(run, k, protocol)) for k in cutoffs]
+        # One frame from whole arrays: pandas' concat of string columns would give Arrow chunks Spark refuses.
+        return pd.DataFrame({"k": np.concatenate([np.full(len(ids), k, dtype=np.int64) for k, ids, _ in parts]),
+                             "item": np.concatenate([ids for _, ids, _ in parts]),
+                             "count": np.concatenate([counts for _, _, counts in parts]), "error": None})
+
+    added = (_on_partitions(frame, count, work, _COUNTS_SCHEMA).groupBy("k", "item", "error")
+             .agg(F.sum("count").alias("count")).toPandas())
+    _raise_first(iter(added["error"].tolist()))
+    out = {}
+    for k in cutoffs:
+        mine = added[added["k"] == k]
+        ids = mine["item"].to_numpy().astype(str)
+        order = np.argsort(ids, kind="stable")   # sorted as a Run's vocabulary, as item_counts gives them
+        out[k] = SlotCounts(k, protocol, ids[order], mine["count"].to_numpy(dtype=np.int64)[order])
+    return out
+
+
+def _top_rows(frame: "DataFrame", count: int, k: int, protocol: Protocol):
+    """A run of the top-k rows of every list (k the largest cutoff asked for), gathered to the driver."""
+    from ..data.run import Run
+
+    def work(run):
+        import pandas as pd
+
+        from ..pipeline.cuts import top_rows
+
+        rows = top_rows(run, k, protocol)
+        query = np.searchsorted(run.offsets, rows, side="right") - 1
+        return pd.DataFrame({"user": run.queries[query], "item": run.docs[run.doc_codes[rows]],
+                             "score": run.scores[rows], "error": None})
+
+    gathered = _on_partitions(frame, count, work, _ROWS_SCHEMA).toPandas()
+    _raise_first(iter(gathered["error"].tolist()))
+    return Run.from_table(gathered, query="user", doc="item", score="score", source="spark top rows")
+
+
+def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, protocol: Protocol,
+                     count: int) -> dict[SideMeasure, SideValue]:
+    """Each catalogue measure's value (the plan's) on a DataFrame of (user, item, score) rows (strings, strings,
+    doubles), spread over `count` partitions by user; the values are the local engine's (see the module's
+    docstring)."""
+    counted, rowed = plan.counted, list(plan.rowed)
+    slots = _slot_counts(frame, count, sorted({int(m.cutoff or 0) for m in counted}), protocol) if counted else {}
+    values: dict[SideMeasure, SideValue] = {}
+    for measure in counted:
+        try:
+            values[measure] = _side_value(measure, slots[int(measure.cutoff or 0)], side, protocol)
+        except NeedsRows:   # it read more than the probe showed: give it the rows too
+            rowed.append(measure)
+    if rowed:
+        run = _top_rows(frame, count, max(int(m.cutoff or 0) for m in rowed), protocol)
+        for measure in rowed:
+            values[measure] = _side_value(measure, run, side, protocol)
+    return values

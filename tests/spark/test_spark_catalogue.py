@@ -1,0 +1,120 @@
+"""Catalogue side-data measures on Spark (rankproof.spark.catalogue) equal the local engine's bit for bit, on the
+MovieLens-shaped log, with 1, 2 and 7 partitions, on the shared local[2] session.
+
+The measures are every catalogue measure of the registry (read when the test runs, so a measure registered by
+another module is held here too), some with their parameters, and one registered by this test: the top item's
+share of the slots, which reads only the slot counts. PopRSP and PopREO (each user's list; PopREO the judgments,
+given in the side data), exposure and the exposure-weighted Gini (the ranks) read more, so they take the top-k
+rows."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rankproof import Protocol, Qrels, Run
+from rankproof.errors import MeasureError, TieError
+from rankproof.recsys.registry import CATALOGUE, SIDE_REGISTRY, CatalogueValue, SideSpec, parse_side_measure
+from rankproof.recsys.side import SideData
+from rankproof.recsys.side_eval import side_values as local_values
+from rankproof.recsys.side_io import read_features, read_groups, read_train
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "recsys"))
+from movielens import movielens_like  # noqa: E402
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+VARIANTS = ["coverage@1", "gini(universe=recommended)@5", "gini(preset=elliot)@10", "entropy(base=e)@3",
+            "entropy(preset=recbole)@10", "gini(preset=lenskit_exposure)@10"]
+
+
+def _top_share(run, k, side, params, protocol):
+    from rankproof.recsys.concentration import item_counts
+
+    ids, counts = item_counts(run, k, protocol)
+    return CatalogueValue(f"top_share@{k}", int(counts.max()) / int(counts.sum()), (("items", len(ids)),))
+
+
+@pytest.fixture(scope="module")
+def log():
+    import pandas as pd
+
+    tables = {name: pd.DataFrame(columns) for name, columns in movielens_like(seed=5, users=120, items=150).items()}
+    side = SideData(items=np.array([f"m{i}" for i in range(160)]), train=read_train(tables["train"]),
+                    features=read_features(tables["features"]), groups=read_groups(tables["groups"]),
+                    judgments=Qrels.from_table(tables["truth"], query="user", doc="item"))
+    SIDE_REGISTRY["top_share"] = SideSpec("top_share", "Top share", "the top item's share of the slots", CATALOGUE,
+                                          (), _top_share)
+    yield tables, side
+    del SIDE_REGISTRY["top_share"]
+
+
+def _measures() -> list[str]:
+    """Every catalogue measure of the registry at @10 (one without a cutoff Spark refuses), and the variants."""
+    return [f"{name}@10" for name, spec in SIDE_REGISTRY.items() if spec.kind == CATALOGUE and spec.cutoff] + VARIANTS
+
+
+def _same(local, on_spark) -> None:
+    assert [v.measure for v in on_spark] == [v.measure for v in local]
+    for a, b in zip(local, on_spark):
+        assert (a.value == b.value) or (math.isnan(a.value) and math.isnan(b.value)), (a.measure, a.value, b.value)
+        assert a.detail == b.detail and a.kind == b.kind == CATALOGUE
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+def test_catalogue_measures_equal_the_local_engine_bit_for_bit(spark, log, partitions):
+    from rankproof.spark.side import side_values
+
+    tables, side = log
+    measures = _measures()
+    assert {"coverage@10", "gini@10", "entropy@10", "pop_rsp@10", "pop_reo@10", "exposure@10",
+            "top_share@10"} <= set(measures)
+    frame = tables["taste"]
+    local = local_values(Run.from_table(frame, query="user", doc="item", score="score"),
+                         [parse_side_measure(m) for m in measures], side, Protocol())
+    beside = ["novelty@5"] if partitions == 2 else []   # a per-list measure among them keeps its place
+    on_spark = side_values(spark.createDataFrame(frame), [*beside, *measures], side, partitions=partitions)
+    assert [v.kind for v in on_spark[:len(beside)]] == ["list"] * len(beside)
+    _same(local, on_spark[len(beside):])
+
+
+def test_tied_scores_under_docid_and_error(spark, log):
+    """Scores (20 down to 1 in each list) floored by thirds tie across ranks 5 and 7: ties=docid picks the same
+    top k as locally;
+    ties=error is refused in the driver with the partition's TieError."""
+    from rankproof.spark.side import side_values
+
+    tables, side = log
+    frame = tables["pop"].assign(score=tables["pop"]["score"] // 3)
+    measures = ["coverage@5", "gini@5", "entropy(base=e)@7", "pop_rsp@5"]
+    protocol = Protocol(ties="docid")
+    local = local_values(Run.from_table(frame, query="user", doc="item", score="score"),
+                         [parse_side_measure(m) for m in measures], side, protocol)
+    _same(local, side_values(spark.createDataFrame(frame), measures, side, protocol, partitions=3))
+    with pytest.raises(TieError, match="across rank 5"):
+        side_values(spark.createDataFrame(frame), ["gini@5"], side, Protocol(ties="error"), partitions=2)
+
+
+def test_refused_before_spark_starts(log):
+    """A catalogue measure without a cutoff (it reads every row), missing side data, ties=input, a measure
+    whose judgments are not given: refused with no session (the frame is never touched)."""
+    from rankproof.spark.side import side_values
+
+    _, side = log
+    SIDE_REGISTRY["rows_read"] = SideSpec("rows_read", "Rows", "every row", CATALOGUE, (), _top_share, cutoff=False,
+                                          needs_cutoff=False)
+    try:
+        with pytest.raises(MeasureError, match="takes no cutoff k"):
+            side_values(None, ["rows_read"], side)
+    finally:
+        del SIDE_REGISTRY["rows_read"]
+    with pytest.raises(MeasureError, match="--items or --train"):
+        side_values(None, ["coverage@10"], SideData())
+    with pytest.raises(MeasureError, match="ties=input"):
+        side_values(None, ["gini@10"], side, Protocol(ties="input"))
+    with pytest.raises(MeasureError, match="needs the judgments"):   # PopREO without them: asked on the driver
+        side_values(None, ["pop_reo@10"], dataclasses.replace(side, judgments=None))

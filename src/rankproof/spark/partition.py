@@ -186,9 +186,22 @@ class PartitionTask:
         self.run_name = run_name
 
     def __call__(self, batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+        yield from self.outputs(*self._sides(batches))
+
+    def empty(self, side: int) -> "pa.Table":
+        """A table of no rows with one side's columns and the place column."""
         import pyarrow as pa
 
-        qrels, run = self._sides(batches)
+        return pa.table({name: pa.array([], pa.string() if name != ROW else pa.int64())
+                         for name in list(self.columns.of(side)) + [ROW]})
+
+    def outputs(self, qrels: "pa.Table | None", run: "pa.Table | None") -> Iterator["pa.RecordBatch"]:
+        """The partition's output rows (per-query value blobs, then the summary) for
+        each side's rows in input order with their place (None: no rows)."""
+        import pyarrow as pa
+
+        qrels = self.empty(QRELS_SIDE) if qrels is None else qrels
+        run = self.empty(RUN_SIDE) if run is None else run
         summary: dict[str, Any] = {"counts": {}, "notes": [], "grade_range": None, "error": None,
                                    "facts": query_facts(qrels, run, self.columns.query), "sums": None}
         if qrels.num_rows or run.num_rows:
@@ -224,10 +237,8 @@ class PartitionTask:
                 parts[int(side)].append(from_blob(blob.as_buffer()))
         tables = []
         for side in (QRELS_SIDE, RUN_SIDE):
-            names = list(self.columns.of(side)) + [ROW]
             if not parts[side]:
-                tables.append(pa.table({name: pa.array([], pa.string() if name != ROW else pa.int64())
-                                        for name in names}))
+                tables.append(self.empty(side))
                 continue
             # Each blob holds rows of one stretch of the input, in order, and stretches do not
             # overlap: blobs in the order of their first row are the rows in input order.

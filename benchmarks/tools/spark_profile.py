@@ -11,7 +11,8 @@ time, input and shuffle bytes. Then the CPU seconds of each process of the
 tree from /proc (the driver's Python, the JVM, Spark's Python workers: these
 are what a Python ``mapInArrow`` costs and the JVM's metrics do not see),
 and the wall time of each step in the driver. Printed as one table; --json
-also writes it.
+also writes it. PROFILE_JAVA_OPTIONS (environment) sets the driver JVM's
+options (spark.driver.extraJavaOptions), e.g. ``-XX:TieredStopAtLevel=1``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def _session(partitions: int):
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.memory", "6g")
                .config("spark.sql.shuffle.partitions", str(partitions))
+               .config("spark.driver.extraJavaOptions", os.environ.get("PROFILE_JAVA_OPTIONS", ""))
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     return session

@@ -206,7 +206,7 @@ class PartitionTask:
                                    "facts": query_facts(qrels, run, self.columns.query), "sums": None}
         if qrels.num_rows or run.num_rows:
             try:
-                results, counts = self._evaluate(qrels, run)
+                results, counts = self._evaluate(qrels, run, summary["facts"])
             except _AtRow as located:
                 summary["error"] = error_summary(located.error, located.side, located.rows)
             except RankproofError as error:
@@ -260,8 +260,10 @@ class PartitionTask:
                 raise
             raise _AtRow(error, side, rows) from None
 
-    def _evaluate(self, qrels_table: "pa.Table", run_table: "pa.Table") -> tuple["Results | None", dict[str, Any]]:
-        """The partition's results (None when it evaluates no query) and counts."""
+    def _evaluate(self, qrels_table: "pa.Table", run_table: "pa.Table",
+                  facts: dict[str, Any]) -> tuple["Results | None", dict[str, Any]]:
+        """The partition's results (None when it evaluates no query) and counts; `facts`
+        are the partition's :func:`query_facts`."""
         import pyarrow as pa
 
         from ..data.qrels import Qrels
@@ -280,7 +282,8 @@ class PartitionTask:
         qrels = self._read(QRELS_SIDE, qrels_table.column(ROW), lambda: Qrels.from_table(
             qrels_table, query=columns.query, doc=columns.doc, grade=columns.grade or "grade",
             source=self.qrels_source))
-        shared = run is not None and bool(np.isin(qrels.queries, run.queries).any())
+        # Some judged query is ranked: the facts compare the raw ids as the readers do (7 and "7" are one id).
+        shared = run is not None and facts["missing"] < facts["qrels"]
         protocol = self.protocol.replace(extra_query="ignore", aggregation="macro")
         if protocol.missing_query is MissingQuery.ERROR:  # the driver raises it, from every partition's facts
             protocol = protocol.replace(missing_query="exclude")

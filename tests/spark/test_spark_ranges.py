@@ -138,3 +138,13 @@ def test_a_range_names_the_row_of_the_whole_input(spark, tmp_path):
         on_spark.evaluate(str(tmp_path / "truth.parquet"), str(tmp_path / "predictions"), "ndcg@5", query="user",
                           doc="item", grade="rating", partitions=3, allow_partial=True, spark=spark)
     assert caught.value.row == bad + 1 and caught.value.query == str(predictions.column("user")[bad].as_py())
+
+
+@pytest.mark.parametrize("kind, planned", [("int8", True), ("int32", True), ("uint32", False), ("int64", True)])
+def test_integer_types_whose_statistics_order_as_signed(tmp_path, kind, planned):
+    """Statistics of unsigned ids order by the unsigned value: no ranges cut by them."""
+    import pyarrow as pa
+
+    truth, predictions = _log(40)
+    typed = [t.set_column(0, "user", t.column("user").cast(getattr(pa, kind)())) for t in (truth, predictions)]
+    assert (plan_ranges(_write(tmp_path, *typed), 4) is not None) == planned

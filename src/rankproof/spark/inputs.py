@@ -13,6 +13,7 @@ is read by rankproof's Python in the workers, one row group per id of a
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -104,6 +105,13 @@ def _check_columns(present: list[str], wanted: dict[str, str | None], source: st
                              fix=f"the columns are {literal(listing)}; pass {argument}=NAME")
 
 
+def _signed(logical: Any) -> bool:
+    """Whether a Parquet integer column's logical type orders its statistics as signed integers."""
+    if logical.type == "NONE":
+        return True
+    return logical.type == "INT" and bool(json.loads(logical.to_json()).get("isSigned"))
+
+
 def group_bounds(metadata: Any, column: str) -> list[tuple[int, int] | None]:
     """Each row group's (min, max) of the integer column `column`, from the file's
     statistics; None for a group whose statistics are missing or that holds a null id
@@ -120,8 +128,7 @@ def group_bounds(metadata: Any, column: str) -> list[tuple[int, int] | None]:
         chunk = group.column(position) if position is not None else None
         stats = chunk.statistics if chunk is not None and chunk.is_stats_set else None
         if (chunk is None or stats is None or chunk.physical_type not in SIGNED or not stats.has_min_max
-                or stats.null_count is None or stats.null_count or stats.logical_type.type not in ("NONE", "INT")
-                or (stats.logical_type.type == "INT" and not stats.logical_type.is_signed)):
+                or stats.null_count is None or stats.null_count or not _signed(stats.logical_type)):
             bounds.append(None)
         else:
             bounds.append((int(stats.min), int(stats.max)))
@@ -150,7 +157,10 @@ def _describe_path(path: str, wanted: dict[str, str | None], what: str, side: in
         # Absolute: the executors do not run in the driver's directory (as Spark's own reader resolves it).
         files.append((os.path.abspath(name), [metadata.metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]))
         if _kind(str(schema.field(wanted["query"]).type)) == "integer":
-            bounds.append(group_bounds(metadata.metadata, str(wanted["query"])))
+            try:
+                bounds.append(group_bounds(metadata.metadata, str(wanted["query"])))
+            except Exception:  # statistics this pyarrow cannot read: no ranges, the hashed buckets then
+                bounds.append([None] * metadata.num_row_groups)
     return Table(source=source, side=side, columns=list(wanted.values()), query_kind=kind or "text",  # type: ignore[arg-type]
                  files=files, bounds=bounds if len(bounds) == len(files) else [])
 

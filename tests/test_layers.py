@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("explain",),
     ("stats",),
     ("report",),
-    ("frame", "scores", "fusion", "outofcore"),
+    ("frame", "scores", "fusion", "outofcore", "rag"),
     ("sklearn", "streaming", "trec", "spark", "recsys", "beyond", "clicks"),
     ("cli",),
 ]

@@ -28,6 +28,7 @@ _HOMES = {
     "Comparison": ".stats", "compare": ".stats", "load_results": ".stats",
     "why": ".explain.why", "Why": ".explain.why",
     "fuse": ".fusion",
+    "evaluate_rag": ".rag", "rag_inputs": ".rag",
 }
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from .measures.base import Measure
     from .measures.parse import parse_measure, parse_measures
     from .protocol import PRESETS, Protocol
+    from .rag import evaluate_rag, rag_inputs
     from .recsys.coverage import Coverage, coverage
     # at run time the package itself, callable (see rankproof.report); typed as the function it calls
     from .report import make_report as report
@@ -73,4 +75,5 @@ __all__ = [
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
     "evaluate_frame", "coverage", "Coverage",
     "compare", "Comparison", "load_results", "report", "why", "Why", "fuse",
+    "evaluate_rag", "rag_inputs",
 ]

@@ -15,6 +15,7 @@ copies of Results patched afterwards.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import warnings as python_warnings
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -36,7 +37,7 @@ from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query
 from .results.matching import find_mismatch, guard
 
 __all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
-           "query_weights", "apply_zero_ideal", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
+           "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
            "check_query_coverage"]
 
 
@@ -220,6 +221,9 @@ def evaluate_read(
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
     qrels, run = read()
+    # Only this function holds the run (the local and getrefcount's argument): the
+    # alignment may rank its columns in place instead of holding a ranked copy.
+    reuse = sys.getrefcount(run) == 2
     intents = None
     if isinstance(qrels, IntentQrels):
         intents, qrels = qrels, qrels.doc_qrels
@@ -231,7 +235,7 @@ def evaluate_read(
         get_engine(engine)  # an unknown engine fails before the work
     qrels, run = normalise_ids(qrels, run, protocol)
     doubts = _id_warnings(qrels, run, protocol, allow_partial)
-    alignment = align(qrels, run, protocol)
+    alignment = align(qrels, run, protocol, reuse=reuse)
     run_name, run_source = run.name, run.source
     del run  # see the docstring: a run only this function holds is freed here
     if intents is not None:
@@ -342,8 +346,9 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
     protocol = resolve_protocol(protocol)
     measures = resolve_measures(measures, protocol)
     values = compute(alignment, measures, protocol, engine)
+    dropped = nothing_relevant(alignment, protocol)
     results: dict[Measure, MeasureResult] = {
-        measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries)
+        measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries, dropped)
         for measure in measures
     }
     counts: dict[str, Any] | Callable[[], dict[str, Any]]
@@ -382,6 +387,8 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
     one query. The same planner and engines compute every order."""
     from .pipeline.ties import in_order, merit_order, tie_orders
 
+    dropped = nothing_relevant(alignment, protocol)
+
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError(what="the range over tied orders is averaged per {query} (aggregation=macro or "
                               "weighted); aggregation=micro has none per {query}", fix="set aggregation=macro")
@@ -403,7 +410,7 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
 
     def values_in(order: np.ndarray, measures: list[Measure]) -> dict[Measure, np.ndarray]:
         values = compute(in_order(alignment, order), measures, protocol, engine)
-        return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries).value for m in measures}
+        return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries, dropped).value for m in measures}
 
     found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
     for merit, measures in by_merit:
@@ -467,18 +474,24 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
         values = compute(optimistic, measures, protocol, engine)
         for measure in measures:
             low = results[measure].value
-            high = apply_zero_ideal(values[measure], measure, protocol, alignment.queries).value
+            high = apply_zero_ideal(values[measure], measure, protocol, alignment.queries,
+                                    nothing_relevant(alignment, protocol)).value
             with np.errstate(invalid="ignore"):
                 found[measure] = (np.fmin(low, high), np.fmax(low, high))
     return found
 
 
-def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray) -> MeasureResult:
+def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray,
+                     nothing_relevant: np.ndarray | None = None) -> MeasureResult:
     """A measure's per-query result under the zero_ideal policy (normalised
-    measures of queries where nothing is relevant: error, zero, one or excluded)."""
+    measures of queries where nothing is relevant: error, zero, one or
+    excluded; under ``drop``, every measure of the queries `nothing_relevant`
+    marks (:func:`nothing_relevant`) is excluded too)."""
     value = values.value.astype(np.float64, copy=True)
     included = np.ones(len(value), dtype=bool)
     undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
+    if protocol.zero_ideal is ZeroIdeal.DROP and nothing_relevant is not None:
+        undefined = nothing_relevant if undefined is None else (undefined | nothing_relevant)
     zero_ideal = int(undefined.sum()) if undefined is not None else 0
     if undefined is not None and zero_ideal:
         policy = protocol.zero_ideal
@@ -500,3 +513,14 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
         numerator=values.numerator, denominator=values.denominator,
         zero_ideal=undefined if undefined is not None else np.zeros(len(value), dtype=bool),
     )
+
+
+def nothing_relevant(alignment, protocol: Protocol) -> np.ndarray | None:
+    """Per query of the alignment: no judged doc at grade ``rel`` or above
+    (what ``zero_ideal=drop`` leaves out of every measure); None under the
+    other zero_ideal policies."""
+    if protocol.zero_ideal is not ZeroIdeal.DROP:
+        return None
+    pool_query = np.repeat(np.arange(alignment.num_queries), np.diff(alignment.pool_offsets))
+    relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel], minlength=alignment.num_queries)
+    return relevant == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,40 @@ def test_chunk_map_option_shown_and_single(capsys):
     assert "--chunk-map SPEC" in capsys.readouterr().out
     code, _, err = cli(capsys, "evaluate", "q.txt", "r.txt", "--chunk-map", "sep:#", "--policy", "chunk_map=sep:_")
     assert code == 2 and "given twice" in err
+
+
+def test_rag_and_evaluate_take_the_same_output_options(tmp_path, capsys):
+    """--format, --precision, --names, -o and --quiet: one definition (cli.render.add_output_options), one output."""
+    import argparse
+
+    from rankproof.cli import evaluate as evaluate_command, rag as rag_command
+
+    def options(command) -> tuple:
+        parser = argparse.ArgumentParser(prog="x")
+        command.add_arguments(parser)
+        given = ["--format", "csv", "--precision", "3", "--names", "a=b", "-o", "f", "--quiet"]
+        parsed = vars(parser.parse_known_args(["in.txt", *given])[0])
+        helps = re.findall(r"(?ms)^  (--format|--precision|--names|-o|--quiet)\b.*?(?=^  -|\Z)",
+                           parser.format_help())
+        blocks = re.findall(r"(?ms)^  (?:--format|--precision|--names|-o|--quiet)\b.*?(?=^  -|\Z)",
+                            parser.format_help())
+        return {k: parsed[k] for k in ("format", "precision", "names", "output", "quiet")}, helps, blocks
+
+    assert options(evaluate_command) == options(rag_command)
+    assert options(rag_command)[1] == ["--format", "--precision", "--names", "-o", "--quiet"]
+    path = jsonl(tmp_path / "ragas.jsonl", RAGAS)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{r['user_input'].replace(' ', '_')} 0 {d} 1\n"
+                             for r in RAGAS for d in r["reference_context_ids"]))
+    run.write_text("".join(f"{r['user_input'].replace(' ', '_')} Q0 {d} {i + 1} {10 - i} t\n"
+                           for r in RAGAS for i, d in enumerate(r["retrieved_context_ids"])))
+    shown = ("--format", "markdown", "--precision", "2", "--names", "R=r@3", "--quiet")
+    code, out, err = cli(capsys, "rag", path, "-m", "r@3", *shown, "-o", tmp_path / "rag.md")
+    assert (code, out, err) == (0, "", "")
+    code, out, err = cli(capsys, "evaluate", qrels, run, "-m", "r@3", *shown, "-o", tmp_path / "evaluate.md")
+    assert (code, out, err) == (0, "", "")
+    rag_lines = (tmp_path / "rag.md").read_text().splitlines()
+    evaluate_lines = (tmp_path / "evaluate.md").read_text().splitlines()
+    assert "R" in rag_lines[0] and rag_lines[0] == evaluate_lines[0]
+    assert rag_lines[2].split("|")[2:] == evaluate_lines[2].split("|")[2:]  # the mean (1/2 + 1 + 0) / 3 = 0.50
+    assert "0.50" in rag_lines[2]

@@ -123,7 +123,7 @@ def test_expectation_lies_within_the_range(case):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(["unjudged=condense", "ideal=retrieved zero_ideal=exclude", "rel=2 gain=exp2",
-                                 "ties=input discount=reciprocal"]))
+                                 "ties=input discount=reciprocal", "ideal=expanded"]))
 def test_range_equals_enumeration_under_other_policies(case, text):
     qrels, run = case
     protocol = Protocol.from_text(f"ties=docid {text}") if "ties=" not in text else Protocol.from_text(text)

@@ -70,9 +70,9 @@ discount_vectors = st.lists(st.floats(min_value=0, allow_nan=False, allow_infini
 def test_policy_options_match_the_documented_table():
     assert [o.value for o in Gain] == ["linear", "exp2"]
     assert [o.value for o in Discount] == ["log2", "reciprocal"]
-    assert OPTIONS["ideal"] == ["judged", "retrieved"]
+    assert OPTIONS["ideal"] == ["judged", "retrieved", "expanded"]
     assert OPTIONS["unjudged"] == ["zero", "error", "condense"]
-    assert OPTIONS["zero_ideal"] == ["zero", "one", "exclude", "error"]
+    assert OPTIONS["zero_ideal"] == ["zero", "one", "exclude", "error", "drop"]
     assert OPTIONS["missing_query"] == ["zero", "exclude", "error"]
     assert OPTIONS["extra_query"] == ["ignore", "error"]
     assert OPTIONS["ties"] == ["expected", "docid", "input", "error"]

@@ -80,23 +80,48 @@ def test_mlflow():
     predictions = pd.Series([LISTS[q] for q in queries])
     targets = pd.Series([RELEVANT[q] for q in queries])
     for preset, measure, metric in (("mlflow", "p@3", metrics.precision_at_k(3)),
-                                    ("mlflow_sets", "r@3", metrics.recall_at_k(3))):
+                                    ("mlflow_sets", "r@3", metrics.recall_at_k(3)),
+                                    ("mlflow", "ndcg@3", metrics.ndcg_at_k(3)),
+                                    ("mlflow", "ndcg@2", metrics.ndcg_at_k(2))):
         scores = metric.eval_fn(predictions, targets).scores
         _same(_ours(preset, measure), dict(zip(queries, scores)))
+
+
+def test_mlflow_ndcg_at_k_on_random_lists_with_copies():
+    """ndcg_at_k on random small lists (copies inside and beyond k, lists shorter than k, empty lists)."""
+    metrics = pytest.importorskip("mlflow.metrics", reason="mlflow-skinny is not installed (make parity installs it)")
+    import random
+
+    import pandas as pd
+
+    chooser = random.Random(27)
+    docs = ["a", "b", "c", "d", "e"]
+    qrels, lists = {}, {}
+    for number in range(120):
+        qrels[f"q{number}"] = {d: 1 for d in chooser.sample(docs, chooser.randint(1, 3))}
+        lists[f"q{number}"] = [chooser.choice(docs + ["x", "y"]) for _ in range(chooser.randint(0, 6))]
+    queries = list(qrels)
+    for k in (1, 3, 5):
+        scores = metrics.ndcg_at_k(k).eval_fn(pd.Series([lists[q] for q in queries]),
+                                              pd.Series([list(qrels[q]) for q in queries])).scores
+        ours = evaluate(Qrels.from_dict(qrels), Run.from_dict({q: lists[q] for q in queries if lists[q]}),
+                        [f"ndcg@{k}"], "mlflow").per_query(f"ndcg@{k}")
+        _same(ours, dict(zip(queries, scores)))
 
 
 def test_sentence_transformers():
     module = pytest.importorskip("sentence_transformers.sentence_transformer.evaluation.information_retrieval",
                                  reason="sentence-transformers is not installed (make parity installs it)")
     lists = dict(LISTS, q1=["d1", "c7", "d2"])  # a corpus search lists each doc once
-    queries = ["q1", "q2", "q3"]  # the evaluator drops q4 (no relevant doc) when built
+    queries = ["q1", "q2", "q3"]  # the evaluator drops q4 (no relevant doc) when built: zero_ideal=drop
     corpus = {d: d for docs in [*lists.values(), *RELEVANT.values()] for d in docs}
     results = [[{"corpus_id": d, "score": float(len(lists[q]) - i)} for i, d in enumerate(lists[q])]
                for q in queries]
     measures = {"accuracy@k": "hit@3", "precision@k": "p@3", "recall@k": "r@3", "mrr@k": "rr@3",
                 "ndcg@k": "ndcg@3", "map@k": "ap@3"}
-    qrels = Qrels.from_dict({q: QRELS[q] for q in queries})
-    run = Run.from_dict({q: lists[q] for q in queries if lists[q]})
+    # q4 (judged, nothing relevant, ranked) stays in the qrels and the run: the preset leaves it out of every mean.
+    qrels = Qrels.from_dict(QRELS)
+    run = Run.from_dict({q: docs for q, docs in lists.items() if docs})
     ours = evaluate(qrels, run, list(measures.values()), "sentence_transformers")
     for name, measure in measures.items():
         evaluator = module.InformationRetrievalEvaluator(

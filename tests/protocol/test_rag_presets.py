@@ -92,16 +92,42 @@ def test_mlflow_at_3():
     _close(recall, {"q1": 1 / 2, "q2": 1.0, "q3": 0.0, "q4": 0.0})
 
 
+def test_mlflow_ndcg_at_k_expands_copies_and_cuts_the_ideal_at_the_list():
+    # ndcg_at_k: the copy of d1 in q1's top 3 (d1, d1, c7) is a third target, gaining at rank 2:
+    # (1 + 1/log2 3) / (1 + 1/log2 3 + 1/2); q2 (c8, d3): one target, 1/log2 3; q3 (empty) and q4 (none relevant) 0.
+    got = _values("mlflow", ["ndcg@3"])["ndcg@3"]
+    _close(got, {"q1": (1 + L3) / (1 + L3 + 0.5), "q2": L3, "q3": 0.0, "q4": 0.0})
+    # The ideal is cut at the list's length: one relevant doc found first of three relevant is 1.0
+    # (rankproof's default ideal holds all three: 1 / (1 + 1/log2 3 + 1/2)).
+    three = {"q": {"a": 1, "b": 1, "c": 1}}
+    assert _values("mlflow", ["ndcg@3"], {"q": ["a"]}, three)["ndcg@3"] == {"q": 1.0}
+    assert _values(Protocol(), ["ndcg@3"], {"q": ["a"]}, three)["ndcg@3"]["q"] == pytest.approx(1 / (1 + L3 + 0.5))
+    # Only copies inside the top k are targets: a's copy at rank 4 leaves ndcg@3 at 1.0, and ndcg@4
+    # gains it at rank 4 over an ideal of two targets: (1 + 1/log2 5) / (1 + 1/log2 3).
+    one = {"q": {"a": 1}}
+    copies = _values("mlflow", ["ndcg@3", "ndcg@4"], {"q": ["a", "x", "y", "a"]}, one)
+    _close(copies["ndcg@3"], {"q": 1.0})
+    _close(copies["ndcg@4"], {"q": (1 + L5) / (1 + L3)})
+    # The compiled engine leaves ideal=expanded to the numpy engine: the same values whichever is preferred.
+    run, qrels = _run(), Qrels.from_dict(QRELS)
+    preferred = evaluate(qrels, run, ["ndcg@3", "ndcg"], "mlflow", engine="compiled").means()
+    assert preferred == evaluate(qrels, run, ["ndcg@3", "ndcg"], "mlflow", engine="numpy").means()
+
+
 def test_sentence_transformers_at_3():
     # The evaluator ranks a corpus, so no doc repeats: q1 without its copy of d1. q3 retrieves nothing: 0.
     lists = dict(LISTS, q1=["d1", "c7", "d2"])
     measures = ["hit@3", "p@3", "r@3", "rr@3", "ndcg@3", "ap@3"]
     got = _values("sentence_transformers", measures, lists)
-    # It drops a query without a relevant doc (q4) when built; zero_ideal=exclude leaves q4 out of the
-    # measures with R in them, but hit, P and RR have none and score it 0: leave q4 out of the qrels
-    # to match those (docs/guide/rag.md).
-    assert {m: got[m].pop("q4", None) for m in measures} == {
-        "hit@3": 0.0, "p@3": 0.0, "r@3": None, "rr@3": 0.0, "ndcg@3": None, "ap@3": None}
+    # It drops a query without a relevant doc (q4) when built: zero_ideal=drop leaves q4 out of every
+    # measure, hit, P and RR too (zero_ideal=exclude would score it 0 there).
+    assert {m: got[m].pop("q4", None) for m in measures} == {m: None for m in measures}
+    results = evaluate(Qrels.from_dict(QRELS), _run(lists), measures, "sentence_transformers")
+    assert results.mean("p@3") == pytest.approx((2 / 3 + 1 / 3 + 0) / 3)  # over q1, q2, q3: q4 is no part
+    assert results.mean("hit@3") == pytest.approx(2 / 3)
+    excluded = evaluate(Qrels.from_dict(QRELS), _run(lists), ["hit@3"], Protocol.preset("sentence_transformers")
+                        .replace(zero_ideal="exclude"))
+    assert excluded.per_query("hit@3")["q4"] == 0.0 and excluded.mean("hit@3") == pytest.approx(2 / 4)
     _close(got["hit@3"], {"q1": 1.0, "q2": 1.0, "q3": 0.0})
     _close(got["p@3"], {"q1": 2 / 3, "q2": 1 / 3, "q3": 0.0})
     _close(got["r@3"], {"q1": 1.0, "q2": 1.0, "q3": 0.0})
@@ -199,3 +225,18 @@ def test_spark_refuses_what_reads_beyond_a_partition():
         spark_evaluate("qrels.parquet", "run.parquet", ["ndcg"], "subqueries=max")
     with pytest.raises(MeasureError, match="hole@10 is not computed on Spark"):
         spark_evaluate("qrels.parquet", "run.parquet", ["Hole@10"])
+
+
+def test_explain_writes_out_the_expanded_ideal():
+    # Under ideal=expanded explain's ideal holds d1's copy in the top 3 and is cut at the list's length:
+    # q1 [d1, d1, d2] = 1 + 1/log2 3 + 1/2; q5 retrieves one of three relevant docs: [a], 1.0.
+    from rankproof.explain.explanation import explain, explain_top
+
+    qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 1}, "q5": {"a": 1, "b": 1, "c": 1}})
+    run = Run.from_dict({"q1": ["d1", "d1", "c7", "d2"], "q5": ["a"]})
+    e = explain(qrels, run, "q1", "ndcg@3", "mlflow")
+    assert [row.doc for row in e.ideal] == ["d1", "d1", "d2"]
+    assert e.ideal_dcg == pytest.approx(1 + L3 + 0.5) and e.value == pytest.approx((1 + L3) / (1 + L3 + 0.5))
+    assert [row.doc for row in explain(qrels, run, "q5", "ndcg@3", "mlflow").ideal] == ["a"]
+    top = explain_top(qrels, run, "ndcg@3", "mlflow")
+    assert top.ideal_doc.tolist() == ["d1", "d1", "d2", "a"] and top.ideal_offsets.tolist() == [0, 3, 4]

@@ -63,7 +63,7 @@ def test_gini_refuses_what_it_cannot_decide():
     with pytest.raises(InputError, match="takes universe='recommended'"):
         gini(RUN, 2, preset="recpack", universe="catalogue", catalogue=CATALOGUE)
     with pytest.raises(InputError, match="no Gini preset"):
-        gini(RUN, 2, preset="lenskit")
+        gini(RUN, 2, preset="surprise")
 
 
 def test_entropy_in_bits_nats_and_recboles_per_item():

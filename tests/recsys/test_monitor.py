@@ -123,3 +123,27 @@ def test_bad_options_are_one_line_exit_2(windows, tmp_path, capsys, argv, words)
 def test_a_window_must_be_an_evaluation():
     with pytest.raises(InputError, match="not an evaluation"):
         monitor({"ndcg@10": [0.5]}, {"ndcg@10": [0.4]})
+
+
+def test_welch_p_is_scipys_ttest_ind_bit_for_bit():
+    # scipy.stats is the peer: the monitor computes the same p-value without importing it
+    import warnings
+
+    from scipy import stats
+
+    from rankproof.recsys.monitor import welch_p
+
+    rng = np.random.default_rng(5)
+    cases = [(np.array([1.0, 2.0, 3.0, 4.0]), np.array([2.0, 4.0, 6.0, 8.0, 10.0])),
+             (np.ones(5), np.ones(7)), (np.ones(5), np.array([1.0, 2.0])), (np.full(2, 0.5), np.full(2, 0.5))]
+    for index in range(120):
+        a = rng.random(int(rng.integers(2, 3000))) * rng.choice([1.0, 1e-8, 1e8])
+        b = rng.random(int(rng.integers(2, 3000))) + rng.choice([0.0, 0.01, 1.0])
+        cases.append((np.round(a, 1), np.round(b, 1)) if index % 3 == 0 else (a, b))
+    cases.append((rng.random(200_000), rng.random(150_000) + 0.001))
+    for a, b in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # scipy's precision-loss warning on constant samples
+            expected = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+        got = welch_p(a, b)
+        assert got == expected or (np.isnan(got) and np.isnan(expected)), (len(a), len(b), got, expected)

@@ -97,3 +97,32 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
     assert main([str(a) for a in [*args, "-m", "coverage@10", "--engine", "spark"]]) == 2
     err = capsys.readouterr().err
     assert "coverage@10 is one value for the whole run" in err and len(err.strip().splitlines()) == 1
+
+
+SERENDIPITY = ["serendipity(relevance=one)@10", "serendipity(similarity=cooccurrence,relevance=one)@5",
+               "serendipity(preset=recommenders)@10"]
+JUDGED = ["serendipity@10", "ips_hit_rate@10", "ips_ndcg(exponent=0.5,normaliser=ideal)@5", "auc"]
+
+
+def test_serendipity_and_ips_equal_the_local_engine(spark, log):
+    """Serendipity and the IPS measures per user on Spark (each partition reads the whole --train,
+    --features and judgments); without the judgments, the measures that read them say so in one line,
+    on the driver."""
+    from rankproof import Qrels
+    from rankproof.spark.side import side_values
+
+    tables, side = log
+    frame = tables["taste"]
+    run = Run.from_table(frame, query="user", doc="item", score="score")
+    judged = side.with_judgments(Qrels.from_table(tables["truth"], query="user", doc="item"))
+    for measures, given in ((SERENDIPITY, side), (JUDGED, judged)):
+        local = local_values(run, [*map(_parse, measures)], given, Protocol())
+        on_spark = side_values(spark.createDataFrame(frame), measures, given, partitions=3)
+        for a, b in zip(local, on_spark):
+            assert a.measure == b.measure and a.queries.tolist() == b.queries.tolist()
+            assert np.isfinite(a.values).sum() > 20, a.measure
+            np.testing.assert_allclose(b.values, a.values, rtol=1e-12, atol=1e-15, equal_nan=True)
+    with pytest.raises(MeasureError, match="needs the judgments"):
+        side_values(spark.createDataFrame(frame), ["ips_hit_rate@10"], side)
+    with pytest.raises(MeasureError, match="no judgments"):
+        side_values(spark.createDataFrame(frame), ["serendipity@10"], side)

@@ -84,7 +84,8 @@ def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == [trec_eval.NAME]:
         # trec_eval's own option syntax (-M100, -qc, options after the files).
         return trec_eval.run(arguments[1:])
-    args = build_parser().parse_args(arguments)
+    # The command's own parser when it is named first; every command's otherwise (--help, a typo).
+    args = build_parser(arguments[0] if arguments else None).parse_args(arguments)
     args.argv = arguments  # the report states the command that made it
     return args.handler(args)
 

@@ -10,7 +10,7 @@ from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_option
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
-from .render import FORMATS, add_names_option, measure_names, merged_notes, notes, print_notes, render_results
+from .render import add_output_options, measure_names, merged_notes, notes, print_notes, render_results
 from .render import digits as precision
 from .side import add_side_options, side_data, split, unread_side_data
 from .usage import usage
@@ -79,12 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tie-range", action="store_true",
                         help="show each value with its min and max over the orders of tied docs: "
                              "0.500 ties [0.000, 1.000] (json: tie_range; csv: min and max columns)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
-                        help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
-    add_names_option(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+    add_output_options(parser)
     parser.add_argument("--spreadsheet-safe", action="store_true",
                         help="--format csv: write ids starting with = + - @ behind a ' so that a spreadsheet does not "
                              "run them as formulas (by default ids are written as they are and read back exactly)")
@@ -123,6 +118,10 @@ def run(args) -> int:
     if whole:   # Spark evaluates the per-list ones user by user
         raise usage(NAME, f"{whole[0]} is one value for the whole run: --engine spark evaluates per-list "
                     "side-data measures only", "evaluate it without --engine spark")
+    judged = [m for m in wanted if m.spec.judgments] if args.engine == SPARK else []
+    if judged:
+        raise usage(NAME, f"{judged[0]} reads the judgments: --engine spark evaluates side-data measures "
+                    "without them", "evaluate it without --engine spark")
     unread = unread_side_data(args, wanted)
     side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
@@ -143,7 +142,7 @@ def run(args) -> int:
                 evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                      allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
                                      ties_range=args.tie_range)
-                results.append(_with_side(evaluated, ranking, wanted, side))
+                results.append(_with_side(evaluated, ranking, wanted, side, qrels))
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
@@ -153,13 +152,14 @@ def run(args) -> int:
     return 0
 
 
-def _with_side(results, ranking, wanted: list, side):
-    """The side-data measures of -m on the run, held by its Results."""
+def _with_side(results, ranking, wanted: list, side, qrels=None):
+    """The side-data measures of -m on the run, held by its Results (those that read which items
+    are relevant, AUC, GAUC and PopREO, read the qrels)."""
     if not wanted:
         return results
     from ..recsys.side_eval import side_values, with_side
 
-    return with_side(results, side_values(ranking, wanted, side, results.protocol))
+    return with_side(results, side_values(ranking, wanted, side.with_judgments(qrels), results.protocol))
 
 
 def _on_dataset(args) -> int:

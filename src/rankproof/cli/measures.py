@@ -109,7 +109,8 @@ def _side_registry() -> list[str]:
     for spec in SIDE_REGISTRY.values():
         reads = "; ".join(" or ".join(SIDE_FLAGS[kind] for kind in needs) for needs in spec.needs)
         params = "(" + ",".join(f"{p.name}=..." for p in spec.params) + ")" if spec.params else ""
-        lines.append(f"  {spec.name}{params}@k  [{spec.kind}; {spec.reads or reads or 'no side data'}]")
+        cutoff = "@k" if spec.cutoff else ""
+        lines.append(f"  {spec.name}{params}{cutoff}  [{spec.kind}; {spec.reads or reads or 'no side data'}]")
         lines.extend("      " + line for line in textwrap.wrap(spec.description, 100))
     return lines
 

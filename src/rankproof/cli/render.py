@@ -11,7 +11,8 @@ import sys
 from .usage import short, usage
 
 __all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", "notes", "digits", "print_text",
-           "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options", "quieted"]
+           "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options", "quieted",
+           "add_output_options"]
 
 FORMATS = ("table", "json", "csv", "markdown", "trec")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
@@ -152,6 +153,16 @@ def print_text(text: str) -> None:
     from ..report.output import write_output
 
     write_output(text, None)
+
+
+def add_output_options(parser) -> None:
+    """--format, --precision, --names, -o and --quiet of a command that prints Results (evaluate and rag)."""
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("--precision", type=int, metavar="DIGITS",
+                        help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
+    add_names_option(parser)
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
 
 
 def add_print_options(parser, default: int = 4, what: str = "values") -> None:

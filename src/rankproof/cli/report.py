@@ -73,7 +73,8 @@ def run(args) -> int:
                    correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                    inputs=[f for f in inputs if f is not None],
                    command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
-    beyond = _beyond(runs, wanted, side, protocol, args, data.results)
+    # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
+    beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)
     if beyond is not None:
         data = dataclasses.replace(data, beyond=beyond)
     write_output(render(data), args.output)
@@ -85,7 +86,7 @@ def run(args) -> int:
 def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     """The beyond-accuracy section's data: with side-data measures or any side data given
     (with --groups, the accuracy measures' means per user group too)."""
-    if not wanted and not side.given():
+    if side is None or (not wanted and not side.given()):   # None: no side-data flag given
         return None
     from ..recsys.beyond_report import accuracy_by_group, beyond_data
 

@@ -9,9 +9,12 @@ refused in one line naming the flag, before any file is read.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .usage import usage
+
+if TYPE_CHECKING:
+    from ..recsys.side import SideData
 
 __all__ = ["add_side_options", "split", "side_data", "side_columns", "unread_side_data", "SIDE_HELP", "SIDE_COLUMNS"]
 
@@ -58,24 +61,51 @@ def side_columns(text: "str | None", command: str) -> dict[str, dict[str, "str |
 
 
 def split(texts) -> tuple[list, list]:
-    """(accuracy measure texts, side-data measures) of -m."""
+    """(accuracy measure texts, side-data measures) of -m.
+
+    When every text reads as an accuracy measure (the two registries share no
+    name), the recommender package is not imported: a plain evaluation is a
+    whole process that a user times against trec_eval (~30 ms of imports)."""
+    from ..errors import RankproofError
+    from ..measures.parse import parse_measure
+
+    texts = list(texts)
+    try:
+        for text in texts:
+            parse_measure(text)
+        return texts, []
+    except RankproofError:
+        pass   # a side-data measure, an alias or a typo: the recommender package tells which
     from ..recsys.side_eval import split_measures
 
-    return split_measures(list(texts))
+    return split_measures(texts)
+
+
+# recsys.side.SIDE_KINDS, here too so that a plain evaluation (no side-data flag, no side-data
+# measure) does not import the recommender package (tests/cli/test_cli_imports.py holds them equal).
+SIDE_ARGUMENTS = ("items", "train", "features", "groups")
+
+
+def _nothing_to_read(args, measures) -> bool:
+    return not measures and all(getattr(args, kind, None) is None for kind in SIDE_ARGUMENTS)
 
 
 def unread_side_data(args, measures) -> list[str]:
     """The side-data flags given that no measure of -m reads (evaluate shows nothing of them)."""
+    if _nothing_to_read(args, measures):
+        return []
     from ..recsys.side import SIDE_FLAGS
 
     return [flag for kind, flag in SIDE_FLAGS.items() if getattr(args, kind, None) is not None
             and not any(measure.spec.reads_side(kind) for measure in measures)]
 
 
-def side_data(args, command: str, measures, skip=()) -> object:
+def side_data(args, command: str, measures, skip=()) -> "SideData | None":
     """The side data the measures need, read; refused in one line when a flag is missing.
 
-    The flags of `skip` are left unread."""
+    The flags of `skip` are left unread; None when no side-data flag and no side-data measure is given."""
+    if _nothing_to_read(args, measures):
+        return None
     from ..io.arrow import MissingColumnsError
     from ..recsys.registry import missing_side_data
     from ..recsys.side import SIDE_FLAGS, SideData

@@ -123,6 +123,8 @@ class CompiledEngine:
         spec = measure.spec
         if spec.kernel is None:
             return False
+        if protocol is not None and "ideal" in spec.params and measure.setting("ideal", protocol) not in _POOLS:
+            return False  # ideal=expanded: the numpy engine builds that ideal
         if spec.grade_table is None or alignment is None:
             return True
         return self._fits([measure], self._grades(alignment), protocol)

@@ -257,17 +257,23 @@ def _ideal_rows(a, measure: Measure, protocol: Protocol, k: int, table: np.ndarr
     """One query's ideal list: its pool by gain descending, then doc id, down to the first gain of 0."""
     gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
     ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
+    limit = len(a.doc) if ideal_policy is Ideal.EXPANDED else None  # that ideal is cut at the list's length
     if ideal_policy is Ideal.JUDGED:
         # The query's pool as the pipeline read it (negative grades per the policy).
         lo, hi = a.pool_offsets[0], a.pool_offsets[1]
         pool_docs, pool_grades = _pool_ids(a)[lo:hi], a.pool_grade[lo:hi]
+    elif ideal_policy is Ideal.EXPANDED:
+        _, pool_docs, pool_grades = _expanded_pool(a, np.array([k]))
     else:
         pool_docs, pool_grades = a.docs[a.doc][a.judged], a.grade[a.judged]
     pool_gains = np.maximum(gains_of(pool_grades, gain_policy), 0.0)
     order = np.lexsort((pool_docs, -pool_gains))
+    if measure.cutoff is not None or limit is not None:
+        order = order[: min(k if measure.cutoff is not None else len(order), len(order),
+                            limit if limit is not None else len(order))]
     ideal_rows = []
     running = 0.0
-    for rank, j in enumerate(order[: min(k, len(order))] if measure.cutoff is not None else order, 1):
+    for rank, j in enumerate(order, 1):
         if pool_gains[j] <= 0:
             break
         contribution = pool_gains[j] * table[rank - 1]
@@ -358,6 +364,22 @@ class TopRankings:
     ideal_cumulative: np.ndarray
 
 
+def _expanded_pool(a, cutoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query, doc id, grade) of each query's judged pool plus one entry per
+    repeated copy of a judged doc ranked within its query's cutoff
+    (``ideal=expanded``, as :meth:`rankproof.measures.compute.Context.ideal_dcg`)."""
+    lengths = np.diff(a.offsets)
+    query = np.repeat(np.arange(a.num_queries), lengths)
+    rank0 = np.arange(len(a.doc), dtype=np.int64) - a.offsets[query]
+    key = query * max(len(a.docs), 1) + a.doc
+    first = np.zeros(len(key), dtype=bool)
+    first[np.unique(key, return_index=True)[1]] = True
+    copies = ~first & a.judged & (rank0 < cutoffs[query])
+    pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))
+    return (np.concatenate([pool_query, query[copies]]), np.concatenate([_pool_ids(a), a.docs[a.doc[copies]]]),
+            np.concatenate([a.pool_grade, a.grade[copies]]))
+
+
 def _as_grade(grade) -> "int | float":
     """A grade as shown: an int when whole (real grades under grades=real stay real)."""
     value = float(grade)
@@ -438,6 +460,10 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
         # Every query's pool as the pipeline read it (negative grades per the policy).
         pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))
         pool_docs, pool_grades = _pool_ids(a).astype(str), a.pool_grade
+    elif ideal_policy is Ideal.EXPANDED:
+        cutoffs = np.full(a.num_queries, measure.cutoff, dtype=np.int64) if measure.cutoff is not None else lengths
+        pool_query, pool_docs, pool_grades = _expanded_pool(a, cutoffs)
+        pool_docs = pool_docs.astype(str)
     else:
         pool_query, pool_docs, pool_grades = (position_query[a.judged], a.docs[a.doc][a.judged].astype(str),
                                               a.grade[a.judged])
@@ -450,8 +476,11 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
                                                       pool_grades[positive], pool_gains[positive])
     pool_offsets = offsets_of(pool_query, a.num_queries)
     ideal_rank0 = np.arange(len(pool_query), dtype=np.int64) - pool_offsets[pool_query]
-    if measure.cutoff is not None:
-        inside = ideal_rank0 < measure.cutoff
+    if measure.cutoff is not None or ideal_policy is Ideal.EXPANDED:
+        cut = np.full(a.num_queries, measure.cutoff if measure.cutoff is not None else np.iinfo(np.int64).max)
+        if ideal_policy is Ideal.EXPANDED:  # that ideal is cut at the list's length
+            cut = np.minimum(cut, lengths)
+        inside = ideal_rank0 < cut[pool_query]
         pool_query, pool_docs, pool_grades, pool_gains, ideal_rank0 = (
             pool_query[inside], pool_docs[inside], pool_grades[inside], pool_gains[inside], ideal_rank0[inside])
         pool_offsets = offsets_of(pool_query, a.num_queries)

@@ -51,6 +51,7 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("zero_ideal", "one"): "a query with nothing relevant scores 1",
     ("zero_ideal", "exclude"): "a query with nothing relevant is left out of the mean",
     ("zero_ideal", "error"): "a query with nothing relevant is refused",
+    ("zero_ideal", "drop"): "a query with nothing relevant is left out of every measure's mean, P, hit and RR too",
     ("ap_denominator", "relevant"): "AP divides by R, the relevant docs of the query",
     ("ap_denominator", "min_k"): "AP@k divides by min(R, k)",
     ("ap_denominator", "hits"): "AP divides by the relevant docs retrieved, not by R",
@@ -76,6 +77,8 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("gain", "exp2"): "gain 2^g - 1",
     ("ideal", "judged"): "the ideal ranking from every judged doc",
     ("ideal", "retrieved"): "the ideal ranking from the retrieved docs only",
+    ("ideal", "expanded"): "a repeated relevant doc is one more relevant doc in the ideal, and the ideal is cut "
+                           "at the list's length",
 }
 
 

@@ -31,7 +31,7 @@ from .delimited import read_delimited
 from .files import encoding_hint, load_text
 from .jsonl import read_jsonl
 from .parquet import read_parquet
-from .tables import qrels_columns_from_table, run_columns_from_table
+from .tables import consume_run_table, qrels_columns_from_table
 from .trec import QrelsColumns, RunColumns, first_data_fields, read_trec_qrels_columns, read_trec_run_columns
 from .values import score_problem
 from .what import LABELS, QRELS, RUN, What, example_line
@@ -317,10 +317,10 @@ def read_run_columns(
     named = positional({"query": query, "doc": doc, "score": score}, fmt, header)
     if named["score"] is None:
         del named["score"]
-    table, lines, source = read_table(path, fmt, named, RUN, header)
-    columns = run_columns_from_table(
-        table, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines
+    holder = list(read_table(path, fmt, named, RUN, header))
+    source, lines = holder.pop(), holder.pop()  # the table alone stays in `holder`, which consume_run_table empties
+    columns = consume_run_table(
+        holder, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines
     )
-    del table
     release_arrow_memory()
     return columns

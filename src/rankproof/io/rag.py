@@ -41,7 +41,7 @@ from .limits import MAX_ID_LENGTH
 from .parquet import check_parquet_size
 from .values import shorten
 
-__all__ = ["LAYOUTS", "RagRows", "detect_layout", "read_judgments", "read_rag"]
+__all__ = ["LAYOUTS", "RagRows", "detect_layout", "read_judgments", "read_rag", "read_rag_records"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,7 +71,8 @@ class RagRows:
     ``rankings[query]`` is the retrieved ids in order (or ``{id: score}`` when
     the file gives scores); ``judgments[query]`` is ``{id: grade}`` for the
     queries with relevant ids; ``empty`` counts the rows with nothing
-    retrieved, ``unjudged`` the rows with no relevant id.
+    retrieved, ``unjudged`` the rows with no relevant id; ``source`` names
+    where the rows came from (a path, or what the caller passed).
     """
 
     layout: str
@@ -80,6 +81,7 @@ class RagRows:
     rows: int = 0
     empty: int = 0
     unjudged: int = 0
+    source: str = ""
 
 
 def detect_layout(fields: "set[str] | list[str]", source: str, line: int | None = None) -> str:
@@ -273,14 +275,67 @@ def read_rag(path: "str | Path", source: str | None = None, layout: str | None =
                          fix=f"choose one of: {', '.join(LAYOUTS)}")
     if not file.is_file():
         raise ParseError(source=source, what="does not exist or is not a file", fix="check the path")
-    parquet = file.name.lower().endswith((".parquet", ".pq"))
-    if parquet:
+    if file.name.lower().endswith((".parquet", ".pq")):
         rows = _rows_parquet(file, source)
     elif file.name.lower().endswith(".json"):
         rows = _rows_json(file, source)
     else:
         rows = _rows_jsonl(file, source)
-    found = RagRows(layout=layout or "", rankings={}, judgments={})
+    return _collect(rows, source, layout)
+
+
+def read_rag_records(records: Any, source: str = "rows", layout: str | None = None) -> RagRows:
+    """RAG rows given in memory: a list of dicts (one per query, in a layout
+    :func:`read_rag` reads), or a pandas, polars or Arrow table with those
+    columns (list columns of ids). Errors name the row by its 1-based number.
+
+    >>> read_rag_records([{"user_input": "q?", "retrieved_context_ids": ["a", "b"],
+    ...                    "reference_context_ids": ["b"]}]).judgments
+    {'q?': {'b': 1}}
+    """
+    if layout is not None and layout not in LAYOUTS:
+        raise ParseError(source=source, value=layout, what=f"the layout {literal(layout)} is not known",
+                         fix=f"choose one of: {', '.join(LAYOUTS)}")
+    return _collect(_rows_records(records, source), source, layout)
+
+
+def _rows_records(records: Any, source: str) -> Iterator[tuple[int, dict]]:
+    """(row number, row) of a list of dicts, or of a pandas, polars or Arrow table."""
+    library = type(records).__module__.split(".")[0]
+    if library in ("pandas", "polars", "pyarrow"):
+        yield from enumerate(_table_rows(records, library, source), start=1)
+        return
+    if isinstance(records, (str, bytes, dict)) or not hasattr(records, "__iter__"):
+        raise ParseError(source=source, what=f"is a {type(records).__name__}, not rows",
+                         fix="give a path, a list of dicts (one per query) or a pandas/polars table")
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            raise ParseError(source=source, line=number, what=f"is a {type(record).__name__}, not a dict",
+                             fix="give one dict per query")
+        yield number, record
+
+
+def _table_rows(table: Any, library: str, source: str) -> Iterator[dict]:
+    import pyarrow as pa
+
+    try:
+        if library == "pandas":
+            table = pa.Table.from_pandas(table, preserve_index=False)
+        elif library == "polars":
+            table = table.to_arrow()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, AttributeError, TypeError) as exc:
+        raise ParseError(source=source, what=f"cannot be read as a table ({literal(shorten(str(exc)))})",
+                         fix="give list columns of ids (strings or integers), or a list of dicts") from None
+    if not isinstance(table, (pa.Table, pa.RecordBatch)):
+        raise ParseError(source=source, what=f"is a {type(table).__name__}, not a table",
+                         fix="give a DataFrame, or a list of dicts")
+    batches = table.to_batches(max_chunksize=4096) if isinstance(table, pa.Table) else [table]
+    for batch in batches:
+        yield from batch.to_pylist()
+
+
+def _collect(rows: Iterator[tuple[int, dict]], source: str, layout: str | None) -> RagRows:
+    found = RagRows(layout=layout or "", rankings={}, judgments={}, source=source)
     first_line: dict[str, int] = {}
     for line, record in rows:
         if not found.layout:

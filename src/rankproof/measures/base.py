@@ -66,7 +66,7 @@ def parse_float(value: Any) -> float:
 PARAMS: dict[str, Param] = {
     "gain": Param("gain", parse_gain, "gain of a grade: linear, exp2 or map:G=V/..."),
     "discount": Param("discount", parse_discount, "rank discount: log2, reciprocal or vector:..."),
-    "ideal": Param("ideal", lambda v: parse_enum("ideal", Ideal, v), "ideal pool: judged or retrieved"),
+    "ideal": Param("ideal", lambda v: parse_enum("ideal", Ideal, v), "ideal pool: judged, retrieved or expanded"),
     "rel": Param("rel", parse_rel, "lowest grade counted as relevant"),
     "precision_denominator": Param(
         "precision_denominator", lambda v: parse_enum("precision_denominator", PrecisionDenominator, v),

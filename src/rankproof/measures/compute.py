@@ -135,18 +135,44 @@ class Context:
         ideal = measure.setting("ideal", self.protocol)
         discount = self.discount(measure.setting("discount", self.protocol))
         a = self.alignment
+        k = self.ranked.cutoff(measure.cutoff) if measure.cutoff is not None else None
         if ideal is Ideal.JUDGED:
             gains, offsets, query = gains_of(a.pool_grade, gain), a.pool_offsets, self.pool_query
+        elif ideal is Ideal.EXPANDED:
+            gains, query = self._expanded_pool(gain, self.ranked.cutoff(measure.cutoff))
+            offsets = np.concatenate([[0], np.cumsum(np.bincount(query, minlength=a.num_queries))])
+            # the ideal cut at the list's length when the list is shorter than k
+            k = np.minimum(self.ranked.cutoff(measure.cutoff), self.ranked.lengths)
         else:
             gains, offsets = self.gains(gain), a.offsets
             query = np.repeat(np.arange(a.num_queries), np.diff(offsets))
         gains = np.maximum(gains, 0.0)
         order = np.lexsort((-gains, query))
         rank0 = ranks_within(np.diff(offsets))
-        k = self.ranked.cutoff(measure.cutoff) if measure.cutoff is not None else None
         inside = rank0 < (k[query] if k is not None else np.iinfo(np.int64).max)
         weight = np.where(inside, discount[np.minimum(rank0, len(discount) - 1)], 0.0)
         return np.bincount(query, weights=gains[order] * weight, minlength=a.num_queries)
+
+    def _expanded_pool(self, gain, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(gain, query) of the judged pool plus, per query, one entry for each
+        repeated copy of a judged doc ranked within the top k (``ideal=expanded``),
+        sorted by query."""
+        a = self.alignment
+        lengths = np.diff(a.offsets)
+        query = np.repeat(np.arange(a.num_queries), lengths)
+        key = query * max(len(a.docs), 1) + a.doc
+        first = np.zeros(len(key), dtype=bool)
+        first[np.unique(key, return_index=True)[1]] = True  # positions run in rank order within a query
+        copies = ~first & a.judged & (ranks_within(lengths) < k[query])
+        all_query = np.concatenate([self.pool_query, query[copies]])
+        all_gains = np.concatenate([gains_of(a.pool_grade, gain), gains_of(a.grade[copies], gain)])
+        order = np.argsort(all_query, kind="stable")
+        return all_gains[order], all_query[order]
+
+    def has_positive_pool(self, gain) -> np.ndarray:
+        """Per query: does its judged pool hold a positive gain."""
+        positive = gains_of(self.alignment.pool_grade, gain) > 0
+        return np.bincount(self.pool_query[positive], minlength=self.alignment.num_queries) > 0
 
     def k(self, measure: Measure) -> np.ndarray:
         return self.ranked.cutoff(measure.cutoff)

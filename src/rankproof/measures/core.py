@@ -7,10 +7,12 @@ registry entries (data: name, definition, parameters, function).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..errors import TieError
-from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
+from ..protocol import ApDenominator, Ideal, PrecisionDenominator, RecallDenominator
 from ..kernels.ranked import Ranked
 from ..errors import literal
 from .base import Dcg, GradeTable, Measure, MeasureSpec, register
@@ -31,7 +33,12 @@ def _ideal_dcg(ctx: Context, m: Measure) -> Values:
 
 
 def _ndcg(ctx: Context, m: Measure) -> Values:
-    return ratio(_dcg(ctx, m).value, ctx.ideal_dcg(m), True)
+    found = ratio(_dcg(ctx, m).value, ctx.ideal_dcg(m), True)
+    if m.setting("ideal", ctx.protocol) is Ideal.EXPANDED and found.undefined is not None:
+        # cut at an empty list's length, the ideal is 0 too: the value is 0, defined when something is relevant
+        relevant = ctx.has_positive_pool(m.setting("gain", ctx.protocol))
+        found = dataclasses.replace(found, undefined=found.undefined & ~relevant)
+    return found
 
 
 def _rel(ctx: Context, m: Measure) -> int:

@@ -170,9 +170,10 @@ def _relevant_positions(table, rel: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _refuse_retrieved_ideal(ctx: Context, m: Measure) -> None:
-    if ctx.protocol.ideal is Ideal.RETRIEVED:
+    if ctx.protocol.ideal is not Ideal.JUDGED:
         raise MeasureError(what=f"{literal(m)} takes its ideal from the judged pool (ndeval's greedy ideal); the "
-                           "protocol says ideal=retrieved, which it does not support: set the policy ideal=judged")
+                           f"protocol says ideal={ctx.protocol.ideal}, which it does not support: set the policy "
+                           "ideal=judged")
 
 
 def _alpha_ndcg(ctx: Context, m: Measure) -> Values:

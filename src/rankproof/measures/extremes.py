@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..protocol import ApDenominator, Gain
+from ..protocol import ApDenominator, Gain, Ideal
 from ..protocol.values import DiscountVector, GainMap, LogDiscount
 
 __all__ = ["by_gain", "by_gain_rbp", "by_grade", "by_grade_ap", "by_judged", "by_unjudged", "any_order"]
@@ -54,8 +54,11 @@ def _discount_decreases(discount) -> bool:
 
 
 def by_gain(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndarray | None:
-    """The gain of each position's grade (0 unjudged), when the discount is non-increasing."""
+    """The gain of each position's grade (0 unjudged), when the discount is non-increasing
+    and the ideal does not depend on the order (enumerated under ideal=expanded)."""
     if "discount" in measure.spec.params and not _discount_decreases(measure.setting("discount", protocol)):
+        return None
+    if _expanded_ideal(measure, protocol):
         return None
     gain = measure.setting("gain", protocol) if "gain" in measure.spec.params else Gain.LINEAR
     if isinstance(gain, GainMap):
@@ -103,5 +106,13 @@ def by_unjudged(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.
 
 
 def any_order(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndarray | None:
-    """The measure does not depend on the order of the ranked docs."""
+    """The measure does not depend on the order of the ranked docs (an ideal
+    under ideal=expanded does: which copies fall within k; enumerated)."""
+    if _expanded_ideal(measure, protocol):
+        return None
     return np.zeros(len(grade))
+
+
+def _expanded_ideal(measure, protocol) -> bool:
+    """Under ideal=expanded the copies ranked within the cutoff join the ideal: the order moves it."""
+    return "ideal" in measure.spec.params and measure.setting("ideal", protocol) is Ideal.EXPANDED

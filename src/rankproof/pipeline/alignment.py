@@ -45,6 +45,7 @@ from ..protocol import ExtraQuery, IdenticalIds, MissingQuery, Protocol, ScorePr
 from .chunks import chunk_documents, merge_chunks
 from .cuts import top_rows, truncate
 from .ids import normalise_ids
+from .inplace import rank_in_place, sole_owner
 from .subqueries import merge_subqueries
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
@@ -390,8 +391,21 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
     return ranked if judged_rows is None else ranked.take(judged_rows)
 
 
+def _owned_columns(run: Run, rows: "slice | np.ndarray", protocol: Protocol) -> "tuple[np.ndarray, ...] | None":
+    """The run's own writable doc, score and line buffers, when every row is evaluated, the
+    scores are held as given and nothing else refers to them (see pipeline/inplace)."""
+    if (not isinstance(rows, slice) or protocol.score_precision is not ScorePrecision.FLOAT64
+            or protocol.identical_ids is IdenticalIds.DROP or run.scores.dtype != np.float64):
+        return None
+    doc, score = sole_owner(run.doc_codes), sole_owner(run.scores)
+    line = run.lines if run.lines.strides[0] == 0 else sole_owner(run.lines)
+    if doc is None or score is None or line is None or doc is score:
+        return None
+    return doc, score, line
+
+
 def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, counts: dict,
-                  qrels_source: str) -> tuple[_Rows, np.ndarray] | None:
+                  qrels_source: str, reuse: bool = False) -> tuple[_Rows, np.ndarray] | None:
     """The rows of :func:`_ranked_rows`, already in rank order, and each query's offsets:
     ranked first, looked up after.
 
@@ -406,16 +420,27 @@ def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol,
     ``unjudged=error`` names; :func:`_ranked_rows` then takes over.
     """
     offsets, rows = _evaluated_rows(run, join)
-    doc, score = run.doc_codes[rows], _held_scores(run, rows, offsets, protocol, counts)
-    line = take_lines(run.lines, rows)
-    order = rank_order_within(offsets, score, doc, protocol)
-    if order is not None:
-        doc, score, line = doc[order], score[order], take_lines(line, order)
-        del order  # freed before the judgment columns are made
-    repeated, judged, grade, pooled = _mark(offsets, doc, run, pools)
-    if (repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all())
-            or protocol.identical_ids is IdenticalIds.DROP):
-        return None
+    owned = _owned_columns(run, rows, protocol) if reuse else None
+    if owned is not None:
+        # The run is rankproof's own: judged in input order, then every column ranked in
+        # place (each held once), only once no repeated doc sends the rows to _ranked_rows.
+        doc, score, line = owned
+        repeated, judged, grade, pooled = _mark(offsets, doc, run, pools)
+        if repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all()):
+            return None
+        del repeated
+        rank_in_place(offsets, score, doc, [grade, judged, pooled] + ([line] if line.strides[0] else []), protocol)
+    else:
+        doc, score = run.doc_codes[rows], _held_scores(run, rows, offsets, protocol, counts)
+        line = take_lines(run.lines, rows)
+        order = rank_order_within(offsets, score, doc, protocol)
+        if order is not None:
+            doc, score, line = doc[order], score[order], take_lines(line, order)
+            del order  # freed before the judgment columns are made
+        repeated, judged, grade, pooled = _mark(offsets, doc, run, pools)
+        if (repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all())
+                or protocol.identical_ids is IdenticalIds.DROP):
+            return None
     ranked = _Rows(query=_NO_QUERY, doc=doc, score=score, grade=grade, judged=judged, pooled=pooled, line=line)
     counts["duplicates_dropped"] = 0
 
@@ -461,11 +486,13 @@ def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict, prot
     return np.concatenate([[0], np.cumsum(evaluated_lengths)])
 
 
-def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
+def align(qrels: Qrels, run: Run, protocol: Protocol, *, reuse: bool = False) -> Alignment:
     """Apply the protocol's query, document and tie policies.
 
     Raises the errors the protocol asks for (missing or extra queries,
     duplicates, unjudged docs, ties, negative grades), each naming where.
+    `reuse`: the caller holds the only reference to `run` and drops it after;
+    its columns may then be ranked in place (:mod:`rankproof.pipeline.inplace`).
     """
     if len(run) == 0:
         raise InputError(what="the run ranks no documents", source=run.source,
@@ -476,7 +503,7 @@ def align(qrels: Qrels, run: Run, protocol: Protocol) -> Alignment:
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
     pools = _judgments(qrels, run.docs, join, protocol, counts)
-    found = _ranked_first(run, join, pools, protocol, counts, qrels.source) if run.has_scores else None
+    found = _ranked_first(run, join, pools, protocol, counts, qrels.source, reuse) if run.has_scores else None
     if found is None:
         ranked = _in_rank_order(_ranked_rows(run, join, pools, protocol, counts, qrels.source), run, join,
                                 protocol, counts)

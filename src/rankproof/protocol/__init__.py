@@ -12,9 +12,9 @@ policy           options                                    default
 ===============  =========================================  ==========
 gain             linear, exp2, map:G=V/G=V...               linear
 discount         log2, reciprocal, log:BASE, vector:d1/...  log2
-ideal            judged, retrieved                          judged
+ideal            judged, retrieved, expanded                judged
 unjudged         zero, error, condense                      zero
-zero_ideal       zero, one, exclude, error                  zero
+zero_ideal       zero, one, exclude, error, drop            zero
 missing_query    zero, exclude, error                       zero
 extra_query      ignore, error                              ignore
 ties             expected, docid, input, error              expected
@@ -150,17 +150,23 @@ class Protocol:
         Weight of rank ``i``: ``1 / log2(i + 1)``, ``1 / i``,
         ``1 / log_BASE(i + 1)``, or the ``i``-th value of an explicit vector
         (0 past its end).
-    ideal : {'judged', 'retrieved'}
+    ideal : {'judged', 'retrieved', 'expanded'}
         Where the ideal ranking of NDCG comes from: every judged document of
-        the query, or only the documents the run returned (reranking NDCG).
+        the query, or only the documents the run returned (reranking NDCG);
+        ``expanded`` adds one relevant document per repeated copy of a
+        relevant document within the cutoff and cuts the ideal at the list's
+        length (MLflow's ``ndcg_at_k``).
     unjudged : {'zero', 'error', 'condense'}
         A ranked document with no judgment gets gain 0 and is counted, is an
         error, or is dropped from the ranking before measuring (Sakai's
         condensed list).
-    zero_ideal : {'zero', 'one', 'exclude', 'error'}
+    zero_ideal : {'zero', 'one', 'exclude', 'error', 'drop'}
         A query with nothing relevant (ideal DCG 0 for NDCG; R = 0 for AP,
         recall, R-precision, bpref) scores 0, scores 1, leaves the mean of
-        those measures, or is an error. Always counted.
+        those measures, or is an error. Always counted. ``drop`` leaves it
+        out of the mean of every measure, also of those defined without R
+        (P, hit, RR): no judged doc at grade ``rel`` or above
+        (sentence-transformers' evaluator).
     missing_query : {'zero', 'exclude', 'error'}
         A query judged in the qrels that the run does not rank.
     extra_query : {'ignore', 'error'}

@@ -44,10 +44,16 @@ class Discount(_Policy):
 
 
 class Ideal(_Policy):
-    """Pool of the ideal ranking: every judged doc, or only the retrieved ones."""
+    """Pool of the ideal ranking: every judged doc, or only the retrieved ones;
+    or ``expanded``: every judged doc plus one more relevant doc for each
+    repeated copy of a relevant doc within the cutoff (at that doc's grade),
+    the ideal ranking cut at the list's length when the list is shorter than
+    the cutoff (MLflow's ``ndcg_at_k``, which turns repeated ids into extra
+    targets and scores with scikit-learn's ``ndcg_score`` at ``k = len(list)``)."""
 
     JUDGED = "judged"
     RETRIEVED = "retrieved"
+    EXPANDED = "expanded"
 
 
 class Unjudged(_Policy):
@@ -59,12 +65,17 @@ class Unjudged(_Policy):
 
 
 class ZeroIdeal(_Policy):
-    """A query with nothing relevant (ideal DCG 0, or R = 0)."""
+    """A query with nothing relevant (ideal DCG 0, or R = 0): the measures
+    undefined there score it 0 or 1, leave it out (``exclude``) or refuse it;
+    ``drop`` leaves it out of every measure, also of those defined without
+    R (P, hit, RR), as sentence-transformers' InformationRetrievalEvaluator
+    drops such queries when built."""
 
     ZERO = "zero"
     ONE = "one"
     EXCLUDE = "exclude"
     ERROR = "error"
+    DROP = "drop"
 
 
 class MissingQuery(_Policy):

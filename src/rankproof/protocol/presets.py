@@ -17,6 +17,7 @@ from .policies import (
     ExtraQuery,
     Gain,
     IdenticalIds,
+    Ideal,
     IprecRounding,
     MissingQuery,
     NegativeGrades,
@@ -157,12 +158,15 @@ _SETTINGS["haystack"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 
 # MLflow (mlflow/metrics/metric_definitions.py): precision_at_k counts the
 # relevant entries of prediction[:k] over len(prediction[:k]) (duplicates=count,
-# precision_denominator=retrieved), 0 for an empty list.
-_SETTINGS["mlflow"] = dict(_RAG_LIST, precision_denominator=PrecisionDenominator.RETRIEVED)
+# precision_denominator=retrieved), 0 for an empty list. ndcg_at_k
+# (_prepare_row_for_ndcg, _expand_duplicate_retrieved_docs) makes each repeated
+# occurrence of a relevant id in prediction[:k] an extra relevant target, so
+# every copy gains (duplicates=count) and is one more relevant doc in the ideal,
+# and scores with sklearn's ndcg_score at k=len(prediction[:k]): the ideal cut
+# at the list's length (ideal=expanded); an empty list scores 0.
+_SETTINGS["mlflow"] = dict(_RAG_LIST, precision_denominator=PrecisionDenominator.RETRIEVED, ideal=Ideal.EXPANDED)
 # MLflow recall_at_k: |set(prediction[:k]) & set(target)| / |set(target)|: copies keep their
-# slots in the top k but count once (duplicates=once). Its ndcg_at_k (duplicate
-# occurrences expanded into extra relevant targets, the ideal cut at the list's
-# length) has no stated policy: see docs/guide/rag.md.
+# slots in the top k but count once (duplicates=once).
 _SETTINGS["mlflow_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 
 # MTEB (mteb/_evaluators/retrieval_metrics.py, calculate_retrieval_scores) and
@@ -180,12 +184,12 @@ _SETTINGS["beir"] = dict(_SETTINGS["mteb"])
 # sentence-transformers' InformationRetrievalEvaluator
 # (sentence_transformers/sentence_transformer/evaluation/information_retrieval.py,
 # compute_metrics): hits sorted by (-score, corpus_id), queries without a
-# relevant doc left out of every mean (zero_ideal=exclude); accuracy@k (hit@k),
-# precision@k / k, recall@k / R, MRR@k (rr@k), binary NDCG@k with an ideal of
-# min(R, k), and MAP@k over min(k, R) (ap_denominator=min_k). zero_ideal leaves
-# such queries out of the measures with R in them only: for accuracy@k and
-# precision@k, leave them out of the qrels too (docs/guide/rag.md).
-_SETTINGS["sentence_transformers"] = dict(ties=Ties.INPUT, zero_ideal=ZeroIdeal.EXCLUDE,
+# relevant doc dropped when the evaluator is built (__init__: queries_ids), so
+# left out of every mean, accuracy@k, precision@k and MRR@k too
+# (zero_ideal=drop); accuracy@k (hit@k), precision@k / k, recall@k / R, MRR@k
+# (rr@k), binary NDCG@k with an ideal of min(R, k), and MAP@k over min(k, R)
+# (ap_denominator=min_k).
+_SETTINGS["sentence_transformers"] = dict(ties=Ties.INPUT, zero_ideal=ZeroIdeal.DROP,
                                           ap_denominator=ApDenominator.MIN_K)
 
 # name -> {policy: value}, read-only at both levels.

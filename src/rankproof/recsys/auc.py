@@ -190,3 +190,57 @@ def pooled_auc(predictions, relevant, *, user="user", item="item", score="score"
     value = _mann_whitney(run.scores, labels)
     pos = int(labels.sum())
     return AUCValue("pooled_auc", value, run.num_queries, pos, len(labels) - pos)
+
+
+# -- the registry (rankproof evaluate -m auc -m gauc -m pooled_auc): judgments from the qrels -----------------
+# The negatives on the command line are the module's policy: a user's scored items (the run's rows) that the
+# qrels do not judge relevant (grade >= the protocol's rel). Items the run does not score are no negatives:
+# a run of top-k lists gives AUC within those lists; for AUC over impressions or the catalogue, give the run
+# the score of every candidate.
+
+
+def _registered_auc(run, k, side, params: dict, protocol):
+    return user_auc(run, side.relevant(protocol.rel))
+
+
+def _registered_gauc(run, k, side, params: dict, protocol):
+    from .registry import CatalogueValue
+
+    result = gauc(run, side.relevant(protocol.rel), weights=params["weights"])
+    return CatalogueValue(result.measure, result.value, (("users", result.users), ("positives", result.positives),
+                                                         ("negatives", result.negatives)))
+
+
+def _registered_pooled(run, k, side, params: dict, protocol):
+    from .registry import CatalogueValue
+
+    result = pooled_auc(run, side.relevant(protocol.rel))
+    return CatalogueValue(result.measure, result.value, (("users", result.users), ("positives", result.positives),
+                                                         ("negatives", result.negatives)))
+
+
+def _weights(value: Any) -> str:
+    if str(value) not in _WEIGHTS:
+        raise ValueError(f"expected one of {', '.join(_WEIGHTS)}; got {str(value)[:40]!r}")
+    return str(value)
+
+
+def _register() -> None:
+    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+
+    if "auc" in SIDE_REGISTRY:
+        return
+    among = ("over each user's scored items: the run's items judged relevant (grade >= rel) against the user's "
+             "other scored items; a tie counts 1/2")
+    common: dict[str, Any] = dict(cutoff=False, needs_cutoff=False, judgments=True,
+                                  reads="the judgments (QRELS) and the run's scores")
+    register_side(
+        SideSpec("auc", "AUC", f"area under the ROC curve per user, {among}", LIST, (), _registered_auc, **common),
+        SideSpec("gauc", "GAUC", f"group AUC: the users' AUCs weighted by impressions, clicks or 1, {among}",
+                 CATALOGUE, (), _registered_gauc,
+                 (SideParam("weights", _weights, "impressions", "weights=impressions, clicks or uniform"),), **common),
+        SideSpec("pooled_auc", "Pooled AUC", "one AUC over every (user, item) row pooled: scores compared across "
+                 "users", CATALOGUE, (), _registered_pooled, **common))
+
+
+_register()

@@ -52,7 +52,7 @@ __all__ = ["ListValues", "SessionMean", "ild", "novelty", "long_tail_share", "se
 
 # The options of ild's distance and novelty's items unseen in training.
 Distance = Literal["cosine", "jaccard"]
-Unseen = Literal["error", "laplace"]
+Unseen = Literal["error", "laplace", "drop"]
 
 
 def _item_error(**fields: Any) -> RankproofError:
@@ -213,7 +213,8 @@ def _pair_sums(query: np.ndarray, num_queries: int, k: int, distance) -> np.ndar
 
 
 def ild(predictions, k: int, *, features=None, categories=None, distance: Distance | None = None,
-        protocol: Protocol | None = None, user="user", item="item", score="score") -> ListValues:
+        protocol: Protocol | None = None, user="user", item="item", score="score",
+        normaliser: Literal["pairs", "n"] = "pairs") -> ListValues:
     """Intra-list diversity ILD@k: the mean distance between two items of a top-k list.
 
     .. math::
@@ -270,6 +271,8 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
     0.8333
     """
     k = _check_k(k, "ild")
+    if normaliser not in ("pairs", "n"):
+        raise InputError(what=f"normaliser must be 'pairs' or 'n'; got {literal(repr(normaliser))}", value=normaliser)
     if (features is None) == (categories is None):
         raise InputError(what="ild needs features=(item vectors) for cosine distance or categories=(item "
                          "categories) for Jaccard distance", fix="give exactly one")
@@ -317,8 +320,12 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
         distance_sum = _pair_sums(query, num_queries, k, jaccard)
         pairs = sizes * (sizes - 1) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(sizes >= 2, distance_sum / np.maximum(pairs, 1), np.nan)
-    return ListValues(f"ild(distance={distance})@{k}", run.queries, values, sizes)
+        if normaliser == "n":   # Evidently's DiversityMetric: the sum over pairs / the list's length
+            values = np.where(sizes >= 1, np.where(sizes >= 2, distance_sum, 0.0) / np.maximum(sizes, 1), np.nan)
+        else:
+            values = np.where(sizes >= 2, distance_sum / np.maximum(pairs, 1), np.nan)
+    name = f"ild(distance={distance}{',normaliser=n' if normaliser == 'n' else ''})@{k}"
+    return ListValues(name, run.queries, values, sizes)
 
 
 # -- popularity: novelty and the long tail ------------------------------------------
@@ -362,7 +369,7 @@ def _list_mean(run: Run, query: np.ndarray, per_item: np.ndarray, name: str) -> 
 
 
 def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol: Protocol | None = None,
-            user="user", item="item", score="score") -> ListValues:
+            user="user", item="item", score="score", total: "float | None" = None) -> ListValues:
     """Novelty@k: the mean self-information of the top-k items, from their
     popularity in a training log.
 
@@ -378,11 +385,16 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
     Parameters
     ----------
     training : iterable of item ids (one per interaction), or mapping item -> count
-    unseen : {"error", "laplace"}
+    unseen : {"error", "laplace", "drop"}
         An item recommended but never seen in training has p = 0 (infinite
         information): an error naming it, or add-one smoothing for every item,
         p(i) = (c_i + 1) / (N + |I|), with I the items of the training log and
-        of the predictions.
+        of the predictions, or left out of its list's mean (``drop``, as
+        Evidently's ``NoveltyMetric``; a list of such items only is undefined).
+    total : float, optional
+        The N of p(i) = c_i / N: by default the sum of the counts. Evidently
+        counts c_i as the users who interacted with item i and N as the users
+        of the training log (:data:`rankproof.recsys.registry` ``novelty(preset=evidently)``).
 
     Examples
     --------
@@ -396,13 +408,17 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
     {'u': 1.5, 'v': 3.0}
     """
     k = _check_k(k, "novelty")
-    if unseen not in ("error", "laplace"):
-        raise InputError(what=f"unseen must be 'error' or 'laplace'; got {literal(repr(unseen))}", value=unseen)
+    if unseen not in ("error", "laplace", "drop"):
+        raise InputError(what=f"unseen must be 'error', 'laplace' or 'drop'; got {literal(repr(unseen))}",
+                         value=unseen)
     ids, counts = popularity(training)
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
     at, found = _lookup_rows(ids, run, rows)
     item_counts = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
-    total = float(counts.sum())
+    total = float(counts.sum()) if total is None else float(total)
+    if unseen == "drop":
+        kept = found & (item_counts > 0)
+        return _list_mean(run, query[kept], -np.log2(item_counts[kept] / total), f"novelty(unseen=drop)@{k}")
     if unseen == "laplace":
         catalogue = np.union1d(ids, run.docs).size
         p = (item_counts + 1.0) / (total + catalogue)

@@ -40,7 +40,7 @@ def _ranked_top(predictions, k: int, protocol: Protocol | None, columns: dict):
 
 
 def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user="user", item="item",
-        score="score") -> ListValues:
+        score="score", unseen: Literal["zero", "drop"] = "zero") -> ListValues:
     """Average recommendation popularity@k: the mean training popularity of a list's top-k items.
 
     .. math:: \\mathrm{ARP@}k(u) = \\frac{1}{n} \\sum_{i \\in \\mathrm{top}_k(u)} \\phi(i)
@@ -55,6 +55,11 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
     Parameters
     ----------
     training : iterable of item ids (one per interaction), or mapping item -> count
+    unseen : {"zero", "drop"}
+        An item the training log never saw counts 0 (``zero``), or is left out
+        of its list's mean (``drop``: n counts only the trained items, as
+        Evidently's ``PopularityBias`` does; a list of such items only is
+        undefined).
 
     Examples
     --------
@@ -66,17 +71,22 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
     {'u': 3.0, 'v': 0.5}
     """
     k = _check_k(k, "arp")
+    if unseen not in ("zero", "drop"):
+        raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}", value=unseen)
     ids, counts = popularity(training)
     run, rows, query, _ = _ranked_top(predictions, k, protocol, dict(user=user, item=item, score=score))
     shown = run.docs[run.doc_codes[rows]]
     at = np.minimum(np.searchsorted(ids, shown), max(len(ids) - 1, 0))
     found = (ids[at] == shown) if len(ids) else np.zeros(len(shown), dtype=bool)
     per_item = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
+    if unseen == "drop":
+        kept = found & (per_item > 0)
+        query, per_item = query[kept], per_item[kept]
     sizes = np.bincount(query, minlength=run.num_queries).astype(np.int64)
     total = np.bincount(query, weights=per_item, minlength=run.num_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)
-    return ListValues(f"arp@{k}", run.queries, values, sizes)
+    return ListValues(f"arp{'(unseen=drop)' if unseen == 'drop' else ''}@{k}", run.queries, values, sizes)
 
 
 def _genre_matrix(categories) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -182,7 +192,8 @@ def miscalibration(predictions, k: int, *, history, categories, alpha: float = 0
     q = _distribution(query, run.docs[run.doc_codes[rows]], weights, run.num_queries, ids, matrix, "a list")
     users, items = _history_pairs(history)
     owner = np.searchsorted(run.queries, users)
-    ranked = (owner < len(run.queries)) & (run.queries[np.minimum(owner, len(run.queries) - 1)] == users)
+    ranked = (owner < len(run.queries)) & (run.queries[np.minimum(owner, max(len(run.queries) - 1, 0))] == users
+                                           if len(run.queries) else np.zeros(len(users), dtype=bool))
     p = _distribution(owner[ranked], items[ranked], np.ones(int(ranked.sum())), run.num_queries, ids, matrix,
                       "a history")
     q_smooth = (1 - alpha) * q + alpha * p

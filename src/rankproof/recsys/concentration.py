@@ -9,12 +9,16 @@ on three choices, each a parameter here and each named in the result:
 choice             values                                      who
 =================  ==========================================  =====================================
 ``universe``       ``catalogue``: every catalogue item, those   RecBole ``GiniIndex``, Elliot ``Gini``
-                   never recommended with share 0
-                   ``recommended``: the items recommended       RecPack ``ItemGini``
-                   at least once
-``normaliser``     ``n``: divide by the n items (the Gini of    RecBole, RecPack
+                   never recommended with share 0               LensKit ``ListGini``, ``ExposureGini``
+                   ``recommended``: the items recommended       RecPack ``ItemGini``, Evidently
+                   at least once                                ``PopularityBias`` (its ``gini``)
+``normaliser``     ``n``: divide by the n items (the Gini of    RecBole, RecPack, LensKit
                    one item holding everything is 1 - 1/n)
-                   ``n-1``: divide by n - 1 (it is then 1)      Elliot (which reports 1 - G)
+                   ``n-1``: divide by n - 1 (it is then 1)      Elliot (which reports 1 - G), Evidently
+``exposure``       ``uniform``: every top-k slot counts 1       all but LensKit ``ExposureGini``
+                   ``geometric``: a slot at rank r counts       LensKit ``ExposureGini`` (patience
+                   p^(r - 1) (``patience`` p); ``log``:         0.85)
+                   1 / log2(r + 1)
 ``entropy`` base   ``e`` (nats) or ``2`` (bits); RecBole        RecBole ``ShannonEntropy``
                    divides its entropy by the number of
                    distinct recommended items
@@ -38,19 +42,30 @@ from ..pipeline.alignment import top_rows
 from ..protocol import Protocol
 from .coverage import as_run
 
-__all__ = ["Concentration", "gini", "entropy", "item_counts", "GINI_PRESETS", "ENTROPY_PRESETS"]
+__all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS", "ENTROPY_PRESETS"]
 
 Universe = Literal["catalogue", "recommended"]
 
 # Each library's Gini, as (universe, normaliser, reported as 1 - G). Read in their source:
 # RecBole recbole/evaluator/metrics.py GiniIndex (indices over num_items, divided by num_items);
 # Elliot elliot/evaluation/metrics/diversity/gini_index (over num_items, divided by num_items - 1,
-# returns 1 - G); RecPack recpack/metrics ItemGini (the recommended items only, divided by n).
+# returns 1 - G); RecPack recpack/metrics ItemGini (the recommended items only, divided by n);
+# Evidently 0.7.23 evidently/legacy/metrics/recsys/popularity_bias.py PopularityBias.get_gini (value_counts
+# of the recommended items only, divided by (n_items - 1) x total); LensKit 2025.8.1
+# lenskit/metrics/ranking/_gini.py ListGini (counts of the lists each item is in, zeros up to the item
+# count, lenskit.stats.gini divides by n) and ExposureGini (the same over each item's summed exposure,
+# GeometricRankWeight(patience=0.85): p^(rank - 1); the constant factor 1 - p of rankproof's geometric
+# model cancels in the shares).
 GINI_PRESETS = {
     "recbole": dict(universe="catalogue", normaliser="n", complement=False),
     "elliot": dict(universe="catalogue", normaliser="n-1", complement=True),
     "recpack": dict(universe="recommended", normaliser="n", complement=False),
+    "evidently": dict(universe="recommended", normaliser="n-1", complement=False),
+    "lenskit": dict(universe="catalogue", normaliser="n", complement=False),
+    "lenskit_exposure": dict(universe="catalogue", normaliser="n", complement=False, exposure="geometric",
+                             patience=0.85),
 }
+Exposure = Literal["uniform", "log", "geometric"]
 # RecBole's ShannonEntropy: natural log, divided by the number of distinct recommended items.
 ENTROPY_PRESETS = {
     "recbole": dict(base="e", per_item=True),
@@ -126,13 +141,53 @@ def _catalogue(catalogue) -> np.ndarray:
     return items
 
 
-def _shares(predictions, k, catalogue, universe, protocol, columns) -> tuple[np.ndarray, int, int, int]:
-    """The slot counts over the universe (zeros for catalogue items never recommended), with
-    the recommended and outside-catalogue item counts and the number of slots."""
+def item_exposure(predictions, k: int, protocol: Protocol | None = None, *, exposure: Exposure = "uniform",
+                  patience: float = 0.85, user="user", item="item", score="score") -> tuple[np.ndarray, np.ndarray]:
+    """The exposure each recommended item gets over all top-k lists: (sorted item ids, sums).
+
+    A slot at 1-based rank r of its list counts 1 (``uniform``: the slot counts of
+    :func:`item_counts`), p^(r - 1) (``geometric``, patience p, LensKit's
+    ``GeometricRankWeight``) or 1 / log2(r + 1) (``log``).
+
+    >>> from rankproof import Run
+    >>> ids, sums = item_exposure(Run.from_dict({"u": ["a", "b"], "v": ["b", "a"]}), 2, exposure="geometric",
+    ...                           patience=0.5)
+    >>> ids.tolist(), sums.tolist()
+    (['a', 'b'], [1.5, 1.5])
+    """
+    if exposure == "uniform":
+        ids, counts = item_counts(predictions, k, protocol, user=user, item=item, score=score)
+        return ids, counts.astype(np.float64)
+    if exposure not in ("log", "geometric"):
+        raise InputError(what=f"exposure must be 'uniform', 'log' or 'geometric'; got {literal(repr(exposure))}",
+                         value=exposure)
+    if exposure == "geometric" and (isinstance(patience, bool) or not isinstance(patience, (int, float))
+                                     or not 0 < patience < 1):
+        raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
+                         value=patience)
+    k = _check_k(k, "item_exposure")
+    run = as_run(predictions, user, item, score)
+    rows = top_rows(run, k, protocol if protocol is not None else Protocol())
+    query = np.searchsorted(run.offsets, rows, side="right") - 1
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if rows.size else np.zeros(0, dtype=np.int64)
+    rank = np.arange(rows.size) - np.repeat(starts, np.diff(np.r_[starts, rows.size])) + 1
+    # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a share);
+    # log as recsys.exposure's: 1 / log2(r + 1)
+    weights = patience ** (rank - 1.0) if exposure == "geometric" else 1.0 / np.log2(rank + 1.0)
+    sums = np.bincount(run.doc_codes[rows], weights=weights, minlength=len(run.docs))
+    shown = np.flatnonzero(np.bincount(run.doc_codes[rows], minlength=len(run.docs)))
+    return run.docs[shown], sums[shown]
+
+
+def _shares(predictions, k, catalogue, universe, protocol, columns,
+            weighting: tuple[str, float] = ("uniform", 0.85)) -> tuple[np.ndarray, int, int, float]:
+    """The slot counts (or exposure sums) over the universe (zeros for catalogue items never
+    recommended), with the recommended and outside-catalogue item counts and their total."""
     if universe not in ("catalogue", "recommended"):
         raise InputError(what=f"universe must be 'catalogue' or 'recommended'; got {literal(repr(universe))}",
                          value=universe)
-    ids, counts = item_counts(predictions, k, protocol, **columns)
+    ids, counts = item_exposure(predictions, k, protocol, exposure=weighting[0],  # type: ignore[arg-type]
+                                patience=weighting[1], **columns)
     if counts.sum() == 0:
         raise InputError(what="no list recommends any item", fix="give lists with at least one {doc}"
                          ).in_words_of(USERS_AND_ITEMS)
@@ -142,13 +197,40 @@ def _shares(predictions, k, catalogue, universe, protocol, columns) -> tuple[np.
         inside = np.isin(ids, items)
         outside = int((~inside).sum())
         zeros = items.size - int(inside.sum())
-        counts = np.concatenate([np.zeros(zeros, dtype=np.int64), counts])
-    return counts, len(ids), outside, int(counts.sum())
+        counts = np.concatenate([np.zeros(zeros, dtype=counts.dtype), counts])
+    return counts, len(ids), outside, float(counts.sum())
+
+
+def _gini_choices(preset, universe, normaliser, exposure, patience) -> dict:
+    """The Gini's choices: the defaults, or the preset's, with what was given (refused where it contradicts)."""
+    chosen: dict = dict(universe="catalogue", normaliser="n", complement=False, exposure="uniform", patience=0.85)
+    if preset is not None:
+        if preset not in GINI_PRESETS:
+            raise InputError(what=f"no Gini preset {literal(repr(preset))}; choose one of "
+                             f"{', '.join(GINI_PRESETS)}", value=preset)
+        chosen.update(GINI_PRESETS[preset])
+        for name, given in (("universe", universe), ("normaliser", normaliser), ("exposure", exposure)):
+            if given is not None and given != chosen[name]:
+                raise InputError(what=f"the {preset} preset takes {name}={chosen[name]!r}, not {given!r}",
+                                 fix=f"drop {name}= or the preset", value=given)
+    for name, given in (("universe", universe), ("normaliser", normaliser), ("exposure", exposure),
+                        ("patience", patience)):
+        if given is not None:
+            chosen[name] = given
+    if chosen["normaliser"] not in ("n", "n-1"):
+        raise InputError(what=f"normaliser must be 'n' or 'n-1'; got {literal(repr(chosen['normaliser']))}",
+                         value=chosen["normaliser"])
+    patience = chosen["patience"]
+    if isinstance(patience, bool) or not isinstance(patience, (int, float)) or not 0 < patience < 1:
+        raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
+                         value=patience)
+    return chosen
 
 
 def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = None,
          normaliser: Literal["n", "n-1"] | None = None, preset: str | None = None,
-         protocol: Protocol | None = None, user="user", item="item", score="score") -> Concentration:
+         protocol: Protocol | None = None, user="user", item="item", score="score",
+         exposure: Exposure | None = None, patience: float | None = None) -> Concentration:
     """The Gini index of the items' shares of the top-k slots: 0 when every item
     of the universe is recommended equally often, near 1 when one item takes all.
 
@@ -157,7 +239,8 @@ def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = Non
         G@k = \\frac{1}{d} \\sum_{j=1}^{n} (2j - n - 1)\\, p_{(j)},
         \\qquad p_i = \\frac{c_i}{\\sum_l c_l}
 
-    with c_i the top-k slots item i takes over all lists, p_(1) <= ... <= p_(n)
+    with c_i the top-k slots item i takes over all lists (with ``exposure``
+    not ``uniform``: the exposure those slots give it, see :func:`item_exposure`), p_(1) <= ... <= p_(n)
     the shares in increasing order over the n items of the universe, and
     d = n (``normaliser='n'``) or n - 1 (``'n-1'``, so that one item holding
     every slot gives exactly 1). Reference: the Gini index of item
@@ -175,10 +258,15 @@ def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = Non
         and kept as an item of the universe, so that the shares sum to 1.
     universe : {"catalogue", "recommended"}, default "catalogue"
     normaliser : {"n", "n-1"}, default "n"
-    preset : {"recbole", "elliot", "recpack"}, optional
+    preset : {"recbole", "elliot", "recpack", "evidently", "lenskit", "lenskit_exposure"}, optional
         A library's choices (:data:`GINI_PRESETS`); Elliot's is reported as
-        1 - G, as Elliot does. A `universe` or `normaliser` that contradicts
-        the preset is refused.
+        1 - G, as Elliot does. A `universe`, `normaliser` or `exposure` that
+        contradicts the preset is refused.
+    exposure : {"uniform", "geometric", "log"}, default "uniform"
+        What a slot counts: 1, or the exposure of its rank (LensKit's
+        ``ExposureGini``: ``geometric``, patience 0.85).
+    patience : float, default 0.85
+        The p of ``exposure='geometric'``.
     protocol : Protocol, optional
         Only its ``ties`` policy: which items of a tied group crossing rank k are in the top k.
 
@@ -200,32 +288,25 @@ def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = Non
     0.5333
     """
     k = _check_k(k, "gini")
-    chosen: dict = dict(universe="catalogue", normaliser="n", complement=False)
-    if preset is not None:
-        if preset not in GINI_PRESETS:
-            raise InputError(what=f"no Gini preset {literal(repr(preset))}; choose one of "
-                             f"{', '.join(GINI_PRESETS)}", value=preset)
-        chosen = dict(GINI_PRESETS[preset])
-        for name, given in (("universe", universe), ("normaliser", normaliser)):
-            if given is not None and given != chosen[name]:
-                raise InputError(what=f"the {preset} preset takes {name}={chosen[name]!r}, not {given!r}",
-                                 fix=f"drop {name}= or the preset", value=given)
-    universe = universe if universe is not None else chosen["universe"]
-    normaliser = normaliser if normaliser is not None else chosen["normaliser"]
-    complement = bool(chosen["complement"])
-    if normaliser not in ("n", "n-1"):
-        raise InputError(what=f"normaliser must be 'n' or 'n-1'; got {literal(repr(normaliser))}", value=normaliser)
+    chosen = _gini_choices(preset, universe, normaliser, exposure, patience)
+    universe, normaliser, weighting = chosen["universe"], chosen["normaliser"], chosen["exposure"]
     counts, recommended, outside, slots = _shares(predictions, k, catalogue, universe, protocol,
-                                                  dict(user=user, item=item, score=score))
+                                                  dict(user=user, item=item, score=score),
+                                                  (weighting, float(chosen["patience"])))
     n = len(counts)
     shares = np.sort(counts) / slots
     rank = np.arange(1, n + 1, dtype=np.float64)
     divisor = n if normaliser == "n" else n - 1
     value = float(np.sum((2 * rank - n - 1) * shares) / divisor) if divisor > 0 else 0.0
-    if complement:
+    if chosen["complement"]:
         value = 1.0 - value
-    name = f"gini(universe={universe},normaliser={normaliser}{',complement' if complement else ''})@{k}"
-    return Concentration(name, value, n, recommended, slots, outside, k)
+    weighed = "" if weighting == "uniform" else f",exposure={weighting}" + (
+        f",patience={chosen['patience']:g}" if weighting == "geometric" else "")
+    name = (f"gini(universe={universe},normaliser={normaliser}{weighed}"
+            f"{',complement' if chosen['complement'] else ''})@{k}")
+    if weighting != "uniform":   # the slots, not their exposure
+        slots = float(item_counts(predictions, k, protocol, user=user, item=item, score=score)[1].sum())
+    return Concentration(name, value, n, recommended, int(slots), outside, k)
 
 
 def entropy(predictions, k: int, *, base: Literal["e", "2"] = "2", per_item: bool = False,
@@ -260,9 +341,10 @@ def entropy(predictions, k: int, *, base: Literal["e", "2"] = "2", per_item: boo
         base, per_item = ENTROPY_PRESETS[preset]["base"], bool(ENTROPY_PRESETS[preset]["per_item"])  # type: ignore
     if base not in ("e", "2"):
         raise InputError(what=f"base must be 'e' or '2'; got {literal(repr(base))}", value=base)
-    counts, recommended, _, slots = _shares(predictions, k, None, "recommended", protocol,
+    counts, recommended, _, total = _shares(predictions, k, None, "recommended", protocol,
                                             dict(user=user, item=item, score=score))
-    shares = counts / slots
+    shares = counts / total
+    slots = int(total)
     value = float(-np.sum(shares * np.log(shares)))
     if base == "2":
         value /= math.log(2)

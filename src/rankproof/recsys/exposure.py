@@ -124,3 +124,93 @@ def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: 
     per_item = {g: exposure[g] / sizes[g] for g in names if sizes.get(g)}
     name = f"exposure(model={model}" + (f",persistence={persistence:g}" if model == "geometric" else "") + f")@{k}"
     return GroupExposure(name, names, {g: exposure[g] for g in names}, share, per_item)
+
+
+# -- the registry (rankproof evaluate -m "exposure(groups=popularity)@10" --train ...) --------------------------
+
+
+def exposure_parity(result: GroupExposure) -> float:
+    """std / mean over the groups of their exposure per item (population std; 0: every group's items
+    equally exposed, Singh and Joachims' demographic parity). Items in no group ("") are left out.
+
+    >>> exposure_parity(GroupExposure("e", ("a", "b"), {}, {}, {"a": 3.0, "b": 1.0}))
+    0.5
+    """
+    per_item = np.array([v for g, v in result.per_item.items() if g != ""], dtype=np.float64)
+    if per_item.size < 2 or per_item.mean() <= 0:
+        return float("nan")
+    return float(per_item.std() / per_item.mean())
+
+
+def _item_groups(side, groups: str, ratio: float, k: int) -> dict[str, str]:
+    """item -> group: Elliot's short head / long tail of --train (groups=popularity), or the item's one
+    category of --features (groups=category)."""
+    from ..errors import MeasureError
+    from .popularity_bias import short_head
+
+    if groups == "popularity":
+        train = side.train
+        if train is None or train.users is None:
+            raise MeasureError(what=f"exposure(groups=popularity)@{k} needs each user's training items",
+                               fix="give --train with a user column")
+        history: dict[str, list] = {}
+        for u, i in zip(train.users.tolist(), train.items.tolist()):
+            history.setdefault(str(u), []).append(str(i))
+        head, tail = short_head(history, ratio)
+        return {**{i: "head" for i in head}, **{i: "tail" for i in tail}}
+    features = side.features
+    if features is None or features.categories is None:
+        raise MeasureError(what=f"exposure(groups=category)@{k} needs the items' categories",
+                           fix="give --features with a category column, or write exposure(groups=popularity)")
+    several = next((item for item, found in features.categories.items() if len(found) != 1), None)
+    if several is not None:
+        raise MeasureError(what=f"exposure(groups=category)@{k} needs one category per item; item "
+                           f"{literal(repr(str(several)[:40]))} has {len(features.categories[several])}",
+                           fix="give one category per item, or write exposure(groups=popularity)")
+    return {str(item): next(iter(found)) for item, found in features.categories.items()}
+
+
+def _registered(run, k: int, side, params: dict, protocol: Protocol):
+    from .registry import CatalogueValue
+
+    result = group_exposure(run, k, groups_of=_item_groups(side, params["groups"], params["ratio"], k),
+                            model=params["model"], persistence=params["persistence"], protocol=protocol)
+    name = result.measure.replace("exposure(", f"exposure(groups={params['groups']},", 1)
+    detail = [(f"share {g}", result.share[g]) for g in result.groups]
+    detail += [(f"per_item {g}", v) for g, v in result.per_item.items()]
+    return CatalogueValue(name, exposure_parity(result), tuple(detail))
+
+
+def _choice(*allowed: str):
+    def parse(value: Any) -> str:
+        if str(value) not in allowed:
+            raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
+        return str(value)
+    return parse
+
+
+def _open_share(value: Any) -> float:
+    number = float(value)
+    if not 0 < number < 1:
+        raise ValueError(f"expected a number in (0, 1); got {str(value)[:40]!r}")
+    return number
+
+
+def _register() -> None:
+    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, register_side
+
+    if "exposure" in SIDE_REGISTRY:
+        return
+    register_side(SideSpec(
+        "exposure", "Exposure parity", "std/mean over item groups of their top-k exposure per item (0: parity); "
+        "groups=popularity: Elliot's short head and long tail of --train; groups=category: --features, one "
+        "category per item", CATALOGUE, (), _registered,
+        (SideParam("groups", _choice("popularity", "category"), "popularity", "groups=popularity or category"),
+         SideParam("model", _choice(*_MODELS), "log", "model=log (1/log2(rank+1)), uniform or geometric"),
+         SideParam("persistence", _open_share, 0.8, "persistence=0.8: the p of model=geometric"),
+         SideParam("ratio", _open_share, 0.8, "ratio=0.8: the short head's share of training interactions")),
+        value_range=(0.0, float(np.inf)), higher_is_better=False,
+        reads="--train (groups=popularity) or --features (groups=category)", optional=("train", "features")))
+
+
+_register()

@@ -234,8 +234,6 @@ def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *
     Monitoring
         ``alert`` and ``alert_line``; ``str()`` the table.
     """
-    from scipy import stats
-
     threshold = Threshold.parse(max_drop)
     if not (0 < alpha < 1 and 0 < confidence < 1) or resamples < 1:
         raise InputError(what=literal(f"alpha {alpha}, confidence {confidence}, resamples {resamples}: alpha and "
@@ -254,7 +252,7 @@ def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *
         change = float(now.mean() - before.mean())
         spread = mean_resamples(now, resamples, rng) - mean_resamples(before, resamples, rng)
         low, high = np.quantile(spread, [(1 - confidence) / 2, (1 + confidence) / 2])
-        p = float(stats.ttest_ind(now, before, equal_var=False).pvalue)
+        p = welch_p(now, before)
         p = 1.0 if math.isnan(p) else p      # two constant windows: no evidence of a change
         reference_mean = float(before.mean())
         rows.append(MonitorRow(
@@ -265,6 +263,33 @@ def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *
     return Monitoring(rows=tuple(rows), fingerprint=current.protocol.fingerprint, max_drop=threshold, alpha=alpha,
                       confidence=confidence, resamples=resamples, seed=seed,
                       current_name=current_name, reference_name=reference_name)
+
+
+def welch_p(a: np.ndarray, b: np.ndarray) -> float:
+    """The two-sided p-value of Welch's t-test of two 1-D samples: ``scipy.stats.ttest_ind(a, b,
+    equal_var=False).pvalue`` by the same operations in the same order (scipy 1.17's
+    ``_moment``, ``_var``, ``_unequal_var_ttest_denom`` and the t distribution's ``sf``), so
+    the same bits; ``scipy.special`` alone is imported (scipy.stats took 0.5 s of the command).
+
+    >>> round(welch_p(np.array([1.0, 2.0, 3.0, 4.0]), np.array([2.0, 4.0, 6.0, 8.0, 10.0])), 6)
+    0.069134
+    """
+    from scipy.special import stdtr
+
+    def mean_and_var(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = np.asarray(x.shape[0], dtype=x.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = np.mean((x - np.mean(x, axis=0, keepdims=True)) ** 2, axis=0) * (n / (n - 1))
+        return np.mean(x, axis=0), var
+
+    (m1, v1), (m2, v2) = mean_and_var(np.asarray(a, dtype=np.float64)), mean_and_var(np.asarray(b, dtype=np.float64))
+    n1, n2 = len(a), len(b)
+    vn1, vn2 = v1 / n1, v2 / n2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = (vn1 + vn2) ** 2 / (vn1 ** 2 / (n1 - 1) + vn2 ** 2 / (n2 - 1))
+        df = np.where(np.isnan(df), 1.0, df)
+        t = np.divide(m1 - m2, np.sqrt(vn1 + vn2))
+    return float(2 * stdtr(np.asarray(df, dtype=t.dtype), -np.abs(t)))
 
 
 def _present(values: np.ndarray) -> np.ndarray:

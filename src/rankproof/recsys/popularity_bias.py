@@ -195,20 +195,34 @@ def _ratio(value: Any) -> float:
     return number
 
 
-def _registered_pop_rsp(run, k: int, side, params: dict, protocol: Protocol):
-    from .registry import CatalogueValue
-
+def _history(side, name: str, k: int) -> dict[str, list]:
+    """user -> training items, from --train (which needs a user column here)."""
     train = side.train
     if train is None or train.users is None:
-        raise InputError(what=f"pop_rsp@{k} needs each user's training items",
+        raise InputError(what=f"{name}@{k} needs each user's training items",
                          fix="give --train with a user column")
     history: dict[str, list] = {}
     for u, i in zip(train.users.tolist(), train.items.tolist()):
         history.setdefault(str(u), []).append(str(i))
-    result = pop_rsp(run, k, train=history, ratio=params["ratio"], protocol=protocol)
+    return history
+
+
+def _value(result: PopParity):
+    from .registry import CatalogueValue
+
     return CatalogueValue(result.measure, result.value,
                           (("head_rate", result.head_rate), ("tail_rate", result.tail_rate),
                            ("head_items", result.head_items), ("tail_items", result.tail_items)))
+
+
+def _registered_pop_rsp(run, k: int, side, params: dict, protocol: Protocol):
+    return _value(pop_rsp(run, k, train=_history(side, "pop_rsp", k), ratio=params["ratio"], protocol=protocol))
+
+
+def _registered_pop_reo(run, k: int, side, params: dict, protocol: Protocol):
+    # The relevant items: the evaluation's judgments with grade >= the protocol's rel.
+    return _value(pop_reo(run, k, train=_history(side, "pop_reo", k), relevant=side.relevant(protocol.rel),
+                          ratio=params["ratio"], protocol=protocol))
 
 
 def _register() -> None:
@@ -221,6 +235,12 @@ def _register() -> None:
         "long tail's top-k rates (0: parity)", CATALOGUE, (("train",),), _registered_pop_rsp,
         (SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head"),),
         higher_is_better=False, value_range=(0.0, 1.0)))
+    register_side(SideSpec(
+        "pop_reo", "PopREO", "Elliot's popularity ranking equal opportunity: std/mean of the short head's and long "
+        "tail's top-k recall of the judged relevant items (0: parity)", CATALOGUE, (("train",),), _registered_pop_reo,
+        (SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head"),),
+        higher_is_better=False, value_range=(0.0, 1.0), judgments=True,
+        reads="--train (with its users) and the judgments (QRELS)"))
 
 
 _register()

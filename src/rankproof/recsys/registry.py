@@ -12,6 +12,8 @@ measures. Each :class:`SideSpec` says:
   is the catalogue or else the training log's items);
 - ``optional``: side data it reads when given without needing it (gini's
   catalogue: ``universe=recommended`` needs none);
+- ``judgments``: whether it reads which items are relevant, from the
+  evaluation's own judgments (``SideData.judgments``: AUC, GAUC, PopREO);
 - ``params``: its own parameters (:class:`SideParam`: parser and default);
 - ``cutoff``: whether it takes ``@k`` (all of them do today, and need it);
 - ``display``: its name in tables and the report; ``value_range``;
@@ -104,6 +106,8 @@ class SideSpec:
     # What `rankproof measures` says it reads, when `needs` cannot say it (it depends on a parameter).
     reads: "str | None" = None
     optional: tuple[str, ...] = ()
+    # Reads the evaluation's judgments (SideData.judgments, set by the evaluation: no flag).
+    judgments: bool = False
 
     def reads_side(self, kind: str) -> bool:
         """Whether the measure reads the side data `kind` (items, train, ...) when it is given."""
@@ -231,6 +235,10 @@ def compute_side(measure: SideMeasure, run: Run, side: SideData, protocol: "Prot
     if lacking is not None:
         raise MeasureError(what=f"{measure} needs side data that was not given",
                            fix=f"give it with {lacking}", value=str(measure))
+    if measure.spec.judgments and side.judgments is None:
+        raise MeasureError(what=f"{measure} reads which items are relevant: it needs the judgments",
+                           fix="evaluate it with qrels (rankproof evaluate QRELS RUN, or "
+                           "rankproof.recsys.evaluate_with_side)", value=str(measure))
     params = {p.name: measure.setting(p.name) for p in measure.spec.params}
     return measure.spec.compute(run, measure.cutoff, side, params, protocol if protocol is not None else Protocol())
 
@@ -250,11 +258,15 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     distance = params["distance"]
     if distance is None:
         distance = "cosine" if features.vectors is not None else "jaccard"
+    if params.get("preset") == "evidently" and distance != "cosine":
+        raise MeasureError(what="ild(preset=evidently) is Evidently's cosine distance over numeric features",
+                           fix="drop distance=, and give numeric feature columns")
     if distance == "cosine":
         if features.vectors is None:
             raise MeasureError(what="ild(distance=cosine) needs numeric item features; the features given are "
                                "categories", fix="write ild(distance=jaccard), or give numeric feature columns")
-        return beyond.ild(run, k, features=features.vectors, distance="cosine", protocol=protocol)
+        return beyond.ild(run, k, features=features.vectors, distance="cosine", protocol=protocol,
+                          normaliser="n" if params.get("preset") == "evidently" else "pairs")
     if features.categories is None:
         raise MeasureError(what="ild(distance=jaccard) needs item categories; the features given are numeric",
                            fix="write ild(distance=cosine), or give a category column")
@@ -263,6 +275,9 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
 
 def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     train: Interactions = side.needed("train")
+    if params.get("preset") == "evidently":   # p(i): the item's users over the log's users; unseen left out
+        users, everyone = train.user_counts()
+        return beyond.novelty(run, k, training=users, total=everyone, unseen="drop", protocol=protocol)
     try:
         return beyond.novelty(run, k, training=train.popularity_map(), unseen=params["unseen"],
                               protocol=protocol)
@@ -301,11 +316,15 @@ register_side(
     SideSpec("ild", "ILD", "intra-list diversity: mean pairwise distance of the top k (cosine over feature "
              "vectors, Jaccard over categories)", LIST, (("features",),), _ild,
              (SideParam("distance", _choice("cosine", "jaccard"), None,
-                        "distance=cosine (numeric features) or distance=jaccard (categories)"),)),
+                        "distance=cosine (numeric features) or distance=jaccard (categories)"),
+              SideParam("preset", _choice("evidently"), None, "preset=evidently: the sum over pairs divided by "
+                        "the list's length (its DiversityMetric)"))),
     SideSpec("novelty", "Novelty", "mean self-information -log2 p(i) of the top k, p from training popularity "
              "(bits)", LIST, (("train",),), _novelty,
              (SideParam("unseen", _choice("error", "laplace"), "error",
-                        "unseen=error refuses items never trained on; unseen=laplace smooths"),),
+                        "unseen=error refuses items never trained on; unseen=laplace smooths"),
+              SideParam("preset", _choice("evidently"), None, "preset=evidently: p = the item's users / the "
+                        "training users, items never trained on left out (its NoveltyMetric)")),
              value_range=(0.0, float(np.inf))),
     SideSpec("long_tail_share", "Long-tail share", "share of the top k outside the popular head of the training "
              "log", LIST, (("train",),), _long_tail,
@@ -333,7 +352,7 @@ def _gini(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) ->
                            fix="give it with --items or --train, or write gini(universe=recommended)@k")
     return _concentration(gini(run, k, catalogue=catalogue if universe == "catalogue" else None,
                                universe=params["universe"], normaliser=params["normaliser"], preset=preset,
-                               protocol=protocol))
+                               exposure=params.get("exposure"), patience=params.get("patience"), protocol=protocol))
 
 
 def _entropy(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
@@ -346,6 +365,8 @@ def _arp(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     from .calibration import arp
 
     train: Interactions = side.needed("train")
+    if params.get("preset") == "evidently":   # the item's distinct users; an item never trained on left out
+        return arp(run, k, training=train.user_counts()[0], unseen="drop", protocol=protocol)
     return arp(run, k, training=train.popularity_map(), protocol=protocol)
 
 
@@ -383,8 +404,12 @@ register_side(
              _gini, (SideParam("universe", _choice("catalogue", "recommended"), None, "universe=catalogue or "
                                "universe=recommended"),
                      SideParam("normaliser", _choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
-                     SideParam("preset", _choice("recbole", "elliot", "recpack"), None,
-                               "preset=recbole, elliot or recpack")),
+                     SideParam("preset", _choice("recbole", "elliot", "recpack", "evidently", "lenskit",
+                                                 "lenskit_exposure"), None,
+                               "preset=recbole, elliot, recpack, evidently, lenskit or lenskit_exposure"),
+                     SideParam("exposure", _choice("uniform", "geometric", "log"), None,
+                               "exposure=uniform (a slot counts 1), geometric (p^(rank-1)) or log"),
+                     SideParam("patience", _share, None, "patience=0.85: the p of exposure=geometric")),
              higher_is_better=False, reads="--items or --train, unless universe=recommended",
              optional=("items", "train")),
     SideSpec("entropy", "Entropy", "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",
@@ -393,7 +418,10 @@ register_side(
               SideParam("preset", _choice("recbole"), None, "preset=recbole (divided by the recommended items)")),
              value_range=(0.0, float(np.inf))),
     SideSpec("arp", "ARP", "average recommendation popularity: mean training interactions of the top-k items",
-             LIST, (("train",),), _arp, value_range=(0.0, float(np.inf)), higher_is_better=None),
+             LIST, (("train",),), _arp, (SideParam("preset", _choice("evidently"), None, "preset=evidently: "
+                                                   "popularity = the item's users, items never trained on left out "
+                                                   "(its PopularityBias)"),),
+             value_range=(0.0, float(np.inf)), higher_is_better=None),
     SideSpec("calibration", "Miscalibration", "Steck's miscalibration: KL divergence of the top k's category mix "
              "from the user's training history's (nats; 0: calibrated)", LIST, (("train",), ("features",)),
              _calibration, (SideParam("alpha", _alpha, 0.01, "alpha=0.01: the smoothing, in [0, 1)"),
@@ -405,6 +433,8 @@ register_side(
 # The modules that register side-data measures of their own (imported once this registry
 # exists: each imports register_side from here), e.g. "rankproof.recsys.popularity".
 FAMILIES: tuple[str, ...] = ("rankproof.recsys.popularity_bias",)
+FAMILIES += ("rankproof.recsys.auc", "rankproof.recsys.exposure")
+FAMILIES += ("rankproof.recsys.serendipity", "rankproof.recsys.percentile", "rankproof.recsys.ips")
 
 
 def _load_families() -> None:

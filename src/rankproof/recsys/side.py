@@ -13,12 +13,17 @@ field           command line        what
 
 The readers (:func:`rankproof.recsys.side_io.read_side_data`) build them from
 Parquet, CSV/TSV, JSONL or a DataFrame with the same readers and limits as logs.
+
+A fifth field, ``judgments``, has no flag: it is the evaluation's own judgments
+(the qrels of ``rankproof evaluate``), set by the evaluation
+(:meth:`SideData.with_judgments`) for the measures that read which items are
+relevant (AUC, GAUC, PopREO: ``SideSpec.judgments``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -54,6 +59,16 @@ class Interactions:
         """(sorted item ids, interactions per item)."""
         ids, inverse = np.unique(self.items, return_inverse=True)
         return ids, np.bincount(inverse, weights=self.counts, minlength=len(ids)).astype(np.int64)
+
+    def user_counts(self) -> tuple[dict[str, int], int]:
+        """``({item: distinct users who interacted with it}, distinct users)``: Evidently's popularity
+        (its ``TrainStats``); refused for a popularity table, which has no users."""
+        if self.users is None:
+            raise InputError(what="this measure counts the users of each item, and the training data is a "
+                             "popularity table without users", fix="give --train with a user column")
+        pairs = np.unique(np.stack([self.users.astype(str), self.items.astype(str)]), axis=1)
+        ids, counts = np.unique(pairs[1], return_counts=True)
+        return dict(zip(ids.tolist(), counts.tolist())), int(np.unique(pairs[0]).size)
 
     def popularity_map(self) -> dict[str, int]:
         """``{item: interactions}``, as the popularity functions of :mod:`~rankproof.recsys.beyond` take."""
@@ -106,6 +121,30 @@ class SideData:
     train: "Interactions | None" = None
     features: "Features | None" = None
     groups: "Groups | None" = None
+    judgments: Any = None
+
+    def with_judgments(self, qrels: Any) -> "SideData":
+        """The same side data with the evaluation's judgments (a :class:`~rankproof.Qrels`)."""
+        return dataclasses.replace(self, judgments=qrels)
+
+    def relevant(self, rel: "int | float" = 1) -> dict[str, set[str]]:
+        """user -> the items judged relevant (grade >= `rel`, the protocol's ``rel``), from ``judgments``.
+
+        >>> from rankproof import Qrels
+        >>> SideData().with_judgments(Qrels.from_dict({"u": {"a": 1, "b": 0}, "v": {"c": 2}})).relevant()
+        {'u': {'a'}, 'v': {'c'}}
+        """
+        qrels = self.judgments
+        if qrels is None or not hasattr(qrels, "grades"):
+            raise InputError(what="the judgments were not given, or are judgments per intent",
+                             fix="evaluate with one qrels file (rankproof evaluate QRELS RUN)")
+        keep = np.asarray(qrels.grades) >= rel
+        found: dict[str, set[str]] = {str(q): set() for q in qrels.queries.tolist()}
+        query_of = np.repeat(np.arange(len(qrels.queries)), np.diff(qrels.offsets))
+        users = qrels.queries[query_of[keep]].tolist()
+        for user, item in zip(users, qrels.docs[qrels.doc_codes[keep]].tolist()):
+            found[str(user)].add(str(item))
+        return found
 
     def needed(self, kind: str):
         """The side data of `kind` (``"train"``, ``"features"``, ...), refused in one line naming its

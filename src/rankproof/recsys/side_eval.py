@@ -97,4 +97,5 @@ def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,
         raise MeasureError(what="no accuracy measure is asked for beside the side-data measures",
                            fix="add one, e.g. ndcg@10")
     results = evaluate(qrels, run, accuracy, protocol, **options)
-    return with_side(results, side_values(run, wanted, side, results.protocol))
+    # AUC, GAUC and PopREO read which items are relevant: the same qrels
+    return with_side(results, side_values(run, wanted, side.with_judgments(qrels), results.protocol))

@@ -452,10 +452,10 @@ class Results:
         # Keys in a fixed order: the row policies', the query policies', then the cutoffs'.
         cutoff_keys = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
         counts: dict[str, Any] = {k: v for k, v in by_policy.items() if k not in cutoff_keys}
-        counts["zero_ideal_queries"] = {
-            str(m): int(r.zero_ideal.sum()) for m, r in self._measures.items() if m.spec.normalised}
-        counts["excluded_queries"] = {
-            str(m): int((~r.included).sum()) for m, r in self._measures.items() if m.spec.normalised}
+        # zero_ideal=drop excludes queries from measures that are not normalised too
+        counted = {m: r for m, r in self._measures.items() if m.spec.normalised or r.zero_ideal.any()}
+        counts["zero_ideal_queries"] = {str(m): int(r.zero_ideal.sum()) for m, r in counted.items()}
+        counts["excluded_queries"] = {str(m): int((~r.included).sum()) for m, r in counted.items()}
         counts.update({k: by_policy[k] for k in cutoff_keys if k in by_policy})
         return cast(Counts, counts)
 

@@ -60,6 +60,11 @@ def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, pro
 
     protocol = protocol if protocol is not None else Protocol()
     parsed = _checked(measures, protocol)
+    from ..data.run import Run as _Run
+
+    # Each measure on no rows first, on the driver: one lacking its side data or the judgments is refused
+    # here in one line, not by a worker's traceback.
+    local_values(_Run.from_dict({}), parsed, side, protocol)
     names = [f"v{i}" for i in range(len(parsed))]
     schema = "user string, " + ", ".join(f"{name} double" for name in names)
 

@@ -37,6 +37,7 @@ from .inputs import QRELS_SIDE, Columns, Table, describe, packed
 from .pack import BUCKET, bucket_values
 from .partition import EVALUATED_SCHEMA, SUMMARY, VALUES, PartitionTask
 from .queries import count_queries
+from .ranges import plan_ranges, read_ranges
 from .results import SparkResults
 from .sums import exact_ratio
 
@@ -317,9 +318,13 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
 
     qrels_source, run_source = tables[QRELS_SIDE].source, tables[1 - QRELS_SIDE].source
     task = PartitionTask(measures, protocol, columns, qrels_source, run_source, run_name)
-    blobs = packed(session, tables, wanted, columns, bucket_values(count))
-    evaluated = (blobs.repartition(count, BUCKET).mapInArrow(task, EVALUATED_SCHEMA)
-                 .persist(StorageLevel.MEMORY_AND_DISK))
+    plan = plan_ranges(tables, count)
+    if plan is not None:  # Parquet grouped by query: each task reads its range of ids, no shuffle
+        source = session.range(0, len(plan), 1, len(plan)).mapInArrow(read_ranges(plan, task), EVALUATED_SCHEMA)
+    else:
+        blobs = packed(session, tables, wanted, columns, bucket_values(count))
+        source = blobs.repartition(count, BUCKET).mapInArrow(task, EVALUATED_SCHEMA)
+    evaluated = source.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         summaries = [json.loads(row[0]) for row in evaluated.filter(F.col(SUMMARY).isNotNull())
                      .select(SUMMARY).collect()]

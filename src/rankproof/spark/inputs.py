@@ -13,6 +13,7 @@ is read by rankproof's Python in the workers, one row group per id of a
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,9 @@ from .pack import PACKED_SCHEMA, QRELS_SIDE, ROW, RUN_SIDE, Packer, RowGroup, pa
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["Columns", "Table", "describe", "packed", "QRELS_SIDE", "RUN_SIDE"]
+__all__ = ["Columns", "Table", "describe", "group_bounds", "packed", "QRELS_SIDE", "RUN_SIDE"]
+
+SIGNED = ("INT32", "INT64")  # physical types of the ids whose statistics cut ranges
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,9 @@ class Table:
     columns: list[str]
     query_kind: str
     files: list[tuple[str, list[int]]] = field(default_factory=list)
+    # Per file, each row group's (min, max) query id from its statistics (integer ids only;
+    # None where unknown): what :func:`rankproof.spark.ranges.plan_ranges` cuts ranges by.
+    bounds: list[list[tuple[int, int] | None]] = field(default_factory=list)
     frame: Any = None
     remote: str | None = None
 
@@ -99,12 +105,43 @@ def _check_columns(present: list[str], wanted: dict[str, str | None], source: st
                              fix=f"the columns are {literal(listing)}; pass {argument}=NAME")
 
 
+def _signed(logical: Any) -> bool:
+    """Whether a Parquet integer column's logical type orders its statistics as signed integers."""
+    if logical.type == "NONE":
+        return True
+    return logical.type == "INT" and bool(json.loads(logical.to_json()).get("isSigned"))
+
+
+def group_bounds(metadata: Any, column: str) -> list[tuple[int, int] | None]:
+    """Each row group's (min, max) of the integer column `column`, from the file's
+    statistics; None for a group whose statistics are missing or that holds a null id
+    (an empty group: (1, 0), which no range meets)."""
+    position = next((j for j in range(metadata.num_columns)
+                     if metadata.row_group(0).column(j).path_in_schema == column), None) \
+        if metadata.num_row_groups else None
+    bounds: list[tuple[int, int] | None] = []
+    for i in range(metadata.num_row_groups):
+        group = metadata.row_group(i)
+        if not group.num_rows:
+            bounds.append((1, 0))
+            continue
+        chunk = group.column(position) if position is not None else None
+        stats = chunk.statistics if chunk is not None and chunk.is_stats_set else None
+        if (chunk is None or stats is None or chunk.physical_type not in SIGNED or not stats.has_min_max
+                or stats.null_count is None or stats.null_count or not _signed(stats.logical_type)):
+            bounds.append(None)
+        else:
+            bounds.append((int(stats.min), int(stats.max)))
+    return bounds
+
+
 def _describe_path(path: str, wanted: dict[str, str | None], what: str, side: int) -> Table:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     source = os.path.basename(path.rstrip("/")) or path
     files = []
+    bounds = []
     kind = None
     for name in _parquet_files(path):
         shown = source if name == path else os.path.relpath(name, os.path.dirname(path.rstrip("/")))
@@ -119,8 +156,13 @@ def _describe_path(path: str, wanted: dict[str, str | None], what: str, side: in
         kind = kind or _kind(str(schema.field(wanted["query"]).type))
         # Absolute: the executors do not run in the driver's directory (as Spark's own reader resolves it).
         files.append((os.path.abspath(name), [metadata.metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]))
+        if _kind(str(schema.field(wanted["query"]).type)) == "integer":
+            try:
+                bounds.append(group_bounds(metadata.metadata, str(wanted["query"])))
+            except Exception:  # statistics this pyarrow cannot read: no ranges, the hashed buckets then
+                bounds.append([None] * metadata.num_row_groups)
     return Table(source=source, side=side, columns=list(wanted.values()), query_kind=kind or "text",  # type: ignore[arg-type]
-                 files=files)
+                 files=files, bounds=bounds if len(bounds) == len(files) else [])
 
 
 def describe(data: Any, wanted: dict[str, str | None], what: str) -> Table:

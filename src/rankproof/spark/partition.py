@@ -186,14 +186,27 @@ class PartitionTask:
         self.run_name = run_name
 
     def __call__(self, batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+        yield from self.outputs(*self._sides(batches))
+
+    def empty(self, side: int) -> "pa.Table":
+        """A table of no rows with one side's columns and the place column."""
         import pyarrow as pa
 
-        qrels, run = self._sides(batches)
+        return pa.table({name: pa.array([], pa.string() if name != ROW else pa.int64())
+                         for name in list(self.columns.of(side)) + [ROW]})
+
+    def outputs(self, qrels: "pa.Table | None", run: "pa.Table | None") -> Iterator["pa.RecordBatch"]:
+        """The partition's output rows (per-query value blobs, then the summary) for
+        each side's rows in input order with their place (None: no rows)."""
+        import pyarrow as pa
+
+        qrels = self.empty(QRELS_SIDE) if qrels is None else qrels
+        run = self.empty(RUN_SIDE) if run is None else run
         summary: dict[str, Any] = {"counts": {}, "notes": [], "grade_range": None, "error": None,
                                    "facts": query_facts(qrels, run, self.columns.query), "sums": None}
         if qrels.num_rows or run.num_rows:
             try:
-                results, counts = self._evaluate(qrels, run)
+                results, counts = self._evaluate(qrels, run, summary["facts"])
             except _AtRow as located:
                 summary["error"] = error_summary(located.error, located.side, located.rows)
             except RankproofError as error:
@@ -224,10 +237,8 @@ class PartitionTask:
                 parts[int(side)].append(from_blob(blob.as_buffer()))
         tables = []
         for side in (QRELS_SIDE, RUN_SIDE):
-            names = list(self.columns.of(side)) + [ROW]
             if not parts[side]:
-                tables.append(pa.table({name: pa.array([], pa.string() if name != ROW else pa.int64())
-                                        for name in names}))
+                tables.append(self.empty(side))
                 continue
             # Each blob holds rows of one stretch of the input, in order, and stretches do not
             # overlap: blobs in the order of their first row are the rows in input order.
@@ -249,8 +260,10 @@ class PartitionTask:
                 raise
             raise _AtRow(error, side, rows) from None
 
-    def _evaluate(self, qrels_table: "pa.Table", run_table: "pa.Table") -> tuple["Results | None", dict[str, Any]]:
-        """The partition's results (None when it evaluates no query) and counts."""
+    def _evaluate(self, qrels_table: "pa.Table", run_table: "pa.Table",
+                  facts: dict[str, Any]) -> tuple["Results | None", dict[str, Any]]:
+        """The partition's results (None when it evaluates no query) and counts; `facts`
+        are the partition's :func:`query_facts`."""
         import pyarrow as pa
 
         from ..data.qrels import Qrels
@@ -269,7 +282,8 @@ class PartitionTask:
         qrels = self._read(QRELS_SIDE, qrels_table.column(ROW), lambda: Qrels.from_table(
             qrels_table, query=columns.query, doc=columns.doc, grade=columns.grade or "grade",
             source=self.qrels_source))
-        shared = run is not None and bool(np.isin(qrels.queries, run.queries).any())
+        # Some judged query is ranked: the facts compare the raw ids as the readers do (7 and "7" are one id).
+        shared = run is not None and facts["missing"] < facts["qrels"]
         protocol = self.protocol.replace(extra_query="ignore", aggregation="macro")
         if protocol.missing_query is MissingQuery.ERROR:  # the driver raises it, from every partition's facts
             protocol = protocol.replace(missing_query="exclude")

@@ -7,7 +7,9 @@ local session started here points both at the running interpreter. On a
 cluster the workers' interpreter is the cluster's business: it must import
 rankproof (see docs/guide/spark.md: a packed environment with ``--archives``).
 
-A session started here is quiet: the log level is set when the JVM starts
+A local session started here compiles with the JVM's quick JIT compiler
+only (:data:`LOCAL_JAVA_OPTIONS`), which costs less CPU than the optimising
+one for the JVM's small share of the work. A session started here is quiet: the log level is set when the JVM starts
 (``spark.log.level``), the console progress bar is off, and what the JVM
 writes to stderr while it starts (log4j's profile, the native-hadoop
 warning) goes to a file no one reads unless the start fails. Under
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Iterator
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
 
-__all__ = ["get_session", "local_conf", "QUIET_CONF", "SparkStartError", "quiet_pyspark"]
+__all__ = ["get_session", "local_conf", "LOCAL_JAVA_OPTIONS", "QUIET_CONF", "SparkStartError", "quiet_pyspark"]
 
 # Every session rankproof starts: no progress bar, no web UI, only errors logged.
 QUIET_CONF = {"spark.ui.showConsoleProgress": "false", "spark.ui.enabled": "false", "spark.log.level": "ERROR"}
@@ -37,14 +39,24 @@ class SparkStartError(RuntimeError):
     """Spark did not start; the message holds pyspark's reason and the JVM's last line."""
 
 
+# The local JVM compiles with the quick JIT compiler only (C1): rankproof's work runs in Python, the
+# JVM schedules tasks and moves Arrow buffers, and the optimising compiler (C2) spent more CPU
+# compiling than it saved: 12 -> 7.5 CPU seconds to start the JVM and its session, 26 -> 15 for a
+# whole evaluation of 200k users (benchmarks/README.md, the Spark profile).
+LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+
+
 def local_conf(master: str = "local[2]") -> dict[str, str]:
     """The settings of a small local session: this interpreter for the workers,
-    no web UI, few shuffle partitions (the default 200 is for clusters).
+    no web UI, few shuffle partitions (the default 200 is for clusters), the
+    quick JIT compiler only (:data:`LOCAL_JAVA_OPTIONS`; ``JAVA_TOOL_OPTIONS``
+    or ``spark.driver.extraJavaOptions`` in spark-defaults.conf when set
+    instead).
 
     >>> local_conf("local[1]")["spark.master"]
     'local[1]'
     """
-    return {
+    settings = {
         "spark.master": master,
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
@@ -52,6 +64,21 @@ def local_conf(master: str = "local[2]") -> dict[str, str]:
         "spark.sql.shuffle.partitions": "4",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
     }
+    if not _java_options_given():
+        settings["spark.driver.extraJavaOptions"] = LOCAL_JAVA_OPTIONS
+    return settings
+
+
+def _java_options_given() -> bool:
+    """Whether the user chose the driver JVM's options (then rankproof adds none)."""
+    if os.environ.get("JAVA_TOOL_OPTIONS") or "extraJavaOptions" in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        return True
+    home = os.environ.get("SPARK_CONF_DIR") or os.path.join(os.environ.get("SPARK_HOME", ""), "conf")
+    try:
+        with open(os.path.join(home, "spark-defaults.conf")) as defaults:
+            return any(line.split()[:1] == ["spark.driver.extraJavaOptions"] for line in defaults)
+    except OSError:
+        return False
 
 
 def quiet_pyspark() -> None:

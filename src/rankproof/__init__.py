@@ -29,6 +29,7 @@ _HOMES = {
     "why": ".explain.why", "Why": ".explain.why",
     "fuse": ".fusion",
 }
+_HOMES["evaluate_nuggets"] = ".results.nuggets"  # nuggetizer's assignment files as Results
 
 if TYPE_CHECKING:
     from .data.intents import IntentQrels
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from .results import Results
     from .scores import evaluate_scores
     from .stats import Comparison, compare, load_results
+    from .results.nuggets import evaluate_nuggets
 
 
 def __getattr__(name: str) -> Any:
@@ -74,3 +76,4 @@ __all__ = [
     "evaluate_frame", "coverage", "Coverage",
     "compare", "Comparison", "load_results", "report", "why", "Why", "fuse",
 ]
+__all__ += ["evaluate_nuggets"]

@@ -104,8 +104,15 @@ def test_compare_two_files_paired_on_shared_queries(tmp_path, capsys):
     a = write(tmp_path / "a.jsonl", RECORDS)
     full = [dict(r, nuggets=[dict(n, assignment="support") for n in r["nuggets"]]) for r in RECORDS]
     b = write(tmp_path / "b.jsonl", full + [{"qid": "q9", "nuggets": [nugget("vital", "support")]}])
-    assert main(["nuggets", str(a), str(b), "--compare", "--format", "json"]) == 0
-    rows = {row["score"]: row for row in json.loads(capsys.readouterr().out)["comparison"]}
+    # Through rankproof compare's path: B answers a query A does not, so the query sets (and the nuggets
+    # judging them) differ, refused as compare refuses runs on other queries, naming the option.
+    assert main(["nuggets", str(a), str(b), "--compare", "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "query sets differ: 1 only in b (q9)" in err and "--allow-mismatch" in err and err.count("\n") == 1
+    assert main(["nuggets", str(a), str(b), "--compare", "--format", "json", "--allow-mismatch"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    rows = {row["measure"]: row for row in document["rows"]}
+    assert document["settings"]["test"] == "randomization" and document["settings"]["correction"] == "holm"
     all_score = rows["all_score"]
     assert all_score["queries"] == 4 and all_score["mean_a"] == MEANS[3] and all_score["mean_b"] == 1.0
     assert all_score["difference"] == pytest.approx((0.375 + 0.5 + 0.25 + 0.5) / 4)

@@ -7,7 +7,6 @@ tests/nugget_table.py, shared with the tests of nugget Results, compare and the 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -11,16 +11,19 @@ difference from the baseline.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .figures import ReportData, from_results
 from .inputs import InputFile
 
+if TYPE_CHECKING:
+    from ..stats.keywords import CorrectionName, TestName
+
 __all__ = ["results_page"]
 
 
-def results_page(results: Sequence, *, baseline: str | None = None, test: str = "randomization",
-                 correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000,
+def results_page(results: Sequence, *, baseline: str | None = None, test: "TestName" = "randomization",
+                 correction: "CorrectionName" = "holm", alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000,
                  seed: int = 0, allow_mismatch: bool = False, command: str | None = None,
                  inputs: Sequence[InputFile] = (), title: str | None = None,
                  missing: Sequence[str] | None = None) -> ReportData:

@@ -138,3 +138,5 @@ def test_evaluate_refuses_nugget_scores_of_a_ranking():
     with pytest.raises(MeasureError, match="not computed from a ranking") as caught:
         evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["a"]}), ["ndcg", "vital_score"])
     assert "evaluate_nuggets" in caught.value.fix
+    with pytest.raises(rankproof.errors.ProtocolError, match="nuggets=partial_support:0.5"):
+        evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["a"]}), ["ndcg"], Protocol(nuggets="nuggetizer"))

@@ -77,6 +77,18 @@ def test_ranking_options_are_refused_with_nuggets(files, tmp_path, capsys):
     assert "give QRELS and at least one RUN (or --nuggets FILE ...)" in capsys.readouterr().err
 
 
+def test_files_on_other_queries_need_allow_mismatch(files, tmp_path, capsys):
+    """As rankproof compare: a file answering a query the other does not is refused, naming the option."""
+    more = write(tmp_path / "more.jsonl", FULL + [{"qid": "q9", "nuggets": [RECORDS[0]["nuggets"][0]]}])
+    output = tmp_path / "page.html"
+    assert main(["report", "--nuggets", str(files[0]), str(more), "--resamples", RESAMPLES, "-o", str(output)]) == 2
+    err = capsys.readouterr().err
+    assert "query sets differ: 1 only in more (q9)" in err and "--allow-mismatch" in err and not output.exists()
+    assert main(["report", "--nuggets", str(files[0]), str(more), "--resamples", RESAMPLES, "--allow-mismatch",
+                 "-o", str(output)]) == 0
+    assert "compared despite a mismatch: query sets differ" in output.read_text(encoding="utf-8")
+
+
 @needs_chromium
 @pytest.mark.slow
 def test_the_page_renders_in_chromium(page, tmp_path):

@@ -37,7 +37,8 @@ over the answers of the file. --format json writes the results document of `rank
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="file", help="nuggetizer assignment files (JSON Lines)")
-    parser.add_argument("--per-query", action="store_true", help="also show each query's scores")
+    parser.add_argument("--per-query", action="store_true",
+                        help="also show each query's scores in the table (csv and json always hold them)")
     parser.add_argument("--format", choices=COMPARE_FORMATS, default="table",
                         help="output format (default table; markdown and latex with --compare)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")

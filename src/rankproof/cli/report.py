@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nuggets", nargs="+", metavar="FILE",
                         help="instead of qrels and runs: nuggetizer assignment files, one run each (their four "
                              "nugget scores per query, compared as rankproof nuggets --compare)")
+    parser.add_argument("--allow-mismatch", action="store_true",
+                        help="with --nuggets: compare files that answer other queries or were judged with other "
+                             "nuggets anyway, on the queries they share")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
@@ -55,10 +58,12 @@ def run(args) -> int:
 
     if args.nuggets:
         return _nugget_report(args)
-    if args.qrels is None or not args.runs:
-        from .usage import usage
+    from .usage import usage
 
+    if args.qrels is None or not args.runs:
         raise usage(NAME, "give QRELS and at least one RUN (or --nuggets FILE ...)")
+    if args.allow_mismatch:
+        raise usage(NAME, "--allow-mismatch is for --nuggets", "runs of one report are evaluated on the same qrels")
     # Everything that can be checked without reading data is checked first.
     typed, wanted = split(args.measure or DEFAULT_MEASURES)
     measures = parse_measures(typed or DEFAULT_MEASURES)
@@ -128,13 +133,14 @@ def _nugget_report(args) -> int:
     check_output_path(args.output, args.nuggets)
     results = read_nugget_files(args.nuggets)
     names = bare_names([r.run_name for r in results])
+    by_file = {**dict(zip(args.nuggets, names)), **{r.run_name: n for r, n in zip(results, names)}}
+    baseline = by_file.get(args.baseline, args.baseline) if args.baseline else None
     for result, name in zip(results, names):
         result.run_name = name
-    baseline = dict(zip(args.nuggets, names)).get(args.baseline, args.baseline) if args.baseline else None
     missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
                "answers, not rankings",)
     data = results_page(results, baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
-                        n_resamples=args.resamples, seed=args.seed, command=shlex.join(["rankproof",
+                        n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch, command=shlex.join(["rankproof",
                                                                                        *getattr(args, "argv", [])]),
                         inputs=[f for f in (input_file(f"nuggets {n}", p) for n, p in zip(names, args.nuggets))
                                 if f is not None],

@@ -26,6 +26,7 @@ FAMILY_TITLES = {
     "trec": "trec_eval's measures: interpolated, set-based, gain-based and sampling",
     "diversity": "Diversity: intent-aware measures",
     "user": "User models",
+    "nuggets": "Nugget scores of answers (TREC RAG, nuggetizer): read from assignment files, not computed from a ranking",
 }
 
 # The literature behind a measure (a measure absent here cites its family module).
@@ -124,6 +125,8 @@ def _values(spec) -> str:
 
 
 def _ties(spec) -> str:
+    if not spec.ranking:
+        return "none: the values are read as given, not computed from a ranking"
     if spec.ties.value == "ordered":
         text = ("needs one order: under `ties=expected` a run with tied scores is refused "
                 "(choose `ties=docid` or another order)")
@@ -197,7 +200,8 @@ def entries() -> list[Entry]:
     aliases = other_names()
     found = []
     for name, spec in REGISTRY.items():
-        module = spec.compute.__module__ if spec.compute is not None else "rankproof.measures"
+        module = (spec.compute.__module__ if spec.compute is not None
+                  else "rankproof.measures" if spec.ranking else f"rankproof.measures.{spec.family}")
         found.append(Entry(
             name=name, family=spec.family, module=module, definition=spec.description, written=_written(spec),
             parameters=_parameters(spec, protocol), policies=_policies(spec), values=_values(spec),

@@ -30,6 +30,7 @@ _HOMES = {
     "fuse": ".fusion",
     "evaluate_rag": ".rag", "rag_inputs": ".rag",
 }
+_HOMES["evaluate_nuggets"] = ".results.nuggets"  # nuggetizer's assignment files as Results
 
 if TYPE_CHECKING:
     from .data.intents import IntentQrels
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from .results import Results
     from .scores import evaluate_scores
     from .stats import Comparison, compare, load_results
+    from .results.nuggets import evaluate_nuggets
 
 
 def __getattr__(name: str) -> Any:
@@ -77,3 +79,4 @@ __all__ = [
     "compare", "Comparison", "load_results", "report", "why", "Why", "fuse",
     "evaluate_rag", "rag_inputs",
 ]
+__all__ += ["evaluate_nuggets"]

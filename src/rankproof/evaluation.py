@@ -277,6 +277,21 @@ def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
             "ties=input (--policy ties=input) to score that order",)
 
 
+def _refuse_nugget_scores(measure_list: list[Measure], protocol: Protocol) -> None:
+    """Nugget scores are read from assignment files, never computed from a ranking (and their protocol's
+    nuggets policy is theirs alone)."""
+    from .errors import MeasureError, ProtocolError
+
+    fix = "nugget scores are read from nuggetizer's assignment files: rankproof.evaluate_nuggets(path) or " \
+          "rankproof nuggets FILE"
+    read = [str(m) for m in measure_list if not m.spec.ranking]
+    if read:
+        raise MeasureError(what=f"{literal(read[0])} is not computed from a ranking", value=read[0], fix=fix)
+    if protocol.nuggets.scored:
+        raise ProtocolError(what=f"the protocol says nuggets={protocol.nuggets}, the policy of nugget scores, "
+                                 "not of rankings", value=str(protocol.nuggets), fix=fix)
+
+
 def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
     """Parse the measures asked for, once each, in the order first asked
     for, and check them against the protocol (a real rel under integer
@@ -284,6 +299,7 @@ def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
     measure_list = parse_measures(measures)
     # One result per distinct measure, in the order first asked for.
     measure_list = list(dict.fromkeys(measure_list))
+    _refuse_nugget_scores(measure_list, protocol)
     if protocol.grades is not Grades.REAL:
         real_rel = [str(m) for m in measure_list if "rel" in m.spec.params
                     and isinstance(m.setting("rel", protocol), float)]

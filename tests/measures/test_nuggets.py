@@ -1,51 +1,19 @@
 """Nugget scores (issue 27) against nuggetizer's formulas, on the examples of its repository.
 
-nuggetizer (castorini/nuggetizer) cannot be installed here: it requires Python >= 3.12 and this
-environment runs 3.11, so the table below is worked by hand from its core/metrics.py
-(calculate_nugget_scores, calculate_global_metrics) and its quickstart's input-output examples.
-
-Answers-mode example (q1): vital support, vital support, okay partial_support, okay not_support:
-strict_vital 2/2 = 1, strict_all 2/4 = 0.5, vital (2 + 0)/2 = 1, all (2 + 0.5)/4 = 0.625.
-Retrieval-mode example (q2): vital support, okay not_support: 1, 1/2, 1, 1/2.
-q3, a vital partial_support and an okay support: strict_vital 0/1 = 0, strict_all 1/2,
-vital 0.5/1 = 0.5, all (1 + 0.5)/2 = 0.75.
-q4 has no vital nugget: its vital scores are 0.0 (nuggetizer: "if vital_nuggets else 0.0").
-Means over the four answers, as statistics.mean.
+The hand-worked table (nuggetizer cannot be installed here: it requires Python >= 3.12) is in
+tests/nugget_table.py, shared with the tests of nugget Results, compare and the report.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from rankproof.cli.app import main
 from rankproof.measures.nuggets import NUGGET_SCORES, nugget_values
 
-
-def nugget(importance: str, assignment: str) -> dict:
-    return {"text": "...", "importance": importance, "assignment": assignment}
-
-
-RECORDS = [
-    {"query": "What is Python?", "qid": "q1", "answer_text": "...", "response_length": 42, "run_id": "run-123",
-     "nuggets": [nugget("vital", "support"), nugget("vital", "support"), nugget("okay", "partial_support"),
-                 nugget("okay", "not_support")]},
-    {"text": "What is Python?", "qid": "q2", "candidate_text": "...", "docid": "d1",
-     "nuggets": [nugget("vital", "support"), nugget("okay", "not_support")]},
-    {"qid": "q3", "nuggets": [nugget("vital", "partial_support"), nugget("okay", "support")]},
-    {"qid": 4, "nuggets": [nugget("okay", "support"), nugget("okay", "not_support")]},
-]
-# strict_vital, strict_all, vital, all
-EXPECTED = {"q1": (1.0, 0.5, 1.0, 0.625), "q2": (1.0, 0.5, 1.0, 0.5), "q3": (0.0, 0.5, 0.5, 0.75),
-            "4": (0.0, 0.5, 0.0, 0.5)}
-MEANS = tuple(sum(row[i] for row in EXPECTED.values()) / 4 for i in range(4))
-
-
-def write(path: Path, records: list) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
+from nugget_table import EXPECTED, MEANS, RECORDS, nugget, write
 
 
 def test_values_equal_nuggetizer_formulas():
@@ -104,8 +72,15 @@ def test_compare_two_files_paired_on_shared_queries(tmp_path, capsys):
     a = write(tmp_path / "a.jsonl", RECORDS)
     full = [dict(r, nuggets=[dict(n, assignment="support") for n in r["nuggets"]]) for r in RECORDS]
     b = write(tmp_path / "b.jsonl", full + [{"qid": "q9", "nuggets": [nugget("vital", "support")]}])
-    assert main(["nuggets", str(a), str(b), "--compare", "--format", "json"]) == 0
-    rows = {row["score"]: row for row in json.loads(capsys.readouterr().out)["comparison"]}
+    # Through rankproof compare's path: B answers a query A does not, so the query sets (and the nuggets
+    # judging them) differ, refused as compare refuses runs on other queries, naming the option.
+    assert main(["nuggets", str(a), str(b), "--compare", "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "query sets differ: 1 only in b (q9)" in err and "--allow-mismatch" in err and err.count("\n") == 1
+    assert main(["nuggets", str(a), str(b), "--compare", "--format", "json", "--allow-mismatch"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    rows = {row["measure"]: row for row in document["rows"]}
+    assert document["settings"]["test"] == "randomization" and document["settings"]["correction"] == "holm"
     all_score = rows["all_score"]
     assert all_score["queries"] == 4 and all_score["mean_a"] == MEANS[3] and all_score["mean_b"] == 1.0
     assert all_score["difference"] == pytest.approx((0.375 + 0.5 + 0.25 + 0.5) / 4)

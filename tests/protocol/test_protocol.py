@@ -55,6 +55,7 @@ OPTIONS = {
     "ids": ["none", "strip_zeros", "casefold", "strip,casefold"],
     "identical_ids": ["keep", "drop"],
     "subqueries": ["none", "max"],
+    "nuggets": ["none", "partial_support:0.5"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})
@@ -79,6 +80,7 @@ def test_policy_options_match_the_documented_table():
     assert OPTIONS["duplicates"] == ["error", "first", "count", "once"]
     assert OPTIONS["identical_ids"] == ["keep", "drop"]
     assert OPTIONS["subqueries"] == ["none", "max"]
+    assert OPTIONS["nuggets"] == ["none", "partial_support:0.5"]
     assert OPTIONS["negative_grades"] == ["error", "zero", "unjudged"]
     assert OPTIONS["aggregation"] == ["macro", "micro", "weighted"]
     assert OPTIONS["score_precision"] == ["float64", "float32", "bfloat16", "float16"]

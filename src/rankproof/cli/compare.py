@@ -12,8 +12,8 @@ from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, me
     render_comparison
 from .usage import count_option, fraction_option, usage
 
-__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_paper_options", "bare_names",
-           "run"]
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
+           "add_paper_options", "bare_names", "latex_columns", "test_options", "run"]
 
 NAME = "compare"
 HELP = "paired significance tests between runs (or saved results)"
@@ -37,6 +37,16 @@ def add_test_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
 
 
+def add_interval_options(parser: argparse.ArgumentParser) -> None:
+    """The interval, power and mismatch options of compare (and of nuggets --compare)."""
+    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95, help="bootstrap interval level (default 0.95)")
+    parser.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
+                        help="bootstrap interval method (default percentile)")
+    parser.add_argument("--power", type=fraction_option("--power"), default=0.8, help="power for 'queries needed' (default 0.8)")
+    parser.add_argument("--allow-mismatch", action="store_true",
+                        help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then two or more runs")
     parser.add_argument("--results", nargs="+", metavar="FILE",
@@ -45,12 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)")
     add_test_options(parser)
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95, help="bootstrap interval level (default 0.95)")
-    parser.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
-                        help="bootstrap interval method (default percentile)")
-    parser.add_argument("--power", type=fraction_option("--power"), default=0.8, help="power for 'queries needed' (default 0.8)")
-    parser.add_argument("--allow-mismatch", action="store_true",
-                        help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
+    add_interval_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
     parser.add_argument("--allow-partial", action="store_true",
@@ -96,13 +101,13 @@ def run(args) -> int:
     from ..stats import compare
 
     check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
-    places, extra = digits(args), _latex_columns(args)
+    places, extra = digits(args), latex_columns(args)
     if not args.results and args.names:  # checked before the work; saved results name their measures later
         from ..measures.parse import parse_measures
 
         measure_names(args, NAME, parse_measures(args.measure or DEFAULT_MEASURES))
     if args.results:
-        comparison = compare(None, _saved(args), args.measure, None, **_test_options(args))
+        comparison = compare(None, _saved(args), args.measure, None, **test_options(args))
     else:
         comparison = _compare_runs(args, compare)
     names = measure_names(args, NAME, comparison.measures)
@@ -114,21 +119,21 @@ def run(args) -> int:
     return 0
 
 
-def _latex_columns(args) -> tuple[str, ...]:
+def latex_columns(args, command: str = NAME) -> tuple[str, ...]:
     """--latex-columns ci,effect, checked before any work."""
     from ..report.compare import LATEX_EXTRAS
 
     extra = tuple(part.strip() for part in args.latex_columns.split(",") if part.strip())
     wrong = [e for e in extra if e not in LATEX_EXTRAS]
     if wrong or len(set(extra)) != len(extra):
-        raise usage(NAME, f"--latex-columns {args.latex_columns}: choose from {', '.join(LATEX_EXTRAS)}, each once",
+        raise usage(command, f"--latex-columns {args.latex_columns}: choose from {', '.join(LATEX_EXTRAS)}, each once",
                     "e.g. --latex-columns ci,effect")
     if extra and args.format != "latex":
-        raise usage(NAME, "--latex-columns is for --format latex", "markdown and table already show CI and d")
+        raise usage(command, "--latex-columns is for --format latex", "markdown and table already show CI and d")
     return extra
 
 
-def _test_options(args) -> dict:
+def test_options(args) -> dict:
     return dict(test=args.test, correction=args.correction, alpha=args.alpha, baseline=args.baseline,
                 confidence=args.confidence, bootstrap_method=args.bootstrap, power=args.power,
                 n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch)
@@ -175,4 +180,4 @@ def _compare_runs(args, compare):
                                                                                          args.baseline)
         stages.step("evaluating and testing")
         return compare(qrels, runs, measures, protocol, allow_partial=args.allow_partial, bounds=args.bounds,
-                       **_test_options(args))
+                       **test_options(args))

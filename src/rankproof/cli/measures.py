@@ -83,9 +83,13 @@ def _engines_and_side_data(specs) -> list[str]:
     """The lines after the full list: which engine computes what, and the measures that need side data."""
     # Which engine computes what: the compiled engine has a kernel for a measure or
     # the planner hands it to the numpy one; the intent measures have loops of their own.
-    delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents]
+    delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents and spec.ranking]
     own = [spec.name for spec in specs if spec.needs_intents]
+    read = [spec.name for spec in specs if not spec.ranking]
     lines = ["", "engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)"]
+    if read:
+        lines.append("the nugget scores (" + ", ".join(read) + ") are read from nuggetizer's assignment files by "
+                     "rankproof nuggets, not computed from a ranking")
     if own:
         lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
                      "under every engine, and need --intents")

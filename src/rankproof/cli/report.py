@@ -19,12 +19,19 @@ EXAMPLES = """example:
   rankproof report qrels.txt bm25.run tfidf.run lmdirichlet.run --baseline bm25.run -o report.html
   rankproof report --intents diversity.qrels a.run b.run -m alpha_ndcg@20 -m err_ia@20 -o report.html
   rankproof report truth.csv pop.csv taste.csv --columns query=user,doc=item -m ndcg@10 -m coverage@10 \
-      -m novelty@10 --train train.csv --features genres.csv --groups groups.csv -o report.html"""
+      -m novelty@10 --train train.csv --features genres.csv --groups groups.csv -o report.html
+  rankproof report --nuggets run_a.jsonl run_b.jsonl -o nuggets.html   (nuggetizer assignment files)"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
-    parser.add_argument("runs", nargs="+", metavar="run", help="rankings: TREC (query Q0 doc rank score tag), ...")
+    parser.add_argument("qrels", nargs="?", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
+    parser.add_argument("runs", nargs="*", metavar="run", help="rankings: TREC (query Q0 doc rank score tag), ...")
+    parser.add_argument("--nuggets", nargs="+", metavar="FILE",
+                        help="instead of qrels and runs: nuggetizer assignment files, one run each (their four "
+                             "nugget scores per query, compared as rankproof nuggets --compare)")
+    parser.add_argument("--allow-mismatch", action="store_true",
+                        help="with --nuggets: compare files that answer other queries or were judged with other "
+                             "nuggets anyway, on the queries they share")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
@@ -49,6 +56,14 @@ def run(args) -> int:
     from ..report.inputs import check_segments_match
     from ..report.output import check_output_path, write_output
 
+    if args.nuggets:
+        return _nugget_report(args)
+    from .usage import usage
+
+    if args.qrels is None or not args.runs:
+        raise usage(NAME, "give QRELS and at least one RUN (or --nuggets FILE ...)")
+    if args.allow_mismatch:
+        raise usage(NAME, "--allow-mismatch is for --nuggets", "runs of one report are evaluated on the same qrels")
     # Everything that can be checked without reading data is checked first.
     typed, wanted = split(args.measure or DEFAULT_MEASURES)
     measures = parse_measures(typed or DEFAULT_MEASURES)
@@ -93,3 +108,43 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     data = beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
     per_query = {r.run_name: {str(m): r.per_query(m) for m in r.measures} for r in results}
     return accuracy_by_group(data, per_query, side)
+
+
+# Options of rankings that nugget scores have no use for.
+_RANKING_ONLY = ("measure", "fused", "segments", "intents", "grade_map", "policy", "chunk_map", "label", "items",
+                 "train", "features", "groups")
+
+
+def _nugget_report(args) -> int:
+    """--nuggets: each assignment file as Results (rankproof.evaluate_nuggets), compared and drawn."""
+    import shlex
+
+    from ..report.evaluated import results_page
+    from ..report.figures import input_file
+    from ..report.html import render
+    from ..report.output import check_output_path, write_output
+    from .compare import bare_names
+    from .nuggets import read_nugget_files
+    from .usage import usage
+
+    given = [f"--{name.replace('_', '-')}" for name in _RANKING_ONLY if getattr(args, name, None)]
+    if args.qrels is not None or given or args.preset != "rankproof":
+        raise usage(NAME, f"--nuggets takes assignment files only, not {', '.join(given) or 'QRELS RUN or --preset'}",
+                    "the nugget scores are the measures and the nuggets the judgments")
+    check_output_path(args.output, args.nuggets)
+    results = read_nugget_files(args.nuggets)
+    names = bare_names([r.run_name for r in results])
+    by_file = {**dict(zip(args.nuggets, names)), **{r.run_name: n for r, n in zip(results, names)}}
+    baseline = by_file.get(args.baseline, args.baseline) if args.baseline else None
+    for result, name in zip(results, names):
+        result.run_name = name
+    missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
+               "answers, not rankings",)
+    data = results_page(results, baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
+                        n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch, command=shlex.join(["rankproof",
+                                                                                       *getattr(args, "argv", [])]),
+                        inputs=[f for f in (input_file(f"nuggets {n}", p) for n, p in zip(names, args.nuggets))
+                                if f is not None],
+                        title=f"rankproof nugget scores: {', '.join(names)}", missing=missing)
+    write_output(render(data), args.output)
+    return 0

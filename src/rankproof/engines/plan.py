@@ -61,6 +61,10 @@ def plan(alignment, measures: Sequence[Measure], protocol,
                 chosen.setdefault(engine.name, (engine, []))[1].append(measure)
                 break
         else:
+            if not measure.spec.ranking:
+                raise MeasureError(what=f"{literal(measure)} is not computed from a ranking", value=str(measure),
+                                   fix="nugget scores are read from nuggetizer's assignment files: "
+                                       "rankproof.evaluate_nuggets(paths) or rankproof nuggets FILE")
             raise MeasureError(what=f"no engine computes {literal(measure)} (engines tried: "
                                     f"{', '.join(get_engine(item).name for item in order)})")
     ranks = {get_engine(item).name: i for i, item in enumerate(order)}

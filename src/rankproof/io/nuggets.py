@@ -27,12 +27,14 @@ ASSIGNMENT = ("support", "partial_support", "not_support")
 
 @dataclasses.dataclass(frozen=True)
 class NuggetRecord:
-    """One answer's nuggets: its query id, file line, and per nugget (importance, assignment)."""
+    """One answer's nuggets: its query id, file line, per nugget (importance, assignment), and each
+    nugget's text ("" where none is given: what the nuggets are, the same for every run's answer)."""
 
     qid: str
     line: int
     nuggets: tuple[tuple[str, str], ...]
     run_id: str | None = None
+    texts: tuple[str, ...] = ()
 
 
 def _nugget(item, source: str, line: int, index: int) -> tuple[str, str]:
@@ -68,8 +70,9 @@ def _record(text: bytes, source: str, number: int) -> NuggetRecord:
         raise ParseError(source=source, line=number, what="nuggets is not a list",
                          fix="write nuggets as a list of objects")
     run_id = record.get("run_id")
-    return NuggetRecord(str(qid), number, tuple(_nugget(item, source, number, i) for i, item in enumerate(nuggets)),
-                        run_id if isinstance(run_id, str) else None)
+    pairs = tuple(_nugget(item, source, number, i) for i, item in enumerate(nuggets))
+    texts = tuple(item["text"] if isinstance(item.get("text"), str) else "" for item in nuggets)
+    return NuggetRecord(str(qid), number, pairs, run_id if isinstance(run_id, str) else None, texts)
 
 
 def read_nuggets(path: "str | Path", source: str | None = None) -> list[NuggetRecord]:

@@ -183,6 +183,10 @@ class MeasureSpec:
     # The value reads the judgments of every query, not its query's alone (hole: a doc judged
     # for no query at all): an executor that splits the queries (Spark) refuses it.
     reads_all_judgments: bool = False
+    # Computed from a ranking against judgments. False: the values are read as given, not computed
+    # (nugget scores of answers, from nuggetizer's assignment files: rankproof.evaluate_nuggets);
+    # no engine computes them and evaluate refuses them.
+    ranking: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))

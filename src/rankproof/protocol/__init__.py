@@ -33,10 +33,11 @@ grades           integer, real                              integer
 ids              none, strip, casefold, strip_zeros (a,b)   none
 identical_ids    keep, drop                                 keep
 subqueries       none, max                                  none
+nuggets          none, partial_support:X (nuggetizer: 0.5)  none
 ===============  =========================================  ==========
 
-The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids`` and ``subqueries`` came after the
-others: the canonical text names them only when they differ from their
+The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids``, ``subqueries`` and
+``nuggets`` came after the others: the canonical text names them only when they differ from their
 defaults (both chunk policies whenever a ``chunk_map`` is set), so every
 protocol written before keeps its text and fingerprint.
 
@@ -99,6 +100,7 @@ from .policies import (
     TEXT_ONLY_WHEN_CHANGED,
 )
 from .ids import ID_STEPS, IdPolicy, parse_ids
+from .nuggets import Nuggets
 from .values import LARGEST_GAIN, ChunkMap, DiscountFile, DiscountVector, GainMap, LogDiscount, file_digest
 from .presets import PRESET_SETTINGS
 
@@ -227,10 +229,15 @@ class Protocol:
         Sub-queries ``base_1``, ``base_2``, ... measured as they are, or
         merged into ``base``, each doc at its best score (MTEB's
         ``max_over_subqueries``); counted as ``subqueries_merged``.
+    nuggets : {'none', 'partial_support:X'}
+        The values score answers by nuggets, not rankings: set by
+        :func:`rankproof.evaluate_nuggets` (``partial_support:0.5``,
+        nuggetizer's credit for a partially supported nugget), ``none`` for
+        every ranking.
 
     Notes
     -----
-    The last nine appear in the canonical text only when not at their
+    The last ten appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -258,6 +265,7 @@ class Protocol:
     ids: IdPolicy = IdPolicy()
     identical_ids: IdenticalIds = IdenticalIds.KEEP
     subqueries: Subqueries = Subqueries.NONE
+    nuggets: Nuggets = Nuggets()
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).

@@ -545,20 +545,27 @@ def _segment_tables(results, segments, confidence: float, n_resamples: int, seed
                              unlabelled="group") for r in results}
 
 
-def from_results(results, *, command: str | None = None) -> ReportData:
-    """What a page can show from evaluated results alone (no rankings: no curves, no drill-down)."""
+def from_results(results, *, command: str | None = None, comparison=None, inputs: Sequence[InputFile] = (),
+                 title: str | None = None, missing: Sequence[str] | None = None) -> ReportData:
+    """What a page can show from evaluated results alone (no rankings: no curves, no drill-down);
+    with their ``comparison`` (:func:`rankproof.compare` of them), its table and each query's difference
+    from its baseline (the first run when it has none)."""
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     first = results[0]
     mean_intervals, interval_note = _mean_intervals(results, 0.95, 2000, 0)
     measures = first.measures
+    baseline = None if comparison is None else comparison.baseline or comparison.runs[0]
     return ReportData(
-        title=f"rankproof results: {', '.join(r.run_name for r in results)}", version=_version(), command=command,
-        protocol=first.protocol, qrels_digest=first.qrels_digest, results=tuple(results),
+        title=title or f"rankproof results: {', '.join(r.run_name for r in results)}", version=_version(),
+        command=command, protocol=first.protocol, qrels_digest=first.qrels_digest, inputs=tuple(inputs),
+        results=tuple(results), comparison=comparison, baseline=baseline,
         mean_intervals=mean_intervals, interval_note=interval_note,
         histograms=_histograms(results, measures),
-        missing=("measures over cutoffs, judged@k, precision-recall curves, the drill-down and how the numbers are "
-                 "made need the rankings: use rankproof.report(qrels, runs) or the rankproof report command",
-                 "significance against a baseline: use rankproof.report with two or more runs"),
+        differences=None if baseline is None else _differences(results, baseline, measures),
+        missing=tuple(missing) if missing is not None else (
+            "measures over cutoffs, judged@k, precision-recall curves, the drill-down and how the numbers are "
+            "made need the rankings: use rankproof.report(qrels, runs) or the rankproof report command",
+            "significance against a baseline: use rankproof.report with two or more runs"),
     )
 
 

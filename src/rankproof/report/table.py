@@ -34,6 +34,14 @@ _LABELS = {
     "excluded_queries": "queries excluded",
     "unjudged_in_cutoff": "unjudged docs inside the cutoff",
     "tied_groups_crossing_cutoff": "tied groups crossing the cutoff",
+    # Nugget scores (rankproof.evaluate_nuggets)
+    "nuggets": "nuggets",
+    "vital_nuggets": "vital nuggets",
+    "nuggets_supported": "nuggets supported",
+    "nuggets_partially_supported": "nuggets partially supported",
+    "nuggets_not_supported": "nuggets not supported",
+    "answers_without_nuggets": "answers without a nugget (scored 0)",
+    "answers_without_vital_nuggets": "answers without a vital nugget (vital scores 0)",
 }
 
 

@@ -35,6 +35,14 @@ class Counts(TypedDict, total=False):
     ids_normalised: int
     subqueries_merged: int
     identical_ids_dropped: int
+    # Nugget scores (rankproof.evaluate_nuggets): the nuggets of the answers and their assignments.
+    nuggets: int
+    vital_nuggets: int
+    nuggets_supported: int
+    nuggets_partially_supported: int
+    nuggets_not_supported: int
+    answers_without_nuggets: int
+    answers_without_vital_nuggets: int
     zero_ideal_queries: dict[str, int]
     excluded_queries: dict[str, int]
     unjudged_in_cutoff: dict[str, int]

@@ -181,14 +181,6 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
     return CatalogueValue(name, exposure_parity(result), tuple(detail))
 
 
-def _choice(*allowed: str):
-    def parse(value: Any) -> str:
-        if str(value) not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
-        return str(value)
-    return parse
-
-
 def _open_share(value: Any) -> float:
     number = float(value)
     if not 0 < number < 1:
@@ -197,7 +189,7 @@ def _open_share(value: Any) -> float:
 
 
 def _register() -> None:
-    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
 
     if "exposure" in SIDE_REGISTRY:
         return
@@ -205,8 +197,8 @@ def _register() -> None:
         "exposure", "Exposure parity", "std/mean over item groups of their top-k exposure per item (0: parity); "
         "groups=popularity: Elliot's short head and long tail of --train; groups=category: --features, one "
         "category per item", CATALOGUE, (), _registered,
-        (SideParam("groups", _choice("popularity", "category"), "popularity", "groups=popularity or category"),
-         SideParam("model", _choice(*_MODELS), "log", "model=log (1/log2(rank+1)), uniform or geometric"),
+        (SideParam("groups", choice("popularity", "category"), "popularity", "groups=popularity or category"),
+         SideParam("model", choice(*_MODELS), "log", "model=log (1/log2(rank+1)), uniform or geometric"),
          SideParam("persistence", _open_share, 0.8, "persistence=0.8: the p of model=geometric"),
          SideParam("ratio", _open_share, 0.8, "ratio=0.8: the short head's share of training interactions")),
         value_range=(0.0, float(np.inf)), higher_is_better=False,

@@ -203,22 +203,14 @@ def _cap(value: Any) -> "float | None":
     return None if str(value) == "none" or value is None else _positive(value)
 
 
-def _choice(*allowed: str):
-    def parse(value: Any) -> str:
-        if str(value) not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
-        return str(value)
-    return parse
-
-
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
 
     if "ips_hit_rate" in SIDE_REGISTRY:
         return
     params = (SideParam("exponent", _positive, 1.0, "exponent=1: p_i = (n_i / N) ** exponent (RecPack: 1)"),
               SideParam("cap", _cap, DEFAULT_CAP, "cap=10000 clips 1 / p_i (RecPack's ip_cap); cap=none clips nothing"),
-              SideParam("unseen", _choice("zero", "cap"), "zero", "unseen=zero (RecPack) or unseen=cap: the weight "
+              SideParam("unseen", choice("zero", "cap"), "zero", "unseen=zero (RecPack) or unseen=cap: the weight "
                         "of an item --train never saw"))
     reads = "--train (the items' popularity) and the judgments (QRELS)"
     register_side(
@@ -230,7 +222,7 @@ def _register() -> None:
                  "relevant items, over the ideal (normaliser=ideal_ips: the best reachable, in [0, 1]; ideal: "
                  "propensity-free)", LIST, (("train",),),
                  lambda run, k, side, p, protocol: _registered(run, k, side, p, protocol, True),
-                 (*params, SideParam("normaliser", _choice("ideal_ips", "ideal"), "ideal_ips",
+                 (*params, SideParam("normaliser", choice("ideal_ips", "ideal"), "ideal_ips",
                                      "normaliser=ideal_ips or normaliser=ideal")),
                  value_range=(0.0, math.inf), judgments=True, reads=reads))
 

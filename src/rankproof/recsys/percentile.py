@@ -208,16 +208,8 @@ def _registered(run, k, side, params: dict, protocol: Protocol):
                                                          ("universe", result.universe)))
 
 
-def _choice(*allowed: str):
-    def parse(value: Any) -> str:
-        if str(value) not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
-        return str(value)
-    return parse
-
-
 def _register() -> None:
-    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
 
     if "percentile_rank" in SIDE_REGISTRY:
         return
@@ -225,10 +217,10 @@ def _register() -> None:
         "percentile_rank", "Percentile rank", "expected percentile ranking (Hu, Koren and Volinsky 2008): where in "
         "each user's ranking of the catalogue the relevant items fall (0: top; a random ranking about 50 %)",
         CATALOGUE, (("items", "train"),), _registered,
-        (SideParam("weights", _choice(*_CHOICES["weights"]), None, "weights=binary or weights=grade"),
-         SideParam("average", _choice(*_CHOICES["average"]), None, "average=pooled or average=users"),
-         SideParam("scale", _choice(*_CHOICES["scale"]), None, "scale=percent or scale=fraction"),
-         SideParam("preset", _choice(*PERCENTILE_PRESETS), None, "preset=recpack or preset=hu")),
+        (SideParam("weights", choice(*_CHOICES["weights"]), None, "weights=binary or weights=grade"),
+         SideParam("average", choice(*_CHOICES["average"]), None, "average=pooled or average=users"),
+         SideParam("scale", choice(*_CHOICES["scale"]), None, "scale=percent or scale=fraction"),
+         SideParam("preset", choice(*PERCENTILE_PRESETS), None, "preset=recpack or preset=hu")),
         needs_cutoff=False, value_range=(0.0, 100.0), higher_is_better=False, judgments=True,
         reads="--items or --train (the catalogue) and the judgments (QRELS)"))
 

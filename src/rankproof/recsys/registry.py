@@ -295,7 +295,8 @@ def _long_tail(run: Run, k: int, side: SideData, params: dict, protocol: Protoco
                                   protocol=protocol)
 
 
-def _choice(*allowed: str) -> Callable[[Any], str]:
+def choice(*allowed: str) -> Callable[[Any], str]:
+    """A parameter's parser that takes one of `allowed` (the value's text) and refuses anything else."""
     def parse(value: Any) -> str:
         if str(value) not in allowed:
             raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
@@ -315,15 +316,15 @@ register_side(
              "--items, else the training log's items)", CATALOGUE, (("items", "train"),), _coverage),
     SideSpec("ild", "ILD", "intra-list diversity: mean pairwise distance of the top k (cosine over feature "
              "vectors, Jaccard over categories)", LIST, (("features",),), _ild,
-             (SideParam("distance", _choice("cosine", "jaccard"), None,
+             (SideParam("distance", choice("cosine", "jaccard"), None,
                         "distance=cosine (numeric features) or distance=jaccard (categories)"),
-              SideParam("preset", _choice("evidently"), None, "preset=evidently: the sum over pairs divided by "
+              SideParam("preset", choice("evidently"), None, "preset=evidently: the sum over pairs divided by "
                         "the list's length (its DiversityMetric)"))),
     SideSpec("novelty", "Novelty", "mean self-information -log2 p(i) of the top k, p from training popularity "
              "(bits)", LIST, (("train",),), _novelty,
-             (SideParam("unseen", _choice("error", "laplace"), "error",
+             (SideParam("unseen", choice("error", "laplace"), "error",
                         "unseen=error refuses items never trained on; unseen=laplace smooths"),
-              SideParam("preset", _choice("evidently"), None, "preset=evidently: p = the item's users / the "
+              SideParam("preset", choice("evidently"), None, "preset=evidently: p = the item's users / the "
                         "training users, items never trained on left out (its NoveltyMetric)")),
              value_range=(0.0, float(np.inf))),
     SideSpec("long_tail_share", "Long-tail share", "share of the top k outside the popular head of the training "
@@ -401,31 +402,31 @@ def _alpha(value: Any) -> float:
 register_side(
     SideSpec("gini", "Gini index", "Gini index of the items' shares of the top-k slots (0: even, near 1: one item "
              "takes all); universe=catalogue (--items, else the training items) or recommended", CATALOGUE, (),
-             _gini, (SideParam("universe", _choice("catalogue", "recommended"), None, "universe=catalogue or "
+             _gini, (SideParam("universe", choice("catalogue", "recommended"), None, "universe=catalogue or "
                                "universe=recommended"),
-                     SideParam("normaliser", _choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
-                     SideParam("preset", _choice("recbole", "elliot", "recpack", "evidently", "lenskit",
+                     SideParam("normaliser", choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
+                     SideParam("preset", choice("recbole", "elliot", "recpack", "evidently", "lenskit",
                                                  "lenskit_exposure"), None,
                                "preset=recbole, elliot, recpack, evidently, lenskit or lenskit_exposure"),
-                     SideParam("exposure", _choice("uniform", "geometric", "log"), None,
+                     SideParam("exposure", choice("uniform", "geometric", "log"), None,
                                "exposure=uniform (a slot counts 1), geometric (p^(rank-1)) or log"),
                      SideParam("patience", _share, None, "patience=0.85: the p of exposure=geometric")),
              higher_is_better=False, reads="--items or --train, unless universe=recommended",
              optional=("items", "train")),
     SideSpec("entropy", "Entropy", "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",
              CATALOGUE, (), _entropy,
-             (SideParam("base", _choice("2", "e"), "2", "base=2 (bits) or base=e (nats)"),
-              SideParam("preset", _choice("recbole"), None, "preset=recbole (divided by the recommended items)")),
+             (SideParam("base", choice("2", "e"), "2", "base=2 (bits) or base=e (nats)"),
+              SideParam("preset", choice("recbole"), None, "preset=recbole (divided by the recommended items)")),
              value_range=(0.0, float(np.inf))),
     SideSpec("arp", "ARP", "average recommendation popularity: mean training interactions of the top-k items",
-             LIST, (("train",),), _arp, (SideParam("preset", _choice("evidently"), None, "preset=evidently: "
+             LIST, (("train",),), _arp, (SideParam("preset", choice("evidently"), None, "preset=evidently: "
                                                    "popularity = the item's users, items never trained on left out "
                                                    "(its PopularityBias)"),),
              value_range=(0.0, float(np.inf)), higher_is_better=None),
     SideSpec("calibration", "Miscalibration", "Steck's miscalibration: KL divergence of the top k's category mix "
              "from the user's training history's (nats; 0: calibrated)", LIST, (("train",), ("features",)),
              _calibration, (SideParam("alpha", _alpha, 0.01, "alpha=0.01: the smoothing, in [0, 1)"),
-                            SideParam("rank_weight", _choice("uniform", "log"), "uniform",
+                            SideParam("rank_weight", choice("uniform", "log"), "uniform",
                                       "rank_weight=uniform or rank_weight=log")),
              value_range=(0.0, float(np.inf)), higher_is_better=False),
 )

@@ -275,26 +275,18 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
                        categories=None if features is None else features.categories, protocol=protocol)
 
 
-def _choice(*allowed: str):
-    def parse(value: Any) -> str:
-        if str(value) not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
-        return str(value)
-    return parse
-
-
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
 
     if "serendipity" in SIDE_REGISTRY:
         return
     register_side(SideSpec(
         "serendipity", "Serendipity", "unexpectedness (1 - mean similarity to the user's training items) of the "
         "top k times relevance (relevance=binary: the qrels; one: every item)", LIST, (("train",),), _registered,
-        (SideParam("similarity", _choice("cosine", "jaccard", "cooccurrence"), None,
+        (SideParam("similarity", choice("cosine", "jaccard", "cooccurrence"), None,
                    "similarity=cosine (numeric features), jaccard (categories) or cooccurrence (--train)"),
-         SideParam("relevance", _choice("binary", "one"), None, "relevance=binary (the qrels) or relevance=one"),
-         SideParam("preset", _choice(*SERENDIPITY_PRESETS), None,
+         SideParam("relevance", choice("binary", "one"), None, "relevance=binary (the qrels) or relevance=one"),
+         SideParam("preset", choice(*SERENDIPITY_PRESETS), None,
                    "preset=recommenders or recommenders_features (Microsoft Recommenders)")),
         optional=("features",), reads="--train, --features (unless similarity=cooccurrence) and, for "
         "relevance=binary, the judgments (QRELS)"))

@@ -539,6 +539,9 @@ def replace(source, target):  # the signal arrives between writing the temporary
     raise SystemExit("the signal did not interrupt the write")
 
 output.os.replace = replace
+# A process started under nohup inherits SIGHUP ignored, which main() rightly leaves so: the test is of
+# a process whose handlers are the defaults, as a terminal's are.
+signal.signal(signal.{name}, signal.SIG_DFL)
 sys.exit(main(["evaluate", "q", "r", "-o", "out.txt"]))
 """
 

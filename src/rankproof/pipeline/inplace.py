@@ -1,7 +1,7 @@
 """Ranking a run's columns in place, where the run is rankproof's own.
 
 A front door that reads a log itself (``evaluation.evaluate_read``) holds
-the only reference to its :class:`~rankproof.data.Run`. The alignment may
+the only reference to its :class:`~rankproof.data.run.Run`. The alignment may
 then reorder the run's own buffers instead of copying them into rank order,
 which holds each column once instead of twice at the alignment's peak
 (1M users x 20 rows: 0.3 GB of doc codes and scores). A run anyone else can

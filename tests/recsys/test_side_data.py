@@ -408,3 +408,25 @@ def test_movielens_generator_shape():
     counts = np.sort(np.unique(tables["train"]["item"], return_counts=True)[1])[::-1]
     assert counts[: len(counts) // 10].sum() > 0.3 * counts.sum()  # popularity skew: a tenth of the items, a third of the log
     assert len(tables["pop"]["user"]) == 300 * 20
+
+
+@pytest.mark.parametrize("text", ["pop_rsp@2", "pop_reo@2", "exposure(groups=popularity)@2"])
+def test_training_history_without_users_is_refused_naming_the_measure(text):
+    # A popularity table (item, count) has no users: the measures that split the catalogue by each user's
+    # training items refuse it in one line, with the same error class, naming themselves.
+    from rankproof.errors import InputError
+    from rankproof.recsys.side import Interactions
+
+    table = Interactions(None, np.array(["a", "b"]), np.array([3, 1], dtype=np.int64))
+    side = SideData(train=table).with_judgments(Qrels.from_dict({"u": {"a": 1}}))
+    run = Run.from_dict({"u": {"a": 2.0, "b": 1.0}})
+    with pytest.raises(InputError, match=r"needs each user's training items") as raised:
+        compute_side(parse_side_measure(text), run, side)
+    assert text in str(raised.value) and "--train with a user column" in str(raised.value)
+
+
+def test_training_history_keeps_each_users_items_in_order():
+    from rankproof.recsys.side import Interactions
+
+    train = Interactions(np.array(["v", "u", "v", "u"]), np.array(["x", "a", "y", "a"]), np.ones(4, np.int64))
+    assert SideData(train=train).training_history("m") == {"v": ["x", "y"], "u": ["a", "a"]}

@@ -145,26 +145,20 @@ def exposure_parity(result: GroupExposure) -> float:
 def _item_groups(side, groups: str, ratio: float, k: int) -> dict[str, str]:
     """item -> group: Elliot's short head / long tail of --train (groups=popularity), or the item's one
     category of --features (groups=category)."""
-    from ..errors import MeasureError
+    from ..errors import InputError
     from .popularity_bias import short_head
 
     if groups == "popularity":
-        train = side.train
-        if train is None or train.users is None:
-            raise MeasureError(what=f"exposure(groups=popularity)@{k} needs each user's training items",
-                               fix="give --train with a user column")
-        history: dict[str, list] = {}
-        for u, i in zip(train.users.tolist(), train.items.tolist()):
-            history.setdefault(str(u), []).append(str(i))
+        history = side.training_history(f"exposure(groups=popularity)@{k}")
         head, tail = short_head(history, ratio)
         return {**{i: "head" for i in head}, **{i: "tail" for i in tail}}
     features = side.features
     if features is None or features.categories is None:
-        raise MeasureError(what=f"exposure(groups=category)@{k} needs the items' categories",
+        raise InputError(what=f"exposure(groups=category)@{k} needs the items' categories",
                            fix="give --features with a category column, or write exposure(groups=popularity)")
     several = next((item for item, found in features.categories.items() if len(found) != 1), None)
     if several is not None:
-        raise MeasureError(what=f"exposure(groups=category)@{k} needs one category per item; item "
+        raise InputError(what=f"exposure(groups=category)@{k} needs one category per item; item "
                            f"{literal(repr(str(several)[:40]))} has {len(features.categories[several])}",
                            fix="give one category per item, or write exposure(groups=popularity)")
     return {str(item): next(iter(found)) for item, found in features.categories.items()}

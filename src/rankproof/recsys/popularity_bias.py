@@ -195,18 +195,6 @@ def _ratio(value: Any) -> float:
     return number
 
 
-def _history(side, name: str, k: int) -> dict[str, list]:
-    """user -> training items, from --train (which needs a user column here)."""
-    train = side.train
-    if train is None or train.users is None:
-        raise InputError(what=f"{name}@{k} needs each user's training items",
-                         fix="give --train with a user column")
-    history: dict[str, list] = {}
-    for u, i in zip(train.users.tolist(), train.items.tolist()):
-        history.setdefault(str(u), []).append(str(i))
-    return history
-
-
 def _value(result: PopParity):
     from .registry import CatalogueValue
 
@@ -216,12 +204,13 @@ def _value(result: PopParity):
 
 
 def _registered_pop_rsp(run, k: int, side, params: dict, protocol: Protocol):
-    return _value(pop_rsp(run, k, train=_history(side, "pop_rsp", k), ratio=params["ratio"], protocol=protocol))
+    history = side.training_history(f"pop_rsp@{k}")
+    return _value(pop_rsp(run, k, train=history, ratio=params["ratio"], protocol=protocol))
 
 
 def _registered_pop_reo(run, k: int, side, params: dict, protocol: Protocol):
     # The relevant items: the evaluation's judgments with grade >= the protocol's rel.
-    return _value(pop_reo(run, k, train=_history(side, "pop_reo", k), relevant=side.relevant(protocol.rel),
+    return _value(pop_reo(run, k, train=side.training_history(f"pop_reo@{k}"), relevant=side.relevant(protocol.rel),
                           ratio=params["ratio"], protocol=protocol))
 
 

@@ -155,6 +155,25 @@ class SideData:
             raise InputError(what=f"the {kind} side data was not given", fix=f"give it with {SIDE_FLAGS[kind]}")
         return value
 
+    def training_history(self, what: str) -> dict[str, list[str]]:
+        """user -> the user's training items (in file order, repeats kept), from ``train``.
+
+        Refused in one line (an :class:`~rankproof.errors.InputError`: the input lacks something, as
+        :meth:`needed` says) when ``--train`` was not given or has no user column; `what` names the
+        measure that asked, e.g. ``"pop_rsp@10"``.
+
+        >>> train = Interactions(np.array(["u", "v", "u"]), np.array(["a", "b", "c"]), np.ones(3, np.int64))
+        >>> SideData(train=train).training_history("pop_rsp@10")
+        {'u': ['a', 'c'], 'v': ['b']}
+        """
+        train = self.train
+        if train is None or train.users is None:
+            raise InputError(what=f"{what} needs each user's training items", fix="give --train with a user column")
+        history: dict[str, list[str]] = {}
+        for user, item in zip(train.users.tolist(), train.items.tolist()):
+            history.setdefault(str(user), []).append(str(item))
+        return history
+
     def given(self) -> tuple[str, ...]:
         """The kinds present, in :data:`SIDE_KINDS` order."""
         return tuple(kind for kind in SIDE_KINDS if getattr(self, kind) is not None)

@@ -98,3 +98,13 @@ def test_gauc_clicks_equals_recbole_gauc():
     theirs = GAUC.metric_info(object.__new__(GAUC), np.array(rank_sums, dtype=float)[:, None],
                               np.array(lengths, dtype=float), np.array(positives, dtype=float))
     assert gauc(run, rel, weights="clicks").value == pytest.approx(theirs)
+
+
+def test_relevant_items_from_a_table_of_user_and_item():
+    # A DataFrame of (user, item) rows names the relevant items as a mapping does (pandas' to_dict() would
+    # give its columns instead, which must not be read as users).
+    pandas = pytest.importorskip("pandas")
+    table = pandas.DataFrame({"user": ["u", "u", "w"], "item": ["a", "c", "y"]})
+    run = Run.from_dict({"u": {"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}, "w": {"y": 0.2, "z": 0.8}})
+    # u: 3.5 of 4 pairs; w: 0 of 1 (hand-worked in the module's examples).
+    assert user_auc(run, table).per_query() == {"u": 0.875, "w": 0.0}

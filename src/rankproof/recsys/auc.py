@@ -18,13 +18,14 @@ and a negative count one half (the Mann-Whitney statistic; scikit-learn's
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 import numpy as np
 
 from ..errors import InputError, literal
 from .beyond import ListValues
 from .coverage import as_run
+from .ranked import item_sets
 
 __all__ = ["AUCValue", "gauc", "pooled_auc", "user_auc"]
 
@@ -55,28 +56,10 @@ class AUCValue:
     negatives: int
 
 
-def _relevant_set(relevant: Any) -> dict[str, set[str]]:
-    if hasattr(relevant, "to_dict") and not isinstance(relevant, Mapping):
-        relevant = relevant.to_dict()
-    if not isinstance(relevant, Mapping):
-        raise InputError(what="relevant must map each user to its relevant items (a mapping user -> items, "
-                         f"user -> mapping item -> grade, or Qrels); got {literal(type(relevant).__name__)}",
-                         fix="give a mapping such as relevant=dict(u1=[i3, i7])", value=type(relevant).__name__)
-    out: dict[str, set[str]] = {}
-    for user, items in relevant.items():
-        if isinstance(items, Mapping):
-            out[str(user)] = {str(i) for i, grade in items.items() if grade is not None and grade > 0}
-        elif isinstance(items, (str, bytes)):
-            out[str(user)] = {str(items)}
-        else:
-            out[str(user)] = {str(i) for i in items}
-    return out
-
-
 def _labels(predictions, relevant, columns: dict):
     """The run and a 0/1 label per row (1 where the user's item is relevant)."""
     run = as_run(predictions, columns["user"], columns["item"], columns["score"])
-    positive = _relevant_set(relevant)
+    positive = item_sets(relevant, "relevant")
     labels = np.zeros(len(run.doc_codes), dtype=bool)
     items = run.docs[run.doc_codes]
     for q, user in enumerate(run.queries.tolist()):

@@ -1034,3 +1034,16 @@ def test_allocator_settings_leave_the_values_unchanged(tmp_path):
     expected = library(QRELS, BM25, DEFAULT_MEASURES)
     for measure in DEFAULT_MEASURES:
         assert tuned["runs"]["bm25.run"]["mean"][measure] == expected.mean(measure)
+
+
+@pytest.mark.parametrize("text, listed", [("gini", {"gini"}), ("auc", {"auc", "gauc", "pooled_auc"}),
+                                          ("ndcg", {"ips_ndcg"})])
+def test_measures_filter_finds_side_data_measures(capsys, text, listed):
+    from rankproof.recsys.registry import SIDE_REGISTRY
+
+    code, out, err = cli(capsys, "measures", text)
+    assert (code, err) == (0, "")
+    side = out.split("measures that need side data")[1] if "measures that need side data" in out else ""
+    found = {line.split()[0].split("(")[0].split("@")[0] for line in side.splitlines()[1:] if line.startswith("  ")
+             and not line.startswith("      ")}
+    assert found == listed and listed <= set(SIDE_REGISTRY)

@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from ..measures.aliases import suggest
     from ..measures.base import REGISTRY
+    from ..recsys.registry import SIDE_REGISTRY
 
     also = _other_names()
     wanted = (args.filter or "").lower()
@@ -32,9 +33,11 @@ def run(args) -> int:
         return not wanted or wanted in name or any(wanted in a.lower() for a in also.get(name, []))
 
     specs = [spec for spec in REGISTRY.values() if shown(spec.name)]
-    if not specs and wanted:
+    side = [spec for spec in SIDE_REGISTRY.values() if wanted in spec.name]
+    if not specs and not side and wanted:   # no name holds it: the definitions that do
         specs = [spec for spec in REGISTRY.values() if wanted in spec.description.lower()]
-    if not specs:
+        side = [spec for spec in SIDE_REGISTRY.values() if wanted in spec.description.lower()]
+    if not specs and not side:
         near = suggest(args.filter)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise MeasureError(what=literal(f"no measure matches {args.filter!r}{hint}"),
@@ -42,6 +45,9 @@ def run(args) -> int:
     lines = [_line(spec, also, full=bool(wanted)) for spec in specs]
     if not wanted:
         lines.extend(_engines_and_side_data(specs))
+    elif side:
+        lines += [""] * bool(lines) + ["measures that need side data (-m of evaluate and report):"]
+        lines.extend(_side_registry(side))
     print_text("\n".join(lines) + "\n")
     return 0
 
@@ -83,6 +89,8 @@ def _engines_and_side_data(specs) -> list[str]:
     """The lines after the full list: which engine computes what, and the measures that need side data."""
     # Which engine computes what: the compiled engine has a kernel for a measure or
     # the planner hands it to the numpy one; the intent measures have loops of their own.
+    from ..recsys.registry import SIDE_REGISTRY
+
     delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents and spec.ranking]
     own = [spec.name for spec in specs if spec.needs_intents]
     read = [spec.name for spec in specs if not spec.ranking]
@@ -94,7 +102,7 @@ def _engines_and_side_data(specs) -> list[str]:
         lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
                      "under every engine, and need --intents")
     lines += ["", "measures that need side data (names for -m of evaluate and report, with the flag named):"]
-    lines.extend(_side_registry())
+    lines.extend(_side_registry(SIDE_REGISTRY.values()))
     lines += ["", "their Python functions:"]
     lines.extend(_side_data_measures())
     lines += ["", "Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10",
@@ -102,15 +110,14 @@ def _engines_and_side_data(specs) -> list[str]:
     return lines
 
 
-def _side_registry() -> list[str]:
-    """One line per side-data measure of the registry: name@k, kind, the flags it reads, what it is."""
+def _side_registry(specs) -> list[str]:
+    """One line per side-data measure: name@k, kind, the flags it reads; then what it is."""
     import textwrap
 
-    from ..recsys.registry import SIDE_REGISTRY
     from ..recsys.side import SIDE_FLAGS
 
     lines = []
-    for spec in SIDE_REGISTRY.values():
+    for spec in specs:
         reads = "; ".join(" or ".join(SIDE_FLAGS[kind] for kind in needs) for needs in spec.needs)
         params = "(" + ",".join(f"{p.name}=..." for p in spec.params) + ")" if spec.params else ""
         cutoff = "@k" if spec.cutoff else ""

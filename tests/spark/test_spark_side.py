@@ -21,7 +21,7 @@ from movielens import movielens_like  # noqa: E402
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 MEASURES = ["novelty(unseen=laplace)@10", "long_tail_share@5", "ild@10", "ild(distance=jaccard)@3", "arp@10",
-            "calibration@10", "calibration(rank_weight=log)@5"]
+            "calibration@10", "calibration(rank_weight=log)@5", "aplt@10", "aclt(ratio=0.5)@5"]
 
 
 @pytest.fixture(scope="module")

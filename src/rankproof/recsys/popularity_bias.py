@@ -1,6 +1,10 @@
-"""Popularity bias between the short head and the long tail: PopRSP and
-PopREO as Elliot defines them (Zhu et al., "Measuring and mitigating item
-under-recommendation bias in personalized ranking systems", SIGIR 2020).
+"""Popularity bias between the short head and the long tail, as Elliot defines it:
+PopRSP and PopREO (Zhu et al., "Measuring and mitigating item
+under-recommendation bias in personalized ranking systems", SIGIR 2020), and
+APLT and ACLT, the long-tail items of each list (Abdollahpouri et al.,
+"Controlling popularity bias in learning-to-rank recommendation", RecSys 2017;
+"Managing popularity bias in recommender systems with personalized
+re-ranking", FLAIRS 2019).
 
 The head/tail split is Elliot's, stated as a policy: items sorted by training
 popularity (the number of users who interacted with the item), most popular
@@ -9,7 +13,7 @@ interactions sum to ``ratio`` (0.8) of all training interactions, the item that
 reaches it included; the long tail is every other training item. Items absent
 from training are in neither group.
 
-Both values are the relative standard deviation (population std over the mean)
+PopRSP and PopREO are the relative standard deviation (population std over the mean)
 of a rate over the two groups, which for two groups is
 |r_head - r_tail| / (r_head + r_tail): 0 is parity, 1 is one group never
 recommended.
@@ -25,10 +29,11 @@ import numpy as np
 
 from ..errors import InputError, literal
 from ..protocol import Protocol
+from .beyond import ListValues
 from .coverage import as_run
 from ..pipeline.alignment import top_rows
 
-__all__ = ["PopParity", "pop_reo", "pop_rsp", "short_head"]
+__all__ = ["PopParity", "pop_reo", "pop_rsp", "short_head", "aplt", "aclt"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,6 +190,57 @@ def pop_reo(predictions, k: int, *, train: Mapping, relevant: Mapping, ratio: fl
     return _parity(f"pop_reo(ratio={ratio:g})@{k}", num, den, head, tail)
 
 
+def _long_tail_items(predictions, k: int, train: Mapping, ratio: float, share: bool, protocol: "Protocol | None",
+                     columns: tuple[str, str, str]) -> ListValues:
+    _, tail = short_head(train, ratio)
+    tops = _tops(predictions, k, protocol, columns)
+    users = np.array(sorted(tops), dtype=str)
+    sizes = np.array([len(tops[u]) for u in users.tolist()], dtype=np.int64)
+    counts = np.array([len(set(tops[u]) & tail) for u in users.tolist()], dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.where(sizes > 0, counts / sizes, np.nan) if share else counts
+    name = "aplt" if share else "aclt"
+    return ListValues(f"{name}(ratio={ratio:g})@{k}", users, values, sizes)
+
+
+def aplt(predictions, k: int, *, train: Mapping, ratio: float = 0.8, protocol: Protocol | None = None,
+         user="user", item="item", score="score") -> ListValues:
+    """Average percentage of long-tail items@k (Elliot's ``APLT``): per user, the share of the top k in the
+    long tail of :func:`short_head`; the mean over users is the measure.
+
+    .. math:: \\mathrm{APLT}(u) = \\frac{|\\mathrm{top}_k(u) \\cap \\Gamma|}{|\\mathrm{top}_k(u)|}
+
+    with Γ the long tail: training items outside the short head. Items absent from training are in neither
+    group, so they count as no long-tail item (Elliot's tail lists only the training matrix's items). A user
+    with an empty list is undefined (nan).
+
+    Examples
+    --------
+    Head {a, b}, tail {c} (as in :func:`short_head`); x gets a, c: 1 of 2; y gets c, d (d untrained): 1 of 2.
+
+    >>> from rankproof import Run
+    >>> train = {"u": ["a", "b", "c"], "v": ["a", "b"], "w": ["a"]}
+    >>> aplt(Run.from_dict({"x": ["a", "c"], "y": ["c", "d"], "z": ["b"]}), 2, train=train).per_query()
+    {'x': 0.5, 'y': 0.5, 'z': 0.0}
+    """
+    return _long_tail_items(predictions, k, train, ratio, True, protocol, (user, item, score))
+
+
+def aclt(predictions, k: int, *, train: Mapping, ratio: float = 0.8, protocol: Protocol | None = None,
+         user="user", item="item", score="score") -> ListValues:
+    """Average coverage of long-tail items@k (Elliot's ``ACLT``): per user, how many of the top k are in the
+    long tail of :func:`short_head` (a count, not a share: see :func:`aplt`).
+
+    .. math:: \\mathrm{ACLT}(u) = |\\mathrm{top}_k(u) \\cap \\Gamma|
+
+    >>> from rankproof import Run
+    >>> train = {"u": ["a", "b", "c"], "v": ["a", "b"], "w": ["a"]}
+    >>> aclt(Run.from_dict({"x": ["a", "c"], "y": ["c", "d"]}), 2, train=train, ratio=0.5).per_query()
+    {'x': 1.0, 'y': 1.0}
+    """
+    return _long_tail_items(predictions, k, train, ratio, False, protocol, (user, item, score))
+
+
 # -- the registry (rankproof evaluate -m pop_rsp@10 --train train.csv) ----------------------------------------
 
 
@@ -214,8 +270,16 @@ def _registered_pop_reo(run, k: int, side, params: dict, protocol: Protocol):
                           ratio=params["ratio"], protocol=protocol))
 
 
+def _registered_aplt(run, k: int, side, params: dict, protocol: Protocol):
+    return aplt(run, k, train=side.training_history(f"aplt@{k}"), ratio=params["ratio"], protocol=protocol)
+
+
+def _registered_aclt(run, k: int, side, params: dict, protocol: Protocol):
+    return aclt(run, k, train=side.training_history(f"aclt@{k}"), ratio=params["ratio"], protocol=protocol)
+
+
 def _register() -> None:
-    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
 
     if "pop_rsp" in SIDE_REGISTRY:
         return
@@ -230,6 +294,15 @@ def _register() -> None:
         (SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head"),),
         higher_is_better=False, value_range=(0.0, 1.0), judgments=True,
         reads="--train (with its users) and the judgments (QRELS)"))
+    ratio = SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head")
+    register_side(
+        SideSpec("aplt", "APLT", "Elliot's average percentage of long-tail items: the share of the top k outside "
+                 "the short head of the training items (untrained items count as no long-tail item)", LIST,
+                 (("train",),), _registered_aplt, (ratio,), value_range=(0.0, 1.0),
+                 reads="--train (with its users)"),
+        SideSpec("aclt", "ACLT", "Elliot's average coverage of long-tail items: how many of the top k are outside "
+                 "the short head of the training items", LIST, (("train",),), _registered_aclt, (ratio,),
+                 value_range=(0.0, math.inf), reads="--train (with its users)"))
 
 
 _register()

@@ -11,7 +11,9 @@ Timed (median of --repeat runs):
 - ``monitor(current, reference)`` on the Results in memory: two measures,
   2000 bootstrap resamples per window and measure, Welch's t-test;
 - ``rankproof monitor current.json reference.json`` as a whole process: reading
-  both files, the same computation, the table and the exit code (3: the alert).
+  both files, the same computation, the table and the exit code (3: the alert);
+- the same on the Parquet layout (``rankproof evaluate --format parquet``):
+  ``rankproof monitor current.parquet reference.parquet``.
 
 Usage:
 
@@ -51,6 +53,7 @@ def window(users: int, seed: int, lost: float = 0.0, k: int = 10):
 def main() -> None:
     from rankproof import evaluate_frame
     from rankproof.recsys.monitor import monitor
+    from rankproof.report.columnar import to_parquet
     from rankproof.report.data import to_json
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -68,21 +71,21 @@ def main() -> None:
     print(f"monitor(current, reference) in memory: {seconds:.2f} s (median of {args.repeat})")
 
     with tempfile.TemporaryDirectory() as folder:
-        paths = []
-        for name, results in (("current.json", current), ("reference.json", reference)):
-            paths.append(os.path.join(folder, name))
-            with open(paths[-1], "w", encoding="utf-8") as handle:
-                handle.write(to_json([results]))
-        command = [sys.executable, "-m", "rankproof.cli", "monitor", *paths, "--max-drop", "2%"]
-        codes = []
+        for suffix, write in (("json", lambda r: to_json([r]).encode("utf-8")), ("parquet", lambda r: to_parquet([r]))):
+            paths = []
+            for name, results in (("current", current), ("reference", reference)):
+                paths.append(os.path.join(folder, f"{name}.{suffix}"))
+                with open(paths[-1], "wb") as handle:
+                    handle.write(write(results))
+            command = [sys.executable, "-m", "rankproof.cli", "monitor", *paths, "--max-drop", "2%"]
+            codes = []
 
-        def whole() -> None:
-            codes.append(subprocess.run(command, capture_output=True).returncode)
+            def whole() -> None:
+                codes.append(subprocess.run(command, capture_output=True).returncode)
 
-        seconds, _ = median_seconds(whole, args.repeat)
-        print(f"rankproof monitor current.json reference.json (whole process, exit {codes[-1]}): {seconds:.2f} s "
-              f"(median of {args.repeat}; files of {os.path.getsize(paths[0]) / 1e6:.0f} MB each)")
-
+            seconds, _ = median_seconds(whole, args.repeat)
+            print(f"rankproof monitor current.{suffix} reference.{suffix} (whole process, exit {codes[-1]}): "
+                  f"{seconds:.2f} s (median of {args.repeat}; files of {os.path.getsize(paths[0]) / 1e6:.0f} MB each)")
 
 if __name__ == "__main__":
     main()

@@ -147,3 +147,24 @@ def test_welch_p_is_scipys_ttest_ind_bit_for_bit():
             expected = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
         got = welch_p(a, b)
         assert got == expected or (np.isnan(got) and np.isnan(expected)), (len(a), len(b), got, expected)
+
+
+def test_parquet_windows_give_the_json_windows_table_and_exit_codes(windows, tmp_path, capsys):
+    # The same evaluations saved in both layouts: the same table (after the two file names of its first
+    # line), the same alert line and exit code: 3 on the injected drop, 0 on the same distribution.
+    from rankproof.report.columnar import to_parquet
+
+    def parquet(folder, name: str, results) -> str:
+        path = folder / name
+        path.write_bytes(to_parquet([results]))   # what rankproof evaluate --format parquet -o writes
+        return str(path)
+
+    for current, code in (("dropped", ALERT_EXIT), ("same", 0)):
+        outputs = []
+        for save, suffix in ((saved, "json"), (parquet, "parquet")):
+            paths = [save(tmp_path, f"current.{suffix}", windows[current]),
+                     save(tmp_path, f"ref.{suffix}", windows["reference"])]
+            assert main(["monitor", *paths, "--max-drop", "2%"]) == code
+            captured = capsys.readouterr()
+            outputs.append((captured.out.split("\n", 1)[1], captured.err))
+        assert outputs[0] == outputs[1] and ("ALERT" in outputs[0][1]) == (code == ALERT_EXIT)

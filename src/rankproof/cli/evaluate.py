@@ -10,7 +10,8 @@ from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_option
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
-from .render import add_output_options, measure_names, merged_notes, notes, print_notes, render_results
+from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
+from .render import render_results
 from .render import digits as precision
 from .side import add_side_options, side_data, split, unread_side_data
 from .usage import usage
@@ -94,6 +95,7 @@ def run(args) -> int:
     from ..report.output import check_output_path, write_output
 
     # Everything that can be checked without reading data is checked first.
+    check_format_output(args, NAME)
     if args.dataset:
         return _on_dataset(args)
     positionals(args, NAME)

@@ -1,8 +1,9 @@
 """``rankproof monitor CURRENT REFERENCE``: a window of traffic against a reference window, with an alert exit code.
 
 CURRENT and REFERENCE are evaluations of two windows written by ``rankproof
-evaluate --format json -o FILE`` under one protocol (the fingerprints must
-match). The table goes to stdout; exit codes: 0 no alert, 3
+evaluate --format json -o FILE`` or ``--format parquet -o FILE`` (the
+columnar layout, read in milliseconds: for large windows) under one protocol
+(the fingerprints must match). The table goes to stdout; exit codes: 0 no alert, 3
 (:data:`rankproof.recsys.monitor.ALERT_EXIT`) a measure dropped beyond
 --max-drop and significantly (one ``rankproof monitor: ALERT ...`` line on
 stderr, for a scheduler to act on), 2 bad input (a protocol mismatch among
@@ -21,15 +22,15 @@ __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 NAME = "monitor"
 HELP = "near-line monitoring: a current window's evaluation against a reference window's; exit 3 on a real drop"
 EXAMPLES = """examples:
-  rankproof evaluate truth.parquet predictions.parquet -m ndcg@10 -m r@20 --format json -o current.json
-  rankproof monitor current.json reference.json --max-drop 5%
+  rankproof evaluate truth.parquet predictions.parquet -m ndcg@10 -m r@20 --format parquet -o current.parquet
+  rankproof monitor current.parquet reference.parquet --max-drop 5%
   rankproof monitor current.json reference.json -m ndcg@10 --max-drop 0.01 --alpha 0.01
 exit codes: 0 no alert; 3 a measure dropped beyond --max-drop with Welch's p < --alpha (one ALERT line on
 stderr); 2 bad input, such as windows evaluated under different protocols."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("current", help="the current window: rankproof evaluate --format json -o FILE (one run)")
+    parser.add_argument("current", help="the current window: rankproof evaluate --format parquet (or json) -o FILE (one run)")
     parser.add_argument("reference", help="the reference window, evaluated under the same protocol")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help="a measure to watch (repeatable; default: every measure both windows hold)")

@@ -7,7 +7,8 @@ import os
 
 from .evaluate import DEFAULT_MEASURES, add_coverage_options
 from .inputs import add_chunk_options, add_protocol_options, protocol_of
-from .render import add_output_options, measure_names, merged_notes, notes, print_notes, render_results
+from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
+from .render import render_results
 from .render import digits as precision
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "rag_inputs"]
@@ -58,6 +59,7 @@ def run(args) -> int:
     protocol = protocol_of(args)
     places = precision(args)
     names = measure_names(args, NAME, measures)
+    check_format_output(args, NAME)
     check_output_path(args.output, [args.file])
     rows = rag_rows(args.file, layout=args.layout, judgments=args.judgments)
     results = evaluate_rag(rows, measures, protocol, name=args.label or os.path.basename(args.file),

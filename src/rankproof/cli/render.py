@@ -14,13 +14,13 @@ __all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", 
            "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options", "quieted",
            "add_output_options"]
 
-FORMATS = ("table", "json", "csv", "markdown", "trec")
+FORMATS = ("table", "json", "csv", "markdown", "trec", "parquet")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
 def render_results(results, fmt: str, per_query: bool, places: int = 4, names: dict[str, str] | None = None,
-                   spreadsheet_safe: bool = False) -> str:
-    """Results (one per run) in an output format of ``rankproof evaluate``.
+                   spreadsheet_safe: bool = False) -> "str | bytes":
+    """Results (one per run) in an output format of ``rankproof evaluate`` (``parquet``: the file's bytes).
 
     ``--format trec`` prints trec_eval's measure names (``map``, ``P_10``);
     ``names`` (``--names``) renames measures in the table and Markdown.
@@ -29,6 +29,10 @@ def render_results(results, fmt: str, per_query: bool, places: int = 4, names: d
         from ..report.data import to_json
 
         return to_json(results, per_query=True)
+    if fmt == "parquet":
+        from ..report.columnar import to_parquet
+
+        return to_parquet(results)
     if fmt == "csv":
         from ..report.data import to_csv
 
@@ -157,12 +161,19 @@ def print_text(text: str) -> None:
 
 def add_output_options(parser) -> None:
     """--format, --precision, --names, -o and --quiet of a command that prints Results (evaluate and rag)."""
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="output format (default table; parquet: saved results for monitor and compare, with -o)")
     parser.add_argument("--precision", type=int, metavar="DIGITS",
                         help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
     add_names_option(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+
+
+def check_format_output(args, command: str) -> None:
+    """Refuse ``--format parquet`` without ``-o FILE``: a binary file is not for a terminal or a pipe."""
+    if args.format == "parquet" and args.output in (None, "-"):
+        raise usage(command, "--format parquet writes a binary file", "give -o FILE (e.g. -o window.parquet)")
 
 
 def add_print_options(parser, default: int = 4, what: str = "values") -> None:

@@ -1,7 +1,7 @@
 """Near-line monitoring: a current window of traffic against a reference window, with an alert on a real drop.
 
 Each window is an evaluation (:class:`~rankproof.Results`, or results saved
-by ``rankproof evaluate --format json -o FILE``). The two must have been
+by ``rankproof evaluate --format json -o FILE`` or ``--format parquet -o FILE``). The two must have been
 evaluated under one protocol: their fingerprints must match, else
 :func:`monitor` refuses in one line naming the policies that differ.
 
@@ -192,7 +192,7 @@ def _window(value, name: str):
     if not (hasattr(value, "values") and hasattr(value, "protocol") and hasattr(value, "measures")):
         raise InputError(what=literal(f"the {name} window is a {type(value).__name__}, not an evaluation"),
                          fix="pass Results (rankproof.evaluate_frame, ...) or a file from rankproof evaluate "
-                             "--format json -o FILE")
+                             "--format parquet (or json) -o FILE")
     return value, str(getattr(value, "run_name", name))
 
 
@@ -219,7 +219,7 @@ def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *
     ----------
     current, reference : Results, SavedResults or path
         Evaluations of the two windows under one protocol (a path: a file
-        written by ``rankproof evaluate --format json -o FILE``, one run).
+        written by ``rankproof evaluate --format parquet -o FILE`` or ``--format json``, one run).
     measures : str or list of str, optional
         By default every measure both windows hold.
     max_drop : str, float or Threshold

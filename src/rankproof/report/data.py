@@ -28,11 +28,13 @@ def _per_query(r: Results) -> dict[str, dict[str, float | None]]:
     return {query: dict(zip(names, row)) for query, row in zip(r.queries, zip(*columns))}
 
 
-def results_document(results: Sequence[Results]) -> dict[str, Any]:
+def results_document(results: Sequence[Results], per_query: bool = True) -> dict[str, Any]:
     """The JSON document: protocol, fingerprint, qrels, counts and runs.
 
     ``counts`` maps each run name to the counts of its evaluation (they
-    differ between runs: unjudged docs, ties, missing queries).
+    differ between runs: unjudged docs, ties, missing queries). Without
+    `per_query`, the runs hold no ``per_query`` key (the Parquet layout keeps
+    those values in columns, :mod:`rankproof.report.columnar`).
     """
     first = results[0]
     return {
@@ -47,7 +49,7 @@ def results_document(results: Sequence[Results]) -> dict[str, Any]:
                 "mean": {str(m): _number(r.mean(m)) for m in r.measures},
                 **({"bounds": _bounds(r)} if r.has_bounds else {}),
                 **({"tie_range": _tie_range(r)} if r.has_tie_range else {}),
-                "per_query": _per_query(r),
+                **({"per_query": _per_query(r)} if per_query else {}),
                 # Side-data measures (coverage@10, novelty@10, ...): their own key, so that readers of
                 # "mean" see accuracy measures only, as before.
                 **({"side": {v.measure: v.to_dict() for v in r.side}} if r.side else {}),
@@ -97,10 +99,7 @@ def _tie_range(r: Results) -> dict[str, dict[str, Any]]:
 
 
 def to_json(results: Sequence[Results], per_query: bool = True) -> str:
-    document = results_document(results)
-    if not per_query:
-        for run in document["runs"].values():
-            run.pop("per_query")
+    document = results_document(results, per_query)
     # Pretty-printed for a person when small; compact (json's C encoder) when
     # large, where indentation would cost more than the evaluation.
     size = sum(len(run.get("per_query", ())) for run in document["runs"].values())

@@ -136,8 +136,8 @@ def _write_in_place(data: bytes, target: Path, shown) -> None:
         raise _unwritable(shown, error) from None
 
 
-def write_output(text: str, path: "str | os.PathLike[str] | None") -> None:
-    """Write ``text`` to ``path`` safely (see the module docstring), or to stdout.
+def write_output(text: "str | bytes", path: "str | os.PathLike[str] | None") -> None:
+    """Write ``text`` (UTF-8) or bytes (a Parquet file) to ``path`` safely (see the module docstring), or to stdout.
 
     Examples
     --------
@@ -150,7 +150,7 @@ def write_output(text: str, path: "str | os.PathLike[str] | None") -> None:
     >>> open(out).read(), oct(stat.S_IMODE(os.stat(out).st_mode))
     ('new\\n', '0o640')
     """
-    data = text.encode("utf-8")
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     if path is None or str(path) == "-":
         _write_stdout(data)
         return

@@ -187,8 +187,10 @@ def test_precision_sets_the_digits_printed(capsys, bm25_mean):
 def test_measures_filter_one_line_each_with_its_definition(capsys):
     code, out, _ = cli(capsys, "measures", "ndcg")
     assert code == 0
-    names = [line.split()[0] for line in out.splitlines()]
+    accuracy, side = out.split("\n\n")   # then the side-data measures whose name holds it
+    names = [line.split()[0] for line in accuracy.splitlines()]
     assert names == ["ndcg@k", "ndcg_rel@k", "rndcg@k", "alpha_ndcg@k", "ndcg_ia@k"]
+    assert side.splitlines()[1].split()[0].startswith("ips_ndcg(")
     assert "DCG@k / ideal DCG@k" in out
     code, out, _ = cli(capsys, "measures", "mrr")      # another tool's name finds the measure
     assert [line.split()[0] for line in out.splitlines()] == ["rr@k"]

@@ -156,3 +156,15 @@ def test_a_failed_write_leaves_no_file(files, capsys, monkeypatch):
     one_line_refusal(capsys, ["evaluate", str(files / "q.qrels"), str(files / "s.run"), "--format", "parquet",
                               "-o", str(out)], "w.parquet", "No space left")
     assert sorted(os.listdir(files)) == ["q.qrels", "s.run", "t.run"]
+
+
+def test_two_evaluations_of_one_name_are_refused(files):
+    from rankproof import Qrels, Run
+    from rankproof import evaluate as evaluate_runs
+    from rankproof.report.columnar import to_parquet
+
+    qrels = Qrels.from_dict({"q": {"a": 1}})
+    results = [evaluate_runs(qrels, Run.from_dict({"q": ["a"]}, name="same"), ["rr"]),
+               evaluate_runs(qrels, Run.from_dict({"q": ["b", "a"]}, name="same"), ["rr"])]
+    with pytest.raises(InputError, match="two evaluations are named same"):
+        to_parquet(results)

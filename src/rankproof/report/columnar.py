@@ -53,6 +53,13 @@ def to_parquet(results: Sequence[Results]) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from ..errors import InputError, literal
+
+    names_of_runs = [r.run_name for r in results]
+    twice = next((name for i, name in enumerate(names_of_runs) if name in names_of_runs[:i]), None)
+    if twice is not None:   # the rows of both would read back as one run
+        raise InputError(what=literal(f"two evaluations are named {twice}"), value=twice,
+                         fix="give each run its own name (Results.run_name)")
     document = results_document(results, per_query=False)
     names = list(dict.fromkeys(str(m) for r in results for m in r.measures))
     sizes = [len(r.queries) for r in results]

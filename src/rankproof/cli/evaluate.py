@@ -6,7 +6,7 @@ import argparse
 import os
 
 from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
-                     protocol_of, read_inputs, read_run, run_names)
+                     protocol_of, read_inputs, read_qrels, read_run, run_names)
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .large import prepare_for, stages as progress
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
@@ -116,10 +116,6 @@ def run(args) -> int:
     if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    judged = [m for m in wanted if m.spec.judgments] if args.engine == SPARK else []
-    if judged:
-        raise usage(NAME, f"{judged[0]} reads the judgments: --engine spark evaluates side-data measures "
-                    "without them", "evaluate it without --engine spark")
     if args.engine == SPARK:   # what Spark cannot evaluate (ties=input, a catalogue measure without k): now
         from ..spark.side import check_side_measures
 
@@ -221,6 +217,8 @@ def _on_spark(args, measures, protocol, names: list[str], wanted=(), side=None) 
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
         raise usage(NAME, f"could not start Spark ({reason})", "--engine spark needs a Java 17 runtime (java on "
                     "PATH or JAVA_HOME) and a reachable --spark-master") from None
+    if any(m.spec.judgments for m in wanted):   # AUC, PopREO, IPS, ...: the judgments, read on the driver once
+        side = side.with_judgments(read_qrels(args, args.qrels))
     results = []
     for path, name in zip(args.runs, names):
         on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,

@@ -107,12 +107,7 @@ def user_auc(predictions, relevant, *, user="user", item="item", score="score") 
     ({'u': 0.875}, 1)
     """
     run, labels = _labels(predictions, relevant, dict(user=user, item=item, score=score))
-    values = np.full(run.num_queries, np.nan)
-    for q in range(run.num_queries):
-        lo, hi = int(run.offsets[q]), int(run.offsets[q + 1])
-        values[q] = _mann_whitney(run.scores[lo:hi], labels[lo:hi])
-    sizes = np.diff(run.offsets).astype(np.int64)
-    return ListValues("auc", run.queries, values, sizes)
+    return ListValues("auc", run.queries, _per_user_columns(run, labels)["auc"], np.diff(run.offsets).astype(np.int64))
 
 
 def gauc(predictions, relevant, *, weights: Weights = "impressions", user="user", item="item",
@@ -140,17 +135,31 @@ def gauc(predictions, relevant, *, weights: Weights = "impressions", user="user"
         raise InputError(what=f"weights of gauc must be one of {', '.join(_WEIGHTS)}; got {literal(repr(weights))}",
                          value=weights)
     run, labels = _labels(predictions, relevant, dict(user=user, item=item, score=score))
-    per_user = user_auc(run, relevant).values
-    sizes = np.diff(run.offsets).astype(np.float64)
+    return _gauc_value(_per_user_columns(run, labels), weights)
+
+
+def _per_user_columns(run, labels: np.ndarray) -> dict[str, np.ndarray]:
+    """Each user's AUC, scored items (impressions) and relevant ones among them (clicks), in run.queries order:
+    what GAUC is made of, user by user (so a part of the users gives its users' numbers)."""
+    values = np.full(run.num_queries, np.nan)
+    for q in range(run.num_queries):
+        lo, hi = int(run.offsets[q]), int(run.offsets[q + 1])
+        values[q] = _mann_whitney(run.scores[lo:hi], labels[lo:hi])
     query = np.repeat(np.arange(run.num_queries), np.diff(run.offsets))
     clicks = np.bincount(query, weights=labels.astype(np.float64), minlength=run.num_queries)
-    w = {"impressions": sizes, "clicks": clicks, "uniform": np.ones(run.num_queries)}[weights]
+    return {"auc": values, "impressions": np.diff(run.offsets).astype(np.float64), "clicks": clicks}
+
+
+def _gauc_value(columns: dict[str, np.ndarray], weights: str) -> AUCValue:
+    """GAUC from the users' columns (:func:`_per_user_columns`), summed in user order."""
+    per_user, impressions, clicks = columns["auc"], columns["impressions"], columns["clicks"]
+    w = {"impressions": impressions, "clicks": clicks, "uniform": np.ones(len(per_user))}[weights]
     defined = ~np.isnan(per_user)
     total = float(w[defined].sum())
     value = float((w[defined] * per_user[defined]).sum() / total) if total > 0 else float("nan")
-    in_rows = np.repeat(defined, np.diff(run.offsets))
-    pos = int(labels[in_rows].sum())
-    return AUCValue(f"gauc(weights={weights})", value, int(defined.sum()), pos, int(in_rows.sum()) - pos)
+    pos = int(clicks[defined].sum())
+    return AUCValue(f"gauc(weights={weights})", value, int(defined.sum()), pos,
+                    int(impressions[defined].sum()) - pos)
 
 
 def pooled_auc(predictions, relevant, *, user="user", item="item", score="score") -> AUCValue:
@@ -186,20 +195,24 @@ def _registered_auc(run, k, side, params: dict, protocol):
     return user_auc(run, side.relevant(protocol.rel))
 
 
-def _registered_gauc(run, k, side, params: dict, protocol):
+def _gauc_part(run, k, side, params: dict, protocol) -> dict[str, np.ndarray]:
+    return _per_user_columns(*_labels(run, side.relevant(protocol.rel), dict(user="user", item="item",
+                                                                             score="score")))
+
+
+def _gauc_whole(users, columns: dict, items, k, side, params: dict, protocol):
+    return _catalogue_value(_gauc_value(columns, params["weights"]))
+
+
+def _catalogue_value(result: AUCValue):
     from .registry import CatalogueValue
 
-    result = gauc(run, side.relevant(protocol.rel), weights=params["weights"])
     return CatalogueValue(result.measure, result.value, (("users", result.users), ("positives", result.positives),
                                                          ("negatives", result.negatives)))
 
 
 def _registered_pooled(run, k, side, params: dict, protocol):
-    from .registry import CatalogueValue
-
-    result = pooled_auc(run, side.relevant(protocol.rel))
-    return CatalogueValue(result.measure, result.value, (("users", result.users), ("positives", result.positives),
-                                                         ("negatives", result.negatives)))
+    return _catalogue_value(pooled_auc(run, side.relevant(protocol.rel)))
 
 
 def _weights(value: Any) -> str:
@@ -209,7 +222,7 @@ def _weights(value: Any) -> str:
 
 
 def _register() -> None:
-    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, PerUser, SideParam, SideSpec, register_side
 
     if "auc" in SIDE_REGISTRY:
         return
@@ -217,11 +230,13 @@ def _register() -> None:
              "other scored items; a tie counts 1/2")
     common: dict[str, Any] = dict(cutoff=False, needs_cutoff=False, judgments=True,
                                   reads="the judgments (QRELS) and the run's scores")
+    per_user = PerUser(_gauc_part, _gauc_whole)
     register_side(
         SideSpec("auc", "AUC", f"area under the ROC curve per user, {among}", LIST, (), _registered_auc, **common),
         SideSpec("gauc", "GAUC", f"group AUC: the users' AUCs weighted by impressions, clicks or 1, {among}",
-                 CATALOGUE, (), _registered_gauc,
-                 (SideParam("weights", _weights, "impressions", "weights=impressions, clicks or uniform"),), **common),
+                 CATALOGUE, (), per_user.compute,
+                 (SideParam("weights", _weights, "impressions", "weights=impressions, clicks or uniform"),),
+                 per_user=per_user, **common),
         SideSpec("pooled_auc", "Pooled AUC", "one AUC over every (user, item) row pooled: scores compared across "
                  "users", CATALOGUE, (), _registered_pooled, **common))
 

@@ -161,55 +161,132 @@ def percentile_rank(predictions, relevant, *, catalogue=(), k: "int | None" = No
     top = ranked_top(predictions, k, protocol, user, item, score)
     universe = len(set(map(str, catalogue)) | set(np.unique(top.items).tolist())
                    | {i for items in wanted.values() for i in items})
-    position: dict[str, dict[str, int]] = {}
-    for u, rows in top.by_user():
-        position[str(top.run.queries[u])] = dict(zip(top.items[rows].tolist(), top.rank[rows].tolist()))
-    sums: dict[str, tuple[float, float]] = {}
-    for name, items in wanted.items():
-        ranks = position.get(name, {})
-        miss = (max(len(ranks), 1) - 1 + universe) / (2 * universe)
-        total = weight = 0.0
-        for i, grade in items.items():
-            w = grade if policy["weights"] == "grade" else 1.0
-            total += w * ((ranks[i] - 1) / universe if i in ranks else miss)
-            weight += w
-        sums[name] = (total, weight)
+    users = top.run.queries.astype(str)
+    sums = _user_sums(top, wanted, policy["weights"] == "grade")
+    value, per_user = _value(users, sums, wanted, universe, policy)
+    measure = _measure_text(policy, k)
+    return PercentileRank(measure, value, ListValues(measure, top.run.queries, per_user, top.sizes),
+                          len(wanted), sum(len(v) for v in wanted.values()), universe)
+
+
+def _measure_text(policy: dict[str, str], k: "int | None") -> str:
+    names = ",".join(f"{key}={policy[key]}" for key in sorted(policy))
+    return f"percentile_rank({names})" + (f"@{k}" if k is not None else "")
+
+
+def _user_sums(top, wanted: dict[str, dict[str, float]], by_grade: bool) -> np.ndarray:
+    """Per user of the run (``top.run.queries`` order): (A, B, W) with the user's mean rank
+    (A / |I| + B) / W, so that |I| can be applied once every user's sums are known.
+
+    A ranked relevant item at position p adds w (p - 1) to A; one not ranked adds w (max(n, 1) - 1) / 2 to A
+    and w / 2 to B (its rank, the mean of the positions left, is (max(n, 1) - 1 + |I|) / (2 |I|)); W adds w.
+    A user without relevant items has W = 0.
+    """
+    sums = np.zeros((3, top.run.num_queries))
+    rows = dict(top.by_user())
+    for u, name in enumerate(top.run.queries.astype(str).tolist()):
+        items = wanted.get(name)
+        if not items:
+            continue
+        ranked = rows.get(u)
+        ranks = dict(zip(top.items[ranked].tolist(), top.rank[ranked].tolist())) if ranked is not None else {}
+        sums[:, u] = _sums(ranks, items, by_grade)
+    return sums
+
+
+def _sums(ranks: dict[str, int], items: dict[str, float], by_grade: bool) -> tuple[float, float, float]:
+    """(A, B, W) of one user (see :func:`_user_sums`)."""
+    missed = (max(len(ranks), 1) - 1) / 2
+    a = b = w_sum = 0.0
+    for i, grade in items.items():
+        w = grade if by_grade else 1.0
+        if i in ranks:
+            a += w * (ranks[i] - 1)
+        else:
+            a += w * missed
+            b += w / 2
+        w_sum += w
+    return a, b, w_sum
+
+
+def _value(users: np.ndarray, sums: np.ndarray, wanted: dict[str, dict[str, float]], universe: int,
+           policy: dict[str, str]) -> tuple[float, np.ndarray]:
+    """The measure and each listed user's own value, from the users' sums (`users` sorted, `sums` in their
+    order); a user of the judgments with no list counts (0, W/2, W), the mean of every position."""
+    by_grade = policy["weights"] == "grade"
+    listed = set(users.tolist())
+    absent = sorted(set(wanted) - listed)
+    names = np.array([*users.tolist(), *absent], dtype=str)
+    every = np.hstack([sums, np.array([_sums({}, wanted[n], by_grade) for n in absent]).reshape(-1, 3).T])
+    order = np.argsort(names, kind="stable")   # every user in one sorted order, on one machine or in parts
+    a, b, w = every[:, order]
     factor = 100.0 if policy["scale"] == "percent" else 1.0
-    if not sums:
+    mean_rank = a / universe + b
+    has = w > 0
+    if not has.any():
         value = float("nan")
     elif policy["average"] == "pooled":
-        value = factor * sum(t for t, _ in sums.values()) / sum(w for _, w in sums.values())
+        value = factor * float(mean_rank[has].sum()) / float(w[has].sum())
     else:
-        value = factor * float(np.mean([t / w for t, w in sums.values()]))
-    names = ",".join(f"{key}={policy[key]}" for key in sorted(policy))
-    measure = f"percentile_rank({names})" + (f"@{k}" if k is not None else "")
-    per_user = ListValues(measure, top.run.queries,
-                          np.array([factor * sums[q][0] / sums[q][1] if q in sums else np.nan
-                                    for q in top.run.queries.astype(str).tolist()], dtype=np.float64),
-                          top.sizes)
-    return PercentileRank(measure, value, per_user, len(sums), sum(len(v) for v in wanted.values()), universe)
+        value = factor * float(np.mean(mean_rank[has] / w[has]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_user = np.where(sums[2] > 0, factor * (sums[0] / universe + sums[1]) / sums[2], np.nan)
+    return value, per_user
 
 
 # -- the registry (rankproof evaluate -m percentile_rank --items items.csv): the judgments from the qrels ---------
 
 
-def _registered(run, k, side, params: dict, protocol: Protocol):
-    from .registry import CatalogueValue
-
+def _judged(side, protocol: Protocol) -> dict[str, dict[str, float]]:
+    """user -> {item: grade} of the evaluation's judgments with grade >= the protocol's rel."""
     qrels = side.judgments
     if qrels is None or not hasattr(qrels, "grades"):
         side.relevant(protocol.rel)   # refuses in one line
-    graded = {u: {i: g for i, g in items.items() if g >= protocol.rel} for u, items in qrels.to_dict().items()}
+    return _graded({u: {i: g for i, g in items.items() if g >= protocol.rel} for u, items in qrels.to_dict().items()})
+
+
+def _catalogue_items(side) -> list[str]:
     catalogue = side.catalogue()
-    result = percentile_rank(run, graded, catalogue=() if catalogue is None else catalogue.astype(str).tolist(),
-                             k=k, weights=params["weights"], average=params["average"], scale=params["scale"],
+    return [] if catalogue is None else catalogue.astype(str).tolist()
+
+
+def _policy(params: dict) -> dict[str, str]:
+    return _policies(params["preset"], {key: params[key] for key in ("weights", "average", "scale")})
+
+
+def _detail(wanted: dict, universe: int) -> tuple:
+    return (("users", len(wanted)), ("relevant", sum(len(v) for v in wanted.values())), ("universe", universe))
+
+
+def _registered(run, k, side, params: dict, protocol: Protocol):
+    from .registry import CatalogueValue
+
+    result = percentile_rank(run, _judged(side, protocol), catalogue=_catalogue_items(side), k=k,
+                             weights=params["weights"], average=params["average"], scale=params["scale"],
                              preset=params["preset"], protocol=protocol)
     return CatalogueValue(result.measure, result.value, (("users", result.users), ("relevant", result.relevant),
                                                          ("universe", result.universe)))
 
 
+def _part(run, k, side, params: dict, protocol: Protocol) -> dict[str, np.ndarray]:
+    """One part of the users: their (A, B, W) sums (see :func:`_user_sums`)."""
+    top = ranked_top(run, k, protocol)
+    a, b, w = _user_sums(top, _judged(side, protocol), _policy(params)["weights"] == "grade")
+    return {"a": a, "b": b, "w": w}
+
+
+def _whole(users, columns: dict, items, k, side, params: dict, protocol: Protocol):
+    """The value from every user's sums and the run's distinct items, as :func:`percentile_rank` takes it."""
+    from .registry import CatalogueValue
+
+    policy, wanted = _policy(params), _judged(side, protocol)
+    universe = len(set(_catalogue_items(side)) | set(items.tolist()) | {i for v in wanted.values() for i in v})
+    value, _ = _value(users, np.vstack([columns["a"], columns["b"], columns["w"]]), wanted, universe, policy)
+    return CatalogueValue(_measure_text(policy, k), value, _detail(wanted, universe))
+
+
 def _register() -> None:
-    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
+    from .registry import CATALOGUE, SIDE_REGISTRY, PerUser, SideParam, SideSpec, choice, register_side
 
     if "percentile_rank" in SIDE_REGISTRY:
         return
@@ -222,6 +299,7 @@ def _register() -> None:
          SideParam("scale", choice(*_CHOICES["scale"]), None, "scale=percent or scale=fraction"),
          SideParam("preset", choice(*PERCENTILE_PRESETS), None, "preset=recpack or preset=hu")),
         needs_cutoff=False, value_range=(0.0, 100.0), higher_is_better=False, judgments=True,
+        per_user=PerUser(_part, _whole, items=True),
         reads="--items or --train (the catalogue) and the judgments (QRELS)"))
 
 

@@ -51,7 +51,7 @@ from . import beyond
 from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, Features, Interactions, SideData
 
-__all__ = ["SideSpec", "SideParam", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "FAMILIES", "register_side",
+__all__ = ["SideSpec", "SideParam", "PerUser", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "FAMILIES", "register_side",
            "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
 
 LIST = "list"
@@ -76,6 +76,32 @@ class CatalogueValue:
     measure: str
     value: float
     detail: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class PerUser:
+    """How a catalogue measure that reads every row (no cutoff: GAUC, percentile rank) is put together from
+    per-user numbers, for an engine that holds the users in parts (Spark, partitioned by user).
+
+    - ``part(run, k, side, params, protocol)``: a mapping column name -> one number per user of `run` (in
+      ``run.queries`` order), each from that user's rows alone;
+    - ``whole(users, columns, items, k, side, params, protocol)``: the :class:`CatalogueValue` from the
+      columns of every user (`users` sorted, as a Run's queries, and the columns in that order) and, when
+      ``items`` is set, the run's distinct items (sorted; else None).
+
+    The registered ``compute`` is ``whole(part(run))`` on the whole run, so one machine and the parts give the
+    same value: the same sums in the same user order.
+    """
+
+    part: Callable[..., dict[str, np.ndarray]]
+    whole: Callable[..., "CatalogueValue"]
+    items: bool = False
+
+    def compute(self, run: Run, k, side: SideData, params: dict, protocol: Protocol) -> "CatalogueValue":
+        """``whole(part(run))``: the measure on one machine (a SideSpec's ``compute``)."""
+        items = np.unique(run.docs[run.doc_codes].astype(str)) if self.items else None
+        return self.whole(run.queries.astype(str), self.part(run, k, side, params, protocol), items, k, side,
+                          params, protocol)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +134,8 @@ class SideSpec:
     optional: tuple[str, ...] = ()
     # Reads the evaluation's judgments (SideData.judgments, set by the evaluation: no flag).
     judgments: bool = False
+    # A catalogue measure without a cutoff: how it is put together from per-user numbers (on Spark).
+    per_user: "PerUser | None" = None
 
     def reads_side(self, kind: str) -> bool:
         """Whether the measure reads the side data `kind` (items, train, ...) when it is given."""
@@ -150,6 +178,10 @@ class SideMeasure:
     @property
     def spec(self) -> SideSpec:
         return SIDE_REGISTRY[self.name]
+
+    def settings(self) -> dict[str, Any]:
+        """Every parameter's value (given, else its default), as the measure's functions take them."""
+        return {p.name: self.setting(p.name) for p in self.spec.params}
 
     def setting(self, name: str) -> Any:
         given = dict(self.params)
@@ -239,8 +271,8 @@ def compute_side(measure: SideMeasure, run: Run, side: SideData, protocol: "Prot
         raise MeasureError(what=f"{measure} reads which items are relevant: it needs the judgments",
                            fix="evaluate it with qrels (rankproof evaluate QRELS RUN, or "
                            "rankproof.recsys.evaluate_with_side)", value=str(measure))
-    params = {p.name: measure.setting(p.name) for p in measure.spec.params}
-    return measure.spec.compute(run, measure.cutoff, side, params, protocol if protocol is not None else Protocol())
+    return measure.spec.compute(run, measure.cutoff, side, measure.settings(),
+                                protocol if protocol is not None else Protocol())
 
 
 # -- the measures of beyond.py and coverage.py ----------------------------------------

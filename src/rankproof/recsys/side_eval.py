@@ -34,7 +34,7 @@ from .registry import CatalogueValue, SideMeasure, compute_side, is_side_measure
     parse_side_measure
 from .side import SideData
 
-__all__ = ["split_measures", "side_values", "with_side", "evaluate_with_side", "check_side_data"]
+__all__ = ["split_measures", "side_values", "with_side", "evaluate_with_side", "check_side_data", "catalogue_side_value"]
 
 
 def split_measures(texts: Sequence[Any]) -> tuple[list[Any], list[SideMeasure]]:
@@ -66,14 +66,20 @@ def side_values(run: Run, measures: Sequence[SideMeasure], side: SideData,
         spec = measure.spec
         got = compute_side(measure, run, side, protocol)
         if isinstance(got, CatalogueValue):
-            values.append(SideValue(str(measure), spec.display, spec.kind, float(got.value), detail=got.detail,
-                                    higher_is_better=spec.higher_is_better))
+            values.append(catalogue_side_value(measure, got))
         else:
             values.append(SideValue(str(measure), spec.display, spec.kind, float(got.mean),
                                     np.asarray(got.queries), np.asarray(got.values, dtype=np.float64),
                                     (("lists", len(got.values)), ("undefined", got.undefined)),
                                     spec.higher_is_better))
     return tuple(values)
+
+
+def catalogue_side_value(measure: SideMeasure, got: CatalogueValue) -> SideValue:
+    """A catalogue measure's value as Results hold it (one number, its detail)."""
+    spec = measure.spec
+    return SideValue(str(measure), spec.display, spec.kind, float(got.value), detail=got.detail,
+                     higher_is_better=spec.higher_is_better)
 
 
 def with_side(results: Results, values: Sequence[SideValue]) -> Results:

@@ -19,11 +19,20 @@ function, from what Spark gathers in one pass over the rows, partitioned by user
   and the driver evaluates the measure on a run of those rows. This holds
   k rows per user in the driver's memory.
 
-Which of the two a measure takes is found by asking it on the driver first,
+- **per-user numbers**, for a measure without a cutoff that says how it is
+  put together from them (its spec's :class:`~rankproof.recsys.registry.PerUser`:
+  GAUC, percentile rank): each partition gives its users' numbers with the
+  measure's own ``part``, and the driver puts every user's together, in the
+  order of a Run's users, with its ``whole`` (and the run's distinct items,
+  when it reads them). The local engine computes ``whole(part(run))``: the
+  same sums in the same order, so the same value.
+
+Which of them a measure takes is found by asking it on the driver first,
 before Spark is (:func:`catalogue_plan`), with a one-item :class:`SlotCounts`:
 a measure that reads more raises :class:`~rankproof.recsys.slots.NeedsRows`,
-and one that lacks its side data or the judgments is refused there. A measure without a cutoff reads
-every row of every list, and is refused. A rankproof error in a partition (a
+and one that lacks its side data or the judgments is refused there. A measure without a cutoff and
+without per-user parts (pooled AUC, which compares scores across users) reads every row of every list, and
+is refused. A rankproof error in a partition (a
 tie across rank k under ``ties=error``) is raised again in the driver with its fields.
 
 Rows tied on score inside a top k keep no input order across the shuffle: a
@@ -61,10 +70,16 @@ def is_catalogue(measure: SideMeasure) -> bool:
     return measure.spec.kind == CATALOGUE
 
 
+def _by_user(measure: SideMeasure) -> bool:
+    """Whether the measure is taken from per-user numbers on Spark: no cutoff, and per-user parts."""
+    return measure.cutoff is None and measure.spec.per_user is not None
+
+
 def check_catalogue(measures: Sequence[SideMeasure]) -> None:
-    """Refuse, before Spark starts, a catalogue measure Spark cannot gather for: one without a cutoff."""
+    """Refuse, before Spark starts, a catalogue measure Spark cannot gather for: one without a cutoff and
+    without per-user parts."""
     for measure in measures:
-        if is_catalogue(measure) and measure.cutoff is None:
+        if is_catalogue(measure) and measure.cutoff is None and measure.spec.per_user is None:
             raise MeasureError(what=f"{measure} reads every row of every list (it takes no cutoff k), which "
                                     "--engine spark does not gather to the driver",
                                fix="evaluate it on this machine", value=str(measure))
@@ -94,17 +109,24 @@ def _reads_counts_only(measure: SideMeasure, side: SideData, protocol: Protocol)
 
 @dataclasses.dataclass(frozen=True)
 class CataloguePlan:
-    """What Spark gathers for the catalogue measures: the slot counts for `counted`, the top-k rows for `rowed`."""
+    """What Spark gathers for the catalogue measures: the slot counts for `counted`, the top-k rows for `rowed`,
+    per-user numbers for `by_user`."""
 
     counted: tuple[SideMeasure, ...] = ()
     rowed: tuple[SideMeasure, ...] = ()
+    by_user: tuple[SideMeasure, ...] = ()
 
 
 def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Protocol) -> CataloguePlan:
     """Each catalogue measure asked on the driver (see the module's docstring), before Spark is: what it reads."""
+    from ..data.run import Run
+    from ..recsys.side_eval import side_values
+
     check_catalogue(measures)
-    counted = tuple(m for m in measures if _reads_counts_only(m, side, protocol))
-    return CataloguePlan(counted, tuple(m for m in measures if m not in counted))
+    by_user = tuple(m for m in measures if _by_user(m))
+    side_values(Run.from_dict({}), by_user, side, protocol)   # lacking side data or judgments: refused here
+    counted = tuple(m for m in measures if m not in by_user and _reads_counts_only(m, side, protocol))
+    return CataloguePlan(counted, tuple(m for m in measures if m not in counted and m not in by_user), by_user)
 
 
 def _raise_first(errors_seen: Iterator[Any]) -> None:
@@ -209,4 +231,37 @@ def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, pr
         run = _top_rows(frame, count, max(int(m.cutoff or 0) for m in rowed), protocol)
         for measure in rowed:
             values[measure] = _side_value(measure, run, side, protocol)
+    for measure in plan.by_user:
+        values[measure] = _from_users(frame, count, measure, side, protocol)
     return values
+
+
+def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, side: SideData,
+                protocol: Protocol) -> SideValue:
+    """A measure of per-user parts (:class:`~rankproof.recsys.registry.PerUser`): each partition's users'
+    numbers by its ``part``, put together on the driver in a Run's user order by its ``whole``."""
+    from ..data.run import Run
+    from ..recsys.side_eval import catalogue_side_value
+
+    parts, params = measure.spec.per_user, measure.settings()
+    assert parts is not None
+    names = list(parts.part(Run.from_dict({}), None, side, params, protocol))   # its columns, asked on no rows
+    schema = "user string, " + "".join(f"c{i} double, " for i in range(len(names))) + "error string"
+
+    def work(run):
+        import pandas as pd
+
+        numbers = parts.part(run, None, side, params, protocol)
+        return pd.DataFrame({"user": run.queries.astype(str),
+                             **{f"c{i}": np.asarray(numbers[name], dtype=np.float64) for i, name in enumerate(names)},
+                             "error": None})
+
+    gathered = _on_partitions(frame, count, work, schema).toPandas()
+    _raise_first(iter(gathered["error"].tolist()))
+    users = gathered["user"].to_numpy().astype(str)
+    order = np.argsort(users, kind="stable")
+    columns = {name: gathered[f"c{i}"].to_numpy(dtype=np.float64)[order] for i, name in enumerate(names)}
+    items = None
+    if parts.items:
+        items = np.unique(frame.select("item").distinct().toPandas()["item"].to_numpy().astype(str))
+    return catalogue_side_value(measure, parts.whole(users[order], columns, items, None, side, params, protocol))

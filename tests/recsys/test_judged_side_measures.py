@@ -92,14 +92,10 @@ def test_cli_exposure_by_category(capsys, log):
     assert code != 0 and "one category per item" in err and len(err.strip().splitlines()) == 1
 
 
-def test_cli_refuses_pop_reo_without_train_and_pooled_auc_on_spark(capsys, log):
+def test_cli_refuses_pop_reo_without_train(capsys, log):
     code, _, err = cli(capsys, "evaluate", log / "truth.csv", log / "recs.csv", *COLUMNS, "-m", "ndcg@2",
                        "-m", "pop_reo@2")
     assert code != 0 and "--train" in err
-    code, _, err = cli(capsys, "evaluate", log / "truth.csv", log / "recs.csv", *COLUMNS, "-m", "ndcg@2",
-                       "-m", "pooled_auc", "--engine", "spark")
-    # pooled AUC compares scores across users: no per-user parts, so Spark would need every row on the driver
-    assert code == 2 and "pooled_auc reads every row" in err and len(err.strip().splitlines()) == 1
 
 
 def test_without_judgments_the_measure_says_so():

@@ -120,8 +120,8 @@ def test_refused_before_spark_starts(log):
         side_values(None, ["pop_reo@10"], dataclasses.replace(side, judgments=None))
     with pytest.raises(MeasureError, match="needs the judgments"):   # GAUC (per-user parts) too
         side_values(None, ["gauc"], dataclasses.replace(side, judgments=None))
-    with pytest.raises(MeasureError, match="pooled_auc reads every row"):   # across users: no per-user parts
-        side_values(None, ["pooled_auc"], side)
+    with pytest.raises(MeasureError, match="needs the judgments"):   # pooled AUC (pairs across users) too
+        side_values(None, ["pooled_auc"], dataclasses.replace(side, judgments=None))
 
 
 BY_USER_VARIANTS = ["gauc(weights=clicks)", "gauc(weights=uniform)", "percentile_rank(preset=hu)",
@@ -129,19 +129,22 @@ BY_USER_VARIANTS = ["gauc(weights=clicks)", "gauc(weights=uniform)", "percentile
 
 
 @pytest.mark.parametrize("partitions", [1, 2, 7])
-def test_measures_of_per_user_parts_equal_the_local_engine_bit_for_bit(spark, log, partitions):
+def test_measures_without_a_cutoff_equal_the_local_engine_bit_for_bit(spark, log, partitions):
     """GAUC and percentile rank without a cutoff read every row: on Spark each partition gives its users'
     numbers and the driver puts them together in the local engine's user order, so the value is the local one
     to the last bit; users of the judgments without a list (percentile rank counts them) and a partition with
-    no user (7 partitions of a few users' rows) included."""
+    no user (7 partitions of a few users' rows) included. Pooled AUC compares scores across users: from counts
+    per distinct score, in ranges of scores, its U is exact, so its value is the local one to the last bit too;
+    every score tied across users (each list scores 20 down to 1)."""
     from rankproof.spark.side import side_values
 
     tables, side = log
-    measures = [name for name, spec in SIDE_REGISTRY.items() if spec.per_user is not None] + BY_USER_VARIANTS
-    assert {"gauc", "percentile_rank"} <= set(measures)
+    measures = [name for name, spec in SIDE_REGISTRY.items() if spec.per_user or spec.pairs] + BY_USER_VARIANTS
+    assert {"gauc", "percentile_rank", "pooled_auc"} <= set(measures)
     users = sorted(set(tables["taste"]["user"]))
     kept = users[5:9] if partitions == 7 else users[5:]   # 7 partitions of 4 users: some get none
     frame = tables["taste"][tables["taste"]["user"].isin(kept)]
+    assert frame["score"].nunique() <= 20 < len(frame)   # each list scores 20 down to 1: ties across users
     run = Run.from_table(frame, query="user", doc="item", score="score")
     truth = set(tables["truth"]["user"])
     assert truth - set(run.queries.tolist()), "a judged user without a list"
@@ -150,7 +153,7 @@ def test_measures_of_per_user_parts_equal_the_local_engine_bit_for_bit(spark, lo
     _same(local, side_values(spark.createDataFrame(frame), measures, side, partitions=partitions))
 
 
-def test_gauc_by_hand_on_spark(spark):
+def test_gauc_and_pooled_auc_by_hand_on_spark(spark):
     """The module's example (u: 3.5 of 4 pairs over 4 impressions; w: 0 of 1 over 2) spread over partitions."""
     import pandas as pd
 
@@ -160,7 +163,10 @@ def test_gauc_by_hand_on_spark(spark):
                           "score": [0.9, 0.5, 0.5, 0.1, 0.2, 0.8]})
     side = SideData(judgments=Qrels.from_dict({"u": {"a": 1, "c": 1}, "w": {"y": 1}}))
     for partitions in (1, 3):
-        impressions, uniform = side_values(spark.createDataFrame(frame), ["gauc", "gauc(weights=uniform)"], side,
-                                           partitions=partitions)
+        impressions, uniform, pooled = side_values(spark.createDataFrame(frame),
+                                                   ["gauc", "gauc(weights=uniform)", "pooled_auc"], side,
+                                                   partitions=partitions)
         assert impressions.value == pytest.approx((4 * 0.875 + 2 * 0) / 6, abs=1e-15)
         assert uniform.value == 0.4375
+        # positives 0.9, 0.5, 0.2 against negatives 0.5, 0.1, 0.8: 3 + 1.5 + 1 of 9 pairs
+        assert pooled.value == 5.5 / 9 and dict(pooled.detail) == {"users": 2, "positives": 3, "negatives": 3}

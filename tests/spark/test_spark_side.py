@@ -87,7 +87,7 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
             "-m", "entropy@5", "-m", "pop_rsp@10", "--train", paths["train"],
             # the measures that read the judgments (QRELS, read once on the driver with --engine spark)
             "-m", "auc", "-m", "ips_hit_rate@10", "-m", "pop_reo@10", "-m", "aplt@10", "-m", "gauc",
-            "-m", "percentile_rank",
+            "-m", "percentile_rank", "-m", "pooled_auc",
             "--features", paths["features"], "--items", paths["items"], "--quiet"]
     outputs = []
     for extra in ([], ["--engine", "spark"]):
@@ -98,7 +98,7 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
         outputs.append((table, json.loads(capsys.readouterr().out)["runs"]["taste.parquet"]["side"]))
     assert outputs[1][0] == outputs[0][0] and "calibration@10" in outputs[0][0] and "gini@10" in outputs[0][0]
     catalogue = {"coverage@10", "gini@10", "entropy@5", "pop_rsp@10", "pop_reo@10", "gauc",
-                 "percentile_rank"}
+                 "percentile_rank", "pooled_auc"}
     assert catalogue < set(outputs[0][1]) and {"auc", "ips_hit_rate@10", "aplt@10"} < set(outputs[0][1])
     assert dict(outputs[0][1]["coverage@10"]["detail"])["catalogue_size"] == 220   # --items, not --train's items
     for measure, local in outputs[0][1].items():

@@ -215,6 +215,17 @@ def _registered_pooled(run, k, side, params: dict, protocol):
     return _catalogue_value(pooled_auc(run, side.relevant(protocol.rel)))
 
 
+def _pooled_labels(run, k, side, params: dict, protocol) -> np.ndarray:
+    return _labels(run, side.relevant(protocol.rel), dict(user="user", item="item", score="score"))[1]
+
+
+def _pooled_whole(twice_u: int, positives: int, negatives: int, users: int, params: dict):
+    """Pooled AUC from twice its U statistic: U / (P N), the one rounding of the same exact ratio that
+    :func:`pooled_auc` takes from average ranks (their sums are exact in float64 below 2^53)."""
+    value = twice_u / (2 * positives * negatives) if positives and negatives else float("nan")
+    return _catalogue_value(AUCValue("pooled_auc", value, users, positives, negatives))
+
+
 def _weights(value: Any) -> str:
     if str(value) not in _WEIGHTS:
         raise ValueError(f"expected one of {', '.join(_WEIGHTS)}; got {str(value)[:40]!r}")
@@ -222,7 +233,7 @@ def _weights(value: Any) -> str:
 
 
 def _register() -> None:
-    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, PerUser, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, PerUser, PooledPairs, SideParam, SideSpec, register_side
 
     if "auc" in SIDE_REGISTRY:
         return
@@ -238,7 +249,8 @@ def _register() -> None:
                  (SideParam("weights", _weights, "impressions", "weights=impressions, clicks or uniform"),),
                  per_user=per_user, **common),
         SideSpec("pooled_auc", "Pooled AUC", "one AUC over every (user, item) row pooled: scores compared across "
-                 "users", CATALOGUE, (), _registered_pooled, **common))
+                 "users", CATALOGUE, (), _registered_pooled, pairs=PooledPairs(_pooled_labels, _pooled_whole),
+                 **common))
 
 
 _register()

@@ -51,7 +51,7 @@ from . import beyond
 from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, Features, Interactions, SideData
 
-__all__ = ["SideSpec", "SideParam", "PerUser", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "FAMILIES", "register_side",
+__all__ = ["SideSpec", "SideParam", "PerUser", "PooledPairs", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "FAMILIES", "register_side",
            "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
 
 LIST = "list"
@@ -105,6 +105,22 @@ class PerUser:
 
 
 @dataclasses.dataclass(frozen=True)
+class PooledPairs:
+    """How a catalogue measure over every (positive, negative) pair of rows, across users (pooled AUC), is put
+    together from counts per distinct score, for an engine that holds the rows in parts (Spark).
+
+    - ``labels(run, k, side, params, protocol)``: each row's label (True: positive), in the run's row order,
+      from that user's rows alone;
+    - ``whole(twice_u, positives, negatives, users, params)``: the :class:`CatalogueValue` from twice the
+      Mann-Whitney U over all rows (each pair a positive scores above counts 2, a tie 1: an integer, exact
+      at any size), the positives and negatives, and the users.
+    """
+
+    labels: Callable[..., np.ndarray]
+    whole: Callable[..., "CatalogueValue"]
+
+
+@dataclasses.dataclass(frozen=True)
 class SideParam:
     """A parameter of a side-data measure: its parser (text or value -> value) and default."""
 
@@ -134,8 +150,10 @@ class SideSpec:
     optional: tuple[str, ...] = ()
     # Reads the evaluation's judgments (SideData.judgments, set by the evaluation: no flag).
     judgments: bool = False
-    # A catalogue measure without a cutoff: how it is put together from per-user numbers (on Spark).
+    # A catalogue measure without a cutoff: how it is put together from per-user numbers, or from counts per
+    # distinct score over every pair of rows (on Spark).
     per_user: "PerUser | None" = None
+    pairs: "PooledPairs | None" = None
 
     def reads_side(self, kind: str) -> bool:
         """Whether the measure reads the side data `kind` (items, train, ...) when it is given."""

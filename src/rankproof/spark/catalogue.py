@@ -25,14 +25,22 @@ function, from what Spark gathers in one pass over the rows, partitioned by user
   measure's own ``part``, and the driver puts every user's together, in the
   order of a Run's users, with its ``whole`` (and the run's distinct items,
   when it reads them). The local engine computes ``whole(part(run))``: the
-  same sums in the same order, so the same value.
+  same sums in the same order, so the same value;
+- **counts per distinct score**, for a measure over every (positive,
+  negative) pair of rows across users (its spec's
+  :class:`~rankproof.recsys.registry.PooledPairs`: pooled AUC): each
+  partition labels its users' rows with the measure's ``labels``, Spark adds
+  the positives and negatives per distinct score, then, range-partitioned by
+  score, each range gives twice its Mann-Whitney U over its scores and its
+  counts; the driver adds the ranges in score order, each shifted by the
+  negatives below it. Integers throughout, so the U is exact, and so is the
+  one rounding of U / (P N) that the local engine takes too.
 
 Which of them a measure takes is found by asking it on the driver first,
 before Spark is (:func:`catalogue_plan`), with a one-item :class:`SlotCounts`:
 a measure that reads more raises :class:`~rankproof.recsys.slots.NeedsRows`,
-and one that lacks its side data or the judgments is refused there. A measure without a cutoff and
-without per-user parts (pooled AUC, which compares scores across users) reads every row of every list, and
-is refused. A rankproof error in a partition (a
+and one that lacks its side data or the judgments is refused there. A measure without a cutoff that says
+neither how it is made of per-user numbers nor of pairs reads every row of every list, and is refused. A rankproof error in a partition (a
 tie across rank k under ``ties=error``) is raised again in the driver with its fields.
 
 Rows tied on score inside a top k keep no input order across the shuffle: a
@@ -75,11 +83,16 @@ def _by_user(measure: SideMeasure) -> bool:
     return measure.cutoff is None and measure.spec.per_user is not None
 
 
+def _by_pairs(measure: SideMeasure) -> bool:
+    """Whether the measure is taken from counts per distinct score on Spark: no cutoff, pairs across users."""
+    return measure.cutoff is None and measure.spec.per_user is None and measure.spec.pairs is not None
+
+
 def check_catalogue(measures: Sequence[SideMeasure]) -> None:
-    """Refuse, before Spark starts, a catalogue measure Spark cannot gather for: one without a cutoff and
-    without per-user parts."""
+    """Refuse, before Spark starts, a catalogue measure Spark cannot gather for: one without a cutoff that
+    is made neither of per-user numbers nor of pairs."""
     for measure in measures:
-        if is_catalogue(measure) and measure.cutoff is None and measure.spec.per_user is None:
+        if is_catalogue(measure) and measure.cutoff is None and not (_by_user(measure) or _by_pairs(measure)):
             raise MeasureError(what=f"{measure} reads every row of every list (it takes no cutoff k), which "
                                     "--engine spark does not gather to the driver",
                                fix="evaluate it on this machine", value=str(measure))
@@ -110,11 +123,12 @@ def _reads_counts_only(measure: SideMeasure, side: SideData, protocol: Protocol)
 @dataclasses.dataclass(frozen=True)
 class CataloguePlan:
     """What Spark gathers for the catalogue measures: the slot counts for `counted`, the top-k rows for `rowed`,
-    per-user numbers for `by_user`."""
+    per-user numbers for `by_user`, counts per distinct score for `by_pairs`."""
 
     counted: tuple[SideMeasure, ...] = ()
     rowed: tuple[SideMeasure, ...] = ()
     by_user: tuple[SideMeasure, ...] = ()
+    by_pairs: tuple[SideMeasure, ...] = ()
 
 
 def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Protocol) -> CataloguePlan:
@@ -124,9 +138,11 @@ def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Pr
 
     check_catalogue(measures)
     by_user = tuple(m for m in measures if _by_user(m))
-    side_values(Run.from_dict({}), by_user, side, protocol)   # lacking side data or judgments: refused here
-    counted = tuple(m for m in measures if m not in by_user and _reads_counts_only(m, side, protocol))
-    return CataloguePlan(counted, tuple(m for m in measures if m not in counted and m not in by_user), by_user)
+    by_pairs = tuple(m for m in measures if _by_pairs(m))
+    side_values(Run.from_dict({}), by_user + by_pairs, side, protocol)   # lacking side data or judgments
+    rest = [m for m in measures if m not in by_user and m not in by_pairs]
+    counted = tuple(m for m in rest if _reads_counts_only(m, side, protocol))
+    return CataloguePlan(counted, tuple(m for m in rest if m not in counted), by_user, by_pairs)
 
 
 def _raise_first(errors_seen: Iterator[Any]) -> None:
@@ -233,6 +249,8 @@ def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, pr
             values[measure] = _side_value(measure, run, side, protocol)
     for measure in plan.by_user:
         values[measure] = _from_users(frame, count, measure, side, protocol)
+    for measure in plan.by_pairs:
+        values[measure] = _from_pairs(frame, count, measure, side, protocol)
     return values
 
 
@@ -265,3 +283,66 @@ def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, side: Side
     if parts.items:
         items = np.unique(frame.select("item").distinct().toPandas()["item"].to_numpy().astype(str))
     return catalogue_side_value(measure, parts.whole(users[order], columns, items, None, side, params, protocol))
+
+
+_SCORES_SCHEMA = "score double, pos long, neg long, error string"
+_RANGES_SCHEMA = "low double, pos long, neg long, twice long"
+
+
+def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, side: SideData,
+                protocol: Protocol) -> SideValue:
+    """A measure over every (positive, negative) pair across users (:class:`~rankproof.recsys.registry.
+    PooledPairs`), from counts per distinct score (see the module's docstring)."""
+    from pyspark.sql import functions as F
+
+    from ..recsys.side_eval import catalogue_side_value
+
+    pairs, params = measure.spec.pairs, measure.settings()
+    assert pairs is not None
+
+    def work(run):
+        import pandas as pd
+
+        labels = np.asarray(pairs.labels(run, None, side, params, protocol), dtype=bool)
+        rows = pd.DataFrame({"score": run.scores.astype(np.float64), "pos": labels.astype(np.int64),
+                             "neg": (~labels).astype(np.int64)})
+        counted = rows.groupby("score", sort=False, as_index=False).sum()
+        return counted.assign(error=None)
+
+    scores = (_on_partitions(frame, count, work, _SCORES_SCHEMA).groupBy("score", "error")
+              .agg(F.sum("pos").alias("pos"), F.sum("neg").alias("neg")).cache())
+    try:
+        _raise_first(iter(r["error"] for r in scores.filter(F.col("error").isNotNull()).limit(1).collect()))
+        ranges = (scores.filter(F.col("error").isNull()).drop("error").repartitionByRange(count, "score")
+                  .mapInPandas(_twice_u_of_ranges, _RANGES_SCHEMA).toPandas())
+    finally:
+        scores.unpersist()
+    twice, positives, negatives = _join_ranges(ranges)
+    users = frame.select("user").distinct().count()
+    return catalogue_side_value(measure, pairs.whole(twice, positives, negatives, users, params))
+
+
+def _twice_u_of_ranges(batches):
+    """One range of distinct scores: its lowest score, positives, negatives and twice its own U (each pair in
+    the range a positive scores above counts 2, a tie 1)."""
+    import pandas as pd
+
+    frames = [batch for batch in batches if len(batch)]
+    if not frames:
+        return
+    rows = pd.concat(frames, ignore_index=True).sort_values("score", kind="stable")
+    pos, neg = rows["pos"].to_numpy(np.int64), rows["neg"].to_numpy(np.int64)
+    below = np.cumsum(neg) - neg
+    yield pd.DataFrame({"low": [float(rows["score"].iloc[0])], "pos": [int(pos.sum())], "neg": [int(neg.sum())],
+                        "twice": [int((pos * (2 * below + neg)).sum())]})
+
+
+def _join_ranges(ranges) -> tuple[int, int, int]:
+    """Twice the U over all rows, the positives and the negatives, from the ranges' own (in Python integers):
+    each range's positives also beat every negative of the ranges below it."""
+    twice = positives = negatives = 0
+    for row in ranges.sort_values("low", kind="stable").itertuples(index=False):
+        twice += int(row.twice) + 2 * int(row.pos) * negatives
+        positives += int(row.pos)
+        negatives += int(row.neg)
+    return twice, positives, negatives

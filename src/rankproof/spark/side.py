@@ -12,7 +12,8 @@
 - A catalogue measure (kind ``catalogue``, one value for the whole run):
   :mod:`rankproof.spark.catalogue` gathers the items' top-k slot counts (or,
   for a measure that reads more, the top-k rows; for one without a cutoff,
-  its per-user numbers: GAUC, percentile rank) and the driver takes the
+  its per-user numbers (GAUC, percentile rank) or its counts per distinct
+  score (pooled AUC)) and the driver takes the
   value with the local function: equal to the local engine's bit for bit.
 
 The kind of each measure is read from the registry when it is asked for. The
@@ -49,8 +50,8 @@ __all__ = ["side_values", "check_side_measures"]
 
 
 def check_side_measures(measures: Sequence[SideMeasure], protocol: Protocol) -> None:
-    """Refuse, before Spark starts, what Spark cannot evaluate: a catalogue measure without a cutoff and
-    without per-user parts (pooled AUC), and ``ties=input`` (for any side-data measure)."""
+    """Refuse, before Spark starts, what Spark cannot evaluate: a catalogue measure without a cutoff made
+    neither of per-user numbers nor of pairs, and ``ties=input`` (for any side-data measure)."""
     check_catalogue(measures)
     if measures and protocol.ties == Ties.INPUT:
         raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle, "

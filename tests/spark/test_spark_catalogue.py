@@ -100,7 +100,7 @@ def test_tied_scores_under_docid_and_error(spark, log):
 
 
 def test_refused_before_spark_starts(log):
-    """A catalogue measure without a cutoff (it reads every row), missing side data, ties=input, a measure
+    """A catalogue measure without a cutoff (it reads every row), missing side data, a measure
     whose judgments are not given: refused with no session (the frame is never touched)."""
     from rankproof.spark.side import side_values
 
@@ -114,8 +114,6 @@ def test_refused_before_spark_starts(log):
         del SIDE_REGISTRY["rows_read"]
     with pytest.raises(MeasureError, match="--items or --train"):
         side_values(None, ["coverage@10"], SideData())
-    with pytest.raises(MeasureError, match="ties=input"):
-        side_values(None, ["gini@10"], side, Protocol(ties="input"))
     with pytest.raises(MeasureError, match="needs the judgments"):   # PopREO without them: asked on the driver
         side_values(None, ["pop_reo@10"], dataclasses.replace(side, judgments=None))
     with pytest.raises(MeasureError, match="needs the judgments"):   # GAUC (per-user parts) too

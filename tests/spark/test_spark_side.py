@@ -50,14 +50,33 @@ def test_per_list_measures_equal_the_local_engine(spark, log, name):
         assert b.value == pytest.approx(a.value, rel=1e-12)
 
 
-def test_refuses_ties_input(log):
-    """Before Spark is asked (the frame is never read). Catalogue measures, once refused here, are evaluated
-    on Spark now: tests/spark/test_spark_catalogue.py."""
+TIED = ["exposure@10", "gini(preset=lenskit_exposure)@10", "calibration(rank_weight=log)@5", "percentile_rank@10",
+        "ips_ndcg(exponent=0.5,normaliser=ideal)@5", "novelty@5"]
+
+
+@pytest.mark.parametrize("ties", ["expected", "input"])
+def test_tied_scores_keep_the_input_order_as_on_one_machine(spark, log, ties):
+    """Scores tied inside the top k (ranks 1-2 and 3-4 of every list) and across users: the measures that weigh
+    ranks (exposure, rank-weighted calibration, percentile rank, IPS nDCG) see tied rows in input order on
+    Spark as on one machine, under ties=expected and ties=input (once refused on Spark); per-list values to
+    1e-12, catalogue ones exactly."""
+    from rankproof import Qrels
     from rankproof.spark.side import side_values
 
-    _, side = log
-    with pytest.raises(MeasureError, match="ties=input"):
-        side_values(None, ["novelty@10"], side, Protocol(ties="input"))
+    tables, side = log
+    score = tables["taste"]["score"].to_numpy()
+    frame = tables["taste"].assign(score=np.where(score >= 19, 19.0, np.where(score >= 17, 17.0, score)))
+    judged = side.with_judgments(Qrels.from_table(tables["truth"], query="user", doc="item"))
+    protocol = Protocol(ties=ties)
+    run = Run.from_table(frame, query="user", doc="item", score="score")
+    local = local_values(run, [*map(_parse, TIED)], judged, protocol)
+    on_spark = side_values(spark.createDataFrame(frame), TIED, judged, protocol, partitions=3)
+    for a, b in zip(local, on_spark):
+        assert a.measure == b.measure
+        if a.kind == "catalogue":
+            assert a.value == b.value and a.detail == b.detail, a.measure
+        else:
+            np.testing.assert_allclose(b.values, a.values, rtol=1e-12, atol=1e-15, equal_nan=True)
 
 
 def _parse(text):
@@ -69,7 +88,7 @@ def _parse(text):
 def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, capsys):
     """rankproof evaluate --engine spark with per-list and catalogue side-data measures, among them those that
     read the judgments (AUC, IPS, PopREO): the local table, each user's value the local one and each catalogue
-    value the local one exactly (JSON); ties=input is refused in one line before Spark is asked."""
+    value the local one exactly (JSON)."""
     import json
 
     import pandas as pd
@@ -108,9 +127,6 @@ def test_cli_engine_spark_prints_the_local_side_values(spark, log, tmp_path, cap
             continue
         assert list(on_spark["per_query"]) == list(local["per_query"])
         assert on_spark["per_query"] == pytest.approx(local["per_query"], abs=1e-12), measure
-    assert main([str(a) for a in [*args, "--engine", "spark", "--policy", "ties=input"]]) == 2
-    err = capsys.readouterr().err
-    assert "ties=input" in err and "Spark's shuffle" in err and len(err.strip().splitlines()) == 1
 
 
 SERENDIPITY = ["serendipity(relevance=one)@10", "serendipity(similarity=cooccurrence,relevance=one)@5",

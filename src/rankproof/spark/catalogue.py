@@ -43,9 +43,9 @@ and one that lacks its side data or the judgments is refused there. A measure wi
 neither how it is made of per-user numbers nor of pairs reads every row of every list, and is refused. A rankproof error in a partition (a
 tie across rank k under ``ties=error``) is raised again in the driver with its fields.
 
-Rows tied on score inside a top k keep no input order across the shuffle: a
-measure that weighs ranks (exposure) sees them in Spark's order under
-``ties=expected``; ``ties=docid`` orders them as on this machine.
+Each partition puts its rows back in input order (the :data:`INPUT_ROW`
+column :mod:`rankproof.spark.side` adds) before the local code sees them, so rows
+tied on score inside a top k keep the order they have on this machine.
 """
 
 from __future__ import annotations
@@ -67,8 +67,10 @@ from ..results.side import SideValue
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
-__all__ = ["is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan", "catalogue_values"]
+__all__ = ["INPUT_ROW", "is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan", "catalogue_values"]
 
+# Each row's place in the input, carried across the shuffle (rankproof.spark.side adds it).
+INPUT_ROW = "row"
 _COUNTS_SCHEMA = "k long, item string, count long, error string"
 _ROWS_SCHEMA = "user string, item string, score double, error string"
 
@@ -177,6 +179,8 @@ def _on_partitions(frame: "DataFrame", count: int, work: Callable[[Any], Any], s
             return
         try:
             rows = pd.concat(frames, ignore_index=True)
+            if INPUT_ROW in rows:   # the input order, kept within tied scores
+                rows = rows.sort_values(INPUT_ROW, kind="stable")
             yield work(Run.from_table(rows, query="user", doc="item", score="score", source="spark partition"))
         except RankproofError as error:
             yield pd.DataFrame({**{name: [None] for name in names}, "error": [json.dumps(error_summary(error))]})

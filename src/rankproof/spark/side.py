@@ -16,9 +16,14 @@
   score (pooled AUC)) and the driver takes the
   value with the local function: equal to the local engine's bit for bit.
 
-The kind of each measure is read from the registry when it is asked for. The
-``ties=input`` policy is refused, since the order of rows within a user is
-not kept by the shuffle.
+The kind of each measure is read from the registry when it is asked for.
+Every row carries its place in the input
+(:data:`rankproof.spark.catalogue.INPUT_ROW`: Spark's
+``monotonically_increasing_id``, the rows' order in a DataFrame and in one
+Parquet file), and each partition puts its rows back in that order before
+the local code sees them: rows tied on score keep the order they have on
+one machine, under ``ties=expected`` (a measure that weighs ranks, such as
+exposure, sees tied rows in input order) and ``ties=input`` alike.
 
 Examples
 --------
@@ -35,13 +40,11 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..errors import MeasureError
 from ..protocol import Protocol
-from ..protocol.policies import Ties
 from ..results.side import LIST, SideValue
 from ..recsys.registry import SideMeasure, parse_side_measure
 from ..recsys.side import SideData
-from .catalogue import catalogue_plan, catalogue_values, check_catalogue, is_catalogue
+from .catalogue import INPUT_ROW, catalogue_plan, catalogue_values, check_catalogue, is_catalogue
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -51,12 +54,8 @@ __all__ = ["side_values", "check_side_measures"]
 
 def check_side_measures(measures: Sequence[SideMeasure], protocol: Protocol) -> None:
     """Refuse, before Spark starts, what Spark cannot evaluate: a catalogue measure without a cutoff made
-    neither of per-user numbers nor of pairs, and ``ties=input`` (for any side-data measure)."""
+    neither of per-user numbers nor of pairs."""
     check_catalogue(measures)
-    if measures and protocol.ties == Ties.INPUT:
-        raise MeasureError(what="ties=input: the order of a user's rows is not kept across Spark's shuffle, "
-                                f"so {measures[0]} is not evaluated on Spark under it",
-                           fix="set ties=docid or ties=expected", value=str(measures[0]))
 
 
 def _checked(measures: Sequence[Any], side: SideData, protocol: Protocol) -> list[SideMeasure]:
@@ -78,8 +77,11 @@ def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, pro
     parsed = _checked(measures, side, protocol)
     lists = [m for m in parsed if not is_catalogue(m)]
     plan = catalogue_plan([m for m in parsed if is_catalogue(m)], side, protocol)   # on the driver, first
+    from pyspark.sql import functions as F
+
     selected = frame.selectExpr(f"CAST(`{user}` AS STRING) AS user", f"CAST(`{item}` AS STRING) AS item",
-                                f"CAST(`{score}` AS DOUBLE) AS score")
+                                f"CAST(`{score}` AS DOUBLE) AS score").withColumn(INPUT_ROW,
+                                                                                  F.monotonically_increasing_id())
     count = partitions or selected.sparkSession.sparkContext.defaultParallelism
     values = dict(zip(lists, _list_values(selected, lists, side, protocol, count) if lists else []))
     values.update(catalogue_values(selected, plan, side, protocol, count))
@@ -107,7 +109,7 @@ def _list_values(selected: "DataFrame", parsed: list[SideMeasure], side: SideDat
         frames = [batch for batch in batches if len(batch)]
         if not frames:
             return
-        rows = pd.concat(frames, ignore_index=True)
+        rows = pd.concat(frames, ignore_index=True).sort_values(INPUT_ROW, kind="stable")   # the input order
         run = Run.from_table(rows, query="user", doc="item", score="score", source="spark partition")
         values = local_values(run, parsed, side, protocol)
         yield pd.DataFrame({"user": run.queries.astype(str), **{n: v.values for n, v in zip(names, values)}})

@@ -116,7 +116,7 @@ def run(args) -> int:
     if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
-    if args.engine == SPARK:   # what Spark cannot evaluate (ties=input, a catalogue measure without k): now
+    if args.engine == SPARK:   # what Spark cannot evaluate (a catalogue measure without k or parts): now
         from ..spark.side import check_side_measures
 
         check_side_measures(wanted, protocol)

@@ -295,8 +295,9 @@ _RANGES_SCHEMA = "low double, pos long, neg long, twice long"
 
 def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, side: SideData,
                 protocol: Protocol) -> SideValue:
-    """A measure over every (positive, negative) pair across users (:class:`~rankproof.recsys.registry.
-    PooledPairs`), from counts per distinct score (see the module's docstring)."""
+    """A measure over every (positive, negative) pair across users
+    (:class:`~rankproof.recsys.registry.PooledPairs`), from counts per distinct score (see the module's
+    docstring)."""
     from pyspark.sql import functions as F
 
     from ..recsys.side_eval import catalogue_side_value

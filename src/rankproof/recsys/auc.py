@@ -195,9 +195,13 @@ def _registered_auc(run, k, side, params: dict, protocol):
     return user_auc(run, side.relevant(protocol.rel))
 
 
+def _judged_labels(run, side, protocol):
+    """The run and its rows' labels from the evaluation's judgments (grade >= the protocol's rel)."""
+    return _labels(run, side.relevant(protocol.rel), dict(user="user", item="item", score="score"))
+
+
 def _gauc_part(run, k, side, params: dict, protocol) -> dict[str, np.ndarray]:
-    return _per_user_columns(*_labels(run, side.relevant(protocol.rel), dict(user="user", item="item",
-                                                                             score="score")))
+    return _per_user_columns(*_judged_labels(run, side, protocol))
 
 
 def _gauc_whole(users, columns: dict, items, k, side, params: dict, protocol):
@@ -216,7 +220,7 @@ def _registered_pooled(run, k, side, params: dict, protocol):
 
 
 def _pooled_labels(run, k, side, params: dict, protocol) -> np.ndarray:
-    return _labels(run, side.relevant(protocol.rel), dict(user="user", item="item", score="score"))[1]
+    return _judged_labels(run, side, protocol)[1]
 
 
 def _pooled_whole(twice_u: int, positives: int, negatives: int, users: int, params: dict):

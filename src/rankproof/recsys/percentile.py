@@ -159,14 +159,18 @@ def percentile_rank(predictions, relevant, *, catalogue=(), k: "int | None" = No
     policy = _policies(preset, {"weights": weights, "average": average, "scale": scale})
     wanted = _graded(relevant)
     top = ranked_top(predictions, k, protocol, user, item, score)
-    universe = len(set(map(str, catalogue)) | set(np.unique(top.items).tolist())
-                   | {i for items in wanted.values() for i in items})
+    universe = _universe(map(str, catalogue), np.unique(top.items).tolist(), wanted)
     users = top.run.queries.astype(str)
     sums = _user_sums(top, wanted, policy["weights"] == "grade")
     value, per_user = _value(users, sums, wanted, universe, policy)
     measure = _measure_text(policy, k)
     return PercentileRank(measure, value, ListValues(measure, top.run.queries, per_user, top.sizes),
                           len(wanted), sum(len(v) for v in wanted.values()), universe)
+
+
+def _universe(catalogue, ranked, wanted: dict[str, dict[str, float]]) -> int:
+    """|I|: the catalogue's items, the items the run ranks and the items the judgments hold."""
+    return len(set(catalogue) | set(ranked) | {i for items in wanted.values() for i in items})
 
 
 def _measure_text(policy: dict[str, str], k: "int | None") -> str:
@@ -254,8 +258,8 @@ def _policy(params: dict) -> dict[str, str]:
     return _policies(params["preset"], {key: params[key] for key in ("weights", "average", "scale")})
 
 
-def _detail(wanted: dict, universe: int) -> tuple:
-    return (("users", len(wanted)), ("relevant", sum(len(v) for v in wanted.values())), ("universe", universe))
+def _detail(users: int, relevant: int, universe: int) -> tuple:
+    return (("users", users), ("relevant", relevant), ("universe", universe))
 
 
 def _registered(run, k, side, params: dict, protocol: Protocol):
@@ -264,8 +268,7 @@ def _registered(run, k, side, params: dict, protocol: Protocol):
     result = percentile_rank(run, _judged(side, protocol), catalogue=_catalogue_items(side), k=k,
                              weights=params["weights"], average=params["average"], scale=params["scale"],
                              preset=params["preset"], protocol=protocol)
-    return CatalogueValue(result.measure, result.value, (("users", result.users), ("relevant", result.relevant),
-                                                         ("universe", result.universe)))
+    return CatalogueValue(result.measure, result.value, _detail(result.users, result.relevant, result.universe))
 
 
 def _part(run, k, side, params: dict, protocol: Protocol) -> dict[str, np.ndarray]:
@@ -280,9 +283,10 @@ def _whole(users, columns: dict, items, k, side, params: dict, protocol: Protoco
     from .registry import CatalogueValue
 
     policy, wanted = _policy(params), _judged(side, protocol)
-    universe = len(set(_catalogue_items(side)) | set(items.tolist()) | {i for v in wanted.values() for i in v})
+    universe = _universe(_catalogue_items(side), items.tolist(), wanted)
     value, _ = _value(users, np.vstack([columns["a"], columns["b"], columns["w"]]), wanted, universe, policy)
-    return CatalogueValue(_measure_text(policy, k), value, _detail(wanted, universe))
+    return CatalogueValue(_measure_text(policy, k), value,
+                          _detail(len(wanted), sum(len(v) for v in wanted.values()), universe))
 
 
 def _register() -> None:

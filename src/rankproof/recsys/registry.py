@@ -51,8 +51,8 @@ from . import beyond
 from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, Features, Interactions, SideData
 
-__all__ = ["SideSpec", "SideParam", "PerUser", "PooledPairs", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY", "FAMILIES", "register_side",
-           "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
+__all__ = ["SideSpec", "SideParam", "PerUser", "PooledPairs", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY",
+           "FAMILIES", "register_side", "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
 
 LIST = "list"
 CATALOGUE = "catalogue"

@@ -55,21 +55,19 @@ def to_parquet(results: Sequence[Results]) -> bytes:
 
     from ..errors import InputError, literal
 
-    names_of_runs = [r.run_name for r in results]
-    twice = next((name for i, name in enumerate(names_of_runs) if name in names_of_runs[:i]), None)
+    run_names = [r.run_name for r in results]
+    twice = next((name for i, name in enumerate(run_names) if name in run_names[:i]), None)
     if twice is not None:   # the rows of both would read back as one run
         raise InputError(what=literal(f"two evaluations are named {twice}"), value=twice,
                          fix="give each run its own name (Results.run_name)")
     document = results_document(results, per_query=False)
     names = list(dict.fromkeys(str(m) for r in results for m in r.measures))
     sizes = [len(r.queries) for r in results]
-    runs = pa.DictionaryArray.from_arrays(np.repeat(np.arange(len(results), dtype=np.int32), sizes),
-                                          [r.run_name for r in results])
+    runs = pa.DictionaryArray.from_arrays(np.repeat(np.arange(len(results), dtype=np.int32), sizes), run_names)
     queries = pa.array([str(q) for r in results for q in r.queries], type=pa.string())
     columns = {RUN_COLUMN: runs, QUERY_COLUMN: queries}
     for name in names:
-        columns[name] = pa.array(np.concatenate([_values(r, name) for r in results]) if results else [],
-                                 type=pa.float64())
+        columns[name] = pa.array(np.concatenate([_values(r, name) for r in results]), type=pa.float64())
     table = pa.table(columns).replace_schema_metadata({PARQUET_KEY: json_text(document, ensure_ascii=False)})
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd")

@@ -59,7 +59,7 @@ import numpy as np
 from .. import errors
 from ..errors import InputError, MeasureError, RankproofError
 from ..protocol import Protocol
-from ..recsys.registry import CATALOGUE, SideMeasure
+from ..recsys.registry import CATALOGUE, PerUser, PooledPairs, SideMeasure
 from ..recsys.side import SideData
 from ..recsys.slots import NeedsRows, SlotCounts
 from ..results.side import SideValue
@@ -67,7 +67,8 @@ from ..results.side import SideValue
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
-__all__ = ["INPUT_ROW", "is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan", "catalogue_values"]
+__all__ = ["INPUT_ROW", "is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan", "catalogue_values",
+           "per_user_columns"]
 
 # Each row's place in the input, carried across the shuffle (rankproof.spark.side adds it).
 INPUT_ROW = "row"
@@ -80,21 +81,23 @@ def is_catalogue(measure: SideMeasure) -> bool:
     return measure.spec.kind == CATALOGUE
 
 
-def _by_user(measure: SideMeasure) -> bool:
-    """Whether the measure is taken from per-user numbers on Spark: no cutoff, and per-user parts."""
-    return measure.cutoff is None and measure.spec.per_user is not None
+def _user_parts(measure: SideMeasure) -> "PerUser | None":
+    """The per-user parts Spark takes the measure from: those of a measure without a cutoff that has them."""
+    return measure.spec.per_user if measure.cutoff is None else None
 
 
-def _by_pairs(measure: SideMeasure) -> bool:
-    """Whether the measure is taken from counts per distinct score on Spark: no cutoff, pairs across users."""
-    return measure.cutoff is None and measure.spec.per_user is None and measure.spec.pairs is not None
+def _pooled_pairs(measure: SideMeasure) -> "PooledPairs | None":
+    """The pairs across users Spark takes the measure from: those of a measure without a cutoff and without
+    per-user parts that has them."""
+    return measure.spec.pairs if measure.cutoff is None and measure.spec.per_user is None else None
 
 
 def check_catalogue(measures: Sequence[SideMeasure]) -> None:
     """Refuse, before Spark starts, a catalogue measure Spark cannot gather for: one without a cutoff that
     is made neither of per-user numbers nor of pairs."""
     for measure in measures:
-        if is_catalogue(measure) and measure.cutoff is None and not (_by_user(measure) or _by_pairs(measure)):
+        if (is_catalogue(measure) and measure.cutoff is None and _user_parts(measure) is None
+                and _pooled_pairs(measure) is None):
             raise MeasureError(what=f"{measure} reads every row of every list (it takes no cutoff k), which "
                                     "--engine spark does not gather to the driver",
                                fix="evaluate it on this machine", value=str(measure))
@@ -129,8 +132,8 @@ class CataloguePlan:
 
     counted: tuple[SideMeasure, ...] = ()
     rowed: tuple[SideMeasure, ...] = ()
-    by_user: tuple[SideMeasure, ...] = ()
-    by_pairs: tuple[SideMeasure, ...] = ()
+    by_user: tuple[tuple[SideMeasure, PerUser], ...] = ()
+    by_pairs: tuple[tuple[SideMeasure, PooledPairs], ...] = ()
 
 
 def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Protocol) -> CataloguePlan:
@@ -139,10 +142,11 @@ def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Pr
     from ..recsys.side_eval import side_values
 
     check_catalogue(measures)
-    by_user = tuple(m for m in measures if _by_user(m))
-    by_pairs = tuple(m for m in measures if _by_pairs(m))
-    side_values(Run.from_dict({}), by_user + by_pairs, side, protocol)   # lacking side data or judgments
-    rest = [m for m in measures if m not in by_user and m not in by_pairs]
+    by_user = tuple((m, parts) for m in measures if (parts := _user_parts(m)) is not None)
+    by_pairs = tuple((m, pairs) for m in measures if (pairs := _pooled_pairs(m)) is not None)
+    taken = {m for m, _ in by_user} | {m for m, _ in by_pairs}
+    side_values(Run.from_dict({}), list(taken), side, protocol)   # lacking side data or judgments: refused here
+    rest = [m for m in measures if m not in taken]
     counted = tuple(m for m in rest if _reads_counts_only(m, side, protocol))
     return CataloguePlan(counted, tuple(m for m in rest if m not in counted), by_user, by_pairs)
 
@@ -251,49 +255,62 @@ def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, pr
         run = _top_rows(frame, count, max(int(m.cutoff or 0) for m in rowed), protocol)
         for measure in rowed:
             values[measure] = _side_value(measure, run, side, protocol)
-    for measure in plan.by_user:
-        values[measure] = _from_users(frame, count, measure, side, protocol)
-    for measure in plan.by_pairs:
-        values[measure] = _from_pairs(frame, count, measure, side, protocol)
+    for measure, parts in plan.by_user:
+        values[measure] = _from_users(frame, count, measure, parts, side, protocol)
+    for measure, pairs in plan.by_pairs:
+        values[measure] = _from_pairs(frame, count, measure, pairs, side, protocol)
     return values
 
 
-def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, side: SideData,
-                protocol: Protocol) -> SideValue:
-    """A measure of per-user parts (:class:`~rankproof.recsys.registry.PerUser`): each partition's users'
-    numbers by its ``part``, put together on the driver in a Run's user order by its ``whole``."""
-    from ..data.run import Run
-    from ..recsys.side_eval import catalogue_side_value
-
-    parts, params = measure.spec.per_user, measure.settings()
-    assert parts is not None
-    names = list(parts.part(Run.from_dict({}), None, side, params, protocol))   # its columns, asked on no rows
-    schema = "user string, " + "".join(f"c{i} double, " for i in range(len(names))) + "error string"
+def per_user_columns(frame: "DataFrame", count: int, columns_of: Callable[[Any], Sequence[np.ndarray]],
+                     width: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """`columns_of(run)` on each partition's users: `width` columns of one number per user of the run (in
+    ``run.queries`` order), gathered to the driver and sorted by user as a Run's users are. A rankproof error
+    in a partition is raised again in the driver with its fields."""
+    schema = "user string, " + "".join(f"c{i} double, " for i in range(width)) + "error string"
 
     def work(run):
         import pandas as pd
 
-        numbers = parts.part(run, None, side, params, protocol)
+        columns = columns_of(run)
         return pd.DataFrame({"user": run.queries.astype(str),
-                             **{f"c{i}": np.asarray(numbers[name], dtype=np.float64) for i, name in enumerate(names)},
+                             **{f"c{i}": np.asarray(column, dtype=np.float64) for i, column in enumerate(columns)},
                              "error": None})
 
     gathered = _on_partitions(frame, count, work, schema).toPandas()
     _raise_first(iter(gathered["error"].tolist()))
     users = gathered["user"].to_numpy().astype(str)
     order = np.argsort(users, kind="stable")
-    columns = {name: gathered[f"c{i}"].to_numpy(dtype=np.float64)[order] for i, name in enumerate(names)}
+    return users[order], [gathered[f"c{i}"].to_numpy(dtype=np.float64)[order] for i in range(width)]
+
+
+def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, parts: PerUser, side: SideData,
+                protocol: Protocol) -> SideValue:
+    """A measure of per-user parts (:class:`~rankproof.recsys.registry.PerUser`): each partition's users'
+    numbers by its ``part``, put together on the driver in a Run's user order by its ``whole``."""
+    from ..data.run import Run
+    from ..recsys.side_eval import catalogue_side_value
+
+    params = measure.settings()
+    names = list(parts.part(Run.from_dict({}), None, side, params, protocol))   # its columns, asked on no rows
+
+    def columns_of(run) -> list[np.ndarray]:
+        numbers = parts.part(run, None, side, params, protocol)
+        return [numbers[name] for name in names]
+
+    users, columns = per_user_columns(frame, count, columns_of, len(names))
     items = None
     if parts.items:
         items = np.unique(frame.select("item").distinct().toPandas()["item"].to_numpy().astype(str))
-    return catalogue_side_value(measure, parts.whole(users[order], columns, items, None, side, params, protocol))
+    return catalogue_side_value(measure, parts.whole(users, dict(zip(names, columns)), items, None, side, params,
+                                                     protocol))
 
 
 _SCORES_SCHEMA = "score double, pos long, neg long, error string"
 _RANGES_SCHEMA = "low double, pos long, neg long, twice long"
 
 
-def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, side: SideData,
+def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, pairs: PooledPairs, side: SideData,
                 protocol: Protocol) -> SideValue:
     """A measure over every (positive, negative) pair across users
     (:class:`~rankproof.recsys.registry.PooledPairs`), from counts per distinct score (see the module's
@@ -302,8 +319,7 @@ def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, side: Side
 
     from ..recsys.side_eval import catalogue_side_value
 
-    pairs, params = measure.spec.pairs, measure.settings()
-    assert pairs is not None
+    params = measure.settings()
 
     def work(run):
         import pandas as pd

@@ -44,7 +44,7 @@ from ..protocol import Protocol
 from ..results.side import LIST, SideValue
 from ..recsys.registry import SideMeasure, parse_side_measure
 from ..recsys.side import SideData
-from .catalogue import INPUT_ROW, catalogue_plan, catalogue_values, check_catalogue, is_catalogue
+from .catalogue import INPUT_ROW, catalogue_plan, catalogue_values, check_catalogue, is_catalogue, per_user_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -91,35 +91,19 @@ def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, pro
 def _list_values(selected: "DataFrame", parsed: list[SideMeasure], side: SideData, protocol: Protocol,
                  count: int) -> list[SideValue]:
     """The per-list measures, each partition's users evaluated by the local code."""
+    from ..data.run import Run
     from ..recsys.side_eval import side_values as local_values
-
-    from ..data.run import Run as _Run
 
     # Each per-list measure on no rows first, on the driver: one lacking its side data or the judgments is
     # refused here in one line, not by a worker's traceback (catalogue ones: catalogue_plan does it).
-    local_values(_Run.from_dict({}), parsed, side, protocol)
-    names = [f"v{i}" for i in range(len(parsed))]
-    schema = "user string, " + ", ".join(f"{name} double" for name in names)
+    local_values(Run.from_dict({}), parsed, side, protocol)
 
-    def per_partition(batches):
-        import pandas as pd
+    def columns_of(run) -> list[np.ndarray]:   # each measure's value per user of a partition's run
+        return [np.asarray(v.values) for v in local_values(run, parsed, side, protocol)]
 
-        from ..data.run import Run
-
-        frames = [batch for batch in batches if len(batch)]
-        if not frames:
-            return
-        rows = pd.concat(frames, ignore_index=True).sort_values(INPUT_ROW, kind="stable")   # the input order
-        run = Run.from_table(rows, query="user", doc="item", score="score", source="spark partition")
-        values = local_values(run, parsed, side, protocol)
-        yield pd.DataFrame({"user": run.queries.astype(str), **{n: v.values for n, v in zip(names, values)}})
-
-    collected = selected.repartition(count, "user").mapInPandas(per_partition, schema).toPandas()
-    order = np.argsort(collected["user"].to_numpy().astype(str), kind="stable")
-    queries = collected["user"].to_numpy().astype(str)[order]
+    queries, columns = per_user_columns(selected, count, columns_of, len(parsed))
     out = []
-    for m, name in zip(parsed, names):
-        values = collected[name].to_numpy(dtype=np.float64)[order]
+    for m, values in zip(parsed, columns):
         defined = values[~np.isnan(values)]
         mean = float(defined.mean()) if defined.size else float("nan")
         out.append(SideValue(str(m), m.spec.display, LIST, mean, queries, values,

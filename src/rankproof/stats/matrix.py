@@ -64,6 +64,15 @@ def score_matrix(results: Sequence[Any], measure) -> tuple[np.ndarray, np.ndarra
     ``results`` are :class:`rankproof.Results` (or saved results), one per
     system, in column order. Topics are compared as text and sorted.
     """
+    first = np.asarray(results[0].queries)
+    if all(np.array_equal(first, np.asarray(result.queries)) for result in results[1:]):
+        # The same queries in the same order (runs evaluated on one qrels): one sort serves every column.
+        text = first.astype(object).astype(str) if first.dtype.kind != "U" else first
+        order = np.argsort(text, kind="stable")
+        if len(text) and not (text[order][1:] == text[order][:-1]).any():
+            matrix = np.column_stack([np.asarray(result.values(measure), dtype=np.float64)[order]
+                                      for result in results])
+            return text[order], matrix
     query_sets = [np.asarray(result.queries, dtype=object).astype(str) for result in results]
     shared = query_sets[0]
     for queries in query_sets[1:]:

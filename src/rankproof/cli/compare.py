@@ -34,7 +34,7 @@ def add_test_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
                         help="randomization and bootstrap draws (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
 
 
 def add_interval_options(parser: argparse.ArgumentParser) -> None:

@@ -61,16 +61,22 @@ class LargeSample:
 
     def __init__(self, d: np.ndarray):
         valid = ~np.isnan(d)
-        filled = np.where(valid, d, 0.0)
-        self.n = valid.sum(axis=1)
+        complete = bool(valid.all())
+        filled = d if complete else np.where(valid, d, 0.0)
+        self.n = np.full(len(d), d.shape[1]) if complete else valid.sum(axis=1)
         count = np.maximum(self.n, 1)
         self.mean = filled.sum(axis=1) / count
-        centred = np.where(valid, d - self.mean[:, None], 0.0)
-        self.m2 = (centred ** 2).sum(axis=1) / count             # population variance
-        self.m3 = (centred ** 3).sum(axis=1) / count
-        self.sum_squares = (filled ** 2).sum(axis=1)             # about 0: the sign-flip variance
-        self.sum_cubes = (np.abs(filled) ** 3).sum(axis=1)
-        self.sum_fourths = (filled ** 4).sum(axis=1)
+        centred = d - self.mean[:, None]
+        if not complete:
+            centred[~valid] = 0.0
+        squares = centred * centred
+        self.m2 = squares.sum(axis=1) / count                    # population variance
+        self.m3 = (squares * centred).sum(axis=1) / count
+        del centred, squares
+        squares = filled * filled
+        self.sum_squares = squares.sum(axis=1)                   # about 0: the sign-flip variance
+        self.sum_cubes = (squares * np.abs(filled)).sum(axis=1)
+        self.sum_fourths = (squares * squares).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             self.sd = np.sqrt(self.m2 * count / np.maximum(self.n - 1, 1))
             self.skewness = np.where(self.m2 > 0, self.m3 / self.m2 ** 1.5, 0.0)

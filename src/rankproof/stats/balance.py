@@ -325,7 +325,10 @@ def _one_bucket_each(users_column, sides, chosen, user: str) -> None:
     import pyarrow as pa
 
     inside = sides[0] | sides[1]
-    ids = np.asarray(users_column.cast(pa.string()).fill_null(""), dtype=object)[inside]
+    if pa.types.is_integer(users_column.type) and not users_column.null_count:
+        ids = users_column.to_numpy()[inside]            # integers sort in a tenth of the time of their text
+    else:
+        ids = np.asarray(users_column.cast(pa.string()).fill_null(""), dtype=object).astype(str)[inside]
     where = np.where(sides[0][inside], 0, 1)
     order = np.argsort(ids, kind="stable")
     ordered = ids[order]

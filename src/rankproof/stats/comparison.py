@@ -267,12 +267,21 @@ def _few(items: list[str], limit: int = 3) -> str:
     return ", ".join(str(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
-def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
+def _same_queries(evaluated: list[Any]) -> bool:
+    """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
+    one qrels), so that nothing needs matching."""
+    first = evaluated[0].queries
+    if isinstance(first, list) and all(isinstance(other.queries, list) for other in evaluated[1:]):
+        return all(other.queries == first for other in evaluated[1:])   # saved results: lists, compared in C
+    return all(np.array_equal(np.asarray(first), np.asarray(other.queries)) for other in evaluated[1:])
+
+
+def _mismatches(names: list[str], evaluated: list[Any], same: bool = False) -> list[str]:
     """What differs between each run and the first: protocol, qrels, query set."""
     first_name, first = names[0], evaluated[0]
     found = []
     # Ids compared as text: saved results (JSON) hold integer user ids as text.
-    first_queries = set(map(str, first.queries))
+    first_queries = set() if same else set(map(str, first.queries))
     for name, other in zip(names[1:], evaluated[1:]):
         if other.protocol.fingerprint != first.protocol.fingerprint:
             policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
@@ -281,7 +290,7 @@ def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
         if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
             found.append(f"qrels differ: {first_name} was evaluated on qrels digest {first.qrels_digest}, "
                          f"{name} on {other.qrels_digest}")
-        queries = set(map(str, other.queries))
+        queries = first_queries if same else set(map(str, other.queries))
         if queries != first_queries:
             only_first = sorted(first_queries - queries)
             only_other = sorted(queries - first_queries)
@@ -294,8 +303,20 @@ def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
     return found
 
 
-def _value_matrix(evaluated: list[Any], measures: list[Measure]) -> tuple[np.ndarray, np.ndarray]:
-    """(union of queries, values[run, measure, query]) with NaN where a run lacks a query."""
+def _value_matrix(evaluated: list[Any], measures: list[Measure], same: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(union of queries, values[run, measure, query]) with NaN where a run lacks a query.
+    ``same``: every run holds the same ids in the same order (:func:`_same_queries`)."""
+    if same:   # one qrels, one query order: one sort of the ids as text serves every run
+        text = np.array(evaluated[0].queries, dtype=object).astype(str)
+        order = np.argsort(text, kind="stable")
+        union = text[order]
+        if not (union[1:] == union[:-1]).any():   # ids equal as text (7 and "7") take the general path
+            values = np.empty((len(evaluated), len(measures), len(text)))
+            for i, result in enumerate(evaluated):
+                for j, measure in enumerate(measures):
+                    values[i, j] = np.asarray(result.values(measure), dtype=np.float64)[order]
+            return union, values
     query_arrays = [np.asarray(r.queries, dtype=object).astype(str) for r in evaluated]
     union = np.unique(np.concatenate(query_arrays))
     values = np.full((len(evaluated), len(measures), len(union)), np.nan)
@@ -428,13 +449,14 @@ def compare(
 
         protocol = resolve_protocol(protocol)
     names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
-    mismatches = _comparable(names, evaluated, baseline, allow_mismatch)
+    same = _same_queries(evaluated)
+    mismatches = _comparable(names, evaluated, baseline, allow_mismatch, same)
     if baseline is None:
         pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:
         base = names.index(baseline)
         pairs = [(base, j) for j in range(len(names)) if j != base]
-    _, values = _value_matrix(evaluated, measure_list)
+    _, values = _value_matrix(evaluated, measure_list, same)
     # One row per measure x pair: B - A per query, NaN where either has no value.
     index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
     rows, stat = _rows(values, index, names, measure_list, test=test, correction=correction, alpha=alpha,
@@ -455,7 +477,8 @@ def compare(
         method=method, methods=methods, method_checks=checks)
 
 
-def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool) -> list[str]:
+def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool,
+                same: bool = False) -> list[str]:
     """Refuse runs that cannot be compared; what differs between them (allow_mismatch)."""
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
@@ -469,7 +492,7 @@ def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, al
         hint = f"did you mean {near[0]}? " if near else ""
         raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
                          fix=literal(f"{hint}choose one of {', '.join(names)}"))
-    mismatches = _mismatches(names, evaluated)
+    mismatches = _mismatches(names, evaluated, same)
     if mismatches and not allow_mismatch:
         raise ComparabilityError(
             what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "

@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from ..errors import InputError, literal
 from .anova import Anova, MixedModel, mixed_model, two_way_anova
 from .design import topics_for_anova, topics_for_ci_width, topics_for_t_test
@@ -171,6 +173,6 @@ def compare_systems(qrels, runs, measures, protocol=None, *, allow_partial: bool
     if topic_ids is None or len(topic_ids) < 3:
         raise InputError(what=f"the runs share {0 if topic_ids is None else len(topic_ids)} topics; "
                               "many-system tests need at least 3", fix="check the runs rank the same queries")
-    return analyse_matrices(matrices, [str(name) for name in runs], topic_ids=[str(t) for t in topic_ids],
+    return analyse_matrices(matrices, [str(name) for name in runs], topic_ids=np.asarray(topic_ids).tolist(),
                             **options)
 

@@ -236,10 +236,31 @@ def test_cli_memory_budget_prints_the_in_memory_numbers(tmp_path, capsys, fmt):
 
 
 def _strip(text: str) -> str:
-    # The qrels' digest is of the whole judgments, which out of core never holds at once.
+    # The qrels' digest is of the whole judgments, which out of core never holds at once: it
+    # records its own kind of digest (ooc-..., compared in test_outofcore_digest_*).
     import re
 
-    return re.sub(r'"digest": (null|"[0-9a-f]+")', '"digest": -', text)
+    return re.sub(r'"digest": (null|"(ooc-)?[0-9a-f]+")', '"digest": -', text)
+
+
+def test_outofcore_digests_agree_across_budgets_and_compare(tmp_path, capsys):
+    """Issue 36 #10: two results saved from --memory-budget runs on the same qrels compare; the
+    digest does not depend on how the log is cut into parts (two budgets)."""
+    import json
+
+    truth, predictions = _log()
+    paths = _write(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
+                   predictions.rename_columns(["query", "doc", "score"]), "parquet")
+    digests = []
+    for budget, name in (("1KB", "small.json"), ("2GB", "large.json")):
+        code, _, err = _cli(capsys, "evaluate", *paths, "--memory-budget", budget, "--format", "json",
+                            "-o", str(tmp_path / name))
+        assert code == 0, err
+        digests.append(json.loads((tmp_path / name).read_text())["qrels"]["digest"])
+    assert digests[0] == digests[1] and digests[0].startswith("ooc-")
+    code, out, err = _cli(capsys, "compare", "--results", str(tmp_path / "small.json"), str(tmp_path / "large.json"))
+    assert "qrels differ" not in err
+    assert code == 0, err
 
 
 def test_cli_sorted_refuses_an_unsorted_log(tmp_path, capsys):

@@ -87,7 +87,21 @@ def _dispatch(arguments: list[str]) -> int:
     # The command's own parser when it is named first; every command's otherwise (--help, a typo).
     args = build_parser(arguments[0] if arguments else None).parse_args(arguments)
     args.argv = arguments  # the report states the command that made it
+    _guard_inputs(args)
     return args.handler(args)
+
+
+def _guard_inputs(args) -> None:
+    """Refuse ``-o`` naming any file the command reads, side inputs included (a chunk map,
+    a grade map, intent weights, ...), before anything is read: one guard for every command,
+    from :func:`.inputs.every_input`, so a new option cannot forget it."""
+    output = getattr(args, "output", None)
+    if output is None or str(output) == "-":
+        return
+    from ..report.output import check_output_path
+    from .inputs import every_input
+
+    check_output_path(output, every_input(args))
 
 
 class Signalled(BaseException):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 
+from ..errors import InputError, literal
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_run, run_names
@@ -43,7 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the measure cross-validation maximises (default ndcg@10)")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"measures of the comparison (default {' '.join(DEFAULT_MEASURES)})")
-    parser.add_argument("--k", type=int, default=10, help="cutoff of the complementarity diagnostics (default 10)")
+    parser.add_argument("--k", type=count_option("--k", 1), default=10,
+                        help="cutoff of the complementarity diagnostics (default 10)")
+    parser.add_argument("--min-coverage", type=share_option, default=0.5, metavar="SHARE",
+                        help="with --qrels: refuse a component ranking less than this share of the judged "
+                             "queries (default 0.5; one ranking none is always refused)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="with --qrels: fuse and compare components that rank too few judged queries anyway")
     add_test_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
@@ -54,10 +62,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print nothing: the fused run is written to -o, errors still go to stderr")
 
 
+def share_option(text: str) -> float:
+    """An argparse ``type``: a share between 0 and 1, both included (--min-coverage)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a share between 0 and 1 is needed, such as 0.5 (got {text!r})")
+    return value
+
+
 def trec_text(run) -> str:
-    """The run in TREC format, rows in its order, ranks from 1 per query, scores at full precision."""
+    """The run in TREC format, rows in its order, ranks from 1 per query, scores at full precision.
+
+    Ids holding a blank or a control character are refused: a blank would split
+    the line's columns and a line break would forge a line of its own.
+    """
     import numpy as np
 
+    _check_trec_ids(run.name, "query", run.queries)
+    _check_trec_ids(run.name, "doc", run.docs[np.unique(run.doc_codes)])
     lines = []
     tag = run.name
     for q, query in enumerate(run.queries.tolist()):
@@ -66,6 +91,21 @@ def trec_text(run) -> str:
         for rank, (doc, score) in enumerate(zip(docs, np.asarray(run.scores[lo:hi]).tolist()), start=1):
             lines.append(f"{query} Q0 {doc} {rank} {score!r} {tag}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _check_trec_ids(name: str, what: str, ids) -> None:
+    """Refuse an empty id or one with a blank or a control character (one pass in C when all are fine)."""
+    texts = [str(text) for text in ids.tolist()]
+    joined = "".join(texts)
+    # isprintable is False for every blank but the ASCII space (str.split's others are Unicode separators).
+    if all(texts) and joined.isprintable() and " " not in joined:
+        return
+    for text in texts:
+        if not text or not text.isprintable() or text.split() != [text]:
+            raise InputError(source=f"run {name}", what=literal(f"{what} id {text!r:.60} is empty or holds a blank or "
+                                                                 "a control character, which a TREC run cannot hold "
+                                                                 "(it would split or forge a line)"),
+                             value=text, fix="clean the ids of the component runs first")
 
 
 def _params(args) -> dict:
@@ -86,7 +126,32 @@ def _params(args) -> dict:
         except ValueError:
             raise usage(NAME, f"--weights {args.weights!r}: give numbers separated by commas",
                         "e.g. --weights 0.5,0.3,0.2") from None
+    from ..fusion.domains import check_domains
+
+    check_domains(params)   # before any run is read
     return params
+
+
+def _check_coverage(args, qrels, runs: dict) -> None:
+    """--min-coverage and --allow-partial: a component ranking too few judged queries is refused,
+    in fuse's own option words (the comparison then runs with every query it has)."""
+    import numpy as np
+
+    from ..errors import CoverageError
+
+    judged = len(qrels.queries)
+    if args.allow_partial or judged == 0:
+        return
+    for name, component in runs.items():
+        ranked = int(np.isin(qrels.queries, component.queries).sum())
+        if ranked == 0 or ranked / judged < args.min_coverage:
+            raise CoverageError(source=f"run {name}",
+                                what=literal(f"ranks {ranked} of the {judged} judged queries "
+                                             f"({ranked / judged:.1%}), below the {args.min_coverage:.0%} asked "
+                                             "for (--min-coverage)"),
+                                value=ranked / judged,
+                                fix="check that the query ids match, or pass --allow-partial, or lower "
+                                    "--min-coverage")
 
 
 def run(args) -> int:
@@ -113,6 +178,7 @@ def run(args) -> int:
     if args.qrels:      # read as every command reads its inputs: formats, stdin, errors, limits
         qrels, pairs = read_inputs(args, args.qrels, args.runs, names, intents=False)
         runs = dict(pairs)
+        _check_coverage(args, qrels, runs)
     else:
         qrels, runs = None, {name: read_run(args, path, name) for name, path in zip(names, args.runs)}
     out = [f"fusion: {method.name} of {', '.join(names)}; normalization {args.norm}",
@@ -136,7 +202,7 @@ def run(args) -> int:
     if qrels is not None:
         comparison = compare_fused(qrels, fused, runs, measures, protocol, test=args.test,
                                    correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
-                                   seed=args.seed)
+                                   seed=args.seed, allow_partial=True)
         out.append(text_table(comparison, fused.name, places))
     if not args.quiet:
         print("\n".join(out))

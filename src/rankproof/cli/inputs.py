@@ -25,7 +25,7 @@ from .usage import literal, usage
 
 __all__ = [
     "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options", "add_input_options", "add_column_options",
-    "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN",
+    "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN", "every_input",
 ]
 
 INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
@@ -106,6 +106,39 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
 
 
 # -- what the options say ---------------------------------------------------------------
+# Parsed values that are never files (the command's machinery, and the output itself).
+_NOT_INPUTS = frozenset({"output", "argv", "handler", "command", "column_roles"})
+
+
+def every_input(args) -> list[str]:
+    """Every path an option's value may name: the value itself, the part after ``=``
+    (``--label NAME=FILE``, ``--policy chunk_map=file:PATH``) and after ``file:``
+    (``--chunk-map file:PATH``).
+
+    Over-inclusive by design: the output guard compares files by device and
+    inode, so a value that names no file costs nothing, and an option added
+    later is guarded without being listed here.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> every_input(argparse.Namespace(runs=["a.run"], chunk_map="file:map.csv", policy=None, output="x"))
+    ['a.run', 'file:map.csv', 'map.csv']
+    """
+    found: list[str] = []
+    for key, value in vars(args).items():
+        if key in _NOT_INPUTS:
+            continue
+        for text in value if isinstance(value, (list, tuple)) else [value]:
+            if not isinstance(text, str) or not text:
+                continue
+            after = text.partition("=")[2]
+            for candidate in (text, after, *(t[len("file:"):] for t in (text, after) if t.startswith("file:"))):
+                if candidate and candidate not in found:
+                    found.append(candidate)
+    return found
+
+
 def protocol_of(args):
     """The protocol of --preset and --policy; a policy given twice is refused, as Protocol.from_text does."""
     from ..protocol import Protocol

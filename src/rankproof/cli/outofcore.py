@@ -82,10 +82,13 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
                        _table_format(args.qrels, args.qrels_format))
     found = []
     for path, name in zip(args.runs, names):
-        def part(truth, predictions, path=path, name=name):
+        digest = QrelsDigest()
+
+        def part(truth, predictions, path=path, name=name, digest=digest):
             qrels = Qrels.from_table(truth, **qrels_columns, source=args.qrels, grades=str(protocol.grades))
             if mapping is not None:
                 qrels = map_grades(qrels, mapping)
+            digest.add(qrels)
             run = Run.from_table(predictions, **run_columns, source=path, name=name)
             return evaluate(qrels, run, measures, protocol, allow_partial=True,
                             engine=args.engine)
@@ -94,7 +97,47 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
                          _table_format(path, args.run_format))
         results = evaluate_log(qrels_log, run_log, part, memory_budget=budget, sorted=args.log_sorted,
                                run_name=name, progress=not args.quiet)
+        # The parts' judgments together, whatever the parts (so any two budgets agree), for compare --results.
+        results.qrels_digest = digest.hexdigest()
         if not args.allow_partial:
             check_query_coverage(results, args.min_coverage, source=f"{path} against {args.qrels}")
         found.append(results)
     return found
+
+
+class QrelsDigest:
+    """A digest of judgments read in parts of whole queries, the same whatever the parts.
+
+    Each query's judgments (its id, then each doc and grade in doc order, as
+    :class:`~rankproof.Qrels` holds them) hash to 64 bits (BLAKE2b); the
+    digest is their sum modulo 2**64, so the order and the cut of the parts do
+    not matter. It is not :func:`rankproof.data.digest.qrels_digest` (which
+    needs every doc at once): an out-of-core result compares with other
+    out-of-core results on the same judgments, an in-memory one with in-memory ones.
+
+    Examples
+    --------
+    >>> from rankproof import Qrels
+    >>> whole, parts = QrelsDigest(), QrelsDigest()
+    >>> whole.add(Qrels.from_dict({"a": {"x": 1}, "b": {"y": 2}}))
+    >>> parts.add(Qrels.from_dict({"b": {"y": 2}})); parts.add(Qrels.from_dict({"a": {"x": 1}}))
+    >>> whole.hexdigest() == parts.hexdigest()
+    True
+    """
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def add(self, qrels) -> None:
+        import hashlib
+
+        offsets, docs, grades = qrels.offsets.tolist(), qrels.docs, qrels.grades
+        for q, query in enumerate(qrels.queries.tolist()):
+            lo, hi = offsets[q], offsets[q + 1]
+            rows = zip(docs[qrels.doc_codes[lo:hi]].tolist(), grades[lo:hi].tolist())
+            text = str(query) + "\0" + "\n".join(f"{doc}\t{grade!r}" for doc, grade in rows)
+            value = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+            self.total = (self.total + int.from_bytes(value, "big")) % (1 << 64)
+
+    def hexdigest(self) -> str:
+        return "ooc-" + format(self.total, "016x")

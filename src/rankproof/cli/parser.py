@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 from types import ModuleType
 
 from .usage import UsageError, literal
@@ -34,7 +35,16 @@ def command_module(name: str) -> ModuleType:
 
 
 class Parser(argparse.ArgumentParser):
-    """A parser whose errors are one line and exit 2 (a UsageError), with no usage dump."""
+    """A parser whose errors are one line and exit 2 (a UsageError), with no usage dump.
+
+    A value that starts with a minus and a digit (``--weights -1,1``, ``--param``'s
+    ``-0.5``, ``1e-3``'s kin ``-1e3``) is a value, not an option: no option of
+    rankproof is spelled that way, and argparse alone only knows ``-1`` and ``-.5``.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d[\w.,+-]*$")
 
     def error(self, message: str):
         raise UsageError(source=self.prog, what=literal(f"{message} (see {self.prog} --help)"))

@@ -126,20 +126,16 @@ class Log:
         """Rows in the file (Parquet's metadata), None for text files."""
         if self.format != "parquet":
             return None
-        import pyarrow.parquet as pq
-
-        return pq.ParquetFile(self.path).metadata.num_rows
+        return self._parquet().metadata.num_rows
 
     def size(self) -> int:
         """The input's estimated in-memory (Arrow) size, bytes: a Parquet file's from its
         metadata; a text file's size and half again."""
         if self.format != "parquet":
             return int(os.path.getsize(self.path) * 1.5)
-        import pyarrow.parquet as pq
-
         # From the metadata alone: fixed-width columns by their width, others by their
         # uncompressed Parquet size (about Arrow's: the bytes and a 4-byte length each).
-        handle = pq.ParquetFile(self.path)
+        handle = self._parquet()
         meta, schema = handle.metadata, handle.schema_arrow
         total = 0
         for name in (c for c in self.columns if c in schema.names):
@@ -157,36 +153,60 @@ class Log:
         if self.format != "parquet":
             return False
         import pyarrow as pa
+
+        schema = self._parquet().schema_arrow
+        return self.user in schema.names and pa.types.is_integer(schema.field(self.user).type)
+
+    def _parquet(self):
+        """The Parquet file opened, or a ParseError naming it (empty, truncated, not Parquet)."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        schema = pq.read_schema(self.path)
-        return self.user in schema.names and pa.types.is_integer(schema.field(self.user).type)
+        try:
+            return pq.ParquetFile(self.path)
+        except (pa.ArrowException, OSError) as error:
+            raise self._unreadable(error) from None
+
+    def _unreadable(self, error: Exception) -> ParseError:
+        first = " ".join(str(error).split())[:200]
+        return ParseError(source=self.path, what=f"cannot be read as Parquet ({literal(first)})",
+                          fix="check that the file is a whole Parquet file (not truncated, not another format)")
 
     def batches(self, rows: int) -> Iterator:
         """The file as pyarrow Tables of about `rows` rows (Parquet) or one CSV block each."""
+        if self.format == "parquet":
+            import pyarrow as pa
+
+            try:
+                yield from self._parquet_batches(rows)
+            except (pa.ArrowException, OSError) as error:   # a damaged page, found when it is read
+                raise self._unreadable(error) from None
+            return
+        yield from self._text_batches(rows)
+
+    def _parquet_batches(self, rows: int) -> Iterator:
         import pyarrow as pa
 
-        if self.format == "parquet":
-            import pyarrow.parquet as pq
-
-            handle = pq.ParquetFile(self.path)
-            missing = [c for c in self.columns if c not in handle.schema_arrow.names]
-            if missing:
-                raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
-                                 fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
-            meta = handle.metadata
-            if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1 << 20):
-                # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
-                # memory as it goes, so row groups are read whole where they are small enough).
-                for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
-                    yield pa.Table.from_batches([batch])
-                return
-            for index in range(meta.num_row_groups):
-                group = handle.read_row_group(index, columns=list(self.columns))
-                for start in range(0, group.num_rows, max(1, rows)):
-                    yield group.slice(start, rows)
-                del group
+        handle = self._parquet()
+        missing = [c for c in self.columns if c not in handle.schema_arrow.names]
+        if missing:
+            raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
+                             fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
+        meta = handle.metadata
+        if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1 << 20):
+            # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
+            # memory as it goes, so row groups are read whole where they are small enough).
+            for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
+                yield pa.Table.from_batches([batch])
             return
+        for index in range(meta.num_row_groups):
+            group = handle.read_row_group(index, columns=list(self.columns))
+            for start in range(0, group.num_rows, max(1, rows)):
+                yield group.slice(start, rows)
+            del group
+
+    def _text_batches(self, rows: int) -> Iterator:
+        import pyarrow as pa
         import pyarrow.csv as pacsv
 
         # As the in-memory reader: every named column as text, no null spellings.
@@ -216,7 +236,9 @@ def needs_out_of_core(paths: Sequence, budget: int | None = None) -> bool:
     try:
         logs = [Log.of(path, (), "") for path in paths]
         return estimated_bytes(logs) > (default_budget() if budget is None else budget)
-    except (InputError, ParseError, OSError):
+    except (InputError, ParseError, OSError, ValueError):
+        # Not a readable table (pyarrow's ArrowInvalid is a ValueError): the in-memory
+        # reader's own checks name the file and what is wrong with it.
         return False
 
 

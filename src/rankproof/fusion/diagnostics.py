@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..data.run import Run
+from ..errors import InputError, literal
 from .table import Table, build_table
 from .ties import FusionTies, parse_ties
 
@@ -47,6 +48,8 @@ class PairAgreement:
 
     @property
     def verdict(self) -> str:
+        if self.queries == 0:
+            return "no query in common: nothing to compare"
         if self.overlap >= HIGH_OVERLAP and self.tau >= HIGH_TAU:
             return "near-duplicates: fusion has little to add"
         if self.overlap <= LOW_OVERLAP or self.tau <= LOW_TAU:
@@ -66,10 +69,15 @@ class Complementarity:
                  f"  {'pair':<32} {'overlap@' + str(self.k):>10} {'tau':>7} {'rel/nonrel overlap':>19}  verdict"]
         for p in self.pairs:
             lee = ("" if p.relevant_overlap is None else
-                   f"{p.relevant_overlap:.3f}/{p.nonrelevant_overlap:.3f}")
-            lines.append(f"  {p.a + ' / ' + p.b:<32} {p.overlap:>10.3f} {p.tau:>7.3f} {lee:>19}  {p.verdict}")
+                   f"{_shown(p.relevant_overlap)}/{_shown(p.nonrelevant_overlap)}")
+            lines.append(f"  {p.a + ' / ' + p.b:<32} {_shown(p.overlap):>10} {_shown(p.tau):>7} {lee:>19}  {p.verdict}")
         lines.append("  (Lee 1997: fusion gains when relevant overlap exceeds non-relevant overlap)")
         return "\n".join(lines)
+
+
+def _shown(value: "float | None") -> str:
+    """Three decimals, or n/a for a value nothing defines (no query or no doc in common)."""
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3f}"
 
 
 def _tau(x: np.ndarray, y: np.ndarray) -> float:
@@ -129,6 +137,9 @@ def complementarity(runs: "Sequence[Run] | Mapping[str, Run]", *, k: int = 10, q
     >>> round(pair.overlap, 4), pair.tau      # d2, d3 shared, in opposite orders
     (0.6667, -1.0)
     """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(source="fuse", what=literal(f"the cutoff k={k!r} of the complementarity must be an "
+                                                     "integer >= 1"), value=k, fix="e.g. k=10")
     components = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
     table = build_table(components, parse_ties(ties))
     if isinstance(runs, Mapping):

@@ -12,7 +12,8 @@ import numpy as np
 from ..data.run import Run
 from ..errors import InputError
 from . import rank_methods, score_methods, trained_methods
-from .normalization import normalize, parse_norm
+from .domains import check_domains
+from .normalization import check_finite, normalize, parse_norm
 from .table import Table, build_table, fused_run
 from .ties import FusionTies, parse_ties
 from .training import TRAINING_PARAMETERS, ranx_resort, train_on
@@ -111,6 +112,7 @@ def checked_params(method: Method, params: Mapping[str, Any], components: int) -
     if unknown:
         raise InputError(source="fuse", what=f"{method.name} has no parameter {unknown[0]!r}", value=unknown[0],
                          fix="its parameters are " + (", ".join(sorted(allowed)) or "none"))
+    check_domains(params)
     out = {**method.defaults, **params}
     if method.weighted:
         weights = out.get("weights", (1.0,) * components)
@@ -179,8 +181,10 @@ def fuse(runs: "Sequence[Run] | Mapping[str, Run]", method: str = "rrf", *, norm
     chosen = parse_method(method)
     policy = parse_ties(ties)
     norm = parse_norm(norm)
-    table = normalize(build_table(components, policy), norm, policy)
     given = dict(params or {})
+    check_domains(given)   # before the training step reads n_segments
+    raw = build_table(components, policy)
+    table = normalize(raw, norm, policy)
     if chosen.train is not None and not set(chosen.learned) <= set(given):
         if qrels is None:
             raise InputError(source="fuse", what=f"{chosen.name} learns from judgments: give qrels",
@@ -188,4 +192,5 @@ def fuse(runs: "Sequence[Run] | Mapping[str, Run]", method: str = "rrf", *, norm
         given.update(train_on(table, chosen, qrels, given, np.ones(len(table.queries), dtype=bool),
                               resort=ranx_resort(policy, norm)))
     fused = fuse_table(table, chosen, checked_params(chosen, given, len(components)), policy)
+    check_finite(raw, fused, chosen.name, norm)
     return fused_run(table, fused, policy, name or chosen.name)

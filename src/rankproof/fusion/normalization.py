@@ -35,7 +35,7 @@ from ..errors import InputError
 from .table import Table, ranks_of
 from .ties import FusionTies, order_within
 
-__all__ = ["NORMALIZATIONS", "normalize", "parse_norm", "reranked"]
+__all__ = ["NORMALIZATIONS", "check_finite", "normalize", "parse_norm", "reranked"]
 
 FLOOR = 1e-9
 
@@ -87,20 +87,65 @@ def normalize(table: Table, name: str, ties: FusionTies = FusionTies.DOCID) -> T
         low, high = _per_query(table, s, "min"), _per_query(table, s, "max")
         if name == "sum":
             den = np.maximum(_per_query(table, s, "sum") - low * table.lengths, FLOOR)
+            _refuse_overflow(table, den, name)
             return table.with_scores((s - low[q]) / den[q])
-        den = np.maximum(high - low, FLOOR)
         if name == "min-max":
-            return table.with_scores((s - low[q]) / den[q])
-        return reranked(table, (high[q] - s) / den[q], ties)
+            return table.with_scores(_spread(s - low[q], s / 2 - low[q] / 2, high - low, high / 2 - low / 2, q))
+        return reranked(table, _spread(high[q] - s, high[q] / 2 - s / 2, high - low, high / 2 - low / 2, q), ties)
     if name == "max":
         return table.with_scores(s / np.maximum(_per_query(table, s, "max"), FLOOR)[q])
     if name == "zmuv":
-        mean, std = _per_query(table, s, "mean"), _per_query(table, s, "std")
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean, std = _per_query(table, s, "mean"), _per_query(table, s, "std")
+        _refuse_overflow(table, mean + std, name)
         return table.with_scores((s - mean[q]) / np.maximum(std, FLOOR)[q])
     n = table.lengths[q].astype(float)
     if name == "rank":
         return table.with_scores(np.where(table.present, 1 - table.positions / np.maximum(n, 1), np.nan))
     return _borda(table, n)
+
+
+def _spread(num: np.ndarray, half_num: np.ndarray, den: np.ndarray, half_den: np.ndarray,
+            q: np.ndarray) -> np.ndarray:
+    """``num / max(den, 1e-9)`` per candidate, from the halves where ``max - min`` overflows (scores
+    of +-1e308: halving is exact, so the ratio is the one the real numbers give)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        wide = ~np.isfinite(den)
+        if not wide.any():
+            return num / np.maximum(den, FLOOR)[q]
+        out = num / np.maximum(np.where(wide, 1.0, den), FLOOR)[q]
+        rows = wide[q]
+        out[rows] = half_num[rows] / half_den[q][rows]
+    return out
+
+
+def _refuse_overflow(table: Table, per_query: np.ndarray, norm: str) -> None:
+    """Refuse a normalization whose sums or squares left the float range (a std of inf would
+    silently turn every score into 0), naming the component and the query."""
+    bad = ~np.isfinite(per_query)
+    if not bad.any():
+        return
+    query, component = (int(i) for i in np.argwhere(bad)[0])
+    raise InputError(source=f"run {table.names[component]}", query=str(table.queries[query]),
+                     what=f"its scores overflow the {norm} normalization (their sum or squares leave the "
+                          "float range)", fix="rescale that run's scores, or normalize with min-max or rank (--norm)")
+
+
+def check_finite(table: Table, fused: np.ndarray, method: str, norm: str) -> None:
+    """Refuse fused scores that overflowed, naming the component whose scores did it.
+
+    Components' scores are finite (the readers refuse others), so an infinite
+    or undefined fused score comes from arithmetic past the float range: the
+    component with the largest magnitude is named, with the way out.
+    """
+    if np.isfinite(fused).all():
+        return
+    magnitude = np.nanmax(np.abs(np.where(table.present, table.scores, np.nan)), axis=0, initial=0.0)
+    worst = int(np.argmax(magnitude))
+    raise InputError(source=f"run {table.names[worst]}",
+                     what=f"its scores (up to {magnitude[worst]:.3g} in magnitude) overflow {method} under the "
+                          f"{norm} normalization: the fused scores leave the float range",
+                     fix="rescale that run's scores, or normalize them with min-max or rank (--norm)")
 
 
 def reranked(table: Table, scores: np.ndarray, ties: FusionTies) -> Table:

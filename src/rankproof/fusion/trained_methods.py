@@ -88,6 +88,9 @@ def slidefuse(table: Table, probs, w: int = 5) -> np.ndarray:
     using sliding windows", ECIR 2008.
     """
     out = np.zeros(table.positions.shape)
+    # A window wider than the longest list holds the whole list, as at that width: the loop below
+    # runs 2w + 1 times, so w = 1e12 would otherwise never end.
+    w = int(min(w, max(int(table.lengths.max(initial=0)), 1)))
     for i, p in enumerate(probs):
         p = np.asarray(p, dtype=float)
         rank = table.positions[:, i]
@@ -108,6 +111,9 @@ def train_probfuse(hits: Hits, n_segments: int = 10) -> dict:
     ``ceil(n_i(q) / n_segments)`` ranks, ``P_i(k)`` the mean over training queries of segment ``k``'s
     fraction relevant (an empty segment adds 0)."""
     probs = []
+    # More segments than the longest list has ranks: one rank each, the same fused scores as at that
+    # many (and no array of n_segments = 1e9 entries).
+    n_segments = int(min(n_segments, max(int(hits.table.lengths.max(initial=0)), 1)))
     for i in range(len(hits.table.names)):
         query, rank, hit, lengths = hits.of(i)
         size = np.ceil(lengths / n_segments).astype(np.int64)[query]

@@ -221,12 +221,35 @@ def results_from_document(document: Any, source: str = "saved results", runs_of=
             except MeasureError as error:
                 raise InputError(what=literal(str(error)), source=f"{source}: run {name}", value=text) from None
             measures[measure] = (column(text), _number(means.get(text), f"{source}: run {name}, mean {text}"))
+            _check_range(measure, protocol, queries, *measures[measure], f"{source}: run {name}", fix)
         loaded.append(SavedResults(
             run_name=str(name), protocol=protocol, qrels_digest=qrels.get("digest"),
             qrels_source=qrels.get("source"), queries=queries,
             values={m: v for m, (v, _) in measures.items()}, means={m: mean for m, (_, mean) in measures.items()},
             source=source))
     return loaded
+
+
+def _check_range(measure, protocol, queries, values, mean, where: str, fix: str) -> None:
+    """Refuse a value a bounded measure cannot take (an ndcg of 5.0): the file was edited.
+
+    The bound is the measure's ``value_range`` under the default gains; a protocol with
+    other gains (a gain map, negative grades kept) can leave it, so it is not checked there.
+    """
+    low, high = measure.spec.value_range
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return
+    if measure.spec.dcg is not None and protocol.gain != Protocol.preset("rankproof").gain:
+        return
+    slack = 1e-9 * max(1.0, abs(low), abs(high))
+    with np.errstate(invalid="ignore"):
+        outside = (values < low - slack) | (values > high + slack)
+    if outside.any() or (mean is not None and not math.isnan(mean) and not low - slack <= mean <= high + slack):
+        at = int(np.argmax(outside)) if outside.any() else None
+        shown = f"query {queries[at]}" if at is not None else "mean"
+        value = float(values[at]) if at is not None else mean
+        raise InputError(what=literal(f"{measure} is {value!r} for its {shown}, outside its range [{low:g}, "
+                                      f"{high:g}]"), source=where, value=value, fix=f"the file was edited: {fix}")
 
 
 def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:

@@ -506,7 +506,7 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
     value = values.value.astype(np.float64, copy=True)
     included = np.ones(len(value), dtype=bool)
     undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
-    if protocol.zero_ideal is ZeroIdeal.DROP and nothing_relevant is not None:
+    if protocol.zero_ideal in _WHOLE_QUERY and nothing_relevant is not None:
         undefined = nothing_relevant if undefined is None else (undefined | nothing_relevant)
     zero_ideal = int(undefined.sum()) if undefined is not None else 0
     if undefined is not None and zero_ideal:
@@ -514,7 +514,8 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
         if policy is ZeroIdeal.ERROR:
             first = queries[np.flatnonzero(undefined)[0]]
             raise ZeroIdealError(
-                query=first, what=f"nothing relevant, so {literal(measure)} is undefined ({zero_ideal} such {{queries}})",
+                query=first, what=f"nothing relevant, so {literal(measure)} is refused under zero_ideal=error "
+                                  f"({zero_ideal} such {{queries}})",
                 fix="set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
                     "or zero_ideal=one")
         if policy is ZeroIdeal.ONE:
@@ -531,11 +532,18 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
     )
 
 
+# The zero_ideal options that act on a query with nothing relevant whatever the measure: drop leaves
+# it out of every mean, error refuses it (LlamaIndex raises ValueError on an empty expected list for
+# every metric, hit rate and MRR included); the others act on the normalised measures only.
+_WHOLE_QUERY = (ZeroIdeal.DROP, ZeroIdeal.ERROR)
+
+
 def nothing_relevant(alignment, protocol: Protocol) -> np.ndarray | None:
     """Per query of the alignment: no judged doc at grade ``rel`` or above
-    (what ``zero_ideal=drop`` leaves out of every measure); None under the
-    other zero_ideal policies."""
-    if protocol.zero_ideal is not ZeroIdeal.DROP:
+    (what ``zero_ideal=drop`` leaves out of every measure and
+    ``zero_ideal=error`` refuses for every measure); None under the other
+    zero_ideal policies."""
+    if protocol.zero_ideal not in _WHOLE_QUERY:
         return None
     pool_query = np.repeat(np.arange(alignment.num_queries), np.diff(alignment.pool_offsets))
     relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel], minlength=alignment.num_queries)

@@ -33,7 +33,7 @@ def test_layouts_detected_and_rows_kept(tmp_path):
                           {"id": 8, "user_input": "q?", "retrieved_context_ids": [], "reference_context_ids": []}))
     assert rows.layout == "ragas" and rows.rows == 2 and rows.empty == 1 and rows.unjudged == 1
     assert rows.rankings == {"7": ["a", "3", "a"], "8": []}  # the id field names the query; duplicates kept for the policy
-    assert rows.judgments == {"7": {"a": 1}}
+    assert rows.judgments == {"7": {"a": 1}, "8": {}}  # 8: an empty ground truth, kept (issue 36)
     assert detect_layout(["retrieved", "relevant", "query_id"], "x") == "rankproof"
 
 

@@ -63,6 +63,16 @@ def test_feature_similarities_by_hand():
         pytest.approx(1 - R2, abs=1e-15)
 
 
+def test_features_as_a_mapping_as_ild_takes_them():
+    """Issue 36: features={item: vector} crashed with "too many values to unpack"; ild takes it."""
+    vectors = {"a": [1, 0], "b": [0, 1], "c": [1, 1], "d": [0, 0], "e": [2, 0]}
+    run = Run.from_dict({"x": ["c", "d"], "y": ["e"]})
+    result = serendipity(run, 2, history={"x": ["a", "b"], "y": ["a"]}, features=vectors)
+    assert result.per_query() == pytest.approx({"x": ((1 - R2) + 1) / 2, "y": 0.0}, abs=1e-15)
+    with pytest.raises(InputError, match="two feature vectors|mapping"):
+        serendipity(run, 2, history={"x": ["a"]}, features=[1, 2, 3])
+
+
 def test_errors_in_users_and_items_words():
     with pytest.raises(InputError, match="item 'e' has no category"):
         serendipity(RUN, 3, history=TRAIN, categories={"a": "A", "b": "B", "c": "C", "d": "D"})

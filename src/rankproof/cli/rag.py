@@ -66,7 +66,7 @@ def run(args) -> int:
                            min_coverage=args.min_coverage, allow_partial=args.allow_partial)
     write_output(render_results([results], args.format, args.per_query, places, names), args.output)
     read = (f"{args.file}: {rows.layout} layout, {rows.rows} rows, {rows.empty} with nothing retrieved; "
-            f"{len(rows.judgments)} queries with relevant ids" + (f" in {args.judgments}" if args.judgments else ""))
+            f"{sum(map(bool, rows.judgments.values()))} queries with relevant ids" + (f" in {args.judgments}" if args.judgments else ""))
     print_notes([read, *merged_notes(args.measure)], args.quiet)
     notes([results], args.quiet)
     return 0

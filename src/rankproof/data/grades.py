@@ -43,4 +43,4 @@ def map_grades(qrels: Qrels, mapping: Mapping[int, int]) -> Qrels:
                               f"{', '.join(map(str, missing))})", fix=f"add them, e.g. {missing[0]}:0")
     query_codes = np.repeat(np.arange(qrels.num_queries), np.diff(qrels.offsets))
     return Qrels(query_codes=query_codes, queries=qrels.queries, doc_codes=qrels.doc_codes, docs=qrels.docs,
-                 grades=new[at], lines=qrels.lines, source=qrels.source)
+                 grades=new[at], lines=qrels.lines, source=qrels.source, keep_empty=True)

@@ -171,6 +171,13 @@ class Qrels:
     source : str
         Where the judgments came from, for messages.
 
+    A query may be declared with no judgment (``{"q2": {}}`` in
+    :meth:`from_dict`, or :meth:`with_queries`): it belongs to the
+    evaluation set with nothing relevant, so the protocol's ``zero_ideal``
+    policy decides its value, and it is counted (``empty_queries``).
+    ``keep_empty=True`` in the constructor keeps every query of `queries`
+    whether rows name it or not.
+
     Examples
     --------
     >>> qrels = Qrels.from_dict({"q1": {"A": 3, "B": 2, "C": 1, "D": 0}})
@@ -186,7 +193,8 @@ class Qrels:
     lines: np.ndarray
     source: str
 
-    def __init__(self, *, query_codes, queries, doc_codes, docs, grades, lines=None, source="qrels"):
+    def __init__(self, *, query_codes, queries, doc_codes, docs, grades, lines=None, source="qrels",
+                 keep_empty: bool = False):
         query_codes = np.asarray(query_codes, dtype=np.int64)
         doc_codes = np.asarray(doc_codes, dtype=np.int64)
         # Real-valued grades (read with grades='real') stay float64; the rest are int64.
@@ -195,7 +203,7 @@ class Qrels:
         lines = no_lines(len(grades)) if lines is None else np.asarray(lines, dtype=np.int64)
         queries, query_codes = sorted_vocabulary(np.asarray(queries, dtype=str), query_codes)
         docs, doc_codes = sorted_vocabulary(np.asarray(docs, dtype=str), doc_codes)
-        if len(grades) == 0:
+        if len(grades) == 0 and not (keep_empty and len(queries)):
             raise InputError(source=source, what="the qrels hold no judgments",
                              fix="give at least one ({query}, {doc}, {grade})")
 
@@ -220,8 +228,12 @@ class Qrels:
                                      fix="keep one {judgment} per ({query}, {doc})", value=pair, **loc)
             raise DuplicateError(what=f"{{judged}} twice{at}", fix="remove the repeated {judgment}", value=pair, **loc)
 
-        # Drop vocabulary entries no row uses, so every query has rows.
-        used_queries, query_codes = _used(query_codes, len(queries))
+        # Drop vocabulary entries no row uses, so every query has rows; keep_empty keeps every query
+        # given (the query universe: a query declared with no judgment stays, with no rows).
+        if keep_empty:
+            used_queries = np.arange(len(queries))
+        else:
+            used_queries, query_codes = _used(query_codes, len(queries))
         used_docs, doc_codes = _used(doc_codes, len(docs))
         set_ = object.__setattr__
         set_(self, "queries", queries[used_queries])
@@ -244,6 +256,8 @@ class Qrels:
 
         ``grades='real'`` keeps real-valued grades (the protocol's
         ``grades=real`` policy); by default a fractional grade is an error.
+        A query mapped to ``{}`` is declared with no judgment (an empty
+        ground truth): it stays in the evaluation set.
 
         Examples
         --------
@@ -253,6 +267,8 @@ class Qrels:
         rankproof.errors.ParseError: qrels: query q1, doc d1: grade 1.5 is not an integer; grades must be integers (map fractional labels to integer grades first, or set the policy grades=real ...)
         >>> Qrels.from_dict({"q1": {"d1": 1.5, "d2": 0}}, grades="real").to_dict()
         {'q1': {'d1': 1.5, 'd2': 0.0}}
+        >>> Qrels.from_dict({"q1": {"d1": 1}, "q2": {}}).to_dict()   # q2: declared, nothing judged
+        {'q1': {'d1': 1}, 'q2': {}}
         """
         real = as_real(grades)
         query_ids: list[str] = []
@@ -273,7 +289,32 @@ class Qrels:
         read_grades = real_grades if real else integer_grades
         grade_array = read_grades(np.array(grade_values, dtype=object) if grade_values else np.zeros(0, np.int64),
                                   describe)
-        return cls._from_ids(query_ids, doc_ids, grade_array, None, source)
+        declared = [checked_id(query, "query", source) for query, docs in judgments.items() if not docs]
+        if not declared:
+            return cls._from_ids(query_ids, doc_ids, grade_array, None, source)
+        queries = np.unique(np.array(query_ids + declared, dtype=str))
+        query_codes = np.searchsorted(queries, np.array(query_ids, dtype=str)) if query_ids else np.zeros(0, np.int64)
+        doc_codes, docs = intern(doc_ids)
+        return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs, grades=grade_array,
+                   source=source, keep_empty=True)
+
+    def with_queries(self, queries: Any) -> "Qrels":
+        """These qrels with `queries` declared too: each query not judged here
+        joins the evaluation set with no judgment (nothing relevant; the
+        protocol's ``zero_ideal`` policy decides its value).
+
+        >>> qrels = Qrels.from_dict({"q1": {"d1": 1}}).with_queries(["q1", "q2"])
+        >>> qrels.queries.tolist(), qrels.empty_queries.tolist()
+        (['q1', 'q2'], ['q2'])
+        """
+        added = np.setdiff1d(np.asarray([checked_id(q, "query", self.source) for q in queries], dtype=str),
+                             self.queries)
+        if not len(added):
+            return self
+        merged = np.union1d(self.queries, added)
+        rows = np.repeat(np.searchsorted(merged, self.queries), np.diff(self.offsets))
+        return Qrels(query_codes=rows, queries=merged, doc_codes=self.doc_codes, docs=self.docs, grades=self.grades,
+                     lines=self.lines, source=self.source, keep_empty=True)
 
     @classmethod
     def from_pandas(cls, frame, *, query: str = "query", doc: str = "doc", grade: str = "grade",
@@ -430,6 +471,11 @@ class Qrels:
     def real_grades(self) -> bool:
         """Are the grades held as real numbers (read with ``grades='real'``)?"""
         return self.grades.dtype.kind == "f"
+
+    @property
+    def empty_queries(self) -> np.ndarray:
+        """The queries declared with no judgment (sorted)."""
+        return self.queries[np.diff(self.offsets) == 0]
 
     @property
     def num_queries(self) -> int:

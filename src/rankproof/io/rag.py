@@ -69,10 +69,11 @@ class RagRows:
     """What a RAG evaluation file holds, row by row.
 
     ``rankings[query]`` is the retrieved ids in order (or ``{id: score}`` when
-    the file gives scores); ``judgments[query]`` is ``{id: grade}`` for the
-    queries with relevant ids; ``empty`` counts the rows with nothing
-    retrieved, ``unjudged`` the rows with no relevant id; ``source`` names
-    where the rows came from (a path, or what the caller passed).
+    the file gives scores); ``judgments[query]`` is ``{id: grade}`` for every
+    row, ``{}`` for a row with no relevant id (an empty ground truth: the
+    query stays in the evaluation set); ``empty`` counts the rows with
+    nothing retrieved, ``unjudged`` the rows with no relevant id; ``source``
+    names where the rows came from (a path, or what the caller passed).
     """
 
     layout: str
@@ -290,8 +291,10 @@ def read_rag_records(records: Any, source: str = "rows", layout: str | None = No
     columns (list columns of ids). Errors name the row by its 1-based number.
 
     >>> read_rag_records([{"user_input": "q?", "retrieved_context_ids": ["a", "b"],
-    ...                    "reference_context_ids": ["b"]}]).judgments
-    {'q?': {'b': 1}}
+    ...                    "reference_context_ids": ["b"]},
+    ...                   {"user_input": "q2", "retrieved_context_ids": ["a"],
+    ...                    "reference_context_ids": []}]).judgments   # q2: an empty ground truth
+    {'q?': {'b': 1}, 'q2': {}}
     """
     if layout is not None and layout not in LAYOUTS:
         raise ParseError(source=source, value=layout, what=f"the layout {literal(layout)} is not known",
@@ -349,11 +352,8 @@ def _collect(rows: Iterator[tuple[int, dict]], source: str, layout: str | None) 
         found.rows += 1
         found.rankings[query] = _retrieved(record, chosen, source, line)
         found.empty += not found.rankings[query]
-        judged = _relevant(record, chosen, source, line)
-        if judged:
-            found.judgments[query] = judged
-        else:
-            found.unjudged += 1
+        found.judgments[query] = _relevant(record, chosen, source, line)
+        found.unjudged += not found.judgments[query]
     if not found.rows:
         raise ParseError(source=source, what="holds no rows", fix="give one row per query")
     return found

@@ -136,7 +136,8 @@ class QueryTable:
     qrels_source, run_source : str, for messages
     notes : tuple of str, facts the printed results state
     grade_range : (lowest, highest) judged grade of the pools, None when unknown
-    judged_queries, missing_queries : int, queries judged, and those of them the run does not rank
+    judged_queries, missing_queries : int, queries judged, and those of them the run does not answer (an
+        empty list is an answer: the coverage guard counts it as ranked, missing_query decides its value)
     warnings : tuple of str, what the evaluation step found doubtful (ids that half match, every ranking one tie)
     """
 
@@ -165,7 +166,8 @@ def query_table(a: Alignment) -> QueryTable:
     return QueryTable(queries=a.queries, in_run=a.in_run, retrieved=lengths, unjudged_retrieved=unjudged,
                       qrels_source=a.qrels_source, run_source=a.run_source, notes=tuple(a.notes),
                       grade_range=grade_range, judged_queries=a.counts.get("queries_in_qrels", 0),
-                      missing_queries=a.counts.get("queries_missing_from_run", 0))
+                      missing_queries=a.counts.get("queries_missing_from_run", 0)
+                      - a.counts.get("queries_ranked_empty", 0))
 
 
 def cutoff_counts(a: Alignment, measures) -> dict[str, dict[str, int]]:
@@ -215,12 +217,19 @@ def _join_queries(qrels: Qrels, run: Run, protocol: Protocol, counts: dict) -> _
     all_queries, (qrels_query_map, run_query_map) = merge_vocabularies(qrels.queries, run.queries)
     in_qrels = np.zeros(len(all_queries), dtype=bool)
     in_qrels[qrels_query_map] = True
+    # A query the run answers with an empty list is a query the run leaves empty: the missing_query
+    # policy decides it (ragas skips it, LlamaIndex refuses it, Haystack scores it 0), and it is counted.
+    answered = np.diff(run.offsets) > 0
     in_run = np.zeros(len(all_queries), dtype=bool)
-    in_run[run_query_map] = True
+    in_run[run_query_map[answered]] = True
     extra = in_run & ~in_qrels
     missing = in_qrels & ~in_run
     counts["queries_in_qrels"] = int(in_qrels.sum())
     counts["queries_in_run"] = int(in_run.sum())
+    empty = np.zeros(len(all_queries), dtype=bool)
+    empty[run_query_map[~answered]] = True
+    counts["queries_ranked_empty"] = int((empty & in_qrels).sum())
+    counts["queries_without_judgments"] = int((np.diff(qrels.offsets) == 0).sum())
     counts["queries_missing_from_run"] = int(missing.sum())
     counts["queries_missing_from_qrels"] = int(extra.sum())
     if extra.any() and protocol.extra_query is ExtraQuery.ERROR:

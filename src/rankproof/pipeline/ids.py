@@ -50,7 +50,7 @@ def _qrels(qrels: Qrels, policy: IdPolicy) -> tuple[Qrels, int]:
     if not changed_queries and not changed_docs:
         return qrels, 0
     made = Qrels(query_codes=segment_of(np.diff(qrels.offsets)), queries=queries, doc_codes=qrels.doc_codes,
-                 docs=docs, grades=qrels.grades, lines=qrels.lines, source=qrels.source)
+                 docs=docs, grades=qrels.grades, lines=qrels.lines, source=qrels.source, keep_empty=True)
     return made, changed_queries + changed_docs
 
 

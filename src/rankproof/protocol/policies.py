@@ -67,10 +67,13 @@ class Unjudged(_Policy):
 
 class ZeroIdeal(_Policy):
     """A query with nothing relevant (ideal DCG 0, or R = 0): the measures
-    undefined there score it 0 or 1, leave it out (``exclude``) or refuse it;
-    ``drop`` leaves it out of every measure, also of those defined without
-    R (P, hit, RR), as sentence-transformers' InformationRetrievalEvaluator
-    drops such queries when built."""
+    undefined there score it 0 or 1 or leave it out (``exclude``);
+    ``error`` refuses it whatever the measure (P, hit and RR too, as
+    LlamaIndex raises on an empty expected list); ``drop`` leaves it out of
+    every measure, also of those defined without R (P, hit, RR), as
+    sentence-transformers' InformationRetrievalEvaluator drops such queries
+    when built. A query the qrels declare with no judgment
+    (:meth:`Qrels.with_queries <rankproof.Qrels.with_queries>`) is such a query."""
 
     ZERO = "zero"
     ONE = "one"

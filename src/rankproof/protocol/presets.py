@@ -140,7 +140,7 @@ _SETTINGS["ragas_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.FIRST, zer
 # repeated id counts again); NDCG the list's DCG over an ideal of
 # len(expected_ids) relevant docs, uncut (ndcg: copies gain again). Every metric
 # raises ValueError on an empty retrieved or expected list (missing_query=error,
-# zero_ideal=error).
+# zero_ideal=error, which refuses a query with nothing relevant for every measure).
 _SETTINGS["llamaindex"] = dict(_RAG_LIST, missing_query=MissingQuery.ERROR, zero_ideal=ZeroIdeal.ERROR)
 # LlamaIndex Precision and Recall take set(retrieved_ids): |set & expected| / |set| and
 # / |expected| (set_p, set_r with repeated ids dropped).
@@ -152,8 +152,9 @@ _SETTINGS["llamaindex_sets"] = dict(_SETTINGS["llamaindex"], duplicates=Duplicat
 # nothing (ap under duplicates=once); DocumentRecallEvaluator single_hit (hit)
 # and multi_hit (set_r) over sets; DocumentNDCGEvaluator pops a relevant value
 # once credited (duplicates=once; PR #11959 fixed nDCG above 1), its ideal from
-# the ground truth's scores (linear gain), 0 when that ideal is 0. Empty
-# retrieved lists score 0.
+# the ground truth's scores (linear gain), 0 when that ideal is 0. An empty
+# retrieved list and an empty ground truth both score 0 and are averaged in
+# (missing_query=zero, zero_ideal=zero: the evaluators log "Score will be set to 0").
 _SETTINGS["haystack"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 
 # MLflow (mlflow/metrics/metric_definitions.py): precision_at_k counts the
@@ -163,7 +164,9 @@ _SETTINGS["haystack"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 # occurrence of a relevant id in prediction[:k] an extra relevant target, so
 # every copy gains (duplicates=count) and is one more relevant doc in the ideal,
 # and scores with sklearn's ndcg_score at k=len(prediction[:k]): the ideal cut
-# at the list's length (ideal=expanded); an empty list scores 0.
+# at the list's length (ideal=expanded); an empty list scores 0. Known difference
+# (docs/guide/rag.md): recall_at_k and ndcg_at_k score 1 a row whose prediction
+# and target are both empty; the presets score it 0.
 _SETTINGS["mlflow"] = dict(_RAG_LIST, precision_denominator=PrecisionDenominator.RETRIEVED, ideal=Ideal.EXPANDED)
 # MLflow recall_at_k: |set(prediction[:k]) & set(target)| / |set(target)|: copies keep their
 # slots in the top k but count once (duplicates=once).

@@ -47,7 +47,7 @@ from ..pipeline.alignment import top_rows
 from ..protocol import Protocol
 from ..errors import literal
 
-__all__ = ["ListValues", "SessionMean", "ild", "novelty", "long_tail_share", "session_mean", "popularity",
+__all__ = ["ListValues", "SessionMean", "ild", "feature_vectors", "novelty", "long_tail_share", "session_mean", "popularity",
            "Distance", "Unseen"]
 
 # The options of ild's distance and novelty's items unseen in training.
@@ -143,8 +143,9 @@ def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarr
 # -- intra-list diversity ---------------------------------------------------------
 
 
-def _vectors(features) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted ids, matrix) from {id: vector} or an (ids, matrix) pair."""
+def feature_vectors(features) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted ids, matrix) from {id: vector} or an (ids, matrix) pair (what ``features=`` takes
+    in :func:`ild` and :func:`rankproof.recsys.serendipity.serendipity`), validated."""
     if isinstance(features, Mapping):
         ids = np.asarray([str(i) for i in features.keys()])
         try:
@@ -284,7 +285,7 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
     num_queries = run.num_queries
     sizes = np.bincount(query, minlength=num_queries).astype(np.int64)
     if distance == "cosine":
-        ids, matrix = _vectors(features)
+        ids, matrix = feature_vectors(features)
         at, found = _lookup_rows(ids, run, rows)
         if not found.all():
             raise _missing_item(run, rows, query, found, "feature vector", "give features for every recommended item")

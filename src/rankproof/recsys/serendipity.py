@@ -48,7 +48,7 @@ import numpy as np
 
 from ..errors import USERS_AND_ITEMS, InputError, literal
 from ..protocol import Protocol
-from .beyond import ListValues
+from .beyond import ListValues, feature_vectors
 from .ranked import check_cutoff, item_sets, ranked_top
 
 __all__ = ["serendipity", "SERENDIPITY_PRESETS"]
@@ -67,11 +67,8 @@ def _missing(item: str, what: str) -> Exception:
 
 class _Cosine:
     def __init__(self, features: Any):
-        ids, matrix = features
-        self.ids = np.asarray(ids).astype(str)
-        order = np.argsort(self.ids, kind="stable")
-        self.ids = self.ids[order]
-        matrix = np.asarray(matrix, dtype=np.float64)[order]
+        # One reader of features= for ild and serendipity: {item: vector} or (ids, matrix), sorted.
+        self.ids, matrix = feature_vectors(features)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         self.unit = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
 
@@ -157,7 +154,7 @@ def serendipity(predictions, k: int, *, history, similarity: "str | None" = None
         Each user's training interactions (their distinct items are H_u).
     similarity : {"cosine", "jaccard", "cooccurrence"}
         Default: ``cosine`` with `features`, else ``jaccard`` with `categories`.
-    features : (item ids, matrix), for ``cosine``
+    features : mapping item -> vector, or (item ids, matrix), for ``cosine``
     categories : mapping item -> category or categories, for ``jaccard``
     relevant : mapping user -> items (or Qrels), for ``relevance=binary``
     relevance : {"binary", "one"}

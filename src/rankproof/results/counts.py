@@ -22,6 +22,10 @@ class Counts(TypedDict, total=False):
     queries_evaluated: int
     queries_missing_from_run: int
     queries_missing_from_qrels: int
+    # Queries the run answers with an empty list (counted among the missing, under missing_query), and
+    # queries the qrels declare with no judgment (nothing relevant, under zero_ideal).
+    queries_ranked_empty: int
+    queries_without_judgments: int
     duplicates_dropped: int
     negative_grades: int
     unjudged_retrieved: int

@@ -7,6 +7,12 @@ turns such rows into :class:`~rankproof.Qrels` and a :class:`~rankproof.Run`
 (JSON Lines, Parquet, a JSON list), a list of dicts, or a pandas, polars or
 Arrow table. ``rankproof rag FILE`` calls the same two functions.
 
+Every row is a query of the evaluation set: a row that retrieved nothing is a
+query the run leaves empty (the protocol's ``missing_query`` policy decides
+it), a row with no relevant id a query with nothing relevant
+(``zero_ideal``); each framework's preset sets both as the framework does,
+and both are counted (``queries_ranked_empty``, ``queries_without_judgments``).
+
 A run none of whose ids is a relevant id (chunk ids against doc ids, a case
 or prefix difference) is refused in one line that names the likely mapping,
 unless ``allow_partial=True``.
@@ -71,7 +77,9 @@ def rag_rows(source: Any, *, layout: str | None = None, judgments: Any = None) -
     else:
         relevant, by_text = read_judgments(judgments)
     rows.rankings = {by_text.get(query, query): ranking for query, ranking in rows.rankings.items()}
-    rows.judgments = {query: docs for query, docs in relevant.items() if docs}
+    # The judgments' queries are the evaluation set: one with no relevant id is an empty ground truth
+    # (the protocol's zero_ideal decides it); a row whose query they do not name is an extra query.
+    rows.judgments = dict(relevant)
     return rows
 
 
@@ -100,9 +108,11 @@ def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
     if len(kinds) > 1:
         raise ParseError(source=where, what="some rows give scores and some do not",
                          fix="give scores on every row or on none")
-    if not rows.judgments:
+    if not any(rows.judgments.values()):
         raise ParseError(source=where, what="holds no relevant ids on any row",
                          fix="give the relevant ids of each query (reference_context_ids, expected_ids or relevant)")
+    # A row with an empty ground truth is declared with no judgment: it stays in the evaluation set
+    # (Haystack scores it 0 and averages it in; LlamaIndex refuses it; ragas' recall skips it).
     qrels = Qrels.from_dict(rows.judgments, source=where)
     if name is None:
         name = os.path.basename(source) if isinstance(source, (str, os.PathLike)) else "rag"

@@ -56,7 +56,10 @@ def _reliability(table) -> np.ndarray:
 
 
 def test_handbook_example():
-    result = label_agreement(_sources(HANDBOOK), weights="none", resamples=0)
+    # one topic: unit 12, coded once, still counts in Gwet's category shares (n = 12 units)
+    one_topic = [{"q": {f"u{u}": float(HANDBOOK[u, s]) for u in range(12) if not np.isnan(HANDBOOK[u, s])}}
+                 for s in range(4)]
+    result = label_agreement(one_topic, weights="none", resamples=0)
     # Krippendorff (2011) reports alpha nominal .743, ordinal .815, interval .849 for this table.
     assert round(result.alpha["nominal"].value, 3) == 0.743
     assert round(result.alpha["ordinal"].value, 3) == 0.815
@@ -142,6 +145,13 @@ def test_identical_sources_agree_perfectly(cranfield):
     result = label_agreement([cranfield, cranfield, cranfield], resamples=20)
     for estimate in (*result.alpha.values(), result.ac1, result.ac2, result.judges[0].kappa):
         assert (estimate.value, estimate.low, estimate.high) == pytest.approx((1.0, 1.0, 1.0))
+
+
+def test_topics_no_two_sources_judged_leave_the_bootstrap():
+    human = {"q1": {"a": 1, "b": 0}}
+    judge = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}, "q3": {"d": 0}}
+    result = label_agreement([human, judge], resamples=10)
+    assert result.topics == 1 and result.units == 2
 
 
 @pytest.mark.parametrize("sources, what", [

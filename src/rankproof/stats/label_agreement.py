@@ -72,7 +72,12 @@ class LabelTable:
 
 
 def label_table(judgments: Sequence[Judgments], names: Sequence[str] | None = None) -> LabelTable:
-    """The units of `judgments` (two or more qrels as dicts) as one table, sources in the given order."""
+    """The units of `judgments` (two or more qrels as dicts) as one table, sources in the given order.
+
+    Only the topics where two sources judged at least one doc in common are
+    kept (with all their units: a unit only one source judged still counts
+    in Gwet's category shares).
+    """
     if len(judgments) < 2:
         raise InputError(what="agreement needs two or more label sources", value=len(judgments))
     names = tuple(names) if names is not None else tuple(f"source {i + 1}" for i in range(len(judgments)))
@@ -91,11 +96,17 @@ def label_table(judgments: Sequence[Judgments], names: Sequence[str] | None = No
         for query, docs in judged.items():
             for doc, grade in docs.items():
                 grades[units[(query, doc)], s] = float(grade)
+    topic = np.array([queries[q] for q, _ in units], dtype=np.int64)
+    # A topic no two sources judged carries no agreement: it leaves the table (and the bootstrap).
+    informative = np.zeros(len(queries), dtype=bool)
+    informative[topic[(~np.isnan(grades)).sum(axis=1) >= 2]] = True
+    keep = informative[topic]
+    renumbered = np.cumsum(informative) - 1
+    grades, topic = grades[keep], renumbered[topic[keep]]
     values = np.unique(grades[~np.isnan(grades)])
     codes = np.where(np.isnan(grades), -1, np.searchsorted(values, np.nan_to_num(grades)))
-    topic = np.array([queries[q] for q, _ in units], dtype=np.int64)
-    return LabelTable(sources=names, queries=tuple(queries), topic=topic, grades=grades, values=values,
-                      codes=codes)
+    kept = tuple(q for q, i in queries.items() if informative[i])
+    return LabelTable(sources=names, queries=kept, topic=topic, grades=grades, values=values, codes=codes)
 
 
 @dataclass(frozen=True)
@@ -233,7 +244,7 @@ def label_agreement(judgments: Sequence[Judgments], names: Sequence[str] | None 
         raise InputError(what="resamples must be >= 0 and confidence in (0, 1)",
                          value=f"resamples={resamples}, confidence={confidence}")
     table = label_table(judgments, names)
-    if not np.any((table.codes >= 0).sum(axis=1) >= 2):
+    if not table.queries:
         raise InputError(what="no (query, doc) pair is judged by two sources", fix="give qrels of the same topics")
     w = gwet_weights(table.values, "identity" if weights == "none" else weights)
     sums = _per_topic(table, w)

@@ -145,6 +145,9 @@ def run(args) -> int:
     if args.intents:
         raise usage(NAME, "--intents: agreement of judgments per intent is not available yet",
                     "give qrels with one grade per query and doc")
+    if args.layer:
+        raise usage(NAME, "--layer: give the layered qrels of each source as one file here",
+                    "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
     if sum(path == "-" for path in [*args.inputs, *(args.qrels or [])]) > 1:
         raise usage(NAME, "stdin ('-') is given for two inputs", "read at most one input from stdin")
     paths = args.inputs[2:]

@@ -49,6 +49,9 @@ def run(args) -> int:
 
     if len(args.inputs) not in (3, 4):
         raise usage(NAME, "give the humans' qrels, the judge's qrels and one run (then optionally a baseline run)")
+    if args.layer:
+        raise usage(NAME, "--layer: give the layered qrels of each source as one file here",
+                    "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
     if sum(path == "-" for path in args.inputs) > 1:
         raise usage(NAME, "stdin ('-') is given for two inputs", "read at most one input from stdin")
     human_path, judge_path, *paths = args.inputs

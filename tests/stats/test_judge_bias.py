@@ -88,3 +88,13 @@ def test_cli(capsys):
     assert "same bias for every run? two-way ANOVA of the differences: F(2, 448)" in out
     assert main(["judge-bias", *paths[:3]]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_svg_forest_plot(tmp_path, capsys):
+    paths = [str(CRANFIELD / name) for name in ("qrels.txt", "llm_judge.qrels", *NAMES)]
+    figure = tmp_path / "bias.svg"
+    assert main(["judge-bias", *paths, "--resamples", "20", "--svg", str(figure)]) == 0
+    text = figure.read_text()
+    # one interval and one point per run, and the zero line
+    assert text.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and text.count('class="mark') == 6
+    assert 'class="cutoff"' in text and all(name in text for name in NAMES)

@@ -128,3 +128,10 @@ def test_cli_leaderboard_and_systems_section(tmp_path, capsys):
                  *RUNS, "--resamples", "50"]) == 0
     out = capsys.readouterr().out
     assert "over 2 collections" in out and "random-effects meta-analysis of tfidf.run - bm25.run" in out
+
+
+def test_svg_rank_intervals(tmp_path, capsys):
+    figure = tmp_path / "ranks.svg"
+    assert main(["leaderboard", str(CRANFIELD / "qrels.txt"), *RUNS, "--resamples", "50", "--svg", str(figure)]) == 0
+    text = figure.read_text()
+    assert text.count('class="mark') == 6 and "rank by ndcg@10 (1 = best)" in text

@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples of the rank correlations (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--svg", metavar="FILE", help="also write the forest plot of the differences (atomically)")
     add_protocol_options(parser)
     add_input_options(parser)
     add_print_options(parser, what="means and differences")
@@ -45,6 +46,10 @@ def run(args) -> int:
     if args.layer:
         raise usage(NAME, "--layer: compare the sources themselves here", "give each source's qrels")
     places = digits(args)
+    if args.svg:
+        from ..report.output import check_output_path
+
+        check_output_path(args.svg, args.inputs)
     human_path, judge_path, *paths = args.inputs
     names = run_names(paths, args.label)
     judge, runs = read_inputs(args, judge_path, paths, names, intents=False)
@@ -66,4 +71,10 @@ def run(args) -> int:
                  f"{ranking.tau_ap_interval[1]:.4f}] ({level} bootstrap over topics, {ranking.resamples} "
                  f"resamples, seed {ranking.seed})")
     print("\n".join(lines))
+    if args.svg:
+        from ..report.judgments_figures import judge_bias_figure, standalone
+        from ..report.output import write_output
+        from ..stats.judge_bias import judge_bias_data
+
+        write_output(standalone(judge_bias_figure(judge_bias_data(result))), args.svg)
     return 0

@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of the tests against the best (default 0.05)")
     parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
                         help="level of the intervals (default 0.95)")
+    parser.add_argument("--svg", metavar="FILE",
+                        help="one collection: also write the rank intervals as an SVG figure (atomically)")
     add_protocol_options(parser)
     add_input_options(parser)
     add_print_options(parser, what="means and effects")
@@ -95,6 +97,8 @@ def run(args) -> int:
     from ..stats.across_collections import aggregate_collections, meta_analysis
 
     places = digits(args)
+    if args.collection and args.svg:
+        raise usage(NAME, "--svg draws one collection's rank intervals", "give QRELS RUN... without --collection")
     if args.collection and args.inputs:
         raise usage(NAME, "give one collection as QRELS RUN..., or several with --collection, not both")
     if args.collection:
@@ -109,6 +113,17 @@ def run(args) -> int:
     if len(args.inputs) < 3:
         raise usage(NAME, "give QRELS and two or more runs (or --collection ... for several collections)")
     names = run_names(args.inputs[1:], args.label)
+    if args.svg:
+        from ..report.output import check_output_path
+
+        check_output_path(args.svg, args.inputs)
     qrels, runs = read_inputs(args, args.inputs[0], args.inputs[1:], names, intents=False)
-    print("\n".join(leaderboard_lines(_board(args, qrels, dict(runs), args.measure), places)))
+    board = _board(args, qrels, dict(runs), args.measure)
+    print("\n".join(leaderboard_lines(board, places)))
+    if args.svg:
+        from ..report.judgments_figures import leaderboard_figure, standalone
+        from ..report.output import write_output
+        from ..stats.leaderboard import leaderboard_data
+
+        write_output(standalone(leaderboard_figure(leaderboard_data(board))), args.svg)
     return 0

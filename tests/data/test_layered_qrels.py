@@ -108,3 +108,16 @@ def test_cli_layer_option(capsys):
     assert main(["agree", qrels, judge, "--layer", judge]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert np.isfinite(expected.mean("ndcg@10"))
+
+
+def test_saved_results_keep_the_layering(tmp_path, capsys):
+    from rankproof.stats.saved import load_results
+
+    qrels, judge, bm25 = (str(CRANFIELD / name) for name in ("human_sample.qrels", "llm_judge.qrels", "bm25.run"))
+    for fmt in ("json", "parquet"):
+        saved = tmp_path / f"saved.{fmt}"
+        assert main(["evaluate", qrels, bm25, "--layer", f"llm={judge}", "-m", "ndcg@10", "--format", fmt,
+                     "-o", str(saved)]) == 0
+        loaded = load_results(str(saved))[0]
+        assert str(loaded.protocol.judgments) == "layers:human_sample>llm"
+        assert loaded.protocol.fingerprint == Protocol(judgments="layers:human_sample>llm").fingerprint

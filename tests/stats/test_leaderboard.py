@@ -135,3 +135,13 @@ def test_svg_rank_intervals(tmp_path, capsys):
     assert main(["leaderboard", str(CRANFIELD / "qrels.txt"), *RUNS, "--resamples", "50", "--svg", str(figure)]) == 0
     text = figure.read_text()
     assert text.count('class="mark') == 6 and "rank by ndcg@10 (1 = best)" in text
+
+
+def test_topic_counts_in_chunks_are_the_rows_of_one_draw(monkeypatch):
+    import rankproof.stats.topic_bootstrap as topic_bootstrap
+
+    monkeypatch.setattr(topic_bootstrap, "CHUNK_VALUES", 20)       # 2 rows of 10 topics per chunk
+    chunks = list(topic_bootstrap.topic_counts(10, 7, seed=3))
+    assert [len(c) for c in chunks] == [2, 2, 2, 1]
+    whole = np.random.default_rng(3).multinomial(10, np.full(10, 0.1), size=7)
+    assert np.array_equal(np.vstack(chunks), whole)

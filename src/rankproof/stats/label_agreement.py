@@ -37,6 +37,7 @@ import warnings
 import numpy as np
 
 from rankproof.errors import InputError
+from rankproof.stats.topic_bootstrap import topic_counts
 from rankproof.stats.coefficients import (ALPHA_LEVELS, alpha_from_coincidence, gwet_from_counts, gwet_weights,
                                           kappa_from_confusion)
 
@@ -251,17 +252,16 @@ def label_agreement(judgments: Sequence[Judgments], names: Sequence[str] | None 
     kappa_weights = None if weights == "none" else weights
     point = _coefficients({k: v.sum(axis=0) for k, v in sums.items()}, table.values, w, kappa_weights)
     topics = len(table.queries)
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(topics, np.full(topics, 1.0 / topics), size=resamples).astype(float)
-    resampled = _coefficients({k: np.tensordot(draws, v, axes=(1, 0)) for k, v in sums.items()},
-                              table.values, w, kappa_weights)
+    parts = [_coefficients({k: np.tensordot(counts.astype(float), v, axes=(1, 0)) for k, v in sums.items()},
+                           table.values, w, kappa_weights) for counts in topic_counts(topics, resamples, seed)]
+    resampled = {key: np.concatenate([part[key] for part in parts]) if parts else np.empty((0,))
+                 for key in point}
 
     def estimate(key: str, index: int | None = None) -> Estimate:
-        value, column = point[key], resampled[key]
-        if index is not None:
-            value, column = value[..., index], column[..., index]
+        value = point[key] if index is None else point[key][..., index]
         if not resamples:
             return Estimate(float(value), float("nan"), float("nan"))
+        column = resampled[key] if index is None else resampled[key][..., index]
         low, high = _interval(column, confidence)
         return Estimate(float(value), float(low), float(high))
 

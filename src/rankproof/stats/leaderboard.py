@@ -34,6 +34,7 @@ from scipy.stats import rankdata, ttest_rel
 
 from rankproof.errors import InputError
 from rankproof.stats.corrections import correct
+from rankproof.stats.topic_bootstrap import topic_counts
 
 __all__ = ["Leaderboard", "LeaderboardRow", "bootstrap_ranks", "leaderboard", "leaderboard_data", "leaderboard_of"]
 
@@ -70,10 +71,8 @@ class Leaderboard:
 def bootstrap_ranks(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """(resamples, systems) ranks of the systems' means over topics drawn with replacement (1 = best)."""
     topics = matrix.shape[0]
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(topics, np.full(topics, 1.0 / topics), size=resamples)
-    means = counts @ matrix / topics
-    return rankdata(-means, axis=1, method="average")
+    return np.vstack([rankdata(-(counts @ matrix / topics), axis=1, method="average")
+                      for counts in topic_counts(topics, resamples, seed)])
 
 
 def leaderboard(matrix, systems: Sequence[str], measure: str = "", *, resamples: int = 1000, seed: int = 0,

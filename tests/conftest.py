@@ -52,7 +52,9 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(BUILD / "numba-cache"))
 PEERS = frozenset({"pytrec_eval", "sklearn", "lightgbm", "torch", "torchmetrics", "ranx", "pyndeval",
                    "statsmodels", "ir_measures",
                    # the RAG frameworks of the parity extra (tests/protocol/test_rag_parity.py)
-                   "llama_index", "haystack", "mlflow", "sentence_transformers", "mteb"})
+                   "llama_index", "haystack", "mlflow", "sentence_transformers", "mteb",
+                   # judgments (issue 38): agreement, prediction-powered means, pools
+                   "krippendorff", "ppi_py", "trectools"})
 ORACLE_FIXTURES = frozenset({"trec_eval_binary", "trec_eval9_binary", "trec_eval_tests"})
 ORACLE_CALLS = frozenset({"build_trec_eval", "build_trec_eval9"})
 

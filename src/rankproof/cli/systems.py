@@ -66,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     add_print_options(parser, what="means, differences, effects and risks (p-values keep 4; json every digit)")
+    parser.add_argument("--leaderboard", action="store_true",
+                        help="each system's rank with a bootstrap interval over topics (--resamples, --seed) "
+                             "and the systems not separable from the best (see rankproof leaderboard)")
 
 
 def run(args) -> int:
@@ -95,8 +98,14 @@ def run(args) -> int:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")
     with quieted(args):
         qrels, read = read_inputs(args, qrels_path, paths, names, intents=False)
-        analysis = _analyse(args, qrels, dict(read), measures, baselines)
-    write_output(to_json(analysis) if args.format == "json" else to_text(analysis, places), args.output)
+        runs = dict(read)
+        analysis = _analyse(args, qrels, runs, measures, baselines)
+    text = to_json(analysis) if args.format == "json" else to_text(analysis, places)
+    if args.leaderboard:  # issue 38's section, owned by cli/leaderboard.py
+        from .leaderboard import systems_section
+
+        text = systems_section(text, args, qrels, runs, measures, places)
+    write_output(text, args.output)
     return 0
 
 

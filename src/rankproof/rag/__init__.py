@@ -30,6 +30,7 @@ from ..data.run import Run
 from ..errors import CoverageError, ParseError, ProtocolError, literal
 from ..evaluation import evaluate, resolve_protocol
 from ..io.rag import RagRows, read_judgments, read_rag, read_rag_records
+from ..errors.messages import REFERENCE_NOTE
 from ..protocol import Protocol
 from ..results import MIN_COVERAGE, Results
 from ..results.matching import find_mismatch
@@ -146,12 +147,16 @@ def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: "Protoc
     CoverageError
         No retrieved id is a relevant id, and no chunk map says how they
         relate: ``... the retrieved ids look like chunks of the relevant ids:
-        set chunk_map='sep:#' (--chunk-map sep:#)``.
+        set chunk_map='sep:#'`` (the command line names ``--chunk-map sep:#``).
     """
     protocol = _with_chunks(resolve_protocol(protocol), chunk_map, chunks)
     qrels, run, rows = rag_inputs(source, layout=layout, judgments=judgments, name=name)
     if not allow_partial and find_mismatch(qrels, run, protocol) is None:
         refuse_no_relevant_id(qrels, run, protocol, rows.source or "rows")
+    # The rows' reference ids are complete for each row: an id outside them is non-relevant, and the
+    # TREC advice about unjudged docs does not apply (rankproof.errors.messages).
+    options.setdefault("complete_judgments", True)
+    options.setdefault("notes", (REFERENCE_NOTE,))
     return evaluate(qrels, run, measures, protocol, min_coverage=min_coverage, allow_partial=allow_partial,
                     **options)
 
@@ -176,21 +181,19 @@ def refuse_no_relevant_id(qrels: Qrels, run: Run, protocol: Protocol, source: st
     example = f"(retrieved {str(run.docs[0])!r}, relevant {str(qrels.docs[0])!r})"
     raise CoverageError(source=source, what=f"none of the {len(run.docs)} retrieved ids is a relevant id {example}",
                         fix=_likely_mapping([str(d) for d in run.docs], {str(d) for d in qrels.docs}) +
-                        ", or pass allow_partial=True (--allow-partial) to evaluate the ids as written")
+                        ", or {do[allow_partial]} to evaluate the ids as written")
 
 
 def _likely_mapping(retrieved: list[str], relevant: set[str]) -> str:
     """The mapping that makes the most retrieved ids relevant ids: a chunk separator, or case."""
-    best, hits = ("map chunk ids to the judged ids with the policy chunk_map (--chunk-map sep:#, regex:PATTERN "
-                  "or file:PATH)"), 0
+    best, hits = "map chunk ids to the judged ids: {do[chunk_map]}", 0
     for sep in CHUNK_SEPARATORS:
         count = sum(doc.split(sep, 1)[0] in relevant for doc in retrieved if sep in doc)
         if count > hits:
-            best = (f"the retrieved ids look like chunks of the relevant ids: set chunk_map='sep:{sep}' "
-                    f"(--chunk-map sep:{sep})")
+            best = f"the retrieved ids look like chunks of the relevant ids: {{do[chunk_sep={sep}]}}"
             hits = count
     folded = {doc.casefold() for doc in relevant}
     if sum(doc.casefold() in folded for doc in retrieved) > hits:
-        best = "the ids differ in case only: set the policy ids=casefold (--policy ids=casefold)"
+        best = "the ids differ in case only: {do[ids_casefold]}"
     return best
 

@@ -31,7 +31,7 @@ from typing import Iterator
 
 __all__ = ["PYTHON", "CLI", "SPELLINGS", "TREC", "LOG", "RAG", "WORLDS", "OPTIONS", "ADVICE", "Spelling",
            "spell", "applies", "world_of_columns", "LOG_COLUMNS", "TRUTH_NOTE",
-           "REFERENCE_NOTE"]
+           "REFERENCE_NOTE", "swap_hint", "SCORE_COLUMNS", "GRADE_COLUMNS"]
 
 PYTHON = "python"
 CLI = "cli"
@@ -61,7 +61,14 @@ OPTIONS: dict[str, tuple[str, str]] = {
                   "map the grades to a smaller scale (--grade-map)"),
     "real_grades": ("set the policy grades=real (Qrels.read(..., grades='real'))", "give --policy grades=real"),
     "intents": ("read the qrels with rankproof.IntentQrels.read(...)", "give --intents"),
+    "judgments_first": ("pass the judgments first: evaluate(qrels, run), evaluate_frame(truth, predictions)",
+                        "give the judgments first: rankproof evaluate QRELS RUN"),
 }
+
+# Column names that say what a table holds, lower case: a score column makes a table a run
+# (predictions), a grade column makes it judgments (a truth).
+SCORE_COLUMNS = frozenset({"score", "scores", "sim", "similarity", "prediction", "predicted", "pred"})
+GRADE_COLUMNS = frozenset({"grade", "rel", "relevance", "label", "judgment", "rating", "qrel"})
 
 # Advice and the worlds it is true in. "unjudged_advice": the TREC warning that unjudged
 # docs inside the cutoff are scored as non-relevant; "truth_note": the log's statement that
@@ -110,6 +117,35 @@ def spell(template: str, spelling: str = PYTHON, **fields: object) -> str:
 def applies(advice: str, world: str) -> bool:
     """Whether the advice of :data:`ADVICE` is true of data of this world."""
     return world in ADVICE[advice]
+
+
+def swap_hint(present: object, missing: object) -> str | None:
+    """The hint for judgments and rankings given in each other's place, or None.
+
+    A table read as judgments that misses its grade column but has a score column is a
+    run; a table read as a run that misses its score column but has a grade column (and
+    no score column) is judgments. Following the usual advice (name the grade column)
+    would then read scores as grades: the hint comes first.
+
+    >>> swap_hint(["user", "item", "score"], ["grade"])
+    "its columns look like rankings (a score column, 'score'), not judgments: check that the judgments \
+and the rankings are not swapped, {do[judgments_first]}"
+    >>> swap_hint(["user", "item", "rating"], ["score"]) is not None, swap_hint(["qid", "docno"], ["grade"])
+    (True, None)
+    """
+    names = {str(name).lower(): str(name) for name in present}  # type: ignore[attr-defined]
+    wanted = {str(role).lower() for role in missing}  # type: ignore[attr-defined]
+    scores = [names[n] for n in names if n in SCORE_COLUMNS]
+    grades = [names[n] for n in names if n in GRADE_COLUMNS]
+    if wanted & {"grade", "rating"} and scores:
+        seen, held, instead = "rankings (a score column", scores[0], "judgments"
+    elif "score" in wanted and grades and not scores:
+        seen, held, instead = "judgments (a grade column", grades[0], "rankings"
+    else:
+        return None
+    held = held.replace("{", "{{").replace("}", "}}")   # a template: the column's braces stay braces
+    return (f"its columns look like {seen}, {held!r}), not {instead}: check that the judgments and the "
+            "rankings are not swapped, {do[judgments_first]}")
 
 
 def world_of_columns(names: object) -> str:

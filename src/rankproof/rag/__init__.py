@@ -21,7 +21,7 @@ unless ``allow_partial=True``.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from ..protocol import Protocol
 from ..results import MIN_COVERAGE, Results
 from ..results.matching import find_mismatch
 
-__all__ = ["evaluate_rag", "rag_inputs", "rag_rows", "CHUNK_SEPARATORS", "refuse_no_relevant_id"]
+__all__ = ["evaluate_rag", "rag_inputs", "RagInputs", "rag_rows", "CHUNK_SEPARATORS", "refuse_no_relevant_id"]
 
 # Separators between a doc id and its chunk number, tried in this order.
 CHUNK_SEPARATORS = ("#", "::", ":", "_", "-", "/", "|", ".")
@@ -85,14 +85,23 @@ def _judgments_of(given: Mapping) -> dict[str, dict[str, int]]:
     return found
 
 
-def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
-               name: str | None = None) -> tuple[Qrels, Run, RagRows]:
-    """The qrels and run of RAG rows (see :func:`rag_rows` for what `source`,
-    `layout` and `judgments` take), and the rows read. `name` names the run
-    (default: the file's name, else ``rag``).
+class RagInputs(NamedTuple):
+    """What :func:`rag_inputs` reads: the judgments, the rankings and the rows they came from."""
 
-    >>> qrels, run, rows = rag_inputs([{"query": "q", "retrieved_ids": ["a", "b"], "expected_ids": ["b"]}])
-    >>> rows.layout, run.name, len(qrels)
+    qrels: Qrels
+    run: Run
+    rows: RagRows
+
+
+def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
+               name: str | None = None) -> RagInputs:
+    """The qrels and run of RAG rows (see :func:`rag_rows` for what `source`,
+    `layout` and `judgments` take), and the rows read, as a :class:`RagInputs`
+    (``.qrels``, ``.run``, ``.rows``; it unpacks as a tuple too). `name` names
+    the run (default: the file's name, else ``rag``).
+
+    >>> inputs = rag_inputs([{"query": "q", "retrieved_ids": ["a", "b"], "expected_ids": ["b"]}])
+    >>> inputs.rows.layout, inputs.run.name, len(inputs.qrels)
     ('llamaindex', 'rag', 1)
     """
     rows = rag_rows(source, layout=layout, judgments=judgments)
@@ -108,7 +117,7 @@ def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
     if name is None:
         name = os.path.basename(source) if isinstance(source, (str, os.PathLike)) else "rag"
     run = Run.from_dict(rows.rankings, source=where, name=str(name))
-    return qrels, run, rows
+    return RagInputs(qrels, run, rows)
 
 
 def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: "Protocol | str | None" = None, *,

@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench,docs]'
 	$(MAKE) -s bytecode
-	touch $(STAMP) $(DEMO_STAMP)
+	touch $(STAMP) $(DEMO_STAMP) $(DOCS_STAMP)
 
 # Fast path for a first number: a venv created without ensurepip (which byte-compiles
 # pip itself: ~15-35 s on the 2-core VM) and filled by the system's pip (--python,
@@ -142,8 +142,23 @@ wheel: $(STAMP)
 # NO_MKDOCS_2_WARNING: mkdocs-material prints a notice about its end of life and MkDocs 2
 # on every build; it is not a build warning, and the docs extra pins mkdocs < 2 and
 # mkdocs-material < 10, so it is silenced here (and in tests/docs, which build the site too).
-# Its atlas page runs the trec_eval binaries among the peers (scripts/docs/atlas.py).
-docs: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
+# The site needs the docs extra only (no torch, Spark or LightGBM: `make install` took ~12 min
+# for them), installed as the demo's venv is (with its own pip; after `make install` it is there
+# already). Its atlas page runs the peers that are installed, the trec_eval binaries among them
+# (scripts/docs/atlas.py), and names, one line per missing peer, the command that adds it.
+DOCS_STAMP := $(VENV)/.installed-docs
+
+$(DOCS_STAMP): pyproject.toml setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	if $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
+		$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip -e '.[docs]'; \
+	else \
+		$(BIN)/python -m ensurepip --default-pip >/dev/null && \
+		$(BIN)/python -m pip install --quiet --no-compile -e '.[docs]'; \
+	fi
+	touch $(DOCS_STAMP) $(DEMO_STAMP)
+
+docs: $(DOCS_STAMP) $(TREC_EVAL) $(TREC_EVAL9)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # `make demo DEMO_EXTRAS=pandas` (the README's "Long logs" examples need pandas) adds the

@@ -86,7 +86,7 @@ def rag_file(args, protocol, name: str | None = None):
     that match no relevant id are refused, naming the mapping, unless --allow-partial)."""
     import os
 
-    from ..rag import rag_inputs, refuse_no_relevant_id
+    from ..frontdoors.rag import rag_inputs, refuse_no_relevant_id
     from ..results.matching import find_mismatch
 
     qrels, run, rows = rag_inputs(args.qrels, layout=args.layout, judgments=args.judgments,

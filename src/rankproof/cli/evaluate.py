@@ -8,7 +8,8 @@ import os
 from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
                      protocol_of, read_inputs, read_qrels, read_run, run_names)
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
-from .large import prepare_for, stages as progress
+from .large import prepare_for
+from .progress import steps
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
 from .render import render_results
@@ -132,9 +133,9 @@ def run(args) -> int:
     elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
         results = evaluate_out_of_core(args, measures, labels, NAME)
     else:
-        large = prepare_for([args.qrels, *args.runs])
+        prepare_for([args.qrels, *args.runs])
         results = []
-        with progress(1 + 2 * len(args.runs), large) as stages:
+        with steps(args, 1 + 2 * len(args.runs), "evaluating") as stages:
             qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
             for name, ranking in runs:
                 evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,

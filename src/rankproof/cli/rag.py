@@ -6,6 +6,7 @@ import argparse
 import os
 
 from .evaluate import DEFAULT_MEASURES, add_coverage_options
+from .progress import steps
 from .usage import usage
 from .why import PEERS, count as _count
 from .inputs import add_chunk_options, add_protocol_options, protocol_of
@@ -72,18 +73,23 @@ def run(args) -> int:
         raise usage(NAME, "--peer prints its explanation after the table, on stdout",
                     "leave out --format and -o, or run rankproof why FILE --peer NAME apart")
     check_output_path(args.output, [args.file])
-    rows = rag_rows(args.file, layout=args.layout, judgments=args.judgments)
-    results = evaluate_rag(rows, measures, protocol, name=args.label or os.path.basename(args.file),
-                           min_coverage=args.min_coverage, allow_partial=args.allow_partial)
-    shown = render_results([results], args.format, args.per_query, places, names)
-    if args.peer:   # the explanation `rankproof why FILE --peer NAME` prints, on the same rows
-        from ..explain.why import why
-        from ..frontdoors.rag import rag_inputs
+    with steps(args, 3 if args.peer else 2, "reading") as progress:
+        rows = rag_rows(args.file, layout=args.layout, judgments=args.judgments)
+        progress.step("evaluating")
+        results = evaluate_rag(rows, measures, protocol, name=args.label or os.path.basename(args.file),
+                               min_coverage=args.min_coverage, allow_partial=args.allow_partial)
+        progress.step(f"against {args.peer}'s preset" if args.peer else "done")
+        shown = render_results([results], args.format, args.per_query, places, names)
+        if args.peer:   # the explanation `rankproof why FILE --peer NAME` prints, on the same rows
+            from ..explain.why import why
+            from ..frontdoors.rag import rag_inputs
 
-        qrels, ranking, _ = rag_inputs(args.file, layout=args.layout, judgments=args.judgments,
-                                       name=results.run_name)
-        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
-        shown = shown.rstrip("\n") + "\n\n" + found.summary(digits=7) + "\n"
+            qrels, ranking, _ = rag_inputs(args.file, layout=args.layout, judgments=args.judgments,
+                                           name=results.run_name)
+            found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
+            assert isinstance(shown, str)   # --peer is refused beside a binary format (parquet)
+            shown = shown.rstrip("\n") + "\n\n" + found.summary(digits=7) + "\n"
+            progress.step("done")
     write_output(shown, args.output)
     read = (f"{args.file}: {rows.layout} layout, {rows.rows} rows, {rows.empty} with nothing retrieved; "
             f"{len(rows.judgments)} queries with relevant ids" + (f" in {args.judgments}" if args.judgments else ""))

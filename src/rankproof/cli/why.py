@@ -7,6 +7,7 @@ import argparse
 from ..protocol.presets import PRESET_SETTINGS
 from .inputs import add_chunk_options, add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .render import add_print_options, digits, print_text, quieted
+from .progress import steps
 from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run", "count", "rag_file", "add_rag_input_options"]
@@ -67,7 +68,7 @@ def run(args) -> int:
     measures = args.measure or ["ndcg@10"]
     protocol = protocol_of(args)
     places = digits(args, default=7)
-    with quieted(args):
+    with quieted(args), steps(args, 2, "reading") as shown:
         if args.run is None:   # a RAG file: its rows hold both
             qrels, ranking = rag_file(args, protocol)
         else:
@@ -76,7 +77,9 @@ def run(args) -> int:
                             "leave out the run, or these options")
             qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label))
             (_, ranking), = runs
+        shown.step(f"evaluating under ours and {args.peer}'s")
         found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
+        shown.step("done")
     print_text(found.summary(digits=places) + "\n")
     return 0
 

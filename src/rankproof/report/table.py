@@ -80,7 +80,7 @@ def _console(width: int = 200):
 def notes_lines(results: Sequence[Results], spelling: str = CLI) -> list[str]:
     """Notes, counts and warnings of every run, one line each (the command line prints them on stderr,
     in its own spelling: the lines of ``Results.summary()`` with flags for parameters)."""
-    lines = []
+    lines: list[str] = []
     for r in results:
         lines.extend(f"{r.run_name}: note: {n}" for n in advice.notes(r, spelling))
         touched = counts_lines(r)

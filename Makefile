@@ -1,5 +1,6 @@
 # The virtual environment lives in .venv; every target creates it when missing.
 PYTHON ?= python3
+comma := ,
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -15,19 +16,25 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,bench,docs]'
 	$(MAKE) -s bytecode
-	touch $(STAMP) $(DEMO_STAMP)
+	touch $(STAMP) $(DEMO_STAMP) $(DOCS_STAMP)
 
-# Fast path for a first number: a venv without its own pip (ensurepip alone took
-# ~35 s on the 2-core VM) filled by the system's pip (--python, pip >= 22.3),
-# and no byte-compiling of numpy/scipy/pyarrow at install (~half of pip's time):
-# Python compiles the few modules the demo imports when it first imports them.
-# `make install` later adds pip to the same venv (python -m venv upgrades it in place).
+# Fast path for a first number: a venv created without ensurepip (which byte-compiles
+# pip itself: ~15-35 s on the 2-core VM) and filled by the system's pip (--python,
+# pip >= 22.3), pip included, in one resolve: the venv has its own pip afterwards
+# (`.venv/bin/pip install pandas` lands in it). No byte-compiling of numpy/scipy/pyarrow
+# at install (~half of pip's time): Python compiles the few modules the demo imports
+# when it first imports them. Where the rest goes (2 cores, warm pip cache): ~6 s for
+# the four wheels, ~3 s for the build's own environment (setuptools, Cython), and the
+# compiled modules (cythonize ~8 s, gcc ~30 s of CPU), one job per core (setup.py).
+# `make install` later fills the same venv with every extra.
+
 $(DEMO_STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	if $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
-		$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile -e .; \
+		$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip -e .; \
 	else \
-		$(BIN)/python -m ensurepip --default-pip >/dev/null && $(BIN)/python -m pip install --quiet --no-compile -e .; \
+		$(BIN)/python -m ensurepip --default-pip >/dev/null && \
+		$(BIN)/python -m pip install --quiet --no-compile -e .; \
 	fi
 	touch $(DEMO_STAMP)
 
@@ -135,12 +142,36 @@ wheel: $(STAMP)
 # NO_MKDOCS_2_WARNING: mkdocs-material prints a notice about its end of life and MkDocs 2
 # on every build; it is not a build warning, and the docs extra pins mkdocs < 2 and
 # mkdocs-material < 10, so it is silenced here (and in tests/docs, which build the site too).
-# Its atlas page runs the trec_eval binaries among the peers (scripts/docs/atlas.py).
-docs: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
+# The site needs the docs extra only (no torch, Spark or LightGBM: `make install` took ~12 min
+# for them), installed as the demo's venv is (with its own pip; after `make install` it is there
+# already). Its atlas page runs the peers that are installed, the trec_eval binaries among them
+# (scripts/docs/atlas.py), and names, one line per missing peer, the command that adds it.
+DOCS_STAMP := $(VENV)/.installed-docs
+
+$(DOCS_STAMP): pyproject.toml setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	if $(PYTHON) -m pip --python $(BIN)/python --version >/dev/null 2>&1; then \
+		$(PYTHON) -m pip --python $(BIN)/python install --quiet --no-compile pip -e '.[docs]'; \
+	else \
+		$(BIN)/python -m ensurepip --default-pip >/dev/null && \
+		$(BIN)/python -m pip install --quiet --no-compile -e '.[docs]'; \
+	fi
+	touch $(DOCS_STAMP) $(DEMO_STAMP)
+
+docs: $(DOCS_STAMP) $(TREC_EVAL) $(TREC_EVAL9)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
+# `make demo DEMO_EXTRAS=pandas` (the README's "Long logs" examples need pandas) adds the
+# extra's packages to the venv, without rebuilding rankproof; the demo says so when missing.
+DEMO_EXTRAS ?=
+extra-requirements = $(BIN)/python -c "import sys, tomllib; extras = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']; print('\n'.join(r for e in sys.argv[1:] for r in extras[e]))" $(1)
+
 demo: $(DEMO_STAMP)
+	$(if $(DEMO_EXTRAS),$(call extra-requirements,$(subst $(comma), ,$(DEMO_EXTRAS))) \
+		| xargs $(BIN)/python -m pip install --quiet --no-compile)
 	$(BIN)/rankproof demo
+	@$(BIN)/python -c "import pandas" 2>/dev/null || printf '\n%s\n' \
+		"The README's pandas examples need pandas: make demo DEMO_EXTRAS=pandas (or .venv/bin/pip install pandas)"
 
 # The HTML report of the bundled Cranfield runs (bm25 as baseline) and screenshots
 # 1280 px wide, under build/report-demo/ (Debian's chromium: apt-get install chromium).

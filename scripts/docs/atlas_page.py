@@ -7,7 +7,7 @@ import html
 from atlas import WHY_PEERS, Atlas, Cell, Explanation
 from atlas_cases import MEASURES, Case
 
-__all__ = ["render", "label"]
+__all__ = ["render", "label", "missing_lines"]
 
 LABELS = {"ndcg": "NDCG@{k}", "p": "P@{k}", "ap": "AP"}
 
@@ -100,11 +100,24 @@ def _commands(atlas: Atlas, case: Case) -> list[str]:
 
 
 def _tools(atlas: Atlas) -> list[str]:
-    lines = ["| tool | version | called as | rankproof preset | here |", "|---|---|---|---|---|"]
-    for tool in atlas.tools:
-        status = f"ran ({tool.seconds:.1f} s)" if tool.missing is None else f"**not run**: {html.escape(tool.missing)}"
-        lines.append(f"| {tool.label} | {tool.version} | {html.escape(tool.call)} | `{tool.preset}` | {status} |")
+    """The tools that ran, a short table (the calls below it, not in a column that would push the last one
+    off a 1400 px page); then one line per missing tool with the command that adds it."""
+    ran = atlas.ran()
+    lines = ["| tool | version | rankproof preset | time |", "|---|---|---|---|"]
+    for tool in ran:
+        lines.append(f"| {tool.label} | {tool.version} | `{tool.preset}` | {tool.seconds:.1f} s |")
+    lines += ["", "How the atlas calls each tool:", ""]
+    lines += [f"- {tool.label}: {html.escape(tool.call)}" for tool in ran]
+    missing = missing_lines(atlas)
+    if missing:
+        lines += ["", "Not run in this build (one line each, with the command that adds the tool):", ""]
+        lines += [f"- {line}" for line in missing]
     return lines + [""]
+
+
+def missing_lines(atlas: Atlas) -> list[str]:
+    """One line per tool that did not run: its name and why, with the command that adds it."""
+    return [f"{tool.label}: {html.escape(tool.missing)}" for tool in atlas.tools if tool.missing is not None]
 
 
 def _summary(atlas: Atlas) -> list[str]:
@@ -166,10 +179,11 @@ def render(atlas: Atlas) -> str:
         "given to them;",
         "- Spark MLlib takes, per judged query, the docs in score order (ties in file order) and the set of "
         "relevant docs (grade 1 or more).", "",
-        "A tool that is not installed is listed above with the reason, and its row is absent from the "
-        "tables: the test and docs extras bring every one (`pip install -e '.[test,docs]'`; Spark needs "
-        "Java 17). `python scripts/docs/atlas.py` prints this page; `RANKPROOF_ATLAS_SKIP=spark,ranx` leaves "
-        "tools out of a local build (they are then listed as not run).", "",
+        "A tool that is not installed is listed above with the command that adds it, and its row is absent "
+        "from the tables (`make docs` installs the docs extra only; the test extra brings every Python tool: "
+        "`.venv/bin/pip install -e '.[test,docs]'`, and Spark needs Java 17). `python scripts/docs/atlas.py` "
+        "prints this page; `RANKPROOF_ATLAS_SKIP=spark,ranx` leaves tools out of a local build (they are then "
+        "listed as not run).", "",
         "## Summary", "", *_summary(atlas),
         "## The cases", "",
     ]

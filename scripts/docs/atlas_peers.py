@@ -78,21 +78,26 @@ class Peer:
     binary: str | None = None  # a program under ROOT
 
     def missing(self) -> str | None:
-        """Why this peer cannot run here, or None."""
+        """Why this peer cannot run here, and the command that adds it (:data:`ADDS`); None when it runs."""
         if self.binary is not None:
             path = ROOT / self.binary
             if not os.access(path, os.X_OK):
-                return f"{self.binary} is not built (make test builds it from ../shared/reference)"
+                return f"not built; {self.adds()}"
             return None
         assert self.module is not None
         try:
             importlib.import_module(self.module)
-        except Exception as error:  # ImportError, or a broken install
-            return (f"import {self.module} fails: {type(error).__name__}: {error} (it comes with the test and "
-                    "docs extras: pip install -e '.[test,docs]')")
+        except ImportError:
+            return f"not installed; {self.adds()}"
+        except Exception as error:  # a broken install
+            return f"import {self.module} fails ({type(error).__name__}); {self.adds()}"
         if self.key == "spark" and not _java():
-            return "no Java runtime (Spark needs java 17)"
+            return "no Java runtime: install a Java 17 runtime (apt-get install openjdk-17-jre-headless)"
         return None
+
+    def adds(self) -> str:
+        """The command that adds this peer (:data:`ADDS`; a peer outside the table: its module by pip)."""
+        return ADDS.get(self.key) or f".venv/bin/pip install {self.module}"
 
     def version(self) -> str:
         if self.binary is not None:
@@ -114,6 +119,24 @@ class Peer:
                 return self.runner(case, qrels, run)
         except Exception as error:  # the tool refused the whole case
             return {key: _refusal(error) for key in self.measures}
+
+
+# The command that adds each peer to the docs' environment (`make docs` installs only the docs extra;
+# the test extra brings every Python peer: `.venv/bin/pip install -e '.[test,docs]'`).
+_TREC_EVAL_REPO = "https://github.com/usnistgov/trec_eval"
+ADDS: dict[str, str] = {
+    "trec_eval": f"git clone {_TREC_EVAL_REPO} ../shared/reference/trec_eval-10 && make build/trec_eval/trec_eval",
+    "trec_eval9": (f"git clone --branch v9.0.8 {_TREC_EVAL_REPO} ../shared/reference/trec_eval-9.0.8 && "
+                   "make build/trec_eval9/trec_eval"),
+    "pytrec_eval": ".venv/bin/pip install pytrec-eval-terrier",
+    "ir_measures": ".venv/bin/pip install ir-measures",
+    "ranx": ".venv/bin/pip install ranx",
+    "sklearn": ".venv/bin/pip install scikit-learn",
+    "torchmetrics": ".venv/bin/pip install torchmetrics (it brings torch)",
+    "lightgbm": ".venv/bin/pip install lightgbm",
+    "xgboost": ".venv/bin/pip install xgboost-cpu",
+    "spark": ".venv/bin/pip install 'rankproof[spark]' (and a Java 17 runtime)",
+}
 
 
 def _java() -> bool:
@@ -304,12 +327,13 @@ def spark_session() -> Any:
     the atlas can start it in the background while the other tools run."""
     with _SPARK_LOCK:
         if not _SPARK:
-            from pyspark.sql import SparkSession
+            # rankproof's own quiet start: what the JVM writes while it starts (log4j's profile, the
+            # native-hadoop WARN) goes to a file, not into the docs build's output.
+            from rankproof.spark.session import get_session
 
-            _SPARK.append(SparkSession.builder.master("local[1]").appName("rankproof-atlas")
-                          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                          .config("spark.sql.shuffle.partitions", "1").getOrCreate())
-            _SPARK[0].sparkContext.setLogLevel("ERROR")
+            session = get_session("local[1]")
+            session.conf.set("spark.sql.shuffle.partitions", "1")
+            _SPARK.append(session)
         return _SPARK[0]
 
 
@@ -341,6 +365,39 @@ def _spark(case: Case, qrels: Path, run: Path) -> dict[str, Outcome]:
     ordered = case.by_score()
     pairs = [([code(d) for d, _ in ordered.get(q, [])], [code(d) for d, g in docs.items() if g >= 1])
              for q, docs in case.judged().items()]
+    refused = None
+    with _unraisable_ignored():   # a RankingMetrics whose __init__ raised fails again in __del__ ('_sc')
+        try:
+            return _spark_metrics(case, pairs, RankingMetrics)
+        except Exception as error:   # the whole case refused; its traceback (and the object) go here
+            refused = _refusal(error)
+    return {key: refused for key in ("ndcg", "p", "ap")}
+
+
+@contextlib.contextmanager
+def _unraisable_ignored():
+    """pyspark's JavaModelWrapper.__del__ on an object whose __init__ raised prints "Exception ignored ...
+    'RankingMetrics' object has no attribute '_sc'" and a traceback at garbage collection, which reads as
+    a failed build: such objects are collected here, with pyspark's own errors in __del__ dropped."""
+    import gc
+
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        where = getattr(unraisable, "object", None)   # the __del__ function that raised
+        if str(getattr(where, "__module__", None) or type(where).__module__).startswith("pyspark"):
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        gc.collect()
+        sys.unraisablehook = previous
+
+
+def _spark_metrics(case: Case, pairs: list, RankingMetrics: Any) -> dict[str, Outcome]:
     metrics = RankingMetrics(spark_session().sparkContext.parallelize(pairs, 1))
     calls = {"ndcg": lambda: metrics.ndcgAt(case.k), "p": lambda: metrics.precisionAt(case.k),
              "ap": lambda: metrics.meanAveragePrecision}
@@ -382,3 +439,4 @@ PEERS: tuple[Peer, ...] = (
          "RankingMetrics over (docs in score order, relevant docs): ndcgAt(K), precisionAt(K), "
          "meanAveragePrecision", _spark),
 )
+assert set(ADDS) == {peer.key for peer in PEERS}, "every peer names the command that adds it"

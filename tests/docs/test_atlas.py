@@ -174,5 +174,8 @@ def test_a_value_no_protocol_gives_is_shown_unexplained_and_a_missing_peer_is_li
     assert built.cell("absent", "ties", "ndcg") is None
     page = atlas_page.render(built)
     assert "0.1230<br>**unexplained**" in page
-    assert "**not run**: import no_such_module_for_the_atlas fails" in page
+    # One line per missing tool, with the command that adds it (no path a user does not have).
+    assert "- fake absent: not installed; .venv/bin/pip install no_such_module_for_the_atlas" in page
+    assert atlas_page.missing_lines(built) == [
+        "fake absent: not installed; .venv/bin/pip install no_such_module_for_the_atlas"]
     assert "What no preset or policy explains" in page

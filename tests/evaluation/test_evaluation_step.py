@@ -43,13 +43,13 @@ def test_query_ids_notes_and_complete_judgments_are_arguments():
 
     plain = evaluate(QRELS, RUN, "p@2")
     assert plain.queries == ["10", "9"]  # text ids, text order
-    assert "unjudged docs fall inside the cutoff" in plain.summary()
+    assert "unjudged docs inside the top 2 (p@2) count as non-relevant" in plain.summary()
     shown = evaluate(QRELS, RUN, "p@2", query_ids=integers, notes=("truth: complete",), complete_judgments=True)
     assert shown.queries == [9, 10]  # integers, numeric order
     assert shown.per_query("p@2") == {9: 0.5, 10: 0.5}
     assert shown.notes == ("truth: complete",)
     assert "note truth: complete" in shown.summary()
-    assert shown.complete_judgments and "unjudged docs fall inside" not in shown.summary()
+    assert shown.complete_judgments and "unjudged is not non-relevant" not in shown.summary()
     # Given ids, aligned with the evaluated queries.
     named = evaluate(QRELS, RUN, "p@2", query_ids=["ten", "nine"])
     assert named.per_query("p@2") == {"ten": 0.5, "nine": 0.5}

@@ -40,6 +40,7 @@ def _main(argv: list[str] | None) -> int:
     import warnings
 
     from ..errors import RankproofError, RankproofWarning
+    from ..errors.messages import CLI
 
     # Doubts about the input (ids that half match) are printed as the results' own warning lines.
     warnings.simplefilter("ignore", RankproofWarning)
@@ -50,7 +51,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         return _dispatch(sys.argv[1:] if argv is None else list(argv))
     except RankproofError as error:
-        message = STDIN.relabel(" ".join(str(error).split("\n")))
+        # Python names the option a fix names as a parameter; here it is a flag (rankproof.errors.messages).
+        message = STDIN.relabel(" ".join(error.spelled(CLI).split("\n")))
         print(message if isinstance(error, UsageError) else f"rankproof: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:

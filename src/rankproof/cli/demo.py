@@ -62,9 +62,15 @@ def run_demo() -> str:
 
 
 def add_arguments(parser) -> None:
-    """The demo takes no options."""
+    """The demo's one option: --quiet (no progress display on a terminal)."""
+    parser.add_argument("--quiet", action="store_true", help="no progress display on stderr")
 
 
 def run(args) -> int:
-    print_text(run_demo())
+    from .progress import steps
+
+    with steps(args, 1, "evaluating the Cranfield runs") as progress:
+        text = run_demo()
+        progress.step("done")
+    print_text(text)
     return 0

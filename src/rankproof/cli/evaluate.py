@@ -8,7 +8,8 @@ import os
 from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
                      protocol_of, read_inputs, read_qrels, read_run, run_names)
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
-from .large import prepare_for, stages as progress
+from .large import prepare_for
+from .progress import steps
 from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
 from .render import render_results
@@ -132,14 +133,14 @@ def run(args) -> int:
     elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
         results = evaluate_out_of_core(args, measures, labels, NAME)
     else:
-        large = prepare_for([args.qrels, *args.runs])
+        prepare_for([args.qrels, *args.runs])
         results = []
-        with progress(1 + 2 * len(args.runs), large) as stages:
+        with steps(args, 1 + 2 * len(args.runs), "evaluating") as stages:
             qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
             for name, ranking in runs:
                 evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                      allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
-                                     ties_range=args.tie_range)
+                                     ties_range=args.tie_range, **world_options(args))
                 results.append(_with_side(evaluated, ranking, wanted, side, qrels))
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
@@ -148,6 +149,22 @@ def run(args) -> int:
     print_notes(merged_notes(typed if args.measure else None), args.quiet)
     notes(results, args.quiet)
     return 0
+
+
+def world_options(args) -> dict:
+    """What the data's world changes in the evaluation (rankproof.errors.messages): a recommender log's truth
+    (a table whose query and doc columns are a user's and an item's, --columns query=user,doc=item)
+    is complete, as evaluate_frame reads it, so its results state so and give no TREC advice about
+    unjudged docs; TREC qrels judge a pool."""
+    from ..io.formats import format_of
+    from ..errors.messages import LOG, TRUTH_NOTE, world_of_columns
+
+    if args.intents or args.qrels == "-" or format_of(args.qrels, args.qrels_format) == "trec":
+        return {}
+    named = columns(args, QRELS_ROLES)
+    if world_of_columns([named.get("query", "query"), named.get("doc", "doc")]) != LOG:
+        return {}
+    return {"notes": (TRUTH_NOTE,), "complete_judgments": True}
 
 
 def _with_side(results, ranking, wanted: list, side, qrels=None):

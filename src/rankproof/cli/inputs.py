@@ -18,6 +18,7 @@ import sys
 from typing import Any, Iterator, Sequence
 
 from ..errors import InputError, ProtocolError
+from ..errors.messages import swap_hint
 from ..io.arrow import MissingColumnsError
 from .grade_map import grade_map
 from .labels import apply_labels
@@ -256,8 +257,10 @@ def in_option_words(error, args) -> InputError:
     listing = ", ".join(repr(name) for name in error.present) if error.present else "none"
     guess = _guess_columns(error.present, list(error.missing))
     example = f"--columns {guess}" if guess else "--columns " + ",".join(f"{r}=NAME" for r in error.missing)
+    # Judgments and rankings swapped: naming the column would read scores as grades, so the hint comes first.
+    swapped = swap_hint(error.present, list(error.missing))
     return InputError(source=error.source, line=error.line, what=shown.replace("{", "{{").replace("}", "}}"),
-                      fix=f"its {error.noun}s are {listing}; name them with {example}".replace("{", "{{")
+                      fix=swapped or f"its {error.noun}s are {listing}; name them with {example}".replace("{", "{{")
                       .replace("}", "}}"))
 
 

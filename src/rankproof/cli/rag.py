@@ -6,6 +6,9 @@ import argparse
 import os
 
 from .evaluate import DEFAULT_MEASURES, add_coverage_options
+from .progress import steps
+from .usage import usage
+from .why import PEERS, count as _count
 from .inputs import add_chunk_options, add_protocol_options, protocol_of
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
 from .render import render_results
@@ -19,6 +22,7 @@ EXAMPLES = """examples:
   rankproof rag ragas_eval.jsonl -m ndcg@5 -m recall@5 -m rr
   rankproof rag llamaindex_results.parquet --layout llamaindex --format json
   rankproof rag chunks.jsonl --chunk-map sep:# --chunks max
+  rankproof rag ragas_eval.jsonl -m ap --chunk-map sep:_ --peer ragas
 One row per query: ragas (user_input, retrieved_context_ids, reference_context_ids), LlamaIndex
 (query, retrieved_ids, expected_ids) or rankproof (query_id, retrieved, scores, relevant, grades).
 Retrieved ids whose form matches no relevant id (chunk ids against doc ids, case, a prefix) are
@@ -40,6 +44,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_coverage_options(parser)
     parser.add_argument("--label", metavar="NAME", help="the run's name in the output (default: the file's name)")
     parser.add_argument("--per-query", action="store_true", help="also show each query's values")
+    parser.add_argument("--peer", choices=PEERS,
+                        help="after the table, why the numbers differ from this peer's (rankproof why --peer's "
+                             "explanation: the policies that differ, by how much, on which queries)")
+    parser.add_argument("--top", type=_count, default=5,
+                        help="with --peer: how many of the most different queries to list (default 5)")
     add_output_options(parser)
 
 
@@ -60,11 +69,28 @@ def run(args) -> int:
     places = precision(args)
     names = measure_names(args, NAME, measures)
     check_format_output(args, NAME)
+    if args.peer and (args.format != "table" or args.output not in (None, "-")):
+        raise usage(NAME, "--peer prints its explanation after the table, on stdout",
+                    "leave out --format and -o, or run rankproof why FILE --peer NAME apart")
     check_output_path(args.output, [args.file])
-    rows = rag_rows(args.file, layout=args.layout, judgments=args.judgments)
-    results = evaluate_rag(rows, measures, protocol, name=args.label or os.path.basename(args.file),
-                           min_coverage=args.min_coverage, allow_partial=args.allow_partial)
-    write_output(render_results([results], args.format, args.per_query, places, names), args.output)
+    with steps(args, 3 if args.peer else 2, "reading") as progress:
+        rows = rag_rows(args.file, layout=args.layout, judgments=args.judgments)
+        progress.step("evaluating")
+        results = evaluate_rag(rows, measures, protocol, name=args.label or os.path.basename(args.file),
+                               min_coverage=args.min_coverage, allow_partial=args.allow_partial)
+        progress.step(f"against {args.peer}'s preset" if args.peer else "done")
+        shown = render_results([results], args.format, args.per_query, places, names)
+        if args.peer:   # the explanation `rankproof why FILE --peer NAME` prints, on the same rows
+            from ..explain.why import why
+            from ..frontdoors.rag import rag_inputs
+
+            qrels, ranking, _ = rag_inputs(args.file, layout=args.layout, judgments=args.judgments,
+                                           name=results.run_name)
+            found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
+            assert isinstance(shown, str)   # --peer is refused beside a binary format (parquet)
+            shown = shown.rstrip("\n") + "\n\n" + found.summary(digits=7) + "\n"
+            progress.step("done")
+    write_output(shown, args.output)
     read = (f"{args.file}: {rows.layout} layout, {rows.rows} rows, {rows.empty} with nothing retrieved; "
             f"{sum(map(bool, rows.judgments.values()))} queries with relevant ids" + (f" in {args.judgments}" if args.judgments else ""))
     print_notes([read, *merged_notes(args.measure)], args.quiet)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..data.qrels import Qrels
 from ..data.run import Run
+from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..evaluation import evaluate_read, resolve_protocol
 from ..measures.base import Measure
@@ -123,7 +124,7 @@ def ids_as_integers(queries: np.ndarray) -> tuple[np.ndarray | None, np.ndarray 
 # The names before they were shared with rankproof.frontdoors.outofcore.
 _integer_ids, _ids_as_integers = integer_ids, ids_as_integers
 
-TRUTH_NOTE = "truth: an item absent from a user's truth is non-relevant (counted as unjudged)"
+TRUTH_NOTE = messages.TRUTH_NOTE
 
 
 def evaluate_frame(

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import InputError, ParseError, literal
+from ..errors.messages import swap_hint
 
 __all__ = [
     "select_columns",
@@ -82,8 +83,11 @@ def missing_error(present: list, named: Mapping[str, object], missing: list[str]
     absent = " and ".join(f"no {noun} {literal(repr(named[arg]))} (named by {_role(arg)}=)" for arg in missing)
     listing = ", ".join(repr(name) for name in present) if present else "none"
     arguments = ", ".join(f"{_role(arg)}=" for arg in missing)
+    # Judgments and rankings swapped: naming the column would read scores as grades (errors.messages).
+    swapped = swap_hint(present, missing)
     error = MissingColumnsError(source=source, line=line, what=absent,
-                                fix=f"the {noun}s are {literal(listing)}; pass the right {noun} names with {arguments}")
+                                fix=swapped or f"the {noun}s are {literal(listing)}; pass the right {noun} names "
+                                               f"with {arguments}")
     error.present, error.missing, error.noun = list(present), {arg: named[arg] for arg in missing}, noun
     return error
 

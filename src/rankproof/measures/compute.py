@@ -56,7 +56,7 @@ def gains_of(grades: np.ndarray, gain: "Gain | GainMap") -> np.ndarray:
             raise MeasureError(what=f"{{grade}} {int(grades.max())} with gain=exp2 gives 2^{int(grades.max())} - 1, "
                                f"beyond what a DCG can sum in float64 (exp2 takes {{grades}} up to "
                                f"{_LARGEST_EXP2_GRADE})", value=int(grades.max()),
-                               fix="use gain=linear, or map the {grades} to a smaller scale (--grade-map)")
+                               fix="use gain=linear, or {do[grade_map]}")
         return np.exp2(grades.astype(np.float64)) - 1.0
     table_grades = np.array([g for g, _ in gain.gains], dtype=np.int64)
     table_gains = np.array([v for _, v in gain.gains], dtype=np.float64)

@@ -104,8 +104,7 @@ def _table(ctx: Context, m: Measure):
     table = getattr(ctx.alignment, "intents", None)
     if table is None:
         raise MeasureError(what=f"{literal(m)} needs judgments per intent (query intent doc grade)",
-                           fix="read the qrels with rankproof.IntentQrels.read(...) (rankproof evaluate --intents) "
-                               "and pass those")
+                           fix="{do[intents]}")
     return table
 
 

@@ -88,7 +88,7 @@ def err_max_grade(alignment, measure: Measure) -> float:
         if highest > _LARGEST_MAX_GRADE:
             raise MeasureError(what=f"{literal(measure)}: the highest {{grade}} {highest:g} gives 2^{highest:g}, "
                                "beyond float64", value=highest,
-                               fix="map the {grades} to a smaller scale (--grade-map)")
+                               fix="{do[grade_map]}")
         return highest
     if highest > given:
         raise MeasureError(what=f"{literal(measure)}: a judged {{grade}} {highest:g} is above max_grade={given}, so "

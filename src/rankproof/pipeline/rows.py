@@ -69,7 +69,7 @@ def apply_grades(grade: np.ndarray, protocol: Protocol, locate: Locate) -> np.nd
         raise InputError(
             what=f"grade {grade[i].item():g} is beyond {LARGEST_GAIN:g} in magnitude, so sums of gains would "
                  f"overflow float64", value=grade[i].item(), **locate(i),
-            fix="map the grades to a smaller scale (--grade-map), or rescale them")
+            fix="{do[grade_map]}, or rescale them")
     if protocol.grades is Grades.REAL:
         return grade
     fractional = grade != np.round(grade)

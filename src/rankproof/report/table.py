@@ -12,7 +12,8 @@ import math
 from typing import Sequence
 
 from ..explain.explanation import Explanation
-from ..results import Results
+from ..errors.messages import CLI, PYTHON
+from ..results import Results, advice
 
 __all__ = ["to_table", "to_markdown", "side_names", "side_cell", "explanation_table", "counts_lines", "warning_lines", "notes_lines"]
 
@@ -69,36 +70,10 @@ def counts_lines(results: Results) -> list[str]:
     return lines
 
 
-def warning_lines(results: Results) -> list[str]:
-    """The seed of the project: unjudged is not non-relevant. Warn where it matters most.
-
-    Measures with a cutoff are preferred (the top k is what people read);
-    the one with the most unjudged docs inside its cutoff is named.
-    """
-    lines = [f"warning: {line}" for line in results.warnings] + _coverage_warning(results)
-    if results.complete_judgments:
-        return lines
-    inside = results.counts["unjudged_in_cutoff"]
-    cut = {m: v for m, v in inside.items() if "@" in m and v} or {m: v for m, v in inside.items() if v}
-    if not cut:
-        return lines
-    measure = max(cut, key=lambda m: cut[m])
-    where = f"the top {measure.rsplit('@', 1)[1]} ({measure})" if "@" in measure else f"the rankings ({measure})"
-    return lines + [f"warning: {cut[measure]} unjudged docs inside {where} count as non-relevant; unjudged is not "
-            "non-relevant (check judged@k, or compare with unjudged=condense)"]
-
-
-def _coverage_warning(results: Results) -> list[str]:
-    """A run that ranks few of the judged queries (allowed by allow_partial, but said)."""
-    from ..results import MIN_COVERAGE
-
-    coverage = results.query_coverage
-    if coverage >= MIN_COVERAGE:
-        return []
-    judged = results.counts["queries_in_qrels"]
-    ranked = judged - results.counts["queries_missing_from_run"]
-    return [f"warning: the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}); "
-            "the mean is mostly made of the queries it does not rank"]
+def warning_lines(results: Results, spelling: str = PYTHON) -> list[str]:
+    """The results' warnings (rankproof.results.advice: the same lines as ``Results.summary()``),
+    among them the seed of the project, unjudged is not non-relevant, where the data has unjudged docs."""
+    return [f"warning: {line}" for line in advice.warnings(results, spelling)]
 
 
 def _console(width: int = 200):
@@ -108,13 +83,15 @@ def _console(width: int = 200):
                    color_system=None, legacy_windows=False)
 
 
-def notes_lines(results: Sequence[Results]) -> list[str]:
-    """Counts and warnings of every run, one line each (the command line prints them on stderr)."""
-    lines = []
+def notes_lines(results: Sequence[Results], spelling: str = CLI) -> list[str]:
+    """Notes, counts and warnings of every run, one line each (the command line prints them on stderr,
+    in its own spelling: the lines of ``Results.summary()`` with flags for parameters)."""
+    lines: list[str] = []
     for r in results:
+        lines.extend(f"{r.run_name}: note: {n}" for n in advice.notes(r, spelling))
         touched = counts_lines(r)
         lines.append(f"{r.run_name}: counts: " + ("; ".join(touched) if touched else "nothing touched"))
-        lines.extend(f"{r.run_name}: {w}" for w in warning_lines(r))
+        lines.extend(f"{r.run_name}: {w}" for w in warning_lines(r, spelling))
     return lines
 
 

@@ -17,6 +17,7 @@ from ..errors import InputError, MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, Protocol
+from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage
 from .counts import Counts
 from .side import SideValue, join_side
@@ -234,7 +235,7 @@ class Results:
         result = self.result(measure)
         if result.measure not in self._bounds:
             raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
-                               fix="evaluate with bounds=True (rankproof evaluate --bounds)")
+                               fix="{do[bounds]}")
         return self._interval(Bounds, result, *self._bounds[result.measure])
 
     def _interval(self, kind: type, result: MeasureResult, low: np.ndarray, high: np.ndarray):
@@ -278,7 +279,7 @@ class Results:
         result = self.result(measure)
         if result.measure not in self._tie_range:
             raise MeasureError(what=f"the range over tied orders of {literal(result.measure)} was not computed",
-                               fix="evaluate with ties_range=True (rankproof evaluate --tie-range)")
+                               fix="{do[ties_range]}")
         return self._interval(TieRange, result, *self._tie_range[result.measure])
 
     @classmethod
@@ -507,47 +508,16 @@ class Results:
             elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
                 touched.append(f"{key}={value}")
         lines.append("counts " + (", ".join(touched) if touched else "none touched"))
-        lines.extend(f"warning: {line}" for line in self.warnings)
-        if self.query_coverage < MIN_COVERAGE:
-            judged = self.counts["queries_in_qrels"]
-            ranked = judged - self.counts["queries_missing_from_run"]
-            lines.append(f"warning: the run ranks {ranked} of the {judged} judged queries "
-                         f"({self.query_coverage:.1%}); the others are {self.protocol.missing_query} "
-                         "by missing_query")
-        inside = sum(self.counts["unjudged_in_cutoff"].values())
-        if inside and not self.complete_judgments:
-            lines.append("warning: unjudged docs fall inside the cutoff and are scored as non-relevant; "
-                         "unjudged is not non-relevant")
+        # The same warnings the command line prints, in Python's spelling (results.advice).
+        lines.extend(f"warning: {line}" for line in advice.warnings(self))
         return "\n".join(lines)
 
     @property
     def notes(self) -> tuple[str, ...]:
         """Facts about the input the printed results state: where a score matrix's pool comes
-        from, that a log's truth is complete, that ``rel`` counts every rating as relevant."""
-        rating = self._rating_note()
-        return (*self._table.notes, *((rating,) if rating else ()))
-
-    def _rating_note(self) -> str | None:
-        """Say when binary measures count every judged grade as relevant although grades are graded.
-
-        Ratings (1 to 5 stars, say) judge every rated item with a grade >= 1
-        and none with 0: under ``rel=1`` a 1-star rating is a hit for r@k,
-        p@k, ap, rr and hit, which a recommender engineer rarely means.
-        TREC qrels judge non-relevant docs 0, so they do not raise the note.
-        """
-        if self._table.grade_range is None:
-            return None  # a score matrix's fast path holds no pool; its grades include 0 as a rule
-        binary = [m for m in self._measures if "rel" in m.spec.params]
-        low, high = self._table.grade_range
-        counted = [m for m in binary if m.setting("rel", self.protocol) <= low]
-        if not counted or not high > low or low <= 0:
-            return None
-        rel = counted[0].setting("rel", self.protocol)
-        upper = min(int(math.floor((low + high) / 2)) + 1, int(high))  # the upper half: 4 and 5 of 1-5
-        shown = str(counted[0](rel=upper))
-        return (f"rel={rel}: every judged grade ({low:g} to {high:g} here, none 0) counts as relevant for "
-                f"{', '.join(str(m) for m in counted)}, so a rating of {low:g} is a hit; if low ratings are "
-                f"dislikes, set e.g. Protocol(rel={upper}) or {shown}")
+        from, that a log's truth is complete, that ``rel`` counts every rating as relevant
+        (:func:`rankproof.results.advice.notes`)."""
+        return tuple(advice.notes(self))
 
     def to_html(self, *, command: str | None = None) -> str:
         """A self-contained HTML page of these results: header, counts and warnings,

@@ -44,7 +44,7 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, so
     if judged == 0 or (coverage > 0 and coverage >= min_coverage):
         return
     ranked = judged - counts["queries_missing_from_run"]
-    fix = "pass allow_partial=True (rankproof --allow-partial) to evaluate it anyway"
+    fix = "{do[allow_partial]} to evaluate it anyway"
     if ranked == 0:
         raise CoverageError(
             what=f"the run ranks none of the {judged} judged queries "
@@ -53,7 +53,7 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, so
     raise CoverageError(
         what=f"the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
         f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_MISSING_FATE[results.protocol.missing_query]}",
-        source=source or None, fix=f"check the run, or {fix} (or lower min_coverage, --min-coverage)", value=coverage)
+        source=source or None, fix=f"check the run, or {fix} (or {{do[min_coverage]}})", value=coverage)
 
 
 _MISSING_FATE = {MissingQuery.ZERO: "scored 0 (missing_query=zero)",

@@ -215,8 +215,7 @@ def guard(mismatch: Mismatch | None, source: str, allow_partial: bool) -> tuple[
         return ()
     if mismatch.strong and not allow_partial:
         raise CoverageError(what=literal(mismatch.cause), source=source,
-                            fix=literal(mismatch.fix) + ", or pass allow_partial=True (rankproof --allow-partial) "
-                                "to evaluate the ids as written")
+                            fix=literal(mismatch.fix) + ", or {do[allow_partial]} to evaluate the ids as written")
     return (mismatch.message(),)
 
 

@@ -496,8 +496,8 @@ def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, al
     if mismatches and not allow_mismatch:
         raise ComparabilityError(
             what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "
-                         "protocol on the same qrels and queries, or pass allow_mismatch=True (--allow-mismatch) to "
-                         "compare them anyway on the queries they share"), value=tuple(mismatches))
+                         "protocol on the same qrels and queries, or ") + "{do[allow_mismatch]} to compare them anyway on the "
+                         "queries they share", value=tuple(mismatches))
     return mismatches
 
 

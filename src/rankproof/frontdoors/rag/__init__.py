@@ -27,7 +27,7 @@ unless ``allow_partial=True``.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -35,12 +35,13 @@ from ...data.qrels import Qrels
 from ...data.run import Run
 from ...errors import CoverageError, ParseError, ProtocolError, literal
 from ...evaluation import evaluate, resolve_protocol
+from ...errors.messages import REFERENCE_NOTE
 from ...io.rag import RagRows, read_judgments, read_rag, read_rag_records
 from ...protocol import Protocol
 from ...results import MIN_COVERAGE, Results
 from ...results.matching import find_mismatch
 
-__all__ = ["evaluate_rag", "rag_inputs", "rag_rows", "CHUNK_SEPARATORS", "refuse_no_relevant_id"]
+__all__ = ["evaluate_rag", "rag_inputs", "RagInputs", "rag_rows", "CHUNK_SEPARATORS", "refuse_no_relevant_id"]
 
 # Separators between a doc id and its chunk number, tried in this order.
 CHUNK_SEPARATORS = ("#", "::", ":", "_", "-", "/", "|", ".")
@@ -92,14 +93,23 @@ def _judgments_of(given: Mapping) -> dict[str, dict[str, int]]:
     return found
 
 
-def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
-               name: str | None = None) -> tuple[Qrels, Run, RagRows]:
-    """The qrels and run of RAG rows (see :func:`rag_rows` for what `source`,
-    `layout` and `judgments` take), and the rows read. `name` names the run
-    (default: the file's name, else ``rag``).
+class RagInputs(NamedTuple):
+    """What :func:`rag_inputs` reads: the judgments, the rankings and the rows they came from."""
 
-    >>> qrels, run, rows = rag_inputs([{"query": "q", "retrieved_ids": ["a", "b"], "expected_ids": ["b"]}])
-    >>> rows.layout, run.name, len(qrels)
+    qrels: Qrels
+    run: Run
+    rows: RagRows
+
+
+def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
+               name: str | None = None) -> RagInputs:
+    """The qrels and run of RAG rows (see :func:`rag_rows` for what `source`,
+    `layout` and `judgments` take), and the rows read, as a :class:`RagInputs`
+    (``.qrels``, ``.run``, ``.rows``; it unpacks as a tuple too). `name` names
+    the run (default: the file's name, else ``rag``).
+
+    >>> inputs = rag_inputs([{"query": "q", "retrieved_ids": ["a", "b"], "expected_ids": ["b"]}])
+    >>> inputs.rows.layout, inputs.run.name, len(inputs.qrels)
     ('llamaindex', 'rag', 1)
     """
     rows = rag_rows(source, layout=layout, judgments=judgments)
@@ -117,7 +127,7 @@ def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
     if name is None:
         name = os.path.basename(source) if isinstance(source, (str, os.PathLike)) else "rag"
     run = Run.from_dict(rows.rankings, source=where, name=str(name))
-    return qrels, run, rows
+    return RagInputs(qrels, run, rows)
 
 
 def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: "Protocol | str | None" = None, *,
@@ -156,12 +166,16 @@ def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: "Protoc
     CoverageError
         No retrieved id is a relevant id, and no chunk map says how they
         relate: ``... the retrieved ids look like chunks of the relevant ids:
-        set chunk_map='sep:#' (--chunk-map sep:#)``.
+        set chunk_map='sep:#'`` (the command line names ``--chunk-map sep:#``).
     """
     protocol = _with_chunks(resolve_protocol(protocol), chunk_map, chunks)
     qrels, run, rows = rag_inputs(source, layout=layout, judgments=judgments, name=name)
     if not allow_partial and find_mismatch(qrels, run, protocol) is None:
         refuse_no_relevant_id(qrels, run, protocol, rows.source or "rows")
+    # The rows' reference ids are complete for each row: an id outside them is non-relevant, and the
+    # TREC advice about unjudged docs does not apply (rankproof.errors.messages).
+    options.setdefault("complete_judgments", True)
+    options.setdefault("notes", (REFERENCE_NOTE,))
     return evaluate(qrels, run, measures, protocol, min_coverage=min_coverage, allow_partial=allow_partial,
                     **options)
 
@@ -186,21 +200,19 @@ def refuse_no_relevant_id(qrels: Qrels, run: Run, protocol: Protocol, source: st
     example = f"(retrieved {str(run.docs[0])!r}, relevant {str(qrels.docs[0])!r})"
     raise CoverageError(source=source, what=f"none of the {len(run.docs)} retrieved ids is a relevant id {example}",
                         fix=_likely_mapping([str(d) for d in run.docs], {str(d) for d in qrels.docs}) +
-                        ", or pass allow_partial=True (--allow-partial) to evaluate the ids as written")
+                        ", or {do[allow_partial]} to evaluate the ids as written")
 
 
 def _likely_mapping(retrieved: list[str], relevant: set[str]) -> str:
     """The mapping that makes the most retrieved ids relevant ids: a chunk separator, or case."""
-    best, hits = ("map chunk ids to the judged ids with the policy chunk_map (--chunk-map sep:#, regex:PATTERN "
-                  "or file:PATH)"), 0
+    best, hits = "map chunk ids to the judged ids: {do[chunk_map]}", 0
     for sep in CHUNK_SEPARATORS:
         count = sum(doc.split(sep, 1)[0] in relevant for doc in retrieved if sep in doc)
         if count > hits:
-            best = (f"the retrieved ids look like chunks of the relevant ids: set chunk_map='sep:{sep}' "
-                    f"(--chunk-map sep:{sep})")
+            best = f"the retrieved ids look like chunks of the relevant ids: {{do[chunk_sep={sep}]}}"
             hits = count
     folded = {doc.casefold() for doc in relevant}
     if sum(doc.casefold() in folded for doc in retrieved) > hits:
-        best = "the ids differ in case only: set the policy ids=casefold (--policy ids=casefold)"
+        best = "the ids differ in case only: {do[ids_casefold]}"
     return best
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from .messages import PYTHON, Spelling
+
 __all__ = [
     "Vocabulary",
     "literal",
@@ -109,9 +111,16 @@ def shorten(text: object, width: int = 60, *, tell_length: bool = False) -> str:
 
 def render(*, what: str, source: str | None = None, line: int | None = None, query: Any = None,
            doc: Any = None, fix: str | None = None, vocabulary: Vocabulary = QUERIES_AND_DOCS,
-           row: int | None = None) -> str:
-    """The one line an error prints: where, what was wrong, and what to do."""
-    words = vocabulary.words()
+           row: int | None = None, spelling: str = PYTHON) -> str:
+    """The one line an error prints: where, what was wrong, and what to do.
+
+    An option the fix names as ``{do[allow_partial]}`` is written in `spelling`
+    (:mod:`rankproof.errors.messages`): Python's parameter, or the command line's flag.
+
+    >>> render(what="the run ranks none of the judged {queries}", fix="{do[allow_partial]}", spelling="cli")
+    'the run ranks none of the judged queries; pass --allow-partial'
+    """
+    words: dict[str, Any] = {**vocabulary.words(), "do": Spelling(spelling)}
     text = where(source=source, line=line, query=None if query is None else str(query),
                  doc=None if doc is None else str(doc), vocabulary=vocabulary, row=row) + what.format(**words)
     return text + (f"; {fix.format(**words)}" if fix else "")
@@ -161,18 +170,27 @@ class RankproofError(Exception):
                  fix: str | None = None, row: int | None = None) -> None:
         self.what, self.source, self.line, self.query, self.doc = what, source, line, query, doc
         self.value, self.fix, self.row = value, fix, row
+        self.vocabulary = QUERIES_AND_DOCS
         super().__init__(message if message is not None else self.render())
 
     @property
     def has_fields(self) -> bool:
         return self.what is not None
 
-    def render(self, vocabulary: Vocabulary = QUERIES_AND_DOCS) -> str:
-        """The message in `vocabulary`'s words (the message as given when raised without fields)."""
+    def render(self, vocabulary: Vocabulary = QUERIES_AND_DOCS, spelling: str = PYTHON) -> str:
+        """The message in `vocabulary`'s words and `spelling`'s option names (the message as
+        given when raised without fields)."""
         if self.what is None:
             return str(self.args[0]) if self.args else ""
         return render(what=self.what, source=self.source, line=self.line, query=self.query, doc=self.doc,
-                      fix=self.fix, vocabulary=vocabulary, row=self.row)
+                      fix=self.fix, vocabulary=vocabulary, row=self.row, spelling=spelling)
+
+    def spelled(self, spelling: str) -> str:
+        """The message in its own words (those of :meth:`in_words_of`), its options in `spelling`:
+        the command line prints ``spelled("cli")``."""
+        if self.what is None:
+            return str(self)
+        return self.render(getattr(self, "vocabulary", QUERIES_AND_DOCS), spelling)
 
     def fields(self) -> dict[str, Any]:
         """The fields the error was raised with (empty when raised with a finished message)."""
@@ -191,12 +209,13 @@ class RankproofError(Exception):
         >>> InputError(what="bad {doc}", source="tmp1.run").replace(source="run.txt").render()
         'run.txt: bad doc'
         """
-        return self._copy(changes, QUERIES_AND_DOCS)
+        return self._copy(changes, getattr(self, "vocabulary", QUERIES_AND_DOCS))
 
     def _copy(self, changes: dict[str, Any], vocabulary: Vocabulary) -> "RankproofError":
         copied = type(self)(str(self))
         copied.__dict__.update(self.__dict__)
         copied.__dict__.update(changes)
+        copied.vocabulary = vocabulary
         copied.args = (copied.render(vocabulary),)
         return copied
 
@@ -251,5 +270,4 @@ class ComparabilityError(InputError):
 
 
 # The fix every "grade 1.5 is not an integer" message ends with (the grades policy).
-REAL_GRADES_HINT = ("or set the policy grades=real to keep real-valued grades "
-                    "(Qrels.read(..., grades='real'); rankproof --policy grades=real)")
+REAL_GRADES_HINT = "or {do[real_grades]} to keep real-valued grades"

@@ -290,12 +290,12 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
         raise InputError(what=literal(f"categorical names {', '.join(unknown)}, which are not attributes tested"),
                          fix=literal(f"the attributes are {', '.join(attributes)}"))
     with_user = user is not None and user in names and user != bucket
-    named = {"bucket": bucket, **({"user": user} if with_user else {}),
+    named = {"bucket": bucket, **({"user": user} if with_user and user is not None else {}),
              **{f"attribute {name}": name for name in attributes}}
     columns = _read(users, named, format)
     labels = _labels(columns["bucket"])
     chosen, sides = _two_buckets(labels, buckets, bucket)
-    if with_user:
+    if with_user and user is not None:
         _one_bucket_each(columns["user"], sides, chosen, user)
     rows, notes = [], []
     for name in attributes:

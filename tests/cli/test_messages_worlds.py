@@ -141,9 +141,9 @@ RAGAS = [
     {"user_input": "What is a qrel?", "retrieved_context_ids": [], "reference_context_ids": ["d8"]},
 ]
 # AP by hand. Ours (divided by R): 1/2 / 2 = 0.25, 1, and 0 for the empty row: mean 1.25 / 3.
-# ragas' context precision divides by the relevant docs retrieved: 1/2 / 1 = 0.5, 1, and the empty
-# row (an empty ranking, in the run) 0: mean 1.5 / 3.
-OURS, RAGAS_AP = 1.25 / 3, 0.5
+# ragas' context precision divides by the relevant docs retrieved: 1/2 / 1 = 0.5, 1; ragas scores the
+# empty row NaN and its mean skips it (the preset's missing_query=exclude): mean 1.5 / 2.
+OURS, RAGAS_AP = 1.25 / 3, 0.75
 
 
 def test_why_peer_ragas_reads_a_ragas_file_and_names_the_differing_policies(tmp_path, capsys):

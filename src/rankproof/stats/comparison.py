@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from typing import Any, Iterable, Mapping, Sequence, cast
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 

@@ -150,6 +150,8 @@ def method_lines(stat: dict[str, np.ndarray], *, method: str, test: str, confide
                     for pn, cn in zip(p_normal.tolist(), ci_normal.tolist()))
     if method == "resampling":
         return methods, (f"method resampling: p from the {resampled_p}, intervals from the {bootstrap}",)
+    if method == "auto" and not (n >= MIN_QUERIES).any():
+        return methods, ()   # no row is large enough to switch: nothing to report, the output as before
     lines = [f"method {method}: rows with {MIN_QUERIES:,} queries or more take the paired t-test and the normal "
              "interval where resampling could not tell them apart (rankproof.stats.asymptotic)"]
     allowed_p = 0.5 / math.sqrt(n_resamples)

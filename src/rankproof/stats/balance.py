@@ -273,14 +273,14 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
     if unknown:
         raise InputError(what=literal(f"categorical names {', '.join(unknown)}, which are not attributes tested"),
                          fix=literal(f"the attributes are {', '.join(attributes)}"))
-    with_user = user is not None and user in names and user != bucket
-    named = {"bucket": bucket, **({"user": user} if with_user else {}),
-             **{f"attribute {name}": name for name in attributes}}
+    with_user = user if user is not None and user in names and user != bucket else None
+    named: dict[str, str] = {"bucket": bucket, **({"user": with_user} if with_user else {}),
+                             **{f"attribute {name}": name for name in attributes}}
     columns = _read(users, named, format)
     labels = _labels(columns["bucket"])
     chosen, sides = _two_buckets(labels, buckets, bucket)
     if with_user:
-        _one_bucket_each(columns["user"], sides, chosen, user)
+        _one_bucket_each(columns["user"], sides, chosen, with_user)
     rows, notes = [], []
     for name in attributes:
         column = columns[f"attribute {name}"]

@@ -18,10 +18,15 @@ Timed, each the median of --repeat whole processes (wall and user+sys CPU):
 - ``monitor`` one window against another (target < 5 s);
 - ``balance`` of the users table (target < 5 s).
 
+With ``--steps``, each statistics step alone, in one process, on inputs
+already read (saved results loaded, run0 evaluated, tables in memory): the
+part of a whole-process figure that is statistics rather than reading and
+importing.
+
 The machine these numbers come from is shared (other jobs run beside it):
 quote the medians and say so. Usage:
 
-    .venv/bin/python benchmarks/stats_bench.py [--users 1000000] [--runs 10] [--repeat 3]
+    .venv/bin/python benchmarks/stats_bench.py [--users 1000000] [--runs 10] [--repeat 3] [--steps]
 """
 
 from __future__ import annotations
@@ -135,6 +140,44 @@ def commands(folder: Path, runs: int) -> dict[str, tuple[list[str], str]]:
     }
 
 
+# The statistics step alone, in this process, on inputs already read (medians of --repeat): what the
+# whole-process figures spend beyond reading the saved results and importing.
+def steps(folder: Path, runs: int, repeat: int) -> None:
+    import pandas as pd
+
+    from rankproof import evaluate_frame
+    from rankproof.recsys.monitor import monitor
+    from rankproof.stats import compare, load_results
+    from rankproof.stats.balance import balance
+    from rankproof.stats.systems import compare_systems
+
+    saved = [load_results(folder / f"results{r}.parquet")[0] for r in range(runs + 1)]
+    named = {f"run{r}": saved[r] for r in range(runs)}
+    results = evaluate_frame(pd.read_parquet(folder / "truth.parquet"), pd.read_parquet(folder / "run0.parquet"),
+                             list(MEASURES))
+    labels = np.load(folder / "segments.npy")
+    segment = pd.Series(labels, index=np.arange(len(labels)))
+    users = pd.read_parquet(folder / "users.parquet")
+    work = {
+        "compare 3 runs x 2 measures": lambda: compare(None, dict(list(named.items())[:3])),
+        f"systems {runs} runs, Tukey HSD": lambda: compare_systems(None, named, ["ndcg@10"]),
+        f"systems {runs} runs, MaxT": lambda: compare_systems(None, named, ["ndcg@10"], procedure="maxt"),
+        "segments, 20 groups, 95% intervals": lambda: results.by(segment),
+        "monitor": lambda: monitor(saved[1], saved[runs]),
+        "balance": lambda: balance(users),
+    }
+    print(f"{'statistics step alone (in process)':<40}{'wall s':>9}{'cpu s':>9}")
+    for name, call in work.items():
+        call()   # imports and first-call costs are the whole-process figures' business
+        times = []
+        for _ in range(repeat):
+            start, cpu = time.perf_counter(), time.process_time()
+            call()
+            times.append((time.perf_counter() - start, time.process_time() - cpu))
+        print(f"{name:<40}{statistics.median(t[0] for t in times):>9.2f}"
+              f"{statistics.median(t[1] for t in times):>9.2f}", flush=True)
+
+
 def timed(argv: list[str]) -> tuple[float, float, int]:
     """(wall seconds, user+sys CPU seconds, exit code) of one whole process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -153,8 +196,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", help="time only the commands whose name contains this")
+    parser.add_argument("--steps", action="store_true",
+                        help="time the statistics step alone, in process, instead of whole processes")
     args = parser.parse_args()
     folder = generate(args.users, args.runs, DATA / f"stats-{args.users}")
+    if args.steps:
+        steps(folder, args.runs, args.repeat)
+        return
     print(f"{args.users:,} users, saved results of {args.runs} runs (ndcg@10, r@10); medians of {args.repeat} "
           "whole processes on a shared machine")
     print(f"{'command':<40}{'wall s':>9}{'cpu s':>9}{'target':>10}  exit")

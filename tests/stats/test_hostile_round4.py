@@ -117,3 +117,18 @@ def test_monitor_prints_no_nan_percent_and_the_shared_p_format():
     nothing = evaluate_scores(truth, np.tile([0.1, 0.5, 0.2, 0.3], (400, 1)), "p@1")    # mean 0
     text = str(monitor(nothing, nothing, resamples=200))
     assert "nan%" not in text and "n/a" in text
+
+
+# -- systems --results ---------------------------------------------------------------------------------
+def test_systems_saved_results_under_different_protocols_are_refused(capsys, tmp_path):
+    saved = []
+    for name, policy in (("bm25", "ties=expected"), ("tfidf", "ties=expected"), ("lmdirichlet", "ties=docid")):
+        saved.append(tmp_path / f"{name}.json")
+        assert main(["evaluate", str(QRELS), str(CRANFIELD / f"{name}.run"), "-m", "ap", "--format", "json",
+                     "--policy", policy, "-o", str(saved[-1])]) == 0
+    capsys.readouterr()
+    code, out, err = cli(capsys, "systems", "--results", *saved, "--resamples", "50")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "one protocol" in err
+    shutil.copy(saved[1], tmp_path / "copy.json")            # the same protocol and qrels: accepted
+    code, out, _ = cli(capsys, "systems", "--results", *saved[:2], tmp_path / "copy.json", "--resamples", "50")
+    assert code == 0 and "3 systems" in out and "copy.json:tfidf" in out

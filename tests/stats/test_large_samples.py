@@ -103,6 +103,14 @@ def test_at_the_switch_point_the_limits_agree_with_the_permutation_procedures(pr
         assert abs(ours.p_value - theirs.p_value) <= 4 * monte_carlo + 0.01, (ours, theirs)
 
 
+def test_a_topic_that_dominates_the_variance_keeps_the_permutations():
+    scores = _topics(LARGE_TOPICS)
+    scores[0] = [0.0, 60.0, -60.0, 30.0]          # one topic carries most of the within-topic variance
+    for procedure in (tukey_hsd, max_t):
+        limit = procedure(scores, n_resamples=300, seed=1, method="auto")
+        assert not limit.method and limit == procedure(scores, n_resamples=300, seed=1)
+
+
 def test_below_the_switch_point_the_systems_procedures_keep_their_numbers():
     scores = _topics(200)
     for procedure in (tukey_hsd, max_t):

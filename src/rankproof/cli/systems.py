@@ -123,6 +123,13 @@ def _saved(args) -> int:
     if len(loaded) < 3:
         raise usage(NAME, f"the saved results hold {len(loaded)} runs; give at least three",
                     "for two runs use rankproof compare --results")
+    first_path, first = loaded[0]
+    for path, saved in loaded[1:]:
+        if saved.protocol.fingerprint != first.protocol.fingerprint or saved.qrels_digest != first.qrels_digest:
+            raise usage(NAME, f"{path} ({saved.run_name}) was evaluated under protocol {saved.protocol.fingerprint} "
+                              f"on qrels {saved.qrels_digest}, {first_path} ({first.run_name}) under "
+                              f"{first.protocol.fingerprint} on {first.qrels_digest}",
+                        "evaluate every run under one protocol on the same qrels")
     names = bare_names([saved.run_name for _, saved in loaded])
     runs = {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
             for (path, saved), name in zip(loaded, names)}

@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, ParseError, literal
+from ..errors import InputError, literal
 from ..io.what import What
 from .corrections import correct
 from .keywords import CorrectionName
@@ -100,15 +100,11 @@ def shown_p(p: float) -> str:
     return p_text(p)
 
 
-_HEADER_BYTES = 1 << 20
-
-
 def _column_names(path: str, fmt: str) -> list[str]:
     """The columns of a file, from its schema or header line (only to list the attributes)."""
     import csv
     import gzip
     import json
-    import zlib
 
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -117,21 +113,9 @@ def _column_names(path: str, fmt: str) -> list[str]:
     opener = gzip.open if str(path).lower().endswith(".gz") else open
     try:
         with opener(path, "rt", encoding="utf-8-sig") as handle:
-            first, seen = "", 0
-            # At most the first MiB (a header is short; /dev/zero has no line end): past it,
-            # or on a NUL, the reader that comes next refuses the file in its own words.
-            while seen < _HEADER_BYTES and not first.strip():
-                first = handle.readline(_HEADER_BYTES - seen)
-                if not first:
-                    break
-                seen += len(first)
-    except (OSError, UnicodeDecodeError, EOFError, zlib.error):
+            first = next((line for line in handle if line.strip()), "")
+    except (OSError, UnicodeDecodeError, EOFError):
         return []   # the reader reports the file in its own words
-    if "\0" in first:
-        raise ParseError(source=str(path), line=1, what=f"holds a NUL byte, so this is a binary file, not {fmt.upper()} "
-                         "text", fix="give a UTF-8 text table with a header line (or --format parquet for Parquet)")
-    if not first.endswith("\n") and seen >= _HEADER_BYTES:
-        return []
     if fmt == "jsonl":
         try:
             record = json.loads(first)
@@ -289,14 +273,14 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
     if unknown:
         raise InputError(what=literal(f"categorical names {', '.join(unknown)}, which are not attributes tested"),
                          fix=literal(f"the attributes are {', '.join(attributes)}"))
-    with_user = user is not None and user in names and user != bucket
-    named = {"bucket": bucket, **({"user": user} if with_user and user is not None else {}),
-             **{f"attribute {name}": name for name in attributes}}
+    with_user = user if user is not None and user in names and user != bucket else None
+    named: dict[str, str] = {"bucket": bucket, **({"user": with_user} if with_user else {}),
+                             **{f"attribute {name}": name for name in attributes}}
     columns = _read(users, named, format)
     labels = _labels(columns["bucket"])
     chosen, sides = _two_buckets(labels, buckets, bucket)
-    if with_user and user is not None:
-        _one_bucket_each(columns["user"], sides, chosen, user)
+    if with_user:
+        _one_bucket_each(columns["user"], sides, chosen, with_user)
     rows, notes = [], []
     for name in attributes:
         column = columns[f"attribute {name}"]

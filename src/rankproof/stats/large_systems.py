@@ -26,7 +26,10 @@ independent standard normals and sigma**2 = sum_i |c_i|**2 / (k - 1).
   (k values each, not topics x k), with the same successive maxima.
 
 The check printed with the result is the largest topic's share of
-sum_i |c_i|**2 (Lindeberg's condition; at most 1/1000 here).
+sum_i |c_i|**2 (Lindeberg's condition; at most 1/200 here). With
+``method='auto'`` a matrix that fails it is permuted as before, unless one
+permuted matrix would not fit in memory (then the limit runs and the printed
+check says the condition is not met).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ LARGE_TOPICS = 5_000
 # Draws of k normals for MaxT's limit: Monte Carlo sd of a p-value at most 0.5 / sqrt(200,000) = 0.0011.
 NORMAL_DRAWS = 200_000
 # Past this share of the total within-topic variance in one topic, the normal limit is not trusted.
-LINDEBERG_SHARE = 1e-3
+LINDEBERG_SHARE = 5e-3
 _GRID = np.linspace(-9.0, 9.0, 3601)
 
 
@@ -88,12 +91,19 @@ def _paired_t(matrix: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.n
     return np.where(flat, np.where(np.abs(mean) <= 1e-9 * size, 0.0, np.copysign(np.inf, mean)), t)
 
 
-def use_limit(topics: int, systems: int, method: str, cells_held: int) -> bool:
-    """Whether the large-sample limit replaces the permutations: method='normal', or 'auto' with many
-    topics or a permuted matrix beyond ``cells_held`` values."""
+def use_limit(matrix: np.ndarray, method: str, cells_held: int) -> bool:
+    """Whether the large-sample limit replaces the permutations: method='normal'; or 'auto' with a
+    permuted matrix beyond ``cells_held`` values (no permutation would fit), or with
+    :data:`LARGE_TOPICS` topics or more where no topic carries more than :data:`LINDEBERG_SHARE` of
+    the within-topic variance (the limit's condition; else the permutations run)."""
+    topics, systems = matrix.shape
     if method == "normal":
         return True
-    return method == "auto" and (topics >= LARGE_TOPICS or topics * systems > cells_held)
+    if method != "auto":
+        return False
+    if topics * systems > cells_held:
+        return True
+    return topics >= LARGE_TOPICS and _spread(matrix)[1] <= LINDEBERG_SHARE
 
 
 def _method_text(share: float, what: str) -> str:

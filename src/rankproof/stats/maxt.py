@@ -118,7 +118,7 @@ def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha
     names = checked_names(systems, matrix.shape[1])
     pairs = pair_index(names, baselines)
     topics = matrix.shape[0]
-    if use_limit(topics, matrix.shape[1], method, matrix_module.MAX_CELLS):
+    if use_limit(matrix, method, matrix_module.MAX_CELLS):
         return large_max_t(matrix, names, pairs, alpha=alpha, seed=seed, reference=REFERENCE,
                            baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs)) if baselines else ())
     check_size(topics, matrix.shape[1], matrix.shape[1], "MaxT")

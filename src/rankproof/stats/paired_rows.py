@@ -150,6 +150,8 @@ def method_lines(stat: dict[str, np.ndarray], *, method: str, test: str, confide
                     for pn, cn in zip(p_normal.tolist(), ci_normal.tolist()))
     if method == "resampling":
         return methods, (f"method resampling: p from the {resampled_p}, intervals from the {bootstrap}",)
+    if method == "auto" and not (n >= MIN_QUERIES).any():
+        return methods, ()   # no row is large enough to switch: nothing to report, the output as before
     lines = [f"method {method}: rows with {MIN_QUERIES:,} queries or more take the paired t-test and the normal "
              "interval where resampling could not tell them apart (rankproof.stats.asymptotic)"]
     allowed_p = 0.5 / math.sqrt(n_resamples)
@@ -161,7 +163,8 @@ def method_lines(stat: dict[str, np.ndarray], *, method: str, test: str, confide
                      + (f" (|p - p_randomization| at most {float(bound.max()):.2g} by the Edgeworth kurtosis term, "
                         f"within {allowed_p:.2g} = 0.5/sqrt({n_resamples:,}), the Monte Carlo error of the test it "
                         f"replaces; Berry-Esseen guarantee {float(guarantee.max()):.2g})" if len(bound) else "")
-                     + (f"; {kept} kept the {resampled_p}" if kept else ""))
+                     + (f"; {kept} kept the {resampled_p}, whose p has a Monte Carlo sd of at most "
+                        f"{allowed_p:.2g}" if kept else ""))
     tail = (1 - confidence) / 2
     from scipy.special import ndtri
 
@@ -172,7 +175,8 @@ def method_lines(stat: dict[str, np.ndarray], *, method: str, test: str, confide
     lines.append(f"CI: normal interval (mean -+ {z:.3g} se) on {int(ci_normal.sum())} of {len(n)} rows"
                  + (f" (skewness moves the bootstrap ends by at most {float(shift.max()):.2g} se, within the "
                     f"{allowed_ci:.2g} se Monte Carlo error of {n_resamples:,} resamples)" if len(shift) else "")
-                 + (f"; {kept} kept the {bootstrap}" if kept else ""))
+                 + (f"; {kept} kept the {bootstrap}, whose ends have a Monte Carlo sd of {allowed_ci:.2g} se"
+                    if kept else ""))
     return methods, tuple(lines)
 
 

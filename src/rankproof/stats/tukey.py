@@ -78,7 +78,7 @@ def tukey_hsd(scores, systems: Sequence[str] | None = None, *, baselines=None, a
     names = checked_names(systems, matrix.shape[1])
     pairs = pair_index(names, baselines)
     topics = matrix.shape[0]
-    if use_limit(topics, matrix.shape[1], method, matrix_module.MAX_CELLS):
+    if use_limit(matrix, method, matrix_module.MAX_CELLS):
         return large_tukey(matrix, names, pairs, alpha=alpha, seed=seed, reference=REFERENCE)
     check_size(topics, matrix.shape[1], matrix.shape[1], "randomised Tukey HSD")
     means = matrix.mean(axis=0)

@@ -145,3 +145,13 @@ def test_topic_counts_in_chunks_are_the_rows_of_one_draw(monkeypatch):
     assert [len(c) for c in chunks] == [2, 2, 2, 1]
     whole = np.random.default_rng(3).multinomial(10, np.full(10, 0.1), size=7)
     assert np.array_equal(np.vstack(chunks), whole)
+
+
+def test_systems_leaderboard_from_saved_results(tmp_path, capsys):
+    saved = tmp_path / "saved.json"
+    assert main(["evaluate", str(CRANFIELD / "qrels.txt"), *RUNS, "-m", "ndcg@10", "--format", "json",
+                 "-o", str(saved)]) == 0
+    capsys.readouterr()
+    assert main(["systems", "--results", str(saved), "-m", "ndcg@10", "--resamples", "100", "--leaderboard"]) == 0
+    out = capsys.readouterr().out
+    assert "leaderboard by ndcg@10 (225 topics" in out and "not separable from the best (tfidf" in out

@@ -53,15 +53,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _board(args, qrels, runs: dict, measure: str):
-    from ..stats.leaderboard import leaderboard_of
+    """The leaderboard of `runs` (Runs evaluated on `qrels`, or saved results when `qrels` is None)."""
+    from ..stats.leaderboard import leaderboard, leaderboard_of
+    from ..stats.matrix import score_matrix
 
-    return leaderboard_of(qrels, runs, measure, protocol_of(args), resamples=getattr(args, "resamples", 1000),
-                          seed=args.seed, alpha=args.alpha, confidence=getattr(args, "confidence", 0.95))
+    options = {"resamples": getattr(args, "resamples", 1000), "seed": args.seed, "alpha": args.alpha,
+               "confidence": getattr(args, "confidence", 0.95)}
+    if qrels is None:
+        return leaderboard(score_matrix(list(runs.values()), measure)[1], [str(n) for n in runs], measure, **options)
+    return leaderboard_of(qrels, runs, measure, protocol_of(args), **options)
 
 
 def systems_section(text: str, args, qrels, runs: dict, measures, places: int) -> str:
     """``rankproof systems --leaderboard``: the leaderboard of every measure after the analysis (table),
-    or under the key ``leaderboard`` (json)."""
+    or under the key ``leaderboard`` (json); `runs` are saved results when `qrels` is None (--results)."""
     from ..report.leaderboard import leaderboard_lines
     from ..stats.leaderboard import leaderboard_data
 

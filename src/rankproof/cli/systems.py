@@ -139,7 +139,12 @@ def _saved(args) -> int:
     measures = args.measure or [str(m) for m in loaded[0][1].measures]
     with quieted(args):
         analysis = _analyse(args, None, runs, measures, baselines)
-    write_output(to_json(analysis) if args.format == "json" else to_text(analysis, digits(args)), args.output)
+    text = to_json(analysis) if args.format == "json" else to_text(analysis, digits(args))
+    if args.leaderboard:  # issue 38's section, owned by cli/leaderboard.py
+        from .leaderboard import systems_section
+
+        text = systems_section(text, args, None, runs, measures, digits(args))
+    write_output(text, args.output)
     return 0
 
 

@@ -34,10 +34,11 @@ ids              none, strip, casefold, strip_zeros (a,b)   none
 identical_ids    keep, drop                                 keep
 subqueries       none, max                                  none
 nuggets          none, partial_support:X (nuggetizer: 0.5)  none
+counts           mean, sum (of num_ret, num_rel, num_rel_ret) mean
 ===============  =========================================  ==========
 
 The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids``, ``subqueries`` and
-``nuggets`` came after the others: the canonical text names them only when they differ from their
+``nuggets``, ``counts`` came after the others: the canonical text names them only when they differ from their
 defaults (both chunk policies whenever a ``chunk_map`` is set), so every
 protocol written before keeps its text and fingerprint.
 
@@ -90,6 +91,7 @@ from .policies import (
     IdenticalIds,
     Subqueries,
     Aggregation,
+    CountSummary,
     parse_chunk_map,
     parse_gain,
     parse_discount,
@@ -122,6 +124,7 @@ __all__ = [
     "Duplicates",
     "NegativeGrades",
     "Aggregation",
+    "CountSummary",
     "ScorePrecision",
     "IprecRounding",
     "PrecisionDenominator",
@@ -234,10 +237,15 @@ class Protocol:
         :func:`rankproof.evaluate_nuggets` (``partial_support:0.5``,
         nuggetizer's credit for a partially supported nugget), ``none`` for
         every ranking.
+    counts : {'mean', 'sum'}
+        The count measures (``num_ret``, ``num_rel``, ``num_rel_ret``)
+        aggregated by :meth:`Results.mean <rankproof.Results.mean>` as their
+        mean over the queries, or their sum, as trec_eval, pytrec_eval and
+        ir_measures report them (the ``trec_eval`` presets set ``sum``).
 
     Notes
     -----
-    The last ten appear in the canonical text only when not at their
+    The last eleven appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -266,6 +274,7 @@ class Protocol:
     identical_ids: IdenticalIds = IdenticalIds.KEEP
     subqueries: Subqueries = Subqueries.NONE
     nuggets: Nuggets = Nuggets()
+    counts: CountSummary = CountSummary.MEAN
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).

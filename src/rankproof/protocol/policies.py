@@ -223,6 +223,15 @@ class Grades(_Policy):
     REAL = "real"
 
 
+class CountSummary(_Policy):
+    """How the count measures (num_ret, num_rel, num_rel_ret) aggregate over the queries:
+    their ``mean`` (rankproof), or their ``sum``, as trec_eval, pytrec_eval and ir_measures
+    report them (a count measure's aggregation is part of its definition there)."""
+
+    MEAN = "mean"
+    SUM = "sum"
+
+
 class Aggregation(_Policy):
     """How per-query values become one number."""
 
@@ -385,12 +394,14 @@ PARSERS = {
     "identical_ids": lambda v: parse_enum("identical_ids", IdenticalIds, v),
     "subqueries": lambda v: parse_enum("subqueries", Subqueries, v),
     "nuggets": parse_nuggets,
+    "counts": lambda v: parse_enum("counts", CountSummary, v),
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
-                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries", "nuggets")
+                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries", "nuggets",
+                           "counts")
 
 
 def unknown_policy(key: str) -> ProtocolError:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from .policies import (
     ApDenominator,
     Duplicates,
+    CountSummary,
     ExtraQuery,
     Gain,
     IdenticalIds,
@@ -49,6 +50,9 @@ _TREC_EVAL: dict[str, Any] = dict(
     extra_query=ExtraQuery.IGNORE,
     zero_ideal=ZeroIdeal.ZERO,
     duplicates=Duplicates.ERROR,
+    # num_ret, num_rel and num_rel_ret are summed over the queries in trec_eval's summary
+    # (and in pytrec_eval's users' and ir_measures' SumAgg), not averaged.
+    counts=CountSummary.SUM,
 )
 
 _SETTINGS: dict[str, dict[str, Any]] = {
@@ -109,7 +113,11 @@ _SETTINGS["spark"] = dict(ties=Ties.INPUT, ap_denominator=ApDenominator.MIN_K)
 # with pytrec_eval by default (its first provider for them), so its numbers for
 # those measures are pytrec_eval's.
 _SETTINGS["pytrec_eval"] = dict(_SETTINGS["trec_eval9"])
-_SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"])
+# ir_measures' Evaluator.iter_calc then yields every (measure, judged query) its provider did
+# not with the measure's DEFAULT, 0: a judged query the run does not rank scores 0 and is
+# averaged in (missing_query=zero), where pytrec_eval alone leaves it out. Known difference
+# (docs/guide/protocols.md): such a query's num_rel is that default 0 there, its R here.
+_SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"], missing_query=MissingQuery.ZERO)
 
 # ---- RAG frameworks (issue 27). Each takes, per query, the retrieved ids as
 # an ordered list (ties=input) and the relevant ids as a set; where one

@@ -84,15 +84,10 @@ def warning_lines(results: Results) -> list[str]:
 
 def _coverage_warning(results: Results) -> list[str]:
     """A run that ranks few of the judged queries (allowed by allow_partial, but said)."""
-    from ..results import MIN_COVERAGE
+    from ..results import coverage_warning
 
-    coverage = results.query_coverage
-    if coverage >= MIN_COVERAGE:
-        return []
-    judged = results.counts["queries_in_qrels"]
-    ranked = judged - results.counts["queries_missing_from_run"]
-    return [f"warning: the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}); "
-            "the mean is mostly made of the queries it does not rank"]
+    text = coverage_warning(results)
+    return [] if text is None else [f"warning: {text}"]
 
 
 def _console(width: int = 200):

@@ -47,10 +47,10 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from .errors import InputError, ParseError, RankproofWarning, literal
-from .report.progress import Stages
-from .results import Results
-from .results.coverage import COVERAGE_WARNING_START
+from ..errors import InputError, ParseError, RankproofWarning, literal
+from ..report.progress import Stages
+from ..results import Results
+from ..results.coverage import COVERAGE_WARNING_START
 
 __all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "PER_USER", "LATER", "Log", "parse_budget", "default_budget", "estimated_bytes",
            "needs_out_of_core", "evaluate_log"]

@@ -98,10 +98,12 @@ test-fast: $(STAMP) ext
 # The RAG frameworks' own metric code against their presets (.ci/run runs it after `make test`):
 # the parity extra's packages installed on top of the test extra (rankproof itself is not
 # reinstalled, so nothing is recompiled): about a minute of installs when torch is there already.
+# Then the differential suite (tests/parity): 10,000 random cases per framework, each framework's
+# code and the preset on all of them in one call, the case counts printed at the end.
 parity: $(STAMP) ext
 	$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['parity']))" \
 		| xargs $(BIN)/python -m pip install --quiet
-	$(BIN)/python -m pytest tests/protocol/test_rag_parity.py
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) tests/protocol/test_rag_parity.py tests/parity
 
 # Workload B once per tool: checks that the harness runs and that every
 # peer's values agree with rankproof's; no time is asserted.

@@ -35,12 +35,12 @@ from .errors import literal, InputError, RankproofWarning, ZeroIdealError
 from .measures.base import Measure
 from .measures.parse import parse_measures
 from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
-from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage
+from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage, guard_coverage
 from .results.matching import find_mismatch, guard
 
 __all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
-           "check_query_coverage"]
+           "check_query_coverage", "guard_coverage"]
 
 
 def resolve_protocol(protocol: "Protocol | str | None") -> Protocol:
@@ -251,8 +251,8 @@ def evaluate_read(
                                  complete_judgments=complete_judgments, warnings=doubts, ties_range=ties_range)
     for line in results.warnings:
         python_warnings.warn(line, RankproofWarning, stacklevel=stacklevel)
-    if not allow_partial:
-        check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels.source}")
+    guard_coverage(results, allow_partial=allow_partial, min_coverage=min_coverage,
+                   source=f"{run_source} against {qrels.source}", stacklevel=stacklevel + 1)
     return results
 
 

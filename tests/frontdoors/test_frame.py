@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from rankproof import Protocol, Qrels, Run, evaluate, evaluate_frame
 from rankproof.pipeline.alignment import sort_within_queries
-from rankproof.errors import DuplicateError, InputError, MeasureError, MissingQueryError, ParseError, ProtocolError
+from rankproof.errors import (CoverageError, DuplicateError, InputError, MeasureError, MissingQueryError, ParseError,
+                             ProtocolError, RankproofWarning)
 
 from paths import README
 
@@ -128,12 +129,12 @@ def test_agrees_with_evaluate_on_the_equivalent_qrels_and_run(rng, protocol):
     if truth.empty or predictions.empty or not set(truth.user) & set(predictions.user):
         return
     measures = ["ndcg@5", "r@5", "ap@5", "p@5", "rr@5", "hit@5", "ndcg"]
-    got = evaluate_frame(truth, predictions, measures, protocol)
+    got = evaluate_frame(truth, predictions, measures, protocol, allow_partial=True)
     qrels = Qrels.from_dict({str(u): {str(i): int(g) for i, g in zip(rows.item, rows.rating)}
                              for u, rows in truth.groupby("user")})
     run = Run.from_dict({str(u): {str(i): float(s) for i, s in zip(rows.item, rows.score)}
                          for u, rows in predictions.groupby("user")})
-    # evaluate_frame scores users without predictions 0 whatever their share (allow_partial).
+    # allow_partial: users without predictions score 0 whatever their share (the guard refuses by default).
     expected = evaluate(qrels, run, measures, protocol, allow_partial=True)
     # Integer user ids come back as integers in numeric order; the text run's in text order.
     assert got.queries == sorted(int(q) for q in expected.queries)
@@ -285,8 +286,12 @@ def test_bad_input_gets_a_clear_error(label, truth, predictions, options, error,
 
 
 def test_no_user_in_common_scores_every_truth_user_zero_under_missing_query_zero():
-    results = evaluate_frame(pd.DataFrame(GOOD_TRUTH), pd.DataFrame(_with(GOOD_PREDICTIONS, user=[5, 5, 6])),
-                             "ndcg@5")
+    # refused by the coverage guard, as evaluate and the CLI refuse it (issue 36); allowed, it scores 0
+    with pytest.raises(CoverageError, match="ranks none of the 2 judged users"):
+        evaluate_frame(pd.DataFrame(GOOD_TRUTH), pd.DataFrame(_with(GOOD_PREDICTIONS, user=[5, 5, 6])), "ndcg@5")
+    with pytest.warns(RankproofWarning, match="the run ranks 0 of the 2 judged queries"):
+        results = evaluate_frame(pd.DataFrame(GOOD_TRUTH), pd.DataFrame(_with(GOOD_PREDICTIONS, user=[5, 5, 6])),
+                                 "ndcg@5", allow_partial=True)
     assert results.per_query("ndcg@5") == {1: 0.0, 2: 0.0}
     assert results.counts["queries_missing_from_run"] == 2
 

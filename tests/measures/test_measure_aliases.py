@@ -24,7 +24,7 @@ NAMES = {
     "iprec_at_recall_0.10": "iprec(recall=0.1)", "infAP": "infap", "set_P": "set_p", "11pt_avg": "interp_avg",
     # ir_measures
     "nDCG@10": "ndcg@10", "AP": "ap", "AP@10": "ap@10", "RR": "rr", "RR@10": "rr@10", "P@10": "p@10",
-    "R@100": "r@100", "Success@10": "hit@10", "Judged@10": "judged@10", "P(rel=2)@10": "p(rel=2)@10",
+    "R@100": "r@100", "Success@10": "hit@10", "Judged@10": "judged(precision_denominator=retrieved)@10", "P(rel=2)@10": "p(rel=2)@10",
     "IPrec@0.2": "iprec(recall=0.2)", "NumRelRet": "num_rel_ret",
     # ranx
     "mrr": "rr", "mrr@10": "rr@10", "precision@10": "p@10", "recall@100": "r@100", "hit_rate@10": "hit@10",

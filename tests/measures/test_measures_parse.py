@@ -167,7 +167,7 @@ def test_ndcg_refuses_rel_naming_its_parameters():
 
 def test_measure_without_parameters_says_so():
     with pytest.raises(MeasureError, match="none"):
-        parse_measure("judged(rel=2)@10")
+        parse_measure("num_ret(rel=2)@10")
 
 
 def test_bad_parameter_value_is_a_measure_error():

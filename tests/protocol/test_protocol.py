@@ -57,6 +57,7 @@ OPTIONS = {
     "subqueries": ["none", "max"],
     "nuggets": ["none", "partial_support:0.5"],
     "judgments": ["none", "layers:A>B"],
+    "counts": ["mean", "sum"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})

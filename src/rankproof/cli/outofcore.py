@@ -68,7 +68,7 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
     from ..data.run import Run
     from ..evaluation import evaluate
     from ..frontdoors.outofcore import Log, evaluate_log, parse_budget
-    from ..results import check_query_coverage
+    from ..results import guard_coverage
     from .grade_map import grade_map
 
     protocol = protocol_of(args)
@@ -99,8 +99,8 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
                                run_name=name, progress=not args.quiet)
         # The parts' judgments together, whatever the parts (so any two budgets agree), for compare --results.
         results.qrels_digest = digest.hexdigest()
-        if not args.allow_partial:
-            check_query_coverage(results, args.min_coverage, source=f"{path} against {args.qrels}")
+        guard_coverage(results, allow_partial=args.allow_partial, min_coverage=args.min_coverage,
+                       source=f"{path} against {args.qrels}")
         found.append(results)
     return found
 

@@ -295,8 +295,8 @@ class Qrels:
             return cls._from_ids(query_ids, doc_ids, grade_array, None, source)
         queries = np.unique(np.array(query_ids + declared, dtype=str))
         query_codes = np.searchsorted(queries, np.array(query_ids, dtype=str)) if query_ids else np.zeros(0, np.int64)
-        doc_codes, doc_names = intern(doc_ids)
-        return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=doc_names, grades=grade_array,
+        doc_codes, doc_vocab = intern(doc_ids)
+        return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=doc_vocab, grades=grade_array,
                    source=source, keep_empty=True)
 
     def with_queries(self, queries: Any) -> "Qrels":

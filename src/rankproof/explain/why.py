@@ -73,6 +73,8 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("score_precision", "float64"): "scores held as float64",
     ("iprec_rounding", "legacy"): "interpolated precision cut at (long)(x R + 0.9)",
     ("iprec_rounding", "round"): "interpolated precision cut at lround(x R)",
+    ("counts", "sum"): "count measures (num_ret, num_rel, num_rel_ret) summed over the queries",
+    ("counts", "mean"): "count measures (num_ret, num_rel, num_rel_ret) averaged over the queries",
     ("gain", "linear"): "gain g",
     ("gain", "exp2"): "gain 2^g - 1",
     ("ideal", "judged"): "the ideal ranking from every judged doc",

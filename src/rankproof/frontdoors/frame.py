@@ -13,7 +13,9 @@ meaning:
   non-relevant: the policy ``unjudged`` (default ``zero``: gain 0, counted as
   ``unjudged_retrieved``);
 * a user in the truth with no predictions: ``missing_query`` (default
-  ``zero``: scored as an empty list);
+  ``zero``: scored as an empty list); predictions for fewer than half of
+  the users of the truth (``min_coverage``) are refused by the coverage
+  guard every front door shares, unless ``allow_partial=True``;
 * a user in the predictions but not in the truth: ``extra_query`` (default
   ``ignore``: left out, counted as ``queries_missing_from_qrels``);
 * a (user, item) pair twice in the predictions: ``duplicates`` (default
@@ -34,11 +36,11 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
-from ..evaluation import evaluate_read, resolve_protocol
+from ..evaluation import MIN_COVERAGE, evaluate_read, resolve_protocol
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Protocol
-from ..results import Results
+from ..results import Results, guard_coverage
 
 __all__ = ["evaluate_frame"]
 
@@ -141,6 +143,8 @@ def evaluate_frame(
     name: str | None = None,
     memory_budget=None,
     sorted: bool | None = None,
+    allow_partial: bool = False,
+    min_coverage: float = MIN_COVERAGE,
 ) -> Results:
     """Evaluate recommendations given as a long log of rows, one per (user, item).
 
@@ -189,6 +193,14 @@ def evaluate_frame(
         Out of core only: True when both files are sorted by user, False to
         partition them by user on disk; None (default): streamed as sorted,
         partitioned as soon as a batch is out of order.
+    allow_partial, min_coverage : optional
+        The coverage guard of every front door
+        (:func:`rankproof.results.guard_coverage`): predictions that cover
+        none of the users of the truth, or fewer than `min_coverage` of them
+        (default 0.5), are refused with
+        :class:`~rankproof.errors.CoverageError`, as ``rankproof evaluate``
+        refuses them; ``allow_partial=True`` evaluates them (the users without
+        predictions score 0 by ``missing_query``) and warns.
 
     Returns
     -------
@@ -229,19 +241,24 @@ def evaluate_frame(
         measures = parse_measures(measures)
         protocol = resolve_protocol(protocol)
         if _out_of_core(truth, predictions, memory_budget, sorted):
-            return _evaluate_out_of_core(truth, predictions, measures, protocol, user=user, item=item, rating=rating,
-                                         score=score, weights=weights, name=name, memory_budget=memory_budget,
-                                         sorted=sorted)
-        # A recommender predicts for whom it predicts: users it skips score 0 by missing_query,
-        # as documented, and the summary warns when they are most of the truth.
+            results = _evaluate_out_of_core(truth, predictions, measures, protocol, user=user, item=item,
+                                            rating=rating, score=score, weights=weights, name=name,
+                                            memory_budget=memory_budget, sorted=sorted)
+            # The guard reads the whole evaluation, not a part's (a part may hold few users of the truth).
+            guard_coverage(results, allow_partial=allow_partial, min_coverage=min_coverage,
+                           source=f"{results.run_name} against the truth")
+            return results
+        # A recommender predicts for whom it predicts: users it skips score 0 by missing_query, and
+        # the coverage guard refuses predictions for too few of the users of the truth, as the CLI does.
         integer = integer_ids(truth, user) and integer_ids(predictions, user)
         # Read inside the evaluation, which then holds the only reference to the
         # run and frees its columns once aligned (a log's largest arrays).
         return evaluate_read(
             lambda: (_truth(truth, user, item, rating, str(protocol.grades)),
                      _pairs(predictions, user, item, score, "predictions", name)),
-            measures, protocol, weights=weights_by_user(weights), allow_partial=True,
-            query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,), complete_judgments=True)
+            measures, protocol, weights=weights_by_user(weights), allow_partial=allow_partial,
+            min_coverage=min_coverage, query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,),
+            complete_judgments=True, stacklevel=3)
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
         # as they are. An error raised as a finished string keeps its text.
@@ -273,8 +290,9 @@ def _evaluate_out_of_core(truth, predictions, measures, protocol, *, user, item,
     integer = truth_log.is_integer() and predictions_log.is_integer()
 
     def part(truth_table, predictions_table) -> Results:
+        # A part holds some users only: the guard runs on the whole evaluation (evaluate_frame).
         return evaluate_frame(truth_table, predictions_table, measures, protocol, user=user, item=item,
-                              rating=rating, score=score, weights=weights, name=name)
+                              rating=rating, score=score, weights=weights, name=name, allow_partial=True)
 
     return evaluate_log(truth_log, predictions_log, part, memory_budget=memory_budget, sorted=sorted,
                         query_ids=ids_as_integers if integer else None,

@@ -41,14 +41,16 @@ import math
 import os
 import re
 import tempfile
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import InputError, ParseError, literal
+from ..errors import InputError, ParseError, RankproofWarning, literal
 from ..report.progress import Stages
 from ..results import Results
+from ..results.coverage import COVERAGE_WARNING_START
 
 __all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "PER_USER", "LATER", "Log", "parse_budget", "default_budget", "estimated_bytes",
            "needs_out_of_core", "evaluate_log"]
@@ -459,7 +461,11 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
         if not truth or not predictions:
             raise InputError(what=f"the log's {'truth' if not truth else 'predictions'} file holds no rows",
                              fix="give at least one row in each file")
-        found = evaluate_part(_tables(truth), _tables(predictions))
+        with warnings.catch_warnings():
+            # A part holds some users only: the coverage guard (and its warning) reads the whole
+            # evaluation, in the front door that called evaluate_log.
+            warnings.filterwarnings("ignore", message=COVERAGE_WARNING_START, category=RankproofWarning)
+            found = evaluate_part(_tables(truth), _tables(predictions))
         found.counts  # counted now, so that the part's alignment is freed  # noqa: B018
         # Its values and counts only: not the part's judgments (which its Results keeps for a digest).
         kept = Results.concat([found])

@@ -59,7 +59,8 @@ PEER_ALIASES: tuple[Alias, ...] = (
     Alias("P", "p", "ir_measures"),
     Alias("R", "r", "ir_measures"),
     Alias("Success", "hit", "ir_measures", needs_cutoff=True),
-    Alias("Judged", "judged", "ir_measures"),
+    # ir_measures' Judged@k divides by min(k, len(list)) (its judged provider), not by k.
+    Alias("Judged", "judged(precision_denominator=retrieved)", "ir_measures"),
     Alias("Rprec", "rprec", "ir_measures"),
     Alias("Bpref", "bpref", "ir_measures"),
     Alias("NumRet", "num_ret", "ir_measures"),

@@ -187,6 +187,9 @@ class MeasureSpec:
     # (nugget scores of answers, from nuggetizer's assignment files: rankproof.evaluate_nuggets);
     # no engine computes them and evaluate refuses them.
     ranking: bool = True
+    # A count (num_ret, num_rel, ...): its aggregate is the protocol's counts policy, the mean or the
+    # sum over the queries (trec_eval sums them): the aggregation is part of the measure's spec.
+    count: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))

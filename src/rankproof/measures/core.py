@@ -133,7 +133,11 @@ def _bpref(ctx: Context, m: Measure) -> Values:
 
 def _judged(ctx: Context, m: Measure) -> Values:
     count = ctx.ranked.expected_count(ctx.alignment.judged.astype(np.float64), ctx.k(m))
-    return ratio(count, ctx.count_denominator(m), False)
+    denominator = ctx.count_denominator(m)
+    if m.setting("precision_denominator", ctx.protocol) is PrecisionDenominator.RETRIEVED:
+        # ir_measures' Judged@k: over min(k, len(list)), a list shorter than k not penalised
+        denominator = np.minimum(denominator, ctx.ranked.lengths)
+    return ratio(count, denominator, False)
 
 
 def _num_ret(ctx: Context, m: Measure) -> Values:
@@ -171,13 +175,15 @@ CORE = [
                 normalised=True, ratio=True, kernel="rprec", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only",
                 ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True, tie_merit=by_grade),
-    MeasureSpec("judged", "fraction of the top k that is judged (no cutoff: of all retrieved)", (), _judged,
+    MeasureSpec("judged", "fraction of the top k that is judged: judged docs in the top k / k (no cutoff: / docs "
+                "retrieved; precision_denominator=retrieved: / min(k, docs retrieved), ir_measures' Judged@k)",
+                ("precision_denominator",), _judged,
                 ratio=True, kernel="judged", ideal_is_best=True, tie_merit=by_judged),
     MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret, kernel="num_ret",
-                value_range=_UNBOUNDED, tie_merit=any_order),
+                value_range=_UNBOUNDED, count=True, tie_merit=any_order),
     MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,
-                kernel="num_rel", value_range=_UNBOUNDED, tie_merit=any_order),
+                kernel="num_rel", value_range=_UNBOUNDED, count=True, tie_merit=any_order),
     MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",), _num_rel_ret,
-                kernel="num_rel_ret", value_range=_UNBOUNDED, tie_merit=by_grade),
+                kernel="num_rel_ret", value_range=_UNBOUNDED, count=True, tie_merit=by_grade),
 ]
 register(*CORE)

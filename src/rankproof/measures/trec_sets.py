@@ -374,7 +374,7 @@ TREC_SETS = [
                 defaults=(("beta", Number(1.0)),), family="trec", tie_merit=any_order),
     MeasureSpec("num_nonrel_judged_ret", "number of judged non-relevant docs within the top k "
                 f"[trec_eval num_nonrel_judged_ret]. {_EXACT}",
-                _REL, _num_nonrel_judged_ret, family="trec", kernel="num_nonrel_judged_ret",
+                _REL, _num_nonrel_judged_ret, count=True, family="trec", kernel="num_nonrel_judged_ret",
                 value_range=(0.0, float("inf"))),
     MeasureSpec("utility", "set utility a*(rel retrieved) + b*(nonrel retrieved) + c*(rel not retrieved) + "
                 "d*(nonrel not retrieved), nonrel not retrieved = docs - retrieved - R + rel retrieved "

@@ -35,10 +35,11 @@ identical_ids    keep, drop                                 keep
 subqueries       none, max                                  none
 nuggets          none, partial_support:X (nuggetizer: 0.5)  none
 judgments        none, layers:A>B (set from layered qrels)  none
+counts           mean, sum (of num_ret, num_rel, num_rel_ret) mean
 ===============  =========================================  ==========
 
-The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids``, ``subqueries`` and
-``nuggets``, ``judgments`` came after the others: the canonical text names them only when they differ from their
+The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids``, ``subqueries``,
+``nuggets``, ``judgments`` and ``counts`` came after the others: the canonical text names them only when they differ from their
 defaults (both chunk policies whenever a ``chunk_map`` is set), so every
 protocol written before keeps its text and fingerprint.
 
@@ -91,6 +92,7 @@ from .policies import (
     IdenticalIds,
     Subqueries,
     Aggregation,
+    CountSummary,
     parse_chunk_map,
     parse_gain,
     parse_discount,
@@ -124,6 +126,7 @@ __all__ = [
     "Duplicates",
     "NegativeGrades",
     "Aggregation",
+    "CountSummary",
     "ScorePrecision",
     "IprecRounding",
     "PrecisionDenominator",
@@ -240,6 +243,11 @@ class Protocol:
         Where the judgments came from: set by :func:`rankproof.evaluate`
         from qrels layered by :meth:`rankproof.Qrels.layer` (the sources in
         order of precedence), ``none`` for plain qrels.
+    counts : {'mean', 'sum'}
+        The count measures (``num_ret``, ``num_rel``, ``num_rel_ret``)
+        aggregated by :meth:`Results.mean <rankproof.Results.mean>` as their
+        mean over the queries, or their sum, as trec_eval, pytrec_eval and
+        ir_measures report them (the ``trec_eval`` presets set ``sum``).
 
     Notes
     -----
@@ -273,6 +281,7 @@ class Protocol:
     subqueries: Subqueries = Subqueries.NONE
     nuggets: Nuggets = Nuggets()
     judgments: Layers = Layers()
+    counts: CountSummary = CountSummary.MEAN
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).

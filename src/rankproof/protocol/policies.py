@@ -224,6 +224,15 @@ class Grades(_Policy):
     REAL = "real"
 
 
+class CountSummary(_Policy):
+    """How the count measures (num_ret, num_rel, num_rel_ret) aggregate over the queries:
+    their ``mean`` (rankproof), or their ``sum``, as trec_eval, pytrec_eval and ir_measures
+    report them (a count measure's aggregation is part of its definition there)."""
+
+    MEAN = "mean"
+    SUM = "sum"
+
+
 class Aggregation(_Policy):
     """How per-query values become one number."""
 
@@ -387,13 +396,14 @@ PARSERS = {
     "subqueries": lambda v: parse_enum("subqueries", Subqueries, v),
     "nuggets": parse_nuggets,
     "judgments": parse_layers,
+    "counts": lambda v: parse_enum("counts", CountSummary, v),
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
                            "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries", "nuggets",
-                           "judgments")
+                           "judgments", "counts")
 
 
 def unknown_policy(key: str) -> ProtocolError:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from .policies import (
     ApDenominator,
     Duplicates,
+    CountSummary,
     ExtraQuery,
     Gain,
     IdenticalIds,
@@ -49,6 +50,9 @@ _TREC_EVAL: dict[str, Any] = dict(
     extra_query=ExtraQuery.IGNORE,
     zero_ideal=ZeroIdeal.ZERO,
     duplicates=Duplicates.ERROR,
+    # num_ret, num_rel and num_rel_ret are summed over the queries in trec_eval's summary
+    # (and in pytrec_eval's users' and ir_measures' SumAgg), not averaged.
+    counts=CountSummary.SUM,
 )
 
 _SETTINGS: dict[str, dict[str, Any]] = {
@@ -89,7 +93,9 @@ _SETTINGS["lightgbm"] = dict(gain=Gain.EXP2, ties=Ties.INPUT, zero_ideal=ZeroIde
 # but not always on long lists: ties=input is the nearest stated policy, and
 # reproduces ranx on the bundled Cranfield runs. evaluate(...,
 # make_comparable=True) scores queries missing from the run 0 and drops extra
-# ones (without it ranx refuses differing query sets).
+# ones (without it ranx refuses differing query sets). Known difference
+# (tests/parity): a query judged only below the relevance level has no qrels in
+# ranx, which then does not score it; the preset scores it 0 (zero_ideal=zero).
 _SETTINGS["ranx"] = dict(ties=Ties.INPUT, negative_grades=NegativeGrades.ZERO)
 
 # Spark MLlib's RankingMetrics and pyspark.ml.evaluation.RankingEvaluator
@@ -107,9 +113,17 @@ _SETTINGS["spark"] = dict(ties=Ties.INPUT, ap_denominator=ApDenominator.MIN_K)
 # queries of both run and qrels): the trec_eval9 settings, under the name its
 # users know. ir_measures computes nDCG, AP, P, R, RR, Success, Rprec and bpref
 # with pytrec_eval by default (its first provider for them), so its numbers for
-# those measures are pytrec_eval's.
+# those measures are pytrec_eval's. Known difference (tests/parity): its Judged provider
+# orders tied docs by doc id ascending, its pytrec_eval provider (and the preset) descending,
+# so Judged@k differs when a tie crosses the cutoff; NumRel of a judged query the run
+# leaves out is its default 0 there, R here. Negative grades crash pytrec_eval 0.5.11's
+# ndcg_cut (a segfault): the trec_eval binaries hold those cases.
 _SETTINGS["pytrec_eval"] = dict(_SETTINGS["trec_eval9"])
-_SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"])
+# ir_measures' Evaluator.iter_calc then yields every (measure, judged query) its provider did
+# not with the measure's DEFAULT, 0: a judged query the run does not rank scores 0 and is
+# averaged in (missing_query=zero), where pytrec_eval alone leaves it out. Known difference
+# (docs/guide/protocols.md): such a query's num_rel is that default 0 there, its R here.
+_SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"], missing_query=MissingQuery.ZERO)
 
 # ---- RAG frameworks (issue 27). Each takes, per query, the retrieved ids as
 # an ordered list (ties=input) and the relevant ids as a set; where one
@@ -180,7 +194,9 @@ _SETTINGS["mlflow_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 # query's own id removed from the results first (identical_ids=drop). R_cap@k
 # is r(recall_denominator=min_k)@k, Accuracy@k is hit@k (measures/aliases.py),
 # Hole@k the measure hole (measures/core.py); max_over_subqueries is the policy
-# subqueries=max, set beside this preset for the tasks that report it.
+# subqueries=max, set beside this preset for the tasks that report it. Known difference
+# (tests/parity): recall_cap gives None for a query with nothing relevant; the preset
+# scores it 0 (zero_ideal=zero), as the task's pytrec_eval measures do.
 _SETTINGS["mteb"] = dict(_SETTINGS["trec_eval9"], identical_ids=IdenticalIds.DROP)
 _SETTINGS["beir"] = dict(_SETTINGS["mteb"])
 

@@ -16,14 +16,15 @@ from ..pipeline.alignment import QueryTable
 from ..errors import InputError, MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
-from ..protocol import Aggregation, Protocol
+from ..protocol import Aggregation, CountSummary, Protocol
 from . import advice
-from .coverage import MIN_COVERAGE, check_query_coverage
+from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
 from .side import SideValue, join_side
 from .values import Bounds, MeasureResult, TieRange
 
-__all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage"]
+__all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage",
+           "guard_coverage", "coverage_warning"]
 
 # The query ids shown to the caller and the order they are shown in (see Results._id_source).
 _Ids = tuple[np.ndarray | None, np.ndarray | None]
@@ -182,12 +183,17 @@ class Results:
 
         macro: mean of per-query values; micro: sum of numerators over sum of
         denominators; weighted: sum(w * v) / sum(w). Excluded queries take no
-        part; with no query left the mean is NaN.
+        part; with no query left the mean is NaN. A count measure (num_ret,
+        num_rel, num_rel_ret) under the policy ``counts=sum`` (the trec_eval,
+        pytrec_eval and ir_measures presets) is summed over the queries instead,
+        as those tools report it.
         """
         result = self.result(measure)
         keep = result.included
         if not keep.any():
             return math.nan
+        if result.measure.spec.count and self.protocol.counts is CountSummary.SUM:
+            return float(result.value[keep].sum())
         if self.protocol.aggregation is Aggregation.MICRO:
             if result.numerator is None or result.denominator is None:  # evaluate refuses these
                 raise MeasureError(what=f"{literal(result.measure)} is not a ratio of sums, so it has no micro mean")

@@ -14,7 +14,6 @@ import math
 from typing import Any
 
 from ..errors.messages import LOG, PYTHON, TREC, applies, spell
-from .coverage import MIN_COVERAGE
 
 __all__ = ["notes", "warnings", "rating_note", "unjudged_warning", "coverage_warning", "world"]
 
@@ -87,12 +86,9 @@ def unjudged_warning(results: Any, spelling: str = PYTHON) -> list[str]:
 
 
 def coverage_warning(results: Any) -> list[str]:
-    """A run that ranks few of the judged queries (allowed by allow_partial, but said)."""
-    coverage = results.query_coverage
-    if coverage >= MIN_COVERAGE:
-        return []
-    judged = results.counts["queries_in_qrels"]
-    ranked = judged - results.counts["queries_missing_from_run"]
-    return [f"the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}); the others are "
-            f"{results.protocol.missing_query} by missing_query, so the mean is mostly made of the queries "
-            "it does not rank"]
+    """A run that ranks few of the judged queries (allowed by allow_partial, but said): the one text
+    of :func:`rankproof.results.coverage.coverage_warning`, which every front door prints."""
+    from .coverage import coverage_warning as text_of
+
+    text = text_of(results)
+    return [] if text is None else [text]

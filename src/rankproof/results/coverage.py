@@ -1,17 +1,28 @@
-"""The coverage check: a run that ranks too few of the judged queries is refused.
+"""The coverage guard: a run that ranks too few of the judged queries is refused, or warned about.
 
-Coverage = judged queries the run ranks / judged queries. Beside it,
+Coverage = judged queries the run answers / judged queries (an empty list is
+an answer: the ``missing_query`` policy decides its value). Every front door
+(:func:`rankproof.evaluate`, :func:`rankproof.evaluate_frame` in memory and
+out of core, :func:`rankproof.evaluate_rag`, :func:`rankproof.evaluate_scores`,
+the scikit-learn scorer and the streaming evaluator through it, Spark, and
+the command line) calls :func:`guard_coverage`, so the refusal and the
+warning read the same everywhere. Beside it,
 :mod:`rankproof.results.matching` says why ids half match.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-from ..errors import CoverageError, InputError, literal
+from ..errors import CoverageError, InputError, RankproofWarning, literal
 from ..protocol import MissingQuery
 
-__all__ = ["MIN_COVERAGE", "check_query_coverage"]
+__all__ = ["MIN_COVERAGE", "check_query_coverage", "guard_coverage", "coverage_warning", "ranked_queries",
+           "COVERAGE_WARNING_START"]
+
+# How coverage_warning's text begins (a part of an out-of-core evaluation filters it out).
+COVERAGE_WARNING_START = "the run ranks "
 
 # A run that ranks fewer than this share of the judged queries is refused unless the caller allows it: a
 # mean made mostly of queries scored 0 (or of a handful of queries) is rarely what was meant, and
@@ -43,18 +54,59 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, so
     coverage = results.query_coverage
     if judged == 0 or (coverage > 0 and coverage >= min_coverage):
         return
-    ranked = judged - counts["queries_missing_from_run"]
+    ranked = ranked_queries(counts)
     fix = "{do[allow_partial]} to evaluate it anyway"
     if ranked == 0:
         raise CoverageError(
-            what=f"the run ranks none of the {judged} judged queries "
-            f"({counts['queries_missing_from_qrels']} ranked queries are not judged)", source=source or None,
+            what=f"the run ranks none of the {judged} judged {{queries}} "
+            f"({counts['queries_missing_from_qrels']} ranked {{queries}} are not judged)", source=source or None,
             fix=f"check that the {{query}} ids match (e.g. 'q1' against '1'), or {fix}", value=0.0)
     raise CoverageError(
-        what=f"the run ranks {ranked} of the {judged} judged queries ({coverage:.1%}), below the "
+        what=f"the run ranks {ranked} of the {judged} judged {{queries}} ({coverage:.1%}), below the "
         f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_MISSING_FATE[results.protocol.missing_query]}",
         source=source or None, fix=f"check the run, or {fix} (or {{do[min_coverage]}})", value=coverage)
 
 
 _MISSING_FATE = {MissingQuery.ZERO: "scored 0 (missing_query=zero)",
                  MissingQuery.EXCLUDE: "left out of the mean (missing_query=exclude)"}
+
+
+def ranked_queries(counts: Any) -> int:
+    """The judged queries a run answers (with an empty list too), from results' counts."""
+    return int(counts["queries_in_qrels"] - counts["queries_missing_from_run"]
+               + counts.get("queries_ranked_empty", 0))
+
+
+def coverage_warning(results: Any) -> "str | None":
+    """The one warning about results whose run ranks fewer than :data:`MIN_COVERAGE` of the judged
+    queries (evaluated with allow_partial), or None.
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"1": {"a": 1}, "2": {"b": 1}, "3": {"c": 1}})
+    >>> results = evaluate(qrels, Run.from_dict({"1": ["a"]}), "rr", allow_partial=True)
+    >>> print(coverage_warning(results))
+    the run ranks 1 of the 3 judged queries (33.3%); the other 2 are scored 0 (missing_query=zero), so the mean is mostly made of queries it does not rank
+    """
+    coverage = results.query_coverage
+    if coverage >= MIN_COVERAGE:
+        return None
+    counts = results.counts
+    judged = counts["queries_in_qrels"]
+    ranked = ranked_queries(counts)
+    fate = _MISSING_FATE.get(results.protocol.missing_query, "refused (missing_query=error)")
+    return (f"{COVERAGE_WARNING_START}{ranked} of the {judged} judged queries ({coverage:.1%}); the other {judged - ranked} "
+            f"are {fate}, so the mean is mostly made of queries it does not rank")
+
+
+def guard_coverage(results: Any, *, allow_partial: bool = False, min_coverage: float = MIN_COVERAGE,
+                   source: str = "", stacklevel: int = 3) -> None:
+    """The coverage guard of every front door: refuse `results` below `min_coverage` (and always at 0)
+    with :func:`check_query_coverage`'s :class:`~rankproof.errors.CoverageError`, unless
+    `allow_partial`; then warn (:class:`~rankproof.errors.RankproofWarning`) with
+    :func:`coverage_warning`'s text when the coverage is below :data:`MIN_COVERAGE`."""
+    if not allow_partial:
+        check_query_coverage(results, min_coverage, source=source)
+        return
+    text = coverage_warning(results)
+    if text is not None:
+        warnings.warn(text, RankproofWarning, stacklevel=stacklevel)

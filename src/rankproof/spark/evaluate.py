@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import numpy as np
 
 from ..errors import InputError, MeasureError, RankproofError, RankproofWarning, literal
-from ..evaluation import MIN_COVERAGE, check_query_coverage, resolve_measures, resolve_protocol, weights_wanted
+from ..evaluation import MIN_COVERAGE, guard_coverage, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure
 from ..protocol import Aggregation, Protocol, Subqueries
 from ..results.matching import guard, query_mismatch
@@ -350,8 +350,8 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
                      grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None)
     for line in doubts:
         warnings.warn(line, RankproofWarning, stacklevel=3)
-    if not allow_partial:
-        check_query_coverage(results, min_coverage, source=f"{run_source} against {qrels_source}")
+    guard_coverage(results, allow_partial=allow_partial, min_coverage=min_coverage,
+                   source=f"{run_source} against {qrels_source}")
     return results
 
 

@@ -44,7 +44,7 @@ from ...measures.base import Measure
 from ...pipeline.alignment import Alignment, QueryTable
 from ...protocol import Protocol, Ties
 from ...errors import literal
-from ...results import Results
+from ...results import Results, guard_coverage
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._input import ScoreInput, as_array, read_scores
 from ._tied import tied_rows_warning
@@ -152,8 +152,12 @@ def evaluate_scores(
     tied = tied_rows_warning(scores, protocol)
     for line in tied:
         python_warnings.warn(line, RankproofWarning, stacklevel=2)
-    return evaluate_alignment(alignment, measure_list, protocol, weights=weight_array, run_name="y_score",
-                              query_ids=ids, ties_range=ties_range, warnings=tied)
+    results = evaluate_alignment(alignment, measure_list, protocol, weights=weight_array, run_name="y_score",
+                                 query_ids=ids, ties_range=ties_range, warnings=tied)
+    # Every row is both judged and ranked, so a score matrix always passes; the guard is the one every
+    # front door calls (the scikit-learn scorer and the streaming evaluator come through here).
+    guard_coverage(results, source="y_score against y_true")
+    return results
 
 
 def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protocol) -> np.ndarray | None:

@@ -12,6 +12,11 @@ pyarrow, scipy, rich, setuptools, Cython, pip); what remains is the index's page
 the build of the compiled modules, which is most of the minute (see the Makefile's demo
 stamp for where the time goes). Without a network the install fails, and so does this
 test, naming pip's last line.
+
+Load: the budget is wall time on a machine doing little else (CI's own run, two pytest workers
+on two cores, is that). On a machine loaded beyond twice its cores before the run starts, the
+time would measure the machine, not the demo, and the test skips saying so (make demo took
+344 s there at a load of 15 on 2 cores, with 80 s of CPU).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from paths import ROOT
 pytestmark = pytest.mark.slow
 
 BUDGET_SECONDS = 60
+# Above this 1-minute load average per core the wall time is not the demo's (see above).
+MAX_LOAD_PER_CORE = 2.0
 
 
 def _tracked_files() -> list[str]:
@@ -67,11 +74,16 @@ def _run_with_budget(command: list[str], cwd: Path, budget: float) -> tuple[int,
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_demo_from_a_fresh_copy_within_a_minute(tmp_path):
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0]
+    if load > MAX_LOAD_PER_CORE * cores:
+        pytest.skip(f"the machine is loaded ({load:.1f} on {cores} cores): make demo's wall time would measure it")
     copy = _fresh_copy(tmp_path / "rankproof")
     assert not (copy / ".venv").exists()
     code, output, seconds = _run_with_budget(["make", "demo", f"PYTHON={sys.executable}"], copy,
                                              BUDGET_SECONDS)
-    last = output.strip().splitlines()[-1] if output.strip() else "(no output)"
+    said = [line for line in output.strip().splitlines() if "WARNING: Location" not in line]
+    last = said[-1] if said else "(no output)"
     assert code != -1, f"make demo took over {BUDGET_SECONDS} s from a fresh copy; last line: {last}"
     assert code == 0, f"make demo failed after {seconds:.0f} s: {last}"
     assert "Cranfield: 225 queries" in output

@@ -1,8 +1,8 @@
 """The HTML report: one self-contained page (inline CSS, SVG, data and script).
 
-A renderer only: every number comes from a :class:`~rankproof.report.figures.ReportData`
-(made by :func:`rankproof.report.figures.prepare` from the same Results and
-Comparison the JSON outputs hold). The figures are static SVG written here;
+A renderer only: every number comes from a :class:`~rankproof.pages.model.ReportData`
+(made by :func:`rankproof.pages.build.prepare` from the same Results and
+Comparison the JSON outputs hold); nothing here evaluates, tests or resamples. The figures are static SVG written here;
 the page's small script only shows what a control selects (a query's
 rankings and its cumulative DCG) from data embedded once, and computes
 nothing. A Content-Security-Policy forbids every network request.
@@ -224,13 +224,20 @@ class _Page:
         if c is not None:
             test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})"
                                      if c.test == "randomization" else "")
+            interval = ("t interval, mean +- t s / sqrt(n)" if c.bootstrap_method == "normal" else
+                        f"paired bootstrap ({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed})")
             notes.append(f"* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} correction over "
                          f"{len(c.rows)} comparisons (runs x measures); two-sided {escape(test)}. Difference: run "
-                         f"minus baseline (positive: better than the baseline). Its interval: paired bootstrap "
-                         f"({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed}). d: mean / sd "
+                         f"minus baseline (positive: better than the baseline). Its interval: {interval}. d: mean / sd "
                          f"of the per-query differences; queries needed: for a paired t-test to detect d with "
                          f"power {c.power:g} at alpha {c.alpha:g}. Wins/ties/losses: queries where the run is "
                          f"above / equal to / below the baseline.")
+        if d.method_note:
+            notes.append(escape(d.method_note))
+        if d.per_query_file:
+            # Named, not linked: the page makes no request, not even for a file beside it.
+            notes.append(f'Every query\'s value of every measure and run: <code data-per-query>'
+                         f'{escape(d.per_query_file)}</code> (CSV, gzip), in the folder of this page.')
         parts += [f'<p class="note">{n}</p>' for n in notes]
         parts.append("</section>")
         return "".join(parts)
@@ -349,13 +356,13 @@ class _Page:
         for measure, per_run in d.differences.items():
             charts = []
             # One scale for the runs of a measure, so bars compare across charts.
-            bound = max((abs(v) for pairs in per_run.values() for _, v in pairs), default=0.0)
-            for run, pairs in per_run.items():
+            bound = max((values.bound for values in per_run.values()), default=0.0)
+            for run, values in per_run.items():
                 row = self._row(run, measure)
                 tally = f": {row.wins} above, {row.ties} equal, {row.losses} below" if row is not None else ""
-                if len(pairs) > 600:
-                    tally += "; hover ids on the 300 lowest and 300 highest"
-                charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", pairs,
+                if values.outline:
+                    tally += f"; hover ids on the {len(values.bars) // 2} lowest and highest"
+                charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", values,
                                                            y_label=f"{measure} difference", bound=bound),
                                            f"{escape(run)} minus {escape(d.baseline)}, {escape(measure)}{tally}"))
             parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
@@ -365,7 +372,7 @@ class _Page:
     def systems(self) -> str:
         from .systems_page import section
 
-        return section(self.data.systems, self._figure)
+        return section(self.data.systems, self.data.risk, self._figure)
 
     def judged(self) -> str:
         d = self.data
@@ -384,7 +391,7 @@ class _Page:
         d = self.data
         if not d.pr_curves:
             return ""
-        from .figures import PR_LEVELS
+        from ..pages.model import PR_LEVELS
 
         series = [(run, self.colors[run], list(PR_LEVELS), d.pr_curves[run]) for run in self.runs]
         chart = svg.line_chart("pr", series, x_label="recall", y_label="interpolated precision", y_range=(0, 1))
@@ -528,12 +535,12 @@ class _Page:
 
 
 def render(data) -> str:
-    """The page for a :class:`~rankproof.report.figures.ReportData`, as text.
+    """The page for a :class:`~rankproof.pages.model.ReportData`, as text.
 
     Examples
     --------
     >>> from rankproof import Qrels, Run
-    >>> from rankproof.report.figures import prepare
+    >>> from rankproof.pages.build import prepare
     >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
     >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
     >>> page = render(prepare(qrels, runs, ["rr"], n_resamples=100))

@@ -1,0 +1,111 @@
+"""The page's evaluation: one pass per run for the page's measures, its curves over k, judged@k and iprec.
+
+Each run is evaluated once, with every measure the page draws: the page's
+own, each cutoff measure at k = 1 .. min(100, the longest ranking), judged@k,
+the drill-down's measure and interpolated precision at the 11 recall levels.
+The page's :class:`~rankproof.Results` are that evaluation's, narrowed to the
+page's measures (:meth:`Results.select <rankproof.Results.select>`), so the
+curves and the summary come from the same numbers. Two cases need a second
+pass: judgments per intent (the curves use each doc's highest grade), and
+iprec under ties=expected on a run with ties (iprec takes a maximum over
+ranks, which has no closed-form expectation over tied orders: drawn under
+ties=docid, and the page says so).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+from ..errors import TieError
+from ..measures.base import Measure
+from ..measures.parse import parse_measure
+from ..protocol import Aggregation, Protocol, Ties
+from .model import MAX_CUTOFF, PR_LEVELS
+
+__all__ = ["Curves", "evaluate_page", "cutoff_family"]
+
+IPREC = tuple(parse_measure(f"iprec(recall={level:g})") for level in PR_LEVELS)
+
+
+@dataclasses.dataclass(frozen=True)
+class Curves:
+    """Means over cutoffs, judged@k, iprec, and the drill-down measure's per-query values, per run."""
+
+    cutoffs: tuple[int, ...]
+    cutoff_curves: dict
+    judged_curves: dict
+    drill_measure: Measure
+    drill_values: dict          # run -> (query ids, values; NaN: excluded)
+    pr_curves: dict | None
+    pr_note: str
+
+
+def cutoff_family(measures) -> list[Measure]:
+    """The page's measures that take a cutoff, once each whatever their cutoff."""
+    seen: dict[Measure, Measure] = {}
+    for m in measures:
+        if m.spec.cutoff:
+            seen.setdefault(Measure(m.name, None, m.params), m)
+    return list(seen)
+
+
+def _label(m: Measure) -> str:
+    """A measure's text without its cutoff: the name of its curve over k."""
+    return str(Measure(m.name, None, m.params))
+
+
+def _pr_note(protocol: Protocol) -> str:
+    return (f"Interpolated precision takes a maximum over ranks, which has no closed-form expectation over tied "
+            f"orders, and the runs have tied scores: these curves order ties by doc id descending (ties=docid, "
+            f"fingerprint {protocol.fingerprint}) instead of averaging them.")
+
+
+def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
+                  step: Callable[[str], None] = lambda label: None) -> tuple[list, Curves]:
+    """Each run's page :class:`~rankproof.Results` and the curves, from one evaluation per run
+    (``step(label)`` is called as each run is done: the progress display)."""
+    from ..evaluation import evaluate
+
+    depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
+    cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))
+    doc_qrels = getattr(qrels, "doc_qrels", qrels)   # judgments per intent: the curves use the highest grade
+    drawn = [m for m in page_measures if not m.spec.needs_intents]
+    family = cutoff_family(drawn)
+    drill_measure = next((m for m in drawn if m.spec.dcg is not None), parse_measure("ndcg@10"))
+    judged = [parse_measure(f"judged@{k}") for k in cutoffs]
+    curve = list(dict.fromkeys([m @ k for m in family for k in cutoffs] + judged + [drill_measure]))
+    with_pr = protocol.aggregation is not Aggregation.MICRO
+    pr_note = "" if with_pr else ("iprec is not a ratio of sums, so it has no micro mean: no precision-recall "
+                                  "curves under aggregation=micro")
+    results, cutoff_curves, judged_curves, drill_values, pr_curves = [], {}, {}, {}, {}
+    docid = protocol.replace(ties="docid")
+    for name, run in named:
+        together = doc_qrels is qrels
+        asked = list(dict.fromkeys(page_measures + curve)) if together else curve
+        iprec = list(IPREC) if with_pr and not pr_note else []
+        try:
+            full = evaluate(doc_qrels, run, asked + iprec, protocol)
+        except TieError:
+            if not iprec or protocol.ties is not Ties.EXPECTED:
+                raise
+            full = evaluate(doc_qrels, run, asked, protocol)
+            pr_note = _pr_note(docid)
+        page = full.select(page_measures) if together else evaluate(qrels, run, page_measures, protocol)
+        page.run_name = name
+        results.append(page)
+        cutoff_curves[name] = {_label(m): [full.mean(m @ k) for k in cutoffs] for m in family}
+        judged_curves[name] = [full.mean(m) for m in judged]
+        drill_values[name] = (np.asarray(full.queries), full.values(drill_measure))
+        if with_pr and not pr_note:
+            pr_curves[name] = [full.mean(m) for m in IPREC]
+        step(f"evaluated {name}")
+    if with_pr and pr_note:   # every run's precision-recall curve drawn one way: under ties=docid
+        for name, run in named:
+            ordered = evaluate(doc_qrels, run, list(IPREC), docid)
+            pr_curves[name] = [ordered.mean(m) for m in IPREC]
+    return results, Curves(cutoffs=cutoffs, cutoff_curves=cutoff_curves, judged_curves=judged_curves,
+                           drill_measure=drill_measure, drill_values=drill_values,
+                           pr_curves=pr_curves if with_pr else None, pr_note=pr_note)

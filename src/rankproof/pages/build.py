@@ -42,6 +42,7 @@ from .curves import evaluate_page
 from .drill import drill_plan, drill_rows, with_measures
 from .inputs import InputFile, input_file
 from .model import DRILL_DEPTH, ReportData
+from .subset import only_queries
 from .summaries import differences, gain_discount, histograms
 
 __all__ = ["prepare", "named_runs", "chosen_baseline", "version", "TestName", "CorrectionName"]
@@ -91,6 +92,9 @@ def _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline,
     from ..explain.explanation import explain_top
 
     shown_depth, keep, note = drill_plan(curves.drill_values, baseline, depth)
+    if keep is not None:   # explain the kept queries only, not every user again
+        doc_qrels = only_queries(doc_qrels, keep)
+        named = [(name, only_queries(run, keep)) for name, run in named]
     tops = {}
     for name, run in named:
         tops[name] = explain_top(doc_qrels, run, curves.drill_measure, protocol, depth=shown_depth)

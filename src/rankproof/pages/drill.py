@@ -124,43 +124,43 @@ def drill_plan(columns: dict, baseline: str, depth: int, seed: int = 0) -> tuple
         f"ranking's top {MIN_DRILL_DEPTH}); every query's values are in the per-query table beside the page.")
 
 
+def _spans(top_queries, offsets: np.ndarray, queries: list) -> tuple[np.ndarray, np.ndarray]:
+    """(row index of every row of `queries`, in order; each query's row count: 0 where absent)."""
+    where = positions(np.asarray(top_queries), queries)
+    present = where >= 0
+    lo = np.where(present, offsets[np.maximum(where, 0)], 0)
+    counts = np.where(present, offsets[np.maximum(where, 0) + 1] - lo, 0)
+    rows = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    return rows.astype(np.int64), counts
+
+
+def _split(rows: list, counts: np.ndarray) -> list:
+    ends = np.cumsum(counts).tolist()
+    return [rows[end - count:end] for end, count in zip(ends, counts.tolist())]
+
+
 def _ranked_rows(top, queries: list, rank_discount: np.ndarray, k: int | None, depth: int) -> list:
-    """One run's rows of each of `queries` (empty for a query it does not rank)."""
-    index = {q: i for i, q in enumerate(top.queries)}
-    offsets = top.offsets
-    out: list[list] = []
-    for q in queries:
-        i = index.get(q)
-        if i is None:
-            out.append([])
-            continue
-        lo, hi = int(offsets[i]), int(offsets[i + 1])
-        gain, contribution = compact(top.gain[lo:hi]), compact(top.contribution[lo:hi])
-        cumulative, shown = compact(top.cumulative[lo:hi]), compact(top.discount[lo:hi])
-        rank = np.arange(hi - lo)
-        own = np.where(rank < (k if k is not None else depth), rank_discount[np.minimum(rank, depth - 1)], 0.0)
-        tied = np.abs(top.discount[lo:hi] - own) > 1e-12
-        rows = []
-        for j, (doc, grade, judged) in enumerate(zip(top.doc[lo:hi].tolist(), top.grade[lo:hi].tolist(),
-                                                     top.judged[lo:hi].tolist())):
-            row = [doc, grade if judged else None, gain[j], contribution[j], cumulative[j]]
-            if tied[j]:
-                row.append(shown[j])  # a tied doc's share of its group's discounts
-            rows.append(row)
-        out.append(rows)
-    return out
+    """One run's rows of each of `queries` (empty for a query it does not rank): each array taken once."""
+    rows, counts = _spans(top.queries, top.offsets, queries)
+    gain, contribution = compact(top.gain[rows]), compact(top.contribution[rows])
+    cumulative, shown = compact(top.cumulative[rows]), compact(top.discount[rows])
+    rank = np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    own = np.where(rank < (k if k is not None else depth), rank_discount[np.minimum(rank, depth - 1)], 0.0)
+    tied = (np.abs(top.discount[rows] - own) > 1e-12).tolist()
+    judged = top.judged[rows].tolist()
+    out = [[doc, grade if seen else None, g, c, total] for doc, grade, seen, g, c, total in zip(
+        top.doc[rows].tolist(), top.grade[rows].tolist(), judged, gain, contribution, cumulative)]
+    for j in np.flatnonzero(tied).tolist():
+        out[j].append(shown[j])  # a tied doc's share of its group's discounts
+    return _split(out, counts)
 
 
 def _ideal_rows(top, queries: list) -> list:
-    index = {q: i for i, q in enumerate(top.queries)}
-    out = []
-    for q in queries:
-        i = index.get(q)
-        lo, hi = (int(top.ideal_offsets[i]), int(top.ideal_offsets[i + 1])) if i is not None else (0, 0)
-        doc, grade = top.ideal_doc[lo:hi].tolist(), top.ideal_grade[lo:hi].tolist()
-        gain, cumulative = compact(top.ideal_gain[lo:hi]), compact(top.ideal_cumulative[lo:hi])
-        out.append([[doc[j], grade[j], gain[j], cumulative[j]] for j in range(hi - lo)])
-    return out
+    rows, counts = _spans(top.queries, top.ideal_offsets, queries)
+    out = [[doc, grade, gain, total] for doc, grade, gain, total in zip(
+        top.ideal_doc[rows].tolist(), top.ideal_grade[rows].tolist(), compact(top.ideal_gain[rows]),
+        compact(top.ideal_cumulative[rows]))]
+    return _split(out, counts)
 
 
 def _shown_values(where: np.ndarray, column: np.ndarray) -> list:

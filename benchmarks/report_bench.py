@@ -69,9 +69,11 @@ def recsys_log(users: int, runs: int, seed: int = 20261206) -> dict[str, Path]:
     user = np.repeat(np.arange(users, dtype=np.int64), TRUTH)
     pq.write_table(pa.table({"user": user, "item": pool[:, :TRUTH].ravel(),
                              "rating": rng.integers(1, 6, user.size)}), paths["truth"])
-    train_user = np.repeat(np.arange(users, dtype=np.int64), 10)
-    pq.write_table(pa.table({"user": train_user, "item": rng.choice(ITEMS, size=train_user.size, p=popularity)}),
-                   paths["train"])
+    # Ten popular items per user, and every item of the catalogue once (novelty needs each recommended
+    # item's training count).
+    train_user = np.concatenate([np.repeat(np.arange(users, dtype=np.int64), 10), rng.integers(0, users, ITEMS)])
+    train_item = np.concatenate([rng.choice(ITEMS, size=users * 10, p=popularity), np.arange(ITEMS)])
+    pq.write_table(pa.table({"user": train_user, "item": train_item}), paths["train"])
     pq.write_table(pa.table({"user": np.arange(users, dtype=np.int64),
                              "group": np.array(["new", "casual", "regular", "power"])[rng.integers(0, 4, users)]}),
                    paths["groups"])

@@ -202,9 +202,9 @@ def _statistics(results, page_measures, baseline, fused, names, protocol, missin
         out["fusion"], _ = statistics.baseline_comparison(results, list(results[0].measures),
                                                           chosen_baseline(fused, names), **options)
         step("the fused run against its components")
-    systems, risk, note = statistics.systems_analysis(results, page_measures, baseline, alpha=alpha,
-                                                      n_resamples=n_resamples, seed=seed, missing=missing)
-    out["systems"], out["risk"] = systems, risk
+    systems, note = statistics.systems_analysis(results, page_measures, baseline, alpha=alpha,
+                                                n_resamples=n_resamples, seed=seed, missing=missing)
+    out["systems"] = systems
     if note:
         out["method_note"] += " Tukey HSD: " + note
     if systems is not None:

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from ..protocol import Protocol
 from .inputs import InputFile
 
-__all__ = ["ReportData", "SortedValues", "PR_LEVELS", "natural_order", "DRILL_DEPTH", "MAX_CUTOFF",
+__all__ = ["ReportData", "SortedValues", "SystemsSection", "SystemsMeasure", "PR_LEVELS", "natural_order", "DRILL_DEPTH", "MAX_CUTOFF",
            "HISTOGRAM_BINS", "MAX_DRILL_ROWS", "MIN_DRILL_DEPTH", "MAX_BARS"]
 
 PR_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -59,6 +59,28 @@ class SortedValues:
 
 
 @dataclasses.dataclass(frozen=True)
+class SystemsMeasure:
+    """One measure of the many-system section: each run's mean, the pairs found different (indices into
+    ``systems``) and, per run against the baseline, its risk row and sorted risk-weighted differences."""
+
+    measure: str
+    systems: tuple[str, ...]
+    means: tuple[float, ...]
+    different: tuple[tuple[int, int], ...]
+    risk: tuple[tuple[Any, SortedValues], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemsSection:
+    """Every run together (more than two runs): the method in words, the shared topics, and each measure."""
+
+    method: str
+    topics: int
+    recommendation: str
+    measures: tuple[SystemsMeasure, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class ReportData:
     """Everything the HTML report shows. Fields a source cannot give are None
     (a :class:`~rankproof.Results` alone has no rankings to drill into), and
@@ -88,8 +110,7 @@ class ReportData:
     missing: tuple[str, ...] = ()
     fused: str | None = None                # the run that fuses the others (report/fusion.py)
     fusion: Any = None                      # its Comparison against each of them
-    systems: Any = None                     # SystemsAnalysis: Tukey HSD letters (report/systems_page.py)
-    risk: dict | None = None                # measure -> [(Risk, SortedValues of weighted differences)]
+    systems: SystemsSection | None = None   # Tukey HSD letters and risk (report/systems_page.py)
     beyond: dict | None = None              # side-data measures and curves (report/beyond.py)
     method_note: str = ""                   # which statistics were used, chosen for the data's size, and why
     per_query_file: str | None = None       # the full per-query table's file beside the page

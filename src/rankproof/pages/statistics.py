@@ -119,59 +119,112 @@ def segment_tables(results, segments, confidence: float, n_resamples: int, seed:
             for r in results}
 
 
-def _risk(analysis, matrices: dict) -> dict:
-    """Per measure, each run's risk row and its sorted risk-weighted differences to the baseline."""
-    out = {}
-    for measure in analysis.measures:
-        if not measure.risk:
-            continue
-        topics, matrix = matrices[measure.measure]
-        systems = list(measure.tests.systems)
-        base = matrix[:, systems.index(measure.risk[0].baseline)]
-        ids = np.asarray(topics).astype(str)
-        rows = []
-        for risk in measure.risk:
-            delta = matrix[:, systems.index(risk.run)] - base
-            weighted = np.where(delta >= 0, delta, (1 + risk.alpha) * delta)
-            rows.append((risk, sorted_values(ids, weighted, max_bars=RISK_BARS)))
-        out[measure.measure] = rows
-    return out
+def _matrices(results, measures) -> tuple[np.ndarray, dict]:
+    """(topic ids, measure -> topics x runs matrix) on the topics every run has a value for."""
+    from ..stats.matrix import score_matrix
+
+    first = np.asarray(results[0].queries)
+    # Many topics in one order (the usual case): the columns as they are, without matching ids as text.
+    if first.size >= LARGE_QUERIES and all(len(r.queries) == first.size and bool(np.all(np.asarray(r.queries) == first)) for r in results[1:]):
+        matrices = {str(m): np.column_stack([r.values(m) for r in results]) for m in measures}
+        finite = np.all([np.isfinite(x).all(axis=1) for x in matrices.values()], axis=0)
+        return first[finite].astype(str), {name: x[finite] for name, x in matrices.items()}
+    topics: np.ndarray = np.array([])
+    matrices = {}
+    for m in measures:
+        topics, matrices[str(m)] = score_matrix(results, m)
+    return np.asarray(topics).astype(str), matrices
+
+
+def _risk(topics: np.ndarray, matrix: np.ndarray, names: list, baseline: str) -> tuple:
+    """Each run's risk row against the baseline and its sorted risk-weighted differences."""
+    from ..stats.risk import risk_table
+
+    base = matrix[:, names.index(baseline)]
+    rows = []
+    for risk in risk_table(matrix, names, baselines=[baseline], alpha=RISK_ALPHA):
+        delta = matrix[:, names.index(risk.run)] - base
+        weighted = np.where(delta >= 0, delta, (1 + risk.alpha) * delta)
+        rows.append((risk, sorted_values(topics, weighted, max_bars=RISK_BARS)))
+    return tuple(rows)
+
+
+def _resampled_section(matrices: dict, names: list, *, alpha: float, n_resamples: int, seed: int,
+                       topics: int) -> tuple[list, str, str, str]:
+    """Randomised Tukey HSD (stats.systems): per measure (means, different pairs), method, advice, note."""
+    from ..stats.systems import analyse_matrices
+
+    used = max(100, min(n_resamples, RESAMPLE_CELLS // max(topics * len(names), 1)))
+    analysis = analyse_matrices(matrices, names, alpha=alpha, n_resamples=used, seed=seed)
+    first = analysis.measures[0].tests
+    draws = "every permutation" if first.exact else f"{first.n_resamples:,} permutations, seed {first.seed}"
+    index = {name: i for i, name in enumerate(names)}
+    per_measure = [(tuple(m.tests.means), tuple((index[p.system_a], index[p.system_b]) for p in m.tests.significant))
+                   for m in analysis.measures]
+    note = "" if used == n_resamples else (f"{used:,} permutations (not {n_resamples:,}) for {topics:,} topics: "
+                                           f"{_mc_error(used)}.")
+    return (per_measure, f"randomised Tukey HSD over all pairs, {draws}, family-wise alpha {first.alpha:g}; "
+            "Carterette 2012", f"{analysis.recommendation}.", note)
+
+
+def _normal_section(matrices: dict, *, alpha: float, topics: int) -> tuple[list, str, str, str] | None:
+    """Tukey HSD from the studentized range (stats.normal.tukey_normal), or None when the check fails."""
+    from ..stats.normal import tukey_normal
+
+    per_measure, worst, df = [], 0.0, 0
+    for matrix in matrices.values():
+        p, bound, df = tukey_normal(matrix)
+        worst = max(worst, bound)
+        k = matrix.shape[1]
+        pairs = tuple((i, j) for i in range(k) for j in range(i + 1, k) if p[i, j] < alpha)
+        per_measure.append((tuple(matrix.mean(axis=0).tolist()), pairs))
+    if worst > NORMAL_BOUND:
+        return None
+    return (per_measure, f"Tukey HSD over all pairs from the studentized range with the residual variance of the "
+            f"two-way analysis of variance ({df:,} degrees of freedom), family-wise alpha {alpha:g}, chosen for "
+            f"{topics:,} topics; check: every pairwise per-topic difference's sign-flip distribution is within "
+            f"{worst:.4f} of the normal (Berry-Esseen)", "", "")
 
 
 def systems_analysis(results, measures, baseline: str, *, alpha: float, n_resamples: int, seed: int,
                      missing: list) -> tuple:
-    """(SystemsAnalysis or None, risk bars or None, note): Tukey HSD letters and risk of every run
-    together, with more than two runs (two runs: the paired test says the same)."""
+    """(SystemsSection or None, note): Tukey HSD letters and risk of every run together, with more than
+    two runs (two runs: the paired test says the same)."""
     if len(results) < 3:
-        return None, None, ""
+        return None, ""
     from ..errors import InputError
-    from ..stats.matrix import score_matrix
-    from ..stats.systems import analyse_matrices
+    from .model import SystemsMeasure, SystemsSection
 
-    matrices, scores = {}, {}
-    for measure in measures:
-        topics, matrix = score_matrix(results, measure)
-        matrices[str(measure)] = matrix
-        scores[str(measure)] = (topics if topics is not None else [], np.asarray(matrix))
-    count = len(next(iter(scores.values()))[0])
-    used = max(100, min(n_resamples, RESAMPLE_CELLS // max(count * len(results), 1)))
+    names = [r.run_name for r in results]
+    topics, matrices = _matrices(results, measures)
+    if topics.size < 3:
+        missing.append(f"Tukey HSD and risk: the runs share {topics.size} topics with a value; at least 3 needed")
+        return None, ""
     try:
-        analysis = analyse_matrices(matrices, [r.run_name for r in results], baselines=[baseline], alpha=alpha,
-                                    n_resamples=used, seed=seed, risk_alpha=RISK_ALPHA,
-                                    topic_ids=[str(t) for t in scores[str(measures[0])][0]])
+        made = _normal_section(matrices, alpha=alpha, topics=topics.size) if topics.size >= LARGE_QUERIES else None
+        if made is None:
+            made = _resampled_section(matrices, names, alpha=alpha, n_resamples=n_resamples, seed=seed,
+                                      topics=topics.size)
     except InputError as error:
         missing.append(f"Tukey HSD and risk: {error}")
-        return None, None, ""
-    note = "" if used == n_resamples else (f"{used:,} permutations (not {n_resamples:,}) for {count:,} topics: "
-                                           f"{_mc_error(used)}.")
-    return analysis, _risk(analysis, scores), note
-
+        return None, ""
+    per_measure, method, advice, note = made
+    section = SystemsSection(method=method, topics=int(topics.size), recommendation=advice, measures=tuple(
+        SystemsMeasure(measure=name, systems=tuple(names), means=means, different=pairs,
+                       risk=_risk(topics, matrices[name], names, baseline))
+        for name, (means, pairs) in zip(matrices, per_measure)))
+    return section, note
 
 def analyse(results, measures, baseline: str, *, alpha: float, n_resamples: int, seed: int, missing: list):
     """The :class:`~rankproof.stats.systems.SystemsAnalysis` of the runs, or None (the earlier
     ``rankproof.report.systems_page.analyse``)."""
-    return systems_analysis(results, measures, baseline, alpha=alpha, n_resamples=n_resamples, seed=seed,
-                            missing=missing)[0]
+    from ..stats.matrix import score_matrix
+    from ..stats.systems import analyse_matrices
+
+    del missing
+    matrices = {str(m): score_matrix(results, m)[1] for m in measures}
+    return analyse_matrices(matrices, [r.run_name for r in results], baselines=[baseline], alpha=alpha,
+                            n_resamples=n_resamples, seed=seed, risk_alpha=RISK_ALPHA)
 
 
 def fused_comparison(results, fused: str, *, test, correction, alpha: float, confidence: float,

@@ -372,7 +372,7 @@ class _Page:
     def systems(self) -> str:
         from .systems_page import section
 
-        return section(self.data.systems, self.data.risk, self._figure)
+        return section(self.data.systems, self._figure)
 
     def judged(self) -> str:
         d = self.data

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from html import escape
 
+from ..pages.statistics import RISK_ALPHA
 from . import svg
 from .letters import compact_letters
 
 __all__ = ["section", "RISK_ALPHA"]
-
-RISK_ALPHA = 1.0
 
 
 def __getattr__(name: str):
@@ -30,12 +29,10 @@ def __getattr__(name: str):
 
 
 def _letters_table(measure) -> str:
-    tests = measure.tests
-    index = {name: i for i, name in enumerate(tests.systems)}
-    letters = compact_letters(tests.means, [(index[p.system_a], index[p.system_b]) for p in tests.significant])
-    order = sorted(range(len(tests.systems)), key=lambda i: (-tests.means[i], i))
-    rows = "".join(f'<tr><td class="text">{escape(tests.systems[i])}</td><td class="num">{tests.means[i]:.4f}</td>'
-                   f'<td class="text">{escape(letters[i])}</td></tr>' for i in order)
+    letters = compact_letters(list(measure.means), list(measure.different))
+    order = sorted(range(len(measure.systems)), key=lambda i: (-measure.means[i], i))
+    rows = "".join(f'<tr><td class="text">{escape(measure.systems[i])}</td><td class="num">'
+                   f'{measure.means[i]:.4f}</td><td class="text">{escape(letters[i])}</td></tr>' for i in order)
     return ('<table class="summary"><tr><th class="text">run</th><th>mean</th><th class="text">group</th></tr>'
             f"{rows}</table>")
 
@@ -47,31 +44,29 @@ def _risk_figures(measure: str, rows, figure) -> str:
     bound = max((values.bound for _, values in rows), default=0.0)
     charts = []
     for risk, values in rows:
-        chart = svg.sorted_bars(f"risk-{measure}-{risk.run}", values,
-                                y_label=f"{measure} risk-weighted difference", bound=bound, clickable=False)
+        chart = svg.sorted_bars(f"risk-{measure}-{risk.run}", values, y_label=f"{measure} risk-weighted difference",
+                                bound=bound, clickable=False)
         charts.append(figure(chart, f"{escape(risk.run)} against {escape(risk.baseline)}: URisk "
                                     f"{risk.urisk:+.4f}, TRisk {risk.trisk:.2f} ({p_phrase(risk.p_value)}), "
                                     f"{risk.wins} wins, {risk.losses} losses, GeoRisk {risk.georisk:.4f}"))
     return '<div class="grid">' + "".join(charts) + "</div>"
 
 
-def section(analysis, risk, figure) -> str:
-    """The HTML section; ``risk``: measure -> [(Risk, SortedValues)] from the page model;
-    ``figure(chart, caption)`` wraps a chart as the page does."""
-    if analysis is None:
+def section(systems, figure) -> str:
+    """The HTML section of a :class:`~rankproof.pages.model.SystemsSection`; ``figure(chart, caption)``
+    wraps a chart as the page does."""
+    if systems is None:
         return ""
-    first = analysis.measures[0].tests
-    draws = "every permutation" if first.exact else f"{first.n_resamples:,} permutations, seed {first.seed}"
+    advice = f" {escape(systems.recommendation)}" if systems.recommendation else ""
     parts = ['<section id="systems"><h2>All runs together: Tukey HSD and risk</h2>'
-             f"<p>Runs sharing a letter are not significantly different (randomised Tukey HSD over all pairs, "
-             f"{draws}, family-wise alpha {first.alpha:g}; Carterette 2012), on the {analysis.topics} topics every "
-             f"run has. {escape(str(analysis.recommendation))}.</p>"
+             f"<p>Runs sharing a letter are not significantly different ({escape(systems.method)}), on the "
+             f"{systems.topics:,} topics every run has.{advice}</p>"
              f"<p>Risk-reward: per topic, each run minus the baseline with losses counted "
              f"{1 + RISK_ALPHA:g} times (alpha {RISK_ALPHA:g}), sorted; TRisk below -2 marks a run significantly "
              "riskier than the baseline (Dincer, Macdonald and Ounis 2014).</p>"]
-    for measure in analysis.measures:
+    for measure in systems.measures:
         parts.append(f"<h3>{escape(measure.measure)}</h3>" + _letters_table(measure))
-        if (risk or {}).get(measure.measure):
-            parts.append(_risk_figures(measure.measure, risk[measure.measure], figure))
+        if measure.risk:
+            parts.append(_risk_figures(measure.measure, measure.risk, figure))
     parts.append("</section>")
     return "".join(parts)

@@ -37,7 +37,7 @@ from .corrections import correct
 from .keywords import CorrectionName
 from .power import queries_needed
 
-__all__ = ["normal_bound", "normal_interval", "normal_comparison", "t_quantile", "t_two_sided", "SIGN_FLIP_C",
+__all__ = ["normal_bound", "normal_interval", "normal_comparison", "tukey_normal", "t_quantile", "t_two_sided", "SIGN_FLIP_C",
            "IID_C"]
 
 SIGN_FLIP_C = 0.5600   # Berry-Esseen constant, independent non-identical terms (Shevtsova 2010)
@@ -183,3 +183,34 @@ def normal_comparison(results: Sequence, measures: Sequence, baseline: str, *,
         means=tuple((r.run_name, tuple((str(m), r.mean(m)) for m in measures)) for r in results),
         warnings=tuple(f"{r.run_name}: {line}" for r in results for line in r.warnings))
     return comparison, {key: s["bound"] for key, s in zip(keys, stats)}
+
+
+def tukey_normal(matrix: np.ndarray) -> tuple[np.ndarray, float, int]:
+    """Tukey HSD for a topics x systems matrix (a randomized block design) from the studentized range.
+
+    q = |mean_i - mean_j| / sqrt(MSE / n), with MSE the residual mean square of the two-way analysis of
+    variance without interaction, on (n - 1)(k - 1) degrees of freedom; p = P(Q_{k, df} > q). Returns the
+    k x k matrix of p-values (1 on the diagonal), the largest Berry-Esseen bound of the pairwise per-topic
+    differences (:func:`normal_bound`: how far their sign-flip distributions are from the normal), and the
+    degrees of freedom.
+
+    >>> m = np.array([[0.1, 0.5], [0.3, 0.6], [0.2, 0.9], [0.4, 0.7]])
+    >>> p, bound, df = tukey_normal(m)
+    >>> df, round(float(p[0, 1]), 4)   # two systems: the paired t-test's p (scipy ttest_rel: t = 4.4903)
+    (3, 0.0206)
+    """
+    from scipy.stats import studentized_range
+
+    n, k = matrix.shape
+    means = matrix.mean(axis=0)
+    residual = matrix - matrix.mean(axis=1, keepdims=True) - means + matrix.mean()
+    df = (n - 1) * (k - 1)
+    error = math.sqrt(float(np.sum(residual * residual)) / df / n)
+    p = np.ones((k, k))
+    bound = 0.0
+    for i in range(k):
+        for j in range(i + 1, k):
+            q = abs(means[i] - means[j]) / error if error > 0 else (math.inf if means[i] != means[j] else 0.0)
+            p[i, j] = p[j, i] = float(studentized_range.sf(q, k, df if df < 100_000 else np.inf))
+            bound = max(bound, normal_bound(matrix[:, j] - matrix[:, i]))
+    return p, bound, df

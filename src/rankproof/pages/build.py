@@ -163,6 +163,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
                        "each document's highest grade over the intents")
     if curves.pr_curves is None:
         missing.append(curves.pr_note)
+
     segment_tables = statistics.segment_tables(results, segments, confidence, n_resamples, seed, missing)
     drill = _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline, drill_depth, step)
     data = ReportData(
@@ -170,7 +171,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         version=version(), command=command, protocol=protocol, qrels_digest=results[0].qrels_digest,
         inputs=tuple(inputs), results=tuple(results), baseline=baseline, cutoffs=curves.cutoffs,
         cutoff_curves=curves.cutoff_curves, judged_curves=curves.judged_curves, pr_curves=curves.pr_curves,
-        pr_note=curves.pr_note, histograms=histograms(results, page_measures),
+        pr_note=curves.pr_note, curve_note=curves.sample_note, histograms=histograms(results, page_measures),
         differences=differences(results, baseline, page_measures) if len(results) > 1 else None,
         gain_discount=gain_discount(doc_qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
         drill=drill, segments=segment_tables, fused=fused,

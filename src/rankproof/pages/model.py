@@ -102,6 +102,7 @@ class ReportData:
     judged_curves: dict | None = None       # run -> judged@k means at each cutoff
     pr_curves: dict | None = None           # run -> mean iprec at each of PR_LEVELS
     pr_note: str = ""
+    curve_note: str = ""                    # how the curves were drawn when not from every query
     histograms: dict | None = None          # measure -> {"edges": [...], "counts": {run: [counts]}}
     differences: dict | None = None         # measure -> run -> SortedValues of run - baseline
     gain_discount: dict | None = None

@@ -299,6 +299,10 @@ class _Page:
                 return row
         return None
 
+    def _curve_note(self) -> str:
+        note = self.data.curve_note
+        return f'<p class="note" data-curve-note>{escape(note)}</p>' if note else ""
+
     def _legend(self) -> str:
         return svg.legend([(run, self.colors[run]) for run in self.runs])
 
@@ -324,7 +328,7 @@ class _Page:
                 + twins))
         return ('<section id="cutoffs"><h2>Measures against the cutoff k</h2>'
                 f"<p>Each measure's mean over queries at every cutoff from 1 to {len(d.cutoffs)} (the longest "
-                "ranking, at most 100). A point's hover gives its value.</p>"
+                "ranking, at most 100). A point's hover gives its value.</p>" + self._curve_note()
                 + self._legend() + '<div class="grid">' + "".join(figures) + "</div></section>")
 
     @staticmethod
@@ -384,7 +388,7 @@ class _Page:
         return ('<section id="judged"><h2>Judged@k: how much of the top k was ever judged</h2>'
                 "<p>The share of each run's top k that has a judgment. Unjudged documents count as non-relevant "
                 f"under unjudged=zero: where this falls, the measures above are lower bounds. At k = "
-                f"{min(10, len(d.cutoffs))}: {at10}.</p>" + self._legend()
+                f"{min(10, len(d.cutoffs))}: {at10}.</p>" + self._curve_note() + self._legend()
                 + self._figure(chart, "mean judged@k for every cutoff") + "</section>")
 
     def pr(self) -> str:
@@ -399,7 +403,8 @@ class _Page:
         return ('<section id="pr"><h2>Interpolated precision-recall curves</h2>'
                 "<p>Mean interpolated precision at recall 0, 0.1, ..., 1 (the measures "
                 "<code>iprec(recall=x)</code>, trec_eval's <code>iprec_at_recall</code>).</p>"
-                + note + self._legend() + self._figure(chart, "mean iprec at 11 recall levels") + "</section>")
+                + note + self._curve_note() + self._legend()
+                + self._figure(chart, "mean iprec at 11 recall levels") + "</section>")
 
     def how(self) -> str:
         d = self.data

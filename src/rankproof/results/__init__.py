@@ -6,6 +6,8 @@ produced and aggregate it under the protocol's aggregation policy.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 from functools import cached_property
 from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, cast
@@ -381,13 +383,12 @@ class Results:
         >>> [str(m) for m in page.measures], page.mean("rr"), list(page.counts["zero_ideal_queries"])
         (['ndcg@2', 'rr'], 0.5, ['ndcg@2'])
         """
-        import copy
-        chosen = {m: self.result(m) for m in (parse_measure(text) for text in measures)}
-        names = {str(m) for m in chosen}
+        # Copied: a measure's arrays may be rows of the compiled kernel's block of every measure.
+        chosen = {m: dataclasses.replace(r, **{k: np.array(v) for k, v in vars(r).items() if isinstance(v, np.ndarray)})
+                  for m, r in ((m, self.result(m)) for m in map(parse_measure, measures))}
         if callable(self._counts):   # counted once, for both
             self._counts = self._counts()
-        by_policy = self._counts
-        selected = copy.copy(self)
+        names, by_policy, selected = {str(m) for m in chosen}, self._counts, copy.copy(self)
         selected.__dict__.pop("counts", None)
         selected._measures = chosen
         selected._bounds = {m: v for m, v in self._bounds.items() if m in chosen}

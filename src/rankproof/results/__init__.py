@@ -374,8 +374,8 @@ class Results:
     def select(self, measures: "Sequence[str | Measure]") -> "Results":
         """These results with only `measures` (each must have been evaluated), in that order.
 
-        One evaluation serves several views: the report evaluates its page's measures and its
-        curves over k together, and shows the page's alone. Counts per measure keep these only.
+        One evaluation serves several views (the report's page and its curves over k). Counts per
+        measure keep these only; their arrays are copied (the compiled kernel's block is freed).
 
         >>> from rankproof import Qrels, Run, evaluate
         >>> r = evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["x", "a"]}), ["rr", "p@1", "ndcg@2"])
@@ -383,8 +383,8 @@ class Results:
         >>> [str(m) for m in page.measures], page.mean("rr"), list(page.counts["zero_ideal_queries"])
         (['ndcg@2', 'rr'], 0.5, ['ndcg@2'])
         """
-        # Copied: a measure's arrays may be rows of the compiled kernel's block of every measure.
-        chosen = {m: dataclasses.replace(r, **{k: np.array(v) for k, v in vars(r).items() if isinstance(v, np.ndarray)})
+        chosen = {m: dataclasses.replace(r, **{k: np.array(v) for k, v in vars(r).items()  # type: ignore[arg-type]
+                                               if isinstance(v, np.ndarray)})
                   for m, r in ((m, self.result(m)) for m in map(parse_measure, measures))}
         if callable(self._counts):   # counted once, for both
             self._counts = self._counts()

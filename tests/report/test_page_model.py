@@ -82,3 +82,20 @@ def test_the_per_query_table_never_replaces_an_input(tmp_path):
     before = run.read_bytes()
     assert main(["report", str(qrels), str(run), "-o", str(tmp_path / "report.html")]) == 2
     assert run.read_bytes() == before and not (tmp_path / "report.html").exists()
+
+
+def test_group_means_are_the_loops_to_the_last_bit():
+    from rankproof.pages.groups import group_means
+    from rankproof.recsys.beyond_report import NO_GROUP, accuracy_by_group
+    from rankproof.recsys.side import Groups, SideData
+
+    rng = np.random.default_rng(9)
+    ids = np.array([f"u{i}" for i in range(5000)])
+    values = np.where(rng.random(5000) < 0.1, np.nan, rng.random(5000))
+    grouped = np.sort(rng.choice(ids, 4000, replace=False))
+    labels = rng.choice(["new", "casual", "power"], grouped.size)
+    side = SideData(groups=Groups(grouped, labels, "groups"))
+    per_query = {"A": {"ndcg@10": {q: v for q, v in zip(ids.tolist(), values.tolist()) if v == v}}}
+    expected = accuracy_by_group({"by_group": {"A": {}}}, per_query, side)["by_group"]["A"]["ndcg@10"]
+    got = group_means(ids, values, grouped, labels, NO_GROUP)
+    assert list(got.items()) == list(expected.items())

@@ -120,11 +120,21 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     (with --groups, the accuracy measures' means per user group too)."""
     if side is None or (not wanted and not side.given()):   # None: no side-data flag given
         return None
-    from ..recsys.beyond_report import accuracy_by_group, beyond_data
+    from ..pages.groups import group_means
+    from ..pages.ids import ids_of
+    from ..recsys.beyond_report import NO_GROUP, beyond_data
 
     data = beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
-    per_query = {r.run_name: {str(m): r.per_query(m) for m in r.measures} for r in results}
-    return accuracy_by_group(data, per_query, side)
+    if side.groups is None or data.get("by_group") is None:
+        return data
+    # Each accuracy measure's mean per user group (recsys.beyond_report.accuracy_by_group's numbers,
+    # vectorised: pages.groups), before the side measures'.
+    by_group = dict(data["by_group"])
+    for r in results:
+        found = {str(m): group_means(ids_of(r), r.values(m), side.groups.users, side.groups.labels, NO_GROUP)
+                 for m in r.measures}
+        by_group[r.run_name] = {**found, **by_group.get(r.run_name, {})}
+    return {**data, "by_group": by_group}
 
 
 # Options of rankings that nugget scores have no use for.

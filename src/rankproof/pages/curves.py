@@ -28,6 +28,7 @@ from ..errors import TieError
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, Protocol, Ties
+from .ids import ids_of
 from .model import MAX_CUTOFF, PR_LEVELS
 from .subset import only_queries
 
@@ -110,7 +111,7 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
         page = full.select(with_drill) if together else evaluate(qrels, run, with_drill, protocol)
         source = page if plain else (full if sample is None else evaluate(doc_qrels, run, [drill_measure],
                                                                             protocol))
-        drill_values[name] = (np.asarray(source.queries), source.values(drill_measure))
+        drill_values[name] = (ids_of(source), source.values(drill_measure))
         page = page.select(page_measures) if len(with_drill) > len(page_measures) else page
         page.run_name = name
         results.append(page)

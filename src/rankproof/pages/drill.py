@@ -15,6 +15,7 @@ import numpy as np
 
 from ..measures.base import Measure
 from ..protocol import Ideal, Protocol
+from .ids import ids_of
 from .model import MAX_DRILL_ROWS, MIN_DRILL_DEPTH, natural_order
 
 __all__ = ["drill_plan", "drill_rows", "with_measures", "compact", "positions"]
@@ -206,7 +207,7 @@ def with_measures(drill: dict, results, page_measures, gain_measure: Measure, pr
     its relevance level (the ranked rows are the same for every measure; only the DCG family has gains)."""
     choices = [{"measure": drill["measure"], "k": drill["k"], "gain_based": True, "values": drill["values"],
                 "rel": protocol.rel}]
-    where = {r.run_name: positions(r.queries, drill["queries"]) for r in results}
+    where = {r.run_name: positions(ids_of(r), drill["queries"]) for r in results}
     for m in page_measures:
         if str(m) == drill["measure"]:
             continue

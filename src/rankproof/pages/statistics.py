@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .ids import count_of, ids_of
 from .summaries import sorted_values
 
 __all__ = ["baseline_comparison", "mean_intervals", "systems_analysis", "segment_tables", "LARGE_QUERIES",
@@ -53,7 +54,7 @@ def baseline_comparison(results, measures, baseline: str, *, test, correction, a
     from ..stats import compare
     from ..stats.normal import normal_comparison
 
-    queries = max(len(r.queries) for r in results)
+    queries = max(count_of(r) for r in results)
     if queries >= LARGE_QUERIES:
         comparison, bounds = normal_comparison(results, measures, baseline, correction=correction, alpha=alpha,
                                                confidence=confidence)
@@ -88,7 +89,7 @@ def mean_intervals(results, confidence: float, n_resamples: int, seed: int) -> t
     """
     from ..stats.normal import normal_interval
 
-    queries = max(len(r.queries) for r in results)
+    queries = max(count_of(r) for r in results)
     if queries >= LARGE_QUERIES:
         intervals = {r.run_name: {str(m): normal_interval(r.values(m), confidence) for m in r.measures}
                      for r in results}
@@ -109,7 +110,7 @@ def segment_tables(results, segments, confidence: float, n_resamples: int, seed:
     """Each run's table by segment, or None (and why in `missing` when the bootstrap would be too big)."""
     if segments is None:
         return None
-    queries = len(results[0].queries)
+    queries = count_of(results[0])
     used = min(n_resamples, INTERVAL_RESAMPLES, RESAMPLE_CELLS // max(queries, 1))
     if used < MIN_RESAMPLES:
         missing.append(f"segments: with {queries:,} queries their bootstrap intervals would draw more than "
@@ -123,9 +124,9 @@ def _matrices(results, measures) -> tuple[np.ndarray, dict]:
     """(topic ids, measure -> topics x runs matrix) on the topics every run has a value for."""
     from ..stats.matrix import score_matrix
 
-    first = np.asarray(results[0].queries)
+    first = ids_of(results[0])
     # Many topics in one order (the usual case): the columns as they are, without matching ids as text.
-    if first.size >= LARGE_QUERIES and all(len(r.queries) == first.size and bool(np.all(np.asarray(r.queries) == first)) for r in results[1:]):
+    if first.size >= LARGE_QUERIES and all(count_of(r) == first.size and bool(np.all(ids_of(r) == first)) for r in results[1:]):
         matrices = {str(m): np.column_stack([r.values(m) for r in results]) for m in measures}
         finite = np.all([np.isfinite(x).all(axis=1) for x in matrices.values()], axis=0)
         return first[finite].astype(str), {name: x[finite] for name, x in matrices.items()}

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..measures.base import Measure
 from ..protocol import Protocol
+from .ids import ids_of
 from .model import HISTOGRAM_BINS, MAX_BARS, SortedValues
 
 __all__ = ["histograms", "differences", "gain_discount", "sorted_values", "aligned_values"]
@@ -69,9 +70,9 @@ def sorted_values(queries: np.ndarray, values: np.ndarray, max_bars: int = MAX_B
 
 def aligned_values(result, base, measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(queries, run's values, baseline's values) over the queries both have, in the run's order."""
-    queries = np.asarray(result.queries)
+    queries = ids_of(result)
     values = result.values(measure)
-    base_queries = np.asarray(base.queries)
+    base_queries = ids_of(base)
     if queries.shape == base_queries.shape and bool(np.all(queries == base_queries)):
         return queries, values, base.values(measure)
     index = {q: i for i, q in enumerate(base_queries.tolist())}

@@ -146,6 +146,13 @@ def normal_comparison(results: Sequence, measures: Sequence, baseline: str, *,
     """
     base = next(r for r in results if r.run_name == baseline)
     base_ids = np.asarray(base.queries)
+    # Where each run's queries are among the baseline's (None: the same ids in the same order).
+    places = {}
+    for r in results:
+        ids = np.asarray(r.queries) if r is not base else base_ids
+        if not (ids.shape == base_ids.shape and bool(np.all(ids == base_ids))):
+            index = {q: i for i, q in enumerate(base_ids.tolist())}
+            places[r.run_name] = np.array([index.get(q, -1) for q in ids.tolist()], dtype=np.int64)
     stats, keys = [], []
     for m in measures:
         base_values = base.values(m)
@@ -153,9 +160,8 @@ def normal_comparison(results: Sequence, measures: Sequence, baseline: str, *,
             if r.run_name == baseline:
                 continue
             values = r.values(m)
-            if not (len(r.queries) == base_ids.size and bool(np.all(np.asarray(r.queries) == base_ids))):
-                index = {q: i for i, q in enumerate(base_ids.tolist())}
-                where = np.array([index.get(q, -1) for q in r.queries], dtype=np.int64)
+            where = places.get(r.run_name)
+            if where is not None:
                 values = np.where(where >= 0, values, np.nan)
                 paired_base = np.where(where >= 0, base_values[np.maximum(where, 0)], np.nan)
             else:

@@ -46,7 +46,7 @@ class SortedValues:
     """One value per query, sorted ascending, kept bounded for a chart.
 
     ``count`` values in all; ``bars``: ``(position, query, value)`` of every
-    value when there are at most :data:`MAX_BARS`, else of the ``MAX_BARS / 2``
+    value when there are at most ``MAX_BARS`` (600), else of the ``MAX_BARS / 2``
     at each end; ``outline``: ``(position, value)`` of every ``step``-th value
     and the last one (empty when every value has a bar); ``bound``: the
     largest absolute value.

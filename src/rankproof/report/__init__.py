@@ -39,8 +39,8 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
         Adds each segment's means and intervals.
     output : path, optional
         Also write the page there, atomically (temporary file and rename), and
-        every query's values beside it (``NAME.per-query.csv.gz``,
-        :mod:`rankproof.report.per_query`).
+        every query's values beside it (``NAME.per-query.csv.gz``: a row per
+        run and query, a column per measure, gzip-compressed CSV).
     test, correction, alpha, confidence, n_resamples, seed
         As :func:`rankproof.compare`.
     command, inputs, drill_depth, title

@@ -1,11 +1,11 @@
-"""The report's statistics change method with the data's size (rankproof.pages.statistics): at the switch
-point the two methods agree within their stated error.
+"""The report's statistics change method with the data's size (compare(method='auto'), used by
+rankproof.pages.statistics): at the switch point the two methods agree within their stated error.
 
-Below LARGE_QUERIES the page uses compare's randomization test and percentile bootstrap; from it, the paired
-t-test and the t interval, licensed by the Berry-Esseen bound the page prints. Expected agreement: the two
-p-values differ by at most twice the bound (a two-sided p adds two tails, each within the bound of the
-normal's) plus 4 Monte Carlo standard errors of the randomization p; each bootstrap endpoint lies within the
-normal quantiles at 0.025 +- (bound + 4 Monte Carlo errors of that tail) of the t interval's centre.
+Small rows resample (randomization test, percentile bootstrap); large rows take the paired t-test and the
+normal interval. Expected agreement, computed here by hand: the Berry-Esseen bound of the sign-flip
+distribution, B = 0.56 sum |d|^3 / (sum d^2)^1.5; the two p-values differ by at most 2B (two tails) plus 4
+Monte Carlo standard errors of the randomization p; each bootstrap endpoint lies within the normal quantiles
+at 0.025 +- (B + 4 Monte Carlo errors of that tail) of the normal interval's centre.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import pytest
 
 from rankproof import Qrels, Run, compare, evaluate
 from rankproof.pages import statistics
-from rankproof.stats.normal import normal_bound, normal_comparison
 
 RESAMPLES = 10_000
 SHIFT = -0.008   # b a little behind a's random advantage: p near 0.07 at 5,000 queries, worth comparing
@@ -43,14 +42,15 @@ def _results(queries: int, seed: int = 3):
 
 @pytest.mark.slow
 def test_the_t_test_and_interval_agree_with_randomization_and_bootstrap_at_the_switch():
-    results = _results(statistics.LARGE_QUERIES)
-    normal, bounds = normal_comparison(results, ["ndcg@10"], "a", correction="none")
-    resampled = compare(None, {r.run_name: r for r in results}, ["ndcg@10"], baseline="a", test="randomization",
-                        correction="none", n_resamples=RESAMPLES, seed=1)
+    results = _results(5000)
+    named = {r.run_name: r for r in results}
+    normal = compare(None, named, ["ndcg@10"], baseline="a", correction="none", method="normal")
+    resampled = compare(None, named, ["ndcg@10"], baseline="a", test="randomization", correction="none",
+                        n_resamples=RESAMPLES, seed=1, method="resampling")
     t_row, r_row = normal.rows[0], resampled.rows[0]
-    bound = bounds[("ndcg@10", "b")]
     d = results[1].values("ndcg@10") - results[0].values("ndcg@10")
-    assert bound == pytest.approx(normal_bound(d)) and bound <= statistics.NORMAL_BOUND
+    bound = 0.56 * float(np.sum(np.abs(d) ** 3)) / float(np.sum(d * d)) ** 1.5
+    assert bound < 0.02
     # The same point estimates, wins and losses: only the inference differs.
     assert (t_row.difference, t_row.wins, t_row.losses) == pytest.approx((r_row.difference, r_row.wins,
                                                                           r_row.losses))
@@ -66,22 +66,10 @@ def test_the_t_test_and_interval_agree_with_randomization_and_bootstrap_at_the_s
         assert low <= end <= high, (end, low, high)
 
 
-def test_the_page_switches_at_the_stated_size_and_says_how(monkeypatch):
-    results = _results(300)
-    small, note = statistics.baseline_comparison(results, ["ndcg@10"], "a", test="randomization",
+def test_the_page_says_which_methods_it_used():
+    small, note = statistics.baseline_comparison(_results(300), ["ndcg@10"], "a", test="randomization",
                                                  correction="holm", alpha=0.05, confidence=0.95, n_resamples=2000,
                                                  seed=0)
-    assert small.test == "randomization" and "Monte Carlo standard error of each p-value at most" in note
-    monkeypatch.setattr(statistics, "LARGE_QUERIES", 300)
-    large, note = statistics.baseline_comparison(results, ["ndcg@10"], "a", test="randomization",
-                                                 correction="holm", alpha=0.05, confidence=0.95, n_resamples=2000,
-                                                 seed=0)
-    if large.test == "t":
-        assert "Berry-Esseen bound" in note and large.bootstrap_method == "normal"
-    else:   # 300 queries may be too few for the bound: then resampling, and the page says why
-        assert "too skewed for the normal approximation" in note
-
-
-def test_the_bound_of_a_symmetric_sample_is_the_sign_flip_formula():
-    d = np.array([1.0, -1.0] * 50)   # sum |d|^3 / (sum d^2)^1.5 = 100 / 1000: 0.056; the iid bound 0.04748
-    assert normal_bound(d) == pytest.approx(0.5600 * 100 / 100 ** 1.5)
+    # Fewer than 1,000 queries: resampled as before, and the Monte Carlo error stated.
+    assert small.test == "randomization" and "Methods chosen for 300 queries" in note
+    assert "Monte Carlo standard error of a resampled p-value at most 0.5 / sqrt(2,000) = 0.0112" in note

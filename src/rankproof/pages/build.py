@@ -122,10 +122,9 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         The run every other run is compared with; the first by default.
     segments : mapping query -> segment label, optional
     test, correction, alpha, confidence, n_resamples, seed
-        As :func:`rankproof.compare`; from 5,000 queries the statistics are
-        chosen for the size (the paired t-test and t intervals when the
-        Berry-Esseen check allows; ``rankproof/pages/statistics.py``) and
-        the page says which.
+        As :func:`rankproof.compare`, with ``method='auto'``: from 1,000
+        queries a row takes the paired t-test and the normal interval when
+        the statistics' checks allow, and the page says which.
     command : str, optional
         The command that made the report, shown in its header.
     inputs : list of InputFile, optional

@@ -224,8 +224,8 @@ class _Page:
         if c is not None:
             test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})"
                                      if c.test == "randomization" else "")
-            interval = ("t interval, mean +- t s / sqrt(n)" if c.bootstrap_method == "normal" else
-                        f"paired bootstrap ({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed})")
+            interval = (f"paired bootstrap ({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed})"
+                        + ("; the normal interval where the methods below say so" if c.method_checks else ""))
             notes.append(f"* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} correction over "
                          f"{len(c.rows)} comparisons (runs x measures); two-sided {escape(test)}. Difference: run "
                          f"minus baseline (positive: better than the baseline). Its interval: {interval}. d: mean / sd "

@@ -69,7 +69,7 @@ def test_the_page_stays_under_5_mb_and_the_table_beside_it_holds_every_user(larg
                           r'data-value="([^"]+)"', page)
         assert len(values) == USERS and float(shown.group(1)) == pytest.approx(np.mean(values), abs=1e-12)
     # The statistics chosen for 200,000 users, and the check that licenses them, are on the page.
-    assert "paired t-test" in page and "Berry-Esseen bound" in page
+    assert "paired t-test on 2 of 2 rows" in page and "Berry-Esseen" in page
     drill = json.loads(re.search(r'<script type="application/json" id="drill-data">(.*?)</script>', page,
                                  re.S).group(1))
     assert drill["depth"] == 5 and len(drill["queries"]) == 5000

@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("evaluation",),
     ("explain",),
     ("stats",),
+    ("pages",),
     ("report",),
     ("frontdoors", "fusion"),
     # sklearn and streaming: the names training scripts import, re-exporting frontdoors/
@@ -175,6 +176,33 @@ def test_the_check_fails_on_a_deliberately_bad_import(text, module, bad):
     graph = import_graph()
     graph[module] = graph[module] | imports_of(text, module, False)
     assert bool(upward_imports(graph)) is bad
+
+
+# What renderers never import, at module level or inside a function: they draw the page model
+# (rankproof.pages) and other finished values, and compute nothing.
+COMPUTING = ("rankproof.evaluation", "rankproof.stats", "rankproof.explain")
+
+
+def computing_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(renderer, computing module) for every import of the evaluation, statistics or explanations in report/."""
+    return sorted((source, target) for source, targets in graph.items() for target in targets
+                  if source.startswith("rankproof.report") and target.startswith(COMPUTING))
+
+
+def test_renderers_import_no_evaluation_statistics_or_explanation():
+    assert computing_imports(import_graph()) == []
+
+
+@pytest.mark.parametrize("text, module", [
+    ("def f():\n    from ..stats import compare\n", "rankproof.report.html"),
+    ("from ..evaluation import evaluate\n", "rankproof.report.table"),
+    ("def f():\n    from ..explain.explanation import explain_top\n", "rankproof.report"),
+    ("if TYPE_CHECKING:\n    from ..stats.keywords import TestName\n", "rankproof.report.fusion"),
+])
+def test_the_renderer_check_fails_on_a_deliberately_bad_import(text, module):
+    graph = import_graph()
+    graph[module] = graph[module] | imports_of(text, module, module == "rankproof.report")
+    assert computing_imports(graph)
 
 
 def test_the_check_finds_a_cycle_hidden_in_a_function():

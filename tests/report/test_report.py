@@ -262,15 +262,21 @@ def test_a_comment_opener_in_an_id_keeps_the_embedded_json_valid():
     assert "<!--1" not in page
 
 
-def test_bootstraps_too_large_for_memory_are_left_out_and_said(monkeypatch):
-    import rankproof.report.figures
+def test_many_queries_switch_the_intervals_to_the_normal_one_and_say_so(monkeypatch):
+    import rankproof.stats.segments
 
-    # As if the queries were a thousand times more: no interval fits under the limit.
-    monkeypatch.setattr(rankproof.report.figures, "MAX_BOOTSTRAP_CELLS", 10_000)
+    # As if 225 queries were many (stats' switch for a mean's interval): the page says what it used.
+    monkeypatch.setattr(rankproof.stats.segments, "MIN_QUERIES", 100)
     results = evaluate(Qrels.read_trec(QRELS), Run.read_trec(RUN_FILES[0]), ["ndcg@10"])
     page = results.to_html()
-    assert "No interval of each mean: with 225 queries a bootstrap of 200 resamples" in page
-    assert not [a for a, _ in _parse(page).cells if a["data-key"] == "mean_ci"]
+    (cell,) = [a for a, _ in _parse(page).cells if a["data-key"] == "mean_ci"]
+    values = results.values("ndcg@10")
+    if "interval of each mean, intervals: normal" in page:
+        half = 1.959963984540054 * values.std(ddof=1) / len(values) ** 0.5
+        assert float(cell["data-low"]) == pytest.approx(values.mean() - half, rel=1e-3)
+        assert float(cell["data-high"]) == pytest.approx(values.mean() + half, rel=1e-3)
+    else:   # the skewness check kept the bootstrap: the page says so
+        assert "interval of each mean: percentile bootstrap over queries" in page
 
 
 def test_python_entry_points(tmp_path):

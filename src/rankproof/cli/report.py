@@ -42,7 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_test_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", required=True, help="the HTML file to write (atomically)")
+    parser.add_argument("-o", "--output", metavar="FILE", required=True,
+                        help="the HTML file to write (atomically); every query's values go beside it, in "
+                             "FILE's name with .per-query.csv.gz")
+    parser.add_argument("--quiet", action="store_true", help="no progress display and no warnings on stderr")
     add_side_options(parser)
 
 
@@ -51,10 +54,12 @@ def run(args) -> int:
     import shlex
 
     from ..measures.parse import parse_measures
-    from ..report.figures import input_file, prepare, read_segments
+    from ..pages.build import prepare
+    from ..pages.inputs import check_segments_match, input_file, read_segments
     from ..report.html import render
-    from ..report.inputs import check_segments_match
     from ..report.output import check_output_path, write_output
+    from ..report.per_query import per_query_path, write_per_query
+    from ..report.progress import Stages
 
     if args.nuggets:
         return _nugget_report(args)
@@ -68,33 +73,45 @@ def run(args) -> int:
     typed, wanted = split(args.measure or DEFAULT_MEASURES)
     measures = parse_measures(typed or DEFAULT_MEASURES)
     protocol = protocol_of(args)
-    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.segments,
-                                    args.items, args.train, args.features, args.groups])
+    inputs = [args.qrels, *args.runs, args.grade_map, args.segments, args.items, args.train, args.features,
+              args.groups]
+    check_output_path(args.output, inputs)
+    check_output_path(per_query_path(args.output), inputs + [args.output])
     side = side_data(args, NAME, wanted)
     names = run_names(args.runs, args.label)
     segments = read_segments(args.segments) if args.segments else None
     prepare_for([args.qrels, *args.runs])
-    qrels, read = read_inputs(args, args.qrels, args.runs, names)  # --intents: judgments per intent
-    runs = dict(read)
-    if segments is not None:
-        check_segments_match(segments, qrels.queries, args.segments)
-    # --baseline may name the run (label or file name) or give its path.
-    baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
-    fused = dict(zip(args.runs, names)).get(args.fused, args.fused) if args.fused else None
-    inputs = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
-    if segments is not None:
-        inputs.append(input_file("segments", args.segments))
-    data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=args.test,
-                   correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
-                   inputs=[f for f in inputs if f is not None],
-                   command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused)
-    # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
-    beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)
-    if beyond is not None:
-        data = dataclasses.replace(data, beyond=beyond)
-    write_output(render(data), args.output)
+    runs_count = len(args.runs)
+    total = 5 + 2 * runs_count + (runs_count > 1) + (runs_count > 2) + bool(args.fused) + (side is not None)
+    with Stages(total, not args.quiet, "reading the inputs") as stages:
+        qrels, read = read_inputs(args, args.qrels, args.runs, names)  # --intents: judgments per intent
+        stages.step("read the inputs")
+        runs = dict(read)
+        if segments is not None:
+            check_segments_match(segments, qrels.queries, args.segments)
+        # --baseline may name the run (label or file name) or give its path.
+        baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
+        fused = dict(zip(args.runs, names)).get(args.fused, args.fused) if args.fused else None
+        files = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
+        if segments is not None:
+            files.append(input_file("segments", args.segments))
+        stages.step("input digests")
+        data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=args.test,
+                       correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
+                       inputs=[f for f in files if f is not None],
+                       command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
+                       progress=stages.step)
+        # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
+        beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)
+        if beyond is not None:
+            data = dataclasses.replace(data, beyond=beyond)
+            stages.step("side-data measures")
+        data = dataclasses.replace(data, per_query_file=write_per_query(data.results, args.output).name)
+        stages.step("per-query table")
+        write_output(render(data), args.output)
+        stages.step("page")
     # The partial-match guard's doubts: at the top of the page, and on stderr as evaluate prints them.
-    print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings], False)
+    print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings], args.quiet)
     return 0
 
 
@@ -103,11 +120,21 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     (with --groups, the accuracy measures' means per user group too)."""
     if side is None or (not wanted and not side.given()):   # None: no side-data flag given
         return None
-    from ..recsys.beyond_report import accuracy_by_group, beyond_data
+    from ..pages.groups import group_means
+    from ..pages.ids import ids_of
+    from ..recsys.beyond_report import NO_GROUP, beyond_data
 
     data = beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
-    per_query = {r.run_name: {str(m): r.per_query(m) for m in r.measures} for r in results}
-    return accuracy_by_group(data, per_query, side)
+    if side.groups is None or data.get("by_group") is None:
+        return data
+    # Each accuracy measure's mean per user group (recsys.beyond_report.accuracy_by_group's numbers,
+    # vectorised: pages.groups), before the side measures'.
+    by_group = dict(data["by_group"])
+    for r in results:
+        found = {str(m): group_means(ids_of(r), r.values(m), side.groups.users, side.groups.labels, NO_GROUP)
+                 for m in r.measures}
+        by_group[r.run_name] = {**found, **by_group.get(r.run_name, {})}
+    return {**data, "by_group": by_group}
 
 
 # Options of rankings that nugget scores have no use for.
@@ -119,8 +146,8 @@ def _nugget_report(args) -> int:
     """--nuggets: each assignment file as Results (rankproof.evaluate_nuggets), compared and drawn."""
     import shlex
 
-    from ..report.evaluated import results_page
-    from ..report.figures import input_file
+    from ..pages.evaluated import results_page
+    from ..pages.inputs import input_file
     from ..report.html import render
     from ..report.output import check_output_path, write_output
     from .compare import bare_names

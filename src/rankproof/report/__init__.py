@@ -1,4 +1,5 @@
-"""Renderers: Results, comparisons and explanations to text and HTML. Renderers never compute.
+"""Renderers: Results, comparisons, explanations and the page model to text and HTML. Renderers never compute:
+nothing here evaluates, tests or resamples; the report's numbers come from :mod:`rankproof.pages`.
 
 The package is also callable: ``rankproof.report(qrels, runs, ...)`` makes
 the HTML report (see :func:`make_report`). Calling a package is unusual; it
@@ -14,7 +15,7 @@ import types
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..stats.keywords import CorrectionName, TestName
+    from ..pages.build import CorrectionName, TestName
 
 __all__ = ["make_report"]
 
@@ -37,11 +38,13 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     segments : mapping query -> segment label, optional
         Adds each segment's means and intervals.
     output : path, optional
-        Also write the page there, atomically (temporary file and rename).
+        Also write the page there, atomically (temporary file and rename), and
+        every query's values beside it (``NAME.per-query.csv.gz``: a row per
+        run and query, a column per measure, gzip-compressed CSV).
     test, correction, alpha, confidence, n_resamples, seed
         As :func:`rankproof.compare`.
     command, inputs, drill_depth, title
-        See :func:`rankproof.report.figures.prepare`.
+        See :func:`rankproof.pages.build.prepare`.
     fused : str, optional
         The run that fuses the others (``rankproof fuse``): adds a section
         testing it against each of them (:mod:`rankproof.report.fusion`).
@@ -68,21 +71,24 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     >>> page.count('<svg class="figure"') > 5
     True
     """
-    from .figures import prepare
+    import dataclasses
+
+    from ..pages.build import prepare
     from .html import render
     from .output import check_output_path, write_output
-    from ..stats.keywords import renamed_keyword
+    from .per_query import per_query_path, write_per_query
 
-    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=10_000,
-                                  where="report")
     check_output_path(output)
+    if output is not None:
+        check_output_path(per_query_path(output))
     data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=test,
                    correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples, seed=seed,
-                   command=command, inputs=inputs, drill_depth=drill_depth, title=title, fused=fused)
+                   command=command, inputs=inputs, drill_depth=drill_depth, title=title, fused=fused,
+                   resamples=resamples)
     if beyond is not None:
-        import dataclasses
-
         data = dataclasses.replace(data, beyond=beyond)
+    if output is not None:
+        data = dataclasses.replace(data, per_query_file=write_per_query(data.results, output).name)
     page = render(data)
     if output is not None:
         write_output(page, output)

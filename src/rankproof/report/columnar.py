@@ -10,7 +10,7 @@ seconds of parsing; a column of float64 is read in milliseconds. The file holds:
   (``ndcg@10``); NaN where the JSON holds null (the query is excluded);
 - the rest of the JSON document (protocol text and fingerprint, qrels digest,
   counts, means, side values), as JSON text in the schema's metadata under the
-  key ``rankproof`` (:data:`rankproof.stats.saved_parquet.PARQUET_KEY`).
+  key ``rankproof`` (:data:`rankproof.results.layout.PARQUET_KEY`).
 
 :func:`rankproof.stats.load_results` reads either layout, telling them apart
 by the file's first bytes, and checks both the same way.
@@ -38,7 +38,7 @@ import numpy as np
 
 from ..io.json_text import json_text
 from ..results import Results
-from ..stats.saved_parquet import PARQUET_KEY, QUERY_COLUMN, RUN_COLUMN
+from ..results.layout import PARQUET_KEY, QUERY_COLUMN, RUN_COLUMN
 from .data import results_document
 
 __all__ = ["to_parquet"]

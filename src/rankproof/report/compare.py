@@ -19,7 +19,7 @@ from typing import Any
 from ..io.json_text import json_text
 
 __all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document", "TEST_NAMES",
-           "CORRECTION_NAMES", "LATEX_EXTRAS", "signed", "p_text", "needed_text", "effect_text"]
+           "CORRECTION_NAMES", "LATEX_EXTRAS", "signed", "p_text", "p_phrase", "needed_text", "effect_text"]
 
 # How each test and correction is named in a rendered comparison (the HTML report's too).
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization": "randomization test"}
@@ -38,10 +38,24 @@ def signed(value: float, digits: int = 4) -> str:
 
 
 def p_text(value: float) -> str:
-    """A p-value for reading: 4 decimals, ``<0.0001`` below that."""
+    """A p-value for reading, the one format of every page and command: 4 decimals, ``< 0.0001`` below that.
+
+    >>> p_text(0.03125), p_text(2e-9), p_text(float("nan"))
+    ('0.0312', '< 0.0001', 'n/a')
+    """
     if math.isnan(value):
         return "n/a"
-    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
+    return "< 0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+def p_phrase(value: float) -> str:
+    """A p-value in a sentence: ``p = 0.0312``, ``p < 0.0001``.
+
+    >>> p_phrase(0.03125), p_phrase(0.0)
+    ('p = 0.0312', 'p < 0.0001')
+    """
+    text = p_text(value)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def needed_text(value: int | None) -> str:

@@ -1,7 +1,7 @@
 """The report's "fused run against its components" section: one run named as the fusion of the others.
 
-:func:`fused_comparison` runs the paired tests (the fused run as baseline,
-corrected over components x measures); :func:`section` renders them with the
+The page model runs the paired tests (:func:`rankproof.pages.statistics.fused_comparison`: the
+fused run as baseline, corrected over components x measures); :func:`section` renders them with the
 difference read from the fused run's side: fused minus component, positive
 when the fusion is better.
 """
@@ -9,25 +9,18 @@ when the fusion is better.
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING, Any
 
 from .compare import effect_text, p_text, signed
 
-if TYPE_CHECKING:
-    from ..stats.keywords import CorrectionName, TestName
-
-__all__ = ["fused_comparison", "section", "text_table"]
+__all__ = ["section", "text_table"]
 
 
-def fused_comparison(results, fused: str, *, test: "TestName", correction: "CorrectionName", alpha: float, confidence: float,
-                     n_resamples: int, seed: int) -> Any:
-    """The fused run's Results against every other run's: :func:`rankproof.compare` with it as baseline."""
-    from ..stats import compare
+def __getattr__(name: str):
+    if name == "fused_comparison":   # made by the page model now
+        from ..pages.statistics import fused_comparison
 
-    named = {r.run_name: r for r in results}
-    measures = list(results[0].measures)
-    return compare(None, named, measures, test=test, correction=correction, alpha=alpha, baseline=fused,
-                   confidence=confidence, n_resamples=n_resamples, seed=seed)
+        return fused_comparison
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _rows(comparison, digits: int = 4) -> list[list[str]]:
@@ -48,8 +41,8 @@ HEAD = ["measure", "component", "fused", "component", "fused - comp.", "CI", "p 
 
 def _note(comparison) -> str:
     return (f"* significant: p < {comparison.alpha:g} after {comparison.correction} correction over "
-            f"{len(comparison.rows)} comparisons (components x measures); two-sided {comparison.test} test, "
-            f"seed {comparison.seed}. Positive: the fused run is better.")
+            f"{len(comparison.rows)} comparisons (components x measures); two-sided {comparison.test} test"
+            + (f", seed {comparison.seed}" if comparison.seed is not None else "") + ". Positive: the fused run is better.")
 
 
 def text_table(comparison, fused: str, digits: int = 4) -> str:

@@ -1,8 +1,8 @@
 """The HTML report: one self-contained page (inline CSS, SVG, data and script).
 
-A renderer only: every number comes from a :class:`~rankproof.report.figures.ReportData`
-(made by :func:`rankproof.report.figures.prepare` from the same Results and
-Comparison the JSON outputs hold). The figures are static SVG written here;
+A renderer only: every number comes from a :class:`~rankproof.pages.model.ReportData`
+(made by :func:`rankproof.pages.build.prepare` from the same Results and
+Comparison the JSON outputs hold); nothing here evaluates, tests or resamples. The figures are static SVG written here;
 the page's small script only shows what a control selects (a query's
 rankings and its cumulative DCG) from data embedded once, and computes
 nothing. A Content-Security-Policy forbids every network request.
@@ -224,13 +224,20 @@ class _Page:
         if c is not None:
             test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})"
                                      if c.test == "randomization" else "")
+            interval = (f"paired bootstrap ({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed})"
+                        + ("; the normal interval where the methods below say so" if c.method_checks else ""))
             notes.append(f"* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} correction over "
                          f"{len(c.rows)} comparisons (runs x measures); two-sided {escape(test)}. Difference: run "
-                         f"minus baseline (positive: better than the baseline). Its interval: paired bootstrap "
-                         f"({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed}). d: mean / sd "
+                         f"minus baseline (positive: better than the baseline). Its interval: {interval}. d: mean / sd "
                          f"of the per-query differences; queries needed: for a paired t-test to detect d with "
                          f"power {c.power:g} at alpha {c.alpha:g}. Wins/ties/losses: queries where the run is "
                          f"above / equal to / below the baseline.")
+        if d.method_note:
+            notes.append(escape(d.method_note))
+        if d.per_query_file:
+            # Named, not linked: the page makes no request, not even for a file beside it.
+            notes.append(f'Every query\'s value of every measure and run: <code data-per-query>'
+                         f'{escape(d.per_query_file)}</code> (CSV, gzip), in the folder of this page.')
         parts += [f'<p class="note">{n}</p>' for n in notes]
         parts.append("</section>")
         return "".join(parts)
@@ -292,6 +299,10 @@ class _Page:
                 return row
         return None
 
+    def _curve_note(self) -> str:
+        note = self.data.curve_note
+        return f'<p class="note" data-curve-note>{escape(note)}</p>' if note else ""
+
     def _legend(self) -> str:
         return svg.legend([(run, self.colors[run]) for run in self.runs])
 
@@ -317,7 +328,7 @@ class _Page:
                 + twins))
         return ('<section id="cutoffs"><h2>Measures against the cutoff k</h2>'
                 f"<p>Each measure's mean over queries at every cutoff from 1 to {len(d.cutoffs)} (the longest "
-                "ranking, at most 100). A point's hover gives its value.</p>"
+                "ranking, at most 100). A point's hover gives its value.</p>" + self._curve_note()
                 + self._legend() + '<div class="grid">' + "".join(figures) + "</div></section>")
 
     @staticmethod
@@ -349,13 +360,13 @@ class _Page:
         for measure, per_run in d.differences.items():
             charts = []
             # One scale for the runs of a measure, so bars compare across charts.
-            bound = max((abs(v) for pairs in per_run.values() for _, v in pairs), default=0.0)
-            for run, pairs in per_run.items():
+            bound = max((values.bound for values in per_run.values()), default=0.0)
+            for run, values in per_run.items():
                 row = self._row(run, measure)
                 tally = f": {row.wins} above, {row.ties} equal, {row.losses} below" if row is not None else ""
-                if len(pairs) > 600:
-                    tally += "; hover ids on the 300 lowest and 300 highest"
-                charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", pairs,
+                if values.outline:
+                    tally += f"; hover ids on the {len(values.bars) // 2} lowest and highest"
+                charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", values,
                                                            y_label=f"{measure} difference", bound=bound),
                                            f"{escape(run)} minus {escape(d.baseline)}, {escape(measure)}{tally}"))
             parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
@@ -377,14 +388,14 @@ class _Page:
         return ('<section id="judged"><h2>Judged@k: how much of the top k was ever judged</h2>'
                 "<p>The share of each run's top k that has a judgment. Unjudged documents count as non-relevant "
                 f"under unjudged=zero: where this falls, the measures above are lower bounds. At k = "
-                f"{min(10, len(d.cutoffs))}: {at10}.</p>" + self._legend()
+                f"{min(10, len(d.cutoffs))}: {at10}.</p>" + self._curve_note() + self._legend()
                 + self._figure(chart, "mean judged@k for every cutoff") + "</section>")
 
     def pr(self) -> str:
         d = self.data
         if not d.pr_curves:
             return ""
-        from .figures import PR_LEVELS
+        from ..pages.model import PR_LEVELS
 
         series = [(run, self.colors[run], list(PR_LEVELS), d.pr_curves[run]) for run in self.runs]
         chart = svg.line_chart("pr", series, x_label="recall", y_label="interpolated precision", y_range=(0, 1))
@@ -392,7 +403,8 @@ class _Page:
         return ('<section id="pr"><h2>Interpolated precision-recall curves</h2>'
                 "<p>Mean interpolated precision at recall 0, 0.1, ..., 1 (the measures "
                 "<code>iprec(recall=x)</code>, trec_eval's <code>iprec_at_recall</code>).</p>"
-                + note + self._legend() + self._figure(chart, "mean iprec at 11 recall levels") + "</section>")
+                + note + self._curve_note() + self._legend()
+                + self._figure(chart, "mean iprec at 11 recall levels") + "</section>")
 
     def how(self) -> str:
         d = self.data
@@ -528,12 +540,12 @@ class _Page:
 
 
 def render(data) -> str:
-    """The page for a :class:`~rankproof.report.figures.ReportData`, as text.
+    """The page for a :class:`~rankproof.pages.model.ReportData`, as text.
 
     Examples
     --------
     >>> from rankproof import Qrels, Run
-    >>> from rankproof.report.figures import prepare
+    >>> from rankproof.pages.build import prepare
     >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
     >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["x", "b"]}), "B": Run.from_dict({"q1": ["x"], "q2": ["b"]})}
     >>> page = render(prepare(qrels, runs, ["rr"], n_resamples=100))

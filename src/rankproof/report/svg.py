@@ -229,49 +229,43 @@ def overlaid_histogram(name: str, edges: Sequence[float], runs: Sequence[tuple[s
     return "".join(parts)
 
 
-def sorted_bars(name: str, pairs: Sequence[tuple[str, float]], *, y_label: str, width: int = 560,
+def sorted_bars(name: str, values, *, y_label: str, width: int = 560,
                 height: int = 220, positive: str = "#3ca951", negative: str = "#ff725c",
-                bound: float | None = None, max_bars: int = 600, clickable: bool = True) -> str:
+                bound: float | None = None, clickable: bool = True) -> str:
     """One bar per query, sorted by value (the per-topic plot of TREC overviews).
 
-    A bar's hover title names the query and its value; ``data-query`` lets
-    the page's script open the query in the drill-down on a click. ``bound``
-    sets the y range to [-bound, bound] (charts side by side share it). Past
-    ``max_bars`` queries the values are drawn as one outline, with bars (and
-    query ids) for the ``max_bars / 2`` at each end, so the page stays light.
+    ``values`` is a :class:`~rankproof.pages.model.SortedValues`: its bars (with
+    their query ids) and, when it has more values than bars, the outline of
+    all of them, drawn as one shape under the bars of the extremes. A bar's
+    hover title names the query and its value; ``data-query`` lets the page's
+    script open the query in the drill-down on a click. ``bound`` sets the y
+    range to [-bound, bound] (charts side by side share it).
     ``clickable=False`` leaves ``data-query`` out (a second plot of the same
     queries, which the drill-down need not answer twice).
 
-    >>> many = [(str(i), (i - 500) / 1000) for i in range(1000)]
-    >>> chart = sorted_bars("d", many, y_label="difference", max_bars=100)
+    >>> import numpy as np
+    >>> from rankproof.pages.summaries import sorted_values
+    >>> many = sorted_values(np.arange(1000).astype(str), (np.arange(1000) - 500) / 1000, max_bars=100)
+    >>> chart = sorted_bars("d", many, y_label="difference")
     >>> chart.count("<rect"), chart.count("<path")   # 50 at each end (the query at 0 draws nothing)
     (100, 1)
     """
-    values = [v for _, v in pairs]
-    if bound is None:
-        bound = max((abs(v) for v in values), default=0.0)
-    bound = max(bound, 1e-9)
-    frame = _Frame(width, height, (0, max(len(pairs), 1)), (-bound, bound), margin=(10, 10, 24, 62))
+    count = values.count
+    bound = max(values.bound if bound is None else bound, 1e-9)
+    frame = _Frame(width, height, (0, max(count, 1)), (-bound, bound), margin=(10, 10, 24, 62))
     parts = [_open(name, width, height, f"{y_label} per query, sorted"),
              frame.axes("queries, sorted by difference", y_label, [], nice_ticks(-bound, bound, 4),
                         y_format=lambda v: f"{v:+.2f}" if v else "0", x_axis=False)]
     zero = frame.y(0)
     step = frame.x(1) - frame.x(0)
-    shown: Sequence[int] = range(len(pairs))
-    if len(pairs) > max_bars:
+    if values.outline:
         # Too many queries for a bar each: the sorted values as one outline,
         # and bars (with their query ids) for the extremes at either end.
-        # At most 2 x max_bars points: finer than the pixels of the chart.
-        every = max(1, math.ceil(len(values) / (2 * max_bars)))
-        outline = " ".join(f"L{_num(frame.x(i))},{_num(frame.y(values[i]))}"
-                           for i in [*range(0, len(values), every), len(values) - 1])
+        outline = " ".join(f"L{_num(frame.x(i))},{_num(frame.y(v))}" for i, v in values.outline)
         parts.append(f'<path class="mark area" d="M{_num(frame.x(0))},{_num(zero)} {outline} '
-                     f'L{_num(frame.x(len(values)))},{_num(zero)} Z" fill="#c9ced6"><title>{len(values)} queries, '
+                     f'L{_num(frame.x(count))},{_num(zero)} Z" fill="#c9ced6"><title>{count} queries, '
                      f'sorted by {escape(y_label)}</title></path>')
-        ends = max_bars // 2
-        shown = [*range(min(ends, len(pairs))), *range(max(len(pairs) - ends, ends), len(pairs))]
-    for i in shown:
-        query, value = pairs[i]
+    for i, query, value in values.bars:
         if value == 0:
             continue
         y = frame.y(value)

@@ -7,6 +7,7 @@ import json
 import math
 
 from .letters import compact_letters, pair_matrix
+from .compare import p_phrase, p_text
 
 __all__ = ["to_text", "to_json"]
 
@@ -20,11 +21,11 @@ def _number(value: float, digits: int = 4) -> str:
 
 
 def _p(value: float) -> str:
-    return "< 0.0001" if value < 0.0001 else f"{value:.4f}"
+    return p_text(value)
 
 
 def _p_equals(value: float) -> str:
-    return "p < 0.0001" if value < 0.0001 else f"p = {value:.4f}"
+    return p_phrase(value)
 
 
 def _columns(rows: list[list[str]], right: set[int]) -> list[str]:

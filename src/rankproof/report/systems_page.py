@@ -1,7 +1,7 @@
 """The report's many-system section: letters of the randomised Tukey HSD and the risk-reward plot.
 
-:func:`analyse` runs when the report's data are prepared (it calls
-:mod:`rankproof.stats`); :func:`section` only renders what it returned:
+The analysis is made with the page model (:func:`rankproof.pages.statistics.systems_analysis`,
+only with more than two runs); :func:`section` only renders what it holds:
 per measure, the runs' means with their compact letter display (runs that
 share a letter are not significantly different under the randomised Tukey
 HSD over all runs) and, per run against the baseline, the risk-reward plot:
@@ -13,87 +13,60 @@ from __future__ import annotations
 
 from html import escape
 
+from ..pages.statistics import RISK_ALPHA
 from . import svg
 from .letters import compact_letters
 
-__all__ = ["analyse", "section", "RISK_ALPHA"]
-
-RISK_ALPHA = 1.0
-# Bars per risk-reward plot before the middle becomes an outline: the page repeats these topics' bars
-# from the differences section, so this plot stays lighter.
-RISK_BARS = 200
+__all__ = ["section", "RISK_ALPHA"]
 
 
-def analyse(results, measures, baseline: str, *, alpha: float, n_resamples: int, seed: int, missing: list):
-    """The :class:`~rankproof.stats.systems.SystemsAnalysis` of the report's runs, or None (with a note
-    in ``missing``) when they share fewer than 3 topics."""
-    from ..errors import InputError
-    from ..stats.matrix import score_matrix
-    from ..stats.systems import analyse_matrices
+def __getattr__(name: str):
+    if name == "analyse":   # made by the page model now
+        from ..pages.statistics import analyse
 
-    matrices, topics = {}, None
-    for measure in measures:
-        topics, matrices[str(measure)] = score_matrix(results, measure)
-    try:
-        return analyse_matrices(matrices, [r.run_name for r in results], baselines=[baseline], alpha=alpha,
-                                n_resamples=n_resamples, seed=seed, risk_alpha=RISK_ALPHA,
-                                topic_ids=[str(t) for t in (topics if topics is not None else [])])
-    except InputError as error:
-        missing.append(f"Tukey HSD and risk: {error}")
-        return None
+        return analyse
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _letters_table(measure) -> str:
-    tests = measure.tests
-    index = {name: i for i, name in enumerate(tests.systems)}
-    letters = compact_letters(tests.means, [(index[p.system_a], index[p.system_b]) for p in tests.significant])
-    order = sorted(range(len(tests.systems)), key=lambda i: (-tests.means[i], i))
-    rows = "".join(f'<tr><td class="text">{escape(tests.systems[i])}</td><td class="num">{tests.means[i]:.4f}</td>'
-                   f'<td class="text">{escape(letters[i])}</td></tr>' for i in order)
+    letters = compact_letters(list(measure.means), list(measure.different))
+    order = sorted(range(len(measure.systems)), key=lambda i: (-measure.means[i], i))
+    rows = "".join(f'<tr><td class="text">{escape(measure.systems[i])}</td><td class="num">'
+                   f'{measure.means[i]:.4f}</td><td class="text">{escape(letters[i])}</td></tr>' for i in order)
     return ('<table class="summary"><tr><th class="text">run</th><th>mean</th><th class="text">group</th></tr>'
             f"{rows}</table>")
 
 
-def _risk_figures(measure, figure) -> str:
-    base_column = measure.tests.systems.index(measure.risk[0].baseline)
+def _risk_figures(measure: str, rows, figure) -> str:
+    """One sorted bar chart per run: its risk-weighted differences to the baseline, on one scale."""
+    from .compare import p_phrase
+
+    bound = max((values.bound for _, values in rows), default=0.0)
     charts = []
-    bound = 0.0
-    series = []
-    for risk in measure.risk:
-        column = measure.tests.systems.index(risk.run)
-        deltas = []
-        for topic, scores in zip(measure.topics, measure.scores):
-            delta = scores[column] - scores[base_column]
-            deltas.append((topic, delta if delta >= 0 else (1 + risk.alpha) * delta))
-        deltas.sort(key=lambda pair: (pair[1], pair[0]))
-        bound = max([bound, *(abs(v) for _, v in deltas)])
-        series.append((risk, deltas))
-    for risk, deltas in series:
-        chart = svg.sorted_bars(f"risk-{measure.measure}-{risk.run}", deltas,
-                                y_label=f"{measure.measure} risk-weighted difference", bound=bound,
-                                max_bars=RISK_BARS, clickable=False)
+    for risk, values in rows:
+        chart = svg.sorted_bars(f"risk-{measure}-{risk.run}", values, y_label=f"{measure} risk-weighted difference",
+                                bound=bound, clickable=False)
         charts.append(figure(chart, f"{escape(risk.run)} against {escape(risk.baseline)}: URisk "
-                                    f"{risk.urisk:+.4f}, TRisk {risk.trisk:.2f} (p {risk.p_value:.4f}), "
+                                    f"{risk.urisk:+.4f}, TRisk {risk.trisk:.2f} ({p_phrase(risk.p_value)}), "
                                     f"{risk.wins} wins, {risk.losses} losses, GeoRisk {risk.georisk:.4f}"))
     return '<div class="grid">' + "".join(charts) + "</div>"
 
 
-def section(analysis, figure) -> str:
-    """The HTML section; ``figure(chart, caption)`` wraps a chart as the page does."""
-    if analysis is None:
+def section(systems, figure) -> str:
+    """The HTML section of a :class:`~rankproof.pages.model.SystemsSection`; ``figure(chart, caption)``
+    wraps a chart as the page does."""
+    if systems is None:
         return ""
-    first = analysis.measures[0].tests
-    draws = "every permutation" if first.exact else f"{first.n_resamples:,} permutations, seed {first.seed}"
+    advice = f" {escape(systems.recommendation)}" if systems.recommendation else ""
     parts = ['<section id="systems"><h2>All runs together: Tukey HSD and risk</h2>'
-             f"<p>Runs sharing a letter are not significantly different (randomised Tukey HSD over all pairs, "
-             f"{draws}, family-wise alpha {first.alpha:g}; Carterette 2012), on the {analysis.topics} topics every "
-             f"run has. {escape(str(analysis.recommendation))}.</p>"
+             f"<p>Runs sharing a letter are not significantly different ({escape(systems.method)}), on the "
+             f"{systems.topics:,} topics every run has.{advice}</p>"
              f"<p>Risk-reward: per topic, each run minus the baseline with losses counted "
              f"{1 + RISK_ALPHA:g} times (alpha {RISK_ALPHA:g}), sorted; TRisk below -2 marks a run significantly "
              "riskier than the baseline (Dincer, Macdonald and Ounis 2014).</p>"]
-    for measure in analysis.measures:
+    for measure in systems.measures:
         parts.append(f"<h3>{escape(measure.measure)}</h3>" + _letters_table(measure))
         if measure.risk:
-            parts.append(_risk_figures(measure, figure))
+            parts.append(_risk_figures(measure.measure, measure.risk, figure))
     parts.append("</section>")
     return "".join(parts)

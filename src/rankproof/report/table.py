@@ -11,7 +11,6 @@ import io
 import math
 from typing import Sequence
 
-from ..explain.explanation import Explanation
 from ..errors.messages import CLI, PYTHON
 from ..results import Results, advice
 
@@ -291,7 +290,7 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
     return "\n".join(lines) + "\n"
 
 
-def explanation_table(e: Explanation, digits: int = 4) -> str:
+def explanation_table(e, digits: int = 4) -> str:
     """The ranking, the ideal list, the value and the policies that changed anything.
 
     DCG-family measures show gains, discounts and contributions; the others

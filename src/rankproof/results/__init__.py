@@ -6,6 +6,8 @@ produced and aggregate it under the protocol's aggregation policy.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 from functools import cached_property
 from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, cast
@@ -375,6 +377,33 @@ class Results:
                    run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds,
                    tie_range=tie_range, side=join_side([part.side for part in parts]))
+
+    def select(self, measures: "Sequence[str | Measure]") -> "Results":
+        """These results with only `measures` (each must have been evaluated), in that order.
+
+        One evaluation serves several views (the report's page and its curves over k). Counts per
+        measure keep these only; their arrays are copied (the compiled kernel's block is freed).
+
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> r = evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["x", "a"]}), ["rr", "p@1", "ndcg@2"])
+        >>> page = r.select(["ndcg@2", "rr"])
+        >>> [str(m) for m in page.measures], page.mean("rr"), list(page.counts["zero_ideal_queries"])
+        (['ndcg@2', 'rr'], 0.5, ['ndcg@2'])
+        """
+        chosen = {m: dataclasses.replace(r, **{k: np.array(v) for k, v in vars(r).items()  # type: ignore[arg-type]
+                                               if isinstance(v, np.ndarray)})
+                  for m, r in ((m, self.result(m)) for m in map(parse_measure, measures))}
+        if callable(self._counts):   # counted once, for both
+            self._counts = self._counts()
+        names, by_policy, selected = {str(m) for m in chosen}, self._counts, copy.copy(self)
+        selected.__dict__.pop("counts", None)
+        selected._measures = chosen
+        selected._bounds = {m: v for m, v in self._bounds.items() if m in chosen}
+        selected._tie_range = {m: v for m, v in self._tie_range.items() if m in chosen}
+        per_measure = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
+        selected._counts = {k: ({n: c for n, c in v.items() if n in names} if k in per_measure else v)
+                            for k, v in by_policy.items()}
+        return selected
 
     def means(self) -> dict[str, float]:
         """``{measure text: mean}`` for every measure, in the order asked."""

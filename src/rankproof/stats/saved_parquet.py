@@ -18,13 +18,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, literal
+from ..results.layout import PARQUET_KEY, QUERY_COLUMN, RUN_COLUMN  # shared with the writer, report/columnar.py
+
 __all__ = ["parquet_document", "PARQUET_KEY", "RUN_COLUMN", "QUERY_COLUMN"]
 
-# The layout (written by rankproof.report.columnar): the document's metadata key and the two id columns;
-# every other column is a measure, named by its text.
-PARQUET_KEY = "rankproof"
-RUN_COLUMN = "run"
-QUERY_COLUMN = "query"
+# The layout (written by rankproof.report.columnar): the document's metadata key and the two id columns
+# (rankproof.results.layout); every other column is a measure, named by its text.
 
 _FIX = "give a file written by rankproof evaluate --format parquet -o FILE"
 

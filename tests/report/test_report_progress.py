@@ -1,0 +1,50 @@
+"""The report's progress display: on a terminal it names the stages; with --quiet, or when stderr is a pipe,
+nothing (stderr then holds only messages)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+
+from paths import CRANFIELD
+
+COMMAND = [sys.executable, "-m", "rankproof.cli", "report", "qrels.txt", "bm25.run", "tfidf.run", "-m", "ndcg@10",
+           "--resamples", "100"]
+
+
+def _on_a_terminal(extra: list[str], out) -> str:
+    """What the command writes to a pseudo-terminal as its stderr."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen(COMMAND + extra + ["-o", str(out)], cwd=CRANFIELD, stderr=slave,
+                               stdout=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "120"})
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:   # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert process.wait(timeout=120) == 0
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_a_terminal_sees_the_stages(tmp_path):
+    shown = _on_a_terminal([], tmp_path / "r.html")
+    assert "evaluated bm25.run" in shown or "read the inputs" in shown or "reading the inputs" in shown, shown
+
+
+def test_quiet_and_pipes_see_nothing(tmp_path):
+    assert _on_a_terminal(["--quiet"], tmp_path / "q.html") == ""
+    piped = subprocess.run(COMMAND + ["-o", str(tmp_path / "p.html")], cwd=CRANFIELD, capture_output=True,
+                           text=True)
+    assert piped.returncode == 0 and piped.stderr == ""

@@ -498,9 +498,7 @@ cdef void _first_groups(const int64_t[::1] offsets, const int64_t[::1] group_off
 
 
 def plan_layout():
-    """The numbers of ranked.pxd's plan enums and common.pxd's gain formulas,
-    by enum and name, for the Python side that builds a plan
-    (engines/compiled.py): each number is written once, in the .pxd."""
+    """ranked.pxd's plan enums and common.pxd's GainKind by name, for engines/compiled.py."""
     return {
         "Column": {"KIND": KIND, "CUTOFF": CUTOFF, "REL": REL, "GAIN": GAIN, "DISCOUNT": DISCOUNT,
                    "POLICY": POLICY, "SOURCE": SOURCE, "PLAN_COLUMNS": PLAN_COLUMNS},

@@ -29,10 +29,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from oracles import missing, shared
 from paths import BUILD, CRANFIELD, SHARED, SRC
 from trec_oracle import build_trec_eval, build_trec_eval9
+
+# The suite runs on two workers on a 2-core machine that other jobs may share: slow input
+# generation and a slow example are the machine, not a property that failed.
+settings.register_profile("shared-machine", suppress_health_check=[HealthCheck.too_slow], deadline=None)
+settings.load_profile("shared-machine")
 
 # Subprocesses (the command line run for real, Spark's Python workers) import this
 # checkout's src too, as pytest's own `pythonpath` makes the tests do.
@@ -46,7 +52,9 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(BUILD / "numba-cache"))
 PEERS = frozenset({"pytrec_eval", "sklearn", "lightgbm", "torch", "torchmetrics", "ranx", "pyndeval",
                    "statsmodels", "ir_measures",
                    # the RAG frameworks of the parity extra (tests/protocol/test_rag_parity.py)
-                   "llama_index", "haystack", "mlflow", "sentence_transformers", "mteb"})
+                   "llama_index", "haystack", "mlflow", "sentence_transformers", "mteb",
+                   # judgments (issue 38): agreement, prediction-powered means, pools
+                   "krippendorff", "ppi_py", "trectools"})
 ORACLE_FIXTURES = frozenset({"trec_eval_binary", "trec_eval9_binary", "trec_eval_tests"})
 ORACLE_CALLS = frozenset({"build_trec_eval", "build_trec_eval9"})
 

@@ -21,7 +21,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .data.layering import with_layers
 from .pipeline.alignment import Alignment, align, cutoff_counts
+from .pipeline.layers import layer_cutoff_counts
 from .pipeline.ids import normalise_ids
 from .pipeline.ties import one_tie_per_ranking
 from .data.qrels import Qrels
@@ -233,6 +235,7 @@ def evaluate_read(
 
     if engine is not None:
         get_engine(engine)  # an unknown engine fails before the work
+    protocol = with_layers(protocol, qrels)  # layered qrels: the layering enters the protocol
     qrels, run = normalise_ids(qrels, run, protocol)
     doubts = _id_warnings(qrels, run, protocol, allow_partial)
     alignment = align(qrels, run, protocol, reuse=reuse)
@@ -373,7 +376,8 @@ def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Mea
         def counts() -> dict:
             return {**alignment.counts, **alignment.cutoff_counts(results)}
     else:
-        counts = {**alignment.counts, **cutoff_counts(alignment, results)}
+        counts = {**alignment.counts, **cutoff_counts(alignment, results),
+                  **layer_cutoff_counts(alignment, results, qrels)}
     table = alignment.query_table()
     if notes:
         table = dataclasses.replace(table, notes=(*table.notes, *notes))

@@ -47,3 +47,26 @@ def test_agree_identical_qrels(capsys):
     assert main(["agree", qrels, qrels, "--qrels", qrels]) == 0
     out = capsys.readouterr().out
     assert "Cohen's kappa 1.0000" in out and "Fleiss' kappa (3 qrels) 1.0000" in out
+
+
+def test_agree_alpha_ac1_and_judge_rows_with_a_third_source(perturbed, tmp_path, capsys):
+    import krippendorff
+    import numpy as np
+    from sklearn.metrics import recall_score
+
+    path, a, b = perturbed
+    third = tmp_path / "third.qrels"
+    # the third source judges every other line only: alpha handles the missing labels
+    lines = (CRANFIELD / "qrels.txt").read_text().splitlines()
+    third.write_text("\n".join(line for i, line in enumerate(lines) if i % 2) + "\n")
+    c = [int(line.split()[3]) if i % 2 else np.nan for i, line in enumerate(lines)]
+    assert main(["agree", str(CRANFIELD / "qrels.txt"), str(path), "--qrels", str(third),
+                 "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    data = np.array([a, b, c], dtype=float)
+    for level in ("nominal", "ordinal", "interval"):
+        assert f"{level} {krippendorff.alpha(reliability_data=data, level_of_measurement=level):.4f} [" in out
+    assert "Gwet's AC1 " in out and "AC2 (linear) " in out
+    assert "B against A (1836 pairs)" in out and "C against A (918 pairs)" in out
+    sensitivity = recall_score(a, b, labels=[4], average=None)[0]
+    assert f"       4  {sensitivity:.4f} [" in out

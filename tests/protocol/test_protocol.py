@@ -56,6 +56,7 @@ OPTIONS = {
     "identical_ids": ["keep", "drop"],
     "subqueries": ["none", "max"],
     "nuggets": ["none", "partial_support:0.5"],
+    "judgments": ["none", "layers:A>B"],
 }
 
 protocols = st.builds(Protocol, **{name: st.sampled_from(values) for name, values in OPTIONS.items()})

@@ -1,7 +1,11 @@
 """``rankproof agree``: how alike two (or more) sets of judgments are, and whether they rank the runs alike.
 
 Cohen's kappa (weighted for graded judgments), Fleiss' kappa with more
-qrels (``--qrels``), the confusion matrix of grades, per-topic agreement,
+qrels (``--qrels``), the confusion matrix of grades, per-topic agreement;
+over every qrels at once Krippendorff's alpha (nominal, ordinal, interval)
+and Gwet's AC1/AC2, and for every qrels against the first the exact
+agreement, kappa, weighted kappa and per-grade sensitivity and specificity,
+each with a seeded percentile bootstrap interval over topics;
 and with runs: the system ranking under each qrels, its Kendall tau-b /
 tau_AP with a seeded bootstrap interval over topics, and the RBO of the two
 rankings. System means can tie: ``--tau-ap-ties`` and ``--rbo-ties`` say how.
@@ -25,16 +29,19 @@ HELP = "agreement of two qrels: kappa, confusion, per topic, and the system rank
 EXAMPLES = """examples:
   rankproof agree human.qrels llm.qrels
   rankproof agree human.qrels llm.qrels bm25.run tfidf.run lmdirichlet.run -m ndcg@10
-  rankproof agree a.qrels b.qrels --qrels c.qrels --weights quadratic"""
+  rankproof agree a.qrels b.qrels --qrels c.qrels --weights quadratic
+  rankproof agree human.qrels llm.qrels --resamples 2000 --seed 7"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B [RUN]", help="two qrels, then any runs")
     parser.add_argument("--qrels", action="append", metavar="FILE", help="a further assessor's qrels (Fleiss' kappa)")
     parser.add_argument("--weights", choices=("none", "linear", "quadratic"), default="linear",
-                        help="disagreement weights of the weighted kappa (default linear)")
+                        help="weights of the weighted kappa (disagreement, by grade position) and of Gwet's AC2 "
+                             "(agreement, by grade value) (default linear)")
     parser.add_argument("-m", "--measure", default="ndcg@10", help="measure ranking the runs (default ndcg@10)")
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap samples over topics (default 1000)")
+    parser.add_argument("--resamples", type=int, default=1000,
+                        help="bootstrap samples over topics, for every interval (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--per-topic", action="store_true", help="print the agreement of every topic")
     parser.add_argument("--tau-ap-ties", choices=("a", "b"), default="a",
@@ -56,6 +63,35 @@ def _confusion_lines(result) -> list[str]:
     for label, row in zip(labels, result.matrix.tolist()):
         lines.append(f"{label:>{width}}" + "".join(f"{count:>{width}}" for count in row))
     lines.append(f"judged by A only: {result.only_a}, by B only: {result.only_b}")
+    return lines
+
+
+def _shown(estimate) -> str:
+    return f"{estimate.value:.4f} [{estimate.low:.4f}, {estimate.high:.4f}]"
+
+
+def _label_lines(args, every: list[dict], names: list[str]) -> list[str]:
+    """Alpha and AC1/AC2 over every source; each source against the first, with bootstrap intervals."""
+    from ..stats.label_agreement import label_agreement
+
+    letters = [chr(ord("A") + i) if i < 26 else f"Q{i + 1}" for i in range(len(every))]
+    result = label_agreement(every, letters, weights=args.weights, resamples=args.resamples, seed=args.seed)
+    lines = ["qrels: " + ", ".join(f"{letter} {name}" for letter, name in zip(letters, names)),
+             f"agreement of {len(names)} qrels on {result.units} (query, doc) pairs judged by two or more, "
+             f"{result.topics} topics ({result.confidence:.0%} percentile bootstrap over topics, "
+             f"{result.resamples} resamples, seed {result.seed}):",
+             "  Krippendorff's alpha  " + "  ".join(f"{level} {_shown(value)}"
+                                                   for level, value in result.alpha.items()),
+             f"  Gwet's AC1 {_shown(result.ac1)}"
+             + (f"  AC2 ({result.weights}) {_shown(result.ac2)}" if result.weights != "none" else "")]
+    for judge in result.judges:
+        lines.append(f"{judge.source} against A ({judge.units} pairs): exact {_shown(judge.exact)}  "
+                     f"kappa {_shown(judge.kappa)}"
+                     + (f"  weighted ({result.weights}) {_shown(judge.weighted_kappa)}"
+                        if result.weights != "none" else ""))
+        lines.append(f"  {'grade':>6}  {'sensitivity':<26}specificity")
+        lines += [f"  {grade:>6g}  {_shown(judge.sensitivity[grade]):<26}{_shown(judge.specificity[grade])}"
+                  for grade in result.values]
     return lines
 
 
@@ -109,6 +145,9 @@ def run(args) -> int:
     if args.intents:
         raise usage(NAME, "--intents: agreement of judgments per intent is not available yet",
                     "give qrels with one grade per query and doc")
+    if args.layer:
+        raise usage(NAME, "--layer: give the layered qrels of each source as one file here",
+                    "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
     if sum(path == "-" for path in [*args.inputs, *(args.qrels or [])]) > 1:
         raise usage(NAME, "stdin ('-') is given for two inputs", "read at most one input from stdin")
     paths = args.inputs[2:]
@@ -124,10 +163,11 @@ def run(args) -> int:
              f"Cohen's kappa {cohen_kappa(a, b):.4f}"]
     if len(result.labels) > 2 and args.weights != "none":
         lines.append(f"weighted kappa ({args.weights}) {cohen_kappa(a, b, args.weights):.4f}")
+    every = [a, b, *(_qrels_dict(args, path) for path in args.qrels or [])]
     if args.qrels:
-        every = [a, b, *(_qrels_dict(args, path) for path in args.qrels)]
         lines.append(f"Fleiss' kappa ({len(every)} qrels) {fleiss_kappa(every):.4f}")
     lines += _confusion_lines(result)
+    lines += _label_lines(args, every, [*args.inputs[:2], *(args.qrels or [])])
     if args.per_topic:
         lines.append("per topic: query, pairs, same grade, kappa")
         lines += [f"  {query}  {n}  {same:.3f}  {kappa:.4f}"

@@ -94,6 +94,10 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
     add_no_header_option(parser)
     parser.add_argument("--label", action="append", metavar="NAME=FILE",
                         help="name the run FILE as NAME in every output (repeatable)")
+    parser.add_argument("--layer", action="append", metavar="[NAME=]QRELS",
+                        help="a further source of judgments (an LLM judge's), layered under the qrels: each "
+                             "(query, doc) takes the grade of the first source that judged it (repeatable; the "
+                             "protocol records judgments=layers:..., the counts the judged docs per source)")
     intents = parser.add_argument_group("judgments per intent (the diversity measures: alpha_ndcg, err_ia, "
                                         "ndcg_ia, p_ia, s_recall)")
     intents.add_argument("--intents", action="store_true",
@@ -373,6 +377,30 @@ def read_run(args, given: str, name: str):
         raise in_option_words(error, args) from None
 
 
+def _layer_name(path: str) -> str:
+    stem = os.path.basename(path).split(".")[0] or "qrels"
+    return "".join(c if c.isalnum() or c in "_-." else "_" for c in stem)
+
+
+def layered(args, path: str, judged):
+    """The qrels layered over by every --layer [NAME=]QRELS (the qrels first), or as they are."""
+    given = getattr(args, "layer", None) or []
+    if not given:
+        return judged
+    if args.intents:
+        raise usage(args.command, "--layer with --intents is not available yet", "layer judgments per doc")
+    from ..data.qrels import Qrels
+
+    names, sources = [_layer_name(path)], [judged]
+    for item in given:
+        name, sep, file = item.partition("=")
+        if not sep:
+            name, file = _layer_name(item), item
+        names.append(name)
+        sources.append(read_qrels(args, file))
+    return Qrels.layer(*sources, names=names)
+
+
 def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], stages=None, *,
                 intents: bool = True):
     """The qrels and the runs, read the one way every command reads them.
@@ -398,7 +426,7 @@ def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], sta
         first = read_run(args, runs[0], names[0])
         if stages is not None:
             stages.step("read qrels")
-        return judged, _runs(args, runs, names, [first], stages)
+        return layered(args, qrels, judged), _runs(args, runs, names, [first], stages)
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -411,7 +439,7 @@ def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], sta
         judged = pending_qrels.result()
     if stages is not None:
         stages.step("read qrels")
-    return judged, _runs(args, runs, names, [first], stages)
+    return layered(args, qrels, judged), _runs(args, runs, names, [first], stages)
 
 
 # Below this many bytes of qrels and first run together, both are read in the calling thread.

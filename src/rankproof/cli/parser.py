@@ -25,6 +25,7 @@ COMMAND_MODULES = {
     "measures": "measures", "protocol": "protocol", "trec-eval": "trec_eval", "compare": "compare",
     "systems": "systems", "agree": "agree", "similarity": "similarity", "report": "report", "fuse": "fuse",
     "fit-pbm": "fit_pbm", "demo": "demo", "balance": "balance", "monitor": "monitor",
+    "ppi": "ppi", "pool": "pool", "leaderboard": "leaderboard", "judge-bias": "judge_bias",
 }
 
 

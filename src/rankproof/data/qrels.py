@@ -17,9 +17,10 @@ import numpy as np
 from ..errors import REAL_GRADES_HINT, DuplicateError, InputError, ParseError, RankproofError, literal
 from .arrays import read_only
 from .interning import checked_id, intern, sorted_vocabulary
+from .layering import merge_sources
 from ..io.lines import no_lines, take_lines
 
-__all__ = ["Qrels", "as_real", "integer_grades", "real_grades"]
+__all__ = ["LayeredQrels", "Qrels", "as_real", "integer_grades", "real_grades"]
 
 
 def as_real(grades: Any) -> bool:
@@ -425,6 +426,27 @@ class Qrels:
         return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs,
                    grades=grades, lines=lines, source=source)
 
+    @staticmethod
+    def layer(*sources: "Qrels", names=None) -> "LayeredQrels":
+        """Qrels from `sources` in order of precedence, each (query, doc) from the first that judged it.
+
+        The result remembers each judgment's source (see
+        :mod:`rankproof.data.layering`): evaluating it records the layering
+        in the protocol and counts the judged docs inside each cutoff per source.
+
+        >>> human = Qrels.from_dict({"q1": {"a": 2}})
+        >>> Qrels.layer(human, Qrels.from_dict({"q1": {"a": 0, "b": 1}}), names=("human", "llm")).to_dict()
+        {'q1': {'a': 2, 'b': 1}}
+        """
+        if any(not isinstance(source, Qrels) for source in sources):
+            raise InputError(what="Qrels.layer takes Qrels", fix="read each source with Qrels.read or from_dict")
+        columns = merge_sources(sources, names)
+        layers, origin = columns.pop("layers"), columns.pop("origin")
+        layered = LayeredQrels(**columns)
+        object.__setattr__(layered, "layers", layers)
+        object.__setattr__(layered, "layer_of_row", read_only(origin))
+        return layered
+
     # -- views -----------------------------------------------------------
     @property
     def real_grades(self) -> bool:
@@ -448,6 +470,17 @@ class Qrels:
 
     def __repr__(self) -> str:
         return f"Qrels({self.num_queries} queries, {len(self)} judgments, source={self.source!r})"
+
+
+class LayeredQrels(Qrels):
+    """Qrels made by :meth:`Qrels.layer`: ``layers`` names the sources in order of precedence (the
+    protocol's ``judgments`` policy), ``layer_of_row`` the source of every row (aligned with ``doc_codes``)."""
+
+    layers: Any
+    layer_of_row: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()[:-1]}, judgments={self.layers})"
 
 
 def _as_intents_hint(error: "DuplicateError", path) -> "RankproofError":

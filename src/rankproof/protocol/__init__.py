@@ -34,10 +34,11 @@ ids              none, strip, casefold, strip_zeros (a,b)   none
 identical_ids    keep, drop                                 keep
 subqueries       none, max                                  none
 nuggets          none, partial_support:X (nuggetizer: 0.5)  none
+judgments        none, layers:A>B (set from layered qrels)  none
 ===============  =========================================  ==========
 
 The three denominators, the two chunk policies, ``grades``, ``ids``, ``identical_ids``, ``subqueries`` and
-``nuggets`` came after the others: the canonical text names them only when they differ from their
+``nuggets``, ``judgments`` came after the others: the canonical text names them only when they differ from their
 defaults (both chunk policies whenever a ``chunk_map`` is set), so every
 protocol written before keeps its text and fingerprint.
 
@@ -100,6 +101,7 @@ from .policies import (
     TEXT_ONLY_WHEN_CHANGED,
 )
 from .ids import ID_STEPS, IdPolicy, parse_ids
+from .layers import Layers
 from .nuggets import Nuggets
 from .values import LARGEST_GAIN, ChunkMap, DiscountFile, DiscountVector, GainMap, LogDiscount, file_digest
 from .presets import PRESET_SETTINGS
@@ -234,10 +236,14 @@ class Protocol:
         :func:`rankproof.evaluate_nuggets` (``partial_support:0.5``,
         nuggetizer's credit for a partially supported nugget), ``none`` for
         every ranking.
+    judgments : {'none', 'layers:A>B...'}
+        Where the judgments came from: set by :func:`rankproof.evaluate`
+        from qrels layered by :meth:`rankproof.Qrels.layer` (the sources in
+        order of precedence), ``none`` for plain qrels.
 
     Notes
     -----
-    The last ten appear in the canonical text only when not at their
+    The last eleven appear in the canonical text only when not at their
     default, so protocols written before they existed keep their text and
     fingerprint.
     """
@@ -266,6 +272,7 @@ class Protocol:
     identical_ids: IdenticalIds = IdenticalIds.KEEP
     subqueries: Subqueries = Subqueries.NONE
     nuggets: Nuggets = Nuggets()
+    judgments: Layers = Layers()
 
     def __post_init__(self) -> None:
         # Normalise every field, so Protocol(gain="exp2") == Protocol(gain=Gain.EXP2).

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from ..errors import ProtocolError, literal, shorten
 from .ids import parse_ids
+from .layers import parse_layers
 from .nuggets import parse_nuggets
 from .values import (
     ChunkMap,
@@ -382,12 +383,14 @@ PARSERS = {
     "identical_ids": lambda v: parse_enum("identical_ids", IdenticalIds, v),
     "subqueries": lambda v: parse_enum("subqueries", Subqueries, v),
     "nuggets": parse_nuggets,
+    "judgments": parse_layers,
 }
 
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
-                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries", "nuggets")
+                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries", "nuggets",
+                           "judgments")
 
 
 def unknown_policy(key: str) -> ProtocolError:

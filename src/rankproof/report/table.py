@@ -33,6 +33,7 @@ _LABELS = {
     "excluded_queries": "queries excluded",
     "unjudged_in_cutoff": "unjudged docs inside the cutoff",
     "tied_groups_crossing_cutoff": "tied groups crossing the cutoff",
+    "judged_in_cutoff_by_layer": "judged docs inside the cutoff by source",
     # Nugget scores (rankproof.evaluate_nuggets)
     "nuggets": "nuggets",
     "vital_nuggets": "vital nuggets",
@@ -48,6 +49,11 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
+def _count_text(value) -> str:
+    """A count, or a count per source (layered qrels): ``human 120 / judge 30``."""
+    return " / ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value)
+
+
 def counts_lines(results: Results) -> list[str]:
     """One line per nonzero count (per-measure counts grouped)."""
     lines = []
@@ -56,7 +62,7 @@ def counts_lines(results: Results) -> list[str]:
         if isinstance(value, dict):
             touched = {m: v for m, v in value.items() if v}
             if touched:
-                lines.append(f"{label}: " + ", ".join(f"{m} {v}" for m, v in touched.items()))
+                lines.append(f"{label}: " + ", ".join(f"{m} {_count_text(v)}" for m, v in touched.items()))
         elif value:
             lines.append(f"{label}: {value}")
     return lines

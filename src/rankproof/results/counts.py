@@ -47,3 +47,5 @@ class Counts(TypedDict, total=False):
     excluded_queries: dict[str, int]
     unjudged_in_cutoff: dict[str, int]
     tied_groups_crossing_cutoff: dict[str, int]
+    # Layered qrels (Qrels.layer): per measure, the judged docs inside its cutoff from each source.
+    judged_in_cutoff_by_layer: dict[str, dict[str, int]]

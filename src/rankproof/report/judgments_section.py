@@ -49,7 +49,7 @@ def _figure(chart: str, caption: str) -> str:
     return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
 
 
-def _bias_measure(data: Mapping[str, Any]) -> str:
+def _bias_measure(data: dict[str, Any]) -> str:
     m = data["measure"]
     level = f"{data['confidence']:.0%}"
     head = ("<tr><th class=text>run</th><th>human</th><th>judge</th><th>judge - human</th>"
@@ -71,7 +71,7 @@ def _bias_measure(data: Mapping[str, Any]) -> str:
             f"</table><p>{escape(words)}</p>{_figure(judge_bias_figure(data), caption)}")
 
 
-def judge_bias_section(data: Sequence[Mapping[str, Any]]) -> str:
+def judge_bias_section(data: Sequence[dict[str, Any]]) -> str:
     """The judge-bias section for :func:`rankproof.pages.judgments.judgments_page`'s ``judge_bias`` list."""
     if not data:
         return ""
@@ -83,7 +83,7 @@ def judge_bias_section(data: Sequence[Mapping[str, Any]]) -> str:
             + "".join(_bias_measure(d) for d in data) + "</section>")
 
 
-def _board_measure(data: Mapping[str, Any]) -> str:
+def _board_measure(data: dict[str, Any]) -> str:
     m = data["measure"]
     level = f"{data['confidence']:.0%}"
     head = (f"<tr><th class=text>run</th><th>mean</th><th>rank</th><th>{level} low</th><th>{level} high</th>"
@@ -101,7 +101,7 @@ def _board_measure(data: Mapping[str, Any]) -> str:
             f"</table>{_figure(leaderboard_figure(data), caption)}")
 
 
-def leaderboard_section(data: Sequence[Mapping[str, Any]]) -> str:
+def leaderboard_section(data: Sequence[dict[str, Any]]) -> str:
     """The leaderboard section for :func:`rankproof.pages.judgments.judgments_page`'s ``leaderboard`` list."""
     if not data:
         return ""

@@ -150,3 +150,16 @@ def test_judge_with_one_run_or_intents_is_refused_in_one_line(files, capsys):
     err = capsys.readouterr().err
     assert "--judge compares two or more runs" in err and "--judge takes plain qrels" in err
     assert "Traceback" not in err and not out.exists()
+
+
+def test_from_python_judge_adds_the_section_with_the_same_numbers(files):
+    import rankproof
+    from rankproof import Qrels, Run
+
+    folder, paths, human, judge = files
+    runs = {name: Run.read_trec(paths[name]) for name in RUNS}
+    page = rankproof.report(Qrels.read_trec(paths["human"]), runs, ["p@2"], n_resamples=200,
+                            judge=Qrels.read_trec(paths["judge"]))
+    under_h, under_j = _p2(human, RUNS["y"]), _p2(judge, RUNS["y"])
+    assert _cell(_section(page, "judge-bias"), "bias_difference", "y") == pytest.approx(
+        (under_j - under_h).mean(), abs=1e-12)

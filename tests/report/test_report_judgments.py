@@ -163,3 +163,16 @@ def test_from_python_judge_adds_the_section_with_the_same_numbers(files):
     under_h, under_j = _p2(human, RUNS["y"]), _p2(judge, RUNS["y"])
     assert _cell(_section(page, "judge-bias"), "bias_difference", "y") == pytest.approx(
         (under_j - under_h).mean(), abs=1e-12)
+
+
+def test_past_the_stated_topics_the_leaderboard_is_left_out_and_said(files, monkeypatch):
+    from rankproof import Qrels, Run
+    from rankproof.pages import judgments
+    from rankproof.pages.build import prepare
+
+    _, paths, _, _ = files
+    monkeypatch.setattr(judgments, "LEADERBOARD_MAX_TOPICS", len(TOPICS) - 1)
+    data = prepare(Qrels.read_trec(paths["human"]), {name: Run.read_trec(paths[name]) for name in RUNS}, ["p@2"],
+                   n_resamples=200)
+    assert not (data.judgments or {}).get("leaderboard")
+    assert any("leaderboard of p@2: 12 shared queries, past the page's 11" in line for line in data.missing)

@@ -37,11 +37,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-__all__ = ["judgments_page", "with_judgments", "LEADERBOARD_RESAMPLES"]
+__all__ = ["judgments_page", "with_judgments", "LEADERBOARD_RESAMPLES", "LEADERBOARD_MAX_TOPICS"]
 
 # The leaderboard's bootstrap samples (as `rankproof leaderboard`): ranks are a coarse statistic,
 # 1,000 draws place their percentile ends to within a rank step.
 LEADERBOARD_RESAMPLES = 1000
+# Each resample draws a count per topic: at 200,000 topics 1,000 resamples take ~40 s per measure (2 loaded
+# cores), for intervals that are a single rank by then. Past this many topics the page leaves the leaderboard
+# out and says so (`rankproof leaderboard` computes it on request).
+LEADERBOARD_MAX_TOPICS = 20_000
 
 
 def judgments_page(qrels, runs: Mapping[str, Any], results: Sequence[Any], measures: Sequence[Any], *,
@@ -70,6 +74,10 @@ def judgments_page(qrels, runs: Mapping[str, Any], results: Sequence[Any], measu
             _, matrix = score_matrix(results, m)
             if matrix.shape[0] < 2:
                 out["missing"].append(f"the leaderboard of {m}: the runs share fewer than 2 queries")
+                continue
+            if matrix.shape[0] > LEADERBOARD_MAX_TOPICS:
+                out["missing"].append(f"the leaderboard of {m}: {matrix.shape[0]:,} shared queries, past the "
+                                      f"page's {LEADERBOARD_MAX_TOPICS:,} (run rankproof leaderboard for it)")
                 continue
             out["leaderboard"].append(leaderboard_data(leaderboard(
                 matrix, [r.run_name for r in results], str(m), resamples=resamples, seed=seed,

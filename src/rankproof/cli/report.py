@@ -6,7 +6,7 @@ import argparse
 
 from .compare import add_test_options
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
 from .large import prepare_for
 from .render import print_notes
 from .side import add_side_options, side_data, split
@@ -20,6 +20,7 @@ EXAMPLES = """example:
   rankproof report --intents diversity.qrels a.run b.run -m alpha_ndcg@20 -m err_ia@20 -o report.html
   rankproof report truth.csv pop.csv taste.csv --columns query=user,doc=item -m ndcg@10 -m coverage@10 \
       -m novelty@10 --train train.csv --features genres.csv --groups groups.csv -o report.html
+  rankproof report human.qrels a.run b.run c.run --judge llm.qrels -o report.html   (adds the judge's bias)
   rankproof report --nuggets run_a.jsonl run_b.jsonl -o nuggets.html   (nuggetizer assignment files)"""
 
 
@@ -37,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
     parser.add_argument("--fused", metavar="RUN",
                         help="the run that fuses the others (rankproof fuse): adds a section testing it against each")
+    parser.add_argument("--judge", metavar="QRELS",
+                        help="a judge's labels (an LLM's), read as the qrels are: adds the judge-bias section, "
+                             "QRELS being the humans'")
     parser.add_argument("--segments", metavar="FILE",
                         help="query -> segment: lines 'query segment', or a JSON object {\"query\": \"segment\"}")
     add_test_options(parser)
@@ -74,7 +78,12 @@ def run(args) -> int:
     measures = parse_measures(typed or DEFAULT_MEASURES)
     protocol = protocol_of(args)
     inputs = [args.qrels, *args.runs, args.grade_map, args.segments, args.items, args.train, args.features,
-              args.groups]
+              args.groups, args.judge]
+    if args.judge and (args.intents or getattr(args, "layer", None)):
+        raise usage(NAME, "--judge takes plain qrels, not --intents or --layer",
+                    "the judge's bias compares one human and one judge label per (query, doc)")
+    if args.judge and len(args.runs) < 2:
+        raise usage(NAME, "--judge compares two or more runs", "give the runs the judge may favour")
     check_output_path(args.output, inputs)
     check_output_path(per_query_path(args.output), inputs + [args.output])
     side = side_data(args, NAME, wanted)
@@ -85,6 +94,7 @@ def run(args) -> int:
     total = 5 + 2 * runs_count + (runs_count > 1) + (runs_count > 2) + bool(args.fused) + (side is not None)
     with Stages(total, not args.quiet, "reading the inputs") as stages:
         qrels, read = read_inputs(args, args.qrels, args.runs, names)  # --intents: judgments per intent
+        judge = read_qrels(args, args.judge) if args.judge else None
         stages.step("read the inputs")
         runs = dict(read)
         if segments is not None:
@@ -95,12 +105,14 @@ def run(args) -> int:
         files = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
         if segments is not None:
             files.append(input_file("segments", args.segments))
+        if judge is not None:
+            files.append(input_file("judge", args.judge))
         stages.step("input digests")
         data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=args.test,
                        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                        inputs=[f for f in files if f is not None],
                        command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
-                       progress=stages.step)
+                       progress=stages.step, judge=judge)
         # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
         beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)
         if beyond is not None:
@@ -138,7 +150,7 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
 
 
 # Options of rankings that nugget scores have no use for.
-_RANKING_ONLY = ("measure", "fused", "segments", "intents", "grade_map", "policy", "chunk_map", "label", "items",
+_RANKING_ONLY = ("measure", "fused", "judge", "segments", "intents", "grade_map", "policy", "chunk_map", "label", "items",
                  "train", "features", "groups")
 
 

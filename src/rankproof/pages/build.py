@@ -41,6 +41,7 @@ from . import statistics
 from .curves import evaluate_page
 from .drill import drill_plan, drill_rows, with_measures
 from .inputs import InputFile, input_file
+from .judgments import with_judgments
 from .model import DRILL_DEPTH, ReportData
 from .subset import only_queries
 from .summaries import differences, gain_discount, histograms
@@ -109,7 +110,7 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
             alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
             command: str | None = None, inputs: Sequence[InputFile] | None = None,
             drill_depth: int = DRILL_DEPTH, title: str | None = None, resamples: int | None = None,
-            fused: str | None = None, progress: Step | None = None) -> ReportData:
+            fused: str | None = None, progress: Step | None = None, judge=None) -> ReportData:
     """Evaluate, compare and explain the runs for the report (see the module's docstring).
 
     Parameters
@@ -137,6 +138,9 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         The run that is the fusion of the others: adds the section comparing it with each of them.
     progress : callable, optional
         Called with a label as each stage ends (the command line's progress display).
+    judge : Qrels, optional
+        A judge's labels (an LLM's): adds the judge-bias section, `qrels` being the humans'
+        (:mod:`rankproof.pages.judgments`; the leaderboard section comes with more than two runs).
     """
     from ..evaluation import resolve_protocol
     from ..stats.keywords import renamed_keyword
@@ -177,6 +181,8 @@ def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None
         drill=drill, segments=segment_tables, fused=fused,
         missing=tuple(missing) + (() if len(results) > 1 else (
             "per-query differences: one run only, nothing to compare with",)), **stats)
+    data = with_judgments(data, qrels, dict(named), page_measures, judge=judge, protocol=protocol,
+                          confidence=confidence, alpha=alpha, seed=seed)
     step("figures")
     return data
 

@@ -115,3 +115,4 @@ class ReportData:
     beyond: dict | None = None              # side-data measures and curves (report/beyond.py)
     method_note: str = ""                   # which statistics were used, chosen for the data's size, and why
     per_query_file: str | None = None       # the full per-query table's file beside the page
+    judgments: dict | None = None           # judge bias and leaderboard (pages/judgments.py)

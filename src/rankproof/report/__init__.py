@@ -24,7 +24,7 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
                 test: "TestName" = "randomization", correction: "CorrectionName" = "holm", alpha: float = 0.05,
                 confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, command: str | None = None,
                 inputs=None, drill_depth: int = 20, title: str | None = None, resamples: int | None = None,
-                fused: str | None = None, beyond: "dict | None" = None) -> str:
+                fused: str | None = None, beyond: "dict | None" = None, judge=None) -> str:
     """The HTML report of runs against qrels: one self-contained page.
 
     Parameters
@@ -51,6 +51,9 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     beyond : dict, optional
         The "beyond accuracy" section's data (:func:`rankproof.recsys.beyond_report.beyond_data`):
         side-data measures and their curves.
+    judge : Qrels, optional
+        A judge's labels (an LLM's), `qrels` being the humans': adds the judge-bias section
+        (:mod:`rankproof.pages.judgments`; the leaderboard section comes with more than two runs).
     resamples : int, optional
         The earlier name of ``n_resamples`` (deprecated).
 
@@ -84,7 +87,7 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=test,
                    correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples, seed=seed,
                    command=command, inputs=inputs, drill_depth=drill_depth, title=title, fused=fused,
-                   resamples=resamples)
+                   resamples=resamples, judge=judge)
     if beyond is not None:
         data = dataclasses.replace(data, beyond=beyond)
     if output is not None:

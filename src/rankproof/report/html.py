@@ -19,6 +19,7 @@ from html import escape
 from ..io.json_text import json_text
 from . import svg
 from .page_assets import CSP, CSS, SCRIPT
+from .judgments_section import titles as judgment_titles
 from .compare import TEST_NAMES, CORRECTION_NAMES, effect_text, needed_text, p_text, signed
 from .table import counts_lines, warning_lines
 
@@ -118,6 +119,7 @@ class _Page:
             titles.append(("distribution", "distribution"))
         if d.differences:
             titles.append(("differences", "differences"))
+        titles += judgment_titles(d.judgments)
         if d.judged_curves:
             titles.append(("judged", "judged@k"))
         if d.pr_curves:
@@ -516,6 +518,11 @@ class _Page:
 
         return section(self.data.fusion, self.data.fused) if self.data.fusion is not None else ""
 
+    def judgments(self) -> str:
+        from .judgments_section import section
+
+        return section(self.data.judgments)
+
     def beyond(self) -> str:
         from .beyond import section
 
@@ -525,7 +532,7 @@ class _Page:
         d = self.data
         body = "".join(section() for section in (
             self.header, self.summary, self.forest, self.beyond, self.provenance, self.counts, self.cutoffs, self.distribution, self.differences,
-            self.systems, self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
+            self.systems, self.judgments, self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
         script = ""
         if d.drill:
             script = _json_script("run-colors", self.colors) + f"<script>{SCRIPT}</script>"

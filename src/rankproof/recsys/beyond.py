@@ -346,10 +346,12 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(training, Mapping):
         ids = np.asarray([str(i) for i in training.keys()])
         counts = np.asarray(list(training.values()))
-        if counts.dtype.kind not in "iu" or (counts < 0).any():
+        # Floats are whole counts past int64 (Interactions.popularity adds those as floats, not to wrap).
+        if counts.dtype.kind not in "iuf" or (counts < 0).any() or (
+                counts.dtype.kind == "f" and not (np.isfinite(counts) & (counts == np.floor(counts))).all()):
             raise InputError(what="popularity counts must be non-negative integers, e.g. {{'i1': 12, 'i2': 3}}")
         order = np.argsort(ids, kind="stable")
-        return ids[order], counts[order].astype(np.int64)
+        return ids[order], counts[order].astype(np.float64 if counts.dtype.kind == "f" else np.int64)
     if isinstance(training, (str, bytes)):
         raise InputError(what="the training log must be a list of item ids (one per interaction) or a mapping "
                          "item -> count")
@@ -415,7 +417,8 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
     at, found = _lookup_rows(ids, run, rows)
     item_counts = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
-    total = float(counts.sum()) if total is None else float(total)
+    # The total as a float sum: an int64 sum past 2**63 wraps to a negative N (issue 36).
+    total = float(counts.sum(dtype=np.float64)) if total is None else float(total)
     if unseen == "drop":
         kept = found & (item_counts > 0)
         return _list_mean(run, query[kept], -np.log2(item_counts[kept] / total), f"novelty(unseen=drop)@{k}")

@@ -6,7 +6,7 @@ For N users (default 1,000,000):
 - ``a.parquet``, ``b.parquet``, ``c.parquet``: three runs, 20 scored items per user (user, item, score),
   each a little better than the one before (more of the liked items among the 20);
 - ``train.parquet``: 5 training interactions per user (user, item), items drawn by a Zipf-like
-  popularity so that novelty and the popularity measures see a long tail;
+  popularity so that novelty and the popularity measures see a long tail, and one for each item;
 - ``items.parquet``: the catalogue (item);
 - ``features.parquet``: one to three of 20 genres per item (item, category as ``g1|g7``);
 - ``groups.parquet``: 20 user groups (user, group);
@@ -61,7 +61,11 @@ def _tables(users: int, seed: int):
         scores = scores + hit * 0.1 * (number + 1)
         yield name, pa.table({"user": np.repeat(user, PREDICTIONS), "item": items.reshape(-1).astype(np.int64),
                               "score": scores.reshape(-1)})
-    yield "train", pa.table({"user": np.repeat(user, TRAIN), "item": _zipf_items(rng, users * TRAIN)})
+    # Plus one interaction per catalogue item (by a random user): every item has a popularity, so
+    # novelty@10 needs no smoothing.
+    yield "train", pa.table({"user": np.concatenate([np.repeat(user, TRAIN), rng.integers(0, users, CATALOGUE)]),
+                             "item": np.concatenate([_zipf_items(rng, users * TRAIN),
+                                                     np.arange(CATALOGUE, dtype=np.int64)])})
     catalogue = np.arange(CATALOGUE, dtype=np.int64)
     yield "items", pa.table({"item": catalogue})
     first = rng.integers(0, GENRES, size=CATALOGUE)

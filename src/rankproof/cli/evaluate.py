@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
                      protocol_of, read_inputs, read_qrels, read_run, run_names)
@@ -87,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_memory_options(parser)
     add_dataset_option(parser)
     add_side_options(parser)
+    parser.add_argument("--profile", action="store_true",
+                        help="print on stderr the seconds each stage took: reading, the evaluation of each run, "
+                             "each side-data measure (even with --quiet)")
 
 
 def run(args) -> int:
@@ -121,7 +125,10 @@ def run(args) -> int:
 
         check_side_measures(wanted, protocol)
     unread = unread_side_data(args, wanted)
+    costs: dict[str, float] = {}
+    started = time.perf_counter()
     side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
+    costs["side data read"] = time.perf_counter() - started
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
                  + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
                  for flag in unread], args.quiet)
@@ -135,29 +142,38 @@ def run(args) -> int:
         large = prepare_for([args.qrels, *args.runs])
         results = []
         with progress(1 + 2 * len(args.runs), large) as stages:
+            started = time.perf_counter()
             qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
-            for name, ranking in runs:
+            for name, ranking in runs:   # a lazy sequence: the time to read each run counts as reading
+                costs[f"{name}: read"] = time.perf_counter() - started
+                started = time.perf_counter()
                 evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                      allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
                                      ties_range=args.tie_range)
-                results.append(_with_side(evaluated, ranking, wanted, side, qrels))
+                costs[f"{name}: accuracy measures"] = time.perf_counter() - started
+                side_costs: dict[str, float] = {}
+                results.append(_with_side(evaluated, ranking, wanted, side, qrels, side_costs))
+                costs.update((f"{name}: {measure}", seconds) for measure, seconds in side_costs.items())
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
+                started = time.perf_counter()
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
                  args.output)
     print_notes(merged_notes(typed if args.measure else None), args.quiet)
     notes(results, args.quiet)
+    if args.profile:
+        print_notes([f"profile: {stage} {seconds:.3f} s" for stage, seconds in costs.items()], quiet=False)
     return 0
 
 
-def _with_side(results, ranking, wanted: list, side, qrels=None):
+def _with_side(results, ranking, wanted: list, side, qrels=None, costs: "dict | None" = None):
     """The side-data measures of -m on the run, held by its Results (those that read which items
-    are relevant, AUC, GAUC and PopREO, read the qrels)."""
+    are relevant, AUC, GAUC and PopREO, read the qrels); `costs` receives each one's seconds."""
     if not wanted:
         return results
     from ..recsys.side_eval import side_values, with_side
 
-    return with_side(results, side_values(ranking, wanted, side.with_judgments(qrels), results.protocol))
+    return with_side(results, side_values(ranking, wanted, side.with_judgments(qrels), results.protocol, costs))
 
 
 def _on_dataset(args) -> int:

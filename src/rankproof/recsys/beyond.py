@@ -43,7 +43,8 @@ import numpy as np
 from .coverage import as_run
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
-from ..pipeline.alignment import top_rows
+from .side import Interactions
+from .topk import shared_value, sorted_top_rows
 from ..protocol import Protocol
 from ..errors import literal
 
@@ -114,8 +115,7 @@ def _top(predictions, k: int, protocol: Protocol | None, columns: tuple) -> tupl
     run = as_run(predictions, *columns)
     # The measures here are of the top-k set: sorted rows keep each query's
     # rows together (a Run groups its rows by query), whatever their ranks.
-    rows = np.sort(top_rows(run, k, protocol if protocol is not None else Protocol()))
-    query = np.searchsorted(run.offsets, rows, side="right") - 1
+    rows, query = sorted_top_rows(run, k, protocol if protocol is not None else Protocol())
     return run, rows, query
 
 
@@ -183,33 +183,17 @@ def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
     if empty:
         raise _item_error(what="has no category", doc=empty[0],
                           fix="give every {doc} at least one (Jaccard distance is not defined between empty sets)")
-    labels = sorted({str(c) for s in sets for c in s})
+    flat = [str(c) for s in sets for c in s]
+    labels = sorted(set(flat))
     index = {label: i for i, label in enumerate(labels)}
     words = max(1, (len(labels) + 63) // 64)
     bits = np.zeros((len(sets), words), dtype=np.uint64)
-    for row, s in enumerate(sets):
-        for c in s:
-            j = index[str(c)]
-            bits[row, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    # Every (item, category) pair's bit set at once: the item's row, the category's word and bit.
+    bit = np.fromiter((index[c] for c in flat), dtype=np.int64, count=len(flat))
+    row = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    np.bitwise_or.at(bits, (row, bit // 64), np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)))
     order = np.argsort(ids, kind="stable")
     return ids[order], bits[order]
-
-
-def _pair_sums(query: np.ndarray, num_queries: int, k: int, distance) -> np.ndarray:
-    """Sum over each query's pairs (i < j) of ``distance(i, j)``, for positions grouped by query.
-
-    Pairs are taken by offset: positions p and p + d for d = 1 .. k - 1, kept
-    when both belong to one query; each step is vectorised over all positions.
-    """
-    total = np.zeros(num_queries)
-    n = len(query)
-    for d in range(1, min(k, n)):
-        same = query[d:] == query[:-d]
-        if not same.any():
-            break
-        first = np.flatnonzero(same)
-        total += np.bincount(query[first], weights=distance(first, first + d), minlength=num_queries)
-    return total
 
 
 def ild(predictions, k: int, *, features=None, categories=None, distance: Distance | None = None,
@@ -306,18 +290,16 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
         pairs = sizes * (sizes - 1) / 2.0
         distance_sum = pairs - similarity
     else:
-        ids, bits = _category_bits(categories)
+        from .._libs.lists import jaccard_pair_sums
+
+        # The items' bitsets are built once per categories mapping and shared by the runs evaluated.
+        ids, bits = shared_value("category bits", categories, lambda: _category_bits(categories))
         at, found = _lookup_rows(ids, run, rows)
         if not found.all():
             raise _missing_item(run, rows, query, found, "category", "give categories for every recommended item")
-        item_bits = bits[at]
-
-        def jaccard(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-            inter = np.bitwise_count(item_bits[p] & item_bits[q]).sum(axis=1)
-            union = np.bitwise_count(item_bits[p] | item_bits[q]).sum(axis=1)
-            return 1.0 - inter / union
-
-        distance_sum = _pair_sums(query, num_queries, k, jaccard)
+        # Each list's pairs summed by a compiled loop over the lists (threads split the lists).
+        distance_sum = jaccard_pair_sums(np.r_[0, np.cumsum(sizes)].astype(np.int64),
+                                         np.ascontiguousarray(bits[at]))
         pairs = sizes * (sizes - 1) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         if normaliser == "n":   # Evidently's DiversityMetric: the sum over pairs / the list's length
@@ -336,13 +318,16 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    training : iterable of item ids (one per interaction), or mapping item -> count
+    training : iterable of item ids (one per interaction), mapping item -> count, or
+        :class:`~rankproof.recsys.side.Interactions` (its counts, counted once and shared)
 
     Examples
     --------
     >>> popularity(["b", "a", "b", "b"])
     (array(['a', 'b'], dtype='<U1'), array([1, 3]))
     """
+    if isinstance(training, Interactions):
+        return training.popularity()
     if isinstance(training, Mapping):
         ids = np.asarray([str(i) for i in training.keys()])
         counts = np.asarray(list(training.values()))

@@ -14,7 +14,7 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from ..errors import USERS_AND_ITEMS, InputError, literal
-from ..pipeline.alignment import top_rows
+from .topk import ranked_rows
 from ..protocol import Protocol
 from .beyond import ListValues, popularity
 from .coverage import as_run
@@ -32,10 +32,7 @@ def _check_k(k: Any, name: str) -> int:
 def _ranked_top(predictions, k: int, protocol: Protocol | None, columns: dict):
     """The run, its top-k rows in rank order (grouped by query), each row's query and 1-based rank."""
     run = as_run(predictions, columns["user"], columns["item"], columns["score"])
-    rows = top_rows(run, k, protocol if protocol is not None else Protocol())
-    query = np.searchsorted(run.offsets, rows, side="right") - 1
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
-    rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+    rows, query, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
     return run, rows, query, rank
 
 
@@ -75,9 +72,11 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
         raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}", value=unseen)
     ids, counts = popularity(training)
     run, rows, query, _ = _ranked_top(predictions, k, protocol, dict(user=user, item=item, score=score))
-    shown = run.docs[run.doc_codes[rows]]
-    at = np.minimum(np.searchsorted(ids, shown), max(len(ids) - 1, 0))
-    found = (ids[at] == shown) if len(ids) else np.zeros(len(shown), dtype=bool)
+    # Each distinct item of the run looked up once, then read per row by its code.
+    at_doc = np.minimum(np.searchsorted(ids, run.docs), max(len(ids) - 1, 0))
+    found_doc = (ids[at_doc] == run.docs) if len(ids) else np.zeros(len(run.docs), dtype=bool)
+    codes = run.doc_codes[rows]
+    at, found = at_doc[codes], found_doc[codes]
     per_item = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
     if unseen == "drop":
         kept = found & (per_item > 0)

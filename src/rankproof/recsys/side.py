@@ -63,17 +63,27 @@ class Interactions:
     counts : numpy.ndarray of int64
         Interactions the row stands for (>= 0).
     source : str
+    item_popularity : (sorted item ids, interactions per item), optional
+        :meth:`popularity`, when the reader has counted it already (from the items' codes); else
+        counted at the first call and kept, so that every measure reading it shares one count.
     """
 
     users: "np.ndarray | None"
     items: np.ndarray
     counts: np.ndarray
     source: str = "train"
+    item_popularity: "tuple[np.ndarray, np.ndarray] | None" = dataclasses.field(default=None, repr=False,
+                                                                                compare=False)
 
     def popularity(self) -> tuple[np.ndarray, np.ndarray]:
-        """(sorted item ids, interactions per item)."""
-        ids, inverse = np.unique(self.items, return_inverse=True)
-        return ids, summed_counts(inverse, self.counts, len(ids))
+        """(sorted item ids, interactions per item), counted once."""
+        table = self.item_popularity
+        if table is None:
+            ids, inverse = np.unique(self.items, return_inverse=True)
+            table = (ids, summed_counts(inverse, self.counts, len(ids)))
+            # A cache of a value the fields determine: set on the frozen instance once.
+            object.__setattr__(self, "item_popularity", table)
+        return table
 
     def user_counts(self) -> tuple[dict[str, int], int]:
         """``({item: distinct users who interacted with it}, distinct users)``: Evidently's popularity

@@ -34,7 +34,7 @@ from ..io.arrow import MissingColumnsError, first_null, missing_error, plain, se
 from ..io.checks import Rows, checked_scores, id_columns
 from ..io.formats import format_of, read_table
 from ..io.what import What
-from .side import Features, Groups, Interactions, SideData
+from .side import Features, Groups, Interactions, SideData, summed_counts
 
 __all__ = ["read_items", "read_train", "read_features", "read_groups", "read_side_data"]
 
@@ -101,10 +101,36 @@ def reworded(error: MissingColumnsError, arguments: dict) -> MissingColumnsError
 
 
 def _text(column) -> np.ndarray:
+    """The column's values as text (numpy str)."""
+    distinct, codes = _text_codes(column)
+    return distinct if codes is None else distinct[codes]
+
+
+def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
+    """(each distinct value as text, each row's index into them): each distinct value converted once
+    (a training log repeats its users and items: converting every row's id was most of reading it).
+    With a null the codes are None and the text is every row's."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    return np.asarray(pc.cast(plain(column), pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+    column = plain(column)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    encoded = pc.dictionary_encode(column)
+    if len(column) == 0 or encoded.indices.null_count:
+        return np.asarray(pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str), None
+    distinct = np.asarray(pc.cast(encoded.dictionary, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+    return distinct, encoded.indices.to_numpy()
+
+
+def _popularity(column, counts: np.ndarray) -> "tuple[np.ndarray, np.ndarray] | None":
+    """Interactions.popularity() from the item column's codes: the distinct items sorted once,
+    not every row's text (None when the column has a null, refused elsewhere)."""
+    distinct, codes = _text_codes(column)
+    if codes is None:
+        return None
+    ids, inverse = np.unique(distinct, return_inverse=True)
+    return ids, summed_counts(inverse[codes], counts, len(ids))
 
 
 def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
@@ -184,7 +210,8 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
                              value=float(values[bad[0]]), fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
         counts = values.astype(np.int64)
-    return Interactions(users if user is not None else None, items, counts, rows.source)
+    return Interactions(users if user is not None else None, items, counts, rows.source,
+                        item_popularity=_popularity(columns["doc"], counts))
 
 
 def _vectors(columns: dict, names: Sequence[str], rows: Rows, items: np.ndarray):

@@ -347,8 +347,14 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
     return ids, counts.astype(np.int64)
 
 
+def list_sizes(query: np.ndarray, num_queries: int) -> np.ndarray:
+    """Rows per list (int64), counted once per array of lists (the shared top k's: :mod:`.topk`)."""
+    return shared_value("list sizes", query, lambda: np.bincount(query, minlength=num_queries).astype(np.int64),
+                        num_queries)
+
+
 def _list_mean(run: Run, query: np.ndarray, per_item: np.ndarray, name: str) -> ListValues:
-    sizes = np.bincount(query, minlength=run.num_queries).astype(np.int64)
+    sizes = list_sizes(query, run.num_queries)
     total = np.bincount(query, weights=per_item, minlength=run.num_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)
@@ -400,23 +406,27 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
                          value=unseen)
     ids, counts = popularity(training)
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
-    at, found = _lookup_rows(ids, run, rows)
+    # Each distinct item of the run: its count and its information, then read per row by its code
+    # (the same floats as per row: each is the same operation on the same numbers).
+    at, found = _lookup(ids, run.docs)
     item_counts = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
+    codes = run.doc_codes[rows]
     # The total as a float sum: an int64 sum past 2**63 wraps to a negative N (issue 36).
     total = float(counts.sum(dtype=np.float64)) if total is None else float(total)
-    if unseen == "drop":
-        kept = found & (item_counts > 0)
-        return _list_mean(run, query[kept], -np.log2(item_counts[kept] / total), f"novelty(unseen=drop)@{k}")
     if unseen == "laplace":
         catalogue = np.union1d(ids, run.docs).size
         p = (item_counts + 1.0) / (total + catalogue)
     else:
-        unknown = ~found | (item_counts == 0)
-        if unknown.any():
-            raise _missing_item(run, rows, query, ~unknown, "interaction in the training log",
-                                "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
         p = item_counts / total
-    return _list_mean(run, query, -np.log2(p), f"novelty(unseen={unseen})@{k}")
+    with np.errstate(divide="ignore"):   # p = 0 for an item never trained on: refused or dropped below
+        information = -np.log2(p)
+    known = (found & (item_counts > 0))[codes]
+    if unseen == "drop":
+        return _list_mean(run, query[known], information[codes[known]], f"novelty(unseen=drop)@{k}")
+    if unseen == "error" and not known.all():
+        raise _missing_item(run, rows, query, known, "interaction in the training log",
+                            "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
+    return _list_mean(run, query, information[codes], f"novelty(unseen={unseen})@{k}")
 
 
 def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protocol: Protocol | None = None,
@@ -456,8 +466,9 @@ def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protoco
     threshold = np.sort(counts)[::-1][size - 1]
     head_ids = ids[counts >= threshold]
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
-    _, in_head = _lookup_rows(head_ids, run, rows)
-    return _list_mean(run, query, (~in_head).astype(np.float64), f"long_tail_share(head={head:g})@{k}")
+    _, in_head = _lookup(head_ids, run.docs)
+    return _list_mean(run, query, (~in_head).astype(np.float64)[run.doc_codes[rows]],
+                      f"long_tail_share(head={head:g})@{k}")
 
 
 # -- per session -----------------------------------------------------------------

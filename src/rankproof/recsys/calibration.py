@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import USERS_AND_ITEMS, InputError, literal
 from .topk import ranked_rows
 from ..protocol import Protocol
-from .beyond import ListValues, popularity
+from .beyond import ListValues, list_sizes, popularity
 from .coverage import as_run
 
 __all__ = ["arp", "miscalibration"]
@@ -76,12 +76,12 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
     at_doc = np.minimum(np.searchsorted(ids, run.docs), max(len(ids) - 1, 0))
     found_doc = (ids[at_doc] == run.docs) if len(ids) else np.zeros(len(run.docs), dtype=bool)
     codes = run.doc_codes[rows]
-    at, found = at_doc[codes], found_doc[codes]
-    per_item = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
+    per_doc = np.where(found_doc, counts[at_doc] if len(counts) else 0, 0).astype(np.float64)
+    per_item = per_doc[codes]
     if unseen == "drop":
-        kept = found & (per_item > 0)
+        kept = (found_doc & (per_doc > 0))[codes]
         query, per_item = query[kept], per_item[kept]
-    sizes = np.bincount(query, minlength=run.num_queries).astype(np.int64)
+    sizes = list_sizes(query, run.num_queries)
     total = np.bincount(query, weights=per_item, minlength=run.num_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)

@@ -93,24 +93,31 @@ def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     return _shared("rows", run, k, protocol, lambda: cut_top_rows(run, k, protocol))
 
 
-def _list_of(run: Run, rows: np.ndarray) -> np.ndarray:
-    return np.searchsorted(run.offsets, rows, side="right") - 1
+def _kept(run: Run, k: int) -> np.ndarray:
+    """Rows each list keeps in its top k: min(k, its length). :func:`~rankproof.pipeline.cuts.top_rows`
+    keeps the first min(k, length) rows of each list's order, the lists one after the other, so the
+    list of each kept row is known without searching for it."""
+    return np.minimum(np.diff(run.offsets), int(k))
+
+
+def _lists(run: Run, k: int, protocol: Protocol) -> np.ndarray:
+    """The list (index into ``run.queries``) of each top-k row."""
+    return _shared("lists", run, k, protocol,
+                   lambda: np.repeat(np.arange(run.num_queries, dtype=np.int64), _kept(run, k)))
 
 
 def sorted_top_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray]:
     """(the top-k rows sorted, so in input order within each list, and the list of each row)."""
-    def compute() -> tuple[np.ndarray, np.ndarray]:
-        rows = np.sort(top_rows(run, k, protocol))
-        return rows, _list_of(run, rows)
-    return _shared("sorted", run, k, protocol, compute)
+    return _shared("sorted", run, k, protocol,
+                   lambda: (np.sort(top_rows(run, k, protocol)), _lists(run, k, protocol)))
 
 
 def ranked_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the top-k rows in rank order, the list of each row, its 1-based rank in its list)."""
     def compute() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = top_rows(run, k, protocol)
-        query = _list_of(run, rows)
-        starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
-        rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
-        return rows, query, rank
+        kept = _kept(run, k)
+        starts = np.cumsum(kept) - kept
+        rank = np.arange(1, len(rows) + 1, dtype=np.int64) - np.repeat(starts, kept)
+        return rows, _lists(run, k, protocol), rank
     return _shared("ranked", run, k, protocol, compute)

@@ -112,7 +112,9 @@ def timed(arguments: list[str], timeout: float) -> dict:
 
 
 def available(command: str) -> bool:
-    """Whether this rankproof has the command (segments may not be there yet)."""
+    """Whether this rankproof has the command (segments may not be there yet; the others are)."""
+    if command != "segments":
+        return True
     probe = subprocess.run([sys.executable, "-m", "rankproof.cli", command, "--help"], stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     return probe.returncode == 0

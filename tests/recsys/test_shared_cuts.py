@@ -104,3 +104,25 @@ def test_training_popularity_read_by_codes_equals_counting_the_text():
     got_ids, got = train.popularity()
     assert np.array_equal(got_ids, ids) and np.array_equal(got, expected) and got.dtype == np.int64
     assert train.items.tolist() == [str(i) for i in table["item"].to_pylist()]
+
+
+def test_evaluate_profile_names_each_side_measure_and_a_bad_side_file_is_still_refused(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from rankproof.cli import main
+
+    truth, recs, train = tmp_path / "truth.parquet", tmp_path / "recs.parquet", tmp_path / "train.parquet"
+    pq.write_table(pa.table({"user": ["u", "v"], "item": ["a", "d"], "rating": [1, 2]}), truth)
+    pq.write_table(pa.table({"user": ["u", "u", "v", "v"], "item": ["a", "b", "c", "d"],
+                             "score": [0.9, 0.5, 0.7, 0.2]}), recs)
+    pq.write_table(pa.table({"user": ["x", "y", "y", "z"], "item": ["a", "b", "c", "d"]}), train)
+    common = [str(truth), str(recs), "--columns", "query=user,doc=item,grade=rating,score=score", "-m", "ndcg@2"]
+    assert main(["evaluate", *common, "-m", "novelty@2", "-m", "coverage@2", "--train", str(train),
+                 "--profile", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    for stage in ("recs.parquet: accuracy measures", "recs.parquet: novelty@2", "recs.parquet: coverage@2",
+                  "side data read"):
+        assert f"rankproof: profile: {stage} " in err, err
+    # The side files are read beside the runs: one that cannot be read is refused all the same, exit 2.
+    assert main(["evaluate", *common, "-m", "novelty@2", "--train", str(tmp_path / "missing.parquet")]) == 2
+    assert "missing.parquet" in capsys.readouterr().err

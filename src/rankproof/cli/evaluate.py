@@ -14,7 +14,7 @@ from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
 from .render import render_results
 from .render import digits as precision
-from .side import add_side_options, side_data, split, unread_side_data
+from .side import add_side_options, side_data_later, split, unread_side_data
 from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -126,14 +126,13 @@ def run(args) -> int:
         check_side_measures(wanted, protocol)
     unread = unread_side_data(args, wanted)
     costs: dict[str, float] = {}
-    started = time.perf_counter()
-    side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
-    costs["side data read"] = time.perf_counter() - started
+    # Refuses a missing flag first; the files are read beside the runs (on Spark, before them).
+    pending_side = side_data_later(args, NAME, wanted, skip=unread)
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
                  + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
                  for flag in unread], args.quiet)
     if args.engine == SPARK:
-        results = _on_spark(args, measures, protocol, labels, wanted, side)
+        results = _on_spark(args, measures, protocol, labels, wanted, pending_side())
     elif args.spark_master is not None:
         raise usage(NAME, "--spark-master is for --engine spark")
     elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
@@ -151,12 +150,18 @@ def run(args) -> int:
                                      allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
                                      ties_range=args.tie_range)
                 costs[f"{name}: accuracy measures"] = time.perf_counter() - started
+                started = time.perf_counter()
+                side = pending_side() if wanted else None
+                if wanted:
+                    costs.setdefault("side data read (the wait for it, read beside the runs)",
+                                     time.perf_counter() - started)
                 side_costs: dict[str, float] = {}
                 results.append(_with_side(evaluated, ranking, wanted, side, qrels, side_costs))
                 costs.update((f"{name}: {measure}", seconds) for measure, seconds in side_costs.items())
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
                 started = time.perf_counter()
+    pending_side()   # a side file that cannot be read is refused on every path, as when it was read first
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
                  args.output)
     print_notes(merged_notes(typed if args.measure else None), args.quiet)

@@ -16,7 +16,8 @@ from .usage import usage
 if TYPE_CHECKING:
     from ..recsys.side import SideData
 
-__all__ = ["add_side_options", "split", "side_data", "side_data_later", "side_columns", "unread_side_data", "SIDE_HELP", "SIDE_COLUMNS"]
+__all__ = ["add_side_options", "split", "side_data", "side_data_later", "side_columns", "unread_side_data",
+           "SIDE_HELP", "SIDE_COLUMNS"]
 
 SIDE_HELP = {
     "items": "the item catalogue (column item): coverage's universe",

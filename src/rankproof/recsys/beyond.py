@@ -319,7 +319,7 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     training : iterable of item ids (one per interaction), mapping item -> count, or
-        :class:`~rankproof.recsys.side.Interactions` (its counts, counted once and shared)
+        the ``Interactions`` of ``SideData.train`` (their counts, counted once and shared)
 
     Examples
     --------

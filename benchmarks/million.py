@@ -177,6 +177,7 @@ def main() -> int:
     if "monitor" in wanted:
         prepare(data, derived)
     columns_mb = arrow_mb(data["truth"], data["a"])
+    load_before = os.getloadavg()[0]
     print(f"{args.users:,} users x 20 predictions x 3 runs; truth + one run = {columns_mb:.0f} MB of Arrow columns; "
           f"medians of {args.repeat}; machine load {os.getloadavg()[0]:.1f} (2 cores)")
     measured: dict[str, dict] = {}
@@ -195,8 +196,10 @@ def main() -> int:
     if args.json:
         from results import write_results
 
-        write_results(args.json, benchmark="million", title=f"A million users, end to end ({args.users:,} users)",
-                      rows=rows)
+        # The load average says how far the wall times stand from a quiet machine's (CPU times less so).
+        load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores"
+        write_results(args.json, benchmark="million",
+                      title=f"A million users, end to end ({args.users:,} users; {load})", rows=rows)
     return 0
 
 

@@ -126,3 +126,13 @@ def test_evaluate_profile_names_each_side_measure_and_a_bad_side_file_is_still_r
     # The side files are read beside the runs: one that cannot be read is refused all the same, exit 2.
     assert main(["evaluate", *common, "-m", "novelty@2", "--train", str(tmp_path / "missing.parquet")]) == 2
     assert "missing.parquet" in capsys.readouterr().err
+
+
+def test_integer_ids_read_as_the_same_text_as_arrows_cast():
+    from rankproof.recsys.side_io import read_items
+
+    ids = np.array([7, -3, 120000000000, 0, 7, 45], dtype=np.int64)
+    got = read_train(pa.table({"user": ids, "item": ids[::-1].copy()}))
+    expected = np.asarray(pa.compute.cast(pa.array(ids), pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+    assert np.array_equal(got.users, expected) and got.users.dtype == expected.dtype
+    assert read_items(pa.table({"item": ids})).tolist() == sorted(set(expected.tolist()))

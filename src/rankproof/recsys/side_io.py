@@ -119,7 +119,13 @@ def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
     encoded = pc.dictionary_encode(column)
     if len(column) == 0 or encoded.indices.null_count:
         return np.asarray(pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str), None
-    distinct = np.asarray(pc.cast(encoded.dictionary, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+    dictionary = encoded.dictionary
+    if pa.types.is_integer(dictionary.type) and len(dictionary):
+        # Integers as decimal text by numpy, without a Python string per id (the same text as
+        # Arrow's cast), narrowed to the longest id as the cast's array is.
+        wide = dictionary.to_numpy().astype(str)
+        return wide.astype(f"<U{int(np.char.str_len(wide).max())}"), encoded.indices.to_numpy()
+    distinct = np.asarray(pc.cast(dictionary, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
     return distinct, encoded.indices.to_numpy()
 
 

@@ -17,7 +17,7 @@ SOURCE = Path("src")
 # Modules whose loops are split between threads (OpenMP, cython.parallel.prange):
 # each query or row writes only its own outputs, so the results do not depend on
 # the number of threads.
-OPENMP = {"rankproof._libs.ranked", "rankproof._libs.dense"}
+OPENMP = {"rankproof._libs.ranked", "rankproof._libs.dense", "rankproof._libs.lists"}
 # gcc's flag. Apple's clang has no OpenMP (without libomp) and MSVC spells it
 # /openmp: elsewhere than Linux the same loops run on one thread (same results).
 OPENMP_FLAGS = ["-fopenmp"] if sys.platform.startswith("linux") else []

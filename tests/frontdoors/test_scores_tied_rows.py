@@ -59,3 +59,22 @@ def test_the_sklearn_scorer_warns_too():
     X, y = np.array([[0, 7], [0, 7], [0, 7], [1, 7], [1, 7]]), np.array([0, 1, 0, 1, 0])
     _, lines = _caught(lambda: scorer(Constant(), X, y))
     assert len(lines) == 1 and lines[0].startswith("2 of 2 rows have all") and "(ties=input)" in lines[0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tied_rows_counted_from_the_first_two_columns_equal_a_count_over_whole_rows(seed):
+    # The count reads whole only the rows whose first two candidates may tie (issue 35); a brute force
+    # over every row says the same, with NaN (no candidate) in the first columns too.
+    from rankproof.frontdoors.scores._input import read_scores
+    from rankproof.frontdoors.scores._tied import tied_rows
+    from rankproof.protocol import Protocol
+
+    rng = np.random.default_rng(seed)
+    score = rng.integers(0, 2, (300, 4)).astype(float)
+    score[rng.random(score.shape) < 0.2] = np.nan
+    score[:40] = 1.0
+    score[40:50, 0] = np.nan
+    score[50:55] = np.nan
+    scores = read_scores(np.zeros(score.shape, dtype=np.int64), score, None, None, Protocol())
+    expected = sum(1 for row in score if (~np.isnan(row)).sum() >= 2 and len(set(row[~np.isnan(row)])) == 1)
+    assert tied_rows(scores) == expected

@@ -131,6 +131,26 @@ def test_novelty_of_unseen_items():
     assert value == pytest.approx((-math.log2(5 / 13) - math.log2(1 / 13)) / 2)
 
 
+def test_novelty_when_training_counts_sum_past_int64():
+    # Issue 36 #3: counts of 2**62 per row; item a's two rows add to 2**63 and the total N to
+    # 1.5 x 2**63 + 1, both past int64 (they wrapped: novelty -0.0735 for log2(3) = 1.585).
+    import pyarrow as pa
+    from rankproof.recsys.registry import compute_side, parse_side_measure
+    from rankproof.recsys.side import SideData
+    from rankproof.recsys.side_io import read_train
+
+    big = 2**62
+    train = read_train(pa.table({"user": ["x", "y", "z", "w"], "item": ["a", "a", "b", "c"],
+                                 "n": [big, big, big, 1]}), count="n")
+    ids, counts = train.popularity()
+    assert ids.tolist() == ["a", "b", "c"] and (counts >= 0).all()
+    run = Run.from_dict({"u": ["b"], "v": ["a"]})
+    got = compute_side(parse_side_measure("novelty@1"), run, SideData(train=train))
+    # p(b) = 2**62 / (3 x 2**62 + 1) = 1/3 and p(a) = 2/3 to float precision.
+    assert got.per_query() == {"u": pytest.approx(math.log2(3)), "v": pytest.approx(math.log2(1.5))}
+    assert novelty(run, 1, training={"a": 2 * big, "b": big, "c": 1}).per_query()["u"] == pytest.approx(math.log2(3))
+
+
 def test_long_tail_share_by_hand():
     train = {"a": 5, "b": 3, "c": 3, "d": 1, "e": 1}
     run = Run.from_dict({"u": ["a", "b", "d", "x"], "v": ["c", "a"], "w": []})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
                      protocol_of, read_inputs, read_qrels, read_run, run_names)
@@ -14,7 +15,7 @@ from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
 from .render import render_results
 from .render import digits as precision
-from .side import add_side_options, side_data, split, unread_side_data
+from .side import add_side_options, side_data_later, split, unread_side_data
 from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -88,6 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_memory_options(parser)
     add_dataset_option(parser)
     add_side_options(parser)
+    parser.add_argument("--profile", action="store_true",
+                        help="print on stderr the seconds each stage took: reading, the evaluation of each run, "
+                             "each side-data measure (even with --quiet)")
 
 
 def run(args) -> int:
@@ -122,12 +126,14 @@ def run(args) -> int:
 
         check_side_measures(wanted, protocol)
     unread = unread_side_data(args, wanted)
-    side = side_data(args, NAME, wanted, skip=unread)   # refuses a missing flag first
+    costs: dict[str, float] = {}
+    # Refuses a missing flag first; the files are read beside the runs (on Spark, before them).
+    pending_side = side_data_later(args, NAME, wanted, skip=unread)
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
                  + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
                  for flag in unread], args.quiet)
     if args.engine == SPARK:
-        results = _on_spark(args, measures, protocol, labels, wanted, side)
+        results = _on_spark(args, measures, protocol, labels, wanted, pending_side())
     elif args.spark_master is not None:
         raise usage(NAME, "--spark-master is for --engine spark")
     elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
@@ -136,18 +142,33 @@ def run(args) -> int:
         prepare_for([args.qrels, *args.runs])
         results = []
         with steps(args, 1 + 2 * len(args.runs), "evaluating") as stages:
+            started = time.perf_counter()
             qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
-            for name, ranking in runs:
+            for name, ranking in runs:   # a lazy sequence: the time to read each run counts as reading
+                costs[f"{name}: read"] = time.perf_counter() - started
+                started = time.perf_counter()
                 evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                      allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
                                      ties_range=args.tie_range, **world_options(args))
-                results.append(_with_side(evaluated, ranking, wanted, side, qrels))
+                costs[f"{name}: accuracy measures"] = time.perf_counter() - started
+                started = time.perf_counter()
+                side = pending_side() if wanted else None
+                if wanted:
+                    costs.setdefault("side data read (the wait for it, read beside the runs)",
+                                     time.perf_counter() - started)
+                side_costs: dict[str, float] = {}
+                results.append(_with_side(evaluated, ranking, wanted, side, qrels, side_costs))
+                costs.update((f"{name}: {measure}", seconds) for measure, seconds in side_costs.items())
                 del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
+                started = time.perf_counter()
+    pending_side()   # a side file that cannot be read is refused on every path, as when it was read first
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
                  args.output)
     print_notes(merged_notes(typed if args.measure else None), args.quiet)
     notes(results, args.quiet)
+    if args.profile:
+        print_notes([f"profile: {stage} {seconds:.3f} s" for stage, seconds in costs.items()], quiet=False)
     return 0
 
 
@@ -167,14 +188,14 @@ def world_options(args) -> dict:
     return {"notes": (TRUTH_NOTE,), "complete_judgments": True}
 
 
-def _with_side(results, ranking, wanted: list, side, qrels=None):
+def _with_side(results, ranking, wanted: list, side, qrels=None, costs: "dict | None" = None):
     """The side-data measures of -m on the run, held by its Results (those that read which items
-    are relevant, AUC, GAUC and PopREO, read the qrels)."""
+    are relevant, AUC, GAUC and PopREO, read the qrels); `costs` receives each one's seconds."""
     if not wanted:
         return results
     from ..recsys.side_eval import side_values, with_side
 
-    return with_side(results, side_values(ranking, wanted, side.with_judgments(qrels), results.protocol))
+    return with_side(results, side_values(ranking, wanted, side.with_judgments(qrels), results.protocol, costs))
 
 
 def _on_dataset(args) -> int:

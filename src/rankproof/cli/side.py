@@ -9,14 +9,15 @@ refused in one line naming the flag, before any file is read.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .usage import usage
 
 if TYPE_CHECKING:
     from ..recsys.side import SideData
 
-__all__ = ["add_side_options", "split", "side_data", "side_columns", "unread_side_data", "SIDE_HELP", "SIDE_COLUMNS"]
+__all__ = ["add_side_options", "split", "side_data", "side_data_later", "side_columns", "unread_side_data",
+           "SIDE_HELP", "SIDE_COLUMNS"]
 
 SIDE_HELP = {
     "items": "the item catalogue (column item): coverage's universe",
@@ -100,10 +101,40 @@ def unread_side_data(args, measures) -> list[str]:
             and not any(measure.spec.reads_side(kind) for measure in measures)]
 
 
-def side_data(args, command: str, measures, skip=()) -> "SideData | None":
+def side_data_later(args, command: str, measures, skip=()) -> "Callable[[], SideData | None]":
+    """:func:`side_data` read in a background thread while the caller reads and evaluates its runs:
+    the flags are checked now (a missing one refused at once, before any file is read); the returned
+    function waits for the files and gives the side data, or raises what reading them raised."""
+    import threading
+
+    if _nothing_to_read(args, measures):
+        return lambda: None
+    side_data(args, command, measures, skip, read_files=False)
+    outcome: dict[str, Any] = {}
+
+    def read() -> None:
+        try:
+            outcome["side"] = side_data(args, command, measures, skip)
+        except BaseException as error:   # handed to the caller's thread, raised there
+            outcome["error"] = error
+
+    # A daemon thread: a run refused meanwhile ends the process without waiting for the side files.
+    worker = threading.Thread(target=read, name="rankproof-side-data", daemon=True)
+    worker.start()
+
+    def result() -> "SideData | None":
+        worker.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["side"]
+    return result
+
+
+def side_data(args, command: str, measures, skip=(), read_files: bool = True) -> "SideData | None":
     """The side data the measures need, read; refused in one line when a flag is missing.
 
-    The flags of `skip` are left unread; None when no side-data flag and no side-data measure is given."""
+    The flags of `skip` are left unread; None when no side-data flag and no side-data measure is given
+    (or, with ``read_files=False``, after the flags are checked)."""
     if _nothing_to_read(args, measures):
         return None
     from ..io.arrow import MissingColumnsError
@@ -123,6 +154,8 @@ def side_data(args, command: str, measures, skip=()) -> "SideData | None":
         if path is not None and path == "-":
             raise usage(command, f"{SIDE_FLAGS[kind]} - : side data is read from a file, not stdin",
                         "give a path")
+    if not read_files:
+        return None
     named = side_columns(getattr(args, "side_columns", None), command)
 
     def read(kind: str, reader) -> Any:
@@ -133,8 +166,18 @@ def side_data(args, command: str, measures, skip=()) -> "SideData | None":
         except MissingColumnsError as error:
             raise _in_option_words(error, SIDE_FLAGS[kind]) from None
 
-    return SideData(items=read("items", read_items), train=read("train", read_train),
-                    features=read("features", read_features), groups=read("groups", read_groups))
+    readers = {"items": read_items, "train": read_train, "features": read_features, "groups": read_groups}
+    wanted = [kind for kind in readers if given[kind] is not None]
+    if len(wanted) < 2:
+        return SideData(**{kind: read(kind, readers[kind]) for kind in wanted})
+    from concurrent.futures import ThreadPoolExecutor
+
+    # The files are read side by side (Parquet and Arrow's kernels release the GIL: the training log,
+    # the largest, is read beside the catalogue and the features); a bad file is still reported in
+    # the order of the flags, as when they were read one after the other.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        pending = {kind: pool.submit(read, kind, readers[kind]) for kind in wanted}
+        return SideData(**{kind: pending[kind].result() for kind in wanted})
 
 
 def _in_option_words(error, flag: str) -> Exception:

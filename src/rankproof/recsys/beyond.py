@@ -43,7 +43,8 @@ import numpy as np
 from .coverage import as_run
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
-from ..pipeline.alignment import top_rows
+from .side import Interactions
+from .topk import shared_value, sorted_top_rows
 from ..protocol import Protocol
 from ..errors import literal
 
@@ -114,8 +115,7 @@ def _top(predictions, k: int, protocol: Protocol | None, columns: tuple) -> tupl
     run = as_run(predictions, *columns)
     # The measures here are of the top-k set: sorted rows keep each query's
     # rows together (a Run groups its rows by query), whatever their ranks.
-    rows = np.sort(top_rows(run, k, protocol if protocol is not None else Protocol()))
-    query = np.searchsorted(run.offsets, rows, side="right") - 1
+    rows, query = sorted_top_rows(run, k, protocol if protocol is not None else Protocol())
     return run, rows, query
 
 
@@ -184,33 +184,17 @@ def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
     if empty:
         raise _item_error(what="has no category", doc=empty[0],
                           fix="give every {doc} at least one (Jaccard distance is not defined between empty sets)")
-    labels = sorted({str(c) for s in sets for c in s})
+    flat = [str(c) for s in sets for c in s]
+    labels = sorted(set(flat))
     index = {label: i for i, label in enumerate(labels)}
     words = max(1, (len(labels) + 63) // 64)
     bits = np.zeros((len(sets), words), dtype=np.uint64)
-    for row, s in enumerate(sets):
-        for c in s:
-            j = index[str(c)]
-            bits[row, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    # Every (item, category) pair's bit set at once: the item's row, the category's word and bit.
+    bit = np.fromiter((index[c] for c in flat), dtype=np.int64, count=len(flat))
+    row = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    np.bitwise_or.at(bits, (row, bit // 64), np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)))
     order = np.argsort(ids, kind="stable")
     return ids[order], bits[order]
-
-
-def _pair_sums(query: np.ndarray, num_queries: int, k: int, distance) -> np.ndarray:
-    """Sum over each query's pairs (i < j) of ``distance(i, j)``, for positions grouped by query.
-
-    Pairs are taken by offset: positions p and p + d for d = 1 .. k - 1, kept
-    when both belong to one query; each step is vectorised over all positions.
-    """
-    total = np.zeros(num_queries)
-    n = len(query)
-    for d in range(1, min(k, n)):
-        same = query[d:] == query[:-d]
-        if not same.any():
-            break
-        first = np.flatnonzero(same)
-        total += np.bincount(query[first], weights=distance(first, first + d), minlength=num_queries)
-    return total
 
 
 def ild(predictions, k: int, *, features=None, categories=None, distance: Distance | None = None,
@@ -307,18 +291,16 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
         pairs = sizes * (sizes - 1) / 2.0
         distance_sum = pairs - similarity
     else:
-        ids, bits = _category_bits(categories)
+        from .._libs.lists import jaccard_pair_sums
+
+        # The items' bitsets are built once per categories mapping and shared by the runs evaluated.
+        ids, bits = shared_value("category bits", categories, lambda: _category_bits(categories))
         at, found = _lookup_rows(ids, run, rows)
         if not found.all():
             raise _missing_item(run, rows, query, found, "category", "give categories for every recommended item")
-        item_bits = bits[at]
-
-        def jaccard(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-            inter = np.bitwise_count(item_bits[p] & item_bits[q]).sum(axis=1)
-            union = np.bitwise_count(item_bits[p] | item_bits[q]).sum(axis=1)
-            return 1.0 - inter / union
-
-        distance_sum = _pair_sums(query, num_queries, k, jaccard)
+        # Each list's pairs summed by a compiled loop over the lists (threads split the lists).
+        distance_sum = jaccard_pair_sums(np.r_[0, np.cumsum(sizes)].astype(np.int64),
+                                         np.ascontiguousarray(bits[at]))
         pairs = sizes * (sizes - 1) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         if normaliser == "n":   # Evidently's DiversityMetric: the sum over pairs / the list's length
@@ -337,20 +319,25 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    training : iterable of item ids (one per interaction), or mapping item -> count
+    training : iterable of item ids (one per interaction), mapping item -> count, or
+        the ``Interactions`` of ``SideData.train`` (their counts, counted once and shared)
 
     Examples
     --------
     >>> popularity(["b", "a", "b", "b"])
     (array(['a', 'b'], dtype='<U1'), array([1, 3]))
     """
+    if isinstance(training, Interactions):
+        return training.popularity()
     if isinstance(training, Mapping):
         ids = np.asarray([str(i) for i in training.keys()])
         counts = np.asarray(list(training.values()))
-        if counts.dtype.kind not in "iu" or (counts < 0).any():
+        # Floats are whole counts past int64 (Interactions.popularity adds those as floats, not to wrap).
+        if counts.dtype.kind not in "iuf" or (counts < 0).any() or (
+                counts.dtype.kind == "f" and not (np.isfinite(counts) & (counts == np.floor(counts))).all()):
             raise InputError(what="popularity counts must be non-negative integers, e.g. {{'i1': 12, 'i2': 3}}")
         order = np.argsort(ids, kind="stable")
-        return ids[order], counts[order].astype(np.int64)
+        return ids[order], counts[order].astype(np.float64 if counts.dtype.kind == "f" else np.int64)
     if isinstance(training, (str, bytes)):
         raise InputError(what="the training log must be a list of item ids (one per interaction) or a mapping "
                          "item -> count")
@@ -361,8 +348,14 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
     return ids, counts.astype(np.int64)
 
 
+def list_sizes(query: np.ndarray, num_queries: int) -> np.ndarray:
+    """Rows per list (int64), counted once per array of lists (the shared top k's: :mod:`.topk`)."""
+    return shared_value("list sizes", query, lambda: np.bincount(query, minlength=num_queries).astype(np.int64),
+                        num_queries)
+
+
 def _list_mean(run: Run, query: np.ndarray, per_item: np.ndarray, name: str) -> ListValues:
-    sizes = np.bincount(query, minlength=run.num_queries).astype(np.int64)
+    sizes = list_sizes(query, run.num_queries)
     total = np.bincount(query, weights=per_item, minlength=run.num_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)
@@ -414,22 +407,27 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
                          value=unseen)
     ids, counts = popularity(training)
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
-    at, found = _lookup_rows(ids, run, rows)
+    # Each distinct item of the run: its count and its information, then read per row by its code
+    # (the same floats as per row: each is the same operation on the same numbers).
+    at, found = _lookup(ids, run.docs)
     item_counts = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
-    total = float(counts.sum()) if total is None else float(total)
-    if unseen == "drop":
-        kept = found & (item_counts > 0)
-        return _list_mean(run, query[kept], -np.log2(item_counts[kept] / total), f"novelty(unseen=drop)@{k}")
+    codes = run.doc_codes[rows]
+    # The total as a float sum: an int64 sum past 2**63 wraps to a negative N (issue 36).
+    total = float(counts.sum(dtype=np.float64)) if total is None else float(total)
     if unseen == "laplace":
         catalogue = np.union1d(ids, run.docs).size
         p = (item_counts + 1.0) / (total + catalogue)
     else:
-        unknown = ~found | (item_counts == 0)
-        if unknown.any():
-            raise _missing_item(run, rows, query, ~unknown, "interaction in the training log",
-                                "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
         p = item_counts / total
-    return _list_mean(run, query, -np.log2(p), f"novelty(unseen={unseen})@{k}")
+    with np.errstate(divide="ignore"):   # p = 0 for an item never trained on: refused or dropped below
+        information = -np.log2(p)
+    known = (found & (item_counts > 0))[codes]
+    if unseen == "drop":
+        return _list_mean(run, query[known], information[codes[known]], f"novelty(unseen=drop)@{k}")
+    if unseen == "error" and not known.all():
+        raise _missing_item(run, rows, query, known, "interaction in the training log",
+                            "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
+    return _list_mean(run, query, information[codes], f"novelty(unseen={unseen})@{k}")
 
 
 def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protocol: Protocol | None = None,
@@ -469,8 +467,9 @@ def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protoco
     threshold = np.sort(counts)[::-1][size - 1]
     head_ids = ids[counts >= threshold]
     run, rows, query = _top(predictions, k, protocol, (user, item, score))
-    _, in_head = _lookup_rows(head_ids, run, rows)
-    return _list_mean(run, query, (~in_head).astype(np.float64), f"long_tail_share(head={head:g})@{k}")
+    _, in_head = _lookup(head_ids, run.docs)
+    return _list_mean(run, query, (~in_head).astype(np.float64)[run.doc_codes[rows]],
+                      f"long_tail_share(head={head:g})@{k}")
 
 
 # -- per session -----------------------------------------------------------------

@@ -38,7 +38,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..data.run import Run
-from ..pipeline.alignment import top_rows
+from .topk import top_rows
 from ..protocol import Protocol
 from .registry import LIST, SideMeasure
 from .side import Interactions, SideData

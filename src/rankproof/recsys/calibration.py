@@ -14,9 +14,9 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from ..errors import USERS_AND_ITEMS, InputError, literal
-from ..pipeline.alignment import top_rows
+from .topk import ranked_rows
 from ..protocol import Protocol
-from .beyond import ListValues, popularity
+from .beyond import ListValues, list_sizes, popularity
 from .coverage import as_run
 
 __all__ = ["arp", "miscalibration"]
@@ -32,10 +32,7 @@ def _check_k(k: Any, name: str) -> int:
 def _ranked_top(predictions, k: int, protocol: Protocol | None, columns: dict):
     """The run, its top-k rows in rank order (grouped by query), each row's query and 1-based rank."""
     run = as_run(predictions, columns["user"], columns["item"], columns["score"])
-    rows = top_rows(run, k, protocol if protocol is not None else Protocol())
-    query = np.searchsorted(run.offsets, rows, side="right") - 1
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
-    rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+    rows, query, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
     return run, rows, query, rank
 
 
@@ -75,14 +72,16 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
         raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}", value=unseen)
     ids, counts = popularity(training)
     run, rows, query, _ = _ranked_top(predictions, k, protocol, dict(user=user, item=item, score=score))
-    shown = run.docs[run.doc_codes[rows]]
-    at = np.minimum(np.searchsorted(ids, shown), max(len(ids) - 1, 0))
-    found = (ids[at] == shown) if len(ids) else np.zeros(len(shown), dtype=bool)
-    per_item = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
+    # Each distinct item of the run looked up once, then read per row by its code.
+    at_doc = np.minimum(np.searchsorted(ids, run.docs), max(len(ids) - 1, 0))
+    found_doc = (ids[at_doc] == run.docs) if len(ids) else np.zeros(len(run.docs), dtype=bool)
+    codes = run.doc_codes[rows]
+    per_doc = np.where(found_doc, counts[at_doc] if len(counts) else 0, 0).astype(np.float64)
+    per_item = per_doc[codes]
     if unseen == "drop":
-        kept = found & (per_item > 0)
+        kept = (found_doc & (per_doc > 0))[codes]
         query, per_item = query[kept], per_item[kept]
-    sizes = np.bincount(query, minlength=run.num_queries).astype(np.int64)
+    sizes = list_sizes(query, run.num_queries)
     total = np.bincount(query, weights=per_item, minlength=run.num_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)

@@ -38,9 +38,9 @@ from typing import Literal
 import numpy as np
 
 from ..errors import USERS_AND_ITEMS, InputError, literal
-from ..pipeline.alignment import top_rows
+from .topk import ranked_rows, top_rows
 from ..protocol import Protocol
-from .coverage import as_run
+from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
 
 __all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS", "ENTROPY_PRESETS"]
@@ -138,7 +138,7 @@ def _catalogue(catalogue) -> np.ndarray:
     if catalogue is None or isinstance(catalogue, (str, bytes)):
         raise InputError(what="universe='catalogue' needs the catalogue: a list or array of {doc} ids",
                          fix="pass catalogue=[...], or universe='recommended'").in_words_of(USERS_AND_ITEMS)
-    items = np.unique(np.asarray(catalogue).astype(str).reshape(-1))
+    items = distinct_ids(catalogue)
     if items.size == 0:
         raise InputError(what="the catalogue is empty", fix="give the {doc} ids").in_words_of(USERS_AND_ITEMS)
     return items
@@ -170,10 +170,7 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *, expo
                          value=patience)
     k = _check_k(k, "item_exposure")
     run = as_run(predictions, user, item, score)
-    rows = top_rows(run, k, protocol if protocol is not None else Protocol())
-    query = np.searchsorted(run.offsets, rows, side="right") - 1
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if rows.size else np.zeros(0, dtype=np.int64)
-    rank = np.arange(rows.size) - np.repeat(starts, np.diff(np.r_[starts, rows.size])) + 1
+    rows, _, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
     # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a share);
     # log as recsys.exposure's: 1 / log2(r + 1)
     weights = patience ** (rank - 1.0) if exposure == "geometric" else 1.0 / np.log2(rank + 1.0)

@@ -12,14 +12,14 @@ import os
 
 import numpy as np
 
-from ..pipeline.alignment import top_rows
+from .topk import top_rows
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError
 from ..protocol import Protocol
 from ..errors import literal
 from .slots import SlotCounts
 
-__all__ = ["coverage", "Coverage"]
+__all__ = ["coverage", "Coverage", "distinct_ids"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +56,15 @@ def as_run(predictions, user, item, score) -> Run:
     if isinstance(predictions, (str, os.PathLike)):
         return Run.read(predictions, query=user, doc=item, score=score)
     return Run.from_table(predictions, query=user, doc=item, score=score, source="predictions")
+
+
+def distinct_ids(ids) -> np.ndarray:
+    """The distinct ids as sorted text: as they are when already so (the catalogue of ``--items`` is read
+    sorted and distinct), else through :func:`numpy.unique`."""
+    text = np.asarray(ids).astype(str, copy=False).reshape(-1)
+    if text.size < 2 or bool((text[1:] > text[:-1]).all()):
+        return text
+    return np.unique(text)
 
 
 def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None, *,
@@ -101,7 +110,7 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
         # np.asarray(None).astype(str) is the catalogue {"None"}; a string is one id, not a list.
         raise InputError(what=f"the catalogue must be a list or array of {{doc}} ids; got "
                          f"{literal(repr(str(catalogue)[:40]))}", value=catalogue).in_words_of(USERS_AND_ITEMS)
-    items = np.unique(np.asarray(catalogue).astype(str).reshape(-1))
+    items = distinct_ids(catalogue)
     if items.size == 0:
         raise InputError(what="the catalogue is empty",
                          fix="give the {doc} ids coverage is measured over").in_words_of(USERS_AND_ITEMS)
@@ -111,7 +120,8 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
     else:
         run = as_run(predictions, user, item, score)
         inside = top_rows(run, k, protocol)
-        shown = run.docs[np.unique(run.doc_codes[inside])]
+        # The distinct codes, sorted, by counting (no sort of the top-k rows).
+        shown = run.docs[np.flatnonzero(np.bincount(run.doc_codes[inside], minlength=len(run.docs)))]
     in_catalogue = np.isin(shown, items)
     covered = int(in_catalogue.sum())
     return Coverage(value=covered / items.size, covered=covered, catalogue_size=int(items.size),

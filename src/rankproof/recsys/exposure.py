@@ -23,7 +23,7 @@ from typing import Any, Literal, Mapping
 import numpy as np
 
 from ..errors import InputError, literal
-from ..pipeline.alignment import top_rows
+from .topk import top_rows
 from ..protocol import Protocol
 from .coverage import as_run
 

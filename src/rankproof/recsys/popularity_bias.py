@@ -31,7 +31,7 @@ from ..errors import InputError, literal
 from ..protocol import Protocol
 from .beyond import ListValues
 from .coverage import as_run
-from ..pipeline.alignment import top_rows
+from .topk import top_rows
 
 __all__ = ["PopParity", "pop_reo", "pop_rsp", "short_head", "aplt", "aclt"]
 

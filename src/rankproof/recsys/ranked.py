@@ -13,7 +13,7 @@ import numpy as np
 
 from ..data.run import Run
 from ..errors import InputError, literal
-from ..pipeline.alignment import top_rows
+from .topk import ranked_rows
 from ..protocol import Protocol
 from .coverage import as_run
 
@@ -26,13 +26,17 @@ class RankedTop:
     """A run's top-k rows: ``run``, ``rows`` (grouped by user, in rank order), ``user`` (index into
     ``run.queries``) and ``rank`` (1-based) of each row, and ``items`` (each row's item id)."""
 
-    def __init__(self, run: Run, rows: np.ndarray):
+    def __init__(self, run: Run, rows: np.ndarray, user: "np.ndarray | None" = None,
+                 rank: "np.ndarray | None" = None):
         self.run = run
         self.rows = rows
-        self.user = np.searchsorted(run.offsets, rows, side="right") - 1
-        starts = (np.flatnonzero(np.r_[True, self.user[1:] != self.user[:-1]]) if len(rows)
-                  else np.zeros(0, dtype=np.int64))
-        self.rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+        if user is None or rank is None:
+            user = np.searchsorted(run.offsets, rows, side="right") - 1
+            starts = (np.flatnonzero(np.r_[True, user[1:] != user[:-1]]) if len(rows)
+                      else np.zeros(0, dtype=np.int64))
+            rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
+        self.user = user
+        self.rank = rank
         self.items = run.docs[run.doc_codes[rows]].astype(str)
 
     @property
@@ -59,8 +63,8 @@ def ranked_top(predictions, k: "int | None", protocol: "Protocol | None", user="
                score="score") -> RankedTop:
     """The top k rows of each list (k None: every row), ranked by the protocol."""
     run = as_run(predictions, user, item, score)
-    return RankedTop(run, top_rows(run, _WHOLE_LIST if k is None else int(k),
-                                   protocol if protocol is not None else Protocol()))
+    return RankedTop(run, *ranked_rows(run, _WHOLE_LIST if k is None else int(k),
+                                       protocol if protocol is not None else Protocol()))
 
 
 def item_sets(given: Any, what: str) -> dict[str, set[str]]:

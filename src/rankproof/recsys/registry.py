@@ -329,7 +329,7 @@ def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol)
         users, everyone = train.user_counts()
         return beyond.novelty(run, k, training=users, total=everyone, unseen="drop", protocol=protocol)
     try:
-        return beyond.novelty(run, k, training=train.popularity_map(), unseen=params["unseen"],
+        return beyond.novelty(run, k, training=train, unseen=params["unseen"],
                               protocol=protocol)
     except InputError as error:
         if error.doc is None:
@@ -341,7 +341,7 @@ def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol)
 
 def _long_tail(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     train: Interactions = side.needed("train")
-    return beyond.long_tail_share(run, k, training=train.popularity_map(), head=params["head"],
+    return beyond.long_tail_share(run, k, training=train, head=params["head"],
                                   protocol=protocol)
 
 
@@ -418,7 +418,7 @@ def _arp(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     train: Interactions = side.needed("train")
     if params.get("preset") == "evidently":   # the item's distinct users; an item never trained on left out
         return arp(run, k, training=train.user_counts()[0], unseen="drop", protocol=protocol)
-    return arp(run, k, training=train.popularity_map(), protocol=protocol)
+    return arp(run, k, training=train, protocol=protocol)
 
 
 def _calibration(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):

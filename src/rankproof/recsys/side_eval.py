@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any, Sequence
 
 import numpy as np
@@ -33,6 +34,7 @@ from ..results.side import SideValue
 from .registry import CatalogueValue, SideMeasure, compute_side, is_side_measure, missing_side_data, \
     parse_side_measure
 from .side import SideData
+from .topk import shared_cuts
 
 __all__ = ["split_measures", "side_values", "with_side", "evaluate_with_side", "check_side_data", "catalogue_side_value"]
 
@@ -59,20 +61,35 @@ def check_side_data(measures: Sequence[SideMeasure], side: SideData) -> None:
 
 
 def side_values(run: Run, measures: Sequence[SideMeasure], side: SideData,
-                protocol: "Protocol | None" = None) -> tuple[SideValue, ...]:
-    """Each side-data measure on the run, as the values Results hold."""
-    values = []
-    for measure in measures:
-        spec = measure.spec
-        got = compute_side(measure, run, side, protocol)
-        if isinstance(got, CatalogueValue):
-            values.append(catalogue_side_value(measure, got))
-        else:
-            values.append(SideValue(str(measure), spec.display, spec.kind, float(got.mean),
-                                    np.asarray(got.queries), np.asarray(got.values, dtype=np.float64),
-                                    (("lists", len(got.values)), ("undefined", got.undefined)),
-                                    spec.higher_is_better))
-    return tuple(values)
+                protocol: "Protocol | None" = None, costs: "dict[str, float] | None" = None) -> tuple[SideValue, ...]:
+    """Each side-data measure on the run, as the values Results hold.
+
+    The top k of each list is cut once per cutoff and shared by the measures
+    (:func:`~.topk.shared_cuts`). `costs`, when given, receives each measure's
+    seconds (its text -> wall seconds; the first measure at a cutoff pays for the cut).
+    """
+    with shared_cuts():
+        return tuple(_side_value(measure, run, side, protocol, costs) for measure in measures)
+
+
+def _side_value(measure: SideMeasure, run: Run, side: SideData, protocol: "Protocol | None",
+                costs: "dict[str, float] | None") -> SideValue:
+    start = time.perf_counter()
+    try:
+        return _value_of(measure, compute_side(measure, run, side, protocol))
+    finally:
+        if costs is not None:
+            costs[str(measure)] = costs.get(str(measure), 0.0) + time.perf_counter() - start
+
+
+def _value_of(measure: SideMeasure, got: Any) -> SideValue:
+    """A measure's result as Results hold it."""
+    spec = measure.spec
+    if isinstance(got, CatalogueValue):
+        return catalogue_side_value(measure, got)
+    return SideValue(str(measure), spec.display, spec.kind, float(got.mean), np.asarray(got.queries),
+                     np.asarray(got.values, dtype=np.float64),
+                     (("lists", len(got.values)), ("undefined", got.undefined)), spec.higher_is_better)
 
 
 def catalogue_side_value(measure: SideMeasure, got: CatalogueValue) -> SideValue:

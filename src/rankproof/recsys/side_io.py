@@ -34,7 +34,7 @@ from ..io.arrow import MissingColumnsError, first_null, missing_error, plain, se
 from ..io.checks import Rows, checked_scores, id_columns
 from ..io.formats import format_of, read_table
 from ..io.what import What
-from .side import Features, Groups, Interactions, SideData
+from .side import Features, Groups, Interactions, SideData, summed_counts
 
 __all__ = ["read_items", "read_train", "read_features", "read_groups", "read_side_data"]
 
@@ -101,13 +101,56 @@ def reworded(error: MissingColumnsError, arguments: dict) -> MissingColumnsError
 
 
 def _text(column) -> np.ndarray:
+    """The column's values as text (numpy str)."""
+    distinct, codes = _text_codes(column)
+    return distinct if codes is None else distinct[codes]
+
+
+def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
+    """(each distinct value as text, each row's index into them): each distinct value converted once
+    (a training log repeats its users and items: converting every row's id was most of reading it).
+    With a null the codes are None and the text is every row's."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    return np.asarray(pc.cast(plain(column), pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+    column = plain(column)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    encoded = pc.dictionary_encode(column)
+    if len(column) == 0 or encoded.indices.null_count:
+        return np.asarray(pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str), None
+    dictionary = encoded.dictionary
+    if pa.types.is_integer(dictionary.type) and len(dictionary):
+        # Integers as decimal text by numpy, without a Python string per id (the same text as
+        # Arrow's cast), narrowed to the longest id as the cast's array is.
+        wide = dictionary.to_numpy().astype(str)
+        return wide.astype(f"<U{int(np.char.str_len(wide).max())}"), encoded.indices.to_numpy()
+    distinct = np.asarray(pc.cast(dictionary, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+    return distinct, encoded.indices.to_numpy()
+
+
+def _popularity(distinct: np.ndarray, codes: "np.ndarray | None",
+                counts: "np.ndarray | None") -> "tuple[np.ndarray, np.ndarray] | None":
+    """Interactions.popularity() from the item column's codes: the distinct items sorted once,
+    not every row's text (None without codes). `counts` None: one interaction per row."""
+    if codes is None:
+        return None
+    ids, inverse = np.unique(distinct, return_inverse=True)
+    if counts is None:   # counted in integers, no weights
+        return ids, np.bincount(inverse[codes], minlength=len(ids)).astype(np.int64)
+    return ids, summed_counts(inverse[codes], counts, len(ids))
 
 
 def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """The "query" and "doc" columns checked as the ids of a log are, as text (see :func:`_id_codes`)."""
+    (query_text, query_codes), (doc_text, doc_codes) = _id_codes(columns, named, rows, shown)
+    query = query_text if query_codes is None else query_text[query_codes]
+    if doc_text is query_text and doc_codes is query_codes:
+        return query, query
+    return query, (doc_text if doc_codes is None else doc_text[doc_codes])
+
+
+def _id_codes(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
     """The "query" and "doc" columns checked as the ids of a log are, as text.
 
     `shown` says what each is in messages ("user", "item", or "" to leave it out of them).
@@ -120,7 +163,9 @@ def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tupl
         raise error.replace(**hidden).in_words_of(vocabulary) from None
     rows.query = query if shown[0] else None
     rows.doc = doc if shown[1] else None
-    return _text(query), _text(doc)
+    query_parts = _text_codes(query)
+    # The catalogue, the features and the groups read one column as both: converted once.
+    return query_parts, (query_parts if doc is query or named["doc"] == named["query"] else _text_codes(doc))
 
 
 def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
@@ -174,8 +219,12 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
         named["count"] = count
     arguments = None if user is not None else {"query": "item", "doc": "item", "count": "count"}
     columns, rows = _columns(data, named, _TRAIN, format, source, arguments)
-    users, items = _ids(columns, named, rows, ("user" if user is not None else "", "item"))
+    (user_text, user_codes), (item_text, item_codes) = _id_codes(columns, named, rows,
+                                                                 ("user" if user is not None else "", "item"))
+    users = user_text if user_codes is None else user_text[user_codes]
+    items = item_text if item_codes is None else item_text[item_codes]
     counts = np.ones(len(items), dtype=np.int64)
+    given = None
     if count is not None:
         values = checked_scores(columns["count"], count, rows)
         bad = np.flatnonzero((values < 0) | (values != np.floor(values)))
@@ -183,8 +232,9 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
             raise ParseError(what=f"the count in column {literal(repr(count))} must be an integer >= 0",
                              value=float(values[bad[0]]), fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
-        counts = values.astype(np.int64)
-    return Interactions(users if user is not None else None, items, counts, rows.source)
+        counts = given = values.astype(np.int64)
+    return Interactions(users if user is not None else None, items, counts, rows.source,
+                        item_popularity=_popularity(item_text, item_codes, given))
 
 
 def _vectors(columns: dict, names: Sequence[str], rows: Rows, items: np.ndarray):

@@ -33,6 +33,16 @@ def tied_rows(scores: ScoreInput) -> int:
     if scores.offsets is None:   # dense
         if score.ndim != 2 or score.shape[0] == 0 or score.shape[1] < 2:
             return 0
+        # A row whose first two candidates differ is no tie: only the others are read whole (a
+        # fixed cost of every evaluation, two passes over the matrix before). A NaN is no candidate,
+        # so a row with one among its first two is read whole too.
+        first, second = score[:, 0], score[:, 1]
+        maybe = first == second
+        if scores.masked:
+            maybe |= np.isnan(first) | np.isnan(second)
+        score = score[maybe] if not maybe.all() else score
+        if score.shape[0] == 0:
+            return 0
         counts = np.full(score.shape[0], score.shape[1]) if not scores.masked else (~np.isnan(score)).sum(axis=1)
         highest, lowest = np.fmax.reduce(score, axis=1), np.fmin.reduce(score, axis=1)
     else:

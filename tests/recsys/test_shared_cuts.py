@@ -1,0 +1,138 @@
+"""The side-data measures' shared work (issue 35): the compiled Jaccard loop against its
+vectorised reference, the top k cut once per run, side data read by codes.
+
+Expected values come from the reference implementations written here (the vectorised
+loops the compiled and shared paths replaced), which must agree to the last bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from rankproof import Run
+from rankproof._libs.lists import jaccard_pair_sums
+from rankproof.protocol import Protocol
+from rankproof.recsys.side import SideData
+from rankproof.recsys.side_eval import side_values, split_measures
+from rankproof.recsys.side_io import read_features, read_train
+from rankproof.recsys.topk import ranked_rows, shared_cuts, sorted_top_rows, top_rows
+
+
+def reference_pair_sums(query: np.ndarray, num_queries: int, k: int, bits: np.ndarray) -> np.ndarray:
+    """The vectorised reference: pairs (p, p + d) for d = 1 .. k - 1, summed per d, then per list."""
+    total = np.zeros(num_queries)
+    for d in range(1, min(k, len(query))):
+        first = np.flatnonzero(query[d:] == query[:-d])
+        if not first.size:
+            break
+        inter = np.bitwise_count(bits[first] & bits[first + d]).sum(axis=1)
+        union = np.bitwise_count(bits[first] | bits[first + d]).sum(axis=1)
+        total += np.bincount(query[first], weights=1.0 - inter / union, minlength=num_queries)
+    return total
+
+
+@pytest.mark.parametrize("words", [1, 3])
+def test_compiled_jaccard_equals_the_vectorised_reference_bit_for_bit(words: int):
+    rng = np.random.default_rng(words)
+    sizes = rng.integers(0, 13, size=400)
+    query = np.repeat(np.arange(len(sizes)), sizes)
+    bits = rng.integers(1, 2**63, size=(len(query), words), dtype=np.int64).astype(np.uint64)
+    bits[:, 0] |= np.uint64(1)   # never an empty set
+    bits[::7] = bits[1::7][: len(bits[::7])] if len(bits) > 14 else bits[::7]   # some equal sets: distance 0
+    got = jaccard_pair_sums(np.r_[0, np.cumsum(sizes)].astype(np.int64), bits)
+    assert np.array_equal(got, reference_pair_sums(query, len(sizes), int(sizes.max()), bits))
+
+
+def test_compiled_jaccard_by_hand():
+    # {a}, {a, b}, {c}: d = 1 - 1/2, 1, 1 -> 2.5; a list of one item has no pair.
+    bits = np.array([[0b001], [0b011], [0b100], [0b001]], dtype=np.uint64)
+    assert jaccard_pair_sums(np.array([0, 3, 4], dtype=np.int64), bits).tolist() == [2.5, 0.0]
+
+
+def random_run(seed: int) -> Run:
+    rng = np.random.default_rng(seed)
+    lists = {f"u{u}": {f"i{i}": float(s) for i, s in zip(rng.choice(30, 8, replace=False), rng.random(8))}
+             for u in range(50)}
+    return Run.from_dict(lists)
+
+
+def test_the_cut_is_made_once_and_equals_a_fresh_one():
+    run, protocol = random_run(1), Protocol()
+    with shared_cuts():
+        first = top_rows(run, 5, protocol)
+        assert top_rows(run, 5, protocol) is first
+        assert top_rows(run, 3, protocol) is not first   # another cutoff, another cut
+        with pytest.raises(ValueError):
+            first[0] = 0   # shared: read-only
+        rows, query = sorted_top_rows(run, 5, protocol)
+        ranked, of_list, rank = ranked_rows(run, 5, protocol)
+    assert np.array_equal(first, top_rows(run, 5, protocol))   # outside the scope: cut afresh, the same
+    assert np.array_equal(rows, np.sort(first)) and np.array_equal(ranked, first)
+    assert np.array_equal(query, np.searchsorted(run.offsets, rows, side="right") - 1)
+    assert rank.tolist() == [1, 2, 3, 4, 5] * 50 and np.array_equal(of_list, np.repeat(np.arange(50), 5))
+
+
+def test_side_measures_inside_the_shared_scope_equal_each_alone():
+    run = random_run(2)
+    rng = np.random.default_rng(3)
+    items = [f"i{i}" for i in range(30)]
+    train = read_train(pa.table({"user": [f"u{u}" for u in rng.integers(0, 50, 230)],
+                                 "item": items + [items[i] for i in rng.integers(0, 30, 200)]}))
+    genres = pa.table({"item": items, "category": [f"g{i % 4}|g{i % 7}" for i in range(30)]})
+    side = SideData(items=np.array(items), train=train, features=read_features(genres))
+    _, wanted = split_measures(["coverage@5", "gini@5", "novelty@5", "entropy@5", "arp@5", "ild@5",
+                                "long_tail_share@5", "calibration@5"])
+    together = side_values(run, wanted, side)
+    for measure, value in zip(wanted, together):
+        alone = side_values(run, [measure], side)[0]
+        assert not np.isnan(value.value) and value.value == alone.value, str(measure)
+        assert value.detail == alone.detail, str(measure)
+        if value.values is not None:
+            assert np.array_equal(value.values, alone.values, equal_nan=True)
+
+
+def test_training_popularity_read_by_codes_equals_counting_the_text():
+    rng = np.random.default_rng(4)
+    table = pa.table({"user": rng.integers(0, 50, 500), "item": rng.integers(0, 40, 500),
+                      "n": rng.integers(0, 5, 500)})
+    train = read_train(table, count="n")
+    assert train.item_popularity is not None
+    ids, inverse = np.unique(train.items, return_inverse=True)
+    expected = np.bincount(inverse, weights=train.counts, minlength=len(ids)).astype(np.int64)
+    got_ids, got = train.popularity()
+    assert np.array_equal(got_ids, ids) and np.array_equal(got, expected) and got.dtype == np.int64
+    assert train.items.tolist() == [str(i) for i in table["item"].to_pylist()]
+
+
+def test_evaluate_profile_names_each_side_measure_and_a_bad_side_file_is_still_refused(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from rankproof.cli import main
+
+    truth, recs, train = tmp_path / "truth.parquet", tmp_path / "recs.parquet", tmp_path / "train.parquet"
+    pq.write_table(pa.table({"user": ["u", "v"], "item": ["a", "d"], "rating": [1, 2]}), truth)
+    pq.write_table(pa.table({"user": ["u", "u", "v", "v"], "item": ["a", "b", "c", "d"],
+                             "score": [0.9, 0.5, 0.7, 0.2]}), recs)
+    pq.write_table(pa.table({"user": ["x", "y", "y", "z"], "item": ["a", "b", "c", "d"]}), train)
+    common = [str(truth), str(recs), "--columns", "query=user,doc=item,grade=rating,score=score", "-m", "ndcg@2"]
+    assert main(["evaluate", *common, "-m", "novelty@2", "-m", "coverage@2", "--train", str(train),
+                 "--profile", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    for stage in ("recs.parquet: accuracy measures", "recs.parquet: novelty@2", "recs.parquet: coverage@2",
+                  "side data read"):
+        assert f"rankproof: profile: {stage} " in err, err
+    # The side files are read beside the runs: one that cannot be read is refused all the same, exit 2.
+    assert main(["evaluate", *common, "-m", "novelty@2", "--train", str(tmp_path / "missing.parquet")]) == 2
+    assert "missing.parquet" in capsys.readouterr().err
+
+
+def test_integer_ids_read_as_the_same_text_as_arrows_cast():
+    from rankproof.recsys.side_io import read_items
+
+    ids = np.array([7, -3, 120000000000, 0, 7, 45], dtype=np.int64)
+    got = read_train(pa.table({"user": ids, "item": ids[::-1].copy()}))
+    expected = np.asarray(pa.compute.cast(pa.array(ids), pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
+    assert np.array_equal(got.users, expected) and got.users.dtype == expected.dtype
+    assert read_items(pa.table({"item": ids})).tolist() == sorted(set(expected.tolist()))

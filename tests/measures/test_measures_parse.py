@@ -21,7 +21,11 @@ PARAM_VALUES = {
     "recall_denominator": ["relevant", "min_k"],
     "ap_denominator": ["relevant", "min_k", "hits", "HITS"],
     "max_grade": [0, 2, 4, 2.5, "4"],  # err: its default (None, the highest judged grade) has no text
+    "max_rel": [1, 3, 2.5, "4"],  # the C/W/L measures: the same
+    "quantity": ["eu", "etu", "ec", "etc", "ed", "ETU"],
 }
+# Parameters that name files (the C/W/L costs): round trips with files in test_cwl.py.
+FILE_PARAMS = {"costs", "elements"}
 
 
 @st.composite
@@ -29,7 +33,8 @@ def any_measure(draw) -> Measure:
     name = draw(st.sampled_from(sorted(REGISTRY)))
     spec = REGISTRY[name]
     cutoff = draw(st.none() | st.integers(1, 1000)) if spec.cutoff else None
-    chosen = draw(st.lists(st.sampled_from(spec.params), unique=True)) if spec.params else []
+    drawable = [name for name in spec.params if name not in FILE_PARAMS]
+    chosen = draw(st.lists(st.sampled_from(drawable), unique=True)) if drawable else []
     # Parameters of a measure's own (not protocol policies) are drawn around their default.
     defaults = dict(spec.defaults)
     params = tuple((key, draw(st.sampled_from(PARAM_VALUES.get(key) or [defaults[key]]))) for key in chosen)

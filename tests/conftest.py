@@ -29,10 +29,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from oracles import missing, shared
 from paths import BUILD, CRANFIELD, SHARED, SRC
 from trec_oracle import build_trec_eval, build_trec_eval9
+
+# The suite runs on two workers on a 2-core machine that other jobs may share: slow input
+# generation and a slow example are the machine, not a property that failed.
+settings.register_profile("shared-machine", suppress_health_check=[HealthCheck.too_slow], deadline=None)
+settings.load_profile("shared-machine")
 
 # Subprocesses (the command line run for real, Spark's Python workers) import this
 # checkout's src too, as pytest's own `pythonpath` makes the tests do.

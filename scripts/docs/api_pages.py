@@ -19,8 +19,15 @@ FOLDER = "reference/api"
 PACKAGE = "rankproof"
 
 
+# Folders that group public modules without being one (``rankproof.frontdoors.frame``):
+# their modules are listed as if they stood at the top.
+FOLDERS = ("frontdoors",)
+
+
 def public_modules() -> list[str]:
-    """``rankproof.X`` for every public module or subpackage declaring ``__all__``, in name order."""
+    """``rankproof.X`` for every public module or subpackage declaring ``__all__``, in name order,
+    and ``rankproof.frontdoors.X`` for the front doors not re-exported at the top under their name
+    (``rankproof.sklearn`` is documented there, not twice)."""
     package = importlib.import_module(PACKAGE)
     found = []
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda info: info.name):
@@ -29,6 +36,13 @@ def public_modules() -> list[str]:
         module = importlib.import_module(f"{PACKAGE}.{info.name}")
         if hasattr(module, "__all__"):
             found.append(module.__name__)
+    top = {name.rsplit(".", 1)[1] for name in found}
+    for folder in FOLDERS:
+        inner = importlib.import_module(f"{PACKAGE}.{folder}")
+        for info in sorted(pkgutil.iter_modules(inner.__path__), key=lambda info: info.name):
+            module = importlib.import_module(f"{PACKAGE}.{folder}.{info.name}")
+            if not info.name.startswith("_") and info.name not in top and hasattr(module, "__all__"):
+                found.append(module.__name__)
     return found
 
 

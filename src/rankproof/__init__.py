@@ -21,16 +21,22 @@ from typing import TYPE_CHECKING, Any
 # statistics or the score-matrix paths (tens of ms of a small run's process).
 _HOMES = {
     "Qrels": ".data.qrels", "IntentQrels": ".data.intents", "Run": ".data.run", "RankproofError": ".errors",
-    "evaluate": ".evaluation", "evaluate_frame": ".frame", "evaluate_scores": ".scores",
+    "evaluate": ".evaluation", "evaluate_frame": ".frontdoors.frame", "evaluate_scores": ".frontdoors.scores",
     "coverage": ".recsys.coverage", "Coverage": ".recsys.coverage",
     "Measure": ".measures.base", "parse_measure": ".measures.parse", "parse_measures": ".measures.parse",
     "PRESETS": ".protocol", "Protocol": ".protocol", "Results": ".results",
     "Comparison": ".stats", "compare": ".stats", "load_results": ".stats",
     "why": ".explain.why", "Why": ".explain.why",
     "fuse": ".fusion",
-    "evaluate_rag": ".rag", "rag_inputs": ".rag",
+    "evaluate_rag": ".frontdoors.rag", "rag_inputs": ".frontdoors.rag",
 }
 _HOMES["evaluate_nuggets"] = ".results.nuggets"  # nuggetizer's assignment files as Results
+# Modules that moved, by their earlier name: ``rankproof.beyond.ild`` and the like keep
+# working as attributes (``from rankproof.recsys.beyond import ild`` is the import).
+_MOVED = {
+    "beyond": ".recsys.beyond", "clicks": ".recsys.clicks", "frame": ".frontdoors.frame",
+    "outofcore": ".frontdoors.outofcore", "scores": ".frontdoors.scores", "rag": ".frontdoors.rag",
+}
 
 if TYPE_CHECKING:
     from .data.intents import IntentQrels
@@ -39,17 +45,17 @@ if TYPE_CHECKING:
     from .errors import RankproofError
     from .evaluation import evaluate
     from .explain.why import Why, why
-    from .frame import evaluate_frame
+    from .frontdoors.frame import evaluate_frame
     from .fusion import fuse
     from .measures.base import Measure
     from .measures.parse import parse_measure, parse_measures
     from .protocol import PRESETS, Protocol
-    from .rag import evaluate_rag, rag_inputs
+    from .frontdoors.rag import evaluate_rag, rag_inputs
     from .recsys.coverage import Coverage, coverage
     # at run time the package itself, callable (see rankproof.report); typed as the function it calls
     from .report import make_report as report
     from .results import Results
-    from .scores import evaluate_scores
+    from .frontdoors.scores import evaluate_scores
     from .stats import Comparison, compare, load_results
     from .results.nuggets import evaluate_nuggets
 
@@ -61,6 +67,8 @@ def __getattr__(name: str) -> Any:
         from importlib.metadata import version
 
         return version("rankproof")
+    if name in _MOVED:
+        return importlib.import_module(_MOVED[name], __name__)
     if name not in _HOMES:
         raise AttributeError(f"module 'rankproof' has no attribute {name!r}")
     value = getattr(importlib.import_module(_HOMES[name], __name__), name)

@@ -181,8 +181,8 @@ def _alignments(seed: int):
     """(alignment, protocol, measures) of each kind an engine may support: a run against
     qrels (the pipeline's alignment) and a dense score matrix (evaluate_scores's)."""
     from rankproof.pipeline.alignment import align
-    from rankproof.scores import DenseAlignment
-    from rankproof.scores._input import read_scores
+    from rankproof.frontdoors.scores import DenseAlignment
+    from rankproof.frontdoors.scores._input import read_scores
 
     for protocol in PROTOCOLS:
         qrels, run = random_case(seed)

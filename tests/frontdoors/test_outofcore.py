@@ -1,7 +1,7 @@
-"""Out-of-core evaluation of recommender logs (rankproof.outofcore, evaluate_frame(memory_budget=)).
+"""Out-of-core evaluation of recommender logs (rankproof.frontdoors.outofcore, evaluate_frame(memory_budget=)).
 
 The property: a log evaluated part by part gives the Results of the
-in-memory evaluation (rankproof.frame without a budget, the reference):
+in-memory evaluation (rankproof.frontdoors.frame without a budget, the reference):
 the same users in the same order, the same per-user values, counts and
 means, bit for bit, however the log is cut (users split across row groups
 and chunks, a user alone in a chunk, the first and last rows, parts of one
@@ -21,8 +21,8 @@ pacsv = pytest.importorskip("pyarrow.csv")
 
 from rankproof import evaluate_frame  # noqa: E402
 from rankproof.errors import InputError  # noqa: E402
-from rankproof.frame import ids_as_integers  # noqa: E402
-from rankproof.outofcore import Log, evaluate_log, parse_budget  # noqa: E402
+from rankproof.frontdoors.frame import ids_as_integers  # noqa: E402
+from rankproof.frontdoors.outofcore import Log, evaluate_log, parse_budget  # noqa: E402
 
 MEASURES = ["ndcg@5", "r@3", "ap@10", "rr"]
 

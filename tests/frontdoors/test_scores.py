@@ -167,8 +167,8 @@ def test_inputs_are_never_modified():
 def _reference(y_true, y_score, measures, protocol):
     """Every measure by the reference kernels over the general alignment (no fast path)."""
     from rankproof.evaluation import evaluate_alignment, resolve_measures
-    from rankproof.scores._align import score_alignment
-    from rankproof.scores._input import read_scores
+    from rankproof.frontdoors.scores._align import score_alignment
+    from rankproof.frontdoors.scores._input import read_scores
 
     scores = read_scores(y_true, y_score, None, None, protocol)
     return evaluate_alignment(score_alignment(scores, protocol), resolve_measures(measures, protocol), protocol,
@@ -399,7 +399,7 @@ def test_num_relevant_by_hand_and_its_errors():
 
 @pytest.mark.parametrize("rows", [1, 2, 9, 10, 11, 99, 100, 101, 12345, 100001])
 def test_rows_are_named_by_their_number(rows):
-    from rankproof.scores._input import decimal_names
+    from rankproof.frontdoors.scores._input import decimal_names
 
     names = decimal_names(rows)
     assert names.shape == (rows,)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rankproof.errors import RankproofWarning
-from rankproof.scores import evaluate_scores
+from rankproof.frontdoors.scores import evaluate_scores
 from rankproof.sklearn import ndcg_scorer
 
 

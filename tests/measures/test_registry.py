@@ -34,8 +34,8 @@ from rankproof.errors import TieError
 from rankproof.measures.base import REGISTRY, Measure, MeasureSpec, TieSupport
 from rankproof.pipeline.alignment import align
 from rankproof.pipeline.intents import attach_intents
-from rankproof.scores import DenseAlignment
-from rankproof.scores._input import read_scores
+from rankproof.frontdoors.scores import DenseAlignment
+from rankproof.frontdoors.scores._input import read_scores
 
 SEEDS = range(12)
 # Measures computed from a ranking (nugget scores are read from assignment files: tests/results/test_nuggets_results.py).

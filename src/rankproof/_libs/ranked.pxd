@@ -20,6 +20,10 @@ cpdef enum Kind:
     # user models
     ERR = 24
 
+# The enums below stay plain C enums (a typed enum cannot index a pointer in
+# Cython); ranked.pyx's plan_layout() hands them to engines/compiled.py, so
+# each number is written here only.
+
 # Real-valued parameters (the params row of a measure): rprec_mult's mult,
 # set_f's beta, utility's a, b, c, d and docs.
 cdef enum:
@@ -33,11 +37,11 @@ cdef enum:
 # Denominator policies (POLICY column). P: 0 = k, 1 = retrieved;
 # R: 0 = relevant, 1 = min_k; AP: 0 = relevant, 1 = min_k, 2 = hits.
 cdef enum:
-    RELEVANT = 0, MIN_K = 1, HITS = 2, RETRIEVED = 1
+    BY_K = 0, RELEVANT = 0, MIN_K = 1, HITS = 2, RETRIEVED = 1
 
 # Ideal sources: the judged pool (0) or the retrieved docs (1).
 cdef enum:
-    POOL_JUDGED = 0
+    POOL_JUDGED = 0, POOL_RETRIEVED = 1
 
 
 cdef struct Tables:

@@ -39,6 +39,10 @@ class Kind(IntEnum):
     UNJUDGED = 23
     ERR = 24
 
+def plan_layout() -> dict[str, dict[str, int]]:
+    """The plan enums of ranked.pxd (Column, Param, Denominator, Pool) and common.pxd's GainKind, by name."""
+    ...
+
 def evaluate_ranked(
     offsets: NDArray[np.int64],        # (queries + 1,), C-contiguous
     group_offsets: NDArray[np.int64],  # (groups + 1,), C-contiguous

@@ -29,7 +29,7 @@ from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 from .common cimport (
-    TABLE, Groups, Hypergeometric, Ranking, gain_by_formula, hypergeometric, next_group, next_value,
+    EXP2, LINEAR, TABLE, Groups, Hypergeometric, Ranking, gain_by_formula, hypergeometric, next_group, next_value,
     probability, ranking_of, tie_groups,
 )
 
@@ -493,6 +493,23 @@ cdef void _first_groups(const int64_t[::1] offsets, const int64_t[::1] group_off
             else:
                 hi = mid
         query_groups[q] = lo
+
+
+def plan_layout():
+    """The numbers of ranked.pxd's plan enums and common.pxd's gain formulas,
+    by enum and name, for the Python side that builds a plan
+    (engines/compiled.py): each number is written once, in the .pxd."""
+    return {
+        "Column": {"KIND": KIND, "CUTOFF": CUTOFF, "REL": REL, "GAIN": GAIN, "DISCOUNT": DISCOUNT,
+                   "POLICY": POLICY, "SOURCE": SOURCE, "PLAN_COLUMNS": PLAN_COLUMNS},
+        "Param": {"MULT": MULT, "BETA": BETA, "UTILITY_A": UTILITY_A, "UTILITY_B": UTILITY_B,
+                  "UTILITY_C": UTILITY_C, "UTILITY_D": UTILITY_D, "UTILITY_DOCS": UTILITY_DOCS,
+                  "PARAM_COLUMNS": PARAM_COLUMNS},
+        "Denominator": {"BY_K": BY_K, "RELEVANT": RELEVANT, "MIN_K": MIN_K, "HITS": HITS,
+                        "RETRIEVED": RETRIEVED},
+        "Pool": {"POOL_JUDGED": POOL_JUDGED, "POOL_RETRIEVED": POOL_RETRIEVED},
+        "GainKind": {"LINEAR": LINEAR, "EXP2": EXP2, "TABLE": TABLE},
+    }
 
 
 def evaluate_ranked(

@@ -1,4 +1,4 @@
-"""``--memory-budget``: ``rankproof evaluate`` on logs larger than memory, part by part (rankproof.outofcore).
+"""``--memory-budget``: ``rankproof evaluate`` on logs larger than memory, part by part (rankproof.frontdoors.outofcore).
 
 With the option, or without it when the qrels and a run are CSV, TSV or
 Parquet files whose in-memory evaluation would need more than the default
@@ -45,7 +45,7 @@ def _table_format(path: str, given: str | None) -> str | None:
 
 def wanted(args, command: str) -> bool:
     """Evaluate out of core? --memory-budget (then the inputs must allow it), or inputs too large."""
-    from ..outofcore import needs_out_of_core
+    from ..frontdoors.outofcore import needs_out_of_core
 
     formats = [_table_format(args.qrels, args.qrels_format), *[_table_format(r, args.run_format) for r in args.runs]]
     if args.memory_budget is None and args.log_sorted is None:
@@ -67,7 +67,7 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
     from ..data.qrels import Qrels
     from ..data.run import Run
     from ..evaluation import evaluate
-    from ..outofcore import Log, evaluate_log, parse_budget
+    from ..frontdoors.outofcore import Log, evaluate_log, parse_budget
     from ..results import check_query_coverage
     from .grade_map import grade_map
 

@@ -44,15 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def rag_inputs(path: str, layout: str | None = None, name: str | None = None, judgments: str | None = None):
-    """The qrels and run of a RAG evaluation file, and what was read (:func:`rankproof.rag.rag_inputs`)."""
-    from ..rag import rag_inputs as inputs
+    """The qrels and run of a RAG evaluation file, and what was read (:func:`rankproof.frontdoors.rag.rag_inputs`)."""
+    from ..frontdoors.rag import rag_inputs as inputs
 
     return inputs(path, layout=layout, judgments=judgments, name=name)
 
 
 def run(args) -> int:
     from ..measures.parse import parse_measures
-    from ..rag import evaluate_rag, rag_rows
+    from ..frontdoors.rag import evaluate_rag, rag_rows
     from ..report.output import check_output_path, write_output
 
     measures = parse_measures(args.measure or DEFAULT_MEASURES)

@@ -29,35 +29,53 @@ from ..measures.user_models import err_max_grade, err_stop_chance
 __all__ = ["CompiledEngine", "KINDS", "KERNEL_KINDS"]
 
 
-def _kernel_kinds() -> dict[str, int]:
-    """The kernel's kinds by the name a MeasureSpec's ``kernel`` gives, read from
-    the enum of _libs/ranked.pyx (``Kind.NDCG`` is "ndcg"); empty when the
-    extension is not built (``CompiledEngine()`` then says so)."""
+def _kernel_enums() -> dict[str, dict[str, int]]:
+    """The kernel's enums by name, read from _libs/ranked.pyx (its .pxd writes
+    each number once): ``Kind`` by the name a MeasureSpec's ``kernel`` gives
+    (``Kind.NDCG`` is "ndcg"), the plan's ``Column``, ``Param``, ``Denominator``
+    and ``Pool``, and the gain formulas of common.pxd's GainKind; all empty when
+    the extension is not built (``CompiledEngine()`` then says so)."""
     try:
-        from .._libs.ranked import Kind
+        from .._libs import ranked
     except ImportError:
-        return {}
-    return {kind.name.lower(): int(kind) for kind in Kind}
+        return {name: {} for name in ("Kind", "Column", "Param", "Denominator", "Pool", "GainKind")}
+    enums = ranked.plan_layout()
+    enums["Kind"] = {kind.name.lower(): int(kind) for kind in ranked.Kind}
+    return enums
 
 
-KERNEL_KINDS: dict[str, int] = _kernel_kinds()
+_ENUMS = _kernel_enums()
+KERNEL_KINDS: dict[str, int] = _ENUMS["Kind"]
 # Measure name -> kernel kind, generated from the registry (the measures with a kernel).
 KINDS: dict[str, int] = {spec.name: KERNEL_KINDS[spec.kernel] for spec in REGISTRY.values()
                          if spec.kernel is not None and spec.kernel in KERNEL_KINDS}
 
+
+def _enum(name: str, member: str) -> int:
+    """One number of the kernel's enums; -1 when the extension is not built
+    (no plan is made then)."""
+    return _ENUMS[name].get(member, -1)
+
+
 # Denominator policies -> the kernel's number, by the parameter a measure reads.
 _DENOMINATORS: dict[str, dict] = {
-    "precision_denominator": {PrecisionDenominator.K: 0, PrecisionDenominator.RETRIEVED: 1},
-    "recall_denominator": {RecallDenominator.RELEVANT: 0, RecallDenominator.MIN_K: 1},
-    "ap_denominator": {ApDenominator.RELEVANT: 0, ApDenominator.MIN_K: 1, ApDenominator.HITS: 2},
+    "precision_denominator": {PrecisionDenominator.K: _enum("Denominator", "BY_K"),
+                              PrecisionDenominator.RETRIEVED: _enum("Denominator", "RETRIEVED")},
+    "recall_denominator": {RecallDenominator.RELEVANT: _enum("Denominator", "RELEVANT"),
+                           RecallDenominator.MIN_K: _enum("Denominator", "MIN_K")},
+    "ap_denominator": {ApDenominator.RELEVANT: _enum("Denominator", "RELEVANT"),
+                       ApDenominator.MIN_K: _enum("Denominator", "MIN_K"),
+                       ApDenominator.HITS: _enum("Denominator", "HITS")},
 }
-_POOLS = {Ideal.JUDGED: 0, Ideal.RETRIEVED: 1}
+_POOLS = {Ideal.JUDGED: _enum("Pool", "POOL_JUDGED"), Ideal.RETRIEVED: _enum("Pool", "POOL_RETRIEVED")}
 # Gain formulas of the kernel (for grades outside a gain table's range).
-_FORMULAS = {Gain.LINEAR: 0, Gain.EXP2: 1}
-_MAP = 2
+_FORMULAS = {Gain.LINEAR: _enum("GainKind", "LINEAR"), Gain.EXP2: _enum("GainKind", "EXP2")}
+_MAP = _enum("GainKind", "TABLE")
 # Columns of the kernel's plan row, and the width of its params row.
-_KIND, _CUTOFF, _REL, _GAIN, _DISCOUNT, _POLICY, _SOURCE = range(7)
-_PARAM_COLUMNS = 5
+_KIND, _CUTOFF, _REL, _GAIN, _DISCOUNT, _POLICY, _SOURCE, _PLAN_COLUMNS = (
+    _enum("Column", name) for name in ("KIND", "CUTOFF", "REL", "GAIN", "DISCOUNT", "POLICY", "SOURCE",
+                                       "PLAN_COLUMNS"))
+_PARAM_COLUMNS = _enum("Param", "PARAM_COLUMNS")
 
 
 def _kernel_params(measure: Measure) -> tuple[str, ...]:
@@ -240,7 +258,7 @@ class CompiledEngine:
             return table.index(item)
 
         params = np.zeros((len(measures), _PARAM_COLUMNS))
-        plan = np.full((len(measures), 7), -1, dtype=np.int64)
+        plan = np.full((len(measures), _PLAN_COLUMNS), -1, dtype=np.int64)
         plan[:, _DISCOUNT] = 0
         plan[:, _GAIN] = 0
         for j, m in enumerate(measures):

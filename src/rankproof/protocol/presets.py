@@ -71,7 +71,7 @@ _SETTINGS: dict[str, dict[str, Any]] = {
 # rankproof's ties=expected), rows without relevance scored 0, negative y_true
 # refused (ndcg_score does), a plain mean over rows. sample_weight is
 # aggregation=weighted with weights=sample_weight; ignore_ties=True is
-# documented in rankproof.scores.
+# documented in rankproof.frontdoors.scores.
 _SETTINGS["sklearn"] = {}
 
 # LightGBM's ndcg@k eval metric (src/metric/rank_metric.hpp, dcg_calculator.cpp):

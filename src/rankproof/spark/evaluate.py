@@ -153,7 +153,7 @@ def _weights_frame(spark: "SparkSession", weights: Any) -> "DataFrame":
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
 
-    from ..frame import weights_by_user
+    from ..frontdoors.frame import weights_by_user
 
     if isinstance(weights, DataFrame):
         if not {"query", "weight"} <= set(weights.columns):

@@ -12,12 +12,12 @@ import dataclasses
 
 import numpy as np
 
-from ..errors import InputError
-from ..kernels.segments import ranks_within
-from ..pipeline.alignment import apply_negative_grades, apply_score_precision
-from ..pipeline.rows import precision_ties
-from ..protocol import Protocol, ScorePrecision
-from ..errors import literal
+from ...errors import InputError
+from ...kernels.segments import ranks_within
+from ...pipeline.alignment import apply_negative_grades, apply_score_precision
+from ...pipeline.rows import precision_ties
+from ...protocol import Protocol, ScorePrecision
+from ...errors import literal
 
 __all__ = ["ScoreInput", "as_array", "read_scores"]
 
@@ -98,7 +98,7 @@ def decimal_names(rows: int) -> np.ndarray:
     >>> decimal_names(12)[[0, 9, 10, 11]].tolist()
     ['0', '9', '10', '11']
     """
-    from .._libs.dense import decimal_names as compiled
+    from ..._libs.dense import decimal_names as compiled
 
     return compiled(rows)
 

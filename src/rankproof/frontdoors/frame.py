@@ -30,14 +30,14 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .data.qrels import Qrels
-from .data.run import Run
-from .errors import USERS_AND_ITEMS, InputError, RankproofError
-from .evaluation import evaluate_read, resolve_protocol
-from .measures.base import Measure
-from .measures.parse import parse_measures
-from .protocol import Protocol
-from .results import Results
+from ..data.qrels import Qrels
+from ..data.run import Run
+from ..errors import USERS_AND_ITEMS, InputError, RankproofError
+from ..evaluation import evaluate_read, resolve_protocol
+from ..measures.base import Measure
+from ..measures.parse import parse_measures
+from ..protocol import Protocol
+from ..results import Results
 
 __all__ = ["evaluate_frame"]
 
@@ -120,7 +120,7 @@ def ids_as_integers(queries: np.ndarray) -> tuple[np.ndarray | None, np.ndarray 
     return ids, np.argsort(ids, kind="stable")
 
 
-# The names before they were shared with rankproof.outofcore.
+# The names before they were shared with rankproof.frontdoors.outofcore.
 _integer_ids, _ids_as_integers = integer_ids, ids_as_integers
 
 TRUTH_NOTE = "truth: an item absent from a user's truth is non-relevant (counted as unjudged)"
@@ -180,7 +180,7 @@ def evaluate_frame(
         For logs given as Parquet, CSV or TSV files: evaluate them out of
         core, in parts of whole users, within this many bytes (or a size such
         as ``"2GB"``); the results are those of the in-memory evaluation, bit
-        for bit (see :mod:`rankproof.outofcore` and the guide's page
+        for bit (see :mod:`rankproof.frontdoors.outofcore` and the guide's page
         *Out-of-core and memory*). Without it, files whose evaluation would
         need more than a quarter of the machine's memory are evaluated out of
         core within that quarter.
@@ -264,7 +264,7 @@ def _out_of_core(truth, predictions, memory_budget, sorted) -> bool:
 
 def _evaluate_out_of_core(truth, predictions, measures, protocol, *, user, item, rating, score, weights, name,
                           memory_budget, sorted) -> Results:
-    """evaluate_frame over two files, part by part (rankproof.outofcore)."""
+    """evaluate_frame over two files, part by part (rankproof.frontdoors.outofcore)."""
     from .outofcore import Log, evaluate_log
 
     truth_log = Log.of(truth, (user, item, rating), user)

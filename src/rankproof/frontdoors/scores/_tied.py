@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..protocol import Protocol, Ties
+from ...protocol import Protocol, Ties
 from ._input import ScoreInput
 
 __all__ = ["tied_rows", "tied_rows_warning"]

@@ -25,14 +25,14 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..data.qrels import Qrels
-from ..data.run import Run
-from ..errors import CoverageError, ParseError, ProtocolError, literal
-from ..evaluation import evaluate, resolve_protocol
-from ..io.rag import RagRows, read_judgments, read_rag, read_rag_records
-from ..protocol import Protocol
-from ..results import MIN_COVERAGE, Results
-from ..results.matching import find_mismatch
+from ...data.qrels import Qrels
+from ...data.run import Run
+from ...errors import CoverageError, ParseError, ProtocolError, literal
+from ...evaluation import evaluate, resolve_protocol
+from ...io.rag import RagRows, read_judgments, read_rag, read_rag_records
+from ...protocol import Protocol
+from ...results import MIN_COVERAGE, Results
+from ...results.matching import find_mismatch
 
 __all__ = ["evaluate_rag", "rag_inputs", "rag_rows", "CHUNK_SEPARATORS", "refuse_no_relevant_id"]
 

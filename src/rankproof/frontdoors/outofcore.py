@@ -46,9 +46,9 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from .errors import InputError, ParseError, literal
-from .report.progress import Stages
-from .results import Results
+from ..errors import InputError, ParseError, literal
+from ..report.progress import Stages
+from ..results import Results
 
 __all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "PER_USER", "LATER", "Log", "parse_budget", "default_budget", "estimated_bytes",
            "needs_out_of_core", "evaluate_log"]

@@ -37,14 +37,14 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..engines.dense import DenseMatrix
-from ..errors import InputError, RankproofWarning
-from ..evaluation import evaluate_alignment, resolve_measures, resolve_protocol, weights_wanted
-from ..measures.base import Measure
-from ..pipeline.alignment import Alignment, QueryTable
-from ..protocol import Protocol, Ties
-from ..errors import literal
-from ..results import Results
+from ...engines.dense import DenseMatrix
+from ...errors import InputError, RankproofWarning
+from ...evaluation import evaluate_alignment, resolve_measures, resolve_protocol, weights_wanted
+from ...measures.base import Measure
+from ...pipeline.alignment import Alignment, QueryTable
+from ...protocol import Protocol, Ties
+from ...errors import literal
+from ...results import Results
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._input import ScoreInput, as_array, read_scores
 from ._tied import tied_rows_warning

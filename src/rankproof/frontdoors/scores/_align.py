@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
-from ..pipeline.alignment import Alignment, apply_negative_grades, apply_unjudged, group_ties, rank_order
-from ..protocol import Protocol
-from ..errors import literal
+from ...errors import InputError
+from ...pipeline.alignment import Alignment, apply_negative_grades, apply_unjudged, group_ties, rank_order
+from ...protocol import Protocol
+from ...errors import literal
 from ._input import ScoreInput
 
 __all__ = ["POOL_NOTE", "score_alignment", "base_counts", "num_relevant_note", "check_num_relevant"]

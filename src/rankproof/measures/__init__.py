@@ -17,4 +17,7 @@ from . import nuggets  # noqa: F401,E402  (read from assignment files, not compu
 
 globals().update({_name: Measure(_name) for _name in REGISTRY})
 
-__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", *REGISTRY]
+from .user import Query, Table, define, load_measures, undefine  # noqa: E402  (measures of your own)
+
+__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", "define", "undefine",
+           "load_measures", "Query", "Table", *REGISTRY]

@@ -314,6 +314,17 @@ class Measure:
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
 
+    def __reduce_ex__(self, protocol):
+        # A user-defined measure travels with its spec (and function): the process that
+        # unpickles it (a Spark executor) has not run the file that defined it.
+        from .user import is_user_defined, rebuild, ship_by_value
+
+        if is_user_defined(self.name):
+            ship_by_value(self.name)
+            declared = {name: PARAMS[name] for name in self.spec.params}
+            return rebuild, (self.spec, declared, self.name, self.cutoff, self.params)
+        return super().__reduce_ex__(protocol)
+
 
 def measure_text(name: str, params: tuple[tuple[str, Any], ...], cutoff: int | None) -> str:
     """A measure's canonical text: ``name(key=value,...)@cutoff``, what the parser reads back.

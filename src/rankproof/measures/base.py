@@ -187,6 +187,9 @@ class MeasureSpec:
     # (nugget scores of answers, from nuggetizer's assignment files: rankproof.evaluate_nuggets);
     # no engine computes them and evaluate refuses them.
     ranking: bool = True
+    # Registered by rankproof.measures.define (a user's function): replaceable, and pickled
+    # with its spec so that another process (a Spark executor) can compute it.
+    defined_by_user: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))
@@ -317,13 +320,43 @@ class Measure:
     def __reduce_ex__(self, protocol):
         # A user-defined measure travels with its spec (and function): the process that
         # unpickles it (a Spark executor) has not run the file that defined it.
-        from .user import is_user_defined, rebuild, ship_by_value
-
-        if is_user_defined(self.name):
-            ship_by_value(self.name)
-            declared = {name: PARAMS[name] for name in self.spec.params}
-            return rebuild, (self.spec, declared, self.name, self.cutoff, self.params)
+        spec = REGISTRY.get(self.name)
+        if spec is not None and spec.defined_by_user:
+            _ship_by_value(spec)
+            declared = {name: PARAMS[name] for name in spec.params}
+            return _rebuild_measure, (spec, declared, self.name, self.cutoff, self.params)
         return super().__reduce_ex__(protocol)
+
+
+def _rebuild_measure(spec: MeasureSpec, declared: dict, name: str, cutoff: "int | None", params: tuple) -> Measure:
+    """A user-defined measure unpickled in another process (a Spark executor): its spec, the
+    function with it, and its parameters are registered there first."""
+    for key, param in declared.items():
+        PARAMS.setdefault(key, param)
+    REGISTRY.setdefault(name, spec)
+    measure = object.__new__(Measure)
+    for field, value in (("name", name), ("cutoff", cutoff), ("params", params)):
+        object.__setattr__(measure, field, value)
+    return measure
+
+
+def _ship_by_value(spec: MeasureSpec) -> None:
+    """Let the pickler Spark uses (cloudpickle: pyspark's copy or the package) send a user-defined
+    measure's function by value: Spark's executors cannot import the user's file. Only picklers
+    already imported are told (importing pyspark here would slow every pickling)."""
+    import sys
+
+    function = getattr(spec.compute, "user_function", None)
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    if module is None or module.__name__ == "__main__" or module.__name__.startswith("rankproof"):
+        return
+    for pickler in ("pyspark.cloudpickle", "cloudpickle"):
+        found = sys.modules.get(pickler)
+        if found is not None and hasattr(found, "register_pickle_by_value"):
+            try:
+                found.register_pickle_by_value(module)
+            except ValueError:   # a module cloudpickle will not take: by reference
+                pass
 
 
 def measure_text(name: str, params: tuple[tuple[str, Any], ...], cutoff: int | None) -> str:

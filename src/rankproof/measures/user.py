@@ -50,11 +50,8 @@ from ..errors import MeasureError, ProtocolError, literal
 from .base import PARAMS, REGISTRY, Measure, MeasureSpec, Param, TieSupport, parse_float, register
 from .compute import Context, Values
 
-__all__ = ["Query", "Table", "define", "undefine", "load_measures", "is_user_defined", "rebuild",
-           "ship_by_value"]
+__all__ = ["Query", "Table", "define", "undefine", "load_measures", "is_user_defined"]
 
-# Names of the user-defined measures, so that they can be replaced and told from the built-ins.
-_USER: set[str] = set()
 # Set while load_measures runs a file: loading the same file again (a second command in one
 # process) redefines its measures.
 _LOADING = [False]
@@ -242,8 +239,8 @@ def define(name: str, function: Callable | None = None, *, description: str = ""
         raise MeasureError(what=f"a measure name must be letters, digits and underscores; got {literal(repr(name))}",
                            value=name)
     replace = replace or _LOADING[0]
-    if name in REGISTRY and (name not in _USER or not replace):
-        built_in = name not in _USER
+    if name in REGISTRY and (not is_user_defined(name) or not replace):
+        built_in = not is_user_defined(name)
         raise MeasureError(what=f"measure {literal(name)} is already {'built in' if built_in else 'defined'}",
                            value=name, fix="choose another name" if built_in else "pass replace=True")
     if not callable(function):
@@ -257,38 +254,22 @@ def define(name: str, function: Callable | None = None, *, description: str = ""
         name, description or f"user-defined measure ({getattr(function, '__qualname__', name)})",
         tuple(key for key, _ in own), (_Vectorised if vectorised else _PerQuery)(function), cutoff=cutoff or
         needs_cutoff, needs_cutoff=needs_cutoff, ties=TieSupport.EXACT if exact_under_ties else TieSupport.ORDERED,
-        defaults=own, family="user_defined", value_range=(low, high), ideal_is_best=ideal_is_best))
-    _USER.add(name)
+        defaults=own, family="user_defined", value_range=(low, high), ideal_is_best=ideal_is_best,
+        defined_by_user=True))
     return Measure(name)
 
 
 def undefine(name: str) -> None:
     """Remove a user-defined measure (a built-in cannot be removed)."""
-    if name not in _USER:
+    if not is_user_defined(name):
         raise MeasureError(what=f"{literal(repr(name))} is no user-defined measure", value=name)
     REGISTRY.pop(name)
-    _USER.discard(name)
 
 
 def is_user_defined(name: str) -> bool:
-    return name in _USER
-
-
-def ship_by_value(name: str) -> None:
-    """Let the pickler Spark uses (cloudpickle, pyspark's own copy or the package) send a user-defined
-    measure's function by value: Spark's executors cannot import the user's file. Only the picklers
-    already imported are told (importing pyspark here would slow every definition)."""
-    function = getattr(REGISTRY[name].compute, "user_function", None)
-    module = sys.modules.get(getattr(function, "__module__", "") or "")
-    if module is None or module.__name__ == "__main__" or module.__name__.startswith("rankproof"):
-        return
-    for pickler in ("pyspark.cloudpickle", "cloudpickle"):
-        found = sys.modules.get(pickler)
-        if found is not None and hasattr(found, "register_pickle_by_value"):
-            try:
-                found.register_pickle_by_value(module)
-            except ValueError:   # a module cloudpickle will not take (a package's submodule): by reference
-                pass
+    """Was ``name`` registered by :func:`define`?"""
+    spec = REGISTRY.get(name)
+    return spec is not None and spec.defined_by_user
 
 
 def load_measures(path: str) -> list[str]:
@@ -298,7 +279,7 @@ def load_measures(path: str) -> list[str]:
     if not os.path.isfile(path):
         raise MeasureError(what=f"cannot read the measures file {literal(path)}: no such file", value=path,
                            fix="give the Python file that calls rankproof.measures.define")
-    before = set(_USER)
+    before = {name for name in REGISTRY if is_user_defined(name)}
     module_name = "rankproof_user_measures_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -316,18 +297,5 @@ def load_measures(path: str) -> list[str]:
                            "traceback") from None
     finally:
         _LOADING[0] = False
-    return sorted(_USER - before)
+    return sorted({name for name in REGISTRY if is_user_defined(name)} - before)
 
-
-def rebuild(spec: MeasureSpec, declared: dict, name: str, cutoff: int | None, params: tuple) -> Measure:
-    """A user-defined measure unpickled in another process (a Spark executor): its spec, the
-    function with it, and its parameters are registered there first."""
-    for key, param in declared.items():
-        PARAMS.setdefault(key, param)
-    if name not in REGISTRY:
-        REGISTRY[name] = spec
-        _USER.add(name)
-    measure = object.__new__(Measure)
-    for field, value in (("name", name), ("cutoff", cutoff), ("params", params)):
-        object.__setattr__(measure, field, value)
-    return measure

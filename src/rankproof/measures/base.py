@@ -152,6 +152,9 @@ class MeasureSpec:
     # The compiled kernel's kind that computes the measure in its fused pass
     # (a name of the kind enum of _libs/ranked.pyx); None: no kernel.
     kernel: str | None = None
+    # The kernel computes the measure cut at k too; False: the kernel knows the uncut
+    # measure only (rprec), and a cut one goes to the numpy engine.
+    kernel_cutoff: bool = True
     # The DCG family: the sum, the ideal's sum, or NDCG, whose numerator and
     # denominator are the DCG and the ideal DCG (the "DCG parts").
     dcg: Dcg | None = None

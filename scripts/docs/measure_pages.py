@@ -55,6 +55,8 @@ REFERENCES = {
                "NIST's ndeval.",
     "p_ia": "R. Agrawal, S. Gollapudi, A. Halverson, S. Ieong. Diversifying search results. WSDM 2009; NIST's ndeval.",
     "s_recall": "C. Zhai, W. Cohen, J. Lafferty. Beyond independent relevance. SIGIR 2003; NIST's ndeval.",
+    "compat": "C. Clarke, A. Vtyurina, M. Smucker. Assessing top-k preferences. ACM TOIS 39(3), 2021; "
+              "ir_measures' Compat.",
     **{name: f"{_CWL}; {paper}" for name, paper in {
         "cwl_p": "A. Moffat, P. Thomas, F. Scholer. Users versus models: what observation tells us about "
                  "effectiveness metrics. CIKM 2013",

@@ -110,6 +110,7 @@ PEER_ALIASES: tuple[Alias, ...] = (
     Alias("NERR10", "nerr10", "ir_measures"),
     Alias("NERR11", "nerr11", "ir_measures"),
     Alias("BPM", "bpm", "ir_measures"),
+    Alias("Compat", "compat", "ir_measures"),
     # Microsoft Recommenders' r_precision_at_k: relevant in the top min(R, k) / R.
     Alias("r_precision_at_k", "rprec", "Microsoft Recommenders", needs_cutoff=True),
 )

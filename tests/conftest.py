@@ -50,7 +50,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [os.environ.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(BUILD / "numba-cache"))
 
 PEERS = frozenset({"pytrec_eval", "sklearn", "lightgbm", "torch", "torchmetrics", "ranx", "pyndeval",
-                   "statsmodels", "ir_measures",
+                   "statsmodels", "ir_measures", "cwl",
                    # the RAG frameworks of the parity extra (tests/protocol/test_rag_parity.py)
                    "llama_index", "haystack", "mlflow", "sentence_transformers", "mteb",
                    # judgments (issue 38): agreement, prediction-powered means, pools

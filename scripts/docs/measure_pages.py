@@ -26,8 +26,11 @@ FAMILY_TITLES = {
     "trec": "trec_eval's measures: interpolated, set-based, gain-based and sampling",
     "diversity": "Diversity: intent-aware measures",
     "user": "User models",
+    "cwl": "C/W/L measures: cwl_eval's user models, with a gain and a cost per document",
     "nuggets": "Nugget scores of answers (TREC RAG, nuggetizer): read from assignment files, not computed from a ranking",
 }
+
+_CWL = "L. Azzopardi, P. Thomas, A. Moffat. cwl_eval: an evaluation tool for information retrieval. SIGIR 2019"
 
 # The literature behind a measure (a measure absent here cites its family module).
 REFERENCES = {
@@ -52,6 +55,36 @@ REFERENCES = {
                "NIST's ndeval.",
     "p_ia": "R. Agrawal, S. Gollapudi, A. Halverson, S. Ieong. Diversifying search results. WSDM 2009; NIST's ndeval.",
     "s_recall": "C. Zhai, W. Cohen, J. Lafferty. Beyond independent relevance. SIGIR 2003; NIST's ndeval.",
+    "compat": "C. Clarke, A. Vtyurina, M. Smucker. Assessing top-k preferences. ACM TOIS 39(3), 2021; "
+              "ir_measures' Compat.",
+    **{name: f"{_CWL}; {paper}" for name, paper in {
+        "cwl_p": "A. Moffat, P. Thomas, F. Scholer. Users versus models: what observation tells us about "
+                 "effectiveness metrics. CIKM 2013",
+        "cwl_rr": "P. Kantor, E. Voorhees. The TREC-5 confusion track. Information Retrieval 2, 2000",
+        "cwl_ap": "D. Harman. Evaluation issues in information retrieval. IP&M 28(4), 1992",
+        "cwl_rbp": "A. Moffat, J. Zobel. Rank-biased precision for measurement of retrieval effectiveness. "
+                   "ACM TOIS 27(1), 2008",
+        "sdcg": "K. Järvelin, J. Kekäläinen. Cumulated gain-based evaluation of IR techniques. ACM TOIS 20(4), 2002",
+        "inst": "A. Moffat, P. Bailey, F. Scholer, P. Thomas. INST: an adaptive metric for information "
+                "retrieval evaluation. ADCS 2015",
+        "insq": "A. Moffat, P. Bailey, F. Scholer, P. Thomas. INST: an adaptive metric for information "
+                "retrieval evaluation. ADCS 2015",
+        "bpm": "F. Zhang, Y. Liu, X. Li, M. Zhang, Y. Xu, S. Ma. Evaluating web search with a bejeweled player "
+               "model. SIGIR 2017",
+        "bpm_dynamic": "F. Zhang, Y. Liu, X. Li, M. Zhang, Y. Xu, S. Ma. Evaluating web search with a bejeweled "
+                       "player model. SIGIR 2017",
+        "tbg": "M. Smucker, C. Clarke. Time-based calibration of effectiveness measures. SIGIR 2012",
+        "umeasure": "T. Sakai, Z. Dou. Summaries, ranked retrieval and sessions: a unified framework for "
+                    "information access evaluation. SIGIR 2013",
+        "ift_goal": "L. Azzopardi, P. Thomas, N. Craswell. Measuring the utility of search engine result pages: "
+                    "an information foraging based measure. SIGIR 2018",
+        "ift_rate": "L. Azzopardi, P. Thomas, N. Craswell. Measuring the utility of search engine result pages: "
+                    "an information foraging based measure. SIGIR 2018",
+        "ift_goal_rate": "L. Azzopardi, P. Thomas, N. Craswell. Measuring the utility of search engine result "
+                         "pages: an information foraging based measure. SIGIR 2018",
+        **{f"nerr{n}": "L. Azzopardi, J. Mackenzie, A. Moffat. ERR is not C/W/L: exploring the relationship "
+                       "between expected reciprocal rank and other metrics. ICTIR 2021" for n in (8, 9, 10, 11)},
+    }.items()},
 }
 
 

@@ -8,7 +8,19 @@ from ..errors import MeasureError
 from .render import print_text
 from .usage import literal
 
-__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "MeasuresFrom"]
+
+
+class MeasuresFrom(argparse.Action):
+    """``--measures-from FILE.py`` (every command): run the file, whose
+    ``rankproof.measures.define`` calls register measures, before the command
+    reads its measure names."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..measures.user import load_measures
+
+        load_measures(str(values))
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), str(values)])
 
 NAME = "measures"
 HELP = "list the measures, one line each with its definition"

@@ -14,6 +14,7 @@ import importlib
 import re
 from types import ModuleType
 
+from .measures import MeasuresFrom
 from .usage import UsageError, literal
 
 __all__ = ["COMMAND_MODULES", "build_parser", "command_module"]
@@ -76,5 +77,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         sub = commands.add_parser(command.NAME, help=command.HELP, description=command.HELP,
                                   epilog=command.EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
         command.add_arguments(sub)
+        sub.add_argument("--measures-from", action=MeasuresFrom, metavar="FILE.py", help="a Python file that "
+                         "defines measures (rankproof.measures.define), usable by name (repeatable)")
         sub.set_defaults(handler=command.run)
     return parser

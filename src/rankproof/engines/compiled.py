@@ -139,7 +139,7 @@ class CompiledEngine:
 
     def supports(self, measure: Measure, alignment=None, protocol=None) -> bool:
         spec = measure.spec
-        if spec.kernel is None:
+        if spec.kernel is None or (measure.cutoff is not None and not spec.kernel_cutoff):
             return False
         if protocol is not None and "ideal" in spec.params and measure.setting("ideal", protocol) not in _POOLS:
             return False  # ideal=expanded: the numpy engine builds that ideal

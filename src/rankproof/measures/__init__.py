@@ -12,8 +12,13 @@ from . import trec_sets  # noqa: F401,E402
 from . import trec_gains  # noqa: F401,E402
 from . import diversity  # noqa: F401,E402
 from . import user_models  # noqa: F401,E402
+from . import cwl  # noqa: F401,E402  (the C/W/L user models of cwl_eval)
+from . import compat  # noqa: F401,E402  (ir_measures' Compat)
 from . import nuggets  # noqa: F401,E402  (read from assignment files, not computed)
 
 globals().update({_name: Measure(_name) for _name in REGISTRY})
 
-__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", *REGISTRY]
+from .user import Query, Table, define, load_measures, undefine  # noqa: E402  (measures of your own)
+
+__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", "define", "undefine",
+           "load_measures", "Query", "Table", *REGISTRY]

@@ -101,6 +101,19 @@ PEER_ALIASES: tuple[Alias, ...] = (
     Alias("Hole", "hole", "MTEB/BEIR", needs_cutoff=True),
     # ragas' non-LLM context precision: AP over the retrieved relevant contexts.
     Alias("context_precision", "ap(ap_denominator=hits)", "ragas"),
+    # ir_measures' cwl_eval measures (its providers/cwl_eval.py): the same parameter names (T, p,
+    # min_rel, max_rel); BPM@k is cwl_eval's BPM with K = k, read by resolve() below.
+    Alias("INST", "inst", "ir_measures"),
+    Alias("INSQ", "insq", "ir_measures"),
+    Alias("SDCG", "sdcg", "ir_measures", needs_cutoff=True),
+    Alias("NERR8", "nerr8", "ir_measures", needs_cutoff=True),
+    Alias("NERR9", "nerr9", "ir_measures", needs_cutoff=True),
+    Alias("NERR10", "nerr10", "ir_measures"),
+    Alias("NERR11", "nerr11", "ir_measures"),
+    Alias("BPM", "bpm", "ir_measures"),
+    Alias("Compat", "compat", "ir_measures"),
+    # Microsoft Recommenders' r_precision_at_k: relevant in the top min(R, k) / R.
+    Alias("r_precision_at_k", "rprec", "Microsoft Recommenders", needs_cutoff=True),
 )
 
 # Words people use for a measure, for suggestions by meaning (not spelling alone).
@@ -189,6 +202,8 @@ _TREC_PARAM_FORM = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*?)[._](?P<value>\
 # ir_measures' interpolated precision: IPrec@0.1.
 # Only in ir_measures' spelling: rankproof's iprec takes no cutoff, and iprec@5 stays refused.
 _IPREC_FORM = re.compile(r"^IPrec@(?P<value>0?\.\d+|[01]\.0*|[01])$")
+# ir_measures' BPM(T=1,max_rel=3)@10: cwl_eval's BPM with K = 10.
+_BPM_FORM = re.compile(r"^BPM\s*(?:\((?P<params>[^()]*)\))?\s*@\s*(?P<k>\d+)$")
 
 
 def resolve(text: str) -> "str | None":
@@ -201,6 +216,8 @@ def resolve(text: str) -> "str | None":
     ('r@100', 'hit@10', 'r@100', 'ap@10')
     >>> resolve("ndcg_burges@10")
     'ndcg(gain=exp2)@10'
+    >>> resolve("BPM(T=2,max_rel=3)@10"), resolve("SDCG(max_rel=3)@5")
+    ('bpm(T=2,max_rel=3,K=10)', 'sdcg(max_rel=3)@5')
     >>> resolve("ndcg@10") is None     # already canonical
     True
     """
@@ -212,6 +229,10 @@ def resolve(text: str) -> "str | None":
     match = _IPREC_FORM.match(stripped)
     if match:
         return f"iprec(recall={float(match['value'])!r})"
+    match = _BPM_FORM.match(stripped)
+    if match:   # ir_measures' BPM(T=..)@k: the cutoff is cwl_eval's cost budget K
+        params = ",".join(filter(None, [match["params"], f"K={match['k']}"]))
+        return f"bpm({params})"
     match = _TREC_PARAM_FORM.match(stripped)
     if match:
         trec = _trec_parameterised(match["base"], match["value"])

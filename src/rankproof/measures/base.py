@@ -152,6 +152,9 @@ class MeasureSpec:
     # The compiled kernel's kind that computes the measure in its fused pass
     # (a name of the kind enum of _libs/ranked.pyx); None: no kernel.
     kernel: str | None = None
+    # The kernel computes the measure cut at k too; False: the kernel knows the uncut
+    # measure only (rprec), and a cut one goes to the numpy engine.
+    kernel_cutoff: bool = True
     # The DCG family: the sum, the ideal's sum, or NDCG, whose numerator and
     # denominator are the DCG and the ideal DCG (the "DCG parts").
     dcg: Dcg | None = None
@@ -190,6 +193,9 @@ class MeasureSpec:
     # A count (num_ret, num_rel, ...): its aggregate is the protocol's counts policy, the mean or the
     # sum over the queries (trec_eval sums them): the aggregation is part of the measure's spec.
     count: bool = False
+    # Registered by rankproof.measures.define (a user's function): replaceable, and pickled
+    # with its spec so that another process (a Spark executor) can compute it.
+    defined_by_user: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))
@@ -316,6 +322,47 @@ class Measure:
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
+
+    def __reduce_ex__(self, protocol):
+        # A user-defined measure travels with its spec (and function): the process that
+        # unpickles it (a Spark executor) has not run the file that defined it.
+        spec = REGISTRY.get(self.name)
+        if spec is not None and spec.defined_by_user:
+            _ship_by_value(spec)
+            declared = {name: PARAMS[name] for name in spec.params}
+            return _rebuild_measure, (spec, declared, self.name, self.cutoff, self.params)
+        return super().__reduce_ex__(protocol)
+
+
+def _rebuild_measure(spec: MeasureSpec, declared: dict, name: str, cutoff: "int | None", params: tuple) -> Measure:
+    """A user-defined measure unpickled in another process (a Spark executor): its spec, the
+    function with it, and its parameters are registered there first."""
+    for key, param in declared.items():
+        PARAMS.setdefault(key, param)
+    REGISTRY.setdefault(name, spec)
+    measure = object.__new__(Measure)
+    for field, value in (("name", name), ("cutoff", cutoff), ("params", params)):
+        object.__setattr__(measure, field, value)
+    return measure
+
+
+def _ship_by_value(spec: MeasureSpec) -> None:
+    """Let the pickler Spark uses (cloudpickle: pyspark's copy or the package) send a user-defined
+    measure's function by value: Spark's executors cannot import the user's file. Only picklers
+    already imported are told (importing pyspark here would slow every pickling)."""
+    import sys
+
+    function = getattr(spec.compute, "user_function", None)
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    if module is None or module.__name__ == "__main__" or module.__name__.startswith("rankproof"):
+        return
+    for pickler in ("pyspark.cloudpickle", "cloudpickle"):
+        found = sys.modules.get(pickler)
+        if found is not None and hasattr(found, "register_pickle_by_value"):
+            try:
+                found.register_pickle_by_value(module)
+            except ValueError:   # a module cloudpickle will not take: by reference
+                pass
 
 
 def measure_text(name: str, params: tuple[tuple[str, Any], ...], cutoff: int | None) -> str:

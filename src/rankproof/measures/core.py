@@ -74,9 +74,18 @@ def _r(ctx: Context, m: Measure) -> Values:
 
 
 def _rprec(ctx: Context, m: Measure) -> Values:
+    """Relevant docs in the top R / R; cut at k (``rprec@k``, Microsoft Recommenders'
+    ``r_precision_at_k``): relevant docs in the top min(R, k) / R.
+
+    >>> from rankproof import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 1}})   # R = 3
+    >>> evaluate(qrels, Run.from_dict({"q": ["a", "x", "b"]}), ["rprec", "rprec@2"]).means()
+    {'rprec': 0.6666666666666666, 'rprec@2': 0.3333333333333333}
+    """
     rel = _rel(ctx, m)
     num_rel = ctx.num_rel(rel)
-    return ratio(ctx.ranked.expected_count(ctx.relevant(rel), num_rel), num_rel, True)
+    depth = num_rel if m.cutoff is None else np.minimum(num_rel, ctx.k(m))
+    return ratio(ctx.ranked.expected_count(ctx.relevant(rel), depth), num_rel, True)
 
 
 def _ap(ctx: Context, m: Measure) -> Values:
@@ -171,8 +180,10 @@ CORE = [
                 ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit, kernel="hit",
                 ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade),
-    MeasureSpec("rprec", "R-precision: relevant docs in the top R / R", ("rel",), _rprec, cutoff=False,
-                normalised=True, ratio=True, kernel="rprec", ideal_is_best=True, tie_merit=by_grade),
+    MeasureSpec("rprec", "R-precision: relevant docs in the top R / R; rprec@k (Microsoft Recommenders' "
+                "r_precision_at_k): relevant docs in the top min(R, k) / R", ("rel",), _rprec,
+                normalised=True, ratio=True, kernel="rprec", kernel_cutoff=False, ideal_is_best=True,
+                tie_merit=by_grade),
     MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only",
                 ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("judged", "fraction of the top k that is judged: judged docs in the top k / k (no cutoff: / docs "

@@ -99,10 +99,11 @@ def working(a, measure, protocol, rel: "int | float", k: int, num_rel: int) -> t
     if name == "ap":
         return _ap(groups, measure, protocol, k, num_rel, r_line)
     if name == "rprec":
-        found, names = _found_within(groups, num_rel)
+        depth, top = (num_rel, "R") if measure.cutoff is None else (min(num_rel, k), "min(R, k)")
+        found, names = _found_within(groups, depth)
         value = found / num_rel if num_rel else 0.0
-        return (r_line, f"relevant in the top R = {num_rel}: {_n(found)}" + (f" ({_names(names)})" if names else ""),
-                f"{measure} = relevant in the top R / R = {_n(found)} / {num_rel} = {value:.4f}" if num_rel
+        return (r_line, f"relevant in the top {top} = {depth}: {_n(found)}" + (f" ({_names(names)})" if names else ""),
+                f"{measure} = relevant in the top {top} / R = {_n(found)} / {num_rel} = {value:.4f}" if num_rel
                 else f"{measure}: R is 0")
     found, names = _found_within(groups, k)
     top = f"relevant in the top {k}: {_n(found)}" + (f" ({_names(names)})" if names else "")

@@ -208,6 +208,13 @@ class Results:
             return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
         return float(result.value[keep].mean())
 
+    def dispersion(self, measure: "str | Measure"):
+        """The spread of the per-query values the mean includes: std (ranx's ``return_std``),
+        quartiles, range (:class:`~rankproof.results.dispersion.Dispersion`)."""
+        from .dispersion import dispersion
+
+        return dispersion(np.array(list(self.per_query(measure).values()), dtype=np.float64))
+
     @property
     def has_bounds(self) -> bool:
         """Were the bounds under unjudged docs computed (``evaluate(..., bounds=True)``)?"""

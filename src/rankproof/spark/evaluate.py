@@ -98,10 +98,11 @@ def _refuse_whole_evaluation_defaults(measures: list[Measure]) -> None:
     """A parameter whose default is read from every evaluated query (ERR's ``max_grade``: the
     highest judged grade) would be each partition's own on Spark: it must be given."""
     for measure in measures:
-        if "max_grade" in measure.spec.params and "max_grade" not in dict(measure.params):
-            raise MeasureError(what=f"{literal(measure)} on Spark needs max_grade=: its default, the highest judged "
-                                    "{grade} of all evaluated {queries}, is not known to a partition",
-                               fix=f"e.g. {literal(measure.spec.name)}(max_grade=4)", value=str(measure))
+        for name in ("max_grade", "max_rel"):   # ERR's; the C/W/L measures' (rankproof.measures.cwl)
+            if name in measure.spec.params and name not in dict(measure.params) and "rel" not in dict(measure.params):
+                raise MeasureError(what=f"{literal(measure)} on Spark needs {name}=: its default, the highest judged "
+                                        "{grade} of all evaluated {queries}, is not known to a partition",
+                                   fix=f"e.g. {literal(measure.spec.name)}({name}=4)", value=str(measure))
 
 
 def _exact_means(summaries: list[dict], measures: list[Measure], protocol: Protocol) -> dict[Measure, float]:

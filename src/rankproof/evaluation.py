@@ -505,6 +505,10 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
     marks (:func:`nothing_relevant`) is excluded too)."""
     value = values.value.astype(np.float64, copy=True)
     included = np.ones(len(value), dtype=bool)
+    if measure.spec.always_excluded and values.undefined is not None:
+        # no value at all (accuracy without a pair): out of the mean under every policy, counted
+        value[values.undefined] = np.nan
+        included &= ~values.undefined
     undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
     if protocol.zero_ideal in _WHOLE_QUERY and nothing_relevant is not None:
         undefined = nothing_relevant if undefined is None else (undefined | nothing_relevant)

@@ -13,6 +13,7 @@ from . import trec_gains  # noqa: F401,E402
 from . import diversity  # noqa: F401,E402
 from . import user_models  # noqa: F401,E402
 from . import nuggets  # noqa: F401,E402  (read from assignment files, not computed)
+from . import pairs  # noqa: F401,E402  (accuracy: ir_measures' Accuracy)
 
 globals().update({_name: Measure(_name) for _name in REGISTRY})
 

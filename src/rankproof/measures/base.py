@@ -190,6 +190,9 @@ class MeasureSpec:
     # A count (num_ret, num_rel, ...): its aggregate is the protocol's counts policy, the mean or the
     # sum over the queries (trec_eval sums them): the aggregation is part of the measure's spec.
     count: bool = False
+    # Undefined values leave the mean whatever zero_ideal says (accuracy: no pair to order; the peer
+    # skips the query). Counted among the excluded queries.
+    always_excluded: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))

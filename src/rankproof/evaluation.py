@@ -518,7 +518,8 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
         if policy is ZeroIdeal.ERROR:
             first = queries[np.flatnonzero(undefined)[0]]
             raise ZeroIdealError(
-                query=first, what=f"nothing relevant, so {literal(measure)} is refused under zero_ideal=error "
+                query=first, what=f"nothing relevant, so {literal(measure)} is "
+                                  f"{'undefined' if measure.spec.normalised else 'refused (zero_ideal=error)'} "
                                   f"({zero_ideal} such {{queries}})",
                 fix="set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
                     "or zero_ideal=one")

@@ -509,6 +509,10 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
     marks (:func:`nothing_relevant`) is excluded too)."""
     value = values.value.astype(np.float64, copy=True)
     included = np.ones(len(value), dtype=bool)
+    if measure.spec.always_excluded and values.undefined is not None:
+        # no value at all (accuracy without a pair): out of the mean under every policy, counted
+        value[values.undefined] = np.nan
+        included &= ~values.undefined
     undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
     if protocol.zero_ideal in _WHOLE_QUERY and nothing_relevant is not None:
         undefined = nothing_relevant if undefined is None else (undefined | nothing_relevant)
@@ -518,7 +522,8 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
         if policy is ZeroIdeal.ERROR:
             first = queries[np.flatnonzero(undefined)[0]]
             raise ZeroIdealError(
-                query=first, what=f"nothing relevant, so {literal(measure)} is refused under zero_ideal=error "
+                query=first, what=f"nothing relevant, so {literal(measure)} is "
+                                  f"{'undefined' if measure.spec.normalised else 'refused (zero_ideal=error)'} "
                                   f"({zero_ideal} such {{queries}})",
                 fix="set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
                     "or zero_ideal=one")

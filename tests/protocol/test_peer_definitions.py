@@ -63,3 +63,48 @@ def test_against_ir_measures():
                           ("NumRet", NumRet), ("NumRel", NumRel), ("NumRelRet", NumRelRet)):
         wanted = theirs[measure] + (1 if name == "NumRel" else 0)   # q3's R
         assert ours.mean(name) == pytest.approx(wanted, abs=1e-12), name
+
+
+def test_accuracy_by_hand():
+    # q1 ranks a (relevant), b (non-relevant), z (unjudged: non-relevant): both pairs right, 1.0.
+    # q: n, r, n, r: non-relevant above the relevant ones 1 and 2, of 2 x 2 pairs: 1 - 3/4.
+    qrels = Qrels.from_dict({"q": {"r1": 1, "r2": 1, "n1": 0}, "all": {"a": 1}, "none": {"a": 0}})
+    run = Run.from_dict({"q": ["n1", "r1", "n2", "r2"], "all": ["a"], "none": ["a", "b"]})
+    results = evaluate(qrels, run, ["accuracy", "accuracy@2", "Accuracy@3"], "ir_measures")
+    assert results.per_query("accuracy") == {"q": 0.25}          # "all" and "none" have no pair: left out
+    assert results.per_query("accuracy@2") == {"q": 0.0}          # top 2: n1 above r1
+    assert results.per_query("accuracy@3") == {"q": 0.5}          # n1 above r1, n2 below it: 1 - 1/(1 x 2)
+    assert results.mean("accuracy") == 0.25
+    assert results.counts["excluded_queries"]["accuracy"] == 2
+
+
+def test_accuracy_against_ir_measures():
+    ir_measures = pytest.importorskip("ir_measures")
+    import random
+
+    chooser = random.Random(36)
+    qrels, run = {}, {}
+    for q in range(300):
+        docs = [f"d{i}" for i in range(chooser.randint(1, 8))]
+        qrels[f"q{q}"] = {d: chooser.choice([0, 1, 2]) for d in docs}
+        ranked = chooser.sample(docs + ["u1", "u2"], chooser.randint(1, len(docs) + 2))
+        run[f"q{q}"] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}   # no ties
+    names = ["Accuracy", "Accuracy@1", "Accuracy@3", "Accuracy@5"]
+    theirs: dict = {}
+    measures = [ir_measures.parse_measure(n) for n in names]
+    for measure in measures:   # ir_measures divides by zero on a top k without a non-relevant doc
+        for query in qrels:
+            try:
+                found = list(ir_measures.iter_calc([measure], {query: qrels[query]}, {query: run[query]}))
+            except ZeroDivisionError:
+                continue
+            # no value: no relevant doc in the top k (ir_measures' accuracy provider skips the query)
+            theirs.setdefault(str(measure), {})[query] = found[0].value if found else None
+    ours = evaluate(Qrels.from_dict(qrels), Run.from_dict(run), names, "ir_measures")
+    for name, measure in zip(names, measures):
+        got = ours.per_query(name)
+        for query, value in theirs[str(measure)].items():
+            if value is None:
+                assert query not in got, (name, query)   # left out of the mean on both sides
+            else:
+                assert got[query] == pytest.approx(value, abs=1e-12), (name, query)

@@ -423,7 +423,7 @@ cdef void _measure(const Tables* t, int64_t j, int64_t q, const Query* x, const 
     elif kind == RR or kind == HIT:
         _first_relevant(x, &relevant, k, &rr, &hit)
         t.value[at] = rr if kind == RR else hit
-    elif kind == P:
+    elif kind == P or kind == JUDGED:  # judged: rel = ANY_GRADE; precision_denominator for both
         count_k = k if row[POLICY] != RETRIEVED or k < length else length
         _ratio(t, at, _count(x, &relevant, k), count_k, False)
     elif kind == R:
@@ -434,10 +434,6 @@ cdef void _measure(const Tables* t, int64_t j, int64_t q, const Query* x, const 
     elif kind == BPREF:
         total = _bpref_sum(x, rel, k, num_rel, scratch[t.num_rels + row[REL]])
         _ratio(t, at, total, num_rel, num_rel == 0)
-    elif kind == JUDGED:
-        # rel = ANY_GRADE: judged; over k, or min(k, length) (precision_denominator=retrieved)
-        count_k = k if row[POLICY] != RETRIEVED or k < length else length
-        _ratio(t, at, _count(x, &relevant, k), count_k, False)
     elif kind == NUM_RET:
         t.value[at] = length if length < k else k
     elif kind == NUM_REL:

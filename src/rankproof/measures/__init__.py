@@ -15,6 +15,7 @@ from . import user_models  # noqa: F401,E402
 from . import cwl  # noqa: F401,E402  (the C/W/L user models of cwl_eval)
 from . import compat  # noqa: F401,E402  (ir_measures' Compat)
 from . import nuggets  # noqa: F401,E402  (read from assignment files, not computed)
+from . import pairs  # noqa: F401,E402  (accuracy: ir_measures' Accuracy)
 
 globals().update({_name: Measure(_name) for _name in REGISTRY})
 

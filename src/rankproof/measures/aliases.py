@@ -94,10 +94,11 @@ PEER_ALIASES: tuple[Alias, ...] = (
     Alias("P_IA", "p_ia", "ir_measures"),
     Alias("StRecall", "s_recall", "ir_measures"),
     # MTEB's and BEIR's own measures beside pytrec_eval's (mteb/_evaluators/retrieval_metrics.py:
-    # recall_cap, top_k_accuracy): R_cap@k divides by min(R, k); Accuracy@k is a relevant doc
-    # in the top k, as sentence-transformers' accuracy@k.
+    # recall_cap, top_k_accuracy): R_cap@k divides by min(R, k); their top-k accuracy (and
+    # sentence-transformers' accuracy@k) is hit@k. ``Accuracy`` is ir_measures' measure of that
+    # name (its accuracy provider): the share of (relevant, non-relevant) pairs ordered right.
     Alias("R_cap", "r(recall_denominator=min_k)", "MTEB/BEIR", needs_cutoff=True),
-    Alias("Accuracy", "hit", "MTEB/BEIR, sentence-transformers", needs_cutoff=True),
+    Alias("Accuracy", "accuracy", "ir_measures"),
     Alias("Hole", "hole", "MTEB/BEIR", needs_cutoff=True),
     # ragas' non-LLM context precision: AP over the retrieved relevant contexts.
     Alias("context_precision", "ap(ap_denominator=hits)", "ragas"),

@@ -196,6 +196,9 @@ class MeasureSpec:
     # Registered by rankproof.measures.define (a user's function): replaceable, and pickled
     # with its spec so that another process (a Spark executor) can compute it.
     defined_by_user: bool = False
+    # Undefined values leave the mean whatever zero_ideal says (accuracy: no pair to order; the peer
+    # skips the query). Counted among the excluded queries.
+    always_excluded: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))

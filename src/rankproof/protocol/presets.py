@@ -192,7 +192,8 @@ _SETTINGS["mlflow_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 # by doc id descending as pytrec_eval does, and, for the tasks that set
 # ignore_identical_ids (ArguAna, Quora, ...), a retrieved doc whose id is the
 # query's own id removed from the results first (identical_ids=drop). R_cap@k
-# is r(recall_denominator=min_k)@k, Accuracy@k is hit@k (measures/aliases.py),
+# is r(recall_denominator=min_k)@k, their top-k accuracy is hit@k (the name Accuracy is
+# ir_measures' pairwise accuracy, measures/pairs.py),
 # Hole@k the measure hole (measures/core.py); max_over_subqueries is the policy
 # subqueries=max, set beside this preset for the tasks that report it. Known difference
 # (tests/parity): recall_cap gives None for a query with nothing relevant; the preset

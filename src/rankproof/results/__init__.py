@@ -498,6 +498,8 @@ class Results:
         # zero_ideal=drop excludes queries from measures that are not normalised too
         counted = {m: r for m, r in self._measures.items() if m.spec.normalised or r.zero_ideal.any()}
         counts["zero_ideal_queries"] = {str(m): int(r.zero_ideal.sum()) for m, r in counted.items()}
+        # ... and a measure without a value for some queries (accuracy without a pair) leaves them out
+        counted.update({m: r for m, r in self._measures.items() if m.spec.always_excluded})
         counts["excluded_queries"] = {str(m): int((~r.included).sum()) for m, r in counted.items()}
         counts.update({k: by_policy[k] for k in cutoff_keys if k in by_policy})
         return cast(Counts, counts)

@@ -34,7 +34,7 @@ def add_test_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
                         help="randomization and bootstrap draws (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
 
 
 def add_interval_options(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
     parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)")
     add_test_options(parser)
+    parser.add_argument("--method", choices=("auto", "resampling", "normal"), default="auto",
+                        help="auto (default): rows with 1,000 queries or more take the paired t-test and the normal "
+                             "interval where a printed check shows resampling could not tell them apart; "
+                             "resampling or normal: always that")
     add_interval_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
@@ -136,7 +140,8 @@ def latex_columns(args, command: str = NAME) -> tuple[str, ...]:
 def test_options(args) -> dict:
     return dict(test=args.test, correction=args.correction, alpha=args.alpha, baseline=args.baseline,
                 confidence=args.confidence, bootstrap_method=args.bootstrap, power=args.power,
-                n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch)
+                n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch,
+                method=getattr(args, "method", "auto"))
 
 
 def _saved(args) -> dict:

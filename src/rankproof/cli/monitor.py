@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .usage import usage
+from .usage import count_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level of Welch's t-test (0.05)")
     parser.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level (default 0.95)")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
+                        help="random seed of the bootstrap (default 0)")
 
 
 def run(args) -> int:

@@ -9,6 +9,7 @@ and runs.
 from __future__ import annotations
 
 import argparse
+import os
 
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
@@ -23,11 +24,15 @@ EXAMPLES = """examples:
   rankproof systems qrels.txt bm25.run tfidf.run lmdirichlet.run -m ndcg@10
   rankproof systems qrels.txt a.run b.run c.run --procedure maxt --baseline a --baseline b
   rankproof systems qrels.txt a.run b.run c.run --risk --baseline a --risk-alpha 5
-  rankproof systems qrels.txt a.run b.run c.run -m ndcg@10 -m ap --design --min-difference 0.05"""
+  rankproof systems qrels.txt a.run b.run c.run -m ndcg@10 -m ap --design --min-difference 0.05
+  rankproof systems --results a.parquet b.parquet c.parquet -m ndcg@10"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then three or more runs")
+    parser.add_argument("--results", nargs="+", metavar="FILE",
+                        help="analyse saved results (rankproof evaluate --format json or parquet -o FILE) instead "
+                             "of runs")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--procedure", choices=("tukey", "maxt"), default="tukey",
@@ -36,7 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a baseline (repeatable): MaxT tests only the pairs with a baseline; risk is against it")
     parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000, help="permutations (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
+    parser.add_argument("--method", choices=("auto", "resampling", "normal"), default="auto",
+                        help="auto (default): permutations up to 5,000 topics, their large-sample limit beyond "
+                             "(the output names the method and its check); resampling or normal: always that")
     parser.add_argument("--mixed-model", action="store_true",
                         help="a linear mixed model with a random topic effect (needs statsmodels: rankproof[stats])")
     parser.add_argument("--risk", action="store_true", help="URisk, TRisk and GeoRisk against the baselines")
@@ -66,8 +74,11 @@ def run(args) -> int:
     from ..report.systems import to_json, to_text
     from .compare import bare_names
 
+    if args.results:
+        return _saved(args)
     if len(args.inputs) < 4:
-        raise usage(NAME, "give QRELS and at least three runs", "for two runs use rankproof compare")
+        raise usage(NAME, "give QRELS and at least three runs (or --results FILE ...)",
+                    "for two runs use rankproof compare")
     check_output_path(args.output, [*args.inputs, args.grade_map])
     if args.resamples < 1 or args.asl_resamples < 1:
         raise usage(NAME, "--resamples and --asl-resamples must be at least 1")
@@ -89,6 +100,33 @@ def run(args) -> int:
     return 0
 
 
+def _saved(args) -> int:
+    """--results: every run of every saved results file, analysed without evaluating anything."""
+    from ..report.output import check_output_path, write_output
+    from ..report.systems import to_json, to_text
+    from ..stats import load_results
+    from .compare import bare_names
+
+    if args.inputs:
+        raise usage(NAME, "give either QRELS RUN RUN ... or --results FILE ..., not both")
+    check_output_path(args.output, args.results)
+    loaded = [(path, saved) for path in args.results for saved in load_results(path)]
+    if len(loaded) < 3:
+        raise usage(NAME, f"the saved results hold {len(loaded)} runs; give at least three",
+                    "for two runs use rankproof compare --results")
+    names = bare_names([saved.run_name for _, saved in loaded])
+    runs = {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
+            for (path, saved), name in zip(loaded, names)}
+    baselines = list(args.baseline or [])
+    if args.risk and not baselines:
+        raise usage(NAME, "--risk needs a --baseline to measure the risk against")
+    measures = args.measure or [str(m) for m in loaded[0][1].measures]
+    with quieted(args):
+        analysis = _analyse(args, None, runs, measures, baselines)
+    write_output(to_json(analysis) if args.format == "json" else to_text(analysis, digits(args)), args.output)
+    return 0
+
+
 def _analyse(args, qrels, runs, measures, baselines):
     from ..stats.systems import compare_systems
 
@@ -97,4 +135,4 @@ def _analyse(args, qrels, runs, measures, baselines):
                            n_resamples=args.resamples, seed=args.seed,
                            risk_alpha=args.risk_alpha if args.risk else None, design=args.design,
                            min_difference=args.min_difference, ci_width=args.ci_width, power=args.power,
-                           asl_resamples=args.asl_resamples, mixed=args.mixed_model)
+                           asl_resamples=args.asl_resamples, mixed=args.mixed_model, method=args.method)

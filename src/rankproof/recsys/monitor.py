@@ -135,7 +135,7 @@ class Monitoring:
         alerts = [row for row in self.rows if row.alert]
         if not alerts:
             return None
-        parts = [f"{row.measure} dropped {row.reference:.4f} -> {row.current:.4f} ({row.relative_change:+.1%}; "
+        parts = [f"{row.measure} dropped {row.reference:.4f} -> {row.current:.4f} ({_relative(row.relative_change)}; "
                  f"{self.confidence:.0%} CI of the change [{row.low:+.4f}, {row.high:+.4f}], Welch p {_p(row.p)})"
                  for row in alerts]
         return f"ALERT: {'; '.join(parts)}: beyond max drop {self.max_drop} at alpha {self.alpha:g}"
@@ -152,12 +152,19 @@ class Monitoring:
         for row in self.rows:
             status = "ALERT" if row.alert else ("drop, not significant" if row.dropped else "ok")
             lines.append(f"{row.measure:<{width}}{row.reference:>10.4f}{row.current:>10.4f}{row.change:>+10.4f}"
-                         f"{row.relative_change:>+10.1%}{row.low:>+10.4f}{row.high:>+10.4f}{_p(row.p):>10}  {status}")
+                         f"{_relative(row.relative_change):>10}{row.low:>+10.4f}{row.high:>+10.4f}{_p(row.p):>10}  {status}")
         return "\n".join(lines)
 
 
 def _p(p: float) -> str:
-    return f"{p:.1e}" if p < 1e-4 else f"{p:.4f}"
+    from ..stats.pvalues import p_text
+
+    return p_text(p)
+
+
+def _relative(value: float) -> str:
+    """A relative change, or n/a when the reference mean is 0 (no change relative to nothing)."""
+    return f"{value:+.1%}" if math.isfinite(value) else "n/a"
 
 
 def mean_resamples(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -239,6 +246,8 @@ def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *
         raise InputError(what=literal(f"alpha {alpha}, confidence {confidence}, resamples {resamples}: alpha and "
                                       "confidence must be between 0 and 1, resamples at least 1"),
                          fix="e.g. alpha=0.05, confidence=0.95, resamples=2000")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
     (current, current_name), (reference, reference_name) = _window(current, "current"), _window(reference, "reference")
     _same_protocol(current, reference)
     names = _measures(current, reference, measures)

@@ -74,15 +74,21 @@ def _headers(comparison) -> list[str]:
 def _notes(comparison) -> list[str]:
     c = comparison
     test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
+    used = getattr(c, "test_used", c.test)   # method='auto' may have replaced the test: say what ran
+    if used != c.test:
+        test = TEST_NAMES[used] if used in TEST_NAMES else f"{test} or paired t-test, per row (below)"
     correction = CORRECTION_NAMES[c.correction]
     queries = sorted({row.queries for row in c.rows})
     lines = [
         f"* significant: p < {c.alpha:g} after {correction} correction over {len(c.rows)} "
         f"comparison{'s' if len(c.rows) != 1 else ''} "
         f"(runs x measures); two-sided {test}",
-        f"CI: paired bootstrap of the mean difference ({c.bootstrap_method}, {c.n_resamples:,} resamples, seed "
-        f"{c.seed}); d: mean / sd of the per-query differences; queries needed: for a paired t-test to detect d "
+        ("CI: normal interval of the mean difference (mean -+ z se)" if getattr(c, "methods", ()) and all(
+            ci.startswith("normal") for _, ci in c.methods) else
+         f"CI: paired bootstrap of the mean difference ({c.bootstrap_method}, {c.n_resamples:,} resamples, seed "
+         f"{c.seed})") + "; d: mean / sd of the per-query differences; queries needed: for a paired t-test to detect d "
         f"with power {c.power:g} at alpha {c.alpha:g}",
+        *[check for check in getattr(c, "method_checks", ()) if not check.startswith("method resampling")],
         f"queries paired: {', '.join(str(q) for q in queries)}",
         f"protocol     {c.protocol}",
         f"fingerprint  {c.protocol.fingerprint}",

@@ -55,6 +55,8 @@ def _measure(analysis, digits: int = 4) -> list[str]:
     tests, anova = analysis.tests, analysis.anova
     family = f"against {', '.join(tests.baselines)}" if tests.baselines else "all pairs"
     draws = "every permutation" if tests.exact else f"{tests.n_resamples} permutations, seed {tests.seed}"
+    if getattr(tests, "method", ""):   # a large-sample limit (rankproof.stats.large_systems): its method and check
+        draws = tests.method
     lines = [f"{analysis.measure}:", *_means(analysis, tests, digits),
              f"  two-way ANOVA: systems F({anova.df_system}, {anova.df_residual}) = {_number(anova.f_system, 2)}, "
              f"{_p_equals(anova.p_system)}; topics F({anova.df_topic}, {anova.df_residual}) = "

@@ -31,6 +31,7 @@ from ..errors import InputError, literal
 from ..io.what import What
 from .corrections import correct
 from .keywords import CorrectionName
+from .pvalues import p_text
 
 __all__ = ["Balance", "BalanceRow", "balance", "shown_p"]
 
@@ -61,6 +62,10 @@ class Balance:
     correction: str
     alpha: float
     rows: tuple[BalanceRow, ...]
+    # Rows left out because their bucket is empty (missing), counted rather than dropped unseen.
+    unbucketed: int = 0
+    # What was not tested and why (a column of ids is not an attribute), one sentence each.
+    notes: tuple[str, ...] = ()
 
     @property
     def imbalanced(self) -> list[str]:
@@ -84,12 +89,15 @@ class Balance:
                          f"{'yes' if row.balanced else 'NO'}")
         flagged = self.imbalanced
         lines.append(f"imbalanced: {', '.join(flagged)}" if flagged else "no attribute is imbalanced")
+        if self.unbucketed:
+            lines.append(f"{self.unbucketed} row{'s' if self.unbucketed != 1 else ''} with no bucket left out")
+        lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)
 
 
 def shown_p(p: float) -> str:
-    """A p-value for reading: 4 decimals, or 2 significant digits below 0.0001."""
-    return f"{p:.1e}" if 0 < p < 1e-4 else f"{p:.4f}"
+    """A p-value for reading: the shared format (:func:`rankproof.stats.pvalues.p_text`)."""
+    return p_text(p)
 
 
 def _column_names(path: str, fmt: str) -> list[str]:
@@ -253,9 +261,10 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
     """
     if not 0 < alpha < 1:
         raise InputError(what=literal(f"alpha {alpha!r} is not between 0 and 1"), value=alpha, fix="give e.g. 0.05")
+    names = (_column_names(os.fspath(users), _format(users, format)) if isinstance(users, (str, os.PathLike))
+             else [str(name) for name in getattr(users, "columns", getattr(users, "column_names", []))])
+    chosen_by_default = attributes is None
     if attributes is None:
-        names = (_column_names(os.fspath(users), _format(users, format)) if isinstance(users, (str, os.PathLike))
-                 else [str(name) for name in getattr(users, "columns", getattr(users, "column_names", []))])
         attributes = [name for name in names if name not in (bucket, user)]
     attributes = list(dict.fromkeys(attributes))
     if not attributes:
@@ -264,17 +273,28 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
     if unknown:
         raise InputError(what=literal(f"categorical names {', '.join(unknown)}, which are not attributes tested"),
                          fix=literal(f"the attributes are {', '.join(attributes)}"))
-    named = {"bucket": bucket, **{f"attribute {name}": name for name in attributes}}
+    with_user = user is not None and user in names and user != bucket
+    named = {"bucket": bucket, **({"user": user} if with_user else {}),
+             **{f"attribute {name}": name for name in attributes}}
     columns = _read(users, named, format)
     labels = _labels(columns["bucket"])
     chosen, sides = _two_buckets(labels, buckets, bucket)
-    rows = []
+    if with_user:
+        _one_bucket_each(columns["user"], sides, chosen, user)
+    rows, notes = [], []
     for name in attributes:
         column = columns[f"attribute {name}"]
+        if chosen_by_default and name not in categorical and _id_like(column):
+            notes.append(f"{name!r} not tested: every value is distinct ({len(column):,} rows), a column of ids, "
+                         "not an attribute (name it in attributes= / --attributes to test it anyway)")
+            continue
         numbers = None if name in categorical else _as_numbers(column)
         values = numbers if numbers is not None else _labels(column)
         test, statistic, p, count = _test(values[sides[0]], values[sides[1]], numbers is not None)
         rows.append((name, "numeric" if numbers is not None else "categorical", test, statistic, p, count))
+    if not rows:
+        raise InputError(what="there is no attribute to test: " + "; ".join(notes), fix="name attribute columns "
+                         "(attributes=, --attributes)")
     p_values = np.array([row[4] for row in rows])
     adjusted = np.full(len(rows), math.nan)
     tested = ~np.isnan(p_values)
@@ -282,7 +302,49 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
     return Balance(bucket=bucket, buckets=chosen, sizes=(int(sides[0].sum()), int(sides[1].sum())),
                    correction=correction, alpha=alpha,
                    rows=tuple(BalanceRow(name, kind, test, statistic, p, float(q), count, not (q < alpha))
-                              for (name, kind, test, statistic, p, count), q in zip(rows, adjusted)))
+                              for (name, kind, test, statistic, p, count), q in zip(rows, adjusted)),
+                   unbucketed=int((labels == "").sum()), notes=tuple(notes))
+
+
+def _id_like(column) -> bool:
+    """Whether a column holds ids rather than an attribute: integers or text, every present value distinct
+    (at least 1,000 of them, so a small table's column of distinct ages is still tested)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if not (pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return False
+    present = len(column) - column.null_count
+    return present >= 1000 and pc.count_distinct(column).as_py() == present
+
+
+def _one_bucket_each(users_column, sides, chosen, user: str) -> None:
+    """Refuse a user listed twice among the two buckets' rows (in both buckets: the contamination a balance
+    check exists to catch; twice in one: counted twice), naming the first such user."""
+    import pyarrow as pa
+
+    inside = sides[0] | sides[1]
+    if pa.types.is_integer(users_column.type) and not users_column.null_count:
+        ids = users_column.to_numpy()[inside]            # integers sort in a tenth of the time of their text
+    else:
+        ids = np.asarray(users_column.cast(pa.string()).fill_null(""), dtype=object).astype(str)[inside]
+    where = np.where(sides[0][inside], 0, 1)
+    order = np.argsort(ids, kind="stable")
+    ordered = ids[order]
+    repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if not len(repeated):
+        return
+    both = [i for i in repeated if where[order[i]] != where[order[i + 1]]]
+    first = both[0] if both else repeated[0]
+    name = str(ordered[first])
+    if both:
+        what = f"user {name} is in both buckets {chosen[0]} and {chosen[1]} ({len(both)} such users)"
+        fix = "each user belongs to one bucket: fix the assignment (a user in both contaminates the comparison)"
+    else:
+        what = f"user {name} is listed twice in bucket {chosen[where[order[first]]]}"
+        fix = "give one row per user"
+    raise InputError(what=literal(what), value=name, fix=f"{fix} (column {user!r})")
 
 
 def _format(users, fmt: str | None) -> str:

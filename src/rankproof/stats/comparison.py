@@ -19,17 +19,14 @@ from ..errors import ComparabilityError, InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Aggregation, Protocol
-from .corrections import CORRECTIONS, correct
+from .corrections import correct
 from .keywords import BootstrapMethod, CorrectionName, TestName
+from .paired_rows import BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines, row_statistics
 from .power import queries_needed
-from .resampling import mean_intervals as _bootstrap  # the earlier private name, which tests import
-from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS
+from .resampling import mean_intervals as _bootstrap  # noqa: F401  (the earlier private name, which tests import)
+from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-__all__ = ["compare", "Comparison", "ComparisonRow", "TIE_TOLERANCE"]
-
-# Per-query values closer than this count as a tie (sums in another order differ by rounding).
-TIE_TOLERANCE = 1e-12
-BOOTSTRAP_METHODS = ("percentile", "BCa", "basic")
+__all__ = ["compare", "Comparison", "ComparisonRow", "TIE_TOLERANCE", "BOOTSTRAP_METHODS"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +88,11 @@ class Comparison:
     undecided: tuple[str, ...] = ()
     # Doubts about the inputs the evaluation found (ids that half match), "run: line" each.
     warnings: tuple[str, ...] = ()
+    # method= as asked ('auto', 'resampling', 'normal'); per row (how its p-value, how its interval
+    # was computed); the checks behind the choice, one sentence each (rankproof.stats.asymptotic).
+    method: str = "resampling"
+    methods: tuple[tuple[str, str], ...] = ()
+    method_checks: tuple[str, ...] = ()
 
     def mean(self, run: str, measure: "str | Measure") -> float:
         return dict(dict(self.means)[run])[str(measure)]
@@ -121,8 +123,19 @@ class Comparison:
             "test": self.test, "correction": self.correction, "alpha": self.alpha,
             "confidence": self.confidence, "bootstrap_method": self.bootstrap_method,
             "power": self.power, "n_resamples": self.n_resamples, "seed": self.seed,
-            "baseline": self.baseline,
+            "baseline": self.baseline, "method": self.method,
+            "methods_used": sorted({part for pair in self.methods for part in pair}),
+            "method_checks": list(self.method_checks),
         }
+
+    @property
+    def test_used(self) -> str:
+        """The test behind every row's p-value: ``test``, or ``'t'`` when method='auto' gave every row
+        the paired t-test; ``'mixed'`` when rows differ."""
+        kinds = {p.startswith("paired t-test") for p, _ in self.methods}
+        if kinds == {True} and self.test == "randomization":
+            return "t"
+        return "mixed" if len(kinds) > 1 else self.test
 
     @staticmethod
     def row_fields() -> list[str]:
@@ -250,25 +263,25 @@ def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool
     return names, evaluated, measure_list
 
 
-def _choose(value: str, options, what: str) -> str:
-    if value in options:
-        return value
-    near = difflib.get_close_matches(str(value), list(options), n=1)
-    hint = f"did you mean {near[0]}? " if near else ""
-    raise InputError(what=literal(f"unknown {what} {value!r}"), value=value,
-                     fix=literal(f"{hint}choose one of {', '.join(options)}"))
-
-
 def _few(items: list[str], limit: int = 3) -> str:
     return ", ".join(str(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
-def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
+def _same_queries(evaluated: list[Any]) -> bool:
+    """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
+    one qrels), so that nothing needs matching."""
+    first = evaluated[0].queries
+    if isinstance(first, list) and all(isinstance(other.queries, list) for other in evaluated[1:]):
+        return all(other.queries == first for other in evaluated[1:])   # saved results: lists, compared in C
+    return all(np.array_equal(np.asarray(first), np.asarray(other.queries)) for other in evaluated[1:])
+
+
+def _mismatches(names: list[str], evaluated: list[Any], same: bool = False) -> list[str]:
     """What differs between each run and the first: protocol, qrels, query set."""
     first_name, first = names[0], evaluated[0]
     found = []
     # Ids compared as text: saved results (JSON) hold integer user ids as text.
-    first_queries = set(map(str, first.queries))
+    first_queries = set() if same else set(map(str, first.queries))
     for name, other in zip(names[1:], evaluated[1:]):
         if other.protocol.fingerprint != first.protocol.fingerprint:
             policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
@@ -277,7 +290,7 @@ def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
         if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
             found.append(f"qrels differ: {first_name} was evaluated on qrels digest {first.qrels_digest}, "
                          f"{name} on {other.qrels_digest}")
-        queries = set(map(str, other.queries))
+        queries = first_queries if same else set(map(str, other.queries))
         if queries != first_queries:
             only_first = sorted(first_queries - queries)
             only_other = sorted(queries - first_queries)
@@ -290,8 +303,20 @@ def _mismatches(names: list[str], evaluated: list[Any]) -> list[str]:
     return found
 
 
-def _value_matrix(evaluated: list[Any], measures: list[Measure]) -> tuple[np.ndarray, np.ndarray]:
-    """(union of queries, values[run, measure, query]) with NaN where a run lacks a query."""
+def _value_matrix(evaluated: list[Any], measures: list[Measure], same: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(union of queries, values[run, measure, query]) with NaN where a run lacks a query.
+    ``same``: every run holds the same ids in the same order (:func:`_same_queries`)."""
+    if same:   # one qrels, one query order: one sort of the ids as text serves every run
+        text = np.array(evaluated[0].queries, dtype=object).astype(str)
+        order = np.argsort(text, kind="stable")
+        union = text[order]
+        if not (union[1:] == union[:-1]).any():   # ids equal as text (7 and "7") take the general path
+            values = np.empty((len(evaluated), len(measures), len(text)))
+            for i, result in enumerate(evaluated):
+                for j, measure in enumerate(measures):
+                    values[i, j] = np.asarray(result.values(measure), dtype=np.float64)[order]
+            return union, values
     query_arrays = [np.asarray(r.queries, dtype=object).astype(str) for r in evaluated]
     union = np.unique(np.concatenate(query_arrays))
     values = np.full((len(evaluated), len(measures), len(union)), np.nan)
@@ -322,6 +347,7 @@ def compare(
     labels=None,
     allow_partial: bool = False,
     bounds: bool = False,
+    method: str = "auto",
 ) -> Comparison:
     """Compare runs pairwise on per-query values: differences, intervals, tests, corrections.
 
@@ -364,6 +390,18 @@ def compare(
     allow_partial : bool, default False
         Evaluate Runs that rank fewer than half of the judged queries (see
         :func:`rankproof.evaluate`); refused by default.
+    method : {'auto', 'resampling', 'normal'}, default 'auto'
+        How p-values (of the randomization test) and intervals are computed.
+        ``'resampling'``: sign flips and the bootstrap, always. ``'auto'``: a
+        row with 1,000 paired queries or more takes the paired t-test and the
+        normal interval mean +- z se where the checks of
+        :mod:`rankproof.stats.asymptotic` show resampling could not tell them
+        apart (a Berry-Esseen bound on the p-value's error and the skewness
+        shift of the interval's ends, each within the Monte Carlo error of
+        ``n_resamples`` draws); smaller rows always resample, so their numbers
+        do not change. ``'normal'``: the normal forms for every row. What each
+        row used is in ``Comparison.methods`` and the checks in
+        ``Comparison.method_checks`` (printed under the table).
     labels : list or mapping, optional
         Names the runs in rows and tables: one label per run, in order, or
         ``{run name: label}`` for some of them (``baseline`` then takes the
@@ -403,26 +441,29 @@ def compare(
     >>> row.p_value
     0.03125
     """
-    test, correction, bootstrap_method = _checked_options(
+    test, correction, bootstrap_method = checked_options(
         test=test, correction=correction, bootstrap_method=bootstrap_method, alpha=alpha, confidence=confidence,
-        power=power, n_resamples=n_resamples, seed=seed)
+        power=power, n_resamples=n_resamples, seed=seed, method=method)
     if protocol is not None and not isinstance(protocol, Protocol):
         from ..evaluation import resolve_protocol
 
         protocol = resolve_protocol(protocol)
     names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
-    mismatches = _comparable(names, evaluated, baseline, allow_mismatch)
+    same = _same_queries(evaluated)
+    mismatches = _comparable(names, evaluated, baseline, allow_mismatch, same)
     if baseline is None:
         pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:
         base = names.index(baseline)
         pairs = [(base, j) for j in range(len(names)) if j != base]
-    _, values = _value_matrix(evaluated, measure_list)
+    _, values = _value_matrix(evaluated, measure_list, same)
     # One row per measure x pair: B - A per query, NaN where either has no value.
     index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
-    rows = _rows(values, index, names, measure_list, test=test, correction=correction, alpha=alpha,
-                 confidence=confidence, power=power, n_resamples=n_resamples, seed=seed,
-                 bootstrap_method=bootstrap_method)
+    rows, stat = _rows(values, index, names, measure_list, test=test, correction=correction, alpha=alpha,
+                       confidence=confidence, power=power, n_resamples=n_resamples, seed=seed,
+                       bootstrap_method=bootstrap_method, method=method)
+    methods, checks = method_lines(stat, method=method, test=test, confidence=confidence, n_resamples=n_resamples,
+                                   bootstrap_method=bootstrap_method)
     means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
                   for name, result in zip(names, evaluated))
     return Comparison(
@@ -432,34 +473,12 @@ def compare(
         protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
         mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list),
         warnings=tuple(f"{name}: {line}" for name, result in zip(names, evaluated)
-                       for line in getattr(result, "warnings", ())))
+                       for line in getattr(result, "warnings", ())),
+        method=method, methods=methods, method_checks=checks)
 
 
-def _checked_options(*, test: str, correction: str, bootstrap_method: str, alpha: float, confidence: float,
-                     power: float, n_resamples: int, seed: int | None
-                     ) -> tuple[TestName, CorrectionName, BootstrapMethod]:
-    """Refuse options compare cannot use; (test, correction, bootstrap method) as known names."""
-    test = _choose(test, TESTS, "test")
-    correction = _choose(correction, CORRECTIONS, "correction")
-    bootstrap_method = _choose(bootstrap_method, BOOTSTRAP_METHODS, "bootstrap method")
-    for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1), ("power", power, 0, 1)):
-        if not isinstance(value, (int, float)) or not low < value < high:
-            raise InputError(what=literal(f"{name} must be a number in ({low}, {high}); got {value!r}"), value=value)
-    if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 1:
-        raise InputError(what=literal(f"n_resamples must be a positive integer; got {n_resamples!r}"),
-                         value=n_resamples)
-    # A percentile interval needs resamples in both tails: at least 2 / (1 - confidence)
-    # (40 at 95%); with fewer the interval need not even hold the estimate.
-    fewest = math.ceil(2 / (1 - confidence) - 1e-9)
-    if n_resamples < fewest:
-        raise InputError(what=f"n_resamples {n_resamples} is too few for a {confidence:g} interval", value=n_resamples,
-                         fix=f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
-    return cast(TestName, test), cast(CorrectionName, correction), cast(BootstrapMethod, bootstrap_method)
-
-
-def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool) -> list[str]:
+def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool,
+                same: bool = False) -> list[str]:
     """Refuse runs that cannot be compared; what differs between them (allow_mismatch)."""
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
@@ -473,7 +492,7 @@ def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, al
         hint = f"did you mean {near[0]}? " if near else ""
         raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
                          fix=literal(f"{hint}choose one of {', '.join(names)}"))
-    mismatches = _mismatches(names, evaluated)
+    mismatches = _mismatches(names, evaluated, same)
     if mismatches and not allow_mismatch:
         raise ComparabilityError(
             what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "
@@ -488,7 +507,8 @@ _ROW_VALUES = 4_000_000
 
 def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str], measure_list: list[Measure], *,
           test: TestName, correction: CorrectionName, alpha: float, confidence: float, power: float,
-          n_resamples: int, seed: int | None, bootstrap_method: BootstrapMethod) -> tuple[ComparisonRow, ...]:
+          n_resamples: int, seed: int | None, bootstrap_method: BootstrapMethod, method: str
+          ) -> tuple[tuple[ComparisonRow, ...], dict[str, np.ndarray]]:
     """One row per (measure, run A, run B) of `index`: every statistic vectorised over the rows.
 
     `values` is values[run, measure, query] (NaN where a run has no value).
@@ -499,9 +519,9 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
     correction runs once over all p-values.
     """
     block = max(1, _ROW_VALUES // max(1, values.shape[2]))
-    parts = [_row_statistics(values, index[start:start + block], names, measure_list, test=test,
-                             confidence=confidence, n_resamples=n_resamples, seed=seed,
-                             bootstrap_method=bootstrap_method)
+    parts = [row_statistics(values, index[start:start + block], names, measure_list, test=test,
+                            confidence=confidence, n_resamples=n_resamples, seed=seed,
+                            bootstrap_method=bootstrap_method, method=method)
              for start in range(0, len(index), block)]
     stat = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
     p = stat["p"]
@@ -520,47 +540,7 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
             effect_size=float(effect[r]), wins=int(stat["wins"][r]), ties=int(stat["ties"][r]),
             losses=int(stat["losses"][r]), queries=int(stat["n"][r]),
             queries_needed=queries_needed(float(effect[r]), alpha, power))
-        for r, (m, a, b) in enumerate(index))
-
-
-def _row_statistics(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str],
-                    measure_list: list[Measure], *, test: TestName, confidence: float, n_resamples: int,
-                    seed: int | None, bootstrap_method: BootstrapMethod) -> dict[str, np.ndarray]:
-    """Means, difference, effect size, wins, ties, losses, p-value and interval of each row of `index`."""
-    measure_index = np.array([m for m, _, _ in index])
-    first = values[np.array([a for _, a, _ in index]), measure_index]
-    second = values[np.array([b for _, _, b in index]), measure_index]
-    d = second - first
-    paired = ~np.isnan(d)
-    n = paired.sum(axis=1)
-    if (n < 2).any():
-        m, a, b = index[int(np.flatnonzero(n < 2)[0])]
-        raise InputError(what=literal(f"{names[a]} and {names[b]} share {int(n.min())} queries with a value for "
-                                      f"{measure_list[m]}"), value=int(n.min()),
-                         fix="a paired comparison needs at least 2")
-    mean_a = np.where(paired, first, 0).sum(axis=1) / n
-    mean_b = np.where(paired, second, 0).sum(axis=1) / n
-    del first, second
-    difference = np.where(paired, d, 0).sum(axis=1) / n
-    deviation = np.sqrt(np.where(paired, (d - difference[:, None]) ** 2, 0).sum(axis=1) / (n - 1))
-    # Differences equal to within the tie tolerance have no spread; what the sums leave
-    # (1e-17 for seven differences of 2/3) is rounding, and would make d 5e15.
-    scale = np.maximum(1.0, np.nanmax(np.where(paired, np.abs(d), 0.0), axis=1))
-    deviation = np.where(deviation <= TIE_TOLERANCE * scale, 0.0, deviation)
-    # Equal nonzero differences have no spread: the effect size d and the
-    # t-test's p are undefined (NaN, shown as n/a), not infinite and 0.
-    undefined = ~(deviation > 0) & (difference != 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        effect = np.where(deviation > 0, difference / deviation, np.where(difference == 0, 0.0, np.nan))
-    wins = (paired & (d > TIE_TOLERANCE)).sum(axis=1)
-    losses = (paired & (d < -TIE_TOLERANCE)).sum(axis=1)
-    p = TESTS[test](d, n_resamples=n_resamples, seed=seed)
-    if test == "t":
-        p = np.where(undefined, np.nan, p)
-    intervals = _bootstrap(d, confidence, n_resamples, seed, bootstrap_method)
-    return {"mean_a": mean_a, "mean_b": mean_b, "difference": difference, "effect": effect, "wins": wins,
-            "losses": losses, "ties": n - wins - losses, "n": n, "p": p, "low": intervals[:, 0],
-            "high": intervals[:, 1]}
+        for r, (m, a, b) in enumerate(index)), stat
 
 
 def _undecided(names: list[str], evaluated: list[Any], index, measure_list: list[Measure]) -> tuple[str, ...]:

@@ -66,7 +66,9 @@ def topics_for_t_test(min_difference: float, variance: float, *, alpha: float = 
     """
     effect = _positive(min_difference, "the minimum difference") / math.sqrt(2 * _positive(variance, "the variance"))
     needed = queries_needed(effect, _probability(alpha, "alpha"), _probability(power, "the power"))
-    return needed if needed is not None else MAX_TOPICS
+    if needed is None or needed >= MAX_TOPICS:
+        raise _beyond(f"a paired t-test to detect {min_difference:g}")
+    return needed
 
 
 def anova_power(topics, min_range: float, variance: float, systems: int, alpha: float = 0.05) -> np.ndarray:
@@ -92,7 +94,8 @@ def topics_for_anova(min_range: float, variance: float, systems: int, *, alpha: 
     alpha, power = _probability(alpha, "alpha"), _probability(power, "the power")
     if not isinstance(systems, int) or systems < 2:
         raise InputError(what=f"the ANOVA design needs at least 2 systems; got {systems!r}", value=systems)
-    return _smallest(lambda n: anova_power(n, min_range, variance, systems, alpha) >= power)
+    return _smallest(lambda n: anova_power(n, min_range, variance, systems, alpha) >= power,
+                     f"a one-way ANOVA to detect a range of {min_range:g}")
 
 
 def _expected_width(topics: int, sd: float, alpha: float) -> float:
@@ -112,15 +115,22 @@ def topics_for_ci_width(width: float, variance: float, *, alpha: float = 0.05) -
     width = _positive(width, "the interval width")
     sd = math.sqrt(2 * _positive(variance, "the variance"))
     alpha = _probability(alpha, "alpha")
-    return _smallest(lambda n: _expected_width(n, sd, alpha) <= width)
+    return _smallest(lambda n: _expected_width(n, sd, alpha) <= width, f"an interval no wider than {width:g}")
 
 
-def _smallest(enough) -> int:
-    """The smallest n >= 2 for which ``enough(n)`` holds (it is monotone in n); MAX_TOPICS if none."""
+def _beyond(what: str) -> InputError:
+    return InputError(what=f"{what} needs more than {MAX_TOPICS:,} topics (the search's limit): the variance "
+                           "is too large, or the difference too small, for any collection", value=MAX_TOPICS,
+                      fix="design for a larger difference")
+
+
+def _smallest(enough, what: str = "this design") -> int:
+    """The smallest n >= 2 for which ``enough(n)`` holds (it is monotone in n); refused past MAX_TOPICS
+    (the search's limit is not an answer)."""
     low, high = 1, 2
     while not enough(high):
         if high >= MAX_TOPICS:
-            return MAX_TOPICS
+            raise _beyond(what)
         low, high = high, min(high * 2, MAX_TOPICS)
     while high - low > 1:
         middle = (low + high) // 2

@@ -26,6 +26,8 @@ from typing import Sequence
 
 import numpy as np
 
+from . import matrix as matrix_module
+from .large_systems import large_max_t, use_limit
 from .matrix import checked_matrix, checked_names
 from .pairwise import PairTest, PairwiseTests, pair_index
 from .permutation import check_size, permuted_blocks
@@ -86,7 +88,8 @@ def _pair_t(blocks: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.nda
 
 
 def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha: float = 0.05,
-          n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED) -> PairwiseTests:
+          n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
+          method: str = "resampling") -> PairwiseTests:
     """Step-down MaxT permutation test over all pairs of systems, or against baselines.
 
     Parameters
@@ -98,6 +101,11 @@ def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha
         Test each baseline against every other system (the family is these
         pairs only); default every pair.
     alpha, n_resamples, seed : level, random permutations and their seed
+    method : {'resampling', 'auto', 'normal'}, default 'resampling'
+        ``'auto'``: from :data:`~rankproof.stats.large_systems.LARGE_TOPICS`
+        topics on (or where one permuted matrix would not fit), the step-down
+        on the permuted t's normal limit (:mod:`rankproof.stats.large_systems`);
+        ``'normal'``: that limit always.
 
     Examples
     --------
@@ -110,6 +118,9 @@ def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha
     names = checked_names(systems, matrix.shape[1])
     pairs = pair_index(names, baselines)
     topics = matrix.shape[0]
+    if use_limit(topics, matrix.shape[1], method, matrix_module.MAX_CELLS):
+        return large_max_t(matrix, names, pairs, alpha=alpha, seed=seed, reference=REFERENCE,
+                           baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs)) if baselines else ())
     check_size(topics, matrix.shape[1], matrix.shape[1], "MaxT")
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])

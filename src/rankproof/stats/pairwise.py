@@ -45,6 +45,9 @@ class PairwiseTests:
     seed: int | None
     exact: bool
     baselines: tuple[str, ...] = ()
+    # How the p-values were computed when not by permutations, with the check behind the choice
+    # (rankproof.stats.large_systems); empty for the permutation procedures.
+    method: str = ""
 
     @property
     def significant(self) -> tuple[PairTest, ...]:

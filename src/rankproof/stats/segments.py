@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import InputError, literal
 from ..protocol import Aggregation
 from .keywords import BootstrapMethod, renamed_keyword
+from .asymptotic import MIN_QUERIES, LargeSample, interval_check, normal_intervals
 from .resampling import bca_interval, leave_one_out, resampled_statistics
 
 __all__ = ["SegmentRow", "Segments", "UNLABELLED", "segment_labels", "by_segment"]
@@ -68,6 +69,24 @@ class Segments:
     bootstrap_method: str
     n_resamples: int
     seed: int
+    # interval= as asked ('auto', 'bootstrap', 'normal'); how many rows took the normal interval, and
+    # the largest skewness shift (in standard errors) among them (rankproof.stats.asymptotic).
+    interval: str = "bootstrap"
+    normal_rows: int = 0
+    largest_shift: float = math.nan
+
+    @property
+    def method_check(self) -> str:
+        """How the intervals were computed, with the check behind the normal ones (one sentence)."""
+        bootstrap = f"{self.bootstrap_method} bootstrap ({self.n_resamples} resamples, seed {self.seed})"
+        if not self.normal_rows:
+            return f"intervals: {bootstrap}"
+        kept = len(self.rows) - self.normal_rows
+        return (f"intervals: normal (mean -+ z se, delta method for ratios) on {self.normal_rows} of {len(self.rows)} "
+                f"rows: skewness moves the bootstrap ends by at most {self.largest_shift:.2g} se, within the "
+                f"Monte Carlo error of {self.n_resamples} resamples"
+                + (f"; {kept} rows (fewer than {MIN_QUERIES:,} queries or skewed) took the {bootstrap}" if kept
+                   else ""))
 
     @property
     def method(self) -> str:
@@ -100,11 +119,14 @@ class Segments:
                             columns=["segment", "measure", "mean", "count", "low", "high"])
 
     def __str__(self) -> str:
-        lines = [f"{'segment':<16} {'measure':<14} {'mean':>8} {'count':>8}  "
-                 f"{self.confidence:.0%} CI ({self.bootstrap_method} bootstrap, {self.n_resamples} resamples)"]
+        kind = (f"{self.bootstrap_method} bootstrap, {self.n_resamples} resamples" if not self.normal_rows else
+                "normal" if self.normal_rows == len(self.rows) else f"normal or {self.bootstrap_method} bootstrap")
+        lines = [f"{'segment':<16} {'measure':<14} {'mean':>8} {'count':>8}  {self.confidence:.0%} CI ({kind})"]
         for row in self.rows:
             lines.append(f"{str(row.segment):<16} {row.measure:<14} {row.mean:>8.4f} {row.count:>8}  "
                          f"[{row.low:.4f}, {row.high:.4f}]")
+        if self.normal_rows:
+            lines.append(self.method_check)
         return "\n".join(lines)
 
 
@@ -181,6 +203,34 @@ def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, n_resa
     return float(low), float(high)
 
 
+def _normal_interval(data: tuple[np.ndarray, ...], statistic, confidence: float, n_resamples: int,
+                     force: bool = False) -> tuple[float, float, float] | None:
+    """(low, high, skewness shift in se) of the normal interval of a ratio of sums, where
+    :func:`rankproof.stats.asymptotic.interval_check` says the bootstrap could not tell it apart; else None.
+
+    The ratio R = sum(num) / sum(den) is linearised (the delta method): its influence values
+    u_i = (num_i - R den_i) / mean(den) have mean 0 and R's standard error is sd(u) / sqrt(n); for a
+    mean (den = 1) u is the centred values, and the interval is the plain mean -+ z sd / sqrt(n).
+    """
+    count = len(data[0])
+    if count < (2 if force else MIN_QUERIES):
+        return None
+    sums = _sums(data, statistic)
+    numerators = np.asarray(sums[0], dtype=np.float64)
+    denominators = np.asarray(sums[1], dtype=np.float64) if len(sums) > 1 else np.ones(count)
+    total = float(denominators.sum())
+    if total == 0:
+        return None
+    ratio = float(numerators.sum()) / total
+    influence = (numerators - ratio * denominators) / (total / count)
+    moments = LargeSample(influence[None])
+    shift, switch, _ = interval_check(moments, confidence, n_resamples)
+    if not (switch[0] or force):
+        return None
+    (low, high), = normal_intervals(moments, confidence) - moments.mean[:, None]
+    return ratio + float(low), ratio + float(high), float(shift[0])
+
+
 def _sums(data: tuple[np.ndarray, ...], statistic) -> tuple[np.ndarray, ...]:
     """The statistic as a ratio of sums: (numerators,) for a mean, (numerators, denominators) otherwise."""
     if statistic is _weighted_mean:
@@ -248,15 +298,23 @@ def _statistic(aggregation: Aggregation, result, inside: np.ndarray,
 
 def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_resamples: int = 2000,
                bootstrap_method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: str = "error",
-               resamples: int | None = None, method: str | None = None) -> Segments:
+               resamples: int | None = None, method: str | None = None, interval: str = "auto") -> Segments:
     """See :meth:`rankproof.Results.by`. ``resamples`` and ``method`` are the
     earlier names of ``n_resamples`` and ``bootstrap_method`` (deprecated).
 
+    ``interval='auto'`` (the default) gives a segment of :data:`~rankproof.stats.asymptotic.MIN_QUERIES`
+    queries or more the normal interval where the bootstrap could not tell them apart (the skewness
+    check of :func:`rankproof.stats.asymptotic.interval_check`; a ratio of sums by the delta method),
+    and bootstraps the others; ``'bootstrap'`` always bootstraps; ``'normal'`` never does (segments of
+    2 queries or more). ``Segments.method_check`` says what was done.
     """
     n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=2000,
                                   where="Results.by")
     bootstrap_method = renamed_keyword(bootstrap_method, method, new="bootstrap_method", old="method",
                                        default="percentile", where="Results.by")
+    if interval not in ("auto", "bootstrap", "normal"):
+        raise InputError(what=literal(f"interval must be 'auto', 'bootstrap' or 'normal'; got {interval!r}"),
+                         value=interval)
     if unlabelled not in ("error", "group", "drop"):
         raise InputError(what=f"unlabelled must be 'error', 'group' or 'drop'; got {unlabelled!r}", value=unlabelled)
     if bootstrap_method not in _METHODS:
@@ -273,7 +331,7 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
                                                           ([measures] if isinstance(measures, str) else measures)]
     aggregation = results.protocol.aggregation
     rng = np.random.default_rng(seed)
-    rows = []
+    rows, shifts = [], []
     for label, members in _groups(labels, keep):
         for measure in chosen:
             result = results.result(measure)
@@ -282,8 +340,15 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
             mean = float(statistic(*data, axis=-1)) if len(inside) else math.nan
             if aggregation is Aggregation.MICRO and len(inside) and data[1].sum() == 0:
                 mean = 0.0  # as Results.mean: nothing to divide by scores 0
-            low, high = _interval(data, statistic, confidence, n_resamples, bootstrap_method, rng)
+            normal = (_normal_interval(data, statistic, confidence, n_resamples, force=interval == "normal")
+                      if interval != "bootstrap" else None)
+            if normal is not None:
+                low, high, shift = normal
+                shifts.append(shift)
+            else:
+                low, high = _interval(data, statistic, confidence, n_resamples, bootstrap_method, rng)
             rows.append(SegmentRow(segment=label, measure=str(measure), mean=mean, count=int(len(inside)),
                                    low=low, high=high))
     return Segments(rows=tuple(rows), confidence=confidence, bootstrap_method=bootstrap_method,
-                    n_resamples=n_resamples, seed=seed)
+                    n_resamples=n_resamples, seed=seed, interval=interval, normal_rows=len(shifts),
+                    largest_shift=max(shifts, default=math.nan))

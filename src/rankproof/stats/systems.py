@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from ..errors import InputError, literal
 from .anova import Anova, MixedModel, mixed_model, two_way_anova
 from .design import topics_for_anova, topics_for_ci_width, topics_for_t_test
@@ -79,16 +81,28 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
                      n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
                      risk_alpha: float | None = None, design: bool = False, min_difference: float = 0.05,
                      ci_width: float = 0.1, power: float = 0.8, asl_resamples: int = DEFAULT_BOOTSTRAP,
-                     topic_ids: Sequence[str] | None = None, mixed: bool = False) -> SystemsAnalysis:
+                     topic_ids: Sequence[str] | None = None, mixed: bool = False, method: str = "auto"
+                     ) -> SystemsAnalysis:
     """The analysis of one topics x systems matrix per measure (same topics and systems in each).
 
     ``mixed=True`` adds the linear mixed model (needs statsmodels: the ``stats`` extra).
+    ``method='auto'`` (the default) runs the permutation procedures up to
+    :data:`~rankproof.stats.large_systems.LARGE_TOPICS` topics and their
+    large-sample limits beyond (:mod:`rankproof.stats.large_systems`; the
+    procedure's name and ``PairwiseTests.method`` say which, with the check);
+    ``'resampling'`` always permutes, ``'normal'`` always takes the limit.
     """
+    from .asymptotic import METHODS
+
     if procedure not in PROCEDURES:
         raise InputError(what=literal(f"unknown procedure {procedure!r}"), value=procedure,
                          fix=f"choose one of {', '.join(PROCEDURES)}")
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(what=f"alpha must be between 0 and 1; got {alpha!r}", value=alpha)
+    if method not in METHODS:
+        raise InputError(what=literal(f"unknown method {method!r}"), value=method, fix=f"choose one of {', '.join(METHODS)}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
     if not (isinstance(n_resamples, int) and n_resamples >= 1):
         raise InputError(what=f"n_resamples must be a whole number >= 1; got {n_resamples!r}", value=n_resamples)
     checked = {str(measure): checked_matrix(matrix) for measure, matrix in matrices.items()}
@@ -105,7 +119,7 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
         anova = two_way_anova(matrix)
         # Tukey's range covers every pair whatever the baselines; MaxT's family is the baselines' pairs.
         tests = PROCEDURES[procedure](matrix, names, baselines=baselines if procedure == "maxt" else None,
-                                      alpha=alpha, n_resamples=n_resamples, seed=seed)
+                                      alpha=alpha, n_resamples=n_resamples, seed=seed, method=method)
         risk = risk_table(matrix, names, baselines=baselines, alpha=risk_alpha) if risk_alpha is not None else ()
         size = _design(anova, count, min_difference, ci_width, alpha, power) if design else None
         analyses.append(MeasureAnalysis(measure=measure, anova=anova, tests=tests, risk=risk, design=size,
@@ -114,7 +128,8 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
                                         scores=tuple(map(tuple, matrix.tolist())) if risk else ()))
     discrimination = (discriminative_power(checked, names, alpha=alpha, n_resamples=asl_resamples, seed=seed)
                       if design else ())
-    settings = (("procedure", procedure), ("alpha", alpha), ("n_resamples", n_resamples), ("seed", seed),
+    settings = (("procedure", procedure), ("method", method), ("alpha", alpha), ("n_resamples", n_resamples),
+                ("seed", seed),
                 ("baselines", tuple(baselines or ())), ("risk_alpha", risk_alpha))
     return SystemsAnalysis(systems=names, topics=topics, recommendation=recommend_test(topics, count),
                            measures=tuple(analyses), discrimination=discrimination, settings=settings)
@@ -123,9 +138,13 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
 def _design(anova: Anova, systems: int, min_difference: float, ci_width: float, alpha: float,
             power: float) -> TopicSetSize:
     variance = anova.residual_variance
-    if not variance > 0:
-        raise InputError(what="the runs' scores have no residual variance: no topic set size to design",
-                         value=variance)
+    # Sums of squares below 1e-24 of the total are rounding (identical runs leave ~1e-32), as the F test
+    # reads them: a design from such a variance would be an artefact, not an answer.
+    total = anova.ss_system + anova.ss_topic + anova.ss_residual
+    if not variance > 0 or anova.ss_residual <= 1e-24 * total:
+        raise InputError(what="the runs' scores have no residual variance (no variance: the runs differ by the "
+                              "same amount on every topic, or are identical): no topic set size to design",
+                         value=variance, fix="design from runs that differ from topic to topic")
     return TopicSetSize(variance=variance, min_difference=min_difference, ci_width=ci_width, power=power,
                         t_test=topics_for_t_test(min_difference, variance, alpha=alpha, power=power),
                         anova=topics_for_anova(min_difference, variance, systems, alpha=alpha, power=power),
@@ -154,6 +173,6 @@ def compare_systems(qrels, runs, measures, protocol=None, *, allow_partial: bool
     if topic_ids is None or len(topic_ids) < 3:
         raise InputError(what=f"the runs share {0 if topic_ids is None else len(topic_ids)} topics; "
                               "many-system tests need at least 3", fix="check the runs rank the same queries")
-    return analyse_matrices(matrices, [str(name) for name in runs], topic_ids=[str(t) for t in topic_ids],
+    return analyse_matrices(matrices, [str(name) for name in runs], topic_ids=np.asarray(topic_ids).tolist(),
                             **options)
 

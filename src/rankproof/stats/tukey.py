@@ -26,6 +26,8 @@ from typing import Sequence
 
 import numpy as np
 
+from . import matrix as matrix_module
+from .large_systems import large_tukey, use_limit
 from .matrix import checked_matrix, checked_names
 from .pairwise import PairTest, PairwiseTests, pair_index
 from .permutation import check_size, permuted_blocks
@@ -40,7 +42,8 @@ _TOLERANCE = 1e-12
 
 
 def tukey_hsd(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha: float = 0.05,
-              n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED) -> PairwiseTests:
+              n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
+              method: str = "resampling") -> PairwiseTests:
     """Randomised Tukey HSD over the systems (columns) of a topics x systems matrix.
 
     Parameters
@@ -53,6 +56,12 @@ def tukey_hsd(scores, systems: Sequence[str] | None = None, *, baselines=None, a
         of the all-pairs procedure (the range covers every pair).
     alpha : level at which a pair is called significant
     n_resamples, seed : random permutations and their seed
+    method : {'resampling', 'auto', 'normal'}, default 'resampling'
+        ``'auto'``: from :data:`~rankproof.stats.large_systems.LARGE_TOPICS`
+        topics on (or where one permuted matrix would not fit), the
+        large-sample limit of the randomised test (the studentized range with
+        infinite df, :mod:`rankproof.stats.large_systems`); ``'normal'``: that
+        limit always.
 
     Examples
     --------
@@ -69,6 +78,8 @@ def tukey_hsd(scores, systems: Sequence[str] | None = None, *, baselines=None, a
     names = checked_names(systems, matrix.shape[1])
     pairs = pair_index(names, baselines)
     topics = matrix.shape[0]
+    if use_limit(topics, matrix.shape[1], method, matrix_module.MAX_CELLS):
+        return large_tukey(matrix, names, pairs, alpha=alpha, seed=seed, reference=REFERENCE)
     check_size(topics, matrix.shape[1], matrix.shape[1], "randomised Tukey HSD")
     means = matrix.mean(axis=0)
     observed = np.array([abs(means[b] - means[a]) for a, b in pairs])

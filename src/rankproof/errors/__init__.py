@@ -270,4 +270,5 @@ class ComparabilityError(InputError):
 
 
 # The fix every "grade 1.5 is not an integer" message ends with (the grades policy).
-REAL_GRADES_HINT = "or {do[real_grades]} to keep real-valued grades"
+REAL_GRADES_HINT = ("or set the policy grades=real to keep real-valued grades "
+                    "(Qrels.read(..., grades='real'); rankproof --policy grades=real)")

@@ -23,7 +23,6 @@ import numpy as np
 
 from .base import Measure, MeasureSpec, TieSupport, register
 from .compute import Context, Values
-from .extremes import by_grade
 
 __all__ = ["PAIRS"]
 
@@ -53,7 +52,7 @@ PAIRS = [
     # Not ideal_is_best: the ideal list of the relevant docs alone holds no pair, so no value.
     MeasureSpec("accuracy", "pairwise accuracy: the share of (relevant, non-relevant) pairs of the top k ranked "
                 "relevant first (ir_measures' Accuracy); undefined without such a pair", ("rel",), _accuracy,
-                ties=TieSupport.ORDERED, tie_merit=by_grade, always_excluded=True,
+                ties=TieSupport.ORDERED, always_excluded=True,  # no merit order: a tie range enumerates
                 family="pairs"),
 ]
 register(*PAIRS)

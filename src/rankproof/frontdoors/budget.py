@@ -8,9 +8,11 @@ bytes: :data:`OVERHEAD` is what any evaluation holds whatever its input
 * the per-user values of every user, :data:`PER_USER` bytes each, twice
   while they are joined at the end: ``2 * PER_USER * users``;
 * one part at a time, :data:`EXPANSION` times its input's Arrow size:
-  ``EXPANSION * part_rows * row_bytes``.
+  ``EXPANSION * part_rows * row_bytes``;
+* the text read ahead: pyarrow's CSV reader holds up to :data:`READAHEAD`
+  blocks of :func:`text_block` bytes, for the truth and the predictions.
 
-So ``part_rows = (B - 2 * PER_USER * users) / (EXPANSION * row_bytes)``.
+So ``part_rows = (B - 2 * PER_USER * users - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``.
 A budget leaving less than :data:`MIN_PART_ROWS` rows for a part is refused,
 naming the smallest budget that leaves them (a budget is a promise: kept or
 refused, never overrun).
@@ -34,7 +36,7 @@ from typing import Iterator
 
 from ..errors import InputError
 
-__all__ = ["OVERHEAD", "EXPANSION", "PER_USER", "MIN_PART_ROWS", "part_rows_for", "estimated_users",
+__all__ = ["OVERHEAD", "EXPANSION", "PER_USER", "MIN_PART_ROWS", "READAHEAD", "text_block", "part_rows_for", "estimated_users",
            "temporary_folder", "stale_folders"]
 
 # Resident bytes of an evaluation whatever its input: interpreter, numpy, pyarrow, rich, the
@@ -48,15 +50,31 @@ PER_USER = 160
 # A part holds at least this many prediction rows: a smaller part is all overhead. Tests cut
 # tiny logs into parts at tiny budgets with the environment's RANKPROOF_MIN_PART_ROWS (test only).
 MIN_PART_ROWS = 4096
+# Blocks pyarrow's streaming CSV reader holds at most (its background queue of 32, and one parsed).
+READAHEAD = 33
 _PREFIX = "rankproof-log-"
 _MB = 2**20
 
 
-def part_rows_for(budget: int, users: float, row_bytes: float, *, source: str = "the log") -> int:
+def text_block(budget: int) -> int:
+    """Bytes of a CSV/TSV block for a budget: 1/512 of it, between 64 KiB and 4 MiB.
+
+    Two readers' read-ahead (``2 * READAHEAD`` blocks) then take 13% of a
+    budget up to 2 GiB.
+
+    >>> text_block(64 * 2**20), text_block(2**40)
+    (131072, 4194304)
+    """
+    return int(min(4 * _MB, max(1 << 16, budget // 512)))
+
+
+def part_rows_for(budget: int, users: float, row_bytes: float, *, source: str = "the log",
+                  block: int = 0) -> int:
     """Prediction rows per part within `budget` bytes, or an InputError naming the smallest budget.
 
-    ``(budget - 2 * PER_USER * users) / (EXPANSION * row_bytes)`` rows, when
-    that is at least :data:`MIN_PART_ROWS`.
+    ``(budget - 2 * PER_USER * users - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``
+    rows, when that is at least :data:`MIN_PART_ROWS` (`block`: the text
+    block, 0 for Parquet).
 
     >>> part_rows_for(64 * 2**20, users=10_000, row_bytes=50)
     159772
@@ -66,7 +84,7 @@ def part_rows_for(budget: int, users: float, row_bytes: float, *, source: str = 
     rankproof.errors.InputError: the memory budget 1 MB is too small for the log ...
     """
     least = int(os.environ.get("RANKPROOF_MIN_PART_ROWS", MIN_PART_ROWS))
-    held = 2 * PER_USER * users
+    held = 2 * PER_USER * users + 2 * READAHEAD * block
     row_bytes = max(row_bytes, 1.0)
     rows = int((budget - held) / (EXPANSION * row_bytes))
     if rows >= least:

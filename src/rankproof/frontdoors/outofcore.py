@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
@@ -47,7 +47,8 @@ import numpy as np
 from ..errors import InputError, ParseError, literal
 from ..report.progress import Stages
 from ..results import Results
-from .budget import EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for, temporary_folder
+from .budget import (EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for, temporary_folder,
+                     text_block)
 from .partition import partitioned_parts
 
 __all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "OVERHEAD", "PER_USER", "Log", "parse_budget",
@@ -100,6 +101,9 @@ class Log:
     format: str
     columns: tuple[str, ...]
     user: str
+    # Bytes of text read at once at most: pyarrow's CSV reader reads up to 32 blocks ahead,
+    # so the budget sets it (see rankproof.frontdoors.budget.text_block).
+    block: int = 1 << 22
 
     @classmethod
     def of(cls, path, columns: Sequence[str], user: str, format: str | None = None) -> "Log":
@@ -186,7 +190,7 @@ class Log:
             raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
                              fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
         meta = handle.metadata
-        if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1 << 20):
+        if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1):
             # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
             # memory as it goes, so row groups are read whole where they are small enough).
             for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
@@ -207,9 +211,9 @@ class Log:
                                        include_columns=list(self.columns), null_values=[],
                                        strings_can_be_null=False, quoted_strings_can_be_null=False)
         parse = pacsv.ParseOptions(delimiter="," if self.format == "csv" else "\t", ignore_empty_lines=True)
-        block = int(min(max(rows * 32, 1 << 16), 1 << 26))
+        block = int(min(max(rows * 32, 1 << 16), self.block))
         try:
-            reader = pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=block),
+            reader = pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=block, use_threads=False),
                                     parse_options=parse, convert_options=convert)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
@@ -383,7 +387,9 @@ def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
     users = estimated_users(rows, _users(first, predictions.user, False)) if first is not None else 1.0
     per_row = (truth_bytes + prediction_bytes) / max(1, rows)  # input bytes per prediction row, truth included
     if part_rows is None:
-        part_rows = part_rows_for(budget, users, per_row, source=f"{literal(predictions.path)} and its truth")
+        text = truth.format != "parquet" or predictions.format != "parquet"
+        part_rows = part_rows_for(budget, users, per_row, source=f"{literal(predictions.path)} and its truth",
+                                  block=predictions.block if text else 0)
     if batch_rows is None:
         batch_rows = int(min(MAX_BATCH_ROWS, max(1024, part_rows // 4)))
     return batch_rows, part_rows, rows
@@ -458,6 +464,7 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
         budget gives (tests cut parts at chosen places with them).
     """
     budget = default_budget() if memory_budget is None else parse_budget(memory_budget)
+    truth, predictions = (replace(log, block=text_block(budget)) for log in (truth, predictions))
     batch_rows, part_rows, rows = _sizes(truth, predictions, budget, batch_rows, part_rows)
     as_text = not (truth.is_integer() and predictions.is_integer())
     # Steps: each batch of predictions read, each part evaluated (the partition: truth batches too).

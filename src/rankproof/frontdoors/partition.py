@@ -2,7 +2,8 @@
 
 A log whose rows are in no useful order is cut into *buckets* of whole users:
 each row's user is hashed to one of at most :data:`FANOUT` buckets, and the
-row appended (file order kept within a user) to the bucket's Parquet file in
+row appended (file order kept within a user) to the bucket's file (Arrow IPC,
+uncompressed: a writer holds no buffers, unlike Parquet's column writers) in
 a temporary folder. A bucket that is still larger than a part is split again
 the same way, with another hash (a *level* deeper), until every bucket holds
 at most a part's rows or a single user (a user is never split). So at most
@@ -58,18 +59,17 @@ def bucket_of(users, count: int, level: int = 0) -> np.ndarray:
 
 
 def _split(batches: Iterator, user: Callable, count: int, level: int, stem: str,
-           step: Callable) -> tuple[list[str], int]:
-    """Write batches to `count` bucket files named ``stem-<bucket>.parquet``; their paths and rows."""
-    import pyarrow.parquet as pq
+           step: Callable) -> tuple[list[str], list[int]]:
+    """Write batches to `count` bucket files named ``stem-<bucket>.arrow``; their paths and rows."""
+    import pyarrow as pa
 
-    paths = [f"{stem}-{bucket}.parquet" for bucket in range(count)]
-    writers: dict[int, pq.ParquetWriter] = {}
-    rows = 0
+    paths = [f"{stem}-{bucket}.arrow" for bucket in range(count)]
+    writers: dict[int, pa.ipc.RecordBatchFileWriter] = {}
+    rows = [0] * count
     try:
         for table in batches:
             if table.num_rows == 0:
                 continue
-            rows += table.num_rows
             buckets = bucket_of(user(table), count, level)
             order = np.argsort(buckets, kind="stable")
             edges = np.searchsorted(buckets[order], np.arange(count + 1))
@@ -77,8 +77,9 @@ def _split(batches: Iterator, user: Callable, count: int, level: int, stem: str,
             for bucket in np.flatnonzero(np.diff(edges)).tolist():
                 piece = table.slice(int(edges[bucket]), int(edges[bucket + 1] - edges[bucket]))
                 if bucket not in writers:
-                    writers[bucket] = pq.ParquetWriter(paths[bucket], piece.schema, compression="none")
+                    writers[bucket] = pa.ipc.new_file(paths[bucket], piece.schema)
                 writers[bucket].write_table(piece)
+                rows[bucket] += piece.num_rows
             del table
             step()
     finally:
@@ -88,30 +89,33 @@ def _split(batches: Iterator, user: Callable, count: int, level: int, stem: str,
 
 
 def _file_batches(path: str, rows: int) -> Iterator:
-    """A bucket file's rows in batches of about `rows` (none when it was never written)."""
+    """A bucket file's rows in Tables of about `rows` (its pieces joined), none when never written."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     if not os.path.exists(path):
         return
-    handle = pq.ParquetFile(path)
-    for batch in handle.iter_batches(batch_size=max(1, rows)):
-        yield pa.Table.from_batches([batch])
-
-
-def _rows(path: str) -> int:
-    import pyarrow.parquet as pq
-
-    return pq.ParquetFile(path).metadata.num_rows if os.path.exists(path) else 0
+    with pa.memory_map(path) as source:
+        reader = pa.ipc.open_file(source)
+        pieces, held = [], 0
+        for index in range(reader.num_record_batches):
+            batch = reader.get_batch(index)
+            pieces.append(batch)
+            held += batch.num_rows
+            if held >= rows:
+                yield pa.Table.from_batches(pieces).combine_chunks()
+                pieces, held = [], 0
+        if pieces:
+            yield pa.Table.from_batches(pieces).combine_chunks()
 
 
 def _whole(path: str) -> list:
     """A bucket file read whole and removed ([] when it was never written)."""
-    import pyarrow.parquet as pq
+    import pyarrow as pa
 
     if not os.path.exists(path):
         return []
-    table = pq.read_table(path)
+    with pa.OSFile(path) as source:
+        table = pa.ipc.open_file(source).read_all()
     os.remove(path)
     return [table]
 
@@ -143,10 +147,10 @@ def _level(truth, predictions, users, rows: int, part_rows: int, batch_rows: int
            step) -> Iterator[tuple[list, list]]:
     count = int(min(FANOUT, max(2, math.ceil(rows / max(1, part_rows)))))
     truth_paths, _ = _split(truth, users[0], count, level, stem + "t", lambda: step("partitioning truth by user"))
-    prediction_paths, rows = _split(predictions, users[1], count, level, stem + "p",
+    prediction_paths, counts = _split(predictions, users[1], count, level, stem + "p",
                               lambda: step("partitioning predictions by user"))
-    for bucket, (truth_path, prediction_path) in enumerate(zip(truth_paths, prediction_paths)):
-        found = _rows(prediction_path)
+    rows = sum(counts)
+    for bucket, (truth_path, prediction_path, found) in enumerate(zip(truth_paths, prediction_paths, counts)):
         # Split again while larger than a part, unless the split gained nothing (one user;
         # `rows` is now the rows written, not the caller's estimate).
         if found > part_rows and level + 1 < MAX_LEVELS and found < rows:

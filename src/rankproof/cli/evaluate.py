@@ -45,7 +45,7 @@ def engine_choices() -> tuple[str, ...]:
 def add_coverage_options(parser: argparse.ArgumentParser) -> None:
     """--min-coverage and --allow-partial (evaluate and compare)."""
     from ..results import MIN_COVERAGE
-    from .fuse import share_option
+    from .usage import share_option
 
     # A share in [0, 1], checked when parsed: 5 or -1 would silently accept or refuse every run.
     parser.add_argument("--min-coverage", type=share_option, default=MIN_COVERAGE, metavar="SHARE",

@@ -60,18 +60,18 @@ def _write_csv(folder, truth, predictions):
 
 
 def test_part_rows_by_hand():
-    # 64 MiB, 10,000 users' values (2 * 160 bytes each), rows of 50 bytes at 8 times their size:
-    # (67,108,864 - 3,200,000) / 400 = 159,772.16 rows.
-    assert (PER_USER, EXPANSION) == (160, 8)
-    assert part_rows_for(64 * 2**20, 10_000, 50) == 159_772
+    # 64 MiB, 10,000 users' values (2 * 200 bytes each), rows of 50 bytes at 8 times their size:
+    # (67,108,864 - 4,000,000) / 400 = 157,772.16 rows.
+    assert (PER_USER, EXPANSION) == (200, 8)
+    assert part_rows_for(64 * 2**20, 10_000, 50) == 157_772
 
 
 def test_a_budget_too_small_names_the_smallest_it_can_honour():
     with pytest.raises(InputError) as caught:
         part_rows_for(64 * 2**20, 1_000_000, 50)
-    # 1M users' values: 320,000,000 bytes; a part of 4,096 rows: 1,638,400; together 307 MiB (rounded up).
-    assert "at least 307MB" in str(caught.value)
-    assert part_rows_for(307 * 2**20, 1_000_000, 50) >= 4096
+    # 1M users' values: 400,000,000 bytes; a part of 4,096 rows: 1,638,400; together 383.03 MiB, so 384MB.
+    assert "at least 384MB" in str(caught.value)
+    assert part_rows_for(384 * 2**20, 1_000_000, 50) >= 4096
 
 
 @pytest.mark.parametrize("grouped", [True, False])

@@ -47,8 +47,10 @@ def engine_choices() -> tuple[str, ...]:
 def add_coverage_options(parser: argparse.ArgumentParser) -> None:
     """--min-coverage and --allow-partial (evaluate and compare)."""
     from ..results import MIN_COVERAGE
+    from .usage import share_option
 
-    parser.add_argument("--min-coverage", type=float, default=MIN_COVERAGE, metavar="SHARE",
+    # A share in [0, 1], checked when parsed: 5 or -1 would silently accept or refuse every run.
+    parser.add_argument("--min-coverage", type=share_option, default=MIN_COVERAGE, metavar="SHARE",
                         help=f"refuse a run ranking less than this share of the judged queries "
                              f"(default {MIN_COVERAGE}; a run ranking none is always refused)")
     parser.add_argument("--allow-partial", action="store_true",

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import math
 
 from ..errors import InputError, literal
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_run, run_names
 from .render import digits
-from .usage import count_option, usage
+from .usage import count_option, share_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "trec_text"]
 
@@ -60,17 +59,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "run keeps every digit of its scores)")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing: the fused run is written to -o, errors still go to stderr")
-
-
-def share_option(text: str) -> float:
-    """An argparse ``type``: a share between 0 and 1, both included (--min-coverage)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a share between 0 and 1 is needed, such as 0.5 (got {text!r})")
-    return value
 
 
 def trec_text(run) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..errors import InputError, literal, shorten
 
-__all__ = ["UsageError", "usage", "literal", "short", "count_option", "fraction_option"]
+__all__ = ["UsageError", "usage", "literal", "short", "count_option", "fraction_option", "share_option"]
 
 
 class UsageError(InputError):
@@ -66,3 +66,17 @@ def fraction_option(option: str):
         return value
 
     return read
+
+
+def share_option(text: str) -> float:
+    """An argparse ``type``: a share between 0 and 1, both included (--min-coverage)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a share between 0 and 1 is needed, such as 0.5 (got {text!r})")
+    return value

@@ -25,12 +25,11 @@ Two ways to cut parts:
 ``sorted=None`` (the default) tries the sorted way and falls back to the
 partition as soon as a batch is out of order.
 
-The memory budget is of the whole process and sets the size of a part: what
-is left after what the process holds, the per-user values of every user
-(:data:`PER_USER` bytes each, twice while they are joined at the end) and
-what the evaluation loads later (:data:`LATER`), divided by
-:data:`EXPANSION` (a part's evaluation peaks at up to that many times its
-input's Arrow size). Files go out of core by themselves when an in-memory
+The memory budget B (:mod:`rankproof.frontdoors.budget`) is what the
+evaluation may hold besides a fixed overhead (:data:`~rankproof.frontdoors.budget.OVERHEAD`:
+the interpreter and the libraries): the per-user values of every user and one
+part at a time; a budget too small for that is refused, naming the smallest
+one that is not. Files go out of core by themselves when an in-memory
 evaluation (:data:`IN_MEMORY` times their Arrow size) would exceed the
 default budget.
 """
@@ -40,9 +39,8 @@ from __future__ import annotations
 import math
 import os
 import re
-import tempfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
@@ -51,22 +49,18 @@ from ..errors import InputError, ParseError, RankproofWarning, literal
 from ..report.progress import Stages
 from ..results import Results
 from ..results.coverage import COVERAGE_WARNING_START
+from .budget import (EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for, temporary_folder,
+                     text_block)
+from .partition import partitioned_parts
 
-__all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "PER_USER", "LATER", "Log", "parse_budget", "default_budget", "estimated_bytes",
-           "needs_out_of_core", "evaluate_log"]
+__all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "OVERHEAD", "PER_USER", "Log", "parse_budget",
+           "default_budget", "estimated_bytes", "needs_out_of_core", "evaluate_log"]
 
-# Peak bytes of an in-memory evaluation per byte of its Arrow input (measured on the
-# 1M x 20 log of benchmarks/frame_bench.py, with margin).
-EXPANSION = 8
 # Peak bytes of a whole log's in-memory evaluation per byte of its Arrow input (3.4 measured on
 # the same log): whether files are evaluated out of core when no budget is given.
 IN_MEMORY = 4
 # The default budget: this share of the machine's physical memory.
 MEMORY_FRACTION = 0.25
-# What the evaluation loads on first use (the engines' modules), bytes.
-LATER = 150 * 2**20
-# Bytes the results keep per user (ids, counts, and per measure its values and flags), about.
-PER_USER = 160
 # Batches read at once, at most (rows); a part holds one or more.
 MAX_BATCH_ROWS = 1 << 20
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30,
@@ -109,6 +103,9 @@ class Log:
     format: str
     columns: tuple[str, ...]
     user: str
+    # Bytes of text read at once at most: pyarrow's CSV reader reads up to 32 blocks ahead,
+    # so the budget sets it (see rankproof.frontdoors.budget.text_block).
+    block: int = 1 << 22
 
     @classmethod
     def of(cls, path, columns: Sequence[str], user: str, format: str | None = None) -> "Log":
@@ -195,7 +192,7 @@ class Log:
             raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
                              fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
         meta = handle.metadata
-        if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1 << 20):
+        if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1):
             # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
             # memory as it goes, so row groups are read whole where they are small enough).
             for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
@@ -216,9 +213,9 @@ class Log:
                                        include_columns=list(self.columns), null_values=[],
                                        strings_can_be_null=False, quoted_strings_can_be_null=False)
         parse = pacsv.ParseOptions(delimiter="," if self.format == "csv" else "\t", ignore_empty_lines=True)
-        block = int(min(max(rows * 32, 1 << 16), 1 << 26))
+        block = int(min(max(rows * 32, 1 << 16), self.block))
         try:
-            reader = pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=block),
+            reader = pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=block, use_threads=False),
                                     parse_options=parse, convert_options=convert)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
@@ -269,21 +266,6 @@ def _check_sorted(users, previous) -> None:
         raise OutOfOrder
     if previous is not None and n and users[0].as_py() < previous:
         raise OutOfOrder
-
-
-def _buckets(users, count: int) -> np.ndarray:
-    """Each row's bucket (0 .. count-1): the same user, whatever its file, lands in one bucket."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if pa.types.is_integer(users.type):
-        values = users.to_numpy(zero_copy_only=False).astype(np.uint64)
-        mixed = (values * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29)
-        return (mixed % np.uint64(count)).astype(np.int64)
-    encoded = pc.dictionary_encode(users)
-    hashes = np.fromiter((hash(text) for text in encoded.dictionary.to_pylist()), dtype=np.int64,
-                         count=len(encoded.dictionary))
-    return (hashes % count)[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 # -- cutting parts -------------------------------------------------------------------------
@@ -368,41 +350,6 @@ def _sorted_parts(truth: _Buffered, predictions: _Buffered, part_rows: int) -> I
         yield truth.take_before(boundary), part_predictions
 
 
-def _partitioned_parts(truth: Log, predictions: Log, count: int, batch_rows: int, as_text: bool, folder: str,
-                       stages: Stages) -> Iterator[tuple[list, list]]:
-    """Hash both logs to `count` bucket files by user, then give out bucket after bucket."""
-    import pyarrow.parquet as pq
-
-    for name, log in (("truth", truth), ("predictions", predictions)):
-        writers: dict[int, pq.ParquetWriter] = {}
-        try:
-            for table in log.batches(batch_rows):
-                if table.num_rows == 0:
-                    continue
-                buckets = _buckets(_users(table, log.user, as_text), count)
-                order = np.argsort(buckets, kind="stable")
-                edges = np.searchsorted(buckets[order], np.arange(count + 1))
-                table = table.take(order)
-                for bucket in np.flatnonzero(np.diff(edges)).tolist():
-                    piece = table.slice(int(edges[bucket]), int(edges[bucket + 1] - edges[bucket]))
-                    if bucket not in writers:
-                        writers[bucket] = pq.ParquetWriter(os.path.join(folder, f"{name}-{bucket}.parquet"),
-                                                           piece.schema, compression="none")
-                    writers[bucket].write_table(piece)
-                stages.step(f"partitioning {name} by user")
-        finally:
-            for writer in writers.values():
-                writer.close()
-    for index in range(count):
-        found = []
-        for name in ("truth", "predictions"):
-            path = os.path.join(folder, f"{name}-{index}.parquet")
-            found.append([pq.read_table(path)] if os.path.exists(path) else [])
-            if os.path.exists(path):
-                os.remove(path)
-        yield found[0], found[1]
-
-
 def _tables(pieces: list):
     import pyarrow as pa
 
@@ -418,41 +365,36 @@ def _release() -> None:
 
 # -- the evaluation ------------------------------------------------------------------------
 
-def _resident() -> int:
-    """The process's resident memory now (Linux), bytes; 0 where unknown."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return 0
+def _first_rows(log: Log, count: int):
+    """The log's first `count` rows (fewer in a shorter file) as one Table, None when it has none."""
+    pieces, found = [], 0
+    for table in log.batches(count):
+        pieces.append(table)
+        found += table.num_rows
+        if found >= count:
+            break
+    return _tables(pieces).slice(0, count) if found else None
 
 
 def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
-           part_rows: int | None) -> tuple[int, int, int, int]:
-    """(batch rows, part rows of predictions, bucket count, prediction rows) for the budget.
-
-    The budget is of the whole process: what it holds already (the imported
-    libraries), the per-user values of every user (about :data:`PER_USER`
-    bytes each, twice while they are joined at the end), and one part's
-    evaluation at :data:`EXPANSION` times its input.
-    """
-    import pyarrow.compute as pc
-
+           part_rows: int | None) -> tuple[int, int, int]:
+    """(batch rows, part rows of predictions, prediction rows) for the budget (see
+    :func:`~rankproof.frontdoors.budget.part_rows_for`; refused when too small)."""
     truth_bytes, prediction_bytes = truth.size(), predictions.size()
-    first = next(predictions.batches(1 << 16), None)
+    first = _first_rows(predictions, 1 << 16)
     first_rows = max(1, first.num_rows) if first is not None else 1
     rows = predictions.rows()
     if rows is None:  # CSV: rows from the first block
         rows = max(1, int(prediction_bytes / max(1.0, first.nbytes / first_rows))) if first is not None else 1
-    users = rows * (pc.count_distinct(first.column(predictions.user)).as_py() / first_rows if first else 1)
+    users = estimated_users(rows, _users(first, predictions.user, False)) if first is not None else 1.0
     per_row = (truth_bytes + prediction_bytes) / max(1, rows)  # input bytes per prediction row, truth included
     if part_rows is None:
-        room = max(budget // 20, budget - _resident() - LATER - int(2 * PER_USER * users))
-        part_rows = max(1, int(room / EXPANSION / max(per_row, 1.0)))
+        text = truth.format != "parquet" or predictions.format != "parquet"
+        part_rows = part_rows_for(budget, users, per_row, source=f"{literal(predictions.path)} and its truth",
+                                  block=predictions.block if text else 0)
     if batch_rows is None:
         batch_rows = int(min(MAX_BATCH_ROWS, max(1024, part_rows // 4)))
-    buckets = max(1, math.ceil(rows / part_rows))
-    return batch_rows, part_rows, buckets, rows
+    return batch_rows, part_rows, rows
 
 
 def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Stages) -> list[Results]:
@@ -510,6 +452,8 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
         door's in-memory evaluation of a part (pyarrow Tables of whole users).
     memory_budget : int or str, optional
         Bytes, or a size such as ``"2GB"``; :func:`default_budget` by default.
+        The process stays within it plus the fixed :data:`OVERHEAD`; a budget
+        too small for the log is an InputError naming the smallest one.
     sorted : bool, optional
         True: both files are sorted by user (an out-of-order batch is an
         error); False: partition by user on disk; None: sorted, else partition.
@@ -526,7 +470,8 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
         budget gives (tests cut parts at chosen places with them).
     """
     budget = default_budget() if memory_budget is None else parse_budget(memory_budget)
-    batch_rows, part_rows, buckets, rows = _sizes(truth, predictions, budget, batch_rows, part_rows)
+    truth, predictions = (replace(log, block=text_block(budget)) for log in (truth, predictions))
+    batch_rows, part_rows, rows = _sizes(truth, predictions, budget, batch_rows, part_rows)
     as_text = not (truth.is_integer() and predictions.is_integer())
     # Steps: each batch of predictions read, each part evaluated (the partition: truth batches too).
     steps = math.ceil(rows / batch_rows) + math.ceil(rows / part_rows)
@@ -544,7 +489,10 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
                     raise InputError(what="the log is not sorted by {query}, but it was said to be (sorted=True, "
                                           "--sorted)", fix="sort both files by {query}, or let rankproof "
                                                            "partition them (leave out --sorted; sorted=None)") from None
-        with tempfile.TemporaryDirectory(prefix="rankproof-log-", dir=temporary) as folder:
-            parts = _partitioned_parts(truth, predictions, buckets, batch_rows, as_text, folder, stages)
+        with temporary_folder(temporary) as folder:
+            parts = partitioned_parts(truth.batches(batch_rows), predictions.batches(batch_rows),
+                                      (lambda t: _users(t, truth.user, as_text),
+                                       lambda t: _users(t, predictions.user, as_text)),
+                                      rows, part_rows, batch_rows, folder, stages.step)
             found = _evaluate_parts(parts, evaluate_part, stages)
         return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)

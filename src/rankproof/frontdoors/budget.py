@@ -1,0 +1,176 @@
+"""The memory budget of an out-of-core evaluation: the size of a part, a refusal, the temporary folder.
+
+With a budget of B bytes the process stays under ``B + OVERHEAD`` resident
+bytes: :data:`OVERHEAD` is what any evaluation holds whatever its input
+(the interpreter, numpy, pyarrow, the engines' modules; measured by
+``benchmarks/budget_bench.py``), and B pays for
+
+* the per-user values of every user, :data:`PER_USER` bytes each, twice
+  while they are joined at the end: ``2 * PER_USER * users``;
+* one part at a time, :data:`EXPANSION` times its input's Arrow size:
+  ``EXPANSION * part_rows * row_bytes``;
+* the text read ahead: pyarrow's CSV reader holds up to :data:`READAHEAD`
+  blocks of :func:`text_block` bytes, for the truth and the predictions.
+
+So ``part_rows = (B - 2 * PER_USER * users - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``.
+A budget leaving less than :data:`MIN_PART_ROWS` rows for a part is refused,
+naming the smallest budget that leaves them (a budget is a promise: kept or
+refused, never overrun).
+
+The partition's temporary folder is named ``rankproof-log-<pid>-...``: it is
+removed on every exit of the process that made it (success, error, Ctrl-C,
+SIGTERM), and a folder whose process is gone (killed) is removed, with a
+message, by the next evaluation that partitions in the same place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+from typing import Iterator
+
+from ..errors import InputError
+
+__all__ = ["OVERHEAD", "EXPANSION", "PER_USER", "MIN_PART_ROWS", "READAHEAD", "text_block", "part_rows_for", "estimated_users",
+           "temporary_folder", "stale_folders"]
+
+# Resident bytes of an evaluation whatever its input: interpreter, numpy, pyarrow, rich, the
+# engines (benchmarks/budget_bench.py measured 170-190 MB on Linux x86-64; stated with margin).
+OVERHEAD = 250 * 2**20
+# Peak bytes of a part's in-memory evaluation per byte of its Arrow input (measured on the
+# 1M x 20 log of benchmarks/frame_bench.py, with margin).
+EXPANSION = 8
+# Bytes the results keep per user (ids, counts, and per measure its values and flags), about, with
+# three measures: 100M rows of 5M users at a 1600MB budget peaked 1,842 MB above the overhead
+# (benchmarks/budget_bench.py), about 190 bytes a user at the join; more measures hold more.
+PER_USER = 200
+# A part holds at least this many prediction rows: a smaller part is all overhead. Tests cut
+# tiny logs into parts at tiny budgets with the environment's RANKPROOF_MIN_PART_ROWS (test only).
+MIN_PART_ROWS = 4096
+# Blocks pyarrow's streaming CSV reader holds at most (its background queue of 32, and one parsed).
+READAHEAD = 33
+_PREFIX = "rankproof-log-"
+_MB = 2**20
+
+
+def text_block(budget: int) -> int:
+    """Bytes of a CSV/TSV block for a budget: 1/512 of it, between 64 KiB and 4 MiB.
+
+    Two readers' read-ahead (``2 * READAHEAD`` blocks) then take 13% of a
+    budget up to 2 GiB.
+
+    >>> text_block(64 * 2**20), text_block(2**40)
+    (131072, 4194304)
+    """
+    return int(min(4 * _MB, max(1 << 16, budget // 512)))
+
+
+def part_rows_for(budget: int, users: float, row_bytes: float, *, source: str = "the log",
+                  block: int = 0) -> int:
+    """Prediction rows per part within `budget` bytes, or an InputError naming the smallest budget.
+
+    ``(budget - 2 * PER_USER * users - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``
+    rows, when that is at least :data:`MIN_PART_ROWS` (`block`: the text
+    block, 0 for Parquet).
+
+    >>> part_rows_for(64 * 2**20, users=10_000, row_bytes=50)
+    157772
+    >>> part_rows_for(2**20, users=10_000, row_bytes=50)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.InputError: the memory budget 1 MB is too small for the log ...
+    """
+    least = int(os.environ.get("RANKPROOF_MIN_PART_ROWS", MIN_PART_ROWS))
+    held = 2 * PER_USER * users + 2 * READAHEAD * block
+    row_bytes = max(row_bytes, 1.0)
+    rows = int((budget - held) / (EXPANSION * row_bytes))
+    if rows >= least:
+        return rows
+    smallest = math.ceil((held + least * EXPANSION * row_bytes) / _MB)
+    shown = f"{math.ceil(budget / _MB)} MB" if budget >= _MB else f"{budget:,} bytes"
+    raise InputError(what=f"the memory budget {shown} is too small for {source} "
+                          f"(about {int(users):,} users' values and a part of {least:,} rows need "
+                          f"{smallest} MB, besides the fixed {OVERHEAD // _MB} MB of any evaluation)",
+                     fix=f"give a budget of at least {smallest}MB (--memory-budget {smallest}MB)")
+
+
+def estimated_users(rows: int, sample) -> float:
+    """Users of a log of `rows` rows from the user column of its first rows (a pyarrow Array).
+
+    Rows grouped by user (each user's rows together): the sample's users per
+    row, times `rows`. Rows in random order: the users U for which a sample of
+    n rows would hold the d users seen, ``d = U * (1 - (1 - n / rows) ** (rows / U))``
+    (each user with ``rows / U`` rows), solved by bisection; never fewer than seen.
+
+    >>> import pyarrow as pa
+    >>> estimated_users(1000, pa.array([1, 1, 2, 2]))
+    500.0
+    """
+    import pyarrow.compute as pc
+
+    n = len(sample)
+    if n == 0 or rows <= n:
+        return float(pc.count_distinct(sample).as_py()) if n else 1.0
+    seen = pc.count_distinct(sample).as_py()
+    changes = pc.sum(pc.not_equal(sample.slice(1), sample.slice(0, n - 1))).as_py() or 0
+    if changes + 1 <= 1.1 * seen:  # grouped by user
+        return rows * seen / n
+    share, low, high = n / rows, float(seen), float(rows)
+    for _ in range(60):
+        middle = (low + high) / 2
+        if middle * (1 - (1 - share) ** (rows / middle)) < seen:
+            low = middle
+        else:
+            high = middle
+    return max(float(seen), high)
+
+
+def _pid_of(name: str) -> int | None:
+    match = re.fullmatch(re.escape(_PREFIX) + r"(\d+)-.*", name)
+    return int(match.group(1)) if match else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def stale_folders(where: str) -> list[str]:
+    """Partition folders under `where` left by processes that no longer run."""
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return []
+    found = []
+    for name in sorted(names):
+        pid = _pid_of(name)
+        if pid is not None and pid != os.getpid() and not _alive(pid):
+            found.append(os.path.join(where, name))
+    return found
+
+
+@contextlib.contextmanager
+def temporary_folder(where: str | None = None) -> Iterator[str]:
+    """A new partition folder (removed on leaving), after removing the stale ones beside it.
+
+    A removed stale folder is told on stderr (one line each): it held a
+    killed evaluation's bucket files, whose space the next run gets back.
+    """
+    where = tempfile.gettempdir() if where is None else where
+    for path in stale_folders(where):
+        size = sum(entry.stat().st_size for entry in os.scandir(path) if entry.is_file())
+        shutil.rmtree(path, ignore_errors=True)
+        print(f"rankproof: removed {path} ({math.ceil(size / _MB)} MB), left by an evaluation that was killed",
+              file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix=f"{_PREFIX}{os.getpid()}-", dir=where) as folder:
+        yield folder

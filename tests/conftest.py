@@ -174,3 +174,18 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The differential parity suite's case counts (tests/parity/cases.py), after a run that held it.
+
+    Here rather than in tests/parity/conftest.py: a second module named conftest would shadow this
+    one for ``from conftest import tiers`` (tests/test_tiers.py)."""
+    cases = sys.modules.get("parity.cases")
+    counts = getattr(cases, "COUNTS", None)
+    if not counts:
+        return
+    terminalreporter.section("differential parity: cases per framework")
+    for framework, counted in sorted(counts.items()):
+        shown = ", ".join(f"{key} {value}" for key, value in sorted(counted.items()))
+        terminalreporter.write_line(f"{framework}: {shown}")

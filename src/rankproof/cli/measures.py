@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 from ..errors import MeasureError
 from .render import print_text
 from .usage import literal
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "MeasuresFrom"]
+
+# The longest line the listing prints (a wide terminal's).
+LINE_WIDTH = 160
 
 
 class MeasuresFrom(argparse.Action):
@@ -88,7 +92,14 @@ def _line(spec, also: dict[str, list[str]], full: bool) -> str:
     formula = _formula(spec.description)
     if not full and len(formula) > 110:  # the full definition: rankproof measures NAME
         formula = formula[:107].rstrip() + "..."
-    return f"{usage:<15} {formula}" + (f"  [{'; '.join(extras)}]" if extras else "")
+    line = f"{usage:<15} {formula}"
+    if not extras:
+        return line
+    bracket = f"[{'; '.join(extras)}]"
+    # In the whole list, a long parameter list goes on a line of its own under the definition (a
+    # terminal's width); a filtered listing keeps one line per measure, its definition in full.
+    fits = full or len(line) + 2 + len(bracket) <= LINE_WIDTH
+    return f"{line}  {bracket}" if fits else f"{line}\n{'':16}{bracket}"
 
 
 def _formula(description: str) -> str:
@@ -106,7 +117,8 @@ def _engines_and_side_data(specs) -> list[str]:
     delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents and spec.ranking]
     own = [spec.name for spec in specs if spec.needs_intents]
     read = [spec.name for spec in specs if not spec.ranking]
-    lines = ["", "engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)"]
+    engines = "engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)"
+    lines = ["", *textwrap.wrap(engines, LINE_WIDTH, subsequent_indent="  ", break_on_hyphens=False)]
     if read:
         lines.append("the nugget scores (" + ", ".join(read) + ") are read from nuggetizer's assignment files by "
                      "rankproof nuggets, not computed from a ranking")

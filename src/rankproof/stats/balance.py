@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, literal
+from ..errors import InputError, ParseError, literal
 from ..io.what import What
 from .corrections import correct
 from .keywords import CorrectionName
@@ -100,11 +100,15 @@ def shown_p(p: float) -> str:
     return p_text(p)
 
 
+_HEADER_BYTES = 1 << 20
+
+
 def _column_names(path: str, fmt: str) -> list[str]:
     """The columns of a file, from its schema or header line (only to list the attributes)."""
     import csv
     import gzip
     import json
+    import zlib
 
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -113,9 +117,21 @@ def _column_names(path: str, fmt: str) -> list[str]:
     opener = gzip.open if str(path).lower().endswith(".gz") else open
     try:
         with opener(path, "rt", encoding="utf-8-sig") as handle:
-            first = next((line for line in handle if line.strip()), "")
-    except (OSError, UnicodeDecodeError, EOFError):
+            first, seen = "", 0
+            # At most the first MiB (a header is short; /dev/zero has no line end): past it,
+            # or on a NUL, the reader that comes next refuses the file in its own words.
+            while seen < _HEADER_BYTES and not first.strip():
+                first = handle.readline(_HEADER_BYTES - seen)
+                if not first:
+                    break
+                seen += len(first)
+    except (OSError, UnicodeDecodeError, EOFError, zlib.error):
         return []   # the reader reports the file in its own words
+    if "\0" in first:
+        raise ParseError(source=str(path), line=1, what=f"holds a NUL byte, so this is a binary file, not {fmt.upper()} "
+                         "text", fix="give a UTF-8 text table with a header line (or --format parquet for Parquet)")
+    if not first.endswith("\n") and seen >= _HEADER_BYTES:
+        return []
     if fmt == "jsonl":
         try:
             record = json.loads(first)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import cast
 
 from .evaluate import DEFAULT_MEASURES, add_coverage_options
 from .progress import steps
@@ -87,8 +88,8 @@ def run(args) -> int:
             qrels, ranking, _ = rag_inputs(args.file, layout=args.layout, judgments=args.judgments,
                                            name=results.run_name)
             found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
-            assert isinstance(shown, str)   # --peer is refused beside a binary format (parquet)
-            shown = shown.rstrip("\n") + "\n\n" + found.summary(digits=7) + "\n"
+            # text: --peer was refused above beside any format but the table (no bytes reach here)
+            shown = cast(str, shown).rstrip("\n") + "\n\n" + found.summary(digits=7) + "\n"
             progress.step("done")
     write_output(shown, args.output)
     read = (f"{args.file}: {rows.layout} layout, {rows.rows} rows, {rows.empty} with nothing retrieved; "

@@ -157,7 +157,7 @@ class Monitoring:
 
 
 def _p(p: float) -> str:
-    from ..stats.pvalues import p_text
+    from ..results.pvalues import p_text
 
     return p_text(p)
 

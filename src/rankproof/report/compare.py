@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ..io.json_text import json_text
+from ..results.pvalues import p_text
 
 __all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document", "TEST_NAMES",
            "CORRECTION_NAMES", "LATEX_EXTRAS", "signed", "p_text", "p_phrase", "needed_text", "effect_text"]
@@ -35,17 +36,6 @@ def _fmt(value: float, digits: int = 4) -> str:
 def signed(value: float, digits: int = 4) -> str:
     """A difference with its sign, 4 decimals (``digits``; ``n/a`` for NaN)."""
     return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
-
-
-def p_text(value: float) -> str:
-    """A p-value for reading, the one format of every page and command: 4 decimals, ``< 0.0001`` below that.
-
-    >>> p_text(0.03125), p_text(2e-9), p_text(float("nan"))
-    ('0.0312', '< 0.0001', 'n/a')
-    """
-    if math.isnan(value):
-        return "n/a"
-    return "< 0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
 def p_phrase(value: float) -> str:

@@ -31,7 +31,7 @@ from ..errors import InputError, ParseError, literal
 from ..io.what import What
 from .corrections import correct
 from .keywords import CorrectionName
-from .pvalues import p_text
+from ..results.pvalues import p_text
 
 __all__ = ["Balance", "BalanceRow", "balance", "shown_p"]
 
@@ -96,7 +96,7 @@ class Balance:
 
 
 def shown_p(p: float) -> str:
-    """A p-value for reading: the shared format (:func:`rankproof.stats.pvalues.p_text`)."""
+    """A p-value for reading: the shared format (``rankproof.results.pvalues.p_text``)."""
     return p_text(p)
 
 

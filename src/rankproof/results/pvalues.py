@@ -1,4 +1,5 @@
-"""One way to print a p-value for reading, shared by the commands that print them.
+"""One way to print a p-value for reading, shared by the commands and the pages that print them
+(below both stats/ and report/, so each reads this one definition).
 
 Four decimals, and ``< 0.0001`` below that: a p-value from resampling or an
 approximation is not known to more digits, and ``0.0e+00`` or ``0.0000``

@@ -28,7 +28,7 @@ each are a few numpy and pyarrow passes over flat columns.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -37,10 +37,9 @@ from ..data.run import Run
 from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..evaluation import MIN_COVERAGE, evaluate_read, resolve_protocol
-from ..measures.base import Measure
 from ..measures.parse import parse_measures
-from ..protocol import Protocol
 from ..results import Results, guard_coverage
+from ..typing import MeasuresLike, ProtocolLike
 
 __all__ = ["evaluate_frame"]
 
@@ -132,8 +131,8 @@ TRUTH_NOTE = messages.TRUTH_NOTE
 def evaluate_frame(
     truth,
     predictions,
-    measures: "Iterable[str | Measure] | str | Measure",
-    protocol: "Protocol | str | None" = None,
+    measures: MeasuresLike,
+    protocol: ProtocolLike = None,
     *,
     user="user",
     item="item",

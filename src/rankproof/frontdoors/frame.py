@@ -36,6 +36,7 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
+from ..io.formats import named_format
 from ..evaluation import MIN_COVERAGE, evaluate_read, resolve_protocol
 from ..measures.parse import parse_measures
 from ..results import Results, guard_coverage
@@ -91,7 +92,7 @@ def integer_ids(data, column) -> bool:
     text files (CSV, TSV, JSON Lines) hold no type, so their ids stay text."""
     try:
         if _is_path(data):
-            if not str(data).lower().endswith((".parquet", ".pq")):
+            if named_format(data) != "parquet":
                 return False
             import pyarrow as pa
             import pyarrow.parquet as pq

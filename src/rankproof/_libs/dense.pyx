@@ -331,7 +331,8 @@ def dense_dcg_parts(const score_t[:, ::1] score, const grade_t[:, ::1] grade, in
         per_level = <int64_t*>malloc(64 * sizeof(int64_t))
         levels = 0
         if scratch != NULL and columns != NULL and per_level != NULL:
-            for i in prange(rows, schedule="static"):
+            # Dynamic chunks: on a shared machine a thread that is held up leaves its rows to the other.
+            for i in prange(rows, schedule="dynamic", chunksize=256):
                 dcg[i] = _row_dcg(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0], gain_kind,
                                   table, table_size, scratch, columns, &crossing[i], per_level, &levels)
                 ideal[i] = _row_ideal(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0],

@@ -254,30 +254,29 @@ cdef double _row_dcg(const score_t* score, const grade_t* grade, int64_t m, int6
 cdef double _row_ideal(const score_t* score, const grade_t* grade, int64_t m, int64_t kk,
                        const double* discount, const double* cumulative, int64_t gain_kind, const double* table,
                        int64_t table_size, const int64_t* levels_by_gain, int64_t num_levels,
+                       const int64_t* small_levels, int64_t num_small, const double* level_gain,
                        double* top, const int64_t* per_level, int64_t levels) noexcept nogil:
     """DCG@k of one row's positive gains in their best order.
 
     Integer grades in [0, `levels`) were counted by `_row_dcg`, not sorted:
-    the grades are taken by gain descending (`levels_by_gain`), each filling
-    the next ranks. Any other grade (and a real-valued one: `levels` 0)
-    falls back to an insertion of gains.
+    the grades are taken by gain descending (`levels_by_gain`, or
+    `small_levels`, those below 16, when `levels` is 16), each filling the
+    next ranks with its gain (`level_gain`). Any other grade (and a
+    real-valued one: `levels` 0) falls back to an insertion of gains.
     """
-    cdef int64_t j, r, count = 0, before, after
-    cdef int64_t level
+    cdef int64_t j, r, count = 0, before = 0, after, level
     cdef double g, best = 0.0
+    cdef const int64_t* order = small_levels if levels == 16 else levels_by_gain
     if levels:
-        before = 0
-        for r in range(num_levels):
+        for r in range(num_small if levels == 16 else num_levels):
             if before >= kk:
                 break
-            level = levels_by_gain[r]
-            if level >= levels:  # not counted: no candidate has it
-                continue
+            level = order[r]
             after = before + per_level[level]
             if after > kk:
                 after = kk
             if after > before:
-                best += _gain(<double>level, gain_kind, table, table_size) * (cumulative[after] - cumulative[before])
+                best += level_gain[level] * (cumulative[after] - cumulative[before])
             before = after
         return best
     for j in range(m):
@@ -318,6 +317,13 @@ def dense_dcg_parts(const score_t[:, ::1] score, const grade_t[:, ::1] grade, in
     cdef const double* table = &gain_table[0] if table_size else NULL
     cdef int64_t num_levels = levels_by_gain.shape[0]
     cdef const int64_t* levels_ptr = &levels_by_gain[0] if num_levels else NULL
+    # The grades below 16 in the same order (what the packed counts hold), and every grade's gain.
+    small_out = np.ascontiguousarray(np.asarray(levels_by_gain)[np.asarray(levels_by_gain) < 16])
+    cdef const int64_t[::1] small = small_out
+    cdef int64_t num_small = small.shape[0]
+    cdef const int64_t* small_ptr = &small[0] if num_small else NULL
+    level_gain_out = np.array([_gain(<double>level, gain_kind, table, table_size) for level in range(64)])
+    cdef const double[::1] level_gain = level_gain_out
     cdef int64_t i
     cdef double* scratch = NULL
     cdef int64_t* columns = NULL
@@ -336,8 +342,8 @@ def dense_dcg_parts(const score_t[:, ::1] score, const grade_t[:, ::1] grade, in
                 dcg[i] = _row_dcg(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0], gain_kind,
                                   table, table_size, scratch, columns, &crossing[i], per_level, &levels)
                 ideal[i] = _row_ideal(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0],
-                                      gain_kind, table, table_size, levels_ptr, num_levels, scratch, per_level,
-                                      levels)
+                                      gain_kind, table, table_size, levels_ptr, num_levels, small_ptr, num_small,
+                                      &level_gain[0], scratch, per_level, levels)
         free(scratch)
         free(columns)
         free(per_level)

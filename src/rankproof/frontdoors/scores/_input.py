@@ -242,13 +242,17 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         flat = np.where(negative_flags, relevance, 0).ravel()
         apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {_locate(form, offsets, columns, i, names)}"},
                               noun="relevance")
-    if form == "dense" and score.dtype == np.float32 and protocol.score_precision is ScorePrecision.FLOAT64:
-        # Every float32 is a float64: the matrix is read as it is (no float64 copy of a model's output).
-        held = np.ascontiguousarray(score)
-    else:
-        held = apply_score_precision(score, protocol)
+    held = _held(score, form, protocol)
     return ScoreInput(queries=names, relevance=relevance, score=held, offsets=offsets, masked=masked,
                       negative=negative, form=form, precision_ties=_made_ties(score, held, offsets, protocol))
+
+
+def _held(score: np.ndarray, form: str, protocol: Protocol) -> np.ndarray:
+    """The scores under the score_precision policy; a dense float32 matrix under float64 is read as
+    it is (every float32 is a float64: no float64 copy of a model's output)."""
+    if form == "dense" and score.dtype == np.float32 and protocol.score_precision is ScorePrecision.FLOAT64:
+        return np.ascontiguousarray(score)
+    return apply_score_precision(score, protocol)
 
 
 def _made_ties(score: np.ndarray, held: np.ndarray, offsets: np.ndarray | None, protocol: Protocol) -> int | None:

@@ -132,7 +132,7 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     (with --groups, the accuracy measures' means per user group too)."""
     if side is None or (not wanted and not side.given()):   # None: no side-data flag given
         return None
-    from ..pages.groups import group_means
+    from ..pages.groups import coded_means, group_codes
     from ..pages.ids import ids_of
     from ..recsys.beyond_report import NO_GROUP, beyond_data
 
@@ -143,8 +143,8 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     # vectorised: pages.groups), before the side measures'.
     by_group = dict(data["by_group"])
     for r in results:
-        found = {str(m): group_means(ids_of(r), r.values(m), side.groups.users, side.groups.labels, NO_GROUP)
-                 for m in r.measures}
+        names, codes = group_codes(ids_of(r), side.groups.users, side.groups.labels, NO_GROUP)   # once per run
+        found = {str(m): coded_means(names, codes, r.values(m)) for m in r.measures}
         by_group[r.run_name] = {**found, **by_group.get(r.run_name, {})}
     return {**data, "by_group": by_group}
 

@@ -94,33 +94,15 @@ def run(args) -> int:
     return 0
 
 
-class _Labels:
-    """The groups as :func:`~rankproof.stats.segments.segment_labels` reads a pandas Series (its
-    ``index`` and ``to_numpy``), without building a dict of a million users or importing pandas."""
-
-    def __init__(self, users, labels) -> None:
-        self.index = _Array(users)
-        self._labels = labels
-
-    def to_numpy(self):
-        return self._labels
-
-
-class _Array:
-    def __init__(self, values) -> None:
-        self._values = values
-
-    def to_numpy(self):
-        return self._values
-
-
-def _segment(args) -> _Labels:
-    """--groups read as the side-data reader reads it (--side-columns names its columns)."""
+def _segment(args):
+    """--groups read as the side-data reader reads it (--side-columns names its columns), as the two
+    arrays Results.by reads (no dict of a million users)."""
+    from ..pages.groups import ArrayLabels
     from ..recsys.side_io import read_groups
     from .side import side_columns
 
     groups = read_groups(args.groups, **side_columns(args.side_columns, NAME)["groups"])
-    return _Labels(groups.users, groups.labels)
+    return ArrayLabels(groups.users, groups.labels)
 
 
 def _text(tables: dict) -> str:

@@ -18,7 +18,32 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["group_means", "group_codes", "coded_means"]
+__all__ = ["group_means", "group_codes", "coded_means", "ArrayLabels"]
+
+
+class ArrayLabels:
+    """Query -> label as two arrays, read by :meth:`rankproof.Results.by` as it reads a pandas Series
+    (its ``index.to_numpy()`` and ``to_numpy()``): no dict of a million users, no pandas.
+
+    >>> labels = ArrayLabels(np.array(["u", "v"]), np.array(["new", "old"]))
+    >>> labels.index.to_numpy().tolist(), labels.to_numpy().tolist()
+    (['u', 'v'], ['new', 'old'])
+    """
+
+    def __init__(self, queries: np.ndarray, labels: np.ndarray) -> None:
+        self.index = _Column(queries)
+        self._labels = labels
+
+    def to_numpy(self) -> np.ndarray:
+        return self._labels
+
+
+class _Column:
+    def __init__(self, values: np.ndarray) -> None:
+        self._values = values
+
+    def to_numpy(self) -> np.ndarray:
+        return self._values
 
 
 def group_codes(ids: np.ndarray, users: np.ndarray, labels: np.ndarray, none: str) -> tuple[np.ndarray, np.ndarray]:

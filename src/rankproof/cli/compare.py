@@ -7,7 +7,7 @@ import os
 
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
-from .large import prepare_for, stages as progress
+from .large import prepare_for, read_ahead, stages as progress
 from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes, print_notes, \
     render_comparison
 from .usage import count_option, fraction_option, usage
@@ -164,6 +164,7 @@ def _saved(args) -> dict:
 
 
 def _compare_runs(args, compare):
+    from ..evaluation import evaluate
     from ..measures.parse import parse_measures
 
     if len(args.inputs) < 3:
@@ -177,12 +178,19 @@ def _compare_runs(args, compare):
     names = [given if given != file else bare for given, file, bare in zip(labelled, file_names,
                                                                             bare_names(file_names))]
     large = prepare_for(args.inputs)
-    with progress(2 + len(paths), large, "comparing") as stages:
+    with progress(2 + 2 * len(paths), large, "comparing") as stages:
         qrels, read = read_inputs(args, args.qrels, paths, names, stages)
-        runs = dict(read)
+        # Each run evaluated as it comes (as compare would evaluate it) and let go, the next one read
+        # meanwhile: two runs in memory at most, not all of them.
+        evaluated = {}
+        for name, ranked in read_ahead(read):
+            evaluated[name] = evaluate(qrels, ranked, measures, protocol, allow_partial=args.allow_partial,
+                                       bounds=args.bounds)
+            del ranked
+            stages.step(f"evaluated {name}")
         # --baseline may name the run (with or without its extension) or give its path.
         args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
                                                                                          args.baseline)
-        stages.step("evaluating and testing")
-        return compare(qrels, runs, measures, protocol, allow_partial=args.allow_partial, bounds=args.bounds,
+        stages.step("testing")
+        return compare(qrels, evaluated, measures, protocol, allow_partial=args.allow_partial, bounds=args.bounds,
                        **test_options(args))

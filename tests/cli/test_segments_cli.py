@@ -73,3 +73,15 @@ def test_a_missing_groups_file_or_run_is_refused(files, capsys):
     assert main(["segments", str(files / "qrels.txt"), "--groups", str(files / "groups.csv")]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "--groups" in err
+
+
+def test_the_groups_columns_are_renamed_with_side_columns_or_named_in_the_refusal(files, capsys):
+    (files / "groups.csv").write_text("uid,segment\nu1,new\nu2,new\nu3,old\nu4,old\n")
+    args = ["segments", str(files / "qrels.txt"), str(files / "a.run"), "-m", "rr@3", "--groups",
+            str(files / "groups.csv"), "--format", "json", "--resamples", "100"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "--side-columns user=NAME,group=NAME" in err and len(err.strip().splitlines()) == 1
+    assert main(args + ["--side-columns", "user=uid,group=segment"]) == 0
+    rows = json.loads(capsys.readouterr().out)["runs"]["a"]["rows"]
+    assert [(row["segment"], row["count"]) for row in rows] == [("new", 2), ("old", 2)]

@@ -99,10 +99,12 @@ def _segment(args):
     """--groups read as the side-data reader reads it (--side-columns names its columns), as the two
     arrays Results.by reads (no dict of a million users)."""
     from ..pages.groups import ArrayLabels
-    from ..recsys.side_io import read_groups
-    from .side import side_columns
+    from .side import side_data
 
-    groups = read_groups(args.groups, **side_columns(args.side_columns, NAME)["groups"])
+    side = side_data(args, NAME, [])   # --groups alone: the only side-data flag this command has
+    groups = side.groups if side is not None else None
+    if groups is None:
+        raise usage(NAME, "give --groups FILE")
     return ArrayLabels(groups.users, groups.labels)
 
 

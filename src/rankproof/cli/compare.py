@@ -7,7 +7,7 @@ import os
 
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
-from .large import prepare_for, read_ahead, stages as progress
+from .large import prepare_for, stages as progress
 from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes, print_notes, \
     render_comparison
 from .usage import count_option, fraction_option, usage
@@ -180,10 +180,11 @@ def _compare_runs(args, compare):
     large = prepare_for(args.inputs)
     with progress(2 + 2 * len(paths), large, "comparing") as stages:
         qrels, read = read_inputs(args, args.qrels, paths, names, stages)
-        # Each run evaluated as it comes (as compare would evaluate it) and let go, the next one read
-        # meanwhile: two runs in memory at most, not all of them.
+        # Each run evaluated as it is read (as compare would evaluate it) and let go before the next
+        # one is read: one run in memory at a time, not all of them. (Reading the next run in a thread
+        # meanwhile was tried: on 2 cores it raised the peak by 0.4 GB and saved no time.)
         evaluated = {}
-        for name, ranked in read_ahead(read):
+        for name, ranked in read:
             evaluated[name] = evaluate(qrels, ranked, measures, protocol, allow_partial=args.allow_partial,
                                        bounds=args.bounds)
             del ranked

@@ -7,12 +7,10 @@ is told to keep freed memory for the next arrays.
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence, TypeVar
+from typing import Sequence
 
 __all__ = ["LARGE_INPUT_BYTES", "keep_freed_memory", "release_freed_memory", "prepare_for", "is_large",
-           "stages", "read_ahead"]
-
-Item = TypeVar("Item")
+           "stages"]
 
 LARGE_INPUT_BYTES = 40 * 1024 * 1024
 
@@ -84,26 +82,3 @@ def stages(total: int, enabled: bool, label: str = "evaluating"):
 
     return Stages(total, enabled, label)
 
-
-def read_ahead(items: Iterator[Item]) -> Iterator[Item]:
-    """`items` (the runs :func:`~.inputs.read_inputs` reads one by one), each next one read in a second
-    thread while the caller works on the one it has (evaluates it): Parquet's reader and the kernels
-    release the GIL, so on two cores the reading of the next run overlaps the evaluation of this one.
-    At most two items are alive at once (the caller lets each go before asking for the next); an error
-    reading one is raised in the caller's thread when it asks for that one.
-
-    >>> list(read_ahead(iter([1, 2, 3])))
-    [1, 2, 3]
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    done = object()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankproof-read-ahead") as pool:
-        pending = pool.submit(next, items, done)
-        while True:
-            item = pending.result()
-            if item is done:
-                return
-            pending = pool.submit(next, items, done)
-            yield item   # type: ignore[misc]
-            del item

@@ -1,10 +1,10 @@
 """``rankproof segments``: each run's mean per user group (segment), with a confidence interval.
 
 The command line's :meth:`rankproof.Results.by`: every run is evaluated on the
-qrels (read once; the next run is read while one is evaluated), and its
-per-query values are split by the group of ``--groups FILE`` (columns user,
-group: the side-data file of ``rankproof evaluate --groups``), then the run is
-let go: two runs in memory at most.
+qrels (read once), and its per-query values are split by the group of
+``--groups FILE`` (columns user, group: the side-data file of ``rankproof
+evaluate --groups``), then the run is let go before the next is read: one run
+in memory at a time.
 Intervals follow ``--interval``: ``auto`` (the default) takes the normal
 interval for a group of 1,000 users or more where the skewness check of
 :func:`rankproof.stats.asymptotic.interval_check` says the bootstrap could not
@@ -18,7 +18,7 @@ import argparse
 
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
-from .large import prepare_for, read_ahead
+from .large import prepare_for
 from .render import quieted
 from .usage import count_option, fraction_option, usage
 
@@ -83,7 +83,7 @@ def run(args) -> int:
         segment = _segment(args)
         stages.step("read the groups")
         qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
-        for name, ranked in read_ahead(read):   # the next run read while this one is evaluated
+        for name, ranked in read:
             results = evaluate(qrels, ranked, measures, protocol, allow_partial=args.allow_partial)
             del ranked   # the run is let go before the next one is read
             stages.step(f"evaluated {name}")

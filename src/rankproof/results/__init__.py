@@ -539,9 +539,9 @@ class Results:
     def summary(self) -> str:
         """Means, the protocol, its fingerprint and every nonzero count, as text."""
         lines = [f"run {self.run_name}: {self.counts['queries_evaluated']} queries evaluated"]
-        width = max(len(str(m)) for m in self._measures)
-        for measure in self._measures:
-            lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
+        means = [(str(m), self.mean(m)) for m in self._measures] + [(v.measure, v.value) for v in self.side]
+        width = max((len(name) for name, _ in means), default=0)
+        lines.extend(f"  {name:<{width}}  {value:.4f}" for name, value in means)
         lines.append(f"protocol {self.protocol}")
         lines.append(f"fingerprint {self.protocol.fingerprint}")
         lines.extend(f"note {note}" for note in self.notes)
@@ -581,5 +581,6 @@ class Results:
         return in_frame(self.to_html())
 
     def __repr__(self) -> str:
-        means = ", ".join(f"{k}={v:.4f}" for k, v in self.means().items())
+        shown = [*self.means().items(), *((side.measure, side.value) for side in self.side)]
+        means = ", ".join(f"{k}={v:.4f}" for k, v in shown)
         return f"Results({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"

@@ -204,6 +204,7 @@ def evaluate_read(
     complete_judgments: bool = False,
     stacklevel: int = 2,
     ties_range: bool = False,
+    side_only: bool = False,
 ) -> Results:
     """:func:`evaluate` for a front door that reads its inputs itself: ``read()``
     gives ``(qrels, run)``, read once the measures and the protocol are known
@@ -214,7 +215,9 @@ def evaluate_read(
     aligned, before the measures are computed: the alignment has copied what
     it reordered, and a log of millions of rows would otherwise be held
     twice. The options are :func:`evaluate`'s; `stacklevel` is the warnings'
-    (2: they name the line that called this function).
+    (2: they name the line that called this function). `side_only`: no
+    measure is asked for because side-data measures alone are (the Results
+    hold the queries, counts and coverage for them; `rankproof.recsys`).
 
     >>> from rankproof import Qrels, Run
     >>> read = lambda: (Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["b", "a"]}))
@@ -222,7 +225,7 @@ def evaluate_read(
     0.5
     """
     protocol = resolve_protocol(protocol)
-    measure_list = resolve_measures(measures, protocol)
+    measure_list = [] if side_only and not measures else resolve_measures(measures, protocol)
     qrels, run = read()
     # Only this function holds the run (the local and getrefcount's argument): the
     # alignment may rank its columns in place instead of holding a ranked copy.
@@ -364,7 +367,8 @@ def evaluate_alignment(alignment, measures: MeasuresLike,
         Also the range over the orders of tied docs (see :meth:`Results.tie_range`).
     """
     protocol = resolve_protocol(protocol)
-    measures = resolve_measures(measures, protocol)
+    # An empty list was resolved already: side-data measures alone (evaluate_read's side_only).
+    measures = [] if isinstance(measures, list) and not measures else resolve_measures(measures, protocol)
     values = compute(alignment, measures, protocol, engine)
     dropped = nothing_relevant(alignment, protocol)
     results: dict[Measure, MeasureResult] = {

@@ -75,8 +75,9 @@ def _run_with_budget(command: list[str], cwd: Path, budget: float) -> tuple[int,
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_demo_from_a_fresh_copy_within_a_minute(tmp_path):
     # Alone or not at all: beside the suite's other worker the demo's compile shares two cores with
-    # it (60 s and over in a whole run, 44 s alone on the same quiet machine). Run it by itself:
-    # RANKPROOF_TIME_DEMO=1 .venv/bin/python -m pytest tests/cli/test_demo_fresh.py
+    # it (60 s and over in a whole run, 44 s alone on the same quiet machine). `make test` (CI) runs it
+    # first, by itself, before the parallel suite (where it skips):
+    # RANKPROOF_TIME_DEMO=1 .venv/bin/python -m pytest -n 0 tests/cli/test_demo_fresh.py
     if os.environ.get("RANKPROOF_TIME_DEMO") != "1":
         pytest.skip("times make demo only when run alone (RANKPROOF_TIME_DEMO=1)")
     cores = os.cpu_count() or 1

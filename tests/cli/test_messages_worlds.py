@@ -177,3 +177,18 @@ def test_rag_inputs_is_a_named_value():
     assert inputs.qrels.num_queries == 1 and inputs.run.name == "rag" and inputs.rows.layout == "llamaindex"
     qrels, run, rows = inputs   # and it still unpacks
     assert qrels is inputs.qrels
+
+
+def test_rag_md_quotes_its_refusals_as_the_cli_prints_them(capsys, monkeypatch):
+    """rag.md's quoted refusals (``$ COMMAND`` then the one line on stderr) are what the command prints now,
+    and the guide names no "Seed 000" (issue 40)."""
+    from paths import ROOT
+
+    text = (ROOT / "docs" / "guide" / "rag.md").read_text(encoding="utf-8")
+    assert "Seed 000" not in text
+    quoted = [block.split("\n")[:2] for block in text.split("```\n$ rankproof ")[1:]]
+    assert quoted, "rag.md quotes no refusal"
+    monkeypatch.chdir(ROOT)
+    for command, said in quoted:
+        assert main(command.split()) == 2, command
+        assert capsys.readouterr().err.strip() == said, command

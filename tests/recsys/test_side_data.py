@@ -294,12 +294,12 @@ def test_cli_refuses_missing_side_data_naming_the_flag(capsys, small):
     assert err.strip() == "rankproof evaluate: ild@2 needs side data that was not given; give it with --features"
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--memory-budget", "1G"], "evaluates on this machine, in memory"),
-    ([], "evaluate needs an accuracy measure beside it"),
+@pytest.mark.parametrize("extra, accuracy, message", [
+    (["--memory-budget", "1G"], ["-m", "ndcg@2"], "evaluates on this machine, in memory"),
+    # Refused before Spark starts (and before the CSV files are found not to be Parquet).
+    (["--engine", "spark"], [], "-m novelty@2 alone evaluates on this machine; with --engine spark"),
 ])
-def test_cli_refuses_what_side_data_measures_cannot_do(capsys, small, extra, message):
-    accuracy = [] if not extra else ["-m", "ndcg@2"]
+def test_cli_refuses_what_side_data_measures_cannot_do(capsys, small, extra, accuracy, message):
     code, _, err = cli(capsys, "evaluate", small / "truth.csv", small / "recs.csv", *COLUMNS, *accuracy,
                        "-m", "novelty@2", "--train", small / "train.csv", *extra)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1

@@ -27,3 +27,6 @@ def test_report_shows_letters_and_one_risk_plot_per_run_against_the_baseline():
     expected_u = urisk(values["lmdirichlet"], values["bm25"], alpha=1)
     expected_t, _ = trisk(values["lmdirichlet"], values["bm25"], alpha=1)
     assert f"lmdirichlet against bm25: URisk {expected_u:+.4f}, TRisk {expected_t:.2f}" in section
+    # One p format everywhere (results.pvalues, issue 40): the page printed "p 0.0000" where the CLI said "< 0.0001".
+    phrases = re.findall(r"TRisk [-0-9.]+ \((p[^)]*)\)", section)
+    assert len(phrases) == 2 and all(re.fullmatch(r"p = 0\.\d{4}|p < 0\.0001", p) for p in phrases), phrases

@@ -82,15 +82,19 @@ def _main(argv: list[str] | None) -> int:
 def _dispatch(arguments: list[str]) -> int:
     from . import trec_eval
     from .parser import build_parser
+    from .progress import command_progress
 
     if arguments[:1] == [trec_eval.NAME]:
         # trec_eval's own option syntax (-M100, -qc, options after the files).
-        return trec_eval.run(arguments[1:])
+        with command_progress(trec_eval.NAME, "--quiet" in arguments[1:]):
+            return trec_eval.run(arguments[1:])
     # The command's own parser when it is named first; every command's otherwise (--help, a typo).
     args = build_parser(arguments[0] if arguments else None).parse_args(arguments)
     args.argv = arguments  # the report states the command that made it
     _guard_inputs(args)
-    return args.handler(args)
+    # Every command shows its progress on a terminal after two seconds (cli/progress.py).
+    with command_progress(args.command, bool(getattr(args, "quiet", False))):
+        return args.handler(args)
 
 
 def _guard_inputs(args) -> None:

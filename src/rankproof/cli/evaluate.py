@@ -97,7 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..evaluation import evaluate
+    from ..evaluation import evaluate_read
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
 
@@ -107,10 +107,7 @@ def run(args) -> int:
         return _on_dataset(args)
     positionals(args, NAME)
     typed, wanted = split(args.measure or DEFAULT_MEASURES)
-    if wanted and not typed:
-        raise usage(NAME, f"-m {wanted[0]} is a side-data measure: evaluate needs an accuracy measure beside it",
-                    "add -m ndcg@10, for instance")
-    measures = parse_measures(typed)
+    measures = parse_measures(typed) if typed else []   # side-data measures may be asked for alone
     protocol = protocol_of(args)
     places = precision(args)
     names = measure_names(args, NAME, measures)
@@ -123,6 +120,9 @@ def run(args) -> int:
     if wanted and (args.memory_budget is not None or args.log_sorted is not None):
         raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
                     "leave out --engine spark and --memory-budget")
+    if wanted and not typed and args.engine == SPARK:   # Spark aligns the runs for the accuracy measures
+        raise usage(NAME, f"-m {wanted[0]} alone evaluates on this machine; with --engine spark the side-data "
+                    "measures go beside an accuracy measure", "add -m ndcg@10, for instance, or leave out --engine spark")
     if args.engine == SPARK:   # what Spark cannot evaluate (a catalogue measure without k or parts): now
         from ..spark.side import check_side_measures
 
@@ -149,9 +149,10 @@ def run(args) -> int:
             for name, ranking in runs:   # a lazy sequence: the time to read each run counts as reading
                 costs[f"{name}: read"] = time.perf_counter() - started
                 started = time.perf_counter()
-                evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
-                                     allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
-                                     ties_range=args.tie_range, **world_options(args))
+                evaluated = evaluate_read(lambda: (qrels, ranking), measures, protocol, side_only=not typed,
+                                          min_coverage=args.min_coverage, allow_partial=args.allow_partial,
+                                          bounds=args.bounds, engine=args.engine, ties_range=args.tie_range,
+                                          **world_options(args))
                 costs[f"{name}: accuracy measures"] = time.perf_counter() - started
                 started = time.perf_counter()
                 side = pending_side() if wanted else None

@@ -77,8 +77,8 @@ def is_large(paths: Sequence[str]) -> bool:
 
 
 def stages(total: int, enabled: bool, label: str = "evaluating"):
-    """The progress display (rankproof.report.progress), for large inputs on a terminal only."""
-    from ..report.progress import Stages
+    """Named steps in the command's progress display (rankproof.report.progress.within); alone
+    (outside the command line), shown for large inputs (`enabled`) on a terminal only."""
+    from ..report.progress import within
 
-    return Stages(total, enabled, label)
-
+    return within(total, label, quiet=not enabled)

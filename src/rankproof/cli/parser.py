@@ -80,5 +80,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         command.add_arguments(sub)
         sub.add_argument("--measures-from", action=MeasuresFrom, metavar="FILE.py", help="a Python file that "
                          "defines measures (rankproof.measures.define), usable by name (repeatable)")
+        try:   # every command takes --quiet: at least, no progress display (cli/progress.py)
+            sub.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+        except argparse.ArgumentError:
+            pass   # the command's own --quiet (which also drops its notes)
         sub.set_defaults(handler=command.run)
     return parser

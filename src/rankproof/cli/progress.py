@@ -1,15 +1,16 @@
-"""The command line's one progress display: named steps as a rich bar on stderr.
+"""Progress on the command line: every command runs inside one display (rankproof.report.progress).
 
-Shown only when stderr is a terminal and ``--quiet`` is not given, and only once a
-command has run for :data:`DELAY` seconds: a command that answers at once prints
-nothing but its answer, one that reads a large file or starts Spark shows where it is.
-A pipe or a file never receives it, so redirected stderr holds only messages. Every
-command that can take more than two seconds takes its steps from :func:`steps`
-(``rankproof evaluate``, ``rag``, ``why``, ``demo``); :mod:`rankproof.report.progress`
-is the report's older display for large inputs, to be replaced by this one.
+:func:`command_progress` opens it around each command (``rankproof.cli.app``): on a
+terminal, after :data:`DELAY` seconds, the command's name, an indeterminate bar and the
+seconds elapsed; never with ``--quiet`` (every command takes it), never on a pipe or a
+file. A command that knows its steps names them with :func:`steps` (``evaluate``,
+``rag``, ``why``, ``report``, ``compare``, ``demo``; ``trec-eval`` and the out-of-core
+evaluation through :func:`rankproof.report.progress.within`): they show in the same
+display. The display ends at the command's first write to stdout.
 
 >>> import io
->>> with Steps(2, "reading", stream=io.StringIO()) as shown:   # not a terminal: nothing, ever
+>>> from argparse import Namespace
+>>> with steps(Namespace(quiet=True), 2, "reading") as shown:   # --quiet: nothing, ever
 ...     shown.step("read qrels")
 >>> shown.shown
 False
@@ -18,77 +19,57 @@ False
 from __future__ import annotations
 
 import sys
-import threading
-from typing import Any, TextIO
+from contextlib import contextmanager
+from typing import Any, Iterator
 
-__all__ = ["DELAY", "Steps", "steps"]
+from ..report.progress import DELAY, Part, Steps, closed, opened, within
 
-# Seconds a command runs before its progress appears (a quicker command shows none).
-DELAY = 2.0
-
-
-class Steps:
-    """`total` named steps shown as one transient rich progress bar after `delay` seconds.
-
-    Thread-safe: the bar appears from a timer thread while the command works, and
-    :meth:`step` may be called before or after it does.
-    """
-
-    def __init__(self, total: int, label: str = "working", *, quiet: bool = False, delay: float = DELAY,
-                 stream: TextIO | None = None) -> None:
-        self._stream = sys.stderr if stream is None else stream
-        self._lock = threading.Lock()
-        self._progress: Any = None
-        self._task: Any = None
-        self._total, self._done, self._label = max(int(total), 1), 0, label
-        self._closed = False
-        self.shown = False
-        self._timer: threading.Timer | None = None
-        isatty = getattr(self._stream, "isatty", None)
-        if not quiet and callable(isatty) and isatty():
-            if delay <= 0:
-                self._show()
-            else:
-                self._timer = threading.Timer(delay, self._show)
-                self._timer.daemon = True
-                self._timer.start()
-
-    def _show(self) -> None:
-        from rich.console import Console
-        from rich.progress import Progress
-
-        with self._lock:
-            if self._closed:
-                return
-            self._progress = Progress(console=Console(file=self._stream), transient=True)
-            self._task = self._progress.add_task(self._label, total=self._total, completed=self._done)
-            self._progress.start()
-            self.shown = True
-
-    def step(self, label: str) -> None:
-        """One step done; `label` says what (the bar shows the last one)."""
-        with self._lock:
-            self._done += 1
-            self._label = label
-            if self._progress is not None:
-                self._progress.update(self._task, completed=self._done, description=label)
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            if self._timer is not None:
-                self._timer.cancel()
-            if self._progress is not None:
-                self._progress.stop()
-                self._progress = None
-
-    def __enter__(self) -> "Steps":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+__all__ = ["DELAY", "Steps", "steps", "command_progress"]
 
 
-def steps(args: Any, total: int, label: str = "working") -> Steps:
-    """The progress of a command run with `args` (its ``--quiet``), in `total` steps."""
-    return Steps(total, label, quiet=bool(getattr(args, "quiet", False)), delay=DELAY)
+def steps(args: Any, total: int, label: str = "working") -> "Steps | Part":
+    """The progress of a command run with `args` (its ``--quiet``), in `total` named steps."""
+    return within(total, label, quiet=bool(getattr(args, "quiet", False)), delay=DELAY)
+
+
+class _EndsDisplay:
+    """stdout, ending the display at the command's first write (its answer is never mixed with the bar)."""
+
+    def __init__(self, stream: Any, display: Steps) -> None:
+        self._stream, self._display = stream, display
+
+    def _end(self) -> Any:
+        self._display.close()
+        return self._stream
+
+    def write(self, text: str) -> int:
+        return self._end().write(text)
+
+    def writelines(self, lines) -> None:
+        self._end().writelines(lines)
+
+    def fileno(self) -> int:   # report.output writes the answer to the descriptor itself
+        return self._end().fileno()
+
+    @property
+    def buffer(self) -> Any:
+        return self._end().buffer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def command_progress(command: str, quiet: bool) -> Iterator[Steps]:
+    """The display of `command` (``rankproof NAME``), open while it runs."""
+    display = Steps(None, f"rankproof {command}", quiet=quiet, delay=DELAY)
+    opened(display)
+    stdout = sys.stdout
+    if display.may_show and stdout is not None:
+        sys.stdout = _EndsDisplay(stdout, display)
+    try:
+        yield display
+    finally:
+        if isinstance(sys.stdout, _EndsDisplay):
+            sys.stdout = stdout
+        closed(display)

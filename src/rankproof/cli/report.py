@@ -63,7 +63,7 @@ def run(args) -> int:
     from ..report.html import render
     from ..report.output import check_output_path, write_output
     from ..report.per_query import per_query_path, write_per_query
-    from ..report.progress import Stages
+    from .progress import steps
 
     if args.nuggets:
         return _nugget_report(args)
@@ -94,7 +94,7 @@ def run(args) -> int:
     large = prepare_for([args.qrels, *args.runs])
     runs_count = len(args.runs)
     total = 5 + 2 * runs_count + (runs_count > 1) + (runs_count > 2) + bool(args.fused) + sided
-    with Stages(total, not args.quiet, "reading the inputs") as stages:
+    with steps(args, total, "reading the inputs") as stages:
         step = _releasing(stages.step) if large else stages.step
         qrels, read = read_inputs(args, args.qrels, args.runs, names)  # --intents: judgments per intent
         judge = read_qrels(args, args.judge) if args.judge else None

@@ -47,7 +47,7 @@ import numpy as np
 
 from ..errors import InputError, ParseError, RankproofWarning, literal
 from ..io.formats import formats_for, named_format
-from ..report.progress import Stages
+from ..report.progress import Part, Steps, within
 from ..results import Results
 from ..results.coverage import COVERAGE_WARNING_START
 from .budget import (EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for, temporary_folder,
@@ -396,7 +396,7 @@ def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
     return batch_rows, part_rows, rows
 
 
-def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Stages) -> list[Results]:
+def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Steps | Part) -> list[Results]:
     """Evaluate each part; a part without truth or without predictions joins its neighbour."""
     def evaluated(truth: list, predictions: list) -> Results:
         if not truth or not predictions:
@@ -474,7 +474,7 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
     as_text = not (truth.is_integer() and predictions.is_integer())
     # Steps: each batch of predictions read, each part evaluated (the partition: truth batches too).
     steps = math.ceil(rows / batch_rows) + math.ceil(rows / part_rows)
-    with Stages(steps if sorted is not False else 2 * steps, progress, "evaluating the log") as stages:
+    with within(steps if sorted is not False else 2 * steps, "evaluating the log", quiet=not progress) as stages:
         if sorted is not False:
             try:
                 parts = _sorted_parts(_Buffered(truth.batches(batch_rows), truth.user, as_text, lambda: None),

@@ -107,15 +107,25 @@ def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,
                        protocol: "Protocol | None" = None, **options: Any) -> Results:
     """:func:`rankproof.evaluate` of the accuracy measures, with the side-data measures in ``results.side``.
 
-    `options` go to :func:`rankproof.evaluate` (min_coverage, allow_partial, engine, ...).
+    `options` go to :func:`rankproof.evaluate` (min_coverage, allow_partial, engine, ...). Side-data
+    measures may be asked for alone: the Results then hold no accuracy measure (``results.measures``
+    is empty), and their summary, tables and JSON show the side values.
+
+    >>> from rankproof import Qrels, Run
+    >>> qrels = Qrels.from_dict({"u": {"a": 1}, "v": {"d": 1}})
+    >>> run = Run.from_dict({"u": ["a", "b", "c"], "v": ["a", "d", "z"]})
+    >>> alone = evaluate_with_side(qrels, run, ["coverage@2"], SideData(items=np.array(list("abcdef"))))
+    >>> alone.measures, alone.side[0].value
+    ([], 0.5)
     """
-    from ..evaluation import evaluate
+    from ..evaluation import evaluate_read
 
     accuracy, wanted = split_measures(measures)
     check_side_data(wanted, side)
-    if not accuracy:
-        raise MeasureError(what="no accuracy measure is asked for beside the side-data measures",
-                           fix="add one, e.g. ndcg@10")
-    results = evaluate(qrels, run, accuracy, protocol, **options)
+    if not accuracy and not wanted:
+        raise MeasureError(what="no measure given", fix="ask for one, e.g. ndcg@10 or novelty@10")
+    # Side-data measures alone: the Results hold no accuracy value, only the queries, counts and coverage.
+    results = evaluate_read(lambda: (qrels, run), accuracy, protocol, side_only=not accuracy, stacklevel=3,
+                            **options)
     # AUC, GAUC and PopREO read which items are relevant: the same qrels
     return with_side(results, side_values(run, wanted, side.with_judgments(qrels), results.protocol))

@@ -17,7 +17,7 @@ import math
 from html import escape
 from typing import Sequence
 
-__all__ = ["PALETTE", "TICK_CHAR", "line_chart", "identical_series", "overlaid_histogram", "histogram", "sorted_bars", "interval_chart", "nice_ticks", "legend"]
+__all__ = ["PALETTE", "TICK_CHAR", "line_chart", "identical_series", "overlaid_histogram", "histogram", "sorted_bars", "interval_chart", "nice_ticks", "legend", "fitted"]
 
 # Observable's 10 categorical colours: distinct for the common forms of colour blindness.
 PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5", "#9c6b4e",
@@ -295,6 +295,7 @@ def interval_chart(name: str, rows: Sequence[tuple[str, str, str, float, float, 
     pad = (high_end - low_end) / 20
     label_width = max((len(str(row[0])) for row in rows), default=0) * TICK_CHAR
     left = int(min(max(150, label_width + 16), width / 2))
+    fits = int((left - 16) / TICK_CHAR)   # characters of a group name the left margin holds
     frame = _Frame(width, height, (low_end - pad, high_end + pad), (0, len(rows)), margin=(10, 16, 36, left))
     parts = [_open(name, width, height, f"{x_label} per row"),
              frame.axes(x_label, "", nice_ticks(low_end - pad, high_end + pad), [], y_format=lambda v: "")]
@@ -304,9 +305,9 @@ def interval_chart(name: str, rows: Sequence[tuple[str, str, str, float, float, 
     previous = None
     for i, (group, series, color, value, low, high) in enumerate(rows):
         y = frame.top + row_height * (i + 0.5)
-        if group != previous:
+        if group != previous:   # a name longer than the margin is shortened in its middle, whole in its title
             parts.append(f'<text x="{frame.left - 8}" y="{_num(y)}" dy="0.32em" text-anchor="end">'
-                         f'{escape(str(group))}</text>')
+                         f'<title>{escape(str(group))}</title>{escape(fitted(str(group), fits))}</text>')
             previous = group
         if low == low and high == high:
             parts.append(f'<line class="mark interval" x1="{_num(frame.x(low))}" x2="{_num(frame.x(high))}" '
@@ -317,3 +318,18 @@ def interval_chart(name: str, rows: Sequence[tuple[str, str, str, float, float, 
                          f'<title>{escape(series)}, {escape(str(group))}: {value:.4f}</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def fitted(text: str, characters: int) -> str:
+    """`text` in at most `characters` characters: its start and end kept, its middle an ellipsis.
+
+    >>> fitted("ndcg@10: a_very_long_run_name.run - baseline.run", 24)
+    'ndcg@10: a_…baseline.run'
+    >>> fitted("short", 24)
+    'short'
+    """
+    if len(text) <= characters:
+        return text
+    head = max((characters - 1) // 2, 1)
+    tail = max(characters - 1 - head, 1)
+    return f"{text[:head]}…{text[-tail:]}"

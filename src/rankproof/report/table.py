@@ -161,7 +161,9 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
     console.print(table)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
     if per_query:
-        text += "".join(_per_query_table(r, digits) + side_per_query(r, digits) for r in results)
+        # Side-data measures alone (no accuracy measure): no empty table of query ids.
+        text += "".join((_per_query_table(r, digits) if measures else "") + side_per_query(r, digits)
+                        for r in results)
     return text + "\n\n" + "\n".join(_footer(results, notes)) + "\n"
 
 
@@ -279,7 +281,7 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
         if touched:
             lines.append(f"Counts for {r.run_name}: " + "; ".join(touched) + ".")
     if per_query:
-        for r in results:
+        for r in results if measures else ():   # side-data measures alone: their values are the means above
             lines += ["", f"Per query, {r.run_name}:", "",
                       "| query | " + " | ".join(markdown_cell(m) for m in r.measures) + " |",
                       "|---|" + "---:|" * len(r.measures)]

@@ -594,5 +594,5 @@ class Results:
         return in_frame(self.to_html())
 
     def __repr__(self) -> str:
-        means = ", ".join(f"{k}={v:.4f}" for k, v in self.means().items())
+        means = ", ".join(f"{k}={v:.4f}" for k, v in [*self.means().items(), *((s.measure, s.value) for s in self.side)])
         return f"Results({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"

@@ -21,9 +21,10 @@ def summary_text(results: Any) -> str:
       rr  0.5000
     """
     lines = [f"run {results.run_name}: {results.counts['queries_evaluated']} queries evaluated"]
-    width = max(len(str(m)) for m in results.measures)
-    for measure in results.measures:
-        lines.append(f"  {str(measure):<{width}}  {results.mean(measure):.4f}")
+    # The side-data measures (coverage, novelty, ...) beside the accuracy ones; either may be alone.
+    means = [(str(m), results.mean(m)) for m in results.measures] + [(v.measure, v.value) for v in results.side]
+    width = max((len(name) for name, _ in means), default=0)
+    lines.extend(f"  {name:<{width}}  {value:.4f}" for name, value in means)
     lines.append(f"protocol {results.protocol}")
     lines.append(f"fingerprint {results.protocol.fingerprint}")
     lines.extend(f"note {note}" for note in results.notes)

@@ -30,7 +30,7 @@ TREC_EVAL_VERSION = "10.0-rc3"
 # What trec_eval 9.0.8's source prints for -v (its version string was not raised from 9.0.7).
 TREC_EVAL9_VERSION = "9.0.7"
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
-_LONG = ["v9", "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
+_LONG = ["v9", "quiet", "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
          "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=", "Max_retrieved_per_topic=",
          "Rel_info_format=", "Results_format=", "Output_old_results_format=", "Zscore="]
 _LETTER = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
@@ -39,7 +39,7 @@ _LETTER = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--me
            "--Max_retrieved_per_topic": "-M", "--Rel_info_format": "-R", "--Results_format": "-T",
            "--Output_old_results_format": "-o", "--Zscore": "-Z"}
 
-HELP = f"""usage: rankproof trec-eval [--v9] [-q] [-m measure[.params]]... [-c] [-n] [-l N] [-M N] [-N N] [-J] [-Z FILE] QRELS RUN
+HELP = f"""usage: rankproof trec-eval [--v9] [--quiet] [-q] [-m measure[.params]]... [-c] [-n] [-l N] [-M N] [-N N] [-J] [-Z FILE] QRELS RUN
 
 trec_eval version {TREC_EVAL_VERSION} as a drop-in: same options, same output, byte for byte.
 RUN '-' reads the run from stdin. Every value is computed by an ordinary rankproof
@@ -51,6 +51,7 @@ measure under the protocol preset trec_eval (see `rankproof protocol --preset tr
              or unj; a judged query the run does not rank is left out without -c, and with -c
              adds 0 to each mean, printing no per-query block; comment lines (and blank qrels
              lines) are refused, as trec_eval 9 refuses them
+  --quiet    no progress display (on a terminal, after two seconds, on stderr)
 
   -q         also print each query's values
   -m M       measure M, M.params or a nickname (official, all_trec, set); repeatable;
@@ -109,6 +110,8 @@ def parse_arguments(argv: list[str]):
         letter = _LETTER.get(option, option)
         if letter == "--v9":
             settings["version9"] = True
+        elif letter == "--quiet":
+            pass   # no progress display (rankproof.cli.app reads it); trec_eval prints no other message
         elif letter == "-h":
             action = "help"
         elif letter == "-v":
@@ -387,9 +390,10 @@ def trec_eval_command(argv: list[str]) -> int:
         return 0
     request(measures, version9=version9)  # unknown measures and bad parameters fail before any file is read
     zscore_path = settings.pop("zscores", None)
-    from ..report.progress import Stages, is_large
+    from ..report.progress import is_large, within
 
-    stages = Stages(3, is_large([qrels_path, run_path]), "trec-eval")
+    # Inside the command line's display (rankproof.cli.progress); alone, shown for large inputs only.
+    stages = within(3, "trec-eval", quiet=not is_large([qrels_path, run_path]))
     try:
         qrels = _read_qrels(qrels_path)
         if version9:

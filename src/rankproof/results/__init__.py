@@ -24,6 +24,7 @@ from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
 from .side import SideValue, join_side
+from .text import summary_text
 from .values import Bounds, MeasureResult, TieRange
 
 __all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage",
@@ -81,6 +82,36 @@ class Results:
         # evaluate_scores give them so integer user ids come back as integers.
         self._id_source = query_ids
         self.side: tuple[SideValue, ...] = tuple(side)  # side-data measures (coverage, ...): results/side.py
+        # From here on the public names are read-only (Results.replace gives a copy with others): a
+        # value one caller renamed in place would be renamed for every other holder of it.
+        self.__dict__["_frozen"] = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen") and not name.startswith("_"):
+            raise AttributeError(f"Results are read-only: {name} cannot be assigned; "
+                                 f"use results.replace({name}=...) for a copy with another {name}")
+        object.__setattr__(self, name, value)
+
+    def replace(self, *, run_name: str | None = None, side: "Sequence[SideValue] | None" = None,
+                qrels_digest: str | None = None) -> "Results":
+        """These results under another run name, with other side-data values, or with the digest of
+        judgments read in parts (out of core: the parts' judgments together): a shallow copy.
+
+        The per-query arrays are shared, not copied (they are never written).
+
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> r = evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["a"]}), ["rr"])
+        >>> r.replace(run_name="bm25").run_name, r.run_name
+        ('bm25', 'run')
+        """
+        copied = copy.copy(self)
+        if run_name is not None:
+            copied.__dict__["run_name"] = run_name
+        if side is not None:
+            copied.__dict__["side"] = tuple(side)
+        if qrels_digest is not None:
+            copied.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
+        return copied
 
     @cached_property
     def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -534,24 +565,9 @@ class Results:
         return frame
 
     def summary(self) -> str:
-        """Means, the protocol, its fingerprint and every nonzero count, as text."""
-        lines = [f"run {self.run_name}: {self.counts['queries_evaluated']} queries evaluated"]
-        width = max(len(str(m)) for m in self._measures)
-        for measure in self._measures:
-            lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
-        lines.append(f"protocol {self.protocol}")
-        lines.append(f"fingerprint {self.protocol.fingerprint}")
-        lines.extend(f"note {note}" for note in self.notes)
-        touched: list[str] = []
-        for key, value in self.counts.items():
-            if isinstance(value, dict):
-                touched.extend(f"{key}[{m}]={v}" for m, v in value.items() if v)
-            elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
-                touched.append(f"{key}={value}")
-        lines.append("counts " + (", ".join(touched) if touched else "none touched"))
-        # The same warnings the command line prints, in Python's spelling (results.advice).
-        lines.extend(f"warning: {line}" for line in advice.warnings(self))
-        return "\n".join(lines)
+        """Means, the protocol, its fingerprint and every nonzero count, as text
+        (:func:`rankproof.results.text.summary_text`)."""
+        return summary_text(self)
 
     @property
     def notes(self) -> tuple[str, ...]:

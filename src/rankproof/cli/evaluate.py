@@ -97,7 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..evaluation import evaluate
+    from ..evaluation import evaluate_read
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
 
@@ -149,9 +149,15 @@ def run(args) -> int:
             for name, ranking in runs:   # a lazy sequence: the time to read each run counts as reading
                 costs[f"{name}: read"] = time.perf_counter() - started
                 started = time.perf_counter()
-                evaluated = evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
-                                     allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
-                                     ties_range=args.tie_range, **world_options(args))
+                # Without side measures nothing reads the run after its evaluation: handed over, its
+                # columns are ranked in place and freed once aligned (evaluation.evaluate_read).
+                given = [ranking]
+                if not wanted:
+                    del ranking
+                evaluated = evaluate_read(lambda: (qrels, given.pop()), measures, protocol,
+                                          min_coverage=args.min_coverage, allow_partial=args.allow_partial,
+                                          bounds=args.bounds, engine=args.engine, ties_range=args.tie_range,
+                                          **world_options(args))
                 costs[f"{name}: accuracy measures"] = time.perf_counter() - started
                 started = time.perf_counter()
                 side = pending_side() if wanted else None
@@ -159,9 +165,11 @@ def run(args) -> int:
                     costs.setdefault("side data read (the wait for it, read beside the runs)",
                                      time.perf_counter() - started)
                 side_costs: dict[str, float] = {}
-                results.append(_with_side(evaluated, ranking, wanted, side, qrels, side_costs))
+                if wanted:
+                    evaluated = _with_side(evaluated, ranking, wanted, side, qrels, side_costs)
+                    del ranking  # do not keep a run alive while the next one is read
+                results.append(evaluated)
                 costs.update((f"{name}: {measure}", seconds) for measure, seconds in side_costs.items())
-                del ranking  # do not keep a run alive while the next one is read
                 stages.step(f"evaluated {name}")
                 started = time.perf_counter()
     pending_side()   # a side file that cannot be read is refused on every path, as when it was read first

@@ -391,6 +391,7 @@ CASES = [
          python=("import sys\nimport rankproof.evaluation\n"
                  "def evaluate(*args, **kwargs):\n    raise MemoryError()\n"
                  "sys.modules['rankproof.evaluation'].evaluate = evaluate\n"
+                 "sys.modules['rankproof.evaluation'].evaluate_read = evaluate\n"
                  "from rankproof.cli import main\nsys.exit(main(['evaluate', 'q', 'r']))")),
     Case("measure-parameter-given-twice", {"q": QRELS, "r": RUN},
          ["evaluate", "q", "r", "-m", "ndcg(gain=exp2,gain=linear)@10"], 2, ("gain", "twice")),

@@ -18,3 +18,14 @@ def remap(
     codes: NDArray[np.int64],                  # C-contiguous, written in place
     order: NDArray[np.integer[Any]] | Any,     # converted to int64, C-contiguous
 ) -> None: ...
+def mark_present(
+    values: NDArray[np.int32] | NDArray[np.int64],  # C-contiguous, each in [lowest, lowest + len(present))
+    lowest: int,
+    present: NDArray[np.uint8],                # C-contiguous, written
+) -> None: ...
+def dense_codes(
+    values: NDArray[np.int32] | NDArray[np.int64],  # C-contiguous, each in [lowest, lowest + len(rank))
+    lowest: int,
+    rank: NDArray[np.int32],                   # C-contiguous
+    codes: NDArray[np.int64],                  # C-contiguous, as long as values, written
+) -> None: ...

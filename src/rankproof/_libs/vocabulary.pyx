@@ -5,10 +5,15 @@
 kept (one copy of each, as spans of one bytes object) and returns their order
 by code point; :func:`remap` renumbers codes to that order, so that the
 vocabulary a reader returns is sorted, as Qrels and Run require.
+
+Integer ids within a narrow range (a log's users and items, numbered from 0)
+need no hash table: :func:`mark_present` marks each value's slot in a table
+as long as the range, and :func:`dense_codes` reads each row's code from a
+table of ranks over that range (two linear passes over the rows).
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcmp
 
 import numpy as np
@@ -177,3 +182,32 @@ def remap(codes, order):
             rank[o[j]] = j
         for j in range(n):
             c[j] = rank[c[j]]
+
+
+# -- integer ids in a narrow range -----------------------------------------------
+
+ctypedef fused whole:
+    int32_t
+    int64_t
+
+
+def mark_present(const whole[::1] values, int64_t lowest, uint8_t[::1] present):
+    """Set ``present[v - lowest] = 1`` for every value ``v``.
+
+    Every value must lie in ``[lowest, lowest + len(present))`` (the caller
+    takes `lowest` and the length from the values' minimum and maximum).
+    """
+    cdef Py_ssize_t j, n = values.shape[0]
+    with nogil:
+        for j in range(n):
+            present[values[j] - lowest] = 1
+
+
+def dense_codes(const whole[::1] values, int64_t lowest, const int32_t[::1] rank, int64_t[::1] codes):
+    """``codes[j] = rank[values[j] - lowest]``: each row's code, read from the ranks of the range."""
+    cdef Py_ssize_t j, n = values.shape[0]
+    if codes.shape[0] != n:
+        raise ValueError("values and codes disagree")
+    with nogil:
+        for j in range(n):
+            codes[j] = rank[values[j] - lowest]

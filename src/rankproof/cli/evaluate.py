@@ -97,7 +97,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..evaluation import evaluate_read
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
 
@@ -149,20 +148,21 @@ def run(args) -> int:
             for name, ranking in runs:   # a lazy sequence: the time to read each run counts as reading
                 costs[f"{name}: read"] = time.perf_counter() - started
                 started = time.perf_counter()
-                evaluated = evaluate_read(lambda: (qrels, ranking), measures, protocol, side_only=not typed,
-                                          min_coverage=args.min_coverage, allow_partial=args.allow_partial,
-                                          bounds=args.bounds, engine=args.engine, ties_range=args.tie_range,
-                                          **world_options(args))
+                given = [ranking]
+                if not wanted:  # nothing reads the run after its evaluation: it is the evaluation's alone
+                    del ranking
+                evaluated = _accuracy(args, qrels, given, measures, protocol, side_only=not typed)
                 costs[f"{name}: accuracy measures"] = time.perf_counter() - started
-                started = time.perf_counter()
-                side = pending_side() if wanted else None
                 if wanted:
+                    started = time.perf_counter()
+                    side = pending_side()
                     costs.setdefault("side data read (the wait for it, read beside the runs)",
                                      time.perf_counter() - started)
-                side_costs: dict[str, float] = {}
-                results.append(_with_side(evaluated, ranking, wanted, side, qrels, side_costs))
-                costs.update((f"{name}: {measure}", seconds) for measure, seconds in side_costs.items())
-                del ranking  # do not keep a run alive while the next one is read
+                    side_costs: dict[str, float] = {}
+                    evaluated = _with_side(evaluated, ranking, wanted, side, qrels, side_costs)
+                    del ranking  # do not keep a run alive while the next one is read
+                    costs.update((f"{name}: {measure}", seconds) for measure, seconds in side_costs.items())
+                results.append(evaluated)
                 stages.step(f"evaluated {name}")
                 started = time.perf_counter()
     pending_side()   # a side file that cannot be read is refused on every path, as when it was read first
@@ -173,6 +173,17 @@ def run(args) -> int:
     if args.profile:
         print_notes([f"profile: {stage} {seconds:.3f} s" for stage, seconds in costs.items()], quiet=False)
     return 0
+
+
+def _accuracy(args, qrels, given: list, measures, protocol, *, side_only: bool = False):
+    """One run's accuracy measures; `given` holds the run and is emptied by the evaluation, so that
+    a run nobody else holds is ranked in place and freed once aligned (evaluation.evaluate_read)."""
+    from ..evaluation import evaluate_read
+
+    return evaluate_read(lambda: (qrels, given.pop()), measures, protocol, side_only=side_only,
+                         min_coverage=args.min_coverage,
+                         allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
+                         ties_range=args.tie_range, **world_options(args))
 
 
 def world_options(args) -> dict:

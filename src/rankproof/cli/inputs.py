@@ -496,12 +496,13 @@ def _small(*paths: str) -> bool:
 
 
 def _runs(args, paths: Sequence[str], names: Sequence[str], pending: list, stages) -> Iterator[tuple[str, object]]:
+    # The run is held by a list emptied as it is yielded, not by a local of this generator: the
+    # caller may then hold its only reference (and hand it to evaluate_read, which ranks it in place).
     for path, name in zip(paths, names):
-        run = pending.pop() if pending else read_run(args, path, name)
+        run = [pending.pop() if pending else read_run(args, path, name)]
         if stages is not None:
             stages.step(f"read {name}")
-        yield name, run
-        del run  # do not keep a run alive while the next one is read
+        yield name, run.pop()
 
 
 def run_names(paths: Sequence[str], labels: Sequence[str] | None = None) -> list[str]:

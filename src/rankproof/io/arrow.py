@@ -124,7 +124,21 @@ def release_arrow_memory() -> None:
 
 
 def owned(values, dtype) -> np.ndarray:
-    """Return a writable, contiguous numpy array of the given dtype."""
+    """Return a writable, contiguous numpy array of the given dtype.
+
+    An Arrow chunked array is copied once, chunk by chunk, into the array:
+    its ``to_numpy()`` would first join the chunks into a read-only copy,
+    which would then be copied again (a 20M-row column: 160 MB twice).
+    """
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        array = np.empty(len(values), dtype=dtype)
+        at = 0
+        for chunk in values.chunks:
+            array[at:at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+            at += len(chunk)
+        return array
     array = np.asarray(values, dtype=dtype)
     if not (array.flags.writeable and array.flags.c_contiguous):
         array = np.array(array, dtype=dtype, order="C")
@@ -148,6 +162,9 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
 
     if not isinstance(column, pa.ChunkedArray):
         column = pa.chunked_array([column])
+    dense = _dense_range(column)
+    if dense is not None:
+        return _intern_dense(column, *dense)
     codes = np.empty(len(column), dtype=np.int64)
     ids = _trec_scan.Interner(int.from_bytes(os.urandom(8), "little"))
     integer = pa.types.is_integer(column.type)
@@ -178,6 +195,53 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
     _vocabulary.remap(codes, order)
     if vocabulary.size == 0:
         vocabulary = np.zeros(0, dtype="<U1")
+    return codes, vocabulary
+
+
+# Integer ids within a range at most this many times as wide as the rows (or DENSE_FLOOR
+# wide) are interned by a table over the range, not a hash table: users and items numbered from 0.
+DENSE_SPREAD = 1
+DENSE_FLOOR = 1 << 20
+
+
+def _dense_range(column) -> "tuple[int, int] | None":
+    """(lowest value, width of the range) of an int32 or int64 column without nulls whose
+    values lie close together (see DENSE_SPREAD); None for any other column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if column.type not in (pa.int32(), pa.int64()) or column.null_count or len(column) == 0:
+        return None
+    bounds = pc.min_max(column)
+    lowest, highest = bounds["min"].as_py(), bounds["max"].as_py()
+    width = highest - lowest + 1
+    return (lowest, width) if width <= max(DENSE_SPREAD * len(column), DENSE_FLOOR) else None
+
+
+def _intern_dense(column, lowest: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_intern_column` of integers in ``[lowest, lowest + width)``: the same codes and
+    vocabulary (the distinct values as decimal text, sorted by code point), from a table
+    over the range: which values occur (one pass), their text sorted once, each row's code
+    read from the ranks (a second pass)."""
+    from .._libs import vocabulary as _vocabulary
+
+    chunks = [np.ascontiguousarray(chunk.to_numpy()) for chunk in column.chunks]
+    present = np.zeros(width, dtype=np.uint8)
+    for values in chunks:
+        _vocabulary.mark_present(values, lowest, present)
+    slots = np.flatnonzero(present)
+    del present
+    text = (slots + lowest).astype(chunks[0].dtype).astype("S")
+    size = text.dtype.itemsize
+    order, vocabulary = _vocabulary.sorted_vocabulary(
+        text.tobytes(), np.arange(text.size, dtype=np.int64) * size, np.char.str_len(text).astype(np.int64))
+    rank = np.zeros(width, dtype=np.int32)
+    rank[slots[order]] = np.arange(len(slots), dtype=np.int32)
+    codes = np.empty(len(column), dtype=np.int64)
+    at = 0
+    for values in chunks:
+        _vocabulary.dense_codes(values, lowest, rank, codes[at:at + len(values)])
+        at += len(values)
     return codes, vocabulary
 
 

@@ -240,7 +240,7 @@ def checked_grades(column, name, rows: Rows, real: bool = False) -> np.ndarray:
     kind = column.type
     if pa.types.is_integer(kind):
         try:
-            return owned(pc.cast(column, pa.int64()).to_numpy(), np.int64)
+            return owned(pc.cast(column, pa.int64()), np.int64)
         except pa.ArrowInvalid:  # uint64 beyond int64
             values = column.to_numpy()
             row = int(np.argmax(values > np.iinfo(np.int64).max))
@@ -248,7 +248,7 @@ def checked_grades(column, name, rows: Rows, real: bool = False) -> np.ndarray:
                              value=int(values[row]), fix="use small integer grades such as 0, 1, 2",
                              **rows.fields(row)) from None
     if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
-        values = owned(pc.cast(column, pa.float64(), safe=False).to_numpy(), np.float64)
+        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64)
         return _float_grades(values, rows, lambda row: repr(column[row].as_py()))
     if is_text(kind):
         return _text_grades(pc.cast(column, pa.large_string()), rows)
@@ -283,7 +283,7 @@ def checked_scores(column, name, rows: Rows) -> np.ndarray:
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         # safe=False: a large integer score may round, which a score can afford.
-        values = owned(pc.cast(column, pa.float64(), safe=False).to_numpy(), np.float64)
+        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64)
         return _finite(values, rows, lambda row: repr(float(values[row])))
     if is_text(kind):
         text = pc.cast(column, pa.large_string())

@@ -8,7 +8,7 @@ from ..data.run import Run
 from ..errors import TieError
 from ..protocol import Protocol, Ties
 from .rows import apply_score_precision
-from .ties import rank_order
+from .ties import rank_order_within
 
 __all__ = ["top_rows", "truncate"]
 
@@ -25,24 +25,31 @@ def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     >>> run.docs[run.doc_codes[top_rows(run, 2, Protocol())]].tolist()
     ['a', 'b']
     """
-    lengths = np.diff(run.offsets)
-    row_query = np.repeat(np.arange(run.num_queries, dtype=np.int64), lengths)
+    # The rows are grouped by query in code order (Run's invariant), so the run's offsets delimit
+    # each query's rows: no query column as long as the rows, and a tie across rank k is looked
+    # for at each query's k-th row only.
+    offsets = run.offsets
+    lengths = np.diff(offsets)
     score = apply_score_precision(run.scores, protocol) if run.has_scores else None
-    order = rank_order(row_query, run.num_queries, score, run.doc_codes, protocol)
-    if order is None:
-        order = np.arange(len(row_query))
-    rank = np.arange(len(order)) - np.repeat(run.offsets[:-1], lengths)
+    order = rank_order_within(offsets, score, run.doc_codes, protocol)
+    if k < 1:
+        return np.zeros(0, dtype=np.int64)
     if score is not None and protocol.ties in (Ties.EXPECTED, Ties.ERROR):
-        ordered = score[order]
-        # A tie crossing the cutoff: 0-based ranks k - 1 and k hold equal scores.
-        at_k = np.flatnonzero((rank[1:] == k) & (ordered[1:] == ordered[:-1]))
-        if at_k.size:
-            query = run.queries[row_query[at_k[0]]]
+        longer = np.flatnonzero(lengths > k)
+        last = offsets[longer] + k - 1  # 0-based rank k - 1 of each query with more than k rows
+        below, above = (last, last + 1) if order is None else (order[last], order[last + 1])
+        crossing = np.flatnonzero(score[below] == score[above])
+        if crossing.size:
+            value = score[below[crossing[0]]]
             raise TieError(
-                what=f"{{docs}} tie at score {ordered[at_k[0]].item()!r} across rank {k} ({at_k.size} {{queries}}), so "
-                     f"the top {k} is not determined", source=run.source, query=str(query),
-                value=ordered[at_k[0]].item(), fix="set the policy ties=input (the given order) or ties=docid")
-    return order[rank < k]
+                what=f"{{docs}} tie at score {value.item()!r} across rank {k} ({crossing.size} {{queries}}), so "
+                     f"the top {k} is not determined", source=run.source,
+                query=str(run.queries[longer[crossing[0]]]), value=value.item(),
+                fix="set the policy ties=input (the given order) or ties=docid")
+    kept = np.minimum(lengths, k)
+    # Each query's first kept positions in rank order: its offset, plus 0, 1, ... kept - 1.
+    positions = np.arange(int(kept.sum()), dtype=np.int64) + np.repeat(offsets[:-1] - (np.cumsum(kept) - kept), kept)
+    return positions if order is None else order[positions]
 
 
 def truncate(run: Run, depth: int, protocol: Protocol) -> Run:

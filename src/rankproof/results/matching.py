@@ -33,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..data.interning import same_ids
 from ..data.qrels import Qrels
 from ..errors import CoverageError, literal
 from ..data.run import Run
@@ -74,6 +75,8 @@ def _member(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     """Per value: is it in the sorted `vocabulary`?"""
     if len(vocabulary) == 0 or len(values) == 0:
         return np.zeros(len(values), dtype=bool)
+    if same_ids(values, vocabulary):  # a log's truth and run name the same users: no search
+        return np.ones(len(values), dtype=bool)
     at = np.minimum(np.searchsorted(vocabulary, values), len(vocabulary) - 1)
     return vocabulary[at] == values
 

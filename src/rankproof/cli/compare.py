@@ -10,7 +10,7 @@ from .inputs import add_input_options, add_protocol_options, protocol_of, read_i
 from .large import prepare_for, stages as progress
 from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes, print_notes, \
     render_comparison
-from .usage import count_option, fraction_option, usage
+from .usage import count_option, fraction_option, precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
            "add_paper_options", "bare_names", "latex_columns", "test_options", "run"]
@@ -76,7 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_paper_options(parser: argparse.ArgumentParser) -> None:
     """What a paper's table needs: decimals, measure names, the LaTeX label and extra columns."""
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
+    parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help="decimals of means, differences and intervals in table, markdown and latex "
                              "(default 4; p-values keep 4, json and csv every digit)")
     add_names_option(parser)

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of every interval (default 0.95)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples of the rank correlations (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
     parser.add_argument("--svg", metavar="FILE", help="also write the forest plot of the differences (atomically)")
     add_protocol_options(parser)
     add_input_options(parser)

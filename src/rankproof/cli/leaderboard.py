@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the meta-analysis's pair, A - B (default: the two best by mean)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples over topics (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
     parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
                         help="level of the tests against the best (default 0.05)")
     parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,

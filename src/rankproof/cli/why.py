@@ -8,7 +8,7 @@ from ..protocol.presets import PRESET_SETTINGS
 from .inputs import add_chunk_options, add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .render import add_print_options, digits, print_text, quieted
 from .progress import steps
-from .usage import usage
+from .usage import count_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run", "count", "rag_file", "add_rag_input_options"]
 
@@ -24,15 +24,8 @@ A RAG evaluation file (one row per query, as `rankproof rag` reads it) is given 
 PEERS = tuple(name for name in PRESET_SETTINGS if name != "rankproof")
 
 
-def count(text: str) -> int:
-    """--top: a count of queries, 0 or more (a negative one would list from the end)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"--top takes a count of queries, 0 or more (got {text!r})")
-    return value
+#: --top: a count of queries, 0 or more (a negative one would list from the end).
+count = count_option("--top", minimum=0)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

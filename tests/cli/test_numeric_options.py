@@ -82,7 +82,7 @@ def test_a_value_outside_the_domain_is_refused_when_parsed(command, flag, value,
     err = capsys.readouterr().err
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1, err
-    assert f"argument {flag}" in err or f"argument -k" in err, err
+    assert f"argument {flag}" in err or "argument -k" in err, err
     assert "is needed" in err and "missing1" not in err, err
 
 

@@ -20,7 +20,7 @@ import math
 
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
 from .render import print_notes
-from .usage import count_option, fraction_option, usage
+from .usage import add_coverage_options, count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -54,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "tie-breaking (default); w, a tie is equality; b, a corrected for the ties")
     add_protocol_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
 
 
 def _confusion_lines(result) -> list[str]:
@@ -105,7 +106,8 @@ def _rankings(args, qrels_a, qrels_b, runs) -> list[str]:
     doubts: list[str] = []
     for name, ranking in runs:
         for which, qrels, scores in (("A", qrels_a, scores_a), ("B", qrels_b, scores_b)):
-            results = evaluate(qrels, ranking, [args.measure], protocol)
+            results = evaluate(qrels, ranking, [args.measure], protocol, allow_partial=args.allow_partial,
+                               min_coverage=args.min_coverage)
             scores[name] = results.per_query(args.measure)
             doubts += [f"{name} (qrels {which}): warning: {line}" for line in results.warnings]
     print_notes(dict.fromkeys(doubts), False)     # the partial-match guard's doubts, as evaluate prints them

@@ -10,7 +10,7 @@ from .inputs import add_input_options, add_protocol_options, protocol_of, read_i
 from .large import prepare_for, stages as progress
 from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes, print_notes, \
     render_comparison
-from .usage import count_option, fraction_option, precision_option, usage
+from .usage import add_coverage_options, count_option, fraction_option, precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
            "add_paper_options", "bare_names", "latex_columns", "test_options", "run"]
@@ -62,8 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_interval_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="compare runs that rank fewer than half of the judged queries anyway")
+    add_coverage_options(parser)
     parser.add_argument("--bounds", action="store_true",
                         help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
     parser.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
@@ -184,5 +183,6 @@ def _compare_runs(args, compare):
         args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
                                                                                          args.baseline)
         stages.step("evaluating and testing")
-        return compare(qrels, runs, measures, protocol, allow_partial=args.allow_partial, bounds=args.bounds,
+        return compare(qrels, runs, measures, protocol, allow_partial=args.allow_partial,
+                       min_coverage=args.min_coverage, bounds=args.bounds,
                        **test_options(args))

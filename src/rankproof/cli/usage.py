@@ -17,7 +17,8 @@ from __future__ import annotations
 from ..errors import InputError, literal, shorten
 
 __all__ = ["UsageError", "usage", "literal", "short", "number_option", "count_option", "fraction_option",
-           "share_option", "precision_option", "checked_option", "budget_option", "drop_option"]
+           "share_option", "precision_option", "checked_option", "budget_option", "drop_option",
+           "add_coverage_options"]
 
 
 class UsageError(InputError):
@@ -145,3 +146,16 @@ budget_option = checked_option("a positive size such as 2GB or 512MB", _budget)
 
 #: An argparse ``type``: monitor's --max-drop, a relative (5%) or absolute (0.01) drop >= 0.
 drop_option = checked_option("a drop >= 0 such as 5% or 0.01", _drop)
+
+
+def add_coverage_options(parser) -> None:
+    """--min-coverage and --allow-partial: the coverage guard of every command that evaluates runs
+    (a refusal of the guard names both flags, so every command it can come from takes them)."""
+    from ..results.coverage import MIN_COVERAGE
+
+    # A share in [0, 1], checked when parsed: 5 or -1 would silently accept or refuse every run.
+    parser.add_argument("--min-coverage", type=share_option, default=MIN_COVERAGE, metavar="SHARE",
+                        help=f"refuse a run ranking less than this share of the judged queries "
+                             f"(default {MIN_COVERAGE}; a run ranking none is always refused)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="take runs that rank too few judged queries anyway (a warning says how many)")

@@ -8,7 +8,7 @@ from ..protocol.presets import PRESET_SETTINGS
 from .inputs import add_chunk_options, add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .render import add_print_options, digits, print_text, quieted
 from .progress import steps
-from .usage import count_option, usage
+from .usage import add_coverage_options, count_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run", "count", "rag_file", "add_rag_input_options"]
 
@@ -40,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_protocol_options(parser)
     add_chunk_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
     add_rag_input_options(parser)
     add_print_options(parser, default=7, what="values and differences")
 
@@ -71,7 +72,8 @@ def run(args) -> int:
             qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label))
             (_, ranking), = runs
         shown.step(f"evaluating under ours and {args.peer}'s")
-        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
+        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top, allow_partial=args.allow_partial,
+                    min_coverage=args.min_coverage)
         shown.step("done")
     print_text(found.summary(digits=places) + "\n")
     return 0

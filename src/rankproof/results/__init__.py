@@ -22,7 +22,7 @@ from ..protocol import Aggregation, CountSummary, Protocol
 from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
-from .side import SideValue, join_side
+from .side import SideValue, join_side, side_warnings
 from .values import Bounds, MeasureResult, TieRange
 
 __all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage",
@@ -152,8 +152,9 @@ class Results:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """Doubts about the input, one line each naming the fix (:mod:`rankproof.results.matching`)."""
-        return tuple(self._table.warnings)
+        """Doubts about the input, one line each naming the fix (:mod:`rankproof.results.matching`),
+        then those of the side-data measures (items outside the catalogue: :func:`.side.side_warnings`)."""
+        return tuple(self._table.warnings) + side_warnings(self.side)
 
     @property
     def weights(self) -> np.ndarray | None:

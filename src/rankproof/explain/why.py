@@ -33,6 +33,7 @@ from ..measures.parse import parse_measures
 from ..protocol import Protocol
 from ..results import Results
 from ..results.coverage import MIN_COVERAGE
+from ..typing import ProtocolLike
 
 __all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy", "POLICY_WORDS", "policy_words"]
 
@@ -240,7 +241,7 @@ def _differs(a: float | None, b: float | None) -> bool:
     return abs(a - b) > 1e-12
 
 
-def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = None, *, top: int = 5,
+def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: int = 5,
         allow_partial: bool = False, min_coverage: float = MIN_COVERAGE) -> Why:
     """Evaluate `run` under our protocol and under `peer`'s preset, and say what separates them.
 

@@ -79,11 +79,10 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     """Each run's page :class:`~rankproof.Results` and the curves, from one evaluation per run
     (``step(label)`` is called as each run is done: the progress display; ``coverage`` holds
     :func:`rankproof.evaluate`'s ``allow_partial`` and ``min_coverage``, for every evaluation here)."""
-    from functools import partial
-
     from ..evaluation import evaluate as evaluate_all
 
-    evaluate = partial(evaluate_all, **(coverage or {}))
+    def evaluate(qrels, run, measures, protocol):
+        return evaluate_all(qrels, run, measures, protocol, **(coverage or {}))
 
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))

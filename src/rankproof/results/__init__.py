@@ -543,26 +543,9 @@ class Results:
         an empty ranking), ``retrieved``, ``unjudged_retrieved``, and
         ``zero_ideal:<measure>`` for normalised measures.
         """
-        import pandas as pd
+        from .frame import per_query_frame
 
-        table = self._table
-        columns: dict[str, Any] = {"query": table.queries.tolist() if self._ids is None else self._ids}
-        for measure, result in self._measures.items():
-            columns[str(measure)] = result.value
-        for measure, result in self._measures.items():
-            if measure.spec.dcg_parts:
-                columns[f"{measure}:dcg"] = result.numerator
-                columns[f"{measure}:ideal_dcg"] = result.denominator
-        columns["in_run"] = table.in_run
-        columns["retrieved"] = table.retrieved
-        columns["unjudged_retrieved"] = table.unjudged_retrieved
-        for measure, result in self._measures.items():
-            if measure.spec.normalised:
-                columns[f"zero_ideal:{measure}"] = result.zero_ideal
-        frame = pd.DataFrame(columns)
-        if self._order is not None:
-            frame = frame.iloc[self._order].reset_index(drop=True)
-        return frame
+        return per_query_frame(self._table, self._measures, self._ids, self._order)
 
     def summary(self) -> str:
         """Means, the protocol, its fingerprint and every nonzero count, as text."""

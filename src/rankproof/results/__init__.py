@@ -94,7 +94,7 @@ class Results:
     def replace(self, *, run_name: str | None = None, side: "Sequence[SideValue] | None" = None,
                 qrels_digest: str | None = None) -> "Results":
         """These results under another run name, with other side-data values, or with the digest of
-        the judgments they were evaluated on (an out-of-core run's, of every part): a shallow copy.
+        judgments read in parts (out of core: the parts' judgments together): a shallow copy.
 
         The per-query arrays are shared, not copied (they are never written).
 
@@ -109,7 +109,7 @@ class Results:
         if side is not None:
             copied.__dict__["side"] = tuple(side)
         if qrels_digest is not None:
-            copied.__dict__["qrels_digest"] = qrels_digest
+            copied.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
         return copied
 
     @cached_property

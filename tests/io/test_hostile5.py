@@ -273,7 +273,9 @@ CLI = [
     Case("report-o-folder", ["report", "q", "a.run", "b.run", "-o", "."], 2, ("directory",)),
     Case("report-o-no-folder", ["report", "q", "a.run", "b.run", "-o", "nodir/page.html"], 2, ("nodir",)),
     # saved results
-    Case("results-not-json", ["compare", "--results", "q", "q2"], 2, ("q:",)),
+    Case("results-not-json", ["compare", "--results", "q", "q2"], 2, ("q:", "json (or parquet)")),
+    Case("fuse-folds-beyond-the-queries", ["fuse", "a.run", "b.run", "--qrels", "q", "--folds", "9", "-o", "f.run"],
+         2, ("9 folds for 3 judged queries", "--folds")),
     Case("results-empty", ["compare", "--results", "empty", "q"], 2, ("empty",)),
     Case("results-one", ["compare", "--results", "q"], 2, ()),
     Case("monitor-not-results", ["monitor", "q", "q2"], 2, ("q:",)),

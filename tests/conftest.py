@@ -176,13 +176,39 @@ def spark():
     session.stop()
 
 
+# The parity case counts the xdist workers sent (framework -> key -> count), summed on the controller.
+WORKER_COUNTS: dict[str, dict[str, int]] = {}
+
+
+def _parity_counts() -> dict:
+    cases = sys.modules.get("parity.cases")
+    return {framework: dict(counted) for framework, counted in (getattr(cases, "COUNTS", None) or {}).items()}
+
+
+def pytest_sessionfinish(session) -> None:
+    """On an xdist worker (``-n 2``), send this worker's parity case counts to the controller,
+    which prints them (the worker's own terminal summary is not shown)."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["parity_counts"] = _parity_counts()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist's controller: add a finished worker's parity case counts to the totals."""
+    for framework, counted in getattr(node, "workeroutput", {}).get("parity_counts", {}).items():
+        totals = WORKER_COUNTS.setdefault(framework, {})
+        for key, value in counted.items():
+            totals[key] = totals.get(key, 0) + value
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
-    """The differential parity suite's case counts (tests/parity/cases.py), after a run that held it.
+    """The differential parity suite's case counts (tests/parity/cases.py), after a run that held it:
+    this process's, or under xdist the sum of the workers' (:func:`pytest_testnodedown`).
 
     Here rather than in tests/parity/conftest.py: a second module named conftest would shadow this
     one for ``from conftest import tiers`` (tests/test_tiers.py)."""
-    cases = sys.modules.get("parity.cases")
-    counts = getattr(cases, "COUNTS", None)
+    counts = _parity_counts() or WORKER_COUNTS
     if not counts:
         return
     terminalreporter.section("differential parity: cases per framework")

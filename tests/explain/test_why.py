@@ -160,4 +160,4 @@ def test_top_zero_gives_the_count_and_a_negative_top_is_refused(capsys):
         why(Qrels.read_trec(qrels_path), Run.read_trec(run_path), "ndcg@10", "ranx", top=-1)
     code = main(["why", str(qrels_path), str(run_path), "--peer", "ranx", "--top", "-1"])
     err = capsys.readouterr().err
-    assert code == 2 and "0 or more" in err and "Traceback" not in err
+    assert code == 2 and "--top" in err and ">= 0" in err and "Traceback" not in err

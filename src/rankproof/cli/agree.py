@@ -20,7 +20,7 @@ import math
 
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
 from .render import print_notes
-from .usage import fraction_option, usage
+from .usage import add_coverage_options, count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -40,9 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="weights of the weighted kappa (disagreement, by grade position) and of Gwet's AC2 "
                              "(agreement, by grade value) (default linear)")
     parser.add_argument("-m", "--measure", default="ndcg@10", help="measure ranking the runs (default ndcg@10)")
-    parser.add_argument("--resamples", type=int, default=1000,
+    parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples over topics, for every interval (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
     parser.add_argument("--per-topic", action="store_true", help="print the agreement of every topic")
     parser.add_argument("--tau-ap-ties", choices=("a", "b"), default="a",
                         help="tau_AP with tied system means (Urbano and Marrero 2017): a, A's ranking is the truth "
@@ -54,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "tie-breaking (default); w, a tie is equality; b, a corrected for the ties")
     add_protocol_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
 
 
 def _confusion_lines(result) -> list[str]:
@@ -105,7 +106,8 @@ def _rankings(args, qrels_a, qrels_b, runs) -> list[str]:
     doubts: list[str] = []
     for name, ranking in runs:
         for which, qrels, scores in (("A", qrels_a, scores_a), ("B", qrels_b, scores_b)):
-            results = evaluate(qrels, ranking, [args.measure], protocol)
+            results = evaluate(qrels, ranking, [args.measure], protocol, allow_partial=args.allow_partial,
+                               min_coverage=args.min_coverage)
             scores[name] = results.per_query(args.measure)
             doubts += [f"{name} (qrels {which}): warning: {line}" for line in results.warnings]
     print_notes(dict.fromkeys(doubts), False)     # the partial-match guard's doubts, as evaluate prints them

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .inputs import INPUT_FORMATS, STDIN
-from .usage import usage
+from .usage import fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--buckets", metavar="A,B", help="the two buckets to compare when the column holds more")
     parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
                         help="multiple-testing correction over the attributes (default holm)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="flag a corrected p below this (default 0.05)")
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="flag a corrected p below this (default 0.05)")
 
 
 def _names(text: str | None) -> list[str] | None:

@@ -10,7 +10,7 @@ from .inputs import add_input_options, add_protocol_options, protocol_of, read_i
 from .large import prepare_for, stages as progress
 from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes, print_notes, \
     render_comparison
-from .usage import count_option, fraction_option, usage
+from .usage import add_coverage_options, count_option, fraction_option, precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
            "add_paper_options", "bare_names", "latex_columns", "test_options", "run"]
@@ -62,8 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_interval_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="compare runs that rank fewer than half of the judged queries anyway")
+    add_coverage_options(parser)
     parser.add_argument("--bounds", action="store_true",
                         help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
     parser.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
@@ -76,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_paper_options(parser: argparse.ArgumentParser) -> None:
     """What a paper's table needs: decimals, measure names, the LaTeX label and extra columns."""
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
+    parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help="decimals of means, differences and intervals in table, markdown and latex "
                              "(default 4; p-values keep 4, json and csv every digit)")
     add_names_option(parser)
@@ -186,12 +185,13 @@ def _compare_runs(args, compare):
         evaluated = {}
         for name, ranked in read:
             evaluated[name] = evaluate(qrels, ranked, measures, protocol, allow_partial=args.allow_partial,
-                                       bounds=args.bounds)
+                                       min_coverage=args.min_coverage, bounds=args.bounds)
             del ranked
             stages.step(f"evaluated {name}")
         # --baseline may name the run (with or without its extension) or give its path.
         args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
                                                                                          args.baseline)
         stages.step("testing")
-        return compare(qrels, evaluated, measures, protocol, allow_partial=args.allow_partial, bounds=args.bounds,
+        return compare(qrels, evaluated, measures, protocol, allow_partial=args.allow_partial,
+                       min_coverage=args.min_coverage, bounds=args.bounds,
                        **test_options(args))

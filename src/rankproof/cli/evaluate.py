@@ -16,7 +16,7 @@ from .render import add_output_options, check_format_output, measure_names, merg
 from .render import render_results
 from .render import digits as precision
 from .side import add_side_options, side_data_later, split, unread_side_data
-from .usage import usage
+from .usage import add_coverage_options, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
 
@@ -42,19 +42,6 @@ def engine_choices() -> tuple[str, ...]:
     from ..engines import engine_names
 
     return tuple(engine_names())
-
-
-def add_coverage_options(parser: argparse.ArgumentParser) -> None:
-    """--min-coverage and --allow-partial (evaluate and compare)."""
-    from ..results import MIN_COVERAGE
-    from .usage import share_option
-
-    # A share in [0, 1], checked when parsed: 5 or -1 would silently accept or refuse every run.
-    parser.add_argument("--min-coverage", type=share_option, default=MIN_COVERAGE, metavar="SHARE",
-                        help=f"refuse a run ranking less than this share of the judged queries "
-                             f"(default {MIN_COVERAGE}; a run ranking none is always refused)")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="evaluate runs that rank too few judged queries anyway (a warning says how many)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

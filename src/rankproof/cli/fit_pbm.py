@@ -7,7 +7,7 @@ import sys
 
 from ..io.json_text import json_text
 from .inputs import INPUT_FORMATS, STDIN, add_column_options, columns
-from .usage import usage
+from .usage import count_option, number_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "CLICK_ROLES", "add_arguments", "run"]
 
@@ -33,9 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                        "Parquet with those columns; - for stdin")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the JSON to FILE (atomically) instead of stdout")
     parser.add_argument("--clicks-format", choices=INPUT_FORMATS, help="default: from the extension (else whitespace)")
-    parser.add_argument("--max-rank", type=int, metavar="R", help="leave out impressions below rank R")
-    parser.add_argument("--max-iterations", type=int, default=1000, help="EM iterations at most (default 1000)")
-    parser.add_argument("--tolerance", type=float, default=1e-7,
+    parser.add_argument("--max-rank", type=count_option("--max-rank"), metavar="R", help="leave out impressions below rank R")
+    parser.add_argument("--max-iterations", type=count_option("--max-iterations"), default=1000, help="EM iterations at most (default 1000)")
+    parser.add_argument("--tolerance", type=number_option("--tolerance", 0, open_low=True, example="1e-7"), default=1e-7,
                         help="stop when no examination probability moves by more (default 1e-7)")
     add_column_options(parser, CLICK_ROLES, _ROLE_HELP, "query=user,doc=item,rank=position,clicked=click")
     parser.add_argument("--quiet", action="store_true", help="no summary on stderr")

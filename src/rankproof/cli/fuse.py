@@ -9,7 +9,7 @@ from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_run, run_names
 from .render import digits
-from .usage import count_option, share_option, usage
+from .usage import count_option, precision_option, share_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "trec_text"]
 
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_test_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
+    parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help="decimals of the comparison's means, differences and intervals (default 4; the fused "
                              "run keeps every digit of its scores)")
     parser.add_argument("--quiet", action="store_true",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any, Iterator, Sequence
 
@@ -118,7 +119,8 @@ _NOT_INPUTS = frozenset({"output", "argv", "handler", "command", "column_roles"}
 def every_input(args) -> list[str]:
     """Every path an option's value may name: the value itself, the part after ``=``
     (``--label NAME=FILE``, ``--policy chunk_map=file:PATH``) and after ``file:``
-    (``--chunk-map file:PATH``).
+    (``--chunk-map file:PATH``), and the value of each ``key=value`` of a measure's
+    parameters (``-m "tbg(costs=costs.txt)"``).
 
     Over-inclusive by design: the output guard compares files by device and
     inode, so a value that names no file costs nothing, and an option added
@@ -137,10 +139,13 @@ def every_input(args) -> list[str]:
         for text in value if isinstance(value, (list, tuple)) else [value]:
             if not isinstance(text, str) or not text:
                 continue
-            after = text.partition("=")[2]
-            for candidate in (text, after, *(t[len("file:"):] for t in (text, after) if t.startswith("file:"))):
-                if candidate and candidate not in found:
-                    found.append(candidate)
+            # A measure's parameters name files too: -m "tbg(costs=costs.txt,elements=run.txt)@10".
+            afters = [text.partition("=")[2], *(piece.partition("=")[2].strip()
+                                                for piece in re.split(r"[(),]", text) if "=" in piece)]
+            for after in afters:
+                for candidate in (text, after, *(t[len("file:"):] for t in (text, after) if t.startswith("file:"))):
+                    if candidate and candidate not in found:
+                        found.append(candidate)
     return found
 
 

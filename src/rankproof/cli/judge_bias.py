@@ -13,7 +13,7 @@ import argparse
 
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
 from .render import add_print_options, digits
-from .usage import count_option, fraction_option, usage
+from .usage import add_coverage_options, count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -31,10 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of every interval (default 0.95)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples of the rank correlations (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
     parser.add_argument("--svg", metavar="FILE", help="also write the forest plot of the differences (atomically)")
     add_protocol_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
     add_print_options(parser, what="means and differences")
 
 
@@ -55,7 +56,7 @@ def run(args) -> int:
     judge, runs = read_inputs(args, judge_path, paths, names, intents=False)
     result = judge_bias(read_qrels(args, human_path), judge, dict(runs), args.measure,
                         protocol=protocol_of(args), confidence=args.confidence, resamples=args.resamples,
-                        seed=args.seed)
+                        seed=args.seed, allow_partial=args.allow_partial, min_coverage=args.min_coverage)
     level = f"{result.confidence:.0%}"
     lines = [f"{args.measure} under human and judge labels on the {result.pairs} (query, doc) pairs both judged, "
              f"{result.topics} topics:",

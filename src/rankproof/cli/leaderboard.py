@@ -19,7 +19,7 @@ import os
 
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .render import add_print_options, digits
-from .usage import count_option, fraction_option, usage
+from .usage import add_coverage_options, count_option, fraction_option, short, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "systems_section"]
 
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the meta-analysis's pair, A - B (default: the two best by mean)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples over topics (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
     parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
                         help="level of the tests against the best (default 0.05)")
     parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
@@ -49,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="one collection: also write the rank intervals as an SVG figure (atomically)")
     add_protocol_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
     add_print_options(parser, what="means and effects")
 
 
@@ -92,8 +93,9 @@ def _collections(args) -> dict:
         names = [os.path.basename(path) for path in paths]
         qrels, runs = read_inputs(args, qrels_path, paths, run_names(paths) if len(set(names)) < len(names)
                                   else names, intents=False)
-        scores[name] = {run_name: evaluate(qrels, run, [args.measure], protocol_of(args)).per_query(args.measure)
-                        for run_name, run in runs}
+        coverage = {"allow_partial": args.allow_partial, "min_coverage": args.min_coverage}
+        scores[name] = {run_name: evaluate(qrels, run, [args.measure], protocol_of(args), **coverage
+                                           ).per_query(args.measure) for run_name, run in runs}
     return scores
 
 
@@ -106,10 +108,14 @@ def run(args) -> int:
         raise usage(NAME, "--svg draws one collection's rank intervals", "give QRELS RUN... without --collection")
     if args.collection and args.inputs:
         raise usage(NAME, "give one collection as QRELS RUN..., or several with --collection, not both")
+    if args.pair and not args.collection:
+        raise usage(NAME, "--pair names the pair of the meta-analysis over several collections",
+                    "give two or more --collection, or leave --pair out")
     if args.collection:
         scores = _collections(args)
         ranking = aggregate_collections(scores)
         lines = aggregate_lines(ranking, places)
+        _check_pair(args.pair, len(scores), ranking.by_mean)
         if len(scores) >= 2:
             a, b = args.pair or ranking.by_mean[:2]
             lines += meta_analysis_lines(meta_analysis(scores, a, b, confidence=args.confidence), places)
@@ -132,3 +138,17 @@ def run(args) -> int:
 
         write_output(standalone(leaderboard_figure(leaderboard_data(board))), args.svg)
     return 0
+
+
+def _check_pair(pair, collections: int, systems) -> None:
+    """--pair is read by the meta-analysis only (two or more collections), and names two of its systems:
+    else it would be ignored without a word."""
+    if not pair:
+        return
+    if collections < 2:
+        raise usage(NAME, f"--pair: a meta-analysis needs two or more collections; got {collections}",
+                    "give another --collection, or leave --pair out")
+    unknown = [name for name in pair if name not in systems]
+    if unknown:
+        raise usage(NAME, f"--pair: no system is named {short(unknown[0])!r}",
+                    f"choose among {', '.join(short(str(name), 30) for name in list(systems)[:8])}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .usage import count_option, usage
+from .usage import count_option, drop_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -34,11 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reference", help="the reference window, evaluated under the same protocol")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help="a measure to watch (repeatable; default: every measure both windows hold)")
-    parser.add_argument("--max-drop", default="5%", metavar="DROP",
+    parser.add_argument("--max-drop", type=drop_option, default="5%", metavar="DROP",
                         help="alert on a drop beyond this: relative with %% (5%%, the default) or absolute (0.01)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of Welch's t-test (0.05)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="bootstrap interval level (default 0.95)")
-    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level of Welch's t-test (0.05)")
+    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95, help="bootstrap interval level (default 0.95)")
+    parser.add_argument("--resamples", type=count_option("--resamples"), default=2000, help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
                         help="random seed of the bootstrap (default 0)")
 

@@ -14,7 +14,7 @@ import argparse
 import os
 
 from .inputs import QRELS_ROLES, RUN_ROLES, columns, protocol_of
-from .usage import usage
+from .usage import budget_option, usage
 
 __all__ = ["add_memory_options", "wanted", "evaluate_runs"]
 
@@ -22,7 +22,7 @@ __all__ = ["add_memory_options", "wanted", "evaluate_runs"]
 
 def add_memory_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("logs larger than memory (CSV, TSV or Parquet qrels and runs)")
-    group.add_argument("--memory-budget", metavar="SIZE",
+    group.add_argument("--memory-budget", type=budget_option, metavar="SIZE",
                        help="evaluate each run in parts of whole queries within SIZE bytes of memory (e.g. 2GB); "
                             "by default only files too large for a quarter of the memory are, within that quarter")
     group.add_argument("--sorted", dest="log_sorted", action="store_const", const=True, default=None,

@@ -47,7 +47,7 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._negative_number_matcher = re.compile(r"^-\.?\d[\w.,+-]*$")
+        self._negative_number_matcher = re.compile(r"^-\.?\d[\w.,+%-]*$")
 
     def error(self, message: str):
         raise UsageError(source=self.prog, what=literal(f"{message} (see {self.prog} --help)"))

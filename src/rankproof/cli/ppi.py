@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
-from .usage import fraction_option, usage
+from .usage import add_coverage_options, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="plain PPI (lambda 1) instead of PPI++'s tuned lambda")
     add_protocol_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
 
 
 def _row(label: str, interval, confidence: float, note: str) -> str:
@@ -61,7 +62,8 @@ def run(args) -> int:
     run_list = list(runs)
     baseline = run_list[1][1] if len(run_list) > 1 else None
     result = prediction_powered(human, judge, run_list[0][1], args.measure, baseline=baseline,
-                                protocol=protocol_of(args), confidence=args.confidence, tuned=not args.no_tuning)
+                                protocol=protocol_of(args), confidence=args.confidence, tuned=not args.no_tuning,
+                                allow_partial=args.allow_partial, min_coverage=args.min_coverage)
     what = f"{args.measure} of {names[0]}" + (f" minus {names[1]} (paired)" if baseline is not None else "")
     tuning = "plain PPI, lambda 1" if args.no_tuning else f"PPI++, lambda {result.lam:.3f}"
     lines = [f"prediction-powered {what}: {result.labelled} topics labelled by humans, "

@@ -6,9 +6,9 @@ import argparse
 import os
 from typing import cast
 
-from .evaluate import DEFAULT_MEASURES, add_coverage_options
+from .evaluate import DEFAULT_MEASURES
 from .progress import steps
-from .usage import usage
+from .usage import add_coverage_options, usage
 from .why import PEERS, count as _count
 from .inputs import add_chunk_options, add_protocol_options, protocol_of
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
@@ -87,7 +87,8 @@ def run(args) -> int:
 
             qrels, ranking, _ = rag_inputs(args.file, layout=args.layout, judgments=args.judgments,
                                            name=results.run_name)
-            found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
+            found = why(qrels, ranking, measures, args.peer, protocol, top=args.top, allow_partial=args.allow_partial,
+                        min_coverage=args.min_coverage)
             # text: --peer was refused above beside any format but the table (no bytes reach here)
             shown = cast(str, shown).rstrip("\n") + "\n\n" + found.summary(digits=7) + "\n"
             progress.step("done")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .usage import short, usage
+from .usage import precision_option, short, usage
 
 __all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", "notes", "digits", "print_text",
            "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options", "quieted",
@@ -165,7 +165,7 @@ def add_output_options(parser) -> None:
                         help="output format (default table; parquet: saved results for monitor and compare, with -o); "
                              "every format holds the means only unless --per-query adds each query's rows "
                              "(csv: one row per query and measure)")
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
+    parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
     add_names_option(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
@@ -180,7 +180,7 @@ def check_format_output(args, command: str) -> None:
 
 def add_print_options(parser, default: int = 4, what: str = "values") -> None:
     """--precision and --quiet for a command that prints a table (explain, why, systems)."""
-    parser.add_argument("--precision", type=int, metavar="DIGITS",
+    parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help=f"decimals of the {what} printed (default {default})")
     parser.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (no notes or warnings)")
 

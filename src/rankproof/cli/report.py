@@ -6,6 +6,7 @@ import argparse
 
 from .compare import add_test_options
 from .evaluate import DEFAULT_MEASURES
+from .usage import add_coverage_options
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
 from .large import prepare_for, release_freed_memory
 from .render import print_notes
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_test_options(parser)
     add_protocol_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
     parser.add_argument("-o", "--output", metavar="FILE", required=True,
                         help="the HTML file to write (atomically); every query's values go beside it, in "
                              "FILE's name with .per-query.csv.gz")
@@ -115,7 +117,8 @@ def run(args) -> int:
                        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                        inputs=[f for f in files if f is not None],
                        command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
-                       progress=step, judge=judge)
+                       progress=step, judge=judge,
+                       coverage={"allow_partial": args.allow_partial, "min_coverage": args.min_coverage})
         # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
         side = pending_side()
         beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)

@@ -14,7 +14,7 @@ import os
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .render import add_print_options, digits, quieted
-from .usage import count_option, fraction_option, usage
+from .usage import add_coverage_options, count_option, fraction_option, number_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -48,21 +48,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mixed-model", action="store_true",
                         help="a linear mixed model with a random topic effect (needs statsmodels: rankproof[stats])")
     parser.add_argument("--risk", action="store_true", help="URisk, TRisk and GeoRisk against the baselines")
-    parser.add_argument("--risk-alpha", type=float, default=1.0,
+    parser.add_argument("--risk-alpha", type=number_option("--risk-alpha", 0, example="1"), default=1.0,
                         help="risk aversion: a loss counts 1 + alpha times (default 1)")
     parser.add_argument("--design", action="store_true",
                         help="topic set size (Sakai 2016) and discriminative power of the measures (Sakai 2006)")
-    parser.add_argument("--min-difference", type=float, default=0.05,
+    parser.add_argument("--min-difference", default=0.05,
+                        type=number_option("--min-difference", 0, open_low=True, example="0.05"),
                         help="--design: the difference (and ANOVA range) to detect (default 0.05)")
-    parser.add_argument("--ci-width", type=float, default=0.1,
+    parser.add_argument("--ci-width", type=number_option("--ci-width", 0, open_low=True, example="0.1"), default=0.1,
                         help="--design: the widest interval of a difference wanted (default 0.1)")
     parser.add_argument("--power", type=fraction_option("--power"), default=0.8, help="--design: the power wanted (default 0.8)")
-    parser.add_argument("--asl-resamples", type=int, default=1000,
+    parser.add_argument("--asl-resamples", type=count_option("--asl-resamples"), default=1000,
                         help="--design: bootstrap samples of the ASL (default 1000)")
     add_protocol_options(parser)
     add_input_options(parser)
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="analyse runs that rank fewer than half of the judged queries anyway")
+    add_coverage_options(parser)
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     add_print_options(parser, what="means, differences, effects and risks (p-values keep 4; json every digit)")
@@ -152,6 +152,7 @@ def _analyse(args, qrels, runs, measures, baselines):
     from ..stats.systems import compare_systems
 
     return compare_systems(qrels, runs, measures, protocol_of(args), allow_partial=args.allow_partial,
+                           min_coverage=args.min_coverage,
                            procedure=args.procedure, baselines=baselines, alpha=args.alpha,
                            n_resamples=args.resamples, seed=args.seed,
                            risk_alpha=args.risk_alpha if args.risk else None, design=args.design,

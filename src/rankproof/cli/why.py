@@ -8,7 +8,7 @@ from ..protocol.presets import PRESET_SETTINGS
 from .inputs import add_chunk_options, add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .render import add_print_options, digits, print_text, quieted
 from .progress import steps
-from .usage import usage
+from .usage import add_coverage_options, count_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run", "count", "rag_file", "add_rag_input_options"]
 
@@ -24,15 +24,8 @@ A RAG evaluation file (one row per query, as `rankproof rag` reads it) is given 
 PEERS = tuple(name for name in PRESET_SETTINGS if name != "rankproof")
 
 
-def count(text: str) -> int:
-    """--top: a count of queries, 0 or more (a negative one would list from the end)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"--top takes a count of queries, 0 or more (got {text!r})")
-    return value
+#: --top: a count of queries, 0 or more (a negative one would list from the end).
+count = count_option("--top", minimum=0)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_protocol_options(parser)
     add_chunk_options(parser)
     add_input_options(parser)
+    add_coverage_options(parser)
     add_rag_input_options(parser)
     add_print_options(parser, default=7, what="values and differences")
 
@@ -78,7 +72,8 @@ def run(args) -> int:
             qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label))
             (_, ranking), = runs
         shown.step(f"evaluating under ours and {args.peer}'s")
-        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top)
+        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top, allow_partial=args.allow_partial,
+                    min_coverage=args.min_coverage)
         shown.step("done")
     print_text(found.summary(digits=places) + "\n")
     return 0

@@ -308,6 +308,9 @@ class Qrels:
         >>> qrels.queries.tolist(), qrels.empty_queries.tolist()
         (['q1', 'q2'], ['q2'])
         """
+        if isinstance(queries, (str, bytes)):   # iterated, "q12" would declare the queries q, 1 and 2
+            raise ParseError(source=self.source, what=f"with_queries takes a list of query ids; got the text "
+                             f"{literal(repr(queries)[:40])}", fix=f"write with_queries([{literal(repr(queries)[:40])}])")
         added = np.setdiff1d(np.asarray([checked_id(q, "query", self.source) for q in queries], dtype=str),
                              self.queries)
         if not len(added):

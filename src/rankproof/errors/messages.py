@@ -48,6 +48,8 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "allow_partial": ("pass allow_partial=True", "pass --allow-partial"),
     "min_coverage": ("lower min_coverage", "lower --min-coverage"),
     "allow_mismatch": ("pass allow_mismatch=True", "pass --allow-mismatch"),
+    "folds": ("use between 2 folds and the number of judged queries (folds=)",
+              "give --folds between 2 and the number of judged queries"),
     "bounds": ("evaluate with bounds=True", "evaluate with --bounds"),
     "ties_range": ("evaluate with ties_range=True", "evaluate with --tie-range"),
     "ties_input": ("set the policy ties=input", "give --policy ties=input"),

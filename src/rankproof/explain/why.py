@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import partial
 
 from ..errors import InputError, RankproofError
-from ..evaluation import evaluate, resolve_protocol
+from ..evaluation import evaluate as evaluate_all, resolve_protocol
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Protocol
 from ..results import Results
+from ..results.coverage import MIN_COVERAGE
 from ..typing import ProtocolLike
 
 __all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy", "POLICY_WORDS", "policy_words"]
@@ -239,7 +241,8 @@ def _differs(a: float | None, b: float | None) -> bool:
     return abs(a - b) > 1e-12
 
 
-def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: int = 5) -> Why:
+def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: int = 5,
+        allow_partial: bool = False, min_coverage: float = MIN_COVERAGE) -> Why:
     """Evaluate `run` under our protocol and under `peer`'s preset, and say what separates them.
 
     Parameters
@@ -255,6 +258,8 @@ def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: 
         Ours.
     top : int
         How many of the most different queries to list per measure.
+    allow_partial, min_coverage
+        :func:`rankproof.evaluate`'s coverage guard, for each evaluation.
 
     Returns
     -------
@@ -284,6 +289,7 @@ def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: 
                          fix="give 0 for the count alone; a negative count would list from the end")
     ours = resolve_protocol(protocol)
     measure_list = list(dict.fromkeys(parse_measures(measures)))
+    evaluate = partial(evaluate_all, allow_partial=allow_partial, min_coverage=min_coverage)
     our_results = evaluate(qrels, run, measure_list, ours)
     try:
         peer_results = evaluate(qrels, run, measure_list, theirs)

@@ -38,7 +38,7 @@ def fold_assignment(queries: Sequence[str], folds: int, seed: int) -> np.ndarray
     """Fold (0-based) of each query: a seeded permutation dealt round-robin, so folds differ by at most one."""
     if not 2 <= folds <= len(queries):
         raise InputError(source="fuse", what=f"{folds} folds for {len(queries)} judged queries", value=folds,
-                         fix="use between 2 folds and the number of judged queries")
+                         fix="{do[folds]}")
     order = np.random.default_rng(seed).permutation(len(queries))
     fold = np.empty(len(queries), dtype=np.int64)
     fold[order] = np.arange(len(queries)) % folds

@@ -81,10 +81,18 @@ def _number(name: str, low: float | None = None, strict: bool = True, high: floa
     return parse
 
 
+# The deepest max_n: every ranking is padded to it, one float64 per rank in each of a few matrices, so a
+# depth of 1e9 (an allocation of gigabytes per query) is refused rather than tried.
+MAX_DEPTH = 1_000_000
+
+
 def _max_n(value):
     number = _number("max_n", 1)(value)
     if not isinstance(number, int):
         raise MeasureError(what=f"max_n must be a whole number of ranks >= 2; got {value!r}", value=value)
+    if number > MAX_DEPTH:
+        raise MeasureError(what=f"max_n {number} is beyond the deepest ranking rankproof pads to ({MAX_DEPTH:,})",
+                           value=value, fix="give a depth of at most 1000000 (cwl_eval's default is 1000)")
     return number
 
 

@@ -95,10 +95,13 @@ class CostFile:
                                  fix="write 'element_type cost' (cwl_eval's cost file), 'doc cost' or "
                                      "'query doc cost' on every line")
             width = len(fields)
-            if width == 2:
-                by_key[fields[0]] = _cost(fields[1], path, line)
-            else:
-                by_pair[(fields[0], fields[1])] = _cost(fields[2], path, line)
+            table, key = (by_key, fields[0]) if width == 2 else (by_pair, (fields[0], fields[1]))
+            cost = _cost(fields[-1], path, line)
+            if table.get(key, cost) != cost:   # which would win is a guess: cwl_eval keeps the last, silently
+                raise ParseError(what=f"{' '.join(map(str, key if width == 3 else (key,)))} is priced twice, "
+                                 f"{table[key]:g} and {cost:g}", source=path, line=line,
+                                 fix="give each element one cost")
+            table[key] = cost
         if width is None:
             raise ParseError(what="the costs file is empty", source=path, fix="give one 'key cost' line per element")
         return cls(path, by_key, by_pair)

@@ -124,7 +124,26 @@ def _checked(values: Any, m: Measure, count: int) -> np.ndarray:
     if not np.isfinite(array).all():
         raise MeasureError(what=f"the function of {literal(m)} returned a value that is not finite (NaN or inf)",
                            value=str(m), fix="return a finite number for every query")
+    low, high = m.spec.value_range
+    outside = np.flatnonzero((array < low) | (array > high))
+    if outside.size:   # the declared range is what saved results, the report's axes and checks rely on
+        raise MeasureError(what=f"the function of {literal(m)} returned {array[outside[0]]:g}, outside its declared "
+                           f"value_range [{low:g}, {high:g}] ({outside.size} such values)", value=str(m),
+                           fix="return values in the range, or declare the range with define(..., value_range=)")
     return array
+
+
+def _called(function: Callable, m: Measure, where: str, *args, **settings) -> Any:
+    """The user's function, with an exception it raises said in one line (the measure, where, the
+    error), as the bad input it is rather than an internal error of rankproof."""
+    try:
+        return function(*args, **settings)
+    except MeasureError:
+        raise
+    except Exception as error:
+        raise MeasureError(what=f"the function of {literal(m)} raised {type(error).__name__}"
+                           f"{literal(where)}: {literal(str(error)[:200])}", value=str(m),
+                           fix="fix the function (call it on the same input in Python to see the traceback)") from None
 
 
 def _own_settings(m: Measure, ctx: Context) -> dict:
@@ -150,7 +169,8 @@ class _PerQuery:
                          judged=_read_only(a.judged[lo:hi]), scores=_read_only(a.score[lo:hi]),
                          docs=_read_only(docs[a.doc[lo:hi]]), pool_grades=_read_only(a.pool_grade[plo:phi]),
                          k=m.cutoff)
-            values[q] = _checked([self.user_function(view, **settings)], m, 1)[0]
+            values[q] = _checked([_called(self.user_function, m, f" on query {view.query}", view, **settings)],
+                                 m, 1)[0]
         return Values(values)
 
 
@@ -161,7 +181,7 @@ class _Vectorised:
         self.user_function = function
 
     def __call__(self, ctx: Context, m: Measure) -> Values:
-        found = self.user_function(_table(ctx, m), **_own_settings(m, ctx))
+        found = _called(self.user_function, m, "", _table(ctx, m), **_own_settings(m, ctx))
         return Values(_checked(found, m, ctx.alignment.num_queries))
 
 
@@ -291,7 +311,7 @@ def load_measures(path: str) -> list[str]:
         spec.loader.exec_module(module)
     except MeasureError:
         raise
-    except Exception as error:   # the user's code: say where, in one line
+    except (Exception, SystemExit) as error:   # the user's code: say where, in one line (sys.exit too)
         raise MeasureError(what=f"the measures file {literal(path)} failed: {type(error).__name__}: "
                            f"{literal(str(error)[:200])}", value=path, fix="run it with python to see the "
                            "traceback") from None

@@ -111,7 +111,8 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
             alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
             command: str | None = None, inputs: Sequence[InputFile] | None = None,
             drill_depth: int = DRILL_DEPTH, title: str | None = None, resamples: int | None = None,
-            fused: str | None = None, progress: Step | None = None, judge=None) -> ReportData:
+            fused: str | None = None, progress: Step | None = None, judge=None,
+            coverage: dict | None = None) -> ReportData:
     """Evaluate, compare and explain the runs for the report (see the module's docstring).
 
     Parameters
@@ -142,6 +143,9 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
     judge : Qrels, optional
         A judge's labels (an LLM's): adds the judge-bias section, `qrels` being the humans'
         (:mod:`rankproof.pages.judgments`; the leaderboard section comes with more than two runs).
+    coverage : dict, optional
+        ``allow_partial`` and ``min_coverage`` of :func:`rankproof.evaluate`, for every run
+        (by default a run ranking fewer than half of the judged queries is refused).
     """
     from ..evaluation import resolve_protocol
     from ..stats.keywords import renamed_keyword
@@ -157,7 +161,7 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
     if inputs is None:
         found = [input_file("qrels", qrels.source)] + [input_file(f"run {name}", run.source) for name, run in named]
         inputs = [f for f in found if f is not None]
-    results, curves = evaluate_page(qrels, named, page_measures, protocol, step)
+    results, curves = evaluate_page(qrels, named, page_measures, protocol, step, coverage)
     missing: list[str] = []
     stats = _statistics(results, page_measures, baseline, fused, names, protocol, missing, step, test=test,
                         correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples,

@@ -74,10 +74,15 @@ def _pr_note(protocol: Protocol) -> str:
 
 
 def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
-                  step: Callable[[str], None] = lambda label: None) -> tuple[list, Curves]:
+                  step: Callable[[str], None] = lambda label: None, coverage: dict | None = None
+                  ) -> tuple[list, Curves]:
     """Each run's page :class:`~rankproof.Results` and the curves, from one evaluation per run
-    (``step(label)`` is called as each run is done: the progress display)."""
-    from ..evaluation import evaluate
+    (``step(label)`` is called as each run is done: the progress display; ``coverage`` holds
+    :func:`rankproof.evaluate`'s ``allow_partial`` and ``min_coverage``, for every evaluation here)."""
+    from ..evaluation import evaluate as evaluate_all
+
+    def evaluate(qrels, run, measures, protocol):
+        return evaluate_all(qrels, run, measures, protocol, **(coverage or {}))
 
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))

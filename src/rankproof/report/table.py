@@ -18,6 +18,10 @@ __all__ = ["to_table", "to_markdown", "side_names", "side_cell", "explanation_ta
 
 _LABELS = {
     "queries_evaluated": "queries evaluated",
+    # The query universe's empty ends (an empty retrieved list, an empty ground truth): each
+    # preset decides their value, and a number made of them is never silent.
+    "queries_ranked_empty": "queries ranked with an empty list",
+    "queries_without_judgments": "queries without judgments (empty ground truth)",
     "ids_normalised": "ids changed by the ids policy",
     "chunks_merged": "chunks merged",
     "subqueries_merged": "sub-queries merged (subqueries=max)",

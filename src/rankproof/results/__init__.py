@@ -23,7 +23,7 @@ from ..typing import BootstrapMethod, Unlabelled
 from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
-from .side import SideValue, join_side
+from .side import SideValue, join_side, side_warnings
 from .text import summary_text
 from .values import Bounds, MeasureResult, TieRange
 
@@ -180,8 +180,9 @@ class Results:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """Doubts about the input, one line each naming the fix (:mod:`rankproof.results.matching`)."""
-        return tuple(self._table.warnings)
+        """Doubts about the input, one line each naming the fix (:mod:`rankproof.results.matching`),
+        then those of the side-data measures (items outside the catalogue: :func:`.side.side_warnings`)."""
+        return tuple(self._table.warnings) + side_warnings(self.side)
 
     @property
     def weights(self) -> np.ndarray | None:
@@ -543,26 +544,9 @@ class Results:
         an empty ranking), ``retrieved``, ``unjudged_retrieved``, and
         ``zero_ideal:<measure>`` for normalised measures.
         """
-        import pandas as pd
+        from .frame import per_query_frame
 
-        table = self._table
-        columns: dict[str, Any] = {"query": table.queries.tolist() if self._ids is None else self._ids}
-        for measure, result in self._measures.items():
-            columns[str(measure)] = result.value
-        for measure, result in self._measures.items():
-            if measure.spec.dcg_parts:
-                columns[f"{measure}:dcg"] = result.numerator
-                columns[f"{measure}:ideal_dcg"] = result.denominator
-        columns["in_run"] = table.in_run
-        columns["retrieved"] = table.retrieved
-        columns["unjudged_retrieved"] = table.unjudged_retrieved
-        for measure, result in self._measures.items():
-            if measure.spec.normalised:
-                columns[f"zero_ideal:{measure}"] = result.zero_ideal
-        frame = pd.DataFrame(columns)
-        if self._order is not None:
-            frame = frame.iloc[self._order].reset_index(drop=True)
-        return frame
+        return per_query_frame(self._table, self._measures, self._ids, self._order)
 
     def summary(self) -> str:
         """Means, the protocol, its fingerprint and every nonzero count, as text

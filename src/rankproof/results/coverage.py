@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import CoverageError, InputError, RankproofWarning, literal
 from ..protocol import MissingQuery
 
-__all__ = ["MIN_COVERAGE", "check_query_coverage", "guard_coverage", "coverage_warning", "ranked_queries",
+__all__ = ["MIN_COVERAGE", "check_query_coverage", "check_share", "guard_coverage", "coverage_warning", "ranked_queries",
            "COVERAGE_WARNING_START"]
 
 # How coverage_warning's text begins (a part of an out-of-core evaluation filters it out).
@@ -46,9 +46,7 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, so
     >>> evaluate(qrels, Run.from_dict({"q1": ["a"]}), "ndcg@10", allow_partial=True).query_coverage
     0.0
     """
-    if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
-        raise InputError(what=f"min_coverage must be a share between 0 and 1; got {literal(repr(min_coverage))}",
-                         value=min_coverage)
+    check_share(min_coverage)
     coverage = results.query_coverage
     if coverage > 0 and coverage >= min_coverage:
         # Passed before the counts are read: a front door may count on first use (a score matrix's tie
@@ -102,12 +100,31 @@ def coverage_warning(results: Any) -> "str | None":
             f"are {fate}, so the mean is mostly made of queries it does not rank")
 
 
+def check_share(min_coverage: Any) -> None:
+    """Refuse a `min_coverage` that is not a real number in [0, 1] (a bool, a string, NaN, 1.5):
+    an InputError, not a comparison failing later or a share taken as something else."""
+    import numbers
+
+    if (isinstance(min_coverage, bool) or not isinstance(min_coverage, numbers.Real)
+            or not 0 <= float(min_coverage) <= 1):
+        raise InputError(what=f"min_coverage must be a share between 0 and 1; got {literal(repr(min_coverage))}",
+                         value=repr(min_coverage))
+
+
 def guard_coverage(results: Any, *, allow_partial: bool = False, min_coverage: float = MIN_COVERAGE,
                    source: str = "", stacklevel: int = 3) -> None:
     """The coverage guard of every front door: refuse `results` below `min_coverage` (and always at 0)
     with :func:`check_query_coverage`'s :class:`~rankproof.errors.CoverageError`, unless
     `allow_partial`; then warn (:class:`~rankproof.errors.RankproofWarning`) with
-    :func:`coverage_warning`'s text when the coverage is below :data:`MIN_COVERAGE`."""
+    :func:`coverage_warning`'s text when the coverage is below :data:`MIN_COVERAGE`.
+    Both arguments are checked whatever the data: `allow_partial` is a bool (``"no"`` would be
+    true), `min_coverage` a share (:func:`check_share`)."""
+    import numpy as np
+
+    check_share(min_coverage)
+    if not isinstance(allow_partial, (bool, np.bool_)):
+        raise InputError(what=f"allow_partial must be True or False; got {literal(repr(allow_partial))}",
+                         value=repr(allow_partial))
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=source)
         return

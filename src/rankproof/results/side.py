@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["SideValue", "LIST", "CATALOGUE", "join_side"]
+__all__ = ["SideValue", "LIST", "CATALOGUE", "join_side", "side_warnings"]
 
 LIST = "list"
 CATALOGUE = "catalogue"
@@ -116,3 +116,28 @@ def join_side(parts: "list[tuple[SideValue, ...]]") -> tuple[SideValue, ...]:
         detail = (("lists", len(values)), ("undefined", int(np.isnan(values).sum())))
         joined.append(dataclasses.replace(value, value=mean, queries=queries, values=values, detail=detail))
     return tuple(joined)
+
+
+def side_warnings(values: "tuple[SideValue, ...] | list[SideValue]") -> tuple[str, ...]:
+    """The doubts the side values raise, one line each: items recommended in the top k
+    that the item catalogue does not hold (``outside_catalogue`` in a catalogue measure's
+    detail). Coverage counts only catalogue items, so a catalogue that misses the run's
+    items gives a high coverage that means little (1.0 with half the items unknown).
+
+    >>> v = SideValue("coverage@10", "Coverage", CATALOGUE, 1.0,
+    ...               detail=(("covered", 2), ("catalogue_size", 2), ("outside_catalogue", 3)))
+    >>> side_warnings([v])[0][:76]
+    'coverage@10: 3 items recommended in the top 10 are not in the item catalogue'
+    """
+    lines = []
+    for value in values:
+        outside = int(dict(value.detail).get("outside_catalogue", 0) or 0)
+        if outside <= 0:
+            continue
+        cutoff = value.measure.rpartition("@")[2]
+        where = f"in the top {cutoff}" if cutoff.isdigit() else "in the lists"
+        lines.append(f"{value.measure}: {outside} {'item' if outside == 1 else 'items'} recommended {where} "
+                     f"{'is' if outside == 1 else 'are'} not in the item catalogue, which the value leaves out; "
+                     "the catalogue is likely older than the run, a sample of it, or spells the item ids "
+                     "differently: check the items file")
+    return tuple(lines)

@@ -19,6 +19,7 @@ from ..errors import ComparabilityError, InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Aggregation, Protocol
+from ..results.coverage import MIN_COVERAGE
 from .corrections import correct
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .paired_rows import BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines, row_statistics
@@ -236,7 +237,8 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
     return items
 
 
-def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False, bounds: bool = False
+def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False, bounds: bool = False,
+               min_coverage: float = MIN_COVERAGE
                ) -> tuple[list[str], list[Any], list[Measure]]:
     from ..data.run import Run
     from ..evaluation import evaluate
@@ -255,7 +257,8 @@ def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool
             if qrels is None:
                 raise InputError(what=literal(f"run {name} is a Run"), value=name,
                                  fix="give the qrels to evaluate it against")
-            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial, bounds=bounds)
+            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial, bounds=bounds,
+                           min_coverage=min_coverage)
         elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
             raise InputError(what=f"expected a Run, Results or saved results; got {type(run).__name__}",
                              source=f"run {name}", value=type(run).__name__)
@@ -349,6 +352,7 @@ def compare(
     allow_partial: bool = False,
     bounds: bool = False,
     method: str = "auto",
+    min_coverage: float = MIN_COVERAGE,
 ) -> Comparison:
     """Compare runs pairwise on per-query values: differences, intervals, tests, corrections.
 
@@ -391,6 +395,8 @@ def compare(
     allow_partial : bool, default False
         Evaluate Runs that rank fewer than half of the judged queries (see
         :func:`rankproof.evaluate`); refused by default.
+    min_coverage : float, default 0.5
+        The share of the judged queries a Run must rank (see :func:`rankproof.evaluate`).
     method : {'auto', 'resampling', 'normal'}, default 'auto'
         How p-values (of the randomization test) and intervals are computed.
         ``'resampling'``: sign flips and the bootstrap, always. ``'auto'``: a
@@ -449,7 +455,8 @@ def compare(
         from ..evaluation import resolve_protocol
 
         protocol = resolve_protocol(protocol)
-    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds)
+    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds,
+                                                 min_coverage)
     same = _same_queries(evaluated)
     mismatches = _comparable(names, evaluated, baseline, allow_mismatch, same)
     if baseline is None:

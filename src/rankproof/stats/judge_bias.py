@@ -26,6 +26,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from rankproof.errors import InputError
+from rankproof.results.coverage import MIN_COVERAGE
 from rankproof.stats.agreement import RankingAgreement, ranking_agreement
 from rankproof.stats.anova import Anova, two_way_anova
 
@@ -77,11 +78,13 @@ def _interval(differences: np.ndarray, confidence: float) -> tuple[float, float,
 
 
 def judge_bias(human_qrels: Any, judge_qrels: Any, runs: Mapping[str, Any], measure: str, *, protocol=None,
-               confidence: float = 0.95, resamples: int = 1000, seed: int = 0) -> JudgeBias:
+               confidence: float = 0.95, resamples: int = 1000, seed: int = 0, allow_partial: bool = False,
+               min_coverage: float = MIN_COVERAGE) -> JudgeBias:
     """The judge's bias per run on the shared pool (see the module docstring).
 
     `human_qrels` and `judge_qrels` are :class:`rankproof.Qrels`; `runs`
-    maps names to :class:`rankproof.Run` (two or more).
+    maps names to :class:`rankproof.Run` (two or more). `allow_partial` and
+    `min_coverage` are :func:`rankproof.evaluate`'s coverage guard, for each evaluation.
     """
     from rankproof.data.qrels import Qrels
     from rankproof.evaluation import evaluate
@@ -95,7 +98,8 @@ def judge_bias(human_qrels: Any, judge_qrels: Any, runs: Mapping[str, Any], meas
     grades = "real" if human_qrels.real_grades or judge_qrels.real_grades else "integer"
     human, judge = Qrels.from_dict(cut_h, grades=grades), Qrels.from_dict(cut_j, grades=grades)
     names = [str(name) for name in runs]
-    evaluated = [evaluate(q, run, [measure], protocol) for q in (human, judge) for run in runs.values()]
+    evaluated = [evaluate(q, run, [measure], protocol, allow_partial=allow_partial, min_coverage=min_coverage)
+                 for q in (human, judge) for run in runs.values()]
     topics, matrix = score_matrix(evaluated, measure)
     if len(topics) < 3:
         raise InputError(what=f"the runs share {len(topics)} topics of the shared pool; at least 3 are needed")

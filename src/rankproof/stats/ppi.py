@@ -42,6 +42,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from rankproof.errors import InputError
+from rankproof.results.coverage import MIN_COVERAGE
 
 __all__ = ["Interval", "PPIEstimate", "ppi_arrays", "ppi_from_scores", "ppi_interval", "prediction_powered"]
 
@@ -174,27 +175,30 @@ def ppi_from_scores(human: Mapping[Any, float], judge: Mapping[Any, float], *, c
                         confidence=confidence, tuned=tuned)
 
 
-def _per_topic(qrels, run, measure, protocol) -> dict[Any, float]:
+def _per_topic(qrels, run, measure, protocol, coverage: dict) -> dict[Any, float]:
     from rankproof.evaluation import evaluate
 
-    return evaluate(qrels, run, [measure], protocol).per_query(measure)
+    return evaluate(qrels, run, [measure], protocol, **coverage).per_query(measure)
 
 
 def prediction_powered(human_qrels, judge_qrels, run, measure: str, *, baseline=None, protocol=None,
-                       confidence: float = 0.95, tuned: bool = True) -> PPIEstimate:
+                       confidence: float = 0.95, tuned: bool = True, allow_partial: bool = False,
+                       min_coverage: float = MIN_COVERAGE) -> PPIEstimate:
     """A run's mean `measure` (or its paired difference from `baseline`) by PPI++.
 
     The run is evaluated under the judge's qrels on every topic and under
     the humans' qrels on theirs (their topics must be a uniform random
     sample of the judge's: PPI's guarantee rests on it). With `baseline`,
     each topic's value is run minus baseline under the same qrels, and the
-    estimate is the mean paired difference. See :func:`ppi_from_scores`.
+    estimate is the mean paired difference. See :func:`ppi_from_scores`. `allow_partial`
+    and `min_coverage` are :func:`rankproof.evaluate`'s coverage guard, for each evaluation.
     """
-    human = _per_topic(human_qrels, run, measure, protocol)
-    judge = _per_topic(judge_qrels, run, measure, protocol)
+    coverage = {"allow_partial": allow_partial, "min_coverage": min_coverage}
+    human = _per_topic(human_qrels, run, measure, protocol, coverage)
+    judge = _per_topic(judge_qrels, run, measure, protocol, coverage)
     if baseline is not None:
-        human_base = _per_topic(human_qrels, baseline, measure, protocol)
-        judge_base = _per_topic(judge_qrels, baseline, measure, protocol)
+        human_base = _per_topic(human_qrels, baseline, measure, protocol, coverage)
+        judge_base = _per_topic(judge_qrels, baseline, measure, protocol, coverage)
         human = {t: v - human_base[t] for t, v in human.items() if t in human_base}
         judge = {t: v - judge_base[t] for t, v in judge.items() if t in judge_base}
     return ppi_from_scores(human, judge, confidence=confidence, tuned=tuned)

@@ -27,7 +27,7 @@ from ..protocol import Protocol
 __all__ = ["SavedResults", "load_results", "results_from_document", "saved_protocol", "LARGEST_VALUE"]
 
 _PARQUET_MAGIC = b"PAR1"
-_JSON_FIX = "give a file written by rankproof evaluate --format json -o FILE"
+_JSON_FIX = "give a file written by rankproof evaluate --format json (or parquet) -o FILE"
 _PARQUET_FIX = "give a file written by rankproof evaluate --format parquet -o FILE"
 
 

@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import InputError, literal
+from ..results.coverage import MIN_COVERAGE
 from .anova import Anova, MixedModel, mixed_model, two_way_anova
 from .design import topics_for_anova, topics_for_ci_width, topics_for_t_test
 from .discriminative import DEFAULT_BOOTSTRAP, Discrimination, discriminative_power
@@ -151,12 +152,13 @@ def _design(anova: Anova, systems: int, min_difference: float, ci_width: float, 
                         ci=topics_for_ci_width(ci_width, variance, alpha=alpha))
 
 
-def compare_systems(qrels, runs, measures, protocol=None, *, allow_partial: bool = False, **options
-                    ) -> SystemsAnalysis:
+def compare_systems(qrels, runs, measures, protocol=None, *, allow_partial: bool = False,
+                    min_coverage: float = MIN_COVERAGE, **options) -> SystemsAnalysis:
     """Evaluate ``runs`` (a mapping name -> Run, or Results) and analyse them on the topics all of them have.
 
     ``options`` are those of :func:`analyse_matrices` (procedure, baselines,
-    alpha, n_resamples, seed, risk_alpha, design, ...).
+    alpha, n_resamples, seed, risk_alpha, design, ...); ``allow_partial`` and
+    ``min_coverage`` are :func:`rankproof.evaluate`'s coverage guard.
     """
     from ..data.run import Run
     from ..evaluation import evaluate
@@ -165,7 +167,8 @@ def compare_systems(qrels, runs, measures, protocol=None, *, allow_partial: bool
     if not isinstance(runs, Mapping):
         raise InputError(what=f"runs must be a mapping {{{{name: Run}}}}; got {type(runs).__name__}")
     measure_list = list(dict.fromkeys(parse_measures(measures)))
-    evaluated = [evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial)
+    evaluated = [evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial,
+                          min_coverage=min_coverage)
                  if isinstance(run, Run) else run for run in runs.values()]
     matrices, topic_ids = {}, None
     for measure in measure_list:

@@ -66,10 +66,9 @@ import numpy as np
 
 from ..data.qrels import Qrels
 from ..data.run import Run
-from ..errors import InputError, TieError, literal
-from ..pipeline.cuts import top_rows
-from ..pipeline.rows import apply_score_precision
-from ..protocol import Protocol, Ties
+from ..errors import InputError, literal
+from ..protocol import Protocol
+from .attention import ranked_attention
 
 __all__ = ["ExpectedExposure", "expected_exposure", "plackett_luce", "target_exposure", "QUANTITIES"]
 
@@ -155,26 +154,6 @@ def target_exposure(qrels: Qrels, *, gamma: float = 0.5, k: "int | None" = None,
     return qrels.queries[query], qrels.docs[qrels.doc_codes[order]], exposure
 
 
-def _sample_exposure(run: Run, gamma: float, cut: float, protocol: Protocol):
-    """(query, doc, exposure) of each row of one ranking under the tie policy (see the module)."""
-    lengths = np.diff(run.offsets)
-    rows = top_rows(run, int(lengths.max()) + 1 if lengths.size else 1, protocol)   # every row, ranked
-    query = np.repeat(np.arange(run.num_queries), lengths)[rows]
-    rank = (np.arange(len(rows)) - np.repeat(run.offsets[:-1], lengths)).astype(np.float64)
-    exposure = np.where(rank < cut, gamma ** rank, 0.0)
-    if run.has_scores and protocol.ties in (Ties.EXPECTED, Ties.ERROR) and len(rows):
-        score = apply_score_precision(run.scores, protocol)[rows]
-        tied = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
-        if protocol.ties == Ties.ERROR and bool((tied & (rank[:-1] < cut - 1)).any()):
-            at = int(np.flatnonzero(tied & (rank[:-1] < cut - 1))[0])
-            raise TieError(query=str(run.queries[query[at]]), what="tied scores inside the cutoff give the "
-                           "tied items an exposure that depends on their order",
-                           fix="use ties=expected (they share it), or ties=docid")
-        group = np.cumsum(np.r_[True, ~tied]) - 1
-        exposure = (np.bincount(group, exposure) / np.bincount(group))[group]
-    return run.queries[query], run.docs[run.doc_codes[rows]], exposure
-
-
 def _as_samples(samples, weights) -> tuple[list[Run], np.ndarray]:
     runs = [samples] if isinstance(samples, Run) else list(samples)
     if not runs or not all(isinstance(run, Run) for run in runs):
@@ -211,7 +190,7 @@ def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]", sample
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
     gamma, cut = _gamma(gamma), _cutoff(k)
     runs, w = _as_samples(samples, weights)
-    parts = [_sample_exposure(run, gamma, cut, protocol) for run in runs]
+    parts = [ranked_attention(run, lambda rank: gamma ** rank, protocol, cut) for run in runs]
     t_query, t_doc, t_value = target_exposure(qrels, gamma=gamma, k=k, rel=rel)
     e_query = np.concatenate([p[0] for p in parts] + [t_query]).astype(str)
     e_doc = np.concatenate([p[1] for p in parts] + [t_doc]).astype(str)

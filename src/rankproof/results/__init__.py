@@ -10,7 +10,7 @@ import copy
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, cast
+from typing import Any, Callable, Mapping, Sequence, TypeAlias, cast
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ..errors import InputError, MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, CountSummary, Protocol
+from ..typing import BootstrapMethod, Unlabelled
 from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
@@ -35,10 +36,6 @@ _Ids = tuple[np.ndarray | None, np.ndarray | None]
 # a caller reading only means should not pay); (None, None) keeps the text ids.
 QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
 
-
-# The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
-BootstrapMethod = Literal["percentile", "basic", "BCa"]
-Unlabelled = Literal["error", "group", "drop"]
 
 
 class Results:

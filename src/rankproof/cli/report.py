@@ -134,19 +134,23 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
         return None
     from ..pages.groups import group_means
     from ..pages.ids import ids_of
-    from ..recsys.beyond_report import NO_GROUP, beyond_data
+    from ..recsys.beyond_report import NO_GROUP, beyond_data, disparity_entry
 
     data = beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
     if side.groups is None or data.get("by_group") is None:
         return data
     # Each accuracy measure's mean per user group (recsys.beyond_report.accuracy_by_group's numbers,
     # vectorised: pages.groups), before the side measures'.
-    by_group = dict(data["by_group"])
+    by_group, disparity = dict(data["by_group"]), dict(data.get("disparity") or {})
+    labels = side.groups.as_dict()
     for r in results:
         found = {str(m): group_means(ids_of(r), r.values(m), side.groups.users, side.groups.labels, NO_GROUP)
                  for m in r.measures}
         by_group[r.run_name] = {**found, **by_group.get(r.run_name, {})}
-    return {**data, "by_group": by_group}
+        spread = {str(m): disparity_entry(r.per_query(m), labels) for m in r.measures}
+        disparity[r.run_name] = {**{m: e for m, e in spread.items() if e is not None},
+                                 **disparity.get(r.run_name, {})}
+    return {**data, "by_group": by_group, "disparity": disparity}
 
 
 # Options of rankings that nugget scores have no use for.

@@ -13,7 +13,9 @@ and the curves the side data allows:
   split evenly among an item's categories;
 - per user group (with ``--groups``): each per-list measure's mean within
   each group (a user of the run without a group goes to ``(none)``), and
-  each accuracy measure's with :func:`accuracy_by_group`.
+  each accuracy measure's with :func:`accuracy_by_group`; and each measure's
+  disparity across the groups (the highest group mean minus the lowest) with
+  its 95% interval (:func:`rankproof.stats.group_disparity`, by :func:`disparity_entry`).
 
 K is the largest cutoff of the side-data measures (10 without one), at most 100.
 Ranks within the top K follow the protocol's rank order (its ``ties`` policy;
@@ -44,7 +46,7 @@ from .registry import LIST, SideMeasure
 from .side import Interactions, SideData
 from .side_eval import side_values
 
-__all__ = ["beyond_data", "accuracy_by_group", "NO_GROUP"]
+__all__ = ["beyond_data", "accuracy_by_group", "disparity_entry", "NO_GROUP"]
 
 NO_GROUP = "(none)"
 _LARGEST = 100
@@ -94,6 +96,32 @@ def _exposure(rank: np.ndarray, items: np.ndarray, categories: Mapping[str, froz
             share[label] += w / len(found)
     total = sum(share.values()) or 1.0
     return [share[label] / total for label in labels]
+
+
+def disparity_entry(values: Mapping[Any, float], groups: Mapping[str, str]) -> "dict[str, Any] | None":
+    """The report's disparity of one measure: value, interval, method and the extreme groups (None: fewer
+    than two groups with a value). Users without a group are in ``(none)``, as in the group means."""
+    from ..errors import InputError
+    from ..stats.group_disparity import group_disparity
+
+    try:
+        d = group_disparity({str(u): v for u, v in values.items()}, groups, unlabelled=NO_GROUP)
+    except InputError:
+        return None
+    return {"value": d.disparity, "low": d.low, "high": d.high, "method": d.method, "highest": d.highest,
+            "lowest": d.lowest}
+
+
+def _disparities(values, side: SideData) -> dict[str, Any]:
+    """Per list-measure: its disparity across the user groups (:func:`disparity_entry`)."""
+    groups = side.needed("groups").as_dict()
+    found = {}
+    for v in values:
+        if v.kind == LIST and v.queries is not None and v.values is not None:
+            entry = disparity_entry(dict(zip(v.queries.tolist(), v.values.tolist())), groups)
+            if entry is not None:
+                found[v.measure] = entry
+    return found
 
 
 def _by_group(values, side: SideData) -> dict[str, Any]:
@@ -153,7 +181,8 @@ def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: 
     data: dict[str, Any] = {"k": k, "measures": {}, "coverage_curve": {} if catalogue is not None else None,
                             "popularity_curve": {} if percentile is not None else None,
                             "exposure": {"groups": labels} if categories else None,
-                            "by_group": {} if side.groups is not None else None}
+                            "by_group": {} if side.groups is not None else None,
+                            "disparity": {} if side.groups is not None else None}
     for name, run in runs.items():
         values = side_values(run, measures, side, protocol)
         for v in values:
@@ -168,4 +197,5 @@ def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: 
             data["exposure"][name] = _exposure(rank, items, categories, labels)
         if side.groups is not None:
             data["by_group"][name] = _by_group(values, side)
+            data["disparity"][name] = _disparities(values, side)
     return data

@@ -18,6 +18,9 @@ import dataclasses
 import math
 from types import SimpleNamespace
 
+# Imported here, while the hooks load (mkdocs puts their folder on sys.path only then).
+import side_pages
+
 FOLDER = "reference/measures"
 
 # What each family is, in one line (a family not listed here gets its modules' first lines).
@@ -321,8 +324,6 @@ def families(found: list[Entry]) -> dict[str, list[Entry]]:
 
 def pages() -> dict[str, str]:
     """``{path under docs/: markdown}``: the index, one page per family, then the side-data measures'."""
-    import side_pages
-
     found = entries()
     generated = {f"{FOLDER}/index.md": index_page(found)}
     for family, members in families(found).items():
@@ -333,8 +334,6 @@ def pages() -> dict[str, str]:
 
 def nav() -> list:
     """The nav section of the measures: the index, each family page, then the side-data measures'."""
-    import side_pages
-
     grouped = families(entries())
     return [f"{FOLDER}/index.md"] + [{family_title(family).split(":")[0]: f"{FOLDER}/{family}.md"}
                                      for family in grouped] + [

@@ -56,6 +56,7 @@ def test_no_grouped_item_gives_no_value_and_bad_input_is_refused():
     run = Run.from_dict({"u": ["d"], "v": ["a"]})
     got = awrf(run, groups_of=GROUPS, target="uniform")
     assert math.isnan(got.values[0]) and got.values[1] == pytest.approx(1 - _jsd_bits([1, 0, 0], [1, 1, 1]))
+    assert awrf(Run.from_dict({}), groups_of=GROUPS, qrels={"u": {"a": 1}}).values.size == 0   # Spark's probe
     with pytest.raises(InputError, match="target"):
         awrf(run, groups_of=GROUPS, target="popular")
     with pytest.raises(InputError, match="judgments"):

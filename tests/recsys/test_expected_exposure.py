@@ -125,3 +125,12 @@ def test_the_cli_evaluates_ee_l_d_r_from_the_judgments(tmp_path, capsys):
     assert side["ee_d"]["value"] == pytest.approx(1 + 0.25 + 0.0625)
     # gamma 0.8: exposures 1, 0.8, 0.64; targets 1, (0.8 + 0.64) / 2 twice
     assert side["ee_r(gamma=0.8)"]["value"] == pytest.approx(1 + 0.72 * 1.44)
+
+
+def test_the_draws_of_a_query_do_not_depend_on_the_rest_of_the_run():
+    # What a Spark partition draws for a user is what one machine draws: (seed, query, doc) alone.
+    whole = Run.from_dict({"q1": {"a": 1.0, "b": 0.5, "c": 0.2}, "q2": {"a": 0.3, "d": 0.9}})
+    part = Run.from_dict({"q2": {"d": 0.9, "a": 0.3}})
+    for mine, theirs in zip(plackett_luce(whole, 5, seed=3), plackett_luce(part, 5, seed=3)):
+        assert mine.to_dict()["q2"] == theirs.to_dict()["q2"]
+    assert plackett_luce(Run.from_dict({}), 2) != []

@@ -119,8 +119,10 @@ def _target(target: Any, queries: np.ndarray, member: tuple, qrels: "Qrels | Non
         raise InputError(what="target=relevant reads the judgments", fix="give qrels, or target=uniform")
     keep = np.asarray(qrels.grades) >= rel
     q_of = np.repeat(np.arange(len(qrels.queries)), np.diff(qrels.offsets))[keep]
+    if len(queries) == 0:
+        return np.zeros((0, len(names)))
     at = np.searchsorted(queries, qrels.queries[q_of])
-    found = (at < len(queries)) & (queries[np.minimum(at, max(len(queries) - 1, 0))] == qrels.queries[q_of])
+    found = (at < len(queries)) & (queries[np.minimum(at, len(queries) - 1)] == qrels.queries[q_of])
     docs = qrels.docs[qrels.doc_codes[keep]][found]
     return _group_mass(at[found], docs, np.ones(len(docs)), member, len(queries))
 

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import zlib
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -209,30 +210,59 @@ def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]", sample
     return ExpectedExposure(name, queries, loss, disparity, relevance, norm, len(runs))
 
 
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: 64 well-mixed bits from any 64 (uint64 arithmetic wraps, on purpose)."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def _row_keys(run: Run, seed: int) -> np.ndarray:
+    """A 64-bit key per row from (seed, query id, doc id) alone: the draws do not depend on the rows'
+    order or on which other queries share the run (a Spark partition draws what one machine does)."""
+    query_hash = np.array([zlib.crc32(q.encode()) for q in run.queries.tolist()], dtype=np.uint64)
+    doc_hash = np.array([zlib.crc32(d.encode()) for d in run.docs.tolist()], dtype=np.uint64)
+    query = np.repeat(np.arange(run.num_queries), np.diff(run.offsets))
+    with np.errstate(over="ignore"):
+        key = _mix(np.uint64(seed % 2**64) * _GOLDEN + query_hash[query])
+        return _mix(key ^ (doc_hash[run.doc_codes] << np.uint64(32)))
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
 def plackett_luce(run: Run, samples: int = 100, *, seed: int = 0, temperature: float = 1.0) -> list[Run]:
     """`samples` rankings drawn from the Plackett-Luce policy of the run's scores.
 
     Each query's items are drawn without replacement with probability proportional to
-    :math:`\\exp(s_d / T)` (the Gumbel-max form: sort by :math:`s_d / T` plus Gumbel noise). The
-    draws are the same for the same `seed`.
+    :math:`\\exp(s_d / T)` (the Gumbel-max form: sort by :math:`s_d / T` plus Gumbel noise). Each
+    draw's noise comes from (`seed`, the query, the doc, the draw's number) alone, so a query's
+    rankings do not depend on the rows' order or on the other queries of the run.
 
     >>> draws = plackett_luce(Run.from_dict({"q": {"a": 5.0, "b": 0.0}}), 200, seed=1)
     >>> sum(d.docs[d.doc_codes[int(np.argmax(d.scores))]] == "a" for d in draws) > 190   # e^5/(e^5+1) = 0.993
     True
     """
-    if not run.has_scores:
+    if not run.has_scores and len(run):
         raise InputError(what="a Plackett-Luce policy draws from the run's scores; this run has none",
                          fix="give a run with scores, or the sampled rankings themselves")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise InputError(what=f"samples must be an integer >= 1; got {literal(repr(samples))}", value=samples)
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
         raise InputError(what=f"temperature must be > 0; got {literal(repr(temperature))}", value=temperature)
-    rng = np.random.default_rng(seed)
+    keys = _row_keys(run, int(seed))
     query_codes = np.repeat(np.arange(run.num_queries), np.diff(run.offsets))
     base = run.scores / float(temperature)
-    return [Run(query_codes=query_codes, queries=run.queries, doc_codes=run.doc_codes, docs=run.docs,
-                scores=base + rng.gumbel(size=len(base)), source=run.source, name=f"{run.name} PL sample {i + 1}")
-            for i in range(int(samples))]
+    draws = []
+    for i in range(int(samples)):
+        with np.errstate(over="ignore"):
+            bits = _mix(keys + np.uint64(i + 1) * _GOLDEN) >> np.uint64(11)
+        uniform = (bits.astype(np.float64) + 0.5) / 2.0 ** 53        # in (0, 1)
+        draws.append(Run(query_codes=query_codes, queries=run.queries, doc_codes=run.doc_codes, docs=run.docs,
+                         scores=base - np.log(-np.log(uniform)), source=run.source,
+                         name=f"{run.name} PL sample {i + 1}"))
+    return draws
 
 
 # -- the registry (rankproof evaluate QRELS RUN -m ee_l@10 -m "ee_r(policy=plackett_luce)@10") ----------------

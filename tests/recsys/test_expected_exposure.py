@@ -134,3 +134,19 @@ def test_the_draws_of_a_query_do_not_depend_on_the_rest_of_the_run():
     for mine, theirs in zip(plackett_luce(whole, 5, seed=3), plackett_luce(part, 5, seed=3)):
         assert mine.to_dict()["q2"] == theirs.to_dict()["q2"]
     assert plackett_luce(Run.from_dict({}), 2) != []
+
+
+def test_a_run_file_with_a_sample_per_iteration(tmp_path):
+    from rankproof.errors import ParseError
+    from rankproof.recsys.expected_exposure import read_samples
+
+    path = tmp_path / "samples.run"
+    path.write_text("q1 0 a 1 2 r\nq1 0 b 2 1 r\nq1 1 b 1 2 r\nq1 1 a 2 1 r\n")
+    samples = read_samples(path)
+    assert [s.to_dict() for s in samples] == [{"q1": {"a": 2.0, "b": 1.0}}, {"q1": {"b": 2.0, "a": 1.0}}]
+    # a and b alternate: each gets (1 + 0.5) / 2, their target under grades b 1, a 1 -> loss 0
+    got = expected_exposure({"q1": {"a": 1, "b": 1}}, samples, gamma=0.5)
+    assert got.loss[0] == pytest.approx(0.0)
+    path.write_text("q1 0 a 1 x r\n")
+    with pytest.raises(ParseError, match="line 1"):
+        read_samples(path)

@@ -34,7 +34,7 @@ from .calibration import arp, miscalibration
 from .auc import AUCValue, gauc, pooled_auc, user_auc
 from .popularity_bias import PopParity, pop_reo, pop_rsp, short_head
 from .exposure import GroupExposure, group_exposure, position_exposure
-from .expected_exposure import ExpectedExposure, expected_exposure, plackett_luce
+from .expected_exposure import ExpectedExposure, expected_exposure, plackett_luce, read_samples
 from .awrf import awrf
 from .serendipity import serendipity
 from .percentile import PercentileRank, percentile_rank
@@ -54,5 +54,5 @@ __all__ += ["SIDE_REGISTRY", "SideData", "evaluate_with_side", "read_side_data"]
 __all__ += ["AUCValue", "gauc", "pooled_auc", "user_auc"]
 __all__ += ["PopParity", "pop_reo", "pop_rsp", "short_head"]
 __all__ += ["GroupExposure", "group_exposure", "position_exposure"]
-__all__ += ["ExpectedExposure", "expected_exposure", "plackett_luce", "awrf"]
+__all__ += ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples", "awrf"]
 __all__ += ["serendipity", "PercentileRank", "percentile_rank", "inverse_propensities", "ips_hit_rate", "ips_ndcg"]

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import zlib
 from typing import Any, Mapping, Sequence
 
@@ -67,11 +68,12 @@ import numpy as np
 
 from ..data.qrels import Qrels
 from ..data.run import Run
-from ..errors import InputError, literal
+from ..errors import InputError, ParseError, literal
 from ..protocol import Protocol
 from .attention import ranked_attention
 
-__all__ = ["ExpectedExposure", "expected_exposure", "plackett_luce", "target_exposure", "QUANTITIES"]
+__all__ = ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples", "target_exposure",
+           "QUANTITIES"]
 
 QUANTITIES = ("loss", "disparity", "relevance")
 
@@ -263,6 +265,42 @@ def plackett_luce(run: Run, samples: int = 100, *, seed: int = 0, temperature: f
                          scores=base - np.log(-np.log(uniform)), source=run.source,
                          name=f"{run.name} PL sample {i + 1}"))
     return draws
+
+
+def read_samples(path: "str | os.PathLike[str]") -> list[Run]:
+    """A stochastic policy's rankings from a TREC-shaped run file whose second column numbers the sample
+    (``query sample doc rank score [tag]``, as TREC Fair Ranking's and expeval's run files): one Run per
+    sample, in order of first appearance; each sample's docs ranked by score.
+
+    A query missing from a sample is a query that sample did not rank (no exposure there).
+    """
+    samples: dict[str, dict[str, dict[str, float]]] = {}
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) < 5:
+                raise ParseError(source=str(path), line=number, what=f"expected 'query sample doc rank score'; "
+                                 f"got {len(fields)} fields", fix="write one ranked doc per line, the sample's "
+                                 "number in the second column", value=line.strip()[:80])
+            query, sample, doc, score = fields[0], fields[1], fields[2], fields[4]
+            try:
+                value = float(score)
+            except ValueError:
+                raise ParseError(source=str(path), line=number, query=query, doc=doc,
+                                 what=f"score {literal(repr(score[:40]))} is not a number",
+                                 fix="write the score in the fifth column", value=score[:40]) from None
+            ranking = samples.setdefault(sample, {}).setdefault(query, {})
+            if doc in ranking:
+                raise ParseError(source=str(path), line=number, query=query, doc=doc,
+                                 what=f"doc appears twice in sample {literal(sample[:40])}",
+                                 fix="rank each doc once per sample", value=doc)
+            ranking[doc] = value
+    if not samples:
+        raise ParseError(source=str(path), what="no ranked doc", fix="give one line per ranked doc")
+    return [Run.from_dict(rankings, source=str(path), name=f"sample {sample}") for sample, rankings in
+            samples.items()]
 
 
 # -- the registry (rankproof evaluate QRELS RUN -m ee_l@10 -m "ee_r(policy=plackett_luce)@10") ----------------

@@ -9,8 +9,8 @@ over every order of the tie); ``ties=error`` refuses a tie inside the cutoff;
 
 >>> from rankproof import Run
 >>> run = Run.from_dict({"q": {"a": 2.0, "b": 1.0, "c": 1.0}})
->>> query, docs, weight = ranked_attention(run, lambda rank: 0.5 ** rank, Protocol())
->>> docs.tolist(), weight.tolist()
+>>> query, doc, weight = ranked_attention(run, lambda rank: 0.5 ** rank, Protocol())
+>>> run.docs[doc].tolist(), weight.tolist()
 (['a', 'b', 'c'], [1.0, 0.375, 0.375])
 """
 
@@ -32,12 +32,15 @@ __all__ = ["ranked_attention"]
 
 def ranked_attention(run: Run, attention: Callable[[np.ndarray], np.ndarray], protocol: Protocol,
                      cutoff: float = math.inf) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(query, doc, attention) of every row of `run`, ranked; `attention` maps 0-based ranks to weights."""
+    """(query code, doc code, attention) of every row of `run`, ranked (codes into ``run.queries`` and
+    ``run.docs``); `attention` maps 0-based ranks to weights."""
     lengths = np.diff(run.offsets)
     rows = top_rows(run, int(lengths.max()) + 1 if lengths.size else 1, protocol)   # every row, ranked
     query = np.repeat(np.arange(run.num_queries), lengths)[rows]
-    rank = (np.arange(len(rows)) - np.repeat(run.offsets[:-1], lengths)).astype(np.float64)
-    weight = np.where(rank < cutoff, attention(rank), 0.0)
+    rank = np.arange(len(rows)) - np.repeat(run.offsets[:-1], lengths)
+    # The model evaluated once per rank, then looked up: a power per row costs more than the rest.
+    table = attention(np.arange(int(lengths.max()) if lengths.size else 0, dtype=np.float64))
+    weight = np.where(rank < cutoff, table[rank], 0.0)
     if run.has_scores and protocol.ties in (Ties.EXPECTED, Ties.ERROR) and len(rows):
         score = apply_score_precision(run.scores, protocol)[rows]
         tied = (query[1:] == query[:-1]) & (score[1:] == score[:-1])
@@ -49,4 +52,4 @@ def ranked_attention(run: Run, attention: Callable[[np.ndarray], np.ndarray], pr
                            fix="use ties=expected (they share it), or ties=docid")
         group = np.cumsum(np.r_[True, ~tied]) - 1
         weight = (np.bincount(group, weight) / np.bincount(group))[group]
-    return run.queries[query], run.docs[run.doc_codes[rows]], weight
+    return query, run.doc_codes[rows], weight

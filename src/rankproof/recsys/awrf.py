@@ -147,9 +147,8 @@ def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, An
     def weight_of(rank: np.ndarray) -> np.ndarray:
         return 1.0 / np.log2(np.maximum(rank + 1.0, 2.0)) if attention == "log" else patience ** rank
 
-    query, docs, weight = ranked_attention(predictions, weight_of, protocol, math.inf if k is None else k)
-    codes = np.searchsorted(predictions.queries, query)
-    p = _group_mass(codes, docs, weight, member, predictions.num_queries)
+    query, doc, weight = ranked_attention(predictions, weight_of, protocol, math.inf if k is None else k)
+    p = _group_mass(query, predictions.docs[doc], weight, member, predictions.num_queries)
     q = _target(target, predictions.queries, member, qrels, protocol.rel)
     defined = (p.sum(axis=1) > 0) & (q.sum(axis=1) > 0)
     values = np.full(predictions.num_queries, np.nan)

@@ -157,6 +157,15 @@ def target_exposure(qrels: Qrels, *, gamma: float = 0.5, k: "int | None" = None,
     return qrels.queries[query], qrels.docs[qrels.doc_codes[order]], exposure
 
 
+def _vocabulary(parts: list) -> np.ndarray:
+    """The sorted union of sorted id arrays (the samples of one policy usually share theirs: merged once)."""
+    distinct: list[np.ndarray] = []
+    for part in parts:
+        if not distinct or not (len(part) == len(distinct[-1]) and np.array_equal(part, distinct[-1])):
+            distinct.append(np.asarray(part, dtype=str))
+    return distinct[0] if len(distinct) == 1 else np.unique(np.concatenate(distinct))
+
+
 def _as_samples(samples, weights) -> tuple[list[Run], np.ndarray]:
     runs = [samples] if isinstance(samples, Run) else list(samples)
     if not runs or not all(isinstance(run, Run) for run in runs):
@@ -193,17 +202,25 @@ def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]", sample
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
     gamma, cut = _gamma(gamma), _cutoff(k)
     runs, w = _as_samples(samples, weights)
-    parts = [ranked_attention(run, lambda rank: gamma ** rank, protocol, cut) for run in runs]
     t_query, t_doc, t_value = target_exposure(qrels, gamma=gamma, k=k, rel=rel)
-    e_query = np.concatenate([p[0] for p in parts] + [t_query]).astype(str)
-    e_doc = np.concatenate([p[1] for p in parts] + [t_doc]).astype(str)
-    exposure = np.concatenate([p[2] * weight for p, weight in zip(parts, w)] + [np.zeros(len(t_query))])
-    target = np.r_[np.zeros(len(e_query) - len(t_query)), t_value]
-    queries, q_code = np.unique(e_query, return_inverse=True)
-    docs, d_code = np.unique(e_doc, return_inverse=True)
-    pair, pair_of = np.unique(q_code * max(len(docs), 1) + d_code, return_inverse=True)
-    eps, star = np.bincount(pair_of, exposure, len(pair)), np.bincount(pair_of, target, len(pair))
-    query_of_pair = pair // max(len(docs), 1)
+    # One vocabulary of queries and of docs over the samples and the judgments; rows become int64 keys
+    # (query * docs + doc), so that no per-row string is copied or sorted.
+    queries = _vocabulary([run.queries for run in runs] + [np.unique(t_query)])
+    docs = _vocabulary([run.docs for run in runs] + [np.unique(t_doc)])
+    width = max(len(docs), 1)
+    keys, exposure = [], []
+    for run, weight in zip(runs, w):
+        query, doc, attention = ranked_attention(run, lambda rank: gamma ** rank, protocol, cut)
+        q_map, d_map = np.searchsorted(queries, run.queries), np.searchsorted(docs, run.docs)
+        keys.append(q_map[query] * width + d_map[doc])
+        exposure.append(attention * weight)
+    keys.append(np.searchsorted(queries, t_query) * width + np.searchsorted(docs, t_doc))
+    exposure.append(np.zeros(len(t_query)))
+    target = np.r_[np.zeros(sum(len(key) for key in keys[:-1])), t_value]
+    pair, pair_of = np.unique(np.concatenate(keys), return_inverse=True)
+    exposure_of_row = np.concatenate(exposure)
+    eps, star = np.bincount(pair_of, exposure_of_row, len(pair)), np.bincount(pair_of, target, len(pair))
+    query_of_pair = pair // width
     per_query = [np.bincount(query_of_pair, x, len(queries)) for x in (eps * eps, eps * star, star * star,
                                                                           (eps - star) ** 2)]
     judged = np.bincount(query_of_pair, star > 0, len(queries)) > 0

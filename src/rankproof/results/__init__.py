@@ -81,6 +81,32 @@ class Results:
         # evaluate_scores give them so integer user ids come back as integers.
         self._id_source = query_ids
         self.side: tuple[SideValue, ...] = tuple(side)  # side-data measures (coverage, ...): results/side.py
+        # From here on the public names are read-only (Results.replace gives a copy with others): a
+        # value one caller renamed in place would be renamed for every other holder of it.
+        self.__dict__["_frozen"] = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen") and not name.startswith("_"):
+            raise AttributeError(f"Results are read-only: {name} cannot be assigned; "
+                                 f"use results.replace({name}=...) for a copy with another {name}")
+        object.__setattr__(self, name, value)
+
+    def replace(self, *, run_name: str | None = None, side: "Sequence[SideValue] | None" = None) -> "Results":
+        """These results under another run name, or with other side-data values: a shallow copy.
+
+        The per-query arrays are shared, not copied (they are never written).
+
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> r = evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["a"]}), ["rr"])
+        >>> r.replace(run_name="bm25").run_name, r.run_name
+        ('bm25', 'run')
+        """
+        copied = copy.copy(self)
+        if run_name is not None:
+            copied.__dict__["run_name"] = run_name
+        if side is not None:
+            copied.__dict__["side"] = tuple(side)
+        return copied
 
     @cached_property
     def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:

@@ -97,7 +97,7 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
         results = evaluate_log(qrels_log, run_log, part, memory_budget=budget, sorted=args.log_sorted,
                                run_name=name, progress=not args.quiet)
         # The parts' judgments together, whatever the parts (so any two budgets agree), for compare --results.
-        results.qrels_digest = digest.hexdigest()
+        results = results.replace(qrels_digest=digest.hexdigest())
         guard_coverage(results, allow_partial=args.allow_partial, min_coverage=args.min_coverage,
                        source=f"{path} against {args.qrels}")
         found.append(results)

@@ -91,8 +91,10 @@ class Results:
                                  f"use results.replace({name}=...) for a copy with another {name}")
         object.__setattr__(self, name, value)
 
-    def replace(self, *, run_name: str | None = None, side: "Sequence[SideValue] | None" = None) -> "Results":
-        """These results under another run name, or with other side-data values: a shallow copy.
+    def replace(self, *, run_name: str | None = None, side: "Sequence[SideValue] | None" = None,
+                qrels_digest: str | None = None) -> "Results":
+        """These results under another run name, with other side-data values, or with the digest of
+        judgments read in parts (out of core: the parts' judgments together): a shallow copy.
 
         The per-query arrays are shared, not copied (they are never written).
 
@@ -106,6 +108,8 @@ class Results:
             copied.__dict__["run_name"] = run_name
         if side is not None:
             copied.__dict__["side"] = tuple(side)
+        if qrels_digest is not None:
+            copied.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
         return copied
 
     @cached_property

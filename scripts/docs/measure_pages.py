@@ -18,6 +18,9 @@ import dataclasses
 import math
 from types import SimpleNamespace
 
+# Imported here, while the hooks load (mkdocs puts their folder on sys.path only then).
+import side_pages
+
 FOLDER = "reference/measures"
 
 # What each family is, in one line (a family not listed here gets its modules' first lines).
@@ -300,7 +303,9 @@ def index_page(found: list[Entry]) -> str:
              "", f"{len(found)} measures, generated from the registry (`rankproof.measures.REGISTRY`): "
              "a measure added there appears here with no edit. Write them as text (`ndcg@10`, "
              "`p(rel=2)@5`) or in Python (`ndcg(gain=\"exp2\") @ 10`); other tools' names "
-             "(`P_10`, `nDCG@10`, `mrr@10`) are read as the measure they mean.", "",
+             "(`P_10`, `nDCG@10`, `mrr@10`) are read as the measure they mean. `-m cwl_eval` names a set "
+             "(`rankproof.measures.sets`: cwl_eval's default measures). The measures that read side data "
+             "(coverage, Gini, expected exposure, AWRF, ...) are on [their own page](side.md).", "",
              f"Engines, in the planner's order: {', '.join(f'`{name}`' for name in ENGINES)}; "
              f"executors of the whole evaluation elsewhere: {', '.join(f'`{name}`' for name in EXECUTORS)}.", "",
              "| measure | family | definition |", "|---|---|---|"]
@@ -318,16 +323,18 @@ def families(found: list[Entry]) -> dict[str, list[Entry]]:
 
 
 def pages() -> dict[str, str]:
-    """``{path under docs/: markdown}``: the index, then one page per family."""
+    """``{path under docs/: markdown}``: the index, one page per family, then the side-data measures'."""
     found = entries()
     generated = {f"{FOLDER}/index.md": index_page(found)}
     for family, members in families(found).items():
         generated[f"{FOLDER}/{family}.md"] = family_page(family, members)
+    generated[f"{FOLDER}/{side_pages.PAGE}.md"] = side_pages.page()
     return generated
 
 
 def nav() -> list:
-    """The nav section of the measures: the index, then each family page."""
+    """The nav section of the measures: the index, each family page, then the side-data measures'."""
     grouped = families(entries())
     return [f"{FOLDER}/index.md"] + [{family_title(family).split(":")[0]: f"{FOLDER}/{family}.md"}
-                                     for family in grouped]
+                                     for family in grouped] + [
+        {side_pages.TITLE.split(":")[0]: f"{FOLDER}/{side_pages.PAGE}.md"}]

@@ -254,3 +254,24 @@ def test_ir_measures_names_equal_ir_measures_cwl_provider():
         assert set(expected) == set(ours)
         for query, value in expected.items():
             assert _close(ours[query], value), (name, query, ours[query], value)
+
+
+def test_the_cwl_eval_set_is_cwl_evals_default_ruler():
+    """-m cwl_eval: the measures of cwl_eval's CWLRuler without a metrics file, in its order, equal on a
+    random case (expected utility, unit costs)."""
+    from rankproof.measures.sets import MEASURE_SETS
+
+    rng = random.Random(39)
+    ruler = cwl_ruler.CWLRuler()
+    assert len(ruler.metrics) == len(MEASURE_SETS["cwl_eval"])
+    gains = {f"q{i}": [rng.choice([0.0, 0.0, 0.5, 1.0]) for _ in range(rng.randint(1, 15))] for i in range(6)}
+    qrels = Qrels.from_dict({q: {f"d{r}": g for r, g in enumerate(row) if g > 0} or {"none": 0.0}
+                             for q, row in gains.items()}, grades="real")
+    run = Run.from_dict({q: [f"d{r}" for r in range(len(row))] for q, row in gains.items()})
+    results = evaluate(qrels, run, ["cwl_eval"], PROTOCOL)
+    assert [str(m) for m in results.measures] == list(MEASURE_SETS["cwl_eval"])
+    for q, row in gains.items():
+        ranking = cwl_ruler.Ranking(q, row, [1.0] * len(row), max_n=1000)
+        ruler.measure(ranking)
+        for text, metric in zip(MEASURE_SETS["cwl_eval"], ruler.metrics):
+            assert _close(results.per_query(text)[q], metric.get_scores()[0]), (text, q)

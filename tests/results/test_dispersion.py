@@ -36,3 +36,20 @@ def test_by_hand_and_excluded_queries():
     assert (shown.minimum, shown.median, shown.maximum) == (0.25, 0.5, 1.0)
     assert shown.q1 == pytest.approx(0.375) and shown.q3 == pytest.approx(0.75) and shown.iqr == pytest.approx(0.375)
     assert set(shown.to_dict()) >= {"std", "sample_std", "iqr", "median"}
+
+
+def test_the_cli_tables_show_the_spread(tmp_path, capsys):
+    from rankproof.cli import main
+
+    (tmp_path / "qrels").write_text("u 0 a 1\nv 0 c 1\nw 0 x 1\n")
+    (tmp_path / "run").write_text("u Q0 a 1 2 r\nu Q0 b 2 1 r\nv Q0 b 1 2 r\nv Q0 c 2 1 r\nw Q0 y 1 1 r\n")
+    args = ["evaluate", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "p@1", "-m", "rr", "--quiet"]
+    # p@1: 1, 0, 0 (mean 1/3, population std sqrt(2)/3 = 0.4714); rr: 1, 1/2, 0 (std sqrt(1/6) = 0.4082)
+    assert main([*args, "--dispersion", "std"]) == 0
+    table = capsys.readouterr().out
+    assert "0.3333 sd 0.4714" in table and "0.5000 sd 0.4082" in table
+    assert main([*args, "--dispersion", "sample_std", "--format", "markdown"]) == 0
+    markdown = capsys.readouterr().out   # n - 1: sqrt(1/3) = 0.5774 and 1/2
+    assert "| 0.3333 sample_sd 0.5774 | 0.5000 sample_sd 0.5000 |" in markdown
+    assert main([*args, "--dispersion", "iqr"]) == 0
+    assert "0.3333 iqr 0.5000" in capsys.readouterr().out   # p@1's quartiles 0 and 0.5

@@ -71,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tie-range", action="store_true",
                         help="show each value with its min and max over the orders of tied docs: "
                              "0.500 ties [0.000, 1.000] (json: tie_range; csv: min and max columns)")
+    parser.add_argument("--dispersion", choices=("std", "sample_std", "iqr"),
+                        help="table and Markdown: each mean followed by the spread of its per-query values, "
+                             "0.5000 sd 0.2500 (std: population, ranx's return_std; sample_std: n - 1; iqr)")
     add_output_options(parser)
     parser.add_argument("--spreadsheet-safe", action="store_true",
                         help="--format csv: write ids starting with = + - @ behind a ' so that a spreadsheet does not "
@@ -153,8 +156,8 @@ def run(args) -> int:
                 stages.step(f"evaluated {name}")
                 started = time.perf_counter()
     pending_side()   # a side file that cannot be read is refused on every path, as when it was read first
-    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
-                 args.output)
+    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe,
+                                args.dispersion), args.output)
     print_notes(merged_notes(typed if args.measure else None), args.quiet)
     notes(results, args.quiet)
     if args.profile:
@@ -225,8 +228,8 @@ def _on_dataset(args) -> int:
         results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
                                 allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
                                         ties_range=args.tie_range))
-    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe),
-                 args.output)
+    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe,
+                                args.dispersion), args.output)
     print_notes(merged_notes(args.measure) + said, args.quiet)
     notes(results, args.quiet)
     return 0

@@ -19,11 +19,12 @@ COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
 def render_results(results, fmt: str, per_query: bool, places: int = 4, names: dict[str, str] | None = None,
-                   spreadsheet_safe: bool = False) -> "str | bytes":
+                   spreadsheet_safe: bool = False, dispersion: "str | None" = None) -> "str | bytes":
     """Results (one per run) in an output format of ``rankproof evaluate`` (``parquet``: the file's bytes).
 
     ``--format trec`` prints trec_eval's measure names (``map``, ``P_10``);
-    ``names`` (``--names``) renames measures in the table and Markdown.
+    ``names`` (``--names``) renames measures in the table and Markdown; ``dispersion``
+    (``--dispersion``) adds each mean's per-query spread there (JSON holds every value already).
     """
     if fmt == "json":
         from ..report.data import to_json
@@ -44,8 +45,8 @@ def render_results(results, fmt: str, per_query: bool, places: int = 4, names: d
     from ..report.table import to_markdown, to_table
 
     if fmt == "markdown":
-        return to_markdown(results, per_query=per_query, digits=places, names=names)
-    return to_table(results, per_query=per_query, digits=places, notes=False, names=names)
+        return to_markdown(results, per_query=per_query, digits=places, names=names, dispersion=dispersion)
+    return to_table(results, per_query=per_query, digits=places, notes=False, names=names, dispersion=dispersion)
 
 
 def render_comparison(comparison, fmt: str, *, places: int = 4, names: dict[str, str] | None = None,

@@ -150,19 +150,22 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
         return None
     from ..pages.groups import coded_means, group_codes
     from ..pages.ids import ids_of
-    from ..recsys.beyond_report import NO_GROUP, beyond_data
+    from ..recsys.beyond_report import NO_GROUP, beyond_data, disparity_entry
 
     data = beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
     if side.groups is None or data.get("by_group") is None:
         return data
     # Each accuracy measure's mean per user group (recsys.beyond_report.accuracy_by_group's numbers,
     # vectorised: pages.groups), before the side measures'.
-    by_group = dict(data["by_group"])
+    by_group, disparity = dict(data["by_group"]), dict(data.get("disparity") or {})
     for r in results:
         names, codes = group_codes(ids_of(r), side.groups.users, side.groups.labels, NO_GROUP)   # once per run
         found = {str(m): coded_means(names, codes, r.values(m)) for m in r.measures}
         by_group[r.run_name] = {**found, **by_group.get(r.run_name, {})}
-    return {**data, "by_group": by_group}
+        spread = {str(m): disparity_entry(ids_of(r), r.values(m), side.groups) for m in r.measures}
+        disparity[r.run_name] = {**{m: e for m, e in spread.items() if e is not None},
+                                 **disparity.get(r.run_name, {})}
+    return {**data, "by_group": by_group, "disparity": disparity}
 
 
 # Options of rankings that nugget scores have no use for.

@@ -69,8 +69,9 @@ def split(texts) -> tuple[list, list]:
     whole process that a user times against trec_eval (~30 ms of imports)."""
     from ..errors import RankproofError
     from ..measures.parse import parse_measure
+    from ..measures.sets import expand_sets
 
-    texts = list(texts)
+    texts = expand_sets(texts)
     try:
         for text in texts:
             parse_measure(text)

@@ -64,6 +64,7 @@ PEER_ALIASES: tuple[Alias, ...] = (
     Alias("Rprec", "rprec", "ir_measures"),
     Alias("Bpref", "bpref", "ir_measures"),
     Alias("NumRet", "num_ret", "ir_measures"),
+    Alias("NumQ", "num_q", "ir_measures"),
     Alias("NumRel", "num_rel", "ir_measures"),
     Alias("NumRelRet", "num_rel_ret", "ir_measures"),
     Alias("SetP", "set_p", "ir_measures"),

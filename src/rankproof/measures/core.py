@@ -153,6 +153,10 @@ def _num_ret(ctx: Context, m: Measure) -> Values:
     return Values(np.minimum(ctx.ranked.lengths, ctx.k(m)).astype(np.float64))
 
 
+def _num_q(ctx: Context, m: Measure) -> Values:
+    return Values(np.ones(len(ctx.ranked.lengths)))
+
+
 def _num_rel(ctx: Context, m: Measure) -> Values:
     return Values(ctx.num_rel(_rel(ctx, m)).astype(np.float64))
 
@@ -192,6 +196,9 @@ CORE = [
                 ratio=True, kernel="judged", ideal_is_best=True, tie_merit=by_judged),
     MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret, kernel="num_ret",
                 value_range=_UNBOUNDED, count=True, tie_merit=any_order),
+    MeasureSpec("num_q", "number of queries: 1 per query evaluated (under missing_query=zero a judged query the "
+                "run misses is evaluated, as trec_eval -c); counts=sum gives the count (ir_measures' NumQ)",
+                (), _num_q, cutoff=False, value_range=_UNBOUNDED, count=True, tie_merit=any_order),
     MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,
                 kernel="num_rel", value_range=_UNBOUNDED, count=True, tie_merit=any_order),
     MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",), _num_rel_ret,

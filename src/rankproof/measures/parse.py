@@ -12,6 +12,7 @@ from ..errors import MeasureError
 from ..errors import literal
 from .aliases import resolve, suggest
 from .base import REGISTRY, Measure
+from .sets import expand_sets
 
 __all__ = ["parse_measure", "parse_measures"]
 
@@ -107,7 +108,7 @@ def parse_measures(texts) -> list[Measure]:
     measures: list[Measure] = []
     unknown: list[str] = []
     cutoffs: list[str | None] = []
-    for text in texts:
+    for text in expand_sets(texts):
         if isinstance(text, Measure):
             measures.append(text)
             continue

@@ -244,7 +244,7 @@ class Protocol:
         from qrels layered by :meth:`rankproof.Qrels.layer` (the sources in
         order of precedence), ``none`` for plain qrels.
     counts : {'mean', 'sum'}
-        The count measures (``num_ret``, ``num_rel``, ``num_rel_ret``)
+        The count measures (``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``)
         aggregated by :meth:`Results.mean <rankproof.Results.mean>` as their
         mean over the queries, or their sum, as trec_eval, pytrec_eval and
         ir_measures report them (the ``trec_eval`` presets set ``sum``).

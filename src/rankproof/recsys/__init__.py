@@ -10,6 +10,9 @@
 - :mod:`~rankproof.recsys.auc`: per-user AUC, GAUC and pooled AUC;
 - :mod:`~rankproof.recsys.popularity_bias`: Elliot's PopRSP and PopREO (short head vs long tail);
 - :mod:`~rankproof.recsys.exposure`: exposure of item groups under a position-weighted exposure model;
+- :mod:`~rankproof.recsys.awrf`: attention-weighted rank fairness of item groups against a target;
+- :mod:`~rankproof.recsys.expected_exposure`: expected exposure of a stochastic ranking policy (EE-L, EE-D,
+  EE-R; Diaz et al. 2020) and Plackett-Luce draws from a run's scores;
 - :mod:`~rankproof.recsys.serendipity`, :mod:`~rankproof.recsys.percentile` and :mod:`~rankproof.recsys.ips`:
   serendipity, expected percentile ranking, and IPS-weighted hit rate and nDCG;
 - :mod:`~rankproof.recsys.clicks`: click logs and the position-based model
@@ -31,6 +34,8 @@ from .calibration import arp, miscalibration
 from .auc import AUCValue, gauc, pooled_auc, user_auc
 from .popularity_bias import PopParity, pop_reo, pop_rsp, short_head
 from .exposure import GroupExposure, group_exposure, position_exposure
+from .expected_exposure import ExpectedExposure, expected_exposure, plackett_luce, read_samples
+from .awrf import awrf
 from .serendipity import serendipity
 from .percentile import PercentileRank, percentile_rank
 from .ips import inverse_propensities, ips_hit_rate, ips_ndcg
@@ -49,4 +54,5 @@ __all__ += ["SIDE_REGISTRY", "SideData", "evaluate_with_side", "read_side_data"]
 __all__ += ["AUCValue", "gauc", "pooled_auc", "user_auc"]
 __all__ += ["PopParity", "pop_reo", "pop_rsp", "short_head"]
 __all__ += ["GroupExposure", "group_exposure", "position_exposure"]
+__all__ += ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples", "awrf"]
 __all__ += ["serendipity", "PercentileRank", "percentile_rank", "inverse_propensities", "ips_hit_rate", "ips_ndcg"]

@@ -13,7 +13,9 @@ and the curves the side data allows:
   split evenly among an item's categories;
 - per user group (with ``--groups``): each per-list measure's mean within
   each group (a user of the run without a group goes to ``(none)``), and
-  each accuracy measure's with :func:`accuracy_by_group`.
+  each accuracy measure's with :func:`accuracy_by_group`; and each measure's
+  disparity across the groups (the highest group mean minus the lowest) with
+  its 95% interval (:func:`rankproof.stats.group_disparity`, by :func:`disparity_entry`).
 
 K is the largest cutoff of the side-data measures (10 without one), at most 100.
 Ranks within the top K follow the protocol's rank order (its ``ties`` policy;
@@ -45,7 +47,7 @@ from .side import Interactions, SideData
 from .side_eval import side_values
 from .topk import ranked_rows, shared_cuts
 
-__all__ = ["beyond_data", "accuracy_by_group", "NO_GROUP"]
+__all__ = ["beyond_data", "accuracy_by_group", "disparity_entry", "NO_GROUP"]
 
 NO_GROUP = "(none)"
 _LARGEST = 100
@@ -115,6 +117,34 @@ def _exposure(codes: np.ndarray, rank: np.ndarray, docs: np.ndarray, table: tupl
     return (share / total).tolist()
 
 
+def disparity_entry(ids: np.ndarray, values: np.ndarray, groups) -> "dict[str, Any] | None":
+    """The report's disparity of one measure (`values` of the users `ids`, `groups` the side data's
+    :class:`~.side.Groups`): value, interval, method and the extreme groups (None: fewer than two groups
+    with a value). Users without a group are in ``(none)``, as in the group means."""
+    from ..errors import InputError
+    from ..stats.group_disparity import coded_disparity
+
+    names, codes = group_codes(ids, groups.users, groups.labels, NO_GROUP)
+    try:
+        d = coded_disparity(np.asarray(values, dtype=np.float64), codes, names)
+    except InputError:
+        return None
+    return {"value": d.disparity, "low": d.low, "high": d.high, "method": d.method, "highest": d.highest,
+            "lowest": d.lowest}
+
+
+def _disparities(values, side: SideData) -> dict[str, Any]:
+    """Per list-measure: its disparity across the user groups (:func:`disparity_entry`)."""
+    groups = side.needed("groups")
+    found = {}
+    for v in values:
+        if v.kind == LIST and v.queries is not None and v.values is not None:
+            entry = disparity_entry(v.queries, v.values, groups)
+            if entry is not None:
+                found[v.measure] = entry
+    return found
+
+
 def _by_group(values, side: SideData) -> dict[str, Any]:
     """Per list-measure, per group: the mean of the users' values (nan left out); each user's group
     found once for the measures that list the same users."""
@@ -175,7 +205,8 @@ def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: 
     data: dict[str, Any] = {"k": k, "measures": {}, "coverage_curve": {} if catalogue is not None else None,
                             "popularity_curve": {} if percentile is not None else None,
                             "exposure": {"groups": labels} if categories else None,
-                            "by_group": {} if side.groups is not None else None}
+                            "by_group": {} if side.groups is not None else None,
+                            "disparity": {} if side.groups is not None else None}
     for name, run in runs.items():
         with shared_cuts():   # the measures' top k and the curves' are one cut
             values = side_values(run, measures, side, protocol)
@@ -195,5 +226,6 @@ def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: 
             data["exposure"][name] = _exposure(codes, rank, run.docs, table, labels)
         if side.groups is not None:
             data["by_group"][name] = _by_group(values, side)
+            data["disparity"][name] = _disparities(values, side)
         del rows, ranks, codes, rank
     return data

@@ -486,6 +486,7 @@ register_side(
 FAMILIES: tuple[str, ...] = ("rankproof.recsys.popularity_bias",)
 FAMILIES += ("rankproof.recsys.auc", "rankproof.recsys.exposure")
 FAMILIES += ("rankproof.recsys.serendipity", "rankproof.recsys.percentile", "rankproof.recsys.ips")
+FAMILIES += ("rankproof.recsys.expected_exposure", "rankproof.recsys.awrf", "rankproof.recsys.long_tail")
 
 
 def _load_families() -> None:

@@ -83,14 +83,28 @@ def _by_group(data: Mapping, runs: Sequence[str]) -> str:
     if not measures:
         return ""
     groups = sorted({g for run in runs for m in measures for g in by_group.get(run, {}).get(m, {})})
+    spread = data.get("disparity") or {}
     head = ("<tr><th class=text>measure</th><th class=text>user group</th>"
             + "".join(f"<th>{escape(run)}</th>" for run in runs) + "</tr>")
     rows = "".join(f"<tr><td class=text>{escape(m)}</td><td class=text>{escape(g)}</td>" + "".join(
         f"<td>{_fmt(by_group.get(run, {}).get(m, {}).get(g))}</td>" for run in runs) + "</tr>"
+        + ("" if g != groups[-1] or not any(m in spread.get(run, {}) for run in runs) else
+           f"<tr class=disparity><td class=text>{escape(m)}</td><td class=text>max - min</td>"
+           + "".join(f"<td>{_disparity(spread.get(run, {}).get(m))}</td>" for run in runs) + "</tr>")
         for m in measures for g in groups)
+    methods = sorted({e["method"] for run in runs for e in spread.get(run, {}).values()})
+    how = (" The disparity (max - min) is the highest group mean minus the lowest, with its 95% interval "
+           f"({', '.join(methods)}: a group of fewer than 1000 users resampled within itself, a larger one's mean "
+           "drawn from its normal approximation).") if methods else ""
     return ("<h3>Per user group</h3><p>Each accuracy and per-list measure's mean over the users of each group "
-            "(calibration per user group when calibration is asked for).</p>"
+            f"(calibration per user group when calibration is asked for).{how}</p>"
             f'<table class="beyond-groups">{head}{rows}</table>')
+
+
+def _disparity(entry: "Mapping | None") -> str:
+    if not entry:
+        return "-"
+    return f"{_fmt(entry['value'])} [{_fmt(entry['low'])}, {_fmt(entry['high'])}]"
 
 
 def section(data: "Mapping | None", runs: Sequence[str], colors: Mapping[str, str]) -> str:

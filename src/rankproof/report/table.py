@@ -119,6 +119,20 @@ def _mean_cell(r: Results, measure, digits: int) -> str:
     return f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]" + _tie_cell(r, measure, digits)
 
 
+DISPERSIONS = ("std", "sample_std", "iqr")
+
+
+def _spread_cell(r: Results, measure, digits: int, dispersion: "str | None") -> str:
+    """`` sd 0.2100`` (``--dispersion std``: the per-query values' std, ranx's ``return_std``),
+    `` sample_sd ...`` (n - 1) or `` iqr ...``; empty without one."""
+    if dispersion is None:
+        return ""
+    spread = r.dispersion(measure)
+    value = spread.iqr if dispersion == "iqr" else getattr(spread, dispersion)
+    label = {"std": "sd", "sample_std": "sample_sd", "iqr": "iqr"}[dispersion]
+    return f" {label} {_fmt(value, digits)}"
+
+
 def _tie_cell(r: Results, measure, digits: int, query: int | None = None) -> str:
     """`` ties [min, max]``: the range over the orders of tied docs (of the mean, or of one query); empty
     when it was not computed."""
@@ -141,11 +155,12 @@ def side_cell(r: Results, measure: str, digits: int) -> str:
 
 
 def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True,
-             names: dict[str, str] | None = None) -> str:
+             names: dict[str, str] | None = None, dispersion: "str | None" = None) -> str:
     """Runs as rows, measures as columns (means), then protocol, fingerprint and counts.
 
     ``digits``: decimals printed; ``names``: measures as printed (``{"ap": "MAP"}``). ``notes=False`` leaves out the counts and
-    warnings (the command line prints them on stderr, see :func:`notes_lines`).
+    warnings (the command line prints them on stderr, see :func:`notes_lines`). ``dispersion``
+    (``std``, ``sample_std`` or ``iqr``): each mean followed by its per-query values' spread.
     """
     from rich.table import Table
 
@@ -160,7 +175,8 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
         table.add_column(text, justify="right")
     table.add_column("queries", justify="right")
     for r in results:
-        table.add_row(r.run_name, *(_mean_cell(r, m, digits) for m in measures),
+        table.add_row(r.run_name, *(_mean_cell(r, m, digits) + _spread_cell(r, m, digits, dispersion)
+                                    for m in measures),
                       *(side_cell(r, text, digits) for text in side), str(r.counts["queries_evaluated"]))
     console.print(table)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
@@ -264,10 +280,10 @@ def markdown_cell(text) -> str:
 
 
 def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: int = 4,
-                names: dict[str, str] | None = None) -> str:
+                names: dict[str, str] | None = None, dispersion: "str | None" = None) -> str:
     """A Markdown table of means (runs as rows, measures as columns), then the protocol.
 
-    ``names``: measures as printed (``{"ap": "MAP"}``).
+    ``names``: measures as printed (``{"ap": "MAP"}``); ``dispersion``: as :func:`to_table`'s.
     """
     measures = results[0].measures
     side = side_names(results)
@@ -276,7 +292,8 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
              "|---|" + "---:|" * (len(measures) + len(side))]
     for r in results:
         lines.append(f"| {markdown_cell(r.run_name)} | "
-                     + " | ".join([_fmt(r.mean(m), digits) + _tie_cell(r, m, digits) for m in measures]
+                     + " | ".join([_fmt(r.mean(m), digits) + _tie_cell(r, m, digits)
+                                   + _spread_cell(r, m, digits, dispersion) for m in measures]
                                   + [side_cell(r, text, digits) for text in side]) + " |")
     protocol = results[0].protocol
     lines += ["", f"Protocol: `{protocol}` (fingerprint `{protocol.fingerprint}`)."]

@@ -13,6 +13,8 @@ permuted within topics, in chunks), ``anova`` (two-way ANOVA, mixed model),
 (discriminative power, ASL curves), ``matrix`` (the topics x systems matrix),
 ``systems`` (all of them per measure).
 
+Groups of users: ``group_disparity`` (the spread of the groups' means of a measure, with an interval).
+
 A/B buckets: ``balance`` (KS and chi-square per user attribute, corrected;
 ``rankproof balance``).
 
@@ -29,8 +31,10 @@ from .recommend import recommend_test
 from .risk import georisk, risk_table, trisk, urisk
 from .design import topics_for_anova, topics_for_ci_width, topics_for_t_test, variance_estimate
 from .discriminative import discriminative_power
+from .group_disparity import GroupDisparity, group_disparity
 
 __all__ = ["compare", "Comparison", "ComparisonRow", "load_results", "SavedResults",
            "compare_systems", "analyse_matrices", "SystemsAnalysis", "tukey_hsd", "max_t", "two_way_anova",
            "mixed_model", "recommend_test", "urisk", "trisk", "georisk", "risk_table", "topics_for_t_test",
-           "topics_for_anova", "topics_for_ci_width", "variance_estimate", "discriminative_power"]
+           "topics_for_anova", "topics_for_ci_width", "variance_estimate", "discriminative_power",
+           "GroupDisparity", "group_disparity"]

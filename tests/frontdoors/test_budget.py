@@ -26,7 +26,8 @@ pacsv = pytest.importorskip("pyarrow.csv")
 from rankproof import evaluate_frame  # noqa: E402
 from rankproof.errors import InputError  # noqa: E402
 from rankproof.frontdoors import partition  # noqa: E402
-from rankproof.frontdoors.budget import EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for  # noqa: E402
+from rankproof.frontdoors.budget import (EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for,  # noqa: E402
+                                         per_user_bytes)
 from rankproof.frontdoors.outofcore import Log, evaluate_log  # noqa: E402
 
 MEASURES = ["ndcg@10", "r@10", "ap@10"]
@@ -64,6 +65,11 @@ def test_part_rows_by_hand():
     # (67,108,864 - 4,000,000) / 400 = 157,772.16 rows.
     assert (PER_USER, EXPANSION) == (200, 8)
     assert part_rows_for(64 * 2**20, 10_000, 50) == 157_772
+    # 20 measures: 110 + 20 * 30 = 710 bytes a user; (67,108,864 - 14,200,000) / 400 = 132,272.16.
+    assert per_user_bytes(20) == 710
+    assert part_rows_for(64 * 2**20, 10_000, 50, measures=20) == 132_272
+    # Spilled to disk, the values take nothing: 67,108,864 / 400 = 167,772.16.
+    assert part_rows_for(64 * 2**20, 10_000, 50, measures=20, spilled=True) == 167_772
 
 
 def test_a_budget_too_small_names_the_smallest_it_can_honour():
@@ -89,7 +95,8 @@ def test_the_cli_refuses_a_budget_too_small_in_one_line_and_honours_the_one_it_n
     truth, predictions = _log(60_000, per_user=2)
     paths = _write_csv(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
                        predictions.rename_columns(["query", "doc", "score"]))
-    command = [sys.executable, "-m", "rankproof.cli", "evaluate", *paths, "-m", "r@10", "--quiet"]
+    # --per-query prints every user's values: they are held in memory, and 60,000 users' need 28 MB.
+    command = [sys.executable, "-m", "rankproof.cli", "evaluate", *paths, "-m", "r@10", "--quiet", "--per-query"]
     env = {**os.environ, "PYTHONPATH": SRC}
     refused = subprocess.run([*command, "--memory-budget", "20MB"], capture_output=True, text=True, env=env)
     assert refused.returncode == 2 and refused.stdout == ""

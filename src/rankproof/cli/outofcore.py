@@ -80,6 +80,9 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
     mapping = grade_map(args.grade_map)
     qrels_log = Log.of(args.qrels, tuple(qrels_columns.values()), qrels_columns["query"],
                        _table_format(args.qrels, args.qrels_format))
+    # Every query's values printed: held in memory (a budget too small for them is refused);
+    # else they are written to disk part by part when they would take more than half the budget.
+    per_query = args.per_query or args.format in ("json", "parquet")
     found = []
     for path, name in zip(args.runs, names):
         digest = QrelsDigest()
@@ -96,7 +99,8 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
         run_log = Log.of(path, tuple(run_columns.values()), run_columns["query"],
                          _table_format(path, args.run_format))
         results = evaluate_log(qrels_log, run_log, part, memory_budget=budget, sorted=args.log_sorted,
-                               run_name=name, progress=not args.quiet)
+                               run_name=name, progress=not args.quiet, measures=len(measures),
+                               values_in_memory=per_query)
         # The parts' judgments together, whatever the parts (so any two budgets agree), for compare --results.
         results.qrels_digest = digest.hexdigest()
         guard_coverage(results, allow_partial=args.allow_partial, min_coverage=args.min_coverage,

@@ -295,5 +295,5 @@ def _evaluate_out_of_core(truth, predictions, measures, protocol, *, user, item,
                               rating=rating, score=score, weights=weights, name=name, allow_partial=True)
 
     return evaluate_log(truth_log, predictions_log, part, memory_budget=memory_budget, sorted=sorted,
-                        query_ids=ids_as_integers if integer else None,
+                        query_ids=ids_as_integers if integer else None, measures=len(measures),
                         run_name=name if name is not None else os.path.basename(str(predictions)))

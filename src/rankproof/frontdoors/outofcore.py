@@ -157,13 +157,14 @@ class Log:
             raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
                              fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
         meta = handle.metadata
-        if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1):
-            # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
-            # memory as it goes, so row groups are read whole where they are small enough).
-            for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
-                yield pa.Table.from_batches([batch])
-            return
         for index in range(meta.num_row_groups):
+            if meta.row_group(index).num_rows > 4 * max(rows, 1):
+                # A row group too large to read whole: in batches, with a reader of its own (one
+                # reader over the file keeps what it decoded of the row groups before: 31 MB grew
+                # to 113 MB of Arrow memory over ten row groups of 1M rows).
+                for batch in handle.iter_batches(batch_size=rows, row_groups=[index], columns=list(self.columns)):
+                    yield pa.Table.from_batches([batch])
+                continue
             group = handle.read_row_group(index, columns=list(self.columns))
             for start in range(0, group.num_rows, max(1, rows)):
                 yield group.slice(start, rows)

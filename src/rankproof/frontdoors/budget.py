@@ -148,13 +148,25 @@ def part_rows_for(budget: int, users: float, row_bytes: float, *, source: str = 
     rows = int((budget - held) / (EXPANSION * row_bytes))
     if rows >= least:
         return rows
-    smallest = math.ceil((held + least * EXPANSION * row_bytes) / _MB)
+    smallest = _smallest(held - 2 * READAHEAD * block, least * EXPANSION * row_bytes, bool(block))
     shown = f"{math.ceil(budget / _MB)} MB" if budget >= _MB else f"{budget:,} bytes"
     values = "" if spilled else f"about {int(users):,} users' values and "
     raise InputError(what=f"the memory budget {shown} is too small for {source} "
                           f"({values}a part of {least:,} rows need "
                           f"{smallest} MB, besides the fixed {OVERHEAD // _MB} MB of any evaluation)",
                      fix=f"give a budget of at least {smallest}MB (--memory-budget {smallest}MB)")
+
+
+def _smallest(values: float, part: float, text: bool) -> int:
+    """The smallest budget (MB) holding the values, a part and (text) the read-ahead of its own
+    block size, which grows with the budget: the fixed point of b = values + part + read-ahead(b)."""
+    budget = values + part
+    for _ in range(100):
+        needed = values + part + (2 * READAHEAD * text_block(int(budget)) if text else 0)
+        if needed <= budget:
+            break
+        budget = needed
+    return math.ceil(budget / _MB)
 
 
 def estimated_users(rows: int, sample) -> float:

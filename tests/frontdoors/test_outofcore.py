@@ -293,4 +293,4 @@ def test_cli_memory_budget_needs_table_files(tmp_path, capsys):
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 1.0 x\n")
     code, _, err = _cli(capsys, "evaluate", tmp_path / "qrels.txt", tmp_path / "run.txt", "--memory-budget", "1GB")
-    assert code == 2 and "--memory-budget" in err and "CSV, TSV or Parquet" in err
+    assert code == 2 and "--memory-budget" in err and "CSV, TSV, JSON Lines or Parquet" in err

@@ -1,6 +1,6 @@
 """``--memory-budget``: ``rankproof evaluate`` on logs larger than memory, part by part (rankproof.frontdoors.outofcore).
 
-With the option, or without it when the qrels and a run are CSV, TSV or
+With the option, or without it when the qrels and a run are CSV, TSV, JSON Lines or
 Parquet files whose in-memory evaluation would need more than the default
 budget (a quarter of the machine's memory), each run is evaluated in parts
 of whole queries, streamed when both files are sorted by query and else
@@ -18,11 +18,11 @@ from .usage import usage
 
 __all__ = ["add_memory_options", "wanted", "evaluate_runs"]
 
-TABLE_FORMATS = ("csv", "tsv", "parquet")
+TABLE_FORMATS = ("csv", "tsv", "jsonl", "parquet")
 
 
 def add_memory_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("logs larger than memory (CSV, TSV or Parquet qrels and runs)")
+    group = parser.add_argument_group("logs larger than memory (CSV, TSV, JSON Lines or Parquet qrels and runs)")
     group.add_argument("--memory-budget", metavar="SIZE",
                        help="evaluate each run in parts of whole queries within SIZE bytes of memory (e.g. 2GB); "
                             "by default only files too large for a quarter of the memory are, within that quarter")
@@ -52,7 +52,8 @@ def wanted(args, command: str) -> bool:
         return all(formats) and not args.intents and not args.bounds and any(
             needs_out_of_core([args.qrels, run]) for run in args.runs)
     if not all(formats):
-        raise usage(command, "--memory-budget and --sorted read CSV, TSV or Parquet files (not stdin or TREC)",
+        raise usage(command, "--memory-budget and --sorted read CSV, TSV, JSON Lines or Parquet files (not stdin "
+                             "or TREC)",
                     "convert the inputs, or leave --memory-budget out")
     if args.intents or args.bounds:
         # --bounds judges unjudged docs at the highest grade of all the judgments, which no part knows.

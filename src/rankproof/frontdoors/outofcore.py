@@ -78,9 +78,11 @@ class Log:
         if format is None:
             lower = name.lower()
             format = ("parquet" if lower.endswith((".parquet", ".pq")) else "tsv" if lower.endswith(".tsv")
-                      else "csv" if lower.endswith(".csv") else "")
-        if format not in ("parquet", "csv", "tsv"):
-            raise InputError(what=f"out-of-core evaluation reads Parquet, CSV and TSV files; not {literal(name)}",
+                      else "csv" if lower.endswith(".csv") else "jsonl" if lower.endswith((".jsonl", ".ndjson"))
+                      else "")
+        if format not in ("parquet", "csv", "tsv", "jsonl"):
+            raise InputError(what=f"out-of-core evaluation reads Parquet, CSV, TSV and JSON Lines files; not "
+                                  f"{literal(name)}",
                              fix="convert it to Parquet or CSV, or evaluate it in memory")
         if not os.path.isfile(name):
             raise ParseError(source=name, what="does not exist (or is not a file)", fix="check the path")
@@ -145,6 +147,11 @@ class Log:
                 yield from self._parquet_batches(rows)
             except (pa.ArrowException, OSError) as error:   # a damaged page, found when it is read
                 raise self._unreadable(error) from None
+            return
+        if self.format == "jsonl":
+            from .jsonl_log import jsonl_batches
+
+            yield from jsonl_batches(self.path, self.columns, self.block)
             return
         yield from self._text_batches(rows)
 

@@ -7,7 +7,7 @@ benchmarks/data/ (ignored by git):
 * **sorted**: ``--sorted-rows`` prediction rows (100M by default) as Parquet,
   sorted by user (outofcore_bench's file, written a slice of users at a time);
 * **unsorted**: ``--unsorted-rows`` prediction rows (3M by default), rows
-  shuffled, as CSV (or ``--unsorted-format tsv|parquet``).
+  shuffled, as CSV (or ``--unsorted-format tsv|jsonl|parquet``).
 
 Each (log, budget) is one child process under ``prlimit --as=4000000000``
 running ``evaluate_frame(truth, predictions, [ndcg@10, r@10, ap@10],
@@ -40,7 +40,7 @@ LIMIT = "4000000000"  # bytes of address space for each child (prlimit --as)
 
 
 def unsorted_log(directory: Path, rows: int, fmt: str) -> tuple[Path, Path]:
-    """The log of rows // 20 users with rows shuffled, written once as CSV, TSV or Parquet."""
+    """The log of rows // 20 users with rows shuffled, written once as CSV, TSV, JSON Lines or Parquet."""
     import numpy as np
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -58,6 +58,10 @@ def unsorted_log(directory: Path, rows: int, fmt: str) -> tuple[Path, Path]:
         partial = path.with_suffix(".partial")
         if fmt == "parquet":
             pq.write_table(table, partial)
+        elif fmt == "jsonl":
+            with open(partial, "w", encoding="utf-8") as stream:
+                for start in range(0, table.num_rows, 100_000):
+                    stream.writelines(json.dumps(row) + "\n" for row in table.slice(start, 100_000).to_pylist())
         else:
             pacsv.write_csv(table, partial, pacsv.WriteOptions(delimiter="," if fmt == "csv" else "\t"))
         os.replace(partial, path)
@@ -125,7 +129,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sorted-rows", type=int, default=100_000_000)
     parser.add_argument("--unsorted-rows", type=int, default=3_000_000)
-    parser.add_argument("--unsorted-format", default="csv", choices=("csv", "tsv", "parquet"))
+    parser.add_argument("--unsorted-format", default="csv", choices=("csv", "tsv", "jsonl", "parquet"))
     parser.add_argument("--budgets", default="64MB,256MB")
     parser.add_argument("--only", choices=("sorted", "unsorted"))
     parser.add_argument("--in-memory", action="store_true", help="also evaluate in memory, compare the means")

@@ -69,9 +69,11 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
     from ..data.run import Run
     from ..evaluation import evaluate
     from ..frontdoors.outofcore import Log, evaluate_log, parse_budget
+    from ..measures.base import refuse_whole_evaluation_defaults
     from ..results import guard_coverage
     from .grade_map import grade_map
 
+    refuse_whole_evaluation_defaults(measures, "out of core", "part")
     protocol = protocol_of(args)
     budget = parse_budget(args.memory_budget) if args.memory_budget is not None else None
     qrels_columns = {"query": "query", "doc": "doc", "grade": "grade", **columns(args, QRELS_ROLES)}

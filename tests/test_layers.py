@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("data",),
     ("pipeline",),
     ("measures",),
+    ("typing",),
     ("engines",),
     ("results",),
     ("evaluation",),

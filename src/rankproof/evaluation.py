@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import warnings as python_warnings
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -37,13 +37,14 @@ from .measures.parse import parse_measures
 from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage, guard_coverage
 from .results.matching import find_mismatch, guard
+from .typing import MeasuresLike, ProtocolLike
 
 __all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
            "check_query_coverage", "guard_coverage"]
 
 
-def resolve_protocol(protocol: "Protocol | str | None") -> Protocol:
+def resolve_protocol(protocol: ProtocolLike) -> Protocol:
     """A Protocol from what a caller gives: None (the default), a preset name, protocol text, or a Protocol.
 
     >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
@@ -99,8 +100,8 @@ def query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, prot
 def evaluate(
     qrels: Qrels,
     run: Run,
-    measures: "Iterable[str | Measure] | str | Measure",
-    protocol: "Protocol | str | None" = None,
+    measures: MeasuresLike,
+    protocol: ProtocolLike = None,
     *,
     weights: Mapping[str, float] | None = None,
     engine: "str | Engine | None" = None,
@@ -190,8 +191,8 @@ def evaluate(
 
 def evaluate_read(
     read: "Callable[[], tuple[Qrels | IntentQrels, Run]]",
-    measures: "Iterable[str | Measure] | str | Measure",
-    protocol: "Protocol | str | None" = None,
+    measures: MeasuresLike,
+    protocol: ProtocolLike = None,
     *,
     weights: Mapping[str, float] | None = None,
     engine: "str | Engine | None" = None,
@@ -319,8 +320,8 @@ def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
     return measure_list
 
 
-def evaluate_alignment(alignment, measures: "Iterable[str | Measure] | str | Measure",
-                       protocol: "Protocol | str | None", *,
+def evaluate_alignment(alignment, measures: MeasuresLike,
+                       protocol: ProtocolLike, *,
                        weights: np.ndarray | None = None, run_name: str, qrels=None,
                        engine: "str | Engine | None" = None, bounds: bool = False,
                        query_ids: "QueryIds | None" = None, notes: Sequence[str] = (),

@@ -32,12 +32,7 @@ def _results(queries: int, seed: int = 3):
         # b ranks the relevant docs a little higher on average: a small, real difference.
         order = np.argsort(rng.random((queries, 10)) - shift * SHIFT * (np.arange(10) < 6), axis=1)
         runs[name] = Run.from_dict({q: [f"d{j}" for j in row] for q, row in zip(ids, order.tolist())})
-    results = []
-    for name, run in runs.items():
-        result = evaluate(qrels, run, ["ndcg@10"])
-        result.run_name = name
-        results.append(result)
-    return results
+    return [evaluate(qrels, run, ["ndcg@10"]).replace(run_name=name) for name, run in runs.items()]
 
 
 @pytest.mark.slow

@@ -279,9 +279,11 @@ def _on_spark(args, measures, protocol, names: list[str], wanted=(), side=None) 
 
 def _check_spark_inputs(args) -> None:
     """What --engine spark cannot take, refused before Spark starts."""
+    from ..io.formats import formats_for, named_format
+
     for given, fmt in [(args.qrels, args.qrels_format), *[(path, args.run_format) for path in args.runs]]:
-        if given == "-" or (fmt not in (None, "parquet")) or not (
-                os.path.isdir(given) or given.lower().endswith((".parquet", ".pq")) or "://" in given):
+        if given == "-" or (fmt is not None and fmt not in formats_for("spark")) or not (
+                os.path.isdir(given) or named_format(given, "spark") or "://" in given):
             raise usage(NAME, f"--engine spark reads Parquet files or directories; {given} is not one",
                         "convert it to Parquet, or drop --engine spark")
     for option, given, fix in (("--grade-map", args.grade_map, "map the grades in the Parquet data"),

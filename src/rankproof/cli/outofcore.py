@@ -18,7 +18,6 @@ from .usage import usage
 
 __all__ = ["add_memory_options", "wanted", "evaluate_runs"]
 
-TABLE_FORMATS = ("csv", "tsv", "jsonl", "parquet")
 
 
 def add_memory_options(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +31,7 @@ def add_memory_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _table_format(path: str, given: str | None) -> str | None:
-    from ..io.formats import format_of
+    from ..io.formats import format_of, formats_for
 
     if path == "-":
         return None
@@ -40,7 +39,7 @@ def _table_format(path: str, given: str | None) -> str | None:
         found = format_of(path, given)
     except Exception:  # an unknown format: the in-memory path reports it
         return None
-    return found if found in TABLE_FORMATS and os.path.isfile(path) else None
+    return found if found in formats_for("out_of_core") and os.path.isfile(path) else None
 
 
 def wanted(args, command: str) -> bool:
@@ -105,7 +104,7 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
                                run_name=name, progress=not args.quiet, measures=len(measures),
                                values_in_memory=per_query)
         # The parts' judgments together, whatever the parts (so any two budgets agree), for compare --results.
-        results.qrels_digest = digest.hexdigest()
+        results = results.replace(qrels_digest=digest.hexdigest())
         guard_coverage(results, allow_partial=args.allow_partial, min_coverage=args.min_coverage,
                        source=f"{path} against {args.qrels}")
         found.append(results)

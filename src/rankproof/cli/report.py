@@ -175,8 +175,7 @@ def _nugget_report(args) -> int:
     names = bare_names([r.run_name for r in results])
     by_file = {**dict(zip(args.nuggets, names)), **{r.run_name: n for r, n in zip(results, names)}}
     baseline = by_file.get(args.baseline, args.baseline) if args.baseline else None
-    for result, name in zip(results, names):
-        result.run_name = name
+    results = [result.replace(run_name=name) for result, name in zip(results, names)]
     missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
                "answers, not rankings",)
     data = results_page(results, baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,

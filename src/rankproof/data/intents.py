@@ -32,7 +32,7 @@ from .qrels import Qrels, integer_grades
 
 __all__ = ["IntentQrels"]
 
-Weights = Mapping[str, Mapping[str, float]]
+IntentWeights = Mapping[str, Mapping[str, float]]
 
 
 def _intent_order(intents: np.ndarray) -> np.ndarray:
@@ -78,10 +78,10 @@ class IntentQrels:
     grades: np.ndarray
     lines: np.ndarray
     source: str
-    weights: "Weights | None"
+    weights: "IntentWeights | None"
 
     def __init__(self, *, query: Any, intent: Any, doc: Any, grade: Any, line: Any = None,
-                 source: str = "qrels", weights: "Weights | None" = None) -> None:
+                 source: str = "qrels", weights: "IntentWeights | None" = None) -> None:
         query = np.asarray(query, dtype=str)
         intent = np.asarray(intent, dtype=str)
         doc = np.asarray(doc, dtype=str)
@@ -122,7 +122,7 @@ class IntentQrels:
     # -- constructors ----------------------------------------------------
     @classmethod
     def from_dict(cls, judgments: Mapping[str, Mapping[str, Mapping[str, int]]], *, source: str = "qrels",
-                  weights: "Weights | None" = None) -> "IntentQrels":
+                  weights: "IntentWeights | None" = None) -> "IntentQrels":
         """Build from ``{query: {intent: {doc: grade}}}``.
 
         >>> IntentQrels.from_dict({"q1": {"1": {"a": 1.5}}})
@@ -156,7 +156,7 @@ class IntentQrels:
     @classmethod
     def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *, query: str = "query",
              intent: str = "intent", doc: str = "doc", grade: str = "grade",
-             weights: "Weights | str | os.PathLike[str] | None" = None) -> "IntentQrels":
+             weights: "IntentWeights | str | os.PathLike[str] | None" = None) -> "IntentQrels":
         """Read judgments per intent.
 
         Parameters
@@ -189,7 +189,7 @@ class IntentQrels:
     @classmethod
     def from_table(cls, table, *, query: str = "query", intent: str = "intent", doc: str = "doc",
                    grade: str = "grade", source: str = "table",
-                   weights: "Weights | str | os.PathLike[str] | None" = None) -> "IntentQrels":
+                   weights: "IntentWeights | str | os.PathLike[str] | None" = None) -> "IntentQrels":
         """Build from a pyarrow Table, a pandas DataFrame or a polars DataFrame with an intent column.
 
         >>> import pandas as pd
@@ -203,7 +203,7 @@ class IntentQrels:
         return cls(query=columns.query, intent=columns.intent, doc=columns.doc, grade=columns.grade,
                    line=columns.line, source=columns.source, weights=_weights_argument(weights))
 
-    def with_weights(self, weights: "Weights | str | os.PathLike[str]") -> "IntentQrels":
+    def with_weights(self, weights: "IntentWeights | str | os.PathLike[str]") -> "IntentQrels":
         """The same judgments with intent weights (a mapping or a ``query intent weight`` file).
 
         Only the weights of intents with a relevant doc are used (renormalised
@@ -248,7 +248,7 @@ class IntentQrels:
                 f"source={self.source!r})")
 
 
-def _weights_argument(weights: "Weights | str | os.PathLike[str] | None") -> "Weights | None":
+def _weights_argument(weights: "IntentWeights | str | os.PathLike[str] | None") -> "IntentWeights | None":
     if weights is None or isinstance(weights, Mapping):
         return weights
     if isinstance(weights, (str, os.PathLike)):
@@ -259,8 +259,8 @@ def _weights_argument(weights: "Weights | str | os.PathLike[str] | None") -> "We
                           "'query intent weight' lines", fix=f"got {type(weights).__name__}")
 
 
-def _checked_weights(weights: Weights, qrels: IntentQrels) -> dict[str, dict[str, float]]:
-    """Weights as {query: {intent: float}}: finite, non-negative, ids as text."""
+def _checked_weights(weights: IntentWeights, qrels: IntentQrels) -> dict[str, dict[str, float]]:
+    """IntentWeights as {query: {intent: float}}: finite, non-negative, ids as text."""
     if not isinstance(weights, Mapping):
         raise InputError(what="intent weights must be a mapping {{query: {{intent: weight}}}}",
                          fix=f"got {type(weights).__name__}")

@@ -27,6 +27,7 @@ from ..measures.parse import parse_measure
 from ..measures.compute import discount_table, gains_of
 from ..protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
 from ..measures.working import working
+from ..typing import ProtocolLike
 
 __all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings", "MAX_EXPLAINED_DOCS"]
 
@@ -121,7 +122,7 @@ def _pool_ids(a) -> np.ndarray:
 
 
 def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg@10",
-            protocol: "Protocol | str | None" = None) -> Explanation:
+            protocol: ProtocolLike = None) -> Explanation:
     """Every number behind one query's value of one measure.
 
     Examples
@@ -402,7 +403,7 @@ def _first_rows(offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray
 
 
 def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
-                protocol: "Protocol | str | None" = None, *, depth: int = 20) -> TopRankings:
+                protocol: ProtocolLike = None, *, depth: int = 20) -> TopRankings:
     """:func:`explain` for every query at once, cut at `depth` rows: the numbers
     behind a DCG-family measure, vectorised (one alignment for the whole run).
 

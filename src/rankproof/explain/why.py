@@ -31,6 +31,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Protocol
 from ..results import Results
+from ..typing import ProtocolLike
 
 __all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy", "POLICY_WORDS", "policy_words"]
 
@@ -238,7 +239,7 @@ def _differs(a: float | None, b: float | None) -> bool:
     return abs(a - b) > 1e-12
 
 
-def why(qrels, run, measures, peer: str, protocol: "Protocol | str | None" = None, *, top: int = 5) -> Why:
+def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: int = 5) -> Why:
     """Evaluate `run` under our protocol and under `peer`'s preset, and say what separates them.
 
     Parameters

@@ -28,7 +28,7 @@ each are a few numpy and pyarrow passes over flat columns.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -36,11 +36,11 @@ from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
+from ..io.formats import named_format
 from ..evaluation import MIN_COVERAGE, evaluate_read, resolve_protocol
-from ..measures.base import Measure
 from ..measures.parse import parse_measures
-from ..protocol import Protocol
 from ..results import Results, guard_coverage
+from ..typing import MeasuresLike, ProtocolLike
 
 __all__ = ["evaluate_frame"]
 
@@ -92,7 +92,7 @@ def integer_ids(data, column) -> bool:
     text files (CSV, TSV, JSON Lines) hold no type, so their ids stay text."""
     try:
         if _is_path(data):
-            if not str(data).lower().endswith((".parquet", ".pq")):
+            if named_format(data) != "parquet":
                 return False
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -132,8 +132,8 @@ TRUTH_NOTE = messages.TRUTH_NOTE
 def evaluate_frame(
     truth,
     predictions,
-    measures: "Iterable[str | Measure] | str | Measure",
-    protocol: "Protocol | str | None" = None,
+    measures: MeasuresLike,
+    protocol: ProtocolLike = None,
     *,
     user="user",
     item="item",

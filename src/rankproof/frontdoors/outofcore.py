@@ -44,6 +44,7 @@ from typing import Callable, Iterator, Sequence
 
 
 from ..errors import InputError, ParseError, RankproofWarning, literal
+from ..io.formats import formats_for, named_format
 from ..report.progress import Stages
 from ..results import Results
 from ..results.coverage import COVERAGE_WARNING_START
@@ -76,11 +77,8 @@ class Log:
     def of(cls, path, columns: Sequence[str], user: str, format: str | None = None) -> "Log":
         name = str(path)
         if format is None:
-            lower = name.lower()
-            format = ("parquet" if lower.endswith((".parquet", ".pq")) else "tsv" if lower.endswith(".tsv")
-                      else "csv" if lower.endswith(".csv") else "jsonl" if lower.endswith((".jsonl", ".ndjson"))
-                      else "")
-        if format not in ("parquet", "csv", "tsv", "jsonl"):
+            format = named_format(name, "out_of_core") or ""
+        if format not in formats_for("out_of_core"):
             raise InputError(what=f"out-of-core evaluation reads Parquet, CSV, TSV and JSON Lines files; not "
                                   f"{literal(name)}",
                              fix="convert it to Parquet or CSV, or evaluate it in memory")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..measures.parse import parse_measure
 from ..protocol import Protocol
+from ..typing import ProtocolLike
 
 __all__ = ["scorer", "ndcg_scorer", "grouped_scores"]
 
@@ -104,7 +105,7 @@ class _ColumnQidScorer:
         return f"rankproof.sklearn.scorer({self.measure!r}, {self.protocol!r}, qid={self.column!r})"
 
 
-def scorer(measure: str = "ndcg@10", protocol: "Protocol | str | None" = None, *, qid=None):
+def scorer(measure: str = "ndcg@10", protocol: ProtocolLike = None, *, qid=None):
     """A scikit-learn scorer giving the mean of ``measure`` over the queries of ``y``.
 
     Parameters
@@ -171,7 +172,7 @@ def scorer(measure: str = "ndcg@10", protocol: "Protocol | str | None" = None, *
     return _ColumnQidScorer(text, protocol_text, qid)
 
 
-def ndcg_scorer(k: "int | None" = 10, protocol: "Protocol | str | None" = None, *, qid=None):
+def ndcg_scorer(k: "int | None" = 10, protocol: ProtocolLike = None, *, qid=None):
     """Scorer of NDCG@k (all ranks when ``k`` is None); see :func:`scorer`.
 
     ``ndcg_scorer(k=10)`` scores like ``make_scorer(ndcg_score, k=10)``;

@@ -277,17 +277,22 @@ class SpilledResults(Results):
 
     def adopt(self, sums: dict, counts: dict, folder: str) -> None:
         """Take the accumulated sums and counts, and the folder (removed with these results, or at exit)."""
-        self.sums = sums
-        self.policy_counts = counts
-        self.folder = folder
+        self._sums = sums
+        self._policy_counts = counts
+        self._folder = folder
         weakref.finalize(self, shutil.rmtree, folder, True)
+
+    @property
+    def folder(self) -> str:
+        """The folder of the per-query files (removed with these results, or at exit)."""
+        return self._folder
 
     def mean(self, measure) -> float:
         """As :meth:`Results.mean`, from the exact sums: the correctly rounded aggregate."""
         from ..errors import MeasureError, literal
 
         result = self.result(measure)
-        sums = self.sums[result.measure]
+        sums = self._sums[result.measure]
         if not sums.included:
             return math.nan
         if result.measure.spec.count and self.protocol.counts is CountSummary.SUM:
@@ -307,13 +312,13 @@ class SpilledResults(Results):
     def counts(self) -> Counts:
         """As :attr:`Results.counts`; the per-measure query counts from the sums, not the arrays."""
         cutoff_keys = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
-        by_policy = self.policy_counts
+        by_policy = self._policy_counts
         counts: dict[str, Any] = {k: v for k, v in by_policy.items() if k not in cutoff_keys}
-        counted = [m for m in self.measures if m.spec.normalised or self.sums[m].zero_ideal]
-        counts["zero_ideal_queries"] = {str(m): self.sums[m].zero_ideal for m in counted}
+        counted = [m for m in self.measures if m.spec.normalised or self._sums[m].zero_ideal]
+        counts["zero_ideal_queries"] = {str(m): self._sums[m].zero_ideal for m in counted}
         counted += [m for m in self.measures if m.spec.always_excluded and m not in counted]
         rows = len(self.table.queries)
-        counts["excluded_queries"] = {str(m): rows - self.sums[m].included for m in counted}
+        counts["excluded_queries"] = {str(m): rows - self._sums[m].included for m in counted}
         counts.update({k: by_policy[k] for k in cutoff_keys if k in by_policy})
         return cast(Counts, counts)
 

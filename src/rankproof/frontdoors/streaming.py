@@ -14,15 +14,12 @@ stable argsort (a query's candidates keep their arrival order, which
 
 from __future__ import annotations
 
-from typing import Iterable
-
 import numpy as np
 
 from ..errors import InputError
-from ..measures.base import Measure
 from ..measures.parse import parse_measures
-from ..protocol import Protocol
 from ..results import Results
+from ..typing import MeasuresLike, ProtocolLike
 from .scores import evaluate_scores
 from .scores._input import as_array
 
@@ -54,8 +51,8 @@ class StreamingEvaluator:
     >>> evaluator.reset()
     """
 
-    def __init__(self, measures: "Iterable[str | Measure] | str | Measure",
-                 protocol: "Protocol | str | None" = None) -> None:
+    def __init__(self, measures: MeasuresLike,
+                 protocol: ProtocolLike = None) -> None:
         self.measures = list(dict.fromkeys(parse_measures(measures)))
         self.protocol = protocol
         self._preds: list[np.ndarray] = []

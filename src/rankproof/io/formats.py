@@ -23,6 +23,7 @@ JSON Lines file whose field changes JSON type between lines (ids written as
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, ParseError, literal
@@ -38,6 +39,10 @@ from .what import LABELS, QRELS, RUN, What, example_line
 
 __all__ = [
     "FORMATS",
+    "INPUT_FORMATS",
+    "InputFormat",
+    "formats_for",
+    "named_format",
     "What",
     "QRELS",
     "RUN",
@@ -49,20 +54,65 @@ __all__ = [
     "read_run_columns",
 ]
 
-FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet", "run3")
+@dataclass(frozen=True)
+class InputFormat:
+    """One input format: its name, the file suffixes that name it, and the routes that read it.
+
+    Routes: ``"memory"`` (:func:`read_qrels_columns`, :func:`read_run_columns`),
+    ``"out_of_core"`` (a log read in parts under a memory budget,
+    :mod:`rankproof.frontdoors.outofcore`), ``"spark"`` (``--engine spark``) and
+    ``"rag"`` (:func:`rankproof.io.rag.read_rag`).
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    routes: frozenset[str]
+    label: str
+
+
+def _format(name: str, suffixes: tuple[str, ...], routes: str, label: str) -> InputFormat:
+    return InputFormat(name, suffixes, frozenset(routes.split()), label)
+
+
+# Every input format and what reads it: format_of consults this table, and so does every
+# reader and front door that chooses by a file's name (a new format is one row here).
+INPUT_FORMATS: dict[str, InputFormat] = {entry.name: entry for entry in (
+    _format("trec", (), "memory", "TREC"),
+    _format("csv", (".csv",), "memory out_of_core", "CSV"),
+    _format("tsv", (".tsv",), "memory out_of_core", "TSV"),
+    _format("jsonl", (".jsonl", ".ndjson"), "memory out_of_core rag", "JSON Lines"),
+    _format("parquet", (".parquet", ".pq"), "memory out_of_core spark rag", "Parquet"),
+    _format("run3", (), "memory", "three-column run"),
+    _format("json", (".json",), "rag", "a JSON list"),
+)}
+
+ROUTES = ("memory", "out_of_core", "spark", "rag")
+
+FORMATS = tuple(name for name, entry in INPUT_FORMATS.items() if "memory" in entry.routes)
 """The formats :func:`read_qrels_columns` and :func:`read_run_columns` read. ``run3`` is a
 run of three whitespace-separated columns, ``query doc score`` (runs only)."""
 
-_SUFFIXES = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-}
+
+def formats_for(route: str) -> tuple[str, ...]:
+    """The formats a route reads, in the table's order.
+
+    >>> formats_for("out_of_core")
+    ('csv', 'tsv', 'jsonl', 'parquet')
+    """
+    return tuple(name for name, entry in INPUT_FORMATS.items() if route in entry.routes)
 
 
-def format_of(path, format: str | None = None) -> str:
+def named_format(path, route: str = "memory") -> str | None:
+    """The format the file's name gives (``.gz`` ignored), among those the route reads; None if none."""
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[: -len(".gz")]
+    suffix = os.path.splitext(name)[1]
+    return next((entry.name for entry in INPUT_FORMATS.values() if suffix in entry.suffixes
+                 and route in entry.routes), None)
+
+
+def format_of(path, format: str | None = None, *, route: str = "memory") -> str:
     """Return the format `path` is read as.
 
     Parameters
@@ -71,35 +121,49 @@ def format_of(path, format: str | None = None) -> str:
         The file.
     format : {"trec", "csv", "tsv", "jsonl", "parquet", "run3"}, optional
         Overrides the extension.
+    route : {"memory", "out_of_core", "spark", "rag"}
+        What will read the file (:data:`INPUT_FORMATS` says which formats each reads).
 
     Returns
     -------
     str
-        One of :data:`FORMATS`. Without `format`: ``.csv``, ``.tsv``,
-        ``.jsonl`` or ``.ndjson`` and ``.parquet`` name their format, each
-        optionally followed by ``.gz``; anything else (``.txt``, ``.qrels``,
-        ``.run``, ``.trec``, no extension) is TREC.
+        A format of :data:`INPUT_FORMATS` that the route reads. Without
+        `format`: ``.csv``, ``.tsv``, ``.jsonl`` or ``.ndjson`` and
+        ``.parquet`` or ``.pq`` name their format, each optionally followed by
+        ``.gz``; in memory anything else (``.txt``, ``.qrels``, ``.run``,
+        ``.trec``, no extension) is TREC, and a RAG file is JSON Lines unless
+        its name says Parquet or a JSON list (``.json``).
 
     Raises
     ------
     rankproof.errors.InputError
-        If `format` is not one of :data:`FORMATS`.
+        If `format` is not a format of the route, or (routes without a
+        default) the file's name names none of them.
 
     Examples
     --------
     >>> format_of("runs/bm25.tsv.gz"), format_of("qrels.txt"), format_of("x.csv", "trec")
     ('tsv', 'trec', 'trec')
+    >>> format_of("log.pq"), format_of("rows.json", route="rag")
+    ('parquet', 'json')
     """
+    readable = formats_for(route)
     if format is not None:
         chosen = str(format).lower()
-        if chosen not in FORMATS:
-            raise InputError(what=f"format {literal(repr(format))} is not one of {', '.join(map(repr, FORMATS))}",
+        if chosen not in readable:
+            raise InputError(what=f"format {literal(repr(format))} is not one of {', '.join(map(repr, readable))}",
                              value=format, fix="pass one of those, or leave format out to choose by the file extension")
         return chosen
-    name = Path(path).name.lower()
-    if name.endswith(".gz"):
-        name = name[: -len(".gz")]
-    return _SUFFIXES.get(os.path.splitext(name)[1], "trec")
+    found = named_format(path, route)
+    if found is not None:
+        return found
+    default = {"memory": "trec", "rag": "jsonl"}.get(route)
+    if default is None:
+        labels = ", ".join(INPUT_FORMATS[name].label for name in readable)
+        raise InputError(what=f"{literal(str(path))}: {route.replace('_', '-')} evaluation reads {labels} files; "
+                              "the file's name names none of them", value=str(path),
+                         fix="convert it, or name its format")
+    return default
 
 
 # -- files --------------------------------------------------------------------

@@ -37,6 +37,7 @@ from typing import Any, Iterator
 
 from ..errors import ParseError, literal
 from .files import check_json_nesting, json_int
+from .formats import format_of
 from .limits import MAX_ID_LENGTH
 from .parquet import check_parquet_size
 from .values import shorten
@@ -276,9 +277,10 @@ def read_rag(path: "str | Path", source: str | None = None, layout: str | None =
                          fix=f"choose one of: {', '.join(LAYOUTS)}")
     if not file.is_file():
         raise ParseError(source=source, what="does not exist or is not a file", fix="check the path")
-    if file.name.lower().endswith((".parquet", ".pq")):
+    kind = format_of(file, route="rag")
+    if kind == "parquet":
         rows = _rows_parquet(file, source)
-    elif file.name.lower().endswith(".json"):
+    elif kind == "json":
         rows = _rows_json(file, source)
     else:
         rows = _rows_jsonl(file, source)

@@ -35,7 +35,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError, literal
 from ..measures.parse import parse_measures
-from ..protocol import Aggregation, Protocol
+from ..protocol import Aggregation
 from ..stats.keywords import CorrectionName, TestName
 from . import statistics
 from .curves import evaluate_page
@@ -45,6 +45,7 @@ from .judgments import with_judgments
 from .model import DRILL_DEPTH, ReportData
 from .subset import only_queries
 from .summaries import differences, gain_discount, histograms
+from ..typing import ProtocolLike
 
 __all__ = ["prepare", "named_runs", "chosen_baseline", "version", "TestName", "CorrectionName"]
 
@@ -104,7 +105,7 @@ def _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline,
     return with_measures(rows, results, page_measures, curves.drill_measure, protocol)
 
 
-def prepare(qrels, runs, measures=None, protocol: "Protocol | str | None" = None, *, baseline: str | None = None,
+def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseline: str | None = None,
             segments: Mapping[str, str] | None = None, test: TestName = "randomization",
             correction: CorrectionName = "holm",
             alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,

@@ -113,8 +113,7 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
                                                                             protocol))
         drill_values[name] = (ids_of(source), source.values(drill_measure))
         page = page.select(page_measures) if len(with_drill) > len(page_measures) else page
-        page.run_name = name
-        results.append(page)
+        results.append(page.replace(run_name=name))
         cutoff_curves[name] = {_label(m): [full.mean(m @ k) for k in cutoffs] for m in family}
         judged_curves[name] = [full.mean(m) for m in judged]
         if with_pr and not pr_note:

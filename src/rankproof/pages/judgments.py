@@ -25,9 +25,7 @@ Examples
 >>> runs = {"A": Run.from_dict({"q1": ["a"], "q2": ["b"], "q3": ["c"]}),
 ...         "B": Run.from_dict({"q1": ["x", "a"], "q2": ["b"], "q3": ["c"]}),
 ...         "C": Run.from_dict({"q1": ["x"], "q2": ["x"], "q3": ["c"]})}
->>> results = [evaluate(qrels, run, ["rr"]) for run in runs.values()]
->>> for result, name in zip(results, runs):
-...     result.run_name = name
+>>> results = [evaluate(qrels, run, ["rr"]).replace(run_name=name) for name, run in runs.items()]
 >>> board = judgments_page(qrels, runs, results, ["rr"], resamples=200)["leaderboard"][0]
 >>> [(row["system"], row["rank"]) for row in board["rows"]]
 [('A', 1.0), ('B', 2.0), ('C', 3.0)]

@@ -40,6 +40,7 @@ import numpy as np
 from ..errors import USERS_AND_ITEMS, InputError, literal
 from .topk import ranked_rows, top_rows
 from ..protocol import Protocol
+from ..typing import Exposure
 from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
 
@@ -66,7 +67,6 @@ GINI_PRESETS = {
     "lenskit_exposure": dict(universe="catalogue", normaliser="n", complement=False, exposure="geometric",
                              patience=0.85),
 }
-Exposure = Literal["uniform", "log", "geometric"]
 # RecBole's ShannonEntropy: natural log, divided by the number of distinct recommended items.
 ENTROPY_PRESETS = {
     "recbole": dict(base="e", per_item=True),

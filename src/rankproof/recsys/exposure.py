@@ -18,18 +18,18 @@ the group (Singh and Joachims' demographic parity compares these).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from ..errors import InputError, literal
 from .topk import top_rows
 from ..protocol import Protocol
+from ..typing import Exposure
 from .coverage import as_run
 
 __all__ = ["GroupExposure", "group_exposure", "position_exposure"]
 
-Model = Literal["uniform", "log", "geometric"]
 _MODELS = ("uniform", "log", "geometric")
 
 
@@ -58,7 +58,7 @@ class GroupExposure:
     per_item: dict[str, float]
 
 
-def position_exposure(rank: np.ndarray, model: Model = "log", persistence: float = 0.8) -> np.ndarray:
+def position_exposure(rank: np.ndarray, model: Exposure = "log", persistence: float = 0.8) -> np.ndarray:
     """Exposure of each 1-based rank under ``model`` (see the module's table).
 
     >>> position_exposure(np.array([1, 2, 3]), "geometric", 0.5).tolist()
@@ -77,7 +77,7 @@ def position_exposure(rank: np.ndarray, model: Model = "log", persistence: float
     raise InputError(what=f"model must be one of {', '.join(_MODELS)}; got {literal(repr(model))}", value=model)
 
 
-def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: Model = "log",
+def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: Exposure = "log",
                    persistence: float = 0.8, protocol: Protocol | None = None, user="user", item="item",
                    score="score") -> GroupExposure:
     """Total, share and per-item exposure of each item group in the top k.

@@ -127,9 +127,9 @@ def _policies(preset: "str | None", given: dict[str, "str | None"]) -> dict[str,
 
 
 def percentile_rank(predictions, relevant, *, catalogue=(), k: "int | None" = None,
-                    weights: "Literal['binary', 'grade'] | None" = None,
-                    average: "Literal['pooled', 'users'] | None" = None,
-                    scale: "Literal['percent', 'fraction'] | None" = None, preset: "str | None" = None,
+                    weights: Literal["binary", "grade"] | None = None,
+                    average: Literal["pooled", "users"] | None = None,
+                    scale: Literal["percent", "fraction"] | None = None, preset: "str | None" = None,
                     protocol: Protocol | None = None, user="user", item="item", score="score") -> PercentileRank:
     """Expected percentile ranking of the relevant items (see the module for the formula and policies).
 

@@ -20,7 +20,6 @@ Examples
 
 from __future__ import annotations
 
-import copy
 import time
 from typing import Any, Sequence
 
@@ -101,9 +100,7 @@ def catalogue_side_value(measure: SideMeasure, got: CatalogueValue) -> SideValue
 
 def with_side(results: Results, values: Sequence[SideValue]) -> Results:
     """The same Results with side values added (a shallow copy: the accuracy values are shared)."""
-    shown = copy.copy(results)
-    shown.side = tuple(results.side) + tuple(values)
-    return shown
+    return results.replace(side=tuple(results.side) + tuple(values))
 
 
 def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,

@@ -10,7 +10,7 @@ import copy
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Literal, Mapping, Sequence, TypeAlias, cast
+from typing import Any, Callable, Mapping, Sequence, TypeAlias, cast
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ..errors import InputError, MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, CountSummary, Protocol
+from ..typing import BootstrapMethod, Unlabelled
 from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
@@ -35,10 +36,6 @@ _Ids = tuple[np.ndarray | None, np.ndarray | None]
 # a caller reading only means should not pay); (None, None) keeps the text ids.
 QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
 
-
-# The options of Results.by: the bootstrap interval, and what becomes of queries without a label.
-BootstrapMethod = Literal["percentile", "basic", "BCa"]
-Unlabelled = Literal["error", "group", "drop"]
 
 
 class Results:
@@ -84,6 +81,36 @@ class Results:
         # evaluate_scores give them so integer user ids come back as integers.
         self._id_source = query_ids
         self.side: tuple[SideValue, ...] = tuple(side)  # side-data measures (coverage, ...): results/side.py
+        # From here on the public names are read-only (Results.replace gives a copy with others): a
+        # value one caller renamed in place would be renamed for every other holder of it.
+        self.__dict__["_frozen"] = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen") and not name.startswith("_"):
+            raise AttributeError(f"Results are read-only: {name} cannot be assigned; "
+                                 f"use results.replace({name}=...) for a copy with another {name}")
+        object.__setattr__(self, name, value)
+
+    def replace(self, *, run_name: str | None = None, side: "Sequence[SideValue] | None" = None,
+                qrels_digest: str | None = None) -> "Results":
+        """These results under another run name, with other side-data values, or with the digest
+        of judgments read in parts (``rankproof evaluate --memory-budget``): a shallow copy.
+
+        The per-query arrays are shared, not copied (they are never written).
+
+        >>> from rankproof import Qrels, Run, evaluate
+        >>> r = evaluate(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["a"]}), ["rr"])
+        >>> r.replace(run_name="bm25").run_name, r.run_name
+        ('bm25', 'run')
+        """
+        copied = copy.copy(self)
+        if run_name is not None:
+            copied.__dict__["run_name"] = run_name
+        if side is not None:
+            copied.__dict__["side"] = tuple(side)
+        if qrels_digest is not None:
+            copied.__dict__["qrels_digest"] = qrels_digest
+        return copied
 
     @cached_property
     def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from .queries import count_queries
 from .ranges import plan_ranges, read_ranges
 from .results import SparkResults
 from .sums import exact_ratio
+from ..typing import MeasuresLike, ProtocolLike
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -208,8 +209,8 @@ def _means(per_query: "DataFrame", measures: list[Measure], protocol: Protocol,
 def evaluate(
     qrels: Any,
     run: Any,
-    measures: "Iterable[str | Measure] | str | Measure",
-    protocol: "Protocol | str | None" = None,
+    measures: MeasuresLike,
+    protocol: ProtocolLike = None,
     *,
     query: str = "query",
     doc: str = "doc",

@@ -22,11 +22,11 @@ import numpy as np
 
 from rankproof.errors import InputError
 from rankproof.stats.similarity import RBO, kendall_tau_b, rbo, tau_ap
+from rankproof.typing import Judgments
 
 __all__ = ["Confusion", "RankingAgreement", "confusion", "cohen_kappa", "fleiss_kappa", "kappa_of", "per_topic_agreement",
            "ranking_agreement"]
 
-Judgments = Mapping[Any, Mapping[Any, float]]
 
 
 @dataclass(frozen=True)

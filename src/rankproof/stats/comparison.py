@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from .paired_rows import BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, meth
 from .power import queries_needed
 from .resampling import mean_intervals as _bootstrap  # noqa: F401  (the earlier private name, which tests import)
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..typing import MeasuresLike, ProtocolLike
 
 __all__ = ["compare", "Comparison", "ComparisonRow", "TIE_TOLERANCE", "BOOTSTRAP_METHODS"]
 
@@ -331,8 +332,8 @@ def _value_matrix(evaluated: list[Any], measures: list[Measure], same: bool = Fa
 def compare(
     qrels,
     runs: "Mapping[str, Any] | Sequence[Any]",
-    measures: "Iterable[str | Measure] | str | Measure | None" = None,
-    protocol: "Protocol | str | None" = None,
+    measures: "MeasuresLike | None" = None,
+    protocol: ProtocolLike = None,
     *,
     test: TestName = "randomization",
     correction: CorrectionName = "holm",

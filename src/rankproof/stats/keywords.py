@@ -18,20 +18,15 @@ still work, with a :class:`DeprecationWarning`.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import InputError, literal
+from ..typing import BootstrapMethod, CorrectionName, TestName, Unlabelled
 
 __all__ = ["renamed_keyword", "TestName", "CorrectionName", "BootstrapMethod", "Unlabelled"]
 
-# The paired test of compare (rankproof.stats.significance.TESTS).
-TestName = Literal["t", "wilcoxon", "randomization"]
-# The multiple-comparison correction (rankproof.stats.corrections.CORRECTIONS).
-CorrectionName = Literal["holm", "bonferroni", "bh", "none"]
-# The bootstrap interval, as scipy.stats.bootstrap names it.
-BootstrapMethod = Literal["percentile", "basic", "BCa"]
-# What Results.by does with evaluated queries a segment does not label.
-Unlabelled = Literal["error", "group", "drop"]
+# TestName, CorrectionName, BootstrapMethod and Unlabelled are defined in rankproof.typing; named
+# here too, where stats/ and report/ have always imported them from.
 
 
 def renamed_keyword(value: Any, old_value: Any, *, new: str, old: str, default: Any, where: str,

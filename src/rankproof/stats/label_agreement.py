@@ -29,7 +29,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 import warnings
@@ -38,12 +38,12 @@ import numpy as np
 
 from rankproof.errors import InputError
 from rankproof.stats.topic_bootstrap import topic_counts
+from rankproof.typing import Judgments
 from rankproof.stats.coefficients import (ALPHA_LEVELS, alpha_from_coincidence, gwet_from_counts, gwet_weights,
                                           kappa_from_confusion)
 
 __all__ = ["Estimate", "JudgeAgreement", "LabelAgreement", "LabelTable", "label_agreement", "label_table"]
 
-Judgments = Mapping[Any, Mapping[Any, float]]
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from ...io.rag import RagRows, read_judgments, read_rag, read_rag_records
 from ...protocol import Protocol
 from ...results import MIN_COVERAGE, Results
 from ...results.matching import find_mismatch
+from ...typing import ProtocolLike
 
 __all__ = ["evaluate_rag", "rag_inputs", "RagInputs", "rag_rows", "CHUNK_SEPARATORS", "refuse_no_relevant_id"]
 
@@ -130,7 +131,7 @@ def rag_inputs(source: Any, *, layout: str | None = None, judgments: Any = None,
     return RagInputs(qrels, run, rows)
 
 
-def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: "Protocol | str | None" = None, *,
+def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: ProtocolLike = None, *,
                  layout: str | None = None, judgments: Any = None, chunk_map: str | None = None,
                  chunks: str | None = None, name: str | None = None, allow_partial: bool = False,
                  min_coverage: float = MIN_COVERAGE, **options: Any) -> Results:

@@ -33,14 +33,13 @@ relevant doc scored 1.
 from __future__ import annotations
 
 import warnings as python_warnings
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 
 from ...engines.dense import DenseMatrix
 from ...errors import InputError, RankproofWarning
 from ...evaluation import evaluate_alignment, resolve_measures, resolve_protocol, weights_wanted
-from ...measures.base import Measure
 from ...pipeline.alignment import Alignment, QueryTable
 from ...protocol import Protocol, Ties
 from ...errors import literal
@@ -48,6 +47,7 @@ from ...results import Results, guard_coverage
 from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
 from ._input import ScoreInput, as_array, read_scores
 from ._tied import tied_rows_warning
+from ...typing import MeasuresLike, ProtocolLike
 
 __all__ = ["evaluate_scores"]
 
@@ -55,8 +55,8 @@ __all__ = ["evaluate_scores"]
 def evaluate_scores(
     y_true,
     y_score,
-    measures: "Iterable[str | Measure] | str | Measure",
-    protocol: "Protocol | str | None" = None,
+    measures: MeasuresLike,
+    protocol: ProtocolLike = None,
     *,
     weights=None,
     offsets=None,

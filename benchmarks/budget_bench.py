@@ -16,8 +16,11 @@ memory_budget=B)``; its peak resident memory is the child's own high-water mark
 ``--in-memory`` the log is also evaluated in memory (where it fits) and the
 means compared.
 
+With ``--cli`` each child runs ``rankproof evaluate ... --format csv
+--memory-budget B`` instead (the means read from its CSV output).
+
 Usage: python benchmarks/budget_bench.py [--sorted-rows 100000000] [--unsorted-rows 3000000]
-       [--budgets 64MB,256MB] [--in-memory] [--only sorted|unsorted]
+       [--budgets 64MB,256MB] [--in-memory] [--only sorted|unsorted] [--cli]
 """
 
 from __future__ import annotations
@@ -68,7 +71,10 @@ def unsorted_log(directory: Path, rows: int, fmt: str) -> tuple[Path, Path]:
     return paths
 
 
-def child(truth: str, predictions: str, budget: str | None) -> None:
+def child(truth: str, predictions: str, budget: str | None, cli: bool = False) -> None:
+    if cli:
+        cli_child(truth, predictions, budget)
+        return
     from rankproof import evaluate_frame
 
     results = evaluate_frame(truth, predictions, MEASURES, memory_budget=budget)
@@ -76,6 +82,25 @@ def child(truth: str, predictions: str, budget: str | None) -> None:
     print(json.dumps({"means": {m: repr(v) for m, v in results.means().items()},
                       "users": results.counts["queries_evaluated"], "spilled": type(results).__name__ != "Results",
                       "peak": peak_rss()}))
+
+
+def cli_child(truth: str, predictions: str, budget: str | None) -> None:
+    """`rankproof evaluate` on the log, its means read back from its CSV output."""
+    import csv
+    import tempfile
+
+    from rankproof.cli.app import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "means.csv")
+        code = main(["evaluate", truth, predictions, "--columns", "query=user,doc=item,grade=rating",
+                     *[arg for m in MEASURES for arg in ("-m", m)], "--quiet", "--format", "csv", "-o", out,
+                     *(["--memory-budget", budget] if budget else [])])
+        if code:
+            sys.exit(code)
+        with open(out, encoding="utf-8") as stream:
+            means = {row["measure"]: row["value"] for row in csv.DictReader(stream) if row["query"] == "all"}
+    print(json.dumps({"means": means, "users": None, "spilled": None, "peak": peak_rss()}))
 
 
 def peak_rss() -> int:
@@ -94,10 +119,10 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def measure(truth: Path, predictions: Path, budget: str | None) -> dict:
+def measure(truth: Path, predictions: Path, budget: str | None, cli: bool = False) -> dict:
     """One child under prlimit: its exit code, seconds, peak RSS (MB) and means."""
     command = ["prlimit", f"--as={LIMIT}", sys.executable, __file__, "--child", str(truth), str(predictions),
-               *(["--budget", budget] if budget else [])]
+               *(["--budget", budget] if budget else []), *(["--cli"] if cli else [])]
     start = time.perf_counter()
     process = subprocess.run(command, capture_output=True, text=True,
                              env={**os.environ, "PYTHONPATH": str(HERE.parent / "src")})
@@ -135,9 +160,11 @@ def main() -> int:
     parser.add_argument("--in-memory", action="store_true", help="also evaluate in memory, compare the means")
     parser.add_argument("--child", nargs=2, metavar=("TRUTH", "PREDICTIONS"), help=argparse.SUPPRESS)
     parser.add_argument("--budget", help=argparse.SUPPRESS)
+    parser.add_argument("--cli", action="store_true", help="evaluate with `rankproof evaluate` (CSV means), "
+                                                           "not evaluate_frame")
     args = parser.parse_args()
     if args.child:
-        child(*args.child, args.budget)
+        child(*args.child, args.budget, args.cli)
         return 0
     from outofcore_bench import ensure
 
@@ -156,11 +183,11 @@ def main() -> int:
                      unsorted_log(data, args.unsorted_rows, args.unsorted_format)))
     failed = False
     for name, paths in logs:
-        reference = measure(*paths, None) if args.in_memory else None
+        reference = measure(*paths, None, args.cli) if args.in_memory else None
         if reference is not None:
             print(f"{name}: in memory: {json.dumps(reference)}")
         for budget in args.budgets.split(","):
-            found = measure(*paths, budget)
+            found = measure(*paths, budget, args.cli)
             from rankproof.frontdoors.outofcore import parse_budget
 
             limit = (parse_budget(budget) + OVERHEAD) / 2**20

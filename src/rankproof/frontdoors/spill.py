@@ -166,7 +166,7 @@ class Spill:
         self.warnings: dict[str, int] = {}
         self.grades: list[tuple] = []
         self.judged = self.missing = 0
-        self.weighted = None                 # do the parts carry weights (None: no part yet)
+        self.weighted: bool | None = None    # do the parts carry weights (None: no part yet)
 
     def _append(self, name: str, array: np.ndarray) -> None:
         with open(os.path.join(self.folder, name), "ab") as handle:

@@ -24,6 +24,7 @@ from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
 from .side import SideValue, join_side
+from .text import summary_text
 from .values import Bounds, MeasureResult, TieRange
 
 __all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage",
@@ -93,8 +94,8 @@ class Results:
 
     def replace(self, *, run_name: str | None = None, side: "Sequence[SideValue] | None" = None,
                 qrels_digest: str | None = None) -> "Results":
-        """These results under another run name, with other side-data values, or with the digest
-        of judgments read in parts (``rankproof evaluate --memory-budget``): a shallow copy.
+        """These results under another run name, with other side-data values, or with the digest of
+        judgments read in parts (out of core: the parts' judgments together): a shallow copy.
 
         The per-query arrays are shared, not copied (they are never written).
 
@@ -109,7 +110,7 @@ class Results:
         if side is not None:
             copied.__dict__["side"] = tuple(side)
         if qrels_digest is not None:
-            copied.__dict__["qrels_digest"] = qrels_digest
+            copied.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
         return copied
 
     @cached_property
@@ -564,24 +565,9 @@ class Results:
         return frame
 
     def summary(self) -> str:
-        """Means, the protocol, its fingerprint and every nonzero count, as text."""
-        lines = [f"run {self.run_name}: {self.counts['queries_evaluated']} queries evaluated"]
-        width = max(len(str(m)) for m in self._measures)
-        for measure in self._measures:
-            lines.append(f"  {str(measure):<{width}}  {self.mean(measure):.4f}")
-        lines.append(f"protocol {self.protocol}")
-        lines.append(f"fingerprint {self.protocol.fingerprint}")
-        lines.extend(f"note {note}" for note in self.notes)
-        touched: list[str] = []
-        for key, value in self.counts.items():
-            if isinstance(value, dict):
-                touched.extend(f"{key}[{m}]={v}" for m, v in value.items() if v)
-            elif value and key not in ("queries_in_qrels", "queries_in_run", "queries_evaluated"):
-                touched.append(f"{key}={value}")
-        lines.append("counts " + (", ".join(touched) if touched else "none touched"))
-        # The same warnings the command line prints, in Python's spelling (results.advice).
-        lines.extend(f"warning: {line}" for line in advice.warnings(self))
-        return "\n".join(lines)
+        """Means, the protocol, its fingerprint and every nonzero count, as text
+        (:func:`rankproof.results.text.summary_text`)."""
+        return summary_text(self)
 
     @property
     def notes(self) -> tuple[str, ...]:

@@ -186,10 +186,8 @@ class SparkResults:
         if self._weights is not None:
             given = {str(row[0]): float(row[1]) for row in self._weights.collect()}
             weights = np.array([given[q] for q in queries.tolist()])
-        results = Results(table=query_table, counts=dict(self._counts), protocol=self.protocol, measures=measures,
-                          weights=weights, run_name=self.run_name)
-        results.complete_judgments = self.complete_judgments
-        return results
+        return Results(table=query_table, counts=dict(self._counts), protocol=self.protocol, measures=measures,
+                       weights=weights, run_name=self.run_name, complete_judgments=self.complete_judgments)
 
     def to_pandas(self):
         """:meth:`rankproof.Results.to_pandas` of :meth:`to_results` (collects)."""

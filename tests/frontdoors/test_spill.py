@@ -133,7 +133,8 @@ def test_the_cli_prints_the_means_at_a_budget_it_refuses_for_per_query(tmp_path)
     # which holds them, is refused; without it they go to disk.
     refused = subprocess.run([*command, "--per-query", "--memory-budget", "6MB"], capture_output=True, text=True,
                              env=env)
-    assert refused.returncode == 2 and "too small" in refused.stderr
+    assert refused.returncode == 2 and "too small" in refused.stderr and "leave out --per-query" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
     kept = subprocess.run([*command, "--format", "csv", "--memory-budget", "6MB"], capture_output=True, text=True,
                           env=env)
     assert kept.returncode == 0, kept.stderr

@@ -67,6 +67,7 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
     from ..data.qrels import Qrels
     from ..data.run import Run
     from ..evaluation import evaluate
+    from ..errors import InputError
     from ..frontdoors.outofcore import Log, evaluate_log, parse_budget
     from ..measures.base import refuse_whole_evaluation_defaults
     from ..results import guard_coverage
@@ -100,9 +101,16 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
 
         run_log = Log.of(path, tuple(run_columns.values()), run_columns["query"],
                          _table_format(path, args.run_format))
-        results = evaluate_log(qrels_log, run_log, part, memory_budget=budget, sorted=args.log_sorted,
-                               run_name=name, progress=not args.quiet, measures=len(measures),
-                               values_in_memory=per_query)
+        try:
+            results = evaluate_log(qrels_log, run_log, part, memory_budget=budget, sorted=args.log_sorted,
+                                   run_name=name, progress=not args.quiet, measures=len(measures),
+                                   values_in_memory=per_query)
+        except InputError as error:
+            if not per_query or "too small" not in str(error.what):
+                raise
+            shown = "--per-query" if args.per_query else f"--format {args.format}"
+            raise error.replace(fix=f"{error.fix}, or leave out {shown}: the means alone keep every user's values "
+                                    "on disk") from None
         # The parts' judgments together, whatever the parts (so any two budgets agree), for compare --results.
         results = results.replace(qrels_digest=digest.hexdigest())
         guard_coverage(results, allow_partial=args.allow_partial, min_coverage=args.min_coverage,

@@ -19,7 +19,7 @@ long log              evaluate truth a -m ndcg@10 -m r@10 -m ap@10              
                                                                                       the columns
 compare               compare truth a b c -m ndcg@10 -m r@10                          < 10 s
 systems               systems truth a b c -m ndcg@10 (3 runs; the target is for 10)   < 30 s
-segments              segments, when the command exists (else left out, said so)      < 10 s
+segments              segments truth a b c -m ndcg@10 -m r@10 --groups groups        < 10 s
 monitor               monitor a.parquet b.parquet (evaluate --format parquet, untimed) < 5 s
 balance               balance users.parquet --bucket-col bucket                       < 5 s
 report                report truth a b c, ndcg, r, coverage, gini, novelty @10,       < 60 s, < 4 GB,

@@ -69,3 +69,23 @@ def test_scores_always_pass_and_the_guard_refuses_bad_shares():
     results = evaluate(Qrels.from_dict({"a": {"x": 1}}), Run.from_dict({"a": ["x"]}), "rr")
     with pytest.raises(Exception, match="min_coverage"):
         guard_coverage(results, min_coverage=2)
+
+
+def test_a_covered_run_passes_without_reading_the_counts(monkeypatch):
+    # A score matrix counts its ties on first use (a sort of the whole matrix, as long as the
+    # evaluation itself at 100k x 50): the guard must not ask for the counts when the coverage passes.
+    from rankproof.frontdoors.scores import DenseAlignment
+
+    def refuse(self):
+        raise AssertionError("the counts were read")
+
+    class Covered:
+        query_coverage = 1.0
+        counts = property(refuse)
+
+    guard_coverage(Covered())
+    y_true, y_score = [[1, 0, 2], [0, 1, 1]], [[0.2, 0.1, 0.3], [0.5, 0.5, 0.1]]
+    expected = evaluate_scores(y_true, y_score, "ndcg@2")
+    assert expected.counts["tied_groups"] == 1   # counted when asked
+    monkeypatch.setattr(DenseAlignment, "counts", property(refuse))
+    assert evaluate_scores(y_true, y_score, "ndcg@2").mean("ndcg@2") == expected.mean("ndcg@2")

@@ -168,3 +168,18 @@ def test_two_evaluations_of_one_name_are_refused(files):
                evaluate_runs(qrels, Run.from_dict({"q": ["b", "a"]}, name="same"), ["rr"])]
     with pytest.raises(InputError, match="two evaluations are named same"):
         to_parquet(results)
+
+
+@pytest.mark.parametrize("ids", [
+    ["q1", "q2", "q3"],                     # text order: distinct by neighbours
+    ["10", "9", "2", "1"],                  # numbers: distinct as integers
+    ["1", "01", "001", "2"],                # one number, three ids: hashed, distinct
+    ["7", "x", "7", "a", "x"],              # text with repeats: the first in text order is named
+    ["5", "3", "05", "3"],                  # numbers with a repeat
+    ["b", "a"], ["a", "a"], ["only"], [],
+])
+def test_repeated_ids_are_found_without_a_python_set(ids):
+    from rankproof.stats.saved_parquet import _repeated
+
+    repeats = sorted(q for q in set(ids) if ids.count(q) > 1)   # the old reader's answer: np.unique's first
+    assert _repeated(pa.array(ids, type=pa.string())) == (repeats[0] if repeats else None)

@@ -25,7 +25,8 @@ __all__ = ["COMMAND_MODULES", "build_parser", "command_module"]
 COMMAND_MODULES = {
     "evaluate": "evaluate", "rag": "rag", "nuggets": "nuggets", "explain": "explain", "why": "why",
     "measures": "measures", "protocol": "protocol", "trec-eval": "trec_eval", "compare": "compare",
-    "systems": "systems", "agree": "agree", "similarity": "similarity", "report": "report", "fuse": "fuse",
+    "systems": "systems", "segments": "segments", "agree": "agree", "similarity": "similarity",
+    "report": "report", "fuse": "fuse",
     "fit-pbm": "fit_pbm", "demo": "demo", "balance": "balance", "monitor": "monitor",
     "ppi": "ppi", "pool": "pool", "leaderboard": "leaderboard", "judge-bias": "judge_bias",
 }

@@ -7,9 +7,9 @@ import argparse
 from .compare import add_test_options
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
-from .large import prepare_for
+from .large import prepare_for, release_freed_memory
 from .render import print_notes
-from .side import add_side_options, side_data, split
+from .side import SIDE_ARGUMENTS, add_side_options, side_data_later, split
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -86,16 +86,19 @@ def run(args) -> int:
         raise usage(NAME, "--judge compares two or more runs", "give the runs the judge may favour")
     check_output_path(args.output, inputs)
     check_output_path(per_query_path(args.output), inputs + [args.output])
-    side = side_data(args, NAME, wanted)
+    # A missing side-data flag is refused now; the files are read beside the runs.
+    pending_side = side_data_later(args, NAME, wanted)
+    sided = bool(wanted) or any(getattr(args, kind, None) is not None for kind in SIDE_ARGUMENTS)
     names = run_names(args.runs, args.label)
     segments = read_segments(args.segments) if args.segments else None
-    prepare_for([args.qrels, *args.runs])
+    large = prepare_for([args.qrels, *args.runs])
     runs_count = len(args.runs)
-    total = 5 + 2 * runs_count + (runs_count > 1) + (runs_count > 2) + bool(args.fused) + (side is not None)
+    total = 5 + 2 * runs_count + (runs_count > 1) + (runs_count > 2) + bool(args.fused) + sided
     with Stages(total, not args.quiet, "reading the inputs") as stages:
+        step = _releasing(stages.step) if large else stages.step
         qrels, read = read_inputs(args, args.qrels, args.runs, names)  # --intents: judgments per intent
         judge = read_qrels(args, args.judge) if args.judge else None
-        stages.step("read the inputs")
+        step("read the inputs")
         runs = dict(read)
         if segments is not None:
             check_segments_match(segments, qrels.queries, args.segments)
@@ -107,24 +110,34 @@ def run(args) -> int:
             files.append(input_file("segments", args.segments))
         if judge is not None:
             files.append(input_file("judge", args.judge))
-        stages.step("input digests")
+        step("input digests")
         data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=args.test,
                        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                        inputs=[f for f in files if f is not None],
                        command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
-                       progress=stages.step, judge=judge)
+                       progress=step, judge=judge)
         # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
+        side = pending_side()
         beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)
         if beyond is not None:
             data = dataclasses.replace(data, beyond=beyond)
-            stages.step("side-data measures")
+            step("side-data measures")
         data = dataclasses.replace(data, per_query_file=write_per_query(data.results, args.output).name)
-        stages.step("per-query table")
+        step("per-query table")
         write_output(render(data), args.output)
-        stages.step("page")
+        step("page")
     # The partial-match guard's doubts: at the top of the page, and on stderr as evaluate prints them.
     print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings], args.quiet)
     return 0
+
+
+def _releasing(step):
+    """The progress display's step, giving the memory a stage freed back to the kernel as it ends
+    (large inputs: their process keeps freed memory for the next arrays, cli.large)."""
+    def released(label: str) -> None:
+        release_freed_memory()
+        step(label)
+    return released
 
 
 def _beyond(runs: dict, wanted: list, side, protocol, args, results):
@@ -132,7 +145,7 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     (with --groups, the accuracy measures' means per user group too)."""
     if side is None or (not wanted and not side.given()):   # None: no side-data flag given
         return None
-    from ..pages.groups import group_means
+    from ..pages.groups import coded_means, group_codes
     from ..pages.ids import ids_of
     from ..recsys.beyond_report import NO_GROUP, beyond_data
 
@@ -143,8 +156,8 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     # vectorised: pages.groups), before the side measures'.
     by_group = dict(data["by_group"])
     for r in results:
-        found = {str(m): group_means(ids_of(r), r.values(m), side.groups.users, side.groups.labels, NO_GROUP)
-                 for m in r.measures}
+        names, codes = group_codes(ids_of(r), side.groups.users, side.groups.labels, NO_GROUP)   # once per run
+        found = {str(m): coded_means(names, codes, r.values(m)) for m in r.measures}
         by_group[r.run_name] = {**found, **by_group.get(r.run_name, {})}
     return {**data, "by_group": by_group}
 

@@ -28,6 +28,9 @@ from ..protocol import Gain, GainMap
 __all__ = ["DenseEngine", "DenseMatrix", "dense_ndcg_parts"]
 
 _LINEAR, _EXP2, _TABLE = 0, 1, 2
+# The grade dtypes the kernel reads: integers of 32 bits or fewer as int32 (exact), wider as int64.
+_GRADE_DTYPE = {"i4": np.int32, "i2": np.int32, "i1": np.int32, "u2": np.int32, "u1": np.int32, "b1": np.int32,
+                "i8": np.int64, "u4": np.int64, "u8": np.int64}
 
 
 class DenseMatrix:
@@ -107,11 +110,10 @@ def dense_ndcg_parts(score: np.ndarray, grade: np.ndarray, gain: "Gain | GainMap
     level_gain = gains_of(levels, gain)
     levels_by_gain = levels[np.argsort(-level_gain, kind="stable")]
     levels_by_gain = np.ascontiguousarray(levels_by_gain[level_gain[levels_by_gain] > 0], dtype=np.int64)
-    score = np.ascontiguousarray(score, dtype=np.float64)
-    if grade.dtype.kind in "iub":
-        grade = np.ascontiguousarray(grade, dtype=np.int64)
-    else:
-        grade = np.ascontiguousarray(grade, dtype=np.float64)
+    # float32 and float64 scores, int32, int64 and float64 grades are read as they are (a copy only
+    # for another dtype or layout): every float32 is a float64, so the order and the ties are the input's.
+    score = np.ascontiguousarray(score, dtype=np.float32 if score.dtype == np.float32 else np.float64)
+    grade = np.ascontiguousarray(grade, dtype=_GRADE_DTYPE.get(grade.dtype.str[1:], np.float64))
     discount = np.ascontiguousarray(discount, dtype=np.float64)
     dcg, ideal, _ = dense_dcg_parts(score, grade, int(k), discount, kind, table, levels_by_gain)
     return dcg, ideal

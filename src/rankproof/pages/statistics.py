@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from .groups import ArrayLabels
 from .ids import count_of, ids_of
 from .summaries import sorted_values
 
@@ -66,7 +67,9 @@ def mean_intervals(results, confidence: float, n_resamples: int, seed: int) -> t
     used = min(n_resamples, INTERVAL_RESAMPLES)
     intervals, normal = {}, ""
     for r in results:
-        table = r.by({q: "all" for q in r.queries}, confidence=confidence, n_resamples=used, seed=seed)
+        queries = ids_of(r)
+        table = r.by(ArrayLabels(queries, np.full(queries.size, "all")), confidence=confidence, n_resamples=used,
+                     seed=seed)
         intervals[r.run_name] = {row.measure: (row.low, row.high) for row in table}
         if table.normal_rows:
             normal = table.method_check

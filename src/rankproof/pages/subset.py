@@ -32,8 +32,13 @@ def only_queries(value: Value, queries: Iterable) -> Value:
     from ..data.qrels import Qrels
     from ..data.run import Run
 
-    wanted = np.asarray(sorted({str(q) for q in queries}), dtype=str)
-    kept = np.flatnonzero(np.isin(value.queries, wanted))  # type: ignore[attr-defined]
+    wanted = np.unique(np.asarray(queries if isinstance(queries, np.ndarray) else list(queries)).astype(str))
+    names = np.asarray(value.queries)  # type: ignore[attr-defined]
+    if names.size > 1 and bool((names[1:] > names[:-1]).all()):   # sorted ids: a search, not a set test
+        at = np.minimum(np.searchsorted(names, wanted), names.size - 1)
+        kept = at[names[at] == wanted]
+    else:
+        kept = np.flatnonzero(np.isin(names, wanted))
     offsets = value.offsets  # type: ignore[attr-defined]
     counts = offsets[kept + 1] - offsets[kept]
     rows = (np.repeat(offsets[kept] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))

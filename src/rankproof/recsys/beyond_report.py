@@ -38,11 +38,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..data.run import Run
-from .topk import top_rows
+from ..pages.groups import coded_means, group_codes, group_means
 from ..protocol import Protocol
 from .registry import LIST, SideMeasure
 from .side import Interactions, SideData
 from .side_eval import side_values
+from .topk import ranked_rows, shared_cuts
 
 __all__ = ["beyond_data", "accuracy_by_group", "NO_GROUP"]
 
@@ -50,64 +51,82 @@ NO_GROUP = "(none)"
 _LARGEST = 100
 
 
-def _ranked(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(query code, 0-based rank, item id) of each row in the top k, in rank order."""
-    rows = top_rows(run, k, protocol)
-    query = np.searchsorted(run.offsets, rows, side="right") - 1
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if rows.size else np.zeros(0, dtype=np.int64)
-    rank = np.arange(rows.size) - np.repeat(starts, np.diff(np.r_[starts, rows.size]))
-    return query, rank, run.docs[run.doc_codes[rows]]
+def _found(docs: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(whether each of the run's distinct `docs` is among the sorted `keys`, its index there):
+    one sorted search over the run's distinct items instead of a lookup per recommended row."""
+    if keys.size == 0:
+        return np.zeros(docs.size, dtype=bool), np.zeros(docs.size, dtype=np.int64)
+    text = np.asarray(docs).astype(str)
+    at = np.minimum(np.searchsorted(keys, text), keys.size - 1)
+    return keys[at] == text, at
 
 
-def _coverage_curve(rank: np.ndarray, items: np.ndarray, catalogue: np.ndarray, k: int) -> list[float]:
-    inside = np.isin(items, catalogue)
-    first: dict[str, int] = {}
-    for item, r in zip(items[inside].tolist(), rank[inside].tolist()):
-        if r < first.get(item, k):
-            first[item] = r
-    reached = np.bincount(np.fromiter(first.values(), dtype=np.int64, count=len(first)), minlength=k)[:k]
-    return (np.cumsum(reached) / catalogue.size).tolist()
+def _coverage_curve(codes: np.ndarray, rank: np.ndarray, inside: np.ndarray, size: int, k: int) -> list[float]:
+    """Share of the catalogue (`size` items; `inside`: which of the run's items are in it) reached
+    by the top 1 .. k: each item counted at its best rank."""
+    first = np.full(inside.size, k, dtype=np.int64)
+    kept = inside[codes]
+    np.minimum.at(first, codes[kept], rank[kept])
+    reached = np.bincount(first[first < k], minlength=k)[:k]
+    return (np.cumsum(reached) / size).tolist()
 
 
-def _percentiles(side: SideData) -> dict[str, float]:
-    """Each trained item's popularity percentile: 100 x (items less popular) / (items - 1)."""
+def _percentiles(side: SideData) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted trained items, each one's popularity percentile: 100 x (items less popular) / (items - 1))."""
     train: Interactions = side.needed("train")
     ids, counts = train.popularity()
     below = np.searchsorted(np.sort(counts), counts, side="left")
-    scale = 100.0 / max(len(ids) - 1, 1)
-    return dict(zip(ids.tolist(), (below * scale).tolist()))
+    return np.asarray(ids).astype(str), below * (100.0 / max(len(ids) - 1, 1))
 
 
-def _popularity_curve(rank: np.ndarray, items: np.ndarray, percentile: Mapping[str, float], k: int) -> list:
-    values = np.fromiter((percentile.get(i, 0.0) for i in items.tolist()), dtype=np.float64, count=items.size)
-    total = np.bincount(rank, weights=values, minlength=k)[:k]
+def _popularity_curve(codes: np.ndarray, rank: np.ndarray, per_doc: np.ndarray, k: int) -> list:
+    """Mean popularity percentile at each rank (`per_doc`: each of the run's items', 0 if never trained
+    on), added in rank order as the rows come."""
+    total = np.bincount(rank, weights=per_doc[codes], minlength=k)[:k]
     shown = np.bincount(rank, minlength=k)[:k]
     return [float(t / n) if n else math.nan for t, n in zip(total.tolist(), shown.tolist())]
 
 
-def _exposure(rank: np.ndarray, items: np.ndarray, categories: Mapping[str, frozenset], labels: list[str]) -> list:
-    share = dict.fromkeys(labels, 0.0)
-    weight = 1.0 / np.log2(rank + 2.0)
-    for item, w in zip(items.tolist(), weight.tolist()):
-        found = categories.get(item) or frozenset([NO_GROUP])
-        for label in found:
-            share[label] += w / len(found)
-    total = sum(share.values()) or 1.0
-    return [share[label] / total for label in labels]
+def _category_table(categories: Mapping[str, frozenset], labels: list[str]) -> tuple[np.ndarray, ...]:
+    """The items' categories as arrays, built once: (sorted items with a category, each one's first
+    entry in the next two, the label index of each entry, 1 / the item's number of categories)."""
+    where = {label: i for i, label in enumerate(labels)}
+    items = np.array(sorted(item for item, found in categories.items() if found), dtype=str)
+    sets = [sorted(categories[item]) for item in items.tolist()]
+    sizes = np.array([len(found) for found in sets], dtype=np.int64)
+    label = np.fromiter((where[c] for found in sets for c in found), dtype=np.int64, count=int(sizes.sum()))
+    return items, np.r_[0, np.cumsum(sizes)], label, np.repeat(1.0 / np.maximum(sizes, 1), sizes)
+
+
+def _exposure(codes: np.ndarray, rank: np.ndarray, docs: np.ndarray, table: tuple[np.ndarray, ...],
+              labels: list[str]) -> list:
+    """Each category's share of the top k's exposure, 1 / log2(rank + 1) split evenly among an item's
+    categories (an item without one: ``(none)``): summed per item once, then spread over its categories."""
+    items, starts, label, split = table
+    per_doc = np.bincount(codes, weights=1.0 / np.log2(rank + 2.0), minlength=docs.size)
+    found, at = _found(docs, items)
+    share = np.zeros(len(labels))
+    share[labels.index(NO_GROUP)] = per_doc[~found].sum()
+    doc = np.flatnonzero(found)
+    sizes = starts[at[doc] + 1] - starts[at[doc]]
+    entry = np.repeat(starts[at[doc]] - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+    share += np.bincount(label[entry], weights=np.repeat(per_doc[doc], sizes) * split[entry], minlength=len(labels))
+    total = float(share.sum()) or 1.0
+    return (share / total).tolist()
 
 
 def _by_group(values, side: SideData) -> dict[str, Any]:
-    """Per list-measure, per group: the mean of the users' values (nan left out)."""
-    groups = side.needed("groups").as_dict()
-    found: dict[str, dict[str, float]] = {}
+    """Per list-measure, per group: the mean of the users' values (nan left out); each user's group
+    found once for the measures that list the same users."""
+    groups = side.needed("groups")
+    found: dict[str, Any] = {}
+    coded: "tuple[np.ndarray, np.ndarray, np.ndarray] | None" = None
     for v in values:
         if v.kind != LIST or v.queries is None or v.values is None:
             continue
-        per: dict[str, list[float]] = {}
-        for user, value in zip(v.queries.tolist(), v.values.tolist()):
-            if value == value:
-                per.setdefault(groups.get(user, NO_GROUP), []).append(value)
-        found[v.measure] = {group: sum(vs) / len(vs) for group, vs in per.items()}
+        if coded is None or not np.array_equal(coded[0], v.queries):
+            coded = (v.queries, *group_codes(v.queries, groups.users, groups.labels, NO_GROUP))
+        found[v.measure] = coded_means(coded[1], coded[2], np.asarray(v.values, dtype=np.float64))
     return found
 
 
@@ -116,7 +135,8 @@ def accuracy_by_group(data: dict[str, Any], per_query: Mapping[str, Mapping[str,
     """`data` (of :func:`beyond_data`) with each accuracy measure's mean per user group, before the side ones.
 
     `per_query` is run -> measure -> {user: value} (the users each mean includes, as
-    ``Results.per_query`` gives them). Without ``--groups`` `data` is returned as it is.
+    ``Results.per_query`` gives them). Without ``--groups`` `data` is returned as it is. The means are
+    :func:`rankproof.pages.groups.group_means`'s (the report's, from the Results' arrays).
 
     >>> import numpy as np
     >>> from rankproof.recsys.side import Groups
@@ -127,45 +147,53 @@ def accuracy_by_group(data: dict[str, Any], per_query: Mapping[str, Mapping[str,
     """
     if side.groups is None or data.get("by_group") is None:
         return data
-    groups = side.groups.as_dict()
     by_group = dict(data["by_group"])
     for run, measures in per_query.items():
-        found: dict[str, dict[str, float]] = {}
-        for measure, values in measures.items():
-            per: dict[str, list[float]] = {}
-            for user, value in values.items():
-                if value == value:
-                    per.setdefault(groups.get(str(user), NO_GROUP), []).append(value)
-            found[measure] = {group: sum(vs) / len(vs) for group, vs in per.items()}
+        found = {measure: group_means(np.array([str(user) for user in values], dtype=str),
+                                      np.fromiter(values.values(), dtype=np.float64, count=len(values)),
+                                      side.groups.users, side.groups.labels, NO_GROUP)
+                 for measure, values in measures.items()}
         by_group[run] = {**found, **by_group.get(run, {})}
     return {**data, "by_group": by_group}
 
 
 def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: SideData,
                 protocol: "Protocol | None" = None, *, k: "int | None" = None) -> dict[str, Any]:
-    """The section's data: values per run and measure, and the curves the side data allows (see the module)."""
+    """The section's data: values per run and measure, and the curves the side data allows (see the module).
+
+    Each run's top k is cut once (:func:`~.topk.shared_cuts`) for its measures and its curves, and
+    the curves look each of the run's distinct items up once (by its code), not each recommended row.
+    """
     protocol = protocol if protocol is not None else Protocol()
     k = k or min(max([m.cutoff or 0 for m in measures] + [10]), _LARGEST)
     catalogue = side.catalogue()
+    catalogue = np.asarray(catalogue).astype(str) if catalogue is not None else None
     percentile = _percentiles(side) if side.train is not None else None
     categories = side.features.categories if side.features is not None else None
     labels = sorted({c for s in categories.values() for c in s}) + [NO_GROUP] if categories else []
+    table = _category_table(categories, labels) if categories else None
     data: dict[str, Any] = {"k": k, "measures": {}, "coverage_curve": {} if catalogue is not None else None,
                             "popularity_curve": {} if percentile is not None else None,
                             "exposure": {"groups": labels} if categories else None,
                             "by_group": {} if side.groups is not None else None}
     for name, run in runs.items():
-        values = side_values(run, measures, side, protocol)
+        with shared_cuts():   # the measures' top k and the curves' are one cut
+            values = side_values(run, measures, side, protocol)
+            rows, _, ranks = ranked_rows(run, k, protocol)
+            codes, rank = run.doc_codes[rows], ranks - 1
         for v in values:
             entry = data["measures"].setdefault(v.measure, {"display": v.display, "kind": v.kind, "runs": {}})
             entry["runs"][name] = v.value
-        _, rank, items = _ranked(run, k, protocol)
         if catalogue is not None:
-            data["coverage_curve"][name] = _coverage_curve(rank, items, catalogue, k)
+            inside, _ = _found(run.docs, catalogue)
+            data["coverage_curve"][name] = _coverage_curve(codes, rank, inside, catalogue.size, k)
         if percentile is not None:
-            data["popularity_curve"][name] = _popularity_curve(rank, items, percentile, k)
-        if categories:
-            data["exposure"][name] = _exposure(rank, items, categories, labels)
+            trained, at = _found(run.docs, percentile[0])
+            per_doc = np.where(trained, percentile[1][at], 0.0) if percentile[0].size else np.zeros(run.docs.size)
+            data["popularity_curve"][name] = _popularity_curve(codes, rank, per_doc, k)
+        if table is not None:
+            data["exposure"][name] = _exposure(codes, rank, run.docs, table, labels)
         if side.groups is not None:
             data["by_group"][name] = _by_group(values, side)
+        del rows, ranks, codes, rank
     return data

@@ -49,7 +49,13 @@ _LOCK = threading.Lock()
 
 @contextlib.contextmanager
 def shared_cuts() -> Iterator[None]:
-    """A scope inside which each (run, k, protocol)'s top-k rows are cut once (see the module's docstring)."""
+    """A scope inside which each (run, k, protocol)'s top-k rows are cut once (see the module's docstring).
+
+    Inside an open scope it opens none: the inner calls share the outer scope's cuts (the report's
+    curves and its side measures, one cut per run)."""
+    if _CACHE.get() is not None:
+        yield
+        return
     token = _CACHE.set({})
     try:
         yield

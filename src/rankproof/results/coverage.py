@@ -49,10 +49,14 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, so
     if isinstance(min_coverage, bool) or not 0 <= float(min_coverage) <= 1:
         raise InputError(what=f"min_coverage must be a share between 0 and 1; got {literal(repr(min_coverage))}",
                          value=min_coverage)
+    coverage = results.query_coverage
+    if coverage > 0 and coverage >= min_coverage:
+        # Passed before the counts are read: a front door may count on first use (a score matrix's tie
+        # counts sort the whole matrix), and a covered run needs none of them.
+        return
     counts = results.counts
     judged = counts["queries_in_qrels"]
-    coverage = results.query_coverage
-    if judged == 0 or (coverage > 0 and coverage >= min_coverage):
+    if judged == 0:
         return
     ranked = ranked_queries(counts)
     fix = "{do[allow_partial]} to evaluate it anyway"

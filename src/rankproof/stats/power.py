@@ -29,16 +29,18 @@ def t_test_power(effect: float, n, alpha: float = 0.05) -> np.ndarray:
     >>> round(float(t_test_power(0.5, 34)), 4)
     0.8078
     """
-    from scipy import stats
+    # scipy.special's functions, which scipy.stats' t.isf and nct.cdf call (the same bits): importing
+    # scipy.stats costs a compare or a report ~2 s of CPU, scipy.special a fifth of it.
+    from scipy import special
 
     n = np.asarray(n, dtype=np.float64)
     df = n - 1
-    critical = stats.t.isf(alpha / 2, df)
+    critical = -special.stdtrit(df, alpha / 2)   # stats.t.isf(alpha / 2, df)
     noncentrality = abs(effect) * np.sqrt(n)
     # Written with cdf (scipy's nct.sf returns NaN far in the tail); the lower
     # tail is negligible where its cdf underflows to NaN.
-    upper = 1.0 - stats.nct.cdf(critical, df, noncentrality)
-    lower = np.nan_to_num(stats.nct.cdf(-critical, df, noncentrality), nan=0.0)
+    upper = 1.0 - special.nctdtr(df, noncentrality, critical)   # stats.nct.cdf(critical, df, noncentrality)
+    lower = np.nan_to_num(special.nctdtr(df, noncentrality, -critical), nan=0.0)
     return upper + lower
 
 
@@ -57,14 +59,14 @@ def queries_needed(effect: float, alpha: float = 0.05, power: float = 0.8) -> in
     >>> queries_needed(0.0) is None
     True
     """
-    from scipy import stats
+    from scipy import special
 
     if not math.isfinite(effect):
         return None if math.isnan(effect) else 2
     if effect == 0:
         return None
     # The normal approximation is a lower bound; search upward from it by bisection.
-    z = stats.norm.isf(alpha / 2) + stats.norm.isf(1 - power)
+    z = -special.ndtri(alpha / 2) - special.ndtri(1 - power)   # stats.norm.isf of each
     approximate = (z / abs(effect)) ** 2
     if approximate > MAX_QUERIES:
         return None

@@ -90,12 +90,12 @@ class _Columns:
             raise InputError(what=literal(f"run {name} of the metadata is not an object"), source=self.source,
                              fix=_FIX)
         rows = self.rows.get(name, np.zeros(0, dtype=np.int64))
-        queries = self.table.column(QUERY_COLUMN).take(rows).to_pylist()
-        if len(set(queries)) != len(queries):
-            unique, counts = np.unique(np.array(queries, dtype=object), return_counts=True)
-            twice = str(unique[counts > 1][0])
+        column = self.table.column(QUERY_COLUMN).take(rows).combine_chunks()
+        twice = _repeated(column)
+        if twice is not None:
             raise InputError(what=literal(f"query {twice} has two rows"), source=f"{self.source}: run {name}",
                              value=twice, fix=_FIX)
+        queries = column.to_pylist()
         return queries, [], lambda text: self._column(name, text, rows, queries)
 
     def _column(self, name: str, text: str, rows: np.ndarray, queries: list) -> np.ndarray:
@@ -117,3 +117,26 @@ class _Columns:
                                           f"{self.largest:g}"), source=f"{where}, query {queries[first]}, {text}",
                              value=float(values[first]), fix=_FIX)
         return values
+
+
+def _repeated(queries) -> "str | None":
+    """The first (in text order) query id given twice, or None, without a Python object per id.
+
+    Ids in strictly increasing text order are distinct (one comparison per neighbour); so are ids
+    whose integer values are distinct (``1`` and ``01`` are one number but two ids, so only
+    distinct numbers settle it). Anything else is hashed by Arrow.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(queries) < 2 or pc.all(pc.less(queries[:-1], queries[1:])).as_py():
+        return None
+    try:
+        numbers = np.sort(pc.cast(queries, pa.int64()).to_numpy())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        numbers = None
+    if numbers is not None and not (numbers[1:] == numbers[:-1]).any():
+        return None
+    counts = pc.value_counts(queries)
+    twice = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+    return None if len(twice) == 0 else str(pc.min(twice).as_py())

@@ -1,7 +1,7 @@
 """Reading score matrices: dense 2-D arrays, masked entries, ragged rows.
 
 Every form becomes a :class:`ScoreInput`: the row names and either the dense
-matrices (kept as given when they are already float64 and C-ordered, so no
+matrices (kept as given when they are already float64 or float32 and C-ordered, so no
 copy is made) or flat arrays with row offsets. Validation happens here, once;
 each error names the row (and its query name), the column, and the fix.
 """
@@ -48,7 +48,8 @@ class ScoreInput:
 
     Dense: ``relevance`` and ``score`` are 2-D (``offsets`` is None), with
     NaN scores marking entries that are not candidates (``masked`` counts
-    them). Ragged: both are 1-D, row ``i`` being ``offsets[i]:offsets[i + 1]``.
+    them); ``score`` is float64, or float32 when given so. Ragged: both
+    are 1-D, row ``i`` being ``offsets[i]:offsets[i + 1]``.
     """
 
     queries: np.ndarray
@@ -75,15 +76,16 @@ class ScoreInput:
             position = ranks_within(np.diff(self.offsets))
             return self.relevance, self.score, position, self.offsets
         rows, columns = self.score.shape
+        score = self.score.astype(np.float64, copy=False)  # a float32 matrix is kept as given
         if self.masked:
-            candidate = ~np.isnan(self.score)
+            candidate = ~np.isnan(score)
             lengths = np.count_nonzero(candidate, axis=1)
             position = np.nonzero(candidate)[1]
-            relevance, score = self.relevance[candidate], self.score[candidate]
+            relevance, score = self.relevance[candidate], score[candidate]
         else:
             lengths = np.full(rows, columns)
             position = np.tile(np.arange(columns), rows)
-            relevance, score = self.relevance.ravel(), self.score.ravel()
+            relevance, score = self.relevance.ravel(), score.ravel()
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         return relevance, score, position, offsets
 
@@ -240,9 +242,17 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         flat = np.where(negative_flags, relevance, 0).ravel()
         apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {_locate(form, offsets, columns, i, names)}"},
                               noun="relevance")
-    held = apply_score_precision(score, protocol)
+    held = _held(score, form, protocol)
     return ScoreInput(queries=names, relevance=relevance, score=held, offsets=offsets, masked=masked,
                       negative=negative, form=form, precision_ties=_made_ties(score, held, offsets, protocol))
+
+
+def _held(score: np.ndarray, form: str, protocol: Protocol) -> np.ndarray:
+    """The scores under the score_precision policy; a dense float32 matrix under float64 is read as
+    it is (every float32 is a float64: no float64 copy of a model's output)."""
+    if form == "dense" and score.dtype == np.float32 and protocol.score_precision is ScorePrecision.FLOAT64:
+        return np.ascontiguousarray(score)
+    return apply_score_precision(score, protocol)
 
 
 def _made_ties(score: np.ndarray, held: np.ndarray, offsets: np.ndarray | None, protocol: Protocol) -> int | None:

@@ -1,0 +1,126 @@
+"""``rankproof segments``: each run's mean per user group (segment), with a confidence interval.
+
+The command line's :meth:`rankproof.Results.by`: every run is evaluated on the
+qrels (read once), and its per-query values are split by the group of
+``--groups FILE`` (columns user, group: the side-data file of ``rankproof
+evaluate --groups``), then the run is let go before the next is read: one run
+in memory at a time.
+Intervals follow ``--interval``: ``auto`` (the default) takes the normal
+interval for a group of 1,000 users or more where the skewness check of
+:func:`rankproof.stats.asymptotic.interval_check` says the bootstrap could not
+tell them apart, and bootstraps the others; the method used is printed under
+each table.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .evaluate import DEFAULT_MEASURES
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .large import prepare_for
+from .render import quieted
+from .usage import count_option, fraction_option, usage
+
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
+
+NAME = "segments"
+HELP = "each run's means per user group, with confidence intervals"
+EXAMPLES = """examples:
+  rankproof segments truth.parquet a.parquet b.parquet --columns query=user,doc=item,grade=rating \\
+      -m ndcg@10 -m r@10 --groups groups.parquet
+  rankproof segments qrels.txt bm25.run --groups topics.csv --side-columns user=query,group=kind --format json"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then one or more runs")
+    parser.add_argument("--groups", metavar="FILE", required=True,
+                        help="each user's (query's) group: columns user, group (CSV, TSV, JSONL or Parquet)")
+    parser.add_argument("--side-columns", metavar="SPEC",
+                        help="--groups' column names, when not user and group: e.g. user=uid,group=segment")
+    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
+                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
+                        help="the intervals' confidence (default 0.95)")
+    parser.add_argument("--interval", choices=("auto", "bootstrap", "normal"), default="auto",
+                        help="auto (default): the normal interval for groups of 1,000 users or more where the "
+                             "skewness check passes, else the bootstrap; bootstrap or normal: always that")
+    parser.add_argument("--resamples", type=count_option("--resamples"), default=2000,
+                        help="bootstrap resamples (default 2000)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
+    parser.add_argument("--unlabelled", choices=("error", "group", "drop"), default="error",
+                        help="an evaluated user with no group: refused (default), grouped apart, or left out")
+    add_protocol_options(parser)
+    add_input_options(parser)
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="evaluate runs that rank fewer than half of the judged queries anyway")
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress display and no warnings on stderr")
+
+
+def run(args) -> int:
+    from ..evaluation import evaluate
+    from ..measures.parse import parse_measures
+    from ..report.output import check_output_path, write_output
+    from ..stats.segments import by_segment
+    from .compare import bare_names
+    from .progress import steps
+
+    if len(args.inputs) < 2:
+        raise usage(NAME, "give QRELS and at least one RUN")
+    check_output_path(args.output, [*args.inputs, args.groups, args.grade_map])
+    measures = parse_measures(args.measure or DEFAULT_MEASURES)
+    protocol = protocol_of(args)
+    qrels_path, paths = args.inputs[0], args.inputs[1:]
+    file_names = run_names(paths)
+    labelled = run_names(paths, args.label)
+    names = [given if given != file else bare for given, file, bare in zip(labelled, file_names,
+                                                                            bare_names(file_names))]
+    prepare_for(args.inputs)
+    tables = {}
+    with quieted(args), steps(args, 2 + 3 * len(paths), "segments") as stages:
+        segment = _segment(args)
+        stages.step("read the groups")
+        qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
+        for name, ranked in read:
+            results = evaluate(qrels, ranked, measures, protocol, allow_partial=args.allow_partial)
+            del ranked   # the run is let go before the next one is read
+            stages.step(f"evaluated {name}")
+            tables[name] = by_segment(results, segment, confidence=args.confidence, n_resamples=args.resamples,
+                                      seed=args.seed, unlabelled=args.unlabelled, interval=args.interval)
+            del results
+            stages.step(f"segments of {name}")
+    write_output(_json(tables) if args.format == "json" else _text(tables), args.output)
+    return 0
+
+
+def _segment(args):
+    """--groups read as the side-data reader reads it (--side-columns names its columns), as the two
+    arrays Results.by reads (no dict of a million users)."""
+    from ..pages.groups import ArrayLabels
+    from .side import side_data
+
+    side = side_data(args, NAME, [])   # --groups alone: the only side-data flag this command has
+    groups = side.groups if side is not None else None
+    if groups is None:
+        raise usage(NAME, "give --groups FILE")
+    return ArrayLabels(groups.users, groups.labels)
+
+
+def _text(tables: dict) -> str:
+    blocks = [f"{name}\n{table}" for name, table in tables.items()]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _json(tables: dict) -> str:
+    import json
+
+    def number(value: float) -> "float | None":
+        return value if value == value else None   # NaN (fewer than 2 users): null
+
+    return json.dumps({"runs": {name: {
+        "confidence": table.confidence, "interval": table.interval, "method_check": table.method_check,
+        "rows": [{"segment": str(row.segment), "measure": row.measure, "mean": number(row.mean),
+                  "count": row.count, "low": number(row.low), "high": number(row.high)} for row in table.rows]}
+        for name, table in tables.items()}}, indent=2) + "\n"

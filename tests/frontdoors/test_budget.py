@@ -26,8 +26,9 @@ pacsv = pytest.importorskip("pyarrow.csv")
 from rankproof import evaluate_frame  # noqa: E402
 from rankproof.errors import InputError  # noqa: E402
 from rankproof.frontdoors import partition  # noqa: E402
-from rankproof.frontdoors.budget import EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for  # noqa: E402
-from rankproof.frontdoors.outofcore import Log, evaluate_log  # noqa: E402
+from rankproof.frontdoors.budget import (EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for,  # noqa: E402
+                                         per_user_bytes)
+from rankproof.frontdoors.outofcore import Log, evaluate_log, parse_budget  # noqa: E402
 
 MEASURES = ["ndcg@10", "r@10", "ap@10"]
 SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
@@ -64,6 +65,11 @@ def test_part_rows_by_hand():
     # (67,108,864 - 4,000,000) / 400 = 157,772.16 rows.
     assert (PER_USER, EXPANSION) == (200, 8)
     assert part_rows_for(64 * 2**20, 10_000, 50) == 157_772
+    # 20 measures: 110 + 20 * 30 = 710 bytes a user; (67,108,864 - 14,200,000) / 400 = 132,272.16.
+    assert per_user_bytes(20) == 710
+    assert part_rows_for(64 * 2**20, 10_000, 50, measures=20) == 132_272
+    # Spilled to disk, the values take nothing: 67,108,864 / 400 = 167,772.16.
+    assert part_rows_for(64 * 2**20, 10_000, 50, measures=20, spilled=True) == 167_772
 
 
 def test_a_budget_too_small_names_the_smallest_it_can_honour():
@@ -89,7 +95,8 @@ def test_the_cli_refuses_a_budget_too_small_in_one_line_and_honours_the_one_it_n
     truth, predictions = _log(60_000, per_user=2)
     paths = _write_csv(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
                        predictions.rename_columns(["query", "doc", "score"]))
-    command = [sys.executable, "-m", "rankproof.cli", "evaluate", *paths, "-m", "r@10", "--quiet"]
+    # --per-query prints every user's values: they are held in memory, and 60,000 users' need 28 MB.
+    command = [sys.executable, "-m", "rankproof.cli", "evaluate", *paths, "-m", "r@10", "--quiet", "--per-query"]
     env = {**os.environ, "PYTHONPATH": SRC}
     refused = subprocess.run([*command, "--memory-budget", "20MB"], capture_output=True, text=True, env=env)
     assert refused.returncode == 2 and refused.stdout == ""
@@ -186,3 +193,48 @@ def test_peak_memory_stays_within_the_budget_and_the_overhead(tmp_path, fmt):
                                capture_output=True, text=True, env=env)
     found = json.loads(run.stdout.strip().splitlines()[0])
     assert found["runs"] and found["runs"] == json.loads(reference.stdout)["runs"]  # every value, bit for bit
+
+
+# Thirty measures: ndcg, p, r, ap, rr and hit at six cutoffs each.
+MANY = [f"{name}@{k}" for name in ("ndcg", "p", "r", "ap", "rr", "hit") for k in (1, 3, 5, 10, 20, 50)][:30]
+
+
+def _child(paths, options, budget, env):
+    """The CLI in a child: (its exit code, its peak resident bytes, its stderr)."""
+    run = subprocess.run([sys.executable, "-c", CHILD, "evaluate", *paths, *options, "--memory-budget", budget],
+                         capture_output=True, text=True, env=env)
+    peak, code = run.stdout.strip().splitlines()[-1].split()
+    return int(code), int(peak), run.stderr
+
+
+@pytest.mark.slow  # child processes evaluating 120,000 rows: seconds
+def test_many_measures_are_counted_in_the_budget(tmp_path):
+    # 60,000 users' values with 30 measures take 2 * (110 + 30 * 30) * 60,000 = 121 MB, held in
+    # memory for the JSON output: 64MB is refused (a model of 3 measures took it and peaked at
+    # 362 MB, over 64 + 250), and the budget it names is kept.
+    truth, predictions = _log(60_000, per_user=2)
+    paths = _write_csv(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
+                       predictions.rename_columns(["query", "doc", "score"]))
+    options = [arg for m in MANY for arg in ("-m", m)] + ["--quiet", "--format", "json", "-o",
+                                                          str(tmp_path / "out.json")]
+    env = {**os.environ, "PYTHONPATH": SRC, "TMPDIR": str(tmp_path)}
+    code, _, err = _child(paths, options, "64MB", env)
+    assert code == 2 and "too small" in err
+    smallest = err.split("--memory-budget ")[-1].split(")")[0]
+    code, peak, err = _child(paths, options, smallest, env)
+    assert code == 0, err
+    assert peak <= parse_budget(smallest) + OVERHEAD
+
+
+@pytest.mark.slow  # a child process evaluating 400,000 rows: seconds
+def test_many_measures_spilled_stay_within_the_budget(tmp_path):
+    # 20,000 users' values with 30 measures (40 MB) are more than half of 64MB: the table's means
+    # are taken from sums, the values written to disk.
+    truth, predictions = _log(20_000)
+    paths = _write_csv(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
+                       predictions.rename_columns(["query", "doc", "score"]))
+    options = [arg for m in MANY for arg in ("-m", m)] + ["--quiet"]
+    code, peak, err = _child(paths, options, "64MB", {**os.environ, "PYTHONPATH": SRC, "TMPDIR": str(tmp_path)})
+    assert code == 0, err
+    assert peak <= 64 * 2**20 + OVERHEAD
+    assert not [name for name in os.listdir(tmp_path) if name.startswith("rankproof-log-")]

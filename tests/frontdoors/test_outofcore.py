@@ -192,7 +192,7 @@ def test_evaluate_frame_budget_with_weights(parquet_log):
     weights = {str(user): 1.0 + user % 3 for user in range(41)}
     reference = evaluate_frame(truth_path, predictions_path, MEASURES, "aggregation=weighted", weights=weights)
     found = evaluate_frame(truth_path, predictions_path, MEASURES, "aggregation=weighted", weights=weights,
-                           memory_budget="16KB")
+                           memory_budget="40KB")  # not spilled: bit for bit
     _same(found, reference)
 
 
@@ -260,7 +260,7 @@ def test_outofcore_digests_agree_across_budgets_and_compare(tmp_path, capsys):
     paths = _write(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
                    predictions.rename_columns(["query", "doc", "score"]), "parquet")
     digests = []
-    for budget, name in (("16KB", "small.json"), ("2GB", "large.json")):
+    for budget, name in (("40KB", "small.json"), ("2GB", "large.json")):
         code, _, err = _cli(capsys, "evaluate", *paths, "--memory-budget", budget, "--format", "json",
                             "-o", str(tmp_path / name))
         assert code == 0, err
@@ -293,4 +293,25 @@ def test_cli_memory_budget_needs_table_files(tmp_path, capsys):
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 1.0 x\n")
     code, _, err = _cli(capsys, "evaluate", tmp_path / "qrels.txt", tmp_path / "run.txt", "--memory-budget", "1GB")
-    assert code == 2 and "--memory-budget" in err and "CSV, TSV or Parquet" in err
+    assert code == 2 and "--memory-budget" in err and "CSV, TSV, JSON Lines or Parquet" in err
+
+
+def test_a_default_read_from_every_query_is_refused_out_of_core(tmp_path, capsys):
+    # ERR's max_grade and the C/W/L measures' max_rel default to the highest judged grade of all
+    # the evaluated users, which a part would take from its own users only (the user with the
+    # highest grade, 3, is in one part; the others would scale by their own): refused, as on Spark.
+    truth, predictions = _log()
+    paths = _write(tmp_path, truth, predictions, "parquet")
+    from rankproof.errors import MeasureError
+
+    with pytest.raises(MeasureError, match="max_grade="):
+        evaluate_frame(*paths, ["err@10"], memory_budget="16KB")
+    with pytest.raises(MeasureError, match="max_rel="):
+        evaluate_frame(*paths, ["sdcg@5"], memory_budget="16KB")
+    given = ["err(max_grade=3)@10", "sdcg(max_rel=3)@5"]
+    found = evaluate_frame(*paths, given, "ties=docid", memory_budget="40KB")  # not spilled: bit for bit
+    assert found.means() == evaluate_frame(*paths, given, "ties=docid").means()
+    cli = _write(tmp_path, truth.rename_columns(["query", "doc", "grade"]),
+                 predictions.rename_columns(["query", "doc", "score"]), "csv")
+    code, out, err = _cli(capsys, "evaluate", *cli, "-m", "err@10", "--memory-budget", "4240KB")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "max_grade=" in err

@@ -54,7 +54,7 @@ def test_the_suffix_check_finds_an_if_chain():
 
 @pytest.mark.parametrize(("route", "expected"), [
     ("memory", ("trec", "csv", "tsv", "jsonl", "parquet", "run3")),
-    ("out_of_core", ("csv", "tsv", "parquet")),
+    ("out_of_core", ("csv", "tsv", "jsonl", "parquet")),
     ("spark", ("parquet",)),
     ("rag", ("jsonl", "parquet", "json")),
 ])
@@ -77,8 +77,8 @@ def test_a_name_that_names_no_format_gets_the_routes_default():
 
 
 def test_a_route_without_a_default_refuses_a_name_it_cannot_read():
-    with pytest.raises(InputError, match=r"out-of-core evaluation reads CSV, TSV, Parquet files"):
-        format_of("log.jsonl", route="out_of_core")
+    with pytest.raises(InputError, match=r"out-of-core evaluation reads CSV, TSV, JSON Lines, Parquet files"):
+        format_of("log.json", route="out_of_core")
     with pytest.raises(InputError, match="is not one of 'parquet'"):
         format_of("log", "csv", route="spark")
 

@@ -1,6 +1,6 @@
 """``--memory-budget``: ``rankproof evaluate`` on logs larger than memory, part by part (rankproof.frontdoors.outofcore).
 
-With the option, or without it when the qrels and a run are CSV, TSV or
+With the option, or without it when the qrels and a run are CSV, TSV, JSON Lines or
 Parquet files whose in-memory evaluation would need more than the default
 budget (a quarter of the machine's memory), each run is evaluated in parts
 of whole queries, streamed when both files are sorted by query and else
@@ -21,7 +21,7 @@ __all__ = ["add_memory_options", "wanted", "evaluate_runs"]
 
 
 def add_memory_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("logs larger than memory (CSV, TSV or Parquet qrels and runs)")
+    group = parser.add_argument_group("logs larger than memory (CSV, TSV, JSON Lines or Parquet qrels and runs)")
     group.add_argument("--memory-budget", type=budget_option, metavar="SIZE",
                        help="evaluate each run in parts of whole queries within SIZE bytes of memory (e.g. 2GB); "
                             "by default only files too large for a quarter of the memory are, within that quarter")
@@ -51,7 +51,8 @@ def wanted(args, command: str) -> bool:
         return all(formats) and not args.intents and not args.bounds and any(
             needs_out_of_core([args.qrels, run]) for run in args.runs)
     if not all(formats):
-        raise usage(command, "--memory-budget and --sorted read CSV, TSV or Parquet files (not stdin or TREC)",
+        raise usage(command, "--memory-budget and --sorted read CSV, TSV, JSON Lines or Parquet files (not stdin "
+                             "or TREC)",
                     "convert the inputs, or leave --memory-budget out")
     if args.intents or args.bounds:
         # --bounds judges unjudged docs at the highest grade of all the judgments, which no part knows.
@@ -66,10 +67,13 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
     from ..data.qrels import Qrels
     from ..data.run import Run
     from ..evaluation import evaluate
+    from ..errors import InputError
     from ..frontdoors.outofcore import Log, evaluate_log, parse_budget
+    from ..measures.base import refuse_whole_evaluation_defaults
     from ..results import guard_coverage
     from .grade_map import grade_map
 
+    refuse_whole_evaluation_defaults(measures, "out of core", "part")
     protocol = protocol_of(args)
     budget = parse_budget(args.memory_budget) if args.memory_budget is not None else None
     qrels_columns = {"query": "query", "doc": "doc", "grade": "grade", **columns(args, QRELS_ROLES)}
@@ -79,6 +83,9 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
     mapping = grade_map(args.grade_map)
     qrels_log = Log.of(args.qrels, tuple(qrels_columns.values()), qrels_columns["query"],
                        _table_format(args.qrels, args.qrels_format))
+    # Every query's values printed: held in memory (a budget too small for them is refused);
+    # else they are written to disk part by part when they would take more than half the budget.
+    per_query = args.per_query or args.format in ("json", "parquet")
     found = []
     for path, name in zip(args.runs, names):
         digest = QrelsDigest()
@@ -94,8 +101,16 @@ def evaluate_runs(args, measures, names: list[str], command: str) -> list:
 
         run_log = Log.of(path, tuple(run_columns.values()), run_columns["query"],
                          _table_format(path, args.run_format))
-        results = evaluate_log(qrels_log, run_log, part, memory_budget=budget, sorted=args.log_sorted,
-                               run_name=name, progress=not args.quiet)
+        try:
+            results = evaluate_log(qrels_log, run_log, part, memory_budget=budget, sorted=args.log_sorted,
+                                   run_name=name, progress=not args.quiet, measures=len(measures),
+                                   values_in_memory=per_query)
+        except InputError as error:
+            if not per_query or "too small" not in str(error.what):
+                raise
+            shown = "--per-query" if args.per_query else f"--format {args.format}"
+            raise error.replace(fix=f"{error.fix}, or leave out {shown}: the means alone keep every user's values "
+                                    "on disk") from None
         # The parts' judgments together, whatever the parts (so any two budgets agree), for compare --results.
         results = results.replace(qrels_digest=digest.hexdigest())
         guard_coverage(results, allow_partial=args.allow_partial, min_coverage=args.min_coverage,

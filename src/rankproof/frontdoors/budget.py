@@ -5,14 +5,17 @@ bytes: :data:`OVERHEAD` is what any evaluation holds whatever its input
 (the interpreter, numpy, pyarrow, the engines' modules; measured by
 ``benchmarks/budget_bench.py``), and B pays for
 
-* the per-user values of every user, :data:`PER_USER` bytes each, twice
-  while they are joined at the end: ``2 * PER_USER * users``;
+* the per-user values of every user, :func:`per_user_bytes` each (a base
+  and so much per measure), twice while they are joined at the end:
+  ``2 * per_user_bytes(measures) * users``; or nothing, when they would take
+  more than half the budget: they are then written to disk part by part
+  (:mod:`rankproof.frontdoors.spill`);
 * one part at a time, :data:`EXPANSION` times its input's Arrow size:
   ``EXPANSION * part_rows * row_bytes``;
 * the text read ahead: pyarrow's CSV reader holds up to :data:`READAHEAD`
   blocks of :func:`text_block` bytes, for the truth and the predictions.
 
-So ``part_rows = (B - 2 * PER_USER * users - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``.
+So ``part_rows = (B - 2 * per_user_bytes(measures) * users - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``.
 A budget leaving less than :data:`MIN_PART_ROWS` rows for a part is refused,
 naming the smallest budget that leaves them (a budget is a promise: kept or
 refused, never overrun).
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import os
 import re
 import shutil
@@ -34,10 +38,11 @@ import sys
 import tempfile
 from typing import Iterator
 
-from ..errors import InputError
+from ..errors import InputError, literal
 
-__all__ = ["OVERHEAD", "EXPANSION", "PER_USER", "MIN_PART_ROWS", "READAHEAD", "text_block", "part_rows_for", "estimated_users",
-           "temporary_folder", "stale_folders"]
+__all__ = ["OVERHEAD", "EXPANSION", "PER_USER", "USER_BASE", "PER_MEASURE", "MIN_PART_ROWS", "READAHEAD", "text_block",
+           "per_user_bytes", "values_bytes", "parse_budget", "default_budget", "MEMORY_FRACTION", "part_rows_for", "estimated_users", "temporary_folder",
+           "lasting_folder", "stale_folders"]
 
 # Resident bytes of an evaluation whatever its input: interpreter, numpy, pyarrow, rich, the
 # engines (benchmarks/budget_bench.py measured 170-190 MB on Linux x86-64; stated with margin).
@@ -45,17 +50,54 @@ OVERHEAD = 250 * 2**20
 # Peak bytes of a part's in-memory evaluation per byte of its Arrow input (measured on the
 # 1M x 20 log of benchmarks/frame_bench.py, with margin).
 EXPANSION = 8
-# Bytes the results keep per user (ids, counts, and per measure its values and flags), about, with
-# three measures: 100M rows of 5M users at a 1600MB budget peaked 1,842 MB above the overhead
-# (benchmarks/budget_bench.py), about 190 bytes a user at the join; more measures hold more.
-PER_USER = 200
+# Bytes the results keep per user (its id and counts, USER_BASE; per measure its value, numerator,
+# denominator and two flags, PER_MEASURE), about: 100M rows of 5M users with three measures at a
+# 1600MB budget peaked 1,842 MB above the overhead (benchmarks/budget_bench.py), about 190 bytes a
+# user at the join; the arrays are 45 bytes a user and 26 a measure, the join's order and copies the rest.
+USER_BASE = 110
+PER_MEASURE = 30
+PER_USER = USER_BASE + 3 * PER_MEASURE   # with three measures
 # A part holds at least this many prediction rows: a smaller part is all overhead. Tests cut
 # tiny logs into parts at tiny budgets with the environment's RANKPROOF_MIN_PART_ROWS (test only).
 MIN_PART_ROWS = 4096
 # Blocks pyarrow's streaming CSV reader holds at most (its background queue of 32, and one parsed).
 READAHEAD = 33
+# The default budget: this share of the machine's physical memory.
+MEMORY_FRACTION = 0.25
 _PREFIX = "rankproof-log-"
 _MB = 2**20
+
+
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30,
+          "t": 2**40, "tb": 2**40}
+
+
+def parse_budget(value) -> int:
+    """Bytes from a budget: an int (bytes), or text such as ``"2GB"``, ``"512 MB"``, ``"1.5g"``.
+
+    >>> parse_budget("2GB"), parse_budget("512mb"), parse_budget(4096)
+    (2147483648, 536870912, 4096)
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        number, unit = float(value), ""
+    else:
+        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([a-zA-Z]*)\s*", str(value))
+        if match is None or match.group(2).lower() not in _UNITS:
+            raise InputError(what=f"the memory budget {literal(repr(value))} is not a size",
+                             fix="give bytes or a size such as 2GB, 512MB")
+        number, unit = float(match.group(1)), match.group(2).lower()
+    found = int(number * _UNITS[unit])
+    if found <= 0:
+        raise InputError(what=f"the memory budget {literal(repr(value))} is not positive", fix="give a size such as 2GB")
+    return found
+
+
+def default_budget() -> int:
+    """:data:`MEMORY_FRACTION` of the machine's physical memory (2 GB when unknown)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * MEMORY_FRACTION)
+    except (ValueError, OSError, AttributeError):
+        return 2 * 2**30
 
 
 def text_block(budget: int) -> int:
@@ -70,13 +112,28 @@ def text_block(budget: int) -> int:
     return int(min(4 * _MB, max(1 << 16, budget // 512)))
 
 
+def per_user_bytes(measures: int) -> int:
+    """Bytes the results hold per user with `measures` measures (side-data measures included).
+
+    >>> per_user_bytes(3), per_user_bytes(20)
+    (200, 710)
+    """
+    return USER_BASE + PER_MEASURE * max(1, measures)
+
+
+def values_bytes(users: float, measures: int) -> float:
+    """What every user's values take at the join, twice :func:`per_user_bytes`: ``2 * per_user * users``."""
+    return 2 * per_user_bytes(measures) * users
+
+
 def part_rows_for(budget: int, users: float, row_bytes: float, *, source: str = "the log",
-                  block: int = 0) -> int:
+                  block: int = 0, measures: int = 3, spilled: bool = False) -> int:
     """Prediction rows per part within `budget` bytes, or an InputError naming the smallest budget.
 
-    ``(budget - 2 * PER_USER * users - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``
+    ``(budget - values - 2 * READAHEAD * block) / (EXPANSION * row_bytes)``
     rows, when that is at least :data:`MIN_PART_ROWS` (`block`: the text
-    block, 0 for Parquet).
+    block, 0 for Parquet; `values`: :func:`values_bytes`, 0 when they are
+    `spilled` to disk).
 
     >>> part_rows_for(64 * 2**20, users=10_000, row_bytes=50)
     157772
@@ -86,17 +143,30 @@ def part_rows_for(budget: int, users: float, row_bytes: float, *, source: str = 
     rankproof.errors.InputError: the memory budget 1 MB is too small for the log ...
     """
     least = int(os.environ.get("RANKPROOF_MIN_PART_ROWS", MIN_PART_ROWS))
-    held = 2 * PER_USER * users + 2 * READAHEAD * block
+    held = (0 if spilled else values_bytes(users, measures)) + 2 * READAHEAD * block
     row_bytes = max(row_bytes, 1.0)
     rows = int((budget - held) / (EXPANSION * row_bytes))
     if rows >= least:
         return rows
-    smallest = math.ceil((held + least * EXPANSION * row_bytes) / _MB)
+    smallest = _smallest(held - 2 * READAHEAD * block, least * EXPANSION * row_bytes, bool(block))
     shown = f"{math.ceil(budget / _MB)} MB" if budget >= _MB else f"{budget:,} bytes"
+    values = "" if spilled else f"about {int(users):,} users' values and "
     raise InputError(what=f"the memory budget {shown} is too small for {source} "
-                          f"(about {int(users):,} users' values and a part of {least:,} rows need "
+                          f"({values}a part of {least:,} rows need "
                           f"{smallest} MB, besides the fixed {OVERHEAD // _MB} MB of any evaluation)",
                      fix=f"give a budget of at least {smallest}MB (--memory-budget {smallest}MB)")
+
+
+def _smallest(values: float, part: float, text: bool) -> int:
+    """The smallest budget (MB) holding the values, a part and (text) the read-ahead of its own
+    block size, which grows with the budget: the fixed point of b = values + part + read-ahead(b)."""
+    budget = values + part
+    for _ in range(100):
+        needed = values + part + (2 * READAHEAD * text_block(int(budget)) if text else 0)
+        if needed <= budget:
+            break
+        budget = needed
+    return math.ceil(budget / _MB)
 
 
 def estimated_users(rows: int, sample) -> float:
@@ -167,10 +237,22 @@ def temporary_folder(where: str | None = None) -> Iterator[str]:
     killed evaluation's bucket files, whose space the next run gets back.
     """
     where = tempfile.gettempdir() if where is None else where
+    _remove_stale(where)
+    with tempfile.TemporaryDirectory(prefix=f"{_PREFIX}{os.getpid()}-", dir=where) as folder:
+        yield folder
+
+
+def lasting_folder(where: str | None = None) -> str:
+    """A new folder named as the partition's (so the next run removes it if this one is killed),
+    after removing the stale ones beside it; the caller removes it (spilled values live on)."""
+    where = tempfile.gettempdir() if where is None else where
+    _remove_stale(where)
+    return tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=where)
+
+
+def _remove_stale(where: str) -> None:
     for path in stale_folders(where):
         size = sum(entry.stat().st_size for entry in os.scandir(path) if entry.is_file())
         shutil.rmtree(path, ignore_errors=True)
         print(f"rankproof: removed {path} ({math.ceil(size / _MB)} MB), left by an evaluation that was killed",
               file=sys.stderr)
-    with tempfile.TemporaryDirectory(prefix=f"{_PREFIX}{os.getpid()}-", dir=where) as folder:
-        yield folder

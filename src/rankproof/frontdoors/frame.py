@@ -283,8 +283,10 @@ def _out_of_core(truth, predictions, memory_budget, sorted) -> bool:
 def _evaluate_out_of_core(truth, predictions, measures, protocol, *, user, item, rating, score, weights, name,
                           memory_budget, sorted) -> Results:
     """evaluate_frame over two files, part by part (rankproof.frontdoors.outofcore)."""
+    from ..measures.base import refuse_whole_evaluation_defaults
     from .outofcore import Log, evaluate_log
 
+    refuse_whole_evaluation_defaults(measures, "out of core", "part")
     truth_log = Log.of(truth, (user, item, rating), user)
     predictions_log = Log.of(predictions, (user, item, score), user)
     integer = truth_log.is_integer() and predictions_log.is_integer()
@@ -295,5 +297,5 @@ def _evaluate_out_of_core(truth, predictions, measures, protocol, *, user, item,
                               rating=rating, score=score, weights=weights, name=name, allow_partial=True)
 
     return evaluate_log(truth_log, predictions_log, part, memory_budget=memory_budget, sorted=sorted,
-                        query_ids=ids_as_integers if integer else None,
+                        query_ids=ids_as_integers if integer else None, measures=len(measures),
                         run_name=name if name is not None else os.path.basename(str(predictions)))

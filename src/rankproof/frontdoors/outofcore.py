@@ -38,21 +38,20 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import warnings
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
-import numpy as np
 
 from ..errors import InputError, ParseError, RankproofWarning, literal
 from ..io.formats import formats_for, named_format
 from ..report.progress import Part, Steps, within
 from ..results import Results
 from ..results.coverage import COVERAGE_WARNING_START
-from .budget import (EXPANSION, OVERHEAD, PER_USER, estimated_users, part_rows_for, temporary_folder,
-                     text_block)
+from .budget import (EXPANSION, MEMORY_FRACTION, OVERHEAD, PER_USER, default_budget, estimated_users, lasting_folder,
+                     parse_budget, part_rows_for, temporary_folder, text_block, values_bytes)
 from .partition import partitioned_parts
+from .spill import Joined
 
 __all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "OVERHEAD", "PER_USER", "Log", "parse_budget",
            "default_budget", "estimated_bytes", "needs_out_of_core", "evaluate_log"]
@@ -60,42 +59,8 @@ __all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "OVERHEAD", "PER_USER", 
 # Peak bytes of a whole log's in-memory evaluation per byte of its Arrow input (3.4 measured on
 # the same log): whether files are evaluated out of core when no budget is given.
 IN_MEMORY = 4
-# The default budget: this share of the machine's physical memory.
-MEMORY_FRACTION = 0.25
 # Batches read at once, at most (rows); a part holds one or more.
 MAX_BATCH_ROWS = 1 << 20
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "m": 2**20, "mb": 2**20, "g": 2**30, "gb": 2**30,
-          "t": 2**40, "tb": 2**40}
-
-
-def parse_budget(value) -> int:
-    """Bytes from a budget: an int (bytes), or text such as ``"2GB"``, ``"512 MB"``, ``"1.5g"``.
-
-    >>> parse_budget("2GB"), parse_budget("512mb"), parse_budget(4096)
-    (2147483648, 536870912, 4096)
-    """
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        number, unit = float(value), ""
-    else:
-        match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([a-zA-Z]*)\s*", str(value))
-        if match is None or match.group(2).lower() not in _UNITS:
-            raise InputError(what=f"the memory budget {literal(repr(value))} is not a size",
-                             fix="give bytes or a size such as 2GB, 512MB")
-        number, unit = float(match.group(1)), match.group(2).lower()
-    found = int(number * _UNITS[unit])
-    if found <= 0:
-        raise InputError(what=f"the memory budget {literal(repr(value))} is not positive", fix="give a size such as 2GB")
-    return found
-
-
-def default_budget() -> int:
-    """:data:`MEMORY_FRACTION` of the machine's physical memory (2 GB when unknown)."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * MEMORY_FRACTION)
-    except (ValueError, OSError, AttributeError):
-        return 2 * 2**30
-
-
 @dataclass(frozen=True)
 class Log:
     """One file of a log: its path, its format (parquet, csv or tsv), the columns to read."""
@@ -114,7 +79,8 @@ class Log:
         if format is None:
             format = named_format(name, "out_of_core") or ""
         if format not in formats_for("out_of_core"):
-            raise InputError(what=f"out-of-core evaluation reads Parquet, CSV and TSV files; not {literal(name)}",
+            raise InputError(what=f"out-of-core evaluation reads Parquet, CSV, TSV and JSON Lines files; not "
+                                  f"{literal(name)}",
                              fix="convert it to Parquet or CSV, or evaluate it in memory")
         if not os.path.isfile(name):
             raise ParseError(source=name, what="does not exist (or is not a file)", fix="check the path")
@@ -180,6 +146,11 @@ class Log:
             except (pa.ArrowException, OSError) as error:   # a damaged page, found when it is read
                 raise self._unreadable(error) from None
             return
+        if self.format == "jsonl":
+            from .jsonl_log import jsonl_batches
+
+            yield from jsonl_batches(self.path, self.columns, self.block)
+            return
         yield from self._text_batches(rows)
 
     def _parquet_batches(self, rows: int) -> Iterator:
@@ -191,13 +162,14 @@ class Log:
             raise ParseError(source=self.path, what=f"has no column {literal(repr(missing[0]))}",
                              fix=f"its columns: {literal(', '.join(handle.schema_arrow.names))}")
         meta = handle.metadata
-        if max((meta.row_group(i).num_rows for i in range(meta.num_row_groups)), default=0) > 4 * max(rows, 1):
-            # Row groups too large to read whole: batches (pyarrow's batch reader holds on to
-            # memory as it goes, so row groups are read whole where they are small enough).
-            for batch in handle.iter_batches(batch_size=rows, columns=list(self.columns)):
-                yield pa.Table.from_batches([batch])
-            return
         for index in range(meta.num_row_groups):
+            if meta.row_group(index).num_rows > 4 * max(rows, 1):
+                # A row group too large to read whole: in batches, with a reader of its own (one
+                # reader over the file keeps what it decoded of the row groups before: 31 MB grew
+                # to 113 MB of Arrow memory over ten row groups of 1M rows).
+                for batch in handle.iter_batches(batch_size=rows, row_groups=[index], columns=list(self.columns)):
+                    yield pa.Table.from_batches([batch])
+                continue
             group = handle.read_row_group(index, columns=list(self.columns))
             for start in range(0, group.num_rows, max(1, rows)):
                 yield group.slice(start, rows)
@@ -375,10 +347,11 @@ def _first_rows(log: Log, count: int):
     return _tables(pieces).slice(0, count) if found else None
 
 
-def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
-           part_rows: int | None) -> tuple[int, int, int]:
-    """(batch rows, part rows of predictions, prediction rows) for the budget (see
-    :func:`~rankproof.frontdoors.budget.part_rows_for`; refused when too small)."""
+def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None, part_rows: int | None,
+           measures: int, in_memory: bool) -> tuple[int, int, int, bool]:
+    """(batch rows, part rows of predictions, prediction rows, values spilled to disk?) for the budget
+    (see :func:`~rankproof.frontdoors.budget.part_rows_for`; refused when too small). The values
+    are spilled when they would take more than half the budget, unless asked to stay `in_memory`."""
     truth_bytes, prediction_bytes = truth.size(), predictions.size()
     first = _first_rows(predictions, 1 << 16)
     first_rows = max(1, first.num_rows) if first is not None else 1
@@ -387,17 +360,19 @@ def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None,
         rows = max(1, int(prediction_bytes / max(1.0, first.nbytes / first_rows))) if first is not None else 1
     users = estimated_users(rows, _users(first, predictions.user, False)) if first is not None else 1.0
     per_row = (truth_bytes + prediction_bytes) / max(1, rows)  # input bytes per prediction row, truth included
+    spilled = not in_memory and values_bytes(users, measures) > budget / 2
     if part_rows is None:
         text = truth.format != "parquet" or predictions.format != "parquet"
         part_rows = part_rows_for(budget, users, per_row, source=f"{literal(predictions.path)} and its truth",
-                                  block=predictions.block if text else 0)
+                                  block=predictions.block if text else 0, measures=measures, spilled=spilled)
     if batch_rows is None:
         batch_rows = int(min(MAX_BATCH_ROWS, max(1024, part_rows // 4)))
-    return batch_rows, part_rows, rows
+    return batch_rows, part_rows, rows, spilled
 
 
-def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Steps | Part) -> list[Results]:
-    """Evaluate each part; a part without truth or without predictions joins its neighbour."""
+def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Steps | Part,
+                    done: Joined) -> Joined:
+    """Evaluate each part into `done`; a part without truth or without predictions joins its neighbour."""
     def evaluated(truth: list, predictions: list) -> Results:
         if not truth or not predictions:
             raise InputError(what=f"the log's {'truth' if not truth else 'predictions'} file holds no rows",
@@ -416,7 +391,6 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
 
     # A part is evaluated as soon as it has both; a part without one of them is carried into the
     # next, and one left at the end joins the last evaluated part (whose input is kept for that).
-    done: list[Results] = []
     last: tuple[list, list] | None = None
     carried: tuple[list, list] = ([], [])
     for truth, predictions in parts:
@@ -430,7 +404,7 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
             carried = (truth, predictions)
     if carried[0] or carried[1] or not done:
         if last is not None:
-            done[-1] = evaluated(last[0] + carried[0], last[1] + carried[1])
+            done.replace_last(evaluated(last[0] + carried[0], last[1] + carried[1]))
         else:
             done.append(evaluated(*carried))
     return done
@@ -439,7 +413,7 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
 def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memory_budget=None,
                  sorted: bool | None = None, query_ids=None, run_name: str | None = None, progress: bool = False,
                  temporary: str | None = None, batch_rows: int | None = None,
-                 part_rows: int | None = None) -> Results:
+                 part_rows: int | None = None, measures: int = 3, values_in_memory: bool = False) -> Results:
     """Evaluate a log part by part within a memory budget; the Results of the whole.
 
     Parameters
@@ -467,10 +441,32 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
     batch_rows, part_rows : int, optional
         Rows read at once and prediction rows per part, instead of those the
         budget gives (tests cut parts at chosen places with them).
+    measures : int
+        The measures evaluated (side-data measures included): what each
+        user's values take (:func:`~rankproof.frontdoors.budget.per_user_bytes`).
+    values_in_memory : bool
+        Hold every user's values in memory (a budget too small for them is
+        refused). By default they are written to disk part by part when
+        they would take more than half the budget, and the Results hold
+        them memory-mapped (:mod:`rankproof.frontdoors.spill`).
     """
     budget = default_budget() if memory_budget is None else parse_budget(memory_budget)
     truth, predictions = (replace(log, block=text_block(budget)) for log in (truth, predictions))
-    batch_rows, part_rows, rows = _sizes(truth, predictions, budget, batch_rows, part_rows)
+    batch_rows, part_rows, rows, spilled = _sizes(truth, predictions, budget, batch_rows, part_rows, measures,
+                                                  values_in_memory)
+    done = Joined((lambda: lasting_folder(temporary)) if spilled else None)
+    try:
+        return _evaluate(truth, predictions, evaluate_part, done, sorted=sorted, query_ids=query_ids,
+                         run_name=run_name, progress=progress, temporary=temporary, batch_rows=batch_rows,
+                         part_rows=part_rows, rows=rows)
+    except BaseException:
+        done.discard()
+        raise
+
+
+def _evaluate(truth: Log, predictions: Log, evaluate_part: Callable, done: Joined, *, sorted, query_ids, run_name,
+              progress, temporary, batch_rows: int, part_rows: int, rows: int) -> Results:
+    """evaluate_log's passes: sorted, else (or when a batch is out of order) partitioned."""
     as_text = not (truth.is_integer() and predictions.is_integer())
     # Steps: each batch of predictions read, each part evaluated (the partition: truth batches too).
     steps = math.ceil(rows / batch_rows) + math.ceil(rows / part_rows)
@@ -481,9 +477,9 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
                                       _Buffered(predictions.batches(batch_rows), predictions.user, as_text,
                                                 lambda: stages.step("reading the sorted log")),
                                       part_rows)
-                found = _evaluate_parts(parts, evaluate_part, stages)
-                return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)
+                return _evaluate_parts(parts, evaluate_part, stages, done).results(run_name, query_ids)
             except OutOfOrder:
+                done.restart()   # start over, partitioned
                 if sorted:
                     raise InputError(what="the log is not sorted by {query}, but it was said to be (sorted=True, "
                                           "--sorted)", fix="sort both files by {query}, or let rankproof "
@@ -493,5 +489,5 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
                                       (lambda t: _users(t, truth.user, as_text),
                                        lambda t: _users(t, predictions.user, as_text)),
                                       rows, part_rows, batch_rows, folder, stages.step)
-            found = _evaluate_parts(parts, evaluate_part, stages)
-        return Results.concat(found, run_name=run_name, sort=True, query_ids=query_ids)
+            _evaluate_parts(parts, evaluate_part, stages, done)
+        return done.results(run_name, query_ids)

@@ -80,7 +80,7 @@ INPUT_FORMATS: dict[str, InputFormat] = {entry.name: entry for entry in (
     _format("trec", (), "memory", "TREC"),
     _format("csv", (".csv",), "memory out_of_core", "CSV"),
     _format("tsv", (".tsv",), "memory out_of_core", "TSV"),
-    _format("jsonl", (".jsonl", ".ndjson"), "memory rag", "JSON Lines"),
+    _format("jsonl", (".jsonl", ".ndjson"), "memory out_of_core rag", "JSON Lines"),
     _format("parquet", (".parquet", ".pq"), "memory out_of_core spark rag", "Parquet"),
     _format("run3", (), "memory", "three-column run"),
     _format("json", (".json",), "rag", "a JSON list"),
@@ -97,7 +97,7 @@ def formats_for(route: str) -> tuple[str, ...]:
     """The formats a route reads, in the table's order.
 
     >>> formats_for("out_of_core")
-    ('csv', 'tsv', 'parquet')
+    ('csv', 'tsv', 'jsonl', 'parquet')
     """
     return tuple(name for name, entry in INPUT_FORMATS.items() if route in entry.routes)
 

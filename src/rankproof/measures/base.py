@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import enum
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..errors import MeasureError, ProtocolError
 from ..errors import literal
@@ -30,7 +30,8 @@ from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enu
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
 __all__ = ["Measure", "MeasureSpec", "measure_text", "Param", "PARAMS", "REGISTRY", "register", "register_param",
-           "parse_float", "TieSupport", "Dcg", "GradeTable"]
+           "parse_float", "TieSupport", "Dcg", "GradeTable", "WHOLE_EVALUATION_DEFAULTS", "whole_evaluation_default",
+           "refuse_whole_evaluation_defaults"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -389,3 +390,36 @@ def _unknown_name(name: str) -> MeasureError:
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     return MeasureError(what=f"unknown measure {literal(repr(name[:60]))}{hint}. Known measures: "
                         f"{', '.join(REGISTRY)}", value=name)
+
+
+# Parameters whose default is read from the whole evaluation (ERR's max_grade, the C/W/L measures'
+# max_rel: the highest judged grade of every evaluated query): a part of it (a Spark partition,
+# an out-of-core part) would take its own highest grade, so they must be given there.
+WHOLE_EVALUATION_DEFAULTS = ("max_grade", "max_rel")
+
+
+def whole_evaluation_default(measure: "Measure") -> str | None:
+    """The parameter of `measure` left to a default read from every evaluated query, or None.
+
+    >>> from rankproof.measures.parse import parse_measure
+    >>> whole_evaluation_default(parse_measure("err@10")), whole_evaluation_default(parse_measure("err(max_grade=4)@10"))
+    ('max_grade', None)
+    """
+    given = dict(measure.params)
+    if "rel" in given:   # binary gains: no highest grade is read
+        return None
+    return next((name for name in WHOLE_EVALUATION_DEFAULTS if name in measure.spec.params and name not in given),
+                None)
+
+
+def refuse_whole_evaluation_defaults(measures: "Iterable[Measure]", where: str, piece: str) -> None:
+    """Refuse a measure left to such a default (:func:`whole_evaluation_default`) where the
+    evaluation is cut into pieces (``where="on Spark", piece="partition"``): each piece would take
+    the highest grade of its own queries."""
+    for measure in measures:
+        name = whole_evaluation_default(measure)
+        if name is not None:
+            raise MeasureError(what=f"{literal(measure)} {where} needs {name}=: its default, the highest judged "
+                                    f"{{grade}} of all evaluated {{queries}}, is not known to a {piece}",
+                               fix=f"e.g. {literal(measure.spec.name)}({name}=4)", value=str(measure))
+

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import InputError, MeasureError, RankproofError, RankproofWarning, literal
 from ..evaluation import MIN_COVERAGE, guard_coverage, resolve_measures, resolve_protocol, weights_wanted
-from ..measures.base import Measure
+from ..measures.base import Measure, refuse_whole_evaluation_defaults
 from ..protocol import Aggregation, Protocol, Subqueries
 from ..results.matching import guard, query_mismatch
 from .inputs import QRELS_SIDE, Columns, Table, describe, packed
@@ -98,12 +98,7 @@ def _partition_count(session: "SparkSession", tables: list[Table]) -> int:
 def _refuse_whole_evaluation_defaults(measures: list[Measure]) -> None:
     """A parameter whose default is read from every evaluated query (ERR's ``max_grade``: the
     highest judged grade) would be each partition's own on Spark: it must be given."""
-    for measure in measures:
-        for name in ("max_grade", "max_rel"):   # ERR's; the C/W/L measures' (rankproof.measures.cwl)
-            if name in measure.spec.params and name not in dict(measure.params) and "rel" not in dict(measure.params):
-                raise MeasureError(what=f"{literal(measure)} on Spark needs {name}=: its default, the highest judged "
-                                        "{grade} of all evaluated {queries}, is not known to a partition",
-                                   fix=f"e.g. {literal(measure.spec.name)}({name}=4)", value=str(measure))
+    refuse_whole_evaluation_defaults(measures, "on Spark", "partition")
 
 
 def _exact_means(summaries: list[dict], measures: list[Measure], protocol: Protocol) -> dict[Measure, float]:

@@ -338,6 +338,13 @@ def _num_rel_measure(ranking, pool, rel=1) -> int:
 _num_rel_measure.__name__ = "num_rel"
 
 
+def num_q(ranking, pool) -> int:
+    """1: each evaluated query counts one (summed over the queries, the number of queries)."""
+    _check_ranking(ranking)
+    _check_pool(pool)
+    return 1
+
+
 MEASURES = {
     "dcg": dcg,
     "ndcg": ndcg,
@@ -352,6 +359,7 @@ MEASURES = {
     "num_ret": num_ret,
     "num_rel": _num_rel_measure,
     "num_rel_ret": num_rel_ret,
+    "num_q": num_q,
 }
 """Measure name -> function with signature ``fn(ranking, pool, **params)``."""
 
@@ -369,6 +377,7 @@ MEASURE_PARAMS = {
     "num_ret": frozenset({"k"}),
     "num_rel": frozenset({"rel"}),
     "num_rel_ret": frozenset({"k", "rel"}),
+    "num_q": frozenset(),
 }
 """Measure name -> the keyword parameters its function accepts."""
 

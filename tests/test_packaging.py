@@ -94,7 +94,7 @@ def test_stub_matches_the_compiled_module(pyx: Path):
 
 # -- the dtype and contiguity each stub states, against the compiled signatures ------------------
 _C_DTYPES = {"int64_t": "int64", "int32_t": "int32", "uint8_t": "uint8", "uint64_t": "uint64",
-             "double": "float64"}
+             "double": "float64", "float": "float32"}
 # `const int64_t[::1] offsets`, `grade_t[:, ::1] grade`: element type, dimensions, name
 _MEMORYVIEW = re.compile(r"(?:const\s+)?(\w+)\[([^\]]*)\]\s+(\w+)")
 

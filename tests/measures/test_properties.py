@@ -11,7 +11,7 @@ from rankproof.measures import REGISTRY
 
 ALL_MEASURES = ["ndcg", "ndcg@3", "dcg@5", "ideal_dcg@3", "ap", "ap@5", "rr", "rr@3", "p@3", "p", "r@5",
                 "r", "hit@2", "rprec", "bpref", "bpref@3", "judged@5", "num_ret@4", "num_rel",
-                "num_rel_ret@3"]
+                "num_rel_ret@3", "num_q"]
 assert {m.split("@")[0] for m in ALL_MEASURES} == {n for n, s in REGISTRY.items() if s.family == "core"}
 
 doc_ids = st.sampled_from([f"d{i}" for i in range(12)] + ["D0", "a#", "zz", "é"])

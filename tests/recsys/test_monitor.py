@@ -110,7 +110,8 @@ def test_thresholds_read_relative_or_absolute(text, value, relative):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--max-drop", "five"], "max_drop 'five' is not a drop"), (["--alpha", "2"], "--alpha 2.0 is not between"),
+    (["--max-drop", "five"], "--max-drop: a drop >= 0 such as 5% or 0.01 is needed (got 'five')"),
+    (["--alpha", "2"], "--alpha: a number between 0 and 1 (both excluded) is needed"),
     (["-m", "ap"], "ap was not saved"),
 ])
 def test_bad_options_are_one_line_exit_2(windows, tmp_path, capsys, argv, words):

@@ -87,11 +87,12 @@ TEST_WORKERS ?= 2
 # alone: beside the suite's workers its compile would share the two cores (60 s and over, against ~44 s
 # alone). Then mypy (one core, ~27 s of CPU) runs beside the suite instead of before it, and the
 # workers steal each other's queued tests, so that a long test at the end leaves no core idle.
+# The differential parity suite (tests/parity) is `make parity`'s, which CI runs next: not twice.
 test: $(STAMP) ext $(TREC_EVAL) $(TREC_EVAL9)
 	$(BIN)/ruff check src
 	RANKPROOF_TIME_DEMO=1 $(BIN)/python -m pytest -n 0 tests/cli/test_demo_fresh.py
 	@mkdir -p build; $(BIN)/mypy > build/mypy.out 2>&1 & mypy=$$!; \
-	status=0; $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal || status=$$?; \
+	status=0; $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --ignore=tests/parity || status=$$?; \
 	wait $$mypy || status=$$((status ? status : 1)); cat build/mypy.out; exit $$status
 
 # The tier for every edit: ruff and the tests that need no peer library, oracle, Spark

@@ -176,15 +176,9 @@ def _registered(run: Run, k, side, params: dict, protocol: Protocol) -> ListValu
     return result
 
 
-def _patience(value: Any) -> float:
-    number = float(value)
-    if not 0 < number < 1:
-        raise ValueError(f"expected a number in (0, 1); got {str(value)[:40]!r}")
-    return number
-
-
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
+    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .side_params import choice, open_unit
 
     if "awrf" in SIDE_REGISTRY:
         return
@@ -196,7 +190,7 @@ def _register() -> None:
                    "query's relevant items), catalogue (among every item with a group) or uniform"),
          SideParam("attention", choice(*ATTENTION), "log", "attention=log (1/log2 max(rank, 2)) or geometric "
                    "(patience^(rank-1))"),
-         SideParam("patience", _patience, 0.5, "patience=0.5: the gamma of attention=geometric"),
+         SideParam("patience", open_unit, 0.5, "patience=0.5: the gamma of attention=geometric"),
          SideParam("base", choice("2", "e"), "2", "base=2 (bits: AWRF in [0, 1]) or base=e (nats)"),
          SideParam("preset", choice("trec2021"), None, "preset=trec2021: attention=log, base=e, as TREC Fair "
                    "Ranking 2021's script")),

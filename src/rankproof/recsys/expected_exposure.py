@@ -340,39 +340,19 @@ def _registered(quantity: str):
     return compute
 
 
-def _positive_int(value: Any) -> int:
-    number = int(str(value))
-    if number < 1:
-        raise ValueError(f"expected an integer >= 1; got {str(value)[:40]!r}")
-    return number
-
-
-def _positive(value: Any) -> float:
-    number = float(value)
-    if not number > 0 or not math.isfinite(number):
-        raise ValueError(f"expected a number > 0; got {str(value)[:40]!r}")
-    return number
-
-
-def _patience(value: Any) -> float:
-    number = float(value)
-    if not 0 < number < 1:
-        raise ValueError(f"expected a number in (0, 1); got {str(value)[:40]!r}")
-    return number
-
-
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
+    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .side_params import choice, open_unit, positive, positive_int
 
     if "ee_l" in SIDE_REGISTRY:
         return
-    params = (SideParam("gamma", _patience, 0.5, "gamma=0.5: the browsing model's patience, in (0, 1)"),
+    params = (SideParam("gamma", open_unit, 0.5, "gamma=0.5: the browsing model's patience, in (0, 1)"),
               SideParam("policy", choice("deterministic", "plackett_luce"), "deterministic",
                         "policy=deterministic (the run's ranking; ties=expected shares a tie's exposure) or "
                         "plackett_luce (rankings drawn from the run's scores)"),
-              SideParam("samples", _positive_int, 100, "samples=100: rankings drawn by policy=plackett_luce"),
+              SideParam("samples", positive_int, 100, "samples=100: rankings drawn by policy=plackett_luce"),
               SideParam("seed", int, 0, "seed=0: the draws of policy=plackett_luce"),
-              SideParam("temperature", _positive, 1.0, "temperature=1: policy=plackett_luce draws with "
+              SideParam("temperature", positive, 1.0, "temperature=1: policy=plackett_luce draws with "
                         "probability proportional to exp(score / temperature)"))
     common: dict[str, Any] = dict(needs_cutoff=False, judgments=True, value_range=(0.0, float(np.inf)),
                                   reads="the judgments (QRELS) and the run")

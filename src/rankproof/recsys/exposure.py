@@ -175,15 +175,9 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
     return CatalogueValue(name, exposure_parity(result), tuple(detail))
 
 
-def _open_share(value: Any) -> float:
-    number = float(value)
-    if not 0 < number < 1:
-        raise ValueError(f"expected a number in (0, 1); got {str(value)[:40]!r}")
-    return number
-
-
 def _register() -> None:
-    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
+    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .side_params import choice, open_unit
 
     if "exposure" in SIDE_REGISTRY:
         return
@@ -193,8 +187,8 @@ def _register() -> None:
         "category per item", CATALOGUE, (), _registered,
         (SideParam("groups", choice("popularity", "category"), "popularity", "groups=popularity or category"),
          SideParam("model", choice(*_MODELS), "log", "model=log (1/log2(rank+1)), uniform or geometric"),
-         SideParam("persistence", _open_share, 0.8, "persistence=0.8: the p of model=geometric"),
-         SideParam("ratio", _open_share, 0.8, "ratio=0.8: the short head's share of training interactions")),
+         SideParam("persistence", open_unit, 0.8, "persistence=0.8: the p of model=geometric"),
+         SideParam("ratio", open_unit, 0.8, "ratio=0.8: the short head's share of training interactions")),
         value_range=(0.0, float(np.inf)), higher_is_better=False,
         reads="--train (groups=popularity) or --features (groups=category)", optional=("train", "features")))
 

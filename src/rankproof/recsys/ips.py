@@ -47,6 +47,7 @@ from ..errors import InputError, literal
 from ..protocol import Protocol
 from .beyond import ListValues
 from .ranked import check_cutoff, item_sets, ranked_top
+from .side_params import positive
 
 __all__ = ["inverse_propensities", "ips_hit_rate", "ips_ndcg"]
 
@@ -192,23 +193,17 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol, ndcg: bool)
     return ips_hit_rate(run, k, **common)
 
 
-def _positive(value: Any) -> float:
-    number = float(value)
-    if not 0 < number < math.inf:
-        raise ValueError(f"expected a number > 0; got {str(value)[:40]!r}")
-    return number
-
-
 def _cap(value: Any) -> "float | None":
-    return None if str(value) == "none" or value is None else _positive(value)
+    return None if str(value) == "none" or value is None else positive(value)
 
 
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
+    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .side_params import choice
 
     if "ips_hit_rate" in SIDE_REGISTRY:
         return
-    params = (SideParam("exponent", _positive, 1.0, "exponent=1: p_i = (n_i / N) ** exponent (RecPack: 1)"),
+    params = (SideParam("exponent", positive, 1.0, "exponent=1: p_i = (n_i / N) ** exponent (RecPack: 1)"),
               SideParam("cap", _cap, DEFAULT_CAP, "cap=10000 clips 1 / p_i (RecPack's ip_cap); cap=none clips nothing"),
               SideParam("unseen", choice("zero", "cap"), "zero", "unseen=zero (RecPack) or unseen=cap: the weight "
                         "of an item --train never saw"))

@@ -50,6 +50,7 @@ from ..protocol import Protocol
 from . import beyond
 from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, Features, Interactions, SideData
+from .side_params import choice
 
 __all__ = ["SideSpec", "SideParam", "PerUser", "PooledPairs", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY",
            "FAMILIES", "register_side", "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
@@ -343,15 +344,6 @@ def _long_tail(run: Run, k: int, side: SideData, params: dict, protocol: Protoco
     train: Interactions = side.needed("train")
     return beyond.long_tail_share(run, k, training=train, head=params["head"],
                                   protocol=protocol)
-
-
-def choice(*allowed: str) -> Callable[[Any], str]:
-    """A parameter's parser that takes one of `allowed` (the value's text) and refuses anything else."""
-    def parse(value: Any) -> str:
-        if str(value) not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}; got {str(value)[:40]!r}")
-        return str(value)
-    return parse
 
 
 def _share(value: Any) -> float:

@@ -1,0 +1,56 @@
+"""The parsers of side-data measures' parameters (``coverage(universe=...)``,
+``ee_l(gamma=0.5)``): each takes the parameter's text or value and returns it
+parsed, or raises ``ValueError`` with the domain it expected, which the
+measure parser turns into a one-line refusal naming the parameter.
+
+>>> open_unit("0.5"), positive("2"), positive_int("3"), choice("a", "b")("b")
+(0.5, 2.0, 3, 'b')
+>>> open_unit("1")
+Traceback (most recent call last):
+...
+ValueError: expected a number in (0, 1); got '1'
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+__all__ = ["choice", "open_unit", "positive", "positive_int"]
+
+
+def _shown(value: Any) -> str:
+    return repr(str(value)[:40])
+
+
+def choice(*allowed: str) -> Callable[[Any], str]:
+    """A parameter's parser that takes one of `allowed` (the value's text) and refuses anything else."""
+    def parse(value: Any) -> str:
+        if str(value) not in allowed:
+            raise ValueError(f"expected one of {', '.join(allowed)}; got {_shown(value)}")
+        return str(value)
+    return parse
+
+
+def open_unit(value: Any) -> float:
+    """A number strictly between 0 and 1 (a patience, a persistence)."""
+    number = float(value)
+    if not 0 < number < 1:
+        raise ValueError(f"expected a number in (0, 1); got {_shown(value)}")
+    return number
+
+
+def positive(value: Any) -> float:
+    """A finite number above 0 (an exponent, a temperature)."""
+    number = float(value)
+    if not 0 < number < math.inf:
+        raise ValueError(f"expected a number > 0; got {_shown(value)}")
+    return number
+
+
+def positive_int(value: Any) -> int:
+    """An integer of at least 1 (a number of samples)."""
+    number = int(str(value))
+    if number < 1:
+        raise ValueError(f"expected an integer >= 1; got {_shown(value)}")
+    return number

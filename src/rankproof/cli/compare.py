@@ -13,7 +13,7 @@ from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, me
 from .usage import add_coverage_options, count_option, fraction_option, precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
-           "add_paper_options", "bare_names", "latex_columns", "test_options", "run"]
+           "add_paper_options", "bare_names", "table_names", "latex_columns", "test_options", "run"]
 
 NAME = "compare"
 HELP = "paired significance tests between runs (or saved results)"
@@ -99,6 +99,15 @@ def bare_names(names: list[str]) -> list[str]:
     return labels if len(set(labels)) == len(labels) else names
 
 
+def table_names(paths: list[str], labels: "list[str] | None") -> list[str]:
+    """The runs' names in compare, systems and segments tables: each --label as given, else the
+    file name without its extension (:func:`bare_names`)."""
+    file_names = run_names(paths)
+    labelled = run_names(paths, labels)
+    return [given if given != file else bare for given, file, bare in zip(labelled, file_names,
+                                                                       bare_names(file_names))]
+
+
 def run(args) -> int:
     from ..report.output import check_output_path, write_output
     from ..stats import compare
@@ -173,9 +182,7 @@ def _compare_runs(args, compare):
     args.qrels, paths = args.inputs[0], args.inputs[1:]
     # Runs are named by file without its extension (bm25.run -> bm25), or by --label.
     file_names = run_names(paths)
-    labelled = run_names(paths, args.label)
-    names = [given if given != file else bare for given, file, bare in zip(labelled, file_names,
-                                                                            bare_names(file_names))]
+    names = table_names(paths, args.label)
     large = prepare_for(args.inputs)
     with progress(2 + 2 * len(paths), large, "comparing") as stages:
         qrels, read = read_inputs(args, args.qrels, paths, names, stages)

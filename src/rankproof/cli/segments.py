@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs
 from .large import prepare_for
 from .render import quieted
 from .usage import count_option, fraction_option, usage
@@ -64,7 +64,7 @@ def run(args) -> int:
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
     from ..stats.segments import by_segment
-    from .compare import bare_names
+    from .compare import table_names
     from .progress import steps
 
     if len(args.inputs) < 2:
@@ -73,10 +73,7 @@ def run(args) -> int:
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = protocol_of(args)
     qrels_path, paths = args.inputs[0], args.inputs[1:]
-    file_names = run_names(paths)
-    labelled = run_names(paths, args.label)
-    names = [given if given != file else bare for given, file, bare in zip(labelled, file_names,
-                                                                            bare_names(file_names))]
+    names = table_names(paths, args.label)
     prepare_for(args.inputs)
     tables = {}
     with quieted(args), steps(args, 2 + 3 * len(paths), "segments") as stages:

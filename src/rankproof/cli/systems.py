@@ -75,7 +75,7 @@ def run(args) -> int:
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
-    from .compare import bare_names
+    from .compare import table_names
 
     if args.results:
         return _saved(args)
@@ -89,9 +89,7 @@ def run(args) -> int:
     places = digits(args)
     qrels_path, paths = args.inputs[0], args.inputs[1:]
     file_names = run_names(paths)
-    labelled = run_names(paths, args.label)
-    names = [given if given != file else bare for given, file, bare in zip(labelled, file_names,
-                                                                            bare_names(file_names))]
+    names = table_names(paths, args.label)
     known = {**dict(zip(paths, names)), **dict(zip(file_names, names)), **{name: name for name in names}}
     baselines = [known.get(name, name) for name in args.baseline or []]
     if args.risk and not baselines:

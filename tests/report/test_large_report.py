@@ -86,14 +86,9 @@ def test_a_browser_finds_the_summary_the_plots_and_the_drill_down_working(large_
                                  large_report.read_text(encoding="utf-8"), re.S).group(1))
     browser = DevTools(tmp_path / "profile")
     try:
-        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
-        session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        browser.send("Runtime.enable", session)
-        browser.send("Page.enable", session)
-        browser.send("Page.navigate", session, url=large_report.as_uri())
-        browser.evaluate(session, "new Promise(r => { const ok = () => document.readyState === 'complete' "
-                                  "&& document.getElementById('drill').dataset.query; const t = () => ok() ? r(1) "
-                                  ": setTimeout(t, 50); t(); })")
+        session = browser.open(large_report.as_uri())
+        browser.evaluate(session, "new Promise(r => { const t = () => document.getElementById('drill').dataset.query "
+                                  "? r(1) : setTimeout(t, 50); t(); })")   # the drill-down's script has run
         query = drill["queries"][-1]
         seen = browser.evaluate(session, f"""(() => {{
             const means = document.querySelectorAll('#summary td[data-key="mean"]').length;

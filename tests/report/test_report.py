@@ -453,14 +453,9 @@ def test_choosing_a_query_in_the_select_shows_its_rankings(cranfield_report, tmp
     drill = json.loads(_parse(cranfield_report.read_text(encoding="utf-8")).scripts["drill-data"])
     browser = DevTools(tmp_path / "profile")
     try:
-        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
-        session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        browser.send("Runtime.enable", session)
-        browser.send("Page.enable", session)
-        browser.send("Page.navigate", session, url=cranfield_report.as_uri())
-        browser.evaluate(session, "new Promise(r => { const ok = () => document.readyState === 'complete' "
-                                  "&& document.getElementById('drill').dataset.query; const t = () => ok() ? r(1) "
-                                  ": setTimeout(t, 50); t(); })")
+        session = browser.open(cranfield_report.as_uri())
+        browser.evaluate(session, "new Promise(r => { const t = () => document.getElementById('drill').dataset.query "
+                                  "? r(1) : setTimeout(t, 50); t(); })")   # the drill-down's script has run
         assert browser.evaluate(session, "document.getElementById('drill').dataset.query") == drill["queries"][0]
         # The user picks query 100 in the drill-down's select.
         shown = browser.evaluate(session, """(() => {

@@ -31,70 +31,20 @@ from .data.intents import IntentQrels
 from .data.run import Run
 from .engines import Engine, get_engine
 from .engines.plan import compute
-from .errors import literal, InputError, RankproofWarning, ZeroIdealError
+from .errors import literal, InputError, RankproofWarning
 from .measures.base import Measure
-from .measures.parse import parse_measures
-from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
+from .measures.resolve import resolve_measures
+from .protocol import Aggregation, Protocol, Ties
+from .protocol.resolve import resolve_protocol
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage, guard_coverage
+from .results.weights import query_weights, weights_wanted
+from .results.zero_ideal import apply_zero_ideal, nothing_relevant
 from .results.matching import find_mismatch, guard
 from .typing import MeasuresLike, ProtocolLike
 
 __all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
            "check_query_coverage", "guard_coverage"]
-
-
-def resolve_protocol(protocol: ProtocolLike) -> Protocol:
-    """A Protocol from what a caller gives: None (the default), a preset name, protocol text, or a Protocol.
-
-    >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
-    True
-    """
-    if protocol is None:
-        return Protocol()
-    if isinstance(protocol, str):
-        return Protocol.preset(protocol) if "=" not in protocol else Protocol.from_text(protocol)
-    if not isinstance(protocol, Protocol):
-        raise InputError(what=f"protocol must be a Protocol, a preset name or protocol text; got {type(protocol).__name__}",
-                         value=protocol)
-    return protocol
-
-
-def weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
-    """Do the protocol and the weights agree that the mean is weighted? Refuse when they disagree
-    (`how` says how the front door takes weights)."""
-    if protocol.aggregation is not Aggregation.WEIGHTED:
-        if weights is not None:
-            raise InputError(what=f"weights were given but the protocol says aggregation={protocol.aggregation}",
-                             fix="set the policy aggregation=weighted to use them")
-        return False
-    if weights is None:
-        raise InputError(what="aggregation='weighted' needs weights", fix=literal(how))
-    return True
-
-
-def query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
-    """The weight of each query (aligned with `queries`), or None when the mean is not weighted."""
-    if not weights_wanted(weights, protocol) or weights is None:
-        return None
-    missing = [q for q in queries.tolist() if q not in weights]
-    if missing:
-        shown = literal(", ".join(map(str, missing[:3])) + (" and more" if len(missing) > 3 else ""))
-        raise InputError(what=f"no weight for {{queries}} {shown}", value=missing[0],
-                         fix="give every evaluated {query} a weight")
-    bad = [q for q in queries.tolist()
-           if isinstance(weights[q], bool) or not isinstance(weights[q], (int, float, np.integer, np.floating))]
-    if bad:
-        raise InputError(what=f"the weight of {{query}} {literal(bad[0])} is {literal(repr(str(weights[bad[0]])[:40]))}, "
-                              "not a number", value=weights[bad[0]], fix="give every evaluated {query} a numeric weight")
-    try:
-        array = np.array([float(weights[q]) for q in queries.tolist()])
-    except OverflowError:
-        raise InputError(what="a {query} weight is beyond float64", fix="give finite weights") from None
-    if not np.all(np.isfinite(array)) or (array < 0).any() or array.sum() == 0:
-        raise InputError(what="{query} weights must be finite, non-negative and not all zero",
-                         fix="give every {query} a finite weight >= 0, some of them > 0")
-    return array
 
 
 def evaluate(
@@ -284,45 +234,6 @@ def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
             "ties=input (--policy ties=input) to score that order",)
 
 
-def _refuse_nugget_scores(measure_list: list[Measure], protocol: Protocol) -> None:
-    """Nugget scores are read from assignment files, never computed from a ranking (and their protocol's
-    nuggets policy is theirs alone)."""
-    from .errors import MeasureError, ProtocolError
-
-    fix = "nugget scores are read from nuggetizer's assignment files: rankproof.evaluate_nuggets(path) or " \
-          "rankproof nuggets FILE"
-    read = [str(m) for m in measure_list if not m.spec.ranking]
-    if read:
-        raise MeasureError(what=f"{literal(read[0])} is not computed from a ranking", value=read[0], fix=fix)
-    if protocol.nuggets.scored:
-        raise ProtocolError(what=f"the protocol says nuggets={protocol.nuggets}, the policy of nugget scores, "
-                                 "not of rankings", value=str(protocol.nuggets), fix=fix)
-
-
-def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
-    """Parse the measures asked for, once each, in the order first asked
-    for, and check them against the protocol (a real rel under integer
-    grades, micro averaging of a measure that is not a ratio)."""
-    measure_list = parse_measures(measures)
-    # One result per distinct measure, in the order first asked for.
-    measure_list = list(dict.fromkeys(measure_list))
-    _refuse_nugget_scores(measure_list, protocol)
-    if protocol.grades is not Grades.REAL:
-        real_rel = [str(m) for m in measure_list if "rel" in m.spec.params
-                    and isinstance(m.setting("rel", protocol), float)]
-        if real_rel:
-            raise InputError(what=f"{literal(real_rel[0])} sets a real-valued rel, but the protocol says grades=integer",
-                             fix="set the policy grades=real, or give an integer rel")
-    if protocol.aggregation is Aggregation.MICRO:
-        not_ratio = [str(m) for m in measure_list if not m.spec.ratio]
-        if not_ratio:
-            raise InputError(
-                what=f"aggregation='micro' (sum of numerators / sum of denominators) applies to ratio "
-                     f"measures (ndcg, p, r, rprec, judged); not to {literal(', '.join(not_ratio))}",
-                fix="use aggregation='macro' for them")
-    return measure_list
-
-
 def evaluate_alignment(alignment, measures: MeasuresLike,
                        protocol: ProtocolLike, *,
                        weights: np.ndarray | None = None, run_name: str, qrels=None,
@@ -506,59 +417,3 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
     return found
 
 
-def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray,
-                     nothing_relevant: np.ndarray | None = None) -> MeasureResult:
-    """A measure's per-query result under the zero_ideal policy (normalised
-    measures of queries where nothing is relevant: error, zero, one or
-    excluded; under ``drop``, every measure of the queries `nothing_relevant`
-    marks (:func:`nothing_relevant`) is excluded too)."""
-    value = values.value.astype(np.float64, copy=True)
-    included = np.ones(len(value), dtype=bool)
-    if measure.spec.always_excluded and values.undefined is not None:
-        # no value at all (accuracy without a pair): out of the mean under every policy, counted
-        value[values.undefined] = np.nan
-        included &= ~values.undefined
-    undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
-    if protocol.zero_ideal in _WHOLE_QUERY and nothing_relevant is not None:
-        undefined = nothing_relevant if undefined is None else (undefined | nothing_relevant)
-    zero_ideal = int(undefined.sum()) if undefined is not None else 0
-    if undefined is not None and zero_ideal:
-        policy = protocol.zero_ideal
-        if policy is ZeroIdeal.ERROR:
-            first = queries[np.flatnonzero(undefined)[0]]
-            raise ZeroIdealError(
-                query=first, what=f"nothing relevant, so {literal(measure)} is "
-                                  f"{'undefined' if measure.spec.normalised else 'refused (zero_ideal=error)'} "
-                                  f"({zero_ideal} such {{queries}})",
-                fix="set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
-                    "or zero_ideal=one")
-        if policy is ZeroIdeal.ONE:
-            value[undefined] = 1.0
-        elif policy is ZeroIdeal.ZERO:
-            value[undefined] = 0.0
-        else:
-            value[undefined] = np.nan
-            included &= ~undefined
-    return MeasureResult(
-        measure=measure, value=value, included=included,
-        numerator=values.numerator, denominator=values.denominator,
-        zero_ideal=undefined if undefined is not None else np.zeros(len(value), dtype=bool),
-    )
-
-
-# The zero_ideal options that act on a query with nothing relevant whatever the measure: drop leaves
-# it out of every mean, error refuses it (LlamaIndex raises ValueError on an empty expected list for
-# every metric, hit rate and MRR included); the others act on the normalised measures only.
-_WHOLE_QUERY = (ZeroIdeal.DROP, ZeroIdeal.ERROR)
-
-
-def nothing_relevant(alignment, protocol: Protocol) -> np.ndarray | None:
-    """Per query of the alignment: no judged doc at grade ``rel`` or above
-    (what ``zero_ideal=drop`` leaves out of every measure and
-    ``zero_ideal=error`` refuses for every measure); None under the other
-    zero_ideal policies."""
-    if protocol.zero_ideal not in _WHOLE_QUERY:
-        return None
-    pool_query = np.repeat(np.arange(alignment.num_queries), np.diff(alignment.pool_offsets))
-    relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel], minlength=alignment.num_queries)
-    return relevant == 0

@@ -10,7 +10,7 @@ import copy
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Mapping, Sequence, TypeAlias, cast
+from typing import Any, Callable, Mapping, Sequence, cast
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from ..errors import InputError, MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, CountSummary, Protocol
-from ..typing import BootstrapMethod, Unlabelled
+from ..typing import BootstrapMethod, QueryIds, Unlabelled
 from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
 from .counts import Counts
@@ -29,14 +29,6 @@ from .values import Bounds, MeasureResult, TieRange
 
 __all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage",
            "guard_coverage", "coverage_warning"]
-
-# The query ids shown to the caller and the order they are shown in (see Results._id_source).
-_Ids = tuple[np.ndarray | None, np.ndarray | None]
-# What a front door gives for them: the ids aligned with the alignment's (text, sorted) queries, or a
-# function of those queries giving (ids, order), run on first use (parsing a million ids costs time that
-# a caller reading only means should not pay); (None, None) keeps the text ids.
-QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
-
 
 
 class Results:

@@ -29,7 +29,8 @@ from .pipeline.ties import one_tie_per_ranking
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
-from .engines import Engine, get_engine
+from .engines import Engine
+from .engines.options import EvaluationOptions
 from .engines.plan import compute
 from .errors import literal, InputError, RankproofWarning
 from .measures.base import Measure
@@ -42,7 +43,7 @@ from .results.zero_ideal import apply_zero_ideal, nothing_relevant
 from .results.matching import find_mismatch, guard
 from .typing import MeasuresLike, ProtocolLike
 
-__all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
+__all__ = ["evaluate", "evaluate_read", "EvaluationOptions", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
            "check_query_coverage", "guard_coverage"]
 
@@ -134,9 +135,10 @@ def evaluate(
     >>> evaluate(qrels, run, "ndcg@2", Protocol(ideal="retrieved")).mean("ndcg@2")
     1.0
     """
-    return evaluate_read(lambda: (qrels, run), measures, protocol, weights=weights, engine=engine,
-                         min_coverage=min_coverage, allow_partial=allow_partial, bounds=bounds, query_ids=query_ids,
-                         notes=notes, complete_judgments=complete_judgments, stacklevel=3, ties_range=ties_range)
+    options = EvaluationOptions(weights=weights, engine=engine, min_coverage=min_coverage,
+                                allow_partial=allow_partial, bounds=bounds, query_ids=query_ids, notes=notes,
+                                complete_judgments=complete_judgments, ties_range=ties_range)
+    return evaluate_read(lambda: (qrels, run), measures, protocol, options=options, stacklevel=3)
 
 
 def evaluate_read(
@@ -144,17 +146,10 @@ def evaluate_read(
     measures: MeasuresLike,
     protocol: ProtocolLike = None,
     *,
-    weights: Mapping[str, float] | None = None,
-    engine: "str | Engine | None" = None,
-    min_coverage: float = MIN_COVERAGE,
-    allow_partial: bool = False,
-    bounds: bool = False,
-    query_ids: "QueryIds | None" = None,
-    notes: Sequence[str] = (),
-    complete_judgments: bool = False,
+    options: EvaluationOptions | None = None,
     stacklevel: int = 2,
-    ties_range: bool = False,
     side_only: bool = False,
+    **keywords: Any,
 ) -> Results:
     """:func:`evaluate` for a front door that reads its inputs itself: ``read()``
     gives ``(qrels, run)``, read once the measures and the protocol are known
@@ -164,8 +159,10 @@ def evaluate_read(
     and kept no reference), its columns are freed as soon as they are
     aligned, before the measures are computed: the alignment has copied what
     it reordered, and a log of millions of rows would otherwise be held
-    twice. The options are :func:`evaluate`'s; `stacklevel` is the warnings'
-    (2: they name the line that called this function). `side_only`: no
+    twice. `options` are :func:`evaluate`'s keywords as one value
+    (:class:`~rankproof.engines.options.EvaluationOptions`); they may also be
+    given as those keywords, which are set over `options`. `stacklevel` is the
+    warnings' (2: they name the line that called this function). `side_only`: no
     measure is asked for because side-data measures alone are (the Results
     hold the queries, counts and coverage for them; `rankproof.recsys`).
 
@@ -174,6 +171,7 @@ def evaluate_read(
     >>> evaluate_read(read, "rr").mean("rr")
     0.5
     """
+    options = EvaluationOptions.of(options, **keywords)  # a bad option fails before the work
     protocol = resolve_protocol(protocol)
     measure_list = [] if side_only and not measures else resolve_measures(measures, protocol)
     qrels, run = read()
@@ -186,12 +184,9 @@ def evaluate_read(
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
         raise InputError(what="evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run",
                          fix="build them with Qrels.from_dict / Run.from_dict or read_trec")
-
-    if engine is not None:
-        get_engine(engine)  # an unknown engine fails before the work
     protocol = with_layers(protocol, qrels)  # layered qrels: the layering enters the protocol
     qrels, run = normalise_ids(qrels, run, protocol)
-    doubts = _id_warnings(qrels, run, protocol, allow_partial)
+    doubts = _id_warnings(qrels, run, protocol, options.allow_partial)
     alignment = align(qrels, run, protocol, reuse=reuse)
     run_name, run_source = run.name, run.source
     del run  # see the docstring: a run only this function holds is freed here
@@ -199,13 +194,12 @@ def evaluate_read(
         from .pipeline.intents import attach_intents
 
         alignment = attach_intents(alignment, intents)
-    results = evaluate_alignment(alignment, measure_list, protocol,
-                                 weights=query_weights(weights, alignment.queries, protocol), run_name=run_name,
-                                 qrels=qrels, engine=engine, bounds=bounds, query_ids=query_ids, notes=notes,
-                                 complete_judgments=complete_judgments, warnings=doubts, ties_range=ties_range)
+    results = evaluate_alignment(alignment, measure_list, protocol, run_name=run_name, qrels=qrels,
+                                 weights=query_weights(options.weights, alignment.queries, protocol),
+                                 options=options, warnings=doubts)
     for line in results.warnings:
         python_warnings.warn(line, RankproofWarning, stacklevel=stacklevel)
-    guard_coverage(results, allow_partial=allow_partial, min_coverage=min_coverage,
+    guard_coverage(results, allow_partial=options.allow_partial, min_coverage=options.min_coverage,
                    source=f"{run_source} against {qrels.source}", stacklevel=stacklevel + 1)
     return results
 
@@ -234,13 +228,9 @@ def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
             "ties=input (--policy ties=input) to score that order",)
 
 
-def evaluate_alignment(alignment, measures: MeasuresLike,
-                       protocol: ProtocolLike, *,
-                       weights: np.ndarray | None = None, run_name: str, qrels=None,
-                       engine: "str | Engine | None" = None, bounds: bool = False,
-                       query_ids: "QueryIds | None" = None, notes: Sequence[str] = (),
-                       complete_judgments: bool = False, warnings: Sequence[str] = (),
-                       ties_range: bool = False) -> Results:
+def evaluate_alignment(alignment, measures: MeasuresLike, protocol: ProtocolLike, *, run_name: str,
+                       qrels=None, weights: np.ndarray | None = None, options: EvaluationOptions | None = None,
+                       warnings: Sequence[str] = (), **keywords: Any) -> Results:
     """Every measure over an alignment, with the query policies applied: the
     step after a front door's conversion.
 
@@ -252,31 +242,27 @@ def evaluate_alignment(alignment, measures: MeasuresLike,
     measures, protocol
         As :func:`evaluate` takes them (resolved by :func:`resolve_measures`
         and :func:`resolve_protocol`, which keep resolved ones as they are).
-    weights : numpy.ndarray, optional
-        Per query, aligned with ``alignment.queries`` (:func:`query_weights`).
     run_name : str
         The run's name in results.
     qrels : Qrels, optional
         The judgments (for the results' digest).
-    engine : str or Engine, optional
-        The engine to prefer (see :func:`evaluate`).
-    bounds : bool
-        Also the bounds under the unjudged docs (see :meth:`Results.bounds`).
-    query_ids : optional
-        The query ids to show, aligned with ``alignment.queries``, or a
-        function of those queries giving ``(ids, order)`` on first use
-        (integer user ids shown as integers, in numeric order).
-    notes : sequence of str
-        Facts about the input the printed results state.
-    complete_judgments : bool
-        The judgments list every relevant doc (a recommender's truth), so
-        unjudged docs inside a cutoff raise no warning.
+    weights : numpy.ndarray, optional
+        Per query, aligned with ``alignment.queries`` (:func:`query_weights`
+        made them of the options' weights, which this step does not read).
+    options : EvaluationOptions, optional
+        What else the caller asked for
+        (:class:`~rankproof.engines.options.EvaluationOptions`): the engine to
+        prefer, the bounds under the unjudged docs (:meth:`Results.bounds`),
+        the range over tied orders (:meth:`Results.tie_range`), the query ids
+        to show, the notes to state, complete judgments (unjudged docs inside
+        a cutoff raise no warning). Also accepted as keywords, set over
+        `options`.
     warnings : sequence of str
         What the front door found doubtful about the input (ids that half
         match); the step adds its own (every ranking one tie).
-    ties_range : bool
-        Also the range over the orders of tied docs (see :meth:`Results.tie_range`).
     """
+    options = EvaluationOptions.of(options, **keywords)
+    engine = options.engine
     protocol = resolve_protocol(protocol)
     # An empty list was resolved already: side-data measures alone (evaluate_read's side_only).
     measures = [] if isinstance(measures, list) and not measures else resolve_measures(measures, protocol)
@@ -295,15 +281,16 @@ def evaluate_alignment(alignment, measures: MeasuresLike,
         counts = {**alignment.counts, **cutoff_counts(alignment, results),
                   **layer_cutoff_counts(alignment, results, qrels)}
     table = alignment.query_table()
-    if notes:
-        table = dataclasses.replace(table, notes=(*table.notes, *notes))
+    if options.notes:
+        table = dataclasses.replace(table, notes=(*table.notes, *options.notes))
     doubts = (*warnings, *_tie_warning(alignment, protocol))
     if doubts:
         table = dataclasses.replace(table, warnings=(*table.warnings, *doubts))
-    found = _bounds(results, alignment, protocol, list(measures), engine) if bounds else None
-    tied = tie_range(alignment, protocol, list(measures), engine) if ties_range else None
+    found = _bounds(results, alignment, protocol, list(measures), engine) if options.bounds else None
+    tied = tie_range(alignment, protocol, list(measures), engine) if options.ties_range else None
     return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
-                   run_name=run_name, qrels=qrels, query_ids=query_ids, complete_judgments=complete_judgments,
+                   run_name=run_name, qrels=qrels, query_ids=options.query_ids,
+                   complete_judgments=options.complete_judgments,
                    bounds=found, tie_range=tied)
 
 

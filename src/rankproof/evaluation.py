@@ -147,6 +147,7 @@ def evaluate_read(
     protocol: ProtocolLike = None,
     *,
     options: EvaluationOptions | None = None,
+    run_name: str | None = None,
     stacklevel: int = 2,
     side_only: bool = False,
     **keywords: Any,
@@ -161,7 +162,8 @@ def evaluate_read(
     it reordered, and a log of millions of rows would otherwise be held
     twice. `options` are :func:`evaluate`'s keywords as one value
     (:class:`~rankproof.engines.options.EvaluationOptions`); they may also be
-    given as those keywords, which are set over `options`. `stacklevel` is the
+    given as those keywords, which are set over `options`. `run_name`: the
+    run's name in the results (by default the run's own). `stacklevel` is the
     warnings' (2: they name the line that called this function). `side_only`: no
     measure is asked for because side-data measures alone are (the Results
     hold the queries, counts and coverage for them; `rankproof.recsys`).
@@ -188,7 +190,7 @@ def evaluate_read(
     qrels, run = normalise_ids(qrels, run, protocol)
     doubts = _id_warnings(qrels, run, protocol, options.allow_partial)
     alignment = align(qrels, run, protocol, reuse=reuse)
-    run_name, run_source = run.name, run.source
+    run_name, run_source = run.name if run_name is None else run_name, run.source
     del run  # see the docstring: a run only this function holds is freed here
     if intents is not None:
         from .pipeline.intents import attach_intents

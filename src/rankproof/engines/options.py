@@ -161,8 +161,8 @@ def _check_weights(weights: Any) -> None:
     if weights is None or isinstance(weights, Mapping):
         return
     if isinstance(weights, (str, bytes, numbers.Number)):
-        raise InputError(what=f"weights must be {{query: weight}}; got {literal(repr(weights)[:40])}",
-                         value=repr(weights)[:40], fix="pass weights={query: weight}")
+        raise InputError(what=f"weights must be {literal('{query: weight}')}; got {literal(repr(weights)[:40])}",
+                         value=repr(weights)[:40], fix=literal("pass weights={query: weight}"))
 
 
 def _notes(notes: Any) -> tuple[str, ...]:

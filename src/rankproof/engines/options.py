@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, literal
@@ -116,7 +116,7 @@ class EvaluationOptions:
     allow_partial: bool = False
     bounds: bool = False
     query_ids: "QueryIds | None" = None
-    notes: tuple[str, ...] = ()
+    notes: Sequence[str] = ()
     complete_judgments: bool = False
     ties_range: bool = False
 

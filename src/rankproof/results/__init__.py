@@ -333,10 +333,10 @@ class Results:
         check_parts(parts)
         first = parts[0]
         table, cat = joined_table([part._table for part in parts], sort)
-        weights = [part._weights for part in parts]
+        weights = [part._weights for part in parts if part._weights is not None]
         return cls(table=table, counts=joined_counts([part._counts for part in parts]), protocol=first.protocol,
                    measures=joined_measures([part._measures for part in parts], first.measures, cat),
-                   weights=cat(weights) if all(w is not None for w in weights) else None,  # type: ignore[misc]
+                   weights=cat(weights) if len(weights) == len(parts) else None,
                    run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts),
                    bounds=joined_intervals([part._bounds for part in parts], first.measures, cat),

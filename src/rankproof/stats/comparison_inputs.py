@@ -83,7 +83,7 @@ def evaluated_runs(qrels, runs, measures, protocol, labels=None, options: Evalua
             if qrels is None:
                 raise InputError(what=literal(f"run {name} is a Run"), value=name,
                                  fix="give the qrels to evaluate it against")
-            run = evaluate_read(lambda given=run: (qrels, given), measure_list, protocol, options=options)
+            run = evaluate_read(lambda: (qrels, run), measure_list, protocol, options=options)
         elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
             raise InputError(what=f"expected a Run, Results or saved results; got {type(run).__name__}",
                              source=f"run {name}", value=type(run).__name__)

@@ -263,14 +263,15 @@ class Results:
         >>> results.bounds("ndcg@2").format()
         '0.631 [0.631, 1.000]'
         """
-        result = self.result(measure)
-        if result.measure not in self._bounds:
-            raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
-                               fix="{do[bounds]}")
-        return self._interval(Bounds, result, *self._bounds[result.measure])
+        return self._interval(Bounds, measure, self._bounds, "the bounds of", "{do[bounds]}")
 
-    def _interval(self, kind: type, result: MeasureResult, low: np.ndarray, high: np.ndarray):
-        """Per-query intervals and their ends averaged over the queries where they are defined."""
+    def _interval(self, kind: type, measure: "str | Measure", computed: Intervals, label: str, fix: str):
+        """Per-query intervals and their ends averaged over the queries where they are defined
+        (refused, with `fix`, for a measure whose intervals were not `computed`)."""
+        result = self.result(measure)
+        if result.measure not in computed:
+            raise MeasureError(what=f"{label} {literal(result.measure)} were not computed", fix=fix)
+        low, high = computed[result.measure]
         keep, weights = ~np.isnan(low), None
         if self.protocol.aggregation is Aggregation.WEIGHTED:
             weights = self._weights if self._weights is not None else np.ones(len(low))
@@ -300,11 +301,8 @@ class Results:
         >>> results.tie_range("p@1").format()
         '0.500 [0.000, 1.000]'
         """
-        result = self.result(measure)
-        if result.measure not in self._tie_range:
-            raise MeasureError(what=f"the range over tied orders of {literal(result.measure)} was not computed",
-                               fix="{do[ties_range]}")
-        return self._interval(TieRange, result, *self._tie_range[result.measure])
+        return self._interval(TieRange, measure, self._tie_range, "the ranges over tied orders of",
+                              "{do[ties_range]}")
 
     @classmethod
     def concat(cls, parts: "Sequence[Results]", run_name: str | None = None, *, sort: bool = False,

@@ -99,3 +99,19 @@ def test_the_value_is_frozen_and_knows_its_names():
         notes=("a", "b"), bounds=True, allow_partial=True)
     with pytest.raises(TypeError, match="unexpected keyword argument 'bound'"):
         EvaluationOptions.of(None, bound=True)
+
+
+def test_the_step_receives_the_value_not_the_keywords():
+    import importlib
+    import inspect
+
+    from rankproof.evaluation import evaluate_alignment, evaluate_read
+    from rankproof.stats.comparison_inputs import evaluated_runs
+
+    # `weights` of evaluate_alignment is the per-query array made of the options' weights.
+    declared_again = set(OPTION_NAMES) - {"weights"}
+    on_spark = importlib.import_module("rankproof.spark.evaluate")  # the package's name is the function
+    for step in (evaluate_read, evaluate_alignment, evaluated_runs, on_spark._evaluate_on):
+        parameters = inspect.signature(step).parameters
+        assert "options" in parameters, step.__name__
+        assert not declared_again & set(parameters), step.__name__

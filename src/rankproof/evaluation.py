@@ -7,9 +7,11 @@ resolve the protocol and the measures (:func:`resolve_protocol`,
 :func:`resolve_measures`), align the run with the qrels under the protocol,
 plan the measures onto the engines (:func:`rankproof.engines.plan.compute`),
 apply the query policies (:func:`apply_zero_ideal`) and return
-:class:`~rankproof.results.Results`. What a front door wants said or shown
-(typed query ids, notes, complete judgments) are arguments of the step, not
-copies of Results patched afterwards.
+:class:`~rankproof.results.Results`. The step's options come as one value,
+:class:`~rankproof.engines.options.EvaluationOptions`, which each front door
+builds from its keywords; what a front door wants said or shown (typed query
+ids, notes, complete judgments, the run's name) are options or arguments of
+the step, not copies of Results patched afterwards.
 """
 
 from __future__ import annotations

@@ -73,6 +73,9 @@ def _breaks(source: str) -> dict[int, list[_Break]]:
     fstrings = 0
     previous: tokenize.TokenInfo | None = None
     out: dict[int, list[_Break]] = {}
+    # Per bracket depth, the word that ends a list of names no comma there may break:
+    # a comprehension's ``for a, b in`` target and a ``lambda a, b:``'s parameters.
+    binding: dict[int, str] = {}
     ignorable = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
 
     def indent_for(row: int) -> int | None:
@@ -97,7 +100,9 @@ def _breaks(source: str) -> dict[int, list[_Break]]:
             row, col = token.start
             if token.string in BINARY | {"**"} and _operand_ends(previous) and stack:
                 out.setdefault(row, []).append(_Break(col, indent_for(row) or 0, True, len(stack)))
-            if token.string == "," and stack:
+            if token.string == ":" and binding.get(len(stack)) == ":":
+                del binding[len(stack)]
+            if token.string == "," and stack and len(stack) not in binding:
                 following = tokens[index + 1] if index + 1 < len(tokens) else None
                 if following is not None and following.start[0] == row and \
                         following.type not in ignorable and following.string not in CLOSING:
@@ -108,7 +113,17 @@ def _breaks(source: str) -> dict[int, list[_Break]]:
                 hanging = after is None or after.start[0] != row or after.type in ignorable
                 stack.append(_Bracket(row, col, hanging))
             elif token.string in CLOSING and stack:
+                binding.pop(len(stack), None)
                 stack.pop()
+        elif fstrings == 0 and token.type == tokenize.NAME and token.string in ("for", "lambda", "in"):
+            ending = {"for": "in", "lambda": ":"}.get(token.string)
+            if ending is not None:
+                binding[len(stack)] = ending
+            elif binding.get(len(stack)) == "in":
+                del binding[len(stack)]
+            if token.string == "for" and stack and _operand_ends(previous):
+                row, col = token.start
+                out.setdefault(row, []).append(_Break(col, indent_for(row) or 0, True, len(stack)))
         elif fstrings == 0 and token.type == tokenize.NAME and token.string in KEYWORDS and stack:
             if _operand_ends(previous):
                 row, col = token.start

@@ -74,3 +74,11 @@ def test_it_refuses_a_change_of_the_syntax_tree(monkeypatch):
     monkeypatch.setattr(wrap_lines, "_one_pass", lambda source, limit: "x = 2\n")
     with pytest.raises(ValueError, match="syntax tree"):
         wrap("x = 1\n")
+
+
+def test_a_comprehension_target_and_lambda_parameters_are_never_split():
+    source = ("per_collection = {c: dict(zip(names, matrix.mean(axis=0).tolist())) for c, (names, matrix) "
+              "in paired.items()}\n")
+    lines = wrap(source).splitlines()
+    assert lines == ["per_collection = {c: dict(zip(names, matrix.mean(axis=0).tolist()))",
+                     "                  for c, (names, matrix) in paired.items()}"]

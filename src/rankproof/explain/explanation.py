@@ -94,25 +94,21 @@ def _rows_of(queries: np.ndarray, offsets: np.ndarray, query: str) -> tuple[int,
     return offsets[at], offsets[at + 1]
 
 
-def _select_qrels(qrels: Qrels, query: str) -> Qrels | None:
-    rows = _rows_of(qrels.queries, qrels.offsets, query)
+_Rows = typing.TypeVar("_Rows", Qrels, Run)
+
+
+def _select(value: _Rows, query: str) -> _Rows | None:
+    """`value` (judgments or a run) cut to the rows of `query`, or None when it has none."""
+    rows = _rows_of(value.queries, value.offsets, query)
     if rows is None:
         return None
     lo, hi = rows
-    return Qrels(query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]),
-                 doc_codes=qrels.doc_codes[lo:hi], docs=qrels.docs, grades=qrels.grades[lo:hi],
-                 lines=qrels.lines[lo:hi], source=qrels.source)
-
-
-def _select_run(run: Run, query: str) -> Run | None:
-    rows = _rows_of(run.queries, run.offsets, query)
-    if rows is None:
-        return None
-    lo, hi = rows
-    return Run(query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]),
-               doc_codes=run.doc_codes[lo:hi], docs=run.docs,
-               scores=run.scores[lo:hi] if run.has_scores else None,
-               lines=run.lines[lo:hi], source=run.source, name=run.name)
+    common: dict[str, typing.Any] = dict(
+        query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]), doc_codes=value.doc_codes[lo:hi],
+        docs=value.docs, lines=value.lines[lo:hi], source=value.source)
+    if isinstance(value, Run):
+        return Run(**common, scores=value.scores[lo:hi] if value.has_scores else None, name=value.name)
+    return Qrels(**common, grades=value.grades[lo:hi])
 
 
 def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg@10",
@@ -143,8 +139,8 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     protocol = resolve_protocol(protocol)
     measure = parse_measure(measure)
     query = str(query)
-    one_qrels = _select_qrels(qrels, query)
-    one_run = _select_run(run, query)
+    one_qrels = _select(qrels, query)
+    one_run = _select(run, query)
     if one_qrels is None:
         near = ", ".join(qrels.queries[:5].tolist())
         raise InputError(what="{query} " + literal(query) + " is not judged", source=qrels.source, value=query,

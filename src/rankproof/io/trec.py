@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from typing import Any
 import dataclasses
 from dataclasses import dataclass
 
@@ -353,7 +354,7 @@ def read_trec_qrels_columns(path, real: bool = False) -> QrelsColumns:
     return QrelsColumns(**ids, grade=scanned["values"], line=scanned["lines"], source=source)
 
 
-def _scanned_ids(path, fmt: _Format) -> tuple[str, dict, dict[str, np.ndarray]]:
+def _scanned_ids(path, fmt: _Format) -> tuple[str, dict, dict[str, Any]]:
     """The source, what the scan found, and the query and doc columns renumbered in id order."""
     source, scanned = _scan(path, fmt)
     lines = scanned["lines"]

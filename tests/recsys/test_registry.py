@@ -75,3 +75,26 @@ def test_the_command_line_computes_it_and_names_the_flag_it_needs(toy, tmp_path,
     code = main(["evaluate", str(qrels), str(run), "-m", "in_catalogue@2"])
     err = capsys.readouterr().err
     assert code == 2 and "in_catalogue@2 needs side data" in err and "--items" in err
+
+
+def test_rankproof_measures_lists_it(toy, capsys):
+    assert main(["measures"]) == 0
+    assert "in_catalogue" in capsys.readouterr().out
+
+
+def test_the_how_to_names_what_exists():
+    import re
+    from pathlib import Path
+
+    import rankproof.recsys.registry as registry
+    import rankproof.recsys.topk as topk
+
+    root = Path(__file__).parents[2]
+    text = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    how_to = text[text.index("### a side-data measure"):text.index("### an engine")]
+    for name in ("register_side", "FAMILIES", "CatalogueValue", "LIST", "CATALOGUE", "SideParam"):
+        assert f"recsys.registry.{name}" in how_to or f"`{name}`" in how_to, name
+        assert hasattr(registry, name), name
+    assert all(hasattr(topk, name) for name in ("ranked_rows", "top_rows"))
+    for path in re.findall(r"`(tests/[\w/]+\.py)`", how_to):
+        assert (root / path).is_file(), path

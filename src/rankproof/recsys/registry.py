@@ -49,6 +49,7 @@ from ..measures.parse import MeasureText, parse_any, read_measure_text
 from ..measures.vocabulary import Vocabulary, kind_of, register_vocabulary
 from ..protocol import Protocol
 from . import beyond
+from .catalogue_value import CatalogueValue, PerUser, PooledPairs
 from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, Features, Interactions, SideData
 from .side_params import choice
@@ -60,66 +61,6 @@ LIST = "list"
 CATALOGUE = "catalogue"
 SIDE = "side"
 _LARGEST_CUTOFF = 2**63 - 1
-
-
-@dataclasses.dataclass(frozen=True)
-class CatalogueValue:
-    """The value of a catalogue-level measure (one number for the whole run).
-
-    Attributes
-    ----------
-    measure : str
-        Its text, e.g. ``coverage@10``.
-    value : float
-    detail : tuple of (str, number)
-        What the value is made of (covered, catalogue_size, ...), for the report.
-    """
-
-    measure: str
-    value: float
-    detail: tuple[tuple[str, Any], ...] = ()
-
-
-@dataclasses.dataclass(frozen=True)
-class PerUser:
-    """How a catalogue measure that reads every row (no cutoff: GAUC, percentile rank) is put together from
-    per-user numbers, for an engine that holds the users in parts (Spark, partitioned by user).
-
-    - ``part(run, k, side, params, protocol)``: a mapping column name -> one number per user of `run` (in
-      ``run.queries`` order), each from that user's rows alone;
-    - ``whole(users, columns, items, k, side, params, protocol)``: the :class:`CatalogueValue` from the
-      columns of every user (`users` sorted, as a Run's queries, and the columns in that order) and, when
-      ``items`` is set, the run's distinct items (sorted; else None).
-
-    The registered ``compute`` is ``whole(part(run))`` on the whole run, so one machine and the parts give the
-    same value: the same sums in the same user order.
-    """
-
-    part: Callable[..., dict[str, np.ndarray]]
-    whole: Callable[..., "CatalogueValue"]
-    items: bool = False
-
-    def compute(self, run: Run, k, side: SideData, params: dict, protocol: Protocol) -> "CatalogueValue":
-        """``whole(part(run))``: the measure on one machine (a SideSpec's ``compute``)."""
-        items = np.unique(run.docs[run.doc_codes].astype(str)) if self.items else None
-        return self.whole(run.queries.astype(str), self.part(run, k, side, params, protocol), items, k, side,
-                          params, protocol)
-
-
-@dataclasses.dataclass(frozen=True)
-class PooledPairs:
-    """How a catalogue measure over every (positive, negative) pair of rows, across users (pooled AUC), is put
-    together from counts per distinct score, for an engine that holds the rows in parts (Spark).
-
-    - ``labels(run, k, side, params, protocol)``: each row's label (True: positive), in the run's row order,
-      from that user's rows alone;
-    - ``whole(twice_u, positives, negatives, users, params)``: the :class:`CatalogueValue` from twice the
-      Mann-Whitney U over all rows (each pair a positive scores above counts 2, a tie 1: an integer, exact
-      at any size), the positives and negatives, and the users.
-    """
-
-    labels: Callable[..., np.ndarray]
-    whole: Callable[..., "CatalogueValue"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,6 +28,7 @@ from ..errors import MeasureError, ProtocolError
 from ..errors import literal
 from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enum, Ideal
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
+from .of_rank import OfRank
 
 __all__ = ["Measure", "MeasureSpec", "measure_text", "Param", "PARAMS", "REGISTRY", "register", "register_param",
            "parse_float", "TieSupport", "Dcg", "GradeTable", "WHOLE_EVALUATION_DEFAULTS", "whole_evaluation_default",
@@ -207,9 +208,9 @@ class MeasureSpec:
     # The lines of arithmetic that give one query's value (explain's working, measures/working.py):
     # ``working(groups, measure, protocol, k, num_rel, r_line)``; None: not written out.
     working: Callable | None = None
-    # The measure as a function of one positive's rank, ``of_rank(ranks, k)`` (sampled evaluation,
+    # The measure as a function of one positive's rank (measures/of_rank.py; sampled evaluation,
     # recsys/sampled.py); None: not a function of one rank.
-    of_rank: Callable | None = None
+    of_rank: OfRank | None = None
     # The executors that evaluate it (names of measures.vocabulary.EXECUTORS); None: read from the
     # fields above (none when not computed from a ranking; in memory only when it needs intents; not
     # on Spark when it reads every query's judgments).

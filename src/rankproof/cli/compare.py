@@ -173,6 +173,7 @@ def _saved(args) -> dict:
 
 def _compare_runs(args, compare):
     from ..measures.parse import parse_measures
+    from ..io.shared_ids import sharing
     from .multirun import evaluated_runs
 
     if len(args.inputs) < 3:
@@ -184,7 +185,8 @@ def _compare_runs(args, compare):
     file_names = run_names(paths)
     names = table_names(paths, args.label)
     large = prepare_for(args.inputs)
-    with progress(2 + 2 * len(paths), large, "comparing") as stages:
+    # The truth and the runs name the same users: their vocabulary is made once (io/shared_ids.py).
+    with sharing(), progress(2 + 2 * len(paths), large, "comparing") as stages:
         qrels, read = read_inputs(args, args.qrels, paths, names, stages)
         # Each run evaluated as it is read (as compare would evaluate it), the next one read
         # meanwhile, and let go once aligned: its per-query values alone stay (cli/multirun.py).

@@ -8,7 +8,9 @@ run i + 1 (Arrow's Parquet reader and the compiled interning release the GIL, so
 the reading hides behind the evaluation). Memory stays bounded: one run is evaluated while at
 most one more is read, and each run is handed to the evaluation as its only holder, so it is
 ranked in place and freed once aligned (:func:`rankproof.evaluation.evaluate_read`); only its
-per-query values stay.
+per-query values stay. The commands also read their files within
+:func:`rankproof.io.shared_ids.sharing`: the users' vocabulary is made once for the truth and
+every run.
 """
 
 from __future__ import annotations

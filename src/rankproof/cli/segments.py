@@ -67,6 +67,7 @@ def run(args) -> int:
     from ..report.output import check_output_path, write_output
     from ..stats.segments import by_segment, segment_groups
     from .compare import table_names
+    from ..io.shared_ids import sharing
     from .multirun import evaluated_runs
     from .progress import steps
     from .side import side_data_later
@@ -80,7 +81,7 @@ def run(args) -> int:
     names = table_names(paths, args.label)
     prepare_for(args.inputs)
     tables = {}
-    with quieted(args), steps(args, 2 + 3 * len(paths), "segments") as stages:
+    with quieted(args), sharing(), steps(args, 2 + 3 * len(paths), "segments") as stages:
         pending = side_data_later(args, NAME, [])   # --groups, read beside the qrels and a run
         qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
         labels = grouped = None

@@ -76,6 +76,7 @@ def run(args) -> int:
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
     from .compare import table_names
+    from ..io.shared_ids import sharing
     from .multirun import evaluated_runs
     from .progress import steps
 
@@ -96,12 +97,13 @@ def run(args) -> int:
     baselines = [known.get(name, name) for name in args.baseline or []]
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")
-    with quieted(args), steps(args, 2 + 2 * len(paths), "systems") as stages:
+    with quieted(args), sharing(), steps(args, 2 + 2 * len(paths), "systems") as stages:
         qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
         # Each run evaluated as it is read, the next one read meanwhile; only the per-query values
         # of each stay (cli/multirun.py), not ten runs of rankings at once.
         runs = dict(evaluated_runs(qrels, read, measures, protocol_of(args), stages,
-                                   allow_partial=args.allow_partial, min_coverage=args.min_coverage))
+                                   allow_partial=args.allow_partial,
+                                   min_coverage=args.min_coverage))
         stages.step("testing")
         analysis = _analyse(args, None, runs, measures, baselines)
     text = to_json(analysis) if args.format == "json" else to_text(analysis, places)

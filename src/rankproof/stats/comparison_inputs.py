@@ -18,7 +18,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Aggregation
 from ..results.coverage import MIN_COVERAGE
-from .matrix import sorted_ids
+from .matrix import same_queries, sorted_ids
 
 __all__ = ["evaluated_runs", "same_queries", "comparable", "value_matrix"]
 
@@ -104,15 +104,6 @@ def _few(items: list[str], limit: int = 3) -> str:
     return ", ".join(str(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
-def same_queries(queries: list[Any]) -> bool:
-    """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
-    one qrels), so that nothing needs matching. `queries` holds each run's ``queries``, taken once."""
-    first = queries[0]
-    if isinstance(first, list) and all(isinstance(other, list) for other in queries[1:]):
-        return all(other == first for other in queries[1:])   # lists, compared in C
-    return all(np.array_equal(np.asarray(first), np.asarray(other)) for other in queries[1:])
-
-
 def _mismatches(names: list[str], evaluated: list[Any], queries: list[Any],
                 same: bool = False) -> list[str]:
     """What differs between each run and the first: protocol, qrels, query set."""
@@ -158,8 +149,8 @@ def value_matrix(evaluated: list[Any], measures: list[Measure], queries: list[An
     query_arrays = [np.asarray(ids, dtype=object).astype(str) for ids in queries]
     union = np.unique(np.concatenate(query_arrays))
     values = np.full((len(evaluated), len(measures), len(union)), np.nan)
-    for i, (result, queries) in enumerate(zip(evaluated, query_arrays)):
-        columns = np.searchsorted(union, queries)
+    for i, (result, ids) in enumerate(zip(evaluated, query_arrays)):
+        columns = np.searchsorted(union, ids)
         for j, measure in enumerate(measures):
             values[i, j, columns] = result.values(measure)
     return union, values

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InputError, literal
 
-__all__ = ["score_matrix", "sorted_ids", "checked_matrix", "checked_names", "MAX_CELLS"]
+__all__ = ["score_matrix", "same_queries", "sorted_ids", "checked_matrix", "checked_names", "MAX_CELLS"]
 
 # A permutation procedure holds at least one permuted copy of the matrix (and,
 # for MaxT, one difference per pair and topic); beyond this many values in one
@@ -58,6 +58,19 @@ def checked_names(names: Sequence[str] | None, systems: int) -> tuple[str, ...]:
     return names
 
 
+def same_queries(queries: list[Any]) -> bool:
+    """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
+    one qrels), so that nothing needs matching. `queries` holds each run's ``queries``, taken once.
+
+    >>> same_queries([["q1", "q2"], ["q1", "q2"]]), same_queries([["q1", "q2"], ["q2", "q1"]])
+    (True, False)
+    """
+    first = queries[0]
+    if isinstance(first, list) and all(isinstance(other, list) for other in queries[1:]):
+        return all(other == first for other in queries[1:])   # lists, compared in C
+    return all(np.array_equal(np.asarray(first), np.asarray(other)) for other in queries[1:])
+
+
 def sorted_ids(ids) -> "tuple[np.ndarray, np.ndarray | None] | None":
     """(the ids as text, sorted; the order that sorts them, None when they already are), or None
     when two ids are equal as text (7 and "7"), which the caller must match instead.
@@ -85,15 +98,10 @@ def score_matrix(results: Sequence[Any], measure) -> tuple[np.ndarray, np.ndarra
     system, in column order. Topics are compared as text and sorted.
     """
     queries = [result.queries for result in results]   # taken once: 1M ids make a list in 0.1 s
-    first = queries[0]
-    if isinstance(first, list) and all(isinstance(ids, list) for ids in queries[1:]):
-        same = all(ids == first for ids in queries[1:])   # lists, compared in C
-    else:
-        same = all(np.array_equal(np.asarray(first), np.asarray(ids)) for ids in queries[1:])
-    shared = sorted_ids(first) if same and len(first) else None
-    if shared is not None:
+    ordered = sorted_ids(queries[0]) if same_queries(queries) and len(queries[0]) else None
+    if ordered is not None:
         # The same queries in the same order (runs evaluated on one qrels): one order serves all.
-        text, order = shared
+        text, order = ordered
         matrix = np.empty((len(text), len(results)))
         for column, result in enumerate(results):
             values = np.asarray(result.values(measure), dtype=np.float64)
@@ -101,12 +109,12 @@ def score_matrix(results: Sequence[Any], measure) -> tuple[np.ndarray, np.ndarra
         return text, matrix
     query_sets = [np.asarray(ids, dtype=object).astype(str) for ids in queries]
     shared = query_sets[0]
-    for queries in query_sets[1:]:
-        shared = np.intersect1d(shared, queries)
+    for ids in query_sets[1:]:
+        shared = np.intersect1d(shared, ids)
     shared = np.unique(shared)
     matrix = np.empty((len(shared), len(results)))
-    for column, (result, queries) in enumerate(zip(results, query_sets)):
+    for column, (result, ids) in enumerate(zip(results, query_sets)):
         values = np.asarray(result.values(measure), dtype=np.float64)
-        order = np.argsort(queries, kind="stable")
-        matrix[:, column] = values[order][np.searchsorted(queries[order], shared)]
+        sort = np.argsort(ids, kind="stable")
+        matrix[:, column] = values[sort][np.searchsorted(ids[sort], shared)]
     return shared, matrix

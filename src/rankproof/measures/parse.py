@@ -139,9 +139,10 @@ def _parse_one(text: str) -> Measure:
 def parse_any(text: Any) -> Any:
     """Read any registered measure, ranking or side-data: the one parser of every name.
 
-    The grammar is ``name(key=value,...)@k`` (:func:`read_measure_text`); the registry
-    that holds the name (:mod:`rankproof.measures.vocabulary`) checks the cutoff and the
-    parameters and makes the value.
+    The grammar is ``name(key=value,...)@k``
+    (:func:`~rankproof.measures.parse.read_measure_text`); the registry that holds the name
+    (:mod:`rankproof.measures.vocabulary`) checks the cutoff and the parameters and makes
+    the value.
 
     Parameters
     ----------

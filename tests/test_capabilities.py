@@ -33,8 +33,9 @@ def _strings(node: ast.AST) -> "list[str] | None":
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("frozenset", "set", "tuple") \
             and len(node.args) == 1:
         return _strings(node.args[0])
-    items = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) \
-        else None
+    items = node.keys if isinstance(node, ast.Dict) else None
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        items = node.elts
     if items is None:
         return None
     return [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
@@ -52,8 +53,9 @@ def name_tables(tree: ast.Module) -> dict[str, set[str]]:
     """Module-level names bound to a table of measure names: at least two, and at least half its entries."""
     tables = {}
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
-            else []
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign):
+            targets = [node.target]
         strings = _strings(node.value) if targets and node.value is not None else None
         hits = set(strings or ()) & NAMES
         if len(hits) >= 2 and 2 * len(hits) >= len(strings or ()):
@@ -62,7 +64,9 @@ def name_tables(tree: ast.Module) -> dict[str, set[str]]:
 
 
 def _table(node: ast.AST, tables: dict[str, set[str]]) -> set[str]:
-    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+    name = node.id if isinstance(node, ast.Name) else None
+    if isinstance(node, ast.Attribute):
+        name = node.attr
     return tables.get(name, set()) if name is not None else set()
 
 

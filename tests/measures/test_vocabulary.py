@@ -62,7 +62,7 @@ def test_capabilities_name_executors_of_the_table():
     declared = [spec.executors for spec in [*REGISTRY.values(), *SIDE_REGISTRY.values()]]
     assert all(set(executors) <= set(EXECUTORS) for executors in declared)
     assert set(engines.EXECUTORS) <= set(EXECUTORS)
-    assert REGISTRY["ndcg"].executors == EXECUTORS and REGISTRY["hole"].executors == ("memory", "outofcore")
+    assert REGISTRY["ndcg"].executors == EXECUTORS and REGISTRY["hole"].executors == ("memory",)
     assert REGISTRY["alpha_ndcg"].executors == ("memory",) and REGISTRY["alpha_ndcg"].needs == (("intents",),)
     assert REGISTRY["strict_vital_score"].executors == ()          # read from files, never computed
     assert SIDE_REGISTRY["coverage"].needs == (("items", "train"),) and REGISTRY["ndcg"].needs == ()
@@ -90,3 +90,18 @@ def test_the_spark_capability_is_what_spark_takes():
         assert _refused_on_spark(parse_any("rows_read"))
     finally:
         del SIDE_REGISTRY["rows_read"]
+
+
+def test_out_of_core_refuses_what_its_parts_cannot_know(tmp_path):
+    """hole reads every query's judgments; a part of the users knows its own only. Worked by hand: u0
+    ranks d0 (judged for u0) and d1 (judged for u1): no hole in memory; a part holding u0 alone would
+    count d1 as one."""
+    from rankproof.frontdoors.frame import evaluate_frame
+
+    truth, predictions = tmp_path / "truth.csv", tmp_path / "predictions.csv"
+    truth.write_text("user,item,rating\nu0,d0,1\nu1,d1,1\n")
+    predictions.write_text("user,item,score\nu0,d0,2\nu0,d1,1\nu1,d1,2\nu1,d0,1\n")
+    assert evaluate_frame(str(truth), str(predictions), ["hole@2"]).mean("hole@2") == 0.0
+    assert "outofcore" not in REGISTRY["hole"].executors
+    with pytest.raises(MeasureError, match="hole@2 is not computed out of core: a part knows only its own"):
+        evaluate_frame(str(truth), str(predictions), ["hole@2"], memory_budget="1GB")

@@ -6,7 +6,7 @@ imported below.
 """
 
 from .base import REGISTRY, Measure, MeasureSpec
-from .parse import parse_measure, parse_measures
+from .parse import parse_any, parse_measure, parse_measures
 from . import core  # noqa: F401,E402  (registers the core measures)
 from . import trec_sets  # noqa: F401,E402
 from . import trec_gains  # noqa: F401,E402
@@ -21,5 +21,5 @@ globals().update({_name: Measure(_name) for _name in REGISTRY})
 
 from .user import Query, Table, define, load_measures, undefine  # noqa: E402  (measures of your own)
 
-__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", "define", "undefine",
-           "load_measures", "Query", "Table", *REGISTRY]
+__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", "parse_any", "define",
+           "undefine", "load_measures", "Query", "Table", *REGISTRY]

@@ -211,9 +211,9 @@ class MeasureSpec:
     # The measure as a function of one positive's rank (measures/of_rank.py; sampled evaluation,
     # recsys/sampled.py); None: not a function of one rank.
     of_rank: OfRank | None = None
-    # The executors that evaluate it (names of measures.vocabulary.EXECUTORS); None: read from the
-    # fields above (none when not computed from a ranking; in memory only when it needs intents; not
-    # on Spark when it reads every query's judgments).
+    # The executors that evaluate it (names of EXECUTORS); None: read from the fields above (none
+    # when not computed from a ranking; in memory only when it needs intents or reads every
+    # query's judgments, which a part or a partition does not hold).
     executors: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -252,12 +252,9 @@ class MeasureSpec:
 
 def _executors_of(spec: MeasureSpec) -> tuple[str, ...]:
     """The executors of a spec that does not name them (see MeasureSpec.executors)."""
-    memory, outofcore, _ = EXECUTORS
     if not spec.ranking:
         return ()
-    if spec.needs_intents:
-        return (memory,)
-    return (memory, outofcore) if spec.reads_all_judgments else EXECUTORS
+    return EXECUTORS[:1] if spec.needs_intents or spec.reads_all_judgments else EXECUTORS
 
 
 REGISTRY: dict[str, MeasureSpec] = {}
@@ -448,8 +445,14 @@ def whole_evaluation_default(measure: "Measure") -> str | None:
 def refuse_whole_evaluation_defaults(measures: "Iterable[Measure]", where: str, piece: str) -> None:
     """Refuse a measure left to such a default (:func:`whole_evaluation_default`) where the
     evaluation is cut into pieces (``where="on Spark", piece="partition"``): each piece would take
-    the highest grade of its own queries."""
+    the highest grade of its own queries. A measure that reads every query's judgments
+    (``MeasureSpec.reads_all_judgments``: hole) is refused there too: a piece knows its own
+    queries' judgments only (a doc judged for another query would count as a hole)."""
     for measure in measures:
+        if measure.spec.reads_all_judgments:
+            raise MeasureError(what=f"{literal(measure)} is not computed {where}: a {piece} knows only its own "
+                                    "queries' judgments", fix="use unjudged@k, or evaluate in memory",
+                               value=str(measure))
         name = whole_evaluation_default(measure)
         if name is not None:
             raise MeasureError(what=f"{literal(measure)} {where} needs {name}=: its default, the highest judged "

@@ -189,8 +189,8 @@ CORE = [
                 ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True, tie_merit=by_grade,
                 working=w.r_working, of_rank=of_rank.HIT),
     MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit, kernel="hit",
-                ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade, working=w.hit_working,
-                of_rank=of_rank.HIT),
+                ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade,
+                working=w.hit_working, of_rank=of_rank.HIT),
     MeasureSpec("rprec", "R-precision: relevant docs in the top R / R; rprec@k (Microsoft Recommenders' "
                 "r_precision_at_k): relevant docs in the top min(R, k) / R", ("rel",), _rprec,
                 normalised=True, ratio=True, kernel="rprec", kernel_cutoff=False, ideal_is_best=True,

@@ -137,13 +137,38 @@ def _parse_one(text: str) -> Measure:
 
 
 def parse_any(text: Any) -> Any:
-    """Read any registered measure: a :class:`~rankproof.measures.base.Measure` for a ranking
-    measure, a side-data measure (``rankproof.recsys.registry.SideMeasure``) for a name of the
-    side-data registry (when the recommender package is imported). The one parser of every name
-    (:mod:`rankproof.measures.vocabulary`).
+    """Read any registered measure, ranking or side-data: the one parser of every name.
 
+    The grammar is ``name(key=value,...)@k``
+    (:func:`~rankproof.measures.parse.read_measure_text`); the registry that holds the name
+    (:mod:`rankproof.measures.vocabulary`) checks the cutoff and the parameters and makes
+    the value.
+
+    Parameters
+    ----------
+    text : str or measure
+        A measure's text (other tools' names too: ``nDCG@10``, ``P_10``), or a measure
+        value, returned as it is.
+
+    Returns
+    -------
+    Measure or SideMeasure
+        A :class:`~rankproof.measures.base.Measure` for a ranking measure, a side-data
+        measure (``rankproof.recsys.registry.SideMeasure``) for a name of the side-data
+        registry, which the recommender package adds when imported (``import rankproof.recsys``).
+
+    Raises
+    ------
+    MeasureError
+        An unknown name (with the nearest names of every registry), a bad cutoff or parameter.
+
+    Examples
+    --------
     >>> parse_any("ndcg@10"), parse_any("nDCG@10")
     (Measure('ndcg@10'), Measure('ndcg@10'))
+    >>> import rankproof.recsys
+    >>> parse_any("coverage@10")
+    SideMeasure('coverage@10')
     """
     if isinstance(text, tuple(v.measure_type for v in VOCABULARIES.values())):
         return text

@@ -97,7 +97,8 @@ def spec_of(name: str) -> Any:
 
 def known_names() -> dict[str, Any]:
     """Every registered name and its spec, the ranking measures first."""
-    return {name: spec for vocabulary in VOCABULARIES.values() for name, spec in vocabulary.specs.items()}
+    return {name: spec for vocabulary in VOCABULARIES.values()
+            for name, spec in vocabulary.specs.items()}
 
 
 def _build_rank(text: Any) -> Measure:

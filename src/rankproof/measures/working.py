@@ -96,12 +96,14 @@ def working(a, measure, protocol, rel: "int | float", k: int, num_rel: int) -> t
     return write(_Groups(a, rel), measure, protocol, k, num_rel)
 
 
-def num_rel_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def num_rel_working(groups: _Groups, measure, protocol, k: int,
+                    num_rel: int) -> tuple[str, ...]:
     """R."""
     return (groups.r_line(num_rel),)
 
 
-def rprec_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def rprec_working(groups: _Groups, measure, protocol, k: int,
+                  num_rel: int) -> tuple[str, ...]:
     """Relevant docs in the top R (or min(R, k)) over R."""
     depth, top = (num_rel, "R") if measure.cutoff is None else (min(num_rel, k), "min(R, k)")
     found, names = _found_within(groups, depth)
@@ -117,12 +119,14 @@ def _top(groups: _Groups, k: int) -> tuple[float, str]:
     return found, f"relevant in the top {k}: {_n(found)}" + (f" ({_names(names)})" if names else "")
 
 
-def num_rel_ret_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def num_rel_ret_working(groups: _Groups, measure, protocol, k: int,
+                        num_rel: int) -> tuple[str, ...]:
     """Relevant docs in the top k."""
     return (_top(groups, k)[1],)
 
 
-def p_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def p_working(groups: _Groups, measure, protocol, k: int,
+              num_rel: int) -> tuple[str, ...]:
     """Relevant docs in the top k over k (or the docs retrieved)."""
     found, top = _top(groups, k)
     denominator = k
@@ -134,7 +138,8 @@ def p_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple
     return (top, f"{measure} = relevant in the top k / {how} = {_n(found)} / {denominator} = {value:.4f}")
 
 
-def r_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def r_working(groups: _Groups, measure, protocol, k: int,
+              num_rel: int) -> tuple[str, ...]:
     """Relevant docs in the top k over R (or min(R, k))."""
     found, top = _top(groups, k)
     denominator, how = num_rel, "R"
@@ -146,17 +151,20 @@ def r_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple
             if denominator else f"{measure}: the denominator {how} is 0")
 
 
-def rr_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def rr_working(groups: _Groups, measure, protocol, k: int,
+               num_rel: int) -> tuple[str, ...]:
     """1 / the first relevant rank (expected over a tied group's orders)."""
     return _rr_hit(groups, measure, k, reciprocal=True)
 
 
-def hit_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def hit_working(groups: _Groups, measure, protocol, k: int,
+                num_rel: int) -> tuple[str, ...]:
     """Whether a relevant doc is in the top k (its chance over a tied group's orders)."""
     return _rr_hit(groups, measure, k, reciprocal=False)
 
 
-def ap_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+def ap_working(groups: _Groups, measure, protocol, k: int,
+               num_rel: int) -> tuple[str, ...]:
     """The precision at each relevant rank, summed, over R (or min(R, k), or the hits)."""
     return _ap(groups, measure, protocol, k, num_rel, groups.r_line(num_rel))
 

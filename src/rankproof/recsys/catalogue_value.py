@@ -61,8 +61,8 @@ class PerUser:
     def compute(self, run: Run, k, side: SideData, params: dict, protocol: Protocol) -> "CatalogueValue":
         """``whole(part(run))``: the measure on one machine (a SideSpec's ``compute``)."""
         items = np.unique(run.docs[run.doc_codes].astype(str)) if self.items else None
-        return self.whole(run.queries.astype(str), self.part(run, k, side, params, protocol), items, k, side,
-                          params, protocol)
+        columns = self.part(run, k, side, params, protocol)
+        return self.whole(run.queries.astype(str), columns, items, k, side, params, protocol)
 
 
 @dataclasses.dataclass(frozen=True)

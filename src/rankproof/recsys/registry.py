@@ -127,11 +127,16 @@ def _executors_of(spec: SideSpec) -> tuple[str, ...]:
     without a cutoff from per-user numbers or pairs); out of core none yet (the command line refuses
     side-data measures with --memory-budget)."""
     memory, _, spark = EXECUTORS
-    gathered = spec.kind == LIST or spec.cutoff or spec.per_user is not None or spec.pairs is not None
+    parts = spec.per_user is not None or spec.pairs is not None
+    gathered = spec.kind == LIST or spec.cutoff or parts
     return (memory, spark) if gathered else (memory,)
 
 
 SIDE_REGISTRY: dict[str, SideSpec] = {}
+
+
+def _words(spec: SideSpec) -> tuple[str, str]:
+    return spec.display, spec.description
 
 
 def register_side(*specs: SideSpec) -> None:
@@ -142,7 +147,7 @@ def register_side(*specs: SideSpec) -> None:
     """
     for spec in specs:
         existing = SIDE_REGISTRY.get(spec.name)
-        if existing is not None and (existing.display, existing.description) != (spec.display, spec.description):
+        if existing is not None and _words(existing) != _words(spec):
             raise ValueError(f"side measure {spec.name} is registered twice")
         SIDE_REGISTRY[spec.name] = spec
 

@@ -22,6 +22,7 @@ from ..protocol import Protocol
 from ..results.coverage import MIN_COVERAGE
 from .comparison_inputs import comparable, evaluated_runs, same_queries, value_matrix
 from .corrections import correct
+from .matrix import query_ids
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .paired_rows import BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines, row_statistics
 from .power import queries_needed
@@ -324,7 +325,7 @@ def compare(
         protocol = resolve_protocol(protocol)
     names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels, allow_partial, bounds,
                                                  min_coverage)
-    queries = [result.queries for result in evaluated]   # taken once: 1M ids make a list in 0.1 s
+    queries = [query_ids(result) for result in evaluated]   # arrays: no list of a million ids
     same = same_queries(queries)
     mismatches = comparable(names, evaluated, baseline, allow_mismatch, queries, same)
     if baseline is None:

@@ -19,7 +19,7 @@ from ..errors import InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Protocol
-from ..results.coverage import MIN_COVERAGE
+from ..engines.options import MIN_COVERAGE, EvaluationOptions
 from .comparison_inputs import comparable, evaluated_runs, same_queries, value_matrix
 from .corrections import correct
 from .matrix import query_ids
@@ -323,8 +323,8 @@ def compare(
         from ..evaluation import resolve_protocol
 
         protocol = resolve_protocol(protocol)
-    names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels, allow_partial, bounds,
-                                                 min_coverage)
+    options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds, min_coverage=min_coverage)
+    names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels, options)
     queries = [query_ids(result) for result in evaluated]   # arrays: no list of a million ids
     same = same_queries(queries)
     mismatches = comparable(names, evaluated, baseline, allow_mismatch, queries, same)

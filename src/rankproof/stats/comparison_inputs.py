@@ -17,7 +17,7 @@ from ..errors import ComparabilityError, InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Aggregation
-from ..results.coverage import MIN_COVERAGE
+from ..engines.options import EvaluationOptions
 from .matrix import query_values, same_queries, sorted_ids
 
 __all__ = ["evaluated_runs", "same_queries", "comparable", "value_matrix"]
@@ -63,12 +63,12 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
     return items
 
 
-def evaluated_runs(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False,
-                   bounds: bool = False, min_coverage: float = MIN_COVERAGE
+def evaluated_runs(qrels, runs, measures, protocol, labels=None, options: EvaluationOptions | None = None
                    ) -> tuple[list[str], list[Any], list[Measure]]:
-    """(names, Results or saved results, measures) of `runs`: each Run evaluated on `qrels`."""
+    """The runs' names, each run's Results (a Run evaluated under `protocol` and `options`, Results
+    and saved results as given) and the measures compared."""
     from ..data.run import Run
-    from ..evaluation import evaluate
+    from ..evaluation import evaluate_read
 
     items = _named(runs, labels)
     if measures is None:
@@ -84,8 +84,7 @@ def evaluated_runs(qrels, runs, measures, protocol, labels=None, allow_partial: 
             if qrels is None:
                 raise InputError(what=literal(f"run {name} is a Run"), value=name,
                                  fix="give the qrels to evaluate it against")
-            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial,
-                           bounds=bounds, min_coverage=min_coverage)
+            run = evaluate_read(lambda: (qrels, run), measure_list, protocol, options=options)
         elif not all(_has(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
             raise InputError(what=f"expected a Run, Results or saved results; got {type(run).__name__}",
                              source=f"run {name}", value=type(run).__name__)

@@ -495,3 +495,31 @@ def test_integer_user_ids_compare_with_their_saved_text_form(tmp_path):
                                             "score": np.ones(8)}), "hit@1", rating=None, name="b")
     comparison = compare(None, {"saved": load_results(path)[0], "b": b}, ["hit@1"])
     assert comparison.rows[0].queries == 8 and comparison.mismatches == ()
+
+
+def test_results_shown_in_numeric_user_order_compare_as_their_runs_do():
+    """evaluate_frame shows integer users in numeric order (2 before 10), its per-query table holds
+    them in text order: compare and score_matrix read ids and values from the same table."""
+    import pandas as pd
+
+    from rankproof import evaluate_frame
+    from rankproof.stats.matrix import score_matrix
+
+    users = list(range(1, 13))
+    truth = pd.DataFrame({"user": users, "item": [u % 5 for u in users], "rating": 1})
+    first = pd.DataFrame({"user": users * 2, "item": [u % 5 for u in users] + [9] * 12,
+                          "score": [float(u % 3) for u in users] + [1.5] * 12})
+    second = pd.DataFrame({"user": users * 2, "item": [u % 5 for u in users] + [9] * 12,
+                           "score": [1.0] * 12 + [float(u % 2) * 2 for u in users]})
+    framed = {name: evaluate_frame(truth, frame, ["rr"], name=name) for name, frame in
+              (("first", first), ("second", second))}
+    assert framed["first"].queries[:3] == [1, 2, 3]   # shown in numeric order
+    qrels = Qrels.from_dict({str(u): {str(u % 5): 1} for u in users})
+    runs = {name: Run.from_dict({str(u): dict(zip(map(str, frame.item[frame.user == u]),
+                                                  frame.score[frame.user == u])) for u in users}, name=name)
+            for name, frame in (("first", first), ("second", second))}
+    got, want = compare(None, framed, ["rr"], n_resamples=500), compare(qrels, runs, ["rr"], n_resamples=500)
+    assert got.rows == want.rows
+    topics, matrix = score_matrix(list(framed.values()), "rr")
+    assert topics.tolist() == sorted(map(str, users))
+    assert matrix[:, 0].tolist() == [framed["first"].per_query("rr")[int(t)] for t in topics]

@@ -144,3 +144,17 @@ def test_numpy_bootstrap_agrees_with_scipys(method):
                           vectorized=True, random_state=np.random.default_rng(2)).confidence_interval
     assert row.low == pytest.approx(reference.low, abs=0.004)
     assert row.high == pytest.approx(reference.high, abs=0.004)
+
+
+def test_a_segment_matched_once_gives_each_run_the_rows_of_the_mapping():
+    from rankproof.stats.segments import by_segment, segment_groups
+
+    results = evaluate(QRELS, RUN, ["rr", "hit@1"])
+    other = evaluate(QRELS, Run.from_dict({q: ["x"] for q in "abcd"}, name="best"), ["rr", "hit@1"])
+    grouped = segment_groups(SEGMENT, results.table.queries)
+    for run in (results, other):   # one matching, every run on the same queries
+        assert by_segment(run, grouped, n_resamples=200).rows == by_segment(run, SEGMENT, n_resamples=200).rows
+    assert by_segment(other, grouped, n_resamples=200).get("returning", "rr").mean == 1.0
+    fewer = evaluate(Qrels.from_dict({q: {"x": 1} for q in "abc"}), RUN, ["rr"], allow_partial=True)
+    with pytest.raises(InputError, match="matched to other queries"):
+        by_segment(fewer, grouped)

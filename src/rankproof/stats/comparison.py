@@ -22,6 +22,7 @@ from ..protocol import Protocol
 from ..engines.options import MIN_COVERAGE, EvaluationOptions
 from .comparison_inputs import comparable, evaluated_runs, same_queries, value_matrix
 from .corrections import correct
+from .matrix import query_ids
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .paired_rows import BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines, row_statistics
 from .power import queries_needed
@@ -324,7 +325,7 @@ def compare(
         protocol = resolve_protocol(protocol)
     options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds, min_coverage=min_coverage)
     names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels, options)
-    queries = [result.queries for result in evaluated]   # taken once: 1M ids make a list in 0.1 s
+    queries = [query_ids(result) for result in evaluated]   # arrays: no list of a million ids
     same = same_queries(queries)
     mismatches = comparable(names, evaluated, baseline, allow_mismatch, queries, same)
     if baseline is None:

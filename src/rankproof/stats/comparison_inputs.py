@@ -18,7 +18,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Aggregation
 from ..engines.options import EvaluationOptions
-from .matrix import same_queries, sorted_ids
+from .matrix import query_values, same_queries, sorted_ids
 
 __all__ = ["evaluated_runs", "same_queries", "comparable", "value_matrix"]
 
@@ -134,15 +134,15 @@ def _mismatches(names: list[str], evaluated: list[Any], queries: list[Any],
 def value_matrix(evaluated: list[Any], measures: list[Measure], queries: list[Any],
                  same: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(union of queries, values[run, measure, query]) with NaN where a run lacks a query.
-    `queries` holds each run's ``queries``; ``same``: every run holds the same ids in the same
-    order (:func:`same_queries`)."""
+    `queries` holds each run's ids (:func:`rankproof.stats.matrix.query_ids`); ``same``: every
+    run holds the same ids in the same order (:func:`same_queries`)."""
     shared = sorted_ids(queries[0]) if same else None
     if shared is not None:   # one qrels, one query order: one order of the ids serves every run
         union, order = shared
         values = np.empty((len(evaluated), len(measures), len(union)))
         for i, result in enumerate(evaluated):
             for j, measure in enumerate(measures):
-                column = np.asarray(result.values(measure), dtype=np.float64)
+                column = query_values(result, measure)
                 values[i, j] = column if order is None else column[order]
         return union, values
     query_arrays = [np.asarray(ids, dtype=object).astype(str) for ids in queries]
@@ -151,7 +151,7 @@ def value_matrix(evaluated: list[Any], measures: list[Measure], queries: list[An
     for i, (result, ids) in enumerate(zip(evaluated, query_arrays)):
         columns = np.searchsorted(union, ids)
         for j, measure in enumerate(measures):
-            values[i, j, columns] = result.values(measure)
+            values[i, j, columns] = query_values(result, measure)
     return union, values
 
 

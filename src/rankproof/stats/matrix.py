@@ -14,7 +14,8 @@ import numpy as np
 
 from ..errors import InputError, literal
 
-__all__ = ["score_matrix", "same_queries", "sorted_ids", "checked_matrix", "checked_names", "MAX_CELLS"]
+__all__ = ["score_matrix", "query_ids", "query_values", "same_queries", "sorted_ids", "checked_matrix",
+           "checked_names", "MAX_CELLS"]
 
 # A permutation procedure holds at least one permuted copy of the matrix (and,
 # for MaxT, one difference per pair and topic); beyond this many values in one
@@ -58,9 +59,27 @@ def checked_names(names: Sequence[str] | None, systems: int) -> tuple[str, ...]:
     return names
 
 
+def _tabled(result) -> bool:
+    """Whether `result` is a :class:`rankproof.Results`-like value with its per-query table."""
+    return hasattr(result, "table") and hasattr(type(result), "result")
+
+
+def query_ids(result) -> Any:
+    """`result`'s query ids in the order of :func:`query_values`: a Results' table (an array in
+    text order; no list of a million ids is made), else its ``queries``."""
+    return result.table.queries if _tabled(result) else result.queries
+
+
+def query_values(result, measure) -> np.ndarray:
+    """`result`'s per-query values of `measure`, in the order of :func:`query_ids`."""
+    if _tabled(result):
+        return np.asarray(result.result(measure).value, dtype=np.float64)
+    return np.asarray(result.values(measure), dtype=np.float64)
+
+
 def same_queries(queries: list[Any]) -> bool:
     """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
-    one qrels), so that nothing needs matching. `queries` holds each run's ``queries``, taken once.
+    one qrels), so that nothing needs matching. `queries` holds each run's :func:`query_ids`.
 
     >>> same_queries([["q1", "q2"], ["q1", "q2"]]), same_queries([["q1", "q2"], ["q2", "q1"]])
     (True, False)
@@ -81,7 +100,8 @@ def sorted_ids(ids) -> "tuple[np.ndarray, np.ndarray | None] | None":
     >>> sorted_ids(["b", "a"])[0].tolist(), sorted_ids(["a", "b"])[1], sorted_ids([7, "7"])
     (['a', 'b'], None, None)
     """
-    text = np.array(ids, dtype=object).astype(str)
+    text = (ids if isinstance(ids, np.ndarray) and ids.dtype.kind == "U"
+            else np.array(ids, dtype=object).astype(str))
     if text.size < 2 or bool((text[1:] > text[:-1]).all()):
         return text, None
     order = np.argsort(text, kind="stable")
@@ -97,14 +117,14 @@ def score_matrix(results: Sequence[Any], measure) -> tuple[np.ndarray, np.ndarra
     ``results`` are :class:`rankproof.Results` (or saved results), one per
     system, in column order. Topics are compared as text and sorted.
     """
-    queries = [result.queries for result in results]   # taken once: 1M ids make a list in 0.1 s
+    queries = [query_ids(result) for result in results]
     ordered = sorted_ids(queries[0]) if same_queries(queries) and len(queries[0]) else None
     if ordered is not None:
         # The same queries in the same order (runs evaluated on one qrels): one order serves all.
         text, order = ordered
         matrix = np.empty((len(text), len(results)))
         for column, result in enumerate(results):
-            values = np.asarray(result.values(measure), dtype=np.float64)
+            values = query_values(result, measure)
             matrix[:, column] = values if order is None else values[order]
         return text, matrix
     query_sets = [np.asarray(ids, dtype=object).astype(str) for ids in queries]
@@ -114,7 +134,7 @@ def score_matrix(results: Sequence[Any], measure) -> tuple[np.ndarray, np.ndarra
     shared = np.unique(shared)
     matrix = np.empty((len(shared), len(results)))
     for column, (result, ids) in enumerate(zip(results, query_sets)):
-        values = np.asarray(result.values(measure), dtype=np.float64)
+        values = query_values(result, measure)
         sort = np.argsort(ids, kind="stable")
         matrix[:, column] = values[sort][np.searchsorted(ids[sort], shared)]
     return shared, matrix

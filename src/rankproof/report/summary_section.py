@@ -28,10 +28,7 @@ def summary(page) -> str:
         head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
                  f"p ({CORRECTION_NAMES[c.correction]})", "wins / ties / losses", "effect size d",
                  "queries needed"]
-    parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
-             + "".join(f'<th class="{"text" if i < 2 else ""}">{h}</th>'
-                       for i, h in enumerate(head))
-             + "</tr>"]
+    parts = [_table_start(head, text_columns=2)]
     measures = [str(m) for m in d.results[0].measures] if d.results else list(c.measures)
     for m in measures:
         for run in page.runs:
@@ -47,6 +44,14 @@ def summary(page) -> str:
     parts += [f'<p class="note">{n}</p>' for n in _notes(d)]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _table_start(head: list[str], text_columns: int) -> str:
+    """The summary section up to its table's header row (the first columns hold text)."""
+    cells = "".join(f'<th class="{"text" if i < text_columns else ""}">{h}</th>'
+                    for i, h in enumerate(head))
+    return ('<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary">'
+            f"<tr>{cells}</tr>")
 
 
 def _mean_cells(d, run: str, m: str, with_intervals: bool) -> list[str]:
@@ -120,10 +125,7 @@ def pairs(c) -> str:
     head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI",
             f"p ({CORRECTION_NAMES[c.correction]})", "B wins/ties/losses", "effect size d",
             "queries needed"]
-    parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
-             + "".join(f'<th class="{"text" if i < 3 else ""}">{h}</th>'
-                       for i, h in enumerate(head))
-             + "</tr>"]
+    parts = [_table_start(head, text_columns=3)]
     for row in c.rows:
         mark = "*" if row.significant else ""
         cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""

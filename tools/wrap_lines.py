@@ -115,7 +115,8 @@ def _breaks(source: str) -> dict[int, list[_Break]]:
             elif token.string in CLOSING and stack:
                 binding.pop(len(stack), None)
                 stack.pop()
-        elif fstrings == 0 and token.type == tokenize.NAME and token.string in ("for", "lambda", "in"):
+        elif (fstrings == 0 and token.type == tokenize.NAME
+              and token.string in ("for", "lambda", "in")):
             ending = {"for": "in", "lambda": ":"}.get(token.string)
             if ending is not None:
                 binding[len(stack)] = ending
@@ -142,7 +143,8 @@ def _choose(line: str, candidates: list[_Break], limit: int) -> tuple[str, str] 
         if not head.strip() or not line[spot.col:].strip():
             continue
         fits = len(tail) <= limit
-        if len(head) > limit or len(tail) >= len(line) or not fits and spot.indent > limit * 6 // 10:
+        if (len(head) > limit or len(tail) >= len(line) or not fits and spot.indent > limit * 6
+            // 10):
             continue  # (a rest that does not fit, pushed far right, is seldom breakable again)
         # a break whose rest fits wins; then one in the outermost brackets (where the rest does
         # not fit, only if the first line is well filled), a comma before an operator, and the
@@ -192,7 +194,7 @@ def _span(line: list[tokenize.TokenInfo]) -> tuple[int, int] | None:
     return None
 
 
-def _parenthesize(source: str, limit: int) -> str:
+def _parenthesize(source: str, limit: int, alone: set[int]) -> str:
     """Put brackets around the expression of each long one-line statement that has none.
 
     Only where the expression can then be broken at its own top level (an ``and``, an ``or``, a
@@ -203,7 +205,7 @@ def _parenthesize(source: str, limit: int) -> str:
     edits: list[tuple[int, int, int]] = []  # row, where "(" goes, where ")" goes
     for line in _logical_lines(list(tokenize.generate_tokens(io.StringIO(source).readline))):
         row = line[0].start[0]
-        if line[-1].end[0] != row or line[-1].end[1] <= limit:  # (a comment may be what is long)
+        if line[-1].end[0] != row or line[-1].end[1] <= limit or row in alone:
             continue
         span = _span(line)
         if span is None or span[0] >= span[1] or line[span[0]].string in ("(", "*", "**"):
@@ -226,12 +228,14 @@ def _parenthesize(source: str, limit: int) -> str:
 
 
 
-def _long_for_a_comment(source: str, limit: int) -> set[int]:
-    """The lines whose code fits and only a trailing comment makes them long (left to a person)."""
+def _left_alone(source: str, limit: int) -> set[int]:
+    """The lines no code break touches: those whose code fits (only a trailing comment makes them
+    long; the comment pass moves it) and those with a comment a tool reads on that line."""
     lines = source.splitlines()
     return {token.start[0] for token in tokenize.generate_tokens(io.StringIO(source).readline)
             if token.type == tokenize.COMMENT and len(lines[token.start[0] - 1]) > limit
-            and len(lines[token.start[0] - 1][:token.start[1]].rstrip()) <= limit}
+            and (len(lines[token.start[0] - 1][:token.start[1]].rstrip()) <= limit
+                 or any(mark in token.string for mark in PINNED))}
 
 
 # Comments that must stay where they are (tools read them on their line).
@@ -273,15 +277,15 @@ def _comments(source: str, limit: int) -> str:
 
 
 def _one_pass(source: str, limit: int) -> str:
-    source = _parenthesize(source, limit)
+    alone = _left_alone(source, limit)
+    source = _parenthesize(source, limit, alone)
     lines = source.splitlines(keepends=True)
     breaks = _breaks(source)
-    commented = _long_for_a_comment(source, limit)
     for row in sorted(breaks, reverse=True):
         text = lines[row - 1]
         ending = text[len(text.rstrip("\r\n")):]
         body = text.rstrip("\r\n")
-        if len(body) <= limit or body.rstrip().endswith("\\") or row in commented:
+        if len(body) <= limit or body.rstrip().endswith("\\") or row in alone:
             continue
         chosen = _choose(body, breaks[row], limit)
         if chosen is not None:

@@ -82,3 +82,10 @@ def test_a_comprehension_target_and_lambda_parameters_are_never_split():
     lines = wrap(source).splitlines()
     assert lines == ["per_collection = {c: dict(zip(names, matrix.mean(axis=0).tolist()))",
                      "                  for c, (names, matrix) in paired.items()}"]
+
+
+def test_a_line_with_a_comment_tools_read_is_left_to_a_person():
+    arguments = ", ".join(f"argument_{i}" for i in range(8))
+    source = "value = function(" + arguments + ")  # type: ignore[arg-type]\n"
+    assert len(source.split("  #")[0]) > 100
+    assert wrap(source) == source

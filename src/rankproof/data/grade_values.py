@@ -41,7 +41,8 @@ def real_grades(values: Any, locate) -> np.ndarray:
         raise ParseError(what="grades must be numbers, not booleans", **locate(0))
     if array.dtype == object:
         for i, value in enumerate(array.tolist()):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            if (isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))):
                 raise _refuse(locate, i, f"grade {_shown(value)} is not a number",
                               "grades must be numbers such as 0, 1.5, 3", value)
     try:
@@ -74,7 +75,8 @@ def _object_grades(array: np.ndarray, locate) -> np.ndarray | None:
             raise _refuse(locate, i, f"grade {_shown(value)} is not an integer",
                           "grades must be integers such as 0, 1, 2", value)
         if isinstance(value, (int, np.integer)) and not _INT64_MIN <= int(value) <= _INT64_MAX:
-            raise _refuse(locate, i, f"grade {literal(str(value)[:40])} does not fit in a 64-bit integer",
+            raise _refuse(locate, i,
+                          f"grade {literal(str(value)[:40])} does not fit in a 64-bit integer",
                           _SMALL, value)
     if all(isinstance(value, (int, np.integer)) for value in array.tolist()):
         return array.astype(np.int64)
@@ -93,7 +95,8 @@ def integer_grades(values: Any, locate, real_hint: bool = True) -> np.ndarray:
         raise ParseError(what="grades must be integers, not booleans", **locate(0))
     if array.dtype.kind == "u" and array.size and array.max() > _INT64_MAX:
         i = int(np.argmax(array > _INT64_MAX))
-        raise _refuse(locate, i, f"grade {array[i].item()} does not fit in a 64-bit integer", _SMALL,
+        raise _refuse(locate, i, f"grade {array[i].item()} does not fit in a 64-bit integer",
+                      _SMALL,
                       array[i].item())
     if array.dtype.kind in "iu":
         return array.astype(np.int64, copy=False)
@@ -123,7 +126,8 @@ def integer_grades(values: Any, locate, real_hint: bool = True) -> np.ndarray:
     outside = (array < _INT64_MIN) | (array >= 2.0**63)
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
-        raise _refuse(locate, i, f"grade {literal(repr(array[i].item()))} does not fit in a 64-bit integer",
+        raise _refuse(locate, i,
+                      f"grade {literal(repr(array[i].item()))} does not fit in a 64-bit integer",
                       _SMALL, array[i].item())
     return array.astype(np.int64)
 

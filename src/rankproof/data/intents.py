@@ -26,8 +26,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import DuplicateError, InputError, ParseError, literal
-from .interning import checked_id
+from ..errors import DuplicateError, InputError, literal
+from .interning import checked_id, checked_mapping
 from .qrels import Qrels, integer_grades
 
 __all__ = ["IntentQrels"]
@@ -132,18 +132,12 @@ class IntentQrels:
         """
         rows: list[tuple[str, str, str]] = []
         grades: list[Any] = []
-        if not isinstance(judgments, Mapping):
-            raise ParseError(source=source, what="judgments must be a mapping {{query: {{intent: {{doc: grade}}}}}}",
-                             fix=f"got {type(judgments).__name__}")
-        for query, intents in judgments.items():
-            if not isinstance(intents, Mapping):
-                raise ParseError(source=source, query=str(query), fix=f"got {type(intents).__name__}",
-                                 what="judgments must be a mapping {{intent: {{doc: grade}}}}")
-            for intent, docs in intents.items():
-                if not isinstance(docs, Mapping):
-                    raise ParseError(source=source, query=str(query), fix=f"got {type(docs).__name__}",
-                                     what=f"intent {literal(intent)}: judgments must be a mapping {{{{doc: grade}}}}")
-                for doc, grade in docs.items():
+        shape = "{{query: {{intent: {{doc: grade}}}}}}"
+        for query, intents in checked_mapping(judgments, shape, source).items():
+            for intent, docs in checked_mapping(intents, "{{intent: {{doc: grade}}}}", source,
+                                                query).items():
+                for doc, grade in checked_mapping(docs, "{{doc: grade}}", source, query,
+                                                  prefix=f"intent {literal(intent)}: ").items():
                     rows.append((checked_id(query, "query", source), checked_id(intent, "intent", source, query),
                                  checked_id(doc, "doc", source, query)))
                     grades.append(grade)

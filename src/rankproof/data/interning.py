@@ -108,6 +108,26 @@ def _within(values: np.ndarray, sorted_vocabulary: np.ndarray) -> bool:
     return bool((sorted_vocabulary[at] == values).all())
 
 
+def checked_mapping(value, shape: str, source: str, query=None, *, prefix: str = ""):
+    """A level of judgments given in Python (``from_dict``): `value` itself when it is a mapping;
+    else a ParseError saying that ``prefix`` judgments must be a mapping ``shape``.
+
+    >>> checked_mapping([1], "{{doc: grade}}", "qrels", "q1")
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.ParseError: qrels: query q1: judgments must be a mapping {doc: grade}; got list
+    """
+    from collections.abc import Mapping
+
+    from ..errors import ParseError
+
+    if not isinstance(value, Mapping):
+        raise ParseError(source=source, query=None if query is None else str(query),
+                         what=f"{prefix}judgments must be a mapping {shape}",
+                         fix=f"got {type(value).__name__}")
+    return value
+
+
 def checked_id(value, what: str, source: str, query=None) -> str:
     """An id given in Python (``from_dict``) as text: a non-empty str, or an int.
 

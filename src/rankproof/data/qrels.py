@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DuplicateError, InputError, ParseError, RankproofError, literal
 from .arrays import read_only
 from .grade_values import as_real, integer_grades, real_grades
-from .interning import checked_id, intern, sorted_vocabulary
+from .interning import checked_id, checked_mapping, intern, sorted_vocabulary
 from .layering import merge_sources
 from ..io.lines import no_lines, take_lines
 
@@ -159,14 +159,8 @@ class Qrels:
         query_ids: list[str] = []
         doc_ids: list[str] = []
         grade_values: list[Any] = []
-        if not isinstance(judgments, Mapping):
-            raise ParseError(source=source, what="judgments must be a mapping {{query: {{doc: grade}}}}",
-                             fix=f"got {type(judgments).__name__}")
-        for query, docs in judgments.items():
-            if not isinstance(docs, Mapping):
-                raise ParseError(source=source, query=str(query), what="judgments must be a mapping {{doc: grade}}",
-                                 fix=f"got {type(docs).__name__}")
-            for doc, grade in docs.items():
+        for query, docs in checked_mapping(judgments, "{{query: {{doc: grade}}}}", source).items():
+            for doc, grade in checked_mapping(docs, "{{doc: grade}}", source, query).items():
                 query_ids.append(checked_id(query, "query", source))
                 doc_ids.append(checked_id(doc, "doc", source, query))
                 grade_values.append(grade)

@@ -16,7 +16,8 @@ __all__ = ["pool_ids", "expanded_pool"]
 def pool_ids(a) -> np.ndarray:
     """The doc id of every pool entry of an alignment."""
     if a.pool_doc is None or a.pool_docs is None:
-        raise InputError(what="this alignment keeps no doc ids of the judged pool", fix="explain needs Qrels and a Run")
+        raise InputError(what="this alignment keeps no doc ids of the judged pool",
+                         fix="explain needs Qrels and a Run")
     return a.pool_docs[a.pool_doc]
 
 
@@ -32,5 +33,6 @@ def expanded_pool(a, cutoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     first[np.unique(key, return_index=True)[1]] = True
     copies = ~first & a.judged & (rank0 < cutoffs[query])
     pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))
-    return (np.concatenate([pool_query, query[copies]]), np.concatenate([pool_ids(a), a.docs[a.doc[copies]]]),
+    return (np.concatenate([pool_query, query[copies]]),
+            np.concatenate([pool_ids(a), a.docs[a.doc[copies]]]),
             np.concatenate([a.pool_grade, a.grade[copies]]))

@@ -95,7 +95,8 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
     if depth < 1:
         raise InputError(what=f"depth must be at least 1; got {depth}", value=depth)
     a = align(qrels, run, protocol)
-    gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
+    gain_policy = (measure.setting("gain", protocol) if "gain" in measure.spec.params
+                   else protocol.gain)
     discount_policy = (measure.setting("discount", protocol) if "discount" in measure.spec.params
                        else protocol.discount)
     lengths = np.diff(a.offsets)
@@ -113,9 +114,12 @@ def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
 
     return TopRankings(
         queries=a.queries.tolist(), measure=measure, depth=depth, offsets=offsets,
-        doc=a.docs[a.doc[rows]].astype(str), judged=a.judged[rows], grade=np.where(a.judged[rows], a.grade[rows], 0),
-        gain=gains[rows], discount=discount[rows], contribution=contribution[rows], cumulative=cumulative[rows],
-        ideal_offsets=ideal_offsets, ideal_doc=pool_docs[ideal_rows], ideal_grade=pool_grades[ideal_rows],
+        doc=a.docs[a.doc[rows]].astype(str), judged=a.judged[rows],
+        grade=np.where(a.judged[rows], a.grade[rows], 0),
+        gain=gains[rows], discount=discount[rows], contribution=contribution[rows],
+        cumulative=cumulative[rows],
+        ideal_offsets=ideal_offsets, ideal_doc=pool_docs[ideal_rows],
+        ideal_grade=pool_grades[ideal_rows],
         ideal_gain=pool_gains[ideal_rows], ideal_cumulative=ideal_cumulative[ideal_rows])
 
 
@@ -136,41 +140,49 @@ def _discounts(a, measure: Measure, table: np.ndarray, position_query: np.ndarra
     size = group_hi - group_lo
     # As explain: a tied group (ties=expected) shares the mean discount of the
     # ranks it spans inside the cutoff; a lone doc gets its rank's discount.
-    mean_discount = (cumulative_table[np.minimum(group_hi, k)] - cumulative_table[np.minimum(group_lo, k)]) / size
+    mean_discount = (cumulative_table[np.minimum(group_hi, k)]
+                     - cumulative_table[np.minimum(group_lo, k)]) / size
     own = np.where(rank0 < k, table[np.minimum(rank0, len(table) - 1)], 0.0)
     return np.where(size > 1, mean_discount, own)
 
 
-def _ideal(a, measure: Measure, protocol, gain_policy, table: np.ndarray, position_query: np.ndarray):
+def _ideal(a, measure: Measure, protocol, gain_policy, table: np.ndarray,
+           position_query: np.ndarray):
     """Every query's ideal list (its pool by gain descending, then doc id; positive gains only,
     cut as the measure cuts it): (docs, grades, gains, offsets, cumulative DCG)."""
     lengths = np.diff(a.offsets)
-    ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
+    ideal_policy = (measure.setting("ideal", protocol) if "ideal" in measure.spec.params
+                    else protocol.ideal)
     if ideal_policy is Ideal.JUDGED:
         # Every query's pool as the pipeline read it (negative grades per the policy).
         pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))
         pool_docs, pool_grades = pool_ids(a).astype(str), a.pool_grade
     elif ideal_policy is Ideal.EXPANDED:
-        cutoffs = np.full(a.num_queries, measure.cutoff, dtype=np.int64) if measure.cutoff is not None else lengths
+        cutoffs = (np.full(a.num_queries, measure.cutoff, dtype=np.int64)
+                   if measure.cutoff is not None else lengths)
         pool_query, pool_docs, pool_grades = expanded_pool(a, cutoffs)
         pool_docs = pool_docs.astype(str)
     else:
-        pool_query, pool_docs, pool_grades = (position_query[a.judged], a.docs[a.doc][a.judged].astype(str),
+        pool_query, pool_docs, pool_grades = (position_query[a.judged],
+                                              a.docs[a.doc][a.judged].astype(str),
                                               a.grade[a.judged])
     pool_gains = np.maximum(gains_of(pool_grades, gain_policy), 0.0)
     order = np.lexsort((pool_docs, -pool_gains, pool_query))
     keep = order[pool_gains[order] > 0]  # explain stops at the first gain of 0
-    pool_query, pool_docs, pool_grades, pool_gains = (pool_query[keep], pool_docs[keep], pool_grades[keep],
+    pool_query, pool_docs, pool_grades, pool_gains = (pool_query[keep], pool_docs[keep],
+                                                      pool_grades[keep],
                                                       pool_gains[keep])
     pool_offsets = offsets_of(pool_query, a.num_queries)
     ideal_rank0 = np.arange(len(pool_query), dtype=np.int64) - pool_offsets[pool_query]
     if measure.cutoff is not None or ideal_policy is Ideal.EXPANDED:
-        cut = np.full(a.num_queries, measure.cutoff if measure.cutoff is not None else np.iinfo(np.int64).max)
+        cut = np.full(a.num_queries,
+                      measure.cutoff if measure.cutoff is not None else np.iinfo(np.int64).max)
         if ideal_policy is Ideal.EXPANDED:  # that ideal is cut at the list's length
             cut = np.minimum(cut, lengths)
         inside = ideal_rank0 < cut[pool_query]
         pool_query, pool_docs, pool_grades, pool_gains, ideal_rank0 = (
-            pool_query[inside], pool_docs[inside], pool_grades[inside], pool_gains[inside], ideal_rank0[inside])
+            pool_query[inside], pool_docs[inside], pool_grades[inside], pool_gains[inside],
+            ideal_rank0[inside])
         pool_offsets = offsets_of(pool_query, a.num_queries)
     ideal_cumulative = _segment_cumsum(pool_gains * table[ideal_rank0], pool_offsets)
     return pool_docs, pool_grades, pool_gains, pool_offsets, ideal_cumulative

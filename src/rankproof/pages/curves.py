@@ -91,11 +91,7 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))
     doc_qrels = getattr(qrels, "doc_qrels", qrels)   # judgments per intent: the curves use the highest grade
-    drawn = [m for m in page_measures if not m.spec.needs_intents]
-    family = cutoff_family(drawn)
-    drill_measure = next((m for m in drawn if m.spec.dcg is not None), parse_measure("ndcg@10"))
-    judged = [parse_measure(f"judged@{k}") for k in cutoffs]
-    curve = list(dict.fromkeys([m @ k for m in family for k in cutoffs] + judged + [drill_measure]))
+    family, drill_measure, judged, curve = _curve_measures(page_measures, cutoffs)
     with_pr = protocol.aggregation is not Aggregation.MICRO
     pr_note = "" if with_pr else _NO_MICRO_PR
     results, cutoff_curves, judged_curves, drill_values, pr_curves = [], {}, {}, {}, {}
@@ -133,6 +129,17 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     return results, Curves(cutoffs=cutoffs, cutoff_curves=cutoff_curves, judged_curves=judged_curves,
                            drill_measure=drill_measure, drill_values=drill_values,
                            pr_curves=pr_curves if with_pr else None, pr_note=pr_note, sample_note=sample_note)
+
+
+def _curve_measures(page_measures: list, cutoffs: tuple[int, ...]):
+    """The measures the curves need: the page's cutoff family, the drill-down's measure (the first
+    DCG-family one, else ndcg@10), judged@k at every cutoff, and all of them at every cutoff."""
+    drawn = [m for m in page_measures if not m.spec.needs_intents]
+    family = cutoff_family(drawn)
+    drill_measure = next((m for m in drawn if m.spec.dcg is not None), parse_measure("ndcg@10"))
+    judged = [parse_measure(f"judged@{k}") for k in cutoffs]
+    curve = list(dict.fromkeys([m @ k for m in family for k in cutoffs] + judged + [drill_measure]))
+    return family, drill_measure, judged, curve
 
 
 _NO_MICRO_PR = ("iprec is not a ratio of sums, so it has no micro mean: no precision-recall "

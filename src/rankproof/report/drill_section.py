@@ -24,16 +24,20 @@ def how(page) -> str:
     if not g:
         return ""
     gain_series = [(name, "#1d2330" if name == g["gain"] else color, g["grades"], values)
-                   for (name, values), color in zip(g["gains"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
+                   for (name, values), color in zip(g["gains"].items(),
+                                                    ("#97bbf5", "#efb118", "#a463f2"))]
     discount_series = [(name, "#1d2330" if name == g["discount"] else color, g["ranks"], values)
-                       for (name, values), color in zip(g["discounts"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
+                       for (name, values), color in zip(g["discounts"].items(),
+                                                        ("#97bbf5", "#efb118", "#a463f2"))]
     gain_legend = svg.legend([(name + (" (here)" if name == g["gain"] else ""), color)
                               for name, color, _, _ in gain_series])
     discount_legend = svg.legend([(name + (" (here)" if name == g["discount"] else ""), color)
                                   for name, color, _, _ in discount_series])
-    gain_chart = svg.line_chart("gain", gain_series, x_label="grade", y_label="gain", width=420, height=260,
+    gain_chart = svg.line_chart("gain", gain_series, x_label="grade", y_label="gain", width=420,
+                                height=260,
                                 x_ticks=g["grades"], value_format=".4g")
-    discount_chart = svg.line_chart("discount", discount_series, x_label="rank", y_label="discount", width=420,
+    discount_chart = svg.line_chart("discount", discount_series, x_label="rank", y_label="discount",
+                                    width=420,
                                     height=260, value_format=".4f")
     drill = d.drill
     return ('<section id="how"><h2>How the numbers are made</h2>'
@@ -42,8 +46,10 @@ def how(page) -> str:
             f"uses <b>gain={escape(g['gain'])}</b> "
             f"and <b>discount={escape(g['discount'])}</b> (drawn in black) beside the usual alternatives.</p>"
             '<div class="grid">'
-            + figure(gain_legend + gain_chart, "gain of each grade: linear g, exp2 2<sup>g</sup> - 1"
-                           + ("" if g["gain"] in ("linear", "exp2") else f", this protocol's {escape(g['gain'])}"))
+            + figure(gain_legend + gain_chart,
+                     "gain of each grade: linear g, exp2 2<sup>g</sup> - 1"
+                           + ("" if g["gain"] in ("linear", "exp2")
+                              else f", this protocol's {escape(g['gain'])}"))
             + figure(discount_legend + discount_chart,
                            "discount of each rank: log2 1 / log2(i + 1), reciprocal 1 / i"
                            + ("" if g["discount"] in ("log2", "reciprocal")
@@ -53,7 +59,8 @@ def how(page) -> str:
                f'<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
                f'<span class="muted">{escape(_curve_reading(drill["measure"], drill.get("normalised", True)))} The same query is shown '
                f'in the drill-down below.</span></div>'
-               + svg.legend([(run, page.colors[run]) for run in page.runs] + [("ideal (dashed)", "#1d2330")]) +
+               + svg.legend([(run, page.colors[run]) for run in page.runs]
+                            + [("ideal (dashed)", "#1d2330")]) +
                '<svg class="figure" id="cumulative" data-figure="cumulative" viewBox="0 0 560 300" width="560" '
                'height="300" role="img" aria-label="cumulative DCG of the chosen query"></svg>'
                if drill else "")
@@ -84,5 +91,6 @@ def drill(page) -> str:
             + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
             '<label>measure <select class="measure" aria-label="measure"></select></label></div>'
             '<div class="rankings" id="drill-rankings"></div>'
-            + json_script("drill-data", {**d.drill, "first": d.drill["queries"][0] if d.drill["queries"] else ""})
+            + json_script("drill-data",
+                          {**d.drill, "first": d.drill["queries"][0] if d.drill["queries"] else ""})
             + "</section>")

@@ -28,22 +28,30 @@ def summary(page) -> str:
         head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
                  f"p ({CORRECTION_NAMES[c.correction]})", "wins / ties / losses", "effect size d",
                  "queries needed"]
-    parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
-             + "".join(f'<th class="{"text" if i < 2 else ""}">{h}</th>' for i, h in enumerate(head))
-             + "</tr>"]
+    parts = [_table_start(head, text_columns=2)]
     measures = [str(m) for m in d.results[0].measures] if d.results else list(c.measures)
     for m in measures:
         for run in page.runs:
             baseline = c is not None and run == d.baseline
             cells = _mean_cells(d, run, m, with_intervals)
             if c is not None:
-                cells += _difference_cells(None if baseline else baseline_row(c, d.baseline, run, m),
+                cells += _difference_cells(None if baseline
+                                           else baseline_row(c, d.baseline, run, m),
                                            run, m, baseline)
-            parts.append(f'<tr class="{"baseline" if baseline else ""}">' + "".join(cells) + "</tr>")
+            parts.append(f'<tr class="{"baseline" if baseline else ""}">' + "".join(cells)
+                         + "</tr>")
     parts.append("</table></div>")
     parts += [f'<p class="note">{n}</p>' for n in _notes(d)]
     parts.append("</section>")
     return "".join(parts)
+
+
+def _table_start(head: list[str], text_columns: int) -> str:
+    """The summary section up to its table's header row (the first columns hold text)."""
+    cells = "".join(f'<th class="{"text" if i < text_columns else ""}">{h}</th>'
+                    for i, h in enumerate(head))
+    return ('<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary">'
+            f"<tr>{cells}</tr>")
 
 
 def _mean_cells(d, run: str, m: str, with_intervals: bool) -> list[str]:
@@ -76,7 +84,8 @@ def _difference_cells(row, run: str, m: str, baseline: bool) -> list[str]:
             f'<td data-key="wtl" {where} data-value="{row.wins}/{row.ties}/{row.losses}">'
             f"{row.wins}/{row.ties}/{row.losses}</td>",
             value_cell(effect_text(row.effect_size), row.effect_size, "effect_size", run, m),
-            value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed", run, m)]
+            value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed", run,
+                       m)]
 
 
 def _test_name(c) -> str:
@@ -93,7 +102,8 @@ def _notes(d) -> list[str]:
     if c is not None:
         interval = (f"paired bootstrap ({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, "
                     f"seed {c.seed})"
-                    + ("; the normal interval where the methods below say so" if c.method_checks else ""))
+                    + ("; the normal interval where the methods below say so" if c.method_checks
+                       else ""))
         notes.append(f"* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} correction over "
                      f"{len(c.rows)} comparisons (runs x measures); two-sided {escape(_test_name(c))}. "
                      f"Difference: run minus baseline (positive: better than the baseline). Its interval: "
@@ -113,10 +123,9 @@ def pairs(c) -> str:
     """A comparison of every pair (no baseline): one row per measure and pair."""
     level = f"{c.confidence:.0%}"
     head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI",
-            f"p ({CORRECTION_NAMES[c.correction]})", "B wins/ties/losses", "effect size d", "queries needed"]
-    parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
-             + "".join(f'<th class="{"text" if i < 3 else ""}">{h}</th>' for i, h in enumerate(head))
-             + "</tr>"]
+            f"p ({CORRECTION_NAMES[c.correction]})", "B wins/ties/losses", "effect size d",
+            "queries needed"]
+    parts = [_table_start(head, text_columns=3)]
     for row in c.rows:
         mark = "*" if row.significant else ""
         cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
@@ -128,10 +137,12 @@ def pairs(c) -> str:
             + value_cell(fmt(row.mean_b), row.mean_b, "mean_b", run, m)
             + value_cell(signed(row.difference) + mark, row.difference, "difference", run, m, cls)
             + f"<td>[{signed(row.ci_low)}, {signed(row.ci_high)}]</td>"
-            + value_cell(p_text(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls)
+            + value_cell(p_text(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m,
+                         cls)
             + f"<td>{row.wins}/{row.ties}/{row.losses}</td>"
             + value_cell(effect_text(row.effect_size), row.effect_size, "effect_size", run, m)
-            + value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed", run, m)
+            + value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed", run,
+                         m)
             + "</tr>")
     parts.append("</table></div>")
     parts.append(f'<p class="note">* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} '
@@ -151,7 +162,8 @@ def forest(page) -> str:
     rows = []
     for row in c.rows:
         color = ("#3ca951" if row.difference > 0 else "#ff725c") if row.significant else "#9498a0"
-        rows.append((f"{row.measure}: {row.run_b} - {row.run_a}", "difference", color, row.difference,
+        rows.append((f"{row.measure}: {row.run_b} - {row.run_a}", "difference", color,
+                     row.difference,
                      row.ci_low, row.ci_high))
     chart = svg.interval_chart("forest", rows, x_label="difference (B - A) and its interval",
                                zero_line=True, width=720)

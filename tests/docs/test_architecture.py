@@ -28,8 +28,8 @@ NOT_CODE = {"NAME", "HELP", "EXAMPLES", "kernel=", "make parity", "make test", "
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_/]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 SOURCES = "\n".join(path.read_text(encoding="utf-8")
-                    for folder in (PACKAGE, ROOT / "tests") for path in sorted(folder.rglob("*.py*"))
-                    if path.name != "test_architecture.py")
+                    for folder in (PACKAGE, ROOT / "tests") for path in sorted(folder.rglob("*"))
+                    if path.suffix in {".py", ".pyi", ".pyx", ".pxd"} and path.name != "test_architecture.py")
 
 
 def _names() -> list[str]:

@@ -322,8 +322,10 @@ def compare(
         from ..evaluation import resolve_protocol
 
         protocol = resolve_protocol(protocol)
-    options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds, min_coverage=min_coverage)
-    names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels, options)
+    options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds,
+                                min_coverage=min_coverage)
+    names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels,
+                                                    options)
     same = same_queries(evaluated)
     mismatches = comparable(names, evaluated, baseline, allow_mismatch, same)
     if baseline is None:

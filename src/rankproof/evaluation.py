@@ -138,8 +138,9 @@ def evaluate(
     1.0
     """
     options = EvaluationOptions(weights=weights, engine=engine, min_coverage=min_coverage,
-                                allow_partial=allow_partial, bounds=bounds, query_ids=query_ids, notes=notes,
-                                complete_judgments=complete_judgments, ties_range=ties_range)
+                                allow_partial=allow_partial, bounds=bounds, query_ids=query_ids,
+                                notes=notes, complete_judgments=complete_judgments,
+                                ties_range=ties_range)
     return evaluate_read(lambda: (qrels, run), measures, protocol, options=options, stacklevel=3)
 
 
@@ -199,7 +200,8 @@ def evaluate_read(
 
         alignment = attach_intents(alignment, intents)
     results = evaluate_alignment(alignment, measure_list, protocol, run_name=run_name, qrels=qrels,
-                                 weights=query_weights(options.weights, alignment.queries, protocol),
+                                 weights=query_weights(options.weights, alignment.queries,
+                                                       protocol),
                                  options=options, warnings=doubts)
     for line in results.warnings:
         python_warnings.warn(line, RankproofWarning, stacklevel=stacklevel)
@@ -233,8 +235,9 @@ def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
 
 
 def evaluate_alignment(alignment, measures: MeasuresLike, protocol: ProtocolLike, *, run_name: str,
-                       qrels=None, weights: np.ndarray | None = None, options: EvaluationOptions | None = None,
-                       warnings: Sequence[str] = (), **keywords: Any) -> Results:
+                       qrels=None, weights: np.ndarray | None = None,
+                       options: EvaluationOptions | None = None, warnings: Sequence[str] = (),
+                       **keywords: Any) -> Results:
     """Every measure over an alignment, with the query policies applied: the
     step after a front door's conversion.
 
@@ -290,7 +293,8 @@ def evaluate_alignment(alignment, measures: MeasuresLike, protocol: ProtocolLike
     doubts = (*warnings, *_tie_warning(alignment, protocol))
     if doubts:
         table = dataclasses.replace(table, warnings=(*table.warnings, *doubts))
-    found = _bounds(results, alignment, protocol, list(measures), engine) if options.bounds else None
+    found = _bounds(results, alignment, protocol, list(measures), engine) if options.bounds \
+        else None
     tied = tie_range(alignment, protocol, list(measures), engine) if options.ties_range else None
     return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
                    run_name=run_name, qrels=qrels, query_ids=options.query_ids,

@@ -62,7 +62,8 @@ BAD = [
 
 @pytest.mark.parametrize("door", FRONT_DOORS)
 @pytest.mark.parametrize("option, bad, what, value", BAD)
-def test_every_front_door_refuses_a_bad_option_with_the_same_fielded_error(door, option, bad, what, value):
+def test_every_front_door_refuses_a_bad_option_with_the_same_fielded_error(door, option, bad, what,
+                                                                          value):
     with pytest.raises(InputError) as raised:
         FRONT_DOORS[door](**{option: bad})
     fields = raised.value.fields()
@@ -72,7 +73,8 @@ def test_every_front_door_refuses_a_bad_option_with_the_same_fielded_error(door,
 
 @pytest.mark.parametrize("door", [d for d in FRONT_DOORS if d != "spark.evaluate"])
 def test_every_front_door_takes_allow_partial_and_min_coverage_alike(door):
-    # Coverage 1/2: refused below min_coverage=0.75, evaluated at 0.5 (the default) and with allow_partial.
+    # Coverage 1/2: refused below min_coverage=0.75, evaluated at 0.5 (the default) and with
+    # allow_partial.
     with pytest.raises(CoverageError):
         FRONT_DOORS[door](min_coverage=0.75)
     assert FRONT_DOORS[door](min_coverage=0.75, allow_partial=True) is not None

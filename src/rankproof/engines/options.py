@@ -42,9 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = ["EvaluationOptions", "MIN_COVERAGE", "OPTION_NAMES", "check_share", "check_flag"]
 
-# A run that ranks fewer than this share of the judged queries is refused unless the caller allows it: a
-# mean made mostly of queries scored 0 (or of a handful of queries) is rarely what was meant, and
-# mismatched query ids (q1 against 1) look exactly like that.
+# A run that ranks fewer than this share of the judged queries is refused unless the caller allows
+# it: a mean made mostly of queries scored 0 (or of a handful of queries) is rarely what was meant,
+# and mismatched query ids (q1 against 1) look exactly like that.
 MIN_COVERAGE = 0.5
 
 

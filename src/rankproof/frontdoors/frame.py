@@ -248,7 +248,8 @@ def evaluate_frame(
                                             rating=rating, score=score, weights=weights, name=name,
                                             memory_budget=memory_budget, sorted=sorted)
             # The guard reads the whole evaluation, not a part's (a part may hold few users of the truth).
-            guard_coverage(results, allow_partial=options.allow_partial, min_coverage=options.min_coverage,
+            guard_coverage(results, allow_partial=options.allow_partial,
+                           min_coverage=options.min_coverage,
                            source=f"{results.run_name} against the truth")
             return results
         # A recommender predicts for whom it predicts: users it skips score 0 by missing_query, and
@@ -260,8 +261,8 @@ def evaluate_frame(
             lambda: (_truth(truth, user, item, rating, str(protocol.grades)),
                      _pairs(predictions, user, item, score, "predictions", name)),
             measures, protocol, stacklevel=3,
-            options=options.replace(query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,),
-                                    complete_judgments=True))
+            options=options.replace(query_ids=ids_as_integers if integer else None,
+                                    notes=(TRUTH_NOTE,), complete_judgments=True))
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
         # as they are. An error raised as a finished string keeps its text.

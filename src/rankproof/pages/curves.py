@@ -86,7 +86,8 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
 
     def evaluate(qrels, run, measures, protocol, name=None):
         # Named as the page shows the run from the start (Results are read-only).
-        return evaluate_read(lambda: (qrels, run), measures, protocol, options=options, run_name=name)
+        return evaluate_read(lambda: (qrels, run), measures, protocol, options=options,
+                             run_name=name)
 
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))
@@ -112,7 +113,8 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
             pr_note = _pr_note(docid)
         plain = doc_qrels is qrels   # else judgments per intent: the drill-down reads the highest grades
         with_drill = list(dict.fromkeys(page_measures + [drill_measure])) if plain else page_measures
-        page = full.select(with_drill) if together else evaluate(qrels, run, with_drill, protocol, name)
+        page = full.select(with_drill) if together else \
+            evaluate(qrels, run, with_drill, protocol, name)
         source = page if plain else (full if sample is None else evaluate(doc_qrels, run, [drill_measure],
                                                                             protocol))
         drill_values[name] = (ids_of(source), source.values(drill_measure))

@@ -122,7 +122,8 @@ def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,
     from ..engines.options import EvaluationOptions
     from ..evaluation import evaluate_read
 
-    wanted_options = EvaluationOptions.of(None, **options)  # refused before the side data is checked
+    # Refused before the side data is checked.
+    wanted_options = EvaluationOptions.of(None, **options)
     accuracy, wanted = split_measures(measures)
     check_side_data(wanted, side)
     if not accuracy and not wanted:

@@ -22,7 +22,8 @@ from ..protocol import Aggregation, CountSummary, Protocol
 from ..typing import BootstrapMethod, QueryIds, Unlabelled
 from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
-from .concat import Intervals, check_parts, joined_counts, joined_intervals, joined_measures, joined_table
+from .concat import (Intervals, check_parts, joined_counts, joined_intervals, joined_measures,
+                     joined_table)
 from .counts import CUTOFF_KEYS, Counts, all_counts
 from .side import SideValue, join_side, side_warnings
 from .text import summary_text
@@ -52,23 +53,22 @@ class Results:
                  run_name: str, qrels=None, query_ids: "QueryIds | None" = None, complete_judgments: bool = False,
                  bounds: Intervals | None = None, tie_range: Intervals | None = None,
                  side: "Sequence[SideValue]" = (), qrels_digest: str | None = None) -> None:
-        # Per-query facts and counts only: the per-position arrays of the evaluation are gone once the
-        # measures are computed (explain asks the pipeline again). `counts` may count on first use.
+        # Per-query facts and counts only: the evaluation's per-position arrays are gone once the
+        # measures are computed (explain asks the pipeline again); `counts` may count on first use.
         self._table, self._counts, self._qrels = table, counts, qrels
-        # Per measure, (lower, upper) per query, when evaluated with bounds=True; (min, max) per query
-        # over the orders of tied docs, when evaluated with ties_range=True.
-        self._bounds: Intervals = dict(bounds or {})
-        self._tie_range: Intervals = dict(tie_range or {})
+        # Per measure, (lower, upper) per query, when evaluated with bounds=True; (min, max) per
+        # query over the orders of tied docs, when evaluated with ties_range=True.
+        self._bounds, self._tie_range = dict(bounds or {}), dict(tie_range or {})
         self._measures, self._weights = measures, weights
         self.protocol, self.run_name = protocol, run_name
-        # True when the judgments list every relevant doc (a recommender's truth table): a doc missing
-        # from them is non-relevant by definition, so there is nothing to warn about.
+        # True when the judgments list every relevant doc (a recommender's truth table): a doc
+        # missing from them is non-relevant by definition, so there is nothing to warn about.
         self.complete_judgments = complete_judgments
         # The query ids shown to the caller (see QueryIds): evaluate_frame and
         # evaluate_scores give them so integer user ids come back as integers.
         self._id_source = query_ids
         self.side: tuple[SideValue, ...] = tuple(side)  # side-data measures (coverage, ...): results/side.py
-        if qrels_digest is not None:  # judgments read in parts (out of core): the parts' digest together
+        if qrels_digest is not None:  # judgments read in parts (out of core): their digest together
             self.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
         # From here on the public names are read-only (Results.replace gives a copy with others): a
         # value one caller renamed in place would be renamed for every other holder of it.
@@ -275,8 +275,8 @@ class Results:
         keep, weights = ~np.isnan(low), None
         if self.protocol.aggregation is Aggregation.WEIGHTED:
             weights = self._weights if self._weights is not None else np.ones(len(low))
-        return kind(measure=result.measure, value=self.mean(result.measure), lower=kept_mean(low, keep, weights),
-                    upper=kept_mean(high, keep, weights),
+        return kind(measure=result.measure, value=self.mean(result.measure),
+                    lower=kept_mean(low, keep, weights), upper=kept_mean(high, keep, weights),
                     queries=self.queries, query_value=self._shown(result.value).copy(),
                     query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
 
@@ -332,13 +332,15 @@ class Results:
         first = parts[0]
         table, cat = joined_table([part._table for part in parts], sort)
         weights = [part._weights for part in parts if part._weights is not None]
-        return cls(table=table, counts=joined_counts([part._counts for part in parts]), protocol=first.protocol,
-                   measures=joined_measures([part._measures for part in parts], first.measures, cat),
+        measures = first.measures
+        return cls(table=table, counts=joined_counts([part._counts for part in parts]),
+                   protocol=first.protocol,
+                   measures=joined_measures([part._measures for part in parts], measures, cat),
                    weights=cat(weights) if len(weights) == len(parts) else None,
                    run_name=run_name or first.run_name, query_ids=query_ids,
                    complete_judgments=all(part.complete_judgments for part in parts),
-                   bounds=joined_intervals([part._bounds for part in parts], first.measures, cat),
-                   tie_range=joined_intervals([part._tie_range for part in parts], first.measures, cat),
+                   bounds=joined_intervals([part._bounds for part in parts], measures, cat),
+                   tie_range=joined_intervals([part._tie_range for part in parts], measures, cat),
                    side=join_side([part.side for part in parts]), qrels_digest=qrels_digest)
 
     def select(self, measures: "Sequence[str | Measure]") -> "Results":
@@ -363,8 +365,8 @@ class Results:
         selected._measures = chosen
         selected._bounds = {m: v for m, v in self._bounds.items() if m in chosen}
         selected._tie_range = {m: v for m, v in self._tie_range.items() if m in chosen}
-        selected._counts = {k: ({n: c for n, c in v.items() if n in names} if k in CUTOFF_KEYS else v)
-                            for k, v in by_policy.items()}
+        selected._counts = {k: ({n: c for n, c in v.items() if n in names} if k in CUTOFF_KEYS
+                                else v) for k, v in by_policy.items()}
         return selected
 
     def means(self) -> dict[str, float]:

@@ -106,7 +106,8 @@ def joined_counts(parts: Sequence[Any]) -> "dict[str, Any] | Callable[[], dict[s
     return counts if any(callable(part) for part in parts) else counts()
 
 
-def joined_intervals(parts: Sequence[Intervals], measures: Sequence[Measure], cat: Cat) -> Intervals | None:
+def joined_intervals(parts: Sequence[Intervals], measures: Sequence[Measure],
+                     cat: Cat) -> Intervals | None:
     """Per measure, the parts' (low, high) per query joined; None unless every part holds them."""
     if not all(parts):
         return None

@@ -273,7 +273,8 @@ def evaluate(
         Whatever :func:`rankproof.evaluate` raises on the same rows (a
         partition's error is raised again in the driver).
     """
-    options = EvaluationOptions(weights=weights, min_coverage=min_coverage, allow_partial=allow_partial)
+    options = EvaluationOptions(weights=weights, min_coverage=min_coverage,
+                                allow_partial=allow_partial)
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
     if protocol.ids:  # queries are spread by their ids as written: '001' and '1' would not meet
@@ -305,12 +306,13 @@ def evaluate(
     count = partitions or _partition_count(session, tables)
     with warnings.catch_warnings():
         quiet_pyspark()
-        return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol, options, run_name)
+        return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol, options,
+                            run_name)
 
 
 def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict[str, str | None]], columns: Columns,
-                 count: int, measures: list[Measure], protocol: Protocol, options: EvaluationOptions,
-                 run_name: str) -> SparkResults:
+                 count: int, measures: list[Measure], protocol: Protocol,
+                 options: EvaluationOptions, run_name: str) -> SparkResults:
     """The one pass (see the module's docstring) and what the driver makes of it: `options` are the
     front door's (weights, min_coverage, allow_partial; weights None unless the mean is weighted)."""
     from pyspark import StorageLevel
@@ -333,7 +335,7 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
         doubts = _id_doubts([s["facts"] for s in summaries], protocol, f"{run_source} against {qrels_source}",
                             options.allow_partial)
         values = evaluated.filter(F.col(VALUES).isNotNull()).select(VALUES)
-        weight_frame = _weights_frame(session, options.weights) if options.weights is not None else None
+        weight_frame = None if options.weights is None else _weights_frame(session, options.weights)
         results = SparkResults(blobs=values, measures=measures, protocol=protocol, means={},
                                counts=_added_counts(summaries, query_counts.as_dict()), notes=(),
                                grade_range=None, run_name=run_name, qrels_source=qrels_source,

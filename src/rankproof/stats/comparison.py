@@ -19,6 +19,7 @@ from ..errors import InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Protocol
+from ..protocol.resolve import resolve_protocol
 from ..engines.options import MIN_COVERAGE, EvaluationOptions
 from .comparison_inputs import comparable, evaluated_runs, same_queries, value_matrix
 from .corrections import correct
@@ -319,12 +320,12 @@ def compare(
     test, correction, bootstrap_method = checked_options(
         test=test, correction=correction, bootstrap_method=bootstrap_method, alpha=alpha, confidence=confidence,
         power=power, n_resamples=n_resamples, seed=seed, method=method)
-    if protocol is not None and not isinstance(protocol, Protocol):
-        from ..evaluation import resolve_protocol
-
-        protocol = resolve_protocol(protocol)
-    options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds, min_coverage=min_coverage)
-    names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels, options)
+    if protocol is not None:
+        protocol = resolve_protocol(protocol)   # a Protocol as it is; a name or text resolved
+    options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds,
+                                min_coverage=min_coverage)
+    names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels,
+                                                    options)
     queries = [query_ids(result) for result in evaluated]   # arrays: no list of a million ids
     same = same_queries(queries)
     mismatches = comparable(names, evaluated, baseline, allow_mismatch, queries, same)

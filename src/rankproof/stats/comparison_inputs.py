@@ -63,7 +63,8 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
     return items
 
 
-def evaluated_runs(qrels, runs, measures, protocol, labels=None, options: EvaluationOptions | None = None
+def evaluated_runs(qrels, runs, measures, protocol, labels=None,
+                   options: EvaluationOptions | None = None
                    ) -> tuple[list[str], list[Any], list[Measure]]:
     """The runs' names, each run's Results (a Run evaluated under `protocol` and `options`, Results
     and saved results as given) and the measures compared."""

@@ -178,7 +178,8 @@ def ppi_from_scores(human: Mapping[Any, float], judge: Mapping[Any, float], *, c
 def _per_topic(qrels, run, measure, protocol, options: EvaluationOptions) -> dict[Any, float]:
     from rankproof.evaluation import evaluate_read
 
-    return evaluate_read(lambda: (qrels, run), [measure], protocol, options=options).per_query(measure)
+    results = evaluate_read(lambda: (qrels, run), [measure], protocol, options=options)
+    return results.per_query(measure)
 
 
 def prediction_powered(human_qrels, judge_qrels, run, measure: str, *, baseline=None, protocol=None,

@@ -17,15 +17,15 @@ from __future__ import annotations
 import dataclasses
 import sys
 import warnings as python_warnings
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from .data.layering import with_layers
-from .pipeline.alignment import Alignment, align, cutoff_counts
-from .pipeline.layers import layer_cutoff_counts
-from .pipeline.ids import normalise_ids
-from .pipeline.ties import one_tie_per_ranking
+from .pipeline.aligned import AlignmentLike
+from .pipeline.alignment import align_inputs
+from .pipeline.chunks import resolve_files
+from .pipeline.ids import normalised_inputs
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
@@ -45,7 +45,8 @@ __all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol"
 
 
 def resolve_protocol(protocol: ProtocolLike) -> Protocol:
-    """A Protocol from what a caller gives: None (the default), a preset name, protocol text, or a Protocol.
+    """A Protocol from what a caller gives: None (the default), a preset name, protocol text, or a Protocol,
+    with the files its policies name read into it (:func:`rankproof.pipeline.chunks.resolve_files`).
 
     >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
     True
@@ -53,11 +54,11 @@ def resolve_protocol(protocol: ProtocolLike) -> Protocol:
     if protocol is None:
         return Protocol()
     if isinstance(protocol, str):
-        return Protocol.preset(protocol) if "=" not in protocol else Protocol.from_text(protocol)
+        protocol = Protocol.preset(protocol) if "=" not in protocol else Protocol.from_text(protocol)
     if not isinstance(protocol, Protocol):
         raise InputError(what=f"protocol must be a Protocol, a preset name or protocol text; got {type(protocol).__name__}",
                          value=protocol)
-    return protocol
+    return resolve_files(protocol)
 
 
 def weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
@@ -240,11 +241,12 @@ def evaluate_read(
     if engine is not None:
         get_engine(engine)  # an unknown engine fails before the work
     protocol = with_layers(protocol, qrels)  # layered qrels: the layering enters the protocol
-    qrels, run = normalise_ids(qrels, run, protocol)
-    doubts = _id_warnings(qrels, run, protocol, allow_partial)
-    alignment = align(qrels, run, protocol, reuse=reuse)
-    run_name, run_source = run.name, run.source
-    del run  # see the docstring: a run only this function holds is freed here
+    inputs = normalised_inputs(qrels, run, protocol)  # the ids, once: the guard and the join read them
+    del qrels, run
+    doubts = _id_warnings(inputs.qrels, inputs.run, protocol, allow_partial)
+    qrels, run_name, run_source = inputs.qrels, inputs.run.name, inputs.run.source
+    alignment = align_inputs(inputs, reuse=reuse)
+    del inputs  # see the docstring: a run only this function holds is freed here
     if intents is not None:
         from .pipeline.intents import attach_intents
 
@@ -269,12 +271,11 @@ def _id_warnings(qrels: Qrels, run: Run, protocol: Protocol, allow_partial: bool
 _TIED_RUN = 10  # rankings that are each one tie, all of them: a run whose scores say nothing
 
 
-def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
+def _tie_warning(alignment: AlignmentLike, protocol: Protocol) -> tuple[str, ...]:
     """Every ranking one tie of equal scores: the order the measures read is not the run's."""
-    # The pipeline's alignment only: a score matrix's fast path would build its full alignment to be asked.
-    if protocol.ties not in (Ties.EXPECTED, Ties.DOCID) or not isinstance(alignment, Alignment):
+    if protocol.ties not in (Ties.EXPECTED, Ties.DOCID):
         return ()
-    tied = one_tie_per_ranking(alignment.offsets, alignment.tie_offsets)
+    tied = alignment.tied_rankings()
     if tied < _TIED_RUN:  # a tie or two on purpose is no run file without scores
         return ()
     how = "average over every order of its docs (ties=expected)" if protocol.ties is Ties.EXPECTED \
@@ -323,7 +324,7 @@ def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
     return measure_list
 
 
-def evaluate_alignment(alignment, measures: MeasuresLike,
+def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike,
                        protocol: ProtocolLike, *,
                        weights: np.ndarray | None = None, run_name: str, qrels=None,
                        engine: "str | Engine | None" = None, bounds: bool = False,
@@ -335,9 +336,10 @@ def evaluate_alignment(alignment, measures: MeasuresLike,
 
     Parameters
     ----------
-    alignment
+    alignment : AlignmentLike
         What :func:`rankproof.pipeline.align` (or a front door's own
-        alignment, such as a score matrix's) made of the inputs.
+        alignment, such as a score matrix's) made of the inputs
+        (:class:`~rankproof.pipeline.aligned.AlignmentLike`).
     measures, protocol
         As :func:`evaluate` takes them (resolved by :func:`resolve_measures`
         and :func:`resolve_protocol`, which keep resolved ones as they are).
@@ -375,14 +377,7 @@ def evaluate_alignment(alignment, measures: MeasuresLike,
         measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries, dropped)
         for measure in measures
     }
-    counts: dict[str, Any] | Callable[[], dict[str, Any]]
-    if hasattr(alignment, "cutoff_counts"):
-        # A fast path that counts by itself, on first use (a sort of the whole input).
-        def counts() -> dict:
-            return {**alignment.counts, **alignment.cutoff_counts(results)}
-    else:
-        counts = {**alignment.counts, **cutoff_counts(alignment, results),
-                  **layer_cutoff_counts(alignment, results, qrels)}
+    counts = alignment.step_counts(results, qrels)  # a function where counting costs a pass (a score matrix)
     table = alignment.query_table()
     if notes:
         table = dataclasses.replace(table, notes=(*table.notes, *notes))
@@ -410,15 +405,14 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
     of each query's tied docs (docs tell apart by grade and judgment, or
     every doc under judgments per intent), refused beyond `limit` orders for
     one query. The same planner and engines compute every order."""
-    from .pipeline.ties import in_order, merit_order, tie_orders
+    from .pipeline.ties import merit_order, tie_orders
 
+    alignment = alignment.flat()  # the orders are of flat positions (a score matrix gives its general alignment)
     dropped = nothing_relevant(alignment, protocol)
 
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError(what="the range over tied orders is averaged per {query} (aggregation=macro or "
                               "weighted); aggregation=micro has none per {query}", fix="set aggregation=macro")
-    if not isinstance(alignment, Alignment):  # a score matrix's fast path: its general alignment, field by field
-        alignment = Alignment(**{f.name: getattr(alignment, f.name) for f in dataclasses.fields(Alignment)})
     by_merit: list[tuple[np.ndarray, list[Measure]]] = []
     enumerated: list[Measure] = []
     for measure in measure_list:
@@ -434,7 +428,7 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
             same.append(measure)
 
     def values_in(order: np.ndarray, measures: list[Measure]) -> dict[Measure, np.ndarray]:
-        values = compute(in_order(alignment, order), measures, protocol, engine)
+        values = compute(alignment.in_order(order), measures, protocol, engine)
         return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries, dropped).value for m in measures}
 
     found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
@@ -451,7 +445,7 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
 def _enumerated_range(alignment, protocol: Protocol, measures: list[Measure], limit: int, values_in,
                       tie_orders) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
     """The per-query (min, max) of measures without a merit order, over every distinct order of tied docs."""
-    if getattr(alignment, "intents", None) is not None or any(m.spec.reads_all_judgments for m in measures):
+    if alignment.intents is not None or any(m.spec.reads_all_judgments for m in measures):
         # each doc its own judgments per intent, or judgments for other queries (hole@k reads them)
         classes = np.arange(len(alignment.doc))
     else:
@@ -487,6 +481,7 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError(what="bounds are averaged per {query} (aggregation=macro or weighted); "
                               "aggregation=micro has no per-{query} bounds", fix="set aggregation=macro")
+    alignment = alignment.flat()  # the completion is of flat positions
     highest = max(float(np.max(alignment.pool_grade, initial=0)), float(protocol.rel))
     if highest.is_integer() and alignment.grade.dtype.kind != "f" and alignment.pool_grade.dtype.kind != "f":
         highest = int(highest)  # integer grades stay integers (the compiled engine reads them so)
@@ -559,6 +554,7 @@ def nothing_relevant(alignment, protocol: Protocol) -> np.ndarray | None:
     zero_ideal policies."""
     if protocol.zero_ideal not in _WHOLE_QUERY:
         return None
+    alignment = alignment.flat()
     pool_query = np.repeat(np.arange(alignment.num_queries), np.diff(alignment.pool_offsets))
     relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel], minlength=alignment.num_queries)
     return relevant == 0

@@ -182,7 +182,7 @@ def _nugget_report(args) -> int:
     from ..report.html import render
     from ..report.output import check_output_path, write_output
     from .compare import bare_names
-    from .nuggets import read_nugget_files
+    from .nuggets import nugget_file_names, read_nugget_files
     from .usage import usage
 
     given = [f"--{name.replace('_', '-')}" for name in _RANKING_ONLY if getattr(args, name, None)]
@@ -190,11 +190,11 @@ def _nugget_report(args) -> int:
         raise usage(NAME, f"--nuggets takes assignment files only, not {', '.join(given) or 'QRELS RUN or --preset'}",
                     "the nugget scores are the measures and the nuggets the judgments")
     check_output_path(args.output, args.nuggets)
-    results = read_nugget_files(args.nuggets)
-    names = bare_names([r.run_name for r in results])
-    by_file = {**dict(zip(args.nuggets, names)), **{r.run_name: n for r, n in zip(results, names)}}
+    files = nugget_file_names(args.nuggets)
+    names = bare_names(files)
+    by_file = {**dict(zip(args.nuggets, names)), **dict(zip(files, names))}
     baseline = by_file.get(args.baseline, args.baseline) if args.baseline else None
-    results = [result.replace(run_name=name) for result, name in zip(results, names)]
+    results = read_nugget_files(args.nuggets, names)   # each named at once (Results are read-only)
     missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
                "answers, not rankings",)
     data = results_page(results, baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,

@@ -79,10 +79,14 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     """Each run's page :class:`~rankproof.Results` and the curves, from one evaluation per run
     (``step(label)`` is called as each run is done: the progress display; ``coverage`` holds
     :func:`rankproof.evaluate`'s ``allow_partial`` and ``min_coverage``, for every evaluation here)."""
-    from ..evaluation import evaluate as evaluate_all
+    from ..engines.options import EvaluationOptions
+    from ..evaluation import evaluate_read
 
-    def evaluate(qrels, run, measures, protocol):
-        return evaluate_all(qrels, run, measures, protocol, **(coverage or {}))
+    options = EvaluationOptions.of(None, **(coverage or {}))
+
+    def evaluate(qrels, run, measures, protocol, name=None):
+        # Named as the page shows the run from the start (Results are read-only).
+        return evaluate_read(lambda: (qrels, run), measures, protocol, options=options, run_name=name)
 
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))
@@ -105,20 +109,20 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
         curve_run = run if sample is None else only_queries(run, sample)
         iprec = list(IPREC) if with_pr and not pr_note else []
         try:
-            full = evaluate(curve_qrels, curve_run, asked + iprec, protocol)
+            full = evaluate(curve_qrels, curve_run, asked + iprec, protocol, name)
         except TieError:
             if not iprec or protocol.ties is not Ties.EXPECTED:
                 raise
-            full = evaluate(curve_qrels, curve_run, asked, protocol)
+            full = evaluate(curve_qrels, curve_run, asked, protocol, name)
             pr_note = _pr_note(docid)
         plain = doc_qrels is qrels   # else judgments per intent: the drill-down reads the highest grades
         with_drill = list(dict.fromkeys(page_measures + [drill_measure])) if plain else page_measures
-        page = full.select(with_drill) if together else evaluate(qrels, run, with_drill, protocol)
+        page = full.select(with_drill) if together else evaluate(qrels, run, with_drill, protocol, name)
         source = page if plain else (full if sample is None else evaluate(doc_qrels, run, [drill_measure],
                                                                             protocol))
         drill_values[name] = (ids_of(source), source.values(drill_measure))
         page = page.select(page_measures) if len(with_drill) > len(page_measures) else page
-        results.append(page.replace(run_name=name))
+        results.append(page)
         cutoff_curves[name] = {_label(m): [full.mean(m @ k) for k in cutoffs] for m in family}
         judged_curves[name] = [full.mean(m) for m in judged]
         if with_pr and not pr_note:

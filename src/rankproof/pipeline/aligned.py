@@ -27,7 +27,7 @@ from ..kernels.segments import offsets_of
 from .layers import layer_cutoff_counts
 from .ties import in_order, one_tie_per_ranking
 
-__all__ = ["AlignmentLike", "Alignment", "DenseMatrix", "QueryTable", "query_table", "cutoff_counts",
+__all__ = ["AlignmentLike", "Alignment", "DenseMatrix", "QueryOffsets", "QueryTable", "query_table", "cutoff_counts",
            "assume_unjudged"]
 
 
@@ -99,8 +99,23 @@ class AlignmentLike(Protocol):
         ...
 
 
+class QueryOffsets:
+    """What an alignment's query offsets give: the number of queries and each ranking's length."""
+
+    queries: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.queries)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
 @dataclasses.dataclass(frozen=True)
-class Alignment:
+class Alignment(QueryOffsets):
     """Rankings and pools of every evaluated query, as flat arrays.
 
     Attributes
@@ -148,14 +163,6 @@ class Alignment:
     notes: tuple = ()
     pool_doc: np.ndarray | None = None
     pool_docs: np.ndarray | None = None
-
-    @property
-    def num_queries(self) -> int:
-        return len(self.queries)
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
 
     def query_table(self) -> "QueryTable":
         """What results keep: the per-query facts (see :func:`query_table`)."""

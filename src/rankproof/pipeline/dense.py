@@ -17,7 +17,7 @@ import numpy as np
 
 from ..data.scores import ScoreInput
 from ..protocol import Protocol, Ties
-from .aligned import Alignment, DenseMatrix, QueryTable
+from .aligned import Alignment, DenseMatrix, QueryOffsets, QueryTable
 from .scores import POOL_NOTE, base_counts, score_alignment
 
 __all__ = ["DenseAlignment", "dense_applies"]
@@ -32,7 +32,7 @@ def dense_applies(scores: ScoreInput, protocol: Protocol) -> bool:
     return not (scores.masked and np.isneginf(scores.score).any())
 
 
-class DenseAlignment:
+class DenseAlignment(QueryOffsets):
     """An alignment for dense matrices under ``ties=expected`` (see the module docstring).
 
     It holds what :class:`~rankproof.results.Results` needs (the row names;
@@ -59,14 +59,6 @@ class DenseAlignment:
         self._mask = np.isnan(scores.score) if scores.masked else None
         lengths = columns - np.count_nonzero(self._mask, axis=1) if self._mask is not None else np.full(rows, columns)
         self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-
-    @property
-    def num_queries(self) -> int:
-        return len(self.queries)
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
 
     def flat(self) -> Alignment:
         """The general alignment of the same matrix, built on first use."""

@@ -97,8 +97,7 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     judged = [parse_measure(f"judged@{k}") for k in cutoffs]
     curve = list(dict.fromkeys([m @ k for m in family for k in cutoffs] + judged + [drill_measure]))
     with_pr = protocol.aggregation is not Aggregation.MICRO
-    pr_note = "" if with_pr else ("iprec is not a ratio of sums, so it has no micro mean: no precision-recall "
-                                  "curves under aggregation=micro")
+    pr_note = "" if with_pr else _NO_MICRO_PR
     results, cutoff_curves, judged_curves, drill_values, pr_curves = [], {}, {}, {}, {}
     docid = protocol.replace(ties="docid")
     sample, sample_note = _sample(qrels)
@@ -130,12 +129,24 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
         del full
         step(f"evaluated {name}")
     if with_pr and pr_note:   # every run's precision-recall curve drawn one way: under ties=docid
-        for name, run in named:
-            ordered = evaluate(curve_qrels, run if sample is None else only_queries(run, sample), list(IPREC), docid)
-            pr_curves[name] = [ordered.mean(m) for m in IPREC]
+        pr_curves = _pr_curves(evaluate, curve_qrels, named, sample, docid)
     return results, Curves(cutoffs=cutoffs, cutoff_curves=cutoff_curves, judged_curves=judged_curves,
                            drill_measure=drill_measure, drill_values=drill_values,
                            pr_curves=pr_curves if with_pr else None, pr_note=pr_note, sample_note=sample_note)
+
+
+_NO_MICRO_PR = ("iprec is not a ratio of sums, so it has no micro mean: no precision-recall "
+                "curves under aggregation=micro")
+
+
+def _pr_curves(evaluate, curve_qrels, named, sample, protocol) -> dict[str, list]:
+    """Every run's precision-recall curve under ``protocol`` (on the sampled queries, if any)."""
+    curves = {}
+    for name, run in named:
+        ordered = evaluate(curve_qrels, run if sample is None else only_queries(run, sample), list(IPREC),
+                           protocol)
+        curves[name] = [ordered.mean(m) for m in IPREC]
+    return curves
 
 
 def _sample(qrels) -> tuple[np.ndarray | None, str]:

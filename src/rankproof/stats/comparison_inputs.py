@@ -18,6 +18,7 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Aggregation
 from ..engines.options import EvaluationOptions
+from .matrix import same_queries, sorted_ids
 
 __all__ = ["evaluated_runs", "same_queries", "comparable", "value_matrix"]
 
@@ -84,7 +85,7 @@ def evaluated_runs(qrels, runs, measures, protocol, labels=None, options: Evalua
                 raise InputError(what=literal(f"run {name} is a Run"), value=name,
                                  fix="give the qrels to evaluate it against")
             run = evaluate_read(lambda: (qrels, run), measure_list, protocol, options=options)
-        elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
+        elif not all(_has(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
             raise InputError(what=f"expected a Run, Results or saved results; got {type(run).__name__}",
                              source=f"run {name}", value=type(run).__name__)
         names.append(name)
@@ -92,26 +93,24 @@ def evaluated_runs(qrels, runs, measures, protocol, labels=None, options: Evalua
     return names, evaluated, measure_list
 
 
+def _has(value: Any, attr: str) -> bool:
+    """Whether `value` has `attr`, asked of its class or its own fields: ``hasattr`` would compute a
+    property (a million query ids as a list, the qrels' digest) only to throw it away."""
+    return hasattr(type(value), attr) or attr in getattr(value, "__dict__", {})
+
+
 def _few(items: list[str], limit: int = 3) -> str:
     return ", ".join(str(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
 
 
-def same_queries(evaluated: list[Any]) -> bool:
-    """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
-    one qrels), so that nothing needs matching."""
-    first = evaluated[0].queries
-    if isinstance(first, list) and all(isinstance(other.queries, list) for other in evaluated[1:]):
-        return all(other.queries == first for other in evaluated[1:])   # saved results: lists, compared in C
-    return all(np.array_equal(np.asarray(first), np.asarray(other.queries)) for other in evaluated[1:])
-
-
-def _mismatches(names: list[str], evaluated: list[Any], same: bool = False) -> list[str]:
+def _mismatches(names: list[str], evaluated: list[Any], queries: list[Any],
+                same: bool = False) -> list[str]:
     """What differs between each run and the first: protocol, qrels, query set."""
     first_name, first = names[0], evaluated[0]
     found = []
     # Ids compared as text: saved results (JSON) hold integer user ids as text.
-    first_queries = set() if same else set(map(str, first.queries))
-    for name, other in zip(names[1:], evaluated[1:]):
+    first_queries = set() if same else set(map(str, queries[0]))
+    for name, other, other_ids in zip(names[1:], evaluated[1:], queries[1:]):
         if other.protocol.fingerprint != first.protocol.fingerprint:
             policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
             found.append(f"protocols differ: {first_name} {first.protocol.fingerprint}, {name} "
@@ -119,10 +118,10 @@ def _mismatches(names: list[str], evaluated: list[Any], same: bool = False) -> l
         if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
             found.append(f"qrels differ: {first_name} was evaluated on qrels digest {first.qrels_digest}, "
                          f"{name} on {other.qrels_digest}")
-        queries = first_queries if same else set(map(str, other.queries))
-        if queries != first_queries:
-            only_first = sorted(first_queries - queries)
-            only_other = sorted(queries - first_queries)
+        ids = first_queries if same else set(map(str, other_ids))
+        if ids != first_queries:
+            only_first = sorted(first_queries - ids)
+            only_other = sorted(ids - first_queries)
             parts = []
             if only_first:
                 parts.append(f"{len(only_first)} queries only in {first_name} ({_few(only_first)})")
@@ -132,34 +131,34 @@ def _mismatches(names: list[str], evaluated: list[Any], same: bool = False) -> l
     return found
 
 
-def value_matrix(evaluated: list[Any], measures: list[Measure], same: bool = False
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def value_matrix(evaluated: list[Any], measures: list[Measure], queries: list[Any],
+                 same: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(union of queries, values[run, measure, query]) with NaN where a run lacks a query.
-    ``same``: every run holds the same ids in the same order (:func:`same_queries`)."""
-    if same:   # one qrels, one query order: one sort of the ids as text serves every run
-        text = np.array(evaluated[0].queries, dtype=object).astype(str)
-        order = np.argsort(text, kind="stable")
-        union = text[order]
-        if not (union[1:] == union[:-1]).any():   # ids equal as text (7 and "7") take the general path
-            values = np.empty((len(evaluated), len(measures), len(text)))
-            for i, result in enumerate(evaluated):
-                for j, measure in enumerate(measures):
-                    values[i, j] = np.asarray(result.values(measure), dtype=np.float64)[order]
-            return union, values
-    query_arrays = [np.asarray(r.queries, dtype=object).astype(str) for r in evaluated]
+    `queries` holds each run's ``queries``; ``same``: every run holds the same ids in the same
+    order (:func:`same_queries`)."""
+    shared = sorted_ids(queries[0]) if same else None
+    if shared is not None:   # one qrels, one query order: one order of the ids serves every run
+        union, order = shared
+        values = np.empty((len(evaluated), len(measures), len(union)))
+        for i, result in enumerate(evaluated):
+            for j, measure in enumerate(measures):
+                column = np.asarray(result.values(measure), dtype=np.float64)
+                values[i, j] = column if order is None else column[order]
+        return union, values
+    query_arrays = [np.asarray(ids, dtype=object).astype(str) for ids in queries]
     union = np.unique(np.concatenate(query_arrays))
     values = np.full((len(evaluated), len(measures), len(union)), np.nan)
-    for i, (result, queries) in enumerate(zip(evaluated, query_arrays)):
-        columns = np.searchsorted(union, queries)
+    for i, (result, ids) in enumerate(zip(evaluated, query_arrays)):
+        columns = np.searchsorted(union, ids)
         for j, measure in enumerate(measures):
             values[i, j, columns] = result.values(measure)
     return union, values
 
 
-
 def comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool,
-                same: bool = False) -> list[str]:
-    """Refuse runs that cannot be compared; what differs between them (allow_mismatch)."""
+               queries: list[Any], same: bool = False) -> list[str]:
+    """Refuse runs that cannot be compared; what differs between them (allow_mismatch).
+    `queries` and `same` are as for :func:`value_matrix`."""
     for name, result in zip(names, evaluated):
         if result.protocol.aggregation is not Aggregation.MACRO:
             raise InputError(
@@ -172,7 +171,7 @@ def comparable(names: list[str], evaluated: list[Any], baseline: str | None, all
         hint = f"did you mean {near[0]}? " if near else ""
         raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
                          fix=literal(f"{hint}choose one of {', '.join(names)}"))
-    mismatches = _mismatches(names, evaluated, same)
+    mismatches = _mismatches(names, evaluated, queries, same)
     if mismatches and not allow_mismatch:
         raise ComparabilityError(
             what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "

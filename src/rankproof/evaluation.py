@@ -200,7 +200,7 @@ def evaluate_read(
         raise InputError(what="evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run",
                          fix="build them with Qrels.from_dict / Run.from_dict or read_trec")
     protocol = with_layers(protocol, qrels)  # layered qrels: the layering enters the protocol
-    inputs = normalised_inputs(qrels, run, protocol)  # the ids, once: the guard and the join read them
+    inputs = normalised_inputs(qrels, run, protocol)  # the ids, once: the guard and the join read
     del qrels, run
     doubts = _id_warnings(inputs.qrels, inputs.run, protocol, options.allow_partial)
     qrels, run_source = inputs.qrels, inputs.run.source
@@ -288,7 +288,7 @@ def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protoco
         measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries, dropped)
         for measure in measures
     }
-    counts = alignment.step_counts(results, qrels)  # a function where counting costs a pass (a score matrix)
+    counts = alignment.step_counts(results, qrels)  # a function where counting costs a pass
     table = alignment.query_table()
     if options.notes:
         table = dataclasses.replace(table, notes=(*table.notes, *options.notes))
@@ -319,7 +319,7 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
     one query. The same planner and engines compute every order."""
     from .pipeline.ties import merit_order, tie_orders
 
-    alignment = alignment.flat()  # the orders are of flat positions (evaluate_scores gives them for a range)
+    alignment = alignment.flat()  # the orders are of flat positions
     dropped = nothing_relevant(alignment, protocol)
 
     if protocol.aggregation is Aggregation.MICRO:

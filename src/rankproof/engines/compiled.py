@@ -168,7 +168,7 @@ class CompiledEngine:
         return high - low < _LARGEST_GRADE_SPAN
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        alignment = alignment.flat()  # the kernels read flat arrays (see pipeline/aligned.AlignmentLike)
+        alignment = alignment.flat()  # the kernels read flat arrays (pipeline/aligned.AlignmentLike)
         refused = [m for m in measures if m.spec.kernel is None]
         grades = self._grades(alignment)
         tabled = [m for m in measures if m.spec.grade_table is not None]

@@ -42,7 +42,8 @@ class DenseEngine:
     reads_matrix = True  # the planner gives it the alignment as it is, not its flat arrays
 
     def supports(self, measure: Measure, alignment=None, protocol=None) -> bool:
-        return measure.spec.dcg is not None and alignment is not None and alignment.dense_matrix is not None
+        return (measure.spec.dcg is not None and alignment is not None
+                and alignment.dense_matrix is not None)
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
         refused = [m for m in measures if not self.supports(m, alignment, protocol)]

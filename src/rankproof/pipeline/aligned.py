@@ -27,7 +27,8 @@ from ..kernels.segments import offsets_of
 from .layers import layer_cutoff_counts
 from .ties import in_order, one_tie_per_ranking
 
-__all__ = ["AlignmentLike", "Alignment", "DenseMatrix", "QueryOffsets", "QueryTable", "query_table", "cutoff_counts",
+__all__ = ["AlignmentLike", "Alignment", "DenseMatrix", "QueryOffsets", "QueryTable", "query_table",
+           "cutoff_counts",
            "assume_unjudged"]
 
 
@@ -81,7 +82,8 @@ class AlignmentLike(Protocol):
     def dense_matrix(self) -> "DenseMatrix | None": ...
 
     def flat(self) -> "Alignment":
-        """The flat arrays every engine but the dense one reads (the alignment itself when it is flat)."""
+        """The flat arrays every engine but the dense one reads (the alignment itself when
+        it is flat)."""
         ...
 
     def query_table(self) -> "QueryTable":
@@ -181,15 +183,18 @@ class Alignment(QueryOffsets):
         return self
 
     def step_counts(self, measures, qrels: Any = None) -> dict:
-        """The policies' counts, the per-measure cutoff counts and those per source of layered qrels."""
-        return {**self.counts, **cutoff_counts(self, measures), **layer_cutoff_counts(self, measures, qrels)}
+        """The policies' counts, the per-measure cutoff counts and those per source of
+        layered qrels."""
+        return {**self.counts, **cutoff_counts(self, measures),
+                **layer_cutoff_counts(self, measures, qrels)}
 
     def tied_rankings(self) -> int:
         """See :func:`~rankproof.pipeline.ties.one_tie_per_ranking`."""
         return one_tie_per_ranking(self.offsets, self.tie_offsets)
 
     def in_order(self, order: np.ndarray) -> "Alignment":
-        """The positions taken in `order`, each its own group (see :func:`~rankproof.pipeline.ties.in_order`)."""
+        """The positions taken in `order`, each its own group
+        (see :func:`~rankproof.pipeline.ties.in_order`)."""
         return in_order(self, order)
 
 

@@ -81,7 +81,8 @@ def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[i
                 value=ids[bad[0]], **locate(bad[0]),
                 fix="give a pattern whose one group matches the document id of every ranked chunk")
         return np.array(docs, dtype=object)
-    mapped_chunks, mapped_docs = chunk_map.table if chunk_map.table is not None else read_chunk_table(chunk_map)
+    table = chunk_map.table if chunk_map.table is not None else read_chunk_table(chunk_map)
+    mapped_chunks, mapped_docs = table
     at = np.minimum(np.searchsorted(mapped_chunks, chunks), len(mapped_chunks) - 1)
     missing = np.flatnonzero(mapped_chunks[at] != chunks)
     if missing.size:

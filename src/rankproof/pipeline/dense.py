@@ -26,7 +26,8 @@ __all__ = ["DenseAlignment", "dense_applies"]
 def dense_applies(scores: ScoreInput, protocol: Protocol) -> bool:
     """Does a :class:`DenseAlignment` hold these scores under this protocol (a dense
     matrix with candidates, no negative grade, ``ties=expected``)?"""
-    if not (scores.dense and not scores.negative and protocol.ties is Ties.EXPECTED and scores.score.shape[1] > 0):
+    if not (scores.dense and not scores.negative and protocol.ties is Ties.EXPECTED
+            and scores.score.shape[1] > 0):
         return False
     # Masked entries become scores of -inf: a real score of -inf would be taken for one.
     return not (scores.masked and np.isneginf(scores.score).any())
@@ -92,13 +93,15 @@ class DenseAlignment(QueryOffsets):
         }
 
     def step_counts(self, measures, qrels: Any = None) -> Callable[[], dict]:
-        """The counts on first use: a sort of the whole matrix, which a covered run never asks for."""
+        """The counts on first use: a sort of the whole matrix, which a covered run never
+        asks for."""
         def counts() -> dict:
             return {**self.counts, **self.cutoff_counts(measures)}
         return counts
 
     def tied_rankings(self) -> int:
-        """0: a score matrix's tied rows are told by its front door (``frontdoors/scores/_tied``)."""
+        """0: a score matrix's tied rows are told by its front door
+        (``frontdoors/scores/_tied``)."""
         return 0
 
     def query_table(self) -> QueryTable:

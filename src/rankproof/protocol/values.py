@@ -318,7 +318,8 @@ class ChunkMap:
     def with_table(self, chunks: Any, docs: Any) -> "ChunkMap":
         """This file map holding its table, read (and its digest checked) by the caller:
         the file is not hashed again."""
-        return type(self)._made(kind=self.kind, spec=self.spec, digest=self.digest, table=(chunks, docs))
+        return type(self)._made(kind=self.kind, spec=self.spec, digest=self.digest,
+                                table=(chunks, docs))
 
     @classmethod
     def _made(cls, **fields: Any) -> "ChunkMap":

@@ -8,6 +8,7 @@ this test until it is declared here (and in docs/architecture.md's seams).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import rankproof
@@ -15,6 +16,9 @@ import rankproof
 PACKAGE = Path(rankproof.__file__).parent
 ROW_POLICIES = {"ids", "chunk_map", "chunks", "subqueries", "missing_query", "extra_query", "duplicates", "grades",
                 "negative_grades", "unjudged", "score_precision", "ties", "identical_ids"}
+
+# A file that may read one (parsed only then: parsing the whole package takes seconds).
+MAY_READ = re.compile(r"rotocol[\w()\[\]]*\.(" + "|".join(sorted(ROW_POLICIES)) + r")\b")
 
 # module -> (the row policies it reads, why)
 READERS = {
@@ -59,7 +63,8 @@ def readers() -> dict[str, set[str]]:
         name = path.relative_to(PACKAGE).as_posix()
         if name.startswith(("pipeline/", "protocol/")):
             continue
-        reads = policy_reads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        reads = policy_reads(text) if MAY_READ.search(text) else set()
         if reads:
             found[name] = reads
     return found

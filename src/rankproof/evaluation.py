@@ -24,10 +24,10 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .data.layering import with_layers
-from .pipeline.alignment import Alignment, align, cutoff_counts
-from .pipeline.layers import layer_cutoff_counts
-from .pipeline.ids import normalise_ids
-from .pipeline.ties import one_tie_per_ranking
+from .pipeline.aligned import AlignmentLike
+from .pipeline.alignment import align_inputs
+from .pipeline.chunks import resolve_files
+from .pipeline.ids import normalised_inputs
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
@@ -38,7 +38,7 @@ from .errors import literal, InputError, RankproofWarning
 from .measures.base import Measure
 from .measures.resolve import resolve_measures
 from .protocol import Aggregation, Protocol, Ties
-from .protocol.resolve import resolve_protocol
+from .protocol.resolve import resolve_protocol as protocol_of
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage, guard_coverage
 from .results.weights import query_weights, weights_wanted
 from .results.zero_ideal import apply_zero_ideal, nothing_relevant
@@ -48,6 +48,17 @@ from .typing import MeasuresLike, ProtocolLike
 __all__ = ["evaluate", "evaluate_read", "EvaluationOptions", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
            "check_query_coverage", "guard_coverage"]
+
+
+def resolve_protocol(protocol: ProtocolLike) -> Protocol:
+    """A Protocol from what a caller gives (None, a preset name, protocol text or a Protocol:
+    :func:`rankproof.protocol.resolve.resolve_protocol`), with the files its policies name
+    read into it (:func:`rankproof.pipeline.chunks.resolve_files`): the join never reads them.
+
+    >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
+    True
+    """
+    return resolve_files(protocol_of(protocol))
 
 
 def evaluate(
@@ -190,11 +201,13 @@ def evaluate_read(
         raise InputError(what="evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run",
                          fix="build them with Qrels.from_dict / Run.from_dict or read_trec")
     protocol = with_layers(protocol, qrels)  # layered qrels: the layering enters the protocol
-    qrels, run = normalise_ids(qrels, run, protocol)
-    doubts = _id_warnings(qrels, run, protocol, options.allow_partial)
-    alignment = align(qrels, run, protocol, reuse=reuse)
-    run_name, run_source = run.name if run_name is None else run_name, run.source
-    del run  # see the docstring: a run only this function holds is freed here
+    inputs = normalised_inputs(qrels, run, protocol)  # the ids, once: the guard and the join read
+    del qrels, run
+    doubts = _id_warnings(inputs.qrels, inputs.run, protocol, options.allow_partial)
+    qrels, run_source = inputs.qrels, inputs.run.source
+    run_name = inputs.run.name if run_name is None else run_name
+    alignment = align_inputs(inputs, reuse=reuse)
+    del inputs  # see the docstring: a run only this function holds is freed here
     if intents is not None:
         from .pipeline.intents import attach_intents
 
@@ -219,12 +232,11 @@ def _id_warnings(qrels: Qrels, run: Run, protocol: Protocol, allow_partial: bool
 _TIED_RUN = 10  # rankings that are each one tie, all of them: a run whose scores say nothing
 
 
-def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
+def _tie_warning(alignment: AlignmentLike, protocol: Protocol) -> tuple[str, ...]:
     """Every ranking one tie of equal scores: the order the measures read is not the run's."""
-    # The pipeline's alignment only: a score matrix's fast path would build its full alignment to be asked.
-    if protocol.ties not in (Ties.EXPECTED, Ties.DOCID) or not isinstance(alignment, Alignment):
+    if protocol.ties not in (Ties.EXPECTED, Ties.DOCID):
         return ()
-    tied = one_tie_per_ranking(alignment.offsets, alignment.tie_offsets)
+    tied = alignment.tied_rankings()
     if tied < _TIED_RUN:  # a tie or two on purpose is no run file without scores
         return ()
     how = "average over every order of its docs (ties=expected)" if protocol.ties is Ties.EXPECTED \
@@ -234,8 +246,8 @@ def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
             "ties=input (--policy ties=input) to score that order",)
 
 
-def evaluate_alignment(alignment, measures: MeasuresLike, protocol: ProtocolLike, *, run_name: str,
-                       qrels=None, weights: np.ndarray | None = None,
+def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protocol: ProtocolLike, *,
+                       run_name: str, qrels=None, weights: np.ndarray | None = None,
                        options: EvaluationOptions | None = None, warnings: Sequence[str] = (),
                        **keywords: Any) -> Results:
     """Every measure over an alignment, with the query policies applied: the
@@ -279,14 +291,7 @@ def evaluate_alignment(alignment, measures: MeasuresLike, protocol: ProtocolLike
         measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries, dropped)
         for measure in measures
     }
-    counts: dict[str, Any] | Callable[[], dict[str, Any]]
-    if hasattr(alignment, "cutoff_counts"):
-        # A fast path that counts by itself, on first use (a sort of the whole input).
-        def counts() -> dict:
-            return {**alignment.counts, **alignment.cutoff_counts(results)}
-    else:
-        counts = {**alignment.counts, **cutoff_counts(alignment, results),
-                  **layer_cutoff_counts(alignment, results, qrels)}
+    counts = alignment.step_counts(results, qrels)  # a function where counting costs a pass
     table = alignment.query_table()
     if options.notes:
         table = dataclasses.replace(table, notes=(*table.notes, *options.notes))
@@ -316,15 +321,14 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
     of each query's tied docs (docs tell apart by grade and judgment, or
     every doc under judgments per intent), refused beyond `limit` orders for
     one query. The same planner and engines compute every order."""
-    from .pipeline.ties import in_order, merit_order, tie_orders
+    from .pipeline.ties import merit_order, tie_orders
 
+    alignment = alignment.flat()  # the orders are of flat positions
     dropped = nothing_relevant(alignment, protocol)
 
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError(what="the range over tied orders is averaged per {query} (aggregation=macro or "
                               "weighted); aggregation=micro has none per {query}", fix="set aggregation=macro")
-    if not isinstance(alignment, Alignment):  # a score matrix's fast path: its general alignment, field by field
-        alignment = Alignment(**{f.name: getattr(alignment, f.name) for f in dataclasses.fields(Alignment)})
     by_merit: list[tuple[np.ndarray, list[Measure]]] = []
     enumerated: list[Measure] = []
     for measure in measure_list:
@@ -340,7 +344,7 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
             same.append(measure)
 
     def values_in(order: np.ndarray, measures: list[Measure]) -> dict[Measure, np.ndarray]:
-        values = compute(in_order(alignment, order), measures, protocol, engine)
+        values = compute(alignment.in_order(order), measures, protocol, engine)
         return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries, dropped).value for m in measures}
 
     found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
@@ -357,7 +361,7 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
 def _enumerated_range(alignment, protocol: Protocol, measures: list[Measure], limit: int, values_in,
                       tie_orders) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
     """The per-query (min, max) of measures without a merit order, over every distinct order of tied docs."""
-    if getattr(alignment, "intents", None) is not None or any(m.spec.reads_all_judgments for m in measures):
+    if alignment.intents is not None or any(m.spec.reads_all_judgments for m in measures):
         # each doc its own judgments per intent, or judgments for other queries (hole@k reads them)
         classes = np.arange(len(alignment.doc))
     else:
@@ -393,6 +397,7 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError(what="bounds are averaged per {query} (aggregation=macro or weighted); "
                               "aggregation=micro has no per-{query} bounds", fix="set aggregation=macro")
+    alignment = alignment.flat()  # the completion is of flat positions
     highest = max(float(np.max(alignment.pool_grade, initial=0)), float(protocol.rel))
     if highest.is_integer() and alignment.grade.dtype.kind != "f" and alignment.pool_grade.dtype.kind != "f":
         highest = int(highest)  # integer grades stay integers (the compiled engine reads them so)

@@ -14,14 +14,15 @@ def test_explain_aligns_once(monkeypatch):
     qrels = Qrels.from_dict({"q1": {"A": 3, "B": 2}})
     run = Run.from_dict({"q1": {"B": 2.0, "A": 1.0}})
     calls = []
-    for module in (rankproof.evaluation, rankproof.explain.explanation):
-        original = module.align
+    # The step aligns inputs whose ids it normalised (align_inputs); explain calls align.
+    for module, name in ((rankproof.evaluation, "align_inputs"), (rankproof.explain.explanation, "align")):
+        original = getattr(module, name)
 
         def counted(*args, _original=original, **kwargs):
             calls.append(1)
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(module, "align", counted)
+        monkeypatch.setattr(module, name, counted)
     e = explain(qrels, run, "q1", "ndcg@2")
     assert len(calls) == 1
     # DCG = 2 + 3 / log2(3); ideal = 3 + 2 / log2(3)

@@ -35,6 +35,15 @@ class Engine(_Interface):
     ----------
     name : str
         The name it is registered under (``evaluate(..., engine=name)``).
+
+    Notes
+    -----
+    An alignment is any :class:`~rankproof.pipeline.aligned.AlignmentLike`;
+    the planner gives an engine its flat arrays (``alignment.flat()``), or,
+    for an engine that declares ``reads_matrix = True`` (the dense engine),
+    the alignment as it is. The engines of the registry also read
+    ``alignment.flat()`` themselves, for a caller that hands them a score
+    matrix's alignment directly.
     """
 
     name: str
@@ -62,7 +71,7 @@ def refuse_ordered_ties(alignment, measures: Sequence[Measure]) -> None:
     ordered = [m for m in measures if m.spec.ties is TieSupport.ORDERED]
     if not ordered:
         return
-    tied_groups = int((np.diff(alignment.group_offsets) > 1).sum())
+    tied_groups = int((np.diff(alignment.flat().group_offsets) > 1).sum())
     if tied_groups:
         raise TieError(
             what=f"{literal(ordered[0])} has no closed form for the expectation over tied orders, and "
@@ -77,7 +86,7 @@ def refuse_ties(alignment, measures: Sequence[Measure], protocol) -> None:
     refuse_ordered_ties(alignment, measures)
     for measure in measures:
         if measure.spec.check_ties is not None:
-            measure.spec.check_ties(alignment, measure, protocol)
+            measure.spec.check_ties(alignment.flat(), measure, protocol)
 
 
 from .numpy import NumpyEngine  # noqa: E402  (re-exported: it lived here)

@@ -149,6 +149,7 @@ class CompiledEngine:
 
     def _grades(self, alignment) -> "_Grades":
         """The facts of the alignment's grades the table checks read, computed once per alignment."""
+        alignment = alignment.flat()  # flat arrays (a score matrix's general alignment)
         cached = self._last
         if cached is not None and cached[0]() is alignment:
             return cached[1]
@@ -167,6 +168,7 @@ class CompiledEngine:
         return high - low < _LARGEST_GRADE_SPAN
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
+        alignment = alignment.flat()  # the kernels read flat arrays (pipeline/aligned.AlignmentLike)
         refused = [m for m in measures if m.spec.kernel is None]
         grades = self._grades(alignment)
         tabled = [m for m in measures if m.spec.grade_table is not None]

@@ -6,12 +6,13 @@ row by row in C, with the tied group at the cutoff read from the whole row
 a protocol's gain into what the kernel takes and keeps the input arrays as
 they are (no copy unless the dtype needs one).
 
-The engine supports only a :class:`DenseMatrix` alignment, which
+The engine supports only an alignment that offers a ``dense_matrix``
+(:class:`~rankproof.pipeline.dense.DenseAlignment`, which
 :func:`rankproof.evaluate_scores` builds for dense matrices under
-``ties=expected`` (non-negative grades, no score of -inf), and the measures
-of the DCG family (``MeasureSpec.dcg``); the planner gives every other
-measure to the next engine, which reads the general alignment the dense one
-builds on first use.
+``ties=expected``: non-negative grades, no score of -inf), and the measures
+of the DCG family (``MeasureSpec.dcg``); it reads the matrix (``reads_matrix``),
+and the planner gives every other measure to the next engine, which reads
+the general alignment the dense one builds on first use (``flat()``).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import numpy as np
 from ..errors import MeasureError, literal
 from ..measures.base import Dcg, Measure
 from ..measures.compute import Values, discount_table, gains_of, ratio
+from ..pipeline.aligned import DenseMatrix
 from ..protocol import Gain, GainMap
 
-__all__ = ["DenseEngine", "DenseMatrix", "dense_ndcg_parts"]
+__all__ = ["DenseEngine", "DenseMatrix", "dense_ndcg_parts"]  # DenseMatrix: pipeline/aligned
 
 _LINEAR, _EXP2, _TABLE = 0, 1, 2
 # The grade dtypes the kernel reads: integers of 32 bits or fewer as int32 (exact), wider as int64.
@@ -33,23 +35,15 @@ _GRADE_DTYPE = {"i4": np.int32, "i2": np.int32, "i1": np.int32, "u2": np.int32, 
                 "i8": np.int64, "u4": np.int64, "u8": np.int64}
 
 
-class DenseMatrix:
-    """What marks an alignment as a dense score matrix the dense engine reads:
-    ``score`` (rows, columns; NaN: not a candidate) and ``relevance`` (the
-    grades, non-negative). An alignment offers it as ``dense_matrix``."""
-
-    def __init__(self, score: np.ndarray, relevance: np.ndarray) -> None:
-        self.score = score
-        self.relevance = relevance
-
-
 class DenseEngine:
     """ndcg, dcg and ideal_dcg of a :class:`DenseMatrix` alignment (see the module docstring)."""
 
     name = "dense"
+    reads_matrix = True  # the planner gives it the alignment as it is, not its flat arrays
 
     def supports(self, measure: Measure, alignment=None, protocol=None) -> bool:
-        return measure.spec.dcg is not None and isinstance(getattr(alignment, "dense_matrix", None), DenseMatrix)
+        return (measure.spec.dcg is not None and alignment is not None
+                and alignment.dense_matrix is not None)
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
         refused = [m for m in measures if not self.supports(m, alignment, protocol)]

@@ -23,7 +23,7 @@ class NumpyEngine:
         return measure.spec.compute is not None
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        context = Context(alignment, protocol) if measures else None
+        context = Context(alignment.flat(), protocol) if measures else None  # flat arrays
         values: dict[Measure, Values] = {}
         for measure in measures:
             compute = measure.spec.compute

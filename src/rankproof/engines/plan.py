@@ -4,6 +4,11 @@ Each measure goes to the first engine, in the registry's order
 (:data:`rankproof.engines.ENGINES`, the numpy reference last), whose
 ``supports(measure, alignment, protocol)`` says yes; a preferred engine is
 tried first. The tie refusals run here, once, before any engine.
+
+Engines read an alignment's flat arrays (:meth:`AlignmentLike.flat
+<rankproof.pipeline.aligned.AlignmentLike.flat>`, the alignment itself when
+it is flat); an engine that reads a score matrix as it is declares
+``reads_matrix = True`` (the dense engine) and is given the alignment as it is.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from ..measures.compute import Values
 from . import ENGINES, Engine, get_engine
 from .base import refuse_ties
 
-__all__ = ["compute", "plan"]
+__all__ = ["compute", "plan", "view"]
 
 
 def _order(prefer: "str | Engine | None") -> list["str | Engine"]:
@@ -29,12 +34,18 @@ def _order(prefer: "str | Engine | None") -> list["str | Engine"]:
     return [first, *(name for name in ENGINES if name != first.name)]
 
 
+def view(engine: Engine, alignment):
+    """What `engine` reads of `alignment`: the alignment as it is for an engine that reads
+    score matrices (``reads_matrix``), its flat arrays for every other."""
+    return alignment if getattr(engine, "reads_matrix", False) else alignment.flat()
+
+
 def _supports(engine: Engine, measure: Measure, alignment, protocol) -> bool:
     """``engine.supports(measure, alignment, protocol)``; an engine written
     for the earlier interface, ``supports(measure)``, is asked that."""
     if _takes_measure_only(type(engine)):
         return engine.supports(measure)
-    return engine.supports(measure, alignment, protocol)
+    return engine.supports(measure, view(engine, alignment), protocol)
 
 
 @functools.lru_cache(maxsize=64)
@@ -78,5 +89,5 @@ def compute(alignment, measures: Sequence[Measure], protocol,
     refuse_ties(alignment, measures, protocol)
     values: dict[Measure, Values] = {}
     for engine, mine in plan(alignment, measures, protocol, prefer):
-        values.update(engine.evaluate(alignment, mine, protocol))
+        values.update(engine.evaluate(view(engine, alignment), mine, protocol))
     return {measure: values[measure] for measure in measures}

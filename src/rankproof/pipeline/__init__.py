@@ -6,7 +6,12 @@ rows sorted within each query, score precision, ties, duplicates, negative
 grades, unjudged docs, depth, grade maps and chunks resolved, with the count
 of every case a policy touched.
 
-- :mod:`~rankproof.pipeline.alignment`: :class:`Alignment`, :class:`QueryTable` and :func:`align`
+- :mod:`~rankproof.pipeline.aligned`: :class:`AlignmentLike` (what every alignment
+  offers the step and the engines), :class:`Alignment` and :class:`QueryTable`
+- :mod:`~rankproof.pipeline.alignment`: :func:`align` (and :func:`align_inputs`:
+  ids normalised once)
+- :mod:`~rankproof.pipeline.scores` and :mod:`~rankproof.pipeline.dense`: score
+  matrices as alignments
 - :mod:`~rankproof.pipeline.rows`: the row policies (grades, negative grades, unjudged, duplicates, score precision)
 - :mod:`~rankproof.pipeline.ties`: rank order and the ``ties`` policy's groups
 - :mod:`~rankproof.pipeline.chunks`: the ``chunk_map`` and ``chunks`` policies
@@ -14,6 +19,8 @@ of every case a policy touched.
 - :mod:`~rankproof.pipeline.intents`: judgments per intent on an alignment
 """
 
-from .alignment import Alignment, QueryTable, align, assume_unjudged, cutoff_counts, truncate
+from .aligned import Alignment, AlignmentLike, QueryTable, assume_unjudged, cutoff_counts
+from .alignment import align, align_inputs, truncate
 
-__all__ = ["Alignment", "QueryTable", "align", "assume_unjudged", "cutoff_counts", "truncate"]
+__all__ = ["Alignment", "AlignmentLike", "QueryTable", "align", "align_inputs", "assume_unjudged",
+           "cutoff_counts", "truncate"]

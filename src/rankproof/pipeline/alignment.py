@@ -1,4 +1,4 @@
-"""The aligned ranking table (:class:`Alignment`) and :func:`align`, which builds it.
+""":func:`align`, which builds the aligned ranking table (:class:`~rankproof.pipeline.aligned.Alignment`).
 
 Every front door (``evaluate``, ``evaluate_scores``, ``evaluate_frame``, the
 trec_eval drop-in, ``coverage``, ``explain``, streaming, ``compare`` and the
@@ -9,7 +9,7 @@ its own module of the pipeline:
 ==================  =========================================================
 policy              function
 ==================  =========================================================
-ids                 :func:`~rankproof.pipeline.ids.normalise_ids` (first of all: ids as the policy normalises them)
+ids                 :func:`~rankproof.pipeline.ids.normalised_inputs` (first of all, once: ids as the policy makes them)
 chunk_map, chunks   :func:`~rankproof.pipeline.chunks.merge_chunks` (first: chunk ids become doc ids)
 missing/extra query :func:`align` (the join of qrels and run)
 duplicates          :func:`~rankproof.pipeline.rows.drop_duplicates`
@@ -22,7 +22,7 @@ ties (groups)       :func:`~rankproof.pipeline.ties.group_ties`
 depth               :func:`~rankproof.pipeline.cuts.truncate`
 ==================  =========================================================
 
-and returns an :class:`Alignment`: every evaluated query's ranking as flat
+and returns an :class:`~rankproof.pipeline.aligned.Alignment`: every evaluated query's ranking as flat
 arrays in rank order (grade, judged flag, tie group) and its judged pool.
 Engines (:mod:`rankproof.engines`) then compute measures from the alignment
 alone: they never see ids or policies. The names of those modules are
@@ -35,16 +35,17 @@ import dataclasses
 
 import numpy as np
 
-from .._libs.align_scan import count_per_query, cutoff_counts as count_cutoffs, mark_rows
+from .._libs.align_scan import count_per_query, mark_rows
 from ..data.interning import merge_vocabularies
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, MissingQueryError, literal
 from ..io.lines import take_lines
 from ..protocol import ExtraQuery, IdenticalIds, MissingQuery, Protocol, ScorePrecision, Unjudged
-from .chunks import chunk_documents, merge_chunks
+from .aligned import Alignment, QueryTable, assume_unjudged, cutoff_counts, query_table
+from .chunks import chunk_documents, merge_chunks, resolve_files
 from .cuts import top_rows, truncate
-from .ids import normalise_ids
+from .ids import Inputs, normalised_inputs
 from .inplace import rank_in_place, sole_owner
 from .subqueries import merge_subqueries
 from ..kernels.segments import offsets_of, segment_of
@@ -54,151 +55,10 @@ from .rows import (
 )
 from .ties import group_ties, rank_order, rank_order_within, sort_within_queries, tie_groups
 
-__all__ = ["Alignment", "QueryTable", "align", "assume_unjudged", "cutoff_counts", "query_table", "apply_grades",
+__all__ = ["Alignment", "QueryTable", "align", "align_inputs", "assume_unjudged", "cutoff_counts", "query_table", "apply_grades",
            "apply_negative_grades", "apply_score_precision", "apply_unjudged", "drop_duplicates", "group_ties",
            "merge_chunks", "chunk_documents", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate",
            "Locate"]
-
-
-@dataclasses.dataclass(frozen=True)
-class Alignment:
-    """Rankings and pools of every evaluated query, as flat arrays.
-
-    Attributes
-    ----------
-    queries : str array, the evaluated queries (sorted)
-    in_run : bool array, per query: does the run rank it
-    offsets : int64 array, ranking positions of each query (len = queries + 1)
-    doc, grade, line : int64 arrays, per position in rank order
-        (``grade`` is 0 for unjudged docs; ``doc`` indexes ``docs``)
-    judged : bool array, per position
-    pooled : bool array, per position: the doc appears in the qrels at all,
-        including negative grades read as unjudged (trec_eval's "in the pool
-        but unjudged", which infAP tells apart from docs never pooled)
-    score : float64 array, per position
-    group_offsets : int64 array
-        Groups whose internal order the measures average over (``ties=expected``);
-        under every other tie policy each position is its own group.
-    tie_offsets : int64 array
-        Groups of equal scores, whatever the tie policy (for counting).
-    pool_offsets, pool_grade : the judged grades of each query
-    pool_doc, pool_docs : the judged doc of each pool entry, as a code into
-        ``pool_docs`` (the qrels' doc vocabulary); None when the input has no doc ids
-    counts : dict of int, what the policies touched
-    notes : tuple of str, facts about the input that the printed results state
-        (e.g. where the ideal pool of a score matrix comes from)
-    """
-
-    queries: np.ndarray
-    in_run: np.ndarray
-    offsets: np.ndarray
-    docs: np.ndarray
-    doc: np.ndarray
-    grade: np.ndarray
-    judged: np.ndarray
-    pooled: np.ndarray
-    score: np.ndarray
-    line: np.ndarray
-    group_offsets: np.ndarray
-    tie_offsets: np.ndarray
-    pool_offsets: np.ndarray
-    pool_grade: np.ndarray
-    counts: dict
-    run_source: str
-    qrels_source: str
-    notes: tuple = ()
-    pool_doc: np.ndarray | None = None
-    pool_docs: np.ndarray | None = None
-
-    @property
-    def num_queries(self) -> int:
-        return len(self.queries)
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    def query_table(self) -> "QueryTable":
-        """What results keep: the per-query facts (see :func:`query_table`)."""
-        return query_table(self)
-
-
-@dataclasses.dataclass(frozen=True)
-class QueryTable:
-    """What results keep of an alignment: one entry per evaluated query, no positions.
-
-    Attributes
-    ----------
-    queries : str array, the evaluated queries
-    in_run : bool array, does the run rank the query
-    retrieved : int64 array, docs in the query's ranking (after the row policies)
-    unjudged_retrieved : int64 array, unjudged docs among them
-    qrels_source, run_source : str, for messages
-    notes : tuple of str, facts the printed results state
-    grade_range : (lowest, highest) judged grade of the pools, None when unknown
-    judged_queries, missing_queries : int, queries judged, and those of them the run does not answer (an
-        empty list is an answer: the coverage guard counts it as ranked, missing_query decides its value)
-    warnings : tuple of str, what the evaluation step found doubtful (ids that half match, every ranking one tie)
-    """
-
-    queries: np.ndarray
-    in_run: np.ndarray
-    retrieved: np.ndarray
-    unjudged_retrieved: np.ndarray
-    qrels_source: str
-    run_source: str
-    notes: tuple = ()
-    grade_range: tuple | None = None
-    judged_queries: int = 0
-    missing_queries: int = 0
-    warnings: tuple = ()
-
-
-def query_table(a: Alignment) -> QueryTable:
-    """The per-query facts of an alignment."""
-    lengths = a.lengths
-    if a.counts.get("unjudged_retrieved", 0):
-        unjudged = count_per_query(np.ascontiguousarray(a.offsets, dtype=np.int64),
-                                   np.ascontiguousarray(~a.judged).view(np.uint8))
-    else:
-        unjudged = np.zeros(a.num_queries, dtype=np.int64)
-    grade_range = (a.pool_grade.min(), a.pool_grade.max()) if len(a.pool_grade) else None
-    return QueryTable(queries=a.queries, in_run=a.in_run, retrieved=lengths, unjudged_retrieved=unjudged,
-                      qrels_source=a.qrels_source, run_source=a.run_source, notes=tuple(a.notes),
-                      grade_range=grade_range, judged_queries=a.counts.get("queries_in_qrels", 0),
-                      missing_queries=a.counts.get("queries_missing_from_run", 0)
-                      - a.counts.get("queries_ranked_empty", 0))
-
-
-def cutoff_counts(a: Alignment, measures) -> dict[str, dict[str, int]]:
-    """Per measure: unjudged docs that can land within its cutoff, and tied
-    groups crossing it (``unjudged_in_cutoff``, ``tied_groups_crossing_cutoff``).
-
-    A doc whose group of averaged ties starts inside the cutoff can land
-    inside it; a tie group crosses cutoff k when it holds ranks k and k + 1.
-    One compiled walk over the queries serves every cutoff.
-    """
-    counts: dict[str, dict[str, int]] = {"unjudged_in_cutoff": {}, "tied_groups_crossing_cutoff": {}}
-    cutoffs = sorted({measure.cutoff for measure in measures if measure.cutoff is not None})
-    if cutoffs:
-        unjudged, crossing = count_cutoffs(
-            np.ascontiguousarray(a.offsets, dtype=np.int64), np.ascontiguousarray(a.group_offsets, dtype=np.int64),
-            np.ascontiguousarray(a.tie_offsets, dtype=np.int64), np.ascontiguousarray(a.judged).view(np.uint8),
-            np.array(cutoffs, dtype=np.int64))
-        at_cutoff = {k: (int(u), int(c)) for k, u, c in zip(cutoffs, unjudged, crossing)}
-    unjudged_in_all = None
-    for measure in measures:
-        if measure.cutoff is None:
-            if measure.spec.cutoff:  # a measure that takes a cutoff, given none: the whole ranking
-                if unjudged_in_all is None:
-                    unjudged_in_all = int(len(a.judged) - np.count_nonzero(a.judged))
-                counts["unjudged_in_cutoff"][str(measure)] = unjudged_in_all
-            continue
-        unjudged_in, crossing_at = at_cutoff[measure.cutoff]
-        counts["unjudged_in_cutoff"][str(measure)] = unjudged_in
-        counts["tied_groups_crossing_cutoff"][str(measure)] = crossing_at
-    return counts
-
 
 
 @dataclasses.dataclass(frozen=True)
@@ -502,12 +362,23 @@ def align(qrels: Qrels, run: Run, protocol: Protocol, *, reuse: bool = False) ->
     duplicates, unjudged docs, ties, negative grades), each naming where.
     `reuse`: the caller holds the only reference to `run` and drops it after;
     its columns may then be ranked in place (:mod:`rankproof.pipeline.inplace`).
+    The ids policy is applied here (:func:`align_inputs` takes inputs it was
+    applied to already, as the evaluation step gives them).
     """
+    return align_inputs(normalised_inputs(qrels, run, resolve_files(protocol)), reuse=reuse)
+
+
+def align_inputs(inputs: Inputs, *, reuse: bool = False) -> Alignment:
+    """:func:`align` of qrels and a run whose ids ``inputs.protocol.ids`` has made
+    (:func:`~rankproof.pipeline.ids.normalised_inputs`): the ids are not normalised again."""
+    qrels, run, protocol = inputs.qrels, inputs.run, resolve_files(inputs.protocol)
+    normalised = inputs.ids_normalised
     if len(run) == 0:
         raise InputError(what="the run ranks no documents", source=run.source,
                          fix="give at least one {query} with a ranked {doc}")
     counts: dict[str, int] = {}
-    qrels, run = normalise_ids(qrels, run, protocol, counts)
+    if normalised is not None:
+        counts["ids_normalised"] = normalised
     qrels, run = merge_subqueries(qrels, run, protocol, counts)
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
@@ -542,36 +413,3 @@ def align(qrels: Qrels, run: Run, protocol: Protocol, *, reuse: bool = False) ->
         pool_offsets=pool_offsets, pool_grade=pool_grade, counts=counts,
         run_source=run.source, qrels_source=qrels.source, pool_doc=pool_doc, pool_docs=qrels.docs,
     )
-
-
-def assume_unjudged(a: Alignment, grade: "int | float", cutoff: int | None = None) -> Alignment:
-    """The alignment with every unjudged ranked doc that can land in the top
-    `cutoff` (its tie group starts there; every one without a cutoff) judged
-    at `grade`, and added to its query's judged pool, so that ideals and R
-    count it: the optimistic completion of the judgments (see
-    :meth:`rankproof.Results.bounds`).
-
-    >>> from rankproof import Qrels, Run
-    >>> a = align(Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["x", "a", "y"]}), Protocol())
-    >>> b = assume_unjudged(a, 2, cutoff=2)
-    >>> b.grade.tolist(), b.judged.tolist(), sorted(b.pool_grade.tolist())
-    ([2, 1, 0], [True, True, False], [1, 2])
-    """
-    lengths = np.diff(a.offsets)
-    position = np.arange(len(a.judged), dtype=np.int64)
-    query = np.repeat(np.arange(a.num_queries, dtype=np.int64), lengths)
-    group_start = a.group_offsets[np.searchsorted(a.group_offsets, position, side="right") - 1]
-    change = ~a.judged
-    if cutoff is not None:
-        change &= group_start - a.offsets[query] < cutoff
-    if not change.any():
-        return a
-    kind = np.result_type(a.grade.dtype, a.pool_grade.dtype, np.asarray(grade).dtype)
-    new_grade = np.where(change, grade, a.grade).astype(kind)
-    pool_query = np.repeat(np.arange(a.num_queries, dtype=np.int64), np.diff(a.pool_offsets))
-    all_query = np.concatenate([pool_query, query[change]])
-    order = np.argsort(all_query, kind="stable")
-    pool_grade = np.concatenate([a.pool_grade.astype(kind), np.full(int(change.sum()), grade, dtype=kind)])[order]
-    return dataclasses.replace(a, grade=new_grade, judged=a.judged | change, pooled=a.pooled | change,
-                               pool_offsets=offsets_of(all_query, a.num_queries), pool_grade=pool_grade,
-                               counts=dict(a.counts))

@@ -1,4 +1,13 @@
-"""The ``chunk_map`` and ``chunks`` policies: a run of chunk ids becomes a run of document ids."""
+"""The ``chunk_map`` and ``chunks`` policies: a run of chunk ids becomes a run of document ids.
+
+A chunk map that names a file is read once, when the protocol is resolved
+(:func:`resolve_files`, which :func:`rankproof.evaluation.resolve_protocol`
+and :func:`~rankproof.pipeline.align` call): the join reads the table the
+protocol holds, never the file. The other policies that name a file hold
+their values already (``discount=file:`` reads its vector when the policy
+is made, :class:`~rankproof.protocol.DiscountFile`; a gain map is written
+in the protocol text).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +21,28 @@ from ..io.lines import take_lines
 from ..protocol import ChunkMap, Chunks, Protocol, file_digest
 from .rows import line_at
 
-__all__ = ["chunk_documents", "merge_chunks"]
+__all__ = ["chunk_documents", "merge_chunks", "resolve_files", "read_chunk_table"]
+
+
+def read_chunk_table(chunk_map: ChunkMap) -> tuple[np.ndarray, np.ndarray]:
+    """A file map's table, (chunk ids sorted, doc id of each), the file refused when it
+    changed since the protocol was made."""
+    from ..io.chunk_map import read_chunk_map
+
+    if file_digest(chunk_map.spec, "chunk map") != chunk_map.digest:
+        raise InputError(what=f"the chunk map file changed since the protocol was made (digest {chunk_map.digest} "
+                              "expected)", source=chunk_map.spec, value=chunk_map.digest,
+                         fix="build the protocol again")
+    return read_chunk_map(chunk_map.spec)
+
+
+def resolve_files(protocol: Protocol) -> Protocol:
+    """The protocol with the file its chunk map names read into it (the same protocol when
+    there is none, or when it is read already): what the join then reads."""
+    chunk_map = protocol.chunk_map
+    if chunk_map.kind != "file" or chunk_map.table is not None:
+        return protocol
+    return protocol.replace(chunk_map=chunk_map.with_table(*read_chunk_table(chunk_map)))
 
 
 def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[int], dict]) -> np.ndarray:
@@ -51,13 +81,8 @@ def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[i
                 value=ids[bad[0]], **locate(bad[0]),
                 fix="give a pattern whose one group matches the document id of every ranked chunk")
         return np.array(docs, dtype=object)
-    from ..io.chunk_map import read_chunk_map
-
-    if file_digest(chunk_map.spec, "chunk map") != chunk_map.digest:
-        raise InputError(what=f"the chunk map file changed since the protocol was made (digest {chunk_map.digest} "
-                              "expected)", source=chunk_map.spec, value=chunk_map.digest,
-                         fix="build the protocol again")
-    mapped_chunks, mapped_docs = read_chunk_map(chunk_map.spec)
+    table = chunk_map.table if chunk_map.table is not None else read_chunk_table(chunk_map)
+    mapped_chunks, mapped_docs = table
     at = np.minimum(np.searchsorted(mapped_chunks, chunks), len(mapped_chunks) - 1)
     missing = np.flatnonzero(mapped_chunks[at] != chunks)
     if missing.size:

@@ -5,11 +5,15 @@ keep their codes. Two ids of one side that the policy makes one (``01`` and
 ``1`` under ``strip_zeros``) are refused, naming both: merging them would
 decide silently which judgment or ranking stands. Counted as
 ``ids_normalised``: the distinct ids the policy changed, both sides.
+
+Applied once per evaluation: :func:`normalised_inputs` gives the qrels and
+run as the policy makes them (:class:`Inputs`), which the partial-match
+guard reads and :func:`~rankproof.pipeline.alignment.align_inputs` joins.
 """
 
 from __future__ import annotations
 
-import weakref
+import dataclasses
 
 import numpy as np
 
@@ -20,11 +24,21 @@ from ..kernels.segments import segment_of
 from ..protocol import Protocol
 from ..protocol.ids import IdPolicy
 
-__all__ = ["normalise_ids"]
+__all__ = ["Inputs", "normalise_ids", "normalised_inputs"]
 
-# Qrels and runs this module made, with the policy and the count: aligning
-# them again (evaluate normalises before its guard, then aligns) is free.
-_MADE: "weakref.WeakKeyDictionary[object, tuple[IdPolicy, int]]" = weakref.WeakKeyDictionary()
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    """Qrels and a run with their ids as ``protocol.ids`` makes them.
+
+    ``ids_normalised``: the distinct ids the policy changed, both sides
+    (None under ``ids=none``, which changes nothing and is not counted).
+    """
+
+    qrels: Qrels
+    run: Run
+    protocol: Protocol
+    ids_normalised: int | None = None
 
 
 def _vocabulary(ids: np.ndarray, policy: IdPolicy, role: str, source: str) -> tuple[np.ndarray, int]:
@@ -64,9 +78,26 @@ def _run(run: Run, policy: IdPolicy) -> tuple[Run, int]:
     return made, changed_queries + changed_docs
 
 
-def normalise_ids(qrels: Qrels, run: Run, protocol: Protocol, counts: dict | None = None) -> tuple[Qrels, Run]:
+def normalised_inputs(qrels: Qrels, run: Run, protocol: Protocol) -> Inputs:
     """Qrels and run with their ids normalised by ``protocol.ids`` (the same
-    objects under ``ids=none``); adds ``ids_normalised`` to `counts`.
+    objects under ``ids=none``), and the count of ids it changed.
+
+    >>> from rankproof import Qrels, Run
+    >>> inputs = normalised_inputs(Qrels.from_dict({"1": {"7": 1}}), Run.from_dict({"001": ["007"]}),
+    ...                            Protocol(ids="strip_zeros"))
+    >>> inputs.run.queries.tolist(), inputs.run.docs.tolist(), inputs.ids_normalised
+    (['1'], ['7'], 2)
+    """
+    policy = protocol.ids
+    if not policy:
+        return Inputs(qrels, run, protocol)
+    qrels, changed_qrels = _qrels(qrels, policy)
+    run, changed_run = _run(run, policy)
+    return Inputs(qrels, run, protocol, changed_qrels + changed_run)
+
+
+def normalise_ids(qrels: Qrels, run: Run, protocol: Protocol, counts: dict | None = None) -> tuple[Qrels, Run]:
+    """:func:`normalised_inputs` as a pair; adds ``ids_normalised`` to `counts`.
 
     >>> from rankproof import Qrels, Run
     >>> counts = {}
@@ -75,21 +106,7 @@ def normalise_ids(qrels: Qrels, run: Run, protocol: Protocol, counts: dict | Non
     >>> r.queries.tolist(), r.docs.tolist(), counts
     (['1'], ['7'], {'ids_normalised': 2})
     """
-    policy = protocol.ids
-    if not policy:
-        return qrels, run
-    qrels, changed_qrels = _once(qrels, policy, _qrels)
-    run, changed_run = _once(run, policy, _run)
-    if counts is not None:
-        counts["ids_normalised"] = changed_qrels + changed_run
-    return qrels, run
-
-
-def _once(value, policy: IdPolicy, make):
-    """`make(value, policy)`, or what it gave before for a value it made (with its count)."""
-    known = _MADE.get(value)
-    if known is not None and known[0] == policy:
-        return value, known[1]
-    made, changed = make(value, policy)
-    _MADE[made] = (policy, changed)
-    return made, changed
+    inputs = normalised_inputs(qrels, run, protocol)
+    if counts is not None and inputs.ids_normalised is not None:
+        counts["ids_normalised"] = inputs.ids_normalised
+    return inputs.qrels, inputs.run

@@ -15,7 +15,7 @@ import dataclasses
 import numpy as np
 
 from ..data.intents import IntentQrels
-from .alignment import Alignment
+from .aligned import Alignment
 from ..kernels.segments import offsets_of
 
 __all__ = ["IntentTable", "IntentAlignment", "attach_intents"]

@@ -15,13 +15,12 @@ from typing import Any
 import numpy as np
 
 from ..data.qrels import LayeredQrels
-from .alignment import Alignment
 
 __all__ = ["layer_cutoff_counts"]
 
 
-def _position_layers(a: Alignment, qrels: LayeredQrels) -> np.ndarray:
-    """The layer of each ranked position (-1: unjudged)."""
+def _position_layers(a, qrels: LayeredQrels) -> np.ndarray:
+    """The layer of each ranked position of the alignment `a` (-1: unjudged)."""
     per_query = np.diff(a.offsets)
     query_index = np.searchsorted(qrels.queries, a.queries)
     query_index = np.where(query_index < len(qrels.queries), query_index, 0)
@@ -38,8 +37,9 @@ def _position_layers(a: Alignment, qrels: LayeredQrels) -> np.ndarray:
     return np.where(found, qrels.layer_of_row[row], -1)
 
 
-def layer_cutoff_counts(a: Alignment, measures, qrels: Any) -> dict[str, dict[str, dict[str, int]]]:
-    """``{"judged_in_cutoff_by_layer": {measure: {layer: count}}}``; empty for plain qrels."""
+def layer_cutoff_counts(a, measures, qrels: Any) -> dict[str, dict[str, dict[str, int]]]:
+    """``{"judged_in_cutoff_by_layer": {measure: {layer: count}}}`` of the flat alignment `a`
+    (:class:`~rankproof.pipeline.aligned.Alignment`, which asks for them); empty for plain qrels."""
     if not isinstance(qrels, LayeredQrels) or not len(a.doc):
         return {} if not isinstance(qrels, LayeredQrels) else {"judged_in_cutoff_by_layer": {}}
     layers = _position_layers(a, qrels)

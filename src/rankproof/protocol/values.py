@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-from typing import Literal, Mapping
+from typing import Any, Literal, Mapping
 
 from ..errors import ProtocolError, literal
 
@@ -261,6 +261,9 @@ class ChunkMap:
     kind: ChunkMapKind = "none"
     spec: str = ""
     digest: str = ""
+    # A file map's table once read, (chunk ids sorted, doc id of each): the pipeline reads the
+    # file once, when the protocol is resolved (pipeline/chunks.resolve_files), never in a join.
+    table: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in ("none", "sep", "regex", "file"):
@@ -310,7 +313,17 @@ class ChunkMap:
     def recorded(cls, path: str, digest: str) -> "ChunkMap":
         """A file map as a saved result records it: its path and digest, the file not read
         (a saved result is compared by its protocol, never evaluated again)."""
+        return cls._made(kind="file", spec=path, digest=digest, table=None)
+
+    def with_table(self, chunks: Any, docs: Any) -> "ChunkMap":
+        """This file map holding its table, read (and its digest checked) by the caller:
+        the file is not hashed again."""
+        return type(self)._made(kind=self.kind, spec=self.spec, digest=self.digest,
+                                table=(chunks, docs))
+
+    @classmethod
+    def _made(cls, **fields: Any) -> "ChunkMap":
         chunk_map = object.__new__(cls)
-        for name, value in (("kind", "file"), ("spec", path), ("digest", digest)):
+        for name, value in fields.items():
             object.__setattr__(chunk_map, name, value)
         return chunk_map

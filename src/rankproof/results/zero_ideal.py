@@ -66,6 +66,7 @@ def nothing_relevant(alignment, protocol: Protocol) -> np.ndarray | None:
     zero_ideal policies."""
     if protocol.zero_ideal not in _WHOLE_QUERY:
         return None
+    alignment = alignment.flat()  # the judged pools (a score matrix's general alignment)
     pool_query = np.repeat(np.arange(alignment.num_queries), np.diff(alignment.pool_offsets))
     relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel], minlength=alignment.num_queries)
     return relevant == 0

@@ -37,20 +37,20 @@ from typing import Mapping
 
 import numpy as np
 
-from ...engines.dense import DenseMatrix
 from ...errors import InputError, RankproofWarning
 from ...engines.options import EvaluationOptions
 from ...evaluation import evaluate_alignment, resolve_measures, resolve_protocol, weights_wanted
-from ...pipeline.alignment import Alignment, QueryTable
-from ...protocol import Protocol, Ties
+from ...pipeline.aligned import AlignmentLike
+from ...pipeline.dense import DenseAlignment, dense_applies
+from ...pipeline.scores import check_num_relevant, score_alignment
+from ...protocol import Protocol
 from ...errors import literal
 from ...results import Results, guard_coverage
-from ._align import POOL_NOTE, base_counts, check_num_relevant, score_alignment
-from ._input import ScoreInput, as_array, read_scores
+from ._input import as_array, read_scores
 from ._tied import tied_rows_warning
 from ...typing import MeasuresLike, ProtocolLike
 
-__all__ = ["evaluate_scores"]
+__all__ = ["evaluate_scores", "DenseAlignment"]  # DenseAlignment lived here (now pipeline/dense)
 
 
 def evaluate_scores(
@@ -141,13 +141,14 @@ def evaluate_scores(
     # in row order, so per-query values line up with the matrix rows.
     ids = np.arange(scores.num_rows) if queries is None else np.asarray(list(queries))
     weight_array = _row_weights(weights, scores.queries, ids, protocol)
-    alignment: "Alignment | DenseAlignment"
+    alignment: AlignmentLike
     if num_relevant is not None:
         # The pool reaches beyond the matrix: the general alignment holds it.
         alignment = score_alignment(scores, protocol, check_num_relevant(num_relevant, scores))
-    elif _fast_path_applies(scores, protocol):
-        # The dense engine takes ndcg / dcg / ideal_dcg; any other measure builds
-        # the general alignment on first use and goes to the next engine.
+    elif dense_applies(scores, protocol) and not ties_range:
+        # The dense engine takes ndcg / dcg / ideal_dcg; any other measure goes to the next
+        # engine, which reads the general alignment the dense one builds on first use. The
+        # range over tied orders reorders flat arrays: it takes the general alignment at once.
         alignment = DenseAlignment(scores, protocol)
     else:
         alignment = score_alignment(scores, protocol)
@@ -185,112 +186,3 @@ def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protoc
     if array.sum() == 0:
         raise InputError(what="weights are all zero", fix="give at least one row a positive weight")
     return array
-
-
-def _fast_path_applies(scores: ScoreInput, protocol: Protocol) -> bool:
-    if not (scores.dense and not scores.negative and protocol.ties is Ties.EXPECTED and scores.score.shape[1] > 0):
-        return False
-    # Masked entries become scores of -inf: a real score of -inf would be taken for one.
-    return not (scores.masked and np.isneginf(scores.score).any())
-
-
-class DenseAlignment:
-    """An alignment for dense matrices under ``ties=expected``.
-
-    It holds what :class:`~rankproof.results.Results` needs (the row names;
-    the counts, computed on first use by a row-wise sort in chunks; the
-    per-measure cutoff counts) and the matrix itself (``dense_matrix``), from
-    which the dense engine (:mod:`rankproof.engines.dense`) computes ndcg,
-    dcg and ideal_dcg. Anything else (other measures, ``to_pandas``) builds
-    the general flat alignment on first use.
-    """
-
-    notes = (POOL_NOTE,)
-    run_source = "y_score"
-    qrels_source = "y_true"
-
-    def __init__(self, scores: ScoreInput, protocol: Protocol) -> None:
-        self._scores = scores
-        self._protocol = protocol
-        self._full: Alignment | None = None
-        self._counts: dict | None = None
-        self._crossing: dict[int, int] = {}
-        self.dense_matrix = DenseMatrix(scores.score, scores.relevance)
-        self.queries = scores.queries
-        rows, columns = scores.score.shape
-        self.in_run = np.ones(rows, dtype=bool)
-        # Masked entries (NaN scores) are not candidates: the kernel skips them.
-        self._mask = np.isnan(scores.score) if scores.masked else None
-        lengths = columns - np.count_nonzero(self._mask, axis=1) if self._mask is not None else np.full(rows, columns)
-        self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-
-    @property
-    def num_queries(self) -> int:
-        return len(self.queries)
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    def __getattr__(self, name: str):
-        # Only reached for attributes not set above: the general alignment's arrays.
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if self._full is None:
-            self._full = score_alignment(self._scores, self._protocol)
-        return getattr(self._full, name)
-
-    @property
-    def counts(self) -> dict:
-        return self._counts if self._counts is not None else self._count_ties(())
-
-    def _count_ties(self, cutoffs) -> dict:
-        counts = base_counts(self._scores)
-        # Masked entries sort last as -inf, where no tie among them is counted.
-        score = np.where(self._mask, -np.inf, self._scores.score) if self._mask is not None else self._scores.score
-        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(score, cutoffs, self._mask is not None)
-        self._counts = counts
-        self._crossing.update(crossing)
-        return counts
-
-    def cutoff_counts(self, measures) -> dict:
-        cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
-        if self._counts is None or not set(cutoffs) <= set(self._crossing):
-            self._count_ties(cutoffs)
-        return {
-            "unjudged_in_cutoff": {str(m): 0 for m in measures if m.cutoff is not None or m.spec.cutoff},
-            "tied_groups_crossing_cutoff": {str(m): self._crossing[m.cutoff] for m in measures
-                                            if m.cutoff is not None},
-        }
-
-    def query_table(self) -> QueryTable:
-        """Per-row facts without the counts: every candidate is judged on this path."""
-        rows = self.num_queries
-        return QueryTable(queries=self.queries, in_run=self.in_run, retrieved=self.lengths,
-                          unjudged_retrieved=np.zeros(rows, dtype=np.int64), qrels_source=self.qrels_source,
-                          run_source=self.run_source, notes=self.notes, judged_queries=rows)
-
-
-def _tie_counts(score: np.ndarray, cutoffs=(), masked: bool = False,
-                chunk_rows: int = 8192) -> tuple[int, int, dict]:
-    """(tied groups, tied docs) over whole rows of a dense score matrix, and
-    for each cutoff k the number of rows whose ranks k and k + 1 tie (a tied
-    group crossing the cutoff). ``masked``: scores of -inf are not candidates."""
-    groups = docs = 0
-    columns = score.shape[1]
-    crossing = {k: 0 for k in cutoffs}
-    for start in range(0, score.shape[0], chunk_rows):
-        block = np.sort(score[start:start + chunk_rows], axis=1)
-        same = block[:, 1:] == block[:, :-1]
-        if masked:
-            same &= block[:, 1:] != -np.inf
-        for k in cutoffs:
-            if k < columns:  # ranks k and k + 1 (descending) are ascending columns m - k and m - k - 1
-                crossing[k] += int(np.count_nonzero(same[:, columns - k - 1]))
-        # A tied group starts where an equal pair follows an unequal one (or the row start).
-        starts = same.copy()
-        starts[:, 1:] &= ~same[:, :-1]
-        group_count = int(np.count_nonzero(starts))
-        groups += group_count
-        docs += int(np.count_nonzero(same)) + group_count
-    return groups, docs, crossing

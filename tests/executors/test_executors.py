@@ -1,4 +1,4 @@
-"""The executors' table: one place chooses what runs the step, and a new executor is one class and one line.
+"""The executors' table: one place chooses what runs the step; a new executor is one class and one line.
 
 A toy executor registered in ``engines.EXECUTORS`` (as docs/architecture.md's
 how-to says) is offered by ``--engine`` and run by ``rankproof evaluate``;
@@ -24,7 +24,7 @@ CALLS: list[str] = []
 
 
 class ToyExecutor(Executor):
-    """Evaluates each run in memory with rankproof.evaluate and says so; takes no option beyond those."""
+    """Evaluates each run in memory with rankproof.evaluate and notes the call; takes grade maps only."""
 
     name = "toy"
     takes = frozenset({"grade_map"})
@@ -46,8 +46,8 @@ def toy(monkeypatch):
     """The how-to's one line: the toy registered before the default (and offered to --engine)."""
     CALLS.clear()
     table = dict(EXECUTORS)
-    monkeypatch.setattr("rankproof.engines.EXECUTORS", {"toy": EngineEntry(__name__, "ToyExecutor", executor=True),
-                                                        **table})
+    entry = EngineEntry(__name__, "ToyExecutor", executor=True)
+    monkeypatch.setattr("rankproof.engines.EXECUTORS", {"toy": entry, **table})
     yield
     CALLS.clear()
 
@@ -71,7 +71,8 @@ def test_the_cli_runs_a_registered_toy_executor(toy, files, capsys):
 def test_the_toy_refuses_what_it_does_not_take_in_the_cli_words(toy, files, capsys):
     assert main(["evaluate", *files, "-m", "rr", "--engine", "toy", "--tie-range"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "rankproof evaluate: --tie-range evaluates on this machine, in memory; leave out --engine toy"
+    assert err == ("rankproof evaluate: --tie-range evaluates on this machine, in memory; "
+                   "leave out --engine toy")
     assert CALLS == []   # refused before any input is read
 
 
@@ -100,7 +101,8 @@ def test_choose_asks_the_options_then_the_inputs_then_takes_the_default(tmp_path
 
 
 def test_the_chosen_executor_refuses_and_another_ones_setting_is_refused():
-    with pytest.raises(InputError, match="ties_range evaluates on this machine, in memory; leave out memory_budget"):
+    with pytest.raises(InputError, match="ties_range evaluates on this machine, in memory; "
+                                         "leave out memory_budget"):
         choose(_step(memory_budget=2**30, options={"ties_range": True}))
     with pytest.raises(InputError, match="spark_master is for engine=spark"):
         choose(_step(settings={"spark_master": "local[1]"}))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
-                     protocol_of, read_run, run_names)
+from .inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options,
+                     columns, protocol_of, read_run, run_names)
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .outofcore import add_memory_options
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
@@ -109,7 +109,8 @@ def run(args) -> int:
                  + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
                  for flag in unread], args.quiet)
     results = list(executor.evaluate(step))
-    inputs.pending_side()   # a side file that cannot be read is refused on every path, as when it was read first
+    # A side file that cannot be read is refused on every path, as when it was read first.
+    inputs.pending_side()
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe,
                                 args.dispersion), args.output)
     print_notes(merged_notes(typed if args.measure else None), args.quiet)

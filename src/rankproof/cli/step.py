@@ -55,9 +55,10 @@ class CommandInputs:
         self.pending_side: Any = lambda: None
         self.costs = costs
         self._digests: dict[str, Any] = {}
+        self._mapping: Any = None
 
     def read(self, stages):
-        """The judgments and an iterator over (name, run), read the one way every command reads them."""
+        """The judgments and an iterator over (name, run), read as every command reads them."""
         from .large import prepare_for
 
         prepare_for([self.args.qrels, *self.args.runs])
@@ -80,11 +81,14 @@ class CommandInputs:
 
         qrels = Qrels.from_table(truth, **_roles(self.args, QRELS_ROLES), source=self.args.qrels,
                                  grades=str(self.protocol.grades))
-        mapping = grade_map(self.args.grade_map)
-        if mapping is not None:
-            qrels = map_grades(qrels, mapping)
+        if self.args.grade_map is not None:
+            if self._mapping is None:   # read once, for every part
+                self._mapping = grade_map(self.args.grade_map)
+            qrels = map_grades(qrels, self._mapping)
         self._digests.setdefault(run.path, QrelsDigest()).add(qrels)
-        return qrels, Run.from_table(predictions, **_roles(self.args, RUN_ROLES), source=run.path, name=run.name)
+        ranking = Run.from_table(predictions, **_roles(self.args, RUN_ROLES), source=run.path,
+                                 name=run.name)
+        return qrels, ranking
 
     def finish(self, results, run, ranking=None, qrels=None):
         """The run's Results with what the command adds: the out-of-core digest of the judgments
@@ -102,11 +106,11 @@ class CommandInputs:
         if self.costs is not None:
             self.costs.setdefault("side data read (the wait for it, read beside the runs)",
                                   time.perf_counter() - started)
-        found = with_side(results, side_values(ranking, self.wanted, side.with_judgments(qrels), results.protocol,
-                                               spent))
+        values = side_values(ranking, self.wanted, side.with_judgments(qrels), results.protocol,
+                             spent)
         if self.costs is not None:
-            self.costs.update((f"{run.name}: {measure}", seconds) for measure, seconds in spent.items())
-        return found
+            self.costs.update((f"{run.name}: {measure}", spent[measure]) for measure in spent)
+        return with_side(results, values)
 
 
 def _roles(args, roles) -> dict:
@@ -120,6 +124,10 @@ def step_of(args, command: str, measures: list, options: dict, inputs: CommandIn
     from .progress import steps
 
     wanted, names = inputs.wanted, inputs.names
+
+    def refusal(what: str, fix: "str | None" = None) -> Exception:
+        return usage(command, what, fix)
+
     shown = "--per-query" if args.per_query else f"--format {args.format}"
     uses = {"intents": bool(args.intents), "grade_map": args.grade_map is not None,
             "side_measures": bool(wanted), "side_only": bool(wanted) and not measures}
@@ -127,12 +135,13 @@ def step_of(args, command: str, measures: list, options: dict, inputs: CommandIn
         truth=Source(args.qrels, _roles(args, QRELS_ROLES), args.qrels_format),
         runs=tuple(Source(path, _roles(args, RUN_ROLES), args.run_format, name)
                    for path, name in zip(args.runs, names)),
-        measures=tuple(measures), protocol=inputs.protocol, options=options, memory_budget=args.memory_budget,
-        sorted=args.log_sorted, uses=frozenset(key for key, used in uses.items() if used),
-        side_measures=tuple(wanted), inputs=inputs, settings={"spark_master": args.spark_master},
+        measures=tuple(measures), protocol=inputs.protocol, options=options,
+        memory_budget=args.memory_budget, sorted=args.log_sorted,
+        uses=frozenset(key for key, used in uses.items() if used), side_measures=tuple(wanted),
+        inputs=inputs, settings={"spark_master": args.spark_master},
         words=Flags({"side_measures": str(wanted[0]) if wanted else "",
                      "side_only": f"-m {wanted[0]} alone" if wanted else "",
                      "values_in_memory": shown}),
-        progress=lambda total, label: steps(args, total, label), quiet=bool(args.quiet), costs=inputs.costs,
-        values_in_memory=args.per_query or args.format in ("json", "parquet"),
-        refusal=lambda what, fix=None: usage(command, what, fix))
+        progress=lambda total, label: steps(args, total, label), quiet=bool(args.quiet),
+        costs=inputs.costs, values_in_memory=args.per_query or args.format in ("json", "parquet"),
+        refusal=refusal)

@@ -84,8 +84,10 @@ ENGINES: dict[str, EngineEntry] = {
 # Executors of the whole step, in the order choose() asks them (the default, memory, last).
 EXECUTORS: dict[str, EngineEntry] = {
     "spark": EngineEntry("rankproof.executors.spark", "SparkExecutor", executor=True),
-    "outofcore": EngineEntry("rankproof.executors.outofcore", "OutOfCoreExecutor", choice=False, executor=True),
-    "memory": EngineEntry("rankproof.executors.memory", "MemoryExecutor", choice=False, executor=True),
+    "outofcore": EngineEntry("rankproof.executors.outofcore", "OutOfCoreExecutor", choice=False,
+                             executor=True),
+    "memory": EngineEntry("rankproof.executors.memory", "MemoryExecutor", choice=False,
+                          executor=True),
 }
 
 _loaded: dict[str, Engine] = {}

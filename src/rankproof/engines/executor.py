@@ -48,10 +48,13 @@ from typing import Any, Callable, ContextManager, Iterator, Mapping
 
 from ..errors import InputError, literal
 
-__all__ = ["DEFAULT_EXECUTOR", "Source", "Step", "Executor", "choose", "get_executor", "executor_names"]
+__all__ = ["DEFAULT_EXECUTOR", "USES", "Source", "Step", "Executor", "choose", "get_executor",
+           "executor_names"]
 
 # What runs the step when neither the options nor the inputs ask for another executor.
 DEFAULT_EXECUTOR = "memory"
+# The options and uses (Step.uses) an executor may not take, in the order they are refused.
+USES = ("ties_range", "bounds", "intents", "grade_map", "side_measures", "side_only")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +68,7 @@ class Source:
     """
 
     data: Any
-    columns: Mapping[str, "str | None"] = dataclasses.field(default_factory=dict)
+    columns: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     format: "str | None" = None
     name: "str | None" = None
     label: "str | None" = None
@@ -77,7 +80,8 @@ class Source:
 
     def is_file(self) -> bool:
         """Is the input a file on this machine (not stdin, a folder, a URL or a table)?"""
-        return isinstance(self.data, (str, os.PathLike)) and str(self.data) != "-" and os.path.isfile(self.data)
+        data = self.data
+        return isinstance(data, (str, os.PathLike)) and str(data) != "-" and os.path.isfile(data)
 
     @property
     def path(self) -> str:
@@ -230,12 +234,15 @@ class Executor:
         """What asked for this executor, in the front door's words (for a refusal's fix)."""
         return step.word(f"engine={self.name}")
 
+    def refused(self, step: Step) -> list[str]:
+        """The options and uses the step asks for that this executor does not take."""
+        return [key for key in USES if step.wants(key) and key not in self.takes]
+
     def check(self, step: Step) -> None:
         """Refuse what it cannot take, before any input is read: :attr:`takes` by default."""
-        for key in ("ties_range", "bounds", "intents", "grade_map", "side_measures", "side_only"):
-            if step.wants(key) and key not in self.takes:
-                raise step.refuse(f"{step.word(key)} evaluates {self.elsewhere}",
-                                  f"leave out {self.asking(step)}")
+        for key in self.refused(step)[:1]:
+            raise step.refuse(what=f"{step.word(key)} evaluates {self.elsewhere}",
+                                  fix=f"leave out {self.asking(step)}")
 
     def evaluate(self, step: Step) -> Iterator[Any]:
         """Each run's :class:`~rankproof.Results`, in the order of :attr:`Step.runs`."""
@@ -266,15 +273,15 @@ def get_executor(name: str) -> Executor:
 
 
 def choose(step: Step) -> Executor:
-    """The executor of `step`: asked for by the options, else needed by the inputs, else the default;
-    checked (:meth:`Executor.check`) and its settings only (another's refused)."""
+    """The executor of `step`: asked for by the options, else needed by the inputs, else the
+    default; checked (:meth:`Executor.check`), and another executor's settings refused."""
     executors = [get_executor(name) for name in executor_names()]
     chosen = next((e for e in executors if e.asked(step)), None) or \
         next((e for e in executors if e.needed(step)), None) or get_executor(DEFAULT_EXECUTOR)
     for executor in executors:
         for setting in executor.settings:
             if executor is not chosen and step.settings.get(setting) is not None:
-                raise step.refuse(f"{step.word(setting)} is for {executor.asking(step)}",
-                                  f"leave out {step.word(setting)}")
+                raise step.refuse(what=f"{step.word(setting)} is for {executor.asking(step)}",
+                                  fix=f"leave out {step.word(setting)}")
     chosen.check(step)
     return chosen

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterator
 
-from ..engines.executor import Executor, Step
+from ..engines.executor import USES, Executor, Step
 
 __all__ = ["MemoryExecutor"]
 
@@ -22,7 +22,7 @@ class MemoryExecutor(Executor):
     """Everything in memory: every option and use is taken."""
 
     name = "memory"
-    takes = frozenset({"ties_range", "bounds", "intents", "grade_map", "side_measures", "side_only"})
+    takes = frozenset(USES)
 
     def asked(self, step: Step) -> bool:
         return False   # the default: chosen when nothing else is
@@ -35,16 +35,17 @@ class MemoryExecutor(Executor):
             started = time.perf_counter()
             qrels, runs = step.inputs.read(stages)
             position = 0
-            # Not zip or enumerate: their reused result tuple would hold the run past its evaluation.
-            for name, ranking in runs:   # lazy: the time to read each run counts as reading
+            # Not zip or enumerate: their reused result tuple would hold the run past its
+            # evaluation. Lazy: the time to read each run counts as reading.
+            for name, ranking in runs:
                 source, position = step.runs[position], position + 1
                 started = step.cost(f"{name}: read", started)
                 given = [ranking]
-                if not side:   # nothing reads the run after its evaluation: it is the evaluation's alone
+                if not side:   # nothing reads the run after its evaluation: the evaluation's alone
                     del ranking
-                results = evaluate_read(lambda: (qrels, given.pop()), step.measures, step.protocol,
-                                        side_only=not step.measures, stacklevel=step.stacklevel + 1,
-                                        **step.options)
+                results = evaluate_read(lambda: (qrels, given.pop()), step.measures,
+                                        step.protocol, side_only=not step.measures,
+                                        stacklevel=step.stacklevel + 1, **step.options)
                 started = step.cost(f"{name}: accuracy measures", started)
                 results = step.inputs.finish(results, source, ranking if side else None, qrels)
                 ranking = None   # do not keep a run alive while the next one is read

@@ -24,7 +24,8 @@ _WHOLE = ("min_coverage", "allow_partial", "query_ids")
 
 
 def table_format(source: Source) -> "str | None":
-    """The input's format when it is a file out of core reads (CSV, TSV, JSON Lines, Parquet), else None."""
+    """The input's format when it is a file out of core reads (CSV, TSV, JSON Lines,
+    Parquet), else None."""
     from ..io.formats import format_of, formats_for
 
     if not source.is_file():
@@ -48,26 +49,27 @@ class OutOfCoreExecutor(Executor):
         return step.memory_budget is not None or step.sorted is not None
 
     def asking(self, step: Step) -> str:
-        given = [key for key, value in (("memory_budget", step.memory_budget), ("sorted", step.sorted))
-                 if value is not None]
+        options = (("memory_budget", step.memory_budget), ("sorted", step.sorted))
+        given = [key for key, value in options if value is not None]
         return " and ".join(step.word(key) for key in given or ["memory_budget"])
 
     def needed(self, step: Step) -> bool:
         from ..frontdoors.outofcore import needs_out_of_core
 
         inputs = (step.truth, *step.runs)
-        wants = [key for key in ("ties_range", "bounds", "intents", "side_measures", "side_only")
-                 if step.wants(key)]
-        return not wants and all(table_format(s) for s in inputs) and any(
+        return not self.refused(step) and all(table_format(s) for s in inputs) and any(
             needs_out_of_core([step.truth.path, run.path]) for run in step.runs)
 
     def check(self, step: Step) -> None:
         super().check(step)
+        asking = self.asking(step)
         if not all(table_format(s) for s in (step.truth, *step.runs)):
-            raise step.refuse(f"{self.asking(step)} read CSV, TSV, JSON Lines or Parquet files (not stdin, "
-                              "TREC or in-memory tables)", f"convert the inputs, or leave out {self.asking(step)}")
+            raise step.refuse(what=f"{asking} read CSV, TSV, JSON Lines or Parquet files (not "
+                                   "stdin, TREC or in-memory tables)",
+                              fix=f"convert the inputs, or leave out {asking}")
         if len({s.columns.get("query") for s in (step.truth, *step.runs)}) > 1:
-            raise step.refuse(f"{self.asking(step)} needs one query column name for the judgments and the runs")
+            raise step.refuse(what=f"{asking} needs one query column name for the judgments and "
+                                   "the runs")
         from ..measures.base import refuse_whole_evaluation_defaults
 
         refuse_whole_evaluation_defaults(list(step.measures), "out of core", "part")
@@ -77,11 +79,13 @@ class OutOfCoreExecutor(Executor):
         from ..results import guard_coverage
         from ..results.coverage import MIN_COVERAGE
 
-        truth = Log.of(step.truth.path, tuple(step.truth.columns.values()), step.truth.columns["query"],
-                       table_format(step.truth))
+        def log(source: Source) -> Log:
+            return Log.of(source.path, tuple(source.columns.values()), source.columns["query"],
+                          table_format(source))
+
+        truth = log(step.truth)
         for run in step.runs:
-            log = Log.of(run.path, tuple(run.columns.values()), run.columns["query"], table_format(run))
-            results = self._evaluate_run(step, truth, log, run)
+            results = self._evaluate_run(step, truth, log(run), run)
             guard_coverage(results, allow_partial=bool(step.options.get("allow_partial")),
                            min_coverage=step.options.get("min_coverage", MIN_COVERAGE),
                            source=f"{run.shown} against {step.truth.shown}",
@@ -97,16 +101,18 @@ class OutOfCoreExecutor(Executor):
 
         def part(truth_table, run_table):
             qrels, ranking = step.inputs.part(truth_table, run_table, run)
-            return evaluate(qrels, ranking, step.measures, step.protocol, allow_partial=True, **options)
+            return evaluate(qrels, ranking, step.measures, step.protocol, allow_partial=True,
+                            **options)
 
         try:
-            return evaluate_log(truth, log, part, memory_budget=step.memory_budget, sorted=step.sorted,
-                                query_ids=step.options.get("query_ids"), run_name=run.name,
+            return evaluate_log(truth, log, part, memory_budget=step.memory_budget,
+                                sorted=step.sorted, query_ids=step.options.get("query_ids"),
+                                run_name=run.name,
                                 progress=not step.quiet, measures=len(step.measures),
                                 values_in_memory=step.values_in_memory)
         except InputError as error:
             if not step.values_in_memory or "too small" not in str(error.what):
                 raise
             shown = step.word("values_in_memory")
-            raise error.replace(fix=f"{error.fix}, or leave out {shown}: the means alone keep every "
-                                    "user's values on disk") from None
+            raise error.replace(fix=f"{error.fix}, or leave out {shown}: the means alone keep "
+                                    "every user's values on disk") from None

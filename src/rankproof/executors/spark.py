@@ -26,13 +26,14 @@ class SparkExecutor(Executor):
     settings = ("spark_master",)
 
     def check(self, step: Step) -> None:
+        asking = self.asking(step)
         if step.wants("side_only"):   # Spark aligns the runs for the accuracy measures
-            raise step.refuse(f"{step.word('side_only')} evaluates on this machine; with {self.asking(step)} the "
-                              "side-data measures go beside an accuracy measure",
-                              f"add {step.word('accuracy_example')}, for instance, or leave out "
-                              f"{self.asking(step)}")
+            raise step.refuse(what=f"{step.word('side_only')} evaluates on this machine; with "
+                                   f"{asking} the side-data measures go beside an accuracy measure",
+                              fix=f"add {step.word('accuracy_example')}, for instance, or "
+                                  f"leave out {asking}")
         super().check(step)
-        if step.side_measures:   # a catalogue measure without k or parts: refused now, not after the JVM starts
+        if step.side_measures:   # a catalogue measure without k or parts: now, not after the JVM
             from ..spark.side import check_side_measures
 
             check_side_measures(list(step.side_measures), step.protocol)
@@ -48,14 +49,14 @@ class SparkExecutor(Executor):
             describe(source.path, dict(source.columns), what)
         session = self._session(step)
         side = step.inputs.side_data() if step.side_measures else None
-        if any(m.spec.judgments for m in step.side_measures):   # AUC, PopREO, IPS, ...: read once
+        if side is not None and any(m.spec.judgments for m in step.side_measures):   # AUC, IPS, ...
             side = side.with_judgments(step.inputs.truth())
-        names = {**step.truth.columns, **step.runs[0].columns} if step.runs else {}
+        guard = {key: step.options[key] for key in ("min_coverage", "allow_partial")
+                 if key in step.options}
         for run in step.runs:
+            names: dict[str, Any] = {**step.truth.columns, **run.columns}
             on_spark = spark_evaluate(step.truth.path, run.path, list(step.measures), step.protocol,
-                                      name=run.name, spark=session,
-                                      min_coverage=step.options.get("min_coverage", 0.5),
-                                      allow_partial=bool(step.options.get("allow_partial")), **names)
+                                      name=run.name, spark=session, **guard, **names)
             evaluated = on_spark.to_results()
             on_spark.unpersist()
             if step.side_measures:
@@ -67,8 +68,10 @@ class SparkExecutor(Executor):
         from ..recsys.side_eval import with_side
         from ..spark.side import side_values
 
-        values = side_values(session.read.parquet(run.path), list(step.side_measures), side, evaluated.protocol,
-                             user=run.columns["query"], item=run.columns["doc"], score=run.columns["score"])
+        columns: dict[str, Any] = {"user": run.columns["query"], "item": run.columns["doc"],
+                   "score": run.columns["score"]}
+        values = side_values(session.read.parquet(run.path), list(step.side_measures), side,
+                             evaluated.protocol, **columns)
         return with_side(evaluated, values)
 
     def _session(self, step: Step):
@@ -78,9 +81,10 @@ class SparkExecutor(Executor):
             return get_session(step.settings.get("spark_master"))
         except Exception as error:  # no java, a bad master URL: pyspark's own exception types
             reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
-            raise step.refuse(f"could not start Spark ({reason})",
-                              f"{self.asking(step)} needs a Java 17 runtime (java on PATH or JAVA_HOME) and a "
-                              f"reachable {step.word('spark_master')}") from None
+            master = step.word("spark_master")
+            raise step.refuse(what=f"could not start Spark ({reason})",
+                              fix=f"{self.asking(step)} needs a Java 17 runtime (java on PATH or "
+                                  f"JAVA_HOME) and a reachable {master}") from None
 
     def _check_inputs(self, step: Step) -> None:
         """What Spark cannot take, refused before Spark starts."""
@@ -88,11 +92,14 @@ class SparkExecutor(Executor):
 
         from ..io.formats import formats_for, named_format
 
+        asking = self.asking(step)
         for source in (step.truth, *step.runs):
             given = source.path
-            if given == "-" or (source.format is not None and source.format not in formats_for("spark")) or not (
+            named = source.format is None or source.format in formats_for("spark")
+            if given == "-" or not named or not (
                     os.path.isdir(given) or named_format(given, "spark") or "://" in given):
-                raise step.refuse(f"{self.asking(step)} reads Parquet files or directories; {given} is not one",
-                                  f"convert it to Parquet, or leave out {self.asking(step)}")
+                raise step.refuse(what=f"{asking} reads Parquet files or directories; {given} is "
+                                       "not one", fix=f"convert it to Parquet, or leave out {asking}")
         if importlib.util.find_spec("pyspark") is None:
-            raise step.refuse(f"{self.asking(step)} needs pyspark and a Java runtime", "pip install 'rankproof[spark]'")
+            raise step.refuse(what=f"{asking} needs pyspark and a Java runtime",
+                              fix="pip install 'rankproof[spark]'")

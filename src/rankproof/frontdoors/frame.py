@@ -242,9 +242,10 @@ def evaluate_frame(
         # Bad measure names or policies fail before any table is read.
         measures = parse_measures(measures)
         protocol = resolve_protocol(protocol)
-        step = _step(truth, predictions, measures, protocol, (user, item, rating, score), weights, name,
-                     memory_budget, sorted, allow_partial, min_coverage)
-        # In memory, or out of core (asked for by a budget, or needed by files too large for memory).
+        names = (user, item, rating, score)
+        step = _step(truth, predictions, measures, protocol, names, weights, name, memory_budget,
+                     sorted, {"allow_partial": allow_partial, "min_coverage": min_coverage})
+        # In memory, or out of core (asked for by a budget, or needed by files too large).
         return next(iter(choose(step).evaluate(step)))
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
@@ -254,32 +255,36 @@ def evaluate_frame(
         raise
 
 
-def _step(truth, predictions, measures, protocol, names: tuple, weights, name, memory_budget, sorted,
-          allow_partial: bool, min_coverage: float):
+def _step(truth, predictions, measures, protocol, names: tuple, weights, name, memory_budget,
+          sorted, guard: dict):
     """The step evaluate_frame asks the executors for (rankproof.engines.executor)."""
     from ..engines.executor import Source, Step
     from .budget import parse_budget
 
     user, item, rating, score = names
     # A recommender predicts for whom it predicts: users it skips score 0 by missing_query, and
-    # the coverage guard refuses predictions for too few of the users of the truth, as the CLI does.
+    # the coverage guard refuses predictions for too few of the users of the truth, as the CLI
+    # does (`guard`: allow_partial and min_coverage).
     integer = integer_ids(truth, user) and integer_ids(predictions, user)
-    run_name = name if name is not None or not _is_path(predictions) else os.path.basename(str(predictions))
-    options = {"weights": weights_by_user(weights), "allow_partial": allow_partial, "min_coverage": min_coverage,
-               "query_ids": ids_as_integers if integer else None, "notes": (TRUTH_NOTE,),
-               "complete_judgments": True}
+    run_name = name
+    if name is None and _is_path(predictions):
+        run_name = os.path.basename(str(predictions))
+    options = {"weights": weights_by_user(weights), **guard, "notes": (TRUTH_NOTE,),
+               "query_ids": ids_as_integers if integer else None, "complete_judgments": True}
+    run = Source(predictions, {"query": user, "doc": item, "score": score}, name=run_name)
     return Step(truth=Source(truth, {"query": user, "doc": item, "grade": rating}, label="the truth"),
-                runs=(Source(predictions, {"query": user, "doc": item, "score": score}, name=run_name),),
-                measures=tuple(measures), protocol=protocol, options=options,
-                memory_budget=None if memory_budget is None else parse_budget(memory_budget), sorted=sorted,
-                inputs=_FrameInputs(truth, predictions, names, name, str(protocol.grades)), stacklevel=3)
+                runs=(run,), measures=tuple(measures), protocol=protocol, options=options,
+                memory_budget=None if memory_budget is None else parse_budget(memory_budget),
+                sorted=sorted, stacklevel=3,
+                inputs=_FrameInputs(truth, predictions, names, name, str(protocol.grades)))
 
 
 class _FrameInputs:
     """How evaluate_frame reads its tables or files, for the executor that runs the step."""
 
     def __init__(self, truth, predictions, names: tuple, name, grades: str) -> None:
-        self.truth_data, self.predictions, self.names, self.name, self.grades = truth, predictions, names, name, grades
+        self.truth, self.predictions, self.names, self.name = truth, predictions, names, name
+        self.grades = grades
 
     def read(self, stages):
         """The truth and the one run (made in a generator, so that only the evaluation holds it)."""
@@ -288,9 +293,10 @@ class _FrameInputs:
         def runs():
             yield self.name, _pairs(self.predictions, user, item, score, "predictions", self.name)
 
-        return _truth(self.truth_data, user, item, rating, self.grades), runs()
+        return _truth(self.truth, user, item, rating, self.grades), runs()
 
     def part(self, truth_table, predictions_table, run):
+        """A part of the log (pyarrow Tables of whole users) as judgments and a run."""
         user, item, rating, score = self.names
         return (_truth(truth_table, user, item, rating, self.grades),
                 _pairs(predictions_table, user, item, score, "predictions", self.name))

@@ -114,10 +114,12 @@ class Step:
         alone are asked for).
     protocol : Protocol
         Resolved.
-    options : mapping
-        The step's keyword options (:func:`rankproof.evaluate`'s ``engine``,
+    options : mapping or dataclass
+        The step's options (:func:`rankproof.evaluate`'s ``engine``,
         ``min_coverage``, ``allow_partial``, ``bounds``, ``ties_range``,
-        ``weights``, ``notes``, ``complete_judgments``, ``query_ids``).
+        ``weights``, ``notes``, ``complete_judgments``, ``query_ids``): a
+        mapping of them or one options value; executors read them through
+        :meth:`option` and :meth:`keywords`, whichever it is.
     memory_budget : int, optional
         Bytes: the one parse of a budget is the front door's
         (:func:`rankproof.frontdoors.budget.parse_budget`).
@@ -162,7 +164,7 @@ class Step:
     runs: tuple[Source, ...]
     measures: tuple
     protocol: Any
-    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    options: Any = dataclasses.field(default_factory=dict)
     memory_budget: "int | None" = None
     sorted: "bool | None" = None
     uses: frozenset = frozenset()
@@ -184,9 +186,24 @@ class Step:
         """`key` (an option or a use) as the front door spells it."""
         return self.words.get(key, key)
 
+    def option(self, key: str, default: Any = None) -> Any:
+        """The option `key` (`default` when not given)."""
+        if isinstance(self.options, Mapping):
+            return self.options.get(key, default)
+        return getattr(self.options, key, default)
+
+    def keywords(self, *leave_out: str) -> dict[str, Any]:
+        """The options as :func:`rankproof.evaluate`'s keywords, but those left out."""
+        options = self.options
+        if isinstance(options, Mapping):
+            items = list(options.items())
+        else:
+            items = [(f.name, getattr(options, f.name)) for f in dataclasses.fields(options)]
+        return {key: value for key, value in items if key not in leave_out}
+
     def wants(self, key: str) -> bool:
         """Is the option or the use `key` asked for (a true option, or in :attr:`uses`)?"""
-        return key in self.uses or bool(self.options.get(key))
+        return key in self.uses or bool(self.option(key))
 
     def refuse(self, what: str, fix: "str | None" = None) -> Exception:
         """The error to raise when an executor refuses the step (:attr:`refusal`)."""
@@ -224,7 +241,7 @@ class Executor:
 
     def asked(self, step: Step) -> bool:
         """Do the step's options ask for this executor? By default: ``engine=<its name>``."""
-        return step.options.get("engine") == self.name
+        return step.option("engine") == self.name
 
     def needed(self, step: Step) -> bool:
         """Do the inputs need this executor when no option asks for one? By default: no."""

@@ -6,7 +6,6 @@
 
 Each module imports its machinery inside its methods: the chooser
 (:func:`rankproof.engines.executor.choose`) asks every executor whether it
-is wanted, and a plain evaluation loads neither pyarrow nor Spark.
+is wanted, and a plain evaluation loads neither pyarrow nor Spark. The package
+exports nothing: the executors are reached through ``rankproof.engines.EXECUTORS``.
 """
-
-__all__: list[str] = []

@@ -86,8 +86,8 @@ class OutOfCoreExecutor(Executor):
         truth = log(step.truth)
         for run in step.runs:
             results = self._evaluate_run(step, truth, log(run), run)
-            guard_coverage(results, allow_partial=bool(step.options.get("allow_partial")),
-                           min_coverage=step.options.get("min_coverage", MIN_COVERAGE),
+            guard_coverage(results, allow_partial=bool(step.option("allow_partial")),
+                           min_coverage=step.option("min_coverage", MIN_COVERAGE),
                            source=f"{run.shown} against {step.truth.shown}",
                            stacklevel=step.stacklevel + 1)
             yield step.inputs.finish(results, run)
@@ -97,7 +97,7 @@ class OutOfCoreExecutor(Executor):
         from ..evaluation import evaluate
         from ..frontdoors.outofcore import evaluate_log
 
-        options = {key: value for key, value in step.options.items() if key not in _WHOLE}
+        options = step.keywords(*_WHOLE)
 
         def part(truth_table, run_table):
             qrels, ranking = step.inputs.part(truth_table, run_table, run)
@@ -106,7 +106,7 @@ class OutOfCoreExecutor(Executor):
 
         try:
             return evaluate_log(truth, log, part, memory_budget=step.memory_budget,
-                                sorted=step.sorted, query_ids=step.options.get("query_ids"),
+                                sorted=step.sorted, query_ids=step.option("query_ids"),
                                 run_name=run.name,
                                 progress=not step.quiet, measures=len(step.measures),
                                 values_in_memory=step.values_in_memory)

@@ -86,7 +86,7 @@ class OutOfCoreExecutor(Executor):
         truth = log(step.truth)
         for run in step.runs:
             results = self._evaluate_run(step, truth, log(run), run)
-            guard_coverage(results, allow_partial=bool(step.option("allow_partial")),
+            guard_coverage(results, allow_partial=step.option("allow_partial", False),
                            min_coverage=step.option("min_coverage", MIN_COVERAGE),
                            source=f"{run.shown} against {step.truth.shown}",
                            stacklevel=step.stacklevel + 1)

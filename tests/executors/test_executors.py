@@ -131,3 +131,20 @@ def test_evaluate_frame_budget_goes_through_the_out_of_core_executor(tmp_path, m
 def test_the_evaluate_command_tests_no_executor_name():
     source = (Path(rankproof.__file__).parent / "cli" / "evaluate.py").read_text(encoding="utf-8")
     assert not re.search(r'"spark"|SPARK|== *"(memory|outofcore)"', source)
+
+
+def test_the_memory_executor_hands_each_run_to_the_evaluation_alone(files, monkeypatch, capsys):
+    """Only the evaluation holds the run it aligns (so the alignment may rank its columns in
+    place and free them: a long log's largest arrays), through the CLI and evaluate_frame."""
+    import rankproof.evaluation as evaluation
+
+    reused = []
+    align = evaluation.align
+    monkeypatch.setattr(evaluation, "align",
+                        lambda qrels, run, protocol, reuse=False: reused.append(reuse)
+                        or align(qrels, run, protocol, reuse=reuse))
+    assert main(["evaluate", *files, "-m", "rr", "--quiet"]) == 0
+    truth = pd.DataFrame({"user": [1, 2], "item": [11, 20]})
+    predictions = pd.DataFrame({"user": [1, 2], "item": [11, 20], "score": [0.9, 0.7]})
+    assert rankproof.evaluate_frame(truth, predictions, ["rr"], rating=None).mean("rr") == 1.0
+    assert reused == [True, True]

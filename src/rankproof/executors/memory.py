@@ -28,8 +28,10 @@ class MemoryExecutor(Executor):
         return False   # the default: chosen when nothing else is
 
     def evaluate(self, step: Step) -> Iterator[Any]:
-        from ..evaluation import evaluate_read
+        from ..evaluation import evaluate_read, resolve_measures
 
+        if step.measures:   # a measure the protocol refuses (micro of a non-ratio): before any reading
+            resolve_measures(step.measures, step.protocol)
         side = bool(step.side_measures)
         with step.progress(1 + 2 * len(step.runs), "evaluating") as stages:
             started = time.perf_counter()

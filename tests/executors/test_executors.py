@@ -17,6 +17,7 @@ import rankproof
 from rankproof.cli.app import main
 from rankproof.engines import EXECUTORS, EngineEntry, engine_names
 from rankproof.engines.executor import Executor, Source, Step, choose, get_executor
+from rankproof.engines.options import EvaluationOptions
 from rankproof.errors import InputError
 from rankproof.protocol import Protocol
 
@@ -83,13 +84,13 @@ def test_without_the_toy_the_default_executor_runs(toy, files, capsys):
 
 def _step(**changes) -> Step:
     step = Step(truth=Source("qrels.txt"), runs=(Source("run.txt", name="run"),), measures=(),
-                protocol=Protocol(), options={"engine": "compiled"})
+                protocol=Protocol(), options=EvaluationOptions(engine="compiled"))
     return step.replace(**changes)
 
 
 def test_choose_asks_the_options_then_the_inputs_then_takes_the_default(tmp_path):
     assert choose(_step()).name == "memory"
-    assert choose(_step(options={"engine": "spark"})).name == "spark"
+    assert choose(_step(executor="spark")).name == "spark"
     truth, run = tmp_path / "truth.csv", tmp_path / "run.csv"
     truth.write_text("query,doc,grade\nq,a,1\n")
     run.write_text("query,doc,score\nq,a,1.0\n")
@@ -103,8 +104,8 @@ def test_choose_asks_the_options_then_the_inputs_then_takes_the_default(tmp_path
 def test_the_chosen_executor_refuses_and_another_ones_setting_is_refused():
     with pytest.raises(InputError, match="ties_range evaluates on this machine, in memory; "
                                          "leave out memory_budget"):
-        choose(_step(memory_budget=2**30, options={"ties_range": True}))
-    with pytest.raises(InputError, match="spark_master is for engine=spark"):
+        choose(_step(memory_budget=2**30, options=EvaluationOptions(ties_range=True)))
+    with pytest.raises(InputError, match="spark_master is for executor=spark"):
         choose(_step(settings={"spark_master": "local[1]"}))
     with pytest.raises(InputError, match="unknown executor"):
         get_executor("dask")

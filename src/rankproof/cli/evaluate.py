@@ -100,7 +100,7 @@ def run(args) -> int:
                                     args.groups])
     costs: dict[str, float] = {}
     inputs = CommandInputs(args, protocol_of(args), run_names(args.runs, args.label), wanted, costs)
-    step = step_of(args, NAME, measures, _options(args), inputs)
+    step = step_of(args, NAME, measures, inputs, world_options(args))
     executor = choose(step)   # in memory, out of core, on Spark: refused here what it cannot take
     unread = unread_side_data(args, wanted)
     # Refuses a missing flag first; the files are read beside the runs (on Spark, before them).
@@ -118,12 +118,6 @@ def run(args) -> int:
     if args.profile:
         print_notes([f"profile: {stage} {seconds:.3f} s" for stage, seconds in costs.items()], quiet=False)
     return 0
-
-
-def _options(args) -> dict:
-    """The step's keyword options from the command's flags."""
-    return {"min_coverage": args.min_coverage, "allow_partial": args.allow_partial, "bounds": args.bounds,
-            "engine": args.engine, "ties_range": args.tie_range, **world_options(args)}
 
 
 def world_options(args) -> dict:

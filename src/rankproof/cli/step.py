@@ -20,11 +20,12 @@ from .usage import usage
 __all__ = ["step_of", "CommandInputs", "Flags"]
 
 # Options and uses as the command line spells them (the others are --<name with dashes>).
-_FLAGS = {"ties_range": "--tie-range", "sorted": "--sorted", "accuracy_example": "-m ndcg@10"}
+_FLAGS = {"ties_range": "--tie-range", "sorted": "--sorted", "accuracy_example": "-m ndcg@10",
+          "executor": "--engine"}
 
 
 class Flags(Mapping):
-    """The command line's words for an option, a use or ``engine=<name>`` (``--engine <name>``)."""
+    """The command line's words for an option, a use or ``executor=<name>`` (``--engine <name>``)."""
 
     def __init__(self, given: Mapping[str, str]) -> None:
         self._given = {**_FLAGS, **given}
@@ -33,7 +34,8 @@ class Flags(Mapping):
         if key in self._given:
             return self._given[key]
         option, sep, value = key.partition("=")
-        return f"--{option.replace('_', '-')}" + (f" {value}" if sep else "")
+        flag = self._given.get(option, f"--{option.replace('_', '-')}")
+        return flag + (f" {value}" if sep else "")
 
     def __iter__(self):
         return iter(self._given)
@@ -118,10 +120,19 @@ def _roles(args, roles) -> dict:
     return {**{role: role for role in roles}, **columns(args, roles)}
 
 
-def step_of(args, command: str, measures: list, options: dict, inputs: CommandInputs):
-    """The step ``rankproof evaluate`` asks for: its files, measures, protocol, options and flags."""
+def step_of(args, command: str, measures: list, inputs: CommandInputs, world: dict):
+    """The step ``rankproof evaluate`` asks for: its files, measures, protocol, options and flags
+    (`world`: the notes and complete judgments of a log's truth, cli.evaluate.world_options)."""
+    from ..engines import EXECUTORS
     from ..engines.executor import Source, Step
+    from ..engines.options import EvaluationOptions
     from .progress import steps
+
+    # --engine names an engine, or an executor of the whole step (looked up in the table).
+    executor = args.engine if args.engine in EXECUTORS else None
+    options = EvaluationOptions(min_coverage=args.min_coverage, allow_partial=args.allow_partial,
+                                bounds=args.bounds, ties_range=args.tie_range,
+                                engine=None if executor else args.engine, **world)
 
     wanted, names = inputs.wanted, inputs.names
 
@@ -135,7 +146,7 @@ def step_of(args, command: str, measures: list, options: dict, inputs: CommandIn
         truth=Source(args.qrels, _roles(args, QRELS_ROLES), args.qrels_format),
         runs=tuple(Source(path, _roles(args, RUN_ROLES), args.run_format, name)
                    for path, name in zip(args.runs, names)),
-        measures=tuple(measures), protocol=inputs.protocol, options=options,
+        measures=tuple(measures), protocol=inputs.protocol, options=options, executor=executor,
         memory_budget=args.memory_budget, sorted=args.log_sorted,
         uses=frozenset(key for key, used in uses.items() if used), side_measures=tuple(wanted),
         inputs=inputs, settings={"spark_master": args.spark_master},

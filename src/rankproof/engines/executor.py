@@ -30,10 +30,10 @@ subclass of :class:`Executor`) and one line in ``EXECUTORS``.
 
 >>> from rankproof.protocol import Protocol
 >>> step = Step(truth=Source("qrels.txt"), runs=(Source("bm25.run", name="bm25"),), measures=(),
-...             protocol=Protocol(), options={"engine": "compiled"})
+...             protocol=Protocol())
 >>> choose(step).name
 'memory'
->>> choose(step.replace(options={"engine": "spark"})).name
+>>> choose(step.replace(executor="spark")).name
 'spark'
 """
 
@@ -47,6 +47,7 @@ import time
 from typing import Any, Callable, ContextManager, Iterator, Mapping
 
 from ..errors import InputError, literal
+from .options import EvaluationOptions
 
 __all__ = ["DEFAULT_EXECUTOR", "USES", "Source", "Step", "Executor", "choose", "get_executor",
            "executor_names"]
@@ -114,12 +115,15 @@ class Step:
         alone are asked for).
     protocol : Protocol
         Resolved.
-    options : mapping or dataclass
-        The step's options (:func:`rankproof.evaluate`'s ``engine``,
-        ``min_coverage``, ``allow_partial``, ``bounds``, ``ties_range``,
-        ``weights``, ``notes``, ``complete_judgments``, ``query_ids``): a
-        mapping of them or one options value; executors read them through
-        :meth:`option` and :meth:`keywords`, whichever it is.
+    options : EvaluationOptions
+        The step's options (:class:`~rankproof.engines.options.EvaluationOptions`:
+        ``engine``, ``min_coverage``, ``allow_partial``, ``bounds``,
+        ``ties_range``, ``weights``, ``notes``, ``complete_judgments``,
+        ``query_ids``); :meth:`option` and :meth:`keywords` read them (a
+        mapping of them is read alike).
+    executor : str, optional
+        The executor the front door names (``--engine spark``: an
+        ``--engine`` choice that is an executor, not an engine).
     memory_budget : int, optional
         Bytes: the one parse of a budget is the front door's
         (:func:`rankproof.frontdoors.budget.parse_budget`).
@@ -164,7 +168,8 @@ class Step:
     runs: tuple[Source, ...]
     measures: tuple
     protocol: Any
-    options: Any = dataclasses.field(default_factory=dict)
+    options: Any = dataclasses.field(default_factory=EvaluationOptions)
+    executor: "str | None" = None
     memory_budget: "int | None" = None
     sorted: "bool | None" = None
     uses: frozenset = frozenset()
@@ -240,8 +245,9 @@ class Executor:
     elsewhere = "on this machine, in memory"
 
     def asked(self, step: Step) -> bool:
-        """Do the step's options ask for this executor? By default: ``engine=<its name>``."""
-        return step.option("engine") == self.name
+        """Do the step's options ask for this executor? By default: it is named
+        (:attr:`Step.executor`, ``--engine <its name>``)."""
+        return step.executor == self.name
 
     def needed(self, step: Step) -> bool:
         """Do the inputs need this executor when no option asks for one? By default: no."""
@@ -249,7 +255,7 @@ class Executor:
 
     def asking(self, step: Step) -> str:
         """What asked for this executor, in the front door's words (for a refusal's fix)."""
-        return step.word(f"engine={self.name}")
+        return step.word(f"executor={self.name}")
 
     def refused(self, step: Step) -> list[str]:
         """The options and uses the step asks for that this executor does not take."""

@@ -47,7 +47,7 @@ class MemoryExecutor(Executor):
                     del ranking
                 results = evaluate_read(lambda: (qrels, given.pop()), step.measures,
                                         step.protocol, side_only=not step.measures,
-                                        stacklevel=step.stacklevel + 1, **step.keywords())
+                                        stacklevel=step.stacklevel + 1, options=step.options)
                 started = step.cost(f"{name}: accuracy measures", started)
                 results = step.inputs.finish(results, source, ranking if side else None, qrels)
                 ranking = None   # do not keep a run alive while the next one is read

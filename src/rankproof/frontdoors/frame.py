@@ -37,7 +37,8 @@ from ..data.run import Run
 from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..io.formats import named_format
-from ..evaluation import MIN_COVERAGE, resolve_protocol
+from ..engines.options import MIN_COVERAGE, EvaluationOptions
+from ..evaluation import resolve_protocol
 from ..measures.parse import parse_measures
 from ..results import Results
 from ..typing import MeasuresLike, ProtocolLike
@@ -239,12 +240,14 @@ def evaluate_frame(
     from ..engines.executor import choose
 
     try:
-        # Bad measure names or policies fail before any table is read.
+        # Bad options, measure names or policies fail before any table is read.
+        options = EvaluationOptions(weights=weights_by_user(weights), allow_partial=allow_partial,
+                                    min_coverage=min_coverage)
         measures = parse_measures(measures)
         protocol = resolve_protocol(protocol)
         names = (user, item, rating, score)
-        step = _step(truth, predictions, measures, protocol, names, weights, name, memory_budget,
-                     sorted, {"allow_partial": allow_partial, "min_coverage": min_coverage})
+        step = _step(truth, predictions, measures, protocol, names, name, memory_budget, sorted,
+                     options)
         # In memory, or out of core (asked for by a budget, or needed by files too large).
         return next(iter(choose(step).evaluate(step)))
     except RankproofError as error:
@@ -255,8 +258,8 @@ def evaluate_frame(
         raise
 
 
-def _step(truth, predictions, measures, protocol, names: tuple, weights, name, memory_budget,
-          sorted, guard: dict):
+def _step(truth, predictions, measures, protocol, names: tuple, name, memory_budget, sorted,
+          options: EvaluationOptions):
     """The step evaluate_frame asks the executors for (rankproof.engines.executor)."""
     from ..engines.executor import Source, Step
     from .budget import parse_budget
@@ -264,13 +267,13 @@ def _step(truth, predictions, measures, protocol, names: tuple, weights, name, m
     user, item, rating, score = names
     # A recommender predicts for whom it predicts: users it skips score 0 by missing_query, and
     # the coverage guard refuses predictions for too few of the users of the truth, as the CLI
-    # does (`guard`: allow_partial and min_coverage).
+    # does.
     integer = integer_ids(truth, user) and integer_ids(predictions, user)
     run_name = name
     if name is None and _is_path(predictions):
         run_name = os.path.basename(str(predictions))
-    options = {"weights": weights_by_user(weights), **guard, "notes": (TRUTH_NOTE,),
-               "query_ids": ids_as_integers if integer else None, "complete_judgments": True}
+    options = options.replace(query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,),
+                              complete_judgments=True)
     run = Source(predictions, {"query": user, "doc": item, "score": score}, name=run_name)
     return Step(truth=Source(truth, {"query": user, "doc": item, "grade": rating}, label="the truth"),
                 runs=(run,), measures=tuple(measures), protocol=protocol, options=options,

@@ -43,8 +43,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("pages",),
     ("report",),
     ("frontdoors", "fusion"),
-    # sklearn and streaming: the names training scripts import, re-exporting frontdoors/
-    ("sklearn", "streaming", "trec", "spark", "recsys"),
+    # sklearn and streaming: the names training scripts import, re-exporting frontdoors/;
+    # executors: what runs the step (in memory, out of core, on Spark), loaded by name from
+    # engines.EXECUTORS (rankproof.engines.executor chooses)
+    ("sklearn", "streaming", "trec", "spark", "recsys", "executors"),
     ("cli",),
 ]
 LAYER = {name: rank for rank, names in enumerate(LAYERS) for name in names}

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import os
-import time
 
-from .inputs import (QRELS_ROLES, RUN_ROLES, add_chunk_options, add_input_options, add_protocol_options, columns,
-                     protocol_of, read_inputs, read_qrels, read_run, run_names)
+from .inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options,
+                     columns, protocol_of, read_run, run_names)
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
-from .large import prepare_for
-from .progress import steps
-from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core, wanted as out_of_core
+from .outofcore import add_memory_options
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
 from .render import render_results
 from .render import digits as precision
 from .side import add_side_options, side_data_later, split, unread_side_data
+from .step import CommandInputs, step_of
 from .usage import add_coverage_options, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -34,7 +31,6 @@ Measure names of trec_eval (P_10, ndcg_cut.10), ir_measures (nDCG@10) and ranx (
 Counts and warnings go to stderr (--quiet drops them); exit 2 on bad input, one line on stderr."""
 
 DEFAULT_MEASURES = ["ndcg@10", "ap", "rr", "p@10"]
-SPARK = "spark"  # not a local engine: rankproof.spark evaluates Parquet on a Spark session
 
 
 def engine_choices() -> tuple[str, ...]:
@@ -87,6 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    from ..engines.executor import choose
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
 
@@ -97,65 +94,23 @@ def run(args) -> int:
     positionals(args, NAME)
     typed, wanted = split(args.measure or DEFAULT_MEASURES)
     measures = parse_measures(typed) if typed else []   # side-data measures may be asked for alone
-    protocol = protocol_of(args)
     places = precision(args)
     names = measure_names(args, NAME, measures)
     check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.items, args.train, args.features,
                                     args.groups])
-    labels = run_names(args.runs, args.label)
-    if args.tie_range and (args.engine == SPARK or args.memory_budget is not None or args.log_sorted is not None):
-        raise usage(NAME, "--tie-range evaluates on this machine, in memory",
-                    "leave out --engine spark and --memory-budget")
-    if wanted and (args.memory_budget is not None or args.log_sorted is not None):
-        raise usage(NAME, f"{wanted[0]} evaluates on this machine, in memory",
-                    "leave out --engine spark and --memory-budget")
-    if wanted and not typed and args.engine == SPARK:   # Spark aligns the runs for the accuracy measures
-        raise usage(NAME, f"-m {wanted[0]} alone evaluates on this machine; with --engine spark the side-data "
-                    "measures go beside an accuracy measure", "add -m ndcg@10, for instance, or leave out --engine spark")
-    if args.engine == SPARK:   # what Spark cannot evaluate (a catalogue measure without k or parts): now
-        from ..spark.side import check_side_measures
-
-        check_side_measures(wanted, protocol)
-    unread = unread_side_data(args, wanted)
     costs: dict[str, float] = {}
+    inputs = CommandInputs(args, protocol_of(args), run_names(args.runs, args.label), wanted, costs)
+    step = step_of(args, NAME, measures, inputs, world_options(args))
+    executor = choose(step)   # in memory, out of core, on Spark: refused here what it cannot take
+    unread = unread_side_data(args, wanted)
     # Refuses a missing flag first; the files are read beside the runs (on Spark, before them).
-    pending_side = side_data_later(args, NAME, wanted, skip=unread)
+    inputs.pending_side = side_data_later(args, NAME, wanted, skip=unread)
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
                  + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
                  for flag in unread], args.quiet)
-    if args.engine == SPARK:
-        results = _on_spark(args, measures, protocol, labels, wanted, pending_side())
-    elif args.spark_master is not None:
-        raise usage(NAME, "--spark-master is for --engine spark")
-    elif not args.tie_range and out_of_core(args, NAME):  # the range reorders whole rankings: in memory
-        results = evaluate_out_of_core(args, measures, labels, NAME)
-    else:
-        prepare_for([args.qrels, *args.runs])
-        results = []
-        with steps(args, 1 + 2 * len(args.runs), "evaluating") as stages:
-            started = time.perf_counter()
-            qrels, runs = read_inputs(args, args.qrels, args.runs, labels, stages)
-            for name, ranking in runs:   # a lazy sequence: the time to read each run counts as reading
-                costs[f"{name}: read"] = time.perf_counter() - started
-                started = time.perf_counter()
-                given = [ranking]
-                if not wanted:  # nothing reads the run after its evaluation: it is the evaluation's alone
-                    del ranking
-                evaluated = _accuracy(args, qrels, given, measures, protocol, side_only=not typed)
-                costs[f"{name}: accuracy measures"] = time.perf_counter() - started
-                if wanted:
-                    started = time.perf_counter()
-                    side = pending_side()
-                    costs.setdefault("side data read (the wait for it, read beside the runs)",
-                                     time.perf_counter() - started)
-                    side_costs: dict[str, float] = {}
-                    evaluated = _with_side(evaluated, ranking, wanted, side, qrels, side_costs)
-                    del ranking  # do not keep a run alive while the next one is read
-                    costs.update((f"{name}: {measure}", seconds) for measure, seconds in side_costs.items())
-                results.append(evaluated)
-                stages.step(f"evaluated {name}")
-                started = time.perf_counter()
-    pending_side()   # a side file that cannot be read is refused on every path, as when it was read first
+    results = list(executor.evaluate(step))
+    # A side file that cannot be read is refused on every path, as when it was read first.
+    inputs.pending_side()
     write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe,
                                 args.dispersion), args.output)
     print_notes(merged_notes(typed if args.measure else None), args.quiet)
@@ -163,17 +118,6 @@ def run(args) -> int:
     if args.profile:
         print_notes([f"profile: {stage} {seconds:.3f} s" for stage, seconds in costs.items()], quiet=False)
     return 0
-
-
-def _accuracy(args, qrels, given: list, measures, protocol, *, side_only: bool = False):
-    """One run's accuracy measures; `given` holds the run and is emptied by the evaluation, so that
-    a run nobody else holds is ranked in place and freed once aligned (evaluation.evaluate_read)."""
-    from ..evaluation import evaluate_read
-
-    return evaluate_read(lambda: (qrels, given.pop()), measures, protocol, side_only=side_only,
-                         min_coverage=args.min_coverage,
-                         allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
-                         ties_range=args.tie_range, **world_options(args))
 
 
 def world_options(args) -> dict:
@@ -192,23 +136,15 @@ def world_options(args) -> dict:
     return {"notes": (TRUTH_NOTE,), "complete_judgments": True}
 
 
-def _with_side(results, ranking, wanted: list, side, qrels=None, costs: "dict | None" = None):
-    """The side-data measures of -m on the run, held by its Results (those that read which items
-    are relevant, AUC, GAUC and PopREO, read the qrels); `costs` receives each one's seconds."""
-    if not wanted:
-        return results
-    from ..recsys.side_eval import side_values, with_side
-
-    return with_side(results, side_values(ranking, wanted, side.with_judgments(qrels), results.protocol, costs))
-
-
 def _on_dataset(args) -> int:
     """--dataset NAME RUN...: the dataset's judgments, its official measures by default, its quirks applied."""
     from ..evaluation import evaluate
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
 
-    if args.engine == SPARK or args.memory_budget or args.intents:
+    from ..engines import EXECUTORS
+
+    if args.engine in EXECUTORS or args.memory_budget or args.intents:   # an executor of its own
         raise usage(NAME, "--dataset evaluates on this machine, in memory",
                     "leave out --engine spark, --memory-budget and --intents")
     _, paths = positionals(args, NAME)
@@ -233,66 +169,3 @@ def _on_dataset(args) -> int:
     print_notes(merged_notes(args.measure) + said, args.quiet)
     notes(results, args.quiet)
     return 0
-
-
-def _on_spark(args, measures, protocol, names: list[str], wanted=(), side=None) -> list:
-    """``--engine spark``: each run evaluated by rankproof.spark, its per-query values
-    collected into the Results every renderer takes (the same output as the local engine);
-    the side-data measures of -m by rankproof.spark.side (per list user by user, per catalogue from
-    the items' top-k slot counts)."""
-    _check_spark_inputs(args)
-    from ..spark import evaluate as spark_evaluate, get_session
-    from ..spark.inputs import describe
-
-    # Read with pyarrow before Spark starts: a missing column or a file that is not Parquet is
-    # one line at once, not after the JVM's start-up.
-    names_of = {**columns(args, QRELS_ROLES), **columns(args, RUN_ROLES)}
-    qrels_columns = {"query": "query", "doc": "doc", "grade": "grade", **columns(args, QRELS_ROLES)}
-    run_columns = {"query": "query", "doc": "doc", "score": "score", **columns(args, RUN_ROLES)}
-    describe(args.qrels, {role: qrels_columns[role] for role in QRELS_ROLES}, "qrels")
-    for path in args.runs:
-        describe(path, {role: run_columns[role] for role in RUN_ROLES}, "run")
-
-    try:
-        session = get_session(args.spark_master)
-    except Exception as error:  # no java, a bad master URL: pyspark's own exception types
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
-        raise usage(NAME, f"could not start Spark ({reason})", "--engine spark needs a Java 17 runtime (java on "
-                    "PATH or JAVA_HOME) and a reachable --spark-master") from None
-    if any(m.spec.judgments for m in wanted):   # AUC, PopREO, IPS, ...: the judgments, read on the driver once
-        side = side.with_judgments(read_qrels(args, args.qrels))
-    results = []
-    for path, name in zip(args.runs, names):
-        on_spark = spark_evaluate(args.qrels, path, measures, protocol, name=name, spark=session,
-                                  min_coverage=args.min_coverage, allow_partial=args.allow_partial,
-                                  **names_of)
-        evaluated = on_spark.to_results()
-        on_spark.unpersist()
-        if wanted:
-            from ..recsys.side_eval import with_side
-            from ..spark.side import side_values
-
-            values = side_values(session.read.parquet(path), wanted, side, evaluated.protocol,
-                                 user=run_columns["query"], item=run_columns["doc"], score=run_columns["score"])
-            evaluated = with_side(evaluated, values)
-        results.append(evaluated)
-    return results
-
-
-def _check_spark_inputs(args) -> None:
-    """What --engine spark cannot take, refused before Spark starts."""
-    from ..io.formats import formats_for, named_format
-
-    for given, fmt in [(args.qrels, args.qrels_format), *[(path, args.run_format) for path in args.runs]]:
-        if given == "-" or (fmt is not None and fmt not in formats_for("spark")) or not (
-                os.path.isdir(given) or named_format(given, "spark") or "://" in given):
-            raise usage(NAME, f"--engine spark reads Parquet files or directories; {given} is not one",
-                        "convert it to Parquet, or drop --engine spark")
-    for option, given, fix in (("--grade-map", args.grade_map, "map the grades in the Parquet data"),
-                               ("--intents", args.intents, "evaluate judgments per intent on this machine")):
-        if given:
-            raise usage(NAME, f"{option} is not available with --engine spark", fix)
-    import importlib.util
-
-    if importlib.util.find_spec("pyspark") is None:
-        raise usage(NAME, "--engine spark needs pyspark and a Java runtime", "pip install 'rankproof[spark]'")

@@ -109,7 +109,8 @@ precision_option = number_option("--precision", 0, 17, integer=True, example="4"
 
 def checked_option(domain: str, check):
     """An argparse ``type`` for a number written in a unit (a size, a drop): ``check(text)``
-    raises an InputError outside the domain; the text is kept for the command to read.
+    raises an InputError outside the domain; what it returns is the option's value (the
+    text itself when it returns None), so the text is parsed once.
 
     The check runs when parsed, so ``--memory-budget 0`` is refused before any file is opened.
     """
@@ -117,22 +118,22 @@ def checked_option(domain: str, check):
 
     from ..errors import InputError
 
-    def read(text: str) -> str:
+    def read(text: str):
         try:
-            check(text)
+            value = check(text)
         except InputError as error:
             raise argparse.ArgumentTypeError(f"{domain} is needed (got {short(text)!r})") from error
-        return text
+        return text if value is None else value
 
     read.domain = domain  # type: ignore[attr-defined]
     read.__name__ = read.__qualname__ = domain
     return read
 
 
-def _budget(text: str) -> None:
-    from ..frontdoors.outofcore import parse_budget
+def _budget(text: str) -> int:
+    from ..frontdoors.budget import parse_budget
 
-    parse_budget(text)
+    return parse_budget(text)
 
 
 def _drop(text: str) -> None:
@@ -141,7 +142,7 @@ def _drop(text: str) -> None:
     Threshold.parse(text)
 
 
-#: An argparse ``type``: --memory-budget, a positive size (2GB, 512MB, bytes).
+#: An argparse ``type``: --memory-budget, a positive size (2GB, 512MB, bytes), read as bytes.
 budget_option = checked_option("a positive size such as 2GB or 512MB", _budget)
 
 #: An argparse ``type``: monitor's --max-drop, a relative (5%) or absolute (0.01) drop >= 0.

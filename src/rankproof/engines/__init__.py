@@ -24,11 +24,15 @@ registered engine to the numpy one). ``evaluate(..., engine=name)`` means
 "prefer this engine": it is tried first, and the others remain as
 fallbacks in registry order, so a measure it lacks is still computed.
 
-``EXECUTORS`` names what runs the whole evaluation step elsewhere (Spark);
-:func:`engine_names` gives the choices the command line offers.
+``EXECUTORS`` is the registry of what runs the whole evaluation step
+(:mod:`rankproof.engines.executor`): in memory, out of core, on Spark, in the
+order :func:`~rankproof.engines.executor.choose` asks them; the front doors
+dispatch through it. :func:`engine_names` gives the choices the command line
+offers: the engines, then the executors chosen by name (Spark).
 
 A new engine is one class (``name``, ``supports``, ``evaluate``) and one
-line in ``ENGINES``.
+line in ``ENGINES``; a new executor is one class
+(:class:`~rankproof.engines.executor.Executor`) and one line in ``EXECUTORS``.
 
 >>> list(ENGINES)
 ['dense', 'compiled', 'numpy']
@@ -59,8 +63,10 @@ class EngineEntry:
 
     ``choice``: offered to users (``--engine``); an engine that supports
     only alignments rankproof builds itself (the dense one) is picked by the
-    planner, not by name. ``executor``: runs the whole evaluation step
-    elsewhere (``attribute`` is its evaluate function), not an Engine.
+    planner, not by name (an executor offered is ``--engine``'s choice; the
+    others are chosen from the inputs and options). ``executor``: runs the
+    whole evaluation step (``attribute`` is its
+    :class:`~rankproof.engines.executor.Executor` class), not an Engine.
     """
 
     module: str
@@ -75,17 +81,21 @@ ENGINES: dict[str, EngineEntry] = {
     "compiled": EngineEntry("rankproof.engines.compiled", "CompiledEngine"),
     "numpy": EngineEntry("rankproof.engines.numpy", "NumpyEngine"),
 }
-# Executors of the same step on other machinery.
+# Executors of the whole step, in the order choose() asks them (the default, memory, last).
 EXECUTORS: dict[str, EngineEntry] = {
-    "spark": EngineEntry("rankproof.spark.evaluate", "evaluate", executor=True),
+    "spark": EngineEntry("rankproof.executors.spark", "SparkExecutor", executor=True),
+    "outofcore": EngineEntry("rankproof.executors.outofcore", "OutOfCoreExecutor", choice=False,
+                             executor=True),
+    "memory": EngineEntry("rankproof.executors.memory", "MemoryExecutor", choice=False,
+                          executor=True),
 }
 
 _loaded: dict[str, Engine] = {}
 
 
 def engine_names() -> list[str]:
-    """The names users may choose (``--engine``): the engines offered, then the executors."""
-    return [name for name, entry in ENGINES.items() if entry.choice] + list(EXECUTORS)
+    """The names users may choose (``--engine``): the engines offered, then the executors offered."""
+    return [name for name, entry in {**ENGINES, **EXECUTORS}.items() if entry.choice]
 
 
 def get_engine(name: "str | Engine" = DEFAULT_ENGINE) -> Engine:
@@ -99,7 +109,7 @@ def get_engine(name: "str | Engine" = DEFAULT_ENGINE) -> Engine:
         if name in EXECUTORS:
             entry = EXECUTORS[name]
             raise InputError(what=f"{literal(name)} is an executor of the whole evaluation, not an engine", value=name,
-                             fix=f"call {entry.module}.{entry.attribute} (rankproof evaluate --engine {literal(name)})")
+                             fix=f"see {entry.module}.{entry.attribute} (rankproof evaluate --engine {literal(name)})")
         if name not in ENGINES:
             raise InputError(what=f"unknown engine {literal(repr(name))}", value=name, fix=f"choose one of {choices}")
         entry = ENGINES[name]

@@ -38,9 +38,9 @@ from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..io.formats import named_format
 from ..engines.options import MIN_COVERAGE, EvaluationOptions
-from ..evaluation import evaluate_read, resolve_protocol
+from ..evaluation import resolve_protocol
 from ..measures.parse import parse_measures
-from ..results import Results, guard_coverage
+from ..results import Results
 from ..typing import MeasuresLike, ProtocolLike
 
 __all__ = ["evaluate_frame"]
@@ -237,32 +237,19 @@ def evaluate_frame(
     >>> results.per_query("rr@2")   # user 1's first liked item is at rank 2
     {1: 0.5, 2: 1.0}
     """
+    from ..engines.executor import choose
+
     try:
         # Bad options, measure names or policies fail before any table is read.
         options = EvaluationOptions(weights=weights_by_user(weights), allow_partial=allow_partial,
                                     min_coverage=min_coverage)
         measures = parse_measures(measures)
         protocol = resolve_protocol(protocol)
-        if _out_of_core(truth, predictions, memory_budget, sorted):
-            results = _evaluate_out_of_core(truth, predictions, measures, protocol, user=user, item=item,
-                                            rating=rating, score=score, weights=weights, name=name,
-                                            memory_budget=memory_budget, sorted=sorted)
-            # The guard reads the whole evaluation, not a part's (a part may hold few users of the truth).
-            guard_coverage(results, allow_partial=options.allow_partial,
-                           min_coverage=options.min_coverage,
-                           source=f"{results.run_name} against the truth")
-            return results
-        # A recommender predicts for whom it predicts: users it skips score 0 by missing_query, and
-        # the coverage guard refuses predictions for too few of the users of the truth, as the CLI does.
-        integer = integer_ids(truth, user) and integer_ids(predictions, user)
-        # Read inside the evaluation, which then holds the only reference to the
-        # run and frees its columns once aligned (a log's largest arrays).
-        return evaluate_read(
-            lambda: (_truth(truth, user, item, rating, str(protocol.grades)),
-                     _pairs(predictions, user, item, score, "predictions", name)),
-            measures, protocol, stacklevel=3,
-            options=options.replace(query_ids=ids_as_integers if integer else None,
-                                    notes=(TRUTH_NOTE,), complete_judgments=True))
+        names = (user, item, rating, score)
+        step = _step(truth, predictions, measures, protocol, names, name, memory_budget, sorted,
+                     options)
+        # In memory, or out of core (asked for by a budget, or needed by files too large).
+        return next(iter(choose(step).evaluate(step)))
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
         # as they are. An error raised as a finished string keeps its text.
@@ -271,35 +258,51 @@ def evaluate_frame(
         raise
 
 
-def _out_of_core(truth, predictions, memory_budget, sorted) -> bool:
-    """Evaluate these inputs out of core? Asked for (a budget), or needed (files too large for memory)."""
-    from .outofcore import needs_out_of_core
+def _step(truth, predictions, measures, protocol, names: tuple, name, memory_budget, sorted,
+          options: EvaluationOptions):
+    """The step evaluate_frame asks the executors for (rankproof.engines.executor)."""
+    from ..engines.executor import Source, Step
+    from .budget import parse_budget
 
-    files = _is_path(truth) and _is_path(predictions)
-    if memory_budget is None and sorted is None:
-        return files and needs_out_of_core([truth, predictions])
-    if not files:
-        raise InputError(what="memory_budget and sorted are for logs given as files (Parquet, CSV or TSV)",
-                         fix="pass the two paths, or leave memory_budget and sorted out")
-    return True
+    user, item, rating, score = names
+    # A recommender predicts for whom it predicts: users it skips score 0 by missing_query, and
+    # the coverage guard refuses predictions for too few of the users of the truth, as the CLI
+    # does.
+    integer = integer_ids(truth, user) and integer_ids(predictions, user)
+    run_name = name
+    if name is None and _is_path(predictions):
+        run_name = os.path.basename(str(predictions))
+    options = options.replace(query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,),
+                              complete_judgments=True)
+    run = Source(predictions, {"query": user, "doc": item, "score": score}, name=run_name)
+    return Step(truth=Source(truth, {"query": user, "doc": item, "grade": rating}, label="the truth"),
+                runs=(run,), measures=tuple(measures), protocol=protocol, options=options,
+                memory_budget=None if memory_budget is None else parse_budget(memory_budget),
+                sorted=sorted, stacklevel=3,
+                inputs=_FrameInputs(truth, predictions, names, name, str(protocol.grades)))
 
 
-def _evaluate_out_of_core(truth, predictions, measures, protocol, *, user, item, rating, score, weights, name,
-                          memory_budget, sorted) -> Results:
-    """evaluate_frame over two files, part by part (rankproof.frontdoors.outofcore)."""
-    from ..measures.base import refuse_whole_evaluation_defaults
-    from .outofcore import Log, evaluate_log
+class _FrameInputs:
+    """How evaluate_frame reads its tables or files, for the executor that runs the step."""
 
-    refuse_whole_evaluation_defaults(measures, "out of core", "part")
-    truth_log = Log.of(truth, (user, item, rating), user)
-    predictions_log = Log.of(predictions, (user, item, score), user)
-    integer = truth_log.is_integer() and predictions_log.is_integer()
+    def __init__(self, truth, predictions, names: tuple, name, grades: str) -> None:
+        self.truth, self.predictions, self.names, self.name = truth, predictions, names, name
+        self.grades = grades
 
-    def part(truth_table, predictions_table) -> Results:
-        # A part holds some users only: the guard runs on the whole evaluation (evaluate_frame).
-        return evaluate_frame(truth_table, predictions_table, measures, protocol, user=user, item=item,
-                              rating=rating, score=score, weights=weights, name=name, allow_partial=True)
+    def read(self, stages):
+        """The truth and the one run (made in a generator, so that only the evaluation holds it)."""
+        user, item, rating, score = self.names
 
-    return evaluate_log(truth_log, predictions_log, part, memory_budget=memory_budget, sorted=sorted,
-                        query_ids=ids_as_integers if integer else None, measures=len(measures),
-                        run_name=name if name is not None else os.path.basename(str(predictions)))
+        def runs():
+            yield self.name, _pairs(self.predictions, user, item, score, "predictions", self.name)
+
+        return _truth(self.truth, user, item, rating, self.grades), runs()
+
+    def part(self, truth_table, predictions_table, run):
+        """A part of the log (pyarrow Tables of whole users) as judgments and a run."""
+        user, item, rating, score = self.names
+        return (_truth(truth_table, user, item, rating, self.grades),
+                _pairs(predictions_table, user, item, score, "predictions", self.name))
+
+    def finish(self, results, run, ranking=None, qrels=None):
+        return results

@@ -3,9 +3,11 @@
 A log is two files (Parquet, CSV or TSV): the truth and the predictions,
 one row per (user, item). They are read in batches (Parquet row groups,
 CSV blocks) and cut into *parts*, each a set of whole users with all their
-truth and prediction rows; each part is evaluated in memory by the same
-front door (``evaluate_frame`` or the command line's ``evaluate``), so by
-the same pipeline and engine, and the parts' per-user values are joined by
+truth and prediction rows; each part is evaluated in memory by the
+evaluation step (:func:`rankproof.evaluate`, called by the out-of-core
+executor, :mod:`rankproof.executors.outofcore`, for ``evaluate_frame`` and
+the command line's ``evaluate``), so by the same pipeline and engine, and
+the parts' per-user values are joined by
 :meth:`rankproof.Results.concat` in the order one evaluation of the whole
 gives: the values, counts and means are those of the in-memory path, bit
 for bit.

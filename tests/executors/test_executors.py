@@ -140,10 +140,10 @@ def test_the_memory_executor_hands_each_run_to_the_evaluation_alone(files, monke
     import rankproof.evaluation as evaluation
 
     reused = []
-    align = evaluation.align
-    monkeypatch.setattr(evaluation, "align",
-                        lambda qrels, run, protocol, reuse=False: reused.append(reuse)
-                        or align(qrels, run, protocol, reuse=reuse))
+    align_inputs = evaluation.align_inputs
+    monkeypatch.setattr(evaluation, "align_inputs",
+                        lambda inputs, reuse=False: reused.append(reuse)
+                        or align_inputs(inputs, reuse=reuse))
     assert main(["evaluate", *files, "-m", "rr", "--quiet"]) == 0
     truth = pd.DataFrame({"user": [1, 2], "item": [11, 20]})
     predictions = pd.DataFrame({"user": [1, 2], "item": [11, 20], "score": [0.9, 0.7]})

@@ -15,7 +15,7 @@ from .outofcore import add_memory_options, evaluate_runs as evaluate_out_of_core
 from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
 from .render import render_results
 from .render import digits as precision
-from .side import add_side_options, side_data_later, split, unread_side_data
+from .side import add_side_options, rank_owned_run, side_data_later, split, unread_side_data
 from .usage import add_coverage_options, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -141,6 +141,8 @@ def run(args) -> int:
                 given = [ranking]
                 if not wanted:  # nothing reads the run after its evaluation: it is the evaluation's alone
                     del ranking
+                else:   # kept for the side-data measures: ranked once, for the evaluation and their cut
+                    rank_owned_run(ranking, protocol)
                 evaluated = _accuracy(args, qrels, given, measures, protocol, side_only=not typed)
                 costs[f"{name}: accuracy measures"] = time.perf_counter() - started
                 if wanted:

@@ -116,29 +116,65 @@ def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
     column = plain(column)
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
+    narrow = _narrow_integers(column)
+    if narrow is not None:
+        return narrow
     encoded = pc.dictionary_encode(column)
     if len(column) == 0 or encoded.indices.null_count:
         return np.asarray(pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str), None
     dictionary = encoded.dictionary
     if pa.types.is_integer(dictionary.type) and len(dictionary):
-        # Integers as decimal text by numpy, without a Python string per id (the same text as
-        # Arrow's cast), narrowed to the longest id as the cast's array is.
-        wide = dictionary.to_numpy().astype(str)
-        return wide.astype(f"<U{int(np.char.str_len(wide).max())}"), encoded.indices.to_numpy()
+        return _decimal(dictionary.to_numpy()), encoded.indices.to_numpy()
     distinct = np.asarray(pc.cast(dictionary, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
     return distinct, encoded.indices.to_numpy()
 
 
+def _decimal(values: np.ndarray) -> np.ndarray:
+    """Integers as decimal text by numpy, without a Python string per id (the same text as
+    Arrow's cast), narrowed to the longest id as the cast's array is."""
+    wide = values.astype(str)
+    return wide.astype(f"<U{int(np.char.str_len(wide).max())}")
+
+
+# Integer ids spanning at most this many times the rows (or NARROW_FLOOR values) are coded by
+# a table over their range, not a hash table: users and items numbered from 0 or 1.
+NARROW_SPREAD = 2
+NARROW_FLOOR = 1 << 16
+
+
+def _narrow_integers(column) -> "tuple[np.ndarray, np.ndarray] | None":
+    """:func:`_text_codes` of an int32 or int64 column without nulls whose values lie close
+    together: which values occur, counted over their range, and each row's rank among them
+    (the distinct values in increasing order, not in order of appearance: the readers sort
+    them as text afterwards anyway). None for any other column."""
+    import pyarrow as pa
+
+    if column.type not in (pa.int32(), pa.int64()) or column.null_count or len(column) == 0:
+        return None
+    values = column.to_numpy()
+    lowest, highest = int(values.min()), int(values.max())
+    width = highest - lowest + 1
+    if width > max(NARROW_SPREAD * len(values), NARROW_FLOOR):
+        return None
+    shifted = np.subtract(values, lowest, dtype=np.int64)
+    slots = np.flatnonzero(np.bincount(shifted, minlength=width))
+    rank = np.zeros(width, dtype=np.int64)
+    rank[slots] = np.arange(len(slots), dtype=np.int64)
+    return _decimal(slots + lowest), rank[shifted]
+
+
 def _popularity(distinct: np.ndarray, codes: "np.ndarray | None",
                 counts: "np.ndarray | None") -> "tuple[np.ndarray, np.ndarray] | None":
-    """Interactions.popularity() from the item column's codes: the distinct items sorted once,
-    not every row's text (None without codes). `counts` None: one interaction per row."""
+    """Interactions.popularity() from the item column's codes: each code's interactions counted,
+    then the distinct items sorted once, not every row's text (None without codes). `counts`
+    None: one interaction per row. The distinct items are distinct texts, so sorting them is a
+    permutation of the codes' counts."""
     if codes is None:
         return None
-    ids, inverse = np.unique(distinct, return_inverse=True)
-    if counts is None:   # counted in integers, no weights
-        return ids, np.bincount(inverse[codes], minlength=len(ids)).astype(np.int64)
-    return ids, summed_counts(inverse[codes], counts, len(ids))
+    per_code = (np.bincount(codes, minlength=len(distinct)).astype(np.int64) if counts is None
+                else summed_counts(codes, counts, len(distinct)))
+    order = np.argsort(distinct, kind="stable")
+    return distinct[order], per_code[order]
 
 
 def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
@@ -151,10 +187,18 @@ def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tupl
 
 
 def _id_codes(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
-    """The "query" and "doc" columns checked as the ids of a log are, as text.
+    """The "query" and "doc" columns checked as the ids of a log are, as text (see :func:`_text_codes`).
 
     `shown` says what each is in messages ("user", "item", or "" to leave it out of them).
     """
+    query, doc = _checked_ids(columns, named, rows, shown)
+    query_parts = _text_codes(query)
+    # The catalogue, the features and the groups read one column as both: converted once.
+    return query_parts, (query_parts if doc is query or named["doc"] == named["query"] else _text_codes(doc))
+
+
+def _checked_ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
+    """The "query" and "doc" Arrow columns, checked as the ids of a log are."""
     try:
         query, doc = id_columns(columns, named, rows)
     except RankproofError as error:
@@ -163,9 +207,7 @@ def _id_codes(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
         raise error.replace(**hidden).in_words_of(vocabulary) from None
     rows.query = query if shown[0] else None
     rows.doc = doc if shown[1] else None
-    query_parts = _text_codes(query)
-    # The catalogue, the features and the groups read one column as both: converted once.
-    return query_parts, (query_parts if doc is query or named["doc"] == named["query"] else _text_codes(doc))
+    return query, doc
 
 
 def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
@@ -219,11 +261,12 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
         named["count"] = count
     arguments = None if user is not None else {"query": "item", "doc": "item", "count": "count"}
     columns, rows = _columns(data, named, _TRAIN, format, source, arguments)
-    (user_text, user_codes), (item_text, item_codes) = _id_codes(columns, named, rows,
-                                                                 ("user" if user is not None else "", "item"))
-    users = user_text if user_codes is None else user_text[user_codes]
-    items = item_text if item_codes is None else item_text[item_codes]
-    counts = np.ones(len(items), dtype=np.int64)
+    user_column, item_column = _checked_ids(columns, named, rows, ("user" if user is not None else "", "item"))
+    item_text, item_codes = _text_codes(item_column)
+    # Each row's ids as text only when a measure reads them (the per-user ones): most read the counts.
+    users = (lambda: _text(user_column)) if user is not None else None
+    items = (lambda: item_text) if item_codes is None else (lambda: item_text[item_codes])
+    counts = np.ones(len(item_column), dtype=np.int64)
     given = None
     if count is not None:
         values = checked_scores(columns["count"], count, rows)
@@ -233,7 +276,7 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
                              value=float(values[bad[0]]), fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
         counts = given = values.astype(np.int64)
-    return Interactions(users if user is not None else None, items, counts, rows.source,
+    return Interactions(users, items, counts, rows.source,
                         item_popularity=_popularity(item_text, item_codes, given))
 
 

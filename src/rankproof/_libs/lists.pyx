@@ -25,9 +25,16 @@ from cython.parallel cimport prange
 import numpy as np
 
 
+# The bits set in a word, by additions within the word (SWAR): without -mpopcnt (a wheel runs on
+# any x86-64) __builtin_popcountll is a call into libgcc for every word.
 cdef extern from *:
     """
-    static inline int64_t rankproof_popcount(uint64_t x) { return (int64_t)__builtin_popcountll(x); }
+    static inline int64_t rankproof_popcount(uint64_t x) {
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+        return (int64_t)((x * 0x0101010101010101ULL) >> 56);
+    }
     """
     int64_t rankproof_popcount(uint64_t x) noexcept nogil
 
@@ -65,16 +72,40 @@ def jaccard_pair_sums(const int64_t[::1] offsets, const uint64_t[:, ::1] bits):
     return out
 
 
+# Lists up to this long with one word of categories (64 or fewer) take the fast path below.
+cdef enum:
+    LOCAL = 64
+    TABLE_SIDE = 65
+
+
 cdef double _read_jaccard(const uint64_t[:, ::1] bits, const int64_t[::1] rows, const int64_t[::1] codes,
-                          const int64_t[::1] item_at, int64_t start, int64_t end, int64_t words) noexcept nogil:
-    """:func:`_list_jaccard` of positions start .. end, each position's bitset read through its row."""
-    cdef int64_t d, p
+                          const int64_t[::1] item_at, int64_t start, int64_t end, int64_t words,
+                          const double* table) noexcept nogil:
+    """:func:`_list_jaccard` of positions start .. end, each position's bitset read through its row.
+
+    With one word and at most LOCAL positions, the list's bitsets are read once into a local
+    array with their sizes, so that a pair costs one AND and one popcount: |A | B| is
+    |A| + |B| - |A & B|, and 1 - i / u is read from `table` (the same double, computed once)."""
+    cdef int64_t d, p, n = end - start, inter
     cdef double total = 0.0, step
-    for d in range(1, end - start):
+    cdef uint64_t local[LOCAL]
+    cdef int64_t size[LOCAL]
+    if words != 1 or n > LOCAL:
+        for d in range(1, n):
+            step = 0.0
+            for p in range(start, end - d):
+                step += _jaccard_distance(&bits[item_at[codes[rows[p]]], 0],
+                                          &bits[item_at[codes[rows[p + d]]], 0], words)
+            total += step
+        return total
+    for p in range(n):
+        local[p] = bits[item_at[codes[rows[start + p]]], 0]
+        size[p] = rankproof_popcount(local[p])
+    for d in range(1, n):
         step = 0.0
-        for p in range(start, end - d):
-            step += _jaccard_distance(&bits[item_at[codes[rows[p]]], 0], &bits[item_at[codes[rows[p + d]]], 0],
-                                      words)
+        for p in range(n - d):
+            inter = rankproof_popcount(local[p] & local[p + d])
+            step += table[inter * TABLE_SIDE + size[p] + size[p + d] - inter]
         total += step
     return total
 
@@ -83,14 +114,20 @@ def jaccard_pair_sums_read(const int64_t[::1] offsets, const int64_t[::1] rows, 
                            const int64_t[::1] item_at, const uint64_t[:, ::1] bits):
     """:func:`jaccard_pair_sums` with position p's bitset ``bits[item_at[codes[rows[p]]]]`` (the same
     floats, to the last bit, as the copied bitsets give)."""
-    cdef int64_t lists = offsets.shape[0] - 1, words = bits.shape[1], q
+    cdef int64_t lists = offsets.shape[0] - 1, words = bits.shape[1], q, i, u
     out = np.zeros(max(lists, 0), dtype=np.float64)
     cdef double[::1] total = out
+    # 1 - i / u for every intersection i and union u of one word's sets, as _jaccard_distance computes it.
+    table_array = np.zeros(TABLE_SIDE * TABLE_SIDE, dtype=np.float64)
+    cdef double[::1] table = table_array
     if lists <= 0 or words == 0:
         return out
+    for i in range(TABLE_SIDE):
+        for u in range(1, TABLE_SIDE):
+            table[i * TABLE_SIDE + u] = 1.0 - (<double>i) / (<double>u)
     with nogil:
         for q in prange(lists, schedule="static"):
-            total[q] = _read_jaccard(bits, rows, codes, item_at, offsets[q], offsets[q + 1], words)
+            total[q] = _read_jaccard(bits, rows, codes, item_at, offsets[q], offsets[q + 1], words, &table[0])
     return out
 
 

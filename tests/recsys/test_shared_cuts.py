@@ -244,3 +244,24 @@ def test_narrow_integer_ids_read_as_the_same_text_and_counts_as_wide_ones():
     distinct, counts = narrow_train.popularity()
     assert distinct.tolist() == ["0", "12", "3", "5", "7"] and counts.tolist() == [1, 1, 2, 1, 3]
     assert wide_train.popularity()[1].tolist() == [1, 1, 2, 1, 3]   # "0", "12e12", "3e12", "5e12", "7e12"
+
+
+def test_features_read_as_codes_equal_the_sets_built_row_by_row():
+    from rankproof.recsys.beyond import ild
+
+    items = ["b", "a", "b", "c", "d", "a", "e"]
+    texts = ["rock| pop", "jazz", " rock |", "x||y", "solo", "live|jazz", "|"]
+    expected: dict = {}
+    for item, text in zip(items, texts):   # the reference: each row split, the rows of an item added up
+        expected.setdefault(item, set()).update(part.strip() for part in text.split("|") if part.strip())
+    expected = {item: frozenset(found) for item, found in expected.items()}
+    read = read_features(pa.table({"item": items, "category": texts})).categories
+    assert dict(read) == expected and list(read) == list(expected) and dict(read.items()) == expected
+    listed = read_features(pa.table({"item": ["a", "b", "a"], "category": [["x", " y"], ["z"], ["x"]]})).categories
+    assert dict(listed) == {"a": frozenset({"x", "y"}), "b": frozenset({"z"})}
+    run = Run.from_dict({"u": ["a", "b", "c"], "v": ["d", "c"], "w": ["b", "a", "d"]})
+    del expected["e"]   # no category: refused by ILD, read or given
+    coded = read_features(pa.table({"item": items[:-1], "category": texts[:-1]})).categories
+    assert np.array_equal(ild(run, 3, categories=coded).values, ild(run, 3, categories=expected).values)
+    with pytest.raises(Exception, match="has no category"):
+        ild(run, 3, categories=read)

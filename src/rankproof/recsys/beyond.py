@@ -43,6 +43,7 @@ from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from .side import Interactions
 from .._libs.lists import list_sums_read
+from .categories import CategorySets, category_sets
 from .list_values import ListValues
 from .topk import input_order_rows, shared_value, slot_counts, sorted_top_rows, top_offsets, top_rows
 from ..protocol import Protocol
@@ -123,27 +124,20 @@ def feature_vectors(features) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted ids, uint64 bitsets) from {id: category or iterable of categories}."""
-    if not isinstance(categories, Mapping):
-        raise InputError(what="categories must map each item to a category or a set of categories, "
-                         "e.g. {{'i1': {{'jazz', 'live'}}, 'i2': 'rock'}}")
-    ids = np.asarray([str(i) for i in categories.keys()])
-    sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
-    empty = [ids[i] for i, s in enumerate(sets) if not s]
-    if empty:
-        raise _item_error(what="has no category", doc=empty[0],
+    """(sorted ids, uint64 bitsets) from {id: category or iterable of categories} (a
+    :class:`~rankproof.recsys.categories.CategorySets`, as read from ``--features``, holds the codes)."""
+    if not isinstance(categories, CategorySets):
+        if not isinstance(categories, Mapping):
+            raise InputError(what="categories must map each item to a category or a set of categories, "
+                             "e.g. {{'i1': {{'jazz', 'live'}}, 'i2': 'rock'}}")
+        sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
+        categories = category_sets(np.asarray([str(i) for i in categories.keys()]),
+                                   [[str(c) for c in s] for s in sets])
+    empty = categories.empty()
+    if empty is not None:
+        raise _item_error(what="has no category", doc=empty,
                           fix="give every {doc} at least one (Jaccard distance is not defined between empty sets)")
-    flat = [str(c) for s in sets for c in s]
-    labels = sorted(set(flat))
-    index = {label: i for i, label in enumerate(labels)}
-    words = max(1, (len(labels) + 63) // 64)
-    bits = np.zeros((len(sets), words), dtype=np.uint64)
-    # Every (item, category) pair's bit set at once: the item's row, the category's word and bit.
-    bit = np.fromiter((index[c] for c in flat), dtype=np.int64, count=len(flat))
-    row = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
-    np.bitwise_or.at(bits, (row, bit // 64), np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)))
-    order = np.argsort(ids, kind="stable")
-    return ids[order], bits[order]
+    return categories.ids, categories.bitsets()
 
 
 def _cosine_similarity_sums(run: Run, k: int, protocol: Protocol, features, sizes: np.ndarray) -> np.ndarray:

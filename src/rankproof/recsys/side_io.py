@@ -34,6 +34,7 @@ from ..io.arrow import MissingColumnsError, first_null, missing_error, plain, se
 from ..io.checks import Rows, checked_scores, id_columns
 from ..io.formats import format_of, read_table
 from ..io.what import What
+from .categories import CategorySets, category_sets, coded_category_sets
 from .side import Features, Groups, Interactions, SideData, summed_counts
 
 __all__ = ["read_items", "read_train", "read_features", "read_groups", "read_side_data"]
@@ -224,13 +225,29 @@ def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
     return text
 
 
-def _category_lists(column, name: str, rows: Rows, separator: str) -> list[list[str]]:
-    """Each row's categories: a text split on `separator`, or a list column's values (Parquet, JSON Lines)."""
+def _category_sets(column, name: str, rows: Rows, separator: str, items: np.ndarray) -> CategorySets:
+    """Each item's categories: each row's text split on `separator` (each distinct text split once:
+    a column of genres repeats a few combinations), or a list column's values (Parquet, JSON Lines)."""
     import pyarrow as pa
 
-    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
-        texts = _labels(column, name, rows, "category")
-        return [[part.strip() for part in label.split(separator) if part.strip()] for label in texts.tolist()]
+    if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+        return category_sets(items, _category_lists(column, name, rows))
+    distinct, row_text = np.unique(_labels(column, name, rows, "category"), return_inverse=True)
+    split = [[part.strip() for part in text.split(separator) if part.strip()] for text in distinct.tolist()]
+    flat = [label for parts in split for label in parts]
+    labels, label_of_part = np.unique(np.asarray(flat, dtype=str), return_inverse=True)
+    sizes = np.asarray([len(parts) for parts in split], dtype=np.int64)
+    starts = np.cumsum(sizes) - sizes
+    per_row = sizes[row_text]
+    # Row r's entries are its text's parts: label_of_part[starts[text] + 0 .. sizes[text] - 1].
+    position = np.arange(int(per_row.sum()), dtype=np.int64) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    entries = label_of_part[np.repeat(starts[row_text], per_row) + position] if flat else position
+    return coded_category_sets(items, entries.astype(np.int64), np.repeat(np.arange(len(row_text)), per_row),
+                               labels if flat else np.zeros(0, dtype="<U1"))
+
+
+def _category_lists(column, name: str, rows: Rows) -> list[list[str]]:
+    """Each row's categories of a list column, as text; a row without one is refused."""
     parts: list[list[str]] = []
     for row, value in enumerate(column.to_pylist()):
         labels = [str(label).strip() for label in value or () if label is not None and str(label).strip()]
@@ -305,11 +322,7 @@ def read_features(data, *, item: str = "item", category: "str | None" = "categor
     items, _ = _ids(found, named, rows, ("", "item"))
     categories = None
     if category is not None:
-        parts = _category_lists(found["category"], category, rows, separator)
-        sets: dict[str, set] = {}
-        for key, labels in zip(items.tolist(), parts):
-            sets.setdefault(key, set()).update(labels)
-        categories = {key: frozenset(value) for key, value in sets.items()}
+        categories = _category_sets(found["category"], category, rows, separator, items)
     vectors = _vectors(found, columns, rows, items) if columns else None
     return Features(vectors, categories, rows.source)
 

@@ -153,6 +153,9 @@ def test_list_sums_read_through_the_cut_equal_bincount_bit_for_bit():
     kept = ~np.isnan(per_row)
     assert np.array_equal(got, np.bincount(lists[kept], weights=per_row[kept], minlength=len(sizes)))
     assert np.array_equal(counted, np.bincount(lists[kept], minlength=len(sizes)))
+    from rankproof._libs.lists import code_counts_read
+
+    assert np.array_equal(code_counts_read(rows, codes, 41), np.bincount(codes[rows], minlength=41))
 
 
 def test_jaccard_read_through_the_cut_equals_the_copied_bitsets_bit_for_bit():
@@ -241,6 +244,7 @@ def test_narrow_integer_ids_read_as_the_same_text_and_counts_as_wide_ones():
     as_text = [str(i) for i in ids.tolist()]
     assert narrow_train.items.tolist() == as_text and narrow_train.users.tolist() == as_text[::-1]
     assert wide_train.items.tolist() == [str(i) for i in wide.tolist()]
+    assert narrow_train.counts.tolist() == [1] * 8 and wide_train.counts.tolist() == [1] * 8
     distinct, counts = narrow_train.popularity()
     assert distinct.tolist() == ["0", "12", "3", "5", "7"] and counts.tolist() == [1, 1, 2, 1, 3]
     assert wide_train.popularity()[1].tolist() == [1, 1, 2, 1, 3]   # "0", "12e12", "3e12", "5e12", "7e12"

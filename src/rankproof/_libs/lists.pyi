@@ -36,3 +36,10 @@ def first_repeat(
     num_codes: int,
 ) -> int:
     """The first row repeating a code of an earlier row of its list, or -1."""
+
+def code_counts_read(
+    rows: NDArray[np.int64],      # (positions,), C-contiguous
+    codes: NDArray[np.int64],     # (run rows,) 0 <= code < num_codes, C-contiguous
+    num_codes: int,
+) -> NDArray[np.int64]:
+    """np.bincount(codes[rows], minlength=num_codes) (num_codes,)."""

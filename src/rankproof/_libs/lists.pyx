@@ -187,3 +187,15 @@ def first_repeat(const int64_t[::1] offsets, const int64_t[::1] codes, int64_t n
     finally:
         free(seen)
     return found
+
+
+def code_counts_read(const int64_t[::1] rows, const int64_t[::1] codes, int64_t num_codes):
+    """How many of `rows` hold each code (``np.bincount(codes[rows], minlength=num_codes)``, without
+    the copy of a code per row): the items' top-k slots, read through the cut."""
+    counts_array = np.zeros(max(num_codes, 0), dtype=np.int64)
+    cdef int64_t[::1] counts = counts_array
+    cdef int64_t n = rows.shape[0], p
+    with nogil:
+        for p in range(n):
+            counts[codes[rows[p]]] += 1
+    return counts_array

@@ -66,21 +66,21 @@ class Interactions:
         :meth:`popularity`, when the reader has counted it already (from the items' codes); else
         counted at the first call and kept, so that every measure reading it shares one count.
 
-    `users` and `items` may be given as functions that make the arrays (:func:`read_train` does):
+    `users`, `items` and `counts` may be given as functions that make the arrays (as
+    :func:`~rankproof.recsys.side_io.read_train` does):
     each is then made at its first reading only. Most measures read the items' counts alone,
     and a log of millions of rows would otherwise turn every row's ids into text for nothing.
     Read-only once made, as a frozen dataclass is.
     """
 
-    __slots__ = ("_users", "_items", "counts", "source", "item_popularity")
-    counts: np.ndarray
+    __slots__ = ("_users", "_items", "_counts", "source", "item_popularity")
     source: str
     item_popularity: "tuple[np.ndarray, np.ndarray] | None"
 
     def __init__(self, users: "np.ndarray | Callable[[], np.ndarray | None] | None",
-                 items: "np.ndarray | Callable[[], np.ndarray]", counts: np.ndarray, source: str = "train",
-                 item_popularity: "tuple[np.ndarray, np.ndarray] | None" = None):
-        for name, value in (("_users", users), ("_items", items), ("counts", counts), ("source", source),
+                 items: "np.ndarray | Callable[[], np.ndarray]", counts: "np.ndarray | Callable[[], np.ndarray]",
+                 source: str = "train", item_popularity: "tuple[np.ndarray, np.ndarray] | None" = None):
+        for name, value in (("_users", users), ("_items", items), ("_counts", counts), ("source", source),
                             ("item_popularity", item_popularity)):
             object.__setattr__(self, name, value)
 
@@ -96,14 +96,21 @@ class Interactions:
 
     @property
     def users(self) -> "np.ndarray | None":
+        """The user of each row as text (None: a popularity table), made at the first reading."""
         return self._made("_users")
 
     @property
     def items(self) -> np.ndarray:
+        """The item of each row as text, made at the first reading."""
         return self._made("_items")
 
+    @property
+    def counts(self) -> np.ndarray:
+        """Interactions each row stands for, made at the first reading."""
+        return self._made("_counts")
+
     def __repr__(self) -> str:
-        return f"Interactions({self.source!r}: {len(self.counts)} rows)"
+        return f"Interactions({self.source!r})"
 
     def popularity(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted item ids, interactions per item), counted once."""

@@ -143,11 +143,9 @@ NARROW_SPREAD = 2
 NARROW_FLOOR = 1 << 16
 
 
-def _narrow_integers(column) -> "tuple[np.ndarray, np.ndarray] | None":
-    """:func:`_text_codes` of an int32 or int64 column without nulls whose values lie close
-    together: which values occur, counted over their range, and each row's rank among them
-    (the distinct values in increasing order, not in order of appearance: the readers sort
-    them as text afterwards anyway). None for any other column."""
+def _narrow(column) -> "tuple[np.ndarray, int, int] | None":
+    """(the values less the lowest, the lowest, the width of their range) of an int32 or int64
+    column without nulls whose values lie close together (see NARROW_SPREAD); None for any other."""
     import pyarrow as pa
 
     if column.type not in (pa.int32(), pa.int64()) or column.null_count or len(column) == 0:
@@ -157,25 +155,48 @@ def _narrow_integers(column) -> "tuple[np.ndarray, np.ndarray] | None":
     width = highest - lowest + 1
     if width > max(NARROW_SPREAD * len(values), NARROW_FLOOR):
         return None
-    shifted = np.subtract(values, lowest, dtype=np.int64)
+    if lowest == 0 and values.dtype == np.int64:   # ids numbered from 0: the values themselves
+        return values, 0, width
+    return np.subtract(values, lowest, dtype=np.int64), lowest, width
+
+
+def _narrow_integers(column) -> "tuple[np.ndarray, np.ndarray] | None":
+    """:func:`_text_codes` of integers in a narrow range (:func:`_narrow`): which values occur,
+    counted over their range, and each row's rank among them (the distinct values in increasing
+    order, not in order of appearance: the readers sort them as text afterwards anyway)."""
+    narrow = _narrow(column)
+    if narrow is None:
+        return None
+    shifted, lowest, width = narrow
     slots = np.flatnonzero(np.bincount(shifted, minlength=width))
     rank = np.zeros(width, dtype=np.int64)
     rank[slots] = np.arange(len(slots), dtype=np.int64)
     return _decimal(slots + lowest), rank[shifted]
 
 
-def _popularity(distinct: np.ndarray, codes: "np.ndarray | None",
-                counts: "np.ndarray | None") -> "tuple[np.ndarray, np.ndarray] | None":
-    """Interactions.popularity() from the item column's codes: each code's interactions counted,
-    then the distinct items sorted once, not every row's text (None without codes). `counts`
-    None: one interaction per row. The distinct items are distinct texts, so sorting them is a
-    permutation of the codes' counts."""
-    if codes is None:
-        return None
-    per_code = (np.bincount(codes, minlength=len(distinct)).astype(np.int64) if counts is None
-                else summed_counts(codes, counts, len(distinct)))
+def _item_counts(column, counts: "np.ndarray | None"):
+    """(Interactions.popularity() or None, a function making every row's item as text) of the
+    training log's item column: each distinct item's interactions counted from its code, or
+    straight from the values for integers in a narrow range, then the distinct items sorted once
+    as text, not every row's. `counts` None: one interaction per row. The distinct items are
+    distinct texts, so sorting them permutes their counts."""
+    narrow = _narrow(column)
+    if narrow is not None:
+        shifted, lowest, width = narrow
+        present = np.bincount(shifted, minlength=width)
+        slots = np.flatnonzero(present)
+        per_value = present.astype(np.int64) if counts is None else summed_counts(shifted, counts, width)
+        distinct, per_item = _decimal(slots + lowest), per_value[slots]
+        items = lambda: _text(column)   # noqa: E731
+    else:
+        distinct, codes = _text_codes(column)
+        if codes is None:
+            return None, lambda: distinct
+        per_item = (np.bincount(codes, minlength=len(distinct)).astype(np.int64) if counts is None
+                    else summed_counts(codes, counts, len(distinct)))
+        items = lambda: distinct[codes]   # noqa: E731
     order = np.argsort(distinct, kind="stable")
-    return distinct[order], per_code[order]
+    return (distinct[order], per_item[order]), items
 
 
 def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
@@ -279,11 +300,11 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
     arguments = None if user is not None else {"query": "item", "doc": "item", "count": "count"}
     columns, rows = _columns(data, named, _TRAIN, format, source, arguments)
     user_column, item_column = _checked_ids(columns, named, rows, ("user" if user is not None else "", "item"))
-    item_text, item_codes = _text_codes(item_column)
-    # Each row's ids as text only when a measure reads them (the per-user ones): most read the counts.
+    # Each row's ids as text (and its count of 1) only when a measure reads them (the per-user
+    # ones): most read the items' counts alone.
     users = (lambda: _text(user_column)) if user is not None else None
-    items = (lambda: item_text) if item_codes is None else (lambda: item_text[item_codes])
-    counts = np.ones(len(item_column), dtype=np.int64)
+    rows_read = len(item_column)
+    counts: Any = lambda: np.ones(rows_read, dtype=np.int64)   # noqa: E731
     given = None
     if count is not None:
         values = checked_scores(columns["count"], count, rows)
@@ -293,8 +314,8 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
                              value=float(values[bad[0]]), fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
         counts = given = values.astype(np.int64)
-    return Interactions(users, items, counts, rows.source,
-                        item_popularity=_popularity(item_text, item_codes, given))
+    popularity, items = _item_counts(item_column, given)
+    return Interactions(users, items, counts, rows.source, item_popularity=popularity)
 
 
 def _vectors(columns: dict, names: Sequence[str], rows: Rows, items: np.ndarray):

@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..data.run import Run
-from .._libs.lists import first_repeat
+from .._libs.lists import code_counts_read, first_repeat
 from ..pipeline.cuts import top_rows as cut_top_rows
 from ..pipeline.inplace import rank_in_place, sole_owner
 from ..protocol import Duplicates, IdenticalIds, Protocol, ScorePrecision, Unjudged
@@ -147,7 +147,7 @@ def slot_counts(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     """The top-k slots each item of the run takes, per item code (``run.docs``'s order): counted
     once per cut and shared by the catalogue measures."""
     return _shared("slot counts", run, k, protocol,
-                   lambda: np.bincount(run.doc_codes[top_rows(run, k, protocol)], minlength=len(run.docs)))
+                   lambda: code_counts_read(top_rows(run, k, protocol), run.doc_codes, len(run.docs)))
 
 
 def ranked_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

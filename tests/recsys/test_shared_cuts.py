@@ -269,3 +269,21 @@ def test_features_read_as_codes_equal_the_sets_built_row_by_row():
     assert np.array_equal(ild(run, 3, categories=coded).values, ild(run, 3, categories=expected).values)
     with pytest.raises(Exception, match="has no category"):
         ild(run, 3, categories=read)
+
+
+def test_a_parquet_run_the_cli_reads_is_its_own_so_it_is_ranked_in_place(tmp_path):
+    # If the reader ever kept a reference to the run's buffers, the side path would sort twice again
+    # (benchmarks/million.py's evaluate+side row). A run read from text is not its own buffers' only
+    # holder today, for the evaluation as for this: it is sorted twice, as before.
+    import pyarrow.parquet as pq
+
+    from rankproof.cli.inputs import read_run
+    from rankproof.cli.parser import build_parser
+    from rankproof.recsys.topk import rank_owned_run
+
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"query": ["u", "u", "u", "v", "v"], "doc": ["a", "b", "c", "a", "d"],
+                             "score": [0.1, 0.9, 0.5, 0.2, 0.8]}), path)
+    run = read_run(build_parser().parse_args(["evaluate", str(path), str(path)]), str(path), "run")
+    assert rank_owned_run(run, Protocol())
+    assert run.docs[run.doc_codes].tolist() == ["b", "c", "a", "d", "a"]

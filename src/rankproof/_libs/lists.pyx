@@ -18,7 +18,6 @@ to the list's total, so the two give the same float, to the last bit.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
 from libc.math cimport isnan
 from cython.parallel cimport prange
 
@@ -168,24 +167,18 @@ def first_repeat(const int64_t[::1] offsets, const int64_t[::1] codes, int64_t n
         return -1
     if lists > 2147483646:
         raise ValueError("more than 2^31 - 2 lists")
-    cdef int32_t* seen = <int32_t*>malloc(max(num_codes, 1) * sizeof(int32_t))
-    if seen == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            for c in range(num_codes):
-                seen[c] = -1
-            for q in range(<int32_t>lists):
-                for p in range(offsets[q], offsets[q + 1]):
-                    c = codes[p]
-                    if seen[c] == q:
-                        found = p
-                        break
-                    seen[c] = q
-                if found >= 0:
+    seen_array = np.full(max(num_codes, 1), -1, dtype=np.int32)
+    cdef int32_t[::1] seen = seen_array
+    with nogil:
+        for q in range(<int32_t>lists):
+            for p in range(offsets[q], offsets[q + 1]):
+                c = codes[p]
+                if seen[c] == q:
+                    found = p
                     break
-    finally:
-        free(seen)
+                seen[c] = q
+            if found >= 0:
+                break
     return found
 
 

@@ -287,3 +287,15 @@ def test_a_parquet_run_the_cli_reads_is_its_own_so_it_is_ranked_in_place(tmp_pat
     run = read_run(build_parser().parse_args(["evaluate", str(path), str(path)]), str(path), "run")
     assert rank_owned_run(run, Protocol())
     assert run.docs[run.doc_codes].tolist() == ["b", "c", "a", "d", "a"]
+
+
+def test_side_data_read_lazily_pickles_as_made(tmp_path):
+    # Spark pickles the side data for its workers: the lazy training ids and the category codes too.
+    import pickle
+
+    train = read_train(pa.table({"user": [3, 1, 3], "item": [5, 5, 2]}))
+    features = read_features(pa.table({"item": ["a", "b"], "category": ["x|y", "z"]}))
+    again = pickle.loads(pickle.dumps(SideData(train=train, features=features)))
+    assert again.train.users.tolist() == ["3", "1", "3"] and again.train.items.tolist() == ["5", "5", "2"]
+    assert again.train.counts.tolist() == [1, 1, 1] and again.train.popularity()[1].tolist() == [1, 2]
+    assert dict(again.features.categories) == {"a": frozenset({"x", "y"}), "b": frozenset({"z"})}

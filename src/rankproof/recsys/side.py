@@ -87,6 +87,10 @@ class Interactions:
     def __setattr__(self, name: str, value: Any) -> None:
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
+    def __reduce__(self):
+        # Pickled (Spark sends the side data to its workers) with its arrays made: a function is not.
+        return (Interactions, (self.users, self.items, self.counts, self.source, self.item_popularity))
+
     def _made(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
         if callable(value):

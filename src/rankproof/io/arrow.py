@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InputError, ParseError, literal
 from ..errors.messages import swap_hint
+from .shared_ids import shared_vocabulary
 
 __all__ = [
     "select_columns",
@@ -231,18 +232,31 @@ def _intern_dense(column, lowest: int, width: int) -> tuple[np.ndarray, np.ndarr
         _vocabulary.mark_present(values, lowest, present)
     slots = np.flatnonzero(present)
     del present
-    text = (slots + lowest).astype(chunks[0].dtype).astype("S")
-    size = text.dtype.itemsize
-    order, vocabulary = _vocabulary.sorted_vocabulary(
-        text.tobytes(), np.arange(text.size, dtype=np.int64) * size, np.char.str_len(text).astype(np.int64))
-    rank = np.zeros(width, dtype=np.int32)
-    rank[slots[order]] = np.arange(len(slots), dtype=np.int32)
+    # The same users in the truth and every run: made once within io.shared_ids.sharing().
+    rank, vocabulary = shared_vocabulary(
+        lowest, slots, lambda: _dense_vocabulary(slots, lowest, width, chunks[0].dtype))
     codes = np.empty(len(column), dtype=np.int64)
     at = 0
     for values in chunks:
         _vocabulary.dense_codes(values, lowest, rank, codes[at:at + len(values)])
         at += len(values)
     return codes, vocabulary
+
+
+def _dense_vocabulary(slots: np.ndarray, lowest: int, width: int,
+                      dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(rank of each value of the range among the present ones in text order, the present values
+    as decimal text, sorted by code point)."""
+    from .._libs import vocabulary as _vocabulary
+
+    text = (slots + lowest).astype(dtype).astype("S")
+    size = text.dtype.itemsize
+    order, vocabulary = _vocabulary.sorted_vocabulary(
+        text.tobytes(), np.arange(text.size, dtype=np.int64) * size,
+        np.char.str_len(text).astype(np.int64))
+    rank = np.zeros(width, dtype=np.int32)
+    rank[slots[order]] = np.arange(len(slots), dtype=np.int32)
+    return rank, vocabulary
 
 
 def _refuse_nul(spans, codes: np.ndarray) -> None:

@@ -77,8 +77,9 @@ cdef enum:
     TABLE_SIDE = 65
 
 
-cdef double _read_jaccard(const uint64_t[:, ::1] bits, const int64_t[::1] rows, const int64_t[::1] codes,
-                          const int64_t[::1] item_at, int64_t start, int64_t end, int64_t words,
+cdef double _read_jaccard(const uint64_t[:, ::1] bits, const int64_t[::1] rows,
+                          const int64_t[::1] codes, const int64_t[::1] item_at, int64_t start,
+                          int64_t end, int64_t words,
                           const double* table) noexcept nogil:
     """:func:`_list_jaccard` of positions start .. end, each position's bitset read through its row.
 
@@ -109,14 +110,16 @@ cdef double _read_jaccard(const uint64_t[:, ::1] bits, const int64_t[::1] rows, 
     return total
 
 
-def jaccard_pair_sums_read(const int64_t[::1] offsets, const int64_t[::1] rows, const int64_t[::1] codes,
-                           const int64_t[::1] item_at, const uint64_t[:, ::1] bits):
+def jaccard_pair_sums_read(const int64_t[::1] offsets, const int64_t[::1] rows,
+                           const int64_t[::1] codes, const int64_t[::1] item_at,
+                           const uint64_t[:, ::1] bits):
     """:func:`jaccard_pair_sums` with position p's bitset ``bits[item_at[codes[rows[p]]]]`` (the same
     floats, to the last bit, as the copied bitsets give)."""
     cdef int64_t lists = offsets.shape[0] - 1, words = bits.shape[1], q, i, u
     out = np.zeros(max(lists, 0), dtype=np.float64)
     cdef double[::1] total = out
-    # 1 - i / u for every intersection i and union u of one word's sets, as _jaccard_distance computes it.
+    # 1 - i / u for every intersection i and union u of one word's sets, as _jaccard_distance
+    # computes it.
     table_array = np.zeros(TABLE_SIDE * TABLE_SIDE, dtype=np.float64)
     cdef double[::1] table = table_array
     if lists <= 0 or words == 0:
@@ -126,7 +129,8 @@ def jaccard_pair_sums_read(const int64_t[::1] offsets, const int64_t[::1] rows, 
             table[i * TABLE_SIDE + u] = 1.0 - (<double>i) / (<double>u)
     with nogil:
         for q in prange(lists, schedule="static"):
-            total[q] = _read_jaccard(bits, rows, codes, item_at, offsets[q], offsets[q + 1], words, &table[0])
+            total[q] = _read_jaccard(bits, rows, codes, item_at, offsets[q], offsets[q + 1], words,
+                                     &table[0])
     return out
 
 

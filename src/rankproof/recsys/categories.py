@@ -45,7 +45,8 @@ class CategorySets(Mapping):
 
     def __init__(self, ids: np.ndarray, offsets: np.ndarray, codes: np.ndarray, labels: np.ndarray,
                  first: np.ndarray):
-        self.ids, self.offsets, self.codes, self.labels, self.first = ids, offsets, codes, labels, first
+        self.ids, self.offsets, self.codes, self.labels, self.first = (ids, offsets, codes, labels,
+                                                                       first)
         self._made: "dict[str, frozenset] | None" = None
 
     def _mapping(self) -> dict[str, frozenset]:
@@ -76,7 +77,8 @@ class CategorySets(Mapping):
         bits = np.zeros((len(self.ids), words), dtype=np.uint64)
         row = np.repeat(np.arange(len(self.ids)), np.diff(self.offsets))
         np.bitwise_or.at(bits, (row, self.codes // 64), np.left_shift(np.uint64(1),
-                                                                      (self.codes % 64).astype(np.uint64)))
+                                                                      (self.codes
+                                                                       % 64).astype(np.uint64)))
         return bits
 
 
@@ -101,5 +103,6 @@ def category_sets(items: np.ndarray, parts: Sequence[Sequence[str]]) -> Category
     flat = [label for row in parts for label in row]
     labels, label_of_entry = np.unique(np.asarray(flat, dtype=str), return_inverse=True)
     entry_row = np.repeat(np.arange(len(parts)), [len(row) for row in parts])
-    return coded_category_sets(np.asarray(items, dtype=str), label_of_entry.astype(np.int64), entry_row,
+    return coded_category_sets(np.asarray(items, dtype=str), label_of_entry.astype(np.int64),
+                               entry_row,
                                labels if len(flat) else np.zeros(0, dtype="<U1"))

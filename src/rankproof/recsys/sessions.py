@@ -81,7 +81,8 @@ def session_mean(per_query, sessions, *, query: str = "query", user: str = "user
         except (KeyError, TypeError, IndexError):
             raise InputError(what=literal(f"sessions must map each query to (user, session), or be a table with "
                                           f"columns {query!r}, {user!r}, {session!r}")) from None
-        sessions = {str(q): (str(u), str(s)) for q, u, s in zip(*(list(c) for c in columns.values()))}
+        sessions = {str(q): (str(u), str(s))
+                    for q, u, s in zip(*(list(c) for c in columns.values()))}
     else:
         sessions = {str(q): tuple(str(x) for x in v) for q, v in sessions.items()}
     keys, values, left_out = [], [], 0
@@ -108,4 +109,5 @@ def session_mean(per_query, sessions, *, query: str = "query", user: str = "user
     for (u, _), v in session_means.items():
         by_user.setdefault(u, []).append(v)
     user_means = {u: sum(vs) / len(vs) for u, vs in by_user.items()}
-    return SessionMean(sum(user_means.values()) / len(user_means), user_means, session_means, left_out)
+    return SessionMean(sum(user_means.values()) / len(user_means), user_means, session_means,
+                       left_out)

@@ -47,11 +47,13 @@ from ..pipeline.cuts import top_rows as cut_top_rows
 from ..pipeline.inplace import rank_in_place, sole_owner
 from ..protocol import Duplicates, IdenticalIds, Protocol, ScorePrecision, Unjudged
 
-__all__ = ["shared_cuts", "shared_value", "top_rows", "sorted_top_rows", "ranked_rows", "input_order_rows",
+__all__ = ["shared_cuts", "shared_value", "top_rows", "sorted_top_rows", "ranked_rows",
+           "input_order_rows",
            "top_offsets", "slot_counts", "rank_owned_run"]
 
 # The cache of the open shared_cuts() scope: key -> (run, value); None outside any scope.
-_CACHE: contextvars.ContextVar["dict | None"] = contextvars.ContextVar("rankproof_shared_cuts", default=None)
+_CACHE: contextvars.ContextVar["dict | None"] = contextvars.ContextVar("rankproof_shared_cuts",
+                                                                       default=None)
 _LOCK = threading.Lock()
 
 
@@ -89,7 +91,8 @@ def shared_value(kind: str, owner: Any, compute: Callable[[], Any], *key: Any) -
     entry = (kind, id(owner), *key)
     with _LOCK:
         held = cache.get(entry)
-    # The owner is held beside its value, so that its id cannot be reused by another object meanwhile.
+    # The owner is held beside its value, so that its id cannot be reused by another object
+    # meanwhile.
     if held is not None and held[0] is owner:
         return held[1]
     value = _frozen(compute())
@@ -123,7 +126,8 @@ def _lists(run: Run, k: int, protocol: Protocol) -> np.ndarray:
 def top_offsets(run: Run, k: int) -> np.ndarray:
     """Where each list's rows start and end among the top-k rows (lists + 1,): the lists one after
     the other, min(k, length) rows each."""
-    return shared_value("top offsets", run, lambda: np.r_[0, np.cumsum(_kept(run, k))].astype(np.int64), int(k))
+    return shared_value("top offsets", run,
+                        lambda: np.r_[0, np.cumsum(_kept(run, k))].astype(np.int64), int(k))
 
 
 def _in_input_order(rows: np.ndarray) -> np.ndarray:
@@ -134,7 +138,8 @@ def _in_input_order(rows: np.ndarray) -> np.ndarray:
 def input_order_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     """The top-k rows sorted, so in input order within each list (the lists delimited by
     :func:`top_offsets`)."""
-    return _shared("input order", run, k, protocol, lambda: _in_input_order(top_rows(run, k, protocol)))
+    return _shared("input order", run, k, protocol,
+                   lambda: _in_input_order(top_rows(run, k, protocol)))
 
 
 def sorted_top_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +152,8 @@ def slot_counts(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     """The top-k slots each item of the run takes, per item code (``run.docs``'s order): counted
     once per cut and shared by the catalogue measures."""
     return _shared("slot counts", run, k, protocol,
-                   lambda: code_counts_read(top_rows(run, k, protocol), run.doc_codes, len(run.docs)))
+                   lambda: code_counts_read(top_rows(run, k, protocol), run.doc_codes,
+                                            len(run.docs)))
 
 
 def ranked_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -182,7 +188,8 @@ def rank_owned_run(run: Run, protocol: Protocol) -> bool:
     line = run.lines if run.lines.strides[0] == 0 else sole_owner(run.lines)
     if doc is None or score is None or line is None or doc is score:
         return False
-    if protocol.duplicates is not Duplicates.COUNT and first_repeat(run.offsets, doc, len(run.docs)) >= 0:
+    if (protocol.duplicates is not Duplicates.COUNT
+        and first_repeat(run.offsets, doc, len(run.docs)) >= 0):
         return False
     rank_in_place(run.offsets, score, doc, [line] if line.strides[0] else [], protocol)
     return True

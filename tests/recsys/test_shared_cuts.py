@@ -136,3 +136,166 @@ def test_integer_ids_read_as_the_same_text_as_arrows_cast():
     expected = np.asarray(pa.compute.cast(pa.array(ids), pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
     assert np.array_equal(got.users, expected) and got.users.dtype == expected.dtype
     assert read_items(pa.table({"item": ids})).tolist() == sorted(set(expected.tolist()))
+
+
+def test_list_sums_read_through_the_cut_equal_bincount_bit_for_bit():
+    from rankproof._libs.lists import list_sums_read
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(0, 12, size=300)
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    codes = rng.integers(0, 40, size=5000).astype(np.int64)   # the run's rows' item codes
+    rows = rng.permutation(5000)[: offsets[-1]].astype(np.int64)
+    values = rng.random(40) * 10.0 ** rng.integers(-3, 9, size=40)   # magnitudes that round differently
+    values[[3, 17]] = np.nan   # items a measure drops
+    got, counted = list_sums_read(offsets, rows, codes, values)
+    lists, per_row = np.repeat(np.arange(len(sizes)), sizes), values[codes[rows]]
+    kept = ~np.isnan(per_row)
+    assert np.array_equal(got, np.bincount(lists[kept], weights=per_row[kept], minlength=len(sizes)))
+    assert np.array_equal(counted, np.bincount(lists[kept], minlength=len(sizes)))
+    from rankproof._libs.lists import code_counts_read
+
+    assert np.array_equal(code_counts_read(rows, codes, 41), np.bincount(codes[rows], minlength=41))
+
+
+def test_jaccard_read_through_the_cut_equals_the_copied_bitsets_bit_for_bit():
+    from rankproof._libs.lists import jaccard_pair_sums_read
+
+    rng = np.random.default_rng(6)
+    sizes = rng.integers(0, 11, size=200)
+    offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    bits = rng.integers(1, 2**62, size=(25, 2), dtype=np.int64).astype(np.uint64)
+    item_at = rng.permutation(25).astype(np.int64)   # item code -> its row of bits
+    codes = rng.integers(0, 25, size=3000).astype(np.int64)
+    rows = rng.permutation(3000)[: offsets[-1]].astype(np.int64)
+    copied = np.ascontiguousarray(bits[item_at[codes[rows]]])
+    assert np.array_equal(jaccard_pair_sums_read(offsets, rows, codes, item_at, bits),
+                          jaccard_pair_sums(offsets, copied))
+
+
+def test_first_repeat_finds_a_doc_listed_twice_within_a_list_only():
+    from rankproof._libs.lists import first_repeat
+
+    offsets = np.array([0, 3, 5, 5, 8], dtype=np.int64)
+    assert first_repeat(offsets, np.array([0, 1, 2, 0, 1, 2, 1, 0], dtype=np.int64), 3) == -1   # across lists
+    assert first_repeat(offsets, np.array([0, 1, 2, 0, 1, 2, 1, 2], dtype=np.int64), 3) == 7
+    assert first_repeat(offsets, np.array([0, 1, 0, 0, 0, 2, 1, 2], dtype=np.int64), 3) == 2
+
+
+def own_run(lists: dict) -> Run:
+    """A run whose buffers only it holds, as a front door that reads a file has."""
+    return Run.from_dict(lists)
+
+
+def test_a_run_ranked_in_place_gives_the_same_measures_and_the_cut_sorts_nothing():
+    from rankproof.recsys.side_eval import evaluate_with_side
+    from rankproof.recsys.topk import rank_owned_run
+    from rankproof import Qrels
+
+    rng = np.random.default_rng(7)
+    lists = {f"u{u}": {f"i{i}": float(s) for i, s in zip(rng.choice(30, 9, replace=False),
+                                                          rng.integers(0, 4, 9) / 4)} for u in range(40)}
+    qrels = Qrels.from_dict({f"u{u}": {f"i{i}": 1 for i in rng.choice(30, 4, replace=False)} for u in range(40)})
+    items = [f"i{i}" for i in range(30)]
+    train = read_train(pa.table({"user": ["x"] * 60, "item": items + items}))
+    genres = read_features(pa.table({"item": items, "category": [f"g{i % 4}|g{i % 5}" for i in range(30)]}))
+    side = SideData(items=np.array(items), train=train, features=genres)
+    measures = ["ndcg@5", "ap@5", "coverage@5", "gini@5", "novelty@5", "arp@5", "ild@5", "long_tail_share@5"]
+    for policy in ("input", "docid"):
+        protocol = Protocol(ties=policy)
+        given, ranked = own_run(lists), own_run(lists)
+        assert rank_owned_run(ranked, protocol)
+        assert ranked.to_dict() == given.to_dict() and not np.array_equal(ranked.doc_codes, given.doc_codes)
+        # Ranked: each list's rows in the policy's order, so the cut takes the first k of each.
+        assert np.array_equal(top_rows(ranked, 5, protocol), np.flatnonzero(
+            np.arange(len(ranked)) - np.repeat(ranked.offsets[:-1], np.diff(ranked.offsets)) < 5))
+        before = evaluate_with_side(qrels, given, measures, side, protocol)
+        after = evaluate_with_side(qrels, ranked, measures, side, protocol)
+        for name in ("ndcg@5", "ap@5"):
+            assert after.per_query(name) == before.per_query(name)
+        for one, other in zip(after.side, before.side):
+            assert one.value == pytest.approx(other.value, rel=1e-14) and one.detail == other.detail
+            if one.values is not None:
+                assert np.allclose(one.values, other.values, rtol=1e-14, atol=0, equal_nan=True)
+
+
+def test_a_run_is_not_ranked_in_place_when_its_order_decides_or_others_hold_it():
+    from rankproof.recsys.topk import rank_owned_run
+
+    twice = {"u": {"a": 0.1, "b": 0.5, "e": 0.2}, "v": {"c": 0.3, "d": 0.9}}
+    run = own_run(twice)
+    repeated = Run(query_codes=[0, 0, 0], queries=["u"], doc_codes=[0, 1, 0], docs=["a", "b"],
+                   scores=[0.1, 0.5, 0.9])   # "a" listed twice: which copy is first is the input's
+    codes = repeated.doc_codes.copy()
+    assert not rank_owned_run(repeated, Protocol(duplicates="first"))
+    assert np.array_equal(repeated.doc_codes, codes)
+    assert rank_owned_run(repeated, Protocol(duplicates="count"))   # every copy counts: order is free
+    held = run.doc_codes.base   # someone else holds the buffer: never written
+    assert not rank_owned_run(run, Protocol()) and held is not None
+    assert not rank_owned_run(own_run(twice), Protocol(unjudged="error"))
+    assert not rank_owned_run(own_run(twice), Protocol(score_precision="float32"))
+
+
+def test_narrow_integer_ids_read_as_the_same_text_and_counts_as_wide_ones():
+    ids = np.array([7, 3, 12, 3, 0, 7, 7, 5], dtype=np.int64)   # a narrow range: coded by a table
+    wide = ids * 10**12   # the same order of values, a wide range: coded by a hash table
+    narrow_train = read_train(pa.table({"user": ids[::-1].copy(), "item": ids}))
+    wide_train = read_train(pa.table({"user": wide[::-1].copy(), "item": wide}))
+    as_text = [str(i) for i in ids.tolist()]
+    assert narrow_train.items.tolist() == as_text and narrow_train.users.tolist() == as_text[::-1]
+    assert wide_train.items.tolist() == [str(i) for i in wide.tolist()]
+    assert narrow_train.counts.tolist() == [1] * 8 and wide_train.counts.tolist() == [1] * 8
+    distinct, counts = narrow_train.popularity()
+    assert distinct.tolist() == ["0", "12", "3", "5", "7"] and counts.tolist() == [1, 1, 2, 1, 3]
+    assert wide_train.popularity()[1].tolist() == [1, 1, 2, 1, 3]   # "0", "12e12", "3e12", "5e12", "7e12"
+
+
+def test_features_read_as_codes_equal_the_sets_built_row_by_row():
+    from rankproof.recsys.beyond import ild
+
+    items = ["b", "a", "b", "c", "d", "a", "e"]
+    texts = ["rock| pop", "jazz", " rock |", "x||y", "solo", "live|jazz", "|"]
+    expected: dict = {}
+    for item, text in zip(items, texts):   # the reference: each row split, the rows of an item added up
+        expected.setdefault(item, set()).update(part.strip() for part in text.split("|") if part.strip())
+    expected = {item: frozenset(found) for item, found in expected.items()}
+    read = read_features(pa.table({"item": items, "category": texts})).categories
+    assert dict(read) == expected and list(read) == list(expected) and dict(read.items()) == expected
+    listed = read_features(pa.table({"item": ["a", "b", "a"], "category": [["x", " y"], ["z"], ["x"]]})).categories
+    assert dict(listed) == {"a": frozenset({"x", "y"}), "b": frozenset({"z"})}
+    run = Run.from_dict({"u": ["a", "b", "c"], "v": ["d", "c"], "w": ["b", "a", "d"]})
+    del expected["e"]   # no category: refused by ILD, read or given
+    coded = read_features(pa.table({"item": items[:-1], "category": texts[:-1]})).categories
+    assert np.array_equal(ild(run, 3, categories=coded).values, ild(run, 3, categories=expected).values)
+    with pytest.raises(Exception, match="has no category"):
+        ild(run, 3, categories=read)
+
+
+def test_a_parquet_run_the_cli_reads_is_its_own_so_it_is_ranked_in_place(tmp_path):
+    # If the reader ever kept a reference to the run's buffers, the side path would sort twice again
+    # (benchmarks/million.py's evaluate+side row). A run read from text is not its own buffers' only
+    # holder today, for the evaluation as for this: it is sorted twice, as before.
+    import pyarrow.parquet as pq
+
+    from rankproof.cli.inputs import read_run
+    from rankproof.cli.parser import build_parser
+    from rankproof.recsys.topk import rank_owned_run
+
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"query": ["u", "u", "u", "v", "v"], "doc": ["a", "b", "c", "a", "d"],
+                             "score": [0.1, 0.9, 0.5, 0.2, 0.8]}), path)
+    run = read_run(build_parser().parse_args(["evaluate", str(path), str(path)]), str(path), "run")
+    assert rank_owned_run(run, Protocol())
+    assert run.docs[run.doc_codes].tolist() == ["b", "c", "a", "d", "a"]
+
+
+def test_side_data_read_lazily_pickles_as_made(tmp_path):
+    # Spark pickles the side data for its workers: the lazy training ids and the category codes too.
+    import pickle
+
+    train = read_train(pa.table({"user": [3, 1, 3], "item": [5, 5, 2]}))
+    features = read_features(pa.table({"item": ["a", "b"], "category": ["x|y", "z"]}))
+    again = pickle.loads(pickle.dumps(SideData(train=train, features=features)))
+    assert again.train.users.tolist() == ["3", "1", "3"] and again.train.items.tolist() == ["5", "5", "2"]
+    assert again.train.counts.tolist() == [1, 1, 1] and again.train.popularity()[1].tolist() == [1, 2]
+    assert dict(again.features.categories) == {"a": frozenset({"x", "y"}), "b": frozenset({"z"})}

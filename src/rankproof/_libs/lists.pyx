@@ -1,10 +1,13 @@
 # cython: language_level=3
-"""The compiled loops of the per-list side-data measures (intra-list diversity).
+"""The compiled loops of the per-list side-data measures (intra-list diversity, list means).
 
 Inputs are flat arrays built by :mod:`rankproof.recsys.beyond` (typed
 memoryviews, trusted): ``offsets`` (lists + 1,) bounds each list's positions
 in ``bits``, one row of uint64 words per position (the item's category set as
-a bitset, ``words`` words wide).
+a bitset, ``words`` words wide). The ``_read`` variants read a position's
+value through the side cut's arrays instead of a copy per position: position
+p is the run's row ``rows[p]``, its item code ``codes[rows[p]]``, and the
+value the item's (``values[codes[rows[p]]]``, ``bits[item_at[codes[rows[p]]]]``).
 
 Each list writes only its own output, so the lists are split between
 threads (OpenMP) and the result does not depend on their number. Within a
@@ -14,15 +17,23 @@ the distances of the pairs (p, p + d) in position order, then that sum added
 to the list's total, so the two give the same float, to the last bit.
 """
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.math cimport isnan
 from cython.parallel cimport prange
 
 import numpy as np
 
 
+# The bits set in a word, by additions within the word (SWAR): without -mpopcnt (a wheel runs on
+# any x86-64) __builtin_popcountll is a call into libgcc for every word.
 cdef extern from *:
     """
-    static inline int64_t rankproof_popcount(uint64_t x) { return (int64_t)__builtin_popcountll(x); }
+    static inline int64_t rankproof_popcount(uint64_t x) {
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+        return (int64_t)((x * 0x0101010101010101ULL) >> 56);
+    }
     """
     int64_t rankproof_popcount(uint64_t x) noexcept nogil
 
@@ -58,3 +69,130 @@ def jaccard_pair_sums(const int64_t[::1] offsets, const uint64_t[:, ::1] bits):
         for q in prange(lists, schedule="static"):
             total[q] = _list_jaccard(bits, offsets[q], offsets[q + 1], words)
     return out
+
+
+# Lists up to this long with one word of categories (64 or fewer) take the fast path below.
+cdef enum:
+    LOCAL = 64
+    TABLE_SIDE = 65
+
+
+cdef double _read_jaccard(const uint64_t[:, ::1] bits, const int64_t[::1] rows,
+                          const int64_t[::1] codes, const int64_t[::1] item_at, int64_t start,
+                          int64_t end, int64_t words,
+                          const double* table) noexcept nogil:
+    """:func:`_list_jaccard` of positions start .. end, each position's bitset read through its row.
+
+    With one word and at most LOCAL positions, the list's bitsets are read once into a local
+    array with their sizes, so that a pair costs one AND and one popcount: |A | B| is
+    |A| + |B| - |A & B|, and 1 - i / u is read from `table` (the same double, computed once)."""
+    cdef int64_t d, p, n = end - start, inter
+    cdef double total = 0.0, step
+    cdef uint64_t local[LOCAL]
+    cdef int64_t size[LOCAL]
+    if words != 1 or n > LOCAL:
+        for d in range(1, n):
+            step = 0.0
+            for p in range(start, end - d):
+                step += _jaccard_distance(&bits[item_at[codes[rows[p]]], 0],
+                                          &bits[item_at[codes[rows[p + d]]], 0], words)
+            total += step
+        return total
+    for p in range(n):
+        local[p] = bits[item_at[codes[rows[start + p]]], 0]
+        size[p] = rankproof_popcount(local[p])
+    for d in range(1, n):
+        step = 0.0
+        for p in range(n - d):
+            inter = rankproof_popcount(local[p] & local[p + d])
+            step += table[inter * TABLE_SIDE + size[p] + size[p + d] - inter]
+        total += step
+    return total
+
+
+def jaccard_pair_sums_read(const int64_t[::1] offsets, const int64_t[::1] rows,
+                           const int64_t[::1] codes, const int64_t[::1] item_at,
+                           const uint64_t[:, ::1] bits):
+    """:func:`jaccard_pair_sums` with position p's bitset ``bits[item_at[codes[rows[p]]]]`` (the same
+    floats, to the last bit, as the copied bitsets give)."""
+    cdef int64_t lists = offsets.shape[0] - 1, words = bits.shape[1], q, i, u
+    out = np.zeros(max(lists, 0), dtype=np.float64)
+    cdef double[::1] total = out
+    # 1 - i / u for every intersection i and union u of one word's sets, as _jaccard_distance
+    # computes it.
+    table_array = np.zeros(TABLE_SIDE * TABLE_SIDE, dtype=np.float64)
+    cdef double[::1] table = table_array
+    if lists <= 0 or words == 0:
+        return out
+    for i in range(TABLE_SIDE):
+        for u in range(1, TABLE_SIDE):
+            table[i * TABLE_SIDE + u] = 1.0 - (<double>i) / (<double>u)
+    with nogil:
+        for q in prange(lists, schedule="static"):
+            total[q] = _read_jaccard(bits, rows, codes, item_at, offsets[q], offsets[q + 1], words,
+                                     &table[0])
+    return out
+
+
+def list_sums_read(const int64_t[::1] offsets, const int64_t[::1] rows, const int64_t[::1] codes,
+                   const double[::1] values):
+    """Per list, (the sum of ``values[codes[rows[p]]]`` over its positions p, how many were added):
+    added from 0.0 in position order, as ``np.bincount(list, weights=...)`` adds them, so the same
+    floats; a nan value is left out and not counted (an item a measure drops)."""
+    cdef int64_t lists = offsets.shape[0] - 1, q, p, n
+    cdef double s, v
+    sums_array = np.zeros(max(lists, 0), dtype=np.float64)
+    counts_array = np.zeros(max(lists, 0), dtype=np.int64)
+    cdef double[::1] sums = sums_array
+    cdef int64_t[::1] counts = counts_array
+    if lists <= 0:
+        return sums_array, counts_array
+    with nogil:
+        for q in prange(lists, schedule="static"):
+            s = 0.0
+            n = 0
+            for p in range(offsets[q], offsets[q + 1]):
+                v = values[codes[rows[p]]]
+                if not isnan(v):
+                    s = s + v
+                    n = n + 1
+            sums[q] = s
+            counts[q] = n
+    return sums_array, counts_array
+
+
+def first_repeat(const int64_t[::1] offsets, const int64_t[::1] codes, int64_t num_codes):
+    """The first row (in row order) whose code an earlier row of its list holds too, or -1.
+
+    The lists are delimited by `offsets`; one pass, with the last list that held each code."""
+    cdef int64_t lists = offsets.shape[0] - 1, p, c, found = -1
+    cdef int32_t q
+    if lists <= 0:
+        return -1
+    if lists > 2147483646:
+        raise ValueError("more than 2^31 - 2 lists")
+    seen_array = np.full(max(num_codes, 1), -1, dtype=np.int32)
+    cdef int32_t[::1] seen = seen_array
+    with nogil:
+        for q in range(<int32_t>lists):
+            for p in range(offsets[q], offsets[q + 1]):
+                c = codes[p]
+                if seen[c] == q:
+                    found = p
+                    break
+                seen[c] = q
+            if found >= 0:
+                break
+    return found
+
+
+def code_counts_read(const int64_t[::1] rows, const int64_t[::1] codes, int64_t num_codes):
+    """How many of `rows` hold each code (``np.bincount(codes[rows], minlength=num_codes)``, without
+    the copy of a code per row): the items' top-k slots, read through the cut."""
+    counts_array = np.zeros(max(num_codes, 0), dtype=np.int64)
+    cdef int64_t[::1] counts = counts_array
+    cdef int64_t n = rows.shape[0], p
+    with nogil:
+        for p in range(n):
+            counts[codes[rows[p]]] += 1
+    return counts_array

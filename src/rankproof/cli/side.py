@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..recsys.side import SideData
 
 __all__ = ["add_side_options", "split", "side_data", "side_data_later", "side_columns", "unread_side_data",
-           "SIDE_HELP", "SIDE_COLUMNS"]
+           "rank_owned_run", "SIDE_HELP", "SIDE_COLUMNS"]
 
 SIDE_HELP = {
     "items": "the item catalogue (column item): coverage's universe",
@@ -100,6 +100,15 @@ def unread_side_data(args, measures) -> list[str]:
 
     return [flag for kind, flag in SIDE_FLAGS.items() if getattr(args, kind, None) is not None
             and not any(measure.spec.reads_side(kind) for measure in measures)]
+
+
+def rank_owned_run(run, protocol) -> bool:
+    """:func:`rankproof.recsys.topk.rank_owned_run`: a run the command read and keeps for its side-data
+    measures, ranked once in its own buffers before the evaluation (which then sorts nothing, nor
+    does the measures' cut)."""
+    from ..recsys.topk import rank_owned_run as rank
+
+    return rank(run, protocol)
 
 
 def side_data_later(args, command: str, measures, skip=()) -> "Callable[[], SideData | None]":

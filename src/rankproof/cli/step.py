@@ -64,7 +64,17 @@ class CommandInputs:
         from .large import prepare_for
 
         prepare_for([self.args.qrels, *self.args.runs])
-        return read_inputs(self.args, self.args.qrels, self.args.runs, self.names, stages)
+        qrels, runs = read_inputs(self.args, self.args.qrels, self.args.runs, self.names, stages)
+        return qrels, (self._ranked(runs) if self.wanted else runs)
+
+    def _ranked(self, runs):
+        """Each run kept for the side-data measures, ranked once in its own buffers before the
+        evaluation: the evaluation and the measures' cut then find it in order (cli.side.rank_owned_run)."""
+        from .side import rank_owned_run
+
+        for name, ranking in runs:
+            rank_owned_run(ranking, self.protocol)
+            yield name, ranking
 
     def truth(self):
         return read_qrels(self.args, self.args.qrels)

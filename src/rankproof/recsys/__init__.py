@@ -1,7 +1,7 @@
 """The recommender side: measures that need side data beyond the judgments.
 
 - :mod:`~rankproof.recsys.beyond`: intra-list diversity, novelty, long-tail
-  share, per-session means;
+  share; :mod:`~rankproof.recsys.sessions`: per-session means;
 - :mod:`~rankproof.recsys.coverage`: catalogue coverage of the top k;
 - :mod:`~rankproof.recsys.concentration`: the Gini index and entropy of the
   items' shares of the top-k slots (RecBole's, Elliot's and RecPack's Gini);
@@ -26,7 +26,8 @@
   readers, :mod:`~rankproof.recsys.side_eval` their evaluation beside accuracy.
 """
 
-from .beyond import ild, long_tail_share, novelty, popularity, session_mean
+from .beyond import ild, long_tail_share, novelty, popularity
+from .sessions import session_mean
 from .clicks import ClickLog, PBMFit, fit_pbm, read_clicks
 from .coverage import Coverage, coverage
 from .concentration import Concentration, entropy, gini, item_counts

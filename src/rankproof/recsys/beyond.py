@@ -11,13 +11,12 @@ function                    side data                             value per list
                             category sets (Jaccard)               distance in top k
 :func:`novelty`             a training log (item popularity)      mean -log2 p(i)
 :func:`long_tail_share`     a training log (item popularity)      share of tail items
-:func:`session_mean`        query -> (user, session)              any measure, averaged
-                                                                  within sessions, then
-                                                                  users
 ==========================  ====================================  ==================
 
 (:func:`rankproof.recsys.coverage.coverage` is the catalogue measure of the same
-kind; it describes a whole run, not a list.)
+kind; it describes a whole run, not a list. The per-session means,
+:func:`~rankproof.recsys.sessions.session_mean`, moved to :mod:`~rankproof.recsys.sessions`
+and are still importable from here.)
 
 Every list function returns :class:`ListValues`: one value per query (user)
 of the run, ``nan`` where the value is undefined (a list of fewer than 2 items
@@ -34,7 +33,6 @@ and score columns, as for :func:`rankproof.evaluate_frame`.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Literal, Mapping
 
@@ -44,11 +42,14 @@ from .coverage import as_run
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from .side import Interactions
-from .topk import shared_value, sorted_top_rows
+from .._libs.lists import list_sums_read
+from .categories import CategorySets, category_sets
+from .list_values import ListValues
+from .topk import input_order_rows, shared_value, slot_counts, sorted_top_rows, top_offsets, top_rows
 from ..protocol import Protocol
 from ..errors import literal
 
-__all__ = ["ListValues", "SessionMean", "ild", "feature_vectors", "novelty", "long_tail_share", "session_mean", "popularity",
+__all__ = ["ListValues", "ild", "feature_vectors", "novelty", "long_tail_share", "popularity", "list_mean",
            "Distance", "Unseen"]
 
 # The options of ild's distance and novelty's items unseen in training.
@@ -61,62 +62,11 @@ def _item_error(**fields: Any) -> RankproofError:
     return InputError(**fields).in_words_of(USERS_AND_ITEMS)
 
 
-@dataclasses.dataclass(frozen=True)
-class ListValues:
-    """Per-query values of one beyond-accuracy measure.
-
-    Attributes
-    ----------
-    measure : str
-        Its text, e.g. ``ild(distance=cosine)@10``.
-    queries : numpy.ndarray of str
-        Every query (user) of the run, sorted.
-    values : numpy.ndarray of float64
-        Per query; ``nan`` where undefined.
-    sizes : numpy.ndarray of int64
-        Items of each list inside the cutoff (n = min(k, list length)).
-    """
-
-    measure: str
-    queries: np.ndarray
-    values: np.ndarray
-    sizes: np.ndarray
-
-    @property
-    def undefined(self) -> int:
-        """Lists whose value is undefined (left out of the mean)."""
-        return int(np.isnan(self.values).sum())
-
-    @property
-    def mean(self) -> float:
-        """Mean over the lists with a value; nan when none has one."""
-        defined = self.values[~np.isnan(self.values)]
-        return float(defined.mean()) if defined.size else math.nan
-
-    def per_query(self) -> dict[str, float]:
-        """``{query: value}`` for the lists with a value."""
-        keep = ~np.isnan(self.values)
-        return dict(zip(self.queries[keep].tolist(), self.values[keep].tolist()))
-
-    def __str__(self) -> str:
-        return (f"{self.measure} {self.mean:.4f} over {len(self.values) - self.undefined} lists"
-                + (f" ({self.undefined} undefined, left out)" if self.undefined else ""))
-
-
 def _check_k(k: Any, name: str) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
                          f"Write {name}(run, 10, ...)", value=k)
     return int(k)
-
-
-def _top(predictions, k: int, protocol: Protocol | None, columns: tuple) -> tuple[Run, np.ndarray, np.ndarray]:
-    """The run, its top-k rows (grouped by query) and the query of each."""
-    run = as_run(predictions, *columns)
-    # The measures here are of the top-k set: sorted rows keep each query's
-    # rows together (a Run groups its rows by query), whatever their ranks.
-    rows, query = sorted_top_rows(run, k, protocol if protocol is not None else Protocol())
-    return run, rows, query
 
 
 def _lookup(ids: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,27 +124,60 @@ def feature_vectors(features) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted ids, uint64 bitsets) from {id: category or iterable of categories}."""
-    if not isinstance(categories, Mapping):
-        raise InputError(what="categories must map each item to a category or a set of categories, "
-                         "e.g. {{'i1': {{'jazz', 'live'}}, 'i2': 'rock'}}")
-    ids = np.asarray([str(i) for i in categories.keys()])
-    sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
-    empty = [ids[i] for i, s in enumerate(sets) if not s]
-    if empty:
-        raise _item_error(what="has no category", doc=empty[0],
+    """(sorted ids, uint64 bitsets) from {id: category or iterable of categories} (a
+    :class:`~rankproof.recsys.categories.CategorySets`, as read from ``--features``, holds the codes)."""
+    if not isinstance(categories, CategorySets):
+        if not isinstance(categories, Mapping):
+            raise InputError(what="categories must map each item to a category or a set of categories, "
+                             "e.g. {{'i1': {{'jazz', 'live'}}, 'i2': 'rock'}}")
+        sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
+        categories = category_sets(np.asarray([str(i) for i in categories.keys()]),
+                                   [[str(c) for c in s] for s in sets])
+    empty = categories.empty()
+    if empty is not None:
+        raise _item_error(what="has no category", doc=empty,
                           fix="give every {doc} at least one (Jaccard distance is not defined between empty sets)")
-    flat = [str(c) for s in sets for c in s]
-    labels = sorted(set(flat))
-    index = {label: i for i, label in enumerate(labels)}
-    words = max(1, (len(labels) + 63) // 64)
-    bits = np.zeros((len(sets), words), dtype=np.uint64)
-    # Every (item, category) pair's bit set at once: the item's row, the category's word and bit.
-    bit = np.fromiter((index[c] for c in flat), dtype=np.int64, count=len(flat))
-    row = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
-    np.bitwise_or.at(bits, (row, bit // 64), np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)))
-    order = np.argsort(ids, kind="stable")
-    return ids[order], bits[order]
+    return categories.ids, categories.bitsets()
+
+
+def _cosine_similarity_sums(run: Run, k: int, protocol: Protocol, features, sizes: np.ndarray) -> np.ndarray:
+    """Per list, the sum of the cosine similarities of its top-k pairs."""
+    from scipy import sparse
+
+    rows, query = sorted_top_rows(run, k, protocol)
+    ids, matrix = feature_vectors(features)
+    at, found = _lookup_rows(ids, run, rows)
+    if not found.all():
+        raise _missing_item(run, rows, query, found, "feature vector", "give features for every recommended item")
+    norms = np.linalg.norm(matrix, axis=1)
+    if (norms[at] == 0).any():
+        i = int(np.flatnonzero(norms[at] == 0)[0])
+        raise _item_error(what="has a zero feature vector, so its cosine distance is not defined",
+                          fix="give it a nonzero vector", source=run.source, query=run.queries[query[i]],
+                          doc=run.docs[run.doc_codes[rows[i]]])
+    unit = matrix / np.where(norms > 0, norms, 1.0)[:, None]
+    # Sum of cosines over pairs i < j: (|sum of unit vectors|^2 - n) / 2. The
+    # sums per list are one sparse (lists x items) by dense (items x dim)
+    # product, without a copy of a vector per recommended item.
+    membership = sparse.csr_matrix((np.ones(len(at)), (query, at)), shape=(run.num_queries, len(ids)))
+    summed = np.asarray(membership @ unit)
+    return ((summed * summed).sum(axis=1) - sizes) / 2.0
+
+
+def _jaccard_sums(run: Run, k: int, protocol: Protocol, categories) -> np.ndarray:
+    """Per list, the sum of the Jaccard distances of its top-k pairs: a compiled loop over the
+    lists (threads split them) reads each row's bitset through its item's code, no copy per row."""
+    from .._libs.lists import jaccard_pair_sums_read
+
+    rows, offsets = input_order_rows(run, k, protocol), top_offsets(run, k)
+    # The items' bitsets are built once per categories mapping and shared by the runs evaluated.
+    ids, bits = shared_value("category bits", categories, lambda: _category_bits(categories))
+    at, found = _lookup(ids, run.docs)
+    if not found.all() and (slot_counts(run, k, protocol)[~found] > 0).any():
+        rows, query = sorted_top_rows(run, k, protocol)
+        raise _missing_item(run, rows, query, found[run.doc_codes[rows]], "category",
+                            "give categories for every recommended item")
+    return jaccard_pair_sums_read(offsets, rows, run.doc_codes, at, bits)
 
 
 def ild(predictions, k: int, *, features=None, categories=None, distance: Distance | None = None,
@@ -265,43 +248,14 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
     if distance not in ("cosine", "jaccard") or (distance == "cosine") != (features is not None):
         raise InputError(what=f"distance {literal(repr(distance))} does not fit: cosine takes features=, jaccard "
                          "takes categories=", value=distance)
-    run, rows, query = _top(predictions, k, protocol, (user, item, score))
-    num_queries = run.num_queries
-    sizes = np.bincount(query, minlength=num_queries).astype(np.int64)
+    run = as_run(predictions, user, item, score)
+    protocol = protocol if protocol is not None else Protocol()
+    sizes = np.diff(top_offsets(run, k))
+    pairs = sizes * (sizes - 1) / 2.0
     if distance == "cosine":
-        ids, matrix = feature_vectors(features)
-        at, found = _lookup_rows(ids, run, rows)
-        if not found.all():
-            raise _missing_item(run, rows, query, found, "feature vector", "give features for every recommended item")
-        from scipy import sparse
-
-        norms = np.linalg.norm(matrix, axis=1)
-        if (norms[at] == 0).any():
-            i = int(np.flatnonzero(norms[at] == 0)[0])
-            raise _item_error(what="has a zero feature vector, so its cosine distance is not defined",
-                              fix="give it a nonzero vector", source=run.source, query=run.queries[query[i]],
-                              doc=run.docs[run.doc_codes[rows[i]]])
-        unit = matrix / np.where(norms > 0, norms, 1.0)[:, None]
-        # Sum of cosines over pairs i < j: (|sum of unit vectors|^2 - n) / 2. The
-        # sums per list are one sparse (lists x items) by dense (items x dim)
-        # product, without a copy of a vector per recommended item.
-        membership = sparse.csr_matrix((np.ones(len(at)), (query, at)), shape=(num_queries, len(ids)))
-        summed = np.asarray(membership @ unit)
-        similarity = ((summed * summed).sum(axis=1) - sizes) / 2.0
-        pairs = sizes * (sizes - 1) / 2.0
-        distance_sum = pairs - similarity
+        distance_sum = pairs - _cosine_similarity_sums(run, k, protocol, features, sizes)
     else:
-        from .._libs.lists import jaccard_pair_sums
-
-        # The items' bitsets are built once per categories mapping and shared by the runs evaluated.
-        ids, bits = shared_value("category bits", categories, lambda: _category_bits(categories))
-        at, found = _lookup_rows(ids, run, rows)
-        if not found.all():
-            raise _missing_item(run, rows, query, found, "category", "give categories for every recommended item")
-        # Each list's pairs summed by a compiled loop over the lists (threads split the lists).
-        distance_sum = jaccard_pair_sums(np.r_[0, np.cumsum(sizes)].astype(np.int64),
-                                         np.ascontiguousarray(bits[at]))
-        pairs = sizes * (sizes - 1) / 2.0
+        distance_sum = _jaccard_sums(run, k, protocol, categories)
     with np.errstate(invalid="ignore", divide="ignore"):
         if normaliser == "n":   # Evidently's DiversityMetric: the sum over pairs / the list's length
             values = np.where(sizes >= 1, np.where(sizes >= 2, distance_sum, 0.0) / np.maximum(sizes, 1), np.nan)
@@ -348,15 +302,19 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
     return ids, counts.astype(np.int64)
 
 
-def list_sizes(query: np.ndarray, num_queries: int) -> np.ndarray:
-    """Rows per list (int64), counted once per array of lists (the shared top k's: :mod:`.topk`)."""
-    return shared_value("list sizes", query, lambda: np.bincount(query, minlength=num_queries).astype(np.int64),
-                        num_queries)
+def list_mean(run: Run, k: int, protocol: Protocol, per_doc: np.ndarray, name: str, *,
+              ranked: bool = False) -> ListValues:
+    """Each list's mean over its top-k items of a value per item (``per_doc``, one per code of
+    ``run.docs``; nan: the item is left out of its list, and of n); undefined (nan) for a list
+    with no item left.
 
-
-def _list_mean(run: Run, query: np.ndarray, per_item: np.ndarray, name: str) -> ListValues:
-    sizes = list_sizes(query, run.num_queries)
-    total = np.bincount(query, weights=per_item, minlength=run.num_queries)
+    A compiled loop over the lists reads each row's item through the shared cut (no copy of a
+    value per row) and adds the values from 0.0 in the rows' order, input order (or rank order
+    when `ranked`), as ``np.bincount(list, weights=...)`` adds them: the same floats.
+    """
+    rows = top_rows(run, k, protocol) if ranked else input_order_rows(run, k, protocol)
+    total, sizes = list_sums_read(top_offsets(run, k), rows, run.doc_codes,
+                                  np.ascontiguousarray(per_doc, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)
     return ListValues(name, run.queries, values, sizes)
@@ -406,12 +364,11 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
         raise InputError(what=f"unseen must be 'error', 'laplace' or 'drop'; got {literal(repr(unseen))}",
                          value=unseen)
     ids, counts = popularity(training)
-    run, rows, query = _top(predictions, k, protocol, (user, item, score))
-    # Each distinct item of the run: its count and its information, then read per row by its code
-    # (the same floats as per row: each is the same operation on the same numbers).
+    run = as_run(predictions, user, item, score)
+    protocol = protocol if protocol is not None else Protocol()
+    # Each distinct item of the run: its count and its information, read per row by its code.
     at, found = _lookup(ids, run.docs)
     item_counts = np.where(found, counts[at] if len(counts) else 0, 0).astype(np.float64)
-    codes = run.doc_codes[rows]
     # The total as a float sum: an int64 sum past 2**63 wraps to a negative N (issue 36).
     total = float(counts.sum(dtype=np.float64)) if total is None else float(total)
     if unseen == "laplace":
@@ -419,15 +376,17 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
         p = (item_counts + 1.0) / (total + catalogue)
     else:
         p = item_counts / total
-    with np.errstate(divide="ignore"):   # p = 0 for an item never trained on: refused or dropped below
+    with np.errstate(divide="ignore", invalid="ignore"):   # p = 0 for an item never trained on: below
         information = -np.log2(p)
-    known = (found & (item_counts > 0))[codes]
+    known = found & (item_counts > 0)
     if unseen == "drop":
-        return _list_mean(run, query[known], information[codes[known]], f"novelty(unseen=drop)@{k}")
+        return list_mean(run, k, protocol, np.where(known, information, np.nan), f"novelty(unseen=drop)@{k}")
     if unseen == "error" and not known.all():
-        raise _missing_item(run, rows, query, known, "interaction in the training log",
-                            "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
-    return _list_mean(run, query, information[codes], f"novelty(unseen={unseen})@{k}")
+        rows, query = sorted_top_rows(run, k, protocol)
+        if not known[run.doc_codes[rows]].all():
+            raise _missing_item(run, rows, query, known[run.doc_codes[rows]], "interaction in the training log",
+                                "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
+    return list_mean(run, k, protocol, information, f"novelty(unseen={unseen})@{k}")
 
 
 def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protocol: Protocol | None = None,
@@ -466,103 +425,16 @@ def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protoco
     size = math.ceil(head * len(ids))
     threshold = np.sort(counts)[::-1][size - 1]
     head_ids = ids[counts >= threshold]
-    run, rows, query = _top(predictions, k, protocol, (user, item, score))
+    run = as_run(predictions, user, item, score)
     _, in_head = _lookup(head_ids, run.docs)
-    return _list_mean(run, query, (~in_head).astype(np.float64)[run.doc_codes[rows]],
-                      f"long_tail_share(head={head:g})@{k}")
+    return list_mean(run, k, protocol if protocol is not None else Protocol(), (~in_head).astype(np.float64),
+                     f"long_tail_share(head={head:g})@{k}")
 
 
-# -- per session -----------------------------------------------------------------
+def __getattr__(name: str):
+    """session_mean and SessionMean moved to :mod:`.sessions`; still importable from here."""
+    if name in ("session_mean", "SessionMean"):
+        from . import sessions
 
-
-@dataclasses.dataclass(frozen=True)
-class SessionMean:
-    """A measure averaged within sessions, then within users, then over users.
-
-    Attributes
-    ----------
-    mean : float
-        Mean over users of each user's mean over their sessions.
-    users : dict user -> float
-    sessions : dict (user, session) -> float
-    left_out : int
-        Queries without a value (excluded or undefined), not averaged.
-    """
-
-    mean: float
-    users: dict
-    sessions: dict
-    left_out: int
-
-
-def session_mean(per_query, sessions, *, query: str = "query", user: str = "user",
-                 session: str = "session") -> SessionMean:
-    """Average per-query values within each session first, then within each
-    user, then over users, so that neither long sessions nor busy users
-    weigh more than others.
-
-    .. math::
-
-        \\bar{v} = \\frac{1}{|U|} \\sum_{u} \\frac{1}{|S_u|} \\sum_{s \\in S_u}
-        \\frac{1}{|Q_s|} \\sum_{q \\in Q_s} v_q
-
-    Parameters
-    ----------
-    per_query : mapping query -> value, or ListValues
-        E.g. ``results.per_query("ndcg@10")`` (queries excluded by a policy are
-        absent from it); ``None`` or ``nan`` values are left out and counted.
-    sessions : mapping query -> (user, session), or a table with columns
-        `query`, `user`, `session`
-        Every query with a value needs one.
-
-    Examples
-    --------
-    User x: session s1 has ndcg 1.0 and 0.5, session s2 has 0.0; user y has
-    one session with 0.9. Sessions: 0.75, 0.0, 0.9; users: x (0.75 + 0) / 2 =
-    0.375, y 0.9; mean (0.375 + 0.9) / 2 = 0.6375 (the plain mean of the four
-    queries would be 0.6).
-
-    >>> values = {"r1": 1.0, "r2": 0.5, "r3": 0.0, "r4": 0.9}
-    >>> where = {"r1": ("x", "s1"), "r2": ("x", "s1"), "r3": ("x", "s2"), "r4": ("y", "s1")}
-    >>> result = session_mean(values, where)
-    >>> result.mean, result.users
-    (0.6375, {'x': 0.375, 'y': 0.9})
-    """
-    if isinstance(per_query, ListValues):
-        per_query = per_query.per_query()
-    if not isinstance(per_query, Mapping):
-        raise InputError(what="per_query must map each {query} to its value, e.g. results.per_query('ndcg@10')")
-    if not isinstance(sessions, Mapping):
-        try:
-            columns = {name: sessions[name] for name in (query, user, session)}
-        except (KeyError, TypeError, IndexError):
-            raise InputError(what=literal(f"sessions must map each query to (user, session), or be a table with "
-                                          f"columns {query!r}, {user!r}, {session!r}")) from None
-        sessions = {str(q): (str(u), str(s)) for q, u, s in zip(*(list(c) for c in columns.values()))}
-    else:
-        sessions = {str(q): tuple(str(x) for x in v) for q, v in sessions.items()}
-    keys, values, left_out = [], [], 0
-    for q, v in per_query.items():
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            left_out += 1
-            continue
-        where = sessions.get(str(q))
-        if where is None:
-            raise InputError(what="has no (user, session) in sessions", query=q,
-                             fix="give every evaluated {query} one")
-        if len(where) != 2:
-            raise InputError(what=f"sessions must give (user, session) pairs; got {literal(repr(where))}", query=q,
-                             value=where)
-        keys.append(where)
-        values.append(float(v))
-    if not keys:
-        return SessionMean(math.nan, {}, {}, left_out)
-    by_session: dict[tuple, list[float]] = {}
-    for key, v in zip(keys, values):
-        by_session.setdefault(key, []).append(v)
-    session_means = {key: sum(vs) / len(vs) for key, vs in by_session.items()}
-    by_user: dict[str, list[float]] = {}
-    for (u, _), v in session_means.items():
-        by_user.setdefault(u, []).append(v)
-    user_means = {u: sum(vs) / len(vs) for u, vs in by_user.items()}
-    return SessionMean(sum(user_means.values()) / len(user_means), user_means, session_means, left_out)
+        return getattr(sessions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

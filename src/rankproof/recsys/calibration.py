@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import USERS_AND_ITEMS, InputError, literal
 from .topk import ranked_rows
 from ..protocol import Protocol
-from .beyond import ListValues, list_sizes, popularity
+from .beyond import ListValues, list_mean, popularity
 from .coverage import as_run
 
 __all__ = ["arp", "miscalibration"]
@@ -71,21 +71,16 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
     if unseen not in ("zero", "drop"):
         raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}", value=unseen)
     ids, counts = popularity(training)
-    run, rows, query, _ = _ranked_top(predictions, k, protocol, dict(user=user, item=item, score=score))
+    run = as_run(predictions, user, item, score)
     # Each distinct item of the run looked up once, then read per row by its code.
     at_doc = np.minimum(np.searchsorted(ids, run.docs), max(len(ids) - 1, 0))
     found_doc = (ids[at_doc] == run.docs) if len(ids) else np.zeros(len(run.docs), dtype=bool)
-    codes = run.doc_codes[rows]
     per_doc = np.where(found_doc, counts[at_doc] if len(counts) else 0, 0).astype(np.float64)
-    per_item = per_doc[codes]
     if unseen == "drop":
-        kept = (found_doc & (per_doc > 0))[codes]
-        query, per_item = query[kept], per_item[kept]
-    sizes = list_sizes(query, run.num_queries)
-    total = np.bincount(query, weights=per_item, minlength=run.num_queries)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)
-    return ListValues(f"arp{'(unseen=drop)' if unseen == 'drop' else ''}@{k}", run.queries, values, sizes)
+        per_doc = np.where(found_doc & (per_doc > 0), per_doc, np.nan)
+    # Added in rank order, as before (the list means' compiled loop: the same floats).
+    return list_mean(run, k, protocol if protocol is not None else Protocol(), per_doc,
+                     f"arp{'(unseen=drop)' if unseen == 'drop' else ''}@{k}", ranked=True)
 
 
 def _genre_matrix(categories) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -38,7 +38,7 @@ from typing import Literal
 import numpy as np
 
 from ..errors import USERS_AND_ITEMS, InputError, literal
-from .topk import ranked_rows, top_rows
+from .topk import ranked_rows, slot_counts
 from ..protocol import Protocol
 from ..typing import Exposure
 from .coverage import as_run, distinct_ids
@@ -128,8 +128,7 @@ def item_counts(predictions, k: int, protocol: Protocol | None = None, *, user="
         return predictions.counts_for(k, protocol)
     k = _check_k(k, "item_counts")
     run = as_run(predictions, user, item, score)
-    rows = top_rows(run, k, protocol if protocol is not None else Protocol())
-    counts = np.bincount(run.doc_codes[rows], minlength=len(run.docs))
+    counts = slot_counts(run, k, protocol if protocol is not None else Protocol())
     shown = np.flatnonzero(counts)
     return run.docs[shown], counts[shown].astype(np.int64)
 

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from .topk import top_rows
+from .topk import slot_counts
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError
 from ..protocol import Protocol
@@ -119,9 +119,8 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
         shown = predictions.counts_for(k, protocol)[0]
     else:
         run = as_run(predictions, user, item, score)
-        inside = top_rows(run, k, protocol)
-        # The distinct codes, sorted, by counting (no sort of the top-k rows).
-        shown = run.docs[np.flatnonzero(np.bincount(run.doc_codes[inside], minlength=len(run.docs)))]
+        # The distinct codes, sorted, by counting (no sort of the top-k rows; the counts shared).
+        shown = run.docs[np.flatnonzero(slot_counts(run, k, protocol))]
     in_catalogue = np.isin(shown, items)
     covered = int(in_catalogue.sum())
     return Coverage(value=covered / items.size, covered=covered, catalogue_size=int(items.size),

@@ -23,7 +23,7 @@ relevant (AUC, GAUC, PopREO: ``SideSpec.judgments``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -51,7 +51,6 @@ def summed_counts(codes: np.ndarray, counts: np.ndarray, size: int) -> np.ndarra
     return summed
 
 
-@dataclasses.dataclass(frozen=True)
 class Interactions:
     """Training interactions: one row per (user, item), with a count (1 unless given).
 
@@ -66,14 +65,56 @@ class Interactions:
     item_popularity : (sorted item ids, interactions per item), optional
         :meth:`popularity`, when the reader has counted it already (from the items' codes); else
         counted at the first call and kept, so that every measure reading it shares one count.
+
+    `users`, `items` and `counts` may be given as functions that make the arrays (as
+    :func:`~rankproof.recsys.side_io.read_train` does):
+    each is then made at its first reading only. Most measures read the items' counts alone,
+    and a log of millions of rows would otherwise turn every row's ids into text for nothing.
+    Read-only once made, as a frozen dataclass is.
     """
 
-    users: "np.ndarray | None"
-    items: np.ndarray
-    counts: np.ndarray
-    source: str = "train"
-    item_popularity: "tuple[np.ndarray, np.ndarray] | None" = dataclasses.field(default=None, repr=False,
-                                                                                compare=False)
+    __slots__ = ("_users", "_items", "_counts", "source", "item_popularity")
+    source: str
+    item_popularity: "tuple[np.ndarray, np.ndarray] | None"
+
+    def __init__(self, users: "np.ndarray | Callable[[], np.ndarray | None] | None",
+                 items: "np.ndarray | Callable[[], np.ndarray]", counts: "np.ndarray | Callable[[], np.ndarray]",
+                 source: str = "train", item_popularity: "tuple[np.ndarray, np.ndarray] | None" = None):
+        for name, value in (("_users", users), ("_items", items), ("_counts", counts), ("source", source),
+                            ("item_popularity", item_popularity)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __reduce__(self):
+        # Pickled (Spark sends the side data to its workers) with its arrays made: a function is not.
+        return (Interactions, (self.users, self.items, self.counts, self.source, self.item_popularity))
+
+    def _made(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if callable(value):
+            value = value()
+            object.__setattr__(self, name, value)
+        return value
+
+    @property
+    def users(self) -> "np.ndarray | None":
+        """The user of each row as text (None: a popularity table), made at the first reading."""
+        return self._made("_users")
+
+    @property
+    def items(self) -> np.ndarray:
+        """The item of each row as text, made at the first reading."""
+        return self._made("_items")
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Interactions each row stands for, made at the first reading."""
+        return self._made("_counts")
+
+    def __repr__(self) -> str:
+        return f"Interactions({self.source!r})"
 
     def popularity(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted item ids, interactions per item), counted once."""

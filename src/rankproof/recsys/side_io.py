@@ -34,6 +34,7 @@ from ..io.arrow import MissingColumnsError, first_null, missing_error, plain, se
 from ..io.checks import Rows, checked_scores, id_columns
 from ..io.formats import format_of, read_table
 from ..io.what import What
+from .categories import CategorySets, category_sets, coded_category_sets
 from .side import Features, Groups, Interactions, SideData, summed_counts
 
 __all__ = ["read_items", "read_train", "read_features", "read_groups", "read_side_data"]
@@ -116,29 +117,86 @@ def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
     column = plain(column)
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
+    narrow = _narrow_integers(column)
+    if narrow is not None:
+        return narrow
     encoded = pc.dictionary_encode(column)
     if len(column) == 0 or encoded.indices.null_count:
         return np.asarray(pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str), None
     dictionary = encoded.dictionary
     if pa.types.is_integer(dictionary.type) and len(dictionary):
-        # Integers as decimal text by numpy, without a Python string per id (the same text as
-        # Arrow's cast), narrowed to the longest id as the cast's array is.
-        wide = dictionary.to_numpy().astype(str)
-        return wide.astype(f"<U{int(np.char.str_len(wide).max())}"), encoded.indices.to_numpy()
+        return _decimal(dictionary.to_numpy()), encoded.indices.to_numpy()
     distinct = np.asarray(pc.cast(dictionary, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
     return distinct, encoded.indices.to_numpy()
 
 
-def _popularity(distinct: np.ndarray, codes: "np.ndarray | None",
-                counts: "np.ndarray | None") -> "tuple[np.ndarray, np.ndarray] | None":
-    """Interactions.popularity() from the item column's codes: the distinct items sorted once,
-    not every row's text (None without codes). `counts` None: one interaction per row."""
-    if codes is None:
+def _decimal(values: np.ndarray) -> np.ndarray:
+    """Integers as decimal text by numpy, without a Python string per id (the same text as
+    Arrow's cast), narrowed to the longest id as the cast's array is."""
+    wide = values.astype(str)
+    return wide.astype(f"<U{int(np.char.str_len(wide).max())}")
+
+
+# Integer ids spanning at most this many times the rows (or NARROW_FLOOR values) are coded by
+# a table over their range, not a hash table: users and items numbered from 0 or 1.
+NARROW_SPREAD = 2
+NARROW_FLOOR = 1 << 16
+
+
+def _narrow(column) -> "tuple[np.ndarray, int, int] | None":
+    """(the values less the lowest, the lowest, the width of their range) of an int32 or int64
+    column without nulls whose values lie close together (see NARROW_SPREAD); None for any other."""
+    import pyarrow as pa
+
+    if column.type not in (pa.int32(), pa.int64()) or column.null_count or len(column) == 0:
         return None
-    ids, inverse = np.unique(distinct, return_inverse=True)
-    if counts is None:   # counted in integers, no weights
-        return ids, np.bincount(inverse[codes], minlength=len(ids)).astype(np.int64)
-    return ids, summed_counts(inverse[codes], counts, len(ids))
+    values = column.to_numpy()
+    lowest, highest = int(values.min()), int(values.max())
+    width = highest - lowest + 1
+    if width > max(NARROW_SPREAD * len(values), NARROW_FLOOR):
+        return None
+    if lowest == 0 and values.dtype == np.int64:   # ids numbered from 0: the values themselves
+        return values, 0, width
+    return np.subtract(values, lowest, dtype=np.int64), lowest, width
+
+
+def _narrow_integers(column) -> "tuple[np.ndarray, np.ndarray] | None":
+    """:func:`_text_codes` of integers in a narrow range (:func:`_narrow`): which values occur,
+    counted over their range, and each row's rank among them (the distinct values in increasing
+    order, not in order of appearance: the readers sort them as text afterwards anyway)."""
+    narrow = _narrow(column)
+    if narrow is None:
+        return None
+    shifted, lowest, width = narrow
+    slots = np.flatnonzero(np.bincount(shifted, minlength=width))
+    rank = np.zeros(width, dtype=np.int64)
+    rank[slots] = np.arange(len(slots), dtype=np.int64)
+    return _decimal(slots + lowest), rank[shifted]
+
+
+def _item_counts(column, counts: "np.ndarray | None"):
+    """(Interactions.popularity() or None, a function making every row's item as text) of the
+    training log's item column: each distinct item's interactions counted from its code, or
+    straight from the values for integers in a narrow range, then the distinct items sorted once
+    as text, not every row's. `counts` None: one interaction per row. The distinct items are
+    distinct texts, so sorting them permutes their counts."""
+    narrow = _narrow(column)
+    if narrow is not None:
+        shifted, lowest, width = narrow
+        present = np.bincount(shifted, minlength=width)
+        slots = np.flatnonzero(present)
+        per_value = present.astype(np.int64) if counts is None else summed_counts(shifted, counts, width)
+        distinct, per_item = _decimal(slots + lowest), per_value[slots]
+        items = lambda: _text(column)   # noqa: E731
+    else:
+        distinct, codes = _text_codes(column)
+        if codes is None:
+            return None, lambda: distinct
+        per_item = (np.bincount(codes, minlength=len(distinct)).astype(np.int64) if counts is None
+                    else summed_counts(codes, counts, len(distinct)))
+        items = lambda: distinct[codes]   # noqa: E731
+    order = np.argsort(distinct, kind="stable")
+    return (distinct[order], per_item[order]), items
 
 
 def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
@@ -151,10 +209,18 @@ def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tupl
 
 
 def _id_codes(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
-    """The "query" and "doc" columns checked as the ids of a log are, as text.
+    """The "query" and "doc" columns checked as the ids of a log are, as text (see :func:`_text_codes`).
 
     `shown` says what each is in messages ("user", "item", or "" to leave it out of them).
     """
+    query, doc = _checked_ids(columns, named, rows, shown)
+    query_parts = _text_codes(query)
+    # The catalogue, the features and the groups read one column as both: converted once.
+    return query_parts, (query_parts if doc is query or named["doc"] == named["query"] else _text_codes(doc))
+
+
+def _checked_ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
+    """The "query" and "doc" Arrow columns, checked as the ids of a log are."""
     try:
         query, doc = id_columns(columns, named, rows)
     except RankproofError as error:
@@ -163,9 +229,7 @@ def _id_codes(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
         raise error.replace(**hidden).in_words_of(vocabulary) from None
     rows.query = query if shown[0] else None
     rows.doc = doc if shown[1] else None
-    query_parts = _text_codes(query)
-    # The catalogue, the features and the groups read one column as both: converted once.
-    return query_parts, (query_parts if doc is query or named["doc"] == named["query"] else _text_codes(doc))
+    return query, doc
 
 
 def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
@@ -182,13 +246,29 @@ def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
     return text
 
 
-def _category_lists(column, name: str, rows: Rows, separator: str) -> list[list[str]]:
-    """Each row's categories: a text split on `separator`, or a list column's values (Parquet, JSON Lines)."""
+def _category_sets(column, name: str, rows: Rows, separator: str, items: np.ndarray) -> CategorySets:
+    """Each item's categories: each row's text split on `separator` (each distinct text split once:
+    a column of genres repeats a few combinations), or a list column's values (Parquet, JSON Lines)."""
     import pyarrow as pa
 
-    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
-        texts = _labels(column, name, rows, "category")
-        return [[part.strip() for part in label.split(separator) if part.strip()] for label in texts.tolist()]
+    if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+        return category_sets(items, _category_lists(column, name, rows))
+    distinct, row_text = np.unique(_labels(column, name, rows, "category"), return_inverse=True)
+    split = [[part.strip() for part in text.split(separator) if part.strip()] for text in distinct.tolist()]
+    flat = [label for parts in split for label in parts]
+    labels, label_of_part = np.unique(np.asarray(flat, dtype=str), return_inverse=True)
+    sizes = np.asarray([len(parts) for parts in split], dtype=np.int64)
+    starts = np.cumsum(sizes) - sizes
+    per_row = sizes[row_text]
+    # Row r's entries are its text's parts: label_of_part[starts[text] + 0 .. sizes[text] - 1].
+    position = np.arange(int(per_row.sum()), dtype=np.int64) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    entries = label_of_part[np.repeat(starts[row_text], per_row) + position] if flat else position
+    return coded_category_sets(items, entries.astype(np.int64), np.repeat(np.arange(len(row_text)), per_row),
+                               labels if flat else np.zeros(0, dtype="<U1"))
+
+
+def _category_lists(column, name: str, rows: Rows) -> list[list[str]]:
+    """Each row's categories of a list column, as text; a row without one is refused."""
     parts: list[list[str]] = []
     for row, value in enumerate(column.to_pylist()):
         labels = [str(label).strip() for label in value or () if label is not None and str(label).strip()]
@@ -219,11 +299,12 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
         named["count"] = count
     arguments = None if user is not None else {"query": "item", "doc": "item", "count": "count"}
     columns, rows = _columns(data, named, _TRAIN, format, source, arguments)
-    (user_text, user_codes), (item_text, item_codes) = _id_codes(columns, named, rows,
-                                                                 ("user" if user is not None else "", "item"))
-    users = user_text if user_codes is None else user_text[user_codes]
-    items = item_text if item_codes is None else item_text[item_codes]
-    counts = np.ones(len(items), dtype=np.int64)
+    user_column, item_column = _checked_ids(columns, named, rows, ("user" if user is not None else "", "item"))
+    # Each row's ids as text (and its count of 1) only when a measure reads them (the per-user
+    # ones): most read the items' counts alone.
+    users = (lambda: _text(user_column)) if user is not None else None
+    rows_read = len(item_column)
+    counts: Any = lambda: np.ones(rows_read, dtype=np.int64)   # noqa: E731
     given = None
     if count is not None:
         values = checked_scores(columns["count"], count, rows)
@@ -233,8 +314,8 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
                              value=float(values[bad[0]]), fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
         counts = given = values.astype(np.int64)
-    return Interactions(users if user is not None else None, items, counts, rows.source,
-                        item_popularity=_popularity(item_text, item_codes, given))
+    popularity, items = _item_counts(item_column, given)
+    return Interactions(users, items, counts, rows.source, item_popularity=popularity)
 
 
 def _vectors(columns: dict, names: Sequence[str], rows: Rows, items: np.ndarray):
@@ -262,11 +343,7 @@ def read_features(data, *, item: str = "item", category: "str | None" = "categor
     items, _ = _ids(found, named, rows, ("", "item"))
     categories = None
     if category is not None:
-        parts = _category_lists(found["category"], category, rows, separator)
-        sets: dict[str, set] = {}
-        for key, labels in zip(items.tolist(), parts):
-            sets.setdefault(key, set()).update(labels)
-        categories = {key: frozenset(value) for key, value in sets.items()}
+        categories = _category_sets(found["category"], category, rows, separator, items)
     vectors = _vectors(found, columns, rows, items) if columns else None
     return Features(vectors, categories, rows.source)
 

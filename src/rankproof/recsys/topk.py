@@ -7,7 +7,12 @@ the run seven times; inside :func:`shared_cuts` (which
 :func:`~rankproof.recsys.side_eval.side_values` opens around its measures)
 the cut is made once per (run, k, protocol) and handed to each measure, as are
 the same rows sorted (set measures) and their ranks (rank-weighted ones).
-Outside it, each call cuts afresh, as before.
+Outside it, each call cuts afresh, as before. The catalogue measures (coverage,
+Gini, entropy) share the items' slot counts (:func:`slot_counts`), counted once.
+
+A front door that reads a run itself and keeps it for its side-data measures
+ranks it first (:func:`rank_owned_run`): the evaluation and the cut then find
+its rows in rank order and sort nothing again.
 
 The cached arrays are shared: a measure must not write into them (they are
 returned read-only, so a write raises instead of changing another measure's
@@ -37,13 +42,18 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..data.run import Run
+from .._libs.lists import code_counts_read, first_repeat
 from ..pipeline.cuts import top_rows as cut_top_rows
-from ..protocol import Protocol
+from ..pipeline.inplace import rank_in_place, sole_owner
+from ..protocol import Duplicates, IdenticalIds, Protocol, ScorePrecision, Unjudged
 
-__all__ = ["shared_cuts", "shared_value", "top_rows", "sorted_top_rows", "ranked_rows"]
+__all__ = ["shared_cuts", "shared_value", "top_rows", "sorted_top_rows", "ranked_rows",
+           "input_order_rows",
+           "top_offsets", "slot_counts", "rank_owned_run"]
 
 # The cache of the open shared_cuts() scope: key -> (run, value); None outside any scope.
-_CACHE: contextvars.ContextVar["dict | None"] = contextvars.ContextVar("rankproof_shared_cuts", default=None)
+_CACHE: contextvars.ContextVar["dict | None"] = contextvars.ContextVar("rankproof_shared_cuts",
+                                                                       default=None)
 _LOCK = threading.Lock()
 
 
@@ -81,7 +91,8 @@ def shared_value(kind: str, owner: Any, compute: Callable[[], Any], *key: Any) -
     entry = (kind, id(owner), *key)
     with _LOCK:
         held = cache.get(entry)
-    # The owner is held beside its value, so that its id cannot be reused by another object meanwhile.
+    # The owner is held beside its value, so that its id cannot be reused by another object
+    # meanwhile.
     if held is not None and held[0] is owner:
         return held[1]
     value = _frozen(compute())
@@ -112,10 +123,37 @@ def _lists(run: Run, k: int, protocol: Protocol) -> np.ndarray:
                    lambda: np.repeat(np.arange(run.num_queries, dtype=np.int64), _kept(run, k)))
 
 
+def top_offsets(run: Run, k: int) -> np.ndarray:
+    """Where each list's rows start and end among the top-k rows (lists + 1,): the lists one after
+    the other, min(k, length) rows each."""
+    return shared_value("top offsets", run,
+                        lambda: np.r_[0, np.cumsum(_kept(run, k))].astype(np.int64), int(k))
+
+
+def _in_input_order(rows: np.ndarray) -> np.ndarray:
+    """The rows sorted; kept as they are when increasing already (a run in rank order)."""
+    return rows if bool((rows[1:] > rows[:-1]).all()) else np.sort(rows)
+
+
+def input_order_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
+    """The top-k rows sorted, so in input order within each list (the lists delimited by
+    :func:`top_offsets`)."""
+    return _shared("input order", run, k, protocol,
+                   lambda: _in_input_order(top_rows(run, k, protocol)))
+
+
 def sorted_top_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray]:
     """(the top-k rows sorted, so in input order within each list, and the list of each row)."""
     return _shared("sorted", run, k, protocol,
-                   lambda: (np.sort(top_rows(run, k, protocol)), _lists(run, k, protocol)))
+                   lambda: (input_order_rows(run, k, protocol), _lists(run, k, protocol)))
+
+
+def slot_counts(run: Run, k: int, protocol: Protocol) -> np.ndarray:
+    """The top-k slots each item of the run takes, per item code (``run.docs``'s order): counted
+    once per cut and shared by the catalogue measures."""
+    return _shared("slot counts", run, k, protocol,
+                   lambda: code_counts_read(top_rows(run, k, protocol), run.doc_codes,
+                                            len(run.docs)))
 
 
 def ranked_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -127,3 +165,31 @@ def ranked_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.nd
         rank = np.arange(1, len(rows) + 1, dtype=np.int64) - np.repeat(starts, kept)
         return rows, _lists(run, k, protocol), rank
     return _shared("ranked", run, k, protocol, compute)
+
+
+def rank_owned_run(run: Run, protocol: Protocol) -> bool:
+    """Reorder a run's rows into the protocol's rank order within each list, in its own buffers;
+    whether it did.
+
+    For a front door that read the run itself and keeps it for its side-data measures after
+    the evaluation: ranked once here, the evaluation and the cut find the rows in order and
+    neither sorts them again (a million lists: a sort and three copies of every row fewer).
+    Only rows move, each within its list, so every measure reads the same lists. Nothing moves
+    (False) when someone else may hold the run's arrays (:func:`~rankproof.pipeline.inplace.sole_owner`),
+    when the row order decides something (a doc listed twice for one list, which
+    ``duplicates`` resolves by input order; ``unjudged=error``, which names the first
+    unjudged row), or when scores are held below float64.
+    """
+    if (not run.has_scores or len(run) < 2 or protocol.score_precision is not ScorePrecision.FLOAT64
+            or protocol.unjudged is Unjudged.ERROR or protocol.identical_ids is IdenticalIds.DROP
+            or run.scores.dtype != np.float64):
+        return False
+    doc, score = sole_owner(run.doc_codes), sole_owner(run.scores)
+    line = run.lines if run.lines.strides[0] == 0 else sole_owner(run.lines)
+    if doc is None or score is None or line is None or doc is score:
+        return False
+    if (protocol.duplicates is not Duplicates.COUNT
+        and first_repeat(run.offsets, doc, len(run.docs)) >= 0):
+        return False
+    rank_in_place(run.offsets, score, doc, [line] if line.strides[0] else [], protocol)
+    return True

@@ -27,6 +27,7 @@ __all__ = [
     "first",
     "first_null",
     "owned",
+    "intern_column",
     "intern_columns_together",
     "release_arrow_memory",
 ]
@@ -123,35 +124,45 @@ def release_arrow_memory() -> None:
     pa.default_memory_pool().release_unused()
 
 
-def owned(values, dtype) -> np.ndarray:
+def owned(values, dtype, placement=None) -> np.ndarray:
     """Return a writable, contiguous numpy array of the given dtype.
 
     An Arrow chunked array is copied once, chunk by chunk, into the array:
     its ``to_numpy()`` would first join the chunks into a read-only copy,
     which would then be copied again (a 20M-row column: 160 MB twice).
+    With a :class:`~rankproof.io.grouping.Placement`, each value is written
+    at its grouped place instead of its row.
     """
     import pyarrow as pa
 
     if isinstance(values, pa.ChunkedArray):
-        array = np.empty(len(values), dtype=dtype)
-        at = 0
-        for chunk in values.chunks:
-            array[at:at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
-            at += len(chunk)
-        return array
-    array = np.asarray(values, dtype=dtype)
-    if not (array.flags.writeable and array.flags.c_contiguous):
-        array = np.array(array, dtype=dtype, order="C")
+        chunks = (chunk.to_numpy(zero_copy_only=False) for chunk in values.chunks)
+    else:
+        array = np.asarray(values, dtype=dtype)
+        if placement is None:
+            if not (array.flags.writeable and array.flags.c_contiguous):
+                array = np.array(array, dtype=dtype, order="C")
+            return array
+        chunks = iter([array])
+    if placement is not None:
+        return placement.place(chunks, dtype)
+    array = np.empty(len(values), dtype=dtype)
+    at = 0
+    for chunk in chunks:
+        array[at:at + len(chunk)] = chunk
+        at += len(chunk)
     return array
 
 
-def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
+def _intern_column(column, placement=None) -> tuple[np.ndarray, np.ndarray]:
     """Intern a pyarrow large-string (or integer) column into ``(codes, sorted vocabulary)``.
 
     The ids go through the compiled hash table of the TREC reader (strings
     straight from Arrow's buffers, integers by their bytes), and only the
     distinct ids are sorted. Integer ids become their decimal text once per
     distinct id, so that 7 and "7" are one id and the order is strcmp's.
+    With a :class:`~rankproof.io.grouping.Placement`, each row's code is
+    written at its grouped place, one chunk at a time.
     """
     import os
 
@@ -162,22 +173,27 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
 
     if not isinstance(column, pa.ChunkedArray):
         column = pa.chunked_array([column])
+    if placement is not None:
+        column = placement.pieces(column)
     dense = _dense_range(column)
     if dense is not None:
-        return _intern_dense(column, *dense)
+        return _intern_dense(column, *dense, placement)
     codes = np.empty(len(column), dtype=np.int64)
     ids = _trec_scan.Interner(int.from_bytes(os.urandom(8), "little"))
     integer = pa.types.is_integer(column.type)
     at = 0
     for chunk in column.chunks:
         rows = len(chunk)
+        out, place = _chunk_codes(codes, placement, at, rows)
         if integer:
-            _trec_scan.intern_values(chunk.to_numpy(), ids, codes[at : at + rows])
+            _trec_scan.intern_values(chunk.to_numpy(), ids, out)
         else:
             _, offsets, data = chunk.buffers()
             starts = np.frombuffer(offsets, dtype=np.int64)[chunk.offset : chunk.offset + rows + 1]
             data = None if data is None else np.frombuffer(data, dtype=np.uint8)
-            _trec_scan.intern_spans(data, starts, ids, codes[at : at + rows])
+            _trec_scan.intern_spans(data, starts, ids, out)
+        if place is not None:
+            codes[place] = out
         at += rows
     if integer:
         # The distinct integers as decimal text (NUL-padded to one width),
@@ -190,7 +206,7 @@ def _intern_column(column) -> tuple[np.ndarray, np.ndarray]:
     else:
         spans = ids.vocabulary()
         if b"\0" in spans[0]:   # the distinct ids only: one memchr over them
-            _refuse_nul(spans, codes)
+            _refuse_nul(spans, codes, placement)
     order, vocabulary = _vocabulary.sorted_vocabulary(*spans)
     _vocabulary.remap(codes, order)
     if vocabulary.size == 0:
@@ -218,7 +234,16 @@ def _dense_range(column) -> "tuple[int, int] | None":
     return (lowest, width) if width <= max(DENSE_SPREAD * len(column), DENSE_FLOOR) else None
 
 
-def _intern_dense(column, lowest: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _chunk_codes(codes: np.ndarray, placement, at: int, rows: int):
+    """(where a chunk's codes are written, where they then go): the chunk's own rows of
+    `codes`, or a buffer whose values go to their grouped places."""
+    place = None if placement is None else placement.index(at, at + rows)
+    if place is None or isinstance(place, slice):
+        return codes[at:at + rows] if place is None else codes[place], None
+    return np.empty(rows, dtype=np.int64), place
+
+
+def _intern_dense(column, lowest: int, width: int, placement=None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_intern_column` of integers in ``[lowest, lowest + width)``: the same codes and
     vocabulary (the distinct values as decimal text, sorted by code point), from a table
     over the range: which values occur (one pass), their text sorted once, each row's code
@@ -240,23 +265,39 @@ def _intern_dense(column, lowest: int, width: int) -> tuple[np.ndarray, np.ndarr
     codes = np.empty(len(column), dtype=np.int64)
     at = 0
     for values in chunks:
-        _vocabulary.dense_codes(values, lowest, rank, codes[at:at + len(values)])
+        out, place = _chunk_codes(codes, placement, at, len(values))
+        _vocabulary.dense_codes(values, lowest, rank, out)
+        if place is not None:
+            codes[place] = out
         at += len(values)
     return codes, vocabulary
 
 
-def _refuse_nul(spans, codes: np.ndarray) -> None:
+def _refuse_nul(spans, codes: np.ndarray, placement=None) -> None:
     """An id holding a NUL character: numpy's str arrays, which hold the vocabularies, drop
     trailing NULs, so ``d1\\0`` would silently be counted as ``d1``. Refused, naming the row."""
     arena, starts, lengths = spans
     for code, (start, length) in enumerate(zip(np.asarray(starts).tolist(), np.asarray(lengths).tolist())):
         text = arena[start:start + length]
         if b"\0" in text:
-            row = int(np.flatnonzero(codes == code)[0]) + 1
+            where = np.flatnonzero(codes == code)
+            row = int((where if placement is None else placement.table_rows(where)).min()) + 1
             shown = text.decode("utf-8", "replace")
             raise ParseError(row=row, what=f"id {literal(repr(shown)[:60])} holds a NUL character, which no id may "
                                            "hold (it would be read as the id without it)",
                              value=shown, fix="remove the NUL characters from the ids")
+
+
+def intern_column(column, placement=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, sorted vocabulary)`` of an id column (large strings or integers), each
+    row's code at its place under `placement` (:mod:`rankproof.io.grouping`), else at its row.
+
+    >>> import pyarrow as pa
+    >>> codes, vocabulary = intern_column(pa.chunked_array([[7, 10, 7]]))
+    >>> codes.tolist(), vocabulary.tolist()
+    ([1, 0, 1], ['10', '7'])
+    """
+    return _intern_column(column, placement)
 
 
 def intern_columns_together(first_column, second_column):

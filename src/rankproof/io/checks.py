@@ -262,16 +262,18 @@ def checked_grades(column, name, rows: Rows, real: bool = False) -> np.ndarray:
 # -- scores ---------------------------------------------------------------------
 
 
-def _finite(values: np.ndarray, rows: Rows, shown) -> np.ndarray:
+def _finite(values: np.ndarray, rows: Rows, shown, placement=None) -> np.ndarray:
     finite = np.isfinite(values)
     if not finite.all():
-        row = int(np.argmin(finite))
+        bad = np.flatnonzero(~finite)
+        row = int(bad[0]) if placement is None else int(placement.table_rows(bad).min())
         raise _refused(rows, row, score_problem(shown(row)))
     return values
 
 
-def checked_scores(column, name, rows: Rows) -> np.ndarray:
-    """Check a score column of any type and return finite float64 scores."""
+def checked_scores(column, name, rows: Rows, placement=None) -> np.ndarray:
+    """Check a score column of any type and return finite float64 scores (in their grouped
+    places, with a :class:`~rankproof.io.grouping.Placement`; messages name the table row)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -283,8 +285,8 @@ def checked_scores(column, name, rows: Rows) -> np.ndarray:
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         # safe=False: a large integer score may round, which a score can afford.
-        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64)
-        return _finite(values, rows, lambda row: repr(float(values[row])))
+        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64, placement)
+        return _finite(values, rows, lambda row: repr(float(column[row].as_py())), placement)
     if is_text(kind):
         text = pc.cast(column, pa.large_string())
         trimmed = pc.utf8_trim_whitespace(text)
@@ -295,8 +297,8 @@ def checked_scores(column, name, rows: Rows) -> np.ndarray:
             problem = (Problem("no score (the value is empty)", "give every document a finite score", value)
                        if not value.strip() else score_problem(shorten(value)))
             raise _refused(rows, row, problem)
-        values = owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64)
-        return _finite(values, rows, lambda row: shorten(text[row].as_py().strip()))
+        values = owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64, placement)
+        return _finite(values, rows, lambda row: shorten(text[row].as_py().strip()), placement)
     if pa.types.is_boolean(kind):
         raise ParseError(source=rows.source, what=f"{describe('score', name)} holds booleans",
                          fix="scores must be numbers such as 11.17, so convert it to floats")

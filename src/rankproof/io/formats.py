@@ -331,7 +331,8 @@ def read_qrels_columns(
 
 
 def read_run_columns(
-    path, format: str | None = None, *, query="query", doc="doc", score="score", header: bool = True
+    path, format: str | None = None, *, query="query", doc="doc", score="score", header: bool = True,
+    grouped: bool = False,
 ) -> RunColumns:
     """Read a run file in any supported format into interned columns.
 
@@ -355,6 +356,9 @@ def read_run_columns(
         False: a CSV or TSV file has no header line, and its columns are
         taken by 1-based position, query 1, doc 2, score 3 unless named by
         position; see :func:`positional`.
+    grouped : bool, optional
+        True: the rows of a table format (not TREC) come grouped by query
+        code, with ``offsets`` (:class:`~rankproof.io.trec.RunColumns`).
 
     Returns
     -------
@@ -384,7 +388,7 @@ def read_run_columns(
     holder = list(read_table(path, fmt, named, RUN, header))
     source, lines = holder.pop(), holder.pop()  # the table alone stays in `holder`, which consume_run_table empties
     columns = consume_run_table(
-        holder, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines
-    )
+        holder, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines,
+        grouped=grouped)
     release_arrow_memory()
     return columns

@@ -196,13 +196,9 @@ def _intern_column(column, placement=None) -> tuple[np.ndarray, np.ndarray]:
             codes[place] = out
         at += rows
     if integer:
-        # The distinct integers as decimal text (NUL-padded to one width),
-        # sorted by the same compiled sort as strings.
+        # The distinct integers as decimal text, sorted by the same compiled sort as strings.
         arena, _, _ = ids.vocabulary()
-        text = np.frombuffer(arena, dtype=column.type.to_pandas_dtype()).astype("S")
-        width = text.dtype.itemsize
-        starts = np.arange(text.size, dtype=np.int64) * width
-        spans = (text.tobytes(), starts, np.char.str_len(text).astype(np.int64))
+        spans = _decimal_spans(np.frombuffer(arena, dtype=column.type.to_pandas_dtype()))
     else:
         spans = ids.vocabulary()
         if b"\0" in spans[0]:   # the distinct ids only: one memchr over them
@@ -234,6 +230,18 @@ def _dense_range(column) -> "tuple[int, int] | None":
     return (lowest, width) if width <= max(DENSE_SPREAD * len(column), DENSE_FLOOR) else None
 
 
+def _decimal_spans(values: np.ndarray) -> tuple[bytes, np.ndarray, np.ndarray]:
+    """Integers as decimal text, spans of one bytes object (what ``sorted_vocabulary``
+    takes): Arrow's cast writes them about 6x faster than numpy's ``astype("S")``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.cast(pa.array(values), pa.large_string())
+    _, offsets, data = text.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int64)[text.offset:text.offset + len(text) + 1]
+    return (b"" if data is None else data.to_pybytes()), bounds[:-1], np.diff(bounds)
+
+
 def _chunk_codes(codes: np.ndarray, placement, at: int, rows: int):
     """(where a chunk's codes are written, where they then go): the chunk's own rows of
     `codes`, or a buffer whose values go to their grouped places."""
@@ -256,10 +264,7 @@ def _intern_dense(column, lowest: int, width: int, placement=None) -> tuple[np.n
         _vocabulary.mark_present(values, lowest, present)
     slots = np.flatnonzero(present)
     del present
-    text = (slots + lowest).astype(chunks[0].dtype).astype("S")
-    size = text.dtype.itemsize
-    order, vocabulary = _vocabulary.sorted_vocabulary(
-        text.tobytes(), np.arange(text.size, dtype=np.int64) * size, np.char.str_len(text).astype(np.int64))
+    order, vocabulary = _vocabulary.sorted_vocabulary(*_decimal_spans(slots + lowest))
     rank = np.zeros(width, dtype=np.int32)
     rank[slots[order]] = np.arange(len(slots), dtype=np.int32)
     codes = np.empty(len(column), dtype=np.int64)

@@ -33,7 +33,7 @@ from .values import (
     shorten,
 )
 
-__all__ = ["Rows", "id_columns", "checked_grades", "checked_scores"]
+__all__ = ["Rows", "id_columns", "plain_id_column", "checked_grades", "checked_scores"]
 
 # The TREC reader's number syntax, anchored for pyarrow's RE2 matcher, so that
 # "0x10", "1_000" or "2,5" are refused here exactly as in a TREC file.
@@ -153,6 +153,28 @@ def id_columns(columns: dict, named: Mapping[str, object], rows: Rows):
         raise ParseError(what=MAX_ID_LENGTH.beyond(f"the {arg} id of {size} bytes"), fix=MAX_ID_LENGTH.fix,
                          **rows.fields(row))
     return text["query"], text["doc"]
+
+
+def plain_id_column(column):
+    """One id column as :func:`id_columns` returns it (large strings or integers) when it
+    passes every check there, else None: for a reader that reads its columns one at a time
+    and, should one be bad, reads them together to name the first bad row as ever."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = plain(column)
+    if column.null_count:
+        return None
+    if pa.types.is_integer(column.type):
+        return column
+    if not is_text(column.type):
+        return None
+    text = pc.cast(column, pa.large_string())
+    if len(text):
+        bounds = pc.min_max(pc.binary_length(text))
+        if bounds["min"].as_py() == 0 or bounds["max"].as_py() > MAX_ID_LENGTH.value():
+            return None
+    return text
 
 
 # -- grades ---------------------------------------------------------------------

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import InputError, ParseError
 from ..kernels.segments import ranks_within
 from .arrow import intern_column, intern_columns_together, release_arrow_memory, select_columns
-from .checks import Rows, checked_grades, checked_scores, id_columns
+from .checks import Rows, checked_grades, checked_scores, id_columns, plain_id_column
 from .grouping import grouped_placement, query_blocks
 from .lines import no_lines
 from .trec import QrelsColumns, RunColumns
@@ -37,6 +37,7 @@ __all__ = [
     "consume_run_table",
     "run_columns_from_table",
     "grouped_run_columns",
+    "read_grouped_run",
 ]
 
 
@@ -256,23 +257,58 @@ def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text, score) 
     no row-long query code exists: the result holds ``offsets`` and an empty ``query_codes``.
     The same errors as :func:`consume_run_table`'s, each naming its table row.
     """
+    checked = {"query": query_text, "doc": doc_text}
+    if score is not None:
+        checked["score"] = columns.pop("score")
+    columns.clear()
+    del query_text, doc_text   # each goes once used (messages still name ids through `rows`)
+    return _grouped(checked.pop, rows, score)
+
+
+def read_grouped_run(read, named: dict, source: str) -> "RunColumns | None":
+    """:func:`grouped_run_columns` of a table read one column at a time, ``read(name)``
+    giving each (an Arrow chunked array), so that one Arrow column is held at a time (a
+    Parquet file). None when a column is bad: the caller then reads the whole table, whose
+    checks name the first bad row and its ids as they always have.
+    """
+    rows = Rows(source, None)
+
+    def column(arg: str):
+        got = read(named[arg])
+        if arg != "score":
+            got = plain_id_column(got)
+            if got is None:
+                raise ParseError(source=source, what="a bad id", fix="read the table whole to name it")
+        return got
+
+    try:
+        return _grouped(column, rows, named.get("score"))
+    except ParseError:
+        return None
+
+
+def _grouped(column, rows: Rows, score) -> RunColumns:
+    """The work of :func:`grouped_run_columns`: `column(arg)` gives the checked query
+    column, the scores and the checked doc column, in that order, each once."""
     source = rows.source
+    query_text = column("query")
     size = len(query_text)
     try:
         starts, block_ids = query_blocks(query_text)
+        del query_text
         block_codes, query_vocab = intern_column(block_ids)
     except ParseError as error:
         raise error.replace(source=source) from None
     del block_ids
     offsets, placement = grouped_placement(block_codes, starts, size, query_vocab.size)
     del block_codes, starts
-    values = checked_scores(columns.pop("score"), score, rows, placement) if score is not None else None
+    values = checked_scores(column("score"), score, rows, placement) if score is not None else None
     release_arrow_memory()
-    columns.clear()
     try:
-        doc_codes, doc_vocab = intern_column(doc_text, placement)
+        doc_codes, doc_vocab = intern_column(column("doc"), placement)
     except ParseError as error:
         raise error.replace(source=source) from None
+    release_arrow_memory()
     if values is None:
         # Negate the integers, not the floats, so the first score is 0.0, not -0.0.
         values = (-ranks_within(np.diff(offsets))).astype(np.float64)

@@ -102,3 +102,32 @@ def test_a_nul_in_a_doc_names_its_table_row() -> None:
     docs[40] = "d\0x"
     with pytest.raises(ParseError, match=r"row 41\b"):
         Run.from_table(pa.table({**data, "doc": docs}))
+
+
+def test_a_parquet_run_read_column_by_column_is_the_table_read_whole(tmp_path) -> None:
+    import pyarrow.parquet as pq
+
+    data = CASES["user-in-several-blocks"]
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table(data), path, row_group_size=5)
+    run = Run.read(path)
+    assert _held(run) == _expected(data["query"], data["doc"], data["score"])
+    assert run.name == "run.parquet" and run.source == str(path)
+
+
+# Users 5, 12, 5, 3, 5, 12 in blocks of 2 rows: row 8 (index 7) is user 3's, row 4 user 12's.
+@pytest.mark.parametrize("column, row, value, message", [
+    ("score", 7, float("nan"), r"run.parquet row 8: query 3, doc {doc}: NaN score"),
+    ("doc", 3, None, r"run.parquet row 4: query 12: no doc id"),
+    ("query", 9, None, r"run.parquet row 10: doc {doc}: no query id"),
+])
+def test_a_bad_parquet_value_is_named_as_the_whole_table_names_it(tmp_path, column, row, value,
+                                                                   message) -> None:
+    import pyarrow.parquet as pq
+
+    data = {key: list(values) for key, values in CASES["user-in-several-blocks"].items()}
+    data[column][row] = value
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table(data), path, row_group_size=5)
+    with pytest.raises(ParseError, match=message.format(doc=data["doc"][row])):
+        Run.read(path)

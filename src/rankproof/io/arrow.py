@@ -27,6 +27,8 @@ __all__ = [
     "first",
     "first_null",
     "owned",
+    "numpy_of",
+    "arrow_of",
     "intern_column",
     "intern_columns_together",
     "release_arrow_memory",
@@ -124,6 +126,35 @@ def release_arrow_memory() -> None:
     pa.default_memory_pool().release_unused()
 
 
+def numpy_of(chunk) -> np.ndarray:
+    """An Arrow array as numpy: a view of its buffer for numbers without nulls.
+
+    ``Array.to_numpy()`` and ``pa.array()`` make pyarrow import pandas when it
+    is installed (about 0.3 s of CPU and 40 MB for a command that never uses
+    it), so numbers are read from their buffer; any other array (nulls,
+    booleans, text) goes through ``to_numpy``.
+    """
+    import pyarrow as pa
+
+    kind = chunk.type
+    if chunk.null_count == 0 and (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        buffer = chunk.buffers()[1]
+        dtype = np.dtype(kind.to_pandas_dtype())
+        if buffer is None:   # no rows
+            return np.zeros(0, dtype=dtype)
+        return np.frombuffer(buffer, dtype=dtype)[chunk.offset:chunk.offset + len(chunk)]
+    return chunk.to_numpy(zero_copy_only=False)
+
+
+def arrow_of(values: np.ndarray):
+    """A numpy array of numbers as an Arrow array over the same memory, without
+    ``pa.array`` (which imports pandas: see :func:`numpy_of`)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
 def owned(values, dtype, placement=None) -> np.ndarray:
     """Return a writable, contiguous numpy array of the given dtype.
 
@@ -135,8 +166,10 @@ def owned(values, dtype, placement=None) -> np.ndarray:
     """
     import pyarrow as pa
 
+    if isinstance(values, pa.Array):
+        values = pa.chunked_array([values])
     if isinstance(values, pa.ChunkedArray):
-        chunks = (chunk.to_numpy(zero_copy_only=False) for chunk in values.chunks)
+        chunks = (numpy_of(chunk) for chunk in values.chunks)
     else:
         array = np.asarray(values, dtype=dtype)
         if placement is None:
@@ -186,7 +219,7 @@ def _intern_column(column, placement=None) -> tuple[np.ndarray, np.ndarray]:
         rows = len(chunk)
         out, place = _chunk_codes(codes, placement, at, rows)
         if integer:
-            _trec_scan.intern_values(chunk.to_numpy(), ids, out)
+            _trec_scan.intern_values(numpy_of(chunk), ids, out)
         else:
             _, offsets, data = chunk.buffers()
             starts = np.frombuffer(offsets, dtype=np.int64)[chunk.offset : chunk.offset + rows + 1]
@@ -236,7 +269,7 @@ def _decimal_spans(values: np.ndarray) -> tuple[bytes, np.ndarray, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    text = pc.cast(pa.array(values), pa.large_string())
+    text = pc.cast(arrow_of(values), pa.large_string())
     _, offsets, data = text.buffers()
     bounds = np.frombuffer(offsets, dtype=np.int64)[text.offset:text.offset + len(text) + 1]
     return (b"" if data is None else data.to_pybytes()), bounds[:-1], np.diff(bounds)
@@ -258,7 +291,7 @@ def _intern_dense(column, lowest: int, width: int, placement=None) -> tuple[np.n
     read from the ranks (a second pass)."""
     from .._libs import vocabulary as _vocabulary
 
-    chunks = [np.ascontiguousarray(chunk.to_numpy()) for chunk in column.chunks]
+    chunks = [np.ascontiguousarray(numpy_of(chunk)) for chunk in column.chunks]
     present = np.zeros(width, dtype=np.uint8)
     for values in chunks:
         _vocabulary.mark_present(values, lowest, present)

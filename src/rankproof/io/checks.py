@@ -225,7 +225,7 @@ def _real_grades(column, name, rows: Rows) -> np.ndarray:
 
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
-        values = owned(pc.cast(column, pa.float64(), safe=False).to_numpy(), np.float64)
+        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64)
         bad = ~np.isfinite(values)
         if bad.any():
             row = int(np.argmax(bad))

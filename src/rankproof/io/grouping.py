@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arrow import arrow_of, numpy_of
+
 __all__ = ["Placement", "query_blocks", "grouped_placement", "STEP"]
 
 STEP = 1 << 20  # rows placed at a time: the index of their places is this long
@@ -99,7 +101,7 @@ def query_blocks(column):
         if size == 0:
             continue
         if pa.types.is_integer(chunk.type):
-            values = chunk.to_numpy()
+            values = numpy_of(chunk)
             change = values[1:] != values[:-1]
         else:
             change = pc.not_equal(chunk.slice(1), chunk.slice(0, size - 1)).to_numpy(zero_copy_only=False)
@@ -109,7 +111,7 @@ def query_blocks(column):
         previous = chunk[size - 1].as_py()
         at += size
     found = np.concatenate(starts).astype(np.int64) if starts else np.zeros(0, dtype=np.int64)
-    return found, column.take(pa.array(found))
+    return found, column.take(arrow_of(found))
 
 
 def grouped_placement(block_codes: np.ndarray, starts: np.ndarray, rows: int,

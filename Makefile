@@ -52,7 +52,7 @@ bytecode:
 
 # A missing test oracle (../shared, a trec_eval binary, java for Spark) skips its tests on a
 # contributor's machine; with RANKPROOF_REQUIRE_ORACLES=1 (.ci/run sets it) it fails them, and
-# make stops here with one line naming it. tests/oracles.py does the same inside pytest.
+# make stops here with one line naming it. tests/support/oracles.py does the same inside pytest.
 REQUIRE_ORACLES = $(filter-out 0,$(RANKPROOF_REQUIRE_ORACLES))
 # $(call no-oracle,what is missing,what happens without it)
 no-oracle = $(if $(REQUIRE_ORACLES),echo "missing oracle: $(1) (RANKPROOF_REQUIRE_ORACLES is set)" >&2; exit 1,echo "no $(1): $(2)")

@@ -181,7 +181,7 @@ WORKER_COUNTS: dict[str, dict[str, int]] = {}
 
 
 def _parity_counts() -> dict:
-    cases = sys.modules.get("parity.cases")
+    cases = sys.modules.get("differential_cases")
     return {framework: dict(counted) for framework, counted in (getattr(cases, "COUNTS", None) or {}).items()}
 
 
@@ -203,7 +203,7 @@ def pytest_testnodedown(node, error) -> None:
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """The differential parity suite's case counts (tests/parity/cases.py), after a run that held it:
+    """The differential parity suite's case counts (tests/support/differential_cases.py), after a run that held it:
     this process's, or under xdist the sum of the workers' (:func:`pytest_testnodedown`).
 
     Here rather than in tests/parity/conftest.py: a second module named conftest would shadow this

@@ -46,7 +46,7 @@ def run_tiny(tmp_path, switch: str | None) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if key != SWITCH}
     if switch is not None:
         env[SWITCH] = switch
-    env["PYTHONPATH"] = str(ROOT / "tests")
+    env["PYTHONPATH"] = str(ROOT / "tests" / "support")
     env["COLUMNS"] = "400"  # summary lines in full
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rsf", "test_tiny.py"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)

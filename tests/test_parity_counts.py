@@ -20,7 +20,7 @@ def test_a_worker_puts_its_counts_in_workeroutput(monkeypatch):
     import sys
     from collections import Counter
 
-    monkeypatch.setitem(sys.modules, "parity.cases", types.SimpleNamespace(COUNTS={"haystack": Counter(compared=5)}))
+    monkeypatch.setitem(sys.modules, "differential_cases", types.SimpleNamespace(COUNTS={"haystack": Counter(compared=5)}))
     session = types.SimpleNamespace(config=types.SimpleNamespace(workeroutput={}))
     conftest.pytest_sessionfinish(session)
     assert session.config.workeroutput["parity_counts"] == {"haystack": {"compared": 5}}

@@ -4,7 +4,7 @@ every measure and public name on a page, and search working from the files.
 The site is built once (``mkdocs build`` into a temporary folder, as ``make
 docs`` does into build/site); the link checker and the page-entry checks read
 the built HTML, the browser tests open it in headless Chromium with the
-network cut off (tests/browser.py).
+network cut off (tests/support/browser.py).
 """
 
 from __future__ import annotations

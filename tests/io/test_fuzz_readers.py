@@ -8,7 +8,7 @@ exit 0, or exit 2 and one line on stderr: never an internal error (exit 1),
 never a traceback, and it must change no file but its output.
 
 The CLI runs in this process (``rankproof.cli.main``) to keep the suite
-fast; tests/io/test_hostile.py runs the crafted hostile cases in subprocesses
+fast; tests/io/test_hostile_files.py runs the crafted hostile cases in subprocesses
 under a 2 GiB address-space limit.
 """
 

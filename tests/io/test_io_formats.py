@@ -507,7 +507,7 @@ def test_missing_column_lists_the_columns_and_the_argument(tmp_path, fmt):
     assert message.startswith(f"{at}: "), message
     assert f"no {noun} 'query' (named by query=)" in message
     assert f"no {noun} 'grade' (named by grade=)" in message
-    assert f"'qid', 'doc', 'rel'" in message
+    assert "'qid', 'doc', 'rel'" in message
     assert "query=, grade=" in message
 
 

@@ -1,6 +1,6 @@
 """Every measure's vectorised kernel agrees with the one-query reference.
 
-The reference (tests/reference.py) is plain Python written from the
+The reference (tests/support/reference.py) is plain Python written from the
 specification alone; under ties=expected it enumerates every order of every
 tied group, so these tests check the closed forms against brute force.
 Cases hold several queries at once so segment boundaries are exercised.

@@ -1,7 +1,7 @@
 """Nugget scores (issue 27) against nuggetizer's formulas, on the examples of its repository.
 
 The hand-worked table (nuggetizer cannot be installed here: it requires Python >= 3.12) is in
-tests/nugget_table.py, shared with the tests of nugget Results, compare and the report.
+tests/support/nugget_table.py, shared with the tests of nugget Results, compare and the report.
 """
 
 from __future__ import annotations

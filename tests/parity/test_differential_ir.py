@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from parity.cases import KS, count, draw, same
+from differential_cases import KS, count, draw, same
 from rankproof import Qrels, Run, evaluate
 
 

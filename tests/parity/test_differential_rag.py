@@ -17,7 +17,7 @@ import warnings
 
 import pytest
 
-from parity.cases import KS, count, draw, same
+from differential_cases import KS, count, draw, same
 from rankproof import Qrels, Run, evaluate
 from rankproof.errors import RankproofError
 

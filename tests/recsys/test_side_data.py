@@ -2,7 +2,7 @@
 ``rankproof evaluate`` with --items/--train/--features/--groups.
 
 Expected values are worked by hand on a two-user log (see ``SMALL``), or are
-properties of the MovieLens-shaped log (tests/recsys/movielens.py).
+properties of the MovieLens-shaped log (tests/support/movielens.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@ exposure by item category and values per user group, on the MovieLens-shaped log
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,7 @@ from rankproof.cli.app import main
 
 from browser import CHROMIUM, DevTools, needs_chromium
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "recsys"))
-from movielens import write_log  # noqa: E402
+from movielens import write_log
 
 COLUMNS = ["--columns", "query=user,doc=item"]
 

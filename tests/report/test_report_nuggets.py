@@ -1,6 +1,6 @@
 """The report of nugget scores (issue 27): ``rankproof report --nuggets A B`` draws the four scores of two
 nuggetizer assignment files as it draws ranking measures. Means are the hand-worked table
-(tests/nugget_table.py); differences, intervals and p-values those of ``rankproof nuggets --compare``
+(tests/support/nugget_table.py); differences, intervals and p-values those of ``rankproof nuggets --compare``
 (the same compare, the same resamples); rendered in Chromium."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Nugget scores as Results (issue 27): rankproof.evaluate_nuggets, and compare and saved results taking them.
 
-Expected values are the hand-worked table of nuggetizer's formulas (tests/nugget_table.py); a
+Expected values are the hand-worked table of nuggetizer's formulas (tests/support/nugget_table.py); a
 comparison of two nugget files is held equal to the comparison of the same per-query values given
 another way (a results document written here from that table, read by load_results).
 """

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,7 @@ from rankproof.recsys.side import SideData
 from rankproof.recsys.side_eval import side_values as local_values
 from rankproof.recsys.side_io import read_features, read_groups, read_train
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "recsys"))
-from movielens import movielens_like  # noqa: E402
+from movielens import movielens_like
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 VARIANTS = ["coverage@1", "gini(universe=recommended)@5", "gini(preset=elliot)@10", "entropy(base=e)@3",

@@ -4,7 +4,6 @@ on the MovieLens-shaped log, on a local[2] session (shared with test_spark.py wh
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,7 @@ from rankproof.recsys.side_eval import side_values as local_values
 from rankproof.recsys.side_io import read_features, read_groups, read_train
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "recsys"))
-from movielens import movielens_like  # noqa: E402
+from movielens import movielens_like
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 MEASURES = ["novelty(unseen=laplace)@10", "long_tail_share@5", "ild@10", "ild(distance=jaccard)@3", "arp@10",

@@ -97,7 +97,7 @@ def write_log(folder: Path, **options) -> dict[str, Path]:
     return paths
 
 
-if __name__ == "__main__":  # python tests/recsys/movielens.py FOLDER: the files of the docs' example
+if __name__ == "__main__":  # python tests/support/movielens.py FOLDER: the files of the docs' example
     import sys
 
     for name, path in write_log(Path(sys.argv[1] if len(sys.argv) > 1 else "movielens-like")).items():

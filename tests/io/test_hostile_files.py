@@ -20,7 +20,6 @@ import functools
 import gzip
 import os
 import resource
-import shutil
 import signal
 import stat
 import subprocess

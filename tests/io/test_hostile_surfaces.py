@@ -1,4 +1,4 @@
-"""Hostile round 5 (issue 36): the surfaces added in wave 5, each case one command or call.
+"""Hostile input on the newer surfaces, each case one command or call.
 
 1. The query universe: an empty retrieved list, an empty ground truth and both, under every RAG
    preset, through ``rankproof rag``, ``evaluate_rag`` and ``rankproof evaluate`` on TREC files.
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_cases import Case, run_case
 
 R1 = {"query_id": "q1", "retrieved": ["d1", "c1"], "relevant": ["d1"]}
 EMPTY = {"A": {"query_id": "q2", "retrieved": [], "relevant": ["d2"]},    # nothing retrieved
@@ -150,14 +150,6 @@ FILES = {
     "page.per-query.csv.gz": "q1 Q0 d1 1 3 p\nq2 Q0 d3 1 1 p\nq3 Q0 d4 1 1 p\n",
 }
 
-
-@dataclass
-class Case:
-    name: str
-    argv: list[str]
-    exit: int
-    words: tuple[str, ...] = ()
-    out: tuple[str, ...] = ()
 
 
 def _cwl(measure: str, *extra: str) -> list[str]:
@@ -329,7 +321,7 @@ CLI = [
 ]
 
 
-def _make(folder: Path) -> dict:
+def _make(folder: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -339,28 +331,12 @@ def _make(folder: Path) -> dict:
                              "grade": [1, 0, 2, 1]}), folder / "q.parquet")
     pq.write_table(pa.table({"query": ["q1", "q1", "q2", "q3"], "doc": ["d1", "d2", "d3", "d4"],
                              "score": [3.0, 2.0, 1.0, 1.0]}), folder / "a.parquet")
-    return {path.name: path.read_bytes() for path in folder.iterdir()}
 
 
 @pytest.mark.parametrize("case", CLI, ids=[case.name for case in CLI])
-def test_hostile_round_5(case, tmp_path, monkeypatch, capsys):
-    from rankproof.cli import main
-
-    before = _make(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("RANKPROOF_DEBUG", raising=False)
-    code = main(case.argv)
-    captured = capsys.readouterr()
-    assert code == case.exit, captured.err
-    assert "Traceback" not in captured.err and "internal error" not in captured.err, captured.err
-    if case.exit == 2:
-        assert len(captured.err.strip().splitlines()) == 1, captured.err
-        for word in case.words:
-            assert word in captured.err, (word, captured.err)
-    for word in case.out:
-        assert word in captured.out, (word, captured.out)
-    for name, content in before.items():
-        assert (tmp_path / name).read_bytes() == content, f"{name} changed"
+def test_the_new_surfaces_refuse_in_one_line(case, tmp_path, monkeypatch, capsys):
+    _make(tmp_path)
+    run_case(case, tmp_path, monkeypatch, capsys)
 
 
 # -- 3. the coverage guard in the Python front doors ---------------------------------------------

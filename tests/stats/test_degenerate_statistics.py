@@ -1,4 +1,4 @@
-"""Issue 36's hostile round 4, the statistics' part: each case failed on 76aa19f.
+"""The statistics' commands on degenerate input: each case failed on 76aa19f (issue 36).
 
 #7 systems --design on identical runs; #9 --seed -1 in systems, monitor and fuse; #12 balance's user in
 both buckets, rows without a bucket and a column of ids; #14 monitor's "+nan%" and "0.0e+00".

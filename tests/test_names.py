@@ -1,73 +1,12 @@
-"""Small debts of issue 22: report.data.to_trec is linear and writes what it wrote before; explain aligns once."""
+"""One name per concept: the earlier keyword names still work as deprecated aliases."""
 
-import numpy as np
-
-import rankproof.evaluation
-import rankproof.explain.explanation
 from rankproof import Protocol, Qrels, Run, evaluate
-from rankproof.explain import explain
-from rankproof.report.data import to_trec
 
 
 def _results():
     qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}})
     run = Run.from_dict({"q1": ["a"], "q2": ["x", "b"], "q3": ["c"]}, name="sys")
     return evaluate(qrels, run, ["ndcg", "p@1"], Protocol(zero_ideal="exclude"))
-
-
-def test_to_trec_writes_trec_eval_layout_by_hand():
-    # ndcg: q1 1 (a first); q2 1 / log2(3) = 0.6309 (b second); q3 has nothing
-    # relevant: excluded (zero_ideal=exclude), so no line. p@1: q1 1, q2 0, q3 0.
-    # Means: ndcg (1 + 0.63093) / 2 = 0.81546; p@1 (1 + 0 + 0) / 3 = 0.3333.
-    expected = (
-        "ndcg                  \tq1\t1.0000\n"
-        "p@1                   \tq1\t1.0000\n"
-        "ndcg                  \tq2\t0.6309\n"
-        "p@1                   \tq2\t0.0000\n"
-        "p@1                   \tq3\t0.0000\n"
-        "runid                 \tall\tsys\n"
-        "ndcg                  \tall\t0.8155\n"
-        "p@1                   \tall\t0.3333\n"
-    )
-    assert to_trec([_results()], per_query=True) == expected
-    assert to_trec([_results()]) == expected[expected.index("runid"):]
-
-
-def test_to_trec_reads_each_measure_column_once(monkeypatch):
-    # The quadratic version copied every measure's whole column once per query.
-    results = _results()
-    calls = []
-    original = type(results).values
-
-    def counted(self, measure):
-        calls.append(str(measure))
-        return original(self, measure)
-
-    monkeypatch.setattr(type(results), "values", counted)
-    to_trec([results], per_query=True)
-    assert sorted(calls) == ["ndcg", "p@1"]
-
-
-def test_explain_aligns_once(monkeypatch):
-    # No unjudged doc, tie or negative grade: explain compares no other policy,
-    # so one alignment serves both the value and the rows shown.
-    qrels = Qrels.from_dict({"q1": {"A": 3, "B": 2}})
-    run = Run.from_dict({"q1": {"B": 2.0, "A": 1.0}})
-    calls = []
-    for module in (rankproof.evaluation, rankproof.explain.explanation):
-        original = module.align
-
-        def counted(*args, _original=original, **kwargs):
-            calls.append(1)
-            return _original(*args, **kwargs)
-
-        monkeypatch.setattr(module, "align", counted)
-    e = explain(qrels, run, "q1", "ndcg@2")
-    assert len(calls) == 1
-    # DCG = 2 + 3 / log2(3); ideal = 3 + 2 / log2(3)
-    assert np.isclose(e.value, (2 + 3 / np.log2(3)) / (3 + 2 / np.log2(3)))
-    assert e.policies == ()
-
 
 def test_one_name_per_concept_with_the_earlier_names_as_aliases():
     import warnings

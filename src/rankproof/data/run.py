@@ -357,11 +357,12 @@ class Run:
 
     @classmethod
     def _from_columns(cls, columns, name) -> "Run":
-        if columns.offsets is not None:
+        offsets = getattr(columns, "offsets", None)   # io.grouping.GroupedRunColumns
+        if offsets is not None:
             # Read grouped by query (io.tables.grouped_run_columns): sorted vocabularies,
             # finite scores (-position without them), nothing left to reorder.
             run = cls.__new__(cls)
-            run._hold(columns.query_vocab, columns.offsets, columns.doc_vocab, columns.doc_codes, columns.score,
+            run._hold(columns.query_vocab, offsets, columns.doc_vocab, columns.doc_codes, columns.score,
                       columns.has_scores, columns.line, columns.source, name)
             return run
         # Without scores, the constructor derives -position from the row

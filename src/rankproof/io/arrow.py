@@ -10,7 +10,7 @@ code point.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -168,6 +168,7 @@ def owned(values, dtype, placement=None) -> np.ndarray:
 
     if isinstance(values, pa.Array):
         values = pa.chunked_array([values])
+    chunks: "Iterable[np.ndarray]"
     if isinstance(values, pa.ChunkedArray):
         chunks = (numpy_of(chunk) for chunk in values.chunks)
     else:
@@ -176,7 +177,7 @@ def owned(values, dtype, placement=None) -> np.ndarray:
             if not (array.flags.writeable and array.flags.c_contiguous):
                 array = np.array(array, dtype=dtype, order="C")
             return array
-        chunks = iter([array])
+        chunks = [array]
     if placement is not None:
         return placement.place(chunks, dtype)
     array = np.empty(len(values), dtype=dtype)

@@ -368,7 +368,7 @@ def read_run_columns(
         position; see :func:`positional`.
     grouped : bool, optional
         True: the rows of a table format (not TREC) come grouped by query
-        code, with ``offsets`` (:class:`~rankproof.io.trec.RunColumns`).
+        code (:class:`~rankproof.io.grouping.GroupedRunColumns`).
 
     Returns
     -------

@@ -17,11 +17,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrow import arrow_of, numpy_of
+from dataclasses import dataclass
 
-__all__ = ["Placement", "query_blocks", "grouped_placement", "STEP"]
+from .arrow import arrow_of, numpy_of
+from .trec import RunColumns
+
+__all__ = ["GroupedRunColumns", "Placement", "query_blocks", "grouped_placement", "STEP"]
 
 STEP = 1 << 20  # rows placed at a time: the index of their places is this long
+
+
+@dataclass(frozen=True)
+class GroupedRunColumns(RunColumns):
+    """:class:`~rankproof.io.trec.RunColumns` whose rows are grouped by query code: query
+    ``i``'s rows at ``offsets[i]`` to ``offsets[i + 1]``, in file order within the query;
+    `query_codes` is empty (the offsets say it all; :func:`rankproof.io.tables.grouped_run_columns`)."""
+
+    offsets: "np.ndarray | None" = None
 
 
 class Placement:

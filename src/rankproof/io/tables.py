@@ -28,7 +28,7 @@ from ..errors import InputError, ParseError
 from ..kernels.segments import ranks_within
 from .arrow import intern_column, intern_columns_together, release_arrow_memory, select_columns
 from .checks import Rows, checked_grades, checked_scores, id_columns, plain_id_column
-from .grouping import grouped_placement, query_blocks
+from .grouping import GroupedRunColumns, grouped_placement, query_blocks
 from .lines import no_lines
 from .trec import QrelsColumns, RunColumns
 
@@ -174,8 +174,8 @@ def run_columns_from_table(
     lines : array-like of int, optional
         The file line of each row; see :func:`qrels_columns_from_table`.
     grouped : bool, optional
-        The rows grouped by query code (table order within each query), with
-        ``offsets`` and no ``query_codes`` (:func:`grouped_run_columns`).
+        The rows grouped by query code (table order within each query), as
+        :class:`~rankproof.io.grouping.GroupedRunColumns` (:func:`grouped_run_columns`).
 
     Returns
     -------
@@ -214,8 +214,8 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score", 
     less at the reading's peak). Errors are those of the tables' reading, a
     bad score named before an id that interning refuses (one holding a NUL).
     `grouped`: the rows come grouped by query code instead of in table order
-    (table order within each query), with the queries' ``offsets`` and no
-    ``query_codes`` (see :func:`grouped_run_columns`).
+    (table order within each query), as
+    :class:`~rankproof.io.grouping.GroupedRunColumns` (see :func:`grouped_run_columns`).
     """
     named = {"query": query, "doc": doc}
     if score is not None:
@@ -249,12 +249,13 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score", 
     )
 
 
-def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text, score) -> RunColumns:
+def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text, score) -> GroupedRunColumns:
     """Run columns grouped by query code as they are made: the query column is read as its
     blocks (:func:`~rankproof.io.grouping.query_blocks`: the runs of one id), whose ids alone
     are interned, and the scores and doc codes are written straight into their grouped places
     (:class:`~rankproof.io.grouping.Placement`). No column is reordered after it is made, and
-    no row-long query code exists: the result holds ``offsets`` and an empty ``query_codes``.
+    no row-long query code exists: the result holds ``offsets`` and an empty ``query_codes``
+    (:class:`~rankproof.io.grouping.GroupedRunColumns`).
     The same errors as :func:`consume_run_table`'s, each naming its table row.
     """
     checked = {"query": query_text, "doc": doc_text}
@@ -265,7 +266,7 @@ def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text, score) 
     return _grouped(checked.pop, rows, score)
 
 
-def read_grouped_run(read, named: dict, source: str) -> "RunColumns | None":
+def read_grouped_run(read, named: dict, source: str) -> "GroupedRunColumns | None":
     """:func:`grouped_run_columns` of a table read one column at a time, ``read(name)``
     giving each (an Arrow chunked array), so that one Arrow column is held at a time (a
     Parquet file). None when a column is bad: the caller then reads the whole table, whose
@@ -287,7 +288,7 @@ def read_grouped_run(read, named: dict, source: str) -> "RunColumns | None":
         return None
 
 
-def _grouped(column, rows: Rows, score) -> RunColumns:
+def _grouped(column, rows: Rows, score) -> GroupedRunColumns:
     """The work of :func:`grouped_run_columns`: `column(arg)` gives the checked query
     column, the scores and the checked doc column, in that order, each once."""
     source = rows.source
@@ -313,6 +314,6 @@ def _grouped(column, rows: Rows, score) -> RunColumns:
         # Negate the integers, not the floats, so the first score is 0.0, not -0.0.
         values = (-ranks_within(np.diff(offsets))).astype(np.float64)
     line = no_lines(size) if rows.lines is None else placement.place([rows.lines], np.int64)
-    return RunColumns(query_codes=np.zeros(0, dtype=np.int64), query_vocab=query_vocab, doc_codes=doc_codes,
-                      doc_vocab=doc_vocab, score=values, line=line, source=source, tag=None,
-                      has_scores=score is not None, offsets=offsets)
+    return GroupedRunColumns(query_codes=np.zeros(0, dtype=np.int64), query_vocab=query_vocab,
+                             doc_codes=doc_codes, doc_vocab=doc_vocab, score=values, line=line, source=source,
+                             tag=None, has_scores=score is not None, offsets=offsets)

@@ -111,11 +111,6 @@ class RunColumns:
         within each query; `score` then holds ``-position`` within the query
         (0, -1, -2, ...), which sorts into the given order without ties.
         TREC files always have scores.
-    offsets : numpy.ndarray of int64 or None
-        None: the rows are in file order, as above. Given (a table read
-        ``grouped``, :func:`rankproof.io.tables.grouped_run_columns`): the
-        rows are grouped by query code, query ``i``'s rows at ``offsets[i]``
-        to ``offsets[i + 1]`` in file order, and `query_codes` is empty.
     """
 
     query_codes: np.ndarray
@@ -127,9 +122,8 @@ class RunColumns:
     source: str
     tag: str | None
     # Last and defaulted, so that code building RunColumns positionally or
-    # without them keeps working.
+    # without it keeps working.
     has_scores: bool = True
-    offsets: np.ndarray | None = None
 
 
 _FIELD_SEPARATOR = re.compile(r"[ \t\r\v\f]+")  # trec_eval's isspace

@@ -5,6 +5,9 @@ For N users (default 1,000,000):
 - ``truth.parquet``: 5 liked items per user (user, item, rating 1-5);
 - ``a.parquet``, ``b.parquet``, ``c.parquet``: three runs, 20 scored items per user (user, item, score),
   each a little better than the one before (more of the liked items among the 20);
+- ``d.parquet`` .. ``j.parquet``: seven more runs for the ten-run ``systems`` row, each derived from
+  a, b or c in turn by adding seeded noise to the scores (same users and items, rankings reshuffled
+  a little): written once, after the others, by :func:`extra_runs`;
 - ``train.parquet``: 5 training interactions per user (user, item), items drawn by a Zipf-like
   popularity so that novelty and the popularity measures see a long tail, and one for each item;
 - ``items.parquet``: the catalogue (item);
@@ -30,7 +33,10 @@ TRAIN = 5
 GENRES = 20
 GROUPS = 20
 RUNS = ("a", "b", "c")
+EXTRA_RUNS = ("d", "e", "f", "g", "h", "i", "j")
 FILES = ("truth", *RUNS, "train", "items", "features", "groups", "users")
+# The spread of the noise added to a base run's scores (uniform in [0, 1) plus up to 0.3 for a hit).
+NOISE = 0.05
 
 
 def _zipf_items(rng: np.random.Generator, size: int) -> np.ndarray:
@@ -87,21 +93,42 @@ def _tables(users: int, seed: int):
 
 def paths(directory: str, users: int) -> dict[str, str]:
     folder = os.path.join(directory, f"million_{users}")
-    return {name: os.path.join(folder, f"{name}.parquet") for name in FILES}
+    return {name: os.path.join(folder, f"{name}.parquet") for name in (*FILES, *EXTRA_RUNS)}
+
+
+def _write(table, path: str) -> None:
+    import pyarrow.parquet as pq
+
+    partial = path + ".partial"
+    pq.write_table(table, partial)
+    os.replace(partial, path)
+
+
+def extra_runs(where: dict[str, str], seed: int) -> None:
+    """Runs d .. j, those not written yet: run number k is a, b or c (k mod 3) with seeded noise
+    added to its scores. One base run's table in memory at a time; no new ids, so the derived
+    runs cost a read and a write each, not the generation."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for number, name in enumerate(EXTRA_RUNS):
+        if os.path.exists(where[name]):
+            continue
+        table = pq.read_table(where[RUNS[number % len(RUNS)]])
+        rng = np.random.default_rng([seed, number])
+        scores = table.column("score").to_numpy() + rng.normal(0.0, NOISE, table.num_rows)
+        _write(table.set_column(table.schema.get_field_index("score"), "score", pa.array(scores)), where[name])
+        del table, scores
 
 
 def ensure(directory: str, users: int, seed: int = 35) -> dict[str, str]:
     """Write the log for `users` users once (each file atomically); return {name: path}."""
-    import pyarrow.parquet as pq
-
     where = paths(directory, users)
-    if all(os.path.exists(path) for path in where.values()):
-        return where
-    os.makedirs(os.path.dirname(where["truth"]), exist_ok=True)
-    for name, table in _tables(users, seed):
-        partial = where[name] + ".partial"
-        pq.write_table(table, partial)
-        os.replace(partial, where[name])
+    if not all(os.path.exists(where[name]) for name in FILES):
+        os.makedirs(os.path.dirname(where["truth"]), exist_ok=True)
+        for name, table in _tables(users, seed):
+            _write(table, where[name])
+    extra_runs(where, seed)
     return where
 
 

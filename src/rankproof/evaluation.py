@@ -7,9 +7,11 @@ resolve the protocol and the measures (:func:`resolve_protocol`,
 :func:`resolve_measures`), align the run with the qrels under the protocol,
 plan the measures onto the engines (:func:`rankproof.engines.plan.compute`),
 apply the query policies (:func:`apply_zero_ideal`) and return
-:class:`~rankproof.results.Results`. What a front door wants said or shown
-(typed query ids, notes, complete judgments) are arguments of the step, not
-copies of Results patched afterwards.
+:class:`~rankproof.results.Results`. The step's options come as one value,
+:class:`~rankproof.engines.options.EvaluationOptions`, which each front door
+builds from its keywords; what a front door wants said or shown (typed query
+ids, notes, complete judgments, the run's name) are options or arguments of
+the step, not copies of Results patched afterwards.
 """
 
 from __future__ import annotations
@@ -29,72 +31,23 @@ from .pipeline.ties import one_tie_per_ranking
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
-from .engines import Engine, get_engine
+from .engines import Engine
+from .engines.options import EvaluationOptions
 from .engines.plan import compute
-from .errors import literal, InputError, RankproofWarning, ZeroIdealError
+from .errors import literal, InputError, RankproofWarning
 from .measures.base import Measure
-from .measures.parse import parse_measures
-from .protocol import Aggregation, Grades, Protocol, Ties, ZeroIdeal
+from .measures.resolve import resolve_measures
+from .protocol import Aggregation, Protocol, Ties
+from .protocol.resolve import resolve_protocol
 from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage, guard_coverage
+from .results.weights import query_weights, weights_wanted
+from .results.zero_ideal import apply_zero_ideal, nothing_relevant
 from .results.matching import find_mismatch, guard
 from .typing import MeasuresLike, ProtocolLike
 
-__all__ = ["evaluate", "evaluate_read", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
+__all__ = ["evaluate", "evaluate_read", "EvaluationOptions", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
            "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
            "check_query_coverage", "guard_coverage"]
-
-
-def resolve_protocol(protocol: ProtocolLike) -> Protocol:
-    """A Protocol from what a caller gives: None (the default), a preset name, protocol text, or a Protocol.
-
-    >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
-    True
-    """
-    if protocol is None:
-        return Protocol()
-    if isinstance(protocol, str):
-        return Protocol.preset(protocol) if "=" not in protocol else Protocol.from_text(protocol)
-    if not isinstance(protocol, Protocol):
-        raise InputError(what=f"protocol must be a Protocol, a preset name or protocol text; got {type(protocol).__name__}",
-                         value=protocol)
-    return protocol
-
-
-def weights_wanted(weights, protocol: Protocol, how: str = "pass weights={query: weight}") -> bool:
-    """Do the protocol and the weights agree that the mean is weighted? Refuse when they disagree
-    (`how` says how the front door takes weights)."""
-    if protocol.aggregation is not Aggregation.WEIGHTED:
-        if weights is not None:
-            raise InputError(what=f"weights were given but the protocol says aggregation={protocol.aggregation}",
-                             fix="set the policy aggregation=weighted to use them")
-        return False
-    if weights is None:
-        raise InputError(what="aggregation='weighted' needs weights", fix=literal(how))
-    return True
-
-
-def query_weights(weights: Mapping[str, float] | None, queries: np.ndarray, protocol: Protocol) -> np.ndarray | None:
-    """The weight of each query (aligned with `queries`), or None when the mean is not weighted."""
-    if not weights_wanted(weights, protocol) or weights is None:
-        return None
-    missing = [q for q in queries.tolist() if q not in weights]
-    if missing:
-        shown = literal(", ".join(map(str, missing[:3])) + (" and more" if len(missing) > 3 else ""))
-        raise InputError(what=f"no weight for {{queries}} {shown}", value=missing[0],
-                         fix="give every evaluated {query} a weight")
-    bad = [q for q in queries.tolist()
-           if isinstance(weights[q], bool) or not isinstance(weights[q], (int, float, np.integer, np.floating))]
-    if bad:
-        raise InputError(what=f"the weight of {{query}} {literal(bad[0])} is {literal(repr(str(weights[bad[0]])[:40]))}, "
-                              "not a number", value=weights[bad[0]], fix="give every evaluated {query} a numeric weight")
-    try:
-        array = np.array([float(weights[q]) for q in queries.tolist()])
-    except OverflowError:
-        raise InputError(what="a {query} weight is beyond float64", fix="give finite weights") from None
-    if not np.all(np.isfinite(array)) or (array < 0).any() or array.sum() == 0:
-        raise InputError(what="{query} weights must be finite, non-negative and not all zero",
-                         fix="give every {query} a finite weight >= 0, some of them > 0")
-    return array
 
 
 def evaluate(
@@ -184,9 +137,10 @@ def evaluate(
     >>> evaluate(qrels, run, "ndcg@2", Protocol(ideal="retrieved")).mean("ndcg@2")
     1.0
     """
-    return evaluate_read(lambda: (qrels, run), measures, protocol, weights=weights, engine=engine,
-                         min_coverage=min_coverage, allow_partial=allow_partial, bounds=bounds, query_ids=query_ids,
-                         notes=notes, complete_judgments=complete_judgments, stacklevel=3, ties_range=ties_range)
+    options = EvaluationOptions(weights=weights, engine=engine, min_coverage=min_coverage,
+                                allow_partial=allow_partial, bounds=bounds, query_ids=query_ids, notes=notes,
+                                complete_judgments=complete_judgments, ties_range=ties_range)
+    return evaluate_read(lambda: (qrels, run), measures, protocol, options=options, stacklevel=3)
 
 
 def evaluate_read(
@@ -194,17 +148,11 @@ def evaluate_read(
     measures: MeasuresLike,
     protocol: ProtocolLike = None,
     *,
-    weights: Mapping[str, float] | None = None,
-    engine: "str | Engine | None" = None,
-    min_coverage: float = MIN_COVERAGE,
-    allow_partial: bool = False,
-    bounds: bool = False,
-    query_ids: "QueryIds | None" = None,
-    notes: Sequence[str] = (),
-    complete_judgments: bool = False,
+    options: EvaluationOptions | None = None,
+    run_name: str | None = None,
     stacklevel: int = 2,
-    ties_range: bool = False,
     side_only: bool = False,
+    **keywords: Any,
 ) -> Results:
     """:func:`evaluate` for a front door that reads its inputs itself: ``read()``
     gives ``(qrels, run)``, read once the measures and the protocol are known
@@ -214,8 +162,11 @@ def evaluate_read(
     and kept no reference), its columns are freed as soon as they are
     aligned, before the measures are computed: the alignment has copied what
     it reordered, and a log of millions of rows would otherwise be held
-    twice. The options are :func:`evaluate`'s; `stacklevel` is the warnings'
-    (2: they name the line that called this function). `side_only`: no
+    twice. `options` are :func:`evaluate`'s keywords as one value
+    (:class:`~rankproof.engines.options.EvaluationOptions`); they may also be
+    given as those keywords, which are set over `options`. `run_name`: the
+    run's name in the results (by default the run's own). `stacklevel` is the
+    warnings' (2: they name the line that called this function). `side_only`: no
     measure is asked for because side-data measures alone are (the Results
     hold the queries, counts and coverage for them; `rankproof.recsys`).
 
@@ -224,6 +175,7 @@ def evaluate_read(
     >>> evaluate_read(read, "rr").mean("rr")
     0.5
     """
+    options = EvaluationOptions.of(options, **keywords)  # a bad option fails before the work
     protocol = resolve_protocol(protocol)
     measure_list = [] if side_only and not measures else resolve_measures(measures, protocol)
     qrels, run = read()
@@ -236,26 +188,22 @@ def evaluate_read(
     if not isinstance(qrels, Qrels) or not isinstance(run, Run):
         raise InputError(what="evaluate(qrels, run, ...) takes a Qrels (or IntentQrels) and a Run",
                          fix="build them with Qrels.from_dict / Run.from_dict or read_trec")
-
-    if engine is not None:
-        get_engine(engine)  # an unknown engine fails before the work
     protocol = with_layers(protocol, qrels)  # layered qrels: the layering enters the protocol
     qrels, run = normalise_ids(qrels, run, protocol)
-    doubts = _id_warnings(qrels, run, protocol, allow_partial)
+    doubts = _id_warnings(qrels, run, protocol, options.allow_partial)
     alignment = align(qrels, run, protocol, reuse=reuse)
-    run_name, run_source = run.name, run.source
+    run_name, run_source = run.name if run_name is None else run_name, run.source
     del run  # see the docstring: a run only this function holds is freed here
     if intents is not None:
         from .pipeline.intents import attach_intents
 
         alignment = attach_intents(alignment, intents)
-    results = evaluate_alignment(alignment, measure_list, protocol,
-                                 weights=query_weights(weights, alignment.queries, protocol), run_name=run_name,
-                                 qrels=qrels, engine=engine, bounds=bounds, query_ids=query_ids, notes=notes,
-                                 complete_judgments=complete_judgments, warnings=doubts, ties_range=ties_range)
+    results = evaluate_alignment(alignment, measure_list, protocol, run_name=run_name, qrels=qrels,
+                                 weights=query_weights(options.weights, alignment.queries, protocol),
+                                 options=options, warnings=doubts)
     for line in results.warnings:
         python_warnings.warn(line, RankproofWarning, stacklevel=stacklevel)
-    guard_coverage(results, allow_partial=allow_partial, min_coverage=min_coverage,
+    guard_coverage(results, allow_partial=options.allow_partial, min_coverage=options.min_coverage,
                    source=f"{run_source} against {qrels.source}", stacklevel=stacklevel + 1)
     return results
 
@@ -284,52 +232,9 @@ def _tie_warning(alignment, protocol: Protocol) -> tuple[str, ...]:
             "ties=input (--policy ties=input) to score that order",)
 
 
-def _refuse_nugget_scores(measure_list: list[Measure], protocol: Protocol) -> None:
-    """Nugget scores are read from assignment files, never computed from a ranking (and their protocol's
-    nuggets policy is theirs alone)."""
-    from .errors import MeasureError, ProtocolError
-
-    fix = "nugget scores are read from nuggetizer's assignment files: rankproof.evaluate_nuggets(path) or " \
-          "rankproof nuggets FILE"
-    read = [str(m) for m in measure_list if not m.spec.ranking]
-    if read:
-        raise MeasureError(what=f"{literal(read[0])} is not computed from a ranking", value=read[0], fix=fix)
-    if protocol.nuggets.scored:
-        raise ProtocolError(what=f"the protocol says nuggets={protocol.nuggets}, the policy of nugget scores, "
-                                 "not of rankings", value=str(protocol.nuggets), fix=fix)
-
-
-def resolve_measures(measures, protocol: Protocol) -> list[Measure]:
-    """Parse the measures asked for, once each, in the order first asked
-    for, and check them against the protocol (a real rel under integer
-    grades, micro averaging of a measure that is not a ratio)."""
-    measure_list = parse_measures(measures)
-    # One result per distinct measure, in the order first asked for.
-    measure_list = list(dict.fromkeys(measure_list))
-    _refuse_nugget_scores(measure_list, protocol)
-    if protocol.grades is not Grades.REAL:
-        real_rel = [str(m) for m in measure_list if "rel" in m.spec.params
-                    and isinstance(m.setting("rel", protocol), float)]
-        if real_rel:
-            raise InputError(what=f"{literal(real_rel[0])} sets a real-valued rel, but the protocol says grades=integer",
-                             fix="set the policy grades=real, or give an integer rel")
-    if protocol.aggregation is Aggregation.MICRO:
-        not_ratio = [str(m) for m in measure_list if not m.spec.ratio]
-        if not_ratio:
-            raise InputError(
-                what=f"aggregation='micro' (sum of numerators / sum of denominators) applies to ratio "
-                     f"measures (ndcg, p, r, rprec, judged); not to {literal(', '.join(not_ratio))}",
-                fix="use aggregation='macro' for them")
-    return measure_list
-
-
-def evaluate_alignment(alignment, measures: MeasuresLike,
-                       protocol: ProtocolLike, *,
-                       weights: np.ndarray | None = None, run_name: str, qrels=None,
-                       engine: "str | Engine | None" = None, bounds: bool = False,
-                       query_ids: "QueryIds | None" = None, notes: Sequence[str] = (),
-                       complete_judgments: bool = False, warnings: Sequence[str] = (),
-                       ties_range: bool = False) -> Results:
+def evaluate_alignment(alignment, measures: MeasuresLike, protocol: ProtocolLike, *, run_name: str,
+                       qrels=None, weights: np.ndarray | None = None, options: EvaluationOptions | None = None,
+                       warnings: Sequence[str] = (), **keywords: Any) -> Results:
     """Every measure over an alignment, with the query policies applied: the
     step after a front door's conversion.
 
@@ -341,31 +246,27 @@ def evaluate_alignment(alignment, measures: MeasuresLike,
     measures, protocol
         As :func:`evaluate` takes them (resolved by :func:`resolve_measures`
         and :func:`resolve_protocol`, which keep resolved ones as they are).
-    weights : numpy.ndarray, optional
-        Per query, aligned with ``alignment.queries`` (:func:`query_weights`).
     run_name : str
         The run's name in results.
     qrels : Qrels, optional
         The judgments (for the results' digest).
-    engine : str or Engine, optional
-        The engine to prefer (see :func:`evaluate`).
-    bounds : bool
-        Also the bounds under the unjudged docs (see :meth:`Results.bounds`).
-    query_ids : optional
-        The query ids to show, aligned with ``alignment.queries``, or a
-        function of those queries giving ``(ids, order)`` on first use
-        (integer user ids shown as integers, in numeric order).
-    notes : sequence of str
-        Facts about the input the printed results state.
-    complete_judgments : bool
-        The judgments list every relevant doc (a recommender's truth), so
-        unjudged docs inside a cutoff raise no warning.
+    weights : numpy.ndarray, optional
+        Per query, aligned with ``alignment.queries`` (:func:`query_weights`
+        made them of the options' weights, which this step does not read).
+    options : EvaluationOptions, optional
+        What else the caller asked for
+        (:class:`~rankproof.engines.options.EvaluationOptions`): the engine to
+        prefer, the bounds under the unjudged docs (:meth:`Results.bounds`),
+        the range over tied orders (:meth:`Results.tie_range`), the query ids
+        to show, the notes to state, complete judgments (unjudged docs inside
+        a cutoff raise no warning). Also accepted as keywords, set over
+        `options`.
     warnings : sequence of str
         What the front door found doubtful about the input (ids that half
         match); the step adds its own (every ranking one tie).
-    ties_range : bool
-        Also the range over the orders of tied docs (see :meth:`Results.tie_range`).
     """
+    options = EvaluationOptions.of(options, **keywords)
+    engine = options.engine
     protocol = resolve_protocol(protocol)
     # An empty list was resolved already: side-data measures alone (evaluate_read's side_only).
     measures = [] if isinstance(measures, list) and not measures else resolve_measures(measures, protocol)
@@ -384,15 +285,16 @@ def evaluate_alignment(alignment, measures: MeasuresLike,
         counts = {**alignment.counts, **cutoff_counts(alignment, results),
                   **layer_cutoff_counts(alignment, results, qrels)}
     table = alignment.query_table()
-    if notes:
-        table = dataclasses.replace(table, notes=(*table.notes, *notes))
+    if options.notes:
+        table = dataclasses.replace(table, notes=(*table.notes, *options.notes))
     doubts = (*warnings, *_tie_warning(alignment, protocol))
     if doubts:
         table = dataclasses.replace(table, warnings=(*table.warnings, *doubts))
-    found = _bounds(results, alignment, protocol, list(measures), engine) if bounds else None
-    tied = tie_range(alignment, protocol, list(measures), engine) if ties_range else None
+    found = _bounds(results, alignment, protocol, list(measures), engine) if options.bounds else None
+    tied = tie_range(alignment, protocol, list(measures), engine) if options.ties_range else None
     return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
-                   run_name=run_name, qrels=qrels, query_ids=query_ids, complete_judgments=complete_judgments,
+                   run_name=run_name, qrels=qrels, query_ids=options.query_ids,
+                   complete_judgments=options.complete_judgments,
                    bounds=found, tie_range=tied)
 
 
@@ -506,59 +408,3 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
     return found
 
 
-def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.ndarray,
-                     nothing_relevant: np.ndarray | None = None) -> MeasureResult:
-    """A measure's per-query result under the zero_ideal policy (normalised
-    measures of queries where nothing is relevant: error, zero, one or
-    excluded; under ``drop``, every measure of the queries `nothing_relevant`
-    marks (:func:`nothing_relevant`) is excluded too)."""
-    value = values.value.astype(np.float64, copy=True)
-    included = np.ones(len(value), dtype=bool)
-    if measure.spec.always_excluded and values.undefined is not None:
-        # no value at all (accuracy without a pair): out of the mean under every policy, counted
-        value[values.undefined] = np.nan
-        included &= ~values.undefined
-    undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
-    if protocol.zero_ideal in _WHOLE_QUERY and nothing_relevant is not None:
-        undefined = nothing_relevant if undefined is None else (undefined | nothing_relevant)
-    zero_ideal = int(undefined.sum()) if undefined is not None else 0
-    if undefined is not None and zero_ideal:
-        policy = protocol.zero_ideal
-        if policy is ZeroIdeal.ERROR:
-            first = queries[np.flatnonzero(undefined)[0]]
-            raise ZeroIdealError(
-                query=first, what=f"nothing relevant, so {literal(measure)} is "
-                                  f"{'undefined' if measure.spec.normalised else 'refused (zero_ideal=error)'} "
-                                  f"({zero_ideal} such {{queries}})",
-                fix="set the policy zero_ideal=zero to score them 0 (counted), zero_ideal=exclude to leave them out, "
-                    "or zero_ideal=one")
-        if policy is ZeroIdeal.ONE:
-            value[undefined] = 1.0
-        elif policy is ZeroIdeal.ZERO:
-            value[undefined] = 0.0
-        else:
-            value[undefined] = np.nan
-            included &= ~undefined
-    return MeasureResult(
-        measure=measure, value=value, included=included,
-        numerator=values.numerator, denominator=values.denominator,
-        zero_ideal=undefined if undefined is not None else np.zeros(len(value), dtype=bool),
-    )
-
-
-# The zero_ideal options that act on a query with nothing relevant whatever the measure: drop leaves
-# it out of every mean, error refuses it (LlamaIndex raises ValueError on an empty expected list for
-# every metric, hit rate and MRR included); the others act on the normalised measures only.
-_WHOLE_QUERY = (ZeroIdeal.DROP, ZeroIdeal.ERROR)
-
-
-def nothing_relevant(alignment, protocol: Protocol) -> np.ndarray | None:
-    """Per query of the alignment: no judged doc at grade ``rel`` or above
-    (what ``zero_ideal=drop`` leaves out of every measure and
-    ``zero_ideal=error`` refuses for every measure); None under the other
-    zero_ideal policies."""
-    if protocol.zero_ideal not in _WHOLE_QUERY:
-        return None
-    pool_query = np.repeat(np.arange(alignment.num_queries), np.diff(alignment.pool_offsets))
-    relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel], minlength=alignment.num_queries)
-    return relevant == 0

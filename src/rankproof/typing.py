@@ -26,13 +26,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable, Sequence
+
+    import numpy as np
 
     from .measures import Measure
     from .protocol import Protocol
 
 __all__ = ["ProtocolLike", "MeasuresLike", "MeasureNames", "TestName", "CorrectionName", "BootstrapMethod",
-           "Unlabelled", "Exposure", "Judgments"]
+           "Unlabelled", "Exposure", "Judgments", "QueryIds"]
 
 # A Protocol, a preset's name ("trec_eval", "sklearn", ...) or None for the default protocol.
 ProtocolLike: TypeAlias = "Protocol | str | None"
@@ -55,3 +57,9 @@ Exposure = Literal["uniform", "log", "geometric"]
 
 # Labels per topic and document: {query: {doc: grade}} (two assessors' judgments, or a judge's).
 Judgments = Mapping[Any, Mapping[Any, float]]
+
+# The query ids a front door gives the results to show: the ids aligned with the alignment's (text,
+# sorted) queries, or a function of those queries giving (ids, order), run on first use (parsing a
+# million ids costs time that a caller reading only means should not pay); (None, None) keeps the
+# text ids (rankproof.results.Results).
+QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], tuple[np.ndarray | None, np.ndarray | None]]"

@@ -126,7 +126,8 @@ def test_tests_mirror_the_package_and_keep_their_helpers_in_support():
     tests = ROOT / "tests"
     folders = {path.name for path in tests.iterdir() if path.is_dir() and not path.name.startswith((".", "_"))}
     package = {path.stem for path in PACKAGE.iterdir() if not path.name.startswith((".", "_"))}
-    assert folders - package == {"docs", "parity", "support"}       # the site, the peers, the helpers
+    # the site, the peers, the helpers, the repository's own tools (tools/)
+    assert folders - package == {"docs", "parity", "support", "tools"}
     helpers = [str(path.relative_to(tests)) for path in tests.rglob("*.py")
                if not path.name.startswith("test_") and path.name != "conftest.py"
                and path.parent != tests / "support" and "__pycache__" not in path.parts]

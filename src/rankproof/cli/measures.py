@@ -125,6 +125,7 @@ def _engines_and_side_data(specs) -> list[str]:
     if own:
         lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
                      "under every engine, and need --intents")
+    lines.extend(_executors(specs, SIDE_REGISTRY.values()))
     lines += ["", "measures that need side data (names for -m of evaluate and report, with the flag named):"]
     lines.extend(_side_registry(SIDE_REGISTRY.values()))
     lines += ["", "their Python functions:"]
@@ -132,6 +133,21 @@ def _engines_and_side_data(specs) -> list[str]:
     lines += ["", "Examples: ndcg@10  ndcg(gain=exp2)@10  p(rel=2)@5  ap  rr@10",
               "rankproof measures FILTER shows the full definition of the measures whose name holds FILTER."]
     return lines
+
+
+def _executors(specs, side_specs) -> list[str]:
+    """Where the measures run, from each spec's executors: those that do not run on every executor."""
+    from ..measures.base import EXECUTORS
+
+    narrower: dict[tuple[str, ...], list[str]] = {}
+    for spec in specs:
+        if spec.executors and spec.executors != EXECUTORS:
+            narrower.setdefault(spec.executors, []).append(spec.name)
+    side = sorted(set().union(*(spec.executors for spec in side_specs)))
+    text = (f"executors ({', '.join(EXECUTORS)}): every measure on each but "
+            + "; ".join(f"{', '.join(names)} ({', '.join(where)})" for where, names in narrower.items())
+            + f"; the side-data measures: {', '.join(side)}")
+    return textwrap.wrap(text, LINE_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _side_registry(specs) -> list[str]:

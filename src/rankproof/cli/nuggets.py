@@ -19,7 +19,7 @@ from .compare import add_interval_options, add_paper_options, add_test_options, 
     test_options
 from .render import COMPARE_FORMATS, digits, measure_names, print_notes, render_comparison
 
-__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "read_nugget_files"]
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "read_nugget_files", "nugget_file_names"]
 
 NAME = "nuggets"
 HELP = "score answers by nuggets: nuggetizer assignment files (TREC RAG), strict/vital/all"
@@ -56,9 +56,14 @@ def read_nugget_files(paths: list[str], names: list[str] | None = None) -> list:
     """One Results per assignment file, named by file name (the path where two share it), or by ``names``."""
     from ..results.nuggets import evaluate_nuggets
 
-    bases = [os.path.basename(path) for path in paths]
-    names = names or [base if bases.count(base) == 1 else path for base, path in zip(bases, paths)]
+    names = names or nugget_file_names(paths)
     return [evaluate_nuggets(path, name=name) for path, name in zip(paths, names)]
+
+
+def nugget_file_names(paths: list[str]) -> list[str]:
+    """The assignment files' names: the file name, or the path where two share it."""
+    bases = [os.path.basename(path) for path in paths]
+    return [base if bases.count(base) == 1 else path for base, path in zip(bases, paths)]
 
 
 def _table(results: list, places: int, per_query: bool) -> str:

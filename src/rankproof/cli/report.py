@@ -56,38 +56,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    import dataclasses
     import shlex
 
-    from ..measures.parse import parse_measures
     from ..pages.build import prepare
-    from ..pages.inputs import check_segments_match, input_file, read_segments
-    from ..report.html import render
-    from ..report.output import check_output_path, write_output
-    from ..report.per_query import per_query_path, write_per_query
+    from ..pages.inputs import check_segments_match, read_segments
     from .progress import steps
 
     if args.nuggets:
         return _nugget_report(args)
-    from .usage import usage
-
-    if args.qrels is None or not args.runs:
-        raise usage(NAME, "give QRELS and at least one RUN (or --nuggets FILE ...)")
-    if args.allow_mismatch:
-        raise usage(NAME, "--allow-mismatch is for --nuggets", "runs of one report are evaluated on the same qrels")
     # Everything that can be checked without reading data is checked first.
-    typed, wanted = split(args.measure or DEFAULT_MEASURES)
-    measures = parse_measures(typed or DEFAULT_MEASURES)
-    protocol = protocol_of(args)
-    inputs = [args.qrels, *args.runs, args.grade_map, args.segments, args.items, args.train, args.features,
-              args.groups, args.judge]
-    if args.judge and (args.intents or getattr(args, "layer", None)):
-        raise usage(NAME, "--judge takes plain qrels, not --intents or --layer",
-                    "the judge's bias compares one human and one judge label per (query, doc)")
-    if args.judge and len(args.runs) < 2:
-        raise usage(NAME, "--judge compares two or more runs", "give the runs the judge may favour")
-    check_output_path(args.output, inputs)
-    check_output_path(per_query_path(args.output), inputs + [args.output])
+    wanted, measures, protocol = _checked_arguments(args)
     # A missing side-data flag is refused now; the files are read beside the runs.
     pending_side = side_data_later(args, NAME, wanted)
     sided = bool(wanted) or any(getattr(args, kind, None) is not None for kind in SIDE_ARGUMENTS)
@@ -107,31 +85,79 @@ def run(args) -> int:
         # --baseline may name the run (label or file name) or give its path.
         baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
         fused = dict(zip(args.runs, names)).get(args.fused, args.fused) if args.fused else None
-        files = [input_file("qrels", args.qrels)] + [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
-        if segments is not None:
-            files.append(input_file("segments", args.segments))
-        if judge is not None:
-            files.append(input_file("judge", args.judge))
+        files = _input_files(args, names)
         step("input digests")
         data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=args.test,
                        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
-                       inputs=[f for f in files if f is not None],
+                       inputs=files,
                        command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
                        progress=step, judge=judge,
                        coverage={"allow_partial": args.allow_partial, "min_coverage": args.min_coverage})
         # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
         side = pending_side()
-        beyond = _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args, data.results)
-        if beyond is not None:
-            data = dataclasses.replace(data, beyond=beyond)
-            step("side-data measures")
-        data = dataclasses.replace(data, per_query_file=write_per_query(data.results, args.output).name)
-        step("per-query table")
-        write_output(render(data), args.output)
-        step("page")
+        _write_page(data, _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args,
+                                  data.results), args.output, step)
     # The partial-match guard's doubts: at the top of the page, and on stderr as evaluate prints them.
     print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings], args.quiet)
     return 0
+
+
+def _write_page(data, beyond, output, step) -> None:
+    """The page with its beyond-accuracy section (None: none) and the per-query table beside it."""
+    import dataclasses
+
+    from ..report.html import render
+    from ..report.output import write_output
+    from ..report.per_query import write_per_query
+
+    if beyond is not None:
+        data = dataclasses.replace(data, beyond=beyond)
+        step("side-data measures")
+    data = dataclasses.replace(data, per_query_file=write_per_query(data.results, output).name)
+    step("per-query table")
+    write_output(render(data), output)
+    step("page")
+
+
+def _checked_arguments(args):
+    """(side-data measures, accuracy measures, protocol) of the command line, every check that
+    needs no data made: the inputs given, the measures' names, the output paths free."""
+    from ..measures.parse import parse_measures
+    from ..report.output import check_output_path
+    from ..report.per_query import per_query_path
+    from .usage import usage
+
+    if args.qrels is None or not args.runs:
+        raise usage(NAME, "give QRELS and at least one RUN (or --nuggets FILE ...)")
+    if args.allow_mismatch:
+        raise usage(NAME, "--allow-mismatch is for --nuggets",
+                    "runs of one report are evaluated on the same qrels")
+    typed, wanted = split(args.measure or DEFAULT_MEASURES)
+    measures = parse_measures(typed or DEFAULT_MEASURES)
+    protocol = protocol_of(args)
+    inputs = [args.qrels, *args.runs, args.grade_map, args.segments, args.items, args.train,
+              args.features, args.groups, args.judge]
+    if args.judge and (args.intents or getattr(args, "layer", None)):
+        raise usage(NAME, "--judge takes plain qrels, not --intents or --layer",
+                    "the judge's bias compares one human and one judge label per (query, doc)")
+    if args.judge and len(args.runs) < 2:
+        raise usage(NAME, "--judge compares two or more runs", "give the runs the judge may favour")
+    check_output_path(args.output, inputs)
+    check_output_path(per_query_path(args.output), inputs + [args.output])
+    return wanted, measures, protocol
+
+
+def _input_files(args, names: list[str]) -> list:
+    """The input files the page lists (role, path, digest), in command-line order."""
+    from ..pages.inputs import input_file
+
+    files = [input_file("qrels", args.qrels)]
+    files += [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
+    if args.segments:
+        files.append(input_file("segments", args.segments))
+    if args.judge:
+        files.append(input_file("judge", args.judge))
+    return [f for f in files if f is not None]
 
 
 def _releasing(step):
@@ -182,7 +208,7 @@ def _nugget_report(args) -> int:
     from ..report.html import render
     from ..report.output import check_output_path, write_output
     from .compare import bare_names
-    from .nuggets import read_nugget_files
+    from .nuggets import nugget_file_names, read_nugget_files
     from .usage import usage
 
     given = [f"--{name.replace('_', '-')}" for name in _RANKING_ONLY if getattr(args, name, None)]
@@ -190,11 +216,11 @@ def _nugget_report(args) -> int:
         raise usage(NAME, f"--nuggets takes assignment files only, not {', '.join(given) or 'QRELS RUN or --preset'}",
                     "the nugget scores are the measures and the nuggets the judgments")
     check_output_path(args.output, args.nuggets)
-    results = read_nugget_files(args.nuggets)
-    names = bare_names([r.run_name for r in results])
-    by_file = {**dict(zip(args.nuggets, names)), **{r.run_name: n for r, n in zip(results, names)}}
+    files = nugget_file_names(args.nuggets)
+    names = bare_names(files)
+    by_file = {**dict(zip(args.nuggets, names)), **dict(zip(files, names))}
     baseline = by_file.get(args.baseline, args.baseline) if args.baseline else None
-    results = [result.replace(run_name=name) for result, name in zip(results, names)]
+    results = read_nugget_files(args.nuggets, names)   # each named at once (Results are read-only)
     missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
                "answers, not rankings",)
     data = results_page(results, baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,

@@ -3,8 +3,9 @@
 The command line's :meth:`rankproof.Results.by`: every run is evaluated on the
 qrels (read once), and its per-query values are split by the group of
 ``--groups FILE`` (columns user, group: the side-data file of ``rankproof
-evaluate --groups``), then the run is let go before the next is read: one run
-in memory at a time.
+evaluate --groups``, read beside the qrels), and the run is let go once aligned
+while the next one is read (:mod:`rankproof.cli.multirun`): at most two runs in
+memory. The users are matched to their groups once, for every run on them.
 Intervals follow ``--interval``: ``auto`` (the default) takes the normal
 interval for a group of 1,000 users or more where the skewness check of
 :func:`rankproof.stats.asymptotic.interval_check` says the bootstrap could not
@@ -60,12 +61,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..evaluation import evaluate
+    import numpy as np
+
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
-    from ..stats.segments import by_segment
+    from ..stats.segments import by_segment, segment_groups
     from .compare import table_names
+    from ..io.shared_ids import sharing
+    from .multirun import evaluated_runs
     from .progress import steps
+    from .side import side_data_later
 
     if len(args.inputs) < 2:
         raise usage(NAME, "give QRELS and at least one RUN")
@@ -76,33 +81,40 @@ def run(args) -> int:
     names = table_names(paths, args.label)
     prepare_for(args.inputs)
     tables = {}
-    with quieted(args), steps(args, 2 + 3 * len(paths), "segments") as stages:
-        segment = _segment(args)
-        stages.step("read the groups")
+    with quieted(args), sharing(), steps(args, 2 + 3 * len(paths), "segments") as stages:
+        pending = side_data_later(args, NAME, [])   # --groups, read beside the qrels and a run
         qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
-        for name, ranked in read:
-            results = evaluate(qrels, ranked, measures, protocol, allow_partial=args.allow_partial)
-            del ranked   # the run is let go before the next one is read
-            stages.step(f"evaluated {name}")
-            tables[name] = by_segment(results, segment, confidence=args.confidence, n_resamples=args.resamples,
-                                      seed=args.seed, unlabelled=args.unlabelled, interval=args.interval)
+        labels = grouped = None
+        # Each run evaluated as it is read, the next one read meanwhile (cli/multirun.py).
+        for name, results in evaluated_runs(qrels, read, measures, protocol, stages,
+                                            allow_partial=args.allow_partial):
+            if labels is None:
+                labels = _segment(pending())
+                stages.step("read the groups")
+            queries = results.table.queries
+            # The users are matched to their groups once for all the runs on the same users (one
+            # qrels: every run, unless missing_query=exclude leaves different users out).
+            if grouped is None or not np.array_equal(grouped.queries, queries):
+                grouped = segment_groups(labels, queries, args.unlabelled)
+            tables[name] = by_segment(results, grouped, confidence=args.confidence,
+                                      n_resamples=args.resamples, seed=args.seed,
+                                      unlabelled=args.unlabelled, interval=args.interval)
             del results
             stages.step(f"segments of {name}")
     write_output(_json(tables) if args.format == "json" else _text(tables), args.output)
     return 0
 
 
-def _segment(args):
-    """--groups read as the side-data reader reads it (--side-columns names its columns), as the two
-    arrays Results.by reads (no dict of a million users)."""
+def _segment(side):
+    """--groups, read as the side-data reader reads it (--side-columns names its columns), as the
+    two arrays Results.by reads (no dict of a million users)."""
     from ..pages.groups import ArrayLabels
-    from .side import side_data
 
-    side = side_data(args, NAME, [])   # --groups alone: the only side-data flag this command has
-    groups = side.groups if side is not None else None
+    groups = side.groups if side is not None else None   # --groups: the only side data here
     if groups is None:
         raise usage(NAME, "give --groups FILE")
     return ArrayLabels(groups.users, groups.labels)
+
 
 
 def _text(tables: dict) -> str:

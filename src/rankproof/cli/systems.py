@@ -76,6 +76,9 @@ def run(args) -> int:
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
     from .compare import table_names
+    from ..io.shared_ids import sharing
+    from .multirun import evaluated_runs
+    from .progress import steps
 
     if args.results:
         return _saved(args)
@@ -94,15 +97,21 @@ def run(args) -> int:
     baselines = [known.get(name, name) for name in args.baseline or []]
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")
-    with quieted(args):
-        qrels, read = read_inputs(args, qrels_path, paths, names, intents=False)
-        runs = dict(read)
-        analysis = _analyse(args, qrels, runs, measures, baselines)
+    with quieted(args), sharing(), steps(args, 2 + 2 * len(paths), "systems") as stages:
+        qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
+        # Each run evaluated as it is read, the next one read meanwhile; only the per-query values
+        # of each stay (cli/multirun.py), not ten runs of rankings at once.
+        runs = dict(evaluated_runs(qrels, read, measures, protocol_of(args), stages,
+                                   allow_partial=args.allow_partial,
+                                   min_coverage=args.min_coverage))
+        stages.step("testing")
+        analysis = _analyse(args, None, runs, measures, baselines)
     text = to_json(analysis) if args.format == "json" else to_text(analysis, places)
     if args.leaderboard:  # issue 38's section, owned by cli/leaderboard.py
         from .leaderboard import systems_section
 
-        text = systems_section(text, args, qrels, runs, measures, places)
+        # The runs are evaluated: the section reads their values as it reads saved results.
+        text = systems_section(text, args, None, runs, measures, places)
     write_output(text, args.output)
     return 0
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import weakref
 
 import numpy as np
 
 __all__ = ["qrels_digest"]
+
+# Each qrels' digest, computed once while the qrels live: every run evaluated on them (compare's
+# runs, a report's) asks for it, and a million queries' ids take a tenth of a second to hash.
+_DIGESTS: "weakref.WeakKeyDictionary[object, str]" = weakref.WeakKeyDictionary()
 
 
 def qrels_digest(qrels) -> str:
@@ -16,6 +21,19 @@ def qrels_digest(qrels) -> str:
     the same judgments give the same digest whether read from a file, a
     DataFrame or a dict.
     """
+    try:
+        return _DIGESTS[qrels]
+    except (KeyError, TypeError):   # not yet; or qrels that cannot be weakly referenced or hashed
+        pass
+    digest = _digest(qrels)
+    try:
+        _DIGESTS[qrels] = digest
+    except TypeError:
+        pass
+    return digest
+
+
+def _digest(qrels) -> str:
     sha = hashlib.sha256()
     for ids in (qrels.queries, qrels.docs):
         sha.update("\n".join(ids.tolist()).encode("utf-8"))

@@ -36,7 +36,24 @@ from ..errors import InputError
 from ..protocol import Protocol
 from ..protocol.layers import Layers, parse_layers
 
-__all__ = ["layer_counts", "layer_lookup", "layers_of", "merge_sources", "with_layers"]
+__all__ = ["layer_counts", "layer_lookup", "layers_of", "merge_sources", "source_names", "with_layers"]
+
+
+def source_names(names, count: int, *, default: str, needs: str, each: str,
+                 unit: str) -> tuple[str, ...]:
+    """The names of `count` sources (two or more): `names` as given, one each, or ``default``
+    numbered from 1. ``needs`` and ``each`` are the messages for too few sources and for a name
+    count that differs; ``unit`` names the sources in the latter's value.
+
+    >>> source_names(None, 2, default="layer{}", needs="", each="", unit="qrels")
+    ('layer1', 'layer2')
+    """
+    if count < 2:
+        raise InputError(what=needs, value=count)
+    names = tuple(names) if names is not None else tuple(default.format(i + 1) for i in range(count))
+    if len(names) != count:
+        raise InputError(what=each, value=f"{len(names)} names, {count} {unit}")
+    return names
 
 
 def merge_sources(sources: Sequence[Any], names: Sequence[str] | None) -> dict[str, Any]:
@@ -46,12 +63,9 @@ def merge_sources(sources: Sequence[Any], names: Sequence[str] | None) -> dict[s
     by (query, doc) over sorted vocabularies, so the constructor keeps their
     order) plus ``layers`` and ``origin`` (the source index of every row).
     """
-    if len(sources) < 2:
-        raise InputError(what="layering needs two or more qrels", value=len(sources))
-    names = tuple(names) if names is not None else tuple(f"layer{i + 1}" for i in range(len(sources)))
-    if len(names) != len(sources):
-        raise InputError(what="give one name per layered qrels", value=f"{len(names)} names, "
-                                                                        f"{len(sources)} qrels")
+    names = source_names(names, len(sources), default="layer{}",
+                         needs="layering needs two or more qrels",
+                         each="give one name per layered qrels", unit="qrels")
     layers = parse_layers("layers:" + ">".join(names))
     if len({source.real_grades for source in sources}) > 1:
         raise InputError(what="the layered qrels mix integer and real grades",

@@ -247,52 +247,12 @@ class CompiledEngine:
         judged = np.ascontiguousarray(alignment.judged, dtype=bool).view(np.uint8)
         longest = int(max(np.diff(offsets).max(initial=0), np.diff(pool_offsets).max(initial=0), 1))
 
-        gains: list = []       # distinct gain settings, in order of first use
-        discounts: list = []   # distinct discount settings
-        sources: list = []     # distinct (gain id, pool) ideal sources
-        rels: list = []        # distinct rel values
-
-        def index(table: list, item) -> int:
-            if item not in table:
-                table.append(item)
-            return table.index(item)
-
-        params = np.zeros((len(measures), _PARAM_COLUMNS))
-        plan = np.full((len(measures), _PLAN_COLUMNS), -1, dtype=np.int64)
-        plan[:, _DISCOUNT] = 0
-        plan[:, _GAIN] = 0
-        for j, m in enumerate(measures):
-            spec = m.spec
-            plan[j, _KIND] = KINDS[m.name]
-            plan[j, _CUTOFF] = m.cutoff if m.cutoff is not None else -1
-            if "rel" in spec.params:
-                plan[j, _REL] = index(rels, rel_code(m.setting("rel", protocol)))
-            if spec.grade_table is GradeTable.GAIN:
-                plan[j, _GAIN] = index(gains, m.setting("gain", protocol))
-                plan[j, _DISCOUNT] = index(discounts, m.setting("discount", protocol))
-            elif spec.grade_table is GradeTable.STOP_CHANCE:
-                plan[j, _GAIN] = index(gains, _StopChance(err_max_grade(alignment, m)))
-            if "ideal" in spec.params:
-                plan[j, _SOURCE] = index(sources, (plan[j, _GAIN], _POOLS[m.setting("ideal", protocol)]))
-            for column, name in enumerate(_kernel_params(m)):
-                params[j, column] = float(m.setting(name, protocol))
-            for name in spec.policy_params:
-                if name in _DENOMINATORS:
-                    plan[j, _POLICY] = _DENOMINATORS[name][m.setting(name, protocol)]
+        plan, params, (gains, discounts, sources, rels) = _plan(alignment, measures, protocol, rel_code)
 
         # Gain tables over the table's grades, and the distinct positive
         # gains of each, highest first (the ideal's counting sort).
         gain_rows = [_table_row(table_grades, g) for g in gains] or [np.zeros(span)]
-        levels = [_distinct_descending(row[row > 0]) for row in gain_rows]
-        max_levels = max(1, max(len(level) for level in levels))
-        level_gain = np.zeros((len(gain_rows), max_levels))
-        level_of = np.full((len(gain_rows), span), -1, dtype=np.int32)
-        for t, (row, level) in enumerate(zip(gain_rows, levels)):
-            level_gain[t, :len(level)] = level
-            positive = row > 0
-            # level 0 holds the highest gain: search the ascending copy, then flip.
-            level_of[t, positive] = len(level) - 1 - np.searchsorted(level[::-1], row[positive])
-        num_levels = np.array([len(level) for level in levels], dtype=np.int64)
+        level_gain, level_of, num_levels = _levels(gain_rows, span)
         formula = np.array([_FORMULAS.get(g, _MAP) for g in gains] or [_MAP], dtype=np.int64)
         discount = np.array([discount_table(d, longest) for d in discounts] or [np.zeros(longest)])
         cumulative = np.zeros((len(discount), longest + 1))
@@ -312,6 +272,60 @@ class CompiledEngine:
                       "undefined": undefined[j].view(bool)}
             results[m] = Values(value[j], **{name: fields[name] for name in m.spec.fields})
         return results
+
+
+def _plan(alignment, measures: Sequence[Measure], protocol, rel_code: Callable[[Any], int]):
+    """The kernel's plan (one row of columns per measure) and params, with the distinct gain
+    settings, discount settings, (gain, pool) ideal sources and rel values the rows point into."""
+    gains: list = []       # distinct gain settings, in order of first use
+    discounts: list = []   # distinct discount settings
+    sources: list = []     # distinct (gain id, pool) ideal sources
+    rels: list = []        # distinct rel values
+
+    def index(table: list, item) -> int:
+        if item not in table:
+            table.append(item)
+        return table.index(item)
+
+    params = np.zeros((len(measures), _PARAM_COLUMNS))
+    plan = np.full((len(measures), _PLAN_COLUMNS), -1, dtype=np.int64)
+    plan[:, _DISCOUNT] = 0
+    plan[:, _GAIN] = 0
+    for j, m in enumerate(measures):
+        spec = m.spec
+        plan[j, _KIND] = KINDS[m.name]
+        plan[j, _CUTOFF] = m.cutoff if m.cutoff is not None else -1
+        if "rel" in spec.params:
+            plan[j, _REL] = index(rels, rel_code(m.setting("rel", protocol)))
+        if spec.grade_table is GradeTable.GAIN:
+            plan[j, _GAIN] = index(gains, m.setting("gain", protocol))
+            plan[j, _DISCOUNT] = index(discounts, m.setting("discount", protocol))
+        elif spec.grade_table is GradeTable.STOP_CHANCE:
+            plan[j, _GAIN] = index(gains, _StopChance(err_max_grade(alignment, m)))
+        if "ideal" in spec.params:
+            plan[j, _SOURCE] = index(sources, (plan[j, _GAIN], _POOLS[m.setting("ideal", protocol)]))
+        for column, name in enumerate(_kernel_params(m)):
+            params[j, column] = float(m.setting(name, protocol))
+        for name in spec.policy_params:
+            if name in _DENOMINATORS:
+                plan[j, _POLICY] = _DENOMINATORS[name][m.setting(name, protocol)]
+    return plan, params, (gains, discounts, sources, rels)
+
+
+def _levels(gain_rows: list, span: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct positive gains of each gain table, highest first (the ideal's counting
+    sort): (the gains by level, each grade's level or -1, how many levels each table has)."""
+    levels = [_distinct_descending(row[row > 0]) for row in gain_rows]
+    max_levels = max(1, max(len(level) for level in levels))
+    level_gain = np.zeros((len(gain_rows), max_levels))
+    level_of = np.full((len(gain_rows), span), -1, dtype=np.int32)
+    for t, (row, level) in enumerate(zip(gain_rows, levels)):
+        level_gain[t, :len(level)] = level
+        positive = row > 0
+        # level 0 holds the highest gain: search the ascending copy, then flip.
+        level_of[t, positive] = len(level) - 1 - np.searchsorted(level[::-1], row[positive])
+    num_levels = np.array([len(level) for level in levels], dtype=np.int64)
+    return level_gain, level_of, num_levels
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,6 @@ import typing
 import numpy as np
 
 from ..pipeline.alignment import align
-from ..kernels.segments import offsets_of
 from ..data.qrels import Qrels
 from ..data.run import Run
 from ..errors import InputError, RankproofError, literal
@@ -28,6 +27,8 @@ from ..measures.compute import discount_table, gains_of
 from ..protocol import Ideal, NegativeGrades, Protocol, Ties, Unjudged
 from ..measures.working import working
 from ..typing import ProtocolLike
+from .pools import expanded_pool, pool_ids
+from .top import TopRankings, explain_top
 
 __all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings", "MAX_EXPLAINED_DOCS"]
 
@@ -93,32 +94,21 @@ def _rows_of(queries: np.ndarray, offsets: np.ndarray, query: str) -> tuple[int,
     return offsets[at], offsets[at + 1]
 
 
-def _select_qrels(qrels: Qrels, query: str) -> Qrels | None:
-    rows = _rows_of(qrels.queries, qrels.offsets, query)
+_Rows = typing.TypeVar("_Rows", Qrels, Run)
+
+
+def _select(value: _Rows, query: str) -> _Rows | None:
+    """`value` (judgments or a run) cut to the rows of `query`, or None when it has none."""
+    rows = _rows_of(value.queries, value.offsets, query)
     if rows is None:
         return None
     lo, hi = rows
-    return Qrels(query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]),
-                 doc_codes=qrels.doc_codes[lo:hi], docs=qrels.docs, grades=qrels.grades[lo:hi],
-                 lines=qrels.lines[lo:hi], source=qrels.source)
-
-
-def _select_run(run: Run, query: str) -> Run | None:
-    rows = _rows_of(run.queries, run.offsets, query)
-    if rows is None:
-        return None
-    lo, hi = rows
-    return Run(query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]),
-               doc_codes=run.doc_codes[lo:hi], docs=run.docs,
-               scores=run.scores[lo:hi] if run.has_scores else None,
-               lines=run.lines[lo:hi], source=run.source, name=run.name)
-
-
-def _pool_ids(a) -> np.ndarray:
-    """The doc id of every pool entry of an alignment."""
-    if a.pool_doc is None or a.pool_docs is None:
-        raise InputError(what="this alignment keeps no doc ids of the judged pool", fix="explain needs Qrels and a Run")
-    return a.pool_docs[a.pool_doc]
+    common: dict[str, typing.Any] = dict(
+        query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]), doc_codes=value.doc_codes[lo:hi],
+        docs=value.docs, lines=value.lines[lo:hi], source=value.source)
+    if isinstance(value, Run):
+        return Run(**common, scores=value.scores[lo:hi] if value.has_scores else None, name=value.name)
+    return Qrels(**common, grades=value.grades[lo:hi])
 
 
 def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg@10",
@@ -149,8 +139,8 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     protocol = resolve_protocol(protocol)
     measure = parse_measure(measure)
     query = str(query)
-    one_qrels = _select_qrels(qrels, query)
-    one_run = _select_run(run, query)
+    one_qrels = _select(qrels, query)
+    one_run = _select(run, query)
     if one_qrels is None:
         near = ", ".join(qrels.queries[:5].tolist())
         raise InputError(what="{query} " + literal(query) + " is not judged", source=qrels.source, value=query,
@@ -262,9 +252,9 @@ def _ideal_rows(a, measure: Measure, protocol: Protocol, k: int, table: np.ndarr
     if ideal_policy is Ideal.JUDGED:
         # The query's pool as the pipeline read it (negative grades per the policy).
         lo, hi = a.pool_offsets[0], a.pool_offsets[1]
-        pool_docs, pool_grades = _pool_ids(a)[lo:hi], a.pool_grade[lo:hi]
+        pool_docs, pool_grades = pool_ids(a)[lo:hi], a.pool_grade[lo:hi]
     elif ideal_policy is Ideal.EXPANDED:
-        _, pool_docs, pool_grades = _expanded_pool(a, np.array([k]))
+        _, pool_docs, pool_grades = expanded_pool(a, np.array([k]))
     else:
         pool_docs, pool_grades = a.docs[a.doc][a.judged], a.grade[a.judged]
     pool_gains = np.maximum(gains_of(pool_grades, gain_policy), 0.0)
@@ -335,162 +325,7 @@ def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg
     return tuple(notes)
 
 
-@dataclasses.dataclass(frozen=True)
-class TopRankings:
-    """The top rows of every query's ranking and ideal list, as flat arrays.
-
-    What :func:`explain` gives for one query, for every evaluated query at
-    once, cut at ``depth`` rows. Query ``i``'s ranked rows are
-    ``offsets[i]:offsets[i + 1]`` of ``doc``, ``judged``, ``grade``, ``gain``,
-    ``discount``, ``contribution`` and ``cumulative``; its ideal rows are
-    ``ideal_offsets[i]:ideal_offsets[i + 1]`` of the ``ideal_*`` arrays.
-    ``grade`` is 0 where ``judged`` is False.
-    """
-
-    queries: list
-    measure: Measure
-    depth: int
-    offsets: np.ndarray
-    doc: np.ndarray
-    judged: np.ndarray
-    grade: np.ndarray
-    gain: np.ndarray
-    discount: np.ndarray
-    contribution: np.ndarray
-    cumulative: np.ndarray
-    ideal_offsets: np.ndarray
-    ideal_doc: np.ndarray
-    ideal_grade: np.ndarray
-    ideal_gain: np.ndarray
-    ideal_cumulative: np.ndarray
-
-
-def _expanded_pool(a, cutoffs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(query, doc id, grade) of each query's judged pool plus one entry per
-    repeated copy of a judged doc ranked within its query's cutoff
-    (``ideal=expanded``, as :meth:`rankproof.measures.compute.Context.ideal_dcg`)."""
-    lengths = np.diff(a.offsets)
-    query = np.repeat(np.arange(a.num_queries), lengths)
-    rank0 = np.arange(len(a.doc), dtype=np.int64) - a.offsets[query]
-    key = query * max(len(a.docs), 1) + a.doc
-    first = np.zeros(len(key), dtype=bool)
-    first[np.unique(key, return_index=True)[1]] = True
-    copies = ~first & a.judged & (rank0 < cutoffs[query])
-    pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))
-    return (np.concatenate([pool_query, query[copies]]), np.concatenate([_pool_ids(a), a.docs[a.doc[copies]]]),
-            np.concatenate([a.pool_grade, a.grade[copies]]))
-
-
 def _as_grade(grade) -> "int | float":
     """A grade as shown: an int when whole (real grades under grades=real stay real)."""
     value = float(grade)
     return int(value) if value.is_integer() else value
-
-
-def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Running sum of `values` restarting at each of `offsets`."""
-    total = np.cumsum(values)
-    before = np.concatenate([[0.0], total])[offsets[:-1]]
-    return total - np.repeat(before, np.diff(offsets))
-
-
-def _first_rows(offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the first `depth` rows of each segment, and the new offsets."""
-    lengths = np.minimum(np.diff(offsets), depth)
-    kept = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    within = np.arange(kept[-1], dtype=np.int64) - np.repeat(kept[:-1], lengths)
-    return np.repeat(offsets[:-1], lengths) + within, kept
-
-
-def explain_top(qrels: Qrels, run: Run, measure: "str | Measure" = "ndcg@10",
-                protocol: ProtocolLike = None, *, depth: int = 20) -> TopRankings:
-    """:func:`explain` for every query at once, cut at `depth` rows: the numbers
-    behind a DCG-family measure, vectorised (one alignment for the whole run).
-
-    The rows equal what ``explain(qrels, run, query, measure, protocol)``
-    gives for the query (its first `depth` ranked rows and ideal rows); a
-    judged query the run does not rank has no ranked rows.
-
-    Examples
-    --------
-    >>> from rankproof import Qrels, Run
-    >>> qrels = Qrels.from_dict({"q1": {"A": 3, "B": 2}, "q2": {"C": 1}})
-    >>> top = explain_top(qrels, Run.from_dict({"q1": ["B", "E"], "q2": ["C"]}), "ndcg@2")
-    >>> top.queries, top.offsets.tolist(), top.doc.tolist()
-    (['q1', 'q2'], [0, 2, 3], ['B', 'E', 'C'])
-    >>> top.contribution.round(4).tolist()   # 2 / log2(2), 0 (unjudged), 1 / log2(2)
-    [2.0, 0.0, 1.0]
-    >>> top.ideal_doc.tolist(), top.ideal_cumulative.round(4).tolist()   # 3, 3 + 2 / log2(3)
-    (['A', 'B', 'C'], [3.0, 4.2619, 1.0])
-    """
-    protocol = resolve_protocol(protocol)
-    measure = parse_measure(measure)
-    if depth < 1:
-        raise InputError(what=f"depth must be at least 1; got {depth}", value=depth)
-    a = align(qrels, run, protocol)
-    gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
-    discount_policy = measure.setting("discount", protocol) if "discount" in measure.spec.params else protocol.discount
-    lengths = np.diff(a.offsets)
-    longest = int(max(lengths.max(initial=0), np.diff(a.pool_offsets).max(initial=0), 1))
-    table = discount_table(discount_policy, longest)
-    cumulative_table = np.concatenate([[0.0], np.cumsum(table)])
-
-    # Per position: its rank within the query and the span of its group.
-    position_query = np.repeat(np.arange(a.num_queries), lengths)
-    start = a.offsets[position_query]
-    rank0 = np.arange(len(a.doc), dtype=np.int64) - start
-    k = (np.full(len(a.doc), measure.cutoff, dtype=np.int64) if measure.cutoff is not None
-         else lengths[position_query])
-    group = np.searchsorted(a.group_offsets, np.arange(len(a.doc)), side="right") - 1
-    group_lo = a.group_offsets[group] - start
-    group_hi = a.group_offsets[group + 1] - start
-    size = group_hi - group_lo
-    # As explain: a tied group (ties=expected) shares the mean discount of the
-    # ranks it spans inside the cutoff; a lone doc gets its rank's discount.
-    mean_discount = (cumulative_table[np.minimum(group_hi, k)] - cumulative_table[np.minimum(group_lo, k)]) / size
-    own = np.where(rank0 < k, table[np.minimum(rank0, len(table) - 1)], 0.0)
-    discount = np.where(size > 1, mean_discount, own)
-    gains = np.where(a.judged, gains_of(a.grade, gain_policy), 0.0)
-    contribution = gains * discount
-    cumulative = _segment_cumsum(contribution, a.offsets)
-    rows, offsets = _first_rows(a.offsets, depth)
-
-    # The ideal list: the pool sorted by gain descending, then doc id.
-    ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
-    if ideal_policy is Ideal.JUDGED:
-        # Every query's pool as the pipeline read it (negative grades per the policy).
-        pool_query = np.repeat(np.arange(a.num_queries), np.diff(a.pool_offsets))
-        pool_docs, pool_grades = _pool_ids(a).astype(str), a.pool_grade
-    elif ideal_policy is Ideal.EXPANDED:
-        cutoffs = np.full(a.num_queries, measure.cutoff, dtype=np.int64) if measure.cutoff is not None else lengths
-        pool_query, pool_docs, pool_grades = _expanded_pool(a, cutoffs)
-        pool_docs = pool_docs.astype(str)
-    else:
-        pool_query, pool_docs, pool_grades = (position_query[a.judged], a.docs[a.doc][a.judged].astype(str),
-                                              a.grade[a.judged])
-    pool_gains = np.maximum(gains_of(pool_grades, gain_policy), 0.0)
-    order = np.lexsort((pool_docs, -pool_gains, pool_query))
-    pool_query, pool_docs, pool_grades, pool_gains = (pool_query[order], pool_docs[order], pool_grades[order],
-                                                      pool_gains[order])
-    positive = pool_gains > 0  # explain stops at the first gain of 0
-    pool_query, pool_docs, pool_grades, pool_gains = (pool_query[positive], pool_docs[positive],
-                                                      pool_grades[positive], pool_gains[positive])
-    pool_offsets = offsets_of(pool_query, a.num_queries)
-    ideal_rank0 = np.arange(len(pool_query), dtype=np.int64) - pool_offsets[pool_query]
-    if measure.cutoff is not None or ideal_policy is Ideal.EXPANDED:
-        cut = np.full(a.num_queries, measure.cutoff if measure.cutoff is not None else np.iinfo(np.int64).max)
-        if ideal_policy is Ideal.EXPANDED:  # that ideal is cut at the list's length
-            cut = np.minimum(cut, lengths)
-        inside = ideal_rank0 < cut[pool_query]
-        pool_query, pool_docs, pool_grades, pool_gains, ideal_rank0 = (
-            pool_query[inside], pool_docs[inside], pool_grades[inside], pool_gains[inside], ideal_rank0[inside])
-        pool_offsets = offsets_of(pool_query, a.num_queries)
-    ideal_cumulative = _segment_cumsum(pool_gains * table[ideal_rank0], pool_offsets)
-    ideal_rows, ideal_offsets = _first_rows(pool_offsets, depth)
-
-    return TopRankings(
-        queries=a.queries.tolist(), measure=measure, depth=depth, offsets=offsets,
-        doc=a.docs[a.doc[rows]].astype(str), judged=a.judged[rows], grade=np.where(a.judged[rows], a.grade[rows], 0),
-        gain=gains[rows], discount=discount[rows], contribution=contribution[rows], cumulative=cumulative[rows],
-        ideal_offsets=ideal_offsets, ideal_doc=pool_docs[ideal_rows], ideal_grade=pool_grades[ideal_rows],
-        ideal_gain=pool_gains[ideal_rows], ideal_cumulative=ideal_cumulative[ideal_rows])

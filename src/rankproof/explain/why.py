@@ -241,6 +241,28 @@ def _differs(a: float | None, b: float | None) -> bool:
     return abs(a - b) > 1e-12
 
 
+def _query_shifts(our_results, peer_results, switched: dict, measure, top: int) -> tuple[list, int]:
+    """The `top` queries whose value differs most between our protocol and the peer's (each with
+    the switched policies that move it), and how many differ at all."""
+    queries: list[QueryShift] = []
+    differing_count = 0
+    if peer_results is not None:
+        mine = our_results.per_query(measure)
+        theirs_values = peer_results.per_query(measure)
+        everyone = list(dict.fromkeys([*our_results.queries, *peer_results.queries]))
+        shifts = [QueryShift(q, mine.get(q), theirs_values.get(q)) for q in everyone]
+        moved = [s for s in shifts if s.ours is None or s.peer is None or abs(s.difference) > 1e-12]
+        differing_count = len(moved)
+        # Left out by one side first (they move the mean most surely), then by |difference|.
+        moved.sort(key=lambda s: (-math.inf if math.isnan(s.difference) else -abs(s.difference)))
+        switched_values = {policy: results.per_query(measure) for policy, (results, _) in switched.items()
+                           if results is not None}
+        queries = [dataclasses.replace(s, policies=tuple(
+            policy for policy, values in switched_values.items() if _differs(values.get(s.query), s.ours)))
+            for s in moved[:top]]
+    return queries, differing_count
+
+
 def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: int = 5,
         allow_partial: bool = False, min_coverage: float = MIN_COVERAGE) -> Why:
     """Evaluate `run` under our protocol and under `peer`'s preset, and say what separates them.
@@ -316,22 +338,7 @@ def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: 
             example = None if results is None else _largest_move(our_results.per_query(measure),
                                                                  results.per_query(measure))
             policies.append(PolicyShift(policy, ours_text, peer_text, shift, refused, example))
-        queries: list[QueryShift] = []
-        differing_count = 0
-        if peer_results is not None:
-            mine = our_results.per_query(measure)
-            theirs_values = peer_results.per_query(measure)
-            everyone = list(dict.fromkeys([*our_results.queries, *peer_results.queries]))
-            shifts = [QueryShift(q, mine.get(q), theirs_values.get(q)) for q in everyone]
-            moved = [s for s in shifts if s.ours is None or s.peer is None or abs(s.difference) > 1e-12]
-            differing_count = len(moved)
-            # Left out by one side first (they move the mean most surely), then by |difference|.
-            moved.sort(key=lambda s: (-math.inf if math.isnan(s.difference) else -abs(s.difference)))
-            switched_values = {policy: results.per_query(measure) for policy, (results, _) in switched.items()
-                               if results is not None}
-            queries = [dataclasses.replace(s, policies=tuple(
-                policy for policy, values in switched_values.items() if _differs(values.get(s.query), s.ours)))
-                for s in moved[:top]]
+        queries, differing_count = _query_shifts(our_results, peer_results, switched, measure, top)
         items.append(MeasureWhy(measure=measure, ours=ours_mean,
                                 peer=None if peer_results is None else peer_results.mean(measure),
                                 policies=tuple(policies), queries=tuple(queries),

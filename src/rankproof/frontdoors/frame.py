@@ -37,7 +37,8 @@ from ..data.run import Run
 from ..errors import messages
 from ..errors import USERS_AND_ITEMS, InputError, RankproofError
 from ..io.formats import named_format
-from ..evaluation import MIN_COVERAGE, evaluate_read, resolve_protocol
+from ..engines.options import MIN_COVERAGE, EvaluationOptions
+from ..evaluation import evaluate_read, resolve_protocol
 from ..measures.parse import parse_measures
 from ..results import Results, guard_coverage
 from ..typing import MeasuresLike, ProtocolLike
@@ -237,7 +238,9 @@ def evaluate_frame(
     {1: 0.5, 2: 1.0}
     """
     try:
-        # Bad measure names or policies fail before any table is read.
+        # Bad options, measure names or policies fail before any table is read.
+        options = EvaluationOptions(weights=weights_by_user(weights), allow_partial=allow_partial,
+                                    min_coverage=min_coverage)
         measures = parse_measures(measures)
         protocol = resolve_protocol(protocol)
         if _out_of_core(truth, predictions, memory_budget, sorted):
@@ -245,7 +248,7 @@ def evaluate_frame(
                                             rating=rating, score=score, weights=weights, name=name,
                                             memory_budget=memory_budget, sorted=sorted)
             # The guard reads the whole evaluation, not a part's (a part may hold few users of the truth).
-            guard_coverage(results, allow_partial=allow_partial, min_coverage=min_coverage,
+            guard_coverage(results, allow_partial=options.allow_partial, min_coverage=options.min_coverage,
                            source=f"{results.run_name} against the truth")
             return results
         # A recommender predicts for whom it predicts: users it skips score 0 by missing_query, and
@@ -256,9 +259,9 @@ def evaluate_frame(
         return evaluate_read(
             lambda: (_truth(truth, user, item, rating, str(protocol.grades)),
                      _pairs(predictions, user, item, score, "predictions", name)),
-            measures, protocol, weights=weights_by_user(weights), allow_partial=allow_partial,
-            min_coverage=min_coverage, query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,),
-            complete_judgments=True, stacklevel=3)
+            measures, protocol, stacklevel=3,
+            options=options.replace(query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,),
+                                    complete_judgments=True))
     except RankproofError as error:
         # Worded by field (errors.render): users, items and ratings, the ids
         # as they are. An error raised as a finished string keeps its text.

@@ -148,14 +148,20 @@ def _segments(rank: np.ndarray, bounds: np.ndarray) -> np.ndarray:
 def train_segfuse(hits: Hits) -> dict:
     """SegFuse's probabilities: ``P_i(k)`` the mean over training queries of hits in segment ``k``
     (ranks ``[B_k, B_k+1)``, ``B = 0, 5, 15, 35, ..., 5115``) divided by the segment's width."""
-    probs = []
-    widths = np.diff(SEGFUSE_BOUNDS).astype(float)
+    return {"probs": _segment_rates(hits, SEGFUSE_BOUNDS)}
+
+
+def _segment_rates(hits: Hits, bounds) -> list[np.ndarray]:
+    """Per component, the mean over training queries of its hits in each segment ``[b_k, b_k+1)``
+    of ranks, divided by the segment's width."""
+    widths = np.diff(bounds).astype(float)
+    rates = []
     for i in range(len(hits.table.names)):
         _, rank, hit, _ = hits.of(i)
-        inside = rank < SEGFUSE_BOUNDS[-1]
-        k = _segments(rank[inside], SEGFUSE_BOUNDS)
-        probs.append(np.bincount(k, weights=hit[inside], minlength=len(widths)) / widths / max(hits.queries, 1))
-    return {"probs": probs}
+        inside = rank < bounds[-1]
+        k = _segments(rank[inside], bounds)
+        rates.append(np.bincount(k, weights=hit[inside], minlength=len(widths)) / widths / max(hits.queries, 1))
+    return rates
 
 
 def segfuse(table: Table, probs) -> np.ndarray:
@@ -179,12 +185,7 @@ def train_bayesfuse(hits: Hits) -> dict:
     0, 5, 10, 15, 20, 30, 100, 200, 500, 1000, ``a`` = the mean over training queries of its precision;
     ``log(a / (1 - a))`` (0 and 1 moved 0.001 inwards)."""
     log_odds = []
-    widths = np.diff(BAYES_CUTOFFS).astype(float)
-    for i in range(len(hits.table.names)):
-        _, rank, hit, _ = hits.of(i)
-        inside = rank < BAYES_CUTOFFS[-1]
-        k = _segments(rank[inside], BAYES_CUTOFFS)
-        a = np.bincount(k, weights=hit[inside], minlength=len(widths)) / widths / max(hits.queries, 1)
+    for a in _segment_rates(hits, BAYES_CUTOFFS):
         a = np.where(a == 0, 0.001, a)
         not_a = np.where(1 - a == 0, 0.001, 1 - a)
         log_odds.append(np.repeat(np.log(a / not_a), np.diff(BAYES_CUTOFFS)))

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InputError, ParseError, literal
 from ..errors.messages import swap_hint
+from .shared_ids import shared_vocabulary
 
 __all__ = [
     "select_columns",
@@ -298,9 +299,9 @@ def _intern_dense(column, lowest: int, width: int, placement=None) -> tuple[np.n
         _vocabulary.mark_present(values, lowest, present)
     slots = np.flatnonzero(present)
     del present
-    order, vocabulary = _vocabulary.sorted_vocabulary(*_decimal_spans(slots + lowest))
-    rank = np.zeros(width, dtype=np.int32)
-    rank[slots[order]] = np.arange(len(slots), dtype=np.int32)
+    # The same users in the truth and every run: made once within io.shared_ids.sharing().
+    rank, vocabulary = shared_vocabulary(
+        lowest, slots, lambda: _dense_vocabulary(slots, lowest, width))
     codes = np.empty(len(column), dtype=np.int64)
     at = 0
     for values in chunks:
@@ -310,6 +311,17 @@ def _intern_dense(column, lowest: int, width: int, placement=None) -> tuple[np.n
             codes[place] = out
         at += len(values)
     return codes, vocabulary
+
+
+def _dense_vocabulary(slots: np.ndarray, lowest: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rank of each value of the range among the present ones in text order, the present values
+    as decimal text, sorted by code point)."""
+    from .._libs import vocabulary as _vocabulary
+
+    order, vocabulary = _vocabulary.sorted_vocabulary(*_decimal_spans(slots + lowest))
+    rank = np.zeros(width, dtype=np.int32)
+    rank[slots[order]] = np.arange(len(slots), dtype=np.int32)
+    return rank, vocabulary
 
 
 def _refuse_nul(spans, codes: np.ndarray, placement=None) -> None:

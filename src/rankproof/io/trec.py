@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from typing import Any
 import dataclasses
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ import numpy as np
 from ..errors import ParseError, literal
 from .._libs import trec_scan as _trec_scan
 from .._libs import vocabulary as _vocabulary
+from .columns import QrelsColumns, RunColumns
 from .limits import MAX_ID_LENGTH
 from .files import encoding_hint, load_text
 from .values import Problem, grade_problem, real_grade_problem, score_problem, shorten
@@ -48,82 +50,6 @@ __all__ = [
     "read_trec_run_columns",
     "first_data_fields",
 ]
-
-
-@dataclass(frozen=True)
-class QrelsColumns:
-    """The judgments of a TREC qrels file, one entry per data line, in file order.
-
-    Attributes
-    ----------
-    query_codes : numpy.ndarray of int64
-        Code of each row's query in `query_vocab`.
-    query_vocab : numpy.ndarray of str
-        Query ids, unique and sorted by code point.
-    doc_codes : numpy.ndarray of int64
-        Code of each row's document in `doc_vocab`.
-    doc_vocab : numpy.ndarray of str
-        Document ids, unique and sorted by code point.
-    grade : numpy.ndarray of int64
-        Relevance grade of each row, as written (negative grades included).
-    line : numpy.ndarray of int64
-        1-based line number of each row in the original file; ``-1`` for
-        rows that have no line (a table in memory, a Parquet file).
-    source : str
-        The path as given, for messages.
-    """
-
-    query_codes: np.ndarray
-    query_vocab: np.ndarray
-    doc_codes: np.ndarray
-    doc_vocab: np.ndarray
-    grade: np.ndarray
-    line: np.ndarray
-    source: str
-
-
-@dataclass(frozen=True)
-class RunColumns:
-    """The ranked documents of a TREC run file, one entry per data line, in file order.
-
-    Attributes
-    ----------
-    query_codes : numpy.ndarray of int64
-        Code of each row's query in `query_vocab`.
-    query_vocab : numpy.ndarray of str
-        Query ids, unique and sorted by code point.
-    doc_codes : numpy.ndarray of int64
-        Code of each row's document in `doc_vocab`.
-    doc_vocab : numpy.ndarray of str
-        Document ids, unique and sorted by code point.
-    score : numpy.ndarray of float64
-        Score of each row; always finite.
-    line : numpy.ndarray of int64
-        1-based line number of each row in the original file; ``-1`` for
-        rows that have no line (a table in memory, a Parquet file).
-    source : str
-        The path as given, for messages.
-    tag : str or None
-        The run tag (6th column) of the first data line; None when the rows
-        did not come from a TREC file.
-    has_scores : bool
-        False when the source gave no scores and its rows are in rank order
-        within each query; `score` then holds ``-position`` within the query
-        (0, -1, -2, ...), which sorts into the given order without ties.
-        TREC files always have scores.
-    """
-
-    query_codes: np.ndarray
-    query_vocab: np.ndarray
-    doc_codes: np.ndarray
-    doc_vocab: np.ndarray
-    score: np.ndarray
-    line: np.ndarray
-    source: str
-    tag: str | None
-    # Last and defaulted, so that code building RunColumns positionally or
-    # without it keeps working.
-    has_scores: bool = True
 
 
 _FIELD_SEPARATOR = re.compile(r"[ \t\r\v\f]+")  # trec_eval's isspace
@@ -424,28 +350,27 @@ def read_trec_qrels_columns(path, real: bool = False) -> QrelsColumns:
         or form feed, or a grade that is not a 64-bit integer. The message
         names the file and line.
     """
-    source, scanned = _scan(path, _QRELS_REAL if real else _QRELS)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query", scanned["lines"], source)
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", scanned["lines"], source)
-    return QrelsColumns(
-        query_codes=query_codes,
-        query_vocab=query_vocab,
-        doc_codes=doc_codes,
-        doc_vocab=doc_vocab,
-        grade=scanned["values"],
-        line=scanned["lines"],
-        source=source,
-    )
+    source, scanned, ids = _scanned_ids(path, _QRELS_REAL if real else _QRELS)
+    return QrelsColumns(**ids, grade=scanned["values"], line=scanned["lines"], source=source)
+
+
+def _scanned_ids(path, fmt: _Format) -> tuple[str, dict, dict[str, Any]]:
+    """The source, what the scan found, and the query and doc columns renumbered in id order."""
+    source, scanned = _scan(path, fmt)
+    lines = scanned["lines"]
+    query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query",
+                                         lines, source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", lines, source)
+    return source, scanned, {"query_codes": query_codes, "query_vocab": query_vocab,
+                             "doc_codes": doc_codes, "doc_vocab": doc_vocab}
 
 
 def read_trec_run_columns(path, *, layout: str = "trec") -> RunColumns:
     """Read a TREC run file (``query Q0 doc rank score tag``) into interned columns.
 
-    Columns are separated by any run of spaces, tabs or CRs; leading and
-    trailing blanks and CRLF line ends are tolerated; blank lines and lines whose first
-    non-blank character is ``#`` are skipped. The second and fourth columns
-    are ignored (the rank need not be a number); the order of documents comes
-    from the scores, later. A ``.gz`` file is decompressed.
+    Lines are read as :func:`read_trec_qrels_columns` reads them (blanks, comments, CRLF,
+    ``.gz``). The second and fourth columns are ignored (the rank need not be a number); the order of documents comes
+    from the scores, later.
 
     Parameters
     ----------
@@ -469,19 +394,9 @@ def read_trec_run_columns(path, *, layout: str = "trec") -> RunColumns:
         or form feed, or a score that is not a finite number. The message
         names the file and line.
     """
-    source, scanned = _scan(path, _RUN3 if layout == "run3" else _RUN)
-    query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query", scanned["lines"], source)
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", scanned["lines"], source)
-    return RunColumns(
-        query_codes=query_codes,
-        query_vocab=query_vocab,
-        doc_codes=doc_codes,
-        doc_vocab=doc_vocab,
-        score=scanned["values"],
-        line=scanned["lines"],
-        source=source,
-        tag=scanned["tag"],
-    )
+    source, scanned, ids = _scanned_ids(path, _RUN3 if layout == "run3" else _RUN)
+    return RunColumns(**ids, score=scanned["values"], line=scanned["lines"], source=source,
+                      tag=scanned["tag"])
 
 
 def first_data_fields(path, limit: int = 1 << 16) -> list[str] | None:

@@ -28,10 +28,15 @@ from ..errors import MeasureError, ProtocolError
 from ..errors import literal
 from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enum, Ideal
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
+from .of_rank import OfRank
 
 __all__ = ["Measure", "MeasureSpec", "measure_text", "Param", "PARAMS", "REGISTRY", "register", "register_param",
            "parse_float", "TieSupport", "Dcg", "GradeTable", "WHOLE_EVALUATION_DEFAULTS", "whole_evaluation_default",
-           "refuse_whole_evaluation_defaults"]
+           "refuse_whole_evaluation_defaults", "EXECUTORS"]
+
+# The executors a measure may run on (measures.vocabulary): in memory on this machine, out of core
+# (in parts of whole users within a memory budget), on Spark (partitioned by query).
+EXECUTORS: tuple[str, ...] = ("memory", "outofcore", "spark")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -200,9 +205,27 @@ class MeasureSpec:
     # Undefined values leave the mean whatever zero_ideal says (accuracy: no pair to order; the peer
     # skips the query). Counted among the excluded queries.
     always_excluded: bool = False
+    # The lines of arithmetic that give one query's value (explain's working, measures/working.py):
+    # ``working(groups, measure, protocol, k, num_rel, r_line)``; None: not written out.
+    working: Callable | None = None
+    # The measure as a function of one positive's rank (measures/of_rank.py; sampled evaluation,
+    # recsys/sampled.py); None: not a function of one rank.
+    of_rank: OfRank | None = None
+    # The executors that evaluate it (names of measures.vocabulary.EXECUTORS); None: read from the
+    # fields above (none when not computed from a ranking; in memory only when it needs intents; not
+    # on Spark when it reads every query's judgments).
+    executors: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ties", TieSupport(self.ties))
+        if self.executors is None:
+            object.__setattr__(self, "executors", _executors_of(self))
+
+    @property
+    def needs(self) -> tuple[tuple[str, ...], ...]:
+        """What it reads besides a ranking and the judgments, as a side-data measure's ``needs``
+        says it: the judgments per intent for the diversity measures."""
+        return (("intents",),) if self.needs_intents else ()
 
     @property
     def dcg_parts(self) -> bool:
@@ -225,6 +248,16 @@ class MeasureSpec:
     def policy_params(self) -> tuple[str, ...]:
         """The protocol policies the measure reads and a measure may override (gain, rel, ...)."""
         return tuple(name for name in self.params if PARAMS[name].policy)
+
+
+def _executors_of(spec: MeasureSpec) -> tuple[str, ...]:
+    """The executors of a spec that does not name them (see MeasureSpec.executors)."""
+    memory, outofcore, _ = EXECUTORS
+    if not spec.ranking:
+        return ()
+    if spec.needs_intents:
+        return (memory,)
+    return (memory, outofcore) if spec.reads_all_judgments else EXECUTORS
 
 
 REGISTRY: dict[str, MeasureSpec] = {}

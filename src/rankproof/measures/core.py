@@ -17,6 +17,7 @@ from ..kernels.ranked import Ranked
 from ..errors import literal
 from .base import Dcg, GradeTable, Measure, MeasureSpec, register
 from .compute import Context, Values, ratio
+from . import of_rank, working as w
 from .extremes import any_order, by_gain, by_grade, by_grade_ap, by_judged
 
 __all__ = ["CORE", "refuse_straddling_ties"]
@@ -171,23 +172,29 @@ CORE = [
     MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",), _ideal_dcg,
                 kernel="ideal_dcg", dcg=Dcg.IDEAL, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED, tie_merit=any_order),
     MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), _ndcg, normalised=True, ratio=True,
-                kernel="ndcg", dcg=Dcg.NORMALISED, grade_table=GradeTable.GAIN, ideal_is_best=True, tie_merit=by_gain),
+                kernel="ndcg", dcg=Dcg.NORMALISED, grade_table=GradeTable.GAIN, ideal_is_best=True, tie_merit=by_gain,
+                of_rank=of_rank.NDCG),
     MeasureSpec("ap", "average precision: sum of the precision at each relevant doc's rank within the top k, "
                 "over R (ap_denominator: R, min(R, k) or the hits)", ("rel", "ap_denominator"), _ap,
-                normalised=True, kernel="ap", ideal_is_best=True, check_ties=refuse_straddling_ties, tie_merit=by_grade_ap),
+                normalised=True, kernel="ap", ideal_is_best=True, check_ties=refuse_straddling_ties, tie_merit=by_grade_ap,
+                working=w.ap_working, of_rank=of_rank.RECIPROCAL),
     MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",), _rr,
-                kernel="rr", ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade),
+                kernel="rr", ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade,
+                working=w.rr_working, of_rank=of_rank.RECIPROCAL),
     MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved; "
                 "precision_denominator=retrieved: / min(k, docs retrieved))", ("rel", "precision_denominator"), _p,
-                ratio=True, kernel="p", ideal_is_best=True, tie_merit=by_grade),
+                ratio=True, kernel="p", ideal_is_best=True, tie_merit=by_grade, working=w.p_working,
+                of_rank=of_rank.PRECISION),
     MeasureSpec("r", "recall: relevant docs in the top k / R (recall_denominator=min_k: / min(R, k))",
-                ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True, tie_merit=by_grade),
+                ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True, tie_merit=by_grade,
+                working=w.r_working, of_rank=of_rank.HIT),
     MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit, kernel="hit",
-                ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade),
+                ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade, working=w.hit_working,
+                of_rank=of_rank.HIT),
     MeasureSpec("rprec", "R-precision: relevant docs in the top R / R; rprec@k (Microsoft Recommenders' "
                 "r_precision_at_k): relevant docs in the top min(R, k) / R", ("rel",), _rprec,
                 normalised=True, ratio=True, kernel="rprec", kernel_cutoff=False, ideal_is_best=True,
-                tie_merit=by_grade),
+                tie_merit=by_grade, working=w.rprec_working),
     MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only",
                 ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("judged", "fraction of the top k that is judged: judged docs in the top k / k (no cutoff: / docs "
@@ -200,8 +207,10 @@ CORE = [
                 "run misses is evaluated, as trec_eval -c); counts=sum gives the count (ir_measures' NumQ)",
                 (), _num_q, cutoff=False, value_range=_UNBOUNDED, count=True, tie_merit=any_order),
     MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,
-                kernel="num_rel", value_range=_UNBOUNDED, count=True, tie_merit=any_order),
+                kernel="num_rel", value_range=_UNBOUNDED, count=True, tie_merit=any_order,
+                working=w.num_rel_working),
     MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",), _num_rel_ret,
-                kernel="num_rel_ret", value_range=_UNBOUNDED, count=True, tie_merit=by_grade),
+                kernel="num_rel_ret", value_range=_UNBOUNDED, count=True, tie_merit=by_grade,
+                working=w.num_rel_ret_working),
 ]
 register(*CORE)

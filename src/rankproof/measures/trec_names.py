@@ -114,6 +114,8 @@ class TrecMeasure:
     sorts_gains: bool = False
     # Under -c trec_eval recounts it from the qrels (every grade > 0, whatever -l says).
     recounted_under_c: bool = False
+    # trec_eval 10 added it: trec_eval 9.0.x does not know it (nor lists it in all_trec).
+    only_in_10: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,8 +255,9 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("11pt_avg", Params.DOUBLE_PARAMS, _ELEVEN, _interp_avg, nan=NaN.EMPTY_RANKING),
     TrecMeasure("binG", build=_plain("bing")),
     TrecMeasure("G", Params.PAIRS, "", _gains("g"), sorts_gains=True),
-    TrecMeasure("dcg", Params.PAIRS, "", _gains("dcg"), shares="ndcg"),
-    TrecMeasure("ideal_dcg", Params.PAIRS, "", _gains("ideal_dcg"), shares="ndcg", sorts_gains=True),
+    TrecMeasure("dcg", Params.PAIRS, "", _gains("dcg"), shares="ndcg", only_in_10=True),
+    TrecMeasure("ideal_dcg", Params.PAIRS, "", _gains("ideal_dcg"), shares="ndcg", sorts_gains=True,
+                only_in_10=True),
     TrecMeasure("ndcg", Params.PAIRS, "", _gains("ndcg"), shares="ndcg", sorts_gains=True),
     TrecMeasure("ndcg_rel", Params.PAIRS, "", _gains("ndcg_rel"), sorts_gains=True),
     TrecMeasure("Rndcg", Params.PAIRS, "", _gains("rndcg"), nan=NaN.NO_POSITIVE_GAIN, sorts_gains=True),
@@ -277,9 +280,9 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("P_avgjg", unsupported=_JG),
     TrecMeasure("Rprec_mult_avgjg", unsupported=_JG),
     TrecMeasure("yaap", unsupported="yaap (yet another AP) has no rankproof measure yet"),
-    TrecMeasure("rbp", Params.PAIRS, "", _gains("rbp", "p")),
-    TrecMeasure("rbp_resid", Params.PAIRS, "", _gains("rbp_resid", "p")),
-    TrecMeasure("unj", Params.LONG_CUTOFFS, "5,10,20", _cut("unjudged")),
+    TrecMeasure("rbp", Params.PAIRS, "", _gains("rbp", "p"), only_in_10=True),
+    TrecMeasure("rbp_resid", Params.PAIRS, "", _gains("rbp_resid", "p"), only_in_10=True),
+    TrecMeasure("unj", Params.LONG_CUTOFFS, "5,10,20", _cut("unjudged"), only_in_10=True),
 )
 BY_NAME = {m.name: m for m in TREC_MEASURES}
 
@@ -350,7 +353,7 @@ def _unknown(name: str) -> MeasureError:
 
 
 # Measures trec_eval 10 added: trec_eval 9.0.x does not know them (nor lists them in all_trec).
-ONLY_IN_10 = ("dcg", "ideal_dcg", "rbp", "rbp_resid", "unj")
+ONLY_IN_10 = tuple(m.name for m in TREC_MEASURES if m.only_in_10)
 
 
 def request(arguments: Sequence[str], settings: Settings | None = None, *, version9: bool = False) -> list[Line]:
@@ -375,10 +378,10 @@ def request(arguments: Sequence[str], settings: Settings | None = None, *, versi
             given.setdefault(name, text)
         names = NICKNAMES.get(name, (name,))
         if version9:
-            if name in ONLY_IN_10:
+            if name in BY_NAME and BY_NAME[name].only_in_10:
                 raise MeasureError(what=f"illegal measure {literal(repr(name))}: trec_eval 9 does not have it (trec_eval 10 does: "
                                    "drop --v9)", value=name)
-            names = tuple(one for one in names if one not in ONLY_IN_10)
+            names = tuple(one for one in names if one not in BY_NAME or not BY_NAME[one].only_in_10)
         for one in names:
             if one not in BY_NAME:
                 raise _unknown(one)

@@ -27,10 +27,8 @@ from math import comb
 
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
-__all__ = ["working"]
-
-# Measures whose working this module writes.
-MEASURES = ("ap", "rr", "hit", "p", "r", "rprec", "num_rel_ret", "num_rel")
+__all__ = ["working", "ap_working", "rr_working", "hit_working", "p_working", "r_working", "rprec_working",
+           "num_rel_working", "num_rel_ret_working"]
 
 
 def _n(x: float) -> str:
@@ -42,6 +40,7 @@ class _Groups:
     """The ranking as groups (one doc each unless ties are averaged), with relevance."""
 
     def __init__(self, a, rel: "int | float") -> None:
+        self.rel = rel
         self.docs = [str(a.docs[d]) for d in a.doc]
         self.relevant = (a.judged & (a.grade >= rel)).astype(bool)
         self.offsets = a.group_offsets
@@ -59,6 +58,9 @@ class _Groups:
 
     def relevant_docs(self, lo: int, s: int) -> list[str]:
         return [self.docs[i] for i in range(lo, lo + s) if self.relevant[i]]
+
+    def r_line(self, num_rel: int) -> str:
+        return f"R = {num_rel} relevant docs judged (grade >= {self.rel})"
 
 
 def _found_within(groups: _Groups, k: int) -> tuple[float, list[str]]:
@@ -85,48 +87,81 @@ def _names(names: list[str], limit: int = 8) -> str:
 def working(a, measure, protocol, rel: "int | float", k: int, num_rel: int) -> tuple[str, ...]:
     """Lines of arithmetic that give `measure`'s value on the one-query alignment `a`.
 
-    Empty for measures whose working is the DCG table (or is not written out).
+    Empty for measures whose working is the DCG table (or is not written out): the spec's
+    ``working`` (one of this module's functions) writes them.
     """
-    name = measure.name
-    if name not in MEASURES:
+    write = measure.spec.working
+    if write is None:
         return ()
-    groups = _Groups(a, rel)
-    r_line = f"R = {num_rel} relevant docs judged (grade >= {rel})"
-    if name == "num_rel":
-        return (r_line,)
-    if name in ("rr", "hit"):
-        return _rr_hit(groups, name, measure, k)
-    if name == "ap":
-        return _ap(groups, measure, protocol, k, num_rel, r_line)
-    if name == "rprec":
-        depth, top = (num_rel, "R") if measure.cutoff is None else (min(num_rel, k), "min(R, k)")
-        found, names = _found_within(groups, depth)
-        value = found / num_rel if num_rel else 0.0
-        return (r_line, f"relevant in the top {top} = {depth}: {_n(found)}" + (f" ({_names(names)})" if names else ""),
-                f"{measure} = relevant in the top {top} / R = {_n(found)} / {num_rel} = {value:.4f}" if num_rel
-                else f"{measure}: R is 0")
+    return write(_Groups(a, rel), measure, protocol, k, num_rel)
+
+
+def num_rel_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """R."""
+    return (groups.r_line(num_rel),)
+
+
+def rprec_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """Relevant docs in the top R (or min(R, k)) over R."""
+    depth, top = (num_rel, "R") if measure.cutoff is None else (min(num_rel, k), "min(R, k)")
+    found, names = _found_within(groups, depth)
+    value = found / num_rel if num_rel else 0.0
+    return (groups.r_line(num_rel),
+            f"relevant in the top {top} = {depth}: {_n(found)}" + (f" ({_names(names)})" if names else ""),
+            f"{measure} = relevant in the top {top} / R = {_n(found)} / {num_rel} = {value:.4f}" if num_rel
+            else f"{measure}: R is 0")
+
+
+def _top(groups: _Groups, k: int) -> tuple[float, str]:
     found, names = _found_within(groups, k)
-    top = f"relevant in the top {k}: {_n(found)}" + (f" ({_names(names)})" if names else "")
-    if name == "num_rel_ret":
-        return (top,)
-    if name == "p":
-        denominator = k
-        how = "k" if measure.cutoff is not None else "docs retrieved"
-        if measure.setting("precision_denominator", protocol) is PrecisionDenominator.RETRIEVED:
-            denominator = min(k, groups.n)
-            how = "min(k, docs retrieved)"
-        value = found / denominator if denominator else 0.0
-        return (top, f"{measure} = relevant in the top k / {how} = {_n(found)} / {denominator} = {value:.4f}")
-    # recall
+    return found, f"relevant in the top {k}: {_n(found)}" + (f" ({_names(names)})" if names else "")
+
+
+def num_rel_ret_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """Relevant docs in the top k."""
+    return (_top(groups, k)[1],)
+
+
+def p_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """Relevant docs in the top k over k (or the docs retrieved)."""
+    found, top = _top(groups, k)
+    denominator = k
+    how = "k" if measure.cutoff is not None else "docs retrieved"
+    if measure.setting("precision_denominator", protocol) is PrecisionDenominator.RETRIEVED:
+        denominator = min(k, groups.n)
+        how = "min(k, docs retrieved)"
+    value = found / denominator if denominator else 0.0
+    return (top, f"{measure} = relevant in the top k / {how} = {_n(found)} / {denominator} = {value:.4f}")
+
+
+def r_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """Relevant docs in the top k over R (or min(R, k))."""
+    found, top = _top(groups, k)
     denominator, how = num_rel, "R"
     if measure.setting("recall_denominator", protocol) is RecallDenominator.MIN_K:
         denominator, how = min(num_rel, k), "min(R, k)"
     value = found / denominator if denominator else 0.0
-    return (r_line, top, f"{measure} = relevant in the top k / {how} = {_n(found)} / {denominator} = {value:.4f}"
+    return (groups.r_line(num_rel), top,
+            f"{measure} = relevant in the top k / {how} = {_n(found)} / {denominator} = {value:.4f}"
             if denominator else f"{measure}: the denominator {how} is 0")
 
 
-def _rr_hit(groups: _Groups, name: str, measure, k: int) -> tuple[str, ...]:
+def rr_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """1 / the first relevant rank (expected over a tied group's orders)."""
+    return _rr_hit(groups, measure, k, reciprocal=True)
+
+
+def hit_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """Whether a relevant doc is in the top k (its chance over a tied group's orders)."""
+    return _rr_hit(groups, measure, k, reciprocal=False)
+
+
+def ap_working(groups: _Groups, measure, protocol, k: int, num_rel: int) -> tuple[str, ...]:
+    """The precision at each relevant rank, summed, over R (or min(R, k), or the hits)."""
+    return _ap(groups, measure, protocol, k, num_rel, groups.r_line(num_rel))
+
+
+def _rr_hit(groups: _Groups, measure, k: int, reciprocal: bool) -> tuple[str, ...]:
     for lo, s, m, _ in groups:
         if lo >= k:
             break
@@ -137,14 +172,14 @@ def _rr_hit(groups: _Groups, name: str, measure, k: int) -> tuple[str, ...]:
         if s == 1 or (len(chances) == 1 and chances[0][1] == 1.0):  # one doc, or a tie of relevant docs only
             rank = lo + 1
             line = f"first relevant rank: {rank} ({docs}" + (f", tied at ranks {lo + 1}-{lo + s})" if s > 1 else ")")
-            return (line, f"{measure} = 1 / {rank} = {1 / rank:.4f}" if name == "rr" else
+            return (line, f"{measure} = 1 / {rank} = {1 / rank:.4f}" if reciprocal else
                     f"{measure} = [first relevant rank {rank} <= {k}] = 1")
         expected = sum(p / rank for rank, p in chances)
         inside = sum(p for _, p in chances)
         line = (f"first relevant doc in the tied group at ranks {lo + 1}-{lo + s} ({m} of {s} relevant: {docs}); "
                 "over its orders the first relevant rank is " +
                 ", ".join(f"{rank} with probability {p:.4f}" for rank, p in chances))
-        if name == "rr":
+        if reciprocal:
             return (line, f"{measure} = " + " + ".join(f"{p:.4f}/{rank}" for rank, p in chances)
                     + f" = {expected:.4f}")
         return (line, f"{measure} = probability of a relevant doc in the top {k} = {inside:.4f}")

@@ -159,8 +159,7 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
     names = [name for name, _ in named]
     baseline = chosen_baseline(baseline, names)
     if inputs is None:
-        found = [input_file("qrels", qrels.source)] + [input_file(f"run {name}", run.source) for name, run in named]
-        inputs = [f for f in found if f is not None]
+        inputs = _input_files(qrels, named)
     results, curves = evaluate_page(qrels, named, page_measures, protocol, step, coverage)
     missing: list[str] = []
     stats = _statistics(results, page_measures, baseline, fused, names, protocol, missing, step, test=test,
@@ -190,6 +189,13 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
                           confidence=confidence, alpha=alpha, seed=seed)
     step("figures")
     return data
+
+
+def _input_files(qrels, named) -> list:
+    """The input files (role, path, digest) the qrels and the runs were read from."""
+    found = [input_file("qrels", qrels.source)]
+    found += [input_file(f"run {name}", run.source) for name, run in named]
+    return [f for f in found if f is not None]
 
 
 def _statistics(results, page_measures, baseline, fused, names, protocol, missing: list, step: Step, *, test,

@@ -79,10 +79,14 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     """Each run's page :class:`~rankproof.Results` and the curves, from one evaluation per run
     (``step(label)`` is called as each run is done: the progress display; ``coverage`` holds
     :func:`rankproof.evaluate`'s ``allow_partial`` and ``min_coverage``, for every evaluation here)."""
-    from ..evaluation import evaluate as evaluate_all
+    from ..engines.options import EvaluationOptions
+    from ..evaluation import evaluate_read
 
-    def evaluate(qrels, run, measures, protocol):
-        return evaluate_all(qrels, run, measures, protocol, **(coverage or {}))
+    options = EvaluationOptions.of(None, **(coverage or {}))
+
+    def evaluate(qrels, run, measures, protocol, name=None):
+        # Named as the page shows the run from the start (Results are read-only).
+        return evaluate_read(lambda: (qrels, run), measures, protocol, options=options, run_name=name)
 
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))
@@ -93,8 +97,7 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     judged = [parse_measure(f"judged@{k}") for k in cutoffs]
     curve = list(dict.fromkeys([m @ k for m in family for k in cutoffs] + judged + [drill_measure]))
     with_pr = protocol.aggregation is not Aggregation.MICRO
-    pr_note = "" if with_pr else ("iprec is not a ratio of sums, so it has no micro mean: no precision-recall "
-                                  "curves under aggregation=micro")
+    pr_note = "" if with_pr else _NO_MICRO_PR
     results, cutoff_curves, judged_curves, drill_values, pr_curves = [], {}, {}, {}, {}
     docid = protocol.replace(ties="docid")
     sample, sample_note = _sample(qrels)
@@ -105,20 +108,20 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
         curve_run = run if sample is None else only_queries(run, sample)
         iprec = list(IPREC) if with_pr and not pr_note else []
         try:
-            full = evaluate(curve_qrels, curve_run, asked + iprec, protocol)
+            full = evaluate(curve_qrels, curve_run, asked + iprec, protocol, name)
         except TieError:
             if not iprec or protocol.ties is not Ties.EXPECTED:
                 raise
-            full = evaluate(curve_qrels, curve_run, asked, protocol)
+            full = evaluate(curve_qrels, curve_run, asked, protocol, name)
             pr_note = _pr_note(docid)
         plain = doc_qrels is qrels   # else judgments per intent: the drill-down reads the highest grades
         with_drill = list(dict.fromkeys(page_measures + [drill_measure])) if plain else page_measures
-        page = full.select(with_drill) if together else evaluate(qrels, run, with_drill, protocol)
+        page = full.select(with_drill) if together else evaluate(qrels, run, with_drill, protocol, name)
         source = page if plain else (full if sample is None else evaluate(doc_qrels, run, [drill_measure],
                                                                             protocol))
         drill_values[name] = (ids_of(source), source.values(drill_measure))
         page = page.select(page_measures) if len(with_drill) > len(page_measures) else page
-        results.append(page.replace(run_name=name))
+        results.append(page)
         cutoff_curves[name] = {_label(m): [full.mean(m @ k) for k in cutoffs] for m in family}
         judged_curves[name] = [full.mean(m) for m in judged]
         if with_pr and not pr_note:
@@ -126,12 +129,24 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
         del full
         step(f"evaluated {name}")
     if with_pr and pr_note:   # every run's precision-recall curve drawn one way: under ties=docid
-        for name, run in named:
-            ordered = evaluate(curve_qrels, run if sample is None else only_queries(run, sample), list(IPREC), docid)
-            pr_curves[name] = [ordered.mean(m) for m in IPREC]
+        pr_curves = _pr_curves(evaluate, curve_qrels, named, sample, docid)
     return results, Curves(cutoffs=cutoffs, cutoff_curves=cutoff_curves, judged_curves=judged_curves,
                            drill_measure=drill_measure, drill_values=drill_values,
                            pr_curves=pr_curves if with_pr else None, pr_note=pr_note, sample_note=sample_note)
+
+
+_NO_MICRO_PR = ("iprec is not a ratio of sums, so it has no micro mean: no precision-recall "
+                "curves under aggregation=micro")
+
+
+def _pr_curves(evaluate, curve_qrels, named, sample, protocol) -> dict[str, list]:
+    """Every run's precision-recall curve under ``protocol`` (on the sampled queries, if any)."""
+    curves = {}
+    for name, run in named:
+        ordered = evaluate(curve_qrels, run if sample is None else only_queries(run, sample), list(IPREC),
+                           protocol)
+        curves[name] = [ordered.mean(m) for m in IPREC]
+    return curves
 
 
 def _sample(qrels) -> tuple[np.ndarray | None, str]:

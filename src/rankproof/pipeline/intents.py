@@ -91,6 +91,29 @@ def _find(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray, key_spa
     return np.where(sorted_keys[at] == keys, values[at], -1)
 
 
+def _position_entries(a: Alignment, qrels: IntentQrels, pool_doc: np.ndarray, pool_query: np.ndarray,
+                      pool_doc_offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per ranked position, where its entries start (offsets) and each entry's row of the qrels:
+    the rows of its judged doc, found by (query, run doc code); none for an unjudged doc."""
+    num_queries = a.num_queries
+    run_docs = a.docs
+    code = np.minimum(np.searchsorted(run_docs, qrels.docs), max(len(run_docs) - 1, 0))
+    ranked = (run_docs[code] == qrels.docs) if len(run_docs) else np.zeros(len(qrels.docs), dtype=bool)
+    in_run = ranked[pool_doc]
+    width = max(len(run_docs), 1)
+    pool_key = pool_query[in_run] * width + code[pool_doc[in_run]]  # ascending: both orders are by id
+    pool_index = np.flatnonzero(in_run)
+    position_query = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(a.offsets))
+    position_key = position_query * width + a.doc
+    position_doc = _find(pool_key, pool_index, position_key, num_queries * width)
+    hit = position_doc >= 0
+    counts = np.where(hit, np.diff(pool_doc_offsets)[np.maximum(position_doc, 0)], 0)
+    position_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    starts = pool_doc_offsets[np.maximum(position_doc, 0)]
+    entry = np.arange(position_offsets[-1], dtype=np.int64) + np.repeat(starts - position_offsets[:-1], counts)
+    return position_offsets, entry
+
+
 def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
     """The alignment with its :class:`IntentTable` (built from `qrels`, whose
     :attr:`~rankproof.IntentQrels.doc_qrels` the alignment was made from)."""
@@ -122,23 +145,9 @@ def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
     pool_query = row_query[doc_starts]
     pool_offsets = offsets_of(pool_query, num_queries)
 
-    # Ranked positions: find each one's judged doc by (query, run doc code).
-    run_docs = a.docs
-    code = np.minimum(np.searchsorted(run_docs, qrels.docs), max(len(run_docs) - 1, 0))
-    ranked = (run_docs[code] == qrels.docs) if len(run_docs) else np.zeros(len(qrels.docs), dtype=bool)
-    pool_doc = row_doc[doc_starts]
-    in_run = ranked[pool_doc]
-    width = max(len(run_docs), 1)
-    pool_key = pool_query[in_run] * width + code[pool_doc[in_run]]  # ascending: both orders are by id
-    pool_index = np.flatnonzero(in_run)
-    position_query = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(a.offsets))
-    position_key = position_query * width + a.doc
-    position_doc = _find(pool_key, pool_index, position_key, num_queries * width)
-    hit = position_doc >= 0
-    counts = np.where(hit, np.diff(pool_doc_offsets)[np.maximum(position_doc, 0)], 0)
-    position_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    starts = pool_doc_offsets[np.maximum(position_doc, 0)]
-    entry = np.arange(position_offsets[-1], dtype=np.int64) + np.repeat(starts - position_offsets[:-1], counts)
+    # Ranked positions: each one's entries (its judged doc's rows, one per intent).
+    position_offsets, entry = _position_entries(a, qrels, row_doc[doc_starts], pool_query,
+                                                pool_doc_offsets)
 
     weight = None
     if qrels.weights is not None:

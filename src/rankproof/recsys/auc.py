@@ -237,10 +237,8 @@ def _weights(value: Any) -> str:
 
 
 def _register() -> None:
-    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, PerUser, PooledPairs, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, LIST, PerUser, PooledPairs, SideParam, SideSpec, register_side
 
-    if "auc" in SIDE_REGISTRY:
-        return
     among = ("over each user's scored items: the run's items judged relevant (grade >= rel) against the user's "
              "other scored items; a tie counts 1/2")
     common: dict[str, Any] = dict(cutoff=False, needs_cutoff=False, judgments=True,

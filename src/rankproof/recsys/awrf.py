@@ -177,11 +177,9 @@ def _registered(run: Run, k, side, params: dict, protocol: Protocol) -> ListValu
 
 
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import LIST, SideParam, SideSpec, register_side
     from .side_params import choice, open_unit
 
-    if "awrf" in SIDE_REGISTRY:
-        return
     register_side(SideSpec(
         "awrf", "AWRF", "attention-weighted rank fairness: 1 - the Jensen-Shannon divergence of the list's "
         "attention-weighted group distribution (groups: the categories of --features) from a target "

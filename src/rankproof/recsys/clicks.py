@@ -350,6 +350,39 @@ class PBMFit:
         write_output(json_text(self.to_dict(), indent=2) + "\n", path)
 
 
+def _checked_log(clicks, max_iterations, tolerance, max_rank):
+    """The impressions :func:`fit_pbm` fits (those within `max_rank`), its arguments checked:
+    (pair, rank, clicked, number of ranks, impressions per rank, clicks per rank)."""
+    if not isinstance(clicks, ClickLog):
+        raise InputError(what="fit_pbm takes a ClickLog", fix="build one with read_clicks(path) or ClickLog.from_arrays")
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
+        raise InputError(what=f"max_iterations must be an int of at least 1; got {literal(repr(max_iterations))}",
+                         value=max_iterations)
+    if not (isinstance(tolerance, (int, float)) and tolerance > 0):
+        raise InputError(what=f"tolerance must be a positive number; got {literal(repr(tolerance))}", value=tolerance)
+    pair, rank, clicked = clicks.pair, clicks.rank, clicks.clicked
+    if max_rank is not None:
+        if isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 1:
+            raise InputError(what=f"max_rank must be an int of at least 1; got {literal(repr(max_rank))}", value=max_rank)
+        inside = rank <= max_rank
+        pair, rank, clicked = pair[inside], rank[inside], clicked[inside]
+    num_ranks = int(rank.max(initial=0))
+    # Ranks are checked against the data before any array of num_ranks is made: a
+    # rank of 10^8 in a two-line log is a gap, not 800 MB of counts.
+    present = np.unique(rank)
+    unseen = np.flatnonzero(present != np.arange(1, len(present) + 1))
+    if unseen.size or len(present) < num_ranks:
+        missing = int(unseen[0]) + 1 if unseen.size else len(present) + 1
+        raise InputError(what=f"no impression at rank {missing} (of ranks 1 to {num_ranks}), so its "
+                         "examination is unknown", fix="pass max_rank (--max-rank) below it", source=clicks.source)
+    shown = np.bincount(rank, minlength=num_ranks + 1)[1:]
+    clicks_at = np.bincount(rank, weights=clicked, minlength=num_ranks + 1)[1:]
+    if clicks_at[0] == 0:
+        raise InputError(what="no click at rank 1, so examination cannot be normalised to rank 1",
+                         fix="give a log with clicks at rank 1", source=clicks.source)
+    return pair, rank, clicked, num_ranks, shown, clicks_at
+
+
 def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 1e-7,
             max_rank: int | None = None) -> PBMFit:
     """Fit the position-based click model by EM (see the module docstring).
@@ -389,33 +422,8 @@ def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 
     >>> round(float(fit.examination[1] * fit.attractiveness[0]), 4)   # the click rate at rank 2
     0.25
     """
-    if not isinstance(clicks, ClickLog):
-        raise InputError(what="fit_pbm takes a ClickLog", fix="build one with read_clicks(path) or ClickLog.from_arrays")
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
-        raise InputError(what=f"max_iterations must be an int of at least 1; got {literal(repr(max_iterations))}",
-                         value=max_iterations)
-    if not (isinstance(tolerance, (int, float)) and tolerance > 0):
-        raise InputError(what=f"tolerance must be a positive number; got {literal(repr(tolerance))}", value=tolerance)
-    pair, rank, clicked = clicks.pair, clicks.rank, clicks.clicked
-    if max_rank is not None:
-        if isinstance(max_rank, bool) or not isinstance(max_rank, int) or max_rank < 1:
-            raise InputError(what=f"max_rank must be an int of at least 1; got {literal(repr(max_rank))}", value=max_rank)
-        inside = rank <= max_rank
-        pair, rank, clicked = pair[inside], rank[inside], clicked[inside]
-    num_ranks = int(rank.max(initial=0))
-    # Ranks are checked against the data before any array of num_ranks is made: a
-    # rank of 10^8 in a two-line log is a gap, not 800 MB of counts.
-    present = np.unique(rank)
-    unseen = np.flatnonzero(present != np.arange(1, len(present) + 1))
-    if unseen.size or len(present) < num_ranks:
-        missing = int(unseen[0]) + 1 if unseen.size else len(present) + 1
-        raise InputError(what=f"no impression at rank {missing} (of ranks 1 to {num_ranks}), so its "
-                         "examination is unknown", fix="pass max_rank (--max-rank) below it", source=clicks.source)
-    shown = np.bincount(rank, minlength=num_ranks + 1)[1:]
-    clicks_at = np.bincount(rank, weights=clicked, minlength=num_ranks + 1)[1:]
-    if clicks_at[0] == 0:
-        raise InputError(what="no click at rank 1, so examination cannot be normalised to rank 1",
-                         fix="give a log with clicks at rank 1", source=clicks.source)
+    pair, rank, clicked, num_ranks, shown, clicks_at = _checked_log(clicks, max_iterations, tolerance,
+                                                                    max_rank)
 
     # Impressions of one (pair, rank) share their E-step: group them into cells.
     num_pairs = len(clicks.queries)

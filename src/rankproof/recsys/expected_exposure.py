@@ -341,11 +341,9 @@ def _registered(quantity: str):
 
 
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import LIST, SideParam, SideSpec, register_side
     from .side_params import choice, open_unit, positive, positive_int
 
-    if "ee_l" in SIDE_REGISTRY:
-        return
     params = (SideParam("gamma", open_unit, 0.5, "gamma=0.5: the browsing model's patience, in (0, 1)"),
               SideParam("policy", choice("deterministic", "plackett_luce"), "deterministic",
                         "policy=deterministic (the run's ranking; ties=expected shares a tie's exposure) or "

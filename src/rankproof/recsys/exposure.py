@@ -176,11 +176,9 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
 
 
 def _register() -> None:
-    from .registry import CATALOGUE, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, SideParam, SideSpec, register_side
     from .side_params import choice, open_unit
 
-    if "exposure" in SIDE_REGISTRY:
-        return
     register_side(SideSpec(
         "exposure", "Exposure parity", "std/mean over item groups of their top-k exposure per item (0: parity); "
         "groups=popularity: Elliot's short head and long tail of --train; groups=category: --features, one "

@@ -198,11 +198,9 @@ def _cap(value: Any) -> "float | None":
 
 
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import LIST, SideParam, SideSpec, register_side
     from .side_params import choice
 
-    if "ips_hit_rate" in SIDE_REGISTRY:
-        return
     params = (SideParam("exponent", positive, 1.0, "exponent=1: p_i = (n_i / N) ** exponent (RecPack: 1)"),
               SideParam("cap", _cap, DEFAULT_CAP, "cap=10000 clips 1 / p_i (RecPack's ip_cap); cap=none clips nothing"),
               SideParam("unseen", choice("zero", "cap"), "zero", "unseen=zero (RecPack) or unseen=cap: the weight "

@@ -112,10 +112,8 @@ def _tail(value: Any) -> float:
 
 
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import LIST, SideParam, SideSpec, register_side
 
-    if "tail_percentage" in SIDE_REGISTRY:
-        return
     register_side(SideSpec(
         "tail_percentage", "TailPercentage", "RecBole's TailPercentage: share of the top k in the long tail, "
         "the least-interacted training items (tail in (0, 1]: that share of the items, fewest interactions "

@@ -290,10 +290,8 @@ def _whole(users, columns: dict, items, k, side, params: dict, protocol: Protoco
 
 
 def _register() -> None:
-    from .registry import CATALOGUE, SIDE_REGISTRY, PerUser, SideParam, SideSpec, choice, register_side
+    from .registry import CATALOGUE, PerUser, SideParam, SideSpec, choice, register_side
 
-    if "percentile_rank" in SIDE_REGISTRY:
-        return
     register_side(SideSpec(
         "percentile_rank", "Percentile rank", "expected percentile ranking (Hu, Koren and Volinsky 2008): where in "
         "each user's ranking of the catalogue the relevant items fall (0: top; a random ranking about 50 %)",

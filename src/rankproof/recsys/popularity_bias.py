@@ -279,10 +279,8 @@ def _registered_aclt(run, k: int, side, params: dict, protocol: Protocol):
 
 
 def _register() -> None:
-    from .registry import CATALOGUE, LIST, SIDE_REGISTRY, SideParam, SideSpec, register_side
+    from .registry import CATALOGUE, LIST, SideParam, SideSpec, register_side
 
-    if "pop_rsp" in SIDE_REGISTRY:
-        return
     register_side(SideSpec(
         "pop_rsp", "PopRSP", "Elliot's popularity ranking statistical parity: std/mean of the short head's and "
         "long tail's top-k rates (0: parity)", CATALOGUE, (("train",),), _registered_pop_rsp,

@@ -38,16 +38,18 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any, Callable
 
 import numpy as np
 
 from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError, MeasureError, literal
-from ..measures.base import measure_text
+from ..measures.base import EXECUTORS, measure_text
+from ..measures.parse import MeasureText, parse_any, read_measure_text
+from ..measures.vocabulary import Vocabulary, kind_of, register_vocabulary
 from ..protocol import Protocol
 from . import beyond
+from .catalogue_value import CatalogueValue, PerUser, PooledPairs
 from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, Features, Interactions, SideData
 from .side_params import choice
@@ -57,68 +59,8 @@ __all__ = ["SideSpec", "SideParam", "PerUser", "PooledPairs", "SideMeasure", "Ca
 
 LIST = "list"
 CATALOGUE = "catalogue"
+SIDE = "side"
 _LARGEST_CUTOFF = 2**63 - 1
-_TEXT = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*$")
-
-
-@dataclasses.dataclass(frozen=True)
-class CatalogueValue:
-    """The value of a catalogue-level measure (one number for the whole run).
-
-    Attributes
-    ----------
-    measure : str
-        Its text, e.g. ``coverage@10``.
-    value : float
-    detail : tuple of (str, number)
-        What the value is made of (covered, catalogue_size, ...), for the report.
-    """
-
-    measure: str
-    value: float
-    detail: tuple[tuple[str, Any], ...] = ()
-
-
-@dataclasses.dataclass(frozen=True)
-class PerUser:
-    """How a catalogue measure that reads every row (no cutoff: GAUC, percentile rank) is put together from
-    per-user numbers, for an engine that holds the users in parts (Spark, partitioned by user).
-
-    - ``part(run, k, side, params, protocol)``: a mapping column name -> one number per user of `run` (in
-      ``run.queries`` order), each from that user's rows alone;
-    - ``whole(users, columns, items, k, side, params, protocol)``: the :class:`CatalogueValue` from the
-      columns of every user (`users` sorted, as a Run's queries, and the columns in that order) and, when
-      ``items`` is set, the run's distinct items (sorted; else None).
-
-    The registered ``compute`` is ``whole(part(run))`` on the whole run, so one machine and the parts give the
-    same value: the same sums in the same user order.
-    """
-
-    part: Callable[..., dict[str, np.ndarray]]
-    whole: Callable[..., "CatalogueValue"]
-    items: bool = False
-
-    def compute(self, run: Run, k, side: SideData, params: dict, protocol: Protocol) -> "CatalogueValue":
-        """``whole(part(run))``: the measure on one machine (a SideSpec's ``compute``)."""
-        items = np.unique(run.docs[run.doc_codes].astype(str)) if self.items else None
-        return self.whole(run.queries.astype(str), self.part(run, k, side, params, protocol), items, k, side,
-                          params, protocol)
-
-
-@dataclasses.dataclass(frozen=True)
-class PooledPairs:
-    """How a catalogue measure over every (positive, negative) pair of rows, across users (pooled AUC), is put
-    together from counts per distinct score, for an engine that holds the rows in parts (Spark).
-
-    - ``labels(run, k, side, params, protocol)``: each row's label (True: positive), in the run's row order,
-      from that user's rows alone;
-    - ``whole(twice_u, positives, negatives, users, params)``: the :class:`CatalogueValue` from twice the
-      Mann-Whitney U over all rows (each pair a positive scores above counts 2, a tie 1: an integer, exact
-      at any size), the positives and negatives, and the users.
-    """
-
-    labels: Callable[..., np.ndarray]
-    whole: Callable[..., "CatalogueValue"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +97,9 @@ class SideSpec:
     # distinct score over every pair of rows (on Spark).
     per_user: "PerUser | None" = None
     pairs: "PooledPairs | None" = None
+    # The executors that evaluate it (measures.vocabulary.EXECUTORS); None: read from the fields
+    # above (see _executors_of).
+    executors: "tuple[str, ...] | None" = None
 
     def reads_side(self, kind: str) -> bool:
         """Whether the measure reads the side data `kind` (items, train, ...) when it is given."""
@@ -167,6 +112,8 @@ class SideSpec:
             for kind in alternatives:
                 if kind not in SIDE_FLAGS:
                     raise ValueError(f"side measure {self.name}: unknown side data {kind!r}")
+        if self.executors is None:
+            object.__setattr__(self, "executors", _executors_of(self))
 
     def param(self, name: str) -> SideParam:
         for param in self.params:
@@ -175,13 +122,27 @@ class SideSpec:
         raise KeyError(name)
 
 
+def _executors_of(spec: SideSpec) -> tuple[str, ...]:
+    """In memory, and on Spark (per list user by user; a catalogue measure from the slot counts, or
+    without a cutoff from per-user numbers or pairs); out of core none yet (the command line refuses
+    side-data measures with --memory-budget)."""
+    memory, _, spark = EXECUTORS
+    gathered = spec.kind == LIST or spec.cutoff or spec.per_user is not None or spec.pairs is not None
+    return (memory, spark) if gathered else (memory,)
+
+
 SIDE_REGISTRY: dict[str, SideSpec] = {}
 
 
 def register_side(*specs: SideSpec) -> None:
-    """Add side-data measures to the registry (a family module registers its own)."""
+    """Add side-data measures to the registry (a family module registers its own).
+
+    A name is registered once; the same measure again (its module imported a second time: the
+    same display name and description) replaces it, and another measure of that name is refused.
+    """
     for spec in specs:
-        if spec.name in SIDE_REGISTRY:
+        existing = SIDE_REGISTRY.get(spec.name)
+        if existing is not None and (existing.display, existing.description) != (spec.display, spec.description):
             raise ValueError(f"side measure {spec.name} is registered twice")
         SIDE_REGISTRY[spec.name] = spec
 
@@ -213,37 +174,27 @@ class SideMeasure:
         return f"SideMeasure({str(self)!r})"
 
 
+def _in_vocabulary() -> None:
+    register_vocabulary(Vocabulary(SIDE, SIDE_REGISTRY, _side_measure, SideMeasure))
+
+
 def is_side_measure(text: Any) -> bool:
     """Whether a measure's text names a registered side-data measure."""
     if isinstance(text, SideMeasure):
         return True
-    match = _TEXT.match(str(text))
-    return match is not None and match["name"] in SIDE_REGISTRY
+    try:
+        return kind_of(read_measure_text(str(text)).name) == SIDE
+    except MeasureError:
+        return False
 
 
-def _cutoff(name: str, raw: "str | None", typed: str) -> "int | None":
-    if raw is None:
-        return None
-    if not re.fullmatch(r"[+-]?\d+", raw) or len(raw.lstrip("+-")) > 19 or not 1 <= int(raw) <= _LARGEST_CUTOFF:
-        raise MeasureError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(raw[:40]))} in "
-                           f"{literal(repr(typed[:80]))}. Write {name}@10, for instance", value=raw[:40])
-    return int(raw)
-
-
-def _params(spec: SideSpec, raw: "str | None", typed: str) -> tuple[tuple[str, Any], ...]:
+def _params(spec: SideSpec, given: tuple[tuple[str, str], ...]) -> tuple[tuple[str, Any], ...]:
     parsed: dict[str, Any] = {}
-    for item in (raw.split(",") if raw else ()):
-        key, sep, value = (part.strip() for part in item.partition("="))
-        if not sep or not key or not value:
-            raise MeasureError(what=f"cannot read parameter {literal(repr(item.strip()))} of "
-                               f"{literal(repr(typed[:80]))}", fix="write key=value", value=typed[:80])
-        names = [p.name for p in spec.params]
+    names = [p.name for p in spec.params]
+    for key, value in given:
         if key not in names:
             raise MeasureError(what=f"{spec.name} does not take the parameter {literal(repr(key))}; it accepts: "
                                f"{', '.join(names) or 'none'}", value=key)
-        if key in parsed:
-            raise MeasureError(what=f"parameter {literal(key)} is given twice in {literal(repr(typed[:80]))}",
-                               fix="give each parameter once", value=typed[:80])
         try:
             parsed[key] = spec.param(key).parse(value)
         except (ValueError, TypeError) as error:
@@ -252,23 +203,36 @@ def _params(spec: SideSpec, raw: "str | None", typed: str) -> tuple[tuple[str, A
     return tuple(sorted(parsed.items()))
 
 
-def parse_side_measure(text: "str | SideMeasure") -> SideMeasure:
-    """Read a side-data measure from its text (``name(param=value)@k``)."""
-    if isinstance(text, SideMeasure):
-        return text
-    typed = str(text)
-    match = _TEXT.match(typed)
-    if match is None or match["name"] not in SIDE_REGISTRY:
-        raise MeasureError(what=f"unknown side-data measure {literal(repr(typed[:60]))}. Known: "
-                           f"{', '.join(SIDE_REGISTRY)}", value=typed[:60])
-    spec = SIDE_REGISTRY[match["name"]]
-    cutoff = _cutoff(spec.name, match["cutoff"], typed)
+def _side_measure(read: MeasureText) -> SideMeasure:
+    """The side-data measure of a text the one parser read (measures.parse.parse_any)."""
+    spec = SIDE_REGISTRY[read.name]
+    params = read.params
+    cutoff = read.cutoff
+    if cutoff is not None and not 1 <= cutoff <= _LARGEST_CUTOFF:
+        raise MeasureError(what=f"the cutoff k of {spec.name} must be an integer >= 1; got "
+                           f"{literal(repr(read.raw_cutoff))} in {literal(repr(read.typed[:80]))}. Write "
+                           f"{spec.name}@10, for instance", value=read.raw_cutoff)
     if cutoff is not None and not spec.cutoff:
         raise MeasureError(what=f"{spec.name} takes no cutoff", fix=f"write {spec.name} without @k", value=cutoff)
     if cutoff is None and spec.needs_cutoff:
         raise MeasureError(what=f"{spec.name} needs a cutoff", fix=f"write {spec.name}@10, for instance",
-                           value=typed[:60])
-    return SideMeasure(spec.name, cutoff, _params(spec, match["params"], typed))
+                           value=read.typed[:60])
+    return SideMeasure(spec.name, cutoff, _params(spec, params))
+
+
+def parse_side_measure(text: "str | SideMeasure") -> SideMeasure:
+    """Read a side-data measure from its text (``name(param=value)@k``), by the one parser
+    (:func:`rankproof.measures.parse.parse_any`)."""
+    if isinstance(text, SideMeasure):
+        return text
+    typed = str(text)
+    if not is_side_measure(typed):
+        raise MeasureError(what=f"unknown side-data measure {literal(repr(typed[:60]))}. Known: "
+                           f"{', '.join(SIDE_REGISTRY)}", value=typed[:60])
+    return parse_any(typed)
+
+
+_in_vocabulary()
 
 
 def missing_side_data(measure: SideMeasure, side: SideData) -> "str | None":

@@ -55,12 +55,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import re
 from typing import Callable, Literal, Sequence
 
 import numpy as np
 
 from ..errors import InputError, MeasureError, literal
+from ..measures import REGISTRY
+from ..measures.parse import parse_measure
 
 __all__ = ["Sampled", "SampledEvaluation", "evaluate_sampled", "corrected_values", "rank_measure",
            "sampled_rank_law"]
@@ -107,44 +108,22 @@ class Sampled:
 
 # -- measures as functions of the rank ---------------------------------------------------
 
-def _ndcg(rank: np.ndarray, k: int | None) -> np.ndarray:
-    value = 1.0 / np.log2(rank + 1.0)
-    return value if k is None else np.where(rank <= k, value, 0.0)
-
-
-def _hit(rank: np.ndarray, k: int | None) -> np.ndarray:
-    return (rank <= k).astype(np.float64)
-
-
-def _precision(rank: np.ndarray, k: int | None) -> np.ndarray:
-    return (rank <= k) / float(k or 1)
-
-
-def _reciprocal(rank: np.ndarray, k: int | None) -> np.ndarray:
-    value = 1.0 / rank
-    return value if k is None else np.where(rank <= k, value, 0.0)
-
-
-# name -> (function of the rank, whether it needs a cutoff)
-_MEASURES: dict[str, tuple[Callable[[np.ndarray, int | None], np.ndarray], bool]] = {
-    "ndcg": (_ndcg, False), "hit": (_hit, True), "r": (_hit, True), "recall": (_hit, True),
-    "p": (_precision, True), "rr": (_reciprocal, False), "mrr": (_reciprocal, False), "ap": (_reciprocal, False),
-}
-
-
 def rank_measure(name: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The measure `name` (``ndcg@10``, ``hit@10``, ``rr``, ...) as a function of one positive's rank."""
-    match = re.fullmatch(r"([a-z]+)(?:@(\d+))?", str(name).strip().lower())
-    family = match.group(1) if match else None
-    if family not in _MEASURES:
+    """The measure `name` (``ndcg@10``, ``hit@10``, ``rr``, ...) as a function of one positive's rank.
+
+    Read by the one parser; a registered measure that is a function of one rank declares it
+    (``MeasureSpec.of_rank``: ndcg, hit, r, p, rr, ap; ``recall`` and ``mrr`` are read as r and rr).
+    """
+    measure = parse_measure(str(name).strip().lower())
+    of_rank = measure.spec.of_rank
+    if of_rank is None or measure.params:
+        known = ", ".join(spec.name for spec in REGISTRY.values() if spec.of_rank is not None)
         raise MeasureError(what=literal(f"{name!r} is not a measure of one positive's rank"), value=name,
-                           fix=literal(f"choose among {', '.join(sorted(_MEASURES))} (with @k where needed)"))
-    function, needs_k = _MEASURES[family]
-    k = int(match.group(2)) if match and match.group(2) else None
-    if (needs_k and not k) or k == 0:
+                           fix=literal(f"choose among {known} (with @k where needed)"))
+    if of_rank.needs_cutoff and measure.cutoff is None:
         raise MeasureError(what=literal(f"{name!r} needs a cutoff of 1 or more"), value=name,
-                           fix=literal(f"write {family}@10, for example"))
-    return lambda rank: function(np.asarray(rank, dtype=np.float64), k)
+                           fix=literal(f"write {measure.name}@10, for example"))
+    return lambda rank: of_rank.function(np.asarray(rank, dtype=np.float64), measure.cutoff)
 
 
 # -- the correction ----------------------------------------------------------------------

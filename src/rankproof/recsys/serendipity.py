@@ -273,10 +273,8 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
 
 
 def _register() -> None:
-    from .registry import LIST, SIDE_REGISTRY, SideParam, SideSpec, choice, register_side
+    from .registry import LIST, SideParam, SideSpec, choice, register_side
 
-    if "serendipity" in SIDE_REGISTRY:
-        return
     register_side(SideSpec(
         "serendipity", "Serendipity", "unexpectedness (1 - mean similarity to the user's training items) of the "
         "top k times relevance (relevance=binary: the qrels; one: every item)", LIST, (("train",),), _registered,

@@ -107,7 +107,8 @@ def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,
                        protocol: "Protocol | None" = None, **options: Any) -> Results:
     """:func:`rankproof.evaluate` of the accuracy measures, with the side-data measures in ``results.side``.
 
-    `options` go to :func:`rankproof.evaluate` (min_coverage, allow_partial, engine, ...). Side-data
+    `options` are :func:`rankproof.evaluate`'s (min_coverage, allow_partial, engine, ...;
+    :class:`~rankproof.engines.options.EvaluationOptions`). Side-data
     measures may be asked for alone: the Results then hold no accuracy measure (``results.measures``
     is empty), and their summary, tables and JSON show the side values.
 
@@ -118,14 +119,16 @@ def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,
     >>> alone.measures, alone.side[0].value
     ([], 0.5)
     """
+    from ..engines.options import EvaluationOptions
     from ..evaluation import evaluate_read
 
+    wanted_options = EvaluationOptions.of(None, **options)  # refused before the side data is checked
     accuracy, wanted = split_measures(measures)
     check_side_data(wanted, side)
     if not accuracy and not wanted:
         raise MeasureError(what="no measure given", fix="ask for one, e.g. ndcg@10 or novelty@10")
     # Side-data measures alone: the Results hold no accuracy value, only the queries, counts and coverage.
     results = evaluate_read(lambda: (qrels, run), accuracy, protocol, side_only=not accuracy, stacklevel=3,
-                            **options)
+                            options=wanted_options)
     # AUC, GAUC and PopREO read which items are relevant: the same qrels
     return with_side(results, side_values(run, wanted, side.with_judgments(qrels), results.protocol))

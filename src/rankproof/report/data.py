@@ -74,26 +74,23 @@ def _protocol_files(protocol) -> dict[str, Any]:
 
 def _bounds(r: Results) -> dict[str, dict[str, Any]]:
     """Per measure: the mean's lower and upper bound under the unjudged docs, and each query's."""
-    found = {}
-    for m in r.measures:
-        b = r.bounds(m)
-        found[str(m)] = {
-            "lower": _number(b.lower), "upper": _number(b.upper),
-            "per_query": {q: [_number(lo), _number(hi)]
-                          for q, lo, hi in zip(b.queries, b.query_lower.tolist(), b.query_upper.tolist())},
-        }
-    return found
+    return _ranges(r, r.bounds, "lower", "upper")
 
 
 def _tie_range(r: Results) -> dict[str, dict[str, Any]]:
     """Per measure: the mean's min and max over the orders of tied docs, and each query's."""
+    return _ranges(r, r.tie_range, "min", "max")
+
+
+def _ranges(r: Results, method, low: str, high: str) -> dict[str, dict[str, Any]]:
+    """Per measure: the range ``method`` gives the mean (named ``low`` and ``high``), and each query's."""
     found = {}
     for m in r.measures:
-        t = r.tie_range(m)
+        b = method(m)
         found[str(m)] = {
-            "min": _number(t.lower), "max": _number(t.upper),
+            low: _number(b.lower), high: _number(b.upper),
             "per_query": {q: [_number(lo), _number(hi)]
-                          for q, lo, hi in zip(t.queries, t.query_lower.tolist(), t.query_upper.tolist())},
+                          for q, lo, hi in zip(b.queries, b.query_lower.tolist(), b.query_upper.tolist())},
         }
     return found
 

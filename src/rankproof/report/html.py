@@ -13,14 +13,12 @@ its full-precision value in ``data-value``.
 
 from __future__ import annotations
 
-import math
 from html import escape
 
-from ..io.json_text import json_text
-from . import svg
+from . import drill_section, summary_section, svg
+from .cells import baseline_row, figure, fmt, json_script, value_cell
 from .page_assets import CSP, CSS, SCRIPT
 from .judgments_section import titles as judgment_titles
-from .compare import TEST_NAMES, CORRECTION_NAMES, effect_text, needed_text, p_text, signed
 from .table import counts_lines, warning_lines
 
 __all__ = ["render", "in_frame", "SECTIONS"]
@@ -37,31 +35,13 @@ _ALWAYS = {
     "unjudged_in_cutoff": "unjudged docs inside the cutoff",
     "tied_groups_crossing_cutoff": "tied groups crossing the cutoff",
 }
-
-
-def _fmt(value, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{value:.{digits}f}"
-
-
-def _value_cell(text: str, value, key: str, run: str, measure: str, cls: str = "") -> str:
-    """A table cell showing `text`, carrying the full-precision value for checks."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        data = "null"
-    else:
-        data = repr(value)
-    return (f'<td class="num{" " + cls if cls else ""}" data-key="{key}" data-run="{escape(run)}" '
-            f'data-measure="{escape(measure)}" data-value="{escape(data)}">{escape(text)}</td>')
-
-
-def _json_script(element_id: str, value) -> str:
-    text = json_text(value, ensure_ascii=False, separators=(",", ":"))
-    # "</" could close the script element early and "<!--" open a comment; "\\u003c" is
-    # JSON's own escape of "<" (so the text stays valid JSON, as "<\\!--" was not), and
-    # U+2028/U+2029 are escaped too, which some script parsers take for line ends.
-    text = text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f'<script type="application/json" id="{element_id}">{text}</script>'
+# The sections linked from the header when the page model holds their data: (field, id, title),
+# before and after the judgments' sections.
+_OPTIONAL_BEFORE = (("cutoff_curves", "cutoffs", "over k"), ("histograms", "distribution", "distribution"),
+                    ("differences", "differences", "differences"))
+_OPTIONAL_AFTER = (("judged_curves", "judged", "judged@k"), ("pr_curves", "pr", "precision-recall"),
+                   ("gain_discount", "how", "how the numbers are made"), ("drill", "drill", "drill-down"),
+                   ("segments", "segments", "segments"))
 
 
 class _Page:
@@ -113,24 +93,14 @@ class _Page:
             from .beyond import TITLE
             titles.append(TITLE)
         titles += [("provenance", "provenance"), ("counts", "counts")]
-        if d.cutoff_curves:
-            titles.append(("cutoffs", "over k"))
-        if d.histograms:
-            titles.append(("distribution", "distribution"))
-        if d.differences:
-            titles.append(("differences", "differences"))
+        titles += [(sid, title) for field, sid, title in _OPTIONAL_BEFORE if getattr(d, field)]
         titles += judgment_titles(d.judgments)
-        if d.judged_curves:
-            titles.append(("judged", "judged@k"))
-        if d.pr_curves:
-            titles.append(("pr", "precision-recall"))
-        if d.gain_discount:
-            titles.append(("how", "how the numbers are made"))
-        if d.drill:
-            titles.append(("drill", "drill-down"))
-        if d.segments:
-            titles.append(("segments", "segments"))
+        titles += [(sid, title) for field, sid, title in _OPTIONAL_AFTER if getattr(d, field)]
         return titles
+
+    # the sections drawn in their own modules (plain functions of the page, so methods here)
+    summary, forest = summary_section.summary, summary_section.forest
+    how, drill = drill_section.how, drill_section.drill
 
     def counts(self) -> str:
         d = self.data
@@ -170,136 +140,12 @@ class _Page:
         parts.append("</section>")
         return "".join(parts)
 
-    def summary(self) -> str:
-        d = self.data
-        c = d.comparison
-        if c is not None and d.baseline is None:
-            return self._pairs()
-        level = f"{c.confidence:.0%}" if c is not None else "95%"
-        with_intervals = bool(d.mean_intervals)
-        head = ["measure", "run", "mean"] + ([f"{level} CI of the mean"] if with_intervals else [])
-        if c is not None:
-            head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
-                     f"p ({CORRECTION_NAMES[c.correction]})", "wins / ties / losses", "effect size d", "queries needed"]
-        parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
-                 + "".join(f'<th class="{"text" if i < 2 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
-        measures = [str(m) for m in d.results[0].measures] if d.results else list(c.measures)
-        runs = self.runs
-        for m in measures:
-            for run in runs:
-                result = next((r for r in d.results if r.run_name == run), None)
-                mean = result.mean(m) if result is not None else c.mean(run, m)
-                baseline_row = c is not None and (run == d.baseline)
-                cells = [f'<td class="text">{escape(m)}</td>', f'<td class="text">{escape(run)}</td>',
-                         _value_cell(_fmt(mean), mean, "mean", run, m)]
-                interval = (d.mean_intervals or {}).get(run, {}).get(m)
-                if interval is not None:
-                    cells.append(f'<td data-key="mean_ci" data-run="{escape(run)}" data-measure="{escape(m)}" '
-                                 f'data-low="{interval[0]!r}" data-high="{interval[1]!r}">'
-                                 f"[{_fmt(interval[0])}, {_fmt(interval[1])}]</td>")
-                elif with_intervals:
-                    cells.append('<td class="muted">n/a</td>')
-                if c is not None:
-                    row = None if baseline_row else self._row(run, m)
-                    if row is None:
-                        cells.append(f'<td class="muted" colspan="6">{"baseline" if baseline_row else "n/a"}</td>')
-                    else:
-                        mark = "*" if row.significant else ""
-                        cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
-                        cells += [_value_cell(signed(row.difference) + mark, row.difference, "difference", run, m,
-                                              cls),
-                                  f'<td data-key="ci" data-run="{escape(run)}" data-measure="{escape(m)}" '
-                                  f'data-low="{row.ci_low!r}" data-high="{row.ci_high!r}">'
-                                  f"[{signed(row.ci_low)}, {signed(row.ci_high)}]</td>",
-                                  _value_cell(p_text(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls),
-                                  f'<td data-key="wtl" data-run="{escape(run)}" data-measure="{escape(m)}" '
-                                  f'data-value="{row.wins}/{row.ties}/{row.losses}">'
-                                  f"{row.wins}/{row.ties}/{row.losses}</td>",
-                                  _value_cell(effect_text(row.effect_size), row.effect_size, "effect_size", run, m),
-                                  _value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed",
-                                              run, m)]
-                parts.append(f'<tr class="{"baseline" if baseline_row else ""}">' + "".join(cells) + "</tr>")
-        parts.append("</table></div>")
-        notes = []
-        if d.interval_note:
-            notes.append(d.interval_note)
-        if c is not None:
-            test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})"
-                                     if c.test == "randomization" else "")
-            interval = (f"paired bootstrap ({escape(c.bootstrap_method)}, {c.n_resamples:,} resamples, seed {c.seed})"
-                        + ("; the normal interval where the methods below say so" if c.method_checks else ""))
-            notes.append(f"* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} correction over "
-                         f"{len(c.rows)} comparisons (runs x measures); two-sided {escape(test)}. Difference: run "
-                         f"minus baseline (positive: better than the baseline). Its interval: {interval}. d: mean / sd "
-                         f"of the per-query differences; queries needed: for a paired t-test to detect d with "
-                         f"power {c.power:g} at alpha {c.alpha:g}. Wins/ties/losses: queries where the run is "
-                         f"above / equal to / below the baseline.")
-        if d.method_note:
-            notes.append(escape(d.method_note))
-        if d.per_query_file:
-            # Named, not linked: the page makes no request, not even for a file beside it.
-            notes.append(f'Every query\'s value of every measure and run: <code data-per-query>'
-                         f'{escape(d.per_query_file)}</code> (CSV, gzip), in the folder of this page.')
-        parts += [f'<p class="note">{n}</p>' for n in notes]
-        parts.append("</section>")
-        return "".join(parts)
-
-    def _pairs(self) -> str:
-        """A comparison of every pair (no baseline): one row per measure and pair."""
-        c = self.data.comparison
-        level = f"{c.confidence:.0%}"
-        head = ["measure", "A", "B", "mean A", "mean B", "B - A", f"{level} CI", f"p ({CORRECTION_NAMES[c.correction]})",
-                "B wins/ties/losses", "effect size d", "queries needed"]
-        parts = ['<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><tr>'
-                 + "".join(f'<th class="{"text" if i < 3 else ""}">{h}</th>' for i, h in enumerate(head)) + "</tr>"]
-        for row in c.rows:
-            mark = "*" if row.significant else ""
-            cls = ("sig" if row.difference > 0 else "worse") if row.significant else ""
-            run, m = f"{row.run_a} vs {row.run_b}", row.measure
-            parts.append(
-                f'<tr><td class="text">{escape(m)}</td><td class="text">{escape(row.run_a)}</td>'
-                f'<td class="text">{escape(row.run_b)}</td>'
-                + _value_cell(_fmt(row.mean_a), row.mean_a, "mean_a", run, m)
-                + _value_cell(_fmt(row.mean_b), row.mean_b, "mean_b", run, m)
-                + _value_cell(signed(row.difference) + mark, row.difference, "difference", run, m, cls)
-                + f"<td>[{signed(row.ci_low)}, {signed(row.ci_high)}]</td>"
-                + _value_cell(p_text(row.p_corrected) + mark, row.p_corrected, "p_corrected", run, m, cls)
-                + f"<td>{row.wins}/{row.ties}/{row.losses}</td>"
-                + _value_cell(effect_text(row.effect_size), row.effect_size, "effect_size", run, m)
-                + _value_cell(needed_text(row.queries_needed), row.queries_needed, "queries_needed", run, m) + "</tr>")
-        parts.append("</table></div>")
-        test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
-        parts.append(f'<p class="note">* significant: p &lt; {c.alpha:g} after {CORRECTION_NAMES[c.correction]} '
-                     f"correction over {len(c.rows)} comparisons (pairs x measures); two-sided {escape(test)}. "
-                     f"CI: paired bootstrap of the mean difference ({escape(c.bootstrap_method)}, "
-                     f"{c.n_resamples:,} resamples). d: mean / sd of the per-query differences; queries needed: "
-                     f"for a paired t-test to detect d with power {c.power:g} at alpha {c.alpha:g}.</p></section>")
-        return "".join(parts)
-
-    def forest(self) -> str:
-        """Every comparison's difference and its interval on one axis, 0 marked: the results at a glance."""
-        c = self.data.comparison
-        if c is None or not c.rows:
-            return ""
-        rows = []
-        for row in c.rows:
-            color = ("#3ca951" if row.difference > 0 else "#ff725c") if row.significant else "#9498a0"
-            rows.append((f"{row.measure}: {row.run_b} - {row.run_a}", "difference", color, row.difference,
-                         row.ci_low, row.ci_high))
-        chart = svg.interval_chart("forest", rows, x_label="difference (B - A) and its interval", zero_line=True,
-                                   width=720)
-        return ('<section id="forest"><h2>Every comparison\'s interval</h2>'
-                f"<p>Each difference with its {c.confidence:.0%} paired bootstrap interval; green or red: significant "
-                "after correction (better or worse), grey: not. An interval across the line at 0 cannot tell the "
-                "runs apart.</p>" + self._figure(chart, "difference and interval per measure and pair") + "</section>")
-
     def _row(self, run: str, measure: str):
-        if self.data.comparison is None:
-            return None
-        for row in self.data.comparison.rows:
-            if row.measure == measure and row.run_b == run and row.run_a == self.data.baseline:
-                return row
-        return None
+        return baseline_row(self.data.comparison, self.data.baseline, run, measure)
+
+    @staticmethod
+    def _figure(chart: str, caption: str) -> str:
+        return figure(chart, caption)
 
     def _curve_note(self) -> str:
         note = self.data.curve_note
@@ -332,10 +178,6 @@ class _Page:
                 f"<p>Each measure's mean over queries at every cutoff from 1 to {len(d.cutoffs)} (the longest "
                 "ranking, at most 100). A point's hover gives its value.</p>" + self._curve_note()
                 + self._legend() + '<div class="grid">' + "".join(figures) + "</div></section>")
-
-    @staticmethod
-    def _figure(chart: str, caption: str) -> str:
-        return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
 
     def distribution(self) -> str:
         d = self.data
@@ -408,75 +250,6 @@ class _Page:
                 + note + self._curve_note() + self._legend()
                 + self._figure(chart, "mean iprec at 11 recall levels") + "</section>")
 
-    def how(self) -> str:
-        d = self.data
-        g = d.gain_discount
-        if not g:
-            return ""
-        gain_series = [(name, "#1d2330" if name == g["gain"] else color, g["grades"], values)
-                       for (name, values), color in zip(g["gains"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
-        discount_series = [(name, "#1d2330" if name == g["discount"] else color, g["ranks"], values)
-                           for (name, values), color in zip(g["discounts"].items(), ("#97bbf5", "#efb118", "#a463f2"))]
-        gain_legend = svg.legend([(name + (" (here)" if name == g["gain"] else ""), color)
-                                  for name, color, _, _ in gain_series])
-        discount_legend = svg.legend([(name + (" (here)" if name == g["discount"] else ""), color)
-                                      for name, color, _, _ in discount_series])
-        gain_chart = svg.line_chart("gain", gain_series, x_label="grade", y_label="gain", width=420, height=260,
-                                    x_ticks=g["grades"], value_format=".4g")
-        discount_chart = svg.line_chart("discount", discount_series, x_label="rank", y_label="discount", width=420,
-                                        height=260, value_format=".4f")
-        drill = d.drill
-        return ('<section id="how"><h2>How the numbers are made</h2>'
-                f"<p>DCG adds, over the top k, the gain of each document's grade times the discount of its rank; "
-                f"NDCG divides by the DCG of the ideal ranking. Here {escape(drill['measure'] if drill else 'DCG')} "
-                f"uses <b>gain={escape(g['gain'])}</b> "
-                f"and <b>discount={escape(g['discount'])}</b> (drawn in black) beside the usual alternatives.</p>"
-                '<div class="grid">'
-                + self._figure(gain_legend + gain_chart, "gain of each grade: linear g, exp2 2<sup>g</sup> - 1"
-                               + ("" if g["gain"] in ("linear", "exp2") else f", this protocol's {escape(g['gain'])}"))
-                + self._figure(discount_legend + discount_chart,
-                               "discount of each rank: log2 1 / log2(i + 1), reciprocal 1 / i"
-                               + ("" if g["discount"] in ("log2", "reciprocal")
-                                  else f", this protocol's {escape(g['discount'])}"))
-                + "</div>"
-                + (f'<h3>Cumulative DCG of each run against the ideal, position by position</h3>'
-                   f'<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
-                   f'<span class="muted">{escape(self._curve_reading(drill["measure"], drill.get("normalised", True)))} The same query is shown '
-                   f'in the drill-down below.</span></div>'
-                   + svg.legend([(run, self.colors[run]) for run in self.runs] + [("ideal (dashed)", "#1d2330")]) +
-                   '<svg class="figure" id="cumulative" data-figure="cumulative" viewBox="0 0 560 300" width="560" '
-                   'height="300" role="img" aria-label="cumulative DCG of the chosen query"></svg>'
-                   if drill else "")
-                + "</section>")
-
-    @staticmethod
-    def _curve_reading(measure: str, normalised: bool) -> str:
-        """How to read the cumulative DCG chart for the drill-down's measure."""
-        if normalised:
-            return f"{measure} is the run's curve divided by the ideal's, at k."
-        return f"{measure} is the run's curve at k; the ideal's is its best possible value."
-
-    def drill(self) -> str:
-        d = self.data
-        if not d.drill:
-            return ""
-        k = d.drill["k"]
-        return ('<section id="drill"><h2>Drill-down: one query, every number</h2>'
-                f"<p>Each run's top {d.drill['depth']} for the chosen query, side by side: grade, gain, "
-                f"discount, contribution (gain x discount) and cumulative DCG, as <code>rankproof explain "
-                f"-m {escape(d.drill['measure'])}</code> prints them"
-                + (f"; ranks past the cutoff {k} are grey and contribute 0" if k else "")
-                + ". Unjudged documents are shaded. Tied documents share the mean discount of the ranks they span "
-                "(ties=expected). Open a query directly with <code>#query=ID</code> after the file name. The "
-                "measure selector explains another measure of the page: its value per run, its cutoff, and which "
-                "ranked documents are relevant at its level.</p>"
-                + (f'<p class="note">{escape(d.drill["note"])}</p>' if d.drill.get("note") else "")
-                + '<div class="controls"><label>query <select class="query" aria-label="query"></select></label>'
-                '<label>measure <select class="measure" aria-label="measure"></select></label></div>'
-                '<div class="rankings" id="drill-rankings"></div>'
-                + _json_script("drill-data", {**d.drill, "first": d.drill["queries"][0] if d.drill["queries"] else ""})
-                + "</section>")
-
     def segments(self) -> str:
         d = self.data
         if not d.segments:
@@ -498,7 +271,7 @@ class _Page:
                 for m in measures:
                     row = table.get(segment, m)
                     count = row.count
-                    cells.append(_value_cell(f"{_fmt(row.mean)} [{_fmt(row.low)}, {_fmt(row.high)}]", row.mean,
+                    cells.append(value_cell(f"{fmt(row.mean)} [{fmt(row.low)}, {fmt(row.high)}]", row.mean,
                                              "segment_mean", run, f"{m}|{segment}"))
                 rows.append(f"<tr><td class=text>{escape(str(segment))}</td><td class=text>{escape(run)}</td>"
                             + "".join(cells) + f"<td>{count}</td></tr>")
@@ -535,7 +308,7 @@ class _Page:
             self.systems, self.judgments, self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
         script = ""
         if d.drill:
-            script = _json_script("run-colors", self.colors) + f"<script>{SCRIPT}</script>"
+            script = json_script("run-colors", self.colors) + f"<script>{SCRIPT}</script>"
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -26,6 +26,7 @@ import math
 from html import escape
 from typing import Any, Mapping, Sequence
 
+from .cells import figure
 from .judgments_figures import judge_bias_figure, leaderboard_figure
 
 __all__ = ["judge_bias_section", "leaderboard_section", "section", "titles", "TITLES"]
@@ -45,8 +46,10 @@ def _cell(value: Any, key: str, row: str, measure: str, digits: int = 4) -> str:
             f'data-value="{escape(data)}">{_num(value, digits)}</td>')
 
 
-def _figure(chart: str, caption: str) -> str:
-    return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
+def _block(m: str, kind: str, table: str, words: str, chart: str, caption: str) -> str:
+    """One measure's part of a section: its table, what it says, and its figure."""
+    return (f'<h3>{escape(m)}</h3><table class="summary {kind}" data-measure="{escape(m)}">{table}'
+            f"</table>{words}{figure(chart, caption)}")
 
 
 def _bias_measure(data: dict[str, Any]) -> str:
@@ -67,8 +70,7 @@ def _bias_measure(data: dict[str, Any]) -> str:
              f"{_num(data['tau_ap_interval'][1], 3)}].")
     caption = (f"{escape(m)}: each run's mean difference judge - human over {data['topics']:,} topics, with its "
                f"{level} t interval; a dot right of 0: the judge scores the run higher than the humans")
-    return (f'<h3>{escape(m)}</h3><table class="summary judge-bias" data-measure="{escape(m)}">{head}{rows}'
-            f"</table><p>{escape(words)}</p>{_figure(judge_bias_figure(data), caption)}")
+    return _block(m, "judge-bias", head + rows, f"<p>{escape(words)}</p>", judge_bias_figure(data), caption)
 
 
 def judge_bias_section(data: Sequence[dict[str, Any]]) -> str:
@@ -97,8 +99,7 @@ def _board_measure(data: dict[str, Any]) -> str:
     caption = (f"rank by {escape(m)} (1 = best) with its {level} percentile interval over {data['resamples']:,} "
                f"bootstrap samples of the {data['topics']:,} topics (seed {data['seed']}); in colour: the runs "
                f"not separable from the best (one-sided paired t-tests, Holm, alpha {data['alpha']})")
-    return (f'<h3>{escape(m)}</h3><table class="summary leaderboard" data-measure="{escape(m)}">{head}{rows}'
-            f"</table>{_figure(leaderboard_figure(data), caption)}")
+    return _block(m, "leaderboard", head + rows, "", leaderboard_figure(data), caption)
 
 
 def leaderboard_section(data: Sequence[dict[str, Any]]) -> str:

@@ -313,6 +313,26 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
     return "\n".join(lines) + "\n"
 
 
+def _print_ideal(console, e, digits: int) -> None:
+    """The ideal list of a DCG-family explanation, and its DCG against the ideal's."""
+    from rich.table import Table
+
+    ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left", pad_edge=False)
+    for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
+        ideal.add_column(name, justify="left" if name == "doc" else "right")
+    for step in e.ideal:
+        ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.{digits}f}",
+                      f"{step.contribution:.{digits}f}", f"{step.cumulative:.{digits}f}")
+    console.print()
+    console.print(ideal)
+    console.print()
+    if e.measure.spec.dcg_parts:
+        console.print(f"DCG {e.dcg:.{digits}f} / ideal DCG {e.ideal_dcg:.{digits}f}"
+                      + (f" = {e.dcg / e.ideal_dcg:.{digits}f}" if e.ideal_dcg else " (ideal DCG is 0)"))
+    else:
+        console.print(f"DCG {e.dcg:.{digits}f}; ideal DCG {e.ideal_dcg:.{digits}f}")
+
+
 def explanation_table(e, digits: int = 4) -> str:
     """The ranking, the ideal list, the value and the policies that changed anything.
 
@@ -350,20 +370,7 @@ def explanation_table(e, digits: int = 4) -> str:
                       + (f"; relevant among them: {', '.join(relevant[:5])}" + (" ..." if len(relevant) > 5 else "")
                          if relevant else "; none relevant"))
     if gain_based:
-        ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left", pad_edge=False)
-        for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
-            ideal.add_column(name, justify="left" if name == "doc" else "right")
-        for step in e.ideal:
-            ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.{digits}f}",
-                          f"{step.contribution:.{digits}f}", f"{step.cumulative:.{digits}f}")
-        console.print()
-        console.print(ideal)
-        console.print()
-        if e.measure.spec.dcg_parts:
-            console.print(f"DCG {e.dcg:.{digits}f} / ideal DCG {e.ideal_dcg:.{digits}f}"
-                          + (f" = {e.dcg / e.ideal_dcg:.{digits}f}" if e.ideal_dcg else " (ideal DCG is 0)"))
-        else:
-            console.print(f"DCG {e.dcg:.{digits}f}; ideal DCG {e.ideal_dcg:.{digits}f}")
+        _print_ideal(console, e, digits)
     else:
         console.print()
     for line in e.working:

@@ -10,33 +10,26 @@ import copy
 import dataclasses
 import math
 from functools import cached_property
-from typing import Any, Callable, Mapping, Sequence, TypeAlias, cast
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..pipeline.alignment import QueryTable
-from ..errors import InputError, MeasureError, literal
+from ..errors import MeasureError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Aggregation, CountSummary, Protocol
-from ..typing import BootstrapMethod, Unlabelled
+from ..typing import BootstrapMethod, QueryIds, Unlabelled
 from . import advice
 from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guard_coverage
-from .counts import Counts
+from .concat import Intervals, check_parts, joined_counts, joined_intervals, joined_measures, joined_table
+from .counts import CUTOFF_KEYS, Counts, all_counts
 from .side import SideValue, join_side, side_warnings
 from .text import summary_text
-from .values import Bounds, MeasureResult, TieRange
+from .values import Bounds, MeasureResult, TieRange, kept_mean
 
 __all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage",
            "guard_coverage", "coverage_warning"]
-
-# The query ids shown to the caller and the order they are shown in (see Results._id_source).
-_Ids = tuple[np.ndarray | None, np.ndarray | None]
-# What a front door gives for them: the ids aligned with the alignment's (text, sorted) queries, or a
-# function of those queries giving (ids, order), run on first use (parsing a million ids costs time that
-# a caller reading only means should not pay); (None, None) keeps the text ids.
-QueryIds: TypeAlias = "np.ndarray | Sequence | Callable[[np.ndarray], _Ids]"
-
 
 
 class Results:
@@ -57,31 +50,26 @@ class Results:
     def __init__(self, *, table: QueryTable, counts: "Mapping[str, Any] | Callable[[], Mapping[str, Any]]",
                  protocol: Protocol, measures: dict[Measure, MeasureResult], weights: np.ndarray | None,
                  run_name: str, qrels=None, query_ids: "QueryIds | None" = None, complete_judgments: bool = False,
-                 bounds: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None,
-                 tie_range: "dict[Measure, tuple[np.ndarray, np.ndarray]] | None" = None,
-                 side: "Sequence[SideValue]" = ()) -> None:
-        # Per-query facts and counts only: the per-position arrays of the
-        # evaluation are gone once the measures are computed (explain asks the
-        # pipeline again). `counts` may be a function that counts on first use.
-        self._table = table
-        # Per measure, (lower, upper) per query, when evaluated with bounds=True.
-        self._bounds: dict[Measure, tuple[np.ndarray, np.ndarray]] = dict(bounds or {})
-        # Per measure, (min, max) per query over the orders of tied docs, when evaluated with ties_range=True.
-        self._tie_range: dict[Measure, tuple[np.ndarray, np.ndarray]] = dict(tie_range or {})
-        self._counts = counts
-        self._qrels = qrels
-        self.protocol = protocol
-        self._measures = measures
-        self._weights = weights
-        self.run_name = run_name
-        # True when the judgments list every relevant doc (a recommender's
-        # truth table): a doc missing from them is non-relevant by definition,
-        # so there is nothing to warn about.
+                 bounds: Intervals | None = None, tie_range: Intervals | None = None,
+                 side: "Sequence[SideValue]" = (), qrels_digest: str | None = None) -> None:
+        # Per-query facts and counts only: the per-position arrays of the evaluation are gone once the
+        # measures are computed (explain asks the pipeline again). `counts` may count on first use.
+        self._table, self._counts, self._qrels = table, counts, qrels
+        # Per measure, (lower, upper) per query, when evaluated with bounds=True; (min, max) per query
+        # over the orders of tied docs, when evaluated with ties_range=True.
+        self._bounds: Intervals = dict(bounds or {})
+        self._tie_range: Intervals = dict(tie_range or {})
+        self._measures, self._weights = measures, weights
+        self.protocol, self.run_name = protocol, run_name
+        # True when the judgments list every relevant doc (a recommender's truth table): a doc missing
+        # from them is non-relevant by definition, so there is nothing to warn about.
         self.complete_judgments = complete_judgments
         # The query ids shown to the caller (see QueryIds): evaluate_frame and
         # evaluate_scores give them so integer user ids come back as integers.
         self._id_source = query_ids
         self.side: tuple[SideValue, ...] = tuple(side)  # side-data measures (coverage, ...): results/side.py
+        if qrels_digest is not None:  # judgments read in parts (out of core): the parts' digest together
+            self.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
         # From here on the public names are read-only (Results.replace gives a copy with others): a
         # value one caller renamed in place would be renamed for every other holder of it.
         self.__dict__["_frozen"] = True
@@ -233,9 +221,8 @@ class Results:
         if self.protocol.aggregation is Aggregation.WEIGHTED:
             if self._weights is None:  # evaluate refuses aggregation=weighted without weights
                 raise MeasureError(what="aggregation=weighted, but these results hold no {query} weights")
-            w = self._weights[keep]
-            return float(np.dot(w, result.value[keep]) / w.sum()) if w.sum() else math.nan
-        return float(result.value[keep].mean())
+            return kept_mean(result.value, keep, self._weights)
+        return kept_mean(result.value, keep)
 
     def dispersion(self, measure: "str | Measure"):
         """The spread of the per-query values the mean includes: std (ranx's ``return_std``),
@@ -276,26 +263,20 @@ class Results:
         >>> results.bounds("ndcg@2").format()
         '0.631 [0.631, 1.000]'
         """
+        return self._interval(Bounds, measure, self._bounds, "the bounds of", "{do[bounds]}")
+
+    def _interval(self, kind: type, measure: "str | Measure", computed: Intervals, label: str, fix: str):
+        """Per-query intervals and their ends averaged over the queries where they are defined
+        (refused, with `fix`, for a measure whose intervals were not `computed`)."""
         result = self.result(measure)
-        if result.measure not in self._bounds:
-            raise MeasureError(what=f"the bounds of {literal(result.measure)} were not computed",
-                               fix="{do[bounds]}")
-        return self._interval(Bounds, result, *self._bounds[result.measure])
-
-    def _interval(self, kind: type, result: MeasureResult, low: np.ndarray, high: np.ndarray):
-        """Per-query intervals and their ends averaged over the queries where they are defined."""
-        keep = ~np.isnan(low)
-        weights = self._weights if self._weights is not None else np.ones(len(low))
-
-        def mean(values: np.ndarray) -> float:
-            if not keep.any():
-                return math.nan
-            if self.protocol.aggregation is Aggregation.WEIGHTED:
-                w = weights[keep]
-                return float(np.dot(w, values[keep]) / w.sum()) if w.sum() else math.nan
-            return float(values[keep].mean())
-
-        return kind(measure=result.measure, value=self.mean(result.measure), lower=mean(low), upper=mean(high),
+        if result.measure not in computed:
+            raise MeasureError(what=f"{label} {literal(result.measure)} were not computed", fix=fix)
+        low, high = computed[result.measure]
+        keep, weights = ~np.isnan(low), None
+        if self.protocol.aggregation is Aggregation.WEIGHTED:
+            weights = self._weights if self._weights is not None else np.ones(len(low))
+        return kind(measure=result.measure, value=self.mean(result.measure), lower=kept_mean(low, keep, weights),
+                    upper=kept_mean(high, keep, weights),
                     queries=self.queries, query_value=self._shown(result.value).copy(),
                     query_lower=self._shown(low).copy(), query_upper=self._shown(high).copy())
 
@@ -320,15 +301,12 @@ class Results:
         >>> results.tie_range("p@1").format()
         '0.500 [0.000, 1.000]'
         """
-        result = self.result(measure)
-        if result.measure not in self._tie_range:
-            raise MeasureError(what=f"the range over tied orders of {literal(result.measure)} was not computed",
-                               fix="{do[ties_range]}")
-        return self._interval(TieRange, result, *self._tie_range[result.measure])
+        return self._interval(TieRange, measure, self._tie_range, "the ranges over tied orders of",
+                              "{do[ties_range]}")
 
     @classmethod
     def concat(cls, parts: "Sequence[Results]", run_name: str | None = None, *, sort: bool = False,
-               query_ids: "QueryIds | None" = None) -> "Results":
+               query_ids: "QueryIds | None" = None, qrels_digest: str | None = None) -> "Results":
         """Results of disjoint sets of queries (shards, partitions) as one.
 
         Every part must hold the same measures under the same protocol; a
@@ -337,7 +315,8 @@ class Results:
         since the parts' values do not make the whole's. Values are joined, counts added
         (each is a count of cases), and the aggregate is then taken over all
         queries, as one evaluation of the whole would (``sort=True``: in its order, so
-        the means agree to the last bit; ``query_ids``: as ``evaluate_alignment``'s).
+        the means agree to the last bit; ``query_ids``: as ``evaluate_alignment``'s;
+        ``qrels_digest``: the digest of the parts' judgments together, when they were read in parts).
 
         >>> from rankproof import Qrels, Run, evaluate
         >>> qrels = Qrels.from_dict({"a": {"x": 1}, "b": {"y": 1}})
@@ -349,70 +328,18 @@ class Results:
         True
         """
         parts = list(parts)
-        if not parts:
-            raise InputError(what="Results.concat needs at least one Results")
+        check_parts(parts)
         first = parts[0]
-        for part in parts[1:]:
-            if part.protocol != first.protocol:
-                raise InputError(what=f"Results.concat: {literal(part.run_name)} was evaluated under protocol "
-                                 f"{part.protocol.fingerprint}, {literal(first.run_name)} under "
-                                 f"{first.protocol.fingerprint}", fix="evaluate every part under one protocol")
-            if part.measures != first.measures:
-                raise InputError(what=literal(f"Results.concat: {part.run_name} holds "
-                                              f"{', '.join(map(str, part.measures))}, {first.run_name} holds "
-                                              f"{', '.join(map(str, first.measures))}"),
-                                 fix="evaluate every part with the same measures")
-        tables = [part._table for part in parts]
-        queries = np.concatenate([t.queries for t in tables])
-        in_order = queries[(order := np.argsort(queries, kind="stable"))]
-        if (in_order[1:] == in_order[:-1]).any():
-            raise InputError(what="Results.concat: a {query} appears in two parts",
-                             fix="give each {query} to one part only")
-        cat = (lambda arrays: np.concatenate(arrays)[order]) if sort else np.concatenate  # noqa: E731
-        queries = in_order if sort else queries
-        ranges = [t.grade_range for t in tables if t.grade_range is not None]
-        table = QueryTable(
-            queries=queries, in_run=cat([t.in_run for t in tables]),
-            retrieved=cat([t.retrieved for t in tables]), unjudged_retrieved=cat([t.unjudged_retrieved for t in tables]),
-            qrels_source=first._table.qrels_source, run_source=first._table.run_source,
-            notes=tuple(dict.fromkeys(note for t in tables for note in t.notes)),
-            grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None,
-            judged_queries=sum(t.judged_queries for t in tables), warnings=tuple({w: 0 for t in tables for w in t.warnings}),
-            missing_queries=sum(t.missing_queries for t in tables))
-        measures = {}
-        for measure in first.measures:
-            results = [part._measures[measure] for part in parts]
-
-            def joined(name: str):
-                arrays = [getattr(r, name) for r in results]
-                return None if any(a is None for a in arrays) else cat(arrays)
-
-            measures[measure] = MeasureResult(
-                measure=measure, value=joined("value"), included=joined("included"),
-                numerator=joined("numerator"), denominator=joined("denominator"), zero_ideal=joined("zero_ideal"))
-
-        def counts() -> dict:
-            total: dict[str, Any] = {}
-            for part in parts:
-                source = part._counts() if callable(part._counts) else part._counts
-                for key, value in source.items():
-                    if isinstance(value, dict):
-                        inner = total.setdefault(key, {})
-                        inner.update({m: inner.get(m, 0) + v for m, v in value.items()})
-                    else:
-                        total[key] = total.get(key, 0) + value
-            return total
-
-        joined_weights = cat(w) if len(w := [p._weights for p in parts if p._weights is not None]) == len(parts) else None
-        bounds = ({m: (cat([p._bounds[m][0] for p in parts]), cat([p._bounds[m][1] for p in parts]))
-                   for m in first.measures} if all(part._bounds for part in parts) else None)
-        tie_range = ({m: (cat([p._tie_range[m][0] for p in parts]), cat([p._tie_range[m][1] for p in parts]))
-                      for m in first.measures} if all(part._tie_range for part in parts) else None)
-        return cls(table=table, counts=counts if any(callable(p._counts) for p in parts) else counts(),  # added now
-                   protocol=first.protocol, measures=measures, weights=joined_weights,
+        table, cat = joined_table([part._table for part in parts], sort)
+        weights = [part._weights for part in parts if part._weights is not None]
+        return cls(table=table, counts=joined_counts([part._counts for part in parts]), protocol=first.protocol,
+                   measures=joined_measures([part._measures for part in parts], first.measures, cat),
+                   weights=cat(weights) if len(weights) == len(parts) else None,
                    run_name=run_name or first.run_name, query_ids=query_ids,
-                   complete_judgments=all(part.complete_judgments for part in parts), bounds=bounds,
-                   tie_range=tie_range, side=join_side([part.side for part in parts]))
+                   complete_judgments=all(part.complete_judgments for part in parts),
+                   bounds=joined_intervals([part._bounds for part in parts], first.measures, cat),
+                   tie_range=joined_intervals([part._tie_range for part in parts], first.measures, cat),
+                   side=join_side([part.side for part in parts]), qrels_digest=qrels_digest)
 
     def select(self, measures: "Sequence[str | Measure]") -> "Results":
         """These results with only `measures` (each must have been evaluated), in that order.
@@ -436,8 +363,7 @@ class Results:
         selected._measures = chosen
         selected._bounds = {m: v for m, v in self._bounds.items() if m in chosen}
         selected._tie_range = {m: v for m, v in self._tie_range.items() if m in chosen}
-        per_measure = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
-        selected._counts = {k: ({n: c for n, c in v.items() if n in names} if k in per_measure else v)
+        selected._counts = {k: ({n: c for n, c in v.items() if n in names} if k in CUTOFF_KEYS else v)
                             for k, v in by_policy.items()}
         return selected
 
@@ -521,17 +447,7 @@ class Results:
         """
         by_policy = self._counts() if callable(self._counts) else self._counts
         self._counts = by_policy  # counted: a counting function lets go of what it counts from
-        # Keys in a fixed order: the row policies', the query policies', then the cutoffs'.
-        cutoff_keys = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
-        counts: dict[str, Any] = {k: v for k, v in by_policy.items() if k not in cutoff_keys}
-        # zero_ideal=drop excludes queries from measures that are not normalised too
-        counted = {m: r for m, r in self._measures.items() if m.spec.normalised or r.zero_ideal.any()}
-        counts["zero_ideal_queries"] = {str(m): int(r.zero_ideal.sum()) for m, r in counted.items()}
-        # ... and a measure without a value for some queries (accuracy without a pair) leaves them out
-        counted.update({m: r for m, r in self._measures.items() if m.spec.always_excluded})
-        counts["excluded_queries"] = {str(m): int((~r.included).sum()) for m, r in counted.items()}
-        counts.update({k: by_policy[k] for k in cutoff_keys if k in by_policy})
-        return cast(Counts, counts)
+        return all_counts(by_policy, self._measures)
 
     # -- tables and text ---------------------------------------------------
     def to_pandas(self):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, Any, Mapping, TypedDict, cast
 
-__all__ = ["Counts"]
+if TYPE_CHECKING:
+    from ..measures.base import Measure
+    from .values import MeasureResult
+
+__all__ = ["Counts", "CUTOFF_KEYS", "all_counts"]
 
 
 class Counts(TypedDict, total=False):
@@ -53,3 +57,22 @@ class Counts(TypedDict, total=False):
     tied_groups_crossing_cutoff: dict[str, int]
     # Layered qrels (Qrels.layer): per measure, the judged docs inside its cutoff from each source.
     judged_in_cutoff_by_layer: dict[str, dict[str, int]]
+
+
+# The per-measure counts of the cutoffs, last in the counts' order.
+CUTOFF_KEYS = ("unjudged_in_cutoff", "tied_groups_crossing_cutoff")
+
+
+def all_counts(by_policy: Mapping[str, Any], measures: "Mapping[Measure, MeasureResult]") -> Counts:
+    """The counts of the row policies (`by_policy`, as the evaluation counted them) with those of the
+    query policies, taken from each measure's result, in a fixed order: the row policies', the
+    query policies' (zero_ideal_queries, excluded_queries), then the cutoffs'."""
+    counts: dict[str, Any] = {k: v for k, v in by_policy.items() if k not in CUTOFF_KEYS}
+    # zero_ideal=drop excludes queries from measures that are not normalised too
+    counted = {m: r for m, r in measures.items() if m.spec.normalised or r.zero_ideal.any()}
+    counts["zero_ideal_queries"] = {str(m): int(r.zero_ideal.sum()) for m, r in counted.items()}
+    # ... and a measure without a value for some queries (accuracy without a pair) leaves them out
+    counted.update({m: r for m, r in measures.items() if m.spec.always_excluded})
+    counts["excluded_queries"] = {str(m): int((~r.included).sum()) for m, r in counted.items()}
+    counts.update({k: by_policy[k] for k in CUTOFF_KEYS if k in by_policy})
+    return cast(Counts, counts)

@@ -15,8 +15,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..errors import CoverageError, InputError, RankproofWarning, literal
+from ..errors import CoverageError, RankproofWarning
 from ..protocol import MissingQuery
+from ..engines.options import MIN_COVERAGE, check_flag, check_share
 
 __all__ = ["MIN_COVERAGE", "check_query_coverage", "check_share", "guard_coverage", "coverage_warning", "ranked_queries",
            "COVERAGE_WARNING_START"]
@@ -24,10 +25,6 @@ __all__ = ["MIN_COVERAGE", "check_query_coverage", "check_share", "guard_coverag
 # How coverage_warning's text begins (a part of an out-of-core evaluation filters it out).
 COVERAGE_WARNING_START = "the run ranks "
 
-# A run that ranks fewer than this share of the judged queries is refused unless the caller allows it: a
-# mean made mostly of queries scored 0 (or of a handful of queries) is rarely what was meant, and
-# mismatched query ids (q1 against 1) look exactly like that.
-MIN_COVERAGE = 0.5
 
 
 def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
@@ -100,17 +97,6 @@ def coverage_warning(results: Any) -> "str | None":
             f"are {fate}, so the mean is mostly made of queries it does not rank")
 
 
-def check_share(min_coverage: Any) -> None:
-    """Refuse a `min_coverage` that is not a real number in [0, 1] (a bool, a string, NaN, 1.5):
-    an InputError, not a comparison failing later or a share taken as something else."""
-    import numbers
-
-    if (isinstance(min_coverage, bool) or not isinstance(min_coverage, numbers.Real)
-            or not 0 <= float(min_coverage) <= 1):
-        raise InputError(what=f"min_coverage must be a share between 0 and 1; got {literal(repr(min_coverage))}",
-                         value=repr(min_coverage))
-
-
 def guard_coverage(results: Any, *, allow_partial: bool = False, min_coverage: float = MIN_COVERAGE,
                    source: str = "", stacklevel: int = 3) -> None:
     """The coverage guard of every front door: refuse `results` below `min_coverage` (and always at 0)
@@ -119,12 +105,8 @@ def guard_coverage(results: Any, *, allow_partial: bool = False, min_coverage: f
     :func:`coverage_warning`'s text when the coverage is below :data:`MIN_COVERAGE`.
     Both arguments are checked whatever the data: `allow_partial` is a bool (``"no"`` would be
     true), `min_coverage` a share (:func:`check_share`)."""
-    import numpy as np
-
     check_share(min_coverage)
-    if not isinstance(allow_partial, (bool, np.bool_)):
-        raise InputError(what=f"allow_partial must be True or False; got {literal(repr(allow_partial))}",
-                         value=repr(allow_partial))
+    check_flag("allow_partial", allow_partial)
     if not allow_partial:
         check_query_coverage(results, min_coverage, source=source)
         return

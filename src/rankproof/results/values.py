@@ -6,12 +6,13 @@ under the unjudged docs (:class:`Bounds`) or over the orders of tied docs
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
 from ..measures.base import Measure
 
-__all__ = ["MeasureResult", "Bounds", "TieRange"]
+__all__ = ["MeasureResult", "Bounds", "TieRange", "kept_mean"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,3 +100,18 @@ class TieRange(Bounds):
 
     def __str__(self) -> str:
         return f"{self.measure} {self.format()} over tied orders"
+
+
+def kept_mean(values: np.ndarray, keep: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The mean of ``values[keep]``, weighted by ``weights[keep]`` when given: sum(w * v) / sum(w).
+    NaN when nothing is kept or the kept weights sum to 0.
+
+    >>> kept_mean(np.array([1.0, 2.0, 6.0]), np.array([True, False, True]), np.array([3.0, 1.0, 1.0]))
+    2.25
+    """
+    if not keep.any():
+        return math.nan
+    if weights is None:
+        return float(values[keep].mean())
+    w = weights[keep]
+    return float(np.dot(w, values[keep]) / w.sum()) if w.sum() else math.nan

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from ..errors import InputError, MeasureError, RankproofError, RankproofWarning, literal
-from ..evaluation import MIN_COVERAGE, guard_coverage, resolve_measures, resolve_protocol, weights_wanted
+from ..engines.options import MIN_COVERAGE, EvaluationOptions
+from ..evaluation import guard_coverage, resolve_measures, resolve_protocol, weights_wanted
 from ..measures.base import Measure, refuse_whole_evaluation_defaults
 from ..protocol import Aggregation, Protocol, Subqueries
 from ..results.matching import guard, query_mismatch
@@ -272,6 +273,7 @@ def evaluate(
         Whatever :func:`rankproof.evaluate` raises on the same rows (a
         partition's error is raised again in the driver).
     """
+    options = EvaluationOptions(weights=weights, min_coverage=min_coverage, allow_partial=allow_partial)
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
     if protocol.ids:  # queries are spread by their ids as written: '001' and '1' would not meet
@@ -286,7 +288,8 @@ def evaluate(
             raise MeasureError(what=f"{literal(measure)} is not computed on Spark: a partition knows only its "
                                     "own queries' judgments", fix="use unjudged@k, or evaluate on this machine",
                                value=str(measure))
-    weighted = weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)")
+    if not weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)"):
+        options = options.replace(weights=None)
     if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
         raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",
                          value=partitions)
@@ -302,14 +305,14 @@ def evaluate(
     count = partitions or _partition_count(session, tables)
     with warnings.catch_warnings():
         quiet_pyspark()
-        return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol, weights if weighted
-                            else None, run_name, min_coverage, allow_partial)
+        return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol, options, run_name)
 
 
 def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict[str, str | None]], columns: Columns,
-                 count: int, measures: list[Measure], protocol: Protocol, weights: Any, run_name: str,
-                 min_coverage: float, allow_partial: bool) -> SparkResults:
-    """The one pass (see the module's docstring) and what the driver makes of it."""
+                 count: int, measures: list[Measure], protocol: Protocol, options: EvaluationOptions,
+                 run_name: str) -> SparkResults:
+    """The one pass (see the module's docstring) and what the driver makes of it: `options` are the
+    front door's (weights, min_coverage, allow_partial; weights None unless the mean is weighted)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -328,9 +331,9 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
         query_counts = count_queries([s["facts"] for s in summaries], protocol, qrels_source, run_source)
         _raise_first(summaries, tables)
         doubts = _id_doubts([s["facts"] for s in summaries], protocol, f"{run_source} against {qrels_source}",
-                            allow_partial)
+                            options.allow_partial)
         values = evaluated.filter(F.col(VALUES).isNotNull()).select(VALUES)
-        weight_frame = _weights_frame(session, weights) if weights is not None else None
+        weight_frame = _weights_frame(session, options.weights) if options.weights is not None else None
         results = SparkResults(blobs=values, measures=measures, protocol=protocol, means={},
                                counts=_added_counts(summaries, query_counts.as_dict()), notes=(),
                                grade_range=None, run_name=run_name, qrels_source=qrels_source,
@@ -347,7 +350,7 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
                      grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None)
     for line in doubts:
         warnings.warn(line, RankproofWarning, stacklevel=3)
-    guard_coverage(results, allow_partial=allow_partial, min_coverage=min_coverage,
+    guard_coverage(results, allow_partial=options.allow_partial, min_coverage=options.min_coverage,
                    source=f"{run_source} against {qrels_source}")
     return results
 

@@ -1,6 +1,7 @@
 """``compare(qrels, runs, measures)``: paired statistics for every pair of runs and measure.
 
-Layered like evaluate: validate (names, tests, comparability), compute (one
+Layered like evaluate: validate (names, tests, comparability: the inputs live in
+:mod:`rankproof.stats.comparison_inputs`), compute (one
 matrix of per-query differences, one row per pair x measure; every
 statistic vectorised over its rows), correct across the whole family, and
 return an immutable :class:`Comparison`.
@@ -9,17 +10,17 @@ return an immutable :class:`Comparison`.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ComparabilityError, InputError, literal
+from ..errors import InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
-from ..protocol import Aggregation, Protocol
-from ..results.coverage import MIN_COVERAGE
+from ..protocol import Protocol
+from ..engines.options import MIN_COVERAGE, EvaluationOptions
+from .comparison_inputs import comparable, evaluated_runs, same_queries, value_matrix
 from .corrections import correct
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .paired_rows import BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines, row_statistics
@@ -196,140 +197,6 @@ class Comparison:
                 f"{len(self.significant)} significant; test={self.test} correction={self.correction})")
 
 
-# -- inputs ------------------------------------------------------------------------------
-def _relabelled(items: list[tuple[str, Any]], labels) -> list[tuple[str, Any]]:
-    """Rename runs: ``labels`` is a list (one label per run, in order) or a mapping {old name: label}."""
-    if labels is None:
-        return items
-    if isinstance(labels, Mapping):
-        unknown = [str(k) for k in labels if str(k) not in {name for name, _ in items}]
-        if unknown:
-            raise InputError(what=literal(f"labels names run {unknown[0]!r}, which is not one of the runs "
-                                          f"({', '.join(name for name, _ in items)})"), value=unknown[0])
-        table = {str(k): str(v) for k, v in labels.items()}
-        return [(table.get(name, name), run) for name, run in items]
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
-        raise InputError(what="labels must be a list (one per run) or a mapping {{run name: label}}; got "
-                              f"{type(labels).__name__}", value=type(labels).__name__)
-    if len(labels) != len(items):
-        raise InputError(what=f"labels has {len(labels)} names for {len(items)} runs", value=len(labels),
-                         fix="give one label per run")
-    return [(str(label), run) for label, (_, run) in zip(labels, items)]
-
-
-def _named(runs, labels=None) -> list[tuple[str, Any]]:
-    if isinstance(runs, Mapping):
-        items = [(str(name), run) for name, run in runs.items()]
-    elif isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
-        items = [(str(getattr(run, "run_name", None) or getattr(run, "name", None) or f"run{i + 1}"), run)
-                 for i, run in enumerate(runs)]
-    else:
-        raise InputError(what=f"runs must be a mapping {{{{name: Run or Results}}}} or a list of them; got "
-                              f"{type(runs).__name__}", value=type(runs).__name__)
-    items = _relabelled(items, labels)
-    names = [name for name, _ in items]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise InputError(what=literal(f"run name {repeated[0]} is given twice"), value=repeated[0],
-                         fix="give each run a distinct name (pass a mapping {{name: run}})")
-    if len(items) < 2:
-        raise InputError(what=f"compare needs at least two runs; got {len(items)}", value=len(items))
-    return items
-
-
-def _evaluated(qrels, runs, measures, protocol, labels=None, allow_partial: bool = False, bounds: bool = False,
-               min_coverage: float = MIN_COVERAGE
-               ) -> tuple[list[str], list[Any], list[Measure]]:
-    from ..data.run import Run
-    from ..evaluation import evaluate
-
-    items = _named(runs, labels)
-    if measures is None:
-        first = next((r for _, r in items if not isinstance(r, Run)), None)
-        if first is None:
-            raise InputError(what="give the measures to compare, e.g. measures=['ndcg@10', 'ap']")
-        measure_list = list(first.measures)
-    else:
-        measure_list = list(dict.fromkeys(parse_measures(measures)))
-    names, evaluated = [], []
-    for name, run in items:
-        if isinstance(run, Run):
-            if qrels is None:
-                raise InputError(what=literal(f"run {name} is a Run"), value=name,
-                                 fix="give the qrels to evaluate it against")
-            run = evaluate(qrels, run, measure_list, protocol, allow_partial=allow_partial, bounds=bounds,
-                           min_coverage=min_coverage)
-        elif not all(hasattr(run, attr) for attr in ("values", "queries", "protocol", "qrels_digest")):
-            raise InputError(what=f"expected a Run, Results or saved results; got {type(run).__name__}",
-                             source=f"run {name}", value=type(run).__name__)
-        names.append(name)
-        evaluated.append(run)
-    return names, evaluated, measure_list
-
-
-def _few(items: list[str], limit: int = 3) -> str:
-    return ", ".join(str(item) for item in items[:limit]) + (" ..." if len(items) > limit else "")
-
-
-def _same_queries(evaluated: list[Any]) -> bool:
-    """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
-    one qrels), so that nothing needs matching."""
-    first = evaluated[0].queries
-    if isinstance(first, list) and all(isinstance(other.queries, list) for other in evaluated[1:]):
-        return all(other.queries == first for other in evaluated[1:])   # saved results: lists, compared in C
-    return all(np.array_equal(np.asarray(first), np.asarray(other.queries)) for other in evaluated[1:])
-
-
-def _mismatches(names: list[str], evaluated: list[Any], same: bool = False) -> list[str]:
-    """What differs between each run and the first: protocol, qrels, query set."""
-    first_name, first = names[0], evaluated[0]
-    found = []
-    # Ids compared as text: saved results (JSON) hold integer user ids as text.
-    first_queries = set() if same else set(map(str, first.queries))
-    for name, other in zip(names[1:], evaluated[1:]):
-        if other.protocol.fingerprint != first.protocol.fingerprint:
-            policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
-            found.append(f"protocols differ: {first_name} {first.protocol.fingerprint}, {name} "
-                         f"{other.protocol.fingerprint} ({policies})")
-        if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
-            found.append(f"qrels differ: {first_name} was evaluated on qrels digest {first.qrels_digest}, "
-                         f"{name} on {other.qrels_digest}")
-        queries = first_queries if same else set(map(str, other.queries))
-        if queries != first_queries:
-            only_first = sorted(first_queries - queries)
-            only_other = sorted(queries - first_queries)
-            parts = []
-            if only_first:
-                parts.append(f"{len(only_first)} queries only in {first_name} ({_few(only_first)})")
-            if only_other:
-                parts.append(f"{len(only_other)} only in {name} ({_few(only_other)})")
-            found.append(f"query sets differ: {' and '.join(parts)}")
-    return found
-
-
-def _value_matrix(evaluated: list[Any], measures: list[Measure], same: bool = False
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(union of queries, values[run, measure, query]) with NaN where a run lacks a query.
-    ``same``: every run holds the same ids in the same order (:func:`_same_queries`)."""
-    if same:   # one qrels, one query order: one sort of the ids as text serves every run
-        text = np.array(evaluated[0].queries, dtype=object).astype(str)
-        order = np.argsort(text, kind="stable")
-        union = text[order]
-        if not (union[1:] == union[:-1]).any():   # ids equal as text (7 and "7") take the general path
-            values = np.empty((len(evaluated), len(measures), len(text)))
-            for i, result in enumerate(evaluated):
-                for j, measure in enumerate(measures):
-                    values[i, j] = np.asarray(result.values(measure), dtype=np.float64)[order]
-            return union, values
-    query_arrays = [np.asarray(r.queries, dtype=object).astype(str) for r in evaluated]
-    union = np.unique(np.concatenate(query_arrays))
-    values = np.full((len(evaluated), len(measures), len(union)), np.nan)
-    for i, (result, queries) in enumerate(zip(evaluated, query_arrays)):
-        columns = np.searchsorted(union, queries)
-        for j, measure in enumerate(measures):
-            values[i, j, columns] = result.values(measure)
-    return union, values
-
 
 # -- the entry point ---------------------------------------------------------------------
 def compare(
@@ -455,16 +322,18 @@ def compare(
         from ..evaluation import resolve_protocol
 
         protocol = resolve_protocol(protocol)
-    names, evaluated, measure_list = _evaluated(qrels, runs, measures, protocol, labels, allow_partial, bounds,
-                                                 min_coverage)
-    same = _same_queries(evaluated)
-    mismatches = _comparable(names, evaluated, baseline, allow_mismatch, same)
+    options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds, min_coverage=min_coverage)
+    names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels, options)
+    queries = [result.queries for result in evaluated]   # taken once: 1M ids make a list in 0.1 s
+    same = same_queries(queries)
+    mismatches = comparable(names, evaluated, baseline, allow_mismatch, queries, same)
     if baseline is None:
         pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:
         base = names.index(baseline)
         pairs = [(base, j) for j in range(len(names)) if j != base]
-    _, values = _value_matrix(evaluated, measure_list, same)
+    _, values = value_matrix(evaluated, measure_list, queries, same)
+    del queries
     # One row per measure x pair: B - A per query, NaN where either has no value.
     index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
     rows, stat = _rows(values, index, names, measure_list, test=test, correction=correction, alpha=alpha,
@@ -484,29 +353,6 @@ def compare(
                        for line in getattr(result, "warnings", ())),
         method=method, methods=methods, method_checks=checks)
 
-
-def _comparable(names: list[str], evaluated: list[Any], baseline: str | None, allow_mismatch: bool,
-                same: bool = False) -> list[str]:
-    """Refuse runs that cannot be compared; what differs between them (allow_mismatch)."""
-    for name, result in zip(names, evaluated):
-        if result.protocol.aggregation is not Aggregation.MACRO:
-            raise InputError(
-                what=literal(f"run {name} was evaluated with aggregation={result.protocol.aggregation}"),
-                value=str(result.protocol.aggregation),
-                fix="paired tests compare per-query values, whose mean is the macro mean: evaluate with "
-                    "aggregation=macro")
-    if baseline is not None and baseline not in names:
-        near = difflib.get_close_matches(str(baseline), names, n=1)
-        hint = f"did you mean {near[0]}? " if near else ""
-        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
-                         fix=literal(f"{hint}choose one of {', '.join(names)}"))
-    mismatches = _mismatches(names, evaluated, same)
-    if mismatches and not allow_mismatch:
-        raise ComparabilityError(
-            what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "
-                         "protocol on the same qrels and queries, or ") + "{do[allow_mismatch]} to compare them anyway on the "
-                         "queries they share", value=tuple(mismatches))
-    return mismatches
 
 
 # Per-query differences held at once (rows x queries): about 32 MB, however many runs are compared.

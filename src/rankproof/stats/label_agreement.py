@@ -36,6 +36,7 @@ import warnings
 
 import numpy as np
 
+from rankproof.data.layering import source_names
 from rankproof.errors import InputError
 from rankproof.stats.topic_bootstrap import topic_counts
 from rankproof.typing import Judgments
@@ -79,12 +80,9 @@ def label_table(judgments: Sequence[Judgments], names: Sequence[str] | None = No
     kept (with all their units: a unit only one source judged still counts
     in Gwet's category shares).
     """
-    if len(judgments) < 2:
-        raise InputError(what="agreement needs two or more label sources", value=len(judgments))
-    names = tuple(names) if names is not None else tuple(f"source {i + 1}" for i in range(len(judgments)))
-    if len(names) != len(judgments):
-        raise InputError(what="give one name per label source", value=f"{len(names)} names, "
-                                                                      f"{len(judgments)} sources")
+    names = source_names(names, len(judgments), default="source {}",
+                         needs="agreement needs two or more label sources",
+                         each="give one name per label source", unit="sources")
     units: dict[tuple[Any, Any], int] = {}
     queries: dict[Any, int] = {}
     for judged in judgments:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InputError, literal
 
-__all__ = ["score_matrix", "checked_matrix", "checked_names", "MAX_CELLS"]
+__all__ = ["score_matrix", "same_queries", "sorted_ids", "checked_matrix", "checked_names", "MAX_CELLS"]
 
 # A permutation procedure holds at least one permuted copy of the matrix (and,
 # for MaxT, one difference per pair and topic); beyond this many values in one
@@ -58,33 +58,63 @@ def checked_names(names: Sequence[str] | None, systems: int) -> tuple[str, ...]:
     return names
 
 
+def same_queries(queries: list[Any]) -> bool:
+    """Whether every run holds the same query ids in the same order (the common case: runs evaluated on
+    one qrels), so that nothing needs matching. `queries` holds each run's ``queries``, taken once.
+
+    >>> same_queries([["q1", "q2"], ["q1", "q2"]]), same_queries([["q1", "q2"], ["q2", "q1"]])
+    (True, False)
+    """
+    first = queries[0]
+    if isinstance(first, list) and all(isinstance(other, list) for other in queries[1:]):
+        return all(other == first for other in queries[1:])   # lists, compared in C
+    return all(np.array_equal(np.asarray(first), np.asarray(other)) for other in queries[1:])
+
+
+def sorted_ids(ids) -> "tuple[np.ndarray, np.ndarray | None] | None":
+    """(the ids as text, sorted; the order that sorts them, None when they already are), or None
+    when two ids are equal as text (7 and "7"), which the caller must match instead.
+
+    Ids from one evaluation are already in text order: a pass over them checks it, and the sort
+    (a second for a million ids) is skipped.
+
+    >>> sorted_ids(["b", "a"])[0].tolist(), sorted_ids(["a", "b"])[1], sorted_ids([7, "7"])
+    (['a', 'b'], None, None)
+    """
+    text = np.array(ids, dtype=object).astype(str)
+    if text.size < 2 or bool((text[1:] > text[:-1]).all()):
+        return text, None
+    order = np.argsort(text, kind="stable")
+    text = text[order]
+    if (text[1:] == text[:-1]).any():
+        return None
+    return text, order
+
+
 def score_matrix(results: Sequence[Any], measure) -> tuple[np.ndarray, np.ndarray]:
     """(topics, matrix): each result's values of ``measure`` on the topics all of them have.
 
     ``results`` are :class:`rankproof.Results` (or saved results), one per
     system, in column order. Topics are compared as text and sorted.
     """
-    first = results[0].queries
-    if isinstance(first, list) and all(isinstance(result.queries, list) for result in results[1:]):
-        same = all(result.queries == first for result in results[1:])   # saved results: lists, compared in C
-    else:
-        same = all(np.array_equal(np.asarray(first), np.asarray(result.queries)) for result in results[1:])
-    if same:
-        # The same queries in the same order (runs evaluated on one qrels): one sort serves every column.
-        text = np.array(first, dtype=object).astype(str)
-        order = np.argsort(text, kind="stable")
-        if len(text) and not (text[order][1:] == text[order][:-1]).any():
-            matrix = np.column_stack([np.asarray(result.values(measure), dtype=np.float64)[order]
-                                      for result in results])
-            return text[order], matrix
-    query_sets = [np.asarray(result.queries, dtype=object).astype(str) for result in results]
+    queries = [result.queries for result in results]   # taken once: 1M ids make a list in 0.1 s
+    ordered = sorted_ids(queries[0]) if same_queries(queries) and len(queries[0]) else None
+    if ordered is not None:
+        # The same queries in the same order (runs evaluated on one qrels): one order serves all.
+        text, order = ordered
+        matrix = np.empty((len(text), len(results)))
+        for column, result in enumerate(results):
+            values = np.asarray(result.values(measure), dtype=np.float64)
+            matrix[:, column] = values if order is None else values[order]
+        return text, matrix
+    query_sets = [np.asarray(ids, dtype=object).astype(str) for ids in queries]
     shared = query_sets[0]
-    for queries in query_sets[1:]:
-        shared = np.intersect1d(shared, queries)
+    for ids in query_sets[1:]:
+        shared = np.intersect1d(shared, ids)
     shared = np.unique(shared)
     matrix = np.empty((len(shared), len(results)))
-    for column, (result, queries) in enumerate(zip(results, query_sets)):
+    for column, (result, ids) in enumerate(zip(results, query_sets)):
         values = np.asarray(result.values(measure), dtype=np.float64)
-        order = np.argsort(queries, kind="stable")
-        matrix[:, column] = values[order][np.searchsorted(queries[order], shared)]
+        sort = np.argsort(ids, kind="stable")
+        matrix[:, column] = values[sort][np.searchsorted(ids[sort], shared)]
     return shared, matrix

@@ -42,7 +42,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from rankproof.errors import InputError
-from rankproof.results.coverage import MIN_COVERAGE
+from rankproof.engines.options import MIN_COVERAGE, EvaluationOptions
 
 __all__ = ["Interval", "PPIEstimate", "ppi_arrays", "ppi_from_scores", "ppi_interval", "prediction_powered"]
 
@@ -175,10 +175,10 @@ def ppi_from_scores(human: Mapping[Any, float], judge: Mapping[Any, float], *, c
                         confidence=confidence, tuned=tuned)
 
 
-def _per_topic(qrels, run, measure, protocol, coverage: dict) -> dict[Any, float]:
-    from rankproof.evaluation import evaluate
+def _per_topic(qrels, run, measure, protocol, options: EvaluationOptions) -> dict[Any, float]:
+    from rankproof.evaluation import evaluate_read
 
-    return evaluate(qrels, run, [measure], protocol, **coverage).per_query(measure)
+    return evaluate_read(lambda: (qrels, run), [measure], protocol, options=options).per_query(measure)
 
 
 def prediction_powered(human_qrels, judge_qrels, run, measure: str, *, baseline=None, protocol=None,
@@ -193,7 +193,7 @@ def prediction_powered(human_qrels, judge_qrels, run, measure: str, *, baseline=
     estimate is the mean paired difference. See :func:`ppi_from_scores`. `allow_partial`
     and `min_coverage` are :func:`rankproof.evaluate`'s coverage guard, for each evaluation.
     """
-    coverage = {"allow_partial": allow_partial, "min_coverage": min_coverage}
+    coverage = EvaluationOptions(allow_partial=allow_partial, min_coverage=min_coverage)
     human = _per_topic(human_qrels, run, measure, protocol, coverage)
     judge = _per_topic(judge_qrels, run, measure, protocol, coverage)
     if baseline is not None:

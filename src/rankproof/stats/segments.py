@@ -27,7 +27,8 @@ from .keywords import BootstrapMethod, renamed_keyword
 from .asymptotic import MIN_QUERIES, LargeSample, interval_check, normal_intervals
 from .resampling import bca_interval, leave_one_out, resampled_statistics
 
-__all__ = ["SegmentRow", "Segments", "UNLABELLED", "segment_labels", "by_segment"]
+__all__ = ["SegmentRow", "Segments", "SegmentGroups", "UNLABELLED", "segment_labels", "segment_groups",
+           "by_segment"]
 
 UNLABELLED = "(unlabelled)"
 _METHODS = ("percentile", "basic", "BCa")
@@ -187,6 +188,37 @@ def _groups(labels: np.ndarray, keep: np.ndarray | None) -> list[tuple[Any, np.n
              index[order[bounds[i]:bounds[i + 1]]]) for i in range(len(distinct))]
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class SegmentGroups:
+    """Each segment's queries among `queries`: a segment matched to the query ids once, for every
+    run evaluated on them (:func:`segment_groups`; a million users matched once, not once per run).
+
+    ``groups`` holds (label, indices into ``queries``) per segment, labels sorted.
+    """
+
+    queries: np.ndarray
+    groups: tuple[tuple[Any, np.ndarray], ...]
+
+
+def segment_groups(segment, queries: np.ndarray, unlabelled: str = "error") -> SegmentGroups:
+    """`segment` (as :func:`by_segment` takes it) matched to `queries` (``Results.table.queries``),
+    for :func:`by_segment` to read instead of the segment, for every run with these queries.
+
+    >>> grouped = segment_groups({"q1": "new", "q2": "old", "q3": "new"}, np.array(["q1", "q2", "q3"]))
+    >>> [(label, members.tolist()) for label, members in grouped.groups]
+    [('new', [0, 2]), ('old', [1])]
+    """
+    _check_unlabelled(unlabelled)
+    labels, keep = segment_labels(segment, queries, unlabelled)
+    return SegmentGroups(queries=queries, groups=tuple(_groups(labels, keep)))
+
+
+def _check_unlabelled(unlabelled: str) -> None:
+    if unlabelled not in ("error", "group", "drop"):
+        raise InputError(what=f"unlabelled must be 'error', 'group' or 'drop'; got {unlabelled!r}",
+                         value=unlabelled)
+
+
 def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, n_resamples: int,
               bootstrap_method: str, rng) -> tuple[float, float]:
     if len(data[0]) < 2:
@@ -296,6 +328,16 @@ def _statistic(aggregation: Aggregation, result, inside: np.ndarray,
     return (result.value[inside],), _mean
 
 
+def _grouped(segment, queries: np.ndarray, unlabelled: str) -> "tuple[tuple[Any, np.ndarray], ...]":
+    """(label, query indices) per segment: matched now, or as :func:`segment_groups` matched them."""
+    if not isinstance(segment, SegmentGroups):
+        return segment_groups(segment, queries, unlabelled).groups
+    if segment.queries is not queries and not np.array_equal(segment.queries, queries):
+        raise InputError(what="the segment was matched to other queries than these results'",
+                         fix="match it to these results' queries: segment_groups(segment, results.table.queries)")
+    return segment.groups
+
+
 def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_resamples: int = 2000,
                bootstrap_method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: str = "error",
                resamples: int | None = None, method: str | None = None, interval: str = "auto") -> Segments:
@@ -306,7 +348,8 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
     queries or more the normal interval where the bootstrap could not tell them apart (the skewness
     check of :func:`rankproof.stats.asymptotic.interval_check`; a ratio of sums by the delta method),
     and bootstraps the others; ``'bootstrap'`` always bootstraps; ``'normal'`` never does (segments of
-    2 queries or more). ``Segments.method_check`` says what was done.
+    2 queries or more). ``Segments.method_check`` says what was done. ``segment`` may also be a
+    :class:`SegmentGroups` matched to these results' queries (:func:`segment_groups`), read as it is.
     """
     n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=2000,
                                   where="Results.by")
@@ -315,8 +358,7 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
     if interval not in ("auto", "bootstrap", "normal"):
         raise InputError(what=literal(f"interval must be 'auto', 'bootstrap' or 'normal'; got {interval!r}"),
                          value=interval)
-    if unlabelled not in ("error", "group", "drop"):
-        raise InputError(what=f"unlabelled must be 'error', 'group' or 'drop'; got {unlabelled!r}", value=unlabelled)
+    _check_unlabelled(unlabelled)
     if bootstrap_method not in _METHODS:
         raise InputError(what=f"method must be one of {', '.join(_METHODS)}; got {bootstrap_method!r}",
                          value=bootstrap_method)
@@ -325,14 +367,12 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         raise InputError(what=f"resamples must be a positive integer, e.g. 2000; got {n_resamples!r}",
                          value=n_resamples)
-    queries = results.table.queries
-    labels, keep = segment_labels(segment, queries, unlabelled)
     chosen = results.measures if measures is None else [results.result(m).measure for m in
                                                           ([measures] if isinstance(measures, str) else measures)]
     aggregation = results.protocol.aggregation
     rng = np.random.default_rng(seed)
     rows, shifts = [], []
-    for label, members in _groups(labels, keep):
+    for label, members in _grouped(segment, results.table.queries, unlabelled):
         for measure in chosen:
             result = results.result(measure)
             inside = members[result.included[members]]

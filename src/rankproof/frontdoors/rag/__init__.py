@@ -34,11 +34,12 @@ import numpy as np
 from ...data.qrels import Qrels
 from ...data.run import Run
 from ...errors import CoverageError, ParseError, ProtocolError, literal
-from ...evaluation import evaluate, resolve_protocol
+from ...engines.options import MIN_COVERAGE, EvaluationOptions
+from ...evaluation import evaluate_read, resolve_protocol
 from ...errors.messages import REFERENCE_NOTE
 from ...io.rag import RagRows, read_judgments, read_rag, read_rag_records
 from ...protocol import Protocol
-from ...results import MIN_COVERAGE, Results
+from ...results import Results
 from ...results.matching import find_mismatch
 from ...typing import ProtocolLike
 
@@ -160,7 +161,8 @@ def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: Protoco
         rows none of whose retrieved ids is a relevant id, which are refused
         otherwise, naming the likely mapping.
     **options
-        Passed to :func:`rankproof.evaluate` (``engine``, ``bounds``, ``ties_range``).
+        The other options of :func:`rankproof.evaluate` (``engine``, ``bounds``, ``ties_range``;
+        :class:`~rankproof.engines.options.EvaluationOptions`).
 
     Raises
     ------
@@ -169,16 +171,15 @@ def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: Protoco
         relate: ``... the retrieved ids look like chunks of the relevant ids:
         set chunk_map='sep:#'`` (the command line names ``--chunk-map sep:#``).
     """
+    # The rows' reference ids are complete for each row: an id outside them is non-relevant, and the
+    # TREC advice about unjudged docs does not apply (rankproof.errors.messages).
+    wanted = EvaluationOptions.of(None, **{"complete_judgments": True, "notes": (REFERENCE_NOTE,), **options,
+                                           "allow_partial": allow_partial, "min_coverage": min_coverage})
     protocol = _with_chunks(resolve_protocol(protocol), chunk_map, chunks)
     qrels, run, rows = rag_inputs(source, layout=layout, judgments=judgments, name=name)
     if not allow_partial and find_mismatch(qrels, run, protocol) is None:
         refuse_no_relevant_id(qrels, run, protocol, rows.source or "rows")
-    # The rows' reference ids are complete for each row: an id outside them is non-relevant, and the
-    # TREC advice about unjudged docs does not apply (rankproof.errors.messages).
-    options.setdefault("complete_judgments", True)
-    options.setdefault("notes", (REFERENCE_NOTE,))
-    return evaluate(qrels, run, measures, protocol, min_coverage=min_coverage, allow_partial=allow_partial,
-                    **options)
+    return evaluate_read(lambda: (qrels, run), measures, protocol, options=wanted)
 
 
 def _with_chunks(protocol: Protocol, chunk_map: str | None, chunks: str | None) -> Protocol:

@@ -39,6 +39,7 @@ import numpy as np
 
 from ...engines.dense import DenseMatrix
 from ...errors import InputError, RankproofWarning
+from ...engines.options import EvaluationOptions
 from ...evaluation import evaluate_alignment, resolve_measures, resolve_protocol, weights_wanted
 from ...pipeline.alignment import Alignment, QueryTable
 from ...protocol import Protocol, Ties
@@ -132,6 +133,7 @@ def evaluate_scores(
     >>> evaluate_scores([[1, 0, 0]], [[0.9, 0.5, 0.1]], "r@3", num_relevant=[4]).mean("r@3")
     0.25
     """
+    options = EvaluationOptions(weights=weights, ties_range=ties_range)
     protocol = resolve_protocol(protocol)
     measure_list = resolve_measures(measures, protocol)
     scores = read_scores(y_true, y_score, offsets, queries, protocol)
@@ -153,7 +155,7 @@ def evaluate_scores(
     for line in tied:
         python_warnings.warn(line, RankproofWarning, stacklevel=2)
     results = evaluate_alignment(alignment, measure_list, protocol, weights=weight_array, run_name="y_score",
-                                 query_ids=ids, ties_range=ties_range, warnings=tied)
+                                 options=options.replace(query_ids=ids), warnings=tied)
     # Every row is both judged and ranked, so a score matrix always passes; the guard is the one every
     # front door calls (the scikit-learn scorer and the streaming evaluator come through here).
     guard_coverage(results, source="y_score against y_true")

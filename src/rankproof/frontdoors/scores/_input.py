@@ -169,34 +169,7 @@ def _locate(form: str, offsets: np.ndarray | None, columns: int, flat_index: int
 
 def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreInput:
     """Validate and normalise the three input forms (see :func:`rankproof.evaluate_scores`)."""
-    if offsets is not None:
-        relevance = as_array(y_true, "y_true")
-        score = as_array(y_score, "y_score")
-        if relevance.ndim != 1 or score.ndim != 1:
-            raise InputError(what=f"with offsets=, y_true and y_score are flat 1-D arrays; got shapes "
-                             f"{relevance.shape} and {score.shape}")
-        if relevance.shape != score.shape:
-            raise InputError(what=f"y_true has {len(relevance)} entries and y_score {len(score)}",
-                             fix="give one score per candidate")
-        offsets = _check_offsets(offsets, len(score))
-        form = "ragged"
-    elif _is_list_of_rows(y_true) or _is_list_of_rows(y_score):
-        relevance, score, offsets = _ragged_from_lists(y_true, y_score)
-        form = "ragged"
-    else:
-        relevance = as_array(y_true, "y_true")
-        score = as_array(y_score, "y_score")
-        if relevance.ndim != 2 or score.ndim != 2:
-            shape = relevance.shape if relevance.ndim != 2 else score.shape
-            name = "y_true" if relevance.ndim != 2 else "y_score"
-            raise InputError(what=f"{name} has shape {shape}",
-                             fix="give 2-D arrays (one row per query or user, one column per candidate), a list of "
-                                 "1-D arrays for rows of different lengths, or flat 1-D arrays with "
-                                 "offsets=[0, end of row 0, ...]")
-        if relevance.shape != score.shape:
-            raise InputError(what=f"y_true has shape {relevance.shape} but y_score has shape {score.shape}",
-                             fix="give one score per relevance value")
-        form = "dense"
+    relevance, score, offsets, form = _shaped(y_true, y_score, offsets)
     rows = len(offsets) - 1 if offsets is not None else relevance.shape[0]
     if rows == 0:
         raise InputError(what="there are no rows to evaluate", fix="give at least one query or user")
@@ -209,28 +182,11 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
     else:
         relevance = np.ascontiguousarray(relevance)
 
-    # One cheap reduction each tells whether the detailed (allocating) checks are needed:
-    # a sum is NaN only if some score is NaN (or +inf and -inf meet).
-    with np.errstate(invalid="ignore", over="ignore"):  # +inf and -inf sum to NaN: then look closer
-        maybe_masked = np.isnan(score.sum())
-        relevance_finite = relevance.dtype.kind != "f" or not relevance.size or np.isfinite(relevance.sum())
-    masked_flags = np.isnan(score) if maybe_masked else None
+    def where(i: int) -> str:
+        return _locate(form, offsets, columns, i, names)
+
+    masked_flags = _masked(score, relevance, offsets is not None, where)
     masked = int(np.count_nonzero(masked_flags)) if masked_flags is not None else 0
-    if not masked:
-        masked_flags = None
-    if masked_flags is not None and offsets is not None:
-        first = int(np.flatnonzero(masked_flags)[0])
-        raise InputError(what="the score is NaN", source=f"y_score {_locate(form, offsets, columns, first, names)}",
-                         fix="ragged rows list only candidates, so drop the entry or give it a score")
-    if not relevance_finite:
-        bad = ~np.isfinite(relevance)
-        if masked_flags is not None:
-            bad &= ~masked_flags
-        if bad.any():
-            first = int(np.flatnonzero(bad.ravel())[0])
-            raise InputError(what=f"relevance is {relevance.ravel()[first]}", value=relevance.ravel()[first],
-                             source=f"y_true {_locate(form, offsets, columns, first, names)}",
-                             fix="give a finite {grade}, or mask the entry by setting its score to NaN")
     negative = 0
     if relevance.size and (masked or relevance.min() < 0):
         negative_flags = relevance < 0
@@ -240,11 +196,67 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
     if negative:
         # The policy is the pipeline's; refused here, before any work, as for a qrels file.
         flat = np.where(negative_flags, relevance, 0).ravel()
-        apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {_locate(form, offsets, columns, i, names)}"},
+        apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {where(i)}"},
                               noun="relevance")
     held = _held(score, form, protocol)
     return ScoreInput(queries=names, relevance=relevance, score=held, offsets=offsets, masked=masked,
                       negative=negative, form=form, precision_ties=_made_ties(score, held, offsets, protocol))
+
+
+def _shaped(y_true, y_score, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str]:
+    """(relevance, score, offsets, form) of one of the three input forms, shapes checked."""
+    if offsets is not None:
+        relevance = as_array(y_true, "y_true")
+        score = as_array(y_score, "y_score")
+        if relevance.ndim != 1 or score.ndim != 1:
+            raise InputError(what=f"with offsets=, y_true and y_score are flat 1-D arrays; got shapes "
+                             f"{relevance.shape} and {score.shape}")
+        if relevance.shape != score.shape:
+            raise InputError(what=f"y_true has {len(relevance)} entries and y_score {len(score)}",
+                             fix="give one score per candidate")
+        return relevance, score, _check_offsets(offsets, len(score)), "ragged"
+    if _is_list_of_rows(y_true) or _is_list_of_rows(y_score):
+        return (*_ragged_from_lists(y_true, y_score), "ragged")
+    relevance = as_array(y_true, "y_true")
+    score = as_array(y_score, "y_score")
+    if relevance.ndim != 2 or score.ndim != 2:
+        shape = relevance.shape if relevance.ndim != 2 else score.shape
+        name = "y_true" if relevance.ndim != 2 else "y_score"
+        raise InputError(what=f"{name} has shape {shape}",
+                         fix="give 2-D arrays (one row per query or user, one column per candidate), a list of "
+                             "1-D arrays for rows of different lengths, or flat 1-D arrays with "
+                             "offsets=[0, end of row 0, ...]")
+    if relevance.shape != score.shape:
+        raise InputError(what=f"y_true has shape {relevance.shape} but y_score has shape {score.shape}",
+                         fix="give one score per relevance value")
+    return relevance, score, None, "dense"
+
+
+def _masked(score: np.ndarray, relevance: np.ndarray, ragged: bool, where) -> np.ndarray | None:
+    """Which entries a NaN score masks (None for none); refuses a NaN score in ragged rows and a
+    relevance that is not finite where its entry is not masked (``where(i)`` names entry i)."""
+    # One cheap reduction each tells whether the detailed (allocating) checks are needed:
+    # a sum is NaN only if some score is NaN (or +inf and -inf meet).
+    with np.errstate(invalid="ignore", over="ignore"):  # +inf and -inf sum to NaN: then look closer
+        maybe_masked = np.isnan(score.sum())
+        relevance_finite = relevance.dtype.kind != "f" or not relevance.size or np.isfinite(relevance.sum())
+    masked_flags = np.isnan(score) if maybe_masked else None
+    if masked_flags is not None and not masked_flags.any():
+        masked_flags = None
+    if masked_flags is not None and ragged:
+        first = int(np.flatnonzero(masked_flags)[0])
+        raise InputError(what="the score is NaN", source=f"y_score {where(first)}",
+                         fix="ragged rows list only candidates, so drop the entry or give it a score")
+    if not relevance_finite:
+        bad = ~np.isfinite(relevance)
+        if masked_flags is not None:
+            bad &= ~masked_flags
+        if bad.any():
+            first = int(np.flatnonzero(bad.ravel())[0])
+            raise InputError(what=f"relevance is {relevance.ravel()[first]}", value=relevance.ravel()[first],
+                             source=f"y_true {where(first)}",
+                             fix="give a finite {grade}, or mask the entry by setting its score to NaN")
+    return masked_flags
 
 
 def _held(score: np.ndarray, form: str, protocol: Protocol) -> np.ndarray:

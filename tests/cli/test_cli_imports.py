@@ -43,6 +43,24 @@ def test_plain_trec_evaluation_imports_no_heavy_package(tmp_path):
     assert result.stdout.split("\n")[-2] == "0 []", result.stdout + result.stderr
 
 
+def test_a_parquet_log_evaluation_imports_no_pandas(tmp_path):
+    # pyarrow imports pandas (~0.3 s, 40 MB) on Array.to_numpy() and pa.array(): the readers
+    # take numbers from Arrow's buffers instead (io.arrow.numpy_of).
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    truth, log = tmp_path / "truth.parquet", tmp_path / "log.parquet"
+    pq.write_table(pa.table({"user": [1, 1, 2], "item": [5, 6, 7], "rating": [1, 0, 2]}), truth)
+    pq.write_table(pa.table({"user": [2, 1, 1], "item": [7, 6, 5], "score": [0.5, 0.9, 0.1]}), log)
+    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    args = ["evaluate", str(truth), str(log), "--columns", "query=user,doc=item,grade=rating,score=score",
+            "-m", "ndcg@10", "-m", "ap@10", "--format", "json", "-o", str(tmp_path / "out.json"), "--quiet"]
+    heavy = ("scipy", "pandas", "polars", "rich", "rankproof.recsys", "rankproof.stats")
+    result = subprocess.run([sys.executable, "-c", CODE.format(heavy=heavy), *args],
+                            capture_output=True, text=True, env=env, check=True)
+    assert result.stdout.split("\n")[-2] == "0 []", result.stdout + result.stderr
+
+
 def test_the_side_data_arguments_are_the_recommender_side_data_kinds():
     from rankproof.cli.side import SIDE_ARGUMENTS
     from rankproof.recsys.side import SIDE_KINDS

@@ -22,6 +22,7 @@ from ..errors import InputError, ProtocolError
 from ..errors.messages import swap_hint
 from ..io.arrow import MissingColumnsError
 from .grade_map import grade_map
+from .large import release_freed_memory
 from .labels import apply_labels
 from .usage import literal, usage
 
@@ -478,6 +479,7 @@ def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], sta
             pending_qrels.result()
             raise
         judged = pending_qrels.result()
+    release_freed_memory()  # the reading thread's freed blocks, which this thread never reuses
     if stages is not None:
         stages.step("read qrels")
     return layered(args, qrels, judged), _runs(args, runs, names, [first], stages)

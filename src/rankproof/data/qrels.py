@@ -28,6 +28,8 @@ def _used(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(codes in use, codes renumbered 0.. in the same order): ``np.unique(codes,
     return_inverse=True)`` for codes below `size`, by counting instead of sorting."""
     present = np.bincount(codes, minlength=size) > 0
+    if present.all():   # a reader's vocabulary: every id is used, nothing to renumber
+        return np.arange(size), codes
     renumber = np.cumsum(present) - 1
     return np.flatnonzero(present), renumber[codes]
 
@@ -123,7 +125,7 @@ class Qrels:
         set_ = object.__setattr__
         set_(self, "queries", queries[used_queries])
         set_(self, "docs", docs[used_docs])
-        set_(self, "doc_codes", doc_codes.astype(np.int64))
+        set_(self, "doc_codes", doc_codes.astype(np.int64, copy=False))
         set_(self, "grades", grades)
         set_(self, "lines", lines)
         set_(self, "source", str(source))

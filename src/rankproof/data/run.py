@@ -168,6 +168,10 @@ class Run:
             position = ranks_within(counts)
             scores = -position.astype(np.float64)
 
+        self._hold(queries, offsets, docs, doc_codes, scores, has_scores, lines, source, name)
+
+    def _hold(self, queries, offsets, docs, doc_codes, scores, has_scores, lines, source, name) -> None:
+        """Set the fields (read-only views of the arrays) of rows already grouped by query."""
         set_ = object.__setattr__
         set_(self, "queries", queries)
         set_(self, "offsets", offsets)
@@ -307,7 +311,7 @@ class Run:
         """
         from ..io.formats import read_run_columns
 
-        columns = read_run_columns(path, format, query=query, doc=doc, score=score, header=header)
+        columns = read_run_columns(path, format, query=query, doc=doc, score=score, header=header, grouped=True)
         return cls._from_columns(columns, name if name is not None else os.path.basename(columns.source))
 
     @classmethod
@@ -348,11 +352,19 @@ class Run:
         """
         from ..io.tables import run_columns_from_table
 
-        columns = run_columns_from_table(table, query=query, doc=doc, score=score, source=source)
+        columns = run_columns_from_table(table, query=query, doc=doc, score=score, source=source, grouped=True)
         return cls._from_columns(columns, name)
 
     @classmethod
     def _from_columns(cls, columns, name) -> "Run":
+        offsets = getattr(columns, "offsets", None)   # io.grouping.GroupedRunColumns
+        if offsets is not None:
+            # Read grouped by query (io.tables.grouped_run_columns): sorted vocabularies,
+            # finite scores (-position without them), nothing left to reorder.
+            run = cls.__new__(cls)
+            run._hold(columns.query_vocab, offsets, columns.doc_vocab, columns.doc_codes, columns.score,
+                      columns.has_scores, columns.line, columns.source, name)
+            return run
         # Without scores, the constructor derives -position from the row
         # order itself, and records that the run had no scores.
         return cls(query_codes=columns.query_codes, queries=columns.query_vocab,

@@ -33,7 +33,7 @@ from .values import (
     shorten,
 )
 
-__all__ = ["Rows", "id_columns", "checked_grades", "checked_scores"]
+__all__ = ["Rows", "id_columns", "plain_id_column", "checked_grades", "checked_scores"]
 
 # The TREC reader's number syntax, anchored for pyarrow's RE2 matcher, so that
 # "0x10", "1_000" or "2,5" are refused here exactly as in a TREC file.
@@ -155,6 +155,28 @@ def id_columns(columns: dict, named: Mapping[str, object], rows: Rows):
     return text["query"], text["doc"]
 
 
+def plain_id_column(column):
+    """One id column as :func:`id_columns` returns it (large strings or integers) when it
+    passes every check there, else None: for a reader that reads its columns one at a time
+    and, should one be bad, reads them together to name the first bad row as ever."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    column = plain(column)
+    if column.null_count:
+        return None
+    if pa.types.is_integer(column.type):
+        return column
+    if not is_text(column.type):
+        return None
+    text = pc.cast(column, pa.large_string())
+    if len(text):
+        bounds = pc.min_max(pc.binary_length(text))
+        if bounds["min"].as_py() == 0 or bounds["max"].as_py() > MAX_ID_LENGTH.value():
+            return None
+    return text
+
+
 # -- grades ---------------------------------------------------------------------
 
 
@@ -203,7 +225,7 @@ def _real_grades(column, name, rows: Rows) -> np.ndarray:
 
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
-        values = owned(pc.cast(column, pa.float64(), safe=False).to_numpy(), np.float64)
+        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64)
         bad = ~np.isfinite(values)
         if bad.any():
             row = int(np.argmax(bad))
@@ -262,16 +284,18 @@ def checked_grades(column, name, rows: Rows, real: bool = False) -> np.ndarray:
 # -- scores ---------------------------------------------------------------------
 
 
-def _finite(values: np.ndarray, rows: Rows, shown) -> np.ndarray:
+def _finite(values: np.ndarray, rows: Rows, shown, placement=None) -> np.ndarray:
     finite = np.isfinite(values)
     if not finite.all():
-        row = int(np.argmin(finite))
+        bad = np.flatnonzero(~finite)
+        row = int(bad[0]) if placement is None else int(placement.table_rows(bad).min())
         raise _refused(rows, row, score_problem(shown(row)))
     return values
 
 
-def checked_scores(column, name, rows: Rows) -> np.ndarray:
-    """Check a score column of any type and return finite float64 scores."""
+def checked_scores(column, name, rows: Rows, placement=None) -> np.ndarray:
+    """Check a score column of any type and return finite float64 scores (in their grouped
+    places, with a :class:`~rankproof.io.grouping.Placement`; messages name the table row)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -283,8 +307,8 @@ def checked_scores(column, name, rows: Rows) -> np.ndarray:
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         # safe=False: a large integer score may round, which a score can afford.
-        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64)
-        return _finite(values, rows, lambda row: repr(float(values[row])))
+        values = owned(pc.cast(column, pa.float64(), safe=False), np.float64, placement)
+        return _finite(values, rows, lambda row: repr(float(column[row].as_py())), placement)
     if is_text(kind):
         text = pc.cast(column, pa.large_string())
         trimmed = pc.utf8_trim_whitespace(text)
@@ -295,8 +319,8 @@ def checked_scores(column, name, rows: Rows) -> np.ndarray:
             problem = (Problem("no score (the value is empty)", "give every document a finite score", value)
                        if not value.strip() else score_problem(shorten(value)))
             raise _refused(rows, row, problem)
-        values = owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64)
-        return _finite(values, rows, lambda row: shorten(text[row].as_py().strip()))
+        values = owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64, placement)
+        return _finite(values, rows, lambda row: shorten(text[row].as_py().strip()), placement)
     if pa.types.is_boolean(kind):
         raise ParseError(source=rows.source, what=f"{describe('score', name)} holds booleans",
                          fix="scores must be numbers such as 11.17, so convert it to floats")

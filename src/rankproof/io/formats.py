@@ -31,8 +31,8 @@ from .arrow import release_arrow_memory
 from .delimited import read_delimited
 from .files import encoding_hint, load_text
 from .jsonl import read_jsonl
-from .parquet import read_parquet
-from .tables import consume_run_table, qrels_columns_from_table
+from .parquet import open_parquet, read_column, read_parquet
+from .tables import consume_run_table, qrels_columns_from_table, read_grouped_run
 from .trec import QrelsColumns, RunColumns, first_data_fields, read_trec_qrels_columns, read_trec_run_columns
 from .values import score_problem
 from .what import LABELS, QRELS, RUN, What, example_line
@@ -330,8 +330,19 @@ def read_qrels_columns(
     return columns
 
 
+def _parquet_grouped(path, named: dict) -> "RunColumns | None":
+    """A Parquet run read grouped one column at a time (io.tables.read_grouped_run); None
+    when the file has no rows or a bad value, which the whole table's reading then names."""
+    source = str(path)
+    parquet = open_parquet(path, source, named, RUN)
+    if parquet.metadata.num_rows == 0:
+        return None
+    return read_grouped_run(lambda name: read_column(parquet, name, source), named, source)
+
+
 def read_run_columns(
-    path, format: str | None = None, *, query="query", doc="doc", score="score", header: bool = True
+    path, format: str | None = None, *, query="query", doc="doc", score="score", header: bool = True,
+    grouped: bool = False,
 ) -> RunColumns:
     """Read a run file in any supported format into interned columns.
 
@@ -355,6 +366,9 @@ def read_run_columns(
         False: a CSV or TSV file has no header line, and its columns are
         taken by 1-based position, query 1, doc 2, score 3 unless named by
         position; see :func:`positional`.
+    grouped : bool, optional
+        True: the rows of a table format (not TREC) come grouped by query
+        code (:class:`~rankproof.io.grouping.GroupedRunColumns`).
 
     Returns
     -------
@@ -381,10 +395,14 @@ def read_run_columns(
     named = positional({"query": query, "doc": doc, "score": score}, fmt, header)
     if named["score"] is None:
         del named["score"]
+    if grouped and fmt == "parquet":
+        columns = _parquet_grouped(path, named)
+        if columns is not None:
+            return columns
     holder = list(read_table(path, fmt, named, RUN, header))
     source, lines = holder.pop(), holder.pop()  # the table alone stays in `holder`, which consume_run_table empties
     columns = consume_run_table(
-        holder, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines
-    )
+        holder, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines,
+        grouped=grouped)
     release_arrow_memory()
     return columns

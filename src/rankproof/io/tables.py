@@ -25,8 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, ParseError
-from .arrow import intern_columns_together, release_arrow_memory, select_columns
-from .checks import Rows, checked_grades, checked_scores, id_columns
+from ..kernels.segments import ranks_within
+from .arrow import intern_column, intern_columns_together, release_arrow_memory, select_columns
+from .checks import Rows, checked_grades, checked_scores, id_columns, plain_id_column
+from .grouping import GroupedRunColumns, grouped_placement, query_blocks
 from .lines import no_lines
 from .trec import QrelsColumns, RunColumns
 
@@ -34,6 +36,8 @@ __all__ = [
     "qrels_columns_from_table",
     "consume_run_table",
     "run_columns_from_table",
+    "grouped_run_columns",
+    "read_grouped_run",
 ]
 
 
@@ -150,6 +154,7 @@ def run_columns_from_table(
     score="score",
     source: str = "table",
     lines=None,
+    grouped: bool = False,
 ) -> RunColumns:
     """Turn a table of ranked documents into interned run columns.
 
@@ -168,6 +173,9 @@ def run_columns_from_table(
         Names the table in messages.
     lines : array-like of int, optional
         The file line of each row; see :func:`qrels_columns_from_table`.
+    grouped : bool, optional
+        The rows grouped by query code (table order within each query), as
+        :class:`~rankproof.io.grouping.GroupedRunColumns` (:func:`grouped_run_columns`).
 
     Returns
     -------
@@ -191,11 +199,12 @@ def run_columns_from_table(
     >>> columns.has_scores, columns.score.tolist()
     (False, [0.0, 0.0, -1.0])
     """
-    return consume_run_table([table], query=query, doc=doc, score=score, source=source, lines=lines)
+    return consume_run_table([table], query=query, doc=doc, score=score, source=source, lines=lines,
+                             grouped=grouped)
 
 
 def consume_run_table(holder: list, *, query="query", doc="doc", score="score", source: str = "table",
-                      lines=None) -> RunColumns:
+                      lines=None, grouped: bool = False) -> RunColumns:
     """:func:`run_columns_from_table` of the one table in `holder`, taken out of it.
 
     A reader that passes its table this way and keeps no other reference has
@@ -204,6 +213,9 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score", 
     column goes before the ids are interned (a 20M-row Parquet log: 0.16 GB
     less at the reading's peak). Errors are those of the tables' reading, a
     bad score named before an id that interning refuses (one holding a NUL).
+    `grouped`: the rows come grouped by query code instead of in table order
+    (table order within each query), as
+    :class:`~rankproof.io.grouping.GroupedRunColumns` (see :func:`grouped_run_columns`).
     """
     named = {"query": query, "doc": doc}
     if score is not None:
@@ -211,6 +223,8 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score", 
     columns, missing = select_columns(holder.pop(), named, source)
     rows = Rows(source, _checked_lines(lines, len(columns["query"]), source), missing)
     query_text, doc_text = id_columns(columns, named, rows)
+    if grouped:
+        return grouped_run_columns(columns, rows, query_text, doc_text, score)
     values = checked_scores(columns.pop("score"), score, rows) if score is not None else None
     release_arrow_memory()
     columns.clear()
@@ -233,3 +247,73 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score", 
         tag=None,
         has_scores=score is not None,
     )
+
+
+def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text, score) -> GroupedRunColumns:
+    """Run columns grouped by query code as they are made: the query column is read as its
+    blocks (:func:`~rankproof.io.grouping.query_blocks`: the runs of one id), whose ids alone
+    are interned, and the scores and doc codes are written straight into their grouped places
+    (:class:`~rankproof.io.grouping.Placement`). No column is reordered after it is made, and
+    no row-long query code exists: the result holds ``offsets`` and an empty ``query_codes``
+    (:class:`~rankproof.io.grouping.GroupedRunColumns`).
+    The same errors as :func:`consume_run_table`'s, each naming its table row.
+    """
+    checked = {"query": query_text, "doc": doc_text}
+    if score is not None:
+        checked["score"] = columns.pop("score")
+    columns.clear()
+    del query_text, doc_text   # each goes once used (messages still name ids through `rows`)
+    return _grouped(checked.pop, rows, score)
+
+
+def read_grouped_run(read, named: dict, source: str) -> "GroupedRunColumns | None":
+    """:func:`grouped_run_columns` of a table read one column at a time, ``read(name)``
+    giving each (an Arrow chunked array), so that one Arrow column is held at a time (a
+    Parquet file). None when a column is bad: the caller then reads the whole table, whose
+    checks name the first bad row and its ids as they always have.
+    """
+    rows = Rows(source, None)
+
+    def column(arg: str):
+        got = read(named[arg])
+        if arg != "score":
+            got = plain_id_column(got)
+            if got is None:
+                raise ParseError(source=source, what="a bad id", fix="read the table whole to name it")
+        return got
+
+    try:
+        return _grouped(column, rows, named.get("score"))
+    except ParseError:
+        return None
+
+
+def _grouped(column, rows: Rows, score) -> GroupedRunColumns:
+    """The work of :func:`grouped_run_columns`: `column(arg)` gives the checked query
+    column, the scores and the checked doc column, in that order, each once."""
+    source = rows.source
+    query_text = column("query")
+    size = len(query_text)
+    try:
+        starts, block_ids = query_blocks(query_text)
+        del query_text
+        block_codes, query_vocab = intern_column(block_ids)
+    except ParseError as error:
+        raise error.replace(source=source) from None
+    del block_ids
+    offsets, placement = grouped_placement(block_codes, starts, size, query_vocab.size)
+    del block_codes, starts
+    values = checked_scores(column("score"), score, rows, placement) if score is not None else None
+    release_arrow_memory()
+    try:
+        doc_codes, doc_vocab = intern_column(column("doc"), placement)
+    except ParseError as error:
+        raise error.replace(source=source) from None
+    release_arrow_memory()
+    if values is None:
+        # Negate the integers, not the floats, so the first score is 0.0, not -0.0.
+        values = (-ranks_within(np.diff(offsets))).astype(np.float64)
+    line = no_lines(size) if rows.lines is None else placement.place([rows.lines], np.int64)
+    return GroupedRunColumns(query_codes=np.zeros(0, dtype=np.int64), query_vocab=query_vocab,
+                             doc_codes=doc_codes, doc_vocab=doc_vocab, score=values, line=line, source=source,
+                             tag=None, has_scores=score is not None, offsets=offsets)

@@ -35,6 +35,7 @@ def test_the_million_user_benchmark_runs_small_and_its_rows_reach_the_page(tmp_p
     assert rows["long log"]["input_mb"] > 0
     # The data is written once, beside the results (git-ignored under benchmarks/data in the repository).
     assert sorted(p.name for p in (tmp_path / "data" / "million_300").glob("*.parquet")) == sorted(
-        f"{name}.parquet" for name in ("truth", "a", "b", "c", "train", "items", "features", "groups", "users"))
+        f"{name}.parquet" for name in ("truth", "a", "b", "c", "train", "items", "features", "groups", "users",
+                                       *"defghij"))   # d..j: the systems row's ten runs
     page = bench_page.render(bench_page.load(out.parent))
     assert "A million users, end to end" in page and "evaluate+side" in page

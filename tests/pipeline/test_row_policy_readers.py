@@ -30,7 +30,7 @@ READERS = {
     "frontdoors/scores/_input.py": ({"score_precision"}, "front door"),
     # chooses how to parse grades (integer or real) before any row exists
     "cli/inputs.py": ({"grades"}, "parser"),
-    "cli/outofcore.py": ({"grades"}, "parser"),
+    "cli/step.py": ({"grades"}, "parser"),
     "frontdoors/frame.py": ({"grades"}, "parser"),
     "measures/resolve.py": ({"grades"}, "parser"),
     "data/layering.py": ({"ids"}, "parser"),
@@ -47,6 +47,9 @@ READERS = {
     # a side measure applies the ties policy to its own weights (tied items share an attention),
     # on rows ranked by the pipeline's functions (cuts.top_rows, rows.apply_score_precision)
     "recsys/attention.py": ({"ties"}, "side measure"),
+    # ranks a run kept for the side measures in its own buffers, only where the row order decides
+    # nothing (no repeat under duplicates, no unjudged=error, float64 scores, identical_ids kept)
+    "recsys/topk.py": ({"duplicates", "identical_ids", "score_precision", "unjudged"}, "guard"),
 }
 
 
@@ -81,5 +84,7 @@ def test_every_row_policy_read_outside_the_pipeline_is_declared():
 
 def test_no_reader_outside_the_pipeline_and_spark_applies_a_query_or_duplicate_policy_to_rows():
     applied = {"duplicates", "identical_ids", "subqueries", "extra_query"}
-    outside = {name for name, (policies, why) in READERS.items() if policies & applied and why != "executor"}
+    # a guard reads them only to leave the rows as they are (recsys/topk.rank_owned_run)
+    outside = {name for name, (policies, why) in READERS.items()
+               if policies & applied and why not in ("executor", "guard")}
     assert outside == set()

@@ -114,6 +114,8 @@ def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from ..io.arrow import numpy_of
+
     column = plain(column)
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
@@ -123,11 +125,13 @@ def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
     encoded = pc.dictionary_encode(column)
     if len(column) == 0 or encoded.indices.null_count:
         return np.asarray(pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str), None
-    dictionary = encoded.dictionary
+    # Numbers read from their buffers and text through Python lists: Array.to_numpy would import
+    # pandas (about 0.3 s of a command that never uses it; io.arrow.numpy_of).
+    dictionary, indices = encoded.dictionary, numpy_of(encoded.indices)
     if pa.types.is_integer(dictionary.type) and len(dictionary):
-        return _decimal(dictionary.to_numpy()), encoded.indices.to_numpy()
-    distinct = np.asarray(pc.cast(dictionary, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str)
-    return distinct, encoded.indices.to_numpy()
+        return _decimal(numpy_of(dictionary)), indices
+    distinct = np.array(pc.cast(dictionary, pa.large_string()).to_pylist(), dtype=str)
+    return distinct, indices
 
 
 def _decimal(values: np.ndarray) -> np.ndarray:
@@ -148,9 +152,13 @@ def _narrow(column) -> "tuple[np.ndarray, int, int] | None":
     column without nulls whose values lie close together (see NARROW_SPREAD); None for any other."""
     import pyarrow as pa
 
+    from ..io.arrow import numpy_of
+
     if column.type not in (pa.int32(), pa.int64()) or column.null_count or len(column) == 0:
         return None
-    values = column.to_numpy()
+    # Read from the chunks' buffers: to_numpy would import pandas (io.arrow.numpy_of).
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    values = numpy_of(chunks[0]) if len(chunks) == 1 else np.concatenate([numpy_of(c) for c in chunks])
     lowest, highest = int(values.min()), int(values.max())
     width = highest - lowest + 1
     if width > max(NARROW_SPREAD * len(values), NARROW_FLOOR):

@@ -152,13 +152,12 @@ def _narrow(column) -> "tuple[np.ndarray, int, int] | None":
     column without nulls whose values lie close together (see NARROW_SPREAD); None for any other."""
     import pyarrow as pa
 
-    from ..io.arrow import numpy_of
+    from ..io.arrow import owned
 
     if column.type not in (pa.int32(), pa.int64()) or column.null_count or len(column) == 0:
         return None
-    # Read from the chunks' buffers: to_numpy would import pandas (io.arrow.numpy_of).
-    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-    values = numpy_of(chunks[0]) if len(chunks) == 1 else np.concatenate([numpy_of(c) for c in chunks])
+    # Copied from the chunks' buffers (io.arrow.owned): to_numpy would import pandas.
+    values = owned(column, np.int64 if column.type == pa.int64() else np.int32)
     lowest, highest = int(values.min()), int(values.max())
     width = highest - lowest + 1
     if width > max(NARROW_SPREAD * len(values), NARROW_FLOOR):

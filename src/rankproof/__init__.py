@@ -20,10 +20,13 @@ from typing import TYPE_CHECKING, Any
 # `rankproof evaluate` imports what it runs and not the report, the
 # statistics or the score-matrix paths (tens of ms of a small run's process).
 _HOMES = {
-    "Qrels": ".data.qrels", "IntentQrels": ".data.intents", "Run": ".data.run", "RankproofError": ".errors",
-    "evaluate": ".evaluation", "evaluate_frame": ".frontdoors.frame", "evaluate_scores": ".frontdoors.scores",
+    "Qrels": ".data.qrels", "IntentQrels": ".data.intents", "Run": ".data.run",
+    "RankproofError": ".errors",
+    "evaluate": ".evaluation", "evaluate_frame": ".frontdoors.frame",
+    "evaluate_scores": ".frontdoors.scores",
     "coverage": ".recsys.coverage", "Coverage": ".recsys.coverage",
-    "Measure": ".measures.base", "parse_measure": ".measures.parse", "parse_measures": ".measures.parse",
+    "Measure": ".measures.base", "parse_measure": ".measures.parse",
+    "parse_measures": ".measures.parse",
     "PRESETS": ".protocol", "Protocol": ".protocol", "Results": ".results",
     "Comparison": ".stats", "compare": ".stats", "load_results": ".stats",
     "why": ".explain.why", "Why": ".explain.why",
@@ -52,7 +55,8 @@ if TYPE_CHECKING:
     from .protocol import PRESETS, Protocol
     from .frontdoors.rag import evaluate_rag, rag_inputs
     from .recsys.coverage import Coverage, coverage
-    # at run time the package itself, callable (see rankproof.report); typed as the function it calls
+    # at run time the package itself, callable (see rankproof.report); typed as the function it
+    # calls
     from .report import make_report as report
     from .results import Results
     from .frontdoors.scores import evaluate_scores
@@ -61,7 +65,8 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "report":  # the package, callable: rankproof.report(qrels, runs, ...) makes the HTML report
+    # the package, callable: rankproof.report(qrels, runs, ...) makes the HTML report
+    if name == "report":
         return importlib.import_module(".report", __name__)
     if name == "__version__":  # declared once, in pyproject.toml
         from importlib.metadata import version
@@ -81,7 +86,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "Qrels", "IntentQrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure", "parse_measures",
+    "Qrels", "IntentQrels", "Run", "Protocol", "PRESETS", "Measure", "parse_measure",
+    "parse_measures",
     "evaluate", "evaluate_scores", "Results", "RankproofError", "__version__",
     "evaluate_frame", "coverage", "Coverage",
     "compare", "Comparison", "load_results", "report", "why", "Why", "fuse",

@@ -39,14 +39,17 @@ from .measures.base import Measure
 from .measures.resolve import resolve_measures
 from .protocol import Aggregation, Protocol, Ties
 from .protocol.resolve import resolve_protocol as protocol_of
-from .results import MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage, guard_coverage
+from .results import (MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage,
+                      guard_coverage)
 from .results.weights import query_weights, weights_wanted
 from .results.zero_ideal import apply_zero_ideal, nothing_relevant
 from .results.matching import find_mismatch, guard
 from .typing import MeasuresLike, ProtocolLike
 
-__all__ = ["evaluate", "evaluate_read", "EvaluationOptions", "evaluate_alignment", "resolve_protocol", "resolve_measures", "weights_wanted",
-           "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT", "MIN_COVERAGE",
+__all__ = ["evaluate", "evaluate_read", "EvaluationOptions", "evaluate_alignment",
+           "resolve_protocol", "resolve_measures", "weights_wanted",
+           "query_weights", "apply_zero_ideal", "nothing_relevant", "tie_range", "TIE_ORDERS_LIMIT",
+           "MIN_COVERAGE",
            "check_query_coverage", "guard_coverage"]
 
 
@@ -223,10 +226,12 @@ def evaluate_read(
     return results
 
 
-def _id_warnings(qrels: Qrels, run: Run, protocol: Protocol, allow_partial: bool) -> tuple[str, ...]:
+def _id_warnings(qrels: Qrels, run: Run, protocol: Protocol, allow_partial: bool) -> tuple[str,
+                                                                                           ...]:
     """The partial-match guard: refuse ids that plainly do not match as written (unless
     allow_partial), or say in one line why they half match."""
-    return guard(find_mismatch(qrels, run, protocol), f"{run.source} against {qrels.source}", allow_partial)
+    return guard(find_mismatch(qrels, run, protocol), f"{run.source} against {qrels.source}",
+                 allow_partial)
 
 
 _TIED_RUN = 10  # rankings that are each one tie, all of them: a run whose scores say nothing
@@ -284,7 +289,8 @@ def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protoco
     engine = options.engine
     protocol = resolve_protocol(protocol)
     # An empty list was resolved already: side-data measures alone (evaluate_read's side_only).
-    measures = [] if isinstance(measures, list) and not measures else resolve_measures(measures, protocol)
+    measures = ([] if isinstance(measures, list) and not measures
+                else resolve_measures(measures, protocol))
     values = compute(alignment, measures, protocol, engine)
     dropped = nothing_relevant(alignment, protocol)
     results: dict[Measure, MeasureResult] = {
@@ -311,7 +317,8 @@ def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protoco
 TIE_ORDERS_LIMIT = 720
 
 
-def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine: "str | Engine | None" = None,
+def tie_range(alignment, protocol: Protocol, measure_list: list[Measure],
+              engine: "str | Engine | None" = None,
               limit: int = TIE_ORDERS_LIMIT) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
     """Each measure's per-query (min, max) over the orders of the docs of each
     group of equal scores (see :meth:`Results.tie_range`), whatever the tie
@@ -328,12 +335,14 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
 
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError(what="the range over tied orders is averaged per {query} (aggregation=macro or "
-                              "weighted); aggregation=micro has none per {query}", fix="set aggregation=macro")
+                              "weighted); aggregation=micro has none per {query}",
+                         fix="set aggregation=macro")
     by_merit: list[tuple[np.ndarray, list[Measure]]] = []
     enumerated: list[Measure] = []
     for measure in measure_list:
         merit_of = measure.spec.tie_merit
-        merit = None if merit_of is None else merit_of(alignment.grade, alignment.judged, measure, protocol)
+        merit = (None if merit_of is None
+                 else merit_of(alignment.grade, alignment.judged, measure, protocol))
         if merit is None:
             enumerated.append(measure)
             continue
@@ -345,7 +354,8 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
 
     def values_in(order: np.ndarray, measures: list[Measure]) -> dict[Measure, np.ndarray]:
         values = compute(alignment.in_order(order), measures, protocol, engine)
-        return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries, dropped).value for m in measures}
+        return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries, dropped).value
+                for m in measures}
 
     found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
     for merit, measures in by_merit:
@@ -354,7 +364,8 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure], engine
         for m in measures:
             found[m] = (np.fmin(low[m], high[m]), np.fmax(low[m], high[m]))
     if enumerated:
-        found.update(_enumerated_range(alignment, protocol, enumerated, limit, values_in, tie_orders))
+        found.update(_enumerated_range(alignment, protocol, enumerated, limit, values_in,
+                                       tie_orders))
     return {m: found[m] for m in measure_list}
 
 
@@ -365,7 +376,8 @@ def _enumerated_range(alignment, protocol: Protocol, measures: list[Measure], li
         # each doc its own judgments per intent, or judgments for other queries (hole@k reads them)
         classes = np.arange(len(alignment.doc))
     else:
-        rows = np.stack([np.asarray(alignment.grade, dtype=np.float64), alignment.judged, alignment.pooled], axis=1)
+        rows = np.stack([np.asarray(alignment.grade, dtype=np.float64), alignment.judged,
+                         alignment.pooled], axis=1)
         classes = np.unique(rows, axis=0, return_inverse=True)[1].ravel()
     names = ", ".join(map(str, measures))
 
@@ -383,7 +395,8 @@ def _enumerated_range(alignment, protocol: Protocol, measures: list[Measure], li
     return {m: (low[m], high[m]) for m in measures}
 
 
-def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol, measure_list: list[Measure],
+def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol,
+            measure_list: list[Measure],
             engine: "str | Engine | None") -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
     """Each measure's per-query interval over the two completions of the
     judgments (see :meth:`Results.bounds`): unjudged docs gain 0 (the value
@@ -396,10 +409,12 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
 
     if protocol.aggregation is Aggregation.MICRO:
         raise InputError(what="bounds are averaged per {query} (aggregation=macro or weighted); "
-                              "aggregation=micro has no per-{query} bounds", fix="set aggregation=macro")
+                              "aggregation=micro has no per-{query} bounds",
+                         fix="set aggregation=macro")
     alignment = alignment.flat()  # the completion is of flat positions
     highest = max(float(np.max(alignment.pool_grade, initial=0)), float(protocol.rel))
-    if highest.is_integer() and alignment.grade.dtype.kind != "f" and alignment.pool_grade.dtype.kind != "f":
+    if (highest.is_integer() and alignment.grade.dtype.kind != "f"
+        and alignment.pool_grade.dtype.kind != "f"):
         highest = int(highest)  # integer grades stay integers (the compiled engine reads them so)
     by_cutoff: dict = {}
     for measure in measure_list:

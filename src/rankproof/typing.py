@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from .measures import Measure
     from .protocol import Protocol
 
-__all__ = ["ProtocolLike", "MeasuresLike", "MeasureNames", "TestName", "CorrectionName", "BootstrapMethod",
+__all__ = ["ProtocolLike", "MeasuresLike", "MeasureNames", "TestName", "CorrectionName",
+           "BootstrapMethod",
            "Unlabelled", "Exposure", "Judgments", "QueryIds"]
 
 # A Protocol, a preset's name ("trec_eval", "sklearn", ...) or None for the default protocol.

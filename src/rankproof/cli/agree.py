@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 import math
 
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
+from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
+                     run_names)
 from .render import print_notes
 from .usage import add_coverage_options, count_option, fraction_option, usage
 
@@ -34,16 +35,21 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B [RUN]", help="two qrels, then any runs")
-    parser.add_argument("--qrels", action="append", metavar="FILE", help="a further assessor's qrels (Fleiss' kappa)")
+    parser.add_argument("inputs", nargs="*", metavar="QRELS_A QRELS_B [RUN]",
+                        help="two qrels, then any runs")
+    parser.add_argument("--qrels", action="append", metavar="FILE",
+                        help="a further assessor's qrels (Fleiss' kappa)")
     parser.add_argument("--weights", choices=("none", "linear", "quadratic"), default="linear",
                         help="weights of the weighted kappa (disagreement, by grade position) and of Gwet's AC2 "
                              "(agreement, by grade value) (default linear)")
-    parser.add_argument("-m", "--measure", default="ndcg@10", help="measure ranking the runs (default ndcg@10)")
+    parser.add_argument("-m", "--measure", default="ndcg@10",
+                        help="measure ranking the runs (default ndcg@10)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples over topics, for every interval (default 1000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
-    parser.add_argument("--per-topic", action="store_true", help="print the agreement of every topic")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
+                        help="random seed (default 0)")
+    parser.add_argument("--per-topic", action="store_true",
+                        help="print the agreement of every topic")
     parser.add_argument("--tau-ap-ties", choices=("a", "b"), default="a",
                         help="tau_AP with tied system means (Urbano and Marrero 2017): a, A's ranking is the truth "
                              "and B's ties are averaged over (default); b, both are observers (symmetric)")
@@ -60,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _confusion_lines(result) -> list[str]:
     labels = [f"{label:g}" for label in result.labels]
     width = max(6, *(len(label) for label in labels))
-    lines = ["confusion (rows: A, columns: B):", " " * width + "".join(f"{label:>{width}}" for label in labels)]
+    lines = ["confusion (rows: A, columns: B):",
+             " " * width + "".join(f"{label:>{width}}" for label in labels)]
     for label, row in zip(labels, result.matrix.tolist()):
         lines.append(f"{label:>{width}}" + "".join(f"{count:>{width}}" for count in row))
     lines.append(f"judged by A only: {result.only_a}, by B only: {result.only_b}")
@@ -76,7 +83,8 @@ def _label_lines(args, every: list[dict], names: list[str]) -> list[str]:
     from ..stats.label_agreement import label_agreement
 
     letters = [chr(ord("A") + i) if i < 26 else f"Q{i + 1}" for i in range(len(every))]
-    result = label_agreement(every, letters, weights=args.weights, resamples=args.resamples, seed=args.seed)
+    result = label_agreement(every, letters, weights=args.weights, resamples=args.resamples,
+                             seed=args.seed)
     lines = ["qrels: " + ", ".join(f"{letter} {name}" for letter, name in zip(letters, names)),
              f"agreement of {len(names)} qrels on {result.units} (query, doc) pairs judged by two or more, "
              f"{result.topics} topics ({result.confidence:.0%} percentile bootstrap over topics, "
@@ -84,7 +92,8 @@ def _label_lines(args, every: list[dict], names: list[str]) -> list[str]:
              "  Krippendorff's alpha  " + "  ".join(f"{level} {_shown(value)}"
                                                    for level, value in result.alpha.items()),
              f"  Gwet's AC1 {_shown(result.ac1)}"
-             + (f"  AC2 ({result.weights}) {_shown(result.ac2)}" if result.weights != "none" else "")]
+             + (f"  AC2 ({result.weights}) {_shown(result.ac2)}" if result.weights != "none"
+                else "")]
     for judge in result.judges:
         lines.append(f"{judge.source} against A ({judge.units} pairs): exact {_shown(judge.exact)}  "
                      f"kappa {_shown(judge.kappa)}"
@@ -106,16 +115,19 @@ def _rankings(args, qrels_a, qrels_b, runs) -> list[str]:
     doubts: list[str] = []
     for name, ranking in runs:
         for which, qrels, scores in (("A", qrels_a, scores_a), ("B", qrels_b, scores_b)):
-            results = evaluate(qrels, ranking, [args.measure], protocol, allow_partial=args.allow_partial,
+            results = evaluate(qrels, ranking, [args.measure], protocol,
+                               allow_partial=args.allow_partial,
                                min_coverage=args.min_coverage)
             scores[name] = results.per_query(args.measure)
             doubts += [f"{name} (qrels {which}): warning: {line}" for line in results.warnings]
-    print_notes(dict.fromkeys(doubts), False)     # the partial-match guard's doubts, as evaluate prints them
+    # the partial-match guard's doubts, as evaluate prints them
+    print_notes(dict.fromkeys(doubts), False)
     result = ranking_agreement(scores_a, scores_b, resamples=args.resamples, seed=args.seed,
                                ties=args.tau_ap_ties, rbo_p=args.rbo_p, rbo_ties=args.rbo_ties)
     lines = [f"system ranking by {args.measure} on {result.topics} topics:",
              f"  {'run':<20}{'under A':>10}{'under B':>10}"]
-    for name, mean_a, mean_b in sorted(zip(result.systems, result.means_a, result.means_b), key=lambda r: -r[1]):
+    for name, mean_a, mean_b in sorted(zip(result.systems, result.means_a, result.means_b),
+                                       key=lambda r: -r[1]):
         lines.append(f"  {name:<20}{mean_a:>10.4f}{mean_b:>10.4f}")
     low, high = result.tau_b_interval
     lines.append(f"Kendall tau-b {result.tau_b:.4f}  95% bootstrap [{low:.4f}, {high:.4f}]")
@@ -151,7 +163,8 @@ def run(args) -> int:
         raise usage(NAME, "--layer: give the layered qrels of each source as one file here",
                     "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
     if sum(path == "-" for path in [*args.inputs, *(args.qrels or [])]) > 1:
-        raise usage(NAME, "stdin ('-') is given for two inputs", "read at most one input from stdin")
+        raise usage(NAME, "stdin ('-') is given for two inputs",
+                    "read at most one input from stdin")
     paths = args.inputs[2:]
     if paths:
         names = run_names(paths, args.label)

@@ -51,9 +51,11 @@ def _main(argv: list[str] | None) -> int:
     try:
         return _dispatch(sys.argv[1:] if argv is None else list(argv))
     except RankproofError as error:
-        # Python names the option a fix names as a parameter; here it is a flag (rankproof.errors.messages).
+        # Python names the option a fix names as a parameter; here it is a flag
+        # (rankproof.errors.messages).
         message = STDIN.relabel(" ".join(error.spelled(CLI).split("\n")))
-        print(message if isinstance(error, UsageError) else f"rankproof: {message}", file=sys.stderr)
+        print(message if isinstance(error, UsageError) else f"rankproof: {message}",
+              file=sys.stderr)
         return 2
     except BrokenPipeError:
         # Output piped into head: not an error.
@@ -73,7 +75,8 @@ def _main(argv: list[str] | None) -> int:
         if os.environ.get("RANKPROOF_DEBUG"):
             raise
         print(f"rankproof: internal error: {type(error).__name__}: {error} "
-              "(a bug; rerun with RANKPROOF_DEBUG=1 for the traceback and please report it)", file=sys.stderr)
+              "(a bug; rerun with RANKPROOF_DEBUG=1 for the traceback and please report it)",
+              file=sys.stderr)
         return 1
     finally:
         STDIN.close()

@@ -23,19 +23,27 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("users", help="one row per user: a bucket column and attribute columns (CSV, TSV, JSON "
+    parser.add_argument("users",
+                        help="one row per user: a bucket column and attribute columns (CSV, TSV, JSON "
                                       "Lines, Parquet); - for stdin")
-    parser.add_argument("--format", dest="users_format", choices=[f for f in INPUT_FORMATS if f != "trec"],
+    parser.add_argument("--format", dest="users_format",
+                        choices=[f for f in INPUT_FORMATS if f != "trec"],
                         help="default: from the extension")
-    parser.add_argument("--bucket-col", default="bucket", metavar="NAME", help="the bucket column (default bucket)")
+    parser.add_argument("--bucket-col", default="bucket", metavar="NAME",
+                        help="the bucket column (default bucket)")
     parser.add_argument("--user-col", default="user", metavar="NAME",
                         help="the user id column, never tested (default user)")
-    parser.add_argument("--attributes", metavar="A,B,...", help="columns to test (default: every other column)")
-    parser.add_argument("--categorical", metavar="A,B,...", help="columns tested as categories though numeric")
-    parser.add_argument("--buckets", metavar="A,B", help="the two buckets to compare when the column holds more")
-    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+    parser.add_argument("--attributes", metavar="A,B,...",
+                        help="columns to test (default: every other column)")
+    parser.add_argument("--categorical", metavar="A,B,...",
+                        help="columns tested as categories though numeric")
+    parser.add_argument("--buckets", metavar="A,B",
+                        help="the two buckets to compare when the column holds more")
+    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
+                        default="holm",
                         help="multiple-testing correction over the attributes (default holm)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="flag a corrected p below this (default 0.05)")
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
+                        help="flag a corrected p below this (default 0.05)")
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -50,17 +58,20 @@ def run(args) -> int:
     if not 0 < args.alpha < 1:
         raise usage(NAME, f"--alpha {args.alpha} is not between 0 and 1", "give e.g. 0.05")
     if args.users == "-" and args.users_format is None:
-        raise usage(NAME, "stdin has no extension to tell its format", "add --format csv (or tsv, jsonl, parquet)")
+        raise usage(NAME, "stdin has no extension to tell its format",
+                    "add --format csv (or tsv, jsonl, parquet)")
     path = STDIN.path(args.users, args.users_format)
     try:
-        result = balance(path, args.bucket_col, _names(args.attributes), categorical=_names(args.categorical) or (),
+        result = balance(path, args.bucket_col, _names(args.attributes),
+                         categorical=_names(args.categorical) or (),
                          buckets=_names(args.buckets), correction=args.correction, alpha=args.alpha,
                          user=args.user_col, format=args.users_format)
     except MissingColumnsError as error:
         if error.no_header:
             raise
         options = {"bucket": "--bucket-col", "attributes": "--attributes"}
-        shown = " and ".join(f"no column {name!r} ({options[role]})" for role, name in error.missing.items())
+        shown = " and ".join(f"no column {name!r} ({options[role]})"
+                             for role, name in error.missing.items())
         listing = ", ".join(repr(name) for name in error.present) or "none"
         raise InputError(source=error.source, line=error.line, what=literal(shown),
                          fix=literal(f"its columns are {listing}")) from None

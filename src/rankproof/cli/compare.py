@@ -8,8 +8,8 @@ import os
 from .evaluate import DEFAULT_MEASURES
 from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
 from .large import prepare_for, stages as progress
-from .render import COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes, print_notes, \
-    render_comparison
+from .render import (COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes,
+                     print_notes, render_comparison)
 from .usage import add_coverage_options, count_option, fraction_option, precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
@@ -22,38 +22,47 @@ EXAMPLES = """examples:
   rankproof compare qrels.txt a.run b.run --baseline a.run --test t --format latex -o table.tex
   rankproof compare --results a.json b.json"""
 
-_RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".jsonl", ".json", ".parquet")
+_RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".jsonl", ".json",
+                   ".parquet")
 
 
 def add_test_options(parser: argparse.ArgumentParser) -> None:
     """The significance options compare and report share."""
-    parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"), default="randomization",
+    parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"),
+                        default="randomization",
                         help="paired test (default randomization: sign flips)")
-    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"), default="holm",
+    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
+                        default="holm",
                         help="multiple-comparison correction over pairs x measures (default holm)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
+                        help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
                         help="randomization and bootstrap draws (default 10000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
+                        help="random seed (default 0)")
 
 
 def add_interval_options(parser: argparse.ArgumentParser) -> None:
     """The interval, power and mismatch options of compare (and of nuggets --compare)."""
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95, help="bootstrap interval level (default 0.95)")
+    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
+                        help="bootstrap interval level (default 0.95)")
     parser.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")
-    parser.add_argument("--power", type=fraction_option("--power"), default=0.8, help="power for 'queries needed' (default 0.8)")
+    parser.add_argument("--power", type=fraction_option("--power"), default=0.8,
+                        help="power for 'queries needed' (default 0.8)")
     parser.add_argument("--allow-mismatch", action="store_true",
                         help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then two or more runs")
+    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN",
+                        help="the qrels, then two or more runs")
     parser.add_argument("--results", nargs="+", metavar="FILE",
                         help="compare saved results (rankproof evaluate --format json -o FILE) instead of runs")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
-    parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)")
+    parser.add_argument("--baseline", metavar="RUN",
+                        help="compare every run with this one (default: all pairs)")
     add_test_options(parser)
     parser.add_argument("--method", choices=("auto", "resampling", "normal"), default="auto",
                         help="auto (default): rows with 1,000 queries or more take the paired t-test and the normal "
@@ -65,9 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_coverage_options(parser)
     parser.add_argument("--bounds", action="store_true",
                         help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
-    parser.add_argument("--format", choices=COMPARE_FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("--format", choices=COMPARE_FORMATS, default="table",
+                        help="output format (default table)")
     add_paper_options(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--quiet", action="store_true",
                         help="the table alone: no notes under it (test, correction, protocol, fingerprint) and "
                              "nothing on stderr but errors (LaTeX keeps the fingerprint in its caption)")
@@ -93,7 +104,8 @@ def bare_names(names: list[str]) -> list[str]:
     def bare(name: str) -> str:
         stem = name[:-3] if name.endswith(".gz") else name
         root, extension = os.path.splitext(stem)
-        return root if extension.lower() in _RUN_EXTENSIONS and root and not root.endswith(os.sep) else stem
+        return (root if extension.lower() in _RUN_EXTENSIONS and root and not root.endswith(os.sep)
+                else stem)
 
     labels = [bare(name) for name in names]
     return labels if len(set(labels)) == len(labels) else names
@@ -114,7 +126,8 @@ def run(args) -> int:
 
     check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
     places, extra = digits(args), latex_columns(args)
-    if not args.results and args.names:  # checked before the work; saved results name their measures later
+    # checked before the work; saved results name their measures later
+    if not args.results and args.names:
         from ..measures.parse import parse_measures
 
         measure_names(args, NAME, parse_measures(args.measure or DEFAULT_MEASURES))
@@ -123,7 +136,8 @@ def run(args) -> int:
     else:
         comparison = _compare_runs(args, compare)
     names = measure_names(args, NAME, comparison.measures)
-    write_output(render_comparison(comparison, args.format, places=places, names=names, quiet=args.quiet,
+    write_output(render_comparison(comparison, args.format, places=places, names=names,
+                                   quiet=args.quiet,
                                    label=args.table_label, extra=extra), args.output)
     print_notes(merged_notes(args.measure), args.quiet)
     # The partial-match guard's doubts about the inputs, on stderr as evaluate prints them.
@@ -138,15 +152,18 @@ def latex_columns(args, command: str = NAME) -> tuple[str, ...]:
     extra = tuple(part.strip() for part in args.latex_columns.split(",") if part.strip())
     wrong = [e for e in extra if e not in LATEX_EXTRAS]
     if wrong or len(set(extra)) != len(extra):
-        raise usage(command, f"--latex-columns {args.latex_columns}: choose from {', '.join(LATEX_EXTRAS)}, each once",
+        raise usage(command,
+                    f"--latex-columns {args.latex_columns}: choose from {', '.join(LATEX_EXTRAS)}, each once",
                     "e.g. --latex-columns ci,effect")
     if extra and args.format != "latex":
-        raise usage(command, "--latex-columns is for --format latex", "markdown and table already show CI and d")
+        raise usage(command, "--latex-columns is for --format latex",
+                    "markdown and table already show CI and d")
     return extra
 
 
 def test_options(args) -> dict:
-    return dict(test=args.test, correction=args.correction, alpha=args.alpha, baseline=args.baseline,
+    return dict(test=args.test, correction=args.correction, alpha=args.alpha,
+                baseline=args.baseline,
                 confidence=args.confidence, bootstrap_method=args.bootstrap, power=args.power,
                 n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch,
                 method=getattr(args, "method", "auto"))
@@ -161,9 +178,11 @@ def _saved(args) -> dict:
     if args.label:
         raise usage(NAME, "--label names run files; saved results keep their run names")
     if args.bounds:
-        raise usage(NAME, "--bounds evaluates the runs; saved results hold no bounds", "give QRELS RUN RUN ...")
+        raise usage(NAME, "--bounds evaluates the runs; saved results hold no bounds",
+                    "give QRELS RUN RUN ...")
     if args.preset != "rankproof" or args.policy or args.grade_map or args.intents:
-        raise usage(NAME, "--preset, --policy, --grade-map and --intents apply when evaluating runs",
+        raise usage(NAME,
+                    "--preset, --policy, --grade-map and --intents apply when evaluating runs",
                     "saved results keep the protocol they were evaluated under")
     loaded = [(path, saved) for path in args.results for saved in load_results(path)]
     names = bare_names([saved.run_name for _, saved in loaded])
@@ -191,11 +210,12 @@ def _compare_runs(args, compare):
         # Each run evaluated as it is read (as compare would evaluate it), the next one read
         # meanwhile, and let go once aligned: its per-query values alone stay (cli/multirun.py).
         evaluated = dict(evaluated_runs(qrels, read, measures, protocol, stages,
-                                        allow_partial=args.allow_partial, min_coverage=args.min_coverage,
+                                        allow_partial=args.allow_partial,
+                                        min_coverage=args.min_coverage,
                                         bounds=args.bounds))
         # --baseline may name the run (with or without its extension) or give its path.
-        args.baseline = {**dict(zip(paths, names)), **dict(zip(file_names, names))}.get(args.baseline,
-                                                                                         args.baseline)
+        known = {**dict(zip(paths, names)), **dict(zip(file_names, names))}
+        args.baseline = known.get(args.baseline, args.baseline)
         stages.step("testing")
         return compare(qrels, evaluated, measures, protocol, allow_partial=args.allow_partial,
                        min_coverage=args.min_coverage, bounds=args.bounds,

@@ -69,8 +69,10 @@ def apply_quirks(info, run) -> tuple[Any, list[str]]:
     for quirk, why in info.quirks:
         if quirk == "ignore_identical_ids":
             table = run.to_dict()
-            kept = {query: {doc: score for doc, score in docs.items() if doc != query} for query, docs in table.items()}
-            dropped = sum(len(docs) for docs in table.values()) - sum(len(docs) for docs in kept.values())
+            kept = {query: {doc: score for doc, score in docs.items() if doc != query}
+                    for query, docs in table.items()}
+            dropped = (sum(len(docs) for docs in table.values())
+                       - sum(len(docs) for docs in kept.values()))
             run = Run.from_dict(kept, name=run.name)
             notes.append(f"{info.name}: {quirk} applied to {run.name}: {dropped} ranked docs whose id is their "
                          "query's were dropped, as MTEB and BEIR do")

@@ -8,7 +8,8 @@ from .inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_prot
                      columns, protocol_of, read_run, run_names)
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .outofcore import add_memory_options
-from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
+from .render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
+                     print_notes)
 from .render import render_results
 from .render import digits as precision
 from .side import add_side_options, side_data_later, split, unread_side_data
@@ -43,7 +44,8 @@ def engine_choices() -> tuple[str, ...]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..engines import DEFAULT_ENGINE
 
-    parser.add_argument("qrels", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet; - for stdin "
+    parser.add_argument("qrels",
+                        help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet; - for stdin "
                                       "(with --dataset: the first run)")
     parser.add_argument("runs", nargs="*", metavar="run",
                         help="rankings: TREC (query Q0 doc rank score tag), CSV/TSV, JSONL or Parquet; - for stdin")
@@ -96,7 +98,8 @@ def run(args) -> int:
     measures = parse_measures(typed) if typed else []   # side-data measures may be asked for alone
     places = precision(args)
     names = measure_names(args, NAME, measures)
-    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.items, args.train, args.features,
+    check_output_path(args.output, [args.qrels, *args.runs, args.grade_map, args.items, args.train,
+                                    args.features,
                                     args.groups])
     costs: dict[str, float] = {}
     inputs = CommandInputs(args, protocol_of(args), run_names(args.runs, args.label), wanted, costs)
@@ -106,17 +109,20 @@ def run(args) -> int:
     # Refuses a missing flag first; the files are read beside the runs (on Spark, before them).
     inputs.pending_side = side_data_later(args, NAME, wanted, skip=unread)
     print_notes([f"warning: {flag} is read by no measure of -m, so evaluate leaves it unread"
-                 + ("; rankproof report shows the per-list measures per user group" if flag == "--groups" else "")
+                 + ("; rankproof report shows the per-list measures per user group" if flag
+                    == "--groups" else "")
                  for flag in unread], args.quiet)
     results = list(executor.evaluate(step))
     # A side file that cannot be read is refused on every path, as when it was read first.
     inputs.pending_side()
-    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe,
+    write_output(render_results(results, args.format, args.per_query, places, names,
+                                args.spreadsheet_safe,
                                 args.dispersion), args.output)
     print_notes(merged_notes(typed if args.measure else None), args.quiet)
     notes(results, args.quiet)
     if args.profile:
-        print_notes([f"profile: {stage} {seconds:.3f} s" for stage, seconds in costs.items()], quiet=False)
+        print_notes([f"profile: {stage} {seconds:.3f} s" for stage, seconds in costs.items()],
+                    quiet=False)
     return 0
 
 
@@ -149,7 +155,8 @@ def _on_dataset(args) -> int:
                     "leave out --engine spark, --memory-budget and --intents")
     _, paths = positionals(args, NAME)
     if split(args.measure or [])[1]:
-        raise usage(NAME, "--dataset evaluates accuracy measures", "leave out the side-data measures of -m")
+        raise usage(NAME, "--dataset evaluates accuracy measures",
+                    "leave out the side-data measures of -m")
     protocol = protocol_of(args)
     check_output_path(args.output, [*paths, args.grade_map])
     qrels, info = dataset_qrels(args.dataset)
@@ -162,9 +169,11 @@ def _on_dataset(args) -> int:
         ranking, applied = apply_quirks(info, read_run(args, path, label))
         said += applied
         results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
-                                allow_partial=args.allow_partial, bounds=args.bounds, engine=args.engine,
+                                allow_partial=args.allow_partial, bounds=args.bounds,
+                                engine=args.engine,
                                         ties_range=args.tie_range))
-    write_output(render_results(results, args.format, args.per_query, places, names, args.spreadsheet_safe,
+    write_output(render_results(results, args.format, args.per_query, places, names,
+                                args.spreadsheet_safe,
                                 args.dispersion), args.output)
     print_notes(merged_notes(args.measure) + said, args.quiet)
     notes(results, args.quiet)

@@ -36,7 +36,8 @@ def run(args) -> int:
     protocol = protocol_of(args)
     places = digits(args)
     with quieted(args):
-        qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label), intents=False)
+        qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label),
+                                  intents=False)
         (_, ranking), = runs
         tables = [explanation_table(explain(qrels, ranking, args.query, measure, protocol), places)
                   for measure in measures]

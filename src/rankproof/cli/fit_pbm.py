@@ -29,15 +29,22 @@ _ROLE_HELP = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("clicks", help="click log: lines 'query doc rank clicked' (whitespace), or CSV/TSV/JSONL/"
+    parser.add_argument("clicks",
+                        help="click log: lines 'query doc rank clicked' (whitespace), or CSV/TSV/JSONL/"
                                        "Parquet with those columns; - for stdin")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the JSON to FILE (atomically) instead of stdout")
-    parser.add_argument("--clicks-format", choices=INPUT_FORMATS, help="default: from the extension (else whitespace)")
-    parser.add_argument("--max-rank", type=count_option("--max-rank"), metavar="R", help="leave out impressions below rank R")
-    parser.add_argument("--max-iterations", type=count_option("--max-iterations"), default=1000, help="EM iterations at most (default 1000)")
-    parser.add_argument("--tolerance", type=number_option("--tolerance", 0, open_low=True, example="1e-7"), default=1e-7,
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the JSON to FILE (atomically) instead of stdout")
+    parser.add_argument("--clicks-format", choices=INPUT_FORMATS,
+                        help="default: from the extension (else whitespace)")
+    parser.add_argument("--max-rank", type=count_option("--max-rank"), metavar="R",
+                        help="leave out impressions below rank R")
+    parser.add_argument("--max-iterations", type=count_option("--max-iterations"), default=1000,
+                        help="EM iterations at most (default 1000)")
+    parser.add_argument("--tolerance", type=number_option("--tolerance", 0, open_low=True,
+                                                          example="1e-7"), default=1e-7,
                         help="stop when no examination probability moves by more (default 1e-7)")
-    add_column_options(parser, CLICK_ROLES, _ROLE_HELP, "query=user,doc=item,rank=position,clicked=click")
+    add_column_options(parser, CLICK_ROLES, _ROLE_HELP,
+                       "query=user,doc=item,rank=position,clicked=click")
     parser.add_argument("--quiet", action="store_true", help="no summary on stderr")
 
 
@@ -46,14 +53,17 @@ def run(args) -> int:
     from ..report.output import write_output
 
     if args.max_iterations < 1:
-        raise usage(NAME, f"--max-iterations {args.max_iterations} is less than 1", "give 1 or more")
+        raise usage(NAME, f"--max-iterations {args.max_iterations} is less than 1",
+                    "give 1 or more")
     if not args.tolerance > 0:
-        raise usage(NAME, f"--tolerance {args.tolerance} is not positive", "give a positive number such as 1e-7")
+        raise usage(NAME, f"--tolerance {args.tolerance} is not positive",
+                    "give a positive number such as 1e-7")
     if args.max_rank is not None and args.max_rank < 1:
         raise usage(NAME, f"--max-rank {args.max_rank} is less than 1", "give a rank of 1 or more")
     log = read_clicks(STDIN.path(args.clicks, args.clicks_format), args.clicks_format,
                       **columns(args, CLICK_ROLES))
-    fit = fit_pbm(log, max_iterations=args.max_iterations, tolerance=args.tolerance, max_rank=args.max_rank)
+    fit = fit_pbm(log, max_iterations=args.max_iterations, tolerance=args.tolerance,
+                  max_rank=args.max_rank)
     if args.output is None or args.output == "-":
         write_output(json_text(fit.to_dict(), indent=2) + "\n", None)
     else:

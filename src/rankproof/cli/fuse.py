@@ -7,7 +7,8 @@ import argparse
 from ..errors import InputError, literal
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_run, run_names
+from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_run,
+                     run_names)
 from .render import digits
 from .usage import count_option, precision_option, share_option, usage
 
@@ -33,13 +34,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="score normalization of each run first (default min-max, ranx's)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="a method parameter, e.g. k=60, phi=0.9, gamma=0.5 (repeatable)")
-    parser.add_argument("--weights", metavar="W,W,...", help="one weight per run, in order (weighted methods)")
+    parser.add_argument("--weights", metavar="W,W,...",
+                        help="one weight per run, in order (weighted methods)")
     parser.add_argument("--ties", default="docid", choices=("docid", "input", "ranx"),
                         help="order of equal scores in the runs and the fused run (default docid: by doc id, "
                              "descending, as trec_eval reads them)")
-    parser.add_argument("--qrels", metavar="QRELS", help="judgments: cross-validate the method's parameters, "
+    parser.add_argument("--qrels", metavar="QRELS",
+                        help="judgments: cross-validate the method's parameters, "
                                                           "and compare the fused run with each component")
-    parser.add_argument("--folds", type=count_option("--folds", 2), default=5, help="cross-validation folds over queries (default 5)")
+    parser.add_argument("--folds", type=count_option("--folds", 2), default=5,
+                        help="cross-validation folds over queries (default 5)")
     parser.add_argument("--select-by", default="ndcg@10", metavar="MEASURE",
                         help="the measure cross-validation maximises (default ndcg@10)")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
@@ -76,7 +80,8 @@ def trec_text(run) -> str:
     for q, query in enumerate(run.queries.tolist()):
         lo, hi = int(run.offsets[q]), int(run.offsets[q + 1])
         docs = run.docs[run.doc_codes[lo:hi]].tolist()
-        for rank, (doc, score) in enumerate(zip(docs, np.asarray(run.scores[lo:hi]).tolist()), start=1):
+        for rank, (doc, score) in enumerate(zip(docs, np.asarray(run.scores[lo:hi]).tolist()),
+                                            start=1):
             lines.append(f"{query} Q0 {doc} {rank} {score!r} {tag}")
     return "\n".join(lines) + ("\n" if lines else "")
 
@@ -85,12 +90,14 @@ def _check_trec_ids(name: str, what: str, ids) -> None:
     """Refuse an empty id or one with a blank or a control character (one pass in C when all are fine)."""
     texts = [str(text) for text in ids.tolist()]
     joined = "".join(texts)
-    # isprintable is False for every blank but the ASCII space (str.split's others are Unicode separators).
+    # isprintable is False for every blank but the ASCII space (str.split's others are Unicode
+    # separators).
     if all(texts) and joined.isprintable() and " " not in joined:
         return
     for text in texts:
         if not text or not text.isprintable() or text.split() != [text]:
-            raise InputError(source=f"run {name}", what=literal(f"{what} id {text!r:.60} is empty or holds a blank or "
+            raise InputError(source=f"run {name}",
+                             what=literal(f"{what} id {text!r:.60} is empty or holds a blank or "
                                                                  "a control character, which a TREC run cannot hold "
                                                                  "(it would split or forge a line)"),
                              value=text, fix="clean the ids of the component runs first")
@@ -105,7 +112,8 @@ def _params(args) -> dict:
         try:
             number = float(value)
         except ValueError:
-            raise usage(NAME, f"--param {item!r}: the value is not a number", "e.g. --param k=60") from None
+            raise usage(NAME, f"--param {item!r}: the value is not a number",
+                        "e.g. --param k=60") from None
         params[key.strip()] = int(number) if number.is_integer() and key.strip() in ("k", "w", "n_segments") \
             else number
     if args.weights:
@@ -168,12 +176,15 @@ def run(args) -> int:
         runs = dict(pairs)
         _check_coverage(args, qrels, runs)
     else:
-        qrels, runs = None, {name: read_run(args, path, name) for name, path in zip(names, args.runs)}
+        qrels, runs = (None,
+                       {name: read_run(args, path, name) for name, path in zip(names, args.runs)})
     out = [f"fusion: {method.name} of {', '.join(names)}; normalization {args.norm}",
            f"ties: {ties.value} ({_TIES[ties.value]})"]
     if qrels is not None and method.tunable and not params:
-        fit = cross_validate(qrels, runs, method.name, norm=args.norm, measure=args.select_by, folds=args.folds,
-                             seed=args.seed, protocol=protocol, ties=ties, name=f"fused-{method.name}")
+        fit = cross_validate(qrels, runs, method.name, norm=args.norm, measure=args.select_by,
+                             folds=args.folds,
+                             seed=args.seed, protocol=protocol, ties=ties,
+                             name=f"fused-{method.name}")
         fused = fit.run
         out.append(fit.summary())
         out.append("the fused run written is cross-fitted: each query fused with its fold's choice")
@@ -189,7 +200,8 @@ def run(args) -> int:
     out.append(complementarity(runs, k=args.k, qrels=qrels, ties=ties).summary())
     if qrels is not None:
         comparison = compare_fused(qrels, fused, runs, measures, protocol, test=args.test,
-                                   correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
+                                   correction=args.correction, alpha=args.alpha,
+                                   n_resamples=args.resamples,
                                    seed=args.seed, allow_partial=True)
         out.append(text_table(comparison, fused.name, places))
     if not args.quiet:

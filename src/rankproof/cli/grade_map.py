@@ -25,24 +25,29 @@ def grade_map(text: str | None) -> dict[int, int] | None:
     if text.endswith(".json") or _is_file(text):
         items = _json_items(text)
     else:
-        items = [part.split(":", 1) if ":" in part else (part, None) for part in text.split(",") if part.strip()]
+        items = [part.split(":", 1) if ":" in part else (part, None) for part in text.split(",")
+                 if part.strip()]
     mapping: dict[int, int] = {}
     for old, new in items:
         if new is None:
-            raise InputError(source="--grade-map", what=literal(f"cannot read {short(old)}: no ':' in it"),
+            raise InputError(source="--grade-map",
+                             what=literal(f"cannot read {short(old)}: no ':' in it"),
                              fix=_PAIRS)
         try:   # more than 19 digits cannot fit in 64 bits, and int() refuses past 4,300
             grade, value = (_integer(str(item).strip()) for item in (old, new))
         except InputError:
             raise
         except (TypeError, ValueError):
-            raise InputError(source="--grade-map", what=literal(f"cannot read {short(old)}:{short(new)}"),
+            raise InputError(source="--grade-map",
+                             what=literal(f"cannot read {short(old)}:{short(new)}"),
                              fix=_PAIRS) from None
         if grade in mapping:
-            raise InputError(source="--grade-map", what=f"grade {grade} is mapped twice", fix="map each grade once")
+            raise InputError(source="--grade-map", what=f"grade {grade} is mapped twice",
+                             fix="map each grade once")
         for number in (grade, value):
             if not -(2**63) <= number < 2**63:
-                raise InputError(source="--grade-map", what=f"{short(number)} does not fit in a 64-bit integer",
+                raise InputError(source="--grade-map",
+                                 what=f"{short(number)} does not fit in a 64-bit integer",
                                  fix="use small integer grades such as 0, 1, 2")
         mapping[grade] = value
     return mapping
@@ -51,7 +56,8 @@ def grade_map(text: str | None) -> dict[int, int] | None:
 def _integer(text: str) -> int:
     digits = text.lstrip("+-")
     if len(digits) > 19 and digits.isdigit():
-        raise InputError(source="--grade-map", what=f"an integer of {len(digits):,} digits does not fit in a 64-bit integer",
+        raise InputError(source="--grade-map",
+                         what=f"an integer of {len(digits):,} digits does not fit in a 64-bit integer",
                          value=short(text), fix="use small integer grades such as 0, 1, 2")
     return int(text)
 
@@ -78,6 +84,7 @@ def _json_items(text: str) -> Iterable[Sequence[Any]]:
         raise InputError(source=source, what=literal(f"not valid JSON ({error})"),
                          fix=literal("write {\"1\": 4, \"2\": 3}")) from None
     if not isinstance(raw, dict):
-        raise InputError(source=source, what=literal("expected a JSON object such as {\"1\": 4, \"2\": 3}"),
+        raise InputError(source=source,
+                         what=literal("expected a JSON object such as {\"1\": 4, \"2\": 3}"),
                          fix="write one grade: new grade pair per key")
     return raw.items()

@@ -27,8 +27,10 @@ from .stdin import STDIN, Stdin  # noqa: F401  (where the commands import them f
 from .usage import literal, usage
 
 __all__ = [
-    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options", "add_input_options", "add_column_options",
-    "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN", "every_input",
+    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options",
+    "add_input_options", "add_column_options",
+    "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN",
+    "every_input",
 ]
 
 INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
@@ -88,7 +90,8 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The input options every command that reads qrels and runs takes."""
     parser.add_argument("--grade-map", metavar="MAP",
                         help="map grades before anything else: 1:4,2:3,-1:0 or a JSON file {\"1\": 4}")
-    parser.add_argument("--qrels-format", choices=INPUT_FORMATS, help="default: from the extension (else trec)")
+    parser.add_argument("--qrels-format", choices=INPUT_FORMATS,
+                        help="default: from the extension (else trec)")
     parser.add_argument("--run-format", choices=RUN_FORMATS,
                         help="default: from the extension (else trec, or run3 when the first line is "
                              "'query doc score')")
@@ -106,7 +109,8 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
     intents.add_argument("--intents", action="store_true",
                          help="the qrels hold an intent column: TREC diversity format 'query intent doc grade' "
                               "(NIST ndeval's), or a table's intent column (--intent-col)")
-    intents.add_argument("--intent-col", metavar="NAME", help="intent column of table qrels (default intent)")
+    intents.add_argument("--intent-col", metavar="NAME",
+                         help="intent column of table qrels (default intent)")
     intents.add_argument("--intent-weights", metavar="FILE",
                          help="intent weights, one 'query intent weight' line each (default: uniform over the "
                               "intents with a relevant doc, as ndeval)")
@@ -142,9 +146,11 @@ def every_input(args) -> list[str]:
                 continue
             # A measure's parameters name files too: -m "tbg(costs=costs.txt,elements=run.txt)@10".
             afters = [text.partition("=")[2], *(piece.partition("=")[2].strip()
-                                                for piece in re.split(r"[(),]", text) if "=" in piece)]
+                                                for piece in re.split(r"[(),]", text)
+                                                if "=" in piece)]
             for after in afters:
-                for candidate in (text, after, *(t[len("file:"):] for t in (text, after) if t.startswith("file:"))):
+                for candidate in (text, after, *(t[len("file:"):] for t in (text, after)
+                                                 if t.startswith("file:"))):
                     if candidate and candidate not in found:
                         found.append(candidate)
     return found
@@ -180,7 +186,8 @@ def protocol_of(args):
     return protocol.replace(**changes) if changes else protocol
 
 
-def columns(args, roles: Sequence[str], path: str | None = None, fmt: str | None = None) -> dict[str, Any]:
+def columns(args, roles: Sequence[str], path: str | None = None,
+            fmt: str | None = None) -> dict[str, Any]:
     """Column names from --columns and --ROLE-col, for the given roles (--score-col none: no score).
 
     With --no-header and a CSV or TSV `path` (in format `fmt`), the columns are positions."""
@@ -230,9 +237,11 @@ def _by_position(args, spec: dict[str, str], roles: Sequence[str]) -> dict[str, 
         if name is None:
             if role in POSITIONS:
                 chosen[role] = POSITIONS[role]
-        elif not (role == "score" and name.lower() == "none") and not (name.isdigit() and int(name) >= 1):
+        elif (not (role == "score" and name.lower() == "none")
+              and not (name.isdigit() and int(name) >= 1)):
             option = "--columns" if getattr(args, f"{role}_col", None) is None else f"--{role}-col"
-            raise InputError(source=option, what=f"names column {name!r} for the {role} role, but with --no-header "
+            raise InputError(source=option,
+                             what=f"names column {name!r} for the {role} role, but with --no-header "
                                                  "the columns have no names",
                              fix=f"give its 1-based position instead (--{role}-col {POSITIONS.get(role, '1')}), "
                                  "or leave out --no-header if the file has a header line")
@@ -248,7 +257,8 @@ def _refuse_contradictions(args, spec: dict[str, str], roles: Sequence[str]) -> 
             continue
         if name in taken:
             options = " ".join(f"--{r}-col" for r in (taken[name], role))
-            raise InputError(source="--columns" if getattr(args, "columns", None) else f"--{role}-col",
+            raise InputError(source="--columns" if getattr(args, "columns", None)
+                             else f"--{role}-col",
                              what=f"column {name!r} is named for two roles, {taken[name]} and {role}",
                              fix=f"give each role its own column ({options})")
         taken[name] = role
@@ -259,14 +269,20 @@ def in_option_words(error, args) -> InputError:
     --columns guess from the columns the file has (qid -> query, docno -> doc, ...)."""
     if error.no_header:   # no option names columns of a file without a header line
         return error
-    shown = " and ".join(f"no {error.noun} {name!r} (--{role}-col)" for role, name in error.missing.items())
+    shown = " and ".join(f"no {error.noun} {name!r} (--{role}-col)"
+                         for role, name in error.missing.items())
     listing = ", ".join(repr(name) for name in error.present) if error.present else "none"
     guess = _guess_columns(error.present, list(error.missing))
-    example = f"--columns {guess}" if guess else "--columns " + ",".join(f"{r}=NAME" for r in error.missing)
-    # Judgments and rankings swapped: naming the column would read scores as grades, so the hint comes first.
+    example = (f"--columns {guess}" if guess else "--columns "
+               + ",".join(f"{r}=NAME" for r in error.missing))
+    # Judgments and rankings swapped: naming the column would read scores as grades, so the hint
+    # comes first.
     swapped = swap_hint(error.present, list(error.missing))
-    return InputError(source=error.source, line=error.line, what=shown.replace("{", "{{").replace("}", "}}"),
-                      fix=swapped or f"its {error.noun}s are {listing}; name them with {example}".replace("{", "{{")
+    return InputError(source=error.source, line=error.line,
+                      what=shown.replace("{", "{{").replace("}", "}}"),
+                      fix=swapped
+                      or f"its {error.noun}s are {listing}; name them with {example}".replace("{",
+                                                                                              "{{")
                       .replace("}", "}}"))
 
 
@@ -302,8 +318,10 @@ def read_qrels(args, given: str):
                     "add --intents (the qrels are 'query intent doc grade')")
     # The grades policy says how grades are read (grades=real keeps 1.5).
     try:
-        qrels = Qrels.read(path, args.qrels_format, **columns(args, QRELS_ROLES, path, args.qrels_format),
-                           grades=str(protocol_of(args).grades), header=not getattr(args, "no_header", False))
+        qrels = Qrels.read(path, args.qrels_format,
+                           **columns(args, QRELS_ROLES, path, args.qrels_format),
+                           grades=str(protocol_of(args).grades),
+                           header=not getattr(args, "no_header", False))
     except MissingColumnsError as error:
         raise in_option_words(error, args) from None
     mapping = grade_map(args.grade_map)
@@ -333,7 +351,8 @@ def read_run(args, given: str, name: str):
 
     try:
         path = STDIN.path(given, args.run_format)
-        return Run.read(path, args.run_format, name=name, **columns(args, RUN_ROLES, path, args.run_format),
+        return Run.read(path, args.run_format, name=name,
+                        **columns(args, RUN_ROLES, path, args.run_format),
                         header=not getattr(args, "no_header", False))
     except MissingColumnsError as error:
         raise in_option_words(error, args) from None
@@ -350,7 +369,8 @@ def layered(args, path: str, judged):
     if not given:
         return judged
     if args.intents:
-        raise usage(args.command, "--layer with --intents is not available yet", "layer judgments per doc")
+        raise usage(args.command, "--layer with --intents is not available yet",
+                    "layer judgments per doc")
     from ..data.qrels import Qrels
 
     names, sources = [_layer_name(path)], [judged]
@@ -382,7 +402,8 @@ def read_inputs(args, qrels: str, runs: Sequence[str], names: Sequence[str], sta
         raise usage(args.command, "--intents: judgments per intent are not available here yet",
                     "evaluate them with rankproof evaluate --intents or rankproof compare --intents")
     if qrels == "-" and "-" in runs:
-        raise usage(args.command, "stdin ('-') is given for the qrels and a run", "read one of them from stdin")
+        raise usage(args.command, "stdin ('-') is given for the qrels and a run",
+                    "read one of them from stdin")
     if _small(qrels, runs[0]):
         judged = read_qrels(args, qrels)
         first = read_run(args, runs[0], names[0])
@@ -422,9 +443,11 @@ def _small(*paths: str) -> bool:
     return total < THREAD_BYTES
 
 
-def _runs(args, paths: Sequence[str], names: Sequence[str], pending: list, stages) -> Iterator[tuple[str, object]]:
+def _runs(args, paths: Sequence[str], names: Sequence[str], pending: list,
+          stages) -> Iterator[tuple[str, object]]:
     # The run is held by a list emptied as it is yielded, not by a local of this generator: the
-    # caller may then hold its only reference (and hand it to evaluate_read, which ranks it in place).
+    # caller may then hold its only reference (and hand it to evaluate_read, which ranks it in
+    # place).
     for path, name in zip(paths, names):
         run = [pending.pop() if pending else read_run(args, path, name)]
         if stages is not None:
@@ -435,14 +458,17 @@ def _runs(args, paths: Sequence[str], names: Sequence[str], pending: list, stage
 def run_names(paths: Sequence[str], labels: Sequence[str] | None = None) -> list[str]:
     """File names as run names (full paths where two files share a name; stdin for '-'); --label NAME=RUN renames."""
     if sum(p == "-" for p in paths) > 1:
-        raise InputError(what="stdin ('-') is given for two inputs", fix="read at most one input from stdin")
+        raise InputError(what="stdin ('-') is given for two inputs",
+                         fix="read at most one input from stdin")
     seen: dict[str, str] = {}
     for given in paths:
         real = given if given == "-" else os.path.realpath(given)
         if real in seen:
-            raise InputError(source=given, what=literal(f"the same run is given twice ({seen[real]} and {given})"),
+            raise InputError(source=given,
+                             what=literal(f"the same run is given twice ({seen[real]} and {given})"),
                              fix="give each run once")
         seen[real] = given
-    names = ["stdin" if p == "-" else os.path.basename(p.rstrip("/") or p) for p in paths]  # a directory: its name
+    # a directory: its name
+    names = ["stdin" if p == "-" else os.path.basename(p.rstrip("/") or p) for p in paths]
     names = [p if names.count(n) > 1 else n for p, n in zip(paths, names)]
     return apply_labels(labels, paths, names)

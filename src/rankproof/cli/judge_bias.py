@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
+from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
+                     run_names)
 from .render import add_print_options, digits
 from .usage import add_coverage_options, count_option, fraction_option, usage
 
@@ -31,8 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of every interval (default 0.95)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples of the rank correlations (default 1000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
-    parser.add_argument("--svg", metavar="FILE", help="also write the forest plot of the differences (atomically)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
+                        help="random seed (default 0)")
+    parser.add_argument("--svg", metavar="FILE",
+                        help="also write the forest plot of the differences (atomically)")
     add_protocol_options(parser)
     add_input_options(parser)
     add_coverage_options(parser)
@@ -45,7 +48,8 @@ def run(args) -> int:
     if len(args.inputs) < 4:
         raise usage(NAME, "give the humans' qrels, the judge's qrels and two or more runs")
     if args.layer:
-        raise usage(NAME, "--layer: compare the sources themselves here", "give each source's qrels")
+        raise usage(NAME, "--layer: compare the sources themselves here",
+                    "give each source's qrels")
     places = digits(args)
     if args.svg:
         from ..report.output import check_output_path
@@ -55,8 +59,10 @@ def run(args) -> int:
     names = run_names(paths, args.label)
     judge, runs = read_inputs(args, judge_path, paths, names, intents=False)
     result = judge_bias(read_qrels(args, human_path), judge, dict(runs), args.measure,
-                        protocol=protocol_of(args), confidence=args.confidence, resamples=args.resamples,
-                        seed=args.seed, allow_partial=args.allow_partial, min_coverage=args.min_coverage)
+                        protocol=protocol_of(args), confidence=args.confidence,
+                        resamples=args.resamples,
+                        seed=args.seed, allow_partial=args.allow_partial,
+                        min_coverage=args.min_coverage)
     level = f"{result.confidence:.0%}"
     lines = [f"{args.measure} under human and judge labels on the {result.pairs} (query, doc) pairs both judged, "
              f"{result.topics} topics:",

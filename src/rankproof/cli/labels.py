@@ -16,7 +16,8 @@ from .usage import literal
 __all__ = ["apply_labels"]
 
 
-def apply_labels(labels: Sequence[str] | None, paths: Sequence[str], names: Sequence[str]) -> list[str]:
+def apply_labels(labels: Sequence[str] | None, paths: Sequence[str],
+                 names: Sequence[str]) -> list[str]:
     """The run names after the ``--label NAME=RUN`` options.
 
     Parameters

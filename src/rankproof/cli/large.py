@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-__all__ = ["LARGE_INPUT_BYTES", "keep_freed_memory", "release_freed_memory", "prepare_for", "is_large",
+__all__ = ["LARGE_INPUT_BYTES", "keep_freed_memory", "release_freed_memory", "prepare_for",
+           "is_large",
            "stages"]
 
 LARGE_INPUT_BYTES = 40 * 1024 * 1024

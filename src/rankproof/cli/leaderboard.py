@@ -32,7 +32,8 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="one collection: the qrels, then two or more runs")
+    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN",
+                        help="one collection: the qrels, then two or more runs")
     parser.add_argument("--collection", action="append", nargs="+", metavar="QRELS RUN",
                         help="a collection's qrels then its runs (repeatable: aggregation over collections)")
     parser.add_argument("-m", "--measure", default="ndcg@10", help="the measure (default ndcg@10)")
@@ -40,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the meta-analysis's pair, A - B (default: the two best by mean)")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
                         help="bootstrap samples over topics (default 1000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
+                        help="random seed (default 0)")
     parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
                         help="level of the tests against the best (default 0.05)")
     parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
@@ -58,10 +60,12 @@ def _board(args, qrels, runs: dict, measure: str):
     from ..stats.leaderboard import leaderboard, leaderboard_of
     from ..stats.matrix import score_matrix
 
-    options = {"resamples": getattr(args, "resamples", 1000), "seed": args.seed, "alpha": args.alpha,
+    options = {"resamples": getattr(args, "resamples", 1000), "seed": args.seed,
+               "alpha": args.alpha,
                "confidence": getattr(args, "confidence", 0.95)}
     if qrels is None:
-        return leaderboard(score_matrix(list(runs.values()), measure)[1], [str(n) for n in runs], measure, **options)
+        return leaderboard(score_matrix(list(runs.values()), measure)[1], [str(n) for n in runs],
+                           measure, **options)
     return leaderboard_of(qrels, runs, measure, protocol_of(args), **options)
 
 
@@ -91,7 +95,8 @@ def _collections(args) -> dict:
         folder = os.path.basename(os.path.dirname(os.path.abspath(qrels_path))) or qrels_path
         name = folder if folder not in scores else qrels_path
         names = [os.path.basename(path) for path in paths]
-        qrels, runs = read_inputs(args, qrels_path, paths, run_names(paths) if len(set(names)) < len(names)
+        qrels, runs = read_inputs(args, qrels_path, paths,
+                                  run_names(paths) if len(set(names)) < len(names)
                                   else names, intents=False)
         coverage = {"allow_partial": args.allow_partial, "min_coverage": args.min_coverage}
         scores[name] = {run_name: evaluate(qrels, run, [args.measure], protocol_of(args), **coverage
@@ -105,9 +110,11 @@ def run(args) -> int:
 
     places = digits(args)
     if args.collection and args.svg:
-        raise usage(NAME, "--svg draws one collection's rank intervals", "give QRELS RUN... without --collection")
+        raise usage(NAME, "--svg draws one collection's rank intervals",
+                    "give QRELS RUN... without --collection")
     if args.collection and args.inputs:
-        raise usage(NAME, "give one collection as QRELS RUN..., or several with --collection, not both")
+        raise usage(NAME,
+                    "give one collection as QRELS RUN..., or several with --collection, not both")
     if args.pair and not args.collection:
         raise usage(NAME, "--pair names the pair of the meta-analysis over several collections",
                     "give two or more --collection, or leave --pair out")
@@ -118,11 +125,13 @@ def run(args) -> int:
         _check_pair(args.pair, len(scores), ranking.by_mean)
         if len(scores) >= 2:
             a, b = args.pair or ranking.by_mean[:2]
-            lines += meta_analysis_lines(meta_analysis(scores, a, b, confidence=args.confidence), places)
+            lines += meta_analysis_lines(meta_analysis(scores, a, b, confidence=args.confidence),
+                                         places)
         print("\n".join(lines))
         return 0
     if len(args.inputs) < 3:
-        raise usage(NAME, "give QRELS and two or more runs (or --collection ... for several collections)")
+        raise usage(NAME,
+                    "give QRELS and two or more runs (or --collection ... for several collections)")
     names = run_names(args.inputs[1:], args.label)
     if args.svg:
         from ..report.output import check_output_path
@@ -146,7 +155,8 @@ def _check_pair(pair, collections: int, systems) -> None:
     if not pair:
         return
     if collections < 2:
-        raise usage(NAME, f"--pair: a meta-analysis needs two or more collections; got {collections}",
+        raise usage(NAME,
+                    f"--pair: a meta-analysis needs two or more collections; got {collections}",
                     "give another --collection, or leave --pair out")
     unknown = [name for name in pair if name not in systems]
     if unknown:

@@ -34,7 +34,8 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("filter", nargs="?", metavar="FILTER", help="only measures whose name holds FILTER, e.g. ndcg")
+    parser.add_argument("filter", nargs="?", metavar="FILTER",
+                        help="only measures whose name holds FILTER, e.g. ndcg")
 
 
 def run(args) -> int:
@@ -114,19 +115,23 @@ def _engines_and_side_data(specs) -> list[str]:
     # the planner hands it to the numpy one; the intent measures have loops of their own.
     from ..recsys.registry import SIDE_REGISTRY
 
-    delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents and spec.ranking]
+    delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents
+                 and spec.ranking]
     own = [spec.name for spec in specs if spec.needs_intents]
     read = [spec.name for spec in specs if not spec.ranking]
     engines = "engine: compiled for every measure but " + ", ".join(delegated) + " (numpy)"
-    lines = ["", *textwrap.wrap(engines, LINE_WIDTH, subsequent_indent="  ", break_on_hyphens=False)]
+    lines = ["",
+             *textwrap.wrap(engines, LINE_WIDTH, subsequent_indent="  ", break_on_hyphens=False)]
     if read:
-        lines.append("the nugget scores (" + ", ".join(read) + ") are read from nuggetizer's assignment files by "
+        lines.append("the nugget scores (" + ", ".join(read)
+                     + ") are read from nuggetizer's assignment files by "
                      "rankproof nuggets, not computed from a ranking")
     if own:
         lines.append("the diversity measures (" + ", ".join(own) + ") run their own compiled loops "
                      "under every engine, and need --intents")
     lines.extend(_executors(specs, SIDE_REGISTRY.values()))
-    lines += ["", "measures that need side data (names for -m of evaluate and report, with the flag named):"]
+    lines += ["",
+              "measures that need side data (names for -m of evaluate and report, with the flag named):"]
     lines.extend(_side_registry(SIDE_REGISTRY.values()))
     lines += ["", "their Python functions:"]
     lines.extend(_side_data_measures())
@@ -145,7 +150,8 @@ def _executors(specs, side_specs) -> list[str]:
             narrower.setdefault(spec.executors, []).append(spec.name)
     side = sorted(set().union(*(spec.executors for spec in side_specs)))
     text = (f"executors ({', '.join(EXECUTORS)}): every measure on each but "
-            + "; ".join(f"{', '.join(names)} ({', '.join(where)})" for where, names in narrower.items())
+            + "; ".join(f"{', '.join(names)} ({', '.join(where)})"
+                        for where, names in narrower.items())
             + f"; the side-data measures: {', '.join(side)}")
     return textwrap.wrap(text, LINE_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
 
@@ -170,7 +176,8 @@ def _side_data_measures() -> list[str]:
     """One line per beyond-accuracy measure: its function and the first sentence of its docstring."""
     from .. import recsys
 
-    functions = [recsys.ild, recsys.novelty, recsys.long_tail_share, recsys.coverage, recsys.session_mean]
+    functions = [recsys.ild, recsys.novelty, recsys.long_tail_share, recsys.coverage,
+                 recsys.session_mean]
     lines = []
     for function in functions:
         doc = " ".join((function.__doc__ or "").split("\n\n")[0].split())

@@ -30,15 +30,19 @@ stderr); 2 bad input, such as windows evaluated under different protocols."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("current", help="the current window: rankproof evaluate --format parquet (or json) -o FILE (one run)")
+    parser.add_argument("current",
+                        help="the current window: rankproof evaluate --format parquet (or json) -o FILE (one run)")
     parser.add_argument("reference", help="the reference window, evaluated under the same protocol")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help="a measure to watch (repeatable; default: every measure both windows hold)")
     parser.add_argument("--max-drop", type=drop_option, default="5%", metavar="DROP",
                         help="alert on a drop beyond this: relative with %% (5%%, the default) or absolute (0.01)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level of Welch's t-test (0.05)")
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95, help="bootstrap interval level (default 0.95)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=2000, help="bootstrap resamples (default 2000)")
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
+                        help="significance level of Welch's t-test (0.05)")
+    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
+                        help="bootstrap interval level (default 0.95)")
+    parser.add_argument("--resamples", type=count_option("--resamples"), default=2000,
+                        help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
                         help="random seed of the bootstrap (default 0)")
 
@@ -50,9 +54,11 @@ def run(args) -> int:
         raise usage(NAME, f"--resamples {args.resamples} is less than 1", "give 1 or more")
     for option, value in (("--alpha", args.alpha), ("--confidence", args.confidence)):
         if not 0 < value < 1:
-            raise usage(NAME, f"{option} {value} is not between 0 and 1", "give e.g. 0.05 for --alpha, 0.95 for "
+            raise usage(NAME, f"{option} {value} is not between 0 and 1",
+                        "give e.g. 0.05 for --alpha, 0.95 for "
                                                                           "--confidence")
-    result = monitor(args.current, args.reference, args.measure, max_drop=args.max_drop, alpha=args.alpha,
+    result = monitor(args.current, args.reference, args.measure, max_drop=args.max_drop,
+                     alpha=args.alpha,
                      confidence=args.confidence, resamples=args.resamples, seed=args.seed)
     print(result)
     if result.alert:

@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 
-from .compare import add_interval_options, add_paper_options, add_test_options, bare_names, latex_columns, \
-    test_options
+from .compare import (add_interval_options, add_paper_options, add_test_options, bare_names,
+                      latex_columns, test_options)
 from .render import COMPARE_FORMATS, digits, measure_names, print_notes, render_comparison
 
-__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "read_nugget_files", "nugget_file_names"]
+__all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "read_nugget_files",
+           "nugget_file_names"]
 
 NAME = "nuggets"
 HELP = "score answers by nuggets: nuggetizer assignment files (TREC RAG), strict/vital/all"
@@ -36,17 +37,21 @@ over the answers of the file. --format json writes the results document of `rank
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="file", help="nuggetizer assignment files (JSON Lines)")
+    parser.add_argument("files", nargs="+", metavar="file",
+                        help="nuggetizer assignment files (JSON Lines)")
     parser.add_argument("--per-query", action="store_true",
                         help="also show each query's scores in the table (csv and json always hold them)")
     parser.add_argument("--format", choices=COMPARE_FORMATS, default="table",
                         help="output format (default table; markdown and latex with --compare)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    parser.add_argument("--quiet", action="store_true", help="no counts on stderr (errors still are)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no counts on stderr (errors still are)")
     parser.add_argument("--compare", action="store_true",
                         help="paired tests between the files as rankproof compare runs them (every pair, or each "
                              "file against --baseline), on the four scores")
-    parser.add_argument("--baseline", metavar="FILE", help="with --compare: compare every file with this one")
+    parser.add_argument("--baseline", metavar="FILE",
+                        help="with --compare: compare every file with this one")
     add_test_options(parser)
     add_interval_options(parser)
     add_paper_options(parser)
@@ -78,7 +83,8 @@ def _table(results: list, places: int, per_query: bool) -> str:
         queries = [str(q) for q in r.queries]
         qwidth = max(len("query"), *(len(q) for q in queries))
         columns = [r.values(s).tolist() for s in NUGGET_SCORES]
-        lines += ["", f"per query: {r.run_name}", f"{'query':<{qwidth}}  " + "  ".join(NUGGET_SCORES)]
+        lines += ["", f"per query: {r.run_name}",
+                  f"{'query':<{qwidth}}  " + "  ".join(NUGGET_SCORES)]
         for query, row in zip(queries, zip(*columns)):
             lines.append(f"{query:<{qwidth}}  " + "  ".join(f"{v:>{len(s)}.{places}f}"
                                                            for s, v in zip(NUGGET_SCORES, row)))
@@ -91,7 +97,8 @@ def _csv(results: list) -> str:
     lines = ["run,query," + ",".join(NUGGET_SCORES)]
     for r in results:
         columns = [r.values(s).tolist() for s in NUGGET_SCORES]
-        lines += [f"{r.run_name},{q}," + ",".join(repr(v) for v in row) for q, row in zip(r.queries, zip(*columns))]
+        lines += [f"{r.run_name},{q}," + ",".join(repr(v) for v in row)
+                  for q, row in zip(r.queries, zip(*columns))]
         lines.append(f"{r.run_name},all," + ",".join(repr(r.mean(s)) for s in NUGGET_SCORES))
     return "\n".join(lines) + "\n"
 
@@ -102,7 +109,8 @@ def _compared(args, results: list):
     from .usage import usage
 
     if len(results) < 2:
-        raise usage(NAME, "--compare needs two files or more", "give the baseline first, then the others")
+        raise usage(NAME, "--compare needs two files or more",
+                    "give the baseline first, then the others")
     names = bare_names([r.run_name for r in results])
     if args.baseline is not None:
         by_file = {**{path: n for path, n in zip(args.files, names)},
@@ -128,11 +136,13 @@ def run(args) -> int:
     if args.compare:
         comparison = _compared(args, results)
         names = measure_names(args, NAME, comparison.measures)
-        text = render_comparison(comparison, args.format, places=places, names=names, quiet=args.quiet,
+        text = render_comparison(comparison, args.format, places=places, names=names,
+                                 quiet=args.quiet,
                                  label=args.table_label, extra=extra)
         print_notes([f"warning: {line}" for line in comparison.warnings], args.quiet)
     elif args.format == "json":
-        text = to_json(results)  # per query always, as evaluate saves it: compare --results reads them
+        # per query always, as evaluate saves it: compare --results reads them
+        text = to_json(results)
     else:
         text = _csv(results) if args.format == "csv" else _table(results, places, args.per_query)
     write_output(text, args.output)

@@ -24,7 +24,8 @@ def add_memory_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--memory-budget", type=budget_option, metavar="SIZE",
                        help="evaluate each run in parts of whole queries within SIZE bytes of memory (e.g. 2GB); "
                             "by default only files too large for a quarter of the memory are, within that quarter")
-    group.add_argument("--sorted", dest="log_sorted", action="store_const", const=True, default=None,
+    group.add_argument("--sorted", dest="log_sorted", action="store_const", const=True,
+                       default=None,
                        help="with --memory-budget: the files are sorted by query (else an out-of-order row is an "
                             "error); by default sorted files are streamed and others partitioned on disk")
 

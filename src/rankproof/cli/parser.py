@@ -21,7 +21,8 @@ __all__ = ["COMMAND_MODULES", "build_parser", "command_module"]
 
 # Command name -> its module under rankproof.cli, in the order of `rankproof --help`. Modules are
 # imported when their command is built: `rankproof evaluate` builds its own subparser only (the
-# eighteen commands' modules and subparsers cost ~0.1 s, a third of a 1k x 100 evaluation's process).
+# eighteen commands' modules and subparsers cost ~0.1 s, a third of a 1k x 100 evaluation's
+# process).
 COMMAND_MODULES = {
     "evaluate": "evaluate", "rag": "rag", "nuggets": "nuggets", "explain": "explain", "why": "why",
     "measures": "measures", "protocol": "protocol", "trec-eval": "trec_eval", "compare": "compare",
@@ -57,7 +58,8 @@ class _Version(argparse.Action):
     """``--version``: the installed version, looked up only when asked (importlib.metadata
     costs ~20-80 ms at start-up, paid by every command if the text were built with the parser)."""
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):
         super().__init__(option_strings, dest=dest, default=default, nargs=0,
                          help=help or "show the program's version number and exit")
 
@@ -76,9 +78,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in map(command_module, [only] if only in COMMAND_MODULES else COMMAND_MODULES):
         sub = commands.add_parser(command.NAME, help=command.HELP, description=command.HELP,
-                                  epilog=command.EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                  epilog=command.EXAMPLES,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         command.add_arguments(sub)
-        sub.add_argument("--measures-from", action=MeasuresFrom, metavar="FILE.py", help="a Python file that "
+        sub.add_argument("--measures-from", action=MeasuresFrom, metavar="FILE.py",
+                         help="a Python file that "
                          "defines measures (rankproof.measures.define), usable by name (repeatable)")
         try:   # every command takes --quiet: at least, no progress display (cli/progress.py)
             sub.add_argument("--quiet", action="store_true", help="no progress display on stderr")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_qrels, read_run, run_names
+from .inputs import (add_input_options, add_protocol_options, protocol_of, read_qrels, read_run,
+                     run_names)
 from .usage import count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -36,15 +37,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="per query: the depth (depth) or the new docs (rbp, rrf) (default 10)")
     parser.add_argument("--budget", type=count_option("--budget", 0), default=None,
                         help="at most this many docs in the whole pool, highest priority first")
-    parser.add_argument("--p", type=fraction_option("--p"), default=0.8, help="RBP's persistence (default 0.8)")
-    parser.add_argument("--k", type=count_option("--k", 0), default=60, help="RRF's constant (default 60)")
-    parser.add_argument("--judged", metavar="QRELS", help="judgments already made: their docs leave the pool")
+    parser.add_argument("--p", type=fraction_option("--p"), default=0.8,
+                        help="RBP's persistence (default 0.8)")
+    parser.add_argument("--k", type=count_option("--k", 0), default=60,
+                        help="RRF's constant (default 60)")
+    parser.add_argument("--judged", metavar="QRELS",
+                        help="judgments already made: their docs leave the pool")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the pool here (atomically)")
     parser.add_argument("--format", choices=("trec", "jsonl"), default=None,
                         help="of -o: a TREC qrels template or JSON Lines (default: from the extension, else trec)")
     parser.add_argument("--reusability", metavar="QRELS",
                         help="complete judgments: each run's mean and rank without its unique docs (Zobel 1998)")
-    parser.add_argument("-m", "--measure", default="ap", help="the measure of --reusability (default ap)")
+    parser.add_argument("-m", "--measure", default="ap",
+                        help="the measure of --reusability (default ap)")
     add_protocol_options(parser)
     add_input_options(parser)
 
@@ -69,22 +74,26 @@ def run(args) -> int:
     if not args.runs:
         raise usage(NAME, "give one or more runs")
     if args.layer or args.intents:
-        raise usage(NAME, "--layer and --intents are not available for pools", "give plain qrels to --judged")
+        raise usage(NAME, "--layer and --intents are not available for pools",
+                    "give plain qrels to --judged")
     names = run_names(args.runs, args.label)
     check_output_path(args.output, [*args.runs, *(p for p in (args.judged, args.reusability) if p)])
     runs = {name: read_run(args, path, name) for path, name in zip(args.runs, names)}
     judged = read_qrels(args, args.judged).to_dict() if args.judged else None
-    pool = build_pool(runs, args.method, size=args.size, budget=args.budget, p=args.p, k=args.k, judged=judged)
+    pool = build_pool(runs, args.method, size=args.size, budget=args.budget, p=args.p, k=args.k,
+                      judged=judged)
     queries = len({entry.query for entry in pool.entries})
     lines = [f"{args.method} pool of {len(runs)} runs, size {args.size}"
              + (f", budget {args.budget}" if args.budget is not None else "")
              + f": {len(pool.entries)} docs to judge over {queries} queries",
              f"  {'run':<20}{'pooled':>8}{'unique':>8}"]
-    lines += [f"  {name:<20}{pooled:>8}{unique:>8}" for name, (pooled, unique) in pool.contribution.items()]
+    lines += [f"  {name:<20}{pooled:>8}{unique:>8}"
+              for name, (pooled, unique) in pool.contribution.items()]
     if args.reusability:
         lines += _reusability_lines(args, runs)
     print("\n".join(lines))
     if args.output:
-        jsonl = args.format == "jsonl" or (args.format is None and str(args.output).endswith((".jsonl", ".json")))
+        jsonl = (args.format == "jsonl"
+                 or (args.format is None and str(args.output).endswith((".jsonl", ".json"))))
         write_output(pool.to_jsonl() if jsonl else pool.to_trec(), args.output)
     return 0

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
+from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
+                     run_names)
 from .usage import add_coverage_options, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -49,12 +50,14 @@ def run(args) -> int:
     from ..stats.ppi import prediction_powered
 
     if len(args.inputs) not in (3, 4):
-        raise usage(NAME, "give the humans' qrels, the judge's qrels and one run (then optionally a baseline run)")
+        raise usage(NAME,
+                    "give the humans' qrels, the judge's qrels and one run (then optionally a baseline run)")
     if args.layer:
         raise usage(NAME, "--layer: give the layered qrels of each source as one file here",
                     "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
     if sum(path == "-" for path in args.inputs) > 1:
-        raise usage(NAME, "stdin ('-') is given for two inputs", "read at most one input from stdin")
+        raise usage(NAME, "stdin ('-') is given for two inputs",
+                    "read at most one input from stdin")
     human_path, judge_path, *paths = args.inputs
     names = run_names(paths, args.label)
     judge, runs = read_inputs(args, judge_path, paths, names, intents=False)
@@ -62,15 +65,18 @@ def run(args) -> int:
     run_list = list(runs)
     baseline = run_list[1][1] if len(run_list) > 1 else None
     result = prediction_powered(human, judge, run_list[0][1], args.measure, baseline=baseline,
-                                protocol=protocol_of(args), confidence=args.confidence, tuned=not args.no_tuning,
+                                protocol=protocol_of(args), confidence=args.confidence,
+                                tuned=not args.no_tuning,
                                 allow_partial=args.allow_partial, min_coverage=args.min_coverage)
-    what = f"{args.measure} of {names[0]}" + (f" minus {names[1]} (paired)" if baseline is not None else "")
+    what = (f"{args.measure} of {names[0]}"
+            + (f" minus {names[1]} (paired)" if baseline is not None else ""))
     tuning = "plain PPI, lambda 1" if args.no_tuning else f"PPI++, lambda {result.lam:.3f}"
     lines = [f"prediction-powered {what}: {result.labelled} topics labelled by humans, "
              f"{result.unlabelled} by the judge only ({tuning})",
              _row("prediction-powered", result.ppi, args.confidence,
                   f"as narrow as {result.effective_topics:.1f} human topics"),
-             _row("human only", result.human_only, args.confidence, f"{result.human_only.topics} topics"),
+             _row("human only", result.human_only, args.confidence,
+                  f"{result.human_only.topics} topics"),
              _row("judge only (naive)", result.judge_only, args.confidence,
                   f"{result.judge_only.topics} topics; biased as the judge is"),
              "(valid when the humans' topics are a uniform random sample of the judge's)"]

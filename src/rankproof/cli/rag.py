@@ -11,7 +11,8 @@ from .progress import steps
 from .usage import add_coverage_options, usage
 from .why import PEERS, count as _count
 from .inputs import add_chunk_options, add_protocol_options, protocol_of
-from .render import add_output_options, check_format_output, measure_names, merged_notes, notes, print_notes
+from .render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
+                     print_notes)
 from .render import render_results
 from .render import digits as precision
 
@@ -33,8 +34,10 @@ refused in one line naming the mapping; --allow-partial evaluates them as writte
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..io.rag import LAYOUTS
 
-    parser.add_argument("file", help="JSON Lines, Parquet or a JSON list (by its suffix), one row per query")
-    parser.add_argument("--layout", choices=tuple(LAYOUTS), help="the rows' layout (default: from the field names)")
+    parser.add_argument("file",
+                        help="JSON Lines, Parquet or a JSON list (by its suffix), one row per query")
+    parser.add_argument("--layout", choices=tuple(LAYOUTS),
+                        help="the rows' layout (default: from the field names)")
     parser.add_argument("--judgments", metavar="DATASET",
                         help="the relevant ids from a LlamaIndex retrieval dataset JSON (queries, corpus, "
                              "relevant_docs), for rows by query id or by query text; they replace the rows' own")
@@ -43,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_protocol_options(parser)
     add_chunk_options(parser)
     add_coverage_options(parser)
-    parser.add_argument("--label", metavar="NAME", help="the run's name in the output (default: the file's name)")
+    parser.add_argument("--label", metavar="NAME",
+                        help="the run's name in the output (default: the file's name)")
     parser.add_argument("--per-query", action="store_true", help="also show each query's values")
     parser.add_argument("--peer", choices=PEERS,
                         help="after the table, why the numbers differ from this peer's (rankproof why --peer's "
@@ -53,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_output_options(parser)
 
 
-def rag_inputs(path: str, layout: str | None = None, name: str | None = None, judgments: str | None = None):
+def rag_inputs(path: str, layout: str | None = None, name: str | None = None,
+               judgments: str | None = None):
     """The qrels and run of a RAG evaluation file, and what was read (:func:`rankproof.frontdoors.rag.rag_inputs`)."""
     from ..frontdoors.rag import rag_inputs as inputs
 
@@ -77,7 +82,8 @@ def run(args) -> int:
     with steps(args, 3 if args.peer else 2, "reading") as progress:
         rows = rag_rows(args.file, layout=args.layout, judgments=args.judgments)
         progress.step("evaluating")
-        results = evaluate_rag(rows, measures, protocol, name=args.label or os.path.basename(args.file),
+        results = evaluate_rag(rows, measures, protocol,
+                               name=args.label or os.path.basename(args.file),
                                min_coverage=args.min_coverage, allow_partial=args.allow_partial)
         progress.step(f"against {args.peer}'s preset" if args.peer else "done")
         shown = render_results([results], args.format, args.per_query, places, names)
@@ -87,14 +93,16 @@ def run(args) -> int:
 
             qrels, ranking, _ = rag_inputs(args.file, layout=args.layout, judgments=args.judgments,
                                            name=results.run_name)
-            found = why(qrels, ranking, measures, args.peer, protocol, top=args.top, allow_partial=args.allow_partial,
+            found = why(qrels, ranking, measures, args.peer, protocol, top=args.top,
+                        allow_partial=args.allow_partial,
                         min_coverage=args.min_coverage)
             # text: --peer was refused above beside any format but the table (no bytes reach here)
             shown = cast(str, shown).rstrip("\n") + "\n\n" + found.summary(digits=7) + "\n"
             progress.step("done")
     write_output(shown, args.output)
     read = (f"{args.file}: {rows.layout} layout, {rows.rows} rows, {rows.empty} with nothing retrieved; "
-            f"{sum(map(bool, rows.judgments.values()))} queries with relevant ids" + (f" in {args.judgments}" if args.judgments else ""))
+            f"{sum(map(bool, rows.judgments.values()))} queries with relevant ids"
+            + (f" in {args.judgments}" if args.judgments else ""))
     print_notes([read, *merged_notes(args.measure)], args.quiet)
     notes([results], args.quiet)
     return 0

@@ -10,16 +10,20 @@ import sys
 
 from .usage import precision_option, short, usage
 
-__all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", "notes", "digits", "print_text",
-           "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options", "quieted",
+__all__ = ["FORMATS", "COMPARE_FORMATS", "render_results", "render_comparison", "notes", "digits",
+           "print_text",
+           "add_names_option", "measure_names", "merged_notes", "print_notes", "add_print_options",
+           "quieted",
            "add_output_options"]
 
 FORMATS = ("table", "json", "csv", "markdown", "trec", "parquet")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
-def render_results(results, fmt: str, per_query: bool, places: int = 4, names: dict[str, str] | None = None,
-                   spreadsheet_safe: bool = False, dispersion: "str | None" = None) -> "str | bytes":
+def render_results(results, fmt: str, per_query: bool, places: int = 4,
+                   names: dict[str, str] | None = None,
+                   spreadsheet_safe: bool = False,
+                   dispersion: "str | None" = None) -> "str | bytes":
     """Results (one per run) in an output format of ``rankproof evaluate`` (``parquet``: the file's bytes).
 
     ``--format trec`` prints trec_eval's measure names (``map``, ``P_10``);
@@ -45,12 +49,15 @@ def render_results(results, fmt: str, per_query: bool, places: int = 4, names: d
     from ..report.table import to_markdown, to_table
 
     if fmt == "markdown":
-        return to_markdown(results, per_query=per_query, digits=places, names=names, dispersion=dispersion)
-    return to_table(results, per_query=per_query, digits=places, notes=False, names=names, dispersion=dispersion)
+        return to_markdown(results, per_query=per_query, digits=places, names=names,
+                           dispersion=dispersion)
+    return to_table(results, per_query=per_query, digits=places, notes=False, names=names,
+                    dispersion=dispersion)
 
 
 def render_comparison(comparison, fmt: str, *, places: int = 4, names: dict[str, str] | None = None,
-                      quiet: bool = False, label: str = "tab:results", extra: tuple[str, ...] = ()) -> str:
+                      quiet: bool = False, label: str = "tab:results",
+                      extra: tuple[str, ...] = ()) -> str:
     """A Comparison in an output format of ``rankproof compare`` (JSON and CSV at full precision)."""
     from ..report import compare as render
 
@@ -102,8 +109,10 @@ def measure_names(args, command: str, measures) -> dict[str, str]:
         if measure not in evaluated:
             raise usage(command, f"--names {short(item)}: {measure} is not among the measures "
                         f"({', '.join(evaluated)})", f"add -m {text.strip()} or drop this name")
-        if names.get(measure, shown) != shown or shown in (v for k, v in names.items() if k != measure):
-            raise usage(command, f"--names {short(item)}: two names for one measure, or one name for two",
+        if (names.get(measure, shown) != shown
+            or shown in (v for k, v in names.items() if k != measure)):
+            raise usage(command,
+                        f"--names {short(item)}: two names for one measure, or one name for two",
                         "give each measure one name")
         names[measure] = shown
     return names
@@ -149,7 +158,8 @@ def digits(args, default: int = 4) -> int:
     if places is None:
         return default
     if not 0 <= places <= 17:
-        raise usage(None, f"--precision {places} is not a number of decimals", "give a number between 0 and 17")
+        raise usage(None, f"--precision {places} is not a number of decimals",
+                    "give a number between 0 and 17")
     return places
 
 
@@ -169,21 +179,25 @@ def add_output_options(parser) -> None:
     parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
     add_names_option(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    parser.add_argument("--quiet", action="store_true", help="no counts or warnings on stderr (errors still are)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no counts or warnings on stderr (errors still are)")
 
 
 def check_format_output(args, command: str) -> None:
     """Refuse ``--format parquet`` without ``-o FILE``: a binary file is not for a terminal or a pipe."""
     if args.format == "parquet" and args.output in (None, "-"):
-        raise usage(command, "--format parquet writes a binary file", "give -o FILE (e.g. -o window.parquet)")
+        raise usage(command, "--format parquet writes a binary file",
+                    "give -o FILE (e.g. -o window.parquet)")
 
 
 def add_print_options(parser, default: int = 4, what: str = "values") -> None:
     """--precision and --quiet for a command that prints a table (explain, why, systems)."""
     parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help=f"decimals of the {what} printed (default {default})")
-    parser.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (no notes or warnings)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="nothing on stderr but errors (no notes or warnings)")
 
 
 def quieted(args):

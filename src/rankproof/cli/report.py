@@ -7,7 +7,8 @@ import argparse
 from .compare import add_test_options
 from .evaluate import DEFAULT_MEASURES
 from .usage import add_coverage_options
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels, run_names
+from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
+                     run_names)
 from .large import prepare_for, release_freed_memory
 from .render import print_notes
 from .side import SIDE_ARGUMENTS, add_side_options, side_data_later, split
@@ -26,8 +27,10 @@ EXAMPLES = """example:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", nargs="?", help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
-    parser.add_argument("runs", nargs="*", metavar="run", help="rankings: TREC (query Q0 doc rank score tag), ...")
+    parser.add_argument("qrels", nargs="?",
+                        help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet")
+    parser.add_argument("runs", nargs="*", metavar="run",
+                        help="rankings: TREC (query Q0 doc rank score tag), ...")
     parser.add_argument("--nuggets", nargs="+", metavar="FILE",
                         help="instead of qrels and runs: nuggetizer assignment files, one run each (their four "
                              "nugget scores per query, compared as rankproof nuggets --compare)")
@@ -36,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "nuggets anyway, on the queries they share")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
-    parser.add_argument("--baseline", metavar="RUN", help="compare every run with this one (default: the first)")
+    parser.add_argument("--baseline", metavar="RUN",
+                        help="compare every run with this one (default: the first)")
     parser.add_argument("--fused", metavar="RUN",
                         help="the run that fuses the others (rankproof fuse): adds a section testing it against each")
     parser.add_argument("--judge", metavar="QRELS",
@@ -51,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", required=True,
                         help="the HTML file to write (atomically); every query's values go beside it, in "
                              "FILE's name with .per-query.csv.gz")
-    parser.add_argument("--quiet", action="store_true", help="no progress display and no warnings on stderr")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress display and no warnings on stderr")
     add_side_options(parser)
 
 
@@ -76,29 +81,36 @@ def run(args) -> int:
     total = 5 + 2 * runs_count + (runs_count > 1) + (runs_count > 2) + bool(args.fused) + sided
     with steps(args, total, "reading the inputs") as stages:
         step = _releasing(stages.step) if large else stages.step
-        qrels, read = read_inputs(args, args.qrels, args.runs, names)  # --intents: judgments per intent
+        # --intents: judgments per intent
+        qrels, read = read_inputs(args, args.qrels, args.runs, names)
         judge = read_qrels(args, args.judge) if args.judge else None
         step("read the inputs")
         runs = dict(read)
         if segments is not None:
             check_segments_match(segments, qrels.queries, args.segments)
         # --baseline may name the run (label or file name) or give its path.
-        baseline = dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline else None
+        baseline = (dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline
+                    else None)
         fused = dict(zip(args.runs, names)).get(args.fused, args.fused) if args.fused else None
         files = _input_files(args, names)
         step("input digests")
-        data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=args.test,
-                       correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
+        data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments,
+                       test=args.test,
+                       correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
+                       seed=args.seed,
                        inputs=files,
                        command=shlex.join(["rankproof", *getattr(args, "argv", [])]), fused=fused,
                        progress=step, judge=judge,
-                       coverage={"allow_partial": args.allow_partial, "min_coverage": args.min_coverage})
+                       coverage={"allow_partial": args.allow_partial,
+                                 "min_coverage": args.min_coverage})
         # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
         side = pending_side()
         _write_page(data, _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args,
                                   data.results), args.output, step)
-    # The partial-match guard's doubts: at the top of the page, and on stderr as evaluate prints them.
-    print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings], args.quiet)
+    # The partial-match guard's doubts: at the top of the page, and on stderr as evaluate prints
+    # them.
+    print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings],
+                args.quiet)
     return 0
 
 
@@ -185,7 +197,8 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     # vectorised: pages.groups), before the side measures'.
     by_group, disparity = dict(data["by_group"]), dict(data.get("disparity") or {})
     for r in results:
-        names, codes = group_codes(ids_of(r), side.groups.users, side.groups.labels, NO_GROUP)   # once per run
+        # once per run
+        names, codes = group_codes(ids_of(r), side.groups.users, side.groups.labels, NO_GROUP)
         found = {str(m): coded_means(names, codes, r.values(m)) for m in r.measures}
         by_group[r.run_name] = {**found, **by_group.get(r.run_name, {})}
         spread = {str(m): disparity_entry(ids_of(r), r.values(m), side.groups) for m in r.measures}
@@ -195,7 +208,8 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
 
 
 # Options of rankings that nugget scores have no use for.
-_RANKING_ONLY = ("measure", "fused", "judge", "segments", "intents", "grade_map", "policy", "chunk_map", "label", "items",
+_RANKING_ONLY = ("measure", "fused", "judge", "segments", "intents", "grade_map", "policy",
+                 "chunk_map", "label", "items",
                  "train", "features", "groups")
 
 
@@ -213,7 +227,8 @@ def _nugget_report(args) -> int:
 
     given = [f"--{name.replace('_', '-')}" for name in _RANKING_ONLY if getattr(args, name, None)]
     if args.qrels is not None or given or args.preset != "rankproof":
-        raise usage(NAME, f"--nuggets takes assignment files only, not {', '.join(given) or 'QRELS RUN or --preset'}",
+        raise usage(NAME,
+                    f"--nuggets takes assignment files only, not {', '.join(given) or 'QRELS RUN or --preset'}",
                     "the nugget scores are the measures and the nuggets the judgments")
     check_output_path(args.output, args.nuggets)
     files = nugget_file_names(args.nuggets)
@@ -223,10 +238,13 @@ def _nugget_report(args) -> int:
     results = read_nugget_files(args.nuggets, names)   # each named at once (Results are read-only)
     missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
                "answers, not rankings",)
-    data = results_page(results, baseline=baseline, test=args.test, correction=args.correction, alpha=args.alpha,
-                        n_resamples=args.resamples, seed=args.seed, allow_mismatch=args.allow_mismatch, command=shlex.join(["rankproof",
+    data = results_page(results, baseline=baseline, test=args.test, correction=args.correction,
+                        alpha=args.alpha,
+                        n_resamples=args.resamples, seed=args.seed,
+                        allow_mismatch=args.allow_mismatch, command=shlex.join(["rankproof",
                                                                                        *getattr(args, "argv", [])]),
-                        inputs=[f for f in (input_file(f"nuggets {n}", p) for n, p in zip(names, args.nuggets))
+                        inputs=[f for f in (input_file(f"nuggets {n}", p)
+                                            for n, p in zip(names, args.nuggets))
                                 if f is not None],
                         title=f"rankproof nugget scores: {', '.join(names)}", missing=missing)
     write_output(render(data), args.output)

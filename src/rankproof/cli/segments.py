@@ -34,7 +34,8 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then one or more runs")
+    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN",
+                        help="the qrels, then one or more runs")
     parser.add_argument("--groups", metavar="FILE", required=True,
                         help="each user's (query's) group: columns user, group (CSV, TSV, JSONL or Parquet)")
     parser.add_argument("--side-columns", metavar="SPEC",
@@ -48,16 +49,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "skewness check passes, else the bootstrap; bootstrap or normal: always that")
     parser.add_argument("--resamples", type=count_option("--resamples"), default=2000,
                         help="bootstrap resamples (default 2000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
+                        help="random seed (default 0)")
     parser.add_argument("--unlabelled", choices=("error", "group", "drop"), default="error",
                         help="an evaluated user with no group: refused (default), grouped apart, or left out")
     add_protocol_options(parser)
     add_input_options(parser)
     parser.add_argument("--allow-partial", action="store_true",
                         help="evaluate runs that rank fewer than half of the judged queries anyway")
-    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    parser.add_argument("--quiet", action="store_true", help="no progress display and no warnings on stderr")
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="output format (default table)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress display and no warnings on stderr")
 
 
 def run(args) -> int:
@@ -129,7 +134,9 @@ def _json(tables: dict) -> str:
         return value if value == value else None   # NaN (fewer than 2 users): null
 
     return json.dumps({"runs": {name: {
-        "confidence": table.confidence, "interval": table.interval, "method_check": table.method_check,
+        "confidence": table.confidence, "interval": table.interval,
+        "method_check": table.method_check,
         "rows": [{"segment": str(row.segment), "measure": row.measure, "mean": number(row.mean),
-                  "count": row.count, "low": number(row.low), "high": number(row.high)} for row in table.rows]}
+                  "count": row.count, "low": number(row.low), "high": number(row.high)}
+                 for row in table.rows]}
         for name, table in tables.items()}}, indent=2) + "\n"

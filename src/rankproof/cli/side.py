@@ -16,7 +16,8 @@ from .usage import usage
 if TYPE_CHECKING:
     from ..recsys.side import SideData
 
-__all__ = ["add_side_options", "split", "side_data", "side_data_later", "side_columns", "unread_side_data",
+__all__ = ["add_side_options", "split", "side_data", "side_data_later", "side_columns",
+           "unread_side_data",
            "rank_owned_run", "SIDE_HELP", "SIDE_COLUMNS"]
 
 SIDE_HELP = {
@@ -27,7 +28,8 @@ SIDE_HELP = {
 }
 
 # The columns --side-columns renames, and the readers' arguments (and flags) that read each one.
-SIDE_COLUMNS = {"user": ("train", "groups"), "item": ("items", "train", "features"), "category": ("features",),
+SIDE_COLUMNS = {"user": ("train", "groups"), "item": ("items", "train", "features"),
+                "category": ("features",),
                 "group": ("groups",), "count": ("train",)}
 
 
@@ -38,7 +40,8 @@ def add_side_options(parser: argparse.ArgumentParser) -> None:
     the parser loads no reader).
     """
     for kind, text in SIDE_HELP.items():
-        parser.add_argument(f"--{kind}", metavar="FILE", help=text + " (CSV, TSV, JSONL or Parquet)")
+        parser.add_argument(f"--{kind}", metavar="FILE",
+                            help=text + " (CSV, TSV, JSONL or Parquet)")
     parser.add_argument("--side-columns", metavar="SPEC",
                         help="the side data's column names, when not the defaults: e.g. "
                              "user=uid,item=movie,category=genres,group=segment,count=n (count: interactions "
@@ -53,8 +56,10 @@ def side_columns(text: "str | None", command: str) -> dict[str, dict[str, "str |
             continue
         role, equals, name = (part.strip() for part in pair.partition("="))
         if role not in SIDE_COLUMNS or not equals or not name:
-            raise usage(command, f"--side-columns {pair.strip()!r} is not ROLE=NAME with a role among "
-                        f"{', '.join(SIDE_COLUMNS)}", "write e.g. --side-columns user=uid,item=movie")
+            raise usage(command,
+                        f"--side-columns {pair.strip()!r} is not ROLE=NAME with a role among "
+                        f"{', '.join(SIDE_COLUMNS)}",
+                        "write e.g. --side-columns user=uid,item=movie")
         for kind in SIDE_COLUMNS[role]:
             # user=none: --train is a popularity table (item, count), --groups still needs its users
             per_kind[kind][role] = None if (role, name, kind) == ("user", "none", "train") else name
@@ -152,14 +157,16 @@ def side_data(args, command: str, measures, skip=(), read_files: bool = True) ->
     from ..recsys.side import SIDE_FLAGS, SideData
     from ..recsys.side_io import read_features, read_groups, read_items, read_train
 
-    given = {kind: (getattr(args, kind, None) if SIDE_FLAGS[kind] not in skip else None) for kind in SIDE_FLAGS}
+    given = {kind: (getattr(args, kind, None) if SIDE_FLAGS[kind] not in skip else None)
+             for kind in SIDE_FLAGS}
     # What is given stands for "present" while checking; files are read after.
     present = SideData(**{kind: (object() if path is not None else None)  # type: ignore[arg-type]
                           for kind, path in given.items()})
     for measure in measures:
         lacking = missing_side_data(measure, present)
         if lacking is not None:
-            raise usage(command, f"{measure} needs side data that was not given", f"give it with {lacking}")
+            raise usage(command, f"{measure} needs side data that was not given",
+                        f"give it with {lacking}")
     for kind, path in given.items():
         if path is not None and path == "-":
             raise usage(command, f"{SIDE_FLAGS[kind]} - : side data is read from a file, not stdin",
@@ -176,13 +183,15 @@ def side_data(args, command: str, measures, skip=(), read_files: bool = True) ->
         except MissingColumnsError as error:
             raise _in_option_words(error, SIDE_FLAGS[kind]) from None
 
-    readers = {"items": read_items, "train": read_train, "features": read_features, "groups": read_groups}
+    readers = {"items": read_items, "train": read_train, "features": read_features,
+               "groups": read_groups}
     wanted = [kind for kind in readers if given[kind] is not None]
     if len(wanted) < 2:
         return SideData(**{kind: read(kind, readers[kind]) for kind in wanted})
     from concurrent.futures import ThreadPoolExecutor
 
-    # The files are read side by side (Parquet and Arrow's kernels release the GIL: the training log,
+    # The files are read side by side (Parquet and Arrow's kernels release the GIL: the training
+    # log,
     # the largest, is read beside the catalogue and the features); a bad file is still reported in
     # the order of the flags, as when they were read one after the other.
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -196,9 +205,11 @@ def _in_option_words(error, flag: str) -> Exception:
 
     if error.no_header:
         return error
-    shown = " and ".join(f"no column {name!r} (the {role} column of {flag})" for role, name in error.missing.items())
+    shown = " and ".join(f"no column {name!r} (the {role} column of {flag})"
+                         for role, name in error.missing.items())
     listing = ", ".join(repr(name) for name in error.present) or "none"
     example = ",".join(f"{role}=NAME" for role in error.missing)
-    table = " (user=none: the file is a popularity table)" if flag == "--train" and "user" in error.missing else ""
+    table = (" (user=none: the file is a popularity table)" if flag == "--train"
+             and "user" in error.missing else "")
     return InputError(source=error.source, line=error.line, what=literal(shown),
                       fix=literal(f"its columns are {listing}; name them with --side-columns {example}{table}"))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import RUN_FORMATS, RUN_ROLES, add_column_options, add_no_header_option, read_run, run_names
+from .inputs import (RUN_FORMATS, RUN_ROLES, add_column_options, add_no_header_option, read_run,
+                     run_names)
 from .render import add_print_options, digits, print_text
 from .usage import count_option, fraction_option, usage
 
@@ -28,10 +29,12 @@ _TIES = {"w": "a tie is equality: the group is seen whole at its first depth",
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="*", metavar="RUN", help="two runs")
-    parser.add_argument("--p", type=fraction_option("--p"), default=0.9, help="RBO's persistence (default 0.9)")
+    parser.add_argument("--p", type=fraction_option("--p"), default=0.9,
+                        help="RBO's persistence (default 0.9)")
     parser.add_argument("--ties", choices=tuple(_TIES), default="a",
                         help="RBO's treatment of tied scores (Corsi and Urbano 2024): a (default), w or b")
-    parser.add_argument("-k", type=count_option("-k"), default=10, help="cutoff of overlap@k and Jaccard@k (default 10)")
+    parser.add_argument("-k", type=count_option("-k"), default=10,
+                        help="cutoff of overlap@k and Jaccard@k (default 10)")
     parser.add_argument("--per-query", action="store_true", help="print every query's values")
     parser.add_argument("--run-format", choices=RUN_FORMATS,
                         help="default: from the extension (else trec, or run3 when the first line is "
@@ -41,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                            "score": "score column (default score; none: rows are in rank order)"},
                        "query=qid,doc=docno,score=sim")
     add_no_header_option(parser)
-    parser.add_argument("--label", action="append", metavar="NAME=FILE", help="name the run FILE as NAME")
+    parser.add_argument("--label", action="append", metavar="NAME=FILE",
+                        help="name the run FILE as NAME")
     add_print_options(parser)
 
 

@@ -29,7 +29,8 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN", help="the qrels, then three or more runs")
+    parser.add_argument("inputs", nargs="*", metavar="QRELS RUN",
+                        help="the qrels, then three or more runs")
     parser.add_argument("--results", nargs="+", metavar="FILE",
                         help="analyse saved results (rankproof evaluate --format json or parquet -o FILE) instead "
                              "of runs")
@@ -39,33 +40,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="randomised Tukey HSD (all pairs; default) or step-down MaxT (all pairs or baselines)")
     parser.add_argument("--baseline", action="append", metavar="RUN",
                         help="a baseline (repeatable): MaxT tests only the pairs with a baseline; risk is against it")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000, help="permutations (default 10000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0, help="random seed (default 0)")
+    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
+                        help="significance level (default 0.05)")
+    parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
+                        help="permutations (default 10000)")
+    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
+                        help="random seed (default 0)")
     parser.add_argument("--method", choices=("auto", "resampling", "normal"), default="auto",
                         help="auto (default): permutations up to 5,000 topics, their large-sample limit beyond "
                              "(the output names the method and its check); resampling or normal: always that")
     parser.add_argument("--mixed-model", action="store_true",
                         help="a linear mixed model with a random topic effect (needs statsmodels: rankproof[stats])")
-    parser.add_argument("--risk", action="store_true", help="URisk, TRisk and GeoRisk against the baselines")
-    parser.add_argument("--risk-alpha", type=number_option("--risk-alpha", 0, example="1"), default=1.0,
+    parser.add_argument("--risk", action="store_true",
+                        help="URisk, TRisk and GeoRisk against the baselines")
+    parser.add_argument("--risk-alpha", type=number_option("--risk-alpha", 0, example="1"),
+                        default=1.0,
                         help="risk aversion: a loss counts 1 + alpha times (default 1)")
     parser.add_argument("--design", action="store_true",
                         help="topic set size (Sakai 2016) and discriminative power of the measures (Sakai 2006)")
     parser.add_argument("--min-difference", default=0.05,
                         type=number_option("--min-difference", 0, open_low=True, example="0.05"),
                         help="--design: the difference (and ANOVA range) to detect (default 0.05)")
-    parser.add_argument("--ci-width", type=number_option("--ci-width", 0, open_low=True, example="0.1"), default=0.1,
+    parser.add_argument("--ci-width", type=number_option("--ci-width", 0, open_low=True,
+                                                         example="0.1"), default=0.1,
                         help="--design: the widest interval of a difference wanted (default 0.1)")
-    parser.add_argument("--power", type=fraction_option("--power"), default=0.8, help="--design: the power wanted (default 0.8)")
+    parser.add_argument("--power", type=fraction_option("--power"), default=0.8,
+                        help="--design: the power wanted (default 0.8)")
     parser.add_argument("--asl-resamples", type=count_option("--asl-resamples"), default=1000,
                         help="--design: bootstrap samples of the ASL (default 1000)")
     add_protocol_options(parser)
     add_input_options(parser)
     add_coverage_options(parser)
-    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    add_print_options(parser, what="means, differences, effects and risks (p-values keep 4; json every digit)")
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="output format (default table)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (atomically) instead of stdout")
+    add_print_options(parser,
+                      what="means, differences, effects and risks (p-values keep 4; json every digit)")
     parser.add_argument("--leaderboard", action="store_true",
                         help="each system's rank with a bootstrap interval over topics (--resamples, --seed) "
                              "and the systems not separable from the best (see rankproof leaderboard)")
@@ -93,7 +104,8 @@ def run(args) -> int:
     qrels_path, paths = args.inputs[0], args.inputs[1:]
     file_names = run_names(paths)
     names = table_names(paths, args.label)
-    known = {**dict(zip(paths, names)), **dict(zip(file_names, names)), **{name: name for name in names}}
+    known = {**dict(zip(paths, names)), **dict(zip(file_names, names)),
+             **{name: name for name in names}}
     baselines = [known.get(name, name) for name in args.baseline or []]
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")
@@ -132,8 +144,10 @@ def _saved(args) -> int:
                     "for two runs use rankproof compare --results")
     first_path, first = loaded[0]
     for path, saved in loaded[1:]:
-        if saved.protocol.fingerprint != first.protocol.fingerprint or saved.qrels_digest != first.qrels_digest:
-            raise usage(NAME, f"{path} ({saved.run_name}) was evaluated under protocol {saved.protocol.fingerprint} "
+        if (saved.protocol.fingerprint != first.protocol.fingerprint or saved.qrels_digest
+            != first.qrels_digest):
+            raise usage(NAME,
+                        f"{path} ({saved.run_name}) was evaluated under protocol {saved.protocol.fingerprint} "
                               f"on qrels {saved.qrels_digest}, {first_path} ({first.run_name}) under "
                               f"{first.protocol.fingerprint} on {first.qrels_digest}",
                         "evaluate every run under one protocol on the same qrels")
@@ -158,10 +172,13 @@ def _saved(args) -> int:
 def _analyse(args, qrels, runs, measures, baselines):
     from ..stats.systems import compare_systems
 
-    return compare_systems(qrels, runs, measures, protocol_of(args), allow_partial=args.allow_partial,
+    return compare_systems(qrels, runs, measures, protocol_of(args),
+                           allow_partial=args.allow_partial,
                            min_coverage=args.min_coverage,
                            procedure=args.procedure, baselines=baselines, alpha=args.alpha,
                            n_resamples=args.resamples, seed=args.seed,
                            risk_alpha=args.risk_alpha if args.risk else None, design=args.design,
-                           min_difference=args.min_difference, ci_width=args.ci_width, power=args.power,
-                           asl_resamples=args.asl_resamples, mixed=args.mixed_model, method=args.method)
+                           min_difference=args.min_difference, ci_width=args.ci_width,
+                           power=args.power,
+                           asl_resamples=args.asl_resamples, mixed=args.mixed_model,
+                           method=args.method)

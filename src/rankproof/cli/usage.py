@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ..errors import InputError, literal, shorten
 
-__all__ = ["UsageError", "usage", "literal", "short", "number_option", "count_option", "fraction_option",
+__all__ = ["UsageError", "usage", "literal", "short", "number_option", "count_option",
+           "fraction_option",
            "share_option", "precision_option", "checked_option", "budget_option", "drop_option",
            "add_coverage_options"]
 
@@ -36,7 +37,8 @@ def short(value, width: int = 40) -> str:
     return shorten(value, width)
 
 
-def number_option(option: str, low: float | None = None, high: float | None = None, *, integer: bool = False,
+def number_option(option: str, low: float | None = None, high: float | None = None, *,
+                  integer: bool = False,
                   open_low: bool = False, open_high: bool = False, example: str | None = None):
     """An argparse ``type`` for a number given on the command line, checked against its domain.
 

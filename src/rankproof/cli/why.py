@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 
 from ..protocol.presets import PRESET_SETTINGS
-from .inputs import add_chunk_options, add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .inputs import (add_chunk_options, add_input_options, add_protocol_options, protocol_of,
+                     read_inputs, run_names)
 from .render import add_print_options, digits, print_text, quieted
 from .progress import steps
 from .usage import add_coverage_options, count_option, usage
 
-__all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run", "count", "rag_file", "add_rag_input_options"]
+__all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run", "count", "rag_file",
+           "add_rag_input_options"]
 
 NAME = "why"
 HELP = "why a number differs from a peer's: the policies that differ, by how much, on which queries"
@@ -19,8 +21,10 @@ EXAMPLES = """examples:
   rankproof why truth.csv recs.csv --columns query=user,doc=item --peer sklearn -m ndcg@10
   rankproof why ragas_eval.jsonl --peer ragas -m ap --chunk-map sep:_
 A RAG evaluation file (one row per query, as `rankproof rag` reads it) is given alone."""
-# Every preset but our own defaults: trec_eval, trec_eval9, sklearn, lightgbm, ranx, spark, pytrec_eval,
-# ir_measures, and the RAG frameworks (ragas, llamaindex, haystack, mlflow, mteb, beir, sentence_transformers).
+# Every preset but our own defaults: trec_eval, trec_eval9, sklearn, lightgbm, ranx, spark,
+# pytrec_eval,
+# ir_measures, and the RAG frameworks (ragas, llamaindex, haystack, mlflow, mteb, beir,
+# sentence_transformers).
 PEERS = tuple(name for name in PRESET_SETTINGS if name != "rankproof")
 
 
@@ -29,10 +33,13 @@ count = count_option("--top", minimum=0)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", help="judgments (any input format; - for stdin), or a RAG evaluation file "
+    parser.add_argument("qrels",
+                        help="judgments (any input format; - for stdin), or a RAG evaluation file "
                                       "given alone (as rankproof rag reads it)")
-    parser.add_argument("run", nargs="?", help="rankings (any input format; - for stdin); none for a RAG file")
-    parser.add_argument("--peer", required=True, choices=PEERS, help="the peer whose preset to compare with")
+    parser.add_argument("run", nargs="?",
+                        help="rankings (any input format; - for stdin); none for a RAG file")
+    parser.add_argument("--peer", required=True, choices=PEERS,
+                        help="the peer whose preset to compare with")
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help="a measure; repeat for several (default ndcg@10)")
     parser.add_argument("--top", type=count, default=5,
@@ -69,10 +76,12 @@ def run(args) -> int:
             if args.layout or args.judgments:
                 raise usage(NAME, "--layout and --judgments read a RAG file given alone",
                             "leave out the run, or these options")
-            qrels, runs = read_inputs(args, args.qrels, [args.run], run_names([args.run], args.label))
+            qrels, runs = read_inputs(args, args.qrels, [args.run],
+                                      run_names([args.run], args.label))
             (_, ranking), = runs
         shown.step(f"evaluating under ours and {args.peer}'s")
-        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top, allow_partial=args.allow_partial,
+        found = why(qrels, ranking, measures, args.peer, protocol, top=args.top,
+                    allow_partial=args.allow_partial,
                     min_coverage=args.min_coverage)
         shown.step("done")
     print_text(found.summary(digits=places) + "\n")

@@ -69,7 +69,10 @@ def dataset_qrels(name: str) -> tuple[dict[str, dict[str, int]], DatasetInfo]:
     documentation = dataset.documentation() if hasattr(dataset, "documentation") else {}
     measures = tuple(str(m) for m in (documentation or {}).get("official_measures", ()) or ())
     defs = dataset.qrels_defs() if hasattr(dataset, "qrels_defs") else {}
-    quirks = tuple(quirk for prefix, quirk in QUIRKS.items() if name == prefix or name.startswith(prefix + "/"))
-    info = DatasetInfo(name=name, official_measures=measures, relevance_level=_relevance_level(measures),
-                       grade_meanings={int(k): str(v) for k, v in (defs or {}).items()}, quirks=quirks)
+    quirks = tuple(quirk for prefix, quirk in QUIRKS.items() if name == prefix
+                   or name.startswith(prefix + "/"))
+    info = DatasetInfo(name=name, official_measures=measures,
+                       relevance_level=_relevance_level(measures),
+                       grade_meanings={int(k): str(v) for k, v in (defs or {}).items()},
+                       quirks=quirks)
     return judgments, info

@@ -32,15 +32,20 @@ def map_grades(qrels: Qrels, mapping: Mapping[int, int]) -> Qrels:
     new = np.array([mapping[g] for g in sorted(mapping)], dtype=np.int64)
     at = np.searchsorted(old, qrels.grades)
     at_clipped = np.minimum(at, max(len(old) - 1, 0))
-    known = (at < len(old)) & (old[at_clipped] == qrels.grades) if len(old) else np.zeros(len(qrels), bool)
+    known = (at < len(old)) & (old[at_clipped]
+                               == qrels.grades) if len(old) else np.zeros(len(qrels), bool)
     if not known.all():
         i = int(np.flatnonzero(~known)[0])
         query = qrels.queries[np.searchsorted(qrels.offsets, i, side="right") - 1]
         missing = sorted(set(qrels.grades[~known].tolist()))
-        raise InputError(source=qrels.source, line=int(qrels.lines[i]) if qrels.lines[i] >= 0 else None,
-                         query=str(query), doc=str(qrels.docs[qrels.doc_codes[i]]), value=qrels.grades[i].item(),
+        raise InputError(source=qrels.source,
+                         line=int(qrels.lines[i]) if qrels.lines[i] >= 0 else None,
+                         query=str(query), doc=str(qrels.docs[qrels.doc_codes[i]]),
+                         value=qrels.grades[i].item(),
                          what=f"grade {qrels.grades[i]} is not in the grade map (unmapped grades: "
-                              f"{', '.join(map(str, missing))})", fix=f"add them, e.g. {missing[0]}:0")
+                              f"{', '.join(map(str, missing))})",
+                         fix=f"add them, e.g. {missing[0]}:0")
     query_codes = np.repeat(np.arange(qrels.num_queries), np.diff(qrels.offsets))
-    return Qrels(query_codes=query_codes, queries=qrels.queries, doc_codes=qrels.doc_codes, docs=qrels.docs,
+    return Qrels(query_codes=query_codes, queries=qrels.queries, doc_codes=qrels.doc_codes,
+                 docs=qrels.docs,
                  grades=new[at], lines=qrels.lines, source=qrels.source, keep_empty=True)

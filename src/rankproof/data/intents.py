@@ -85,9 +85,11 @@ class IntentQrels:
         query = np.asarray(query, dtype=str)
         intent = np.asarray(intent, dtype=str)
         doc = np.asarray(doc, dtype=str)
-        grade = integer_grades(np.asarray(grade), lambda i: {"source": source, "query": str(query[i]),
+        grade = integer_grades(np.asarray(grade),
+                               lambda i: {"source": source, "query": str(query[i]),
                                                              "doc": str(doc[i])}, real_hint=False)
-        line = np.full(len(grade), -1, dtype=np.int64) if line is None else np.asarray(line, dtype=np.int64)
+        line = (np.full(len(grade), -1, dtype=np.int64) if line is None
+                else np.asarray(line, dtype=np.int64))
         if len(grade) == 0:
             raise InputError(source=source, what="the qrels hold no judgments",
                              fix="give at least one ({query}, intent, {doc}, {grade})")
@@ -106,7 +108,8 @@ class IntentQrels:
         if same.any():
             i = int(np.flatnonzero(same)[0]) + 1
             at = f" (lines {line[i - 1]} and {line[i]})" if line[i] >= 0 else ""
-            raise DuplicateError(source=source, line=int(max(line[i - 1], line[i])) if line[i] >= 0 else None,
+            raise DuplicateError(source=source,
+                                 line=int(max(line[i - 1], line[i])) if line[i] >= 0 else None,
                                  query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]),
                                  what=f"intent {literal(intents[intent_codes[i]])} is {{judged}} twice{at}",
                                  fix="keep one {judgment} per ({query}, intent, {doc})")
@@ -121,7 +124,8 @@ class IntentQrels:
 
     # -- constructors ----------------------------------------------------
     @classmethod
-    def from_dict(cls, judgments: Mapping[str, Mapping[str, Mapping[str, int]]], *, source: str = "qrels",
+    def from_dict(cls, judgments: Mapping[str, Mapping[str, Mapping[str, int]]], *,
+                  source: str = "qrels",
                   weights: "IntentWeights | None" = None) -> "IntentQrels":
         """Build from ``{query: {intent: {doc: grade}}}``.
 
@@ -138,17 +142,21 @@ class IntentQrels:
                                                 query).items():
                 for doc, grade in checked_mapping(docs, "{{doc: grade}}", source, query,
                                                   prefix=f"intent {literal(intent)}: ").items():
-                    rows.append((checked_id(query, "query", source), checked_id(intent, "intent", source, query),
+                    rows.append((checked_id(query, "query", source),
+                                 checked_id(intent, "intent", source, query),
                                  checked_id(doc, "doc", source, query)))
                     grades.append(grade)
         describe = lambda i: {"source": source, "query": rows[i][0], "doc": rows[i][2]}  # noqa: E731
-        grade_array = integer_grades(np.array(grades, dtype=object) if grades else np.zeros(0, np.int64), describe,
+        grade_array = integer_grades(np.array(grades, dtype=object) if grades
+                                     else np.zeros(0, np.int64), describe,
                                       real_hint=False)
-        return cls(query=[r[0] for r in rows], intent=[r[1] for r in rows], doc=[r[2] for r in rows],
+        return cls(query=[r[0] for r in rows], intent=[r[1] for r in rows],
+                   doc=[r[2] for r in rows],
                    grade=grade_array, source=source, weights=weights)
 
     @classmethod
-    def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *, query: str = "query",
+    def read(cls, path: "str | os.PathLike[str]", format: str | None = None, *,
+             query: str = "query",
              intent: str = "intent", doc: str = "doc", grade: str = "grade",
              weights: "IntentWeights | str | os.PathLike[str] | None" = None) -> "IntentQrels":
         """Read judgments per intent.
@@ -175,7 +183,8 @@ class IntentQrels:
         else:
             named = {"query": query, "intent": intent, "doc": doc, "grade": grade}
             table, lines, source = read_table(path, fmt, named, QRELS)
-            columns = intent_columns_from_table(table, query=query, intent=intent, doc=doc, grade=grade,
+            columns = intent_columns_from_table(table, query=query, intent=intent, doc=doc,
+                                                grade=grade,
                                                 source=source, lines=lines)
         return cls(query=columns.query, intent=columns.intent, doc=columns.doc, grade=columns.grade,
                    line=columns.line, source=columns.source, weights=_weights_argument(weights))
@@ -193,7 +202,8 @@ class IntentQrels:
         """
         from ..io.intents import intent_columns_from_table
 
-        columns = intent_columns_from_table(table, query=query, intent=intent, doc=doc, grade=grade, source=source)
+        columns = intent_columns_from_table(table, query=query, intent=intent, doc=doc, grade=grade,
+                                            source=source)
         return cls(query=columns.query, intent=columns.intent, doc=columns.doc, grade=columns.grade,
                    line=columns.line, source=columns.source, weights=_weights_argument(weights))
 
@@ -207,8 +217,10 @@ class IntentQrels:
         >>> qrels.with_weights({"q1": {"1": 3, "2": 1}}).weights
         {'q1': {'1': 3.0, '2': 1.0}}
         """
-        return IntentQrels(query=self.queries[self.query_codes], intent=self.intents[self.intent_codes],
-                           doc=self.docs[self.doc_codes], grade=self.grades, line=self.lines, source=self.source,
+        return IntentQrels(query=self.queries[self.query_codes],
+                           intent=self.intents[self.intent_codes],
+                           doc=self.docs[self.doc_codes], grade=self.grades, line=self.lines,
+                           source=self.source,
                            weights=_weights_argument(weights))
 
     # -- views -----------------------------------------------------------
@@ -226,16 +238,19 @@ class IntentQrels:
         first = np.concatenate([[True], key[1:] != key[:-1]])
         starts = np.flatnonzero(first)
         grades = np.maximum.reduceat(self.grades, starts)
-        return Qrels(query_codes=self.query_codes[starts], queries=self.queries, doc_codes=self.doc_codes[starts],
+        return Qrels(query_codes=self.query_codes[starts], queries=self.queries,
+                     doc_codes=self.doc_codes[starts],
                      docs=self.docs, grades=grades, lines=self.lines[starts], source=self.source)
 
     def to_dict(self) -> dict[str, dict[str, dict[str, int]]]:
         """``{query: {intent: {doc: grade}}}`` (for small data)."""
         out: dict[str, dict[str, dict[str, int]]] = {}
-        for q, i, d, g in zip(self.queries[self.query_codes].tolist(), self.intents[self.intent_codes].tolist(),
+        for q, i, d, g in zip(self.queries[self.query_codes].tolist(),
+                              self.intents[self.intent_codes].tolist(),
                               self.docs[self.doc_codes].tolist(), self.grades.tolist()):
             out.setdefault(q, {}).setdefault(i, {})[d] = g
-        return {q: {i: out[q][i] for i in sorted(out[q], key=list(self.intents).index)} for q in out}
+        return {q: {i: out[q][i] for i in sorted(out[q], key=list(self.intents).index)}
+                for q in out}
 
     def __repr__(self) -> str:
         return (f"IntentQrels({self.num_queries} queries, {len(self.intents)} intents, {len(self)} judgments, "
@@ -262,11 +277,13 @@ def _checked_weights(weights: IntentWeights, qrels: IntentQrels) -> dict[str, di
     for query, per_intent in weights.items():
         q = checked_id(query, "query", "intent weights")
         if not isinstance(per_intent, Mapping):
-            raise InputError(source="intent weights", query=q, what="give a mapping {{intent: weight}}",
+            raise InputError(source="intent weights", query=q,
+                             what="give a mapping {{intent: weight}}",
                              fix=f"got {type(per_intent).__name__}")
         for intent, weight in per_intent.items():
             i = checked_id(intent, "intent", "intent weights", q)
-            ok = isinstance(weight, (int, float, np.integer, np.floating)) and not isinstance(weight, bool)
+            ok = (isinstance(weight, (int, float, np.integer, np.floating))
+                  and not isinstance(weight, bool))
             if not ok or not math.isfinite(float(weight)) or float(weight) < 0:
                 raise InputError(source="intent weights", query=q, value=weight,
                                  what=f"the weight of intent {literal(i)} is {literal(repr(str(weight)[:40]))}",

@@ -80,7 +80,8 @@ def merge_vocabularies(*vocabularies: np.ndarray) -> tuple[np.ndarray, list[np.n
         merged = largest
     else:
         merged = np.unique(np.concatenate(vocabularies))
-    remaps = [np.arange(len(v), dtype=np.int64) if same_ids(v, merged) else np.searchsorted(merged, v).astype(np.int64)
+    remaps = [np.arange(len(v), dtype=np.int64) if same_ids(v, merged)
+              else np.searchsorted(merged, v).astype(np.int64)
               for v in vocabularies]
     return merged, remaps
 
@@ -153,7 +154,8 @@ def checked_id(value, what: str, source: str, query=None) -> str:
         problem = "is not a string or an integer"
     shown = repr(value) if isinstance(value, str) else str(value)[:40]
     raise ParseError(source=source, query=None if query is None else str(query)[:80], value=value,
-                     what=f"the {_role(what)} id {literal(shown)} {problem}", fix="give ids as text such as 'd1'")
+                     what=f"the {_role(what)} id {literal(shown)} {problem}",
+                     fix="give ids as text such as 'd1'")
 
 
 def _role(what: str) -> str:

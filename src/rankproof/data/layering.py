@@ -36,7 +36,8 @@ from ..errors import InputError
 from ..protocol import Protocol
 from ..protocol.layers import Layers, parse_layers
 
-__all__ = ["layer_counts", "layer_lookup", "layers_of", "merge_sources", "source_names", "with_layers"]
+__all__ = ["layer_counts", "layer_lookup", "layers_of", "merge_sources", "source_names",
+           "with_layers"]
 
 
 def source_names(names, count: int, *, default: str, needs: str, each: str,
@@ -50,7 +51,8 @@ def source_names(names, count: int, *, default: str, needs: str, each: str,
     """
     if count < 2:
         raise InputError(what=needs, value=count)
-    names = tuple(names) if names is not None else tuple(default.format(i + 1) for i in range(count))
+    names = (tuple(names) if names is not None
+             else tuple(default.format(i + 1) for i in range(count)))
     if len(names) != count:
         raise InputError(what=each, value=f"{len(names)} names, {count} {unit}")
     return names
@@ -72,12 +74,15 @@ def merge_sources(sources: Sequence[Any], names: Sequence[str] | None) -> dict[s
                          fix="read every source with the same grades policy")
     query_ids = [np.repeat(source.queries, np.diff(source.offsets)) for source in sources]
     doc_ids = [source.docs[source.doc_codes] for source in sources]
-    origin = np.concatenate([np.full(len(source.grades), i, dtype=np.int8) for i, source in enumerate(sources)])
+    origin = np.concatenate([np.full(len(source.grades), i, dtype=np.int8)
+                             for i, source in enumerate(sources)])
     queries, query_codes = np.unique(np.concatenate(query_ids).astype(str), return_inverse=True)
     docs, doc_codes = np.unique(np.concatenate(doc_ids).astype(str), return_inverse=True)
     width = max(len(docs), 1)
-    unique_keys, first = np.unique(query_codes.astype(np.int64) * width + doc_codes, return_index=True)
-    return {"query_codes": unique_keys // width, "queries": queries, "doc_codes": unique_keys % width,
+    unique_keys, first = np.unique(query_codes.astype(np.int64) * width + doc_codes,
+                                   return_index=True)
+    return {"query_codes": unique_keys // width, "queries": queries,
+            "doc_codes": unique_keys % width,
             "docs": docs, "grades": np.concatenate([source.grades for source in sources])[first],
             "source": " > ".join(source.source for source in sources), "layers": layers,
             "origin": origin[first]}
@@ -97,7 +102,8 @@ def layer_counts(qrels: Any) -> dict[str, int]:
 def layer_lookup(qrels: Any) -> dict[tuple[str, str], int]:
     """``{(query, doc): layer index}`` of every judged pair of layered qrels."""
     queries = np.repeat(qrels.queries, np.diff(qrels.offsets)).tolist()
-    return dict(zip(zip(queries, qrels.docs[qrels.doc_codes].tolist()), qrels.layer_of_row.tolist()))
+    return dict(zip(zip(queries, qrels.docs[qrels.doc_codes].tolist()),
+                    qrels.layer_of_row.tolist()))
 
 
 def with_layers(protocol: Protocol, qrels: Any) -> Protocol:

@@ -108,12 +108,15 @@ class Qrels:
             at = f" (lines {min(first, second)} and {max(first, second)})" if first >= 0 else ""
             loc = {"source": source, "line": int(max(first, second)) if first >= 0 else None,
                    "query": str(queries[query_codes[i]]), "doc": str(docs[doc_codes[i]])}
-            # value: the two lines, for a reader that can say more about them (judgments per intent).
+            # value: the two lines, for a reader that can say more about them (judgments per
+            # intent).
             pair = (int(min(first, second)), int(max(first, second))) if first >= 0 else None
             if grades[i] != grades[i - 1]:
                 raise DuplicateError(what=f"{{judged}} twice with different grades {grades[i - 1]} and {grades[i]}{at}",
-                                     fix="keep one {judgment} per ({query}, {doc})", value=pair, **loc)
-            raise DuplicateError(what=f"{{judged}} twice{at}", fix="remove the repeated {judgment}", value=pair, **loc)
+                                     fix="keep one {judgment} per ({query}, {doc})", value=pair,
+                                     **loc)
+            raise DuplicateError(what=f"{{judged}} twice{at}", fix="remove the repeated {judgment}",
+                                 value=pair, **loc)
 
         # Drop vocabulary entries no row uses, so every query has rows; keep_empty keeps every query
         # given (the query universe: a query declared with no judgment stays, with no rows).
@@ -168,15 +171,19 @@ class Qrels:
                 grade_values.append(grade)
         describe = lambda i: {"source": source, "query": query_ids[i], "doc": doc_ids[i]}  # noqa: E731
         read_grades = real_grades if real else integer_grades
-        grade_array = read_grades(np.array(grade_values, dtype=object) if grade_values else np.zeros(0, np.int64),
+        grade_array = read_grades(np.array(grade_values, dtype=object) if grade_values
+                                  else np.zeros(0, np.int64),
                                   describe)
-        declared = [checked_id(query, "query", source) for query, docs in judgments.items() if not docs]
+        declared = [checked_id(query, "query", source) for query, docs in judgments.items()
+                    if not docs]
         if not declared:
             return cls._from_ids(query_ids, doc_ids, grade_array, None, source)
         queries = np.unique(np.array(query_ids + declared, dtype=str))
-        query_codes = np.searchsorted(queries, np.array(query_ids, dtype=str)) if query_ids else np.zeros(0, np.int64)
+        query_codes = (np.searchsorted(queries, np.array(query_ids, dtype=str)) if query_ids
+                       else np.zeros(0, np.int64))
         doc_codes, doc_vocab = intern(doc_ids)
-        return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=doc_vocab, grades=grade_array,
+        return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=doc_vocab,
+                   grades=grade_array,
                    source=source, keep_empty=True)
 
     def with_queries(self, queries: Any) -> "Qrels":
@@ -188,16 +195,21 @@ class Qrels:
         >>> qrels.queries.tolist(), qrels.empty_queries.tolist()
         (['q1', 'q2'], ['q2'])
         """
-        if isinstance(queries, (str, bytes)):   # iterated, "q12" would declare the queries q, 1 and 2
-            raise ParseError(source=self.source, what=f"with_queries takes a list of query ids; got the text "
-                             f"{literal(repr(queries)[:40])}", fix=f"write with_queries([{literal(repr(queries)[:40])}])")
-        added = np.setdiff1d(np.asarray([checked_id(q, "query", self.source) for q in queries], dtype=str),
+        # iterated, "q12" would declare the queries q, 1 and 2
+        if isinstance(queries, (str, bytes)):
+            raise ParseError(source=self.source,
+                             what=f"with_queries takes a list of query ids; got the text "
+                             f"{literal(repr(queries)[:40])}",
+                             fix=f"write with_queries([{literal(repr(queries)[:40])}])")
+        added = np.setdiff1d(np.asarray([checked_id(q, "query", self.source) for q in queries],
+                                        dtype=str),
                              self.queries)
         if not len(added):
             return self
         merged = np.union1d(self.queries, added)
         rows = np.repeat(np.searchsorted(merged, self.queries), np.diff(self.offsets))
-        return Qrels(query_codes=rows, queries=merged, doc_codes=self.doc_codes, docs=self.docs, grades=self.grades,
+        return Qrels(query_codes=rows, queries=merged, doc_codes=self.doc_codes, docs=self.docs,
+                     grades=self.grades,
                      lines=self.lines, source=self.source, keep_empty=True)
 
     @classmethod
@@ -207,14 +219,16 @@ class Qrels:
         real-valued grades kept)."""
         missing = [c for c in (query, doc, grade) if c not in frame.columns]
         if missing:
-            raise ParseError(source=source, what=f"no column {literal(', '.join(map(repr, missing)))}",
+            raise ParseError(source=source,
+                             what=f"no column {literal(', '.join(map(repr, missing)))}",
                              fix=f"columns are {literal(', '.join(map(str, frame.columns)))}. "
                                  "Name them with query=, doc=, grade=")
         query_ids = frame[query].to_numpy()
         doc_ids = frame[doc].to_numpy()
         describe = lambda i: {"source": f"{source} row {i}", "query": str(query_ids[i]), "doc": str(doc_ids[i])}  # noqa: E731
         read_grades = real_grades if as_real(grades) else integer_grades
-        return cls._from_ids(query_ids, doc_ids, read_grades(frame[grade].to_numpy(), describe), None, source)
+        return cls._from_ids(query_ids, doc_ids, read_grades(frame[grade].to_numpy(), describe),
+                             None, source)
 
     @classmethod
     def from_ir_datasets(cls, name: str) -> "Qrels":
@@ -280,7 +294,8 @@ class Qrels:
         """
         from ..io.formats import format_of, read_qrels_columns
 
-        columns = read_qrels_columns(path, format, query=query, doc=doc, grade=grade, real=as_real(grades),
+        columns = read_qrels_columns(path, format, query=query, doc=doc, grade=grade,
+                                     real=as_real(grades),
                                      header=header)
         if format_of(path, format) != "trec":
             return cls._from_columns(columns)
@@ -363,7 +378,8 @@ class Qrels:
         {'q1': {'a': 2, 'b': 1}}
         """
         if any(not isinstance(source, Qrels) for source in sources):
-            raise InputError(what="Qrels.layer takes Qrels", fix="read each source with Qrels.read or from_dict")
+            raise InputError(what="Qrels.layer takes Qrels",
+                             fix="read each source with Qrels.read or from_dict")
         columns = merge_sources(sources, names)
         layers, origin = columns.pop("layers"), columns.pop("origin")
         layered = LayeredQrels(**columns)
@@ -394,7 +410,8 @@ class Qrels:
         out: dict[str, dict[str, int]] = {}
         for i, query in enumerate(self.queries.tolist()):
             lo, hi = self.offsets[i], self.offsets[i + 1]
-            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(), self.grades[lo:hi].tolist()))
+            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(),
+                                  self.grades[lo:hi].tolist()))
         return out
 
     def __repr__(self) -> str:

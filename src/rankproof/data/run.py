@@ -34,8 +34,10 @@ def _finite_scores(values: Any, locate) -> np.ndarray:
         raise ParseError(what="scores must be numbers, not booleans", **locate(0))
     if array.dtype == object:
         for i, value in enumerate(array.tolist()):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ParseError(what=f"score {literal(repr(str(value)[:40]))} is not a number", fix=_NUMERIC,
+            if (isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))):
+                raise ParseError(what=f"score {literal(repr(str(value)[:40]))} is not a number",
+                                 fix=_NUMERIC,
                                  value=value, **locate(i))
     try:
         scores = array.astype(np.float64)
@@ -44,7 +46,8 @@ def _finite_scores(values: Any, locate) -> np.ndarray:
             try:
                 float(value)
             except OverflowError:
-                raise ParseError(what=f"score {literal(str(value)[:40])} is beyond float64", fix=_FINITE,
+                raise ParseError(what=f"score {literal(str(value)[:40])} is beyond float64",
+                                 fix=_FINITE,
                                  value=value, **locate(i)) from None
             except (TypeError, ValueError):
                 raise ParseError(what=f"score {literal(repr(value))} is not a number", fix=_NUMERIC,
@@ -53,7 +56,8 @@ def _finite_scores(values: Any, locate) -> np.ndarray:
     bad = ~np.isfinite(scores)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParseError(what=f"score {scores[i].item()!r} is not finite", fix=_FINITE, value=scores[i].item(),
+        raise ParseError(what=f"score {scores[i].item()!r} is not finite", fix=_FINITE,
+                         value=scores[i].item(),
                          **locate(i))
     return scores
 
@@ -150,7 +154,8 @@ class Run:
                 i = int(np.flatnonzero(bad)[0])
                 raise ParseError(source=source, line=int(lines[i]) if lines[i] >= 0 else None,
                                  query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]),
-                                 what=f"score {scores[i].item()!r} is not finite", fix=_FINITE, value=scores[i].item())
+                                 what=f"score {scores[i].item()!r} is not finite", fix=_FINITE,
+                                 value=scores[i].item())
 
         # Group rows by query, keeping input order inside a query. A query's
         # row count does not depend on the row order, so the query codes
@@ -170,7 +175,8 @@ class Run:
 
         self._hold(queries, offsets, docs, doc_codes, scores, has_scores, lines, source, name)
 
-    def _hold(self, queries, offsets, docs, doc_codes, scores, has_scores, lines, source, name) -> None:
+    def _hold(self, queries, offsets, docs, doc_codes, scores, has_scores, lines, source,
+              name) -> None:
         """Set the fields (read-only views of the arrays) of rows already grouped by query."""
         set_ = object.__setattr__
         set_(self, "queries", queries)
@@ -210,8 +216,10 @@ class Run:
                 items: list[Any] = list(ranking.items())
                 doc_ids.extend(checked_id(d, "doc", source, query) for d, _ in items)
                 scores.extend(s for _, s in items)
-            elif isinstance(ranking, (str, bytes)) or not isinstance(ranking, Sequence | np.ndarray):
-                raise ParseError(source=source, query=str(query), fix=f"got {type(ranking).__name__}",
+            elif (isinstance(ranking, (str, bytes))
+                  or not isinstance(ranking, Sequence | np.ndarray)):
+                raise ParseError(source=source, query=str(query),
+                                 fix=f"got {type(ranking).__name__}",
                                  what="a ranking must be a list of doc ids or a mapping {{doc: score}}")
             else:
                 kinds.add("list")
@@ -221,10 +229,13 @@ class Run:
             if not items:
                 empty_queries.append(str(query))
         if len(kinds) > 1:
-            raise ParseError(source=source, what="some rankings are lists and some are {{doc: score}} mappings",
+            raise ParseError(source=source,
+                             what="some rankings are lists and some are {{doc: score}} mappings",
                              fix="use one form for every query")
-        all_queries = np.unique(np.array([str(q) for q in rankings], dtype=str)) if rankings else np.zeros(0, "<U1")
-        query_codes = np.searchsorted(all_queries, np.array(query_ids, dtype=str)) if query_ids else np.zeros(0, np.int64)
+        all_queries = (np.unique(np.array([str(q) for q in rankings], dtype=str)) if rankings
+                       else np.zeros(0, "<U1"))
+        query_codes = (np.searchsorted(all_queries, np.array(query_ids, dtype=str)) if query_ids
+                       else np.zeros(0, np.int64))
         doc_codes, docs = intern(doc_ids)
         score_array = None
         if "scores" in kinds and scores:
@@ -236,13 +247,15 @@ class Run:
                    scores=score_array, source=source, name=name)
 
     @classmethod
-    def from_pandas(cls, frame, *, query: str = "query", doc: str = "doc", score: str | None = "score",
+    def from_pandas(cls, frame, *, query: str = "query", doc: str = "doc",
+                    score: str | None = "score",
                     source: str = "DataFrame", name: str | None = None) -> "Run":
         """Build from a pandas DataFrame; ``score=None`` means rows are in rank order."""
         wanted = [c for c in (query, doc, score) if c is not None]
         missing = [c for c in wanted if c not in frame.columns]
         if missing:
-            raise ParseError(source=source, what=f"no column {literal(', '.join(map(repr, missing)))}",
+            raise ParseError(source=source,
+                             what=f"no column {literal(', '.join(map(repr, missing)))}",
                              fix=f"columns are {literal(', '.join(map(str, frame.columns)))}. "
                                  "Name them with query=, doc=, score=")
         query_codes, queries = intern(frame[query].to_numpy())
@@ -311,11 +324,14 @@ class Run:
         """
         from ..io.formats import read_run_columns
 
-        columns = read_run_columns(path, format, query=query, doc=doc, score=score, header=header, grouped=True)
-        return cls._from_columns(columns, name if name is not None else os.path.basename(columns.source))
+        columns = read_run_columns(path, format, query=query, doc=doc, score=score, header=header,
+                                   grouped=True)
+        return cls._from_columns(columns,
+                                 name if name is not None else os.path.basename(columns.source))
 
     @classmethod
-    def from_table(cls, table, *, query: str = "query", doc: str = "doc", score: str | None = "score",
+    def from_table(cls, table, *, query: str = "query", doc: str = "doc",
+                   score: str | None = "score",
                    source: str = "table", name: str | None = None) -> "Run":
         """Build from a pyarrow Table, a pandas DataFrame or a polars DataFrame.
 
@@ -352,7 +368,8 @@ class Run:
         """
         from ..io.tables import run_columns_from_table
 
-        columns = run_columns_from_table(table, query=query, doc=doc, score=score, source=source, grouped=True)
+        columns = run_columns_from_table(table, query=query, doc=doc, score=score, source=source,
+                                         grouped=True)
         return cls._from_columns(columns, name)
 
     @classmethod
@@ -362,7 +379,8 @@ class Run:
             # Read grouped by query (io.tables.grouped_run_columns): sorted vocabularies,
             # finite scores (-position without them), nothing left to reorder.
             run = cls.__new__(cls)
-            run._hold(columns.query_vocab, offsets, columns.doc_vocab, columns.doc_codes, columns.score,
+            run._hold(columns.query_vocab, offsets, columns.doc_vocab, columns.doc_codes,
+                      columns.score,
                       columns.has_scores, columns.line, columns.source, name)
             return run
         # Without scores, the constructor derives -position from the row
@@ -385,7 +403,8 @@ class Run:
         out: dict[str, dict[str, float]] = {}
         for i, query in enumerate(self.queries.tolist()):
             lo, hi = self.offsets[i], self.offsets[i + 1]
-            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(), self.scores[lo:hi].tolist()))
+            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(),
+                                  self.scores[lo:hi].tolist()))
         return out
 
     def __repr__(self) -> str:

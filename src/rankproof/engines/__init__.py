@@ -50,7 +50,8 @@ import importlib
 from ..errors import InputError, literal
 from .base import Engine
 
-__all__ = ["ENGINES", "EXECUTORS", "DEFAULT_ENGINE", "Engine", "EngineEntry", "engine_names", "get_engine"]
+__all__ = ["ENGINES", "EXECUTORS", "DEFAULT_ENGINE", "Engine", "EngineEntry", "engine_names",
+           "get_engine"]
 
 # What the command line and evaluate() call the engine of choice; the planner
 # tries the registry's order when no engine is preferred.
@@ -111,7 +112,8 @@ def get_engine(name: "str | Engine" = DEFAULT_ENGINE) -> Engine:
             raise InputError(what=f"{literal(name)} is an executor of the whole evaluation, not an engine", value=name,
                              fix=f"see {entry.module}.{entry.attribute} (rankproof evaluate --engine {literal(name)})")
         if name not in ENGINES:
-            raise InputError(what=f"unknown engine {literal(repr(name))}", value=name, fix=f"choose one of {choices}")
+            raise InputError(what=f"unknown engine {literal(repr(name))}", value=name,
+                             fix=f"choose one of {choices}")
         entry = ENGINES[name]
         _loaded[name] = getattr(importlib.import_module(entry.module), entry.attribute)()
     return _loaded[name]

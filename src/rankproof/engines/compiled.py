@@ -67,13 +67,15 @@ _DENOMINATORS: dict[str, dict] = {
                        ApDenominator.MIN_K: _enum("Denominator", "MIN_K"),
                        ApDenominator.HITS: _enum("Denominator", "HITS")},
 }
-_POOLS = {Ideal.JUDGED: _enum("Pool", "POOL_JUDGED"), Ideal.RETRIEVED: _enum("Pool", "POOL_RETRIEVED")}
+_POOLS = {Ideal.JUDGED: _enum("Pool", "POOL_JUDGED"),
+          Ideal.RETRIEVED: _enum("Pool", "POOL_RETRIEVED")}
 # Gain formulas of the kernel (for grades outside a gain table's range).
 _FORMULAS = {Gain.LINEAR: _enum("GainKind", "LINEAR"), Gain.EXP2: _enum("GainKind", "EXP2")}
 _MAP = _enum("GainKind", "TABLE")
 # Columns of the kernel's plan row, and the width of its params row.
 _KIND, _CUTOFF, _REL, _GAIN, _DISCOUNT, _POLICY, _SOURCE, _PLAN_COLUMNS = (
-    _enum("Column", name) for name in ("KIND", "CUTOFF", "REL", "GAIN", "DISCOUNT", "POLICY", "SOURCE",
+    _enum("Column", name)
+    for name in ("KIND", "CUTOFF", "REL", "GAIN", "DISCOUNT", "POLICY", "SOURCE",
                                        "PLAN_COLUMNS"))
 _PARAM_COLUMNS = _enum("Param", "PARAM_COLUMNS")
 
@@ -108,7 +110,8 @@ def _distinct_descending(values: np.ndarray) -> np.ndarray:
 
 
 def _threads(num_queries: int) -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+             else (os.cpu_count() or 1))
     return max(1, min(cores, num_queries // _QUERIES_PER_THREAD, 8))
 
 
@@ -141,7 +144,8 @@ class CompiledEngine:
         spec = measure.spec
         if spec.kernel is None or (measure.cutoff is not None and not spec.kernel_cutoff):
             return False
-        if protocol is not None and "ideal" in spec.params and measure.setting("ideal", protocol) not in _POOLS:
+        if (protocol is not None and "ideal" in spec.params
+            and measure.setting("ideal", protocol) not in _POOLS):
             return False  # ideal=expanded: the numpy engine builds that ideal
         if spec.grade_table is None or alignment is None:
             return True
@@ -168,11 +172,13 @@ class CompiledEngine:
         return high - low < _LARGEST_GRADE_SPAN
 
     def evaluate(self, alignment, measures: Sequence[Measure], protocol) -> dict[Measure, Values]:
-        alignment = alignment.flat()  # the kernels read flat arrays (pipeline/aligned.AlignmentLike)
+        # the kernels read flat arrays (pipeline/aligned.AlignmentLike)
+        alignment = alignment.flat()
         refused = [m for m in measures if m.spec.kernel is None]
         grades = self._grades(alignment)
         tabled = [m for m in measures if m.spec.grade_table is not None]
-        if tabled and not self._fits(tabled, grades, protocol):  # a joint span too large: name a measure
+        # a joint span too large: name a measure
+        if tabled and not self._fits(tabled, grades, protocol):
             refused += [m for m in tabled if not self._fits([m], grades, protocol)]
         if refused:  # the planner asks supports() first
             raise MeasureError(what=f"the compiled engine cannot compute {literal(refused[0])} here",
@@ -187,8 +193,10 @@ class CompiledEngine:
         # Every measure reading a table fits one (supports() said so); the others never read it,
         # so grades spanning more than a table may hold (grade 10^9) build a one-entry table.
         tables = bool(tabled) or high - low < _LARGEST_GRADE_SPAN
-        table_grades = np.arange(low, high + 1, dtype=np.int64) if tables else np.array([low], dtype=np.int64)
-        return self._compiled(alignment, measures, protocol, grade, pool_grade, low, table_grades, _integer_rel)
+        table_grades = (np.arange(low, high + 1, dtype=np.int64) if tables
+                        else np.array([low], dtype=np.int64))
+        return self._compiled(alignment, measures, protocol, grade, pool_grade, low, table_grades,
+                              _integer_rel)
 
     def _evaluate_real(self, alignment, measures: Sequence[Measure], protocol,
                        table_grades: np.ndarray) -> dict[Measure, Values]:
@@ -203,11 +211,13 @@ class CompiledEngine:
         not supported (as for integer grades), and the others get a one-entry
         table they never read.
         """
-        grade = np.ascontiguousarray(np.searchsorted(table_grades, np.asarray(alignment.grade, np.float64)),
+        grade = np.ascontiguousarray(np.searchsorted(table_grades,
+                                                     np.asarray(alignment.grade, np.float64)),
                                      dtype=np.int64)
         grade[~np.asarray(alignment.judged, dtype=bool)] = int(np.searchsorted(table_grades, 0.0))
         pool_grade = np.ascontiguousarray(
-            np.searchsorted(table_grades, np.asarray(alignment.pool_grade, np.float64)), dtype=np.int64)
+            np.searchsorted(table_grades, np.asarray(alignment.pool_grade, np.float64)),
+            dtype=np.int64)
 
         def rel_code(rel: "int | float") -> int:
             return int(np.searchsorted(table_grades, float(rel), side="left"))
@@ -231,12 +241,14 @@ class CompiledEngine:
             if isinstance(gain, GainMap):
                 listed = [g for g, _ in gain.gains]
                 low, high = min(low, *listed), max(high, *listed)
-            if "ideal" in m.spec.params and m.setting("ideal", protocol) is Ideal.RETRIEVED and grades.ranked_range:
+            if ("ideal" in m.spec.params and m.setting("ideal", protocol) is Ideal.RETRIEVED
+                and grades.ranked_range):
                 low, high = min(low, grades.ranked_range[0]), max(high, grades.ranked_range[1])
         return low, high
 
     def _compiled(self, alignment, measures: Sequence[Measure], protocol, grade, pool_grade,
-                  low: int, table_grades: np.ndarray, rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
+                  low: int, table_grades: np.ndarray,
+                  rel_code: Callable[[Any], int]) -> dict[Measure, Values]:
         """The kernel's pass. `grade` and `pool_grade` index the gain tables
         from `low`; `table_grades` are the grades the tables cover, in order
         (the grade of table entry i); `rel_code(rel)` is the lowest table grade
@@ -249,7 +261,8 @@ class CompiledEngine:
         judged = np.ascontiguousarray(alignment.judged, dtype=bool).view(np.uint8)
         longest = int(max(np.diff(offsets).max(initial=0), np.diff(pool_offsets).max(initial=0), 1))
 
-        plan, params, (gains, discounts, sources, rels) = _plan(alignment, measures, protocol, rel_code)
+        plan, params, (gains, discounts, sources, rels) = _plan(alignment, measures, protocol,
+                                                                rel_code)
 
         # Gain tables over the table's grades, and the distinct positive
         # gains of each, highest first (the ideal's counting sort).
@@ -262,7 +275,8 @@ class CompiledEngine:
 
         value, numerator, denominator, undefined, crossings = self._kernel(
             offsets, group_offsets, grade, judged, pool_offsets, pool_grade,
-            np.ascontiguousarray(np.array(gain_rows)), level_of, level_gain, num_levels, formula, low,
+            np.ascontiguousarray(np.array(gain_rows)), level_of, level_gain, num_levels, formula,
+            low,
             discount, cumulative, plan, params, np.array(rels, dtype=np.int64),
             np.array(sources, dtype=np.int64).reshape(-1, 2), _threads(num_queries))
 
@@ -305,7 +319,8 @@ def _plan(alignment, measures: Sequence[Measure], protocol, rel_code: Callable[[
         elif spec.grade_table is GradeTable.STOP_CHANCE:
             plan[j, _GAIN] = index(gains, _StopChance(err_max_grade(alignment, m)))
         if "ideal" in spec.params:
-            plan[j, _SOURCE] = index(sources, (plan[j, _GAIN], _POOLS[m.setting("ideal", protocol)]))
+            plan[j, _SOURCE] = index(sources,
+                                     (plan[j, _GAIN], _POOLS[m.setting("ideal", protocol)]))
         for column, name in enumerate(_kernel_params(m)):
             params[j, column] = float(m.setting(name, protocol))
         for name in spec.policy_params:
@@ -365,7 +380,8 @@ class _Grades:
         self.ranked_range: tuple[int, int] | None = None
         if grade.dtype.kind == "f" or pool_grade.dtype.kind == "f":
             judged_grades = grade.astype(np.float64)[np.asarray(alignment.judged, dtype=bool)]
-            self.real_table = np.unique(np.concatenate([pool_grade.astype(np.float64), judged_grades, [0.0]]))
+            self.real_table = np.unique(np.concatenate([pool_grade.astype(np.float64),
+                                                        judged_grades, [0.0]]))
             return
         if len(pool_grade):
             self.pool_range = (min(0, int(pool_grade.min())), max(0, int(pool_grade.max())))

@@ -31,7 +31,8 @@ __all__ = ["DenseEngine", "DenseMatrix", "dense_ndcg_parts"]  # DenseMatrix: pip
 
 _LINEAR, _EXP2, _TABLE = 0, 1, 2
 # The grade dtypes the kernel reads: integers of 32 bits or fewer as int32 (exact), wider as int64.
-_GRADE_DTYPE = {"i4": np.int32, "i2": np.int32, "i1": np.int32, "u2": np.int32, "u1": np.int32, "b1": np.int32,
+_GRADE_DTYPE = {"i4": np.int32, "i2": np.int32, "i1": np.int32, "u2": np.int32, "u1": np.int32,
+                "b1": np.int32,
                 "i8": np.int64, "u4": np.int64, "u8": np.int64}
 
 
@@ -64,7 +65,8 @@ class DenseEngine:
                                               discount_table(discount, columns))
             dcg, ideal = parts[key]
             form = measure.spec.dcg
-            values[measure] = (Values(ideal) if form is Dcg.IDEAL else Values(dcg) if form is Dcg.SUM
+            values[measure] = (Values(ideal) if form is Dcg.IDEAL else Values(dcg)
+                               if form is Dcg.SUM
                                else ratio(dcg, ideal, True))
         return values
 
@@ -96,17 +98,21 @@ def dense_ndcg_parts(score: np.ndarray, grade: np.ndarray, gain: "Gain | GainMap
     >>> dcg.tolist(), ideal.tolist()   # the top two tie: (10 + 5) / 2
     ([7.5], [10.0])
     """
-    from .._libs.dense import dense_dcg_parts  # compiled; loaded only when a score matrix is evaluated
+    # compiled; loaded only when a score matrix is evaluated
+    from .._libs.dense import dense_dcg_parts
 
     kind, table = _gain_table(gain)
     # Integer grades 0..63 by gain descending, positive gains only (for counting in the ideal).
     levels = np.arange(64)
     level_gain = gains_of(levels, gain)
     levels_by_gain = levels[np.argsort(-level_gain, kind="stable")]
-    levels_by_gain = np.ascontiguousarray(levels_by_gain[level_gain[levels_by_gain] > 0], dtype=np.int64)
+    levels_by_gain = np.ascontiguousarray(levels_by_gain[level_gain[levels_by_gain] > 0],
+                                          dtype=np.int64)
     # float32 and float64 scores, int32, int64 and float64 grades are read as they are (a copy only
-    # for another dtype or layout): every float32 is a float64, so the order and the ties are the input's.
-    score = np.ascontiguousarray(score, dtype=np.float32 if score.dtype == np.float32 else np.float64)
+    # for another dtype or layout): every float32 is a float64, so the order and the ties are the
+    # input's.
+    score = np.ascontiguousarray(score,
+                                 dtype=np.float32 if score.dtype == np.float32 else np.float64)
     grade = np.ascontiguousarray(grade, dtype=_GRADE_DTYPE.get(grade.dtype.str[1:], np.float64))
     discount = np.ascontiguousarray(discount, dtype=np.float64)
     dcg, ideal, _ = dense_dcg_parts(score, grade, int(k), discount, kind, table, levels_by_gain)

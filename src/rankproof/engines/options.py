@@ -68,7 +68,8 @@ def check_flag(name: str, value: Any) -> None:
     import numpy as np
 
     if not isinstance(value, (bool, np.bool_)):
-        raise InputError(what=f"{name} must be True or False; got {literal(repr(value))}", value=repr(value))
+        raise InputError(what=f"{name} must be True or False; got {literal(repr(value))}",
+                         value=repr(value))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,7 +134,8 @@ class EvaluationOptions:
         object.__setattr__(self, "notes", _notes(self.notes))
 
     @classmethod
-    def of(cls, options: "EvaluationOptions | None" = None, /, **keywords: Any) -> "EvaluationOptions":
+    def of(cls, options: "EvaluationOptions | None" = None, /,
+           **keywords: Any) -> "EvaluationOptions":
         """`options` (the defaults when None) with `keywords` set: what a function that still takes
         the options as keywords passes on. An unknown name is a TypeError, as a call's would be.
 

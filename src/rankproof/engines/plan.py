@@ -51,10 +51,12 @@ def _supports(engine: Engine, measure: Measure, alignment, protocol) -> bool:
 @functools.lru_cache(maxsize=64)
 def _takes_measure_only(kind: type) -> bool:
     try:
-        parameters = list(inspect.signature(kind.supports).parameters.values())  # type: ignore[attr-defined]
+        supports = kind.supports  # type: ignore[attr-defined]
+        parameters = list(inspect.signature(supports).parameters.values())
     except (AttributeError, TypeError, ValueError):  # no signature to read: the current interface
         return False
-    positional = [p for p in parameters[1:] if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    positional = [p for p in parameters[1:]
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return len(positional) < 3 and not any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
@@ -73,7 +75,8 @@ def plan(alignment, measures: Sequence[Measure], protocol,
                 break
         else:
             if not measure.spec.ranking:
-                raise MeasureError(what=f"{literal(measure)} is not computed from a ranking", value=str(measure),
+                raise MeasureError(what=f"{literal(measure)} is not computed from a ranking",
+                                   value=str(measure),
                                    fix="nugget scores are read from nuggetizer's assignment files: "
                                        "rankproof.evaluate_nuggets(paths) or rankproof nuggets FILE")
             raise MeasureError(what=f"no engine computes {literal(measure)} (engines tried: "

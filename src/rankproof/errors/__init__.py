@@ -70,19 +70,23 @@ class Vocabulary:
 
     def words(self) -> dict[str, str]:
         return {"query": self.query, "doc": self.doc, "grade": self.grade,
-                "queries": _plural(self.query), "docs": _plural(self.doc), "grades": _plural(self.grade),
+                "queries": _plural(self.query), "docs": _plural(self.doc),
+                "grades": _plural(self.grade),
                 "judgment": self.judgment, "judgments": self.judgment + "s", "judged": self.judged,
-                "a_query": self.a_query or "a " + self.query, "a_doc": self.a_doc or "a " + self.doc,
+                "a_query": self.a_query or "a " + self.query,
+                "a_doc": self.a_doc or "a " + self.doc,
                 "a_grade": self.a_grade or "a " + self.grade}
 
 
 def _plural(word: str) -> str:
     """query -> queries, doc -> docs."""
-    return word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in tuple("aeiou") else word + "s"
+    return (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in tuple("aeiou") else word
+            + "s")
 
 
 QUERIES_AND_DOCS = Vocabulary()
-USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating", judgment="row", judged="in the truth",
+USERS_AND_ITEMS = Vocabulary(query="user", doc="item", grade="rating", judgment="row",
+                             judged="in the truth",
                              a_doc="an item")
 
 
@@ -122,7 +126,8 @@ def render(*, what: str, source: str | None = None, line: int | None = None, que
     """
     words: dict[str, Any] = {**vocabulary.words(), "do": Spelling(spelling)}
     text = where(source=source, line=line, query=None if query is None else str(query),
-                 doc=None if doc is None else str(doc), vocabulary=vocabulary, row=row) + what.format(**words)
+                 doc=None if doc is None else str(doc), vocabulary=vocabulary,
+                 row=row) + what.format(**words)
     return text + (f"; {fix.format(**words)}" if fix else "")
 
 
@@ -143,7 +148,8 @@ def where(
     """
     head = " ".join(
         part
-        for part in (source, f"row {row}" if row is not None else None, f"line {line}" if line is not None else None)
+        for part in (source, f"row {row}" if row is not None else None,
+                     f"line {line}" if line is not None else None)
         if part
     )
     subject = ", ".join(
@@ -165,7 +171,8 @@ class RankproofError(Exception):
     where), which :meth:`render` words in any :class:`Vocabulary`.
     """
 
-    def __init__(self, message: str | None = None, *, what: str | None = None, source: str | None = None,
+    def __init__(self, message: str | None = None, *, what: str | None = None,
+                 source: str | None = None,
                  line: int | None = None, query: Any = None, doc: Any = None, value: Any = None,
                  fix: str | None = None, row: int | None = None) -> None:
         self.what, self.source, self.line, self.query, self.doc = what, source, line, query, doc
@@ -182,7 +189,8 @@ class RankproofError(Exception):
         given when raised without fields)."""
         if self.what is None:
             return str(self.args[0]) if self.args else ""
-        return render(what=self.what, source=self.source, line=self.line, query=self.query, doc=self.doc,
+        return render(what=self.what, source=self.source, line=self.line, query=self.query,
+                      doc=self.doc,
                       fix=self.fix, vocabulary=vocabulary, row=self.row, spelling=spelling)
 
     def spelled(self, spelling: str) -> str:
@@ -196,7 +204,8 @@ class RankproofError(Exception):
         """The fields the error was raised with (empty when raised with a finished message)."""
         if self.what is None:
             return {}
-        return {"what": self.what, "source": self.source, "line": self.line, "row": self.row, "query": self.query,
+        return {"what": self.what, "source": self.source, "line": self.line, "row": self.row,
+                "query": self.query,
                 "doc": self.doc, "value": self.value, "fix": self.fix}
 
     def in_words_of(self, vocabulary: Vocabulary) -> "RankproofError":

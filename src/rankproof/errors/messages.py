@@ -29,7 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Iterator
 
-__all__ = ["PYTHON", "CLI", "SPELLINGS", "TREC", "LOG", "RAG", "WORLDS", "OPTIONS", "ADVICE", "Spelling",
+__all__ = ["PYTHON", "CLI", "SPELLINGS", "TREC", "LOG", "RAG", "WORLDS", "OPTIONS", "ADVICE",
+           "Spelling",
            "spell", "applies", "world_of_columns", "LOG_COLUMNS", "TRUTH_NOTE",
            "REFERENCE_NOTE", "swap_hint", "SCORE_COLUMNS", "GRADE_COLUMNS"]
 
@@ -57,11 +58,13 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "chunk_map": ("set the policy chunk_map (chunk_map='sep:#', 'regex:PATTERN' or 'file:PATH')",
                   "give --chunk-map (sep:#, regex:PATTERN or file:PATH)"),
     "chunk_sep": ("set chunk_map='sep:{value}'", "give --chunk-map sep:{value}"),
-    "condense": ("compare with Protocol(unjudged='condense')", "compare with --policy unjudged=condense"),
+    "condense": ("compare with Protocol(unjudged='condense')",
+                 "compare with --policy unjudged=condense"),
     "judged_at": ("check judged@{value}", "check -m judged@{value}"),
     "grade_map": ("map the grades to a smaller scale (rankproof.data.grades.map_grades)",
                   "map the grades to a smaller scale (--grade-map)"),
-    "real_grades": ("set the policy grades=real (Qrels.read(..., grades='real'))", "give --policy grades=real"),
+    "real_grades": ("set the policy grades=real (Qrels.read(..., grades='real'))",
+                    "give --policy grades=real"),
     "intents": ("read the qrels with rankproof.IntentQrels.read(...)", "give --intents"),
     "judgments_first": ("pass the judgments first: evaluate(qrels, run), evaluate_frame(truth, predictions)",
                         "give the judgments first: rankproof evaluate QRELS RUN"),
@@ -69,7 +72,8 @@ OPTIONS: dict[str, tuple[str, str]] = {
 
 # Column names that say what a table holds, lower case: a score column makes a table a run
 # (predictions), a grade column makes it judgments (a truth).
-SCORE_COLUMNS = frozenset({"score", "scores", "sim", "similarity", "prediction", "predicted", "pred"})
+SCORE_COLUMNS = frozenset({"score", "scores", "sim", "similarity", "prediction", "predicted",
+                           "pred"})
 GRADE_COLUMNS = frozenset({"grade", "rel", "relevance", "label", "judgment", "rating", "qrel"})
 
 # Advice and the worlds it is true in. "unjudged_advice": the TREC warning that unjudged
@@ -145,7 +149,8 @@ and the rankings are not swapped, {do[judgments_first]}"
         seen, held, instead = "judgments (a grade column", grades[0], "rankings"
     else:
         return None
-    held = held.replace("{", "{{").replace("}", "}}")   # a template: the column's braces stay braces
+    # a template: the column's braces stay braces
+    held = held.replace("{", "{{").replace("}", "}}")
     return (f"its columns look like {seen}, {held!r}), not {instead}: check that the judgments and the "
             "rankings are not swapped, {do[judgments_first]}")
 

@@ -30,7 +30,8 @@ class MemoryExecutor(Executor):
     def evaluate(self, step: Step) -> Iterator[Any]:
         from ..evaluation import evaluate_read, resolve_measures
 
-        if step.measures:   # a measure the protocol refuses (micro of a non-ratio): before any reading
+        # a measure the protocol refuses (micro of a non-ratio): before any reading
+        if step.measures:
             resolve_measures(step.measures, step.protocol)
         side = bool(step.side_measures)
         with step.progress(1 + 2 * len(step.runs), "evaluating") as stages:

@@ -99,7 +99,8 @@ class SparkExecutor(Executor):
             if given == "-" or not named or not (
                     os.path.isdir(given) or named_format(given, "spark") or "://" in given):
                 raise step.refuse(what=f"{asking} reads Parquet files or directories; {given} is "
-                                       "not one", fix=f"convert it to Parquet, or leave out {asking}")
+                                       "not one",
+                                  fix=f"convert it to Parquet, or leave out {asking}")
         if importlib.util.find_spec("pyspark") is None:
             raise step.refuse(what=f"{asking} needs pyspark and a Java runtime",
                               fix="pip install 'rankproof[spark]'")

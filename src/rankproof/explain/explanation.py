@@ -30,7 +30,8 @@ from ..typing import ProtocolLike
 from .pools import expanded_pool, pool_ids
 from .top import TopRankings, explain_top
 
-__all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings", "MAX_EXPLAINED_DOCS"]
+__all__ = ["explain", "explain_top", "Explanation", "RankedRow", "IdealRow", "TopRankings",
+           "MAX_EXPLAINED_DOCS"]
 
 # explain builds one row of Python numbers per ranked doc (about 1 KB with the
 # alignment's columns): a million docs is a gigabyte, so longer rankings are refused first.
@@ -83,7 +84,8 @@ class Explanation:
     dcg: float
     ideal_dcg: float
     policies: tuple[str, ...]  # the policies that changed this value
-    working: tuple[str, ...] = ()  # the arithmetic of rank-based measures (R, precisions, first rank)
+    # the arithmetic of rank-based measures (R, precisions, first rank)
+    working: tuple[str, ...] = ()
 
 
 def _rows_of(queries: np.ndarray, offsets: np.ndarray, query: str) -> tuple[int, int] | None:
@@ -104,10 +106,12 @@ def _select(value: _Rows, query: str) -> _Rows | None:
         return None
     lo, hi = rows
     common: dict[str, typing.Any] = dict(
-        query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]), doc_codes=value.doc_codes[lo:hi],
+        query_codes=np.zeros(hi - lo, np.int64), queries=np.array([query]),
+        doc_codes=value.doc_codes[lo:hi],
         docs=value.docs, lines=value.lines[lo:hi], source=value.source)
     if isinstance(value, Run):
-        return Run(**common, scores=value.scores[lo:hi] if value.has_scores else None, name=value.name)
+        return Run(**common, scores=value.scores[lo:hi] if value.has_scores else None,
+                   name=value.name)
     return Qrels(**common, grades=value.grades[lo:hi])
 
 
@@ -143,10 +147,12 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
     one_run = _select(run, query)
     if one_qrels is None:
         near = ", ".join(qrels.queries[:5].tolist())
-        raise InputError(what="{query} " + literal(query) + " is not judged", source=qrels.source, value=query,
+        raise InputError(what="{query} " + literal(query) + " is not judged", source=qrels.source,
+                         value=query,
                          fix="judged {queries} include " + literal(near))
     if one_run is None or len(one_run) == 0:
-        raise InputError(what="{query} " + literal(query) + " has no ranking in this run", source=run.source,
+        raise InputError(what="{query} " + literal(query) + " has no ranking in this run",
+                         source=run.source,
                          value=query, fix="nothing to explain")
 
     if len(one_run) > MAX_EXPLAINED_DOCS.value():
@@ -178,9 +184,11 @@ def explain(qrels: Qrels, run: Run, query: str, measure: "str | Measure" = "ndcg
         return abs(other_value - value) > 1e-12
 
     return Explanation(query=query, measure=measure, protocol=protocol, value=value,
-                       ranking=rows, ideal=ideal_rows, dcg=float(sum(columns.contributions.tolist())),
+                       ranking=rows, ideal=ideal_rows,
+                       dcg=float(sum(columns.contributions.tolist())),
                        ideal_dcg=ideal_total,
-                       policies=_policies_touched(a, protocol, measure, k, ideal_total, changes, rel),
+                       policies=_policies_touched(a, protocol, measure, k, ideal_total, changes,
+                                                  rel),
                        working=working(a, measure, protocol, rel, k, num_rel))
 
 
@@ -200,8 +208,10 @@ class _Columns:
 
 def _ranked_columns(a, measure: Measure, protocol: Protocol, k: int) -> _Columns:
     """Every column of one query's ranking at once (no Python work per doc)."""
-    gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
-    discount_policy = measure.setting("discount", protocol) if "discount" in measure.spec.params else protocol.discount
+    gain_policy = (measure.setting("gain", protocol) if "gain" in measure.spec.params
+                   else protocol.gain)
+    discount_policy = (measure.setting("discount", protocol) if "discount" in measure.spec.params
+                       else protocol.discount)
     n = len(a.doc)
     table = discount_table(discount_policy, max(n, len(a.pool_grade), 1))
     cumulative_table = np.concatenate([[0.0], np.cumsum(table)])
@@ -210,7 +220,8 @@ def _ranked_columns(a, measure: Measure, protocol: Protocol, k: int) -> _Columns
     group = np.searchsorted(a.group_offsets[:-1], position, side="right") - 1
     lo, hi = a.group_offsets[:-1], a.group_offsets[1:]
     size = hi - lo
-    mean_discount = (cumulative_table[np.minimum(hi, k)] - cumulative_table[np.minimum(lo, k)]) / np.maximum(size, 1)
+    mean_discount = (cumulative_table[np.minimum(hi, k)]
+                     - cumulative_table[np.minimum(lo, k)]) / np.maximum(size, 1)
     tie = np.searchsorted(a.tie_offsets[:-1], position, side="right") - 1
     # Under ties=expected every doc of a group receives, in expectation,
     # the group's mean discount (its own gain, not the mean gain).
@@ -218,7 +229,8 @@ def _ranked_columns(a, measure: Measure, protocol: Protocol, k: int) -> _Columns
     discount = np.where(size[group] > 1, mean_discount[group], own_discount)
     contributions = gains * discount
     return _Columns(table=table, gains=gains, discount=discount, contributions=contributions,
-                    cumulative=np.cumsum(contributions), tie=tie, tie_size=np.diff(a.tie_offsets)[tie],
+                    cumulative=np.cumsum(contributions), tie=tie,
+                    tie_size=np.diff(a.tie_offsets)[tie],
                     in_cutoff=lo[group] < k)
 
 
@@ -236,7 +248,8 @@ def _rows(a, c: _Columns, has_scores: bool, rel: "int | float", k: int) -> tuple
     gc.disable()
     try:
         return tuple(map(RankedRow._make, zip(
-            range(1, n + 1), a.docs[a.doc].tolist(), scores, (c.tie + 1).tolist(), c.tie_size.tolist(), grades,
+            range(1, n + 1), a.docs[a.doc].tolist(), scores, (c.tie + 1).tolist(),
+            c.tie_size.tolist(), grades,
             relevant.tolist(), c.gains.tolist(), c.discount.tolist(), c.contributions.tolist(),
             c.cumulative.tolist(), lines, c.in_cutoff.tolist())))
     finally:
@@ -244,11 +257,15 @@ def _rows(a, c: _Columns, has_scores: bool, rel: "int | float", k: int) -> tuple
             gc.enable()
 
 
-def _ideal_rows(a, measure: Measure, protocol: Protocol, k: int, table: np.ndarray) -> tuple[IdealRow, ...]:
+def _ideal_rows(a, measure: Measure, protocol: Protocol, k: int,
+                table: np.ndarray) -> tuple[IdealRow, ...]:
     """One query's ideal list: its pool by gain descending, then doc id, down to the first gain of 0."""
-    gain_policy = measure.setting("gain", protocol) if "gain" in measure.spec.params else protocol.gain
-    ideal_policy = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
-    limit = len(a.doc) if ideal_policy is Ideal.EXPANDED else None  # that ideal is cut at the list's length
+    gain_policy = (measure.setting("gain", protocol) if "gain" in measure.spec.params
+                   else protocol.gain)
+    ideal_policy = (measure.setting("ideal", protocol) if "ideal" in measure.spec.params
+                    else protocol.ideal)
+    # that ideal is cut at the list's length
+    limit = len(a.doc) if ideal_policy is Ideal.EXPANDED else None
     if ideal_policy is Ideal.JUDGED:
         # The query's pool as the pipeline read it (negative grades per the policy).
         lo, hi = a.pool_offsets[0], a.pool_offsets[1]
@@ -269,7 +286,8 @@ def _ideal_rows(a, measure: Measure, protocol: Protocol, k: int, table: np.ndarr
             break
         contribution = pool_gains[j] * table[rank - 1]
         running += contribution
-        ideal_rows.append(IdealRow(rank=rank, doc=str(pool_docs[j]), grade=_as_grade(pool_grades[j]),
+        ideal_rows.append(IdealRow(rank=rank, doc=str(pool_docs[j]),
+                                   grade=_as_grade(pool_grades[j]),
                                    gain=float(pool_gains[j]), discount=float(table[rank - 1]),
                                    contribution=float(contribution), cumulative=float(running)))
     return tuple(ideal_rows)
@@ -314,7 +332,8 @@ def _policies_touched(a, protocol: Protocol, measure: Measure, k: int, ideal_dcg
     others = [t for t in (Ties.EXPECTED, Ties.DOCID, Ties.INPUT) if t is not protocol.ties]
     if (sizes > 1).any() and any(changes(ties=t) for t in others):
         crossing = int(((sizes > 1) & (starts < k) & (starts + sizes > k)).sum())
-        how = {Ties.EXPECTED: "averaged over their orders", Ties.DOCID: "ordered by doc id descending",
+        how = {Ties.EXPECTED: "averaged over their orders",
+               Ties.DOCID: "ordered by doc id descending",
                Ties.INPUT: "kept in input order", Ties.ERROR: ""}[protocol.ties]
         notes.append(f"{int((sizes > 1).sum())} tied groups {how} (ties={protocol.ties})"
                      + (f", {crossing} crossing the cutoff {k}" if crossing else ""))

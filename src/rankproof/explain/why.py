@@ -40,7 +40,8 @@ __all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy", "POLICY_WORD
 # What a policy's option does, in words: (policy, option) -> phrase.
 POLICY_WORDS: dict[tuple[str, str], str] = {
     ("duplicates", "error"): "a doc listed twice is refused",
-    ("duplicates", "first"): "a doc listed twice counts once, its later copies dropped (the docs after move up)",
+    ("duplicates",
+     "first"): "a doc listed twice counts once, its later copies dropped (the docs after move up)",
     ("duplicates", "count"): "a doc listed twice is counted twice, gaining at each copy",
     ("duplicates", "once"): "a doc listed twice keeps both ranks but is credited once",
     ("ties", "expected"): "tied docs averaged over their orders",
@@ -54,7 +55,8 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("zero_ideal", "one"): "a query with nothing relevant scores 1",
     ("zero_ideal", "exclude"): "a query with nothing relevant is left out of the mean",
     ("zero_ideal", "error"): "a query with nothing relevant is refused",
-    ("zero_ideal", "drop"): "a query with nothing relevant is left out of every measure's mean, P, hit and RR too",
+    ("zero_ideal",
+     "drop"): "a query with nothing relevant is left out of every measure's mean, P, hit and RR too",
     ("ap_denominator", "relevant"): "AP divides by R, the relevant docs of the query",
     ("ap_denominator", "min_k"): "AP@k divides by min(R, k)",
     ("ap_denominator", "hits"): "AP divides by the relevant docs retrieved, not by R",
@@ -82,7 +84,8 @@ POLICY_WORDS: dict[tuple[str, str], str] = {
     ("gain", "exp2"): "gain 2^g - 1",
     ("ideal", "judged"): "the ideal ranking from every judged doc",
     ("ideal", "retrieved"): "the ideal ranking from the retrieved docs only",
-    ("ideal", "expanded"): "a repeated relevant doc is one more relevant doc in the ideal, and the ideal is cut "
+    ("ideal",
+     "expanded"): "a repeated relevant doc is one more relevant doc in the ideal, and the ideal is cut "
                            "at the list's length",
 }
 
@@ -255,10 +258,12 @@ def _query_shifts(our_results, peer_results, switched: dict, measure, top: int) 
         differing_count = len(moved)
         # Left out by one side first (they move the mean most surely), then by |difference|.
         moved.sort(key=lambda s: (-math.inf if math.isnan(s.difference) else -abs(s.difference)))
-        switched_values = {policy: results.per_query(measure) for policy, (results, _) in switched.items()
+        switched_values = {policy: results.per_query(measure)
+                           for policy, (results, _) in switched.items()
                            if results is not None}
         queries = [dataclasses.replace(s, policies=tuple(
-            policy for policy, values in switched_values.items() if _differs(values.get(s.query), s.ours)))
+            policy for policy, values in switched_values.items()
+            if _differs(values.get(s.query), s.ours)))
             for s in moved[:top]]
     return queries, differing_count
 
@@ -323,7 +328,8 @@ def why(qrels, run, measures, peer: str, protocol: ProtocolLike = None, *, top: 
     switched: dict[str, tuple[Results | None, str | None]] = {}
     for policy in differing:
         try:
-            switched[policy] = (evaluate(qrels, run, measure_list, ours.replace(**{policy: getattr(theirs, policy)})),
+            switched[policy] = (evaluate(qrels, run, measure_list,
+                                         ours.replace(**{policy: getattr(theirs, policy)})),
                                 None)
         except RankproofError as error:
             switched[policy] = (None, str(error))

@@ -40,8 +40,10 @@ from typing import Iterator
 
 from ..errors import InputError, literal
 
-__all__ = ["OVERHEAD", "EXPANSION", "PER_USER", "USER_BASE", "PER_MEASURE", "MIN_PART_ROWS", "READAHEAD", "text_block",
-           "per_user_bytes", "values_bytes", "parse_budget", "default_budget", "MEMORY_FRACTION", "part_rows_for", "estimated_users", "temporary_folder",
+__all__ = ["OVERHEAD", "EXPANSION", "PER_USER", "USER_BASE", "PER_MEASURE", "MIN_PART_ROWS",
+           "READAHEAD", "text_block",
+           "per_user_bytes", "values_bytes", "parse_budget", "default_budget", "MEMORY_FRACTION",
+           "part_rows_for", "estimated_users", "temporary_folder",
            "lasting_folder", "stale_folders"]
 
 # Resident bytes of an evaluation whatever its input: interpreter, numpy, pyarrow, rich, the
@@ -53,7 +55,8 @@ EXPANSION = 8
 # Bytes the results keep per user (its id and counts, USER_BASE; per measure its value, numerator,
 # denominator and two flags, PER_MEASURE), about: 100M rows of 5M users with three measures at a
 # 1600MB budget peaked 1,842 MB above the overhead (benchmarks/budget_bench.py), about 190 bytes a
-# user at the join; the arrays are 45 bytes a user and 26 a measure, the join's order and copies the rest.
+# user at the join; the arrays are 45 bytes a user and 26 a measure, the join's order and copies the
+# rest.
 USER_BASE = 110
 PER_MEASURE = 30
 PER_USER = USER_BASE + 3 * PER_MEASURE   # with three measures
@@ -88,7 +91,8 @@ def parse_budget(value) -> int:
         number, unit = float(match.group(1)), match.group(2).lower()
     found = int(number * _UNITS[unit])
     if found <= 0:
-        raise InputError(what=f"the memory budget {literal(repr(value))} is not positive", fix="give a size such as 2GB")
+        raise InputError(what=f"the memory budget {literal(repr(value))} is not positive",
+                         fix="give a size such as 2GB")
     return found
 
 

@@ -54,7 +54,8 @@ def _truth(data, user, item, rating, grades: str = "integer") -> Qrels:
     if rating is not None:
         if _is_path(data):
             return Qrels.read(data, query=user, doc=item, grade=rating, grades=grades)
-        return Qrels.from_table(data, query=user, doc=item, grade=rating, source="truth", grades=grades)
+        return Qrels.from_table(data, query=user, doc=item, grade=rating, source="truth",
+                                grades=grades)
     # Without ratings every truth row is relevant with grade 1: read the pairs
     # with the run reader (which needs no third column) and judge them all 1.
     pairs = _pairs(data, user, item, None, "truth")
@@ -83,7 +84,8 @@ def weights_by_user(weights) -> dict[str, float] | None:
         raise InputError(what="weights must be a mapping {{{query}: weight}} or a pandas Series indexed by {query}",
                          fix=f"got {type(weights).__name__}")
     # Users are read as text (7 and "7" are one user), so the keys are too.
-    return dict(zip(np.asarray(keys).astype(str).tolist(), np.asarray(values, dtype=np.float64).tolist()))
+    return dict(zip(np.asarray(keys).astype(str).tolist(),
+                    np.asarray(values, dtype=np.float64).tolist()))
 
 
 
@@ -275,7 +277,8 @@ def _step(truth, predictions, measures, protocol, names: tuple, name, memory_bud
     options = options.replace(query_ids=ids_as_integers if integer else None, notes=(TRUTH_NOTE,),
                               complete_judgments=True)
     run = Source(predictions, {"query": user, "doc": item, "score": score}, name=run_name)
-    return Step(truth=Source(truth, {"query": user, "doc": item, "grade": rating}, label="the truth"),
+    return Step(truth=Source(truth, {"query": user, "doc": item, "grade": rating},
+                             label="the truth"),
                 runs=(run,), measures=tuple(measures), protocol=protocol, options=options,
                 memory_budget=None if memory_budget is None else parse_budget(memory_budget),
                 sorted=sorted, stacklevel=3,

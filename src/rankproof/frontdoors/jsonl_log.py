@@ -62,4 +62,5 @@ def jsonl_batches(path: str, columns: Sequence[str], block: int) -> Iterator:
             table, _ = read_jsonl(data, path, named, what)
         except ParseError as error:
             raise (error.replace(line=error.line + before) if error.line else error) from None
-        yield pa.table({name: pc.cast(table.column(name), pa.string()) for name in dict.fromkeys(columns)})
+        yield pa.table({name: pc.cast(table.column(name), pa.string())
+                        for name in dict.fromkeys(columns)})

@@ -50,12 +50,14 @@ from ..io.formats import formats_for, named_format
 from ..report.progress import Part, Steps, within
 from ..results import Results
 from ..results.coverage import COVERAGE_WARNING_START
-from .budget import (EXPANSION, MEMORY_FRACTION, OVERHEAD, PER_USER, default_budget, estimated_users, lasting_folder,
+from .budget import (EXPANSION, MEMORY_FRACTION, OVERHEAD, PER_USER, default_budget,
+                     estimated_users, lasting_folder,
                      parse_budget, part_rows_for, temporary_folder, text_block, values_bytes)
 from .partition import partitioned_parts
 from .spill import Joined
 
-__all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "OVERHEAD", "PER_USER", "Log", "parse_budget",
+__all__ = ["EXPANSION", "IN_MEMORY", "MEMORY_FRACTION", "OVERHEAD", "PER_USER", "Log",
+           "parse_budget",
            "default_budget", "estimated_bytes", "needs_out_of_core", "evaluate_log"]
 
 # Peak bytes of a whole log's in-memory evaluation per byte of its Arrow input (3.4 measured on
@@ -85,7 +87,8 @@ class Log:
                                   f"{literal(name)}",
                              fix="convert it to Parquet or CSV, or evaluate it in memory")
         if not os.path.isfile(name):
-            raise ParseError(source=name, what="does not exist (or is not a file)", fix="check the path")
+            raise ParseError(source=name, what="does not exist (or is not a file)",
+                             fix="check the path")
         return cls(name, format, tuple(dict.fromkeys(c for c in columns if c is not None)), user)
 
     def rows(self) -> int | None:
@@ -109,7 +112,8 @@ class Log:
                 total += meta.num_rows * schema.field(name).type.byte_width
             except ValueError:  # not fixed width
                 index = schema.get_field_index(name)
-                total += max(12 * meta.num_rows,  # dictionary-encoded text is smaller in Parquet than in Arrow
+                # dictionary-encoded text is smaller in Parquet than in Arrow
+                total += max(12 * meta.num_rows,
                              sum(meta.row_group(i).column(index).total_uncompressed_size
                                  for i in range(meta.num_row_groups)))
         return total
@@ -169,7 +173,8 @@ class Log:
                 # A row group too large to read whole: in batches, with a reader of its own (one
                 # reader over the file keeps what it decoded of the row groups before: 31 MB grew
                 # to 113 MB of Arrow memory over ten row groups of 1M rows).
-                for batch in handle.iter_batches(batch_size=rows, row_groups=[index], columns=list(self.columns)):
+                for batch in handle.iter_batches(batch_size=rows, row_groups=[index],
+                                                 columns=list(self.columns)):
                     yield pa.Table.from_batches([batch])
                 continue
             group = handle.read_row_group(index, columns=list(self.columns))
@@ -185,10 +190,12 @@ class Log:
         convert = pacsv.ConvertOptions(column_types={c: pa.string() for c in self.columns},
                                        include_columns=list(self.columns), null_values=[],
                                        strings_can_be_null=False, quoted_strings_can_be_null=False)
-        parse = pacsv.ParseOptions(delimiter="," if self.format == "csv" else "\t", ignore_empty_lines=True)
+        parse = pacsv.ParseOptions(delimiter="," if self.format == "csv" else "\t",
+                                   ignore_empty_lines=True)
         block = int(min(max(rows * 32, 1 << 16), self.block))
         try:
-            reader = pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=block, use_threads=False),
+            reader = pacsv.open_csv(self.path, read_options=pacsv.ReadOptions(block_size=block,
+                                                                              use_threads=False),
                                     parse_options=parse, convert_options=convert)
             for batch in reader:
                 yield pa.Table.from_batches([batch])
@@ -225,7 +232,8 @@ def _users(table, user: str, as_text: bool):
     import pyarrow.compute as pc
 
     column = table.column(user)
-    if as_text and not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
+    if (as_text and not pa.types.is_string(column.type)
+        and not pa.types.is_large_string(column.type)):
         column = pc.cast(column, pa.string())
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
@@ -246,7 +254,8 @@ def _check_sorted(users, previous) -> None:
 class _Buffered:
     """One sorted log's batches with the rows not yet given out held back (the carried tail)."""
 
-    def __init__(self, batches: Iterator, user: str, as_text: bool, on_batch: Callable[[], None]) -> None:
+    def __init__(self, batches: Iterator, user: str, as_text: bool,
+                 on_batch: Callable[[], None]) -> None:
         self._batches, self._user, self._text, self._on_batch = batches, user, as_text, on_batch
         self.held: list = []      # (table, users) pieces in file order
         self.rows = 0
@@ -280,7 +289,8 @@ class _Buffered:
         given = []
         while self.held:
             table, users = self.held[0]
-            count = len(users) if boundary is None else pc.sum(pc.less(users, boundary)).as_py() or 0
+            count = (len(users) if boundary is None else pc.sum(pc.less(users, boundary)).as_py()
+                     or 0)
             if count == len(users):
                 given.append(table)
                 self.held.pop(0)
@@ -293,7 +303,8 @@ class _Buffered:
         return given
 
 
-def _sorted_parts(truth: _Buffered, predictions: _Buffered, part_rows: int) -> Iterator[tuple[list, list]]:
+def _sorted_parts(truth: _Buffered, predictions: _Buffered,
+                  part_rows: int) -> Iterator[tuple[list, list]]:
     """Parts of whole users from two logs sorted by user: (truth tables, prediction tables)."""
     while True:
         while predictions.rows < part_rows and predictions.read():
@@ -304,14 +315,16 @@ def _sorted_parts(truth: _Buffered, predictions: _Buffered, part_rows: int) -> I
             pass
         boundary = None if predictions.done else predictions.last_user()
         if boundary is None:  # the last part: the truth of its users (and of none after) with it
-            while not truth.done and (truth.last_user() is None or truth.last_user() <= predictions.last_user()):
+            while (not truth.done
+                   and (truth.last_user() is None or truth.last_user() <= predictions.last_user())):
                 truth.read()
         while boundary is not None and not truth.done and (truth.last_user() is None
                                                            or truth.last_user() < boundary):
             truth.read()
         part_predictions = predictions.take_before(boundary)
         if boundary is None:
-            # The predictions are done: the rest of the truth (users nobody predicted for), in parts.
+            # The predictions are done: the rest of the truth (users nobody predicted for), in
+            # parts.
             yield truth.take_before(None), part_predictions
             while truth.read():
                 if truth.rows >= part_rows:
@@ -359,20 +372,26 @@ def _sizes(truth: Log, predictions: Log, budget: int, batch_rows: int | None, pa
     first_rows = max(1, first.num_rows) if first is not None else 1
     rows = predictions.rows()
     if rows is None:  # CSV: rows from the first block
-        rows = max(1, int(prediction_bytes / max(1.0, first.nbytes / first_rows))) if first is not None else 1
-    users = estimated_users(rows, _users(first, predictions.user, False)) if first is not None else 1.0
-    per_row = (truth_bytes + prediction_bytes) / max(1, rows)  # input bytes per prediction row, truth included
+        rows = (max(1, int(prediction_bytes / max(1.0, first.nbytes / first_rows)))
+                if first is not None else 1)
+    users = (estimated_users(rows, _users(first, predictions.user, False)) if first is not None
+             else 1.0)
+    # input bytes per prediction row, truth included
+    per_row = (truth_bytes + prediction_bytes) / max(1, rows)
     spilled = not in_memory and values_bytes(users, measures) > budget / 2
     if part_rows is None:
         text = truth.format != "parquet" or predictions.format != "parquet"
-        part_rows = part_rows_for(budget, users, per_row, source=f"{literal(predictions.path)} and its truth",
-                                  block=predictions.block if text else 0, measures=measures, spilled=spilled)
+        part_rows = part_rows_for(budget, users, per_row,
+                                  source=f"{literal(predictions.path)} and its truth",
+                                  block=predictions.block if text else 0, measures=measures,
+                                  spilled=spilled)
     if batch_rows is None:
         batch_rows = int(min(MAX_BATCH_ROWS, max(1024, part_rows // 4)))
     return batch_rows, part_rows, rows, spilled
 
 
-def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable, stages: Steps | Part,
+def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
+                    stages: Steps | Part,
                     done: Joined) -> Joined:
     """Evaluate each part into `done`; a part without truth or without predictions joins its neighbour."""
     def evaluated(truth: list, predictions: list) -> Results:
@@ -382,10 +401,12 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
         with warnings.catch_warnings():
             # A part holds some users only: the coverage guard (and its warning) reads the whole
             # evaluation, in the front door that called evaluate_log.
-            warnings.filterwarnings("ignore", message=COVERAGE_WARNING_START, category=RankproofWarning)
+            warnings.filterwarnings("ignore", message=COVERAGE_WARNING_START,
+                                    category=RankproofWarning)
             found = evaluate_part(_tables(truth), _tables(predictions))
         found.counts  # counted now, so that the part's alignment is freed  # noqa: B018
-        # Its values and counts only: not the part's judgments (which its Results keeps for a digest).
+        # Its values and counts only: not the part's judgments (which its Results keeps for a
+        # digest).
         kept = Results.concat([found])
         del found
         _release()
@@ -413,9 +434,11 @@ def _evaluate_parts(parts: Iterator[tuple[list, list]], evaluate_part: Callable,
 
 
 def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memory_budget=None,
-                 sorted: bool | None = None, query_ids=None, run_name: str | None = None, progress: bool = False,
+                 sorted: bool | None = None, query_ids=None, run_name: str | None = None,
+                 progress: bool = False,
                  temporary: str | None = None, batch_rows: int | None = None,
-                 part_rows: int | None = None, measures: int = 3, values_in_memory: bool = False) -> Results:
+                 part_rows: int | None = None, measures: int = 3,
+                 values_in_memory: bool = False) -> Results:
     """Evaluate a log part by part within a memory budget; the Results of the whole.
 
     Parameters
@@ -454,37 +477,46 @@ def evaluate_log(truth: Log, predictions: Log, evaluate_part: Callable, *, memor
     """
     budget = default_budget() if memory_budget is None else parse_budget(memory_budget)
     truth, predictions = (replace(log, block=text_block(budget)) for log in (truth, predictions))
-    batch_rows, part_rows, rows, spilled = _sizes(truth, predictions, budget, batch_rows, part_rows, measures,
+    batch_rows, part_rows, rows, spilled = _sizes(truth, predictions, budget, batch_rows, part_rows,
+                                                  measures,
                                                   values_in_memory)
     done = Joined((lambda: lasting_folder(temporary)) if spilled else None)
     try:
-        return _evaluate(truth, predictions, evaluate_part, done, sorted=sorted, query_ids=query_ids,
-                         run_name=run_name, progress=progress, temporary=temporary, batch_rows=batch_rows,
+        return _evaluate(truth, predictions, evaluate_part, done, sorted=sorted,
+                         query_ids=query_ids,
+                         run_name=run_name, progress=progress, temporary=temporary,
+                         batch_rows=batch_rows,
                          part_rows=part_rows, rows=rows)
     except BaseException:
         done.discard()
         raise
 
 
-def _evaluate(truth: Log, predictions: Log, evaluate_part: Callable, done: Joined, *, sorted, query_ids, run_name,
+def _evaluate(truth: Log, predictions: Log, evaluate_part: Callable, done: Joined, *, sorted,
+              query_ids, run_name,
               progress, temporary, batch_rows: int, part_rows: int, rows: int) -> Results:
     """evaluate_log's passes: sorted, else (or when a batch is out of order) partitioned."""
     as_text = not (truth.is_integer() and predictions.is_integer())
     # Steps: each batch of predictions read, each part evaluated (the partition: truth batches too).
     steps = math.ceil(rows / batch_rows) + math.ceil(rows / part_rows)
-    with within(steps if sorted is not False else 2 * steps, "evaluating the log", quiet=not progress) as stages:
+    with within(steps if sorted is not False else 2 * steps, "evaluating the log",
+                quiet=not progress) as stages:
         if sorted is not False:
             try:
-                parts = _sorted_parts(_Buffered(truth.batches(batch_rows), truth.user, as_text, lambda: None),
-                                      _Buffered(predictions.batches(batch_rows), predictions.user, as_text,
+                parts = _sorted_parts(_Buffered(truth.batches(batch_rows), truth.user, as_text,
+                                                lambda: None),
+                                      _Buffered(predictions.batches(batch_rows), predictions.user,
+                                                as_text,
                                                 lambda: stages.step("reading the sorted log")),
                                       part_rows)
-                return _evaluate_parts(parts, evaluate_part, stages, done).results(run_name, query_ids)
+                return _evaluate_parts(parts, evaluate_part, stages, done).results(run_name,
+                                                                                   query_ids)
             except OutOfOrder:
                 done.restart()   # start over, partitioned
                 if sorted:
                     raise InputError(what="the log is not sorted by {query}, but it was said to be (sorted=True, "
-                                          "--sorted)", fix="sort both files by {query}, or let rankproof "
+                                          "--sorted)",
+                                     fix="sort both files by {query}, or let rankproof "
                                                            "partition them (leave out --sorted; sorted=None)") from None
         with temporary_folder(temporary) as folder:
             parts = partitioned_parts(truth.batches(batch_rows), predictions.batches(batch_rows),

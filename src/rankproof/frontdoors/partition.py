@@ -51,7 +51,8 @@ def bucket_of(users, count: int, level: int = 0) -> np.ndarray:
         values = users.to_numpy(zero_copy_only=False).astype(np.uint64)
     else:
         encoded = pc.dictionary_encode(users)
-        hashes = np.fromiter((hash(text) for text in encoded.dictionary.to_pylist()), dtype=np.int64,
+        hashes = np.fromiter((hash(text) for text in encoded.dictionary.to_pylist()),
+                             dtype=np.int64,
                              count=len(encoded.dictionary)).view(np.uint64)
         values = hashes[encoded.indices.to_numpy(zero_copy_only=False)]
     mixed = (values * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29 + 5 * level)
@@ -120,7 +121,8 @@ def _whole(path: str) -> list:
     return [table]
 
 
-def partitioned_parts(truth: Iterator, predictions: Iterator, users: tuple[Callable, Callable], rows: int,
+def partitioned_parts(truth: Iterator, predictions: Iterator, users: tuple[Callable, Callable],
+                      rows: int,
                       part_rows: int, batch_rows: int, folder: str,
                       step: Callable[[str], None]) -> Iterator[tuple[list, list]]:
     """Parts of whole users, (truth tables, prediction tables), from two logs in any order.
@@ -140,22 +142,28 @@ def partitioned_parts(truth: Iterator, predictions: Iterator, users: tuple[Calla
     step : callable
         Told what is done after each batch written (the progress display).
     """
-    yield from _level(truth, predictions, users, rows, part_rows, batch_rows, os.path.join(folder, "b"), 0, step)
+    yield from _level(truth, predictions, users, rows, part_rows, batch_rows,
+                      os.path.join(folder, "b"), 0, step)
 
 
-def _level(truth, predictions, users, rows: int, part_rows: int, batch_rows: int, stem: str, level: int,
+def _level(truth, predictions, users, rows: int, part_rows: int, batch_rows: int, stem: str,
+           level: int,
            step) -> Iterator[tuple[list, list]]:
     count = int(min(FANOUT, max(2, math.ceil(rows / max(1, part_rows)))))
-    truth_paths, _ = _split(truth, users[0], count, level, stem + "t", lambda: step("partitioning truth by user"))
+    truth_paths, _ = _split(truth, users[0], count, level, stem + "t",
+                            lambda: step("partitioning truth by user"))
     prediction_paths, counts = _split(predictions, users[1], count, level, stem + "p",
                               lambda: step("partitioning predictions by user"))
     rows = sum(counts)
-    for bucket, (truth_path, prediction_path, found) in enumerate(zip(truth_paths, prediction_paths, counts)):
+    for bucket, (truth_path, prediction_path,
+                 found) in enumerate(zip(truth_paths, prediction_paths, counts)):
         # Split again while larger than a part, unless the split gained nothing (one user;
         # `rows` is now the rows written, not the caller's estimate).
         if found > part_rows and level + 1 < MAX_LEVELS and found < rows:
-            yield from _level(_file_batches(truth_path, batch_rows), _file_batches(prediction_path, batch_rows),
-                              users, found, part_rows, batch_rows, f"{stem}{bucket}-", level + 1, step)
+            yield from _level(_file_batches(truth_path, batch_rows),
+                              _file_batches(prediction_path, batch_rows),
+                              users, found, part_rows, batch_rows, f"{stem}{bucket}-", level + 1,
+                              step)
             for path in (truth_path, prediction_path):
                 if os.path.exists(path):
                     os.remove(path)

@@ -59,13 +59,15 @@ def grouped_scores(y_true, y_score, qid):
         raise InputError(what=f"y_true has {len(y_true)} rows, the scores {len(y_score)} and qid {len(qid)}",
                          fix="give one {query} id per row")
     if len(qid) == 0:
-        raise InputError(what="there are no rows to score", fix="give at least one ({query}, {doc}) row")
+        raise InputError(what="there are no rows to score",
+                         fix="give at least one ({query}, {doc}) row")
     _, first, codes = np.unique(qid, return_index=True, return_inverse=True)
     rank_of_code = np.empty(len(first), dtype=np.int64)
     rank_of_code[np.argsort(first, kind="stable")] = np.arange(len(first))
     group = rank_of_code[codes.ravel()]
     order = np.argsort(group, kind="stable")
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=len(first)))]).astype(np.int64)
+    offsets = np.concatenate([[0],
+                              np.cumsum(np.bincount(group, minlength=len(first)))]).astype(np.int64)
     return y_true[order], y_score[order], offsets
 
 
@@ -73,7 +75,8 @@ def _grouped_mean(y_true, y_score, qid, *, measure: str, protocol: str) -> float
     from .scores import evaluate_scores
 
     true, score, offsets = grouped_scores(y_true, y_score, qid)
-    return evaluate_scores(true, score, measure, Protocol.from_text(protocol), offsets=offsets).mean(measure)
+    return evaluate_scores(true, score, measure, Protocol.from_text(protocol),
+                           offsets=offsets).mean(measure)
 
 
 class _ColumnQidScorer:
@@ -90,7 +93,8 @@ class _ColumnQidScorer:
 
         if hasattr(X, "columns"):  # pandas or polars
             if self.column not in list(X.columns):
-                raise InputError(what="X has no such column", source=f"qid={self.column!r}", value=self.column,
+                raise InputError(what="X has no such column", source=f"qid={self.column!r}",
+                                 value=self.column,
                                  fix=f"its columns are {literal(', '.join(map(str, list(X.columns)[:8])))}")
             return np.asarray(X[self.column])
         if not isinstance(self.column, int):
@@ -99,7 +103,8 @@ class _ColumnQidScorer:
         return np.asarray(X)[:, self.column]
 
     def __call__(self, estimator, X, y, sample_weight=None) -> float:
-        return _grouped_mean(y, estimator.predict(X), self._qid(X), measure=self.measure, protocol=self.protocol)
+        return _grouped_mean(y, estimator.predict(X), self._qid(X), measure=self.measure,
+                             protocol=self.protocol)
 
     def __repr__(self) -> str:
         return f"rankproof.sklearn.scorer({self.measure!r}, {self.protocol!r}, qid={self.column!r})"
@@ -160,7 +165,8 @@ def scorer(measure: str = "ndcg@10", protocol: ProtocolLike = None, *, qid=None)
         if not sklearn.get_config().get("enable_metadata_routing"):
             raise InputError(what="qid=True asks scikit-learn to route the qid metadata to the scorer, which needs "
                              "sklearn.set_config(enable_metadata_routing=True) (or a sklearn.config_context) "
-                             "before the scorer is made", fix="or give qid as a column of X (qid='qid')")
+                             "before the scorer is made",
+                             fix="or give qid as a column of X (qid='qid')")
         made = make_scorer(_grouped_mean, measure=text, protocol=protocol_text)
         return made.set_score_request(qid=True)
     if isinstance(qid, bool) or not isinstance(qid, (str, int)):

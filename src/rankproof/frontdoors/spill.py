@@ -102,7 +102,8 @@ class ExactSum:
 
     def over(self, other: "ExactSum") -> float:
         """This sum over another, rounded once; None when the other is zero."""
-        if self.special or other.special:  # an infinity or a NaN: float arithmetic says what it gives
+        # an infinity or a NaN: float arithmetic says what it gives
+        if self.special or other.special:
             return self.value() / other.value()
         below = other.fraction()
         return math.nan if not below else float(self.fraction() / below)
@@ -215,7 +216,8 @@ class Spill:
                  "complete": part.complete_judgments}
         if self.first is None:
             self.first = shape
-        elif (shape["protocol"], shape["measures"]) != (self.first["protocol"], self.first["measures"]):
+        elif (shape["protocol"], shape["measures"]) != (self.first["protocol"],
+                                                        self.first["measures"]):
             raise InputError(what="the parts of the log were evaluated under different protocols or measures")
         else:
             self.first["complete"] = self.first["complete"] and shape["complete"]
@@ -243,9 +245,12 @@ class Spill:
         first = self.first
         table = QueryTable(
             queries=self._queries(), in_run=self._mapped("in_run", np.bool_),
-            retrieved=self._mapped("retrieved", np.int64), unjudged_retrieved=self._mapped("unjudged", np.int64),
-            qrels_source=first["sources"][0], run_source=first["sources"][1], notes=tuple(self.notes),
-            grade_range=(min(r[0] for r in self.grades), max(r[1] for r in self.grades)) if self.grades else None,
+            retrieved=self._mapped("retrieved", np.int64),
+            unjudged_retrieved=self._mapped("unjudged", np.int64),
+            qrels_source=first["sources"][0], run_source=first["sources"][1],
+            notes=tuple(self.notes),
+            grade_range=(min(r[0] for r in self.grades), max(r[1] for r in self.grades))
+            if self.grades else None,
             judged_queries=self.judged, warnings=tuple(self.warnings), missing_queries=self.missing)
         measures = {}
         for index, measure in enumerate(first["measures"]):
@@ -256,8 +261,10 @@ class Spill:
                 numerator=self._mapped(f"{index}-numerator", np.float64) if ratio else None,
                 denominator=self._mapped(f"{index}-denominator", np.float64) if ratio else None,
                 zero_ideal=self._mapped(f"{index}-zero_ideal", np.bool_))
-        found = SpilledResults(table=table, counts=self.counts, protocol=first["protocol"], measures=measures,
-                               weights=self._mapped("weights", np.float64) if self.weighted else None,
+        found = SpilledResults(table=table, counts=self.counts, protocol=first["protocol"],
+                               measures=measures,
+                               weights=self._mapped("weights", np.float64) if self.weighted
+                               else None,
                                run_name=run_name or first["run_name"], query_ids=query_ids,
                                complete_judgments=first["complete"])
         found.adopt(self.sums, self.counts, self.folder)

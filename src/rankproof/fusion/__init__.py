@@ -22,5 +22,6 @@ from .normalization import NORMALIZATIONS
 from .optimisation import FusionFit, cross_validate
 from .ties import FusionTies
 
-__all__ = ["fuse", "cross_validate", "complementarity", "compare_fused", "Complementarity", "FusionFit",
+__all__ = ["fuse", "cross_validate", "complementarity", "compare_fused", "Complementarity",
+           "FusionFit",
            "FusionTies", "METHODS", "NORMALIZATIONS"]

@@ -114,7 +114,8 @@ def _pair(table: Table, i: int, j: int, k: int, relevant: np.ndarray | None) -> 
             non_b.append(set(np.flatnonzero(top_b & ~rel).tolist()))
     finite = [t for t in taus if np.isfinite(t)]
     return PairAgreement(
-        a=table.names[i], b=table.names[j], overlap=float(np.mean(overlaps)) if overlaps else float("nan"),
+        a=table.names[i], b=table.names[j],
+        overlap=float(np.mean(overlaps)) if overlaps else float("nan"),
         tau=float(np.mean(finite)) if finite else float("nan"), queries=len(overlaps),
         relevant_overlap=None if relevant is None else _lee(rel_a, rel_b),
         nonrelevant_overlap=None if relevant is None else _lee(non_a, non_b))
@@ -138,7 +139,8 @@ def complementarity(runs: "Sequence[Run] | Mapping[str, Run]", *, k: int = 10, q
     (0.6667, -1.0)
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(source="fuse", what=literal(f"the cutoff k={k!r} of the complementarity must be an "
+        raise InputError(source="fuse",
+                         what=literal(f"the cutoff k={k!r} of the complementarity must be an "
                                                      "integer >= 1"), value=k, fix="e.g. k=10")
     components = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
     table = build_table(components, parse_ties(ties))
@@ -149,11 +151,13 @@ def complementarity(runs: "Sequence[Run] | Mapping[str, Run]", *, k: int = 10, q
         from .training import judgments
 
         relevant = judgments(table, qrels)[0]
-    pairs = tuple(_pair(table, i, j, k, relevant) for i, j in itertools.combinations(range(len(components)), 2))
+    pairs = tuple(_pair(table, i, j, k, relevant)
+                  for i, j in itertools.combinations(range(len(components)), 2))
     return Complementarity(k=k, pairs=pairs)
 
 
-def compare_fused(qrels, fused: Run, runs: "Sequence[Run] | Mapping[str, Run]", measures=None, protocol=None,
+def compare_fused(qrels, fused: Run, runs: "Sequence[Run] | Mapping[str, Run]", measures=None,
+                  protocol=None,
                   **options):
     """The fused run against each component: :func:`rankproof.compare` with the fused run as baseline.
 
@@ -166,4 +170,5 @@ def compare_fused(qrels, fused: Run, runs: "Sequence[Run] | Mapping[str, Run]", 
 
     named = dict(runs) if isinstance(runs, Mapping) else {run.name: run for run in runs}
     fused_name = fused.name if fused.name not in named else f"{fused.name} (fused)"
-    return compare(qrels, {fused_name: fused, **named}, measures, protocol, baseline=fused_name, **options)
+    return compare(qrels, {fused_name: fused, **named}, measures, protocol, baseline=fused_name,
+                   **options)

@@ -54,7 +54,8 @@ def _number(value: Any) -> float | None:
 def _finite(low: float | None = None, *, above: bool = False) -> Callable[[Any], bool]:
     def inside(value: Any) -> bool:
         x = _number(value)
-        return x is not None and math.isfinite(x) and (low is None or (x > low if above else x >= low))
+        return (x is not None and math.isfinite(x)
+                and (low is None or (x > low if above else x >= low)))
     return inside
 
 
@@ -94,15 +95,19 @@ def check_domains(params: Mapping[str, Any]) -> None:
             _check_weights(value)
         elif name in DOMAINS and not DOMAINS[name][0](value):
             _, words, example = DOMAINS[name]
-            raise InputError(source="fuse", what=literal(f"{name}={value!r} is outside its domain: {words}"),
+            raise InputError(source="fuse",
+                             what=literal(f"{name}={value!r} is outside its domain: {words}"),
                              value=value, fix=f"e.g. --param {example}")
 
 
 def _check_weights(weights: Any) -> None:
     numbers = [_number(w) for w in weights]
     if any(x is None or not math.isfinite(x) for x in numbers):
-        raise InputError(source="fuse", what=literal(f"weights {tuple(weights)!r}: each must be a finite number"),
+        raise InputError(source="fuse",
+                         what=literal(f"weights {tuple(weights)!r}: each must be a finite number"),
                          value=tuple(weights), fix="e.g. --weights 0.5,0.3,0.2")
     if all(x == 0 for x in numbers):
-        raise InputError(source="fuse", what=literal(f"weights {tuple(weights)!r} are all zero: nothing is fused"),
-                         value=tuple(weights), fix="give at least one non-zero weight, e.g. --weights 0.5,0.5")
+        raise InputError(source="fuse",
+                         what=literal(f"weights {tuple(weights)!r} are all zero: nothing is fused"),
+                         value=tuple(weights),
+                         fix="give at least one non-zero weight, e.g. --weights 0.5,0.5")

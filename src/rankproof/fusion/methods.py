@@ -18,7 +18,8 @@ from .table import Table, build_table, fused_run
 from .ties import FusionTies, parse_ties
 from .training import TRAINING_PARAMETERS, ranx_resort, train_on
 
-__all__ = ["METHODS", "Method", "checked_params", "fuse", "fuse_table", "parse_method", "weight_grid"]
+__all__ = ["METHODS", "Method", "checked_params", "fuse", "fuse_table", "parse_method",
+           "weight_grid"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,7 +77,8 @@ METHODS: dict[str, Method] = dict([
     _m("bayesfuse", _T.bayesfuse, train=_T.train_bayesfuse, learned=("log_odds",)),
     _m("mapfuse", _T.mapfuse, train=_T.train_mapfuse, learned=("map_scores",)),
     _m("posfuse", _T.posfuse, train=_T.train_posfuse, learned=("probs",)),
-    _m("probfuse", _T.probfuse, train=_T.train_probfuse, learned=("probs",), defaults={"n_segments": 10},
+    _m("probfuse", _T.probfuse, train=_T.train_probfuse, learned=("probs",),
+       defaults={"n_segments": 10},
        grids={"n_segments": (2, 5, 10, 20, 50)}),
     _m("segfuse", _T.segfuse, train=_T.train_segfuse, learned=("probs",)),
     _m("slidefuse", _T.slidefuse, train=_T.train_slidefuse, learned=("probs",), defaults={"w": 5},
@@ -84,7 +86,8 @@ METHODS: dict[str, Method] = dict([
 ])
 
 # ranx's names in ranx.fuse(method=...), and the bare Comb names.
-ALIASES = {"sum": "comb_sum", "mnz": "comb_mnz", "anz": "comb_anz", "gmnz": "comb_gmnz", "max": "comb_max",
+ALIASES = {"sum": "comb_sum", "mnz": "comb_mnz", "anz": "comb_anz", "gmnz": "comb_gmnz",
+           "max": "comb_max",
            "min": "comb_min", "med": "comb_med", "w_bordafuse": "weighted_bordafuse",
            "w_condorcet": "weighted_condorcet", "combsum": "comb_sum", "combmnz": "comb_mnz"}
 
@@ -103,27 +106,32 @@ def weight_grid(components: int, step: float = 0.1) -> list[tuple[float, ...]]:
     """Every weight vector on a grid of ``step`` whose weights sum to 1 (ranx's search space)."""
     units = int(round(1 / step))
     return [tuple(round(u * step, 10) for u in combo)
-            for combo in itertools.product(range(units + 1), repeat=components) if sum(combo) == units]
+            for combo in itertools.product(range(units + 1), repeat=components) if sum(combo)
+            == units]
 
 
 def checked_params(method: Method, params: Mapping[str, Any], components: int) -> dict:
-    allowed = set(method.defaults) | set(method.learned) | ({"weights"} if method.weighted else set())
+    allowed = (set(method.defaults) | set(method.learned)
+               | ({"weights"} if method.weighted else set()))
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise InputError(source="fuse", what=f"{method.name} has no parameter {unknown[0]!r}", value=unknown[0],
+        raise InputError(source="fuse", what=f"{method.name} has no parameter {unknown[0]!r}",
+                         value=unknown[0],
                          fix="its parameters are " + (", ".join(sorted(allowed)) or "none"))
     check_domains(params)
     out = {**method.defaults, **params}
     if method.weighted:
         weights = out.get("weights", (1.0,) * components)
         if len(weights) != components:
-            raise InputError(source="fuse", what=f"{len(weights)} weights for {components} runs", value=weights,
+            raise InputError(source="fuse", what=f"{len(weights)} weights for {components} runs",
+                             value=weights,
                              fix="give one weight per run, in the order of the runs")
         out["weights"] = tuple(float(w) for w in weights)
     return out
 
 
-def fuse_table(table: Table, method: Method, params: Mapping[str, Any], ties: FusionTies) -> np.ndarray:
+def fuse_table(table: Table, method: Method, params: Mapping[str, Any],
+               ties: FusionTies) -> np.ndarray:
     """The fused score of every candidate of a normalized table."""
     arguments = {key: value for key, value in params.items() if key not in TRAINING_PARAMETERS}
     if method.reads_ties:
@@ -131,7 +139,8 @@ def fuse_table(table: Table, method: Method, params: Mapping[str, Any], ties: Fu
     return method.function(table, **arguments)
 
 
-def fuse(runs: "Sequence[Run] | Mapping[str, Run]", method: str = "rrf", *, norm: str | None = "min-max",
+def fuse(runs: "Sequence[Run] | Mapping[str, Run]", method: str = "rrf", *,
+         norm: str | None = "min-max",
          params: Mapping[str, Any] | None = None, ties: "FusionTies | str" = "docid",
          qrels=None, name: str | None = None) -> Run:
     """Fuse component runs into one run.

@@ -90,8 +90,10 @@ def normalize(table: Table, name: str, ties: FusionTies = FusionTies.DOCID) -> T
             _refuse_overflow(table, den, name)
             return table.with_scores((s - low[q]) / den[q])
         if name == "min-max":
-            return table.with_scores(_spread(s - low[q], s / 2 - low[q] / 2, high - low, high / 2 - low / 2, q))
-        return reranked(table, _spread(high[q] - s, high[q] / 2 - s / 2, high - low, high / 2 - low / 2, q), ties)
+            return table.with_scores(_spread(s - low[q], s / 2 - low[q] / 2, high - low,
+                                             high / 2 - low / 2, q))
+        return reranked(table, _spread(high[q] - s, high[q] / 2 - s / 2, high - low,
+                                       high / 2 - low / 2, q), ties)
     if name == "max":
         return table.with_scores(s / np.maximum(_per_query(table, s, "max"), FLOOR)[q])
     if name == "zmuv":
@@ -101,7 +103,8 @@ def normalize(table: Table, name: str, ties: FusionTies = FusionTies.DOCID) -> T
         return table.with_scores((s - mean[q]) / np.maximum(std, FLOOR)[q])
     n = table.lengths[q].astype(float)
     if name == "rank":
-        return table.with_scores(np.where(table.present, 1 - table.positions / np.maximum(n, 1), np.nan))
+        return table.with_scores(np.where(table.present, 1 - table.positions / np.maximum(n, 1),
+                                          np.nan))
     return _borda(table, n)
 
 
@@ -128,7 +131,8 @@ def _refuse_overflow(table: Table, per_query: np.ndarray, norm: str) -> None:
     query, component = (int(i) for i in np.argwhere(bad)[0])
     raise InputError(source=f"run {table.names[component]}", query=str(table.queries[query]),
                      what=f"its scores overflow the {norm} normalization (their sum or squares leave the "
-                          "float range)", fix="rescale that run's scores, or normalize with min-max or rank (--norm)")
+                          "float range)",
+                     fix="rescale that run's scores, or normalize with min-max or rank (--norm)")
 
 
 def check_finite(table: Table, fused: np.ndarray, method: str, norm: str) -> None:
@@ -140,7 +144,8 @@ def check_finite(table: Table, fused: np.ndarray, method: str, norm: str) -> Non
     """
     if np.isfinite(fused).all():
         return
-    magnitude = np.nanmax(np.abs(np.where(table.present, table.scores, np.nan)), axis=0, initial=0.0)
+    magnitude = np.nanmax(np.abs(np.where(table.present, table.scores, np.nan)), axis=0,
+                          initial=0.0)
     worst = int(np.argmax(magnitude))
     raise InputError(source=f"run {table.names[worst]}",
                      what=f"its scores (up to {magnitude[worst]:.3g} in magnitude) overflow {method} under the "
@@ -153,8 +158,10 @@ def reranked(table: Table, scores: np.ndarray, ties: FusionTies) -> Table:
     positions = np.full(table.positions.shape, -1, dtype=np.int64)
     for r in range(scores.shape[1]):
         rows = np.flatnonzero(table.present[:, r])
-        rows = rows[np.argsort(table.positions[rows, r], kind="stable")]   # the current ranking is the arrival
-        order = order_within(table.query[rows], scores[rows, r], np.arange(len(rows)), table.doc[rows], ties)
+        # the current ranking is the arrival
+        rows = rows[np.argsort(table.positions[rows, r], kind="stable")]
+        order = order_within(table.query[rows], scores[rows, r], np.arange(len(rows)),
+                             table.doc[rows], ties)
         positions[rows, r] = ranks_of(table.query[rows], order)
     return table.with_scores(scores, positions)
 
@@ -169,7 +176,8 @@ def _borda(table: Table, n: np.ndarray) -> Table:
     for r in range(scores.shape[1]):
         absent = np.flatnonzero(~present[:, r])
         # candidates are grouped by query: the k-th absent doc of a query comes at n + k
-        positions[absent, r] = table.lengths[table.query[absent], r] + ranks_of(table.query[absent],
-                                                                                np.arange(len(absent)))
+        absent_queries = table.query[absent]
+        positions[absent, r] = (table.lengths[absent_queries, r]
+                                + ranks_of(absent_queries, np.arange(len(absent))))
     lengths = np.repeat(np.diff(table.offsets)[:, None], scores.shape[1], axis=1)
     return table.with_scores(scores, positions, lengths)

@@ -37,7 +37,8 @@ __all__ = ["FusionFit", "cross_validate", "fold_assignment"]
 def fold_assignment(queries: Sequence[str], folds: int, seed: int) -> np.ndarray:
     """Fold (0-based) of each query: a seeded permutation dealt round-robin, so folds differ by at most one."""
     if not 2 <= folds <= len(queries):
-        raise InputError(source="fuse", what=f"{folds} folds for {len(queries)} judged queries", value=folds,
+        raise InputError(source="fuse", what=f"{folds} folds for {len(queries)} judged queries",
+                         value=folds,
                          fix="{do[folds]}")
     order = np.random.default_rng(seed).permutation(len(queries))
     fold = np.empty(len(queries), dtype=np.int64)
@@ -45,7 +46,8 @@ def fold_assignment(queries: Sequence[str], folds: int, seed: int) -> np.ndarray
     return fold
 
 
-def _configurations(method: Method, components: int, grid: Mapping[str, Sequence] | None, step: float) -> list[dict]:
+def _configurations(method: Method, components: int, grid: Mapping[str, Sequence] | None,
+                    step: float) -> list[dict]:
     grids: dict[str, Sequence] = dict(method.grids)
     if method.weighted:
         grids["weights"] = weight_grid(components, step)
@@ -123,7 +125,8 @@ def describe_params(params: Mapping[str, Any]) -> str:
 class _Scorer:
     """Fuses a configuration and evaluates it per cross-validated query (non-trained methods: once)."""
 
-    def __init__(self, qrels, table: Table, method: Method, ties: FusionTies, measure: str, protocol,
+    def __init__(self, qrels, table: Table, method: Method, ties: FusionTies, measure: str,
+                 protocol,
                  cv_queries: np.ndarray) -> None:
         self.qrels, self.table, self.method, self.ties = qrels, table, method, ties
         self.measure, self.protocol = measure, protocol
@@ -135,7 +138,8 @@ class _Scorer:
         from ..evaluation import evaluate
 
         fused = fuse_table(self.table, self.method, params, self.ties)
-        results = evaluate(self.qrels, fused_run(self.table, fused, self.ties, "fused"), [self.measure],
+        results = evaluate(self.qrels, fused_run(self.table, fused, self.ties, "fused"),
+                           [self.measure],
                            self.protocol, allow_partial=True)
         by_query = dict(zip((str(q) for q in results.queries), results.values(self.measure)))
         return fused, np.array([by_query.get(q, 0.0) for q in self.names], dtype=float)
@@ -149,7 +153,8 @@ class _Scorer:
                 params, fused, values = self.cache[index]
             else:
                 params = checked_params(self.method, config, components)
-                params.update(train_on(self.table, self.method, self.qrels, params, training, resort=self.resort))
+                params.update(train_on(self.table, self.method, self.qrels, params, training,
+                                       resort=self.resort))
                 fused, values = self._evaluate(params)
                 if self.method.train is None:
                     self.cache[index] = (params, fused, values)
@@ -157,13 +162,16 @@ class _Scorer:
             if best is None or mean > best[0]:
                 best = (mean, params, fused, values)
         if best is None:
-            raise InputError(source="fuse", what="no configuration to try", fix="give a non-empty grid")
+            raise InputError(source="fuse", what="no configuration to try",
+                             fix="give a non-empty grid")
         return best[1], best[2], best[3]
 
 
 def cross_validate(qrels, runs: "Sequence[Run] | Mapping[str, Run]", method: str = "wsum", *,
-                   norm: str | None = "min-max", measure: str = "ndcg@10", folds: int = 5, seed: int = 0,
-                   grid: Mapping[str, Sequence] | None = None, weight_step: float = 0.1, protocol=None,
+                   norm: str | None = "min-max", measure: str = "ndcg@10", folds: int = 5,
+                   seed: int = 0,
+                   grid: Mapping[str, Sequence] | None = None, weight_step: float = 0.1,
+                   protocol=None,
                    ties: "FusionTies | str" = "docid", name: str | None = None) -> FusionFit:
     """Choose (and learn) a fusion method's parameters by k-fold cross-validation over queries.
 
@@ -205,17 +213,22 @@ def cross_validate(qrels, runs: "Sequence[Run] | Mapping[str, Run]", method: str
     scorer.resort = ranx_resort(policy, norm)
     chosen, out_of_fold, fused_all = [], np.empty(len(cv_queries)), np.zeros(len(table.query))
     for k in range(folds):
-        params, fused, values = scorer.best(configurations, judged & (fold_of_query != k), fold != k,
+        params, fused, values = scorer.best(configurations, judged & (fold_of_query != k),
+                                            fold != k,
                                             len(components))
         out_of_fold[fold == k] = values[fold == k]
         fused_all[fold_of_query[table.query] == k] = fused[fold_of_query[table.query] == k]
         chosen.append(params)
-    params_all, fused_in, values_in = scorer.best(configurations, judged, np.ones(len(fold), dtype=bool),
+    params_all, fused_in, values_in = scorer.best(configurations, judged,
+                                                  np.ones(len(fold), dtype=bool),
                                                   len(components))
     unjudged = fold_of_query[table.query] < 0
     fused_all[unjudged] = fused_in[unjudged]
-    return FusionFit(method=chosen_method.name, norm=norm, ties=policy, measure=str(measure), seed=seed,
-                     queries=tuple(table.queries[cv_queries].tolist()), fold=fold, chosen=tuple(chosen),
-                     params=params_all, out_of_fold=out_of_fold, in_sample=float(np.nanmean(values_in)),
+    return FusionFit(method=chosen_method.name, norm=norm, ties=policy, measure=str(measure),
+                     seed=seed,
+                     queries=tuple(table.queries[cv_queries].tolist()), fold=fold,
+                     chosen=tuple(chosen),
+                     params=params_all, out_of_fold=out_of_fold,
+                     in_sample=float(np.nanmean(values_in)),
                      configurations=len(configurations),
                      run=fused_run(table, fused_all, policy, name or f"{chosen_method.name}-cv"))

@@ -33,7 +33,8 @@ def rrf(table: Table, k: float = 60) -> np.ndarray:
 
 
 def _isr_sum(table: Table) -> tuple[np.ndarray, np.ndarray]:
-    return summed(table, 1.0 / (np.maximum(table.positions, 0) + 1.0) ** 2), table.present.sum(axis=1).astype(float)
+    return (summed(table, 1.0 / (np.maximum(table.positions, 0) + 1.0) ** 2),
+            table.present.sum(axis=1).astype(float))
 
 
 def isr(table: Table) -> np.ndarray:
@@ -140,7 +141,8 @@ def weighted_condorcet(table: Table, weights, ties: FusionTies = FusionTies.DOCI
             ahead += np.where(above, w[i], 0.0)
             behind += np.where(above, 0.0, w[i])
         first = (ahead >= behind).tolist()
-        order = sorted(range(len(p)), key=functools.cmp_to_key(lambda x, y: -1 if first[x][y] else 1))
+        order = sorted(range(len(p)),
+                       key=functools.cmp_to_key(lambda x, y: -1 if first[x][y] else 1))
         fused[lo + candidates[order]] = len(p) - np.arange(len(p))
     return fused
 

@@ -16,7 +16,8 @@ __all__ = ["comb_sum", "comb_mnz", "comb_anz", "comb_gmnz", "comb_max", "comb_mi
            "wsum", "wmnz", "mixed", "summed"]
 
 
-def summed(table: Table, contributions: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+def summed(table: Table, contributions: np.ndarray,
+           weights: np.ndarray | None = None) -> np.ndarray:
     """Sum over components of ``w_i * c_i(d)``, 0 where a component does not rank ``d``."""
     values = np.where(table.present, contributions, 0.0)
     if weights is not None:

@@ -86,22 +86,27 @@ class Table:
         remap = np.full(len(self.queries), -1, dtype=np.int64)
         remap[kept] = np.arange(len(kept))
         return Table(queries=self.queries[kept], docs=self.docs, query=remap[self.query[keep]],
-                     doc=self.doc[keep], offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-                     scores=self.scores[keep], positions=self.positions[keep], lengths=self.lengths[kept],
+                     doc=self.doc[keep],
+                     offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                     scores=self.scores[keep], positions=self.positions[keep],
+                     lengths=self.lengths[kept],
                      names=self.names)
 
 
 def run_rows(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query code, doc code, score) per row of ``run``, in its row order."""
     query = np.repeat(np.arange(run.num_queries, dtype=np.int64), np.diff(run.offsets))
-    return query, np.asarray(run.doc_codes, dtype=np.int64), np.asarray(run.scores, dtype=np.float64)
+    return (query, np.asarray(run.doc_codes, dtype=np.int64),
+            np.asarray(run.scores, dtype=np.float64))
 
 
 def ranks_of(group: np.ndarray, order: np.ndarray) -> np.ndarray:
     """0-based position of each row within its group, given rows sorted by ``order``."""
     sorted_group = group[order]
-    starts = np.concatenate([[True], sorted_group[1:] != sorted_group[:-1]]) if len(order) else np.zeros(0, bool)
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0)) if len(order) else order
+    starts = (np.concatenate([[True], sorted_group[1:] != sorted_group[:-1]]) if len(order)
+              else np.zeros(0, bool))
+    first = (np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0)) if len(order)
+             else order)
     ranks = np.empty(len(order), dtype=np.int64)
     ranks[order] = np.arange(len(order)) - first
     return ranks
@@ -151,7 +156,8 @@ def build_table(runs: Sequence[Run], ties: FusionTies) -> Table:
     counts = np.bincount(cand_query, minlength=len(queries))
     lengths = np.zeros((len(queries), r), dtype=np.int64)
     np.add.at(lengths, (query, component), 1)
-    return Table(queries=queries, docs=docs, query=cand_query.astype(np.int64), doc=cand_doc.astype(np.int64),
+    return Table(queries=queries, docs=docs, query=cand_query.astype(np.int64),
+                 doc=cand_doc.astype(np.int64),
                  offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), scores=scores,
                  positions=positions, lengths=lengths, names=tuple(run.name for run in runs))
 

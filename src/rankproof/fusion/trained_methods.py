@@ -42,7 +42,8 @@ class Hits:
         """Component ``i`` on the training queries: (query, rank, hit) per ranked doc, and its lengths."""
         t = self.table
         rows = np.flatnonzero(t.present[:, i] & self.training[t.query])
-        return t.query[rows], t.positions[rows, i], self.relevant[rows].astype(float), t.lengths[:, i]
+        return (t.query[rows], t.positions[rows, i], self.relevant[rows].astype(float),
+                t.lengths[:, i])
 
 
 def _by_rank(hits: Hits, i: int) -> np.ndarray:
@@ -101,7 +102,8 @@ def slidefuse(table: Table, probs, w: int = 5) -> np.ndarray:
         # left to right, as ranx's sum over the window: equal windows give bit-equal sums
         for j in range(2 * w + 1):
             inside = (a + j <= b) & (a + j < len(p))
-            total = total + np.where(inside, p[np.clip(a + j, 0, max(len(p) - 1, 0))] if len(p) else 0.0, 0.0)
+            total = (total + np.where(inside, p[np.clip(a + j, 0, max(len(p) - 1, 0))] if len(p)
+                                      else 0.0, 0.0))
         out[:, i] = np.where(rank >= 0, total / np.maximum(b - a + 1, 1), 0.0)
     return summed(table, out)
 
@@ -119,7 +121,8 @@ def train_probfuse(hits: Hits, n_segments: int = 10) -> dict:
         size = np.ceil(lengths / n_segments).astype(np.int64)[query]
         segment = rank // np.maximum(size, 1)
         seg_len = np.minimum(size, lengths[query] - segment * size)
-        p = np.bincount(segment, weights=hit / np.maximum(seg_len, 1), minlength=n_segments)[:n_segments]
+        p = np.bincount(segment, weights=hit / np.maximum(seg_len, 1),
+                        minlength=n_segments)[:n_segments]
         probs.append(p / max(hits.queries, 1))
     return {"probs": probs}
 
@@ -160,7 +163,8 @@ def _segment_rates(hits: Hits, bounds) -> list[np.ndarray]:
         _, rank, hit, _ = hits.of(i)
         inside = rank < bounds[-1]
         k = _segments(rank[inside], bounds)
-        rates.append(np.bincount(k, weights=hit[inside], minlength=len(widths)) / widths / max(hits.queries, 1))
+        rates.append(np.bincount(k, weights=hit[inside], minlength=len(widths)) / widths
+                     / max(hits.queries, 1))
     return rates
 
 
@@ -232,4 +236,5 @@ def mapfuse(table: Table, map_scores) -> np.ndarray:
     Lillis, Zhang, Toolan, Collier, Leonard and Dunnion, "Estimating
     probabilities for effective data fusion", SIGIR 2010.
     """
-    return summed(table, np.asarray(map_scores, dtype=float) / (np.maximum(table.positions, 0) + 1.0))
+    return summed(table,
+                  np.asarray(map_scores, dtype=float) / (np.maximum(table.positions, 0) + 1.0))

@@ -35,7 +35,8 @@ def judgments(table: Table, qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(relevant per candidate, judged per query, relevant docs per query) of ``qrels`` on ``table``."""
     query_of_row = np.repeat(np.arange(qrels.num_queries), np.diff(qrels.offsets))
     tq = np.searchsorted(table.queries, qrels.queries)
-    q_ok = (tq < len(table.queries)) & (table.queries[np.minimum(tq, len(table.queries) - 1)] == qrels.queries)
+    q_ok = (tq < len(table.queries)) & (table.queries[np.minimum(tq, len(table.queries) - 1)]
+                                        == qrels.queries)
     td = np.searchsorted(table.docs, qrels.docs)
     d_ok = (td < len(table.docs)) & (table.docs[np.minimum(td, len(table.docs) - 1)] == qrels.docs)
     relevant_row = (np.asarray(qrels.grades) >= 1) & q_ok[query_of_row]
@@ -48,7 +49,8 @@ def judgments(table: Table, qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return relevant, judged, per_query
 
 
-def train_on(table: Table, method: Trainable, qrels, params: Mapping[str, Any], training: np.ndarray, *,
+def train_on(table: Table, method: Trainable, qrels, params: Mapping[str, Any],
+             training: np.ndarray, *,
              resort: FusionTies | None = None) -> dict:
     """The method's learned parameters from the judged queries where ``training`` is True.
 

@@ -76,23 +76,30 @@ class MissingColumnsError(ParseError):
                                     what=f"the first line ({literal(repr(shown)[:60])}) looks like data, not column "
                                          "names: the file has no header line",
                                     fix=literal(f"add a header line naming the columns, such as {names}"
-                                                + (_AS_IT_IS if set(self.missing) <= _POSITIONAL else "")))
-        error.present, error.missing, error.noun, error.no_header = self.present, self.missing, self.noun, True
+                                                + (_AS_IT_IS if set(self.missing) <= _POSITIONAL
+                                                   else "")))
+        error.present, error.missing, error.noun, error.no_header = (self.present, self.missing,
+                                                                     self.noun, True)
         return error
 
 
-def missing_error(present: list, named: Mapping[str, object], missing: list[str], noun: str, source: str,
+def missing_error(present: list, named: Mapping[str, object], missing: list[str], noun: str,
+                  source: str,
                   line: int | None = None) -> "MissingColumnsError":
     """Say which named columns are absent, which ones exist, and which argument to fix."""
-    absent = " and ".join(f"no {noun} {literal(repr(named[arg]))} (named by {_role(arg)}=)" for arg in missing)
+    absent = " and ".join(f"no {noun} {literal(repr(named[arg]))} (named by {_role(arg)}=)"
+                          for arg in missing)
     listing = ", ".join(repr(name) for name in present) if present else "none"
     arguments = ", ".join(f"{_role(arg)}=" for arg in missing)
-    # Judgments and rankings swapped: naming the column would read scores as grades (errors.messages).
+    # Judgments and rankings swapped: naming the column would read scores as grades
+    # (errors.messages).
     swapped = swap_hint(present, missing)
     error = MissingColumnsError(source=source, line=line, what=absent,
-                                fix=swapped or f"the {noun}s are {literal(listing)}; pass the right {noun} names "
+                                fix=swapped
+                                or f"the {noun}s are {literal(listing)}; pass the right {noun} names "
                                                f"with {arguments}")
-    error.present, error.missing, error.noun = list(present), {arg: named[arg] for arg in missing}, noun
+    error.present, error.missing, error.noun = (list(present), {arg: named[arg] for arg in missing},
+                                                noun)
     return error
 
 
@@ -153,7 +160,8 @@ def arrow_of(values: np.ndarray):
     import pyarrow as pa
 
     values = np.ascontiguousarray(values)
-    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                 [None, pa.py_buffer(values)])
 
 
 def owned(values, dtype, placement=None) -> np.ndarray:
@@ -328,13 +336,15 @@ def _refuse_nul(spans, codes: np.ndarray, placement=None) -> None:
     """An id holding a NUL character: numpy's str arrays, which hold the vocabularies, drop
     trailing NULs, so ``d1\\0`` would silently be counted as ``d1``. Refused, naming the row."""
     arena, starts, lengths = spans
-    for code, (start, length) in enumerate(zip(np.asarray(starts).tolist(), np.asarray(lengths).tolist())):
+    for code, (start,
+               length) in enumerate(zip(np.asarray(starts).tolist(), np.asarray(lengths).tolist())):
         text = arena[start:start + length]
         if b"\0" in text:
             where = np.flatnonzero(codes == code)
             row = int((where if placement is None else placement.table_rows(where)).min()) + 1
             shown = text.decode("utf-8", "replace")
-            raise ParseError(row=row, what=f"id {literal(repr(shown)[:60])} holds a NUL character, which no id may "
+            raise ParseError(row=row,
+                             what=f"id {literal(repr(shown)[:60])} holds a NUL character, which no id may "
                                            "hold (it would be read as the id without it)",
                              value=shown, fix="remove the NUL characters from the ids")
 
@@ -389,12 +399,14 @@ def _column_names(data, kind: str, source: str) -> list:
         return list(data.schema.names)
     if kind == "pandas":
         if not hasattr(data, "columns"):
-            raise InputError(source=source, what=f"cannot read a pandas {type(data).__name__} as a table",
+            raise InputError(source=source,
+                             what=f"cannot read a pandas {type(data).__name__} as a table",
                              fix="pass a DataFrame (e.g. series.to_frame() or series.reset_index())")
         return list(data.columns)
     if kind == "polars":
         if not hasattr(data, "to_arrow"):
-            raise InputError(source=source, what=f"cannot read a polars {type(data).__name__} as a table",
+            raise InputError(source=source,
+                             what=f"cannot read a polars {type(data).__name__} as a table",
                              fix="pass a polars DataFrame (call .collect() on a LazyFrame first)")
         return list(data.columns)
     raise RuntimeError(f"no column names for a {kind} table")  # pragma: no cover
@@ -415,10 +427,12 @@ def _pandas_to_arrow(frame, wanted: list, source: str):
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as inner:
                 reason = str(inner.args[0]) if inner.args else type(inner).__name__
                 shown = literal(repr(name))
-                raise ParseError(source=source, what=f"column {shown} cannot be converted to Arrow ({literal(reason)})",
+                raise ParseError(source=source,
+                                 what=f"column {shown} cannot be converted to Arrow ({literal(reason)})",
                                  fix=f"give it one type: ids all strings or all integers (e.g. df[{shown}] = "
                                      f"df[{shown}].astype(str)), grades integers, scores numbers") from None
-        raise ParseError(source=source, what=f"cannot convert the DataFrame to Arrow ({literal(exc)})",
+        raise ParseError(source=source,
+                         what=f"cannot convert the DataFrame to Arrow ({literal(exc)})",
                          fix="give the named columns plain string, integer or float types") from None
 
 
@@ -459,7 +473,8 @@ def select_columns(data, named: Mapping[str, object], source: str) -> tuple[dict
         # pandas labels become strings in Arrow; look them up that way.
         found = table.schema.get_all_field_indices(str(name))
         if len(found) > 1:
-            raise ParseError(source=source, what=f"{len(found)} columns are named {literal(repr(name))} "
+            raise ParseError(source=source,
+                             what=f"{len(found)} columns are named {literal(repr(name))} "
                                                  f"({_role(arg)}=)", fix="rename all but one")
         columns[arg] = table.column(found[0])
     return columns, ("null or NaN" if kind == "pandas" else "null")

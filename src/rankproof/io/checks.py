@@ -133,7 +133,8 @@ def id_columns(columns: dict, named: Mapping[str, object], rows: Rows):
             # distinct ids into text, far cheaper than text for every row.
             text[arg] = ids[arg]
         else:
-            raise ParseError(source=rows.source, what=f"{describe(arg, named[arg])} holds {kind} values",
+            raise ParseError(source=rows.source,
+                             what=f"{describe(arg, named[arg])} holds {kind} values",
                              fix="ids must be strings or integers, so convert the column to one of those")
 
     # An empty id cannot be written in a TREC file and is almost always a
@@ -142,7 +143,8 @@ def id_columns(columns: dict, named: Mapping[str, object], rows: Rows):
     empty = _first_bad(text, lambda column: pc.equal(pc.binary_length(column), 0))
     if empty is not None:
         row, arg = empty
-        raise ParseError(what="the {" + arg + "} id is empty", fix="give every row {a_" + arg + "} id",
+        raise ParseError(what="the {" + arg + "} id is empty",
+                         fix="give every row {a_" + arg + "} id",
                          **rows.fields(row))
     # An id of a megabyte would make every id as wide once interned.
     longest = MAX_ID_LENGTH.value()
@@ -150,7 +152,8 @@ def id_columns(columns: dict, named: Mapping[str, object], rows: Rows):
     if long is not None:
         row, arg = long
         size = len(text[arg][row].as_py().encode("utf-8"))
-        raise ParseError(what=MAX_ID_LENGTH.beyond(f"the {arg} id of {size} bytes"), fix=MAX_ID_LENGTH.fix,
+        raise ParseError(what=MAX_ID_LENGTH.beyond(f"the {arg} id of {size} bytes"),
+                         fix=MAX_ID_LENGTH.fix,
                          **rows.fields(row))
     return text["query"], text["doc"]
 
@@ -230,8 +233,10 @@ def _real_grades(column, name, rows: Rows) -> np.ndarray:
         if bad.any():
             row = int(np.argmax(bad))
             value = column[row].as_py()
-            raise ParseError(what=f"grade {literal(repr(value))} is not a finite number", value=value,
-                             fix="give every judgment a grade such as 0, 1.5, 3", **rows.fields(row))
+            raise ParseError(what=f"grade {literal(repr(value))} is not a finite number",
+                             value=value,
+                             fix="give every judgment a grade such as 0, 1.5, 3",
+                             **rows.fields(row))
         return values
     if is_text(kind):
         text = pc.cast(column, pa.large_string())
@@ -256,7 +261,8 @@ def checked_grades(column, name, rows: Rows, real: bool = False) -> np.ndarray:
     column = plain(column)
     row = first_null(column)
     if row >= 0:
-        raise _null_error(rows, row, "grade", "give every judgment an integer grade such as 0, 1, 2")
+        raise _null_error(rows, row, "grade",
+                          "give every judgment an integer grade such as 0, 1, 2")
     if real:
         return _real_grades(column, name, rows)
     kind = column.type
@@ -302,7 +308,8 @@ def checked_scores(column, name, rows: Rows, placement=None) -> np.ndarray:
     column = plain(column)
     row = first_null(column)
     if row >= 0:
-        raise _null_error(rows, row, "score", "give every document a finite score, or pass score=None if the "
+        raise _null_error(rows, row, "score",
+                          "give every document a finite score, or pass score=None if the "
                                               "rows are already in rank order")
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
@@ -316,7 +323,8 @@ def checked_scores(column, name, rows: Rows, placement=None) -> np.ndarray:
         row = first(pc.invert(numeric))
         if row >= 0:
             value = text[row].as_py()
-            problem = (Problem("no score (the value is empty)", "give every document a finite score", value)
+            problem = (Problem("no score (the value is empty)",
+                               "give every document a finite score", value)
                        if not value.strip() else score_problem(shorten(value)))
             raise _refused(rows, row, problem)
         values = owned(pc.cast(trimmed, pa.float64()).to_numpy(), np.float64, placement)

@@ -23,7 +23,8 @@ def _text_pairs(data: bytes, source: str) -> tuple[list[str], list[str]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ParseError(source=source, what="is not UTF-8 text", fix="re-save it as UTF-8") from None
+        raise ParseError(source=source, what="is not UTF-8 text",
+                         fix="re-save it as UTF-8") from None
     for number, line in enumerate(text.splitlines(), 1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
@@ -55,7 +56,8 @@ def read_chunk_map(path: str) -> tuple[np.ndarray, np.ndarray]:
         chunks = [str(v) for v in table.column("chunk").to_pylist()]
         docs = [str(v) for v in table.column("doc").to_pylist()]
     if not chunks:
-        raise ParseError(source=source, what="maps no chunk", fix="give one line 'chunk doc' per chunk")
+        raise ParseError(source=source, what="maps no chunk",
+                         fix="give one line 'chunk doc' per chunk")
     chunk_array = np.array(chunks, dtype=object)
     doc_array = np.array(docs, dtype=object)
     order = np.argsort(chunk_array, kind="stable")

@@ -24,7 +24,8 @@ BLOCK_SIZE = 1 << 24
 
 
 def _delimited_failure(
-    data: bytes, source: str, delimiter: str, fmt: str, what: What, exc: Exception, header_line: bool = True
+    data: bytes, source: str, delimiter: str, fmt: str, what: What, exc: Exception,
+    header_line: bool = True
 ) -> ParseError:
     """Name the first row whose width differs from the header's (or, without a header, the
     first line's), once pyarrow gave up."""
@@ -47,7 +48,8 @@ def _delimited_failure(
                                        f"{len(row)}: {literal(repr(shorten(delimiter.join(row))))}",
                                   fix=f"give every row one value per column of {first}, separated by {separator}")
     except csv.Error as error:
-        return ParseError(source=source, line=reader.line_num, what=f"cannot be read as {label} ({literal(error)})",
+        return ParseError(source=source, line=reader.line_num,
+                          what=f"cannot be read as {label} ({literal(error)})",
                           fix="check the quoting on this line")
     text = str(exc).strip()
     reason = text.splitlines()[0] if text else type(exc).__name__
@@ -66,7 +68,8 @@ def _looks_like_data(header: list[str]) -> bool:
     return False
 
 
-def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What, header_line: bool = True):
+def read_delimited(data: bytes, source: str, named: dict, fmt: str, what: What,
+                   header_line: bool = True):
     """Parse a CSV or TSV file; return the named columns and each row's file line.
 
     Without a header line (`header_line` false) the first line is data and

@@ -21,7 +21,8 @@ from .limits import (
     MAX_STREAM_BYTES,
 )
 
-__all__ = ["read_bytes", "read_stream", "stream_chunks", "load_text", "encoding_hint", "check_json_nesting", "json_int"]
+__all__ = ["read_bytes", "read_stream", "stream_chunks", "load_text", "encoding_hint",
+           "check_json_nesting", "json_int"]
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -168,10 +169,12 @@ def _gunzip(handle, source: str, compressed_size: int | None, check) -> bytes:
         out.append(piece)
         total += len(piece)
         if total > most:
-            raise ParseError(source=source, fix=MAX_DECOMPRESSED_BYTES.fix, what=MAX_DECOMPRESSED_BYTES.beyond(
+            raise ParseError(source=source, fix=MAX_DECOMPRESSED_BYTES.fix,
+                             what=MAX_DECOMPRESSED_BYTES.beyond(
                 f"decompresses to more than {most} bytes, which"))
         if total > _RATIO_FLOOR and total > ratio * max(read, 1):
-            raise ParseError(source=source, fix=MAX_DECOMPRESSION_RATIO.fix, what=MAX_DECOMPRESSION_RATIO.beyond(
+            raise ParseError(source=source, fix=MAX_DECOMPRESSION_RATIO.fix,
+                             what=MAX_DECOMPRESSION_RATIO.beyond(
                 f"decompresses to more than {ratio} times its compressed size ({read} bytes so far), "
                 "a decompression bomb or a very repetitive file, which"))
 
@@ -183,7 +186,8 @@ def _gunzip(handle, source: str, compressed_size: int | None, check) -> bytes:
                 break
             read += len(raw)
             if stream_limit is not None and read > stream_limit:
-                raise ParseError(source=source, fix=MAX_STREAM_BYTES.fix, what=MAX_STREAM_BYTES.beyond(
+                raise ParseError(source=source, fix=MAX_STREAM_BYTES.fix,
+                                 what=MAX_STREAM_BYTES.beyond(
                     f"is a stream (pipe or device) of more than {stream_limit} bytes, which"))
             pending = raw
             while pending:
@@ -215,7 +219,8 @@ def _check_text(data: bytes, source: str, label: str, binary_hint: Callable[[byt
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise ParseError(source=source, line=line, what=f"holds a NUL byte, so this is a binary file, not {label} text",
+        raise ParseError(source=source, line=line,
+                         what=f"holds a NUL byte, so this is a binary file, not {label} text",
                          fix=literal(binary_hint(data)))
     # isascii is a fast C scan; only files with non-ASCII bytes pay for decoding.
     if not data.isascii():
@@ -254,7 +259,8 @@ def load_text(path, source: str, *, what: str, label: str, binary_hint: Callable
                 info = os.fstat(handle.fileno())
             except OSError as exc:
                 raise _os_error(exc, source) from None
-            data = _gunzip(handle, source, info.st_size if stat.S_ISREG(info.st_mode) else None, first)
+            data = _gunzip(handle, source, info.st_size if stat.S_ISREG(info.st_mode) else None,
+                           first)
         else:
             data = _read_all(handle, source, check=first)
     _check_text(data, source, label, binary_hint, encoding_fix)

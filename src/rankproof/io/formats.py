@@ -33,7 +33,8 @@ from .files import encoding_hint, load_text
 from .jsonl import read_jsonl
 from .parquet import open_parquet, read_column, read_parquet
 from .tables import consume_run_table, qrels_columns_from_table, read_grouped_run
-from .trec import QrelsColumns, RunColumns, first_data_fields, read_trec_qrels_columns, read_trec_run_columns
+from .trec import (QrelsColumns, RunColumns, first_data_fields, read_trec_qrels_columns,
+                   read_trec_run_columns)
 from .values import score_problem
 from .what import LABELS, QRELS, RUN, What, example_line
 
@@ -152,7 +153,8 @@ def format_of(path, format: str | None = None, *, route: str = "memory") -> str:
         chosen = str(format).lower()
         if chosen not in readable:
             raise InputError(what=f"format {literal(repr(format))} is not one of {', '.join(map(repr, readable))}",
-                             value=format, fix="pass one of those, or leave format out to choose by the file extension")
+                             value=format,
+                             fix="pass one of those, or leave format out to choose by the file extension")
         return chosen
     found = named_format(path, route)
     if found is not None:
@@ -202,7 +204,8 @@ def _three_columns(path) -> bool:
 
 
 def _refuse_run3(path, what: str) -> None:
-    raise ParseError(source=str(path), what=f"format 'run3' ('query doc score' lines) holds a run, not {what}",
+    raise ParseError(source=str(path),
+                     what=f"format 'run3' ('query doc score' lines) holds a run, not {what}",
                      fix="give the format of this file (trec, csv, tsv, jsonl or parquet)")
 
 
@@ -323,7 +326,8 @@ def read_qrels_columns(
     named = positional({"query": query, "doc": doc, "grade": grade}, fmt, header)
     table, lines, source = read_table(path, fmt, named, QRELS, header)
     columns = qrels_columns_from_table(
-        table, query=named["query"], doc=named["doc"], grade=named["grade"], source=source, lines=lines, real=real
+        table, query=named["query"], doc=named["doc"], grade=named["grade"], source=source,
+        lines=lines, real=real
     )
     del table
     release_arrow_memory()
@@ -341,7 +345,8 @@ def _parquet_grouped(path, named: dict) -> "RunColumns | None":
 
 
 def read_run_columns(
-    path, format: str | None = None, *, query="query", doc="doc", score="score", header: bool = True,
+    path, format: str | None = None, *, query="query", doc="doc", score="score",
+    header: bool = True,
     grouped: bool = False,
 ) -> RunColumns:
     """Read a run file in any supported format into interned columns.
@@ -400,9 +405,11 @@ def read_run_columns(
         if columns is not None:
             return columns
     holder = list(read_table(path, fmt, named, RUN, header))
-    source, lines = holder.pop(), holder.pop()  # the table alone stays in `holder`, which consume_run_table empties
+    # the table alone stays in `holder`, which consume_run_table empties
+    source, lines = holder.pop(), holder.pop()
     columns = consume_run_table(
-        holder, query=named["query"], doc=named["doc"], score=named.get("score"), source=source, lines=lines,
+        holder, query=named["query"], doc=named["doc"], score=named.get("score"), source=source,
+        lines=lines,
         grouped=grouped)
     release_arrow_memory()
     return columns

@@ -116,7 +116,8 @@ def query_blocks(column):
             values = numpy_of(chunk)
             change = values[1:] != values[:-1]
         else:
-            change = pc.not_equal(chunk.slice(1), chunk.slice(0, size - 1)).to_numpy(zero_copy_only=False)
+            change = pc.not_equal(chunk.slice(1),
+                                  chunk.slice(0, size - 1)).to_numpy(zero_copy_only=False)
         if previous is None or chunk[0].as_py() != previous:
             starts.append(np.array([at], dtype=np.int64))
         starts.append(np.flatnonzero(change) + (at + 1))

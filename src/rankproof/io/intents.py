@@ -29,7 +29,8 @@ from ..errors import ParseError, literal
 from .trec import QRELS_FORMAT, load_trec_text
 from .values import FLOAT, grade_problem, shorten
 
-__all__ = ["IntentQrelsColumns", "read_trec_intent_qrels", "intent_columns_from_table", "read_intent_weights"]
+__all__ = ["IntentQrelsColumns", "read_trec_intent_qrels", "intent_columns_from_table",
+           "read_intent_weights"]
 
 _LAYOUT = "query intent doc grade"
 _SEPARATOR = re.compile(r"[ \t\r]+")
@@ -98,7 +99,8 @@ def read_trec_intent_qrels(path: "str | os.PathLike[str]") -> IntentQrelsColumns
     source = str(path)
     rows = _lines(path, source)
     if not rows:
-        raise ParseError(source=source, what="holds no judgments (the file is empty or has only blank and "
+        raise ParseError(source=source,
+                         what="holds no judgments (the file is empty or has only blank and "
                          "comment lines)", fix=f"give one '{_LAYOUT}' line per judgment")
     for number, fields, shown in rows:
         if len(fields) != 4:
@@ -110,7 +112,8 @@ def read_trec_intent_qrels(path: "str | os.PathLike[str]") -> IntentQrelsColumns
                                   f"{literal(repr(shorten(shown)))}")
         problem = grade_problem(fields[3])
         if problem is not None:
-            raise ParseError(source=source, line=number, query=shorten(fields[0]), doc=shorten(fields[2]),
+            raise ParseError(source=source, line=number, query=shorten(fields[0]),
+                             doc=shorten(fields[2]),
                              what=problem.what, fix=problem.fix, value=problem.value)
     return IntentQrelsColumns(
         query=np.array([f[0] for _, f, _ in rows], dtype=str),
@@ -142,7 +145,8 @@ def intent_columns_from_table(table, *, query="query", intent="intent", doc="doc
     from .arrow import plain, select_columns
     from .tables import qrels_columns_from_table
 
-    columns = qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source, lines=lines)
+    columns = qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source,
+                                       lines=lines)
     selected, missing = select_columns(table, {"intent": intent}, source)
     column = plain(selected["intent"])
     line = None if lines is None else np.asarray(lines, dtype=np.int64)
@@ -151,23 +155,28 @@ def intent_columns_from_table(table, *, query="query", intent="intent", doc="doc
 
     def locate(row: int) -> dict:
         if line is not None and line[row] >= 0:
-            return {"source": source, "line": int(line[row]), "query": str(query_ids[row]), "doc": str(doc_ids[row])}
-        return {"source": source, "row": row + 1, "query": str(query_ids[row]), "doc": str(doc_ids[row])}
+            return {"source": source, "line": int(line[row]), "query": str(query_ids[row]),
+                    "doc": str(doc_ids[row])}
+        return {"source": source, "row": row + 1, "query": str(query_ids[row]),
+                "doc": str(doc_ids[row])}
 
     if not (pa.types.is_integer(column.type) or pa.types.is_string(column.type)
             or pa.types.is_large_string(column.type)):
-        raise ParseError(source=source, what=f"column {literal(repr(intent))} (named by intent=) holds "
+        raise ParseError(source=source,
+                         what=f"column {literal(repr(intent))} (named by intent=) holds "
                          f"{column.type} values", fix="intent ids must be text or integers")
     nulls = np.asarray(pc.is_null(column).to_numpy(zero_copy_only=False), dtype=bool)
     if nulls.any():
         row = int(np.flatnonzero(nulls)[0])
-        raise ParseError(what=f"no intent (the value is {missing})", fix="give every judgment an intent id",
+        raise ParseError(what=f"no intent (the value is {missing})",
+                         fix="give every judgment an intent id",
                          **locate(row))
     values = np.array([str(v) for v in column.to_pylist()], dtype=str)
     empty = values == ""
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
-        raise ParseError(what="the intent id is empty", fix="give every judgment an intent id", **locate(row))
+        raise ParseError(what="the intent id is empty", fix="give every judgment an intent id",
+                         **locate(row))
     return IntentQrelsColumns(query=query_ids, intent=values, doc=doc_ids, grade=columns.grade,
                               line=np.asarray(columns.line, dtype=np.int64), source=source)
 

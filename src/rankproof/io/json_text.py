@@ -31,7 +31,8 @@ def non_finite_at(value: Any, path: str = "") -> tuple[str, float] | None:
         if isinstance(item, float) and not math.isfinite(item):
             return where or "the document", item
         if isinstance(item, dict):
-            stack.extend((f"{where}.{key}" if where else str(key), v) for key, v in reversed(list(item.items())))
+            stack.extend((f"{where}.{key}" if where else str(key), v)
+                         for key, v in reversed(list(item.items())))
         elif isinstance(item, (list, tuple)):
             stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
     return None

@@ -81,11 +81,13 @@ def _jsonl_by_line(data: bytes, source: str, named: dict, what: What):
                 reason = f"{exc.msg} at column {exc.colno}"
             else:
                 reason = "nested too deeply"
-            raise ParseError(source=source, line=number, fix=f"write one JSON object per line, such as {literal(example)}",
+            raise ParseError(source=source, line=number,
+                             fix=f"write one JSON object per line, such as {literal(example)}",
                              what=f"is not valid JSON ({literal(reason)}): "
                                   f"{literal(repr(shorten(text.decode('utf-8'))))}") from None
         if not isinstance(record, dict):
-            raise ParseError(source=source, line=number, fix=f"write one JSON object per line, such as {literal(example)}",
+            raise ParseError(source=source, line=number,
+                             fix=f"write one JSON object per line, such as {literal(example)}",
                              what=f"holds a JSON {_json_type(record)}, not an object: "
                                   f"{literal(repr(shorten(text.decode('utf-8'))))}")
         fields.update(dict.fromkeys(record))

@@ -94,12 +94,15 @@ class Limit:
 
 
 MAX_ID_LENGTH = Limit("id length", "RANKPROOF_MAX_ID_LENGTH", 4096, "bytes")
-MAX_DECOMPRESSED_BYTES = Limit("decompressed size", "RANKPROOF_MAX_DECOMPRESSED_BYTES", 64 * 1024**3, "bytes")
-MAX_DECOMPRESSION_RATIO = Limit("decompression ratio", "RANKPROOF_MAX_DECOMPRESSION_RATIO", 1000, "")
+MAX_DECOMPRESSED_BYTES = Limit("decompressed size", "RANKPROOF_MAX_DECOMPRESSED_BYTES",
+                               64 * 1024**3, "bytes")
+MAX_DECOMPRESSION_RATIO = Limit("decompression ratio", "RANKPROOF_MAX_DECOMPRESSION_RATIO", 1000,
+                                "")
 MAX_STREAM_BYTES = Limit("stream size", "RANKPROOF_MAX_STREAM_BYTES", 4 * 1024**3, "bytes")
 MAX_NESTING_DEPTH = Limit("JSON nesting depth", "RANKPROOF_MAX_NESTING_DEPTH", 64, "levels")
 FIFO_TIMEOUT = Limit("FIFO wait", "RANKPROOF_FIFO_TIMEOUT", 30, "seconds")
 
-LIMITS = (MAX_ID_LENGTH, MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO, MAX_STREAM_BYTES, MAX_NESTING_DEPTH,
+LIMITS = (MAX_ID_LENGTH, MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO, MAX_STREAM_BYTES,
+          MAX_NESTING_DEPTH,
           FIFO_TIMEOUT)
 """Every limit, for documentation and for messages that list them."""

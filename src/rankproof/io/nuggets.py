@@ -39,13 +39,15 @@ class NuggetRecord:
 
 def _nugget(item, source: str, line: int, index: int) -> tuple[str, str]:
     if not isinstance(item, dict):
-        raise ParseError(source=source, line=line, fix="write each nugget as {\"importance\": ..., \"assignment\": ...}",
+        raise ParseError(source=source, line=line,
+                         fix="write each nugget as {\"importance\": ..., \"assignment\": ...}",
                          what=f"nugget {index + 1} is not an object")
     pair: list[str] = []
     for field, allowed in (("importance", IMPORTANCE), ("assignment", ASSIGNMENT)):
         value = item.get(field)
         if value not in allowed:
-            raise ParseError(source=source, line=line, value=value, fix=f"{field} is one of: {', '.join(allowed)}",
+            raise ParseError(source=source, line=line, value=value,
+                             fix=f"{field} is one of: {', '.join(allowed)}",
                              what=f"nugget {index + 1} has the {field} {literal(shorten(repr(value)))}")
         pair.append(str(value))
     return pair[0], pair[1]
@@ -80,7 +82,8 @@ def read_nuggets(path: "str | Path", source: str | None = None) -> list[NuggetRe
     file = Path(path)
     source = source or str(path)
     if not file.is_file():
-        raise ParseError(source=source, what="does not exist or is not a file", fix="check the path")
+        raise ParseError(source=source, what="does not exist or is not a file",
+                         fix="check the path")
     records: list[NuggetRecord] = []
     seen: dict[str, int] = {}
     with file.open("rb") as handle:
@@ -97,5 +100,6 @@ def read_nuggets(path: "str | Path", source: str | None = None) -> list[NuggetRe
             seen[record.qid] = number
             records.append(record)
     if not records:
-        raise ParseError(source=source, what="holds no records", fix="give nuggetizer assign's output")
+        raise ParseError(source=source, what="holds no records",
+                         fix="give nuggetizer assign's output")
     return records

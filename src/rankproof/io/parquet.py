@@ -24,12 +24,14 @@ def check_parquet_size(parquet, file: Path, source: str, columns: int) -> None:
     decoded = parquet.metadata.num_rows * max(columns, 1) * 8
     most = MAX_DECOMPRESSED_BYTES.value()
     if decoded > most:
-        raise ParseError(source=source, fix=MAX_DECOMPRESSED_BYTES.fix, what=MAX_DECOMPRESSED_BYTES.beyond(
+        raise ParseError(source=source, fix=MAX_DECOMPRESSED_BYTES.fix,
+                         what=MAX_DECOMPRESSED_BYTES.beyond(
             f"{parquet.metadata.num_rows} rows (at least {decoded} bytes decoded)"))
     ratio = MAX_DECOMPRESSION_RATIO.value()
     size = max(file.stat().st_size, 1)
     if decoded > (64 << 20) and decoded > ratio * size:
-        raise ParseError(source=source, fix=MAX_DECOMPRESSION_RATIO.fix, what=MAX_DECOMPRESSION_RATIO.beyond(
+        raise ParseError(source=source, fix=MAX_DECOMPRESSION_RATIO.fix,
+                         what=MAX_DECOMPRESSION_RATIO.beyond(
             f"{parquet.metadata.num_rows} rows in {size} bytes (at least {decoded // size} times the file "
             "size once decoded), a decompression bomb or a very repetitive file,"))
 
@@ -45,7 +47,8 @@ def open_parquet(path, source: str, named: dict, what: What):
                          fix="Parquet compresses its columns itself, so decompress the file and give the .parquet file")
     head = read_bytes(file, source, what.what, size=4)
     if not head:
-        raise ParseError(source=source, what="is empty", fix=f"give a Parquet file with one row per {what.unit}")
+        raise ParseError(source=source, what="is empty",
+                         fix=f"give a Parquet file with one row per {what.unit}")
     try:
         parquet = pq.ParquetFile(str(file), pre_buffer=False)
         present = parquet.schema_arrow.names
@@ -55,7 +58,8 @@ def open_parquet(path, source: str, named: dict, what: What):
         hint = encoding_hint(
             head, "check that it is a Parquet file, or pass format= to read it as text"
         )
-        raise ParseError(source=source, what=f"is not a Parquet file ({literal(reason)})", fix=hint) from None
+        raise ParseError(source=source, what=f"is not a Parquet file ({literal(reason)})",
+                         fix=hint) from None
     missing = [arg for arg, name in named.items() if name not in present]
     if missing:
         raise missing_error(present, named, missing, "column", source)

@@ -61,7 +61,8 @@ ID_FIELDS = ("query_id", "qid", "id")
 LAYOUTS: dict[str, _Layout] = {
     "ragas": _Layout("ragas", "retrieved_context_ids", "reference_context_ids", "user_input"),
     "llamaindex": _Layout("llamaindex", "retrieved_ids", "expected_ids", "query"),
-    "rankproof": _Layout("rankproof", "retrieved", "relevant", None, scores="scores", grades="grades"),
+    "rankproof": _Layout("rankproof", "retrieved", "relevant", None, scores="scores",
+                         grades="grades"),
 }
 
 
@@ -101,9 +102,11 @@ def detect_layout(fields: "set[str] | list[str]", source: str, line: int | None 
     for name, layout in LAYOUTS.items():  # relevant ids given apart (read_judgments)
         if layout.retrieved in present:
             return name
-    wanted = "; ".join(f"{name}: {layout.retrieved} and {layout.relevant}" for name, layout in LAYOUTS.items())
+    wanted = "; ".join(f"{name}: {layout.retrieved} and {layout.relevant}"
+                       for name, layout in LAYOUTS.items())
     shown = ", ".join(sorted(present)[:8]) or "none"
-    raise ParseError(source=source, line=line, what=f"names no known RAG layout (its fields: {literal(shown)})",
+    raise ParseError(source=source, line=line,
+                     what=f"names no known RAG layout (its fields: {literal(shown)})",
                      fix=f"give rows with the retrieved and relevant ids of one layout ({wanted}), or choose "
                          "the layout with --layout")
 
@@ -118,12 +121,14 @@ def _rows_jsonl(path: Path, source: str) -> Iterator[tuple[int, dict]]:
             try:
                 record = json.loads(text, parse_int=json_int)
             except (json.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
-                reason = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                reason = (f"{exc.msg} at column {exc.colno}"
+                          if isinstance(exc, json.JSONDecodeError) else "not UTF-8")
                 raise ParseError(source=source, line=number, fix="write one JSON object per line",
                                  what=f"is not valid JSON ({literal(reason)}): "
                                       f"{literal(repr(shorten(text.decode('utf-8', 'replace'))))}") from None
             if not isinstance(record, dict):
-                raise ParseError(source=source, line=number, what="holds a JSON value that is not an object",
+                raise ParseError(source=source, line=number,
+                                 what="holds a JSON value that is not an object",
                                  fix="write one JSON object per line")
             yield number, record
 
@@ -135,7 +140,8 @@ def _rows_parquet(path: Path, source: str) -> Iterator[tuple[int, dict]]:
     try:
         parquet = pq.ParquetFile(str(path))
     except (pa.ArrowInvalid, OSError) as exc:
-        raise ParseError(source=source, what=f"is not a Parquet file ({literal(str(exc).splitlines()[0])})",
+        raise ParseError(source=source,
+                         what=f"is not a Parquet file ({literal(str(exc).splitlines()[0])})",
                          fix="give a Parquet or JSON Lines file") from None
     check_parquet_size(parquet, path, source, len(parquet.schema_arrow.names))
     number = 0
@@ -164,7 +170,8 @@ def _list(record: dict, field: str, source: str, line: int) -> list:
         return list(value)
     if hasattr(value, "tolist"):  # numpy arrays from Parquet lists
         return list(value.tolist())
-    raise ParseError(source=source, line=line, value=value, fix=f"write {field} as a list such as [\"d1\", \"d2\"]",
+    raise ParseError(source=source, line=line, value=value,
+                     fix=f"write {field} as a list such as [\"d1\", \"d2\"]",
                      what=f"{field} is a {type(value).__name__}, not a list")
 
 
@@ -175,7 +182,8 @@ def _query_id(record: dict, layout: _Layout, source: str, line: int) -> str:
     if layout.text is not None and record.get(layout.text) not in (None, ""):
         return _id(record[layout.text], "query", source, line)
     named = ", ".join(ID_FIELDS + ((layout.text,) if layout.text else ()))
-    raise ParseError(source=source, line=line, what="has no query id", fix=f"give each row one of: {named}")
+    raise ParseError(source=source, line=line, what="has no query id",
+                     fix=f"give each row one of: {named}")
 
 
 def _relevant(record: dict, layout: _Layout, source: str, line: int) -> dict[str, int]:
@@ -186,28 +194,34 @@ def _relevant(record: dict, layout: _Layout, source: str, line: int) -> dict[str
         ids = _list(record, layout.relevant, source, line)
         grades = _list(record, layout.grades, source, line) if layout.grades else []
         if grades and len(grades) != len(ids):
-            raise ParseError(source=source, line=line, fix=f"give one grade per id of {layout.relevant}",
+            raise ParseError(source=source, line=line,
+                             fix=f"give one grade per id of {layout.relevant}",
                              what=f"{len(ids)} relevant ids but {len(grades)} grades")
         pairs = list(zip(ids, grades or [1] * len(ids)))
     judged: dict[str, int] = {}
     for doc, grade in pairs:
         if isinstance(grade, bool) or not isinstance(grade, int):
-            raise ParseError(source=source, line=line, value=grade, fix="grades must be integers such as 0, 1, 2",
+            raise ParseError(source=source, line=line, value=grade,
+                             fix="grades must be integers such as 0, 1, 2",
                              what=f"the grade {literal(shorten(repr(grade)))} of {literal(str(doc))} is not an integer")
         judged[_id(doc, "doc", source, line)] = max(grade, judged.get(str(doc), grade))
     return judged
 
 
-def _retrieved(record: dict, layout: _Layout, source: str, line: int) -> "list[str] | dict[str, float]":
+def _retrieved(record: dict, layout: _Layout, source: str,
+               line: int) -> "list[str] | dict[str, float]":
     if layout.retrieved not in record:
-        raise ParseError(source=source, line=line, what=f"has no {layout.retrieved} field ({layout.name} layout)",
+        raise ParseError(source=source, line=line,
+                         what=f"has no {layout.retrieved} field ({layout.name} layout)",
                          fix=f"give every row its retrieved ids as {layout.retrieved} (an empty list if none)")
     ids = [_id(doc, "doc", source, line) for doc in _list(record, layout.retrieved, source, line)]
     if layout.scores is None or record.get(layout.scores) is None:
         return ids
     scores = _list(record, layout.scores, source, line)
-    if len(scores) != len(ids) or not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores):
-        raise ParseError(source=source, line=line, fix=f"give one number per id of {layout.retrieved}",
+    if (len(scores) != len(ids)
+        or not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores)):
+        raise ParseError(source=source, line=line,
+                         fix=f"give one number per id of {layout.retrieved}",
                          what=f"{layout.scores} must hold {len(ids)} numbers, one per retrieved id")
     ranking: dict[str, float] = {}
     for doc, score in zip(ids, scores):
@@ -223,7 +237,8 @@ def _rows_json(path: Path, source: str) -> Iterator[tuple[int, dict]]:
                          fix="give a list of rows, one JSON object per line, or a Parquet file")
     for number, record in enumerate(data, start=1):
         if not isinstance(record, dict):
-            raise ParseError(source=f"{source} row {number}", what="is not a JSON object", fix="give one object per row")
+            raise ParseError(source=f"{source} row {number}", what="is not a JSON object",
+                             fix="give one object per row")
         yield number, record
 
 
@@ -238,12 +253,14 @@ def _whole_json(path: Path, source: str) -> Any:
     try:
         return json.loads(data, parse_int=json_int)
     except (json.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
-        reason = f"{exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+        reason = (f"{exc.msg} at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError)
+                  else "not UTF-8")
         raise ParseError(source=source, what=f"is not valid JSON ({literal(reason)})",
                          fix="give a JSON file, or one JSON object per line") from None
 
 
-def read_judgments(path: "str | Path", source: str | None = None) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
+def read_judgments(path: "str | Path",
+                   source: str | None = None) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
     """The relevant ids of a LlamaIndex retrieval dataset (``EmbeddingQAFinetuneDataset.save_json``).
 
     The file holds ``queries`` ({query id: text}), ``corpus`` and
@@ -254,7 +271,8 @@ def read_judgments(path: "str | Path", source: str | None = None) -> tuple[dict[
     file = Path(path)
     source = source or str(path)
     if not file.is_file():
-        raise ParseError(source=source, what="does not exist or is not a file", fix="check the path")
+        raise ParseError(source=source, what="does not exist or is not a file",
+                         fix="check the path")
     data = _whole_json(file, source)
     if not isinstance(data, dict) or not isinstance(data.get("relevant_docs"), dict):
         raise ParseError(source=source, what="has no relevant_docs mapping",
@@ -273,10 +291,12 @@ def read_rag(path: "str | Path", source: str | None = None, layout: str | None =
     file = Path(path)
     source = source or str(path)
     if layout is not None and layout not in LAYOUTS:
-        raise ParseError(source=source, value=layout, what=f"the layout {literal(layout)} is not known",
+        raise ParseError(source=source, value=layout,
+                         what=f"the layout {literal(layout)} is not known",
                          fix=f"choose one of: {', '.join(LAYOUTS)}")
     if not file.is_file():
-        raise ParseError(source=source, what="does not exist or is not a file", fix="check the path")
+        raise ParseError(source=source, what="does not exist or is not a file",
+                         fix="check the path")
     kind = format_of(file, route="rag")
     if kind == "parquet":
         rows = _rows_parquet(file, source)
@@ -299,7 +319,8 @@ def read_rag_records(records: Any, source: str = "rows", layout: str | None = No
     {'q?': {'b': 1}, 'q2': {}}
     """
     if layout is not None and layout not in LAYOUTS:
-        raise ParseError(source=source, value=layout, what=f"the layout {literal(layout)} is not known",
+        raise ParseError(source=source, value=layout,
+                         what=f"the layout {literal(layout)} is not known",
                          fix=f"choose one of: {', '.join(LAYOUTS)}")
     return _collect(_rows_records(records, source), source, layout)
 
@@ -315,7 +336,8 @@ def _rows_records(records: Any, source: str) -> Iterator[tuple[int, dict]]:
                          fix="give a path, a list of dicts (one per query) or a pandas/polars table")
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict):
-            raise ParseError(source=source, line=number, what=f"is a {type(record).__name__}, not a dict",
+            raise ParseError(source=source, line=number,
+                             what=f"is a {type(record).__name__}, not a dict",
                              fix="give one dict per query")
         yield number, record
 
@@ -328,8 +350,10 @@ def _table_rows(table: Any, library: str, source: str) -> Iterator[dict]:
             table = pa.Table.from_pandas(table, preserve_index=False)
         elif library == "polars":
             table = table.to_arrow()
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, AttributeError, TypeError) as exc:
-        raise ParseError(source=source, what=f"cannot be read as a table ({literal(shorten(str(exc)))})",
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, AttributeError,
+            TypeError) as exc:
+        raise ParseError(source=source,
+                         what=f"cannot be read as a table ({literal(shorten(str(exc)))})",
                          fix="give list columns of ids (strings or integers), or a list of dicts") from None
     if not isinstance(table, (pa.Table, pa.RecordBatch)):
         raise ParseError(source=source, what=f"is a {type(table).__name__}, not a table",
@@ -348,7 +372,8 @@ def _collect(rows: Iterator[tuple[int, dict]], source: str, layout: str | None) 
         chosen = LAYOUTS[found.layout]
         query = _query_id(record, chosen, source, line)
         if query in first_line:
-            raise ParseError(source=source, line=line, query=query, fix="give each query one row (or an id field)",
+            raise ParseError(source=source, line=line, query=query,
+                             fix="give each query one row (or an id field)",
                              what=f"repeats the query of line {first_line[query]}")
         first_line[query] = line
         found.rows += 1

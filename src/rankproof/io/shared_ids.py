@@ -49,7 +49,8 @@ def sharing() -> Iterator[None]:
 
 
 def shared_vocabulary(lowest: int, slots: np.ndarray,
-                      build: "Callable[[], tuple[np.ndarray, np.ndarray]]") -> tuple[np.ndarray, np.ndarray]:
+                      build: "Callable[[], tuple[np.ndarray, np.ndarray]]") -> tuple[np.ndarray,
+                                                                                     np.ndarray]:
     """(rank table, vocabulary) of the ids ``lowest + slots``: ``build()``'s, or, within
     :func:`sharing`, those of the same set of ids seen before (made read-only: several files
     hold them)."""

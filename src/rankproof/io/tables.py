@@ -203,7 +203,8 @@ def run_columns_from_table(
                              grouped=grouped)
 
 
-def consume_run_table(holder: list, *, query="query", doc="doc", score="score", source: str = "table",
+def consume_run_table(holder: list, *, query="query", doc="doc", score="score",
+                      source: str = "table",
                       lines=None, grouped: bool = False) -> RunColumns:
     """:func:`run_columns_from_table` of the one table in `holder`, taken out of it.
 
@@ -229,7 +230,8 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score", 
     release_arrow_memory()
     columns.clear()
     try:
-        (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns_together(query_text, doc_text)
+        (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns_together(query_text,
+                                                                                     doc_text)
     except ParseError as error:
         raise error.replace(source=source) from None
     size = len(query_codes)
@@ -249,7 +251,8 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score", 
     )
 
 
-def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text, score) -> GroupedRunColumns:
+def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text,
+                        score) -> GroupedRunColumns:
     """Run columns grouped by query code as they are made: the query column is read as its
     blocks (:func:`~rankproof.io.grouping.query_blocks`: the runs of one id), whose ids alone
     are interned, and the scores and doc codes are written straight into their grouped places
@@ -279,7 +282,8 @@ def read_grouped_run(read, named: dict, source: str) -> "GroupedRunColumns | Non
         if arg != "score":
             got = plain_id_column(got)
             if got is None:
-                raise ParseError(source=source, what="a bad id", fix="read the table whole to name it")
+                raise ParseError(source=source, what="a bad id",
+                                 fix="read the table whole to name it")
         return got
 
     try:
@@ -315,5 +319,6 @@ def _grouped(column, rows: Rows, score) -> GroupedRunColumns:
         values = (-ranks_within(np.diff(offsets))).astype(np.float64)
     line = no_lines(size) if rows.lines is None else placement.place([rows.lines], np.int64)
     return GroupedRunColumns(query_codes=np.zeros(0, dtype=np.int64), query_vocab=query_vocab,
-                             doc_codes=doc_codes, doc_vocab=doc_vocab, score=values, line=line, source=source,
+                             doc_codes=doc_codes, doc_vocab=doc_vocab, score=values, line=line,
+                             source=source,
                              tag=None, has_scores=score is not None, offsets=offsets)

@@ -145,8 +145,10 @@ def load_trec_text(path, source: str, fmt: _Format) -> bytes:
     """Read, decompress and check the file; return UTF-8 bytes without a BOM."""
     return load_text(
         path, source, what=fmt.what, label="TREC",
-        binary_hint=lambda data: encoding_hint(data, f"give the plain-text {fmt.what} file instead"),
-        encoding_fix=lambda data: encoding_hint(data, "TREC files must be UTF-8 text, so re-save it as UTF-8"),
+        binary_hint=lambda data: encoding_hint(data,
+                                               f"give the plain-text {fmt.what} file instead"),
+        encoding_fix=lambda data: encoding_hint(data,
+                                                "TREC files must be UTF-8 text, so re-save it as UTF-8"),
     )
 
 
@@ -166,7 +168,8 @@ def _row_error(
     problem = fmt.value_problem(fields[fmt.value_index])
     if problem is None:
         return None
-    return ParseError(source=source, line=line, query=shorten(fields[0]), doc=shorten(fields[fmt.doc_index]),
+    return ParseError(source=source, line=line, query=shorten(fields[0]),
+                      doc=shorten(fields[fmt.doc_index]),
                       what=problem.what, fix=problem.fix, value=problem.value)
 
 
@@ -263,18 +266,21 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
             raise _line_error(held[0], part, fmt, source)
     rows = sum(part["rows"] for part in scanned)
     if rows == 0:
-        raise ParseError(source=source, what=f"{fmt.nothing} (the file is empty or has only blank and comment lines)",
+        raise ParseError(source=source,
+                         what=f"{fmt.nothing} (the file is empty or has only blank and comment lines)",
                          fix=f"give one '{fmt.layout}' line per {fmt.unit}")
     tag_start, tag_end = next(part["tag"] for part in scanned if part["rows"])
     tag = held[0][tag_start:tag_end].decode("utf-8") if fmt.has_tag else None
-    held.clear()   # every id is in the tables' arenas: the file's bytes are not held beside their merge
+    # every id is in the tables' arenas: the file's bytes are not held beside their merge
+    held.clear()
     queries, docs = tables[0]
     done = scanned[0]["rows"]
     for k in range(1, len(parts)):
         start, count = row_offsets[k], scanned[k]["rows"]
         _trec_scan.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
         _trec_scan.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
-        tables[k] = tables[0]   # part k's ids are in the first tables now: free its own before the next merge
+        # part k's ids are in the first tables now: free its own before the next merge
+        tables[k] = tables[0]
         if start != done:
             for column in (query_codes, doc_codes, values, line):
                 column[done : done + count] = column[start : start + count]
@@ -291,7 +297,8 @@ def _line_error(text: bytes, scanned: dict, fmt: _Format, source: str) -> ParseE
     line, start, end = scanned["line"], scanned["start"], scanned["end"]
     if scanned["status"] == _trec_scan.BAD_SPACE:
         problem = _space_problem(text, start, scanned["at"])
-        return ParseError(source=source, line=line, what=problem.what, fix=problem.fix, value=problem.value)
+        return ParseError(source=source, line=line, what=problem.what, fix=problem.fix,
+                          value=problem.value)
     shown = text[start:end].decode("utf-8").strip(" \t\r\v\f")
     error = _row_error(_FIELD_SEPARATOR.split(shown), shown, fmt, source, line)
     if error is None:  # pragma: no cover - the scan and the message functions disagree
@@ -360,7 +367,8 @@ def _scanned_ids(path, fmt: _Format) -> tuple[str, dict, dict[str, Any]]:
     lines = scanned["lines"]
     query_codes, query_vocab = _interned(scanned["query_codes"], scanned.pop("queries"), "query",
                                          lines, source)
-    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", lines, source)
+    doc_codes, doc_vocab = _interned(scanned["doc_codes"], scanned.pop("docs"), "doc", lines,
+                                     source)
     return source, scanned, {"query_codes": query_codes, "query_vocab": query_vocab,
                              "doc_codes": doc_codes, "doc_vocab": doc_vocab}
 

@@ -84,7 +84,8 @@ def grade_problem(value: str) -> Problem | None:
         return Problem(f"grade {shown} is not an integer",
                        "grades must be integers, so map fractional grades to integers with a grade map "
                        "(e.g. 0.5 -> 1, 1.0 -> 2), " + REAL_GRADES_HINT, value)
-    return Problem(f"grade {shown} is not an integer", "grades must be integers such as 0, 1, 2", value)
+    return Problem(f"grade {shown} is not an integer", "grades must be integers such as 0, 1, 2",
+                   value)
 
 
 def real_grade_problem(value: str) -> Problem | None:
@@ -99,7 +100,8 @@ def score_problem(value: str) -> Problem | None:
     """What is wrong with a score, or None if it is a finite number."""
     shown = literal(repr(value))
     if not FLOAT.fullmatch(value):
-        return Problem(f"score {shown} is not a number", "give every document a numeric score such as 11.17", value)
+        return Problem(f"score {shown} is not a number",
+                       "give every document a numeric score such as 11.17", value)
     number = float(value)
     if math.isnan(number):
         return Problem(f"NaN score {shown}", "give every document a finite score", value)
@@ -142,7 +144,8 @@ def real_grade_text_problem(text: str) -> Problem | None:
     """What is wrong with a real-valued grade written as text, or None if it is a finite number."""
     stripped = text.strip()
     if not stripped:
-        return Problem("no grade (the value is empty)", "give every judgment a grade such as 0, 1.5, 3", text)
+        return Problem("no grade (the value is empty)",
+                       "give every judgment a grade such as 0, 1.5, 3", text)
     if FLOAT.fullmatch(stripped) and np.isfinite(float(stripped)):
         return None
     return Problem(f"grade {literal(repr(shorten(text)))} is not a finite number",

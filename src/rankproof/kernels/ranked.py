@@ -146,7 +146,8 @@ class Ranked:
     def group_of_position(self) -> np.ndarray | None:
         """Group index of every position (None when every position is its own group)."""
         if self._group_of_position is None and not self.all_singletons:
-            self._group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64), self.size)
+            self._group_of_position = np.repeat(np.arange(self.num_groups, dtype=np.int64),
+                                                self.size)
         return self._group_of_position
 
     def group_sum(self, per_position: np.ndarray) -> np.ndarray:
@@ -164,7 +165,8 @@ class Ranked:
             query = self.query_of(groups)
         cumulative = np.empty(len(per_position) + 1)
         cumulative[0] = 0.0
-        np.cumsum(per_position, dtype=np.float64, out=cumulative[1:])  # in place: no 10M-element copy
+        # in place: no 10M-element copy
+        np.cumsum(per_position, dtype=np.float64, out=cumulative[1:])
         return cumulative[self.group_offsets[groups]] - cumulative[self.offsets[query]]
 
     def query_sum(self, per_group: np.ndarray) -> np.ndarray:
@@ -188,7 +190,8 @@ class Ranked:
         """Sum of a per-position value over each tied group."""
         if len(self.tied_positions) == 0:
             return np.zeros(0)
-        return np.add.reduceat(per_position[self.tied_positions].astype(np.float64), self.tied_first)
+        return np.add.reduceat(per_position[self.tied_positions].astype(np.float64),
+                               self.tied_first)
 
     def _tied_slots(self, k_query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         k = k_query[self.tied_query]
@@ -217,7 +220,8 @@ class Ranked:
         total = self._sum_single(lambda at, _: flags[at], k_query)
         if not self.all_singletons:
             lo, hi = self._tied_slots(k_query)
-            total += np.bincount(self.tied_query, weights=self._tied_sums(flags) * (hi - lo) / self.tied_size,
+            total += np.bincount(self.tied_query,
+                                 weights=self._tied_sums(flags) * (hi - lo) / self.tied_size,
                                  minlength=self.num_queries)
         return total
 
@@ -228,16 +232,19 @@ class Ranked:
         enough for the longest ranking. Untied docs get their exact discount,
         summed in rank order as trec_eval does.
         """
-        total = self._sum_single(lambda at, rank: gain[at] * discount[rank], k_query, needs_rank=True)
+        total = self._sum_single(lambda at, rank: gain[at] * discount[rank], k_query,
+                                 needs_rank=True)
         if not self.all_singletons:
             lo, hi = self._tied_slots(k_query)
             cumulative = np.concatenate([[0.0], np.cumsum(discount)])
             mean_gain = self._tied_sums(gain) / self.tied_size
-            total += np.bincount(self.tied_query, weights=mean_gain * (cumulative[hi] - cumulative[lo]),
+            total += np.bincount(self.tied_query,
+                                 weights=mean_gain * (cumulative[hi] - cumulative[lo]),
                                  minlength=self.num_queries)
         return total
 
-    def first_relevant(self, relevant: np.ndarray, k_query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def first_relevant(self, relevant: np.ndarray, k_query: np.ndarray) -> tuple[np.ndarray,
+                                                                                 np.ndarray]:
         """Expected reciprocal rank and hit probability of the first relevant doc within k.
 
         Only the first group holding a relevant doc matters. Inside it (n docs,
@@ -282,7 +289,8 @@ class Ranked:
         for row, p_row in zip(active.tolist(), p.tolist()):
             positions = np.arange(q, int(terms[row]) + 1, dtype=np.float64)
             n_row, r_row = float(n[row]), float(rel[row])
-            chance = p_row * np.cumprod((n_row - positions - r_row + 2) / np.maximum(n_row - positions + 1, 1))
+            chance = (p_row * np.cumprod((n_row - positions - r_row + 2)
+                                         / np.maximum(n_row - positions + 1, 1)))
             hit_first[row] += chance.sum()
             rr_first[row] += (chance / (s[row] + positions)).sum()
         rr[query] = rr_first

@@ -19,7 +19,9 @@ from . import pairs  # noqa: F401,E402  (accuracy: ir_measures' Accuracy)
 
 globals().update({_name: Measure(_name) for _name in REGISTRY})
 
-from .user import Query, Table, define, load_measures, undefine  # noqa: E402  (measures of your own)
+# Measures of your own (imported after the registry's names are bound).
+from .user import Query, Table, define, load_measures, undefine  # noqa: E402
 
-__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", "parse_any", "define",
+__all__ = ["REGISTRY", "Measure", "MeasureSpec", "parse_measure", "parse_measures", "parse_any",
+           "define",
            "undefine", "load_measures", "Query", "Table", *REGISTRY]

@@ -151,7 +151,8 @@ def _trec_aliases() -> list[Alias]:
             if trec.params in (Params.NONE, Params.PAIRS):
                 built = trec.build(None if trec.params is Params.NONE else [], Settings())
             else:
-                continue  # parameterised forms (iprec_at_recall_0.10, utility.1,-1,0,0): see resolve()
+                # parameterised forms (iprec_at_recall_0.10, utility.1,-1,0,0): see resolve()
+                continue
         except Exception:  # a builder that needs its parameters
             continue
         if built is None or built.cutoff is not None:
@@ -313,6 +314,7 @@ def suggest(name: str, n: int = 3) -> list[str]:
     # A word typed whole inside a meaning ("reciprocal" in "reciprocal_rank") or close to one.
     if len(typed) >= 4:
         found += [canonical for word, canonical in meaning.items() if word.startswith(typed)]
-    found += [meaning[word] for word in difflib.get_close_matches(typed, list(meaning), n=n, cutoff=0.75)]
+    found += [meaning[word]
+              for word in difflib.get_close_matches(typed, list(meaning), n=n, cutoff=0.75)]
     found += difflib.get_close_matches(name.lower(), list(REGISTRY), n=n, cutoff=0.5)
     return list(dict.fromkeys(found))[:n]

@@ -30,8 +30,10 @@ from ..protocol.policies import parse_discount, parse_gain, parse_rel, parse_enu
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 from .of_rank import OfRank
 
-__all__ = ["Measure", "MeasureSpec", "measure_text", "Param", "PARAMS", "REGISTRY", "register", "register_param",
-           "parse_float", "TieSupport", "Dcg", "GradeTable", "WHOLE_EVALUATION_DEFAULTS", "whole_evaluation_default",
+__all__ = ["Measure", "MeasureSpec", "measure_text", "Param", "PARAMS", "REGISTRY", "register",
+           "register_param",
+           "parse_float", "TieSupport", "Dcg", "GradeTable", "WHOLE_EVALUATION_DEFAULTS",
+           "whole_evaluation_default",
            "refuse_whole_evaluation_defaults", "EXECUTORS"]
 
 # The executors a measure may run on (measures.vocabulary): in memory on this machine, out of core
@@ -63,19 +65,23 @@ def parse_float(value: Any) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ProtocolError(what=f"expected a number; got {literal(repr(value))}", value=value) from None
+        raise ProtocolError(what=f"expected a number; got {literal(repr(value))}",
+                            value=value) from None
     if not math.isfinite(number):
-        raise ProtocolError(what=f"expected a finite number; got {literal(repr(value))}", value=value)
+        raise ProtocolError(what=f"expected a finite number; got {literal(repr(value))}",
+                            value=value)
     return number
 
 
 PARAMS: dict[str, Param] = {
     "gain": Param("gain", parse_gain, "gain of a grade: linear, exp2 or map:G=V/..."),
     "discount": Param("discount", parse_discount, "rank discount: log2, reciprocal or vector:..."),
-    "ideal": Param("ideal", lambda v: parse_enum("ideal", Ideal, v), "ideal pool: judged, retrieved or expanded"),
+    "ideal": Param("ideal", lambda v: parse_enum("ideal", Ideal, v),
+                   "ideal pool: judged, retrieved or expanded"),
     "rel": Param("rel", parse_rel, "lowest grade counted as relevant"),
     "precision_denominator": Param(
-        "precision_denominator", lambda v: parse_enum("precision_denominator", PrecisionDenominator, v),
+        "precision_denominator",
+        lambda v: parse_enum("precision_denominator", PrecisionDenominator, v),
         "denominator of P@k: k or retrieved (min(k, list length))"),
     "recall_denominator": Param(
         "recall_denominator", lambda v: parse_enum("recall_denominator", RecallDenominator, v),
@@ -196,7 +202,8 @@ class MeasureSpec:
     # (nugget scores of answers, from nuggetizer's assignment files: rankproof.evaluate_nuggets);
     # no engine computes them and evaluate refuses them.
     ranking: bool = True
-    # A count (num_ret, num_rel, ...): its aggregate is the protocol's counts policy, the mean or the
+    # A count (num_ret, num_rel, ...): its aggregate is the protocol's counts policy, the mean or
+    # the
     # sum over the queries (trec_eval sums them): the aggregation is part of the measure's spec.
     count: bool = False
     # Registered by rankproof.measures.define (a user's function): replaceable, and pickled
@@ -237,7 +244,8 @@ class MeasureSpec:
         """The optional fields of Values the measure fills: numerator and
         denominator for ratios (micro averaging), undefined when normalised
         (zero_ideal)."""
-        return (("numerator", "denominator") if self.ratio else ()) + (("undefined",) if self.normalised else ())
+        return (("numerator", "denominator") if self.ratio else ()) + (("undefined",)
+                                                                       if self.normalised else ())
 
     @property
     def own_params(self) -> tuple[str, ...]:
@@ -313,7 +321,8 @@ class Measure:
             raise _unknown_name(self.name)
         if self.cutoff is not None:
             if not spec.cutoff:
-                raise MeasureError(what=f"{self.name} takes no cutoff", fix=f"write {self.name} without @k",
+                raise MeasureError(what=f"{self.name} takes no cutoff",
+                                   fix=f"write {self.name} without @k",
                                    value=self.cutoff)
             _check_cutoff(self.name, self.cutoff)
         parsed = {}
@@ -325,7 +334,8 @@ class Measure:
             try:
                 parsed[key] = PARAMS[key].parse(value)
             except (ProtocolError, MeasureError) as error:
-                raise MeasureError(what=f"{self.name}: {error.what or literal(error)}", fix=error.fix,
+                raise MeasureError(what=f"{self.name}: {error.what or literal(error)}",
+                                   fix=error.fix,
                                    value=error.value) from None
         object.__setattr__(self, "params", tuple(sorted(parsed.items())))
 
@@ -368,7 +378,8 @@ class Measure:
         return super().__reduce_ex__(protocol)
 
 
-def _rebuild_measure(spec: MeasureSpec, declared: dict, name: str, cutoff: "int | None", params: tuple) -> Measure:
+def _rebuild_measure(spec: MeasureSpec, declared: dict, name: str, cutoff: "int | None",
+                     params: tuple) -> Measure:
     """A user-defined measure unpickled in another process (a Spark executor): its spec, the
     function with it, and its parameters are registered there first."""
     for key, param in declared.items():
@@ -438,7 +449,8 @@ def whole_evaluation_default(measure: "Measure") -> str | None:
     given = dict(measure.params)
     if "rel" in given:   # binary gains: no highest grade is read
         return None
-    return next((name for name in WHOLE_EVALUATION_DEFAULTS if name in measure.spec.params and name not in given),
+    return next((name for name in WHOLE_EVALUATION_DEFAULTS if name in measure.spec.params
+                 and name not in given),
                 None)
 
 
@@ -451,11 +463,13 @@ def refuse_whole_evaluation_defaults(measures: "Iterable[Measure]", where: str, 
     for measure in measures:
         if measure.spec.reads_all_judgments:
             raise MeasureError(what=f"{literal(measure)} is not computed {where}: a {piece} knows only its own "
-                                    "queries' judgments", fix="use unjudged@k, or evaluate in memory",
+                                    "queries' judgments",
+                               fix="use unjudged@k, or evaluate in memory",
                                value=str(measure))
         name = whole_evaluation_default(measure)
         if name is not None:
             raise MeasureError(what=f"{literal(measure)} {where} needs {name}=: its default, the highest judged "
                                     f"{{grade}} of all evaluated {{queries}}, is not known to a {piece}",
-                               fix=f"e.g. {literal(measure.spec.name)}({name}=4)", value=str(measure))
+                               fix=f"e.g. {literal(measure.spec.name)}({name}=4)",
+                               value=str(measure))
 

@@ -45,7 +45,8 @@ def _normalize(value) -> int:
     raise MeasureError(what=f"normalize must be 1 or 0; got {literal(repr(value))}", value=value)
 
 
-register_param(Param("normalize", _normalize, "Compat: divide by the ideal ranking's RBO (1) or not (0)",
+register_param(Param("normalize", _normalize,
+                     "Compat: divide by the ideal ranking's RBO (1) or not (0)",
                      policy=False))
 
 
@@ -56,7 +57,8 @@ def _rbo(depth_of_each: np.ndarray, depth: int, p: float) -> float:
     return float(np.sum(weight * overlap / np.arange(1, depth + 1)) / np.sum(weight))
 
 
-def compat_value(ranked_docs: list, ranked_scores: np.ndarray, judged: dict, p: float, normalize: int) -> float:
+def compat_value(ranked_docs: list, ranked_scores: np.ndarray, judged: dict, p: float,
+                 normalize: int) -> float:
     """Compat of one query: ``ranked_docs`` in rank order, ``judged`` doc -> grade.
 
     >>> compat_value(["x", "a"], np.array([2.0, 1.0]), {"a": 1}, 0.5, 0)   # a enters at depth 2
@@ -91,15 +93,19 @@ def _compat(ctx: Context, m: Measure) -> Values:
     for q in range(a.num_queries):
         lo, hi = int(a.offsets[q]), int(a.offsets[q + 1])
         plo, phi = int(a.pool_offsets[q]), int(a.pool_offsets[q + 1])
-        judged = dict(zip((str(d) for d in pool_docs[a.pool_doc[plo:phi]]), a.pool_grade[plo:phi].tolist()))
-        out[q] = compat_value([str(d) for d in docs[a.doc[lo:hi]]], a.score[lo:hi], judged, p, normalize)
+        judged = dict(zip((str(d) for d in pool_docs[a.pool_doc[plo:phi]]),
+                          a.pool_grade[plo:phi].tolist()))
+        out[q] = compat_value([str(d) for d in docs[a.doc[lo:hi]]], a.score[lo:hi], judged, p,
+                              normalize)
     return Values(out)
 
 
 COMPAT = [
-    MeasureSpec("compat", "compatibility (Clarke, Vtyurina and Smucker 2021; ir_measures' Compat): RBO(p) of the "
+    MeasureSpec("compat",
+                "compatibility (Clarke, Vtyurina and Smucker 2021; ir_measures' Compat): RBO(p) of the "
                 "ranking against the ideal (positive grades best first, ties by the run's score), divided by the "
-                "ideal's own RBO (normalize=1)", ("p", "normalize"), _compat, cutoff=False, ties=TieSupport.ORDERED,
+                "ideal's own RBO (normalize=1)", ("p", "normalize"), _compat, cutoff=False,
+                ties=TieSupport.ORDERED,
                 defaults=(("p", 0.95), ("normalize", 1)), family="user", ideal_is_best=True),
 ]
 register(*COMPAT)   # after trec_gains, which declares the persistence p

@@ -99,13 +99,15 @@ class Context:
 
     @cached_property
     def pool_query(self) -> np.ndarray:
-        return np.repeat(np.arange(self.alignment.num_queries), np.diff(self.alignment.pool_offsets))
+        return np.repeat(np.arange(self.alignment.num_queries),
+                         np.diff(self.alignment.pool_offsets))
 
     def relevant(self, rel: int) -> np.ndarray:
         """Per ranked position: judged with grade >= rel."""
         key = ("relevant", rel)
         if key not in self.cache:
-            self.cache[key] = (self.alignment.judged & (self.alignment.grade >= rel)).astype(np.float64)
+            self.cache[key] = (self.alignment.judged
+                               & (self.alignment.grade >= rel)).astype(np.float64)
         return self.cache[key]
 
     def num_rel(self, rel: int) -> np.ndarray:
@@ -113,14 +115,16 @@ class Context:
         key = ("num_rel", rel)
         if key not in self.cache:
             flags = self.alignment.pool_grade >= rel
-            self.cache[key] = np.bincount(self.pool_query[flags], minlength=self.alignment.num_queries)
+            self.cache[key] = np.bincount(self.pool_query[flags],
+                                          minlength=self.alignment.num_queries)
         return self.cache[key]
 
     def gains(self, gain) -> np.ndarray:
         """Per ranked position; unjudged docs have gain 0 whatever the gain table says."""
         key = ("gains", str(gain))
         if key not in self.cache:
-            self.cache[key] = np.where(self.alignment.judged, gains_of(self.alignment.grade, gain), 0.0)
+            self.cache[key] = np.where(self.alignment.judged, gains_of(self.alignment.grade, gain),
+                                       0.0)
         return self.cache[key]
 
     def discount(self, discount) -> np.ndarray:
@@ -162,7 +166,8 @@ class Context:
         query = np.repeat(np.arange(a.num_queries), lengths)
         key = query * max(len(a.docs), 1) + a.doc
         first = np.zeros(len(key), dtype=bool)
-        first[np.unique(key, return_index=True)[1]] = True  # positions run in rank order within a query
+        # positions run in rank order within a query
+        first[np.unique(key, return_index=True)[1]] = True
         copies = ~first & a.judged & (ranks_within(lengths) < k[query])
         all_query = np.concatenate([self.pool_query, query[copies]])
         all_gains = np.concatenate([gains_of(a.pool_grade, gain), gains_of(a.grade[copies], gain)])

@@ -36,7 +36,8 @@ def _ideal_dcg(ctx: Context, m: Measure) -> Values:
 def _ndcg(ctx: Context, m: Measure) -> Values:
     found = ratio(_dcg(ctx, m).value, ctx.ideal_dcg(m), True)
     if m.setting("ideal", ctx.protocol) is Ideal.EXPANDED and found.undefined is not None:
-        # cut at an empty list's length, the ideal is 0 too: the value is 0, defined when something is relevant
+        # cut at an empty list's length, the ideal is 0 too: the value is 0, defined when something
+        # is relevant
         relevant = ctx.has_positive_pool(m.setting("gain", ctx.protocol))
         found = dataclasses.replace(found, undefined=found.undefined & ~relevant)
     return found
@@ -119,7 +120,8 @@ def refuse_straddling_ties(alignment, m: Measure, protocol) -> None:
         query = alignment.queries[ranked.tied_query[np.argmax(crossing)]]
         raise TieError(what=f"{literal(m)} divides by the relevant {{docs}} in the top {m.cutoff}, which depends on "
                        f"the order of tied {{docs}} crossing the cutoff ({int(crossing.sum())} such groups)",
-                       query=query, fix="set the policy ties=docid or ties=input, or ap_denominator=relevant or min_k")
+                       query=query,
+                       fix="set the policy ties=docid or ties=input, or ap_denominator=relevant or min_k")
 
 
 def _rr(ctx: Context, m: Measure) -> Values:
@@ -167,46 +169,67 @@ def _num_rel(ctx: Context, m: Measure) -> Values:
 _GAIN = ("gain", "discount")
 _UNBOUNDED = (0.0, float("inf"))
 CORE = [
-    MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k", _GAIN, _dcg,
-                kernel="dcg", dcg=Dcg.SUM, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED, tie_merit=by_gain),
-    MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k", _GAIN + ("ideal",), _ideal_dcg,
-                kernel="ideal_dcg", dcg=Dcg.IDEAL, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED, tie_merit=any_order),
-    MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), _ndcg, normalised=True, ratio=True,
-                kernel="ndcg", dcg=Dcg.NORMALISED, grade_table=GradeTable.GAIN, ideal_is_best=True, tie_merit=by_gain,
+    MeasureSpec("dcg", "discounted cumulative gain: sum of gain(g_i) * discount(i) over the top k",
+                _GAIN, _dcg,
+                kernel="dcg", dcg=Dcg.SUM, grade_table=GradeTable.GAIN, value_range=_UNBOUNDED,
+                tie_merit=by_gain),
+    MeasureSpec("ideal_dcg", "DCG of the ideal ranking of the ideal pool, cut at k",
+                _GAIN + ("ideal",), _ideal_dcg,
+                kernel="ideal_dcg", dcg=Dcg.IDEAL, grade_table=GradeTable.GAIN,
+                value_range=_UNBOUNDED, tie_merit=any_order),
+    MeasureSpec("ndcg", "normalised DCG: DCG@k / ideal DCG@k", _GAIN + ("ideal",), _ndcg,
+                normalised=True, ratio=True,
+                kernel="ndcg", dcg=Dcg.NORMALISED, grade_table=GradeTable.GAIN, ideal_is_best=True,
+                tie_merit=by_gain,
                 of_rank=of_rank.NDCG),
-    MeasureSpec("ap", "average precision: sum of the precision at each relevant doc's rank within the top k, "
+    MeasureSpec("ap",
+                "average precision: sum of the precision at each relevant doc's rank within the top k, "
                 "over R (ap_denominator: R, min(R, k) or the hits)", ("rel", "ap_denominator"), _ap,
-                normalised=True, kernel="ap", ideal_is_best=True, check_ties=refuse_straddling_ties, tie_merit=by_grade_ap,
+                normalised=True, kernel="ap", ideal_is_best=True, check_ties=refuse_straddling_ties,
+                tie_merit=by_grade_ap,
                 working=w.ap_working, of_rank=of_rank.RECIPROCAL),
-    MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)", ("rel",), _rr,
+    MeasureSpec("rr", "reciprocal rank of the first relevant doc within the top k (0 if none)",
+                ("rel",), _rr,
                 kernel="rr", ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade,
                 working=w.rr_working, of_rank=of_rank.RECIPROCAL),
     MeasureSpec("p", "precision: relevant docs in the top k / k (no cutoff: / docs retrieved; "
-                "precision_denominator=retrieved: / min(k, docs retrieved))", ("rel", "precision_denominator"), _p,
+                "precision_denominator=retrieved: / min(k, docs retrieved))",
+                ("rel", "precision_denominator"), _p,
                 ratio=True, kernel="p", ideal_is_best=True, tie_merit=by_grade, working=w.p_working,
                 of_rank=of_rank.PRECISION),
-    MeasureSpec("r", "recall: relevant docs in the top k / R (recall_denominator=min_k: / min(R, k))",
-                ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r", ideal_is_best=True, tie_merit=by_grade,
+    MeasureSpec("r",
+                "recall: relevant docs in the top k / R (recall_denominator=min_k: / min(R, k))",
+                ("rel", "recall_denominator"), _r, normalised=True, ratio=True, kernel="r",
+                ideal_is_best=True, tie_merit=by_grade,
                 working=w.r_working, of_rank=of_rank.HIT),
-    MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit, kernel="hit",
+    MeasureSpec("hit", "success: 1 if a relevant doc is in the top k, else 0", ("rel",), _hit,
+                kernel="hit",
                 ideal_is_best=True, first_relevant_only=True, tie_merit=by_grade,
                 working=w.hit_working, of_rank=of_rank.HIT),
-    MeasureSpec("rprec", "R-precision: relevant docs in the top R / R; rprec@k (Microsoft Recommenders' "
+    MeasureSpec("rprec",
+                "R-precision: relevant docs in the top R / R; rprec@k (Microsoft Recommenders' "
                 "r_precision_at_k): relevant docs in the top min(R, k) / R", ("rel",), _rprec,
-                normalised=True, ratio=True, kernel="rprec", kernel_cutoff=False, ideal_is_best=True,
+                normalised=True, ratio=True, kernel="rprec", kernel_cutoff=False,
+                ideal_is_best=True,
                 tie_merit=by_grade, working=w.rprec_working),
-    MeasureSpec("bpref", "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only",
-                ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True, tie_merit=by_grade),
-    MeasureSpec("judged", "fraction of the top k that is judged: judged docs in the top k / k (no cutoff: / docs "
+    MeasureSpec("bpref",
+                "binary preference (Buckley & Voorhees 2004, trec_eval's form): judged docs only",
+                ("rel",), _bpref, normalised=True, kernel="bpref", ideal_is_best=True,
+                tie_merit=by_grade),
+    MeasureSpec("judged",
+                "fraction of the top k that is judged: judged docs in the top k / k (no cutoff: / docs "
                 "retrieved; precision_denominator=retrieved: / min(k, docs retrieved), ir_measures' Judged@k)",
                 ("precision_denominator",), _judged,
                 ratio=True, kernel="judged", ideal_is_best=True, tie_merit=by_judged),
-    MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret, kernel="num_ret",
+    MeasureSpec("num_ret", "number of docs retrieved within the top k", (), _num_ret,
+                kernel="num_ret",
                 value_range=_UNBOUNDED, count=True, tie_merit=any_order),
-    MeasureSpec("num_q", "number of queries: 1 per query evaluated (under missing_query=zero a judged query the "
+    MeasureSpec("num_q",
+                "number of queries: 1 per query evaluated (under missing_query=zero a judged query the "
                 "run misses is evaluated, as trec_eval -c); counts=sum gives the count (ir_measures' NumQ)",
                 (), _num_q, cutoff=False, value_range=_UNBOUNDED, count=True, tie_merit=any_order),
-    MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel, cutoff=False,
+    MeasureSpec("num_rel", "number of relevant docs judged for the query (R)", ("rel",), _num_rel,
+                cutoff=False,
                 kernel="num_rel", value_range=_UNBOUNDED, count=True, tie_merit=any_order,
                 working=w.num_rel_working),
     MeasureSpec("num_rel_ret", "number of relevant docs within the top k", ("rel",), _num_rel_ret,

@@ -61,7 +61,8 @@ from .cwl_models import MODELS, Lists
 __all__ = ["CWL", "QUANTITIES", "cwl_gains", "cwl_values"]
 
 QUANTITIES = ("eu", "etu", "ec", "etc", "ed")
-# Cells of one block of queries (rows) by max_n ranks: a few MiB per matrix whatever the query count.
+# Cells of one block of queries (rows) by max_n ranks: a few MiB per matrix whatever the query
+# count.
 _BLOCK_CELLS = 1 << 19
 
 
@@ -71,7 +72,8 @@ def _number(name: str, low: float | None = None, strict: bool = True, high: floa
         try:
             number = parse_float(value)
         except ProtocolError:
-            raise MeasureError(what=f"{name} must be a number; got {literal(repr(value))}", value=value) from None
+            raise MeasureError(what=f"{name} must be a number; got {literal(repr(value))}",
+                               value=value) from None
         below = low is not None and (number <= low if strict else number < low)
         if below or (high is not None and number > high):
             bound = ">" if strict else ">="
@@ -81,7 +83,8 @@ def _number(name: str, low: float | None = None, strict: bool = True, high: floa
     return parse
 
 
-# The deepest max_n: every ranking is padded to it, one float64 per rank in each of a few matrices, so a
+# The deepest max_n: every ranking is padded to it, one float64 per rank in each of a few matrices,
+# so a
 # depth of 1e9 (an allocation of gigabytes per query) is refused rather than tried.
 MAX_DEPTH = 1_000_000
 
@@ -89,10 +92,12 @@ MAX_DEPTH = 1_000_000
 def _max_n(value):
     number = _number("max_n", 1)(value)
     if not isinstance(number, int):
-        raise MeasureError(what=f"max_n must be a whole number of ranks >= 2; got {value!r}", value=value)
+        raise MeasureError(what=f"max_n must be a whole number of ranks >= 2; got {value!r}",
+                           value=value)
     if number > MAX_DEPTH:
         raise MeasureError(what=f"max_n {number} is beyond the deepest ranking rankproof pads to ({MAX_DEPTH:,})",
-                           value=value, fix="give a depth of at most 1000000 (cwl_eval's default is 1000)")
+                           value=value,
+                           fix="give a depth of at most 1000000 (cwl_eval's default is 1000)")
     return number
 
 
@@ -100,40 +105,57 @@ def _quantity(value):
     text = str(value).strip().lower()
     if text not in QUANTITIES:
         raise MeasureError(what=f"quantity must be one of {', '.join(QUANTITIES)}; got {literal(repr(value))}",
-                           value=value, fix="eu: expected utility per document; etu: expected total utility; "
+                           value=value,
+                           fix="eu: expected utility per document; etu: expected total utility; "
                            "ec / etc: expected cost per document / in total; ed: expected depth")
     return text
 
 
 for _param in (
-    Param("T", _number("T", 0), "C/W/L: the total gain the user wants (INST, INSQ, NERR11, BPM, IFT)", policy=False),
-    Param("K", _number("K", 0), "C/W/L BPM: the total cost the user will spend (documents, with costs of 1)",
+    Param("T", _number("T", 0),
+          "C/W/L: the total gain the user wants (INST, INSQ, NERR11, BPM, IFT)", policy=False),
+    Param("K", _number("K", 0),
+          "C/W/L BPM: the total cost the user will spend (documents, with costs of 1)",
           policy=False),
-    Param("hb", _number("hb"), "C/W/L BPM dynamic: how far each gain moves the gain target", policy=False),
-    Param("hc", _number("hc"), "C/W/L BPM dynamic: how far each gain moves the cost budget (no effect in "
+    Param("hb", _number("hb"), "C/W/L BPM dynamic: how far each gain moves the gain target",
+          policy=False),
+    Param("hc", _number("hc"),
+          "C/W/L BPM dynamic: how far each gain moves the cost budget (no effect in "
           "cwl_eval 1.0.12)", policy=False),
-    Param("gain_med", _number("gain_med", 0, strict=False, high=1), "C/W/L BPM dynamic: the median gain",
+    Param("gain_med", _number("gain_med", 0, strict=False, high=1),
+          "C/W/L BPM dynamic: the median gain",
           policy=False),
-    Param("halflife", _number("halflife", 0), "C/W/L TBG: the half-life of the user's attention, in cost units",
+    Param("halflife", _number("halflife", 0),
+          "C/W/L TBG: the half-life of the user's attention, in cost units",
           policy=False),
-    Param("L", _number("L", 0), "C/W/L U-measure: the text length (in cost units) after which nothing is read",
+    Param("L", _number("L", 0),
+          "C/W/L U-measure: the text length (in cost units) after which nothing is read",
           policy=False),
-    Param("A", _number("A"), "C/W/L IFT: the rate of gain per unit of cost the user expects", policy=False),
+    Param("A", _number("A"), "C/W/L IFT: the rate of gain per unit of cost the user expects",
+          policy=False),
     Param("b1", _number("b1", 0, strict=False), "C/W/L IFT: the goal intercept", policy=False),
     Param("b2", _number("b2", 0, strict=False), "C/W/L IFT: the rate intercept", policy=False),
-    Param("R1", _number("R1", 0, strict=False), "C/W/L IFT: how rational the user is about the goal T",
+    Param("R1", _number("R1", 0, strict=False),
+          "C/W/L IFT: how rational the user is about the goal T",
           policy=False),
-    Param("R2", _number("R2", 0, strict=False), "C/W/L IFT: how rational the user is about the rate A",
+    Param("R2", _number("R2", 0, strict=False),
+          "C/W/L IFT: how rational the user is about the rate A",
           policy=False),
-    Param("min_rel", _number("min_rel"), "C/W/L: the grade of gain 0 (lower grades also gain 0)", policy=False),
-    Param("max_rel", _number("max_rel"), "C/W/L: the grade of gain 1 (default: 1, or the highest judged grade "
+    Param("min_rel", _number("min_rel"), "C/W/L: the grade of gain 0 (lower grades also gain 0)",
+          policy=False),
+    Param("max_rel", _number("max_rel"),
+          "C/W/L: the grade of gain 1 (default: 1, or the highest judged grade "
           "when above 1; a higher judged grade is an error)", policy=False),
-    Param("quantity", _quantity, "C/W/L: which of cwl_eval's quantities: eu, etu, ec, etc or ed", policy=False),
-    Param("max_n", _max_n, "C/W/L: every ranking is cut at and padded to this depth (cwl_eval's max_n)",
+    Param("quantity", _quantity, "C/W/L: which of cwl_eval's quantities: eu, etu, ec, etc or ed",
           policy=False),
-    Param("costs", parse_costs, "C/W/L: a file of costs (element_type cost, doc cost or query doc cost)",
+    Param("max_n", _max_n,
+          "C/W/L: every ranking is cut at and padded to this depth (cwl_eval's max_n)",
           policy=False),
-    Param("elements", parse_elements, "C/W/L: the TREC run whose second column names each doc's element type",
+    Param("costs", parse_costs,
+          "C/W/L: a file of costs (element_type cost, doc cost or query doc cost)",
+          policy=False),
+    Param("elements", parse_elements,
+          "C/W/L: the TREC run whose second column names each doc's element type",
           policy=False),
 ):
     register_param(_param)
@@ -193,11 +215,13 @@ def cwl_values(ctx: Context, m: Measure) -> Values:
     settings = {name: m.setting(name, ctx.protocol) for name in m.spec.own_params}
     n = settings["max_n"]
     if m.spec.needs_cutoff and m.cutoff is None:
-        raise MeasureError(what=f"{literal(m)} needs a cutoff: its user reads the top k", value=str(m),
+        raise MeasureError(what=f"{literal(m)} needs a cutoff: its user reads the top k",
+                           value=str(m),
                            fix=f"write {m.name}@10, for instance")
     if m.cutoff is not None and m.cutoff > n:
         raise MeasureError(what=f"{literal(m)}: the cutoff {m.cutoff} is beyond max_n={n}, the depth every ranking "
-                           "is cut at", value=m.cutoff, fix=f"write {m.name}(max_n={m.cutoff})@{m.cutoff}")
+                           "is cut at", value=m.cutoff,
+                           fix=f"write {m.name}(max_n={m.cutoff})@{m.cutoff}")
     gains = cwl_gains(ctx, m)
     key = ("cwl_costs", settings["costs"], settings["elements"])
     if key not in ctx.cache:
@@ -219,55 +243,75 @@ def cwl_values(ctx: Context, m: Measure) -> Values:
         cost = np.full((last - first, n), DEFAULT_COST)
         cost[rows, cols] = costs[lo:hi][keep]
         lists = Lists(gain, cost, np.cumsum(gain, axis=1), np.cumsum(cost, axis=1), m.cutoff)
-        out[first:last] = _expectations(model(lists, settings), by_weight, lists, settings["quantity"])
+        out[first:last] = _expectations(model(lists, settings), by_weight, lists,
+                                        settings["quantity"])
     return Values(out)
 
 
 _COMMON = ("min_rel", "max_rel", "rel", "quantity", "max_n", "costs", "elements")
-_COMMON_DEFAULTS = (("min_rel", 0), ("max_rel", None), ("quantity", "eu"), ("max_n", 1000), ("costs", None),
+_COMMON_DEFAULTS = (("min_rel", 0), ("max_rel", None), ("quantity", "eu"), ("max_n", 1000),
+                    ("costs", None),
                     ("elements", None))
 _REPORTS = ("Reports cwl_eval's expected utility per document (quantity=eu, the default), or its expected total "
             "utility, cost per document, total cost or depth (quantity=etu, ec, etc, ed).")
 
 
-def _spec(name: str, description: str, own: tuple[tuple[str, object], ...] = (), cutoff: bool = False) -> MeasureSpec:
+def _spec(name: str, description: str, own: tuple[tuple[str, object], ...] = (),
+          cutoff: bool = False) -> MeasureSpec:
     return MeasureSpec(
-        name, f"{description} {_REPORTS}", tuple(p for p, _ in own) + _COMMON, cwl_values, cutoff=cutoff,
+        name, f"{description} {_REPORTS}", tuple(p for p, _ in own) + _COMMON, cwl_values,
+        cutoff=cutoff,
         needs_cutoff=cutoff, ties=TieSupport.ORDERED, defaults=own + _COMMON_DEFAULTS, family="cwl")
 
 
 CWL = [
-    _spec("cwl_p", "C/W/L precision at k (cwl_eval's P@k): C(i) = 1 for i < k, else 0; EU = (g_1 + ... + g_k) / k.",
+    _spec("cwl_p",
+          "C/W/L precision at k (cwl_eval's P@k): C(i) = 1 for i < k, else 0; EU = (g_1 + ... + g_k) / k.",
           cutoff=True),
-    _spec("cwl_rr", "C/W/L reciprocal rank (cwl_eval's RR): C(i) = 1 until the first rank with a positive gain."),
-    _spec("cwl_ap", "C/W/L average precision (cwl_eval's AP): C(i) = S_{i+1} / S_i, S_i = sum_{j>=i} g_j / j."),
-    _spec("cwl_rbp", "C/W/L rank-biased precision (cwl_eval's RBP, Moffat and Zobel 2008): C(i) = p.",
+    _spec("cwl_rr",
+          "C/W/L reciprocal rank (cwl_eval's RR): C(i) = 1 until the first rank with a positive gain."),
+    _spec("cwl_ap",
+          "C/W/L average precision (cwl_eval's AP): C(i) = S_{i+1} / S_i, S_i = sum_{j>=i} g_j / j."),
+    _spec("cwl_rbp",
+          "C/W/L rank-biased precision (cwl_eval's RBP, Moffat and Zobel 2008): C(i) = p.",
           (("p", 0.9),)),
-    _spec("sdcg", "scaled DCG at k (cwl_eval's NDCG-k, ir_measures' SDCG): C(i) = log2(i + 1) / log2(i + 2) for "
+    _spec("sdcg",
+          "scaled DCG at k (cwl_eval's NDCG-k, ir_measures' SDCG): C(i) = log2(i + 1) / log2(i + 2) for "
           "i < k, else 0; the DCG@k discount as a distribution.", cutoff=True),
-    _spec("inst", "INST (Moffat, Bailey, Scholer and Thomas 2015): C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2, "
+    _spec("inst",
+          "INST (Moffat, Bailey, Scholer and Thomas 2015): C(i) = ((i + T + T_i - 1) / (i + T + T_i))^2, "
           "T_i = T - (g_1 + ... + g_i).", (("T", 1),)),
-    _spec("insq", "INSQ (Moffat, Bailey, Scholer and Thomas 2015): C(i) = ((i + 2T - 1) / (i + 2T))^2.",
+    _spec("insq",
+          "INSQ (Moffat, Bailey, Scholer and Thomas 2015): C(i) = ((i + 2T - 1) / (i + 2T))^2.",
           (("T", 1),)),
-    _spec("bpm", "Bejeweled player model, static (Zhang et al. 2017): C(i) = 1 while g_1 + ... + g_i < T and "
+    _spec("bpm",
+          "Bejeweled player model, static (Zhang et al. 2017): C(i) = 1 while g_1 + ... + g_i < T and "
           "c_1 + ... + c_i < K, else 0.", (("T", 1), ("K", 10))),
-    _spec("bpm_dynamic", "Bejeweled player model, dynamic (Zhang et al. 2017; cwl_eval's BPM-Dynamic): as bpm, the "
+    _spec("bpm_dynamic",
+          "Bejeweled player model, dynamic (Zhang et al. 2017; cwl_eval's BPM-Dynamic): as bpm, the "
           "gain target moving after each rank read by hb (g_i - gain_med); cwl_eval 1.0.12 never moves K, and "
           "neither does this.", (("T", 1), ("K", 10), ("hb", 1), ("hc", 1), ("gain_med", 0.5))),
     _spec("tbg", "time-biased gain (Smucker and Clarke 2012; cwl_eval's TBG): W(i) proportional to "
           "2^(-(c_1 + ... + c_{i-1}) / halflife).", (("halflife", 224),)),
     _spec("umeasure", "U-measure (Sakai and Dou 2013; cwl_eval's U): W(i) proportional to "
           "max(0, 1 - (c_1 + ... + c_{i-1}) / L), costs in characters.", (("L", 1000),)),
-    _spec("ift_goal", "information foraging, goal only (Azzopardi, Thomas and Craswell 2018; cwl_eval's IFT-C1): "
+    _spec("ift_goal",
+          "information foraging, goal only (Azzopardi, Thomas and Craswell 2018; cwl_eval's IFT-C1): "
           "C(i) = 1 - 1 / (1 + b1 e^((T - G_i) R1)).", (("T", 2), ("b1", 0.9), ("R1", 10))),
     _spec("ift_rate", "information foraging, rate only (cwl_eval's IFT-C2): "
-          "C(i) = 1 / (1 + b2 e^((A - G_i / K_i) R2)), K_i the cost so far.", (("A", 0.2), ("b2", 0.9), ("R2", 10))),
-    _spec("ift_goal_rate", "information foraging, goal and rate (cwl_eval's IFT-C1-C2): the product of ift_goal's "
-          "and ift_rate's C(i).", (("T", 2), ("b1", 0.9), ("R1", 10), ("A", 0.2), ("b2", 0.9), ("R2", 10))),
-    _spec("nerr8", "not (but nearly) ERR, eq. 8 (Azzopardi, Mackenzie and Moffat 2021): C(i) = 1 - g_i for i < k, "
+          "C(i) = 1 / (1 + b2 e^((A - G_i / K_i) R2)), K_i the cost so far.",
+          (("A", 0.2), ("b2", 0.9), ("R2", 10))),
+    _spec("ift_goal_rate",
+          "information foraging, goal and rate (cwl_eval's IFT-C1-C2): the product of ift_goal's "
+          "and ift_rate's C(i).",
+          (("T", 2), ("b1", 0.9), ("R1", 10), ("A", 0.2), ("b2", 0.9), ("R2", 10))),
+    _spec("nerr8",
+          "not (but nearly) ERR, eq. 8 (Azzopardi, Mackenzie and Moffat 2021): C(i) = 1 - g_i for i < k, "
           "else 0.", cutoff=True),
-    _spec("nerr9", "not (but nearly) ERR, eq. 9: C(i) = (i / (i + 1)) (1 - g_i) for i < k, else 0.", cutoff=True),
+    _spec("nerr9", "not (but nearly) ERR, eq. 9: C(i) = (i / (i + 1)) (1 - g_i) for i < k, else 0.",
+          cutoff=True),
     _spec("nerr10", "not (but nearly) ERR, eq. 10: C(i) = p (1 - g_i).", (("p", 0.9),)),
-    _spec("nerr11", "not (but nearly) ERR, eq. 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i).", (("T", 1),)),
+    _spec("nerr11", "not (but nearly) ERR, eq. 11: C(i) = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i).",
+          (("T", 1),)),
 ]
 register(*CWL)

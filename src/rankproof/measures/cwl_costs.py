@@ -33,9 +33,11 @@ import numpy as np
 from ..errors import MeasureError, ParseError, literal
 from ..protocol.values import file_digest
 
-__all__ = ["CostFile", "ElementFile", "DEFAULT_COST", "position_costs", "parse_costs", "parse_elements"]
+__all__ = ["CostFile", "ElementFile", "DEFAULT_COST", "position_costs", "parse_costs",
+           "parse_elements"]
 
-# cwl_eval's max_cost: what an element type its cost file lacks (and an unjudged padding slot) costs.
+# cwl_eval's max_cost: what an element type its cost file lacks (and an unjudged padding slot)
+# costs.
 DEFAULT_COST = 1.0
 # Side files are small tables; past this they are a mistake (a run given as the cost file, say).
 _LARGEST_SIDE_FILE = 1 << 30
@@ -66,8 +68,10 @@ def _cost(text: str, path: str, line: int) -> float:
     except ValueError:
         cost = math.nan
     if not math.isfinite(cost) or cost <= 0:
-        raise ParseError(what=f"a cost must be a finite number > 0; got {literal(repr(text[:40]))}", source=path,
-                         line=line, value=text[:40], fix="C/W/L divides by the cumulative cost: give every "
+        raise ParseError(what=f"a cost must be a finite number > 0; got {literal(repr(text[:40]))}",
+                         source=path,
+                         line=line, value=text[:40],
+                         fix="C/W/L divides by the cumulative cost: give every "
                          "element a positive cost (cwl_eval's 'no free lunches')")
     return cost
 
@@ -91,23 +95,27 @@ class CostFile:
         width = None
         for line, fields in _lines(path, "costs"):
             if len(fields) not in (2, 3) or (width is not None and len(fields) != width):
-                raise ParseError(what=f"a cost line has {len(fields)} fields", source=path, line=line,
+                raise ParseError(what=f"a cost line has {len(fields)} fields", source=path,
+                                 line=line,
                                  fix="write 'element_type cost' (cwl_eval's cost file), 'doc cost' or "
                                      "'query doc cost' on every line")
             width = len(fields)
             table, key = (by_key, fields[0]) if width == 2 else (by_pair, (fields[0], fields[1]))
             cost = _cost(fields[-1], path, line)
-            if table.get(key, cost) != cost:   # which would win is a guess: cwl_eval keeps the last, silently
+            # which would win is a guess: cwl_eval keeps the last, silently
+            if table.get(key, cost) != cost:
                 raise ParseError(what=f"{' '.join(map(str, key if width == 3 else (key,)))} is priced twice, "
                                  f"{table[key]:g} and {cost:g}", source=path, line=line,
                                  fix="give each element one cost")
             table[key] = cost
         if width is None:
-            raise ParseError(what="the costs file is empty", source=path, fix="give one 'key cost' line per element")
+            raise ParseError(what="the costs file is empty", source=path,
+                             fix="give one 'key cost' line per element")
         return cls(path, by_key, by_pair)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, CostFile) and (self.by_key, self.by_pair) == (other.by_key, other.by_pair)
+        return (isinstance(other, CostFile) and (self.by_key, self.by_pair)
+                == (other.by_key, other.by_pair))
 
     def __hash__(self) -> int:
         return hash((len(self.by_key), len(self.by_pair), self.path))
@@ -129,7 +137,8 @@ class ElementFile:
         for line, fields in _lines(path, "elements"):
             if len(fields) < 3:
                 raise ParseError(what=f"a run line has {len(fields)} fields; the element type is its second",
-                                 source=path, line=line, fix="give the TREC run: query element_type doc rank "
+                                 source=path, line=line,
+                                 fix="give the TREC run: query element_type doc rank "
                                  "score run")
             element.setdefault((fields[0], fields[2]), fields[1])
         return cls(path, element)
@@ -147,7 +156,8 @@ class ElementFile:
 def _path(value, what: str) -> str:
     if not isinstance(value, str) or not value.strip() or any(c in value for c in " \t\n(),"):
         raise MeasureError(what=f"{what} must be a file path without blanks, commas or parentheses; got "
-                           f"{literal(repr(str(value)[:60]))}", value=value, fix="rename or link the file")
+                           f"{literal(repr(str(value)[:60]))}", value=value,
+                           fix="rename or link the file")
     return value.strip()
 
 
@@ -171,15 +181,18 @@ def _read(reader: Callable[[str], Any], stamp: tuple):
 
 def parse_costs(value) -> CostFile:
     """The ``costs`` parameter: a CostFile, or the path of one."""
-    return value if isinstance(value, CostFile) else _read(CostFile.read, _stamp(_path(value, "costs")))
+    return (value if isinstance(value, CostFile)
+            else _read(CostFile.read, _stamp(_path(value, "costs"))))
 
 
 def parse_elements(value) -> ElementFile:
     """The ``elements`` parameter: an ElementFile, or the path of a TREC run."""
-    return value if isinstance(value, ElementFile) else _read(ElementFile.read, _stamp(_path(value, "elements")))
+    return (value if isinstance(value, ElementFile)
+            else _read(ElementFile.read, _stamp(_path(value, "elements"))))
 
 
-def position_costs(alignment, costs: "CostFile | None", elements: "ElementFile | None") -> np.ndarray:
+def position_costs(alignment, costs: "CostFile | None",
+                   elements: "ElementFile | None") -> np.ndarray:
     """The cost of every ranked position of ``alignment`` (1 when no file prices it).
 
     >>> position_costs(type("A", (), {"doc": np.array([0, 1]), "offsets": np.array([0, 2])})(), None, None)
@@ -190,7 +203,8 @@ def position_costs(alignment, costs: "CostFile | None", elements: "ElementFile |
         return np.full(size, DEFAULT_COST)
     docs = alignment.docs
     if elements is None and not costs.by_pair:
-        per_code = np.array([costs.by_key.get(str(d), DEFAULT_COST) for d in docs], dtype=np.float64)
+        per_code = np.array([costs.by_key.get(str(d), DEFAULT_COST) for d in docs],
+                            dtype=np.float64)
         return per_code[alignment.doc] if size else np.zeros(0)
     if costs.by_pair:
         by_pair = costs.by_pair

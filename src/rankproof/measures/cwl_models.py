@@ -70,7 +70,8 @@ def average_precision(lists: Lists, s: dict) -> np.ndarray:
 def scaled_dcg(lists: Lists, s: dict) -> np.ndarray:
     """SDCG@k, DCG's discount as a user model: C(i) = log2(i + 1) / log2(i + 2) for i < k, else 0."""
     rank = lists.rank
-    return np.broadcast_to(np.log(rank + 1.0) / np.log(rank + 2.0) * lists.before(lists.k), lists.gain.shape).copy()
+    return np.broadcast_to(np.log(rank + 1.0) / np.log(rank + 2.0) * lists.before(lists.k),
+                           lists.gain.shape).copy()
 
 
 def inst(lists: Lists, s: dict) -> np.ndarray:
@@ -104,7 +105,8 @@ def bpm_dynamic(lists: Lists, s: dict) -> np.ndarray:
     """
     step = s["hb"] * (lists.gain - s["gain_med"])
     # The running target, added left to right as cwl_eval's loop adds it (same rounding).
-    target = np.cumsum(np.concatenate([np.full((len(step), 1), float(s["T"])), step[:, :-1]], axis=1), axis=1)
+    target = np.cumsum(np.concatenate([np.full((len(step), 1), float(s["T"])), step[:, :-1]],
+                                      axis=1), axis=1)
     return _below(lists.cum_gain, target) * _below(lists.cum_cost, s["K"])
 
 

@@ -114,7 +114,8 @@ def _filtered(offsets: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return kept[offsets]
 
 
-def intent_weights(table, rel: int, queries: np.ndarray, source: str = "qrels") -> tuple[np.ndarray, np.ndarray]:
+def intent_weights(table, rel: int, queries: np.ndarray,
+                   source: str = "qrels") -> tuple[np.ndarray, np.ndarray]:
     """(u, A): per (query, intent) pair the weight scaled to sum A over the query's
     intents with a doc of grade >= rel (0 for the others), and A per query.
 
@@ -139,7 +140,8 @@ def intent_weights(table, rel: int, queries: np.ndarray, source: str = "qrels") 
     zero = (intents > 0) & (total <= 0)
     if zero.any():
         query = queries[int(np.flatnonzero(zero)[0])]
-        raise InputError(what="the weights of its intents with relevant {docs} sum to 0", source=source, query=query,
+        raise InputError(what="the weights of its intents with relevant {docs} sum to 0",
+                         source=source, query=query,
                          fix="give at least one of them a positive weight")
     scale = np.divide(intents, total, out=np.zeros(num_queries), where=total > 0)
     return given * scale[pair_query], intents
@@ -187,7 +189,8 @@ def _alpha_ndcg(ctx: Context, m: Measure) -> Values:
                                r.table.pair_offsets, u, r.cutoff, discount, alpha)
     keep = r.table.pool_grade >= rel
     ideal = kernel.greedy_ideal(r.table.pool_offsets, _filtered(r.table.pool_doc_offsets, keep),
-                                np.ascontiguousarray(r.table.pool_pair[keep]), u, r.cutoff, discount, alpha)
+                                np.ascontiguousarray(r.table.pool_pair[keep]), u, r.cutoff,
+                                discount, alpha)
     value = np.divide(gain, ideal, out=np.zeros(len(gain)), where=ideal > 0)
     return Values(value, gain, ideal, intents == 0)
 
@@ -206,7 +209,8 @@ def _err_ia(ctx: Context, m: Measure) -> Values:
     # ndeval's "ideal ideal": a doc relevant to every intent at every rank.
     ranks = np.arange(1, m.cutoff + 1, dtype=np.float64)
     normaliser = float(np.sum((1.0 - alpha) ** (ranks - 1) / ranks))
-    return _undefined(np.divide(gain, intents * normaliser, out=np.zeros(len(gain)), where=intents > 0), intents)
+    return _undefined(np.divide(gain, intents * normaliser, out=np.zeros(len(gain)),
+                                where=intents > 0), intents)
 
 
 def _per_intent(ctx: Context, m: Measure, values_of=None, discount=None):
@@ -219,10 +223,12 @@ def _per_intent(ctx: Context, m: Measure, values_of=None, discount=None):
     else:
         all_values = values_of(r.table.position_grade)
         keep = all_values != 0
-        offsets, pairs = _filtered(r.table.position_offsets, keep), np.ascontiguousarray(r.table.position_pair[keep])
+        offsets, pairs = (_filtered(r.table.position_offsets, keep),
+                          np.ascontiguousarray(r.table.position_pair[keep]))
         values = np.ascontiguousarray(all_values[keep])
     table = discount_table(discount if discount is not None else Discount.LOG2, r.length)
-    found, covered, dcg = _kernel().per_intent(r.offsets, r.query_groups, r.group_offsets, offsets, pairs,
+    found, covered, dcg = _kernel().per_intent(r.offsets, r.query_groups, r.group_offsets, offsets,
+                                               pairs,
                                                values, len(u), r.cutoff, table)
     return r, u, intents, found, covered, dcg, table
 
@@ -231,13 +237,15 @@ def _p_ia(ctx: Context, m: Measure) -> Values:
     r, u, intents, found, _, _, _ = _per_intent(ctx, m)
     hits = np.bincount(r.table.pair_query, weights=u * found, minlength=len(intents))
     denominator = intents * r.cutoff
-    return _undefined(np.divide(hits, denominator, out=np.zeros(len(hits)), where=denominator > 0), intents)
+    return _undefined(np.divide(hits, denominator, out=np.zeros(len(hits)), where=denominator > 0),
+                      intents)
 
 
 def _s_recall(ctx: Context, m: Measure) -> Values:
     r, u, intents, _, covered, _, _ = _per_intent(ctx, m)
     covered_weight = np.bincount(r.table.pair_query, weights=u * covered, minlength=len(intents))
-    return _undefined(np.divide(covered_weight, intents, out=np.zeros(len(intents)), where=intents > 0), intents)
+    return _undefined(np.divide(covered_weight, intents, out=np.zeros(len(intents)),
+                                where=intents > 0), intents)
 
 
 def _ndcg_ia(ctx: Context, m: Measure) -> Values:
@@ -257,39 +265,51 @@ def _ndcg_ia(ctx: Context, m: Measure) -> Values:
     ideal = np.bincount(pair_sorted, weights=gains[order] * weight, minlength=len(u))
     per_intent = np.divide(dcg, ideal, out=np.zeros(len(u)), where=ideal > 0)
     total = np.bincount(t.pair_query, weights=u * per_intent, minlength=len(intents))
-    return _undefined(np.divide(total, intents, out=np.zeros(len(intents)), where=intents > 0), intents)
+    return _undefined(np.divide(total, intents, out=np.zeros(len(intents)), where=intents > 0),
+                      intents)
 
 
 _TIES = " Tied scores: exact expectation under ties=expected."
 _NDEVAL = " Needs judgments per intent (IntentQrels, --intents)."
 DIVERSITY = [
     MeasureSpec(
-        "alpha_ndcg", "alpha-nDCG: alpha-DCG@k / ideal alpha-DCG@k, alpha-DCG@k = sum_{r<=k} d(r) * sum_i w_i * "
+        "alpha_ndcg",
+        "alpha-nDCG: alpha-DCG@k / ideal alpha-DCG@k, alpha-DCG@k = sum_{r<=k} d(r) * sum_i w_i * "
         "rel_i(r) * (1 - alpha)^c_i(r), c_i(r) = docs relevant to intent i above rank r, the ideal being NIST "
         "ndeval's greedy one over the judged docs (at each rank the doc with the highest gain, ties to the greatest "
         "doc id). Clarke and colleagues, SIGIR 2008; ndeval's alpha-nDCG." + _TIES + _NDEVAL,
-        ("alpha", "rel", "discount"), _alpha_ndcg, normalised=True, ratio=True, ties=TieSupport.EXACT,
+        ("alpha", "rel", "discount"), _alpha_ndcg, normalised=True, ratio=True,
+        ties=TieSupport.EXACT,
         defaults=(("alpha", 0.5),), family="diversity", needs_intents=True),
     MeasureSpec(
-        "err_ia", "ERR-IA as NIST ndeval computes it: sum_{r<=k} (1/r) * sum_i w_i * rel_i(r) * (1 - alpha)^c_i(r) "
+        "err_ia",
+        "ERR-IA as NIST ndeval computes it: sum_{r<=k} (1/r) * sum_i w_i * rel_i(r) * (1 - alpha)^c_i(r) "
         "over sum_{r<=k} (1 - alpha)^(r-1) / r (a doc relevant to every intent at every rank). With alpha = 0.5 "
         "it is the mean over intents of ERR (Chapelle and colleagues, CIKM 2009) with binary grades (R = 1/2), "
         "normalised. Needs a cutoff. ndeval leaves ERR-IA@1 unnormalised (a sum over intents): rankproof divides "
         "at k = 1 too." + _TIES + _NDEVAL,
-        ("alpha", "rel"), _err_ia, normalised=True, ties=TieSupport.EXACT, defaults=(("alpha", 0.5),),
+        ("alpha", "rel"), _err_ia, normalised=True, ties=TieSupport.EXACT,
+        defaults=(("alpha", 0.5),),
         family="diversity", needs_intents=True, needs_cutoff=True),
     MeasureSpec(
-        "ndcg_ia", "intent-aware nDCG: sum_i w_i * nDCG_i@k, nDCG_i@k from the grades for intent i (gain and "
+        "ndcg_ia",
+        "intent-aware nDCG: sum_i w_i * nDCG_i@k, nDCG_i@k from the grades for intent i (gain and "
         "discount policies) over the ideal of its judged docs. Agrawal and colleagues, WSDM 2009; not in "
         "ndeval." + _TIES + _NDEVAL,
-        ("gain", "discount", "rel"), _ndcg_ia, normalised=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
+        ("gain", "discount", "rel"), _ndcg_ia, normalised=True, ties=TieSupport.EXACT,
+        family="diversity", needs_intents=True),
     MeasureSpec(
-        "p_ia", "intent-aware precision: sum_i w_i * (docs relevant to intent i in the top k) / k, k even past the "
+        "p_ia",
+        "intent-aware precision: sum_i w_i * (docs relevant to intent i in the top k) / k, k even past the "
         "ranking's end (no cutoff: / docs retrieved). NIST ndeval's P-IA." + _TIES + _NDEVAL,
-        ("rel",), _p_ia, normalised=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
+        ("rel",), _p_ia, normalised=True, ties=TieSupport.EXACT, family="diversity",
+        needs_intents=True),
     MeasureSpec(
-        "s_recall", "subtopic recall: sum_i w_i * [a doc relevant to intent i is in the top k] (uniform weights: "
-        "intents covered / intents). Zhai and colleagues, SIGIR 2003; NIST ndeval's strec." + _TIES + _NDEVAL,
-        ("rel",), _s_recall, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT, family="diversity", needs_intents=True),
+        "s_recall",
+        "subtopic recall: sum_i w_i * [a doc relevant to intent i is in the top k] (uniform weights: "
+        "intents covered / intents). Zhai and colleagues, SIGIR 2003; NIST ndeval's strec." + _TIES
+        + _NDEVAL,
+        ("rel",), _s_recall, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT,
+        family="diversity", needs_intents=True),
 ]
 register(*DIVERSITY)

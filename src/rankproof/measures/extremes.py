@@ -40,7 +40,8 @@ import numpy as np
 from ..protocol import ApDenominator, Gain, Ideal
 from ..protocol.values import DiscountVector, GainMap, LogDiscount
 
-__all__ = ["by_gain", "by_gain_rbp", "by_grade", "by_grade_ap", "by_judged", "by_unjudged", "any_order"]
+__all__ = ["by_gain", "by_gain_rbp", "by_grade", "by_grade_ap", "by_judged", "by_unjudged",
+           "any_order"]
 
 
 def _discount_decreases(discount) -> bool:
@@ -56,7 +57,8 @@ def _discount_decreases(discount) -> bool:
 def by_gain(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndarray | None:
     """The gain of each position's grade (0 unjudged), when the discount is non-increasing
     and the ideal does not depend on the order (enumerated under ideal=expanded)."""
-    if "discount" in measure.spec.params and not _discount_decreases(measure.setting("discount", protocol)):
+    if ("discount" in measure.spec.params
+        and not _discount_decreases(measure.setting("discount", protocol))):
         return None
     if _expanded_ideal(measure, protocol):
         return None
@@ -67,8 +69,10 @@ def by_gain(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndar
         values = np.asarray(list(table.values()), dtype=np.float64)
         at = np.searchsorted(keys, grade)
         found = (at < len(keys)) & (keys[np.minimum(at, len(keys) - 1)] == grade)
-        # An unjudged doc gains 0, whatever the map gives grade 0 (map:0=-1 makes judged non-relevant docs cost).
-        return np.where(found & np.asarray(judged, dtype=bool), values[np.minimum(at, len(keys) - 1)], 0.0)
+        # An unjudged doc gains 0, whatever the map gives grade 0 (map:0=-1 makes judged
+        # non-relevant docs cost).
+        return np.where(found & np.asarray(judged, dtype=bool),
+                        values[np.minimum(at, len(keys) - 1)], 0.0)
     return np.asarray(grade, dtype=np.float64)  # linear and exp2 grow with the grade
 
 
@@ -90,7 +94,8 @@ def by_grade(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.nda
 def by_grade_ap(grade: np.ndarray, judged: np.ndarray, measure, protocol) -> np.ndarray | None:
     """AP: by grade, unless it divides by the relevant docs in the top k, which
     a relevant doc moving into the cutoff can lower (then enumerated)."""
-    if measure.cutoff is not None and measure.setting("ap_denominator", protocol) is ApDenominator.HITS:
+    if (measure.cutoff is not None
+        and measure.setting("ap_denominator", protocol) is ApDenominator.HITS):
         return None
     return by_grade(grade, judged, measure, protocol)
 

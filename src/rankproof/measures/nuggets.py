@@ -62,13 +62,17 @@ _READ = ("Read from nuggetizer's assignment files (rankproof.evaluate_nuggets, r
 
 
 def _spec(name: str, formula: str) -> MeasureSpec:
-    return MeasureSpec(name, f"{formula} (nuggetizer's {name}). {_READ}.", (), cutoff=False, family="nuggets",
+    return MeasureSpec(name, f"{formula} (nuggetizer's {name}). {_READ}.", (), cutoff=False,
+                       family="nuggets",
                        ranking=False)
 
 
 register(
-    _spec("strict_vital_score", "supported vital nuggets / vital nuggets of the answer, 0 without one"),
+    _spec("strict_vital_score",
+          "supported vital nuggets / vital nuggets of the answer, 0 without one"),
     _spec("strict_all_score", "supported nuggets / nuggets of the answer, 0 without one"),
-    _spec("vital_score", "(supported + 0.5 partially supported) vital nuggets / vital nuggets, 0 without one"),
-    _spec("all_score", "(supported + 0.5 partially supported) nuggets / nuggets of the answer, 0 without one"),
+    _spec("vital_score",
+          "(supported + 0.5 partially supported) vital nuggets / vital nuggets, 0 without one"),
+    _spec("all_score",
+          "(supported + 0.5 partially supported) nuggets / nuggets of the answer, 0 without one"),
 )

@@ -40,7 +40,8 @@ def _accuracy(ctx: Context, m: Measure) -> Values:
     before = prefix[:-1] - prefix[starts[query]]
     num_q = ranked.num_queries
     misordered = np.bincount(query[relevant], weights=before[relevant], minlength=num_q)
-    pairs = (np.bincount(query[relevant], minlength=num_q) * np.bincount(query[nonrelevant], minlength=num_q)
+    pairs = (np.bincount(query[relevant], minlength=num_q)
+             * np.bincount(query[nonrelevant], minlength=num_q)
              ).astype(np.float64)
     undefined = pairs == 0
     value = np.divide(misordered, pairs, out=np.zeros(num_q), where=~undefined)
@@ -50,9 +51,12 @@ def _accuracy(ctx: Context, m: Measure) -> Values:
 
 PAIRS = [
     # Not ideal_is_best: the ideal list of the relevant docs alone holds no pair, so no value.
-    MeasureSpec("accuracy", "pairwise accuracy: the share of (relevant, non-relevant) pairs of the top k ranked "
-                "relevant first (ir_measures' Accuracy); undefined without such a pair", ("rel",), _accuracy,
-                ties=TieSupport.ORDERED, always_excluded=True,  # no merit order: a tie range enumerates
+    MeasureSpec("accuracy",
+                "pairwise accuracy: the share of (relevant, non-relevant) pairs of the top k ranked "
+                "relevant first (ir_measures' Accuracy); undefined without such a pair", ("rel",),
+                _accuracy,
+                # no merit order: a tie range enumerates
+                ties=TieSupport.ORDERED, always_excluded=True,
                 family="pairs"),
 ]
 register(*PAIRS)

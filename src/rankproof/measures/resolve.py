@@ -41,7 +41,8 @@ def _refuse_nugget_scores(measure_list: list[Measure], protocol: Protocol) -> No
           "rankproof nuggets FILE"
     read = [str(m) for m in measure_list if not m.spec.ranking]
     if read:
-        raise MeasureError(what=f"{literal(read[0])} is not computed from a ranking", value=read[0], fix=fix)
+        raise MeasureError(what=f"{literal(read[0])} is not computed from a ranking", value=read[0],
+                           fix=fix)
     if protocol.nuggets.scored:
         raise ProtocolError(what=f"the protocol says nuggets={protocol.nuggets}, the policy of nugget scores, "
                                  "not of rankings", value=str(protocol.nuggets), fix=fix)

@@ -53,7 +53,8 @@ def _parse_persistence(value) -> float:
 
 register_param(Param(
     "p", _parse_persistence,
-    "persistence of the RBP user, in the range (0, 1): the chance of reading on (default 0.9)", policy=False))
+    "persistence of the RBP user, in the range (0, 1): the chance of reading on (default 0.9)",
+    policy=False))
 
 
 # -- shared pieces ----------------------------------------------------------------
@@ -183,7 +184,8 @@ def _bing(ctx: Context, m: Measure) -> Values:
     straddling = np.flatnonzero((r > 0) & (hi > lo) & ~whole)
     if len(straddling):
         contribution[straddling] = _straddling_bing(
-            n[straddling], r[straddling], u[straddling], before[straddling], (hi - lo)[straddling], h)
+            n[straddling], r[straddling], u[straddling], before[straddling], (hi - lo)[straddling],
+            h)
     total = ranked.query_sum(contribution)
     undefined = num_rel == 0
     value = np.divide(total, num_rel, out=np.zeros(a.num_queries), where=~undefined)
@@ -316,7 +318,8 @@ def _rbp_gains(ctx: Context, gain) -> np.ndarray:
         listed = np.array([grade for grade, _ in gain.gains], dtype=np.int64)
         values = np.array([v for _, v in gain.gains], dtype=np.float64)
         # Some grade in 0..top is unlisted, hence gain 0.
-        listed_inside = np.searchsorted(listed, top_grade, side="right") - np.searchsorted(listed, 0)
+        listed_inside = (np.searchsorted(listed, top_grade, side="right")
+                         - np.searchsorted(listed, 0))
         has_zero = listed_inside < top_grade + 1
         lo = np.where(has_zero, min(values.min(), 0.0), values.min())
         hi = np.where(has_zero, max(values.max(), 0.0), values.max())
@@ -387,26 +390,30 @@ TREC_GAINS = [
         "DCG@i / IDCG@min(i, P) at the rank i of each retrieved one, and DCG at the ranking's end / "
         "IDCG@P for each not retrieved; 0 when that sum is not positive; undefined when P = 0. "
         "log2 discount. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("gain",), _ndcg_rel, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED, family="trec"),
+        ("gain",), _ndcg_rel, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED,
+        family="trec"),
     MeasureSpec(
         "rndcg", "trec_eval's Rndcg: mean of DCG@j / IDCG@min(j, P) over the ranks j where the "
         "ideal gain changes (I_j != I_j+1, including j = P) and the ranking's length n when "
         "n >= P + 2; undefined when R = 0 or P = 0. log2 discount. Tied scores: exact expectation under ties=expected (DCG@j is linear)."
         + _RANKING_CUT,
-        ("gain", "rel"), _rndcg, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT, family="trec"),
+        ("gain", "rel"), _rndcg, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT,
+        family="trec"),
     MeasureSpec(
         "infap", "trec_eval's infAP (Yilmaz & Aslam 2006): (1/R) * sum over relevant docs at rank "
         "j + 1 of 1/(j+1) + j/(j+1) * (pooled docs above / j) * (relevant above + e) / "
         "(judged above + 2e), e = 1e-5; docs never pooled count only in j, pooled but unjudged docs "
         "(negative grades under negative_grades=unjudged) count as pooled, not judged; undefined when "
         "R = 0. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("rel",), _infap, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED, family="trec"),
+        ("rel",), _infap, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED,
+        family="trec"),
     MeasureSpec(
         "rbp", "rank-biased precision (Moffat & Zobel 2008), trec_eval's rbp: (1 - p) * sum_i "
         "g_i * p^(i-1); gains are rescaled per query to [0, 1] by (g - min) / (max - min) when any "
         "gain of grades 0..the query's top judged grade (or listed in a gain map) lies outside. "
         "Tied scores: exact expectation under ties=expected (linear in positions)." + _RANKING_CUT,
-        ("p", "gain"), _rbp, ties=TieSupport.EXACT, defaults=(("p", 0.9),), family="trec", tie_merit=by_gain_rbp),
+        ("p", "gain"), _rbp, ties=TieSupport.EXACT, defaults=(("p", 0.9),), family="trec",
+        tie_merit=by_gain_rbp),
     MeasureSpec(
         "rbp_resid", "trec_eval's rbp_resid, the RBP residual: (1 - p) * sum over unjudged docs in "
         "the top k of p^(i-1), plus p^n (n = docs looked at); 0 when no unjudged doc is within the "

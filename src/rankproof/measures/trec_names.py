@@ -46,7 +46,8 @@ class Params(enum.Enum):
 
     NONE = "none"                    # takes none (any given are ignored)
     LONG_CUTOFFS = "long cutoffs"    # P.5,10: integers, sorted, one value each, name_<k>
-    DOUBLE_CUTOFFS = "double cutoffs"  # iprec_at_recall..1,.2: numbers, sorted, one value each, name_<%3.2f>
+    # iprec_at_recall..1,.2: numbers, sorted, one value each, name_<%3.2f>
+    DOUBLE_CUTOFFS = "double cutoffs"
     DOUBLE_PARAMS = "double params"  # utility.2,-1,0,0: numbers as given, one value, name_<text>
     PAIRS = "pairs"                  # ndcg.1=3,2=9: level=gain pairs, one value, name_<text>
 
@@ -54,9 +55,12 @@ class Params(enum.Enum):
 class NaN(enum.Enum):
     """Where trec_eval computes 0 / 0 (and prints -nan)."""
 
-    EMPTY_RANKING = "empty ranking"   # iprec_at_recall, 11pt_avg: precision num_rel_ret / num_ret with
-                                      # nothing retrieved (after -J), at levels cut at 0 relevant docs
-    NO_POSITIVE_GAIN = "no positive gain"  # Rndcg: relevant docs (R > 0) but no judged doc of positive
+    # iprec_at_recall, 11pt_avg: precision num_rel_ret / num_ret with
+    EMPTY_RANKING = "empty ranking"
+                                      # nothing retrieved (after -J), at levels cut at 0 relevant
+                                      # docs
+    # Rndcg: relevant docs (R > 0) but no judged doc of positive
+    NO_POSITIVE_GAIN = "no positive gain"
                                            # gain, so no ideal-gain boundary to average over
 
 
@@ -214,7 +218,8 @@ def _utility(values, settings: Settings) -> Measure:
                            "relevant missed, non-relevant missed), e.g. -m utility.1,-1,0,0; got "
                            f"{len(values)}", value=values)
     a, b, c, d = values
-    return Measure("utility", None, (("a", a), ("b", b), ("c", c), ("d", d), ("docs", settings.num_docs)))
+    return Measure("utility", None,
+                   (("a", a), ("b", b), ("c", c), ("d", d), ("docs", settings.num_docs)))
 
 
 def _interp_avg(values, settings: Settings) -> Measure:
@@ -236,7 +241,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("num_ret", build=_plain("num_ret"), printed=Printed.LONG, summary=Summary.SUM),
     TrecMeasure("num_rel", build=_plain("num_rel"), printed=Printed.LONG, summary=Summary.SUM,
                 recounted_under_c=True),
-    TrecMeasure("num_rel_ret", build=_plain("num_rel_ret"), printed=Printed.LONG, summary=Summary.SUM),
+    TrecMeasure("num_rel_ret", build=_plain("num_rel_ret"), printed=Printed.LONG,
+                summary=Summary.SUM),
     TrecMeasure("map", build=_plain("ap")),
     TrecMeasure("gm_map", build=_plain("ap"), summary=Summary.GEOMETRIC, per_query=False),
     TrecMeasure("Rprec", build=_plain("rprec")),
@@ -245,7 +251,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("iprec_at_recall", Params.DOUBLE_CUTOFFS, _ELEVEN, _level("iprec", "recall"),
                 nan=NaN.EMPTY_RANKING),
     TrecMeasure("P", Params.LONG_CUTOFFS, _TENS, _cut("p")),
-    TrecMeasure("relstring", Params.DOUBLE_PARAMS, "10", printed=Printed.STRING, summary=Summary.NONE),
+    TrecMeasure("relstring", Params.DOUBLE_PARAMS, "10", printed=Printed.STRING,
+                summary=Summary.NONE),
     TrecMeasure("recall", Params.LONG_CUTOFFS, _TENS, _cut("r")),
     TrecMeasure("infAP", build=_plain("infap")),
     TrecMeasure("gm_bpref", build=_plain("bpref"), summary=Summary.GEOMETRIC, per_query=False),
@@ -260,7 +267,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
                 only_in_10=True),
     TrecMeasure("ndcg", Params.PAIRS, "", _gains("ndcg"), shares="ndcg", sorts_gains=True),
     TrecMeasure("ndcg_rel", Params.PAIRS, "", _gains("ndcg_rel"), sorts_gains=True),
-    TrecMeasure("Rndcg", Params.PAIRS, "", _gains("rndcg"), nan=NaN.NO_POSITIVE_GAIN, sorts_gains=True),
+    TrecMeasure("Rndcg", Params.PAIRS, "", _gains("rndcg"), nan=NaN.NO_POSITIVE_GAIN,
+                sorts_gains=True),
     TrecMeasure("ndcg_cut", Params.LONG_CUTOFFS, _TENS, _cut("ndcg")),
     TrecMeasure("map_cut", Params.LONG_CUTOFFS, _TENS, _cut("ap")),
     TrecMeasure("relative_P", Params.LONG_CUTOFFS, _TENS, _cut("relative_p")),
@@ -270,10 +278,12 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_recall", build=_plain("set_r")),
     TrecMeasure("set_map", build=_plain("set_ap")),
     TrecMeasure("set_F", Params.DOUBLE_PARAMS, "1.0", _set_f),
-    TrecMeasure("num_nonrel_judged_ret", build=_plain("num_nonrel_judged_ret"), printed=Printed.LONG,
+    TrecMeasure("num_nonrel_judged_ret", build=_plain("num_nonrel_judged_ret"),
+                printed=Printed.LONG,
                 summary=Summary.SUM),
     *(TrecMeasure(name, unsupported=_PREFS) for name in (
-        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+        "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp",
+        "prefs_pair",
         "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
         "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")),
     TrecMeasure("map_avgjg", unsupported=_JG),
@@ -286,21 +296,27 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
 )
 BY_NAME = {m.name: m for m in TREC_MEASURES}
 
-_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+             "bpref",
              "recip_rank", "iprec_at_recall", "P")
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": _OFFICIAL,
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
     "all_trec": _OFFICIAL + (
-        "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg",
-        "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
+        "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+        "11pt_avg", "ndcg",
+        "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG",
+        "G",
         "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"),
-    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
+    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+                  "prefs_num_prefs_ful_ret",
+                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+                  "prefs_simp_ret",
                   "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
                   "prefs_pair_imp", "prefs_avgjg_imp"),
-    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+              "prefs_num_prefs_ful_ret",
               "prefs_simp", "prefs_pair", "prefs_avgjg"),
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
@@ -341,7 +357,8 @@ def _pairs(text: str, name: str) -> list[tuple[str, float]]:
         raise MeasureError(what=f"write the parameters as level=gain pairs, e.g. -m {literal(name)}.1=3,2=9",
                            source=f"-m {name}.{text}", value=text)
     # Alternating separators leave exactly one '=' in each comma-separated item.
-    return [(key, c_atof(value)) for key, _, value in (item.partition("=") for item in text.split(","))]
+    return [(key, c_atof(value))
+            for key, _, value in (item.partition("=") for item in text.split(","))]
 
 
 def _unknown(name: str) -> MeasureError:
@@ -356,7 +373,8 @@ def _unknown(name: str) -> MeasureError:
 ONLY_IN_10 = tuple(m.name for m in TREC_MEASURES if m.only_in_10)
 
 
-def request(arguments: Sequence[str], settings: Settings | None = None, *, version9: bool = False) -> list[Line]:
+def request(arguments: Sequence[str], settings: Settings | None = None, *,
+            version9: bool = False) -> list[Line]:
     """The printed values of ``-m`` arguments, in trec_eval's order.
 
     As in trec_eval: a nickname (``official``, ``all_trec``, ``set``) marks
@@ -373,7 +391,8 @@ def request(arguments: Sequence[str], settings: Settings | None = None, *, versi
         name, dot, text = argument.partition(".")
         if dot:
             if not text:
-                raise MeasureError(what="nothing after the '.'", source=f"-m {argument}", value=argument,
+                raise MeasureError(what="nothing after the '.'", source=f"-m {argument}",
+                                   value=argument,
                                    fix=f"write e.g. -m {literal(name)}.10 or -m {literal(name)}")
             given.setdefault(name, text)
         names = NICKNAMES.get(name, (name,))
@@ -405,13 +424,15 @@ def request(arguments: Sequence[str], settings: Settings | None = None, *, versi
             raise MeasureError(what=f"measure {trec.name} is not supported by rankproof trec-eval: "
                                f"{trec.unsupported}", value=trec.name)
         if trec.shares:
-            lines.extend(_lines(trec, shared_text.get(trec.shares), settings, shown=shared_name[trec.name]))
+            lines.extend(_lines(trec, shared_text.get(trec.shares), settings,
+                                shown=shared_name[trec.name]))
         else:
             lines.extend(_lines(trec, given.get(trec.name), settings))
     return lines
 
 
-def _lines(trec: TrecMeasure, text: str | None, settings: Settings, shown: "str | None | bool" = False) -> list[Line]:
+def _lines(trec: TrecMeasure, text: str | None, settings: Settings,
+           shown: "str | None | bool" = False) -> list[Line]:
     name = trec.name
     build = trec.build or (lambda param, s: None)
     kind = trec.params
@@ -444,7 +465,8 @@ def gain_order_warning(lines: Sequence[Line]) -> str | None:
     for line in lines:
         if not line.trec.sorts_gains or line.measure is None:
             continue
-        gains = sorted({value for key, value in line.measure.params if key == "gain" for _, value in value.gains})
+        gains = sorted({value for key, value in line.measure.params if key == "gain"
+                        for _, value in value.gains})
         close = [(a, b) for a, b in zip(gains, gains[1:]) if b - a < 1]
         if close:
             a, b = close[0]
@@ -461,9 +483,11 @@ def _built(trec: TrecMeasure, build: Callable, param, settings: Settings) -> Mea
         message = str(error)
         if message.startswith("unknown measure"):
             raise MeasureError(what=f"trec_eval measure {trec.name} needs a rankproof measure that is not available "
-                               f"here ({literal(message.split('.')[0])})", value=trec.name) from None
+                               f"here ({literal(message.split('.')[0])})",
+                               value=trec.name) from None
         fields = error.what is not None and error.source is None
-        raise MeasureError(what=error.what if fields else literal(message), fix=error.fix if fields else None,
+        raise MeasureError(what=error.what if fields else literal(message),
+                           fix=error.fix if fields else None,
                            value=error.value, source=f"-m {trec.name}") from None
 
 
@@ -472,7 +496,8 @@ def _printed_names(cutoff: int | None) -> dict[Measure, str]:
     """trec_eval's printed name of each rankproof measure it computes as a mean (cutoffs at ``cutoff``)."""
     names: dict[Measure, str] = {}
     for trec in TREC_MEASURES:
-        if trec.unsupported or trec.summary is not Summary.MEAN or not trec.per_query or trec.build is None:
+        if (trec.unsupported or trec.summary is not Summary.MEAN or not trec.per_query
+            or trec.build is None):
             continue
         if trec.params is Params.LONG_CUTOFFS:
             if cutoff is None:

@@ -70,7 +70,8 @@ def _number(name: str, value: Any, valid: str, ok) -> Number:
     try:
         number = parse_float(value)
     except ProtocolError:
-        raise MeasureError(what=f"{name} must be {valid}; got {literal(repr(value))}", value=value) from None
+        raise MeasureError(what=f"{name} must be {valid}; got {literal(repr(value))}",
+                           value=value) from None
     if not ok(number):
         raise MeasureError(what=f"{name} must be {valid}; got {literal(repr(value))}", value=value)
     return Number(number)
@@ -93,7 +94,8 @@ def parse_levels(value: Any) -> Levels:
     if not items or any(isinstance(item, str) and not item.strip() for item in items):
         raise MeasureError(what="levels must be recall levels in [0, 1] joined by '/', e.g. 0.25/0.5/0.75; got "
                            f"{literal(repr(value))}", value=value)
-    levels = [_number("each of levels", item, "a number in [0, 1] (levels are joined by '/', e.g. 0.25/0.5/0.75)",
+    levels = [_number("each of levels", item,
+                      "a number in [0, 1] (levels are joined by '/', e.g. 0.25/0.5/0.75)",
                       lambda x: 0.0 <= x <= 1.0) for item in items]
     return Levels(sorted(levels))
 
@@ -139,8 +141,10 @@ for _param in (
     Param("a", _parse_coefficient("a"), "utility of a relevant doc retrieved", policy=False),
     Param("b", _parse_coefficient("b"), "utility of a non-relevant doc retrieved", policy=False),
     Param("c", _parse_coefficient("c"), "utility of a relevant doc not retrieved", policy=False),
-    Param("d", _parse_coefficient("d"), "utility of a non-relevant doc not retrieved", policy=False),
-    Param("docs", parse_docs, "number of docs in the collection (trec_eval -N), integer >= 0", policy=False),
+    Param("d", _parse_coefficient("d"), "utility of a non-relevant doc not retrieved",
+          policy=False),
+    Param("docs", parse_docs, "number of docs in the collection (trec_eval -N), integer >= 0",
+          policy=False),
 ):
     register_param(_param)
 
@@ -211,7 +215,8 @@ def _iprec_levels(ctx: Context, m: Measure, levels) -> np.ndarray:
     """
     rel = _rel(ctx, m)
     found, first, interpolated = _interpolated(ctx, rel)
-    cut = _rank_cutoff(np.asarray(levels, dtype=np.float64), ctx.num_rel(rel), ctx.protocol.iprec_rounding)
+    cut = _rank_cutoff(np.asarray(levels, dtype=np.float64), ctx.num_rel(rel),
+                       ctx.protocol.iprec_rounding)
     reached = (cut <= found[None, :]) & (found[None, :] > 0)
     if len(interpolated) == 0:
         return np.zeros(cut.shape)
@@ -323,7 +328,8 @@ def _hole(ctx: Context, m: Measure) -> Values:
     if a.pool_docs is None:  # no doc ids (score matrices): judged for this query is all there is
         annotated = a.judged
     else:
-        annotated = np.isin(np.asarray(a.docs, dtype=object), np.asarray(a.pool_docs, dtype=object))[a.doc]
+        annotated = np.isin(np.asarray(a.docs, dtype=object),
+                            np.asarray(a.pool_docs, dtype=object))[a.doc]
     count = ctx.ranked.expected_count((~annotated).astype(np.float64), ctx.k(m))
     return ratio(count, ctx.count_denominator(m), False)
 
@@ -339,56 +345,76 @@ _ORDERED = ("Ties: needs one order (a max over ranks has no closed form), so set
             "when the run has ties.")
 _REL = ("rel",)
 TREC_SETS = [
-    MeasureSpec("iprec", "interpolated precision at recall level x: max precision at any rank holding the "
+    MeasureSpec("iprec",
+                "interpolated precision at recall level x: max precision at any rank holding the "
                 "c-th relevant doc or a later one, c = cut-off(x*R) by the iprec_rounding policy (0 if fewer "
                 f"than c relevant retrieved) [trec_eval iprec_at_recall]. {_ORDERED}",
-                _REL + ("recall",), _iprec, cutoff=False, normalised=True, ties=TieSupport.ORDERED, ideal_is_best=True,
+                _REL + ("recall",), _iprec, cutoff=False, normalised=True, ties=TieSupport.ORDERED,
+                ideal_is_best=True,
                 defaults=(("recall", Number(0.0)),), family="trec", tie_merit=by_grade),
-    MeasureSpec("interp_avg", "mean interpolated precision over recall levels (default the 11 levels "
+    MeasureSpec("interp_avg",
+                "mean interpolated precision over recall levels (default the 11 levels "
                 f"0, 0.1, ..., 1) [trec_eval 11pt_avg]. {_ORDERED}",
-                _REL + ("levels",), _interp_avg, cutoff=False, normalised=True, ties=TieSupport.ORDERED, ideal_is_best=True,
+                _REL + ("levels",), _interp_avg, cutoff=False, normalised=True,
+                ties=TieSupport.ORDERED, ideal_is_best=True,
                 defaults=(("levels", ELEVEN_LEVELS),), family="trec", tie_merit=by_grade),
-    MeasureSpec("rprec_mult", "precision at rank c = (long)(mult*R + 0.9), dividing by c even past the end of "
+    MeasureSpec("rprec_mult",
+                "precision at rank c = (long)(mult*R + 0.9), dividing by c even past the end of "
                 f"the ranking (0 if c = 0) [trec_eval Rprec_mult]. {_EXACT}",
-                _REL + ("mult",), _rprec_mult, cutoff=False, normalised=True, ratio=True, kernel="rprec_mult", ideal_is_best=True,
+                _REL + ("mult",), _rprec_mult, cutoff=False, normalised=True, ratio=True,
+                kernel="rprec_mult", ideal_is_best=True,
                 defaults=(("mult", Number(1.0)),), family="trec", tie_merit=by_grade),
-    MeasureSpec("relative_p", "relative precision: relevant docs in the top k / min(k, R), i.e. precision up "
-                "to R and recall after (no cutoff: k = docs retrieved) [trec_eval relative_P]. " + _EXACT,
+    MeasureSpec("relative_p",
+                "relative precision: relevant docs in the top k / min(k, R), i.e. precision up "
+                "to R and recall after (no cutoff: k = docs retrieved) [trec_eval relative_P]. "
+                + _EXACT,
                 _REL, _relative_p, normalised=True, ratio=True, family="trec", kernel="relative_p",
                 ideal_is_best=True, tie_merit=by_grade),
     MeasureSpec("set_p", f"set precision: relevant retrieved / retrieved [trec_eval set_P]. {_SET}",
-                _REL, _set_p, cutoff=False, ratio=True, family="trec", kernel="set_p", ideal_is_best=True, tie_merit=any_order),
+                _REL, _set_p, cutoff=False, ratio=True, family="trec", kernel="set_p",
+                ideal_is_best=True, tie_merit=any_order),
     MeasureSpec("set_relative_p", "relative set precision: relevant retrieved / min(retrieved, R) "
                 f"[trec_eval set_relative_P]. {_SET}",
                 _REL, _set_relative_p, cutoff=False, normalised=True, ratio=True, family="trec",
                 kernel="set_relative_p", ideal_is_best=True, tie_merit=any_order),
     MeasureSpec("set_r", f"set recall: relevant retrieved / R [trec_eval set_recall]. {_SET}",
-                _REL, _set_r, cutoff=False, normalised=True, ratio=True, family="trec", kernel="set_r",
+                _REL, _set_r, cutoff=False, normalised=True, ratio=True, family="trec",
+                kernel="set_r",
                 ideal_is_best=True, tie_merit=any_order),
-    MeasureSpec("set_ap", "unranked set AP: relevant retrieved^2 / (retrieved * R), set precision times set "
+    MeasureSpec("set_ap",
+                "unranked set AP: relevant retrieved^2 / (retrieved * R), set precision times set "
                 f"recall [trec_eval set_map]. {_SET}",
-                _REL, _set_ap, cutoff=False, normalised=True, family="trec", kernel="set_ap", ideal_is_best=True, tie_merit=any_order),
-    MeasureSpec("set_f", "set F: (beta + 1) P R / (beta P + R) over the retrieved set, with beta unsquared as in "
+                _REL, _set_ap, cutoff=False, normalised=True, family="trec", kernel="set_ap",
+                ideal_is_best=True, tie_merit=any_order),
+    MeasureSpec("set_f",
+                "set F: (beta + 1) P R / (beta P + R) over the retrieved set, with beta unsquared as in "
                 f"trec_eval (0 if nothing relevant retrieved) [trec_eval set_F]. {_SET}",
-                _REL + ("beta",), _set_f, cutoff=False, normalised=True, kernel="set_f", ideal_is_best=True,
+                _REL + ("beta",), _set_f, cutoff=False, normalised=True, kernel="set_f",
+                ideal_is_best=True,
                 defaults=(("beta", Number(1.0)),), family="trec", tie_merit=any_order),
     MeasureSpec("num_nonrel_judged_ret", "number of judged non-relevant docs within the top k "
                 f"[trec_eval num_nonrel_judged_ret]. {_EXACT}",
-                _REL, _num_nonrel_judged_ret, count=True, family="trec", kernel="num_nonrel_judged_ret",
+                _REL, _num_nonrel_judged_ret, count=True, family="trec",
+                kernel="num_nonrel_judged_ret",
                 value_range=(0.0, float("inf"))),
-    MeasureSpec("utility", "set utility a*(rel retrieved) + b*(nonrel retrieved) + c*(rel not retrieved) + "
+    MeasureSpec("utility",
+                "set utility a*(rel retrieved) + b*(nonrel retrieved) + c*(rel not retrieved) + "
                 "d*(nonrel not retrieved), nonrel not retrieved = docs - retrieved - R + rel retrieved "
                 f"(docs: trec_eval -N) [trec_eval utility]. {_SET}",
                 _REL + ("a", "b", "c", "d", "docs"), _utility, cutoff=False,
-                defaults=(("a", Number(1.0)), ("b", Number(-1.0)), ("c", Number(0.0)), ("d", Number(0.0)),
+                defaults=(("a", Number(1.0)), ("b", Number(-1.0)), ("c", Number(0.0)),
+                          ("d", Number(0.0)),
                           ("docs", 0)), family="trec", kernel="utility",
                 value_range=(float("-inf"), float("inf")), tie_merit=any_order),
-    MeasureSpec("unjudged", "fraction of the top k not judged (never pooled, or pooled but unjudged); no "
+    MeasureSpec("unjudged",
+                "fraction of the top k not judged (never pooled, or pooled but unjudged); no "
                 f"cutoff: of all retrieved [trec_eval unj]. {_EXACT}",
                 (), _unjudged, ratio=True, family="trec", kernel="unjudged", tie_merit=by_unjudged),
 ]
 register(*TREC_SETS)
 # Not trec_eval's, but its neighbour unjudged@k's: MTEB's and BEIR's Hole@k.
-register(MeasureSpec("hole", "fraction of the top k judged for no query at all (MTEB's and BEIR's Hole@k; "
-                     "unjudged@k counts those not judged for this query)", (), _hole, ratio=True, family="trec",
+register(MeasureSpec("hole",
+                     "fraction of the top k judged for no query at all (MTEB's and BEIR's Hole@k; "
+                     "unjudged@k counts those not judged for this query)", (), _hole, ratio=True,
+                     family="trec",
                      reads_all_judgments=True))

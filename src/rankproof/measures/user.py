@@ -107,8 +107,10 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 def _table(ctx: Context, m: Measure) -> Table:
     a = ctx.alignment
-    return Table(queries=_read_only(a.queries), offsets=_read_only(a.offsets), grade=_read_only(a.grade),
-                 judged=_read_only(a.judged), score=_read_only(a.score), pool_offsets=_read_only(a.pool_offsets),
+    return Table(queries=_read_only(a.queries), offsets=_read_only(a.offsets),
+                 grade=_read_only(a.grade),
+                 judged=_read_only(a.judged), score=_read_only(a.score),
+                 pool_offsets=_read_only(a.pool_offsets),
                  pool_grade=_read_only(a.pool_grade), k=_read_only(np.minimum(ctx.k(m), a.lengths)))
 
 
@@ -120,15 +122,18 @@ def _checked(values: Any, m: Measure, count: int) -> np.ndarray:
                            value=str(m), fix="return one number per query") from None
     if len(array) != count:
         raise MeasureError(what=f"the function of {literal(m)} returned {len(array)} values for {count} queries",
-                           value=str(m), fix="return one number per query, in the table's query order")
+                           value=str(m),
+                           fix="return one number per query, in the table's query order")
     if not np.isfinite(array).all():
         raise MeasureError(what=f"the function of {literal(m)} returned a value that is not finite (NaN or inf)",
                            value=str(m), fix="return a finite number for every query")
     low, high = m.spec.value_range
     outside = np.flatnonzero((array < low) | (array > high))
-    if outside.size:   # the declared range is what saved results, the report's axes and checks rely on
+    # the declared range is what saved results, the report's axes and checks rely on
+    if outside.size:
         raise MeasureError(what=f"the function of {literal(m)} returned {array[outside[0]]:g}, outside its declared "
-                           f"value_range [{low:g}, {high:g}] ({outside.size} such values)", value=str(m),
+                           f"value_range [{low:g}, {high:g}] ({outside.size} such values)",
+                           value=str(m),
                            fix="return values in the range, or declare the range with define(..., value_range=)")
     return array
 
@@ -167,9 +172,11 @@ class _PerQuery:
             plo, phi = int(a.pool_offsets[q]), int(a.pool_offsets[q + 1])
             view = Query(query=str(a.queries[q]), grades=_read_only(a.grade[lo:hi]),
                          judged=_read_only(a.judged[lo:hi]), scores=_read_only(a.score[lo:hi]),
-                         docs=_read_only(docs[a.doc[lo:hi]]), pool_grades=_read_only(a.pool_grade[plo:phi]),
+                         docs=_read_only(docs[a.doc[lo:hi]]),
+                         pool_grades=_read_only(a.pool_grade[plo:phi]),
                          k=m.cutoff)
-            values[q] = _checked([_called(self.user_function, m, f" on query {view.query}", view, **settings)],
+            values[q] = _checked([_called(self.user_function, m, f" on query {view.query}", view,
+                                          **settings)],
                                  m, 1)[0]
         return Values(values)
 
@@ -195,7 +202,8 @@ class _Number:
         try:
             found = parse_float(value)
         except ProtocolError:
-            raise MeasureError(what=f"{self.name} must be a number; got {literal(repr(value))}", value=value) from None
+            raise MeasureError(what=f"{self.name} must be a number; got {literal(repr(value))}",
+                               value=value) from None
         return int(found) if found.is_integer() and self.integral else found
 
 
@@ -213,14 +221,16 @@ def _declare_params(name: str, params: dict) -> tuple[tuple[str, Any], ...]:
                                value=key)
         existing = PARAMS.get(key)
         if existing is None:
-            PARAMS[key] = Param(key, _param_parser(key, default), "a parameter of user-defined measures", policy=False)
+            PARAMS[key] = Param(key, _param_parser(key, default),
+                                "a parameter of user-defined measures", policy=False)
         elif existing.policy:
             raise MeasureError(what=f"measure {name}: {key} is a protocol policy's name", value=key,
                                fix="name the parameter otherwise")
     return tuple(params.items())
 
 
-def define(name: str, function: Callable | None = None, *, description: str = "", vectorised: bool = False,
+def define(name: str, function: Callable | None = None, *, description: str = "",
+           vectorised: bool = False,
            params: dict | None = None, cutoff: bool = True, needs_cutoff: bool = False,
            value_range: tuple[float, float] = (0.0, 1.0), ideal_is_best: bool = False,
            exact_under_ties: bool = False, replace: bool = False):
@@ -252,9 +262,11 @@ def define(name: str, function: Callable | None = None, *, description: str = ""
         Replace a user-defined measure of the same name (a built-in is never replaced).
     """
     if function is None:
-        return lambda f: define(name, f, description=description, vectorised=vectorised, params=params,
+        return lambda f: define(name, f, description=description, vectorised=vectorised,
+                                params=params,
                                 cutoff=cutoff, needs_cutoff=needs_cutoff, value_range=value_range,
-                                ideal_is_best=ideal_is_best, exact_under_ties=exact_under_ties, replace=replace)
+                                ideal_is_best=ideal_is_best, exact_under_ties=exact_under_ties,
+                                replace=replace)
     if not (isinstance(name, str) and name.isidentifier() and name[0].isalpha()):
         raise MeasureError(what=f"a measure name must be letters, digits and underscores; got {literal(repr(name))}",
                            value=name)
@@ -262,18 +274,22 @@ def define(name: str, function: Callable | None = None, *, description: str = ""
     if name in REGISTRY and (not is_user_defined(name) or not replace):
         built_in = not is_user_defined(name)
         raise MeasureError(what=f"measure {literal(name)} is already {'built in' if built_in else 'defined'}",
-                           value=name, fix="choose another name" if built_in else "pass replace=True")
+                           value=name,
+                           fix="choose another name" if built_in else "pass replace=True")
     if not callable(function):
         raise MeasureError(what=f"measure {name}: the function is not callable", value=name)
     low, high = (float(v) for v in value_range)
     if not low < high or math.isnan(low) or math.isnan(high):
-        raise MeasureError(what=f"measure {name}: value_range must be (low, high) with low < high", value=name)
+        raise MeasureError(what=f"measure {name}: value_range must be (low, high) with low < high",
+                           value=name)
     own = _declare_params(name, dict(params or {}))
     REGISTRY.pop(name, None)
     register(MeasureSpec(
         name, description or f"user-defined measure ({getattr(function, '__qualname__', name)})",
-        tuple(key for key, _ in own), (_Vectorised if vectorised else _PerQuery)(function), cutoff=cutoff or
-        needs_cutoff, needs_cutoff=needs_cutoff, ties=TieSupport.EXACT if exact_under_ties else TieSupport.ORDERED,
+        tuple(key for key, _ in own), (_Vectorised if vectorised else _PerQuery)(function),
+        cutoff=cutoff or
+        needs_cutoff, needs_cutoff=needs_cutoff,
+        ties=TieSupport.EXACT if exact_under_ties else TieSupport.ORDERED,
         defaults=own, family="user_defined", value_range=(low, high), ideal_is_best=ideal_is_best,
         defined_by_user=True))
     return Measure(name)
@@ -297,13 +313,16 @@ def load_measures(path: str) -> list[str]:
     import os
 
     if not os.path.isfile(path):
-        raise MeasureError(what=f"cannot read the measures file {literal(path)}: no such file", value=path,
+        raise MeasureError(what=f"cannot read the measures file {literal(path)}: no such file",
+                           value=path,
                            fix="give the Python file that calls rankproof.measures.define")
     before = {name for name in REGISTRY if is_user_defined(name)}
-    module_name = "rankproof_user_measures_" + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path))
+    module_name = ("rankproof_user_measures_"
+                   + "".join(c if c.isalnum() else "_" for c in os.path.abspath(path)))
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise MeasureError(what=f"cannot load {literal(path)} as Python", value=path, fix="give a .py file")
+        raise MeasureError(what=f"cannot load {literal(path)} as Python", value=path,
+                           fix="give a .py file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     _LOADING[0] = True
@@ -311,9 +330,11 @@ def load_measures(path: str) -> list[str]:
         spec.loader.exec_module(module)
     except MeasureError:
         raise
-    except (Exception, SystemExit) as error:   # the user's code: say where, in one line (sys.exit too)
+    # the user's code: say where, in one line (sys.exit too)
+    except (Exception, SystemExit) as error:
         raise MeasureError(what=f"the measures file {literal(path)} failed: {type(error).__name__}: "
-                           f"{literal(str(error)[:200])}", value=path, fix="run it with python to see the "
+                           f"{literal(str(error)[:200])}", value=path,
+                           fix="run it with python to see the "
                            "traceback") from None
     finally:
         _LOADING[0] = False

@@ -47,7 +47,8 @@ import numpy as np
 
 from ..errors import MeasureError, ProtocolError
 from ..errors import literal
-from .base import GradeTable, Measure, MeasureSpec, Param, TieSupport, parse_float, register, register_param
+from .base import (GradeTable, Measure, MeasureSpec, Param, TieSupport, parse_float, register,
+                   register_param)
 from .compute import Context, Values
 from .extremes import by_grade
 
@@ -92,7 +93,8 @@ def err_max_grade(alignment, measure: Measure) -> float:
         return highest
     if highest > given:
         raise MeasureError(what=f"{literal(measure)}: a judged {{grade}} {highest:g} is above max_grade={given}, so "
-                           "its stopping chance (2^g - 1) / 2^max_grade would exceed 1", value=highest,
+                           "its stopping chance (2^g - 1) / 2^max_grade would exceed 1",
+                           value=highest,
                            fix=f"set max_grade >= {highest:g}")
     return float(given)
 
@@ -145,7 +147,8 @@ def _err(ctx: Context, m: Measure) -> Values:
     0.78125
     """
     a, ranked = ctx.alignment, ctx.ranked
-    stop = np.where(a.judged, err_stop_chance(np.where(a.judged, a.grade, 0), err_max_grade(a, m)), 0.0)
+    stop = np.where(a.judged, err_stop_chance(np.where(a.judged, a.grade, 0), err_max_grade(a, m)),
+                    0.0)
     k = ctx.k(m)
     total = np.zeros(a.num_queries)
     survival = np.ones(a.num_queries)
@@ -182,12 +185,14 @@ def _err(ctx: Context, m: Measure) -> Values:
 
 USER_MODELS = [
     MeasureSpec(
-        "err", "expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan 2009; gdeval's err): "
+        "err",
+        "expected reciprocal rank (Chapelle, Metzler, Zhang and Grinspan 2009; gdeval's err): "
         "sum_{i<=k} (1/i) R_i "
         "prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^max_grade (max_grade: default the highest judged grade; "
         "gdeval uses 4); unjudged docs R = 0. Tied scores: exact expectation under ties=expected "
         "(elementary symmetric means of 1 - R over each tied group).",
-        ("max_grade",), _err, ties=TieSupport.EXACT, defaults=(("max_grade", None),), family="user", kernel="err",
+        ("max_grade",), _err, ties=TieSupport.EXACT, defaults=(("max_grade", None),), family="user",
+        kernel="err",
         grade_table=GradeTable.STOP_CHANCE, ideal_is_best=False, tie_merit=by_grade),
 ]
 register(*USER_MODELS)

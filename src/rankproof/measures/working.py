@@ -27,7 +27,8 @@ from math import comb
 
 from ..protocol import ApDenominator, PrecisionDenominator, RecallDenominator
 
-__all__ = ["working", "ap_working", "rr_working", "hit_working", "p_working", "r_working", "rprec_working",
+__all__ = ["working", "ap_working", "rr_working", "hit_working", "p_working", "r_working",
+           "rprec_working",
            "num_rel_working", "num_rel_ret_working"]
 
 
@@ -109,8 +110,10 @@ def rprec_working(groups: _Groups, measure, protocol, k: int,
     found, names = _found_within(groups, depth)
     value = found / num_rel if num_rel else 0.0
     return (groups.r_line(num_rel),
-            f"relevant in the top {top} = {depth}: {_n(found)}" + (f" ({_names(names)})" if names else ""),
-            f"{measure} = relevant in the top {top} / R = {_n(found)} / {num_rel} = {value:.4f}" if num_rel
+            f"relevant in the top {top} = {depth}: {_n(found)}"
+            + (f" ({_names(names)})" if names else ""),
+            f"{measure} = relevant in the top {top} / R = {_n(found)} / {num_rel} = {value:.4f}"
+            if num_rel
             else f"{measure}: R is 0")
 
 
@@ -135,7 +138,8 @@ def p_working(groups: _Groups, measure, protocol, k: int,
         denominator = min(k, groups.n)
         how = "min(k, docs retrieved)"
     value = found / denominator if denominator else 0.0
-    return (top, f"{measure} = relevant in the top k / {how} = {_n(found)} / {denominator} = {value:.4f}")
+    return (top,
+            f"{measure} = relevant in the top k / {how} = {_n(found)} / {denominator} = {value:.4f}")
 
 
 def r_working(groups: _Groups, measure, protocol, k: int,
@@ -177,9 +181,11 @@ def _rr_hit(groups: _Groups, measure, k: int, reciprocal: bool) -> tuple[str, ..
             continue
         chances = _first_relevant(s, m, lo, k)
         docs = _names(groups.relevant_docs(lo, s))
-        if s == 1 or (len(chances) == 1 and chances[0][1] == 1.0):  # one doc, or a tie of relevant docs only
+        # one doc, or a tie of relevant docs only
+        if s == 1 or (len(chances) == 1 and chances[0][1] == 1.0):
             rank = lo + 1
-            line = f"first relevant rank: {rank} ({docs}" + (f", tied at ranks {lo + 1}-{lo + s})" if s > 1 else ")")
+            line = (f"first relevant rank: {rank} ({docs}"
+                    + (f", tied at ranks {lo + 1}-{lo + s})" if s > 1 else ")"))
             return (line, f"{measure} = 1 / {rank} = {1 / rank:.4f}" if reciprocal else
                     f"{measure} = [first relevant rank {rank} <= {k}] = 1")
         expected = sum(p / rank for rank, p in chances)

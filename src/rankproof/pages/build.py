@@ -84,12 +84,15 @@ def chosen_baseline(baseline: str | None, names: list[str]) -> str:
         import difflib
 
         near = difflib.get_close_matches(baseline, names, n=1)
-        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
-                         fix=literal((f"did you mean {near[0]}? " if near else "") + f"choose one of {', '.join(names)}"))
+        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"),
+                         value=baseline,
+                         fix=literal((f"did you mean {near[0]}? " if near else "")
+                                     + f"choose one of {', '.join(names)}"))
     return baseline
 
 
-def _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline, depth, step: Step) -> dict:
+def _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline, depth,
+           step: Step) -> dict:
     """The drill-down: the chosen queries' rows (explain_top on those queries' rankings only)."""
     from ..explain.explanation import explain_top
 
@@ -101,11 +104,13 @@ def _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline,
     for name, run in named:
         tops[name] = explain_top(doc_qrels, run, curves.drill_measure, protocol, depth=shown_depth)
         step(f"drill-down rows of {name}")
-    rows = drill_rows(tops, curves.drill_measure, protocol, curves.drill_values, shown_depth, keep, note)
+    rows = drill_rows(tops, curves.drill_measure, protocol, curves.drill_values, shown_depth, keep,
+                      note)
     return with_measures(rows, results, page_measures, curves.drill_measure, protocol)
 
 
-def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseline: str | None = None,
+def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *,
+            baseline: str | None = None,
             segments: Mapping[str, str] | None = None, test: TestName = "randomization",
             correction: CorrectionName = "holm",
             alpha: float = 0.05, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
@@ -151,7 +156,8 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
     from ..stats.keywords import renamed_keyword
 
     step = progress or (lambda label: None)
-    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=10_000,
+    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples",
+                                  default=10_000,
                                   where="report")
     protocol = resolve_protocol(protocol)
     page_measures = list(dict.fromkeys(parse_measures(measures or ["ndcg@10", "ap", "rr", "p@10"])))
@@ -162,8 +168,10 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
         inputs = _input_files(qrels, named)
     results, curves = evaluate_page(qrels, named, page_measures, protocol, step, coverage)
     missing: list[str] = []
-    stats = _statistics(results, page_measures, baseline, fused, names, protocol, missing, step, test=test,
-                        correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples,
+    stats = _statistics(results, page_measures, baseline, fused, names, protocol, missing, step,
+                        test=test,
+                        correction=correction, alpha=alpha, confidence=confidence,
+                        n_resamples=n_resamples,
                         seed=seed)
     doc_qrels = getattr(qrels, "doc_qrels", qrels)
     if doc_qrels is not qrels:
@@ -172,16 +180,21 @@ def prepare(qrels, runs, measures=None, protocol: ProtocolLike = None, *, baseli
     if curves.pr_curves is None:
         missing.append(curves.pr_note)
 
-    segment_tables = statistics.segment_tables(results, segments, confidence, n_resamples, seed, missing)
-    drill = _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline, drill_depth, step)
+    segment_tables = statistics.segment_tables(results, segments, confidence, n_resamples, seed,
+                                               missing)
+    drill = _drill(doc_qrels, named, curves, results, page_measures, protocol, baseline,
+                   drill_depth, step)
     data = ReportData(
         title=title or f"rankproof report: {', '.join(names)}",
         version=version(), command=command, protocol=protocol, qrels_digest=results[0].qrels_digest,
         inputs=tuple(inputs), results=tuple(results), baseline=baseline, cutoffs=curves.cutoffs,
-        cutoff_curves=curves.cutoff_curves, judged_curves=curves.judged_curves, pr_curves=curves.pr_curves,
-        pr_note=curves.pr_note, curve_note=curves.sample_note, histograms=histograms(results, page_measures),
+        cutoff_curves=curves.cutoff_curves, judged_curves=curves.judged_curves,
+        pr_curves=curves.pr_curves,
+        pr_note=curves.pr_note, curve_note=curves.sample_note,
+        histograms=histograms(results, page_measures),
         differences=differences(results, baseline, page_measures) if len(results) > 1 else None,
-        gain_discount=gain_discount(doc_qrels, curves.drill_measure, protocol, max(drill_depth, 10)),
+        gain_discount=gain_discount(doc_qrels, curves.drill_measure, protocol,
+                                    max(drill_depth, 10)),
         drill=drill, segments=segment_tables, fused=fused,
         missing=tuple(missing) + (() if len(results) > 1 else (
             "per-query differences: one run only, nothing to compare with",)), **stats)
@@ -198,11 +211,13 @@ def _input_files(qrels, named) -> list:
     return [f for f in found if f is not None]
 
 
-def _statistics(results, page_measures, baseline, fused, names, protocol, missing: list, step: Step, *, test,
+def _statistics(results, page_measures, baseline, fused, names, protocol, missing: list, step: Step,
+                *, test,
                 correction, alpha, confidence, n_resamples, seed) -> dict:
     """The page model's fields that come from the statistics, chosen for the data's size."""
     out: dict[str, Any] = {}
-    intervals, out["interval_note"] = statistics.mean_intervals(results, confidence, n_resamples, seed)
+    intervals, out["interval_note"] = statistics.mean_intervals(results, confidence, n_resamples,
+                                                                seed)
     out["mean_intervals"] = intervals
     step("intervals of the means")
     if len(results) > 1 and protocol.aggregation is not Aggregation.MACRO:
@@ -211,9 +226,11 @@ def _statistics(results, page_measures, baseline, fused, names, protocol, missin
         return out
     if len(results) < 2:
         return out
-    options = dict(test=test, correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples,
+    options = dict(test=test, correction=correction, alpha=alpha, confidence=confidence,
+                   n_resamples=n_resamples,
                    seed=seed)
-    out["comparison"], out["method_note"] = statistics.baseline_comparison(results, page_measures, baseline,
+    out["comparison"], out["method_note"] = statistics.baseline_comparison(results, page_measures,
+                                                                           baseline,
                                                                            **options)
     step("comparison with the baseline")
     if fused is not None:

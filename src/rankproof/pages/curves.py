@@ -91,7 +91,8 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
 
     depth = int(max(int(np.diff(run.offsets).max(initial=0)) for _, run in named))
     cutoffs = tuple(range(1, max(1, min(MAX_CUTOFF, depth)) + 1))
-    doc_qrels = getattr(qrels, "doc_qrels", qrels)   # judgments per intent: the curves use the highest grade
+    # judgments per intent: the curves use the highest grade
+    doc_qrels = getattr(qrels, "doc_qrels", qrels)
     family, drill_measure, judged, curve = _curve_measures(page_measures, cutoffs)
     with_pr = protocol.aggregation is not Aggregation.MICRO
     pr_note = "" if with_pr else _NO_MICRO_PR
@@ -111,11 +112,14 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
                 raise
             full = evaluate(curve_qrels, curve_run, asked, protocol, name)
             pr_note = _pr_note(docid)
-        plain = doc_qrels is qrels   # else judgments per intent: the drill-down reads the highest grades
-        with_drill = list(dict.fromkeys(page_measures + [drill_measure])) if plain else page_measures
+        # else judgments per intent: the drill-down reads the highest grades
+        plain = doc_qrels is qrels
+        with_drill = (list(dict.fromkeys(page_measures + [drill_measure])) if plain
+                      else page_measures)
         page = full.select(with_drill) if together else \
             evaluate(qrels, run, with_drill, protocol, name)
-        source = page if plain else (full if sample is None else evaluate(doc_qrels, run, [drill_measure],
+        source = page if plain else (full if sample is None
+                                     else evaluate(doc_qrels, run, [drill_measure],
                                                                             protocol))
         drill_values[name] = (ids_of(source), source.values(drill_measure))
         page = page.select(page_measures) if len(with_drill) > len(page_measures) else page
@@ -128,9 +132,11 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
         step(f"evaluated {name}")
     if with_pr and pr_note:   # every run's precision-recall curve drawn one way: under ties=docid
         pr_curves = _pr_curves(evaluate, curve_qrels, named, sample, docid)
-    return results, Curves(cutoffs=cutoffs, cutoff_curves=cutoff_curves, judged_curves=judged_curves,
+    return results, Curves(cutoffs=cutoffs, cutoff_curves=cutoff_curves,
+                           judged_curves=judged_curves,
                            drill_measure=drill_measure, drill_values=drill_values,
-                           pr_curves=pr_curves if with_pr else None, pr_note=pr_note, sample_note=sample_note)
+                           pr_curves=pr_curves if with_pr else None, pr_note=pr_note,
+                           sample_note=sample_note)
 
 
 def _curve_measures(page_measures: list, cutoffs: tuple[int, ...]):
@@ -152,7 +158,8 @@ def _pr_curves(evaluate, curve_qrels, named, sample, protocol) -> dict[str, list
     """Every run's precision-recall curve under ``protocol`` (on the sampled queries, if any)."""
     curves = {}
     for name, run in named:
-        ordered = evaluate(curve_qrels, run if sample is None else only_queries(run, sample), list(IPREC),
+        ordered = evaluate(curve_qrels, run if sample is None else only_queries(run, sample),
+                           list(IPREC),
                            protocol)
         curves[name] = [ordered.mean(m) for m in IPREC]
     return curves

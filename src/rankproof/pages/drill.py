@@ -53,9 +53,12 @@ def _value_matrix(columns: dict, baseline: str) -> tuple[np.ndarray, np.ndarray,
     """(queries, values[run, query] with NaN where a run has none, the baseline's row)."""
     names = list(columns)
     first = np.asarray(columns[names[0]][0])
-    if all(len(q) == len(first) and bool(np.all(np.asarray(q) == first)) for q, _ in columns.values()):
-        return first, np.stack([np.asarray(v, dtype=np.float64) for _, v in columns.values()]), names.index(baseline)
-    queries = np.asarray(sorted({str(q) for ids, _ in columns.values() for q in np.asarray(ids).tolist()}))
+    if all(len(q) == len(first) and bool(np.all(np.asarray(q) == first))
+           for q, _ in columns.values()):
+        return (first, np.stack([np.asarray(v, dtype=np.float64) for _, v in columns.values()]),
+                names.index(baseline))
+    queries = np.asarray(sorted({str(q) for ids, _ in columns.values()
+                                 for q in np.asarray(ids).tolist()}))
     matrix = np.full((len(names), len(queries)), np.nan)
     for row, name in enumerate(names):
         ids, values = columns[name]
@@ -91,12 +94,15 @@ def _sample(matrix: np.ndarray, base: int, room: int, seed: int) -> tuple[np.nda
     take(np.argsort(-high, kind="stable"), share)
     parts += ["the baseline's lowest values", "its highest"]
     rest = np.flatnonzero(~taken)
-    picked = np.random.default_rng(seed).choice(rest, size=min(room - len(chosen), rest.size), replace=False)
+    picked = np.random.default_rng(seed).choice(rest, size=min(room - len(chosen), rest.size),
+                                                replace=False)
     chosen.extend(np.sort(picked).tolist())
-    return np.asarray(chosen, dtype=np.int64), ", ".join(parts) + f" and a random rest (seed {seed})"
+    return (np.asarray(chosen, dtype=np.int64),
+            ", ".join(parts) + f" and a random rest (seed {seed})")
 
 
-def drill_plan(columns: dict, baseline: str, depth: int, seed: int = 0) -> tuple[int, list | None, str]:
+def drill_plan(columns: dict, baseline: str, depth: int, seed: int = 0) -> tuple[int, list | None,
+                                                                                 str]:
     """The drill-down's depth and queries (None: all), and a note when it keeps less.
 
     ``columns``: run -> (query ids, values of the drill-down's measure, NaN: none).
@@ -146,7 +152,8 @@ def _ranked_rows(top, queries: list, rank_discount: np.ndarray, k: int | None, d
     gain, contribution = compact(top.gain[rows]), compact(top.contribution[rows])
     cumulative, shown = compact(top.cumulative[rows]), compact(top.discount[rows])
     rank = np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    own = np.where(rank < (k if k is not None else depth), rank_discount[np.minimum(rank, depth - 1)], 0.0)
+    own = np.where(rank < (k if k is not None else depth),
+                   rank_discount[np.minimum(rank, depth - 1)], 0.0)
     tied = (np.abs(top.discount[rows] - own) > 1e-12).tolist()
     judged = top.judged[rows].tolist()
     out = [[doc, grade if seen else None, g, c, total] for doc, grade, seen, g, c, total in zip(
@@ -166,7 +173,8 @@ def _ideal_rows(top, queries: list) -> list:
 
 def _shown_values(where: np.ndarray, column: np.ndarray) -> list:
     """The values at positions `where` (None where excluded, or absent: -1), 4 decimals."""
-    return [None if i < 0 or np.isnan(column[i]) else round(float(column[i]), 4) for i in where.tolist()]
+    return [None if i < 0 or np.isnan(column[i]) else round(float(column[i]), 4)
+            for i in where.tolist()]
 
 
 def drill_rows(tops: dict, measure: Measure, protocol: Protocol, values: dict, depth: int,
@@ -185,13 +193,18 @@ def drill_rows(tops: dict, measure: Measure, protocol: Protocol, values: dict, d
     rank_discount = discount_table(measure.setting("discount", protocol), depth)
     first = next(iter(tops.values()))
     kept = None if keep is None else {str(q) for q in keep}
-    queries = natural_order(first.queries if kept is None else [q for q in first.queries if q in kept])
-    rankings = {name: _ranked_rows(top, queries, rank_discount, measure.cutoff, depth) for name, top in tops.items()}
-    ideal_setting = measure.setting("ideal", protocol) if "ideal" in measure.spec.params else protocol.ideal
+    queries = natural_order(first.queries if kept is None
+                            else [q for q in first.queries if q in kept])
+    rankings = {name: _ranked_rows(top, queries, rank_discount, measure.cutoff, depth)
+                for name, top in tops.items()}
+    ideal_setting = (measure.setting("ideal", protocol) if "ideal" in measure.spec.params
+                     else protocol.ideal)
     per_run_ideal = ideal_setting is not Ideal.JUDGED
-    shown = {name: _shown_values(positions(ids, queries), column) for name, (ids, column) in values.items()}
+    shown = {name: _shown_values(positions(ids, queries), column)
+             for name, (ids, column) in values.items()}
     return {
-        "measure": str(measure), "normalised": measure.spec.normalised, "depth": depth, "k": measure.cutoff,
+        "measure": str(measure), "normalised": measure.spec.normalised, "depth": depth,
+        "k": measure.cutoff,
         "runs": list(tops), "note": note, "queries": queries, "discount": compact(rank_discount),
         "rankings": rankings,
         # Under ideal=judged the ideal list is the qrels', the same for every run: given once.
@@ -202,10 +215,12 @@ def drill_rows(tops: dict, measure: Measure, protocol: Protocol, values: dict, d
     }
 
 
-def with_measures(drill: dict, results, page_measures, gain_measure: Measure, protocol: Protocol) -> dict:
+def with_measures(drill: dict, results, page_measures, gain_measure: Measure,
+                  protocol: Protocol) -> dict:
     """The drill-down's measure selector: every page measure with each run's value per query, its cutoff and
     its relevance level (the ranked rows are the same for every measure; only the DCG family has gains)."""
-    choices = [{"measure": drill["measure"], "k": drill["k"], "gain_based": True, "values": drill["values"],
+    choices = [{"measure": drill["measure"], "k": drill["k"], "gain_based": True,
+                "values": drill["values"],
                 "rel": protocol.rel}]
     where = {r.run_name: positions(ids_of(r), drill["queries"]) for r in results}
     for m in page_measures:
@@ -213,6 +228,7 @@ def with_measures(drill: dict, results, page_measures, gain_measure: Measure, pr
             continue
         values = {r.run_name: _shown_values(where[r.run_name], r.values(m)) for r in results}
         rel = m.setting("rel", protocol) if "rel" in m.spec.params else protocol.rel
-        choices.append({"measure": str(m), "k": m.cutoff, "gain_based": m.spec.dcg is not None and m == gain_measure,
+        choices.append({"measure": str(m), "k": m.cutoff,
+                        "gain_based": m.spec.dcg is not None and m == gain_measure,
                         "values": values, "rel": rel})
     return {**drill, "measures": choices}

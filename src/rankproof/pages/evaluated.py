@@ -23,7 +23,8 @@ from .summaries import differences, histograms
 __all__ = ["from_results", "from_comparison", "results_page"]
 
 
-def from_results(results, *, command: str | None = None, comparison=None, inputs: Sequence[InputFile] = (),
+def from_results(results, *, command: str | None = None, comparison=None,
+                 inputs: Sequence[InputFile] = (),
                  title: str | None = None, missing: Sequence[str] | None = None) -> ReportData:
     """What a page can show from evaluated results alone (no rankings: no curves, no drill-down);
     with their ``comparison`` (:func:`rankproof.compare` of them), its table and each query's difference
@@ -34,8 +35,10 @@ def from_results(results, *, command: str | None = None, comparison=None, inputs
     measures = first.measures
     baseline = None if comparison is None else comparison.baseline or comparison.runs[0]
     return ReportData(
-        title=title or f"rankproof results: {', '.join(r.run_name for r in results)}", version=version(),
-        command=command, protocol=first.protocol, qrels_digest=first.qrels_digest, inputs=tuple(inputs),
+        title=title or f"rankproof results: {', '.join(r.run_name for r in results)}",
+        version=version(),
+        command=command, protocol=first.protocol, qrels_digest=first.qrels_digest,
+        inputs=tuple(inputs),
         results=tuple(results), comparison=comparison, baseline=baseline,
         mean_intervals=intervals, interval_note=interval_note,
         histograms=histograms(results, measures),
@@ -50,7 +53,8 @@ def from_results(results, *, command: str | None = None, comparison=None, inputs
 def from_comparison(comparison, *, command: str | None = None) -> ReportData:
     """What a page can show from a comparison alone: its table, settings and protocol."""
     return ReportData(
-        title=f"rankproof comparison: {', '.join(comparison.runs)}", version=version(), command=command,
+        title=f"rankproof comparison: {', '.join(comparison.runs)}", version=version(),
+        command=command,
         protocol=comparison.protocol, qrels_digest=comparison.qrels_digest, comparison=comparison,
         baseline=comparison.baseline,
         missing=("per-query values, curves and the drill-down are not kept in a Comparison: use "
@@ -58,9 +62,11 @@ def from_comparison(comparison, *, command: str | None = None) -> ReportData:
     )
 
 
-def results_page(results: Sequence, *, baseline: str | None = None, test: TestName = "randomization",
+def results_page(results: Sequence, *, baseline: str | None = None,
+                 test: TestName = "randomization",
                  correction: CorrectionName = "holm", alpha: float = 0.05, confidence: float = 0.95,
-                 n_resamples: int = 10_000, seed: int = 0, allow_mismatch: bool = False, command: str | None = None,
+                 n_resamples: int = 10_000, seed: int = 0, allow_mismatch: bool = False,
+                 command: str | None = None,
                  inputs: Sequence[InputFile] = (), title: str | None = None,
                  missing: Sequence[str] | None = None) -> ReportData:
     """The page's data for ``results`` (one per run, named by ``run_name``); with two runs or more,
@@ -70,8 +76,10 @@ def results_page(results: Sequence, *, baseline: str | None = None, test: TestNa
     results = list(results)
     comparison = None
     if len(results) > 1:
-        comparison = compare(None, {r.run_name: r for r in results}, None, test=test, correction=correction,
-                             alpha=alpha, baseline=baseline or results[0].run_name, confidence=confidence,
+        comparison = compare(None, {r.run_name: r for r in results}, None, test=test,
+                             correction=correction,
+                             alpha=alpha, baseline=baseline or results[0].run_name,
+                             confidence=confidence,
                              n_resamples=n_resamples, seed=seed, allow_mismatch=allow_mismatch)
     return from_results(results, command=command, comparison=comparison, inputs=inputs, title=title,
                         missing=missing)

@@ -46,7 +46,8 @@ class _Column:
         return self._values
 
 
-def group_codes(ids: np.ndarray, users: np.ndarray, labels: np.ndarray, none: str) -> tuple[np.ndarray, np.ndarray]:
+def group_codes(ids: np.ndarray, users: np.ndarray, labels: np.ndarray,
+                none: str) -> tuple[np.ndarray, np.ndarray]:
     """(the group names, sorted; each of `ids`' index into them): users without a group (not in the
     sorted `users`) under `none`. Found once per run and shared by its measures (:func:`coded_means`)."""
     text = np.asarray(ids).astype(str)

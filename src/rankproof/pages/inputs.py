@@ -47,7 +47,8 @@ def input_file(role: str, path: "str | os.PathLike[str]") -> InputFile | None:
     except OSError:
         return None
     lines += 1 if size and last != b"\n" else 0
-    return InputFile(role=role, path=str(path), sha256=digest.hexdigest()[:16], lines=lines, size=size)
+    return InputFile(role=role, path=str(path), sha256=digest.hexdigest()[:16], lines=lines,
+                     size=size)
 
 
 def read_segments(path: "str | os.PathLike[str]") -> dict[str, str]:
@@ -96,10 +97,12 @@ def _json_segments(data: bytes, source: str) -> dict[str, str]:
         # null would become a segment named "None", a list one named "['x']".
         if isinstance(label, bool) or not isinstance(label, (str, int, float)) or label == "":
             raise InputError(what=literal(f"query {query!r} has segment {json.dumps(label)[:40]}, not a name"),
-                             source=source, query=query, fix="give each query a segment name as a string")
+                             source=source, query=query,
+                             fix="give each query a segment name as a string")
         labels[query] = str(label)
     if not labels:
-        raise InputError(what="the object names no query", source=source, fix='write {{"query": "segment"}}')
+        raise InputError(what="the object names no query", source=source,
+                         fix='write {{"query": "segment"}}')
     return labels
 
 
@@ -111,15 +114,18 @@ def _text_segments(text: str, path: "str | os.PathLike[str]") -> dict[str, str]:
             continue
         parts = re.split(r"[ \t]+", line, maxsplit=1)
         if len(parts) < 2:
-            raise InputError(what=literal(f"expected 'query segment', got {line[:80]!r}"), source=f"{path}:{number}",
+            raise InputError(what=literal(f"expected 'query segment', got {line[:80]!r}"),
+                             source=f"{path}:{number}",
                              value=line, fix="give the query id, a space, then its segment")
         query, label = parts[0], parts[1].strip(" \t")
         if query in labels and labels[query] != label:
             raise InputError(what=literal(f"query {query} is given two segments ({labels[query]!r} and {label!r})"),
-                             source=f"{path}:{number}", value=label, fix="give each query one segment")
+                             source=f"{path}:{number}", value=label,
+                             fix="give each query one segment")
         labels[query] = label
     if not labels:
-        raise InputError(what="no 'query segment' line", source=str(path), fix="give one line per query")
+        raise InputError(what="no 'query segment' line", source=str(path),
+                         fix="give one line per query")
     return labels
 
 

@@ -40,13 +40,16 @@ __all__ = ["judgments_page", "with_judgments", "LEADERBOARD_RESAMPLES", "LEADERB
 # The leaderboard's bootstrap samples (as `rankproof leaderboard`): ranks are a coarse statistic,
 # 1,000 draws place their percentile ends to within a rank step.
 LEADERBOARD_RESAMPLES = 1000
-# Each resample draws a count per topic: at 200,000 topics 1,000 resamples take ~40 s per measure (2 loaded
-# cores), for intervals that are a single rank by then. Past this many topics the page leaves the leaderboard
+# Each resample draws a count per topic: at 200,000 topics 1,000 resamples take ~40 s per measure (2
+# loaded
+# cores), for intervals that are a single rank by then. Past this many topics the page leaves the
+# leaderboard
 # out and says so (`rankproof leaderboard` computes it on request).
 LEADERBOARD_MAX_TOPICS = 20_000
 
 
-def judgments_page(qrels, runs: Mapping[str, Any], results: Sequence[Any], measures: Sequence[Any], *,
+def judgments_page(qrels, runs: Mapping[str, Any], results: Sequence[Any], measures: Sequence[Any],
+                   *,
                    judge=None, protocol=None, confidence: float = 0.95, alpha: float = 0.05,
                    resamples: int = LEADERBOARD_RESAMPLES, seed: int = 0) -> dict | None:
     """``{"judge_bias": [...], "leaderboard": [...], "missing": [...]}`` (one entry per measure), or None
@@ -64,8 +67,10 @@ def judgments_page(qrels, runs: Mapping[str, Any], results: Sequence[Any], measu
     if judge is not None and len(runs) < 2:
         out["missing"].append("the judge's bias: it compares two or more runs, the report has one")
     elif judge is not None:
-        out["judge_bias"] = [judge_bias_data(judge_bias(qrels, judge, runs, str(m), protocol=protocol,
-                                                        confidence=confidence, resamples=resamples, seed=seed))
+        out["judge_bias"] = [judge_bias_data(judge_bias(qrels, judge, runs, str(m),
+                                                        protocol=protocol,
+                                                        confidence=confidence, resamples=resamples,
+                                                        seed=seed))
                              for m in measures]
     if len(results) > 2:
         for m in measures:
@@ -83,7 +88,8 @@ def judgments_page(qrels, runs: Mapping[str, Any], results: Sequence[Any], measu
     return out if any(out.values()) else None
 
 
-def with_judgments(data, qrels, runs: Mapping[str, Any], measures: Sequence[Any], *, judge=None, protocol=None,
+def with_judgments(data, qrels, runs: Mapping[str, Any], measures: Sequence[Any], *, judge=None,
+                   protocol=None,
                    confidence: float = 0.95, alpha: float = 0.05, seed: int = 0):
     """`data` (a :class:`~rankproof.pages.model.ReportData`) with its ``judgments`` field, and what is left
     out (and why) added to its ``missing``."""
@@ -101,4 +107,5 @@ def with_judgments(data, qrels, runs: Mapping[str, Any], measures: Sequence[Any]
                            confidence=confidence, alpha=alpha, seed=seed)
     if found is None:
         return data
-    return dataclasses.replace(data, judgments=found, missing=data.missing + tuple(found["missing"]))
+    return dataclasses.replace(data, judgments=found,
+                               missing=data.missing + tuple(found["missing"]))

@@ -17,7 +17,8 @@ from typing import Any, Sequence
 from ..protocol import Protocol
 from .inputs import InputFile
 
-__all__ = ["ReportData", "SortedValues", "SystemsSection", "SystemsMeasure", "PR_LEVELS", "natural_order", "DRILL_DEPTH", "MAX_CUTOFF",
+__all__ = ["ReportData", "SortedValues", "SystemsSection", "SystemsMeasure", "PR_LEVELS",
+           "natural_order", "DRILL_DEPTH", "MAX_CUTOFF",
            "HISTOGRAM_BINS", "MAX_DRILL_ROWS", "MIN_DRILL_DEPTH", "MAX_BARS"]
 
 PR_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -113,6 +114,7 @@ class ReportData:
     fusion: Any = None                      # its Comparison against each of them
     systems: SystemsSection | None = None   # Tukey HSD letters and risk (report/systems_page.py)
     beyond: dict | None = None              # side-data measures and curves (report/beyond.py)
-    method_note: str = ""                   # which statistics were used, chosen for the data's size, and why
+    # which statistics were used, chosen for the data's size, and why
+    method_note: str = ""
     per_query_file: str | None = None       # the full per-query table's file beside the page
     judgments: dict | None = None           # judge bias and leaderboard (pages/judgments.py)

@@ -22,7 +22,8 @@ from .groups import ArrayLabels
 from .ids import count_of, ids_of
 from .summaries import sorted_values
 
-__all__ = ["baseline_comparison", "mean_intervals", "systems_analysis", "segment_tables", "LARGE_QUERIES",
+__all__ = ["baseline_comparison", "mean_intervals", "systems_analysis", "segment_tables",
+           "LARGE_QUERIES",
            "RISK_ALPHA", "RISK_BARS", "analyse", "fused_comparison"]
 
 # From this many queries the page's matrices skip matching ids as text (the runs share one order).
@@ -31,7 +32,8 @@ MIN_RESAMPLES = 200
 # Bootstrap intervals of each mean and of segments: at most this many resamples.
 INTERVAL_RESAMPLES = 2000
 RISK_ALPHA = 1.0
-# Bars per risk-reward plot before the middle becomes an outline: the page repeats these topics' bars
+# Bars per risk-reward plot before the middle becomes an outline: the page repeats these topics'
+# bars
 # from the differences section, so this plot stays lighter.
 RISK_BARS = 200
 
@@ -41,13 +43,16 @@ def _mc_error(resamples: int) -> str:
         f"{0.5 / math.sqrt(resamples):.4f}"
 
 
-def baseline_comparison(results, measures, baseline: str, *, test, correction, alpha: float, confidence: float,
+def baseline_comparison(results, measures, baseline: str, *, test, correction, alpha: float,
+                        confidence: float,
                         n_resamples: int, seed: int):
     """(Comparison of every run against `baseline`, the sentence saying which methods and why)."""
     from ..stats import compare
 
-    comparison = compare(None, {r.run_name: r for r in results}, measures, test=test, correction=correction,
-                         alpha=alpha, baseline=baseline, confidence=confidence, n_resamples=n_resamples, seed=seed,
+    comparison = compare(None, {r.run_name: r for r in results}, measures, test=test,
+                         correction=correction,
+                         alpha=alpha, baseline=baseline, confidence=confidence,
+                         n_resamples=n_resamples, seed=seed,
                          method="auto")
     queries = max(count_of(r) for r in results)
     checks = " ".join(line.rstrip(".") + "." for line in comparison.method_checks)
@@ -68,7 +73,8 @@ def mean_intervals(results, confidence: float, n_resamples: int, seed: int) -> t
     intervals, normal = {}, ""
     for r in results:
         queries = ids_of(r)
-        table = r.by(ArrayLabels(queries, np.full(queries.size, "all")), confidence=confidence, n_resamples=used,
+        table = r.by(ArrayLabels(queries, np.full(queries.size, "all")), confidence=confidence,
+                     n_resamples=used,
                      seed=seed)
         intervals[r.run_name] = {row.measure: (row.low, row.high) for row in table}
         if table.normal_rows:
@@ -85,7 +91,8 @@ def segment_tables(results, segments, confidence: float, n_resamples: int, seed:
     if segments is None:
         return None
     used = min(n_resamples, INTERVAL_RESAMPLES)
-    return {r.run_name: r.by(segments, confidence=confidence, n_resamples=used, seed=seed, unlabelled="group")
+    return {r.run_name: r.by(segments, confidence=confidence, n_resamples=used, seed=seed,
+                             unlabelled="group")
             for r in results}
 
 
@@ -94,8 +101,11 @@ def _matrices(results, measures) -> tuple[np.ndarray, dict]:
     from ..stats.matrix import score_matrix
 
     first = ids_of(results[0])
-    # Many topics in one order (the usual case): the columns as they are, without matching ids as text.
-    if first.size >= LARGE_QUERIES and all(count_of(r) == first.size and bool(np.all(ids_of(r) == first)) for r in results[1:]):
+    # Many topics in one order (the usual case): the columns as they are, without matching ids as
+    # text.
+    if (first.size >= LARGE_QUERIES and all(count_of(r) == first.size
+                                            and bool(np.all(ids_of(r) == first))
+                                            for r in results[1:])):
         matrices = {str(m): np.column_stack([r.values(m) for r in results]) for m in measures}
         finite = np.all([np.isfinite(x).all(axis=1) for x in matrices.values()], axis=0)
         return first[finite].astype(str), {name: x[finite] for name, x in matrices.items()}
@@ -123,11 +133,14 @@ def _section(matrices: dict, names: list, *, alpha: float, n_resamples: int, see
     """Tukey HSD (stats.systems, method auto): per measure (means, different pairs), method, advice."""
     from ..stats.systems import analyse_matrices
 
-    analysis = analyse_matrices(matrices, names, alpha=alpha, n_resamples=n_resamples, seed=seed, method="auto")
+    analysis = analyse_matrices(matrices, names, alpha=alpha, n_resamples=n_resamples, seed=seed,
+                                method="auto")
     first = analysis.measures[0].tests
-    draws = "every permutation" if first.exact else f"{first.n_resamples:,} permutations, seed {first.seed}"
+    draws = ("every permutation" if first.exact
+             else f"{first.n_resamples:,} permutations, seed {first.seed}")
     index = {name: i for i, name in enumerate(names)}
-    per_measure = [(tuple(m.tests.means), tuple((index[p.system_a], index[p.system_b]) for p in m.tests.significant))
+    per_measure = [(tuple(m.tests.means),
+                    tuple((index[p.system_a], index[p.system_b]) for p in m.tests.significant))
                    for m in analysis.measures]
     method = first.method or (f"randomised Tukey HSD over all pairs, {draws}, family-wise alpha {first.alpha:g}; "
                               "Carterette 2012")
@@ -149,17 +162,20 @@ def systems_analysis(results, measures, baseline: str, *, alpha: float, n_resamp
         missing.append(f"Tukey HSD and risk: the runs share {topics.size} topics with a value; at least 3 needed")
         return None, ""
     try:
-        per_measure, method, advice = _section(matrices, names, alpha=alpha, n_resamples=n_resamples, seed=seed)
+        per_measure, method, advice = _section(matrices, names, alpha=alpha,
+                                               n_resamples=n_resamples, seed=seed)
     except InputError as error:
         missing.append(f"Tukey HSD and risk: {error}")
         return None, ""
-    section = SystemsSection(method=method, topics=int(topics.size), recommendation=advice, measures=tuple(
+    section = SystemsSection(method=method, topics=int(topics.size), recommendation=advice,
+                             measures=tuple(
         SystemsMeasure(measure=name, systems=tuple(names), means=means, different=pairs,
                        risk=_risk(topics, matrices[name], names, baseline))
         for name, (means, pairs) in zip(matrices, per_measure)))
     return section, ""
 
-def analyse(results, measures, baseline: str, *, alpha: float, n_resamples: int, seed: int, missing: list):
+def analyse(results, measures, baseline: str, *, alpha: float, n_resamples: int, seed: int,
+            missing: list):
     """The :class:`~rankproof.stats.systems.SystemsAnalysis` of the runs, or None (the earlier
     ``rankproof.report.systems_page.analyse``)."""
     from ..stats.matrix import score_matrix
@@ -167,7 +183,8 @@ def analyse(results, measures, baseline: str, *, alpha: float, n_resamples: int,
 
     del missing
     matrices = {str(m): score_matrix(results, m)[1] for m in measures}
-    return analyse_matrices(matrices, [r.run_name for r in results], baselines=[baseline], alpha=alpha,
+    return analyse_matrices(matrices, [r.run_name for r in results], baselines=[baseline],
+                            alpha=alpha,
                             n_resamples=n_resamples, seed=seed, risk_alpha=RISK_ALPHA)
 
 
@@ -175,5 +192,7 @@ def fused_comparison(results, fused: str, *, test, correction, alpha: float, con
                      n_resamples: int, seed: int):
     """The fused run's Results against every other run's (the earlier
     ``rankproof.report.fusion.fused_comparison``)."""
-    return baseline_comparison(results, list(results[0].measures), fused, test=test, correction=correction,
-                               alpha=alpha, confidence=confidence, n_resamples=n_resamples, seed=seed)[0]
+    return baseline_comparison(results, list(results[0].measures), fused, test=test,
+                               correction=correction,
+                               alpha=alpha, confidence=confidence, n_resamples=n_resamples,
+                               seed=seed)[0]

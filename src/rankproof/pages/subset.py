@@ -32,23 +32,27 @@ def only_queries(value: Value, queries: Iterable) -> Value:
     from ..data.qrels import Qrels
     from ..data.run import Run
 
-    wanted = np.unique(np.asarray(queries if isinstance(queries, np.ndarray) else list(queries)).astype(str))
+    wanted = np.unique(np.asarray(queries if isinstance(queries, np.ndarray)
+                                  else list(queries)).astype(str))
     names = np.asarray(value.queries)  # type: ignore[attr-defined]
-    if names.size > 1 and bool((names[1:] > names[:-1]).all()):   # sorted ids: a search, not a set test
+    # sorted ids: a search, not a set test
+    if names.size > 1 and bool((names[1:] > names[:-1]).all()):
         at = np.minimum(np.searchsorted(names, wanted), names.size - 1)
         kept = at[names[at] == wanted]
     else:
         kept = np.flatnonzero(np.isin(names, wanted))
     offsets = value.offsets  # type: ignore[attr-defined]
     counts = offsets[kept + 1] - offsets[kept]
-    rows = (np.repeat(offsets[kept] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    rows = (np.repeat(offsets[kept] - np.cumsum(counts) + counts, counts)
+            + np.arange(int(counts.sum()))
             if kept.size else np.zeros(0, dtype=np.int64))
     codes = np.repeat(np.arange(kept.size), counts)
-    common = dict(query_codes=codes, queries=value.queries[kept], doc_codes=value.doc_codes[rows],  # type: ignore
-                  docs=value.docs, lines=value.lines[rows], source=value.source)  # type: ignore[attr-defined]
+    common = dict(query_codes=codes, queries=value.queries[kept],  # type: ignore
+                  doc_codes=value.doc_codes[rows], docs=value.docs,  # type: ignore
+                  lines=value.lines[rows], source=value.source)  # type: ignore[attr-defined]
     if isinstance(value, Run):
-        return Run(**common, scores=value.scores[rows] if value.has_scores else None,  # type: ignore[return-value]
-                   name=value.name)
+        scores = value.scores[rows] if value.has_scores else None
+        return Run(**common, scores=scores, name=value.name)  # type: ignore[return-value]
     if isinstance(value, Qrels):
         return Qrels(**common, grades=value.grades[rows])  # type: ignore[return-value]
     raise TypeError(f"only_queries narrows Qrels and Run, not {type(value).__name__}")

@@ -26,19 +26,22 @@ def histograms(results, measures) -> dict:
     for m in measures:
         columns = [r.values(m) for r in results]
         finite = np.concatenate([c[np.isfinite(c)] for c in columns]) if columns else np.array([])
-        # A bounded measure is drawn over its whole range (the declared one), others over the data's.
+        # A bounded measure is drawn over its whole range (the declared one), others over the
+        # data's.
         low, high = m.spec.value_range if np.isfinite(m.spec.value_range).all() else (
             float(finite.min(initial=0.0)), float(finite.max(initial=1.0)))
         if high <= low:
             high = low + 1.0
         edges = np.linspace(low, high, HISTOGRAM_BINS + 1)
         out[str(m)] = {"edges": edges.tolist(),
-                       "counts": {r.run_name: np.histogram(c[np.isfinite(c)], bins=edges)[0].tolist()
+                       "counts": {r.run_name: np.histogram(c[np.isfinite(c)],
+                                                           bins=edges)[0].tolist()
                                   for r, c in zip(results, columns)}}
     return out
 
 
-def sorted_values(queries: np.ndarray, values: np.ndarray, max_bars: int = MAX_BARS) -> SortedValues:
+def sorted_values(queries: np.ndarray, values: np.ndarray,
+                  max_bars: int = MAX_BARS) -> SortedValues:
     """`values` sorted ascending (ties by query id), thinned to a bounded :class:`SortedValues`.
 
     >>> s = sorted_values(np.array(["b", "a", "c"]), np.array([0.5, 0.5, -1.0]))
@@ -108,7 +111,8 @@ def gain_discount(qrels, measure: Measure, protocol: Protocol, depth: int) -> di
     grades = np.arange(0, top + 1)
     gains = {str(g): gains_of(grades, g).tolist() for g in (Gain.LINEAR, Gain.EXP2)}
     gains.setdefault(str(gain), gains_of(grades, gain).tolist())
-    discounts = {str(d): discount_table(d, depth).tolist() for d in (Discount.LOG2, Discount.RECIPROCAL)}
+    discounts = {str(d): discount_table(d, depth).tolist()
+                 for d in (Discount.LOG2, Discount.RECIPROCAL)}
     discounts.setdefault(str(discount), discount_table(discount, depth).tolist())
     return {"grades": grades.tolist(), "gains": gains, "gain": str(gain),
             "ranks": list(range(1, depth + 1)), "discounts": discounts, "discount": str(discount)}

@@ -238,7 +238,8 @@ def query_table(a: Alignment) -> QueryTable:
     else:
         unjudged = np.zeros(a.num_queries, dtype=np.int64)
     grade_range = (a.pool_grade.min(), a.pool_grade.max()) if len(a.pool_grade) else None
-    return QueryTable(queries=a.queries, in_run=a.in_run, retrieved=lengths, unjudged_retrieved=unjudged,
+    return QueryTable(queries=a.queries, in_run=a.in_run, retrieved=lengths,
+                      unjudged_retrieved=unjudged,
                       qrels_source=a.qrels_source, run_source=a.run_source, notes=tuple(a.notes),
                       grade_range=grade_range, judged_queries=a.counts.get("queries_in_qrels", 0),
                       missing_queries=a.counts.get("queries_missing_from_run", 0)
@@ -253,12 +254,15 @@ def cutoff_counts(a: Alignment, measures) -> dict[str, dict[str, int]]:
     inside it; a tie group crosses cutoff k when it holds ranks k and k + 1.
     One compiled walk over the queries serves every cutoff.
     """
-    counts: dict[str, dict[str, int]] = {"unjudged_in_cutoff": {}, "tied_groups_crossing_cutoff": {}}
+    counts: dict[str, dict[str, int]] = {"unjudged_in_cutoff": {},
+                                         "tied_groups_crossing_cutoff": {}}
     cutoffs = sorted({measure.cutoff for measure in measures if measure.cutoff is not None})
     if cutoffs:
         unjudged, crossing = count_cutoffs(
-            np.ascontiguousarray(a.offsets, dtype=np.int64), np.ascontiguousarray(a.group_offsets, dtype=np.int64),
-            np.ascontiguousarray(a.tie_offsets, dtype=np.int64), np.ascontiguousarray(a.judged).view(np.uint8),
+            np.ascontiguousarray(a.offsets, dtype=np.int64),
+            np.ascontiguousarray(a.group_offsets, dtype=np.int64),
+            np.ascontiguousarray(a.tie_offsets, dtype=np.int64),
+            np.ascontiguousarray(a.judged).view(np.uint8),
             np.array(cutoffs, dtype=np.int64))
         at_cutoff = {k: (int(u), int(c)) for k, u, c in zip(cutoffs, unjudged, crossing)}
     unjudged_in_all = None
@@ -303,7 +307,10 @@ def assume_unjudged(a: Alignment, grade: "int | float", cutoff: int | None = Non
     pool_query = np.repeat(np.arange(a.num_queries, dtype=np.int64), np.diff(a.pool_offsets))
     all_query = np.concatenate([pool_query, query[change]])
     order = np.argsort(all_query, kind="stable")
-    pool_grade = np.concatenate([a.pool_grade.astype(kind), np.full(int(change.sum()), grade, dtype=kind)])[order]
-    return dataclasses.replace(a, grade=new_grade, judged=a.judged | change, pooled=a.pooled | change,
-                               pool_offsets=offsets_of(all_query, a.num_queries), pool_grade=pool_grade,
+    pool_grade = np.concatenate([a.pool_grade.astype(kind),
+                                 np.full(int(change.sum()), grade, dtype=kind)])[order]
+    return dataclasses.replace(a, grade=new_grade, judged=a.judged | change,
+                               pooled=a.pooled | change,
+                               pool_offsets=offsets_of(all_query, a.num_queries),
+                               pool_grade=pool_grade,
                                counts=dict(a.counts))

@@ -50,14 +50,18 @@ from .inplace import rank_in_place, sole_owner
 from .subqueries import merge_subqueries
 from ..kernels.segments import offsets_of, segment_of
 from .rows import (
-    Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, credit_once, drop_duplicates,
+    Locate, apply_grades, apply_negative_grades, apply_score_precision, apply_unjudged, credit_once,
+    drop_duplicates,
     identical_rows, line_at, name_some, precision_ties,
 )
 from .ties import group_ties, rank_order, rank_order_within, sort_within_queries, tie_groups
 
-__all__ = ["Alignment", "QueryTable", "align", "align_inputs", "assume_unjudged", "cutoff_counts", "query_table", "apply_grades",
-           "apply_negative_grades", "apply_score_precision", "apply_unjudged", "drop_duplicates", "group_ties",
-           "merge_chunks", "chunk_documents", "rank_order", "sort_within_queries", "tie_groups", "top_rows", "truncate",
+__all__ = ["Alignment", "QueryTable", "align", "align_inputs", "assume_unjudged", "cutoff_counts",
+           "query_table", "apply_grades",
+           "apply_negative_grades", "apply_score_precision", "apply_unjudged", "drop_duplicates",
+           "group_ties",
+           "merge_chunks", "chunk_documents", "rank_order", "sort_within_queries", "tie_groups",
+           "top_rows", "truncate",
            "Locate"]
 
 
@@ -78,7 +82,8 @@ def _join_queries(qrels: Qrels, run: Run, protocol: Protocol, counts: dict) -> _
     in_qrels = np.zeros(len(all_queries), dtype=bool)
     in_qrels[qrels_query_map] = True
     # A query the run answers with an empty list is a query the run leaves empty: the missing_query
-    # policy decides it (ragas skips it, LlamaIndex refuses it, Haystack scores it 0), and it is counted.
+    # policy decides it (ragas skips it, LlamaIndex refuses it, Haystack scores it 0), and it is
+    # counted.
     answered = np.diff(run.offsets) > 0
     in_run = np.zeros(len(all_queries), dtype=bool)
     in_run[run_query_map[answered]] = True
@@ -96,7 +101,8 @@ def _join_queries(qrels: Qrels, run: Run, protocol: Protocol, counts: dict) -> _
         raise MissingQueryError(
             what=f"ranks queries the qrels {literal(qrels.source)} do not judge: "
                  f"{literal(name_some(all_queries[extra]))}",
-            source=run.source, value=all_queries[extra].tolist(), fix="set the policy extra_query=ignore to skip them")
+            source=run.source, value=all_queries[extra].tolist(),
+            fix="set the policy extra_query=ignore to skip them")
     if missing.any() and protocol.missing_query is MissingQuery.ERROR:
         raise MissingQueryError(
             what=f"has no ranking for queries judged in {literal(qrels.source)}: "
@@ -110,7 +116,8 @@ def _join_queries(qrels: Qrels, run: Run, protocol: Protocol, counts: dict) -> _
     if not evaluated.any():
         raise InputError(what=f"{literal(run.source)} and {literal(qrels.source)} share no {{query}}",
                          fix="check that the {query} ids match")
-    return _QueryJoin(queries=all_queries[evaluated], in_run=in_run[evaluated], eval_index=eval_index,
+    return _QueryJoin(queries=all_queries[evaluated], in_run=in_run[evaluated],
+                      eval_index=eval_index,
                       qrels_query_map=qrels_query_map, run_query_map=run_query_map)
 
 
@@ -133,7 +140,8 @@ class _Pools:
     pool_doc: np.ndarray
 
 
-def _judgments(qrels: Qrels, docs: np.ndarray, join: _QueryJoin, protocol: Protocol, counts: dict) -> _Pools:
+def _judgments(qrels: Qrels, docs: np.ndarray, join: _QueryJoin, protocol: Protocol,
+               counts: dict) -> _Pools:
     """The ``grades`` and ``negative_grades`` policies over the judgments of the evaluated queries.
 
     Docs keep the run's vocabulary `docs` (sorted, so codes compare like ids
@@ -151,7 +159,8 @@ def _judgments(qrels: Qrels, docs: np.ndarray, join: _QueryJoin, protocol: Proto
 
     def judgment(i: int) -> dict:
         return {"source": qrels.source, "line": line_at(qrels.lines, i),
-                "query": str(qrels.queries[qrels_row_query[i]]), "doc": str(qrels.docs[judged_doc[i]])}
+                "query": str(qrels.queries[qrels_row_query[i]]),
+                "doc": str(qrels.docs[judged_doc[i]])}
 
     judged_grade = apply_grades(qrels.grades, protocol, judgment)
     judged_grade, pooled_only = apply_negative_grades(judged_grade, protocol, judgment)
@@ -167,8 +176,10 @@ def _judgments(qrels: Qrels, docs: np.ndarray, join: _QueryJoin, protocol: Proto
     keep &= ~negative
     ranked_query, ranked_doc = in_run_codes(keep)
     return _Pools(ranked_query=ranked_query, ranked_doc=ranked_doc,
-                  ranked_grade=judged_grade[keep & ranked_anywhere[judged_doc]], pooled_query=pooled_query,
-                  pooled_doc=pooled_doc, pool_offsets=offsets_of(judged_query[keep], len(join.queries)),
+                  ranked_grade=judged_grade[keep & ranked_anywhere[judged_doc]],
+                  pooled_query=pooled_query,
+                  pooled_doc=pooled_doc,
+                  pool_offsets=offsets_of(judged_query[keep], len(join.queries)),
                   pool_grade=judged_grade[keep], pool_doc=judged_doc[keep])
 
 
@@ -196,7 +207,8 @@ class _Rows:
     def locate(self, queries: np.ndarray, docs: np.ndarray, source: str) -> Locate:
         """Where row i is, as the fields of an error."""
         def row(i: int) -> dict:
-            return {"source": source, "line": line_at(self.line, i), "query": str(queries[self.query[i]]),
+            return {"source": source, "line": line_at(self.line, i),
+                    "query": str(queries[self.query[i]]),
                     "doc": str(docs[self.doc[i]])}
         return row
 
@@ -212,16 +224,20 @@ def _evaluated_rows(run: Run, join: _QueryJoin) -> tuple[np.ndarray, "slice | np
     offsets = np.concatenate([[0], np.cumsum(evaluated_lengths)]).astype(np.int64)
     if kept.all():
         return offsets, slice(None)  # every row is evaluated: avoid copying the columns
-    # Run queries are in query-code order and evaluated queries in the same order, so the rows stay grouped.
+    # Run queries are in query-code order and evaluated queries in the same order, so the rows stay
+    # grouped.
     return offsets, np.flatnonzero(np.repeat(kept, run_lengths))
 
 
-def _mark(offsets: np.ndarray, row_doc: np.ndarray, run: Run, pools: _Pools) -> tuple[np.ndarray, ...]:
+def _mark(offsets: np.ndarray, row_doc: np.ndarray, run: Run, pools: _Pools) -> tuple[np.ndarray,
+                                                                                      ...]:
     """(repeated, judged, grade, pooled) per row: one pass over the rows, query by query,
     finds repeated docs and looks every doc up among the query's judgments (see _libs/align_scan)."""
     return mark_rows(
-        np.ascontiguousarray(offsets, dtype=np.int64), np.ascontiguousarray(row_doc, dtype=np.int64),
-        max(len(run.docs), 1), pools.ranked_query, pools.ranked_doc, np.ascontiguousarray(pools.ranked_grade),
+        np.ascontiguousarray(offsets, dtype=np.int64),
+        np.ascontiguousarray(row_doc, dtype=np.int64),
+        max(len(run.docs), 1), pools.ranked_query, pools.ranked_doc,
+        np.ascontiguousarray(pools.ranked_grade),
         pools.pooled_query, pools.pooled_doc)
 
 
@@ -231,7 +247,8 @@ def _held_scores(run: Run, rows: "slice | np.ndarray", offsets: np.ndarray, prot
     groups it made are counted (``tied_groups_from_precision``)."""
     held = apply_score_precision(run.scores[rows], protocol)
     if protocol.score_precision is not ScorePrecision.FLOAT64 and run.has_scores:
-        counts["tied_groups_from_precision"] = precision_ties(segment_of(np.diff(offsets)), run.scores[rows], held)
+        counts["tied_groups_from_precision"] = precision_ties(segment_of(np.diff(offsets)),
+                                                              run.scores[rows], held)
     return held
 
 
@@ -243,24 +260,29 @@ def _ranked_rows(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol, 
     row_doc = run.doc_codes[rows]
     repeated, row_judged, row_grade, row_pooled = _mark(offsets, row_doc, run, pools)
     row_query = segment_of(np.diff(offsets))
-    ranked = _Rows(query=row_query, doc=row_doc, score=_held_scores(run, rows, offsets, protocol, counts),
-                   grade=row_grade, judged=row_judged, pooled=row_pooled, line=take_lines(run.lines, rows))
+    ranked = _Rows(query=row_query, doc=row_doc,
+                   score=_held_scores(run, rows, offsets, protocol, counts),
+                   grade=row_grade, judged=row_judged, pooled=row_pooled,
+                   line=take_lines(run.lines, rows))
     counts["duplicates_dropped"] = 0
     if repeated.any():
         grade, judged = credit_once(repeated, ranked.grade, ranked.judged, protocol)
         ranked = dataclasses.replace(ranked, grade=grade, judged=judged)
-        ranked = ranked.take(drop_duplicates(repeated, protocol, ranked.locate(join.queries, run.docs, run.source),
+        ranked = ranked.take(drop_duplicates(repeated, protocol,
+                                             ranked.locate(join.queries, run.docs, run.source),
                                              counts))
     if protocol.identical_ids is IdenticalIds.DROP:
         own = identical_rows(join.queries, run.docs, ranked.query, ranked.doc)
         counts["identical_ids_dropped"] = int(own.sum())
         ranked = ranked.take(~own)
-    judged_rows = apply_unjudged(ranked.judged, protocol, ranked.locate(join.queries, run.docs, run.source),
+    judged_rows = apply_unjudged(ranked.judged, protocol,
+                                 ranked.locate(join.queries, run.docs, run.source),
                                  qrels_source, counts)
     return ranked if judged_rows is None else ranked.take(judged_rows)
 
 
-def _owned_columns(run: Run, rows: "slice | np.ndarray", protocol: Protocol) -> "tuple[np.ndarray, ...] | None":
+def _owned_columns(run: Run, rows: "slice | np.ndarray",
+                   protocol: Protocol) -> "tuple[np.ndarray, ...] | None":
     """The run's own writable doc, score and line buffers, when every row is evaluated, the
     scores are held as given and nothing else refers to them (see pipeline/inplace)."""
     if (not isinstance(rows, slice) or protocol.score_precision is not ScorePrecision.FLOAT64
@@ -298,7 +320,8 @@ def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol,
         if repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all()):
             return None
         del repeated
-        rank_in_place(offsets, score, doc, [grade, judged, pooled] + ([line] if line.strides[0] else []), protocol)
+        rank_in_place(offsets, score, doc,
+                      [grade, judged, pooled] + ([line] if line.strides[0] else []), protocol)
     else:
         doc, score = run.doc_codes[rows], _held_scores(run, rows, offsets, protocol, counts)
         line = take_lines(run.lines, rows)
@@ -310,7 +333,8 @@ def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol,
         if (repeated.any() or (protocol.unjudged is Unjudged.ERROR and not judged.all())
                 or protocol.identical_ids is IdenticalIds.DROP):
             return None
-    ranked = _Rows(query=_NO_QUERY, doc=doc, score=score, grade=grade, judged=judged, pooled=pooled, line=line)
+    ranked = _Rows(query=_NO_QUERY, doc=doc, score=score, grade=grade, judged=judged, pooled=pooled,
+                   line=line)
     counts["duplicates_dropped"] = 0
 
     def locate(i: int) -> dict:
@@ -322,7 +346,8 @@ def _ranked_first(run: Run, join: _QueryJoin, pools: _Pools, protocol: Protocol,
     if judged_rows is None:
         return ranked, offsets
     kept_per_query = count_per_query(offsets, judged_rows.view(np.uint8))
-    return ranked.take(judged_rows, query=False), np.concatenate([[0], np.cumsum(kept_per_query)]).astype(np.int64)
+    return (ranked.take(judged_rows, query=False),
+            np.concatenate([[0], np.cumsum(kept_per_query)]).astype(np.int64))
 
 
 def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol,
@@ -330,7 +355,8 @@ def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol
     """The rows in rank order (the ``ties`` policy's order)."""
     # Rows are grouped by query in input order. Most runs already list each
     # query's docs by score descending: the order is then None and no sort runs.
-    order = rank_order(ranked.query, len(join.queries), ranked.score if run.has_scores else None, ranked.doc,
+    order = rank_order(ranked.query, len(join.queries), ranked.score if run.has_scores else None,
+                       ranked.doc,
                        protocol)
     if order is None:
         return ranked
@@ -340,10 +366,12 @@ def _in_rank_order(ranked: _Rows, run: Run, join: _QueryJoin, protocol: Protocol
     return ranked.take(order, query=not grouped)
 
 
-def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict, protocol: Protocol) -> np.ndarray:
+def _query_offsets(ranked: _Rows, run: Run, join: _QueryJoin, counts: dict,
+                   protocol: Protocol) -> np.ndarray:
     """Each evaluated query's offsets into the ranked rows."""
     num_queries = len(join.queries)
-    if counts["duplicates_dropped"] or counts["unjudged_dropped"] or protocol.identical_ids is IdenticalIds.DROP:
+    if (counts["duplicates_dropped"] or counts["unjudged_dropped"]
+        or protocol.identical_ids is IdenticalIds.DROP):
         return offsets_of(ranked.query, num_queries)
     # Rows are grouped by query in evaluation order, none dropped: each
     # evaluated query keeps its whole ranking.
@@ -383,9 +411,11 @@ def align_inputs(inputs: Inputs, *, reuse: bool = False) -> Alignment:
     run = merge_chunks(run, protocol, counts)  # chunk ids -> doc ids, before every other row policy
     join = _join_queries(qrels, run, protocol, counts)
     pools = _judgments(qrels, run.docs, join, protocol, counts)
-    found = _ranked_first(run, join, pools, protocol, counts, qrels.source, reuse) if run.has_scores else None
+    found = (_ranked_first(run, join, pools, protocol, counts, qrels.source, reuse)
+             if run.has_scores else None)
     if found is None:
-        ranked = _in_rank_order(_ranked_rows(run, join, pools, protocol, counts, qrels.source), run, join,
+        ranked = _in_rank_order(_ranked_rows(run, join, pools, protocol, counts, qrels.source), run,
+                                join,
                                 protocol, counts)
         offsets = _query_offsets(ranked, run, join, counts, protocol)
     else:
@@ -402,13 +432,16 @@ def align_inputs(inputs: Inputs, *, reuse: bool = False) -> Alignment:
         query = int(np.searchsorted(offsets, lo, side="right")) - 1
         return {"what": f"{{docs}} {literal(name_some(docs[ranked.doc[lo:hi]], 5))} tie at score "
                         f"{ranked.score[lo].item()!r}",
-                "source": run.source, "query": str(queries[query]), "value": ranked.score[lo].item()}
+                "source": run.source, "query": str(queries[query]),
+                "value": ranked.score[lo].item()}
 
-    group_offsets, tie_offsets = group_ties(offsets, ranked.score if run.has_scores else None, protocol,
+    group_offsets, tie_offsets = group_ties(offsets, ranked.score if run.has_scores else None,
+                                            protocol,
                                             counts, tie)
     return Alignment(
         queries=queries, in_run=join.in_run, offsets=offsets, docs=docs,
-        doc=ranked.doc, grade=ranked.grade, judged=ranked.judged, pooled=ranked.pooled, score=ranked.score,
+        doc=ranked.doc, grade=ranked.grade, judged=ranked.judged, pooled=ranked.pooled,
+        score=ranked.score,
         line=ranked.line, group_offsets=group_offsets, tie_offsets=tie_offsets,
         pool_offsets=pool_offsets, pool_grade=pool_grade, counts=counts,
         run_source=run.source, qrels_source=qrels.source, pool_doc=pool_doc, pool_docs=qrels.docs,

@@ -45,7 +45,8 @@ def resolve_files(protocol: Protocol) -> Protocol:
     return protocol.replace(chunk_map=chunk_map.with_table(*read_chunk_table(chunk_map)))
 
 
-def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[int], dict]) -> np.ndarray:
+def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap,
+                    locate: Callable[[int], dict]) -> np.ndarray:
     """The document id of each chunk id, as the ``chunk_map`` policy says.
 
     `locate(i)` names where chunk ``chunks[i]`` is ranked, for errors.
@@ -65,7 +66,8 @@ def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap, locate: Callable[[i
             raise InputError(
                 what=literal(f"chunk id {ids[empty[0]]!r} has nothing before the separator {chunk_map.spec!r}, "
                              f"so it names no document ({len(empty)} such ids)"),
-                value=ids[empty[0]], **locate(empty[0]), fix="fix the ids or choose another chunk_map")
+                value=ids[empty[0]], **locate(empty[0]),
+                fix="fix the ids or choose another chunk_map")
         return np.array(docs, dtype=object)
     if chunk_map.kind == "regex":
         import re
@@ -126,7 +128,8 @@ def merge_chunks(run: Run, protocol: Protocol, counts: dict) -> Run:
 
     def chunk_row(i: int) -> dict:
         row = int(first_row_of_chunk[i])
-        return {"source": run.source, "line": line_at(run.lines, row), "query": str(run.queries[row_query[row]]),
+        return {"source": run.source, "line": line_at(run.lines, row),
+                "query": str(run.queries[row_query[row]]),
                 "doc": str(run.docs[i])}
 
     doc_of_chunk = chunk_documents(run.docs, protocol.chunk_map, chunk_row)
@@ -140,7 +143,8 @@ def merge_chunks(run: Run, protocol: Protocol, counts: dict) -> Run:
     else:
         order = np.lexsort((rows, key))
     sorted_key = key[order]
-    starts = np.concatenate([[True], sorted_key[1:] != sorted_key[:-1]]) if n else np.zeros(0, dtype=bool)
+    starts = (np.concatenate([[True], sorted_key[1:] != sorted_key[:-1]]) if n
+              else np.zeros(0, dtype=bool))
     # The chunk standing for each (query, doc), spread back to its rows.
     winner_chunk = run.doc_codes[order[starts]]
     key_index = np.cumsum(starts) - 1
@@ -149,6 +153,7 @@ def merge_chunks(run: Run, protocol: Protocol, counts: dict) -> Run:
     keep = np.flatnonzero(run.doc_codes == chosen)
     counts["chunks_merged"] = int(n - len(keep))
     return Run(query_codes=row_query[keep], queries=run.queries, doc_codes=row_doc[keep], docs=docs,
-               scores=run.scores[keep] if run.has_scores else None, lines=take_lines(run.lines, keep),
+               scores=run.scores[keep] if run.has_scores else None,
+               lines=take_lines(run.lines, keep),
                source=run.source, name=run.name)
 

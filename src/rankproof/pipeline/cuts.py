@@ -48,7 +48,8 @@ def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
                 fix="set the policy ties=input (the given order) or ties=docid")
     kept = np.minimum(lengths, k)
     # Each query's first kept positions in rank order: its offset, plus 0, 1, ... kept - 1.
-    positions = np.arange(int(kept.sum()), dtype=np.int64) + np.repeat(offsets[:-1] - (np.cumsum(kept) - kept), kept)
+    positions = (np.arange(int(kept.sum()), dtype=np.int64)
+                 + np.repeat(offsets[:-1] - (np.cumsum(kept) - kept), kept))
     return positions if order is None else order[positions]
 
 
@@ -64,5 +65,6 @@ def truncate(run: Run, depth: int, protocol: Protocol) -> Run:
     order = np.lexsort((-run.doc_codes, -apply_score_precision(run.scores, protocol), query))
     rank = np.arange(len(order), dtype=np.int64) - run.offsets[query]
     keep = order[rank < depth]
-    return Run(query_codes=query[keep], queries=run.queries, doc_codes=run.doc_codes[keep], docs=run.docs,
+    return Run(query_codes=query[keep], queries=run.queries, doc_codes=run.doc_codes[keep],
+               docs=run.docs,
                scores=run.scores[keep], lines=run.lines[keep], source=run.source, name=run.name)

@@ -58,7 +58,8 @@ class DenseAlignment(QueryOffsets):
         self.in_run = np.ones(rows, dtype=bool)
         # Masked entries (NaN scores) are not candidates: the kernel skips them.
         self._mask = np.isnan(scores.score) if scores.masked else None
-        lengths = columns - np.count_nonzero(self._mask, axis=1) if self._mask is not None else np.full(rows, columns)
+        lengths = (columns - np.count_nonzero(self._mask, axis=1) if self._mask is not None
+                   else np.full(rows, columns))
         self.offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
     def flat(self) -> Alignment:
@@ -74,8 +75,10 @@ class DenseAlignment(QueryOffsets):
     def _count_ties(self, cutoffs) -> dict:
         counts = base_counts(self._scores)
         # Masked entries sort last as -inf, where no tie among them is counted.
-        score = np.where(self._mask, -np.inf, self._scores.score) if self._mask is not None else self._scores.score
-        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(score, cutoffs, self._mask is not None)
+        score = (np.where(self._mask, -np.inf, self._scores.score) if self._mask is not None
+                 else self._scores.score)
+        counts["tied_groups"], counts["tied_docs"], crossing = _tie_counts(score, cutoffs,
+                                                                           self._mask is not None)
         self._counts = counts
         self._crossing.update(crossing)
         return counts
@@ -87,7 +90,8 @@ class DenseAlignment(QueryOffsets):
         if self._counts is None or not set(cutoffs) <= set(self._crossing):
             self._count_ties(cutoffs)
         return {
-            "unjudged_in_cutoff": {str(m): 0 for m in measures if m.cutoff is not None or m.spec.cutoff},
+            "unjudged_in_cutoff": {str(m): 0 for m in measures if m.cutoff is not None
+                                   or m.spec.cutoff},
             "tied_groups_crossing_cutoff": {str(m): self._crossing[m.cutoff] for m in measures
                                             if m.cutoff is not None},
         }
@@ -108,7 +112,8 @@ class DenseAlignment(QueryOffsets):
         """Per-row facts without the counts: every candidate is judged on this path."""
         rows = self.num_queries
         return QueryTable(queries=self.queries, in_run=self.in_run, retrieved=self.lengths,
-                          unjudged_retrieved=np.zeros(rows, dtype=np.int64), qrels_source=self.qrels_source,
+                          unjudged_retrieved=np.zeros(rows, dtype=np.int64),
+                          qrels_source=self.qrels_source,
                           run_source=self.run_source, notes=self.notes, judged_queries=rows)
 
 
@@ -126,7 +131,8 @@ def _tie_counts(score: np.ndarray, cutoffs=(), masked: bool = False,
         if masked:
             same &= block[:, 1:] != -np.inf
         for k in cutoffs:
-            if k < columns:  # ranks k and k + 1 (descending) are ascending columns m - k and m - k - 1
+            # ranks k and k + 1 (descending) are ascending columns m - k and m - k - 1
+            if k < columns:
                 crossing[k] += int(np.count_nonzero(same[:, columns - k - 1]))
         # A tied group starts where an equal pair follows an unequal one (or the row start).
         starts = same.copy()

@@ -41,7 +41,8 @@ class Inputs:
     ids_normalised: int | None = None
 
 
-def _vocabulary(ids: np.ndarray, policy: IdPolicy, role: str, source: str) -> tuple[np.ndarray, int]:
+def _vocabulary(ids: np.ndarray, policy: IdPolicy, role: str, source: str) -> tuple[np.ndarray,
+                                                                                    int]:
     """The ids normalised, and how many changed; two ids made one are refused."""
     normalised = np.array(policy.apply(ids.tolist()), dtype=str) if len(ids) else ids
     changed = int(np.count_nonzero(normalised != ids)) if len(ids) else 0
@@ -53,7 +54,8 @@ def _vocabulary(ids: np.ndarray, policy: IdPolicy, role: str, source: str) -> tu
             first, second = ids[order[same[0]]], ids[order[same[0] + 1]]
             raise InputError(
                 what=f"ids={policy} makes the {role} ids {literal(repr(str(first)))} and {literal(repr(str(second)))} "
-                     f"one ({literal(repr(str(ranked[same[0]])))})", source=source, value=str(first),
+                     f"one ({literal(repr(str(ranked[same[0]])))})", source=source,
+                value=str(first),
                 fix="drop the step that merges them from the ids policy, or give them distinct ids")
     return normalised, changed
 
@@ -63,8 +65,10 @@ def _qrels(qrels: Qrels, policy: IdPolicy) -> tuple[Qrels, int]:
     docs, changed_docs = _vocabulary(qrels.docs, policy, "{doc}", qrels.source)
     if not changed_queries and not changed_docs:
         return qrels, 0
-    made = Qrels(query_codes=segment_of(np.diff(qrels.offsets)), queries=queries, doc_codes=qrels.doc_codes,
-                 docs=docs, grades=qrels.grades, lines=qrels.lines, source=qrels.source, keep_empty=True)
+    made = Qrels(query_codes=segment_of(np.diff(qrels.offsets)), queries=queries,
+                 doc_codes=qrels.doc_codes,
+                 docs=docs, grades=qrels.grades, lines=qrels.lines, source=qrels.source,
+                 keep_empty=True)
     return made, changed_queries + changed_docs
 
 
@@ -73,8 +77,10 @@ def _run(run: Run, policy: IdPolicy) -> tuple[Run, int]:
     docs, changed_docs = _vocabulary(run.docs, policy, "{doc}", run.source)
     if not changed_queries and not changed_docs:
         return run, 0
-    made = Run(query_codes=segment_of(np.diff(run.offsets)), queries=queries, doc_codes=run.doc_codes, docs=docs,
-               scores=run.scores if run.has_scores else None, lines=run.lines, source=run.source, name=run.name)
+    made = Run(query_codes=segment_of(np.diff(run.offsets)), queries=queries,
+               doc_codes=run.doc_codes, docs=docs,
+               scores=run.scores if run.has_scores else None, lines=run.lines, source=run.source,
+               name=run.name)
     return made, changed_queries + changed_docs
 
 
@@ -96,7 +102,8 @@ def normalised_inputs(qrels: Qrels, run: Run, protocol: Protocol) -> Inputs:
     return Inputs(qrels, run, protocol, changed_qrels + changed_run)
 
 
-def normalise_ids(qrels: Qrels, run: Run, protocol: Protocol, counts: dict | None = None) -> tuple[Qrels, Run]:
+def normalise_ids(qrels: Qrels, run: Run, protocol: Protocol,
+                  counts: dict | None = None) -> tuple[Qrels, Run]:
     """:func:`normalised_inputs` as a pair; adds ``ids_normalised`` to `counts`.
 
     >>> from rankproof import Qrels, Run

@@ -27,7 +27,8 @@ def sole_owner(view: np.ndarray) -> "np.ndarray | None":
     """The writable array that owns `view`'s memory, when `view` (a run's read-only column)
     covers it whole and nothing but `view` refers to it; None otherwise."""
     base = view.base
-    if not (isinstance(base, np.ndarray) and base.base is None and base.flags.owndata and base.flags.writeable
+    if not (isinstance(base, np.ndarray) and base.base is None and base.flags.owndata
+            and base.flags.writeable
             and base.flags.c_contiguous and base.dtype == view.dtype and base.shape == view.shape
             and base.ctypes.data == view.ctypes.data):
         return None
@@ -36,7 +37,8 @@ def sole_owner(view: np.ndarray) -> "np.ndarray | None":
     return base if sys.getrefcount(base) == 3 else None
 
 
-def rank_in_place(offsets: np.ndarray, score: np.ndarray, doc: np.ndarray, columns: list[np.ndarray],
+def rank_in_place(offsets: np.ndarray, score: np.ndarray, doc: np.ndarray,
+                  columns: list[np.ndarray],
                   protocol: Protocol) -> None:
     """Reorder `score`, `doc` and every array of `columns` in place into the ``ties`` policy's
     rank order within each query (delimited by `offsets`), whole queries of about

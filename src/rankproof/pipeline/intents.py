@@ -79,7 +79,8 @@ def _codes(keys: np.ndarray, key_space: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), renumber[keys].astype(np.int64)
 
 
-def _find(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray, key_space: int) -> np.ndarray:
+def _find(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray,
+          key_space: int) -> np.ndarray:
     """For each of `keys`, the value of the equal sorted key, or -1 when there is none."""
     if len(sorted_keys) == 0:
         return np.full(len(keys), -1, dtype=np.int64)
@@ -91,17 +92,20 @@ def _find(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray, key_spa
     return np.where(sorted_keys[at] == keys, values[at], -1)
 
 
-def _position_entries(a: Alignment, qrels: IntentQrels, pool_doc: np.ndarray, pool_query: np.ndarray,
+def _position_entries(a: Alignment, qrels: IntentQrels, pool_doc: np.ndarray,
+                      pool_query: np.ndarray,
                       pool_doc_offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per ranked position, where its entries start (offsets) and each entry's row of the qrels:
     the rows of its judged doc, found by (query, run doc code); none for an unjudged doc."""
     num_queries = a.num_queries
     run_docs = a.docs
     code = np.minimum(np.searchsorted(run_docs, qrels.docs), max(len(run_docs) - 1, 0))
-    ranked = (run_docs[code] == qrels.docs) if len(run_docs) else np.zeros(len(qrels.docs), dtype=bool)
+    ranked = (run_docs[code] == qrels.docs) if len(run_docs) else np.zeros(len(qrels.docs),
+                                                                           dtype=bool)
     in_run = ranked[pool_doc]
     width = max(len(run_docs), 1)
-    pool_key = pool_query[in_run] * width + code[pool_doc[in_run]]  # ascending: both orders are by id
+    # ascending: both orders are by id
+    pool_key = pool_query[in_run] * width + code[pool_doc[in_run]]
     pool_index = np.flatnonzero(in_run)
     position_query = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(a.offsets))
     position_key = position_query * width + a.doc
@@ -110,7 +114,8 @@ def _position_entries(a: Alignment, qrels: IntentQrels, pool_doc: np.ndarray, po
     counts = np.where(hit, np.diff(pool_doc_offsets)[np.maximum(position_doc, 0)], 0)
     position_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     starts = pool_doc_offsets[np.maximum(position_doc, 0)]
-    entry = np.arange(position_offsets[-1], dtype=np.int64) + np.repeat(starts - position_offsets[:-1], counts)
+    entry = (np.arange(position_offsets[-1], dtype=np.int64)
+             + np.repeat(starts - position_offsets[:-1], counts))
     return position_offsets, entry
 
 
@@ -121,7 +126,8 @@ def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
     num_queries = a.num_queries
     # Evaluated query of each judged query (-1: not evaluated). Both vocabularies are sorted.
     at = np.minimum(np.searchsorted(a.queries, qrels.queries), max(num_queries - 1, 0))
-    evaluated = (a.queries[at] == qrels.queries) if num_queries else np.zeros(len(qrels.queries), dtype=bool)
+    evaluated = (a.queries[at] == qrels.queries) if num_queries else np.zeros(len(qrels.queries),
+                                                                              dtype=bool)
     eval_of_query = np.where(evaluated, at, -1)
     row_query = eval_of_query[qrels.query_codes]
     keep = row_query >= 0
@@ -156,7 +162,8 @@ def attach_intents(alignment: Alignment, qrels: IntentQrels) -> IntentAlignment:
                            zip(query_ids.tolist(), pair_intent.tolist())], dtype=np.float64)
     table = IntentTable(
         pair_offsets=pair_offsets, pair_intent=pair_intent, weight=weight,
-        position_offsets=position_offsets, position_pair=row_pair[entry], position_grade=row_grade[entry],
+        position_offsets=position_offsets, position_pair=row_pair[entry],
+        position_grade=row_grade[entry],
         pool_offsets=pool_offsets, pool_doc_offsets=pool_doc_offsets, pool_pair=row_pair,
         pool_grade=row_grade, source=qrels.source)
     fields = {field.name: getattr(a, field.name) for field in dataclasses.fields(Alignment)}

@@ -29,11 +29,12 @@ def _position_layers(a, qrels: LayeredQrels) -> np.ndarray:
     doc_index = np.where(doc_index < len(qrels.docs), doc_index, 0)
     known_doc = qrels.docs[doc_index] == a.docs
     width = max(len(qrels.docs), 1)
-    row_keys = np.repeat(np.arange(len(qrels.queries), dtype=np.int64), np.diff(qrels.offsets)) * width \
-        + qrels.doc_codes
+    row_queries = np.repeat(np.arange(len(qrels.queries), dtype=np.int64), np.diff(qrels.offsets))
+    row_keys = row_queries * width + qrels.doc_codes
     keys = np.repeat(query_index, per_query).astype(np.int64) * width + doc_index[a.doc]
     row = np.minimum(np.searchsorted(row_keys, keys), len(row_keys) - 1)
-    found = (row_keys[row] == keys) & np.repeat(known_query, per_query) & known_doc[a.doc] & a.judged
+    found = (row_keys[row] == keys) & np.repeat(known_query,
+                                                per_query) & known_doc[a.doc] & a.judged
     return np.where(found, qrels.layer_of_row[row], -1)
 
 
@@ -49,7 +50,8 @@ def layer_cutoff_counts(a, measures, qrels: Any) -> dict[str, dict[str, dict[str
     names = qrels.layers.names
     out: dict[str, dict[str, int]] = {}
     for measure in measures:
-        inside = rank_of_start < measure.cutoff if measure.cutoff is not None else np.ones(len(layers), bool)
+        inside = (rank_of_start < measure.cutoff if measure.cutoff is not None
+                  else np.ones(len(layers), bool))
         counts = np.bincount(layers[inside & (layers >= 0)], minlength=len(names))
         out[str(measure)] = dict(zip(names, counts.tolist()))
     return {"judged_in_cutoff_by_layer": out}

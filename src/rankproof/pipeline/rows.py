@@ -24,10 +24,13 @@ from typing import Callable
 import numpy as np
 
 from ..errors import DuplicateError, InputError, UnjudgedError, literal
-from ..protocol import LARGEST_GAIN, Duplicates, Grades, NegativeGrades, Protocol, ScorePrecision, Unjudged
+from ..protocol import (LARGEST_GAIN, Duplicates, Grades, NegativeGrades, Protocol, ScorePrecision,
+                        Unjudged)
 
-__all__ = ["Locate", "name_some", "line_at", "apply_grades", "apply_negative_grades", "apply_unjudged",
-           "drop_duplicates", "credit_once", "identical_rows", "apply_score_precision", "round_bfloat16", "precision_ties"]
+__all__ = ["Locate", "name_some", "line_at", "apply_grades", "apply_negative_grades",
+           "apply_unjudged",
+           "drop_duplicates", "credit_once", "identical_rows", "apply_score_precision",
+           "round_bfloat16", "precision_ties"]
 
 Locate = Callable[[int], dict]
 
@@ -76,7 +79,8 @@ def apply_grades(grade: np.ndarray, protocol: Protocol, locate: Locate) -> np.nd
     if fractional.any():
         i = int(np.flatnonzero(fractional)[0])
         raise InputError(
-            what=f"grade {literal(grade[i].item())} is not an integer", value=grade[i].item(), **locate(i),
+            what=f"grade {literal(grade[i].item())} is not an integer", value=grade[i].item(),
+            **locate(i),
             fix="set the policy grades=real to evaluate real-valued grades, or map them to integers")
     return grade.astype(np.int64)
 
@@ -123,7 +127,8 @@ def apply_unjudged(judged: np.ndarray, protocol: Protocol, locate: Locate, sourc
         return None
     if protocol.unjudged is Unjudged.ERROR:
         raise UnjudgedError(
-            what=f"the {{doc}} has no judgment in {literal(source)}", **locate(int(np.flatnonzero(unjudged)[0])),
+            what=f"the {{doc}} has no judgment in {literal(source)}",
+            **locate(int(np.flatnonzero(unjudged)[0])),
             fix="set the policy unjudged=zero to count it non-relevant, or unjudged=condense to drop "
                 "unjudged {docs}")
     if protocol.unjudged is Unjudged.CONDENSE:
@@ -132,7 +137,8 @@ def apply_unjudged(judged: np.ndarray, protocol: Protocol, locate: Locate, sourc
     return None
 
 
-def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate, counts: dict) -> np.ndarray:
+def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate,
+                    counts: dict) -> np.ndarray:
     """The ``duplicates`` policy, given which rows repeat an earlier (query, doc)
     of the same ranking: the rows to keep (``first``; every row under
     ``count`` and ``once``, see :func:`credit_once`) or an error (``error``).
@@ -143,7 +149,8 @@ def drop_duplicates(repeated: np.ndarray, protocol: Protocol, locate: Locate, co
     counts["duplicates_dropped"] = int(repeated.sum())
     if counts["duplicates_dropped"] and protocol.duplicates is Duplicates.ERROR:
         raise DuplicateError(
-            what="the {doc} is listed twice for this {query}", **locate(int(np.flatnonzero(repeated)[0])),
+            what="the {doc} is listed twice for this {query}",
+            **locate(int(np.flatnonzero(repeated)[0])),
             fix="set the policy duplicates=first to keep the first")
     return ~repeated
 
@@ -225,7 +232,8 @@ def round_bfloat16(score: np.ndarray) -> np.ndarray:
     [1.0, 1.0, 1.015625, 3.140625, -0.10009765625]
     """
     with np.errstate(over="ignore"):
-        bits = np.asarray(score, dtype=np.float64).astype(np.float32).view(np.uint32).astype(np.uint64)
+        bits = np.asarray(score,
+                          dtype=np.float64).astype(np.float32).view(np.uint32).astype(np.uint64)
     rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
     nan = (bits & 0x7F800000) == 0x7F800000
     nan &= (bits & 0x007FFFFF) != 0
@@ -247,8 +255,10 @@ def precision_ties(row_query: np.ndarray, score: np.ndarray, held: np.ndarray) -
     score = np.asarray(score, dtype=np.float64)
     order = np.lexsort((score, held, row_query))
     query, held, score = row_query[order], held[order], score[order]
-    same_group = (query[1:] == query[:-1]) & ((held[1:] == held[:-1]) | (np.isnan(held[1:]) & np.isnan(held[:-1])))
+    same_group = (query[1:] == query[:-1]) & ((held[1:] == held[:-1])
+                                              | (np.isnan(held[1:]) & np.isnan(held[:-1])))
     changed = same_group & (score[1:] != score[:-1]) & ~(np.isnan(score[1:]) & np.isnan(score[:-1]))
-    # A group made by the precision holds a changed pair; count each group once (at its first such pair).
+    # A group made by the precision holds a changed pair; count each group once (at its first such
+    # pair).
     group = np.cumsum(np.concatenate([[True], ~same_group]))[1:]
     return int(len(np.unique(group[changed])))

@@ -35,9 +35,12 @@ def base_counts(scores: ScoreInput) -> dict:
     rows = scores.num_rows
     return {
         "queries_in_qrels": rows, "queries_in_run": rows, "queries_missing_from_run": 0,
-        "queries_missing_from_qrels": 0, "queries_evaluated": rows, "negative_grades": scores.negative,
-        "duplicates_dropped": 0, "unjudged_retrieved": 0, "unjudged_dropped": 0, "masked_entries": scores.masked,
-        **({} if scores.precision_ties is None else {"tied_groups_from_precision": scores.precision_ties}),
+        "queries_missing_from_qrels": 0, "queries_evaluated": rows,
+        "negative_grades": scores.negative,
+        "duplicates_dropped": 0, "unjudged_retrieved": 0, "unjudged_dropped": 0,
+        "masked_entries": scores.masked,
+        **({} if scores.precision_ties is None
+           else {"tied_groups_from_precision": scores.precision_ties}),
     }
 
 
@@ -54,15 +57,18 @@ def check_num_relevant(num_relevant, scores: ScoreInput) -> np.ndarray:
     if len(array) != scores.num_rows:
         raise InputError(what=f"num_relevant has {len(array)} values for {scores.num_rows} rows",
                          fix="give one per row (the number of relevant items of that user in the whole catalogue)")
-    bad = np.flatnonzero(~np.isfinite(array.astype(np.float64)) | (array < 0) | (array != np.round(array)))
+    bad = np.flatnonzero(~np.isfinite(array.astype(np.float64)) | (array < 0)
+                         | (array != np.round(array)))
     if len(bad):
         r = int(bad[0])
-        raise InputError(what=f"row {r} ({{query}} {literal(scores.queries[r])}) has {array[r]}", source="num_relevant",
+        raise InputError(what=f"row {r} ({{query}} {literal(scores.queries[r])}) has {array[r]}",
+                         source="num_relevant",
                          fix="give a whole number >= 0 of relevant items", value=array[r])
     return array.astype(np.int64)
 
 
-def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, rel: "int | float", queries):
+def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, rel: "int | float",
+                       queries):
     """Each row's judged pool plus ``num_relevant - relevant candidates`` items at grade `rel`."""
     pool_row, pool_grade = row[judged], grade[judged]
     relevant_inside = np.bincount(pool_row[pool_grade >= rel], minlength=rows)
@@ -71,19 +77,23 @@ def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, 
         r = int(short[0])
         raise InputError(what=f"row {r} ({{query}} {literal(queries[r])}) says {num_relevant[r]} relevant items, "
                          f"but {relevant_inside[r]} of its candidates have a {{grade}} >= rel={rel}",
-                         source="num_relevant", fix="give the count over the whole catalogue, candidates included",
+                         source="num_relevant",
+                         fix="give the count over the whole catalogue, candidates included",
                          value=int(num_relevant[r]))
     outside = num_relevant - relevant_inside
     rows_all = np.concatenate([pool_row, np.repeat(np.arange(rows, dtype=np.int64), outside)])
     # A real rel (grades=real) makes the pool real: an integer pool would cut it.
     kind = np.result_type(pool_grade.dtype, np.asarray(rel).dtype)
-    grades_all = np.concatenate([pool_grade.astype(kind), np.full(int(outside.sum()), rel, dtype=kind)])
+    grades_all = np.concatenate([pool_grade.astype(kind),
+                                 np.full(int(outside.sum()), rel, dtype=kind)])
     order = np.argsort(rows_all, kind="stable")
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(rows_all, minlength=rows))]).astype(np.int64)
+    offsets = np.concatenate([[0],
+                              np.cumsum(np.bincount(rows_all, minlength=rows))]).astype(np.int64)
     return offsets, grades_all[order], int(outside.sum())
 
 
-def score_alignment(scores: ScoreInput, protocol: Protocol, num_relevant: np.ndarray | None = None) -> Alignment:
+def score_alignment(scores: ScoreInput, protocol: Protocol,
+                    num_relevant: np.ndarray | None = None) -> Alignment:
     """Order every row by score under the tie policy and build the flat alignment.
 
     The row policies are the pipeline's (:mod:`rankproof.pipeline`), applied
@@ -113,8 +123,10 @@ def score_alignment(scores: ScoreInput, protocol: Protocol, num_relevant: np.nda
         grade = np.where(unjudged, 0, grade)
     kept = apply_unjudged(judged, protocol, entry, "y_true", counts)
     if kept is not None:
-        grade, score, position, row, judged = grade[kept], score[kept], position[kept], row[kept], judged[kept]
-        offsets = np.concatenate([[0], np.cumsum(np.bincount(row, minlength=rows))]).astype(np.int64)
+        grade, score, position, row, judged = (grade[kept], score[kept], position[kept], row[kept],
+                                               judged[kept])
+        offsets = np.concatenate([[0],
+                                  np.cumsum(np.bincount(row, minlength=rows))]).astype(np.int64)
     pooled = np.ones(len(score), dtype=bool)
 
     # Order: score descending; among ties, the input (column) order, or for
@@ -133,17 +145,21 @@ def score_alignment(scores: ScoreInput, protocol: Protocol, num_relevant: np.nda
     n = len(score)
     notes = (POOL_NOTE,)
     if num_relevant is None:
-        pool_offsets = np.concatenate([[0], np.cumsum(np.bincount(row[judged], minlength=rows))]).astype(np.int64)
+        pool_offsets = np.concatenate([[0],
+                                       np.cumsum(np.bincount(row[judged],
+                                                             minlength=rows))]).astype(np.int64)
         pool_grade = grade[judged] if not judged.all() else grade
     else:
-        pool_offsets, pool_grade, outside = _pool_with_outside(row, judged, grade, rows, num_relevant,
+        pool_offsets, pool_grade, outside = _pool_with_outside(row, judged, grade, rows,
+                                                               num_relevant,
                                                                protocol.rel, scores.queries)
         counts["relevant_outside_candidates"] = outside
         notes = (num_relevant_note(outside, protocol.rel),)
     width = int(position.max(initial=-1)) + 1
     return Alignment(
         queries=scores.queries, in_run=np.ones(rows, dtype=bool), offsets=offsets,
-        docs=np.arange(width).astype(str), doc=position.astype(np.int64), grade=grade, judged=judged,
+        docs=np.arange(width).astype(str), doc=position.astype(np.int64), grade=grade,
+        judged=judged,
         pooled=pooled, score=score,
         line=np.broadcast_to(np.int64(-1), (n,)),  # no file lines: a read-only view, no memory
         group_offsets=group_offsets,

@@ -52,5 +52,6 @@ def merge_subqueries(qrels: Qrels, run: Run, protocol: Protocol, counts: dict) -
         for doc, score in docs.items():
             best[doc] = score if doc not in best else max(score, best[doc])
     counts["subqueries_merged"] = run.num_queries - len(ranked)
-    return (Qrels.from_dict(judged, source=qrels.source, grades="real" if qrels.real_grades else "integer"),
+    return (Qrels.from_dict(judged, source=qrels.source,
+                            grades="real" if qrels.real_grades else "integer"),
             Run.from_dict(ranked, source=run.source, name=run.name))

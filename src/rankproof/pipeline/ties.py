@@ -12,7 +12,8 @@ from ..errors import TieError
 from ..protocol import Protocol, Ties
 from ..kernels.segments import offsets_of, segment_of
 
-__all__ = ["sort_within_queries", "sort_within_offsets", "rank_order", "rank_order_within", "tie_groups", "group_ties",
+__all__ = ["sort_within_queries", "sort_within_offsets", "rank_order", "rank_order_within",
+           "tie_groups", "group_ties",
            "one_tie_per_ranking", "in_order", "merit_order", "tie_orders"]
 
 
@@ -33,15 +34,18 @@ def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray
     grouped = n == 0 or bool((row_query[1:] >= row_query[:-1]).all())
     if not grouped:
         return np.lexsort((key, row_query) if tiebreak is None else (tiebreak, key, row_query))
-    return sort_within_offsets(offsets_of(np.asarray(row_query, dtype=np.int64), num_queries), key, tiebreak)
+    return sort_within_offsets(offsets_of(np.asarray(row_query, dtype=np.int64), num_queries), key,
+                               tiebreak)
 
 
 def _exact(key: np.ndarray) -> bool:
     """Does float64 hold every value of `key` exactly (the compiled sort compares float64)?"""
-    return key.dtype.kind == "f" or (key.dtype.kind in "iu" and (len(key) == 0 or np.abs(key).max() <= 2**53))
+    return (key.dtype.kind == "f"
+            or (key.dtype.kind in "iu" and (len(key) == 0 or np.abs(key).max() <= 2**53)))
 
 
-def sort_within_offsets(offsets: np.ndarray, key: np.ndarray, tiebreak: np.ndarray | None = None) -> np.ndarray:
+def sort_within_offsets(offsets: np.ndarray, key: np.ndarray,
+                        tiebreak: np.ndarray | None = None) -> np.ndarray:
     """Stable order of rows within each query by `key` ascending, then by
     `tiebreak` ascending, the queries' rows delimited by `offsets`.
 
@@ -59,7 +63,8 @@ def sort_within_offsets(offsets: np.ndarray, key: np.ndarray, tiebreak: np.ndarr
         row_query = segment_of(np.diff(offsets))
         return np.lexsort((key, row_query) if tiebreak is None else (tiebreak, key, row_query))
     return sort_segments(offsets, np.ascontiguousarray(key, dtype=np.float64),
-                         None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.int64))
+                         None if tiebreak is None
+                         else np.ascontiguousarray(tiebreak, dtype=np.int64))
 
 
 def tie_groups(offsets: np.ndarray, row_score: np.ndarray | None, counts: dict) -> np.ndarray:
@@ -72,7 +77,8 @@ def tie_groups(offsets: np.ndarray, row_score: np.ndarray | None, counts: dict) 
         counts["tied_groups"] = counts["tied_docs"] = 0
         return np.arange(n + 1, dtype=np.int64)
     tie_offsets, counts["tied_groups"], counts["tied_docs"] = tie_runs(
-        np.ascontiguousarray(offsets, dtype=np.int64), np.ascontiguousarray(row_score, dtype=np.float64))
+        np.ascontiguousarray(offsets, dtype=np.int64),
+        np.ascontiguousarray(row_score, dtype=np.float64))
     return tie_offsets
 
 
@@ -90,14 +96,18 @@ def rank_order(row_query: np.ndarray, num_queries: int, score: np.ndarray | None
         if not _out_of_order(row_query[1:] == row_query[:-1], score, doc, protocol):
             return None
         key = -score
-        return np.lexsort((key, row_query) if protocol.ties is not Ties.DOCID else (-doc, key, row_query))
-    return rank_order_within(offsets_of(np.asarray(row_query, dtype=np.int64), num_queries), score, doc, protocol)
+        return np.lexsort((key, row_query) if protocol.ties is not Ties.DOCID
+                          else (-doc, key, row_query))
+    return rank_order_within(offsets_of(np.asarray(row_query, dtype=np.int64), num_queries), score,
+                             doc, protocol)
 
 
-def _out_of_order(same_query: np.ndarray, score: np.ndarray, doc: np.ndarray, protocol: Protocol) -> bool:
+def _out_of_order(same_query: np.ndarray, score: np.ndarray, doc: np.ndarray,
+                  protocol: Protocol) -> bool:
     """Is any pair of neighbouring rows of one query out of the tie policy's order?"""
     if protocol.ties is Ties.DOCID:
-        in_order = ~same_query | (score[1:] < score[:-1]) | ((score[1:] == score[:-1]) & (doc[1:] < doc[:-1]))
+        in_order = (~same_query | (score[1:] < score[:-1])
+                    | ((score[1:] == score[:-1]) & (doc[1:] < doc[:-1])))
     else:
         in_order = ~same_query | (score[1:] <= score[:-1])
     return not bool(in_order.all())
@@ -184,10 +194,12 @@ def in_order(a, order: np.ndarray):
     permutation that keeps each query's positions within the query), each
     position its own group: the measures read that one order. Judgments per
     intent, when attached, move with their positions."""
-    fields = {name: getattr(a, name)[order] for name in ("doc", "grade", "judged", "pooled", "score", "line")}
+    fields = {name: getattr(a, name)[order]
+              for name in ("doc", "grade", "judged", "pooled", "score", "line")}
     intents = getattr(a, "intents", None)
     if intents is not None:
-        starts, lengths = intents.position_offsets[:-1][order], np.diff(intents.position_offsets)[order]
+        starts, lengths = (intents.position_offsets[:-1][order],
+                           np.diff(intents.position_offsets)[order])
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         take = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
         fields["intents"] = dataclasses.replace(intents, position_offsets=offsets,
@@ -276,7 +288,8 @@ def tie_orders(offsets: np.ndarray, tie_offsets: np.ndarray, classes: np.ndarray
                 raise TieError(what=describe(q, counts[q]),
                                fix="ask the range of measures with a merit order (ndcg, dcg, ap, p, r, rr, ...), "
                                    "or break the ties (ties=docid) for this measure")
-    expanded = {q: [(lo, _orders_of_group(lo, labels)) for lo, labels in groups] for q, groups in per_query.items()}
+    expanded = {q: [(lo, _orders_of_group(lo, labels)) for lo, labels in groups]
+                for q, groups in per_query.items()}
     identity = np.arange(int(offsets[-1]), dtype=np.int64)
     for j in range(max(counts.values(), default=1)):
         order = identity.copy()

@@ -105,7 +105,8 @@ from .policies import (
 from .ids import ID_STEPS, IdPolicy, parse_ids
 from .layers import Layers
 from .nuggets import Nuggets
-from .values import LARGEST_GAIN, ChunkMap, DiscountFile, DiscountVector, GainMap, LogDiscount, file_digest
+from .values import (LARGEST_GAIN, ChunkMap, DiscountFile, DiscountVector, GainMap, LogDiscount,
+                     file_digest)
 from .presets import PRESET_SETTINGS
 
 __all__ = [
@@ -141,7 +142,8 @@ __all__ = [
     "ID_STEPS",
     "PRESETS",
     # the policies' parsers, for the measures' parameters and the readers
-    "parse_chunk_map", "parse_gain", "parse_discount", "parse_enum", "parse_rel", "parse_ids", "LARGEST_GAIN",
+    "parse_chunk_map", "parse_gain", "parse_discount", "parse_enum", "parse_rel", "parse_ids",
+    "LARGEST_GAIN",
 ]
 
 
@@ -318,12 +320,14 @@ class Protocol:
         for item in text.split():
             key, sep, value = item.partition("=")
             if not sep:
-                raise ProtocolError(what=f"cannot read {literal(repr(item))} in protocol text", value=item,
+                raise ProtocolError(what=f"cannot read {literal(repr(item))} in protocol text",
+                                    value=item,
                                     fix="write policies as key=value")
             if key not in PARSERS:
                 raise unknown_policy(key)
             if key in changes:
-                raise ProtocolError(what=f"policy {literal(key)} is given twice in protocol text", value=key)
+                raise ProtocolError(what=f"policy {literal(key)} is given twice in protocol text",
+                                    value=key)
             changes[key] = value
         return cls(**changes)
 

@@ -39,7 +39,8 @@ def _strip_zeros(text: str) -> str:
     return _LEADING_ZEROS.sub("", text, count=1) if text.isascii() and text.isdigit() else text
 
 
-_STEP: dict[str, Callable[[str], str]] = {"strip": str.strip, "casefold": str.casefold, "strip_zeros": _strip_zeros}
+_STEP: dict[str, Callable[[str], str]] = {"strip": str.strip, "casefold": str.casefold,
+                                          "strip_zeros": _strip_zeros}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +52,8 @@ class IdPolicy:
     def __post_init__(self) -> None:
         unknown = [s for s in self.steps if s not in ID_STEPS]
         if unknown:
-            raise ProtocolError(what=f"policy ids does not accept {literal(repr(unknown[0]))}", value=unknown[0],
+            raise ProtocolError(what=f"policy ids does not accept {literal(repr(unknown[0]))}",
+                                value=unknown[0],
                                 fix=f"choose none, or one or more of {', '.join(ID_STEPS)} joined by commas "
                                     "(e.g. ids=strip,casefold)")
         object.__setattr__(self, "steps", tuple(s for s in ID_STEPS if s in self.steps))

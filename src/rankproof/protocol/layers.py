@@ -50,5 +50,6 @@ def parse_layers(value: Any) -> Layers:
     head, sep, rest = text.partition(":")
     names = tuple(rest.split(">")) if head == "layers" and sep else ()
     if len(names) < 2 or len(set(names)) != len(names) or not all(map(_valid, names)):
-        raise ProtocolError(what=f"cannot read judgments={literal(repr(shorten(text, 40)))}", fix=_FIX, value=value)
+        raise ProtocolError(what=f"cannot read judgments={literal(repr(shorten(text, 40)))}",
+                            fix=_FIX, value=value)
     return Layers(names)

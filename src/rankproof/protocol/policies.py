@@ -251,7 +251,8 @@ def parse_chunk_map(value: Any) -> ChunkMap:
         return ChunkMap()
     kind, sep, spec = text.partition(":")
     if not sep or kind not in ("sep", "regex", "file"):
-        raise ProtocolError(what=f"policy chunk_map does not accept {literal(repr(value))}", value=value,
+        raise ProtocolError(what=f"policy chunk_map does not accept {literal(repr(value))}",
+                            value=value,
                             fix="choose one of none, sep:#, regex:PATTERN (one group: the document id), "
                                 "file:PATH (a chunk -> doc table)")
     if kind == "file":
@@ -286,12 +287,14 @@ def _gain_pairs(text: str) -> tuple[tuple[int, float], ...]:
         digits = grade.strip().lstrip("+-")
         if not sep or not digits.isdigit() or len(digits) > 19:
             raise ProtocolError(what=f"gain map {literal(_shown(text))}: item {literal(_shown(item))} is not "
-                                "grade=gain with an integer grade (at most 19 digits)", value=text, fix=fix)
+                                "grade=gain with an integer grade (at most 19 digits)", value=text,
+                                fix=fix)
         try:
             number = float(gain)
         except ValueError:
             raise ProtocolError(what=f"the gain of grade {grade.strip()} in the gain map is "
-                                f"{literal(_shown(gain))}, not a number", value=text, fix=fix) from None
+                                f"{literal(_shown(gain))}, not a number", value=text,
+                                fix=fix) from None
         if int(grade) in pairs:
             raise ProtocolError(what=f"grade {int(grade)} is given twice in gain map {literal(_shown(text))}",
                                 value=text, fix="give each grade once")
@@ -321,9 +324,11 @@ def parse_discount(value: Any) -> Discount | LogDiscount | DiscountVector:
         try:
             return DiscountVector(tuple(float(v) for v in text[7:].split("/") if v))
         except ValueError:
-            raise ProtocolError(what=f"cannot read discount vector {literal(repr(text))}", value=text,
+            raise ProtocolError(what=f"cannot read discount vector {literal(repr(text))}",
+                                value=text,
                                 fix="write it as vector:1/0.63/0.5") from None
-    return parse_enum("discount", Discount, text, extra=["log:BASE", "vector:1/0.5/...", "file:PATH.json"])
+    return parse_enum("discount", Discount, text,
+                      extra=["log:BASE", "vector:1/0.5/...", "file:PATH.json"])
 
 
 def parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> Any:
@@ -336,7 +341,8 @@ def parse_enum(name: str, enum_type: type[enum.Enum], value: Any, extra=()) -> A
         return enum_type(str(value).strip().lower())
     except ValueError:
         options = [member.value for member in enum_type] + list(extra)
-        raise ProtocolError(what=f"policy {name} does not accept {literal(repr(value))}", value=value,
+        raise ProtocolError(what=f"policy {name} does not accept {literal(repr(value))}",
+                            value=value,
                             fix=f"choose one of {', '.join(options)}") from None
 
 
@@ -402,7 +408,8 @@ PARSERS = {
 # Policies added after the first release: the canonical text names them only
 # when they differ from their default, so older texts and fingerprints hold.
 TEXT_ONLY_WHEN_CHANGED = ("precision_denominator", "recall_denominator", "ap_denominator",
-                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries", "nuggets",
+                           "chunk_map", "chunks", "grades", "ids", "identical_ids", "subqueries",
+                          "nuggets",
                            "judgments", "counts")
 
 

@@ -140,11 +140,13 @@ _SETTINGS["ir_measures"] = dict(_SETTINGS["trec_eval9"], missing_query=MissingQu
 # (duplicates=count), 0 when none is relevant. An empty retrieved list gives
 # NaN, which ragas' mean skips (missing_query=exclude).
 _RAG_LIST = dict(ties=Ties.INPUT, duplicates=Duplicates.COUNT)
-_SETTINGS["ragas"] = dict(_RAG_LIST, ap_denominator=ApDenominator.HITS, missing_query=MissingQuery.EXCLUDE)
+_SETTINGS["ragas"] = dict(_RAG_LIST, ap_denominator=ApDenominator.HITS,
+                          missing_query=MissingQuery.EXCLUDE)
 # ragas IDBasedContextRecall (src/ragas/metrics/_context_recall.py): |set(retrieved) & reference| /
 # |reference| (set_r), a repeated id counted once, 0 for an empty retrieved list, NaN
 # (skipped by the mean) without reference ids (zero_ideal=exclude).
-_SETTINGS["ragas_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.FIRST, zero_ideal=ZeroIdeal.EXCLUDE)
+_SETTINGS["ragas_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.FIRST,
+                               zero_ideal=ZeroIdeal.EXCLUDE)
 
 # LlamaIndex (llama-index-core 0.14, llama_index/core/evaluation/retrieval/metrics.py):
 # HitRate is hit (any relevant in the list), granular HitRate hits over the list
@@ -155,7 +157,8 @@ _SETTINGS["ragas_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.FIRST, zer
 # len(expected_ids) relevant docs, uncut (ndcg: copies gain again). Every metric
 # raises ValueError on an empty retrieved or expected list (missing_query=error,
 # zero_ideal=error, which refuses a query with nothing relevant for every measure).
-_SETTINGS["llamaindex"] = dict(_RAG_LIST, missing_query=MissingQuery.ERROR, zero_ideal=ZeroIdeal.ERROR)
+_SETTINGS["llamaindex"] = dict(_RAG_LIST, missing_query=MissingQuery.ERROR,
+                               zero_ideal=ZeroIdeal.ERROR)
 # LlamaIndex Precision and Recall take set(retrieved_ids): |set & expected| / |set| and
 # / |expected| (set_p, set_r with repeated ids dropped).
 _SETTINGS["llamaindex_sets"] = dict(_SETTINGS["llamaindex"], duplicates=Duplicates.FIRST)
@@ -181,7 +184,8 @@ _SETTINGS["haystack"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)
 # at the list's length (ideal=expanded); an empty list scores 0. Known difference
 # (docs/guide/rag.md): recall_at_k and ndcg_at_k score 1 a row whose prediction
 # and target are both empty; the presets score it 0.
-_SETTINGS["mlflow"] = dict(_RAG_LIST, precision_denominator=PrecisionDenominator.RETRIEVED, ideal=Ideal.EXPANDED)
+_SETTINGS["mlflow"] = dict(_RAG_LIST, precision_denominator=PrecisionDenominator.RETRIEVED,
+                           ideal=Ideal.EXPANDED)
 # MLflow recall_at_k: |set(prediction[:k]) & set(target)| / |set(target)|: copies keep their
 # slots in the top k but count once (duplicates=once).
 _SETTINGS["mlflow_sets"] = dict(ties=Ties.INPUT, duplicates=Duplicates.ONCE)

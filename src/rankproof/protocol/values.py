@@ -11,7 +11,8 @@ from typing import Any, Literal, Mapping
 
 from ..errors import ProtocolError, literal
 
-__all__ = ["GainMap", "DiscountVector", "LogDiscount", "DiscountFile", "ChunkMap", "ChunkMapKind", "LARGEST_GAIN",
+__all__ = ["GainMap", "DiscountVector", "LogDiscount", "DiscountFile", "ChunkMap", "ChunkMapKind",
+           "LARGEST_GAIN",
            "file_digest", "split_digest", "format_number"]
 
 
@@ -40,7 +41,8 @@ class GainMap:
             raise ProtocolError(what="a gain map needs at least one grade=gain pair, e.g. map:1=1/2=3")
         for _, value in items:
             if not math.isfinite(value):
-                raise ProtocolError(what=f"gain map values must be finite numbers; got {value}", value=value)
+                raise ProtocolError(what=f"gain map values must be finite numbers; got {value}",
+                                    value=value)
             # Sums of gains (DCG, and trec_eval's ideal DCG) must stay finite.
             if abs(value) > LARGEST_GAIN:
                 raise ProtocolError(what=f"gain map values must be at most {LARGEST_GAIN:g} in magnitude, so that "
@@ -121,7 +123,8 @@ def file_digest(path: str, what: str) -> str:
 def _refuse_binary(head: bytes, path: str, what: str) -> None:
     """A NUL byte in the first megabyte: no text file (Parquet and gzip aside)."""
     if b"\0" in head[:_CHUNK] and not head.startswith((b"PAR1", b"\x1f\x8b")):
-        raise ProtocolError(what=f"the {what} file is binary (a NUL byte in its first megabyte)", source=path,
+        raise ProtocolError(what=f"the {what} file is binary (a NUL byte in its first megabyte)",
+                            source=path,
                             fix=_SIDE_FILE_FIX.get(what, "give the text file"))
 
 
@@ -142,7 +145,8 @@ def _open_side_file(path: str, what: str):
     try:
         handle = open(path, "rb")
     except OSError as exc:
-        raise ProtocolError(what=f"cannot read the {what} file ({literal(exc.strerror or exc)})", source=path,
+        raise ProtocolError(what=f"cannot read the {what} file ({literal(exc.strerror or exc)})",
+                            source=path,
                             fix="check the path") from None
     try:
         regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
@@ -150,7 +154,8 @@ def _open_side_file(path: str, what: str):
         regular = False
     if not regular:
         handle.close()
-        raise ProtocolError(what=f"the {what} file is not a regular file (a device or a pipe)", source=path,
+        raise ProtocolError(what=f"the {what} file is not a regular file (a device or a pipe)",
+                            source=path,
                             fix="a protocol names the file by its digest, so it is read twice: save it to a "
                                 "file and give that")
     return handle
@@ -169,7 +174,8 @@ def _checked_path(path: str, digest: str, what: str, actual: str | None = None) 
     when it differs from the one given in a protocol text."""
     if not path or any(c.isspace() for c in path):
         raise ProtocolError(what=f"the {what} file path {literal(repr(path))} must be non-empty and hold no blanks, "
-                            "so that the protocol text reads back", fix="rename or link the file", value=path)
+                            "so that the protocol text reads back", fix="rename or link the file",
+                            value=path)
     actual = file_digest(path, what) if actual is None else actual
     if digest and digest != actual:
         raise ProtocolError(what=f"the {what} file has digest {actual}, not {literal(digest)} as the protocol says: "
@@ -210,9 +216,11 @@ class DiscountFile(DiscountVector):
                 raw = handle.read(_LARGEST_DISCOUNT_FILE + 1)
             if len(raw) > _LARGEST_DISCOUNT_FILE:
                 raise ProtocolError(what=f"the discount file is larger than {_LARGEST_DISCOUNT_FILE >> 20} MiB, "
-                                    "more than a discount vector holds", source=path, fix=_DISCOUNT_FILE_FIX)
+                                    "more than a discount vector holds", source=path,
+                                    fix=_DISCOUNT_FILE_FIX)
             _refuse_binary(raw, path, "discount")
-            digest = _checked_path(path, digest, "discount", actual=_digest_text(hashlib.sha256(raw)))
+            digest = _checked_path(path, digest, "discount",
+                                   actual=_digest_text(hashlib.sha256(raw)))
             data = json.loads(raw.decode("utf-8"))
         except (OSError, UnicodeDecodeError, RecursionError) as exc:
             raise ProtocolError(what=f"cannot read a discount vector ({literal(exc)})", source=path,
@@ -225,11 +233,13 @@ class DiscountFile(DiscountVector):
         values = data.get("discount") if isinstance(data, dict) else data
         if not isinstance(values, list) or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-            raise ProtocolError(what="holds no discount vector", source=path, fix=_DISCOUNT_FILE_FIX)
+            raise ProtocolError(what="holds no discount vector", source=path,
+                                fix=_DISCOUNT_FILE_FIX)
         try:
             return cls(values=tuple(values), path=path, digest=digest)
         except ProtocolError as exc:
-            raise ProtocolError(what=exc.what or literal(exc), source=path, fix=exc.fix, value=exc.value) from None
+            raise ProtocolError(what=exc.what or literal(exc), source=path, fix=exc.fix,
+                                value=exc.value) from None
 
     def __str__(self) -> str:
         return f"file:{self.path}@{self.digest}"

@@ -56,4 +56,5 @@ __all__ += ["AUCValue", "gauc", "pooled_auc", "user_auc"]
 __all__ += ["PopParity", "pop_reo", "pop_rsp", "short_head"]
 __all__ += ["GroupExposure", "group_exposure", "position_exposure"]
 __all__ += ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples", "awrf"]
-__all__ += ["serendipity", "PercentileRank", "percentile_rank", "inverse_propensities", "ips_hit_rate", "ips_ndcg"]
+__all__ += ["serendipity", "PercentileRank", "percentile_rank", "inverse_propensities",
+            "ips_hit_rate", "ips_ndcg"]

@@ -35,7 +35,8 @@ def ranked_attention(run: Run, attention: Callable[[np.ndarray], np.ndarray], pr
     """(query code, doc code, attention) of every row of `run`, ranked (codes into ``run.queries`` and
     ``run.docs``); `attention` maps 0-based ranks to weights."""
     lengths = np.diff(run.offsets)
-    rows = top_rows(run, int(lengths.max()) + 1 if lengths.size else 1, protocol)   # every row, ranked
+    # every row, ranked
+    rows = top_rows(run, int(lengths.max()) + 1 if lengths.size else 1, protocol)
     query = np.repeat(np.arange(run.num_queries), lengths)[rows]
     rank = np.arange(len(rows)) - np.repeat(run.offsets[:-1], lengths)
     # The model evaluated once per rank, then looked up: a power per row costs more than the rest.
@@ -47,7 +48,8 @@ def ranked_attention(run: Run, attention: Callable[[np.ndarray], np.ndarray], pr
         inside = tied & (rank[:-1] < cutoff - 1)
         if protocol.ties == Ties.ERROR and bool(inside.any()):
             at = int(np.flatnonzero(inside)[0])
-            raise TieError(query=str(run.queries[query[at]]), what="tied scores inside the cutoff give the "
+            raise TieError(query=str(run.queries[query[at]]),
+                           what="tied scores inside the cutoff give the "
                            "tied items an attention that depends on their order",
                            fix="use ties=expected (they share it), or ties=docid")
         group = np.cumsum(np.r_[True, ~tied]) - 1

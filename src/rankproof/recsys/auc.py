@@ -107,7 +107,8 @@ def user_auc(predictions, relevant, *, user="user", item="item", score="score") 
     ({'u': 0.875}, 1)
     """
     run, labels = _labels(predictions, relevant, dict(user=user, item=item, score=score))
-    return ListValues("auc", run.queries, _per_user_columns(run, labels)["auc"], np.diff(run.offsets).astype(np.int64))
+    return ListValues("auc", run.queries, _per_user_columns(run, labels)["auc"],
+                      np.diff(run.offsets).astype(np.int64))
 
 
 def gauc(predictions, relevant, *, weights: Weights = "impressions", user="user", item="item",
@@ -184,10 +185,14 @@ def pooled_auc(predictions, relevant, *, user="user", item="item", score="score"
     return AUCValue("pooled_auc", value, run.num_queries, pos, len(labels) - pos)
 
 
-# -- the registry (rankproof evaluate -m auc -m gauc -m pooled_auc): judgments from the qrels -----------------
-# The negatives on the command line are the module's policy: a user's scored items (the run's rows) that the
-# qrels do not judge relevant (grade >= the protocol's rel). Items the run does not score are no negatives:
-# a run of top-k lists gives AUC within those lists; for AUC over impressions or the catalogue, give the run
+# -- the registry (rankproof evaluate -m auc -m gauc -m pooled_auc): judgments from the qrels
+# -----------------
+# The negatives on the command line are the module's policy: a user's scored items (the run's rows)
+# that the
+# qrels do not judge relevant (grade >= the protocol's rel). Items the run does not score are no
+# negatives:
+# a run of top-k lists gives AUC within those lists; for AUC over impressions or the catalogue, give
+# the run
 # the score of every candidate.
 
 
@@ -211,7 +216,8 @@ def _gauc_whole(users, columns: dict, items, k, side, params: dict, protocol):
 def _catalogue_value(result: AUCValue):
     from .registry import CatalogueValue
 
-    return CatalogueValue(result.measure, result.value, (("users", result.users), ("positives", result.positives),
+    return CatalogueValue(result.measure, result.value,
+                          (("users", result.users), ("positives", result.positives),
                                                          ("negatives", result.negatives)))
 
 
@@ -245,13 +251,18 @@ def _register() -> None:
                                   reads="the judgments (QRELS) and the run's scores")
     per_user = PerUser(_gauc_part, _gauc_whole)
     register_side(
-        SideSpec("auc", "AUC", f"area under the ROC curve per user, {among}", LIST, (), _registered_auc, **common),
-        SideSpec("gauc", "GAUC", f"group AUC: the users' AUCs weighted by impressions, clicks or 1, {among}",
+        SideSpec("auc", "AUC", f"area under the ROC curve per user, {among}", LIST, (),
+                 _registered_auc, **common),
+        SideSpec("gauc", "GAUC",
+                 f"group AUC: the users' AUCs weighted by impressions, clicks or 1, {among}",
                  CATALOGUE, (), per_user.compute,
-                 (SideParam("weights", _weights, "impressions", "weights=impressions, clicks or uniform"),),
+                 (SideParam("weights", _weights, "impressions",
+                            "weights=impressions, clicks or uniform"),),
                  per_user=per_user, **common),
-        SideSpec("pooled_auc", "Pooled AUC", "one AUC over every (user, item) row pooled: scores compared across "
-                 "users", CATALOGUE, (), _registered_pooled, pairs=PooledPairs(_pooled_labels, _pooled_whole),
+        SideSpec("pooled_auc", "Pooled AUC",
+                 "one AUC over every (user, item) row pooled: scores compared across "
+                 "users", CATALOGUE, (), _registered_pooled,
+                 pairs=PooledPairs(_pooled_labels, _pooled_whole),
                  **common))
 
 

@@ -72,7 +72,8 @@ def jensen_shannon(p: np.ndarray, q: np.ndarray, base: float = 2.0) -> np.ndarra
 
     def kl(a: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0) / np.where(a > 0, m, 1.0)), 0.0).sum(axis=-1)
+            return np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0) / np.where(a > 0, m, 1.0)),
+                            0.0).sum(axis=-1)
 
     return (kl(p) + kl(q)) / 2 / math.log(base)
 
@@ -83,14 +84,16 @@ def _membership(groups_of: Mapping[Any, Any]) -> tuple[np.ndarray, np.ndarray, n
         raise InputError(what="groups_of must map each item to its group or groups; got "
                          f"{literal(type(groups_of).__name__)}", value=type(groups_of).__name__)
     pairs = sorted({(str(item), str(g)) for item, found in groups_of.items()
-                    for g in ([found] if isinstance(found, str) or not isinstance(found, Iterable) else found)})
+                    for g in ([found] if isinstance(found, str) or not isinstance(found, Iterable)
+                              else found)})
     names = np.array(sorted({g for _, g in pairs}), dtype=str)
     items = np.array([i for i, _ in pairs], dtype=str)
     group = np.searchsorted(names, np.array([g for _, g in pairs], dtype=str)).astype(np.int64)
     return items, group, names
 
 
-def _group_mass(query: np.ndarray, docs: np.ndarray, weight: np.ndarray, member: tuple, n_queries: int):
+def _group_mass(query: np.ndarray, docs: np.ndarray, weight: np.ndarray, member: tuple,
+                n_queries: int):
     """(n_queries, n_groups) sums of `weight` over each row's groups."""
     items, group, names = member
     start, stop = np.searchsorted(items, docs, "left"), np.searchsorted(items, docs, "right")
@@ -102,7 +105,8 @@ def _group_mass(query: np.ndarray, docs: np.ndarray, weight: np.ndarray, member:
     return flat.reshape(n_queries, len(names))
 
 
-def _target(target: Any, queries: np.ndarray, member: tuple, qrels: "Qrels | None", rel: float) -> np.ndarray:
+def _target(target: Any, queries: np.ndarray, member: tuple, qrels: "Qrels | None",
+            rel: float) -> np.ndarray:
     items, group, names = member
     if isinstance(target, Mapping):
         row = np.array([float(target.get(str(g), 0.0)) for g in names.tolist()])
@@ -116,7 +120,8 @@ def _target(target: Any, queries: np.ndarray, member: tuple, qrels: "Qrels | Non
         raise InputError(what=f"target must be one of {', '.join(TARGETS)} or a mapping group -> share; got "
                          f"{literal(repr(target))}", value=target)
     if qrels is None:
-        raise InputError(what="target=relevant reads the judgments", fix="give qrels, or target=uniform")
+        raise InputError(what="target=relevant reads the judgments",
+                         fix="give qrels, or target=uniform")
     keep = np.asarray(qrels.grades) >= rel
     q_of = np.repeat(np.arange(len(qrels.queries)), np.diff(qrels.offsets))[keep]
     if len(queries) == 0:
@@ -127,7 +132,8 @@ def _target(target: Any, queries: np.ndarray, member: tuple, qrels: "Qrels | Non
     return _group_mass(at[found], docs, np.ones(len(docs)), member, len(queries))
 
 
-def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, Any], target: Any = "relevant",
+def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, Any],
+         target: Any = "relevant",
          qrels: "Qrels | Mapping | None" = None, attention: str = "log", patience: float = 0.5,
          base: float = 2.0, protocol: "Protocol | None" = None) -> ListValues:
     """AWRF of each list of `predictions` (see the module's docstring); `k` cuts each list (None: whole)."""
@@ -145,9 +151,11 @@ def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, An
     member = _membership(groups_of)
 
     def weight_of(rank: np.ndarray) -> np.ndarray:
-        return 1.0 / np.log2(np.maximum(rank + 1.0, 2.0)) if attention == "log" else patience ** rank
+        return (1.0 / np.log2(np.maximum(rank + 1.0, 2.0)) if attention == "log" else patience
+                ** rank)
 
-    query, doc, weight = ranked_attention(predictions, weight_of, protocol, math.inf if k is None else k)
+    query, doc, weight = ranked_attention(predictions, weight_of, protocol,
+                                          math.inf if k is None else k)
     p = _group_mass(query, predictions.docs[doc], weight, member, predictions.num_queries)
     q = _target(target, predictions.queries, member, qrels, protocol.rel)
     defined = (p.sum(axis=1) > 0) & (q.sum(axis=1) > 0)
@@ -155,11 +163,14 @@ def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, An
     if defined.any():
         values[defined] = 1.0 - jensen_shannon(p[defined], q[defined], base)
     lengths = np.diff(predictions.offsets)
-    name = f"awrf(target={target if isinstance(target, str) else 'given'})" + (f"@{k}" if k is not None else "")
-    return ListValues(name, predictions.queries, values, np.minimum(lengths, k) if k is not None else lengths)
+    name = (f"awrf(target={target if isinstance(target, str) else 'given'})"
+            + (f"@{k}" if k is not None else ""))
+    return ListValues(name, predictions.queries, values,
+                      np.minimum(lengths, k) if k is not None else lengths)
 
 
-# -- the registry (rankproof evaluate QRELS RUN -m "awrf(target=relevant)@10" --features items.csv) ------------
+# -- the registry (rankproof evaluate QRELS RUN -m "awrf(target=relevant)@10" --features items.csv)
+# ------------
 
 
 def _registered(run: Run, k, side, params: dict, protocol: Protocol) -> ListValues:
@@ -170,7 +181,8 @@ def _registered(run: Run, k, side, params: dict, protocol: Protocol) -> ListValu
         raise MeasureError(what="awrf needs the items' groups: a category column in --features",
                            fix="give --features with a category column (an item may have several)")
     trec = params["preset"] == "trec2021"
-    result = awrf(run, k, groups_of=features.categories, target=params["target"], qrels=side.judgments,
+    result = awrf(run, k, groups_of=features.categories, target=params["target"],
+                  qrels=side.judgments,
                   attention="log" if trec else params["attention"], patience=params["patience"],
                   base=math.e if trec or params["base"] == "e" else 2.0, protocol=protocol)
     return result
@@ -181,18 +193,24 @@ def _register() -> None:
     from .side_params import choice, open_unit
 
     register_side(SideSpec(
-        "awrf", "AWRF", "attention-weighted rank fairness: 1 - the Jensen-Shannon divergence of the list's "
+        "awrf", "AWRF",
+        "attention-weighted rank fairness: 1 - the Jensen-Shannon divergence of the list's "
         "attention-weighted group distribution (groups: the categories of --features) from a target "
-        "(Sapiezynski et al., WWW 2019; TREC Fair Ranking 2021/22)", LIST, (("features",),), _registered,
-        (SideParam("target", choice(*TARGETS), "relevant", "target=relevant (the groups' shares among the "
+        "(Sapiezynski et al., WWW 2019; TREC Fair Ranking 2021/22)", LIST, (("features",),),
+        _registered,
+        (SideParam("target", choice(*TARGETS), "relevant",
+                   "target=relevant (the groups' shares among the "
                    "query's relevant items), catalogue (among every item with a group) or uniform"),
-         SideParam("attention", choice(*ATTENTION), "log", "attention=log (1/log2 max(rank, 2)) or geometric "
+         SideParam("attention", choice(*ATTENTION), "log",
+                   "attention=log (1/log2 max(rank, 2)) or geometric "
                    "(patience^(rank-1))"),
          SideParam("patience", open_unit, 0.5, "patience=0.5: the gamma of attention=geometric"),
          SideParam("base", choice("2", "e"), "2", "base=2 (bits: AWRF in [0, 1]) or base=e (nats)"),
-         SideParam("preset", choice("trec2021"), None, "preset=trec2021: attention=log, base=e, as TREC Fair "
+         SideParam("preset", choice("trec2021"), None,
+                   "preset=trec2021: attention=log, base=e, as TREC Fair "
                    "Ranking 2021's script")),
-        needs_cutoff=False, judgments=True, reads="--features (a category column) and the judgments (QRELS)"))
+        needs_cutoff=False, judgments=True,
+        reads="--features (a category column) and the judgments (QRELS)"))
 
 
 _register()

@@ -45,11 +45,13 @@ from .side import Interactions
 from .._libs.lists import list_sums_read
 from .categories import CategorySets, category_sets
 from .list_values import ListValues
-from .topk import input_order_rows, shared_value, slot_counts, sorted_top_rows, top_offsets, top_rows
+from .topk import (input_order_rows, shared_value, slot_counts, sorted_top_rows, top_offsets,
+                   top_rows)
 from ..protocol import Protocol
 from ..errors import literal
 
-__all__ = ["ListValues", "ild", "feature_vectors", "novelty", "long_tail_share", "popularity", "list_mean",
+__all__ = ["ListValues", "ild", "feature_vectors", "novelty", "long_tail_share", "popularity",
+           "list_mean",
            "Distance", "Unseen"]
 
 # The options of ild's distance and novelty's items unseen in training.
@@ -84,10 +86,13 @@ def _lookup_rows(ids: np.ndarray, run: Run, rows: np.ndarray) -> tuple[np.ndarra
     return at[codes], found[codes]
 
 
-def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarray, what: str, fix: str) -> RankproofError:
+def _missing_item(run: Run, rows: np.ndarray, query: np.ndarray, found: np.ndarray, what: str,
+                  fix: str) -> RankproofError:
     i = int(np.flatnonzero(~found)[0])
-    return _item_error(what=f"has no {what} ({int((~found).sum())} recommended {{docs}} lack one)", fix=fix,
-                       source=run.source, query=run.queries[query[i]], doc=run.docs[run.doc_codes[rows[i]]])
+    return _item_error(what=f"has no {what} ({int((~found).sum())} recommended {{docs}} lack one)",
+                       fix=fix,
+                       source=run.source, query=run.queries[query[i]],
+                       doc=run.docs[run.doc_codes[rows[i]]])
 
 
 # -- intra-list diversity ---------------------------------------------------------
@@ -99,7 +104,8 @@ def feature_vectors(features) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(features, Mapping):
         ids = np.asarray([str(i) for i in features.keys()])
         try:
-            matrix = np.asarray([np.asarray(v, dtype=np.float64).reshape(-1) for v in features.values()])
+            matrix = np.asarray([np.asarray(v, dtype=np.float64).reshape(-1)
+                                 for v in features.values()])
         except (TypeError, ValueError):
             raise InputError(what="features must map each item to a vector of numbers, e.g. {{'i1': [0.2, 0.7]}}, "
                              "or be an (ids, matrix) pair") from None
@@ -130,7 +136,8 @@ def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
         if not isinstance(categories, Mapping):
             raise InputError(what="categories must map each item to a category or a set of categories, "
                              "e.g. {{'i1': {{'jazz', 'live'}}, 'i2': 'rock'}}")
-        sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
+        sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v)
+                for v in categories.values()]
         categories = category_sets(np.asarray([str(i) for i in categories.keys()]),
                                    [[str(c) for c in s] for s in sets])
     empty = categories.empty()
@@ -140,7 +147,8 @@ def _category_bits(categories) -> tuple[np.ndarray, np.ndarray]:
     return categories.ids, categories.bitsets()
 
 
-def _cosine_similarity_sums(run: Run, k: int, protocol: Protocol, features, sizes: np.ndarray) -> np.ndarray:
+def _cosine_similarity_sums(run: Run, k: int, protocol: Protocol, features,
+                            sizes: np.ndarray) -> np.ndarray:
     """Per list, the sum of the cosine similarities of its top-k pairs."""
     from scipy import sparse
 
@@ -148,18 +156,21 @@ def _cosine_similarity_sums(run: Run, k: int, protocol: Protocol, features, size
     ids, matrix = feature_vectors(features)
     at, found = _lookup_rows(ids, run, rows)
     if not found.all():
-        raise _missing_item(run, rows, query, found, "feature vector", "give features for every recommended item")
+        raise _missing_item(run, rows, query, found, "feature vector",
+                            "give features for every recommended item")
     norms = np.linalg.norm(matrix, axis=1)
     if (norms[at] == 0).any():
         i = int(np.flatnonzero(norms[at] == 0)[0])
         raise _item_error(what="has a zero feature vector, so its cosine distance is not defined",
-                          fix="give it a nonzero vector", source=run.source, query=run.queries[query[i]],
+                          fix="give it a nonzero vector", source=run.source,
+                          query=run.queries[query[i]],
                           doc=run.docs[run.doc_codes[rows[i]]])
     unit = matrix / np.where(norms > 0, norms, 1.0)[:, None]
     # Sum of cosines over pairs i < j: (|sum of unit vectors|^2 - n) / 2. The
     # sums per list are one sparse (lists x items) by dense (items x dim)
     # product, without a copy of a vector per recommended item.
-    membership = sparse.csr_matrix((np.ones(len(at)), (query, at)), shape=(run.num_queries, len(ids)))
+    membership = sparse.csr_matrix((np.ones(len(at)), (query, at)),
+                                   shape=(run.num_queries, len(ids)))
     summed = np.asarray(membership @ unit)
     return ((summed * summed).sum(axis=1) - sizes) / 2.0
 
@@ -240,7 +251,8 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
     """
     k = _check_k(k, "ild")
     if normaliser not in ("pairs", "n"):
-        raise InputError(what=f"normaliser must be 'pairs' or 'n'; got {literal(repr(normaliser))}", value=normaliser)
+        raise InputError(what=f"normaliser must be 'pairs' or 'n'; got {literal(repr(normaliser))}",
+                         value=normaliser)
     if (features is None) == (categories is None):
         raise InputError(what="ild needs features=(item vectors) for cosine distance or categories=(item "
                          "categories) for Jaccard distance", fix="give exactly one")
@@ -257,8 +269,10 @@ def ild(predictions, k: int, *, features=None, categories=None, distance: Distan
     else:
         distance_sum = _jaccard_sums(run, k, protocol, categories)
     with np.errstate(invalid="ignore", divide="ignore"):
-        if normaliser == "n":   # Evidently's DiversityMetric: the sum over pairs / the list's length
-            values = np.where(sizes >= 1, np.where(sizes >= 2, distance_sum, 0.0) / np.maximum(sizes, 1), np.nan)
+        # Evidently's DiversityMetric: the sum over pairs / the list's length
+        if normaliser == "n":
+            values = np.where(sizes >= 1, np.where(sizes >= 2, distance_sum, 0.0)
+                              / np.maximum(sizes, 1), np.nan)
         else:
             values = np.where(sizes >= 2, distance_sum / np.maximum(pairs, 1), np.nan)
     name = f"ild(distance={distance}{',normaliser=n' if normaliser == 'n' else ''})@{k}"
@@ -286,18 +300,23 @@ def popularity(training) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(training, Mapping):
         ids = np.asarray([str(i) for i in training.keys()])
         counts = np.asarray(list(training.values()))
-        # Floats are whole counts past int64 (Interactions.popularity adds those as floats, not to wrap).
+        # Floats are whole counts past int64 (Interactions.popularity adds those as floats, not to
+        # wrap).
         if counts.dtype.kind not in "iuf" or (counts < 0).any() or (
-                counts.dtype.kind == "f" and not (np.isfinite(counts) & (counts == np.floor(counts))).all()):
+                counts.dtype.kind == "f"
+                and not (np.isfinite(counts) & (counts == np.floor(counts))).all()):
             raise InputError(what="popularity counts must be non-negative integers, e.g. {{'i1': 12, 'i2': 3}}")
         order = np.argsort(ids, kind="stable")
-        return ids[order], counts[order].astype(np.float64 if counts.dtype.kind == "f" else np.int64)
+        return (ids[order],
+                counts[order].astype(np.float64 if counts.dtype.kind == "f" else np.int64))
     if isinstance(training, (str, bytes)):
         raise InputError(what="the training log must be a list of item ids (one per interaction) or a mapping "
                          "item -> count")
-    values = np.asarray(list(training) if not isinstance(training, np.ndarray) else training).astype(str).reshape(-1)
+    values = np.asarray(list(training) if not isinstance(training, np.ndarray)
+                        else training).astype(str).reshape(-1)
     if values.size == 0:
-        raise InputError(what="the training log is empty", fix="give the item of every training interaction")
+        raise InputError(what="the training log is empty",
+                         fix="give the item of every training interaction")
     ids, counts = np.unique(values, return_counts=True)
     return ids, counts.astype(np.int64)
 
@@ -320,7 +339,8 @@ def list_mean(run: Run, k: int, protocol: Protocol, per_doc: np.ndarray, name: s
     return ListValues(name, run.queries, values, sizes)
 
 
-def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol: Protocol | None = None,
+def novelty(predictions, k: int, *, training, unseen: Unseen = "error",
+            protocol: Protocol | None = None,
             user="user", item="item", score="score", total: "float | None" = None) -> ListValues:
     """Novelty@k: the mean self-information of the top-k items, from their
     popularity in a training log.
@@ -376,20 +396,24 @@ def novelty(predictions, k: int, *, training, unseen: Unseen = "error", protocol
         p = (item_counts + 1.0) / (total + catalogue)
     else:
         p = item_counts / total
-    with np.errstate(divide="ignore", invalid="ignore"):   # p = 0 for an item never trained on: below
+    # p = 0 for an item never trained on: below
+    with np.errstate(divide="ignore", invalid="ignore"):
         information = -np.log2(p)
     known = found & (item_counts > 0)
     if unseen == "drop":
-        return list_mean(run, k, protocol, np.where(known, information, np.nan), f"novelty(unseen=drop)@{k}")
+        return list_mean(run, k, protocol, np.where(known, information, np.nan),
+                         f"novelty(unseen=drop)@{k}")
     if unseen == "error" and not known.all():
         rows, query = sorted_top_rows(run, k, protocol)
         if not known[run.doc_codes[rows]].all():
-            raise _missing_item(run, rows, query, known[run.doc_codes[rows]], "interaction in the training log",
+            raise _missing_item(run, rows, query, known[run.doc_codes[rows]],
+                                "interaction in the training log",
                                 "pass unseen='laplace' for add-one smoothing, or train on a log that has it")
     return list_mean(run, k, protocol, information, f"novelty(unseen={unseen})@{k}")
 
 
-def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protocol: Protocol | None = None,
+def long_tail_share(predictions, k: int, *, training, head: float = 0.2,
+                    protocol: Protocol | None = None,
                     user="user", item="item", score="score") -> ListValues:
     """Long-tail share@k: the share of the top-k items outside the popular head.
 
@@ -421,13 +445,15 @@ def long_tail_share(predictions, k: int, *, training, head: float = 0.2, protoco
                          f"{literal(repr(head))}", value=head)
     ids, counts = popularity(training)
     if len(ids) == 0:
-        raise InputError(what="the training log has no item", fix="give the item of every training interaction")
+        raise InputError(what="the training log has no item",
+                         fix="give the item of every training interaction")
     size = math.ceil(head * len(ids))
     threshold = np.sort(counts)[::-1][size - 1]
     head_ids = ids[counts >= threshold]
     run = as_run(predictions, user, item, score)
     _, in_head = _lookup(head_ids, run.docs)
-    return list_mean(run, k, protocol if protocol is not None else Protocol(), (~in_head).astype(np.float64),
+    return list_mean(run, k, protocol if protocol is not None else Protocol(),
+                     (~in_head).astype(np.float64),
                      f"long_tail_share(head={head:g})@{k}")
 
 

@@ -63,7 +63,8 @@ def _found(docs: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys[at] == text, at
 
 
-def _coverage_curve(codes: np.ndarray, rank: np.ndarray, inside: np.ndarray, size: int, k: int) -> list[float]:
+def _coverage_curve(codes: np.ndarray, rank: np.ndarray, inside: np.ndarray, size: int,
+                    k: int) -> list[float]:
     """Share of the catalogue (`size` items; `inside`: which of the run's items are in it) reached
     by the top 1 .. k: each item counted at its best rank."""
     first = np.full(inside.size, k, dtype=np.int64)
@@ -89,14 +90,16 @@ def _popularity_curve(codes: np.ndarray, rank: np.ndarray, per_doc: np.ndarray, 
     return [float(t / n) if n else math.nan for t, n in zip(total.tolist(), shown.tolist())]
 
 
-def _category_table(categories: Mapping[str, frozenset], labels: list[str]) -> tuple[np.ndarray, ...]:
+def _category_table(categories: Mapping[str, frozenset], labels: list[str]) -> tuple[np.ndarray,
+                                                                                     ...]:
     """The items' categories as arrays, built once: (sorted items with a category, each one's first
     entry in the next two, the label index of each entry, 1 / the item's number of categories)."""
     where = {label: i for i, label in enumerate(labels)}
     items = np.array(sorted(item for item, found in categories.items() if found), dtype=str)
     sets = [sorted(categories[item]) for item in items.tolist()]
     sizes = np.array([len(found) for found in sets], dtype=np.int64)
-    label = np.fromiter((where[c] for found in sets for c in found), dtype=np.int64, count=int(sizes.sum()))
+    label = np.fromiter((where[c] for found in sets for c in found), dtype=np.int64,
+                        count=int(sizes.sum()))
     return items, np.r_[0, np.cumsum(sizes)], label, np.repeat(1.0 / np.maximum(sizes, 1), sizes)
 
 
@@ -111,8 +114,10 @@ def _exposure(codes: np.ndarray, rank: np.ndarray, docs: np.ndarray, table: tupl
     share[labels.index(NO_GROUP)] = per_doc[~found].sum()
     doc = np.flatnonzero(found)
     sizes = starts[at[doc] + 1] - starts[at[doc]]
-    entry = np.repeat(starts[at[doc]] - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
-    share += np.bincount(label[entry], weights=np.repeat(per_doc[doc], sizes) * split[entry], minlength=len(labels))
+    entry = (np.repeat(starts[at[doc]] - np.cumsum(sizes) + sizes, sizes)
+             + np.arange(int(sizes.sum())))
+    share += np.bincount(label[entry], weights=np.repeat(per_doc[doc], sizes) * split[entry],
+                         minlength=len(labels))
     total = float(share.sum()) or 1.0
     return (share / total).tolist()
 
@@ -129,7 +134,8 @@ def disparity_entry(ids: np.ndarray, values: np.ndarray, groups) -> "dict[str, A
         d = coded_disparity(np.asarray(values, dtype=np.float64), codes, names)
     except InputError:
         return None
-    return {"value": d.disparity, "low": d.low, "high": d.high, "method": d.method, "highest": d.highest,
+    return {"value": d.disparity, "low": d.low, "high": d.high, "method": d.method,
+            "highest": d.highest,
             "lowest": d.lowest}
 
 
@@ -160,7 +166,8 @@ def _by_group(values, side: SideData) -> dict[str, Any]:
     return found
 
 
-def accuracy_by_group(data: dict[str, Any], per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
+def accuracy_by_group(data: dict[str, Any],
+                      per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
                       side: SideData) -> dict[str, Any]:
     """`data` (of :func:`beyond_data`) with each accuracy measure's mean per user group, before the side ones.
 
@@ -180,7 +187,8 @@ def accuracy_by_group(data: dict[str, Any], per_query: Mapping[str, Mapping[str,
     by_group = dict(data["by_group"])
     for run, measures in per_query.items():
         found = {measure: group_means(np.array([str(user) for user in values], dtype=str),
-                                      np.fromiter(values.values(), dtype=np.float64, count=len(values)),
+                                      np.fromiter(values.values(), dtype=np.float64,
+                                                  count=len(values)),
                                       side.groups.users, side.groups.labels, NO_GROUP)
                  for measure, values in measures.items()}
         by_group[run] = {**found, **by_group.get(run, {})}
@@ -202,7 +210,8 @@ def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: 
     categories = side.features.categories if side.features is not None else None
     labels = sorted({c for s in categories.values() for c in s}) + [NO_GROUP] if categories else []
     table = _category_table(categories, labels) if categories else None
-    data: dict[str, Any] = {"k": k, "measures": {}, "coverage_curve": {} if catalogue is not None else None,
+    data: dict[str, Any] = {"k": k, "measures": {},
+                            "coverage_curve": {} if catalogue is not None else None,
                             "popularity_curve": {} if percentile is not None else None,
                             "exposure": {"groups": labels} if categories else None,
                             "by_group": {} if side.groups is not None else None,
@@ -213,14 +222,16 @@ def beyond_data(runs: Mapping[str, Run], measures: Sequence[SideMeasure], side: 
             rows, _, ranks = ranked_rows(run, k, protocol)
             codes, rank = run.doc_codes[rows], ranks - 1
         for v in values:
-            entry = data["measures"].setdefault(v.measure, {"display": v.display, "kind": v.kind, "runs": {}})
+            entry = data["measures"].setdefault(v.measure,
+                                                {"display": v.display, "kind": v.kind, "runs": {}})
             entry["runs"][name] = v.value
         if catalogue is not None:
             inside, _ = _found(run.docs, catalogue)
             data["coverage_curve"][name] = _coverage_curve(codes, rank, inside, catalogue.size, k)
         if percentile is not None:
             trained, at = _found(run.docs, percentile[0])
-            per_doc = np.where(trained, percentile[1][at], 0.0) if percentile[0].size else np.zeros(run.docs.size)
+            per_doc = (np.where(trained, percentile[1][at], 0.0) if percentile[0].size
+                       else np.zeros(run.docs.size))
             data["popularity_curve"][name] = _popularity_curve(codes, rank, per_doc, k)
         if table is not None:
             data["exposure"][name] = _exposure(codes, rank, run.docs, table, labels)

@@ -36,7 +36,8 @@ def _ranked_top(predictions, k: int, protocol: Protocol | None, columns: dict):
     return run, rows, query, rank
 
 
-def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user="user", item="item",
+def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user="user",
+        item="item",
         score="score", unseen: Literal["zero", "drop"] = "zero") -> ListValues:
     """Average recommendation popularity@k: the mean training popularity of a list's top-k items.
 
@@ -69,7 +70,8 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
     """
     k = _check_k(k, "arp")
     if unseen not in ("zero", "drop"):
-        raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}", value=unseen)
+        raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}",
+                         value=unseen)
     ids, counts = popularity(training)
     run = as_run(predictions, user, item, score)
     # Each distinct item of the run looked up once, then read per row by its code.
@@ -90,7 +92,8 @@ def _genre_matrix(categories) -> tuple[np.ndarray, np.ndarray, list[str]]:
         raise InputError(what="categories must map each item to a category or a set of categories, "
                          "e.g. {{'i1': {{'drama', 'crime'}}, 'i2': 'comedy'}}")
     ids = np.asarray([str(i) for i in categories.keys()])
-    sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v) for v in categories.values()]
+    sets = [frozenset([v]) if isinstance(v, (str, int)) else frozenset(v)
+            for v in categories.values()]
     empty = [ids[i] for i, s in enumerate(sets) if not s]
     if empty:
         raise InputError(what="has no category", doc=str(empty[0]),
@@ -136,7 +139,8 @@ def _distribution(owner: np.ndarray, items: np.ndarray, weights: np.ndarray, num
 
 
 def miscalibration(predictions, k: int, *, history, categories, alpha: float = 0.01,
-                   rank_weight: Literal["uniform", "log"] = "uniform", protocol: Protocol | None = None,
+                   rank_weight: Literal["uniform", "log"] = "uniform",
+                   protocol: Protocol | None = None,
                    user="user", item="item", score="score") -> ListValues:
     """Steck's miscalibration@k: how far a list's category mix is from the user's history's.
 
@@ -181,23 +185,30 @@ def miscalibration(predictions, k: int, *, history, categories, alpha: float = 0
         raise InputError(what=f"rank_weight must be 'uniform' or 'log'; got {literal(repr(rank_weight))}",
                          value=rank_weight)
     ids, matrix, _ = _genre_matrix(categories)
-    run, rows, query, rank = _ranked_top(predictions, k, protocol, dict(user=user, item=item, score=score))
+    run, rows, query, rank = _ranked_top(predictions, k, protocol,
+                                         dict(user=user, item=item, score=score))
     weights = np.ones(len(rows)) if rank_weight == "uniform" else 1.0 / np.log2(rank + 1.0)
-    q = _distribution(query, run.docs[run.doc_codes[rows]], weights, run.num_queries, ids, matrix, "a list")
+    q = _distribution(query, run.docs[run.doc_codes[rows]], weights, run.num_queries, ids, matrix,
+                      "a list")
     users, items = _history_pairs(history)
     owner = np.searchsorted(run.queries, users)
-    ranked = (owner < len(run.queries)) & (run.queries[np.minimum(owner, max(len(run.queries) - 1, 0))] == users
-                                           if len(run.queries) else np.zeros(len(users), dtype=bool))
-    p = _distribution(owner[ranked], items[ranked], np.ones(int(ranked.sum())), run.num_queries, ids, matrix,
+    ranked = (owner < len(run.queries)) & (run.queries[np.minimum(owner, max(len(run.queries) - 1,
+                                                                             0))] == users
+                                           if len(run.queries)
+                                           else np.zeros(len(users), dtype=bool))
+    p = _distribution(owner[ranked], items[ranked], np.ones(int(ranked.sum())), run.num_queries,
+                      ids, matrix,
                       "a history")
     q_smooth = (1 - alpha) * q + alpha * p
     with np.errstate(invalid="ignore", divide="ignore"):
-        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / np.where(q_smooth > 0, q_smooth, 1.0)), 0.0)
+        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)
+                                           / np.where(q_smooth > 0, q_smooth, 1.0)), 0.0)
     values = terms.sum(axis=1)
     sizes = np.bincount(query, minlength=run.num_queries).astype(np.int64)
     defined = (sizes > 0) & (p.sum(axis=1) > 0)
     if alpha == 0:
-        # Without smoothing, a category of the history missing from the list has q = 0: infinitely far.
+        # Without smoothing, a category of the history missing from the list has q = 0: infinitely
+        # far.
         values = np.where(((p > 0) & (q <= 0)).any(axis=1), math.inf, values)
     return ListValues(f"miscalibration(alpha={alpha:g},rank_weight={rank_weight})@{k}", run.queries,
                       np.where(defined, values, np.nan), sizes)

@@ -58,7 +58,8 @@ class PerUser:
     whole: Callable[..., "CatalogueValue"]
     items: bool = False
 
-    def compute(self, run: Run, k, side: SideData, params: dict, protocol: Protocol) -> "CatalogueValue":
+    def compute(self, run: Run, k, side: SideData, params: dict,
+                protocol: Protocol) -> "CatalogueValue":
         """``whole(part(run))``: the measure on one machine (a SideSpec's ``compute``)."""
         items = np.unique(run.docs[run.doc_codes].astype(str)) if self.items else None
         columns = self.part(run, k, side, params, protocol)

@@ -86,12 +86,14 @@ class ClickLog:
         """
         import pyarrow as pa
 
-        columns = [value if isinstance(value, (pa.Array, pa.ChunkedArray)) else pa.array(np.asarray(value))
+        columns = [value if isinstance(value, (pa.Array, pa.ChunkedArray))
+                   else pa.array(np.asarray(value))
                    for value in (query, doc, rank, clicked)]
         return _build(*columns, source=source, line_of=lambda i: None)
 
 
-def _build(query, doc, rank, clicked, *, source: str, line_of: Callable[[int], "int | None"]) -> ClickLog:
+def _build(query, doc, rank, clicked, *, source: str,
+           line_of: Callable[[int], "int | None"]) -> ClickLog:
     """A ClickLog from four pyarrow columns; `line_of(i)` is the file line of row i, for messages."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -101,7 +103,8 @@ def _build(query, doc, rank, clicked, *, source: str, line_of: Callable[[int], "
         raise InputError(what=f"{{query}}, {{doc}}, rank and clicked must have one value per impression; got "
                          f"{n}, {len(doc)}, {len(rank)} and {len(clicked)}", source=source)
     if n == 0:
-        raise InputError(what="holds no impression", fix="give one row '{query} {doc} rank clicked' per impression",
+        raise InputError(what="holds no impression",
+                         fix="give one row '{query} {doc} rank clicked' per impression",
                          source=source)
 
     def at(i: int) -> dict[str, Any]:
@@ -110,7 +113,8 @@ def _build(query, doc, rank, clicked, *, source: str, line_of: Callable[[int], "
     for name, column in (("{query}", query), ("{doc}", doc), ("rank", rank), ("clicked", clicked)):
         if column.null_count:
             i = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
-            raise ParseError(what=f"{name} is missing", fix="give a value in every row", source=source,
+            raise ParseError(what=f"{name} is missing", fix="give a value in every row",
+                             source=source,
                              line=line_of(i))
 
     def codes(column) -> tuple[np.ndarray, np.ndarray]:
@@ -153,7 +157,8 @@ def _integers(column, name: str, at: Callable[[int], dict[str, Any]]) -> np.ndar
         values = column.to_numpy(zero_copy_only=False)
         bad = np.flatnonzero(~np.isfinite(values) | (values != np.round(values)))
         if bad.size:
-            raise ParseError(what=f"{name} {values[bad[0]]!r} is not an integer", fix="give whole numbers",
+            raise ParseError(what=f"{name} {values[bad[0]]!r} is not an integer",
+                             fix="give whole numbers",
                              value=values[bad[0]], **at(int(bad[0])))
         return values.astype(np.int64)
     try:
@@ -182,7 +187,8 @@ def _clicks(column, at: Callable[[int], dict[str, Any]]) -> np.ndarray:
         return column.to_numpy(zero_copy_only=False).astype(bool)
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         lowered = pc.utf8_lower(column)
-        known = pc.is_in(lowered, value_set=pa.array(["0", "1", "false", "true"])).to_numpy(zero_copy_only=False)
+        known = pc.is_in(lowered, value_set=pa.array(["0", "1", "false",
+                                                      "true"])).to_numpy(zero_copy_only=False)
         if not known.all():
             i = int(np.flatnonzero(~known)[0])
             raise ParseError(what=f"clicked {literal(repr(str(column[i])[:40]))} is not 0 or 1",
@@ -192,7 +198,8 @@ def _clicks(column, at: Callable[[int], dict[str, Any]]) -> np.ndarray:
     bad = np.flatnonzero((values != 0) & (values != 1))
     if bad.size:
         i = int(bad[0])
-        raise ParseError(what=f"clicked {values[i]} is not 0 or 1", fix="give 1 for a click, 0 for none",
+        raise ParseError(what=f"clicked {values[i]} is not 0 or 1",
+                         fix="give 1 for a click, 0 for none",
                          value=int(values[i]), **at(i))
     return values == 1
 
@@ -229,7 +236,8 @@ def _whitespace_columns(data: bytes, source: str):
             read_options=pacsv.ReadOptions(column_names=_COLUMNS),
             parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                              ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types={name: pa.string() for name in _COLUMNS},
+            convert_options=pacsv.ConvertOptions(column_types={name: pa.string()
+                                                               for name in _COLUMNS},
                                                  strings_can_be_null=False))
     except pa.ArrowInvalid:
         for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
@@ -237,7 +245,8 @@ def _whitespace_columns(data: bytes, source: str):
             if fields and len(fields) != 4:
                 raise ParseError(what=f"has {len(fields)} fields", source=source, line=number,
                                  fix="give four per line: {query} {doc} rank clicked, e.g. 'q1 d7 3 0'") from None
-        raise ParseError(what="cannot be read as lines '{query} {doc} rank clicked'", source=source) from None
+        raise ParseError(what="cannot be read as lines '{query} {doc} rank clicked'",
+                         source=source) from None
     lines_cache: list[np.ndarray] = []
 
     def line_of(i: int) -> int:
@@ -250,7 +259,8 @@ def _whitespace_columns(data: bytes, source: str):
     return table, line_of
 
 
-def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "query", doc: str = "doc",
+def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "query",
+                doc: str = "doc",
                 rank: str = "rank", clicked: str = "clicked") -> ClickLog:
     """Read a click log: one impression per row, ``query doc rank clicked``.
 
@@ -282,7 +292,8 @@ def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "q
                          encoding_fix=lambda _: "re-save it as UTF-8")
         table, line_of = _whitespace_columns(data, source)
         if table.num_rows == 0:
-            raise ParseError(what="holds no impression", fix="give lines '{query} {doc} rank clicked'", source=source)
+            raise ParseError(what="holds no impression",
+                             fix="give lines '{query} {doc} rank clicked'", source=source)
         return _build(*(table.column(name) for name in _COLUMNS), source=source, line_of=line_of)
     what = What(what="click log", unit="impression", units="impressions", example_value=1)
     named = {"query": query, "doc": doc, "rank": rank, "clicked": clicked}
@@ -291,7 +302,8 @@ def read_clicks(path, format: "ClickLogFormat | None" = None, *, query: str = "q
     def table_line(i: int) -> int | None:
         return int(table_lines[i]) if table_lines is not None else None
 
-    return _build(*(table.column(named[role]) for role in _COLUMNS), source=source, line_of=table_line)
+    return _build(*(table.column(named[role]) for role in _COLUMNS), source=source,
+                  line_of=table_line)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -354,8 +366,10 @@ def _checked_log(clicks, max_iterations, tolerance, max_rank):
     """The impressions :func:`fit_pbm` fits (those within `max_rank`), its arguments checked:
     (pair, rank, clicked, number of ranks, impressions per rank, clicks per rank)."""
     if not isinstance(clicks, ClickLog):
-        raise InputError(what="fit_pbm takes a ClickLog", fix="build one with read_clicks(path) or ClickLog.from_arrays")
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
+        raise InputError(what="fit_pbm takes a ClickLog",
+                         fix="build one with read_clicks(path) or ClickLog.from_arrays")
+    if (isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations
+        < 1):
         raise InputError(what=f"max_iterations must be an int of at least 1; got {literal(repr(max_iterations))}",
                          value=max_iterations)
     if not (isinstance(tolerance, (int, float)) and tolerance > 0):
@@ -374,7 +388,8 @@ def _checked_log(clicks, max_iterations, tolerance, max_rank):
     if unseen.size or len(present) < num_ranks:
         missing = int(unseen[0]) + 1 if unseen.size else len(present) + 1
         raise InputError(what=f"no impression at rank {missing} (of ranks 1 to {num_ranks}), so its "
-                         "examination is unknown", fix="pass max_rank (--max-rank) below it", source=clicks.source)
+                         "examination is unknown", fix="pass max_rank (--max-rank) below it",
+                         source=clicks.source)
     shown = np.bincount(rank, minlength=num_ranks + 1)[1:]
     clicks_at = np.bincount(rank, weights=clicked, minlength=num_ranks + 1)[1:]
     if clicks_at[0] == 0:
@@ -422,7 +437,8 @@ def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 
     >>> round(float(fit.examination[1] * fit.attractiveness[0]), 4)   # the click rate at rank 2
     0.25
     """
-    pair, rank, clicked, num_ranks, shown, clicks_at = _checked_log(clicks, max_iterations, tolerance,
+    pair, rank, clicked, num_ranks, shown, clicks_at = _checked_log(clicks, max_iterations,
+                                                                    tolerance,
                                                                     max_rank)
 
     # Impressions of one (pair, rank) share their E-step: group them into cells.
@@ -447,8 +463,10 @@ def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 
         missed = cell_miss / (1.0 - t * a)
         examined = cell_c + missed * t * (1.0 - a)
         attractive = cell_c + missed * (1.0 - t) * a
-        new_theta = np.clip(np.bincount(cell_rank0, weights=examined, minlength=num_ranks) / rank_n, _EPS, 1 - _EPS)
-        alpha = np.clip(np.bincount(cell_pair, weights=attractive, minlength=num_pairs) / np.maximum(pair_n, 1),
+        new_theta = np.clip(np.bincount(cell_rank0, weights=examined, minlength=num_ranks) / rank_n,
+                            _EPS, 1 - _EPS)
+        alpha = np.clip(np.bincount(cell_pair, weights=attractive, minlength=num_pairs)
+                        / np.maximum(pair_n, 1),
                         _EPS, 1 - _EPS)
         change = float(np.abs(new_theta / new_theta[0] - theta / theta[0]).max())
         theta = new_theta
@@ -459,6 +477,7 @@ def fit_pbm(clicks: ClickLog, *, max_iterations: int = 1000, tolerance: float = 
     log_likelihood = float((cell_c * np.log(p) + cell_miss * np.log1p(-p)).sum())
     scale = theta[0]
     return PBMFit(examination=theta / scale, attractiveness=alpha * scale, queries=clicks.queries,
-                  docs=clicks.docs, impressions=int(len(rank)), clicks=int(clicked.sum()), iterations=iterations,
+                  docs=clicks.docs, impressions=int(len(rank)), clicks=int(clicked.sum()),
+                  iterations=iterations,
                   converged=converged, log_likelihood=log_likelihood, tolerance=float(tolerance),
                   source=clicks.source)

@@ -44,7 +44,8 @@ from ..typing import Exposure
 from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
 
-__all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS", "ENTROPY_PRESETS"]
+__all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS",
+           "ENTROPY_PRESETS"]
 
 Universe = Literal["catalogue", "recommended"]
 
@@ -52,11 +53,15 @@ Universe = Literal["catalogue", "recommended"]
 # RecBole recbole/evaluator/metrics.py GiniIndex (indices over num_items, divided by num_items);
 # Elliot elliot/evaluation/metrics/diversity/gini_index (over num_items, divided by num_items - 1,
 # returns 1 - G); RecPack recpack/metrics ItemGini (the recommended items only, divided by n);
-# Evidently 0.7.23 evidently/legacy/metrics/recsys/popularity_bias.py PopularityBias.get_gini (value_counts
+# Evidently 0.7.23 evidently/legacy/metrics/recsys/popularity_bias.py PopularityBias.get_gini
+# (value_counts
 # of the recommended items only, divided by (n_items - 1) x total); LensKit 2025.8.1
-# lenskit/metrics/ranking/_gini.py ListGini (counts of the lists each item is in, zeros up to the item
-# count, lenskit.stats.gini divides by n) and ExposureGini (the same over each item's summed exposure,
-# GeometricRankWeight(patience=0.85): p^(rank - 1); the constant factor 1 - p of rankproof's geometric
+# lenskit/metrics/ranking/_gini.py ListGini (counts of the lists each item is in, zeros up to the
+# item
+# count, lenskit.stats.gini divides by n) and ExposureGini (the same over each item's summed
+# exposure,
+# GeometricRankWeight(patience=0.85): p^(rank - 1); the constant factor 1 - p of rankproof's
+# geometric
 # model cancels in the shares).
 GINI_PRESETS = {
     "recbole": dict(universe="catalogue", normaliser="n", complement=False),
@@ -64,7 +69,8 @@ GINI_PRESETS = {
     "recpack": dict(universe="recommended", normaliser="n", complement=False),
     "evidently": dict(universe="recommended", normaliser="n-1", complement=False),
     "lenskit": dict(universe="catalogue", normaliser="n", complement=False),
-    "lenskit_exposure": dict(universe="catalogue", normaliser="n", complement=False, exposure="geometric",
+    "lenskit_exposure": dict(universe="catalogue", normaliser="n", complement=False,
+                             exposure="geometric",
                              patience=0.85),
 }
 # RecBole's ShannonEntropy: natural log, divided by the number of distinct recommended items.
@@ -139,12 +145,15 @@ def _catalogue(catalogue) -> np.ndarray:
                          fix="pass catalogue=[...], or universe='recommended'").in_words_of(USERS_AND_ITEMS)
     items = distinct_ids(catalogue)
     if items.size == 0:
-        raise InputError(what="the catalogue is empty", fix="give the {doc} ids").in_words_of(USERS_AND_ITEMS)
+        raise InputError(what="the catalogue is empty",
+                         fix="give the {doc} ids").in_words_of(USERS_AND_ITEMS)
     return items
 
 
-def item_exposure(predictions, k: int, protocol: Protocol | None = None, *, exposure: Exposure = "uniform",
-                  patience: float = 0.85, user="user", item="item", score="score") -> tuple[np.ndarray, np.ndarray]:
+def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
+                  exposure: Exposure = "uniform",
+                  patience: float = 0.85, user="user", item="item",
+                  score="score") -> tuple[np.ndarray, np.ndarray]:
     """The exposure each recommended item gets over all top-k lists: (sorted item ids, sums).
 
     A slot at 1-based rank r of its list counts 1 (``uniform``: the slot counts of
@@ -163,14 +172,16 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *, expo
     if exposure not in ("log", "geometric"):
         raise InputError(what=f"exposure must be 'uniform', 'log' or 'geometric'; got {literal(repr(exposure))}",
                          value=exposure)
-    if exposure == "geometric" and (isinstance(patience, bool) or not isinstance(patience, (int, float))
+    if exposure == "geometric" and (isinstance(patience, bool)
+                                    or not isinstance(patience, (int, float))
                                      or not 0 < patience < 1):
         raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
                          value=patience)
     k = _check_k(k, "item_exposure")
     run = as_run(predictions, user, item, score)
     rows, _, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
-    # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a share);
+    # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a
+    # share);
     # log as recsys.exposure's: 1 / log2(r + 1)
     weights = patience ** (rank - 1.0) if exposure == "geometric" else 1.0 / np.log2(rank + 1.0)
     sums = np.bincount(run.doc_codes[rows], weights=weights, minlength=len(run.docs))
@@ -185,10 +196,12 @@ def _shares(predictions, k, catalogue, universe, protocol, columns,
     if universe not in ("catalogue", "recommended"):
         raise InputError(what=f"universe must be 'catalogue' or 'recommended'; got {literal(repr(universe))}",
                          value=universe)
-    ids, counts = item_exposure(predictions, k, protocol, exposure=weighting[0],  # type: ignore[arg-type]
+    ids, counts = item_exposure(predictions, k, protocol,  # type: ignore[arg-type]
+                                exposure=weighting[0],
                                 patience=weighting[1], **columns)
     if counts.sum() == 0:
-        raise InputError(what="no list recommends any item", fix="give lists with at least one {doc}"
+        raise InputError(what="no list recommends any item",
+                         fix="give lists with at least one {doc}"
                          ).in_words_of(USERS_AND_ITEMS)
     outside = 0
     if universe == "catalogue":
@@ -202,13 +215,15 @@ def _shares(predictions, k, catalogue, universe, protocol, columns,
 
 def _gini_choices(preset, universe, normaliser, exposure, patience) -> dict:
     """The Gini's choices: the defaults, or the preset's, with what was given (refused where it contradicts)."""
-    chosen: dict = dict(universe="catalogue", normaliser="n", complement=False, exposure="uniform", patience=0.85)
+    chosen: dict = dict(universe="catalogue", normaliser="n", complement=False, exposure="uniform",
+                        patience=0.85)
     if preset is not None:
         if preset not in GINI_PRESETS:
             raise InputError(what=f"no Gini preset {literal(repr(preset))}; choose one of "
                              f"{', '.join(GINI_PRESETS)}", value=preset)
         chosen.update(GINI_PRESETS[preset])
-        for name, given in (("universe", universe), ("normaliser", normaliser), ("exposure", exposure)):
+        for name, given in (("universe", universe), ("normaliser", normaliser),
+                            ("exposure", exposure)):
             if given is not None and given != chosen[name]:
                 raise InputError(what=f"the {preset} preset takes {name}={chosen[name]!r}, not {given!r}",
                                  fix=f"drop {name}= or the preset", value=given)
@@ -304,7 +319,8 @@ def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = Non
     name = (f"gini(universe={universe},normaliser={normaliser}{weighed}"
             f"{',complement' if chosen['complement'] else ''})@{k}")
     if weighting != "uniform":   # the slots, not their exposure
-        slots = float(item_counts(predictions, k, protocol, user=user, item=item, score=score)[1].sum())
+        slots = float(item_counts(predictions, k, protocol, user=user, item=item,
+                                  score=score)[1].sum())
     return Concentration(name, value, n, recommended, int(slots), outside, k)
 
 

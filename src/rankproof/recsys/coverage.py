@@ -109,7 +109,8 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
     if catalogue is None or isinstance(catalogue, (str, bytes)):
         # np.asarray(None).astype(str) is the catalogue {"None"}; a string is one id, not a list.
         raise InputError(what=f"the catalogue must be a list or array of {{doc}} ids; got "
-                         f"{literal(repr(str(catalogue)[:40]))}", value=catalogue).in_words_of(USERS_AND_ITEMS)
+                         f"{literal(repr(str(catalogue)[:40]))}",
+                         value=catalogue).in_words_of(USERS_AND_ITEMS)
     items = distinct_ids(catalogue)
     if items.size == 0:
         raise InputError(what="the catalogue is empty",

@@ -72,7 +72,8 @@ from ..errors import InputError, ParseError, literal
 from ..protocol import Protocol
 from .attention import ranked_attention
 
-__all__ = ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples", "target_exposure",
+__all__ = ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples",
+           "target_exposure",
            "QUANTITIES"]
 
 QUANTITIES = ("loss", "disparity", "relevance")
@@ -147,13 +148,15 @@ def target_exposure(qrels: Qrels, *, gamma: float = 0.5, k: "int | None" = None,
     n = len(order)
     new_query = np.r_[True, query[1:] != query[:-1]] if n else np.zeros(0, dtype=bool)
     new_tier = new_query | (np.r_[True, grade[1:] != grade[:-1]] if n else new_query)
-    first_of_query = np.maximum.accumulate(np.where(new_query, np.arange(n), 0)) if n else np.zeros(0, int)
+    first_of_query = (np.maximum.accumulate(np.where(new_query, np.arange(n), 0)) if n
+                      else np.zeros(0, int))
     tier = np.cumsum(new_tier) - 1
     tier_start = np.flatnonzero(new_tier)
     size = np.diff(np.r_[tier_start, n])[tier]
     before = (tier_start[tier] - first_of_query).astype(np.float64)      # b: items of higher grades
     end = np.minimum(before + size, cut)
-    exposure = np.where(before < cut, (gamma ** before - gamma ** end) / (size * (1.0 - gamma)), 0.0)
+    exposure = np.where(before < cut, (gamma ** before - gamma ** end) / (size * (1.0 - gamma)),
+                        0.0)
     return qrels.queries[query], qrels.docs[qrels.doc_codes[order]], exposure
 
 
@@ -161,7 +164,8 @@ def _vocabulary(parts: list) -> np.ndarray:
     """The sorted union of sorted id arrays (the samples of one policy usually share theirs: merged once)."""
     distinct: list[np.ndarray] = []
     for part in parts:
-        if not distinct or not (len(part) == len(distinct[-1]) and np.array_equal(part, distinct[-1])):
+        if (not distinct
+            or not (len(part) == len(distinct[-1]) and np.array_equal(part, distinct[-1]))):
             distinct.append(np.asarray(part, dtype=str))
     return distinct[0] if len(distinct) == 1 else np.unique(np.concatenate(distinct))
 
@@ -174,14 +178,17 @@ def _as_samples(samples, weights) -> tuple[list[Run], np.ndarray]:
     if weights is None:
         return runs, np.full(len(runs), 1.0 / len(runs))
     w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (len(runs),) or not np.isfinite(w).all() or (w < 0).any() or not abs(w.sum() - 1) < 1e-9:
+    if (w.shape != (len(runs),) or not np.isfinite(w).all() or (w < 0).any() or not abs(w.sum() - 1)
+        < 1e-9):
         raise InputError(what=f"weights must give each of the {len(runs)} samples a probability, summing to 1",
                          fix="give one non-negative weight per sample, or none (equally likely)")
     return runs, w
 
 
-def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]", samples: "Run | Sequence[Run]", *,
-                      weights: "Sequence[float] | None" = None, gamma: float = 0.5, k: "int | None" = None,
+def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]",
+                      samples: "Run | Sequence[Run]", *,
+                      weights: "Sequence[float] | None" = None, gamma: float = 0.5,
+                      k: "int | None" = None,
                       rel: float = 1, protocol: "Protocol | None" = None) -> ExpectedExposure:
     """EE-L, EE-D and EE-R per query of the policy given as `samples` (see the module's docstring).
 
@@ -203,7 +210,8 @@ def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]", sample
     gamma, cut = _gamma(gamma), _cutoff(k)
     runs, w = _as_samples(samples, weights)
     t_query, t_doc, t_value = target_exposure(qrels, gamma=gamma, k=k, rel=rel)
-    # One vocabulary of queries and of docs over the samples and the judgments; rows become int64 keys
+    # One vocabulary of queries and of docs over the samples and the judgments; rows become int64
+    # keys
     # (query * docs + doc), so that no per-row string is copied or sorted.
     queries = _vocabulary([run.queries for run in runs] + [np.unique(t_query)])
     docs = _vocabulary([run.docs for run in runs] + [np.unique(t_doc)])
@@ -219,9 +227,11 @@ def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]", sample
     target = np.r_[np.zeros(sum(len(key) for key in keys[:-1])), t_value]
     pair, pair_of = np.unique(np.concatenate(keys), return_inverse=True)
     exposure_of_row = np.concatenate(exposure)
-    eps, star = np.bincount(pair_of, exposure_of_row, len(pair)), np.bincount(pair_of, target, len(pair))
+    eps, star = (np.bincount(pair_of, exposure_of_row, len(pair)),
+                 np.bincount(pair_of, target, len(pair)))
     query_of_pair = pair // width
-    per_query = [np.bincount(query_of_pair, x, len(queries)) for x in (eps * eps, eps * star, star * star,
+    per_query = [np.bincount(query_of_pair, x, len(queries))
+                 for x in (eps * eps, eps * star, star * star,
                                                                           (eps - star) ** 2)]
     judged = np.bincount(query_of_pair, star > 0, len(queries)) > 0
     disparity, relevance, norm, loss = (np.where(judged, x, np.nan) for x in per_query)
@@ -251,7 +261,8 @@ def _row_keys(run: Run, seed: int) -> np.ndarray:
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def plackett_luce(run: Run, samples: int = 100, *, seed: int = 0, temperature: float = 1.0) -> list[Run]:
+def plackett_luce(run: Run, samples: int = 100, *, seed: int = 0,
+                  temperature: float = 1.0) -> list[Run]:
     """`samples` rankings drawn from the Plackett-Luce policy of the run's scores.
 
     Each query's items are drawn without replacement with probability proportional to
@@ -267,9 +278,12 @@ def plackett_luce(run: Run, samples: int = 100, *, seed: int = 0, temperature: f
         raise InputError(what="a Plackett-Luce policy draws from the run's scores; this run has none",
                          fix="give a run with scores, or the sampled rankings themselves")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise InputError(what=f"samples must be an integer >= 1; got {literal(repr(samples))}", value=samples)
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-        raise InputError(what=f"temperature must be > 0; got {literal(repr(temperature))}", value=temperature)
+        raise InputError(what=f"samples must be an integer >= 1; got {literal(repr(samples))}",
+                         value=samples)
+    if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
+        or not temperature > 0):
+        raise InputError(what=f"temperature must be > 0; got {literal(repr(temperature))}",
+                         value=temperature)
     keys = _row_keys(run, int(seed))
     query_codes = np.repeat(np.arange(run.num_queries), np.diff(run.offsets))
     base = run.scores / float(temperature)
@@ -278,7 +292,8 @@ def plackett_luce(run: Run, samples: int = 100, *, seed: int = 0, temperature: f
         with np.errstate(over="ignore"):
             bits = _mix(keys + np.uint64(i + 1) * _GOLDEN) >> np.uint64(11)
         uniform = (bits.astype(np.float64) + 0.5) / 2.0 ** 53        # in (0, 1)
-        draws.append(Run(query_codes=query_codes, queries=run.queries, doc_codes=run.doc_codes, docs=run.docs,
+        draws.append(Run(query_codes=query_codes, queries=run.queries, doc_codes=run.doc_codes,
+                         docs=run.docs,
                          scores=base - np.log(-np.log(uniform)), source=run.source,
                          name=f"{run.name} PL sample {i + 1}"))
     return draws
@@ -298,8 +313,10 @@ def read_samples(path: "str | os.PathLike[str]") -> list[Run]:
             if not fields:
                 continue
             if len(fields) < 5:
-                raise ParseError(source=str(path), line=number, what=f"expected 'query sample doc rank score'; "
-                                 f"got {len(fields)} fields", fix="write one ranked doc per line, the sample's "
+                raise ParseError(source=str(path), line=number,
+                                 what=f"expected 'query sample doc rank score'; "
+                                 f"got {len(fields)} fields",
+                                 fix="write one ranked doc per line, the sample's "
                                  "number in the second column", value=line.strip()[:80])
             query, sample, doc, score = fields[0], fields[1], fields[2], fields[4]
             try:
@@ -307,7 +324,8 @@ def read_samples(path: "str | os.PathLike[str]") -> list[Run]:
             except ValueError:
                 raise ParseError(source=str(path), line=number, query=query, doc=doc,
                                  what=f"score {literal(repr(score[:40]))} is not a number",
-                                 fix="write the score in the fifth column", value=score[:40]) from None
+                                 fix="write the score in the fifth column",
+                                 value=score[:40]) from None
             ranking = samples.setdefault(sample, {}).setdefault(query, {})
             if doc in ranking:
                 raise ParseError(source=str(path), line=number, query=query, doc=doc,
@@ -316,11 +334,13 @@ def read_samples(path: "str | os.PathLike[str]") -> list[Run]:
             ranking[doc] = value
     if not samples:
         raise ParseError(source=str(path), what="no ranked doc", fix="give one line per ranked doc")
-    return [Run.from_dict(rankings, source=str(path), name=f"sample {sample}") for sample, rankings in
+    return [Run.from_dict(rankings, source=str(path), name=f"sample {sample}")
+            for sample, rankings in
             samples.items()]
 
 
-# -- the registry (rankproof evaluate QRELS RUN -m ee_l@10 -m "ee_r(policy=plackett_luce)@10") ----------------
+# -- the registry (rankproof evaluate QRELS RUN -m ee_l@10 -m "ee_r(policy=plackett_luce)@10")
+# ----------------
 
 
 def _registered(quantity: str):
@@ -328,11 +348,14 @@ def _registered(quantity: str):
         from .beyond import ListValues
 
         samples = ([run] if params["policy"] == "deterministic" else
-                   plackett_luce(run, params["samples"], seed=params["seed"], temperature=params["temperature"]))
-        result = expected_exposure(side.judgments, samples, gamma=params["gamma"], k=k, rel=protocol.rel,
+                   plackett_luce(run, params["samples"], seed=params["seed"],
+                                 temperature=params["temperature"]))
+        result = expected_exposure(side.judgments, samples, gamma=params["gamma"], k=k,
+                                   rel=protocol.rel,
                                    protocol=protocol)
         values = dict(zip(result.queries.tolist(), getattr(result, quantity).tolist()))
-        per_query = np.array([values.get(q, np.nan) for q in run.queries.tolist()], dtype=np.float64)
+        per_query = np.array([values.get(q, np.nan) for q in run.queries.tolist()],
+                             dtype=np.float64)
         lengths = np.diff(run.offsets)
         name = "ee_" + quantity[0] + result.measure[2:]
         return ListValues(name, run.queries, per_query,
@@ -344,26 +367,34 @@ def _register() -> None:
     from .registry import LIST, SideParam, SideSpec, register_side
     from .side_params import choice, open_unit, positive, positive_int
 
-    params = (SideParam("gamma", open_unit, 0.5, "gamma=0.5: the browsing model's patience, in (0, 1)"),
+    params = (SideParam("gamma", open_unit, 0.5,
+                        "gamma=0.5: the browsing model's patience, in (0, 1)"),
               SideParam("policy", choice("deterministic", "plackett_luce"), "deterministic",
                         "policy=deterministic (the run's ranking; ties=expected shares a tie's exposure) or "
                         "plackett_luce (rankings drawn from the run's scores)"),
-              SideParam("samples", positive_int, 100, "samples=100: rankings drawn by policy=plackett_luce"),
+              SideParam("samples", positive_int, 100,
+                        "samples=100: rankings drawn by policy=plackett_luce"),
               SideParam("seed", int, 0, "seed=0: the draws of policy=plackett_luce"),
-              SideParam("temperature", positive, 1.0, "temperature=1: policy=plackett_luce draws with "
+              SideParam("temperature", positive, 1.0,
+                        "temperature=1: policy=plackett_luce draws with "
                         "probability proportional to exp(score / temperature)"))
-    common: dict[str, Any] = dict(needs_cutoff=False, judgments=True, value_range=(0.0, float(np.inf)),
+    common: dict[str, Any] = dict(needs_cutoff=False, judgments=True,
+                                  value_range=(0.0, float(np.inf)),
                                   reads="the judgments (QRELS) and the run")
     model = ("under the RBP browsing model (attention gamma^rank, 0-based); the ideal policy ranks by grade, "
              "each grade's items sharing its positions' exposure (Diaz et al., CIKM 2020)")
     register_side(
-        SideSpec("ee_l", "EE-L", f"expected exposure loss: the squared distance of the items' expected exposure "
+        SideSpec("ee_l", "EE-L",
+                 f"expected exposure loss: the squared distance of the items' expected exposure "
                  f"from the ideal policy's, {model}", LIST, (), _registered("loss"), params,
                  higher_is_better=False, **common),
-        SideSpec("ee_d", "EE-D", f"expected exposure disparity: the squared norm of the items' expected exposure "
-                 f"(lower: spread more evenly), {model}", LIST, (), _registered("disparity"), params,
+        SideSpec("ee_d", "EE-D",
+                 f"expected exposure disparity: the squared norm of the items' expected exposure "
+                 f"(lower: spread more evenly), {model}", LIST, (), _registered("disparity"),
+                 params,
                  higher_is_better=False, **common),
-        SideSpec("ee_r", "EE-R", f"expected exposure relevance: the dot product of the items' expected exposure "
+        SideSpec("ee_r", "EE-R",
+                 f"expected exposure relevance: the dot product of the items' expected exposure "
                  f"with the ideal policy's, {model}", LIST, (), _registered("relevance"), params,
                  higher_is_better=True, **common))
 

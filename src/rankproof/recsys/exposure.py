@@ -58,7 +58,8 @@ class GroupExposure:
     per_item: dict[str, float]
 
 
-def position_exposure(rank: np.ndarray, model: Exposure = "log", persistence: float = 0.8) -> np.ndarray:
+def position_exposure(rank: np.ndarray, model: Exposure = "log",
+                      persistence: float = 0.8) -> np.ndarray:
     """Exposure of each 1-based rank under ``model`` (see the module's table).
 
     >>> position_exposure(np.array([1, 2, 3]), "geometric", 0.5).tolist()
@@ -70,15 +71,18 @@ def position_exposure(rank: np.ndarray, model: Exposure = "log", persistence: fl
     if model == "log":
         return 1.0 / np.log2(rank + 1.0)
     if model == "geometric":
-        if isinstance(persistence, bool) or not isinstance(persistence, (int, float)) or not 0 < persistence < 1:
+        if (isinstance(persistence, bool) or not isinstance(persistence, (int, float)) or not 0
+            < persistence < 1):
             raise InputError(what=f"persistence must be in (0, 1), e.g. 0.8; got {literal(repr(persistence))}",
                              value=persistence)
         return (1.0 - persistence) * persistence ** (rank - 1.0)
-    raise InputError(what=f"model must be one of {', '.join(_MODELS)}; got {literal(repr(model))}", value=model)
+    raise InputError(what=f"model must be one of {', '.join(_MODELS)}; got {literal(repr(model))}",
+                     value=model)
 
 
 def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: Exposure = "log",
-                   persistence: float = 0.8, protocol: Protocol | None = None, user="user", item="item",
+                   persistence: float = 0.8, protocol: Protocol | None = None, user="user",
+                   item="item",
                    score="score") -> GroupExposure:
     """Total, share and per-item exposure of each item group in the top k.
 
@@ -107,7 +111,8 @@ def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: 
     run = as_run(predictions, user, item, score)
     rows = top_rows(run, int(k), protocol if protocol is not None else Protocol())
     query = np.searchsorted(run.offsets, rows, side="right") - 1
-    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
+    starts = (np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(rows)
+              else np.zeros(0, dtype=np.int64))
     rank = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
     weights = position_exposure(rank, model, persistence)
     labels = {str(i): str(g) for i, g in groups_of.items()}
@@ -122,11 +127,13 @@ def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: 
     names = tuple(sorted(exposure))
     share = {g: (exposure[g] / total if total > 0 else float("nan")) for g in names}
     per_item = {g: exposure[g] / sizes[g] for g in names if sizes.get(g)}
-    name = f"exposure(model={model}" + (f",persistence={persistence:g}" if model == "geometric" else "") + f")@{k}"
+    name = (f"exposure(model={model}"
+            + (f",persistence={persistence:g}" if model == "geometric" else "") + f")@{k}")
     return GroupExposure(name, names, {g: exposure[g] for g in names}, share, per_item)
 
 
-# -- the registry (rankproof evaluate -m "exposure(groups=popularity)@10" --train ...) --------------------------
+# -- the registry (rankproof evaluate -m "exposure(groups=popularity)@10" --train ...)
+# --------------------------
 
 
 def exposure_parity(result: GroupExposure) -> float:
@@ -167,8 +174,10 @@ def _item_groups(side, groups: str, ratio: float, k: int) -> dict[str, str]:
 def _registered(run, k: int, side, params: dict, protocol: Protocol):
     from .registry import CatalogueValue
 
-    result = group_exposure(run, k, groups_of=_item_groups(side, params["groups"], params["ratio"], k),
-                            model=params["model"], persistence=params["persistence"], protocol=protocol)
+    result = group_exposure(run, k,
+                            groups_of=_item_groups(side, params["groups"], params["ratio"], k),
+                            model=params["model"], persistence=params["persistence"],
+                            protocol=protocol)
     name = result.measure.replace("exposure(", f"exposure(groups={params['groups']},", 1)
     detail = [(f"share {g}", result.share[g]) for g in result.groups]
     detail += [(f"per_item {g}", v) for g, v in result.per_item.items()]
@@ -180,15 +189,20 @@ def _register() -> None:
     from .side_params import choice, open_unit
 
     register_side(SideSpec(
-        "exposure", "Exposure parity", "std/mean over item groups of their top-k exposure per item (0: parity); "
+        "exposure", "Exposure parity",
+        "std/mean over item groups of their top-k exposure per item (0: parity); "
         "groups=popularity: Elliot's short head and long tail of --train; groups=category: --features, one "
         "category per item", CATALOGUE, (), _registered,
-        (SideParam("groups", choice("popularity", "category"), "popularity", "groups=popularity or category"),
-         SideParam("model", choice(*_MODELS), "log", "model=log (1/log2(rank+1)), uniform or geometric"),
+        (SideParam("groups", choice("popularity", "category"), "popularity",
+                   "groups=popularity or category"),
+         SideParam("model", choice(*_MODELS), "log",
+                   "model=log (1/log2(rank+1)), uniform or geometric"),
          SideParam("persistence", open_unit, 0.8, "persistence=0.8: the p of model=geometric"),
-         SideParam("ratio", open_unit, 0.8, "ratio=0.8: the short head's share of training interactions")),
+         SideParam("ratio", open_unit, 0.8,
+                   "ratio=0.8: the short head's share of training interactions")),
         value_range=(0.0, float(np.inf)), higher_is_better=False,
-        reads="--train (groups=popularity) or --features (groups=category)", optional=("train", "features")))
+        reads="--train (groups=popularity) or --features (groups=category)",
+        optional=("train", "features")))
 
 
 _register()

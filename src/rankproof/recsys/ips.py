@@ -63,8 +63,10 @@ def _counts(popularity: Any) -> dict[str, float]:
     return counts
 
 
-def inverse_propensities(popularity: Any, *, exponent: float = 1.0, cap: "float | None" = DEFAULT_CAP,
-                         unseen: Literal["zero", "cap"] = "zero") -> "tuple[dict[str, float], float]":
+def inverse_propensities(popularity: Any, *, exponent: float = 1.0,
+                         cap: "float | None" = DEFAULT_CAP,
+                         unseen: Literal["zero",
+                                         "cap"] = "zero") -> "tuple[dict[str, float], float]":
     """``({item: w_i}, weight of an unseen item)`` from the popularity (mapping item -> n_i, or one
     item id per interaction); see the module for the formula.
 
@@ -75,18 +77,23 @@ def inverse_propensities(popularity: Any, *, exponent: float = 1.0, cap: "float 
     """
     if isinstance(exponent, bool) or not isinstance(exponent, (int, float)) or not exponent > 0 \
             or math.isinf(exponent):
-        raise InputError(what=f"exponent must be a number > 0; got {literal(repr(exponent))}", value=exponent)
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
-        raise InputError(what=f"cap must be a number > 0, or None; got {literal(repr(cap))}", value=cap)
+        raise InputError(what=f"exponent must be a number > 0; got {literal(repr(exponent))}",
+                         value=exponent)
+    if (cap is not None
+        and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0)):
+        raise InputError(what=f"cap must be a number > 0, or None; got {literal(repr(cap))}",
+                         value=cap)
     if unseen not in ("zero", "cap"):
-        raise InputError(what=f"unseen must be zero or cap; got {literal(repr(unseen))}", value=unseen)
+        raise InputError(what=f"unseen must be zero or cap; got {literal(repr(unseen))}",
+                         value=unseen)
     if unseen == "cap" and cap is None:
         raise InputError(what="unseen=cap gives an unseen item the cap's weight, and no cap is set",
                          fix="set cap, or unseen=zero")
     counts = _counts(popularity)
     total = sum(counts.values())
     if total <= 0:
-        raise InputError(what="the popularity source has no interaction", fix="give the training interactions")
+        raise InputError(what="the popularity source has no interaction",
+                         fix="give the training interactions")
     weights = {}
     for i, n in counts.items():
         w = (total / n) ** exponent if n > 0 else math.inf
@@ -104,13 +111,15 @@ def _weighted(predictions, k, relevant, popularity, exponent, cap, unseen, proto
     return k, weights, other, wanted, top
 
 
-def _name(base: str, k: int, exponent: float, cap: "float | None", unseen: str, extra: str = "") -> str:
+def _name(base: str, k: int, exponent: float, cap: "float | None", unseen: str,
+          extra: str = "") -> str:
     return f"{base}({extra}cap={'none' if cap is None else f'{cap:g}'},exponent={exponent:g},unseen={unseen})@{k}"
 
 
 def ips_hit_rate(predictions, k: int, *, relevant, popularity, exponent: float = 1.0,
                  cap: "float | None" = DEFAULT_CAP, unseen: Literal["zero", "cap"] = "zero",
-                 protocol: Protocol | None = None, user="user", item="item", score="score") -> ListValues:
+                 protocol: Protocol | None = None, user="user", item="item",
+                 score="score") -> ListValues:
     """RecPack's IPSHitRate@k: per user, the sum of w_i over the relevant items in the top k.
 
     Examples
@@ -123,7 +132,8 @@ def ips_hit_rate(predictions, k: int, *, relevant, popularity, exponent: float =
     >>> ips_hit_rate(run, 2, relevant={"u": ["a", "b"], "v": ["a", "c"]}, popularity={"a": 3, "b": 1}).per_query()
     {'u': 5.333333333333333, 'v': 1.3333333333333333}
     """
-    k, weights, other, wanted, top = _weighted(predictions, k, relevant, popularity, exponent, cap, unseen,
+    k, weights, other, wanted, top = _weighted(predictions, k, relevant, popularity, exponent, cap,
+                                               unseen,
                                                protocol, (user, item, score))
     values = np.full(top.run.num_queries, np.nan)
     for u, name in enumerate(top.run.queries.astype(str).tolist()):
@@ -132,13 +142,16 @@ def ips_hit_rate(predictions, k: int, *, relevant, popularity, exponent: float =
     for u, rows in top.by_user():
         good = wanted.get(str(top.run.queries[u]))
         if good:
-            values[u] = float(sum(weights.get(i, other) for i in top.items[rows].tolist() if i in good))
-    return ListValues(_name("ips_hit_rate", k, exponent, cap, unseen), top.run.queries, values, top.sizes)
+            values[u] = float(sum(weights.get(i, other) for i in top.items[rows].tolist()
+                                  if i in good))
+    return ListValues(_name("ips_hit_rate", k, exponent, cap, unseen), top.run.queries, values,
+                      top.sizes)
 
 
 def ips_ndcg(predictions, k: int, *, relevant, popularity, exponent: float = 1.0,
              cap: "float | None" = DEFAULT_CAP, unseen: Literal["zero", "cap"] = "zero",
-             normaliser: Literal["ideal_ips", "ideal"] = "ideal_ips", protocol: Protocol | None = None,
+             normaliser: Literal["ideal_ips", "ideal"] = "ideal_ips",
+             protocol: Protocol | None = None,
              user="user", item="item", score="score") -> ListValues:
     """Propensity-scored nDCG@k (see the module for the formula and both normalisers).
 
@@ -156,7 +169,8 @@ def ips_ndcg(predictions, k: int, *, relevant, popularity, exponent: float = 1.0
     if normaliser not in ("ideal_ips", "ideal"):
         raise InputError(what=f"normaliser must be ideal_ips or ideal; got {literal(repr(normaliser))}",
                          value=normaliser)
-    k, weights, other, wanted, top = _weighted(predictions, k, relevant, popularity, exponent, cap, unseen,
+    k, weights, other, wanted, top = _weighted(predictions, k, relevant, popularity, exponent, cap,
+                                               unseen,
                                                protocol, (user, item, score))
     discount = 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
 
@@ -177,17 +191,20 @@ def ips_ndcg(predictions, k: int, *, relevant, popularity, exponent: float = 1.0
         dcg = sum(weights.get(i, other) * discount[r - 1]
                   for i, r in zip(top.items[rows].tolist(), top.rank[rows].tolist()) if i in good)
         values[u] = float(dcg / best[name])
-    return ListValues(_name("ips_ndcg", k, exponent, cap, unseen, f"normaliser={normaliser},"), top.run.queries,
+    return ListValues(_name("ips_ndcg", k, exponent, cap, unseen, f"normaliser={normaliser},"),
+                      top.run.queries,
                       values, top.sizes)
 
 
-# -- the registry (rankproof evaluate -m ips_hit_rate@10 --train train.csv): relevance from the qrels ------------
+# -- the registry (rankproof evaluate -m ips_hit_rate@10 --train train.csv): relevance from the
+# qrels ------------
 
 
 def _registered(run, k: int, side, params: dict, protocol: Protocol, ndcg: bool):
     train = side.needed("train")
     common = dict(relevant=side.relevant(protocol.rel), popularity=train.popularity_map(),
-                  exponent=params["exponent"], cap=params["cap"], unseen=params["unseen"], protocol=protocol)
+                  exponent=params["exponent"], cap=params["cap"], unseen=params["unseen"],
+                  protocol=protocol)
     if ndcg:
         return ips_ndcg(run, k, normaliser=params["normaliser"], **common)
     return ips_hit_rate(run, k, **common)
@@ -201,17 +218,24 @@ def _register() -> None:
     from .registry import LIST, SideParam, SideSpec, register_side
     from .side_params import choice
 
-    params = (SideParam("exponent", positive, 1.0, "exponent=1: p_i = (n_i / N) ** exponent (RecPack: 1)"),
-              SideParam("cap", _cap, DEFAULT_CAP, "cap=10000 clips 1 / p_i (RecPack's ip_cap); cap=none clips nothing"),
-              SideParam("unseen", choice("zero", "cap"), "zero", "unseen=zero (RecPack) or unseen=cap: the weight "
+    params = (SideParam("exponent", positive, 1.0,
+                        "exponent=1: p_i = (n_i / N) ** exponent (RecPack: 1)"),
+              SideParam("cap", _cap, DEFAULT_CAP,
+                        "cap=10000 clips 1 / p_i (RecPack's ip_cap); cap=none clips nothing"),
+              SideParam("unseen", choice("zero", "cap"), "zero",
+                        "unseen=zero (RecPack) or unseen=cap: the weight "
                         "of an item --train never saw"))
     reads = "--train (the items' popularity) and the judgments (QRELS)"
     register_side(
-        SideSpec("ips_hit_rate", "IPS hit rate", "RecPack's IPSHitRate: the sum of the inverse propensities "
-                 "min(N / n_i, cap) of the relevant items in the top k, per user", LIST, (("train",),),
-                 lambda run, k, side, p, protocol: _registered(run, k, side, p, protocol, False), params,
+        SideSpec("ips_hit_rate", "IPS hit rate",
+                 "RecPack's IPSHitRate: the sum of the inverse propensities "
+                 "min(N / n_i, cap) of the relevant items in the top k, per user", LIST,
+                 (("train",),),
+                 lambda run, k, side, p, protocol: _registered(run, k, side, p, protocol, False),
+                 params,
                  value_range=(0.0, math.inf), judgments=True, reads=reads),
-        SideSpec("ips_ndcg", "IPS nDCG", "propensity-scored nDCG (Jain et al. 2016): DCG with gains 1 / p_i of the "
+        SideSpec("ips_ndcg", "IPS nDCG",
+                 "propensity-scored nDCG (Jain et al. 2016): DCG with gains 1 / p_i of the "
                  "relevant items, over the ideal (normaliser=ideal_ips: the best reachable, in [0, 1]; ideal: "
                  "propensity-free)", LIST, (("train",),),
                  lambda run, k, side, p, protocol: _registered(run, k, side, p, protocol, True),

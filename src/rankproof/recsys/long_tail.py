@@ -51,7 +51,8 @@ __all__ = ["tail_items", "tail_percentage"]
 def _counts_in_order(training: Any) -> tuple[np.ndarray, np.ndarray]:
     """(items in order of first appearance, interactions of each)."""
     if isinstance(training, Interactions):
-        items, counts = np.asarray(training.items).astype(str), np.asarray(training.counts, dtype=np.float64)
+        items, counts = (np.asarray(training.items).astype(str),
+                         np.asarray(training.counts, dtype=np.float64))
     elif isinstance(training, Mapping):
         items = np.asarray([str(i) for i in training.keys()])
         counts = np.asarray(list(training.values()), dtype=np.float64)
@@ -62,7 +63,8 @@ def _counts_in_order(training: Any) -> tuple[np.ndarray, np.ndarray]:
         items = np.asarray(list(training)).astype(str).reshape(-1)
         counts = np.ones(len(items))
     if items.size == 0:
-        raise InputError(what="the training log has no item", fix="give the item of every training interaction")
+        raise InputError(what="the training log has no item",
+                         fix="give the item of every training interaction")
     ids, first, inverse = np.unique(items, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     return ids[order], np.bincount(inverse, counts, len(ids))[order]
@@ -70,17 +72,20 @@ def _counts_in_order(training: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def tail_items(training: Any, tail: float = 0.1) -> set[str]:
     """RecBole's long tail of a training log (see the module's docstring); `tail` its ``tail_ratio``."""
-    if isinstance(tail, bool) or not isinstance(tail, (int, float)) or not tail > 0 or not math.isfinite(tail):
+    if (isinstance(tail, bool) or not isinstance(tail, (int, float)) or not tail > 0
+        or not math.isfinite(tail)):
         raise InputError(what=f"tail must be a share in (0, 1] or a count > 1, e.g. 0.1; got {literal(repr(tail))}",
                          value=tail)
     items, counts = _counts_in_order(training)
     if tail > 1:
         return set(items[counts <= tail].tolist())
-    order = np.argsort(counts, kind="stable")   # fewest first; equal counts in order of first appearance
+    # fewest first; equal counts in order of first appearance
+    order = np.argsort(counts, kind="stable")
     return set(items[order[:max(int(len(items) * tail), 1)]].tolist())
 
 
-def tail_percentage(predictions, k: int, *, training: Any, tail: float = 0.1, protocol: "Protocol | None" = None,
+def tail_percentage(predictions, k: int, *, training: Any, tail: float = 0.1,
+                    protocol: "Protocol | None" = None,
                     user="user", item="item", score="score") -> ListValues:
     """TailPercentage@k per list (see the module's docstring); an empty list is undefined (nan)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -94,14 +99,17 @@ def tail_percentage(predictions, k: int, *, training: Any, tail: float = 0.1, pr
     total = np.bincount(query, weights=in_tail, minlength=run.num_queries)
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)
-    return ListValues(f"tail_percentage(tail={tail:g})@{k}", run.queries, values, sizes.astype(np.int64))
+    return ListValues(f"tail_percentage(tail={tail:g})@{k}", run.queries, values,
+                      sizes.astype(np.int64))
 
 
-# -- the registry (rankproof evaluate QRELS RUN -m "tail_percentage(tail=0.2)@10" --train train.csv) --------
+# -- the registry (rankproof evaluate QRELS RUN -m "tail_percentage(tail=0.2)@10" --train train.csv)
+# --------
 
 
 def _registered(run, k: int, side, params: dict, protocol: Protocol) -> ListValues:
-    return tail_percentage(run, k, training=side.needed("train"), tail=params["tail"], protocol=protocol)
+    return tail_percentage(run, k, training=side.needed("train"), tail=params["tail"],
+                           protocol=protocol)
 
 
 def _tail(value: Any) -> float:
@@ -115,11 +123,14 @@ def _register() -> None:
     from .registry import LIST, SideParam, SideSpec, register_side
 
     register_side(SideSpec(
-        "tail_percentage", "TailPercentage", "RecBole's TailPercentage: share of the top k in the long tail, "
+        "tail_percentage", "TailPercentage",
+        "RecBole's TailPercentage: share of the top k in the long tail, "
         "the least-interacted training items (tail in (0, 1]: that share of the items, fewest interactions "
-        "first; tail > 1: items with at most that many); items never trained on are not in it", LIST,
+        "first; tail > 1: items with at most that many); items never trained on are not in it",
+        LIST,
         (("train",),), _registered,
-        (SideParam("tail", _tail, 0.1, "tail=0.1: RecBole's tail_ratio, a share of the items or a count > 1"),)))
+        (SideParam("tail", _tail, 0.1,
+                   "tail=0.1: RecBole's tail_ratio, a share of the items or a count > 1"),)))
 
 
 _register()

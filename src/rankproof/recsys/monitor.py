@@ -49,7 +49,8 @@ import numpy as np
 
 from ..errors import ComparabilityError, InputError, literal
 
-__all__ = ["ALERT_EXIT", "MAX_GROUPS", "Threshold", "MonitorRow", "Monitoring", "monitor", "mean_resamples"]
+__all__ = ["ALERT_EXIT", "MAX_GROUPS", "Threshold", "MonitorRow", "Monitoring", "monitor",
+           "mean_resamples"]
 
 ALERT_EXIT = 3
 """Exit code of ``rankproof monitor`` when a drop passes the threshold and is significant."""
@@ -77,7 +78,8 @@ class Threshold:
         except ValueError:
             value = math.nan
         if not (math.isfinite(value) and value >= 0):
-            raise InputError(what=literal(f"max_drop {text!r} is not a drop such as 5% or 0.01"), value=text,
+            raise InputError(what=literal(f"max_drop {text!r} is not a drop such as 5% or 0.01"),
+                             value=text,
                              fix="give a relative drop with % (5%) or an absolute one (0.01)")
         return cls(value / 100 if relative else value, relative)
 
@@ -141,7 +143,8 @@ class Monitoring:
         return f"ALERT: {'; '.join(parts)}: beyond max drop {self.max_drop} at alpha {self.alpha:g}"
 
     def __str__(self) -> str:
-        users = f" ({self.rows[0].users_current} vs {self.rows[0].users_reference} users)" if self.rows else ""
+        users = (f" ({self.rows[0].users_current} vs {self.rows[0].users_reference} users)"
+                 if self.rows else "")
         lines = [f"monitor: {self.current_name} vs {self.reference_name}, protocol {self.fingerprint}{users}",
                  f"change = current - reference; {self.confidence:.0%} percentile bootstrap ({self.resamples} "
                  f"resamples, seed {self.seed}); Welch's t-test (unpaired); alert: a drop beyond {self.max_drop} "
@@ -177,7 +180,8 @@ def mean_resamples(values: np.ndarray, resamples: int, rng: np.random.Generator)
     distinct, counts = np.unique(values, return_counts=True)
     if len(distinct) > MAX_GROUPS:
         low, high = float(distinct[0]), float(distinct[-1])
-        bins = np.minimum(((values - low) / (high - low) * MAX_GROUPS).astype(np.int64), MAX_GROUPS - 1)
+        bins = np.minimum(((values - low) / (high - low) * MAX_GROUPS).astype(np.int64),
+                          MAX_GROUPS - 1)
         counts = np.bincount(bins, minlength=MAX_GROUPS)
         sums = np.bincount(bins, weights=values, minlength=MAX_GROUPS)
         kept = counts > 0
@@ -193,7 +197,8 @@ def _window(value, name: str):
 
         runs = load_results(value)
         if len(runs) != 1:
-            raise InputError(source=os.fspath(value), what=literal(f"holds {len(runs)} runs, not one window"),
+            raise InputError(source=os.fspath(value),
+                             what=literal(f"holds {len(runs)} runs, not one window"),
                              fix="save each window's evaluation of one run to its own file")
         return runs[0], os.path.basename(os.fspath(value))
     if not (hasattr(value, "values") and hasattr(value, "protocol") and hasattr(value, "measures")):
@@ -219,7 +224,8 @@ def _same_protocol(current, reference) -> None:
 
 
 def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *, max_drop="5%",
-            alpha: float = 0.05, confidence: float = 0.95, resamples: int = 2000, seed: int = 0) -> Monitoring:
+            alpha: float = 0.05, confidence: float = 0.95, resamples: int = 2000,
+            seed: int = 0) -> Monitoring:
     """Compare a current window's evaluation with a reference window's; say whether a measure dropped.
 
     Parameters
@@ -247,8 +253,10 @@ def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *
                                       "confidence must be between 0 and 1, resamples at least 1"),
                          fix="e.g. alpha=0.05, confidence=0.95, resamples=2000")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
-    (current, current_name), (reference, reference_name) = _window(current, "current"), _window(reference, "reference")
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"),
+                         value=seed)
+    (current, current_name), (reference, reference_name) = (_window(current, "current"),
+                                                            _window(reference, "reference"))
     _same_protocol(current, reference)
     names = _measures(current, reference, measures)
     rng = np.random.default_rng(seed)
@@ -266,10 +274,12 @@ def monitor(current, reference, measures: "str | Sequence[str] | None" = None, *
         reference_mean = float(before.mean())
         rows.append(MonitorRow(
             measure=name, reference=reference_mean, current=float(now.mean()), change=change,
-            relative_change=change / reference_mean if reference_mean else math.nan, low=float(low), high=float(high),
+            relative_change=change / reference_mean if reference_mean else math.nan, low=float(low),
+            high=float(high),
             p=p, users_reference=len(before), users_current=len(now),
             dropped=threshold.passed(reference_mean, change), significant=p < alpha))
-    return Monitoring(rows=tuple(rows), fingerprint=current.protocol.fingerprint, max_drop=threshold, alpha=alpha,
+    return Monitoring(rows=tuple(rows), fingerprint=current.protocol.fingerprint,
+                      max_drop=threshold, alpha=alpha,
                       confidence=confidence, resamples=resamples, seed=seed,
                       current_name=current_name, reference_name=reference_name)
 
@@ -291,7 +301,8 @@ def welch_p(a: np.ndarray, b: np.ndarray) -> float:
             var = np.mean((x - np.mean(x, axis=0, keepdims=True)) ** 2, axis=0) * (n / (n - 1))
         return np.mean(x, axis=0), var
 
-    (m1, v1), (m2, v2) = mean_and_var(np.asarray(a, dtype=np.float64)), mean_and_var(np.asarray(b, dtype=np.float64))
+    (m1, v1), (m2, v2) = (mean_and_var(np.asarray(a, dtype=np.float64)),
+                          mean_and_var(np.asarray(b, dtype=np.float64)))
     n1, n2 = len(a), len(b)
     vn1, vn2 = v1 / n1, v2 / n2
     with np.errstate(divide="ignore", invalid="ignore"):

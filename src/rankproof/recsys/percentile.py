@@ -60,7 +60,8 @@ PERCENTILE_PRESETS: dict[str, dict[str, str]] = {
     "hu": {"weights": "grade", "average": "pooled", "scale": "percent"},
 }
 _DEFAULTS = {"weights": "binary", "average": "pooled", "scale": "percent"}
-_CHOICES = {"weights": ("binary", "grade"), "average": ("pooled", "users"), "scale": ("percent", "fraction")}
+_CHOICES = {"weights": ("binary", "grade"), "average": ("pooled", "users"),
+            "scale": ("percent", "fraction")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,8 +130,10 @@ def _policies(preset: "str | None", given: dict[str, "str | None"]) -> dict[str,
 def percentile_rank(predictions, relevant, *, catalogue=(), k: "int | None" = None,
                     weights: Literal["binary", "grade"] | None = None,
                     average: Literal["pooled", "users"] | None = None,
-                    scale: Literal["percent", "fraction"] | None = None, preset: "str | None" = None,
-                    protocol: Protocol | None = None, user="user", item="item", score="score") -> PercentileRank:
+                    scale: Literal["percent", "fraction"] | None = None,
+                    preset: "str | None" = None,
+                    protocol: Protocol | None = None, user="user", item="item",
+                    score="score") -> PercentileRank:
     """Expected percentile ranking of the relevant items (see the module for the formula and policies).
 
     Parameters
@@ -193,12 +196,14 @@ def _user_sums(top, wanted: dict[str, dict[str, float]], by_grade: bool) -> np.n
         if not items:
             continue
         ranked = rows.get(u)
-        ranks = dict(zip(top.items[ranked].tolist(), top.rank[ranked].tolist())) if ranked is not None else {}
+        ranks = (dict(zip(top.items[ranked].tolist(), top.rank[ranked].tolist()))
+                 if ranked is not None else {})
         sums[:, u] = _sums(ranks, items, by_grade)
     return sums
 
 
-def _sums(ranks: dict[str, int], items: dict[str, float], by_grade: bool) -> tuple[float, float, float]:
+def _sums(ranks: dict[str, int], items: dict[str, float], by_grade: bool) -> tuple[float, float,
+                                                                                   float]:
     """(A, B, W) of one user (see :func:`_user_sums`)."""
     missed = (max(len(ranks), 1) - 1) / 2
     a = b = w_sum = 0.0
@@ -221,8 +226,10 @@ def _value(users: np.ndarray, sums: np.ndarray, wanted: dict[str, dict[str, floa
     listed = set(users.tolist())
     absent = sorted(set(wanted) - listed)
     names = np.array([*users.tolist(), *absent], dtype=str)
-    every = np.hstack([sums, np.array([_sums({}, wanted[n], by_grade) for n in absent]).reshape(-1, 3).T])
-    order = np.argsort(names, kind="stable")   # every user in one sorted order, on one machine or in parts
+    every = np.hstack([sums,
+                       np.array([_sums({}, wanted[n], by_grade) for n in absent]).reshape(-1, 3).T])
+    # every user in one sorted order, on one machine or in parts
+    order = np.argsort(names, kind="stable")
     a, b, w = every[:, order]
     factor = 100.0 if policy["scale"] == "percent" else 1.0
     mean_rank = a / universe + b
@@ -238,7 +245,8 @@ def _value(users: np.ndarray, sums: np.ndarray, wanted: dict[str, dict[str, floa
     return value, per_user
 
 
-# -- the registry (rankproof evaluate -m percentile_rank --items items.csv): the judgments from the qrels ---------
+# -- the registry (rankproof evaluate -m percentile_rank --items items.csv): the judgments from the
+# qrels ---------
 
 
 def _judged(side, protocol: Protocol) -> dict[str, dict[str, float]]:
@@ -246,7 +254,8 @@ def _judged(side, protocol: Protocol) -> dict[str, dict[str, float]]:
     qrels = side.judgments
     if qrels is None or not hasattr(qrels, "grades"):
         side.relevant(protocol.rel)   # refuses in one line
-    return _graded({u: {i: g for i, g in items.items() if g >= protocol.rel} for u, items in qrels.to_dict().items()})
+    return _graded({u: {i: g for i, g in items.items() if g >= protocol.rel}
+                    for u, items in qrels.to_dict().items()})
 
 
 def _catalogue_items(side) -> list[str]:
@@ -255,7 +264,8 @@ def _catalogue_items(side) -> list[str]:
 
 
 def _policy(params: dict) -> dict[str, str]:
-    return _policies(params["preset"], {key: params[key] for key in ("weights", "average", "scale")})
+    return _policies(params["preset"],
+                     {key: params[key] for key in ("weights", "average", "scale")})
 
 
 def _detail(users: int, relevant: int, universe: int) -> tuple:
@@ -266,9 +276,11 @@ def _registered(run, k, side, params: dict, protocol: Protocol):
     from .registry import CatalogueValue
 
     result = percentile_rank(run, _judged(side, protocol), catalogue=_catalogue_items(side), k=k,
-                             weights=params["weights"], average=params["average"], scale=params["scale"],
+                             weights=params["weights"], average=params["average"],
+                             scale=params["scale"],
                              preset=params["preset"], protocol=protocol)
-    return CatalogueValue(result.measure, result.value, _detail(result.users, result.relevant, result.universe))
+    return CatalogueValue(result.measure, result.value,
+                          _detail(result.users, result.relevant, result.universe))
 
 
 def _part(run, k, side, params: dict, protocol: Protocol) -> dict[str, np.ndarray]:
@@ -284,7 +296,8 @@ def _whole(users, columns: dict, items, k, side, params: dict, protocol: Protoco
 
     policy, wanted = _policy(params), _judged(side, protocol)
     universe = _universe(_catalogue_items(side), items.tolist(), wanted)
-    value, _ = _value(users, np.vstack([columns["a"], columns["b"], columns["w"]]), wanted, universe, policy)
+    value, _ = _value(users, np.vstack([columns["a"], columns["b"], columns["w"]]), wanted,
+                      universe, policy)
     return CatalogueValue(_measure_text(policy, k), value,
                           _detail(len(wanted), sum(len(v) for v in wanted.values()), universe))
 
@@ -293,11 +306,14 @@ def _register() -> None:
     from .registry import CATALOGUE, PerUser, SideParam, SideSpec, choice, register_side
 
     register_side(SideSpec(
-        "percentile_rank", "Percentile rank", "expected percentile ranking (Hu, Koren and Volinsky 2008): where in "
+        "percentile_rank", "Percentile rank",
+        "expected percentile ranking (Hu, Koren and Volinsky 2008): where in "
         "each user's ranking of the catalogue the relevant items fall (0: top; a random ranking about 50 %)",
         CATALOGUE, (("items", "train"),), _registered,
-        (SideParam("weights", choice(*_CHOICES["weights"]), None, "weights=binary or weights=grade"),
-         SideParam("average", choice(*_CHOICES["average"]), None, "average=pooled or average=users"),
+        (SideParam("weights", choice(*_CHOICES["weights"]), None,
+                   "weights=binary or weights=grade"),
+         SideParam("average", choice(*_CHOICES["average"]), None,
+                   "average=pooled or average=users"),
          SideParam("scale", choice(*_CHOICES["scale"]), None, "scale=percent or scale=fraction"),
          SideParam("preset", choice(*PERCENTILE_PRESETS), None, "preset=recpack or preset=hu")),
         needs_cutoff=False, value_range=(0.0, 100.0), higher_is_better=False, judgments=True,

@@ -63,9 +63,11 @@ class PopParity:
 def _train_sets(train: Any) -> dict[str, set[str]]:
     if not isinstance(train, Mapping):
         raise InputError(what="train must map each user to the items of that user's training interactions; got "
-                         f"{literal(type(train).__name__)}", fix="give a mapping such as train=dict(u1=[i1, i2])",
+                         f"{literal(type(train).__name__)}",
+                         fix="give a mapping such as train=dict(u1=[i1, i2])",
                          value=type(train).__name__)
-    return {str(u): ({str(items)} if isinstance(items, str) else {str(i) for i in items}) for u, items in train.items()}
+    return {str(u): ({str(items)} if isinstance(items, str) else {str(i) for i in items})
+            for u, items in train.items()}
 
 
 def short_head(train: Mapping, ratio: float = 0.8) -> tuple[set[str], set[str]]:
@@ -87,7 +89,8 @@ def short_head(train: Mapping, ratio: float = 0.8) -> tuple[set[str], set[str]]:
         for i in items:
             counts[i] = counts.get(i, 0) + 1
     if not counts:
-        raise InputError(what="the training interactions have no item", fix="give each user's training items")
+        raise InputError(what="the training interactions have no item",
+                         fix="give each user's training items")
     order = sorted(counts, key=lambda i: (-counts[i], i))
     limit = sum(counts.values()) * ratio
     head: set[str] = set()
@@ -99,9 +102,11 @@ def short_head(train: Mapping, ratio: float = 0.8) -> tuple[set[str], set[str]]:
     return head, set(order) - head
 
 
-def _tops(predictions, k: int, protocol: Protocol | None, columns: tuple[str, str, str]) -> dict[str, list[str]]:
+def _tops(predictions, k: int, protocol: Protocol | None,
+          columns: tuple[str, str, str]) -> dict[str, list[str]]:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k must be an integer >= 1; got {literal(repr(k))}", value=k)
+        raise InputError(what=f"the cutoff k must be an integer >= 1; got {literal(repr(k))}",
+                         value=k)
     run = as_run(predictions, *columns)
     rows = top_rows(run, int(k), protocol if protocol is not None else Protocol())
     query = np.searchsorted(run.offsets, rows, side="right") - 1
@@ -119,7 +124,8 @@ def _parity(name: str, num: np.ndarray, den: np.ndarray, head: set, tail: set) -
     return PopParity(name, value, float(rates[0]), float(rates[1]), len(head), len(tail))
 
 
-def pop_rsp(predictions, k: int, *, train: Mapping, ratio: float = 0.8, protocol: Protocol | None = None,
+def pop_rsp(predictions, k: int, *, train: Mapping, ratio: float = 0.8,
+            protocol: Protocol | None = None,
             user="user", item="item", score="score") -> PopParity:
     """Popularity-based ranking statistical parity@k (Elliot's ``PopRSP``).
 
@@ -190,7 +196,8 @@ def pop_reo(predictions, k: int, *, train: Mapping, relevant: Mapping, ratio: fl
     return _parity(f"pop_reo(ratio={ratio:g})@{k}", num, den, head, tail)
 
 
-def _long_tail_items(predictions, k: int, train: Mapping, ratio: float, share: bool, protocol: "Protocol | None",
+def _long_tail_items(predictions, k: int, train: Mapping, ratio: float, share: bool,
+                     protocol: "Protocol | None",
                      columns: tuple[str, str, str]) -> ListValues:
     _, tail = short_head(train, ratio)
     tops = _tops(predictions, k, protocol, columns)
@@ -203,7 +210,8 @@ def _long_tail_items(predictions, k: int, train: Mapping, ratio: float, share: b
     return ListValues(f"{name}(ratio={ratio:g})@{k}", users, values, sizes)
 
 
-def aplt(predictions, k: int, *, train: Mapping, ratio: float = 0.8, protocol: Protocol | None = None,
+def aplt(predictions, k: int, *, train: Mapping, ratio: float = 0.8,
+         protocol: Protocol | None = None,
          user="user", item="item", score="score") -> ListValues:
     """Average percentage of long-tail items@k (Elliot's ``APLT``): per user, the share of the top k in the
     long tail of :func:`short_head`; the mean over users is the measure.
@@ -226,7 +234,8 @@ def aplt(predictions, k: int, *, train: Mapping, ratio: float = 0.8, protocol: P
     return _long_tail_items(predictions, k, train, ratio, True, protocol, (user, item, score))
 
 
-def aclt(predictions, k: int, *, train: Mapping, ratio: float = 0.8, protocol: Protocol | None = None,
+def aclt(predictions, k: int, *, train: Mapping, ratio: float = 0.8,
+         protocol: Protocol | None = None,
          user="user", item="item", score="score") -> ListValues:
     """Average coverage of long-tail items@k (Elliot's ``ACLT``): per user, how many of the top k are in the
     long tail of :func:`short_head` (a count, not a share: see :func:`aplt`).
@@ -241,7 +250,8 @@ def aclt(predictions, k: int, *, train: Mapping, ratio: float = 0.8, protocol: P
     return _long_tail_items(predictions, k, train, ratio, False, protocol, (user, item, score))
 
 
-# -- the registry (rankproof evaluate -m pop_rsp@10 --train train.csv) ----------------------------------------
+# -- the registry (rankproof evaluate -m pop_rsp@10 --train train.csv)
+# ----------------------------------------
 
 
 def _ratio(value: Any) -> float:
@@ -266,40 +276,52 @@ def _registered_pop_rsp(run, k: int, side, params: dict, protocol: Protocol):
 
 def _registered_pop_reo(run, k: int, side, params: dict, protocol: Protocol):
     # The relevant items: the evaluation's judgments with grade >= the protocol's rel.
-    return _value(pop_reo(run, k, train=side.training_history(f"pop_reo@{k}"), relevant=side.relevant(protocol.rel),
+    return _value(pop_reo(run, k, train=side.training_history(f"pop_reo@{k}"),
+                          relevant=side.relevant(protocol.rel),
                           ratio=params["ratio"], protocol=protocol))
 
 
 def _registered_aplt(run, k: int, side, params: dict, protocol: Protocol):
-    return aplt(run, k, train=side.training_history(f"aplt@{k}"), ratio=params["ratio"], protocol=protocol)
+    return aplt(run, k, train=side.training_history(f"aplt@{k}"), ratio=params["ratio"],
+                protocol=protocol)
 
 
 def _registered_aclt(run, k: int, side, params: dict, protocol: Protocol):
-    return aclt(run, k, train=side.training_history(f"aclt@{k}"), ratio=params["ratio"], protocol=protocol)
+    return aclt(run, k, train=side.training_history(f"aclt@{k}"), ratio=params["ratio"],
+                protocol=protocol)
 
 
 def _register() -> None:
     from .registry import CATALOGUE, LIST, SideParam, SideSpec, register_side
 
     register_side(SideSpec(
-        "pop_rsp", "PopRSP", "Elliot's popularity ranking statistical parity: std/mean of the short head's and "
+        "pop_rsp", "PopRSP",
+        "Elliot's popularity ranking statistical parity: std/mean of the short head's and "
         "long tail's top-k rates (0: parity)", CATALOGUE, (("train",),), _registered_pop_rsp,
-        (SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head"),),
+        (SideParam("ratio", _ratio, 0.8,
+                   "ratio=0.8: the share of training interactions in the short head"),),
         higher_is_better=False, value_range=(0.0, 1.0)))
     register_side(SideSpec(
-        "pop_reo", "PopREO", "Elliot's popularity ranking equal opportunity: std/mean of the short head's and long "
-        "tail's top-k recall of the judged relevant items (0: parity)", CATALOGUE, (("train",),), _registered_pop_reo,
-        (SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head"),),
+        "pop_reo", "PopREO",
+        "Elliot's popularity ranking equal opportunity: std/mean of the short head's and long "
+        "tail's top-k recall of the judged relevant items (0: parity)", CATALOGUE, (("train",),),
+        _registered_pop_reo,
+        (SideParam("ratio", _ratio, 0.8,
+                   "ratio=0.8: the share of training interactions in the short head"),),
         higher_is_better=False, value_range=(0.0, 1.0), judgments=True,
         reads="--train (with its users) and the judgments (QRELS)"))
-    ratio = SideParam("ratio", _ratio, 0.8, "ratio=0.8: the share of training interactions in the short head")
+    ratio = SideParam("ratio", _ratio, 0.8,
+                      "ratio=0.8: the share of training interactions in the short head")
     register_side(
-        SideSpec("aplt", "APLT", "Elliot's average percentage of long-tail items: the share of the top k outside "
+        SideSpec("aplt", "APLT",
+                 "Elliot's average percentage of long-tail items: the share of the top k outside "
                  "the short head of the training items (untrained items count as no long-tail item)", LIST,
                  (("train",),), _registered_aplt, (ratio,), value_range=(0.0, 1.0),
                  reads="--train (with its users)"),
-        SideSpec("aclt", "ACLT", "Elliot's average coverage of long-tail items: how many of the top k are outside "
-                 "the short head of the training items", LIST, (("train",),), _registered_aclt, (ratio,),
+        SideSpec("aclt", "ACLT",
+                 "Elliot's average coverage of long-tail items: how many of the top k are outside "
+                 "the short head of the training items", LIST, (("train",),), _registered_aclt,
+                 (ratio,),
                  value_range=(0.0, math.inf), reads="--train (with its users)"))
 
 

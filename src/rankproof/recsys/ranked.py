@@ -76,7 +76,8 @@ def item_sets(given: Any, what: str) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         for u, items in given.items():
             if isinstance(items, Mapping):
-                out[str(u)] = {str(i) for i, grade in items.items() if grade is not None and grade > 0}
+                out[str(u)] = {str(i) for i, grade in items.items() if grade is not None and grade
+                               > 0}
             elif isinstance(items, (str, bytes)):
                 out[str(u)] = {str(items)}
             else:
@@ -86,7 +87,8 @@ def item_sets(given: Any, what: str) -> dict[str, set[str]]:
         table = Run.from_table(given, query="user", doc="item", score=None, source=what)
     except (TypeError, ValueError, InputError):
         raise InputError(what=f"{what} must map each user to items, or be a table with user and item columns; "
-                         f"got {literal(type(given).__name__)}", fix=f"give {what}=dict(u1=['i1', 'i2'])",
+                         f"got {literal(type(given).__name__)}",
+                         fix=f"give {what}=dict(u1=['i1', 'i2'])",
                          value=type(given).__name__) from None
     user_of_row = np.repeat(np.arange(table.num_queries), np.diff(table.offsets))
     found: dict[str, set[str]] = {}

@@ -54,8 +54,10 @@ from .coverage import coverage as _coverage_fn
 from .side import SIDE_FLAGS, Features, Interactions, SideData
 from .side_params import choice
 
-__all__ = ["SideSpec", "SideParam", "PerUser", "PooledPairs", "SideMeasure", "CatalogueValue", "SIDE_REGISTRY",
-           "FAMILIES", "register_side", "parse_side_measure", "is_side_measure", "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
+__all__ = ["SideSpec", "SideParam", "PerUser", "PooledPairs", "SideMeasure", "CatalogueValue",
+           "SIDE_REGISTRY",
+           "FAMILIES", "register_side", "parse_side_measure", "is_side_measure",
+           "missing_side_data", "compute_side", "LIST", "CATALOGUE"]
 
 LIST = "list"
 CATALOGUE = "catalogue"
@@ -88,12 +90,14 @@ class SideSpec:
     needs_cutoff: bool = True
     value_range: tuple[float, float] = (0.0, 1.0)
     higher_is_better: "bool | None" = True
-    # What `rankproof measures` says it reads, when `needs` cannot say it (it depends on a parameter).
+    # What `rankproof measures` says it reads, when `needs` cannot say it (it depends on a
+    # parameter).
     reads: "str | None" = None
     optional: tuple[str, ...] = ()
     # Reads the evaluation's judgments (SideData.judgments, set by the evaluation: no flag).
     judgments: bool = False
-    # A catalogue measure without a cutoff: how it is put together from per-user numbers, or from counts per
+    # A catalogue measure without a cutoff: how it is put together from per-user numbers, or from
+    # counts per
     # distinct score over every pair of rows (on Spark).
     per_user: "PerUser | None" = None
     pairs: "PooledPairs | None" = None
@@ -218,9 +222,11 @@ def _side_measure(read: MeasureText) -> SideMeasure:
                            f"{literal(repr(read.raw_cutoff))} in {literal(repr(read.typed[:80]))}. Write "
                            f"{spec.name}@10, for instance", value=read.raw_cutoff)
     if cutoff is not None and not spec.cutoff:
-        raise MeasureError(what=f"{spec.name} takes no cutoff", fix=f"write {spec.name} without @k", value=cutoff)
+        raise MeasureError(what=f"{spec.name} takes no cutoff", fix=f"write {spec.name} without @k",
+                           value=cutoff)
     if cutoff is None and spec.needs_cutoff:
-        raise MeasureError(what=f"{spec.name} needs a cutoff", fix=f"write {spec.name}@10, for instance",
+        raise MeasureError(what=f"{spec.name} needs a cutoff",
+                           fix=f"write {spec.name}@10, for instance",
                            value=read.typed[:60])
     return SideMeasure(spec.name, cutoff, _params(spec, params))
 
@@ -249,7 +255,8 @@ def missing_side_data(measure: SideMeasure, side: SideData) -> "str | None":
     return None
 
 
-def compute_side(measure: SideMeasure, run: Run, side: SideData, protocol: "Protocol | None" = None):
+def compute_side(measure: SideMeasure, run: Run, side: SideData,
+                 protocol: "Protocol | None" = None):
     """Evaluate one side-data measure on a run: :class:`~.beyond.ListValues` or :class:`CatalogueValue`."""
     lacking = missing_side_data(measure, side)
     if lacking is not None:
@@ -284,7 +291,8 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     if distance == "cosine":
         if features.vectors is None:
             raise MeasureError(what="ild(distance=cosine) needs numeric item features; the features given are "
-                               "categories", fix="write ild(distance=jaccard), or give numeric feature columns")
+                               "categories",
+                               fix="write ild(distance=jaccard), or give numeric feature columns")
         return beyond.ild(run, k, features=features.vectors, distance="cosine", protocol=protocol,
                           normaliser="n" if params.get("preset") == "evidently" else "pairs")
     if features.categories is None:
@@ -295,9 +303,11 @@ def _ild(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
 
 def _novelty(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     train: Interactions = side.needed("train")
-    if params.get("preset") == "evidently":   # p(i): the item's users over the log's users; unseen left out
+    # p(i): the item's users over the log's users; unseen left out
+    if params.get("preset") == "evidently":
         users, everyone = train.user_counts()
-        return beyond.novelty(run, k, training=users, total=everyone, unseen="drop", protocol=protocol)
+        return beyond.novelty(run, k, training=users, total=everyone, unseen="drop",
+                              protocol=protocol)
     try:
         return beyond.novelty(run, k, training=train, unseen=params["unseen"],
                               protocol=protocol)
@@ -323,33 +333,43 @@ def _share(value: Any) -> float:
 
 
 register_side(
-    SideSpec("coverage", "Coverage", "share of the catalogue in at least one top-k list (the catalogue: "
-             "--items, else the training log's items)", CATALOGUE, (("items", "train"),), _coverage),
-    SideSpec("ild", "ILD", "intra-list diversity: mean pairwise distance of the top k (cosine over feature "
+    SideSpec("coverage", "Coverage",
+             "share of the catalogue in at least one top-k list (the catalogue: "
+             "--items, else the training log's items)", CATALOGUE, (("items", "train"),),
+             _coverage),
+    SideSpec("ild", "ILD",
+             "intra-list diversity: mean pairwise distance of the top k (cosine over feature "
              "vectors, Jaccard over categories)", LIST, (("features",),), _ild,
              (SideParam("distance", choice("cosine", "jaccard"), None,
                         "distance=cosine (numeric features) or distance=jaccard (categories)"),
-              SideParam("preset", choice("evidently"), None, "preset=evidently: the sum over pairs divided by "
+              SideParam("preset", choice("evidently"), None,
+                        "preset=evidently: the sum over pairs divided by "
                         "the list's length (its DiversityMetric)"))),
-    SideSpec("novelty", "Novelty", "mean self-information -log2 p(i) of the top k, p from training popularity "
+    SideSpec("novelty", "Novelty",
+             "mean self-information -log2 p(i) of the top k, p from training popularity "
              "(bits)", LIST, (("train",),), _novelty,
              (SideParam("unseen", choice("error", "laplace"), "error",
                         "unseen=error refuses items never trained on; unseen=laplace smooths"),
-              SideParam("preset", choice("evidently"), None, "preset=evidently: p = the item's users / the "
+              SideParam("preset", choice("evidently"), None,
+                        "preset=evidently: p = the item's users / the "
                         "training users, items never trained on left out (its NoveltyMetric)")),
              value_range=(0.0, float(np.inf))),
-    SideSpec("long_tail_share", "Long-tail share", "share of the top k outside the popular head of the training "
+    SideSpec("long_tail_share", "Long-tail share",
+             "share of the top k outside the popular head of the training "
              "log", LIST, (("train",),), _long_tail,
-             (SideParam("head", _share, 0.2, "head=0.2: the share of items (most popular first) in the head"),)),
+             (SideParam("head", _share, 0.2,
+                        "head=0.2: the share of items (most popular first) in the head"),)),
 )
 
 
-# -- the measures of concentration.py and calibration.py (rec-measures' functions, named here) -----------
+# -- the measures of concentration.py and calibration.py (rec-measures' functions, named here)
+# -----------
 
 
 def _concentration(result) -> CatalogueValue:
     return CatalogueValue(result.measure, float(result.value),
-                          (("items", result.items), ("recommended", result.recommended), ("slots", result.slots),
+                          (("items", result.items), ("recommended", result.recommended),
+                           ("slots", result.slots),
                            ("outside_catalogue", result.outside_catalogue)))
 
 
@@ -363,21 +383,25 @@ def _gini(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) ->
         raise MeasureError(what=f"gini@{k} over the catalogue needs side data that was not given",
                            fix="give it with --items or --train, or write gini(universe=recommended)@k")
     return _concentration(gini(run, k, catalogue=catalogue if universe == "catalogue" else None,
-                               universe=params["universe"], normaliser=params["normaliser"], preset=preset,
-                               exposure=params.get("exposure"), patience=params.get("patience"), protocol=protocol))
+                               universe=params["universe"], normaliser=params["normaliser"],
+                               preset=preset,
+                               exposure=params.get("exposure"), patience=params.get("patience"),
+                               protocol=protocol))
 
 
 def _entropy(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
     from .concentration import entropy
 
-    return _concentration(entropy(run, k, base=params["base"], preset=params["preset"], protocol=protocol))
+    return _concentration(entropy(run, k, base=params["base"], preset=params["preset"],
+                                  protocol=protocol))
 
 
 def _arp(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):
     from .calibration import arp
 
     train: Interactions = side.needed("train")
-    if params.get("preset") == "evidently":   # the item's distinct users; an item never trained on left out
+    # the item's distinct users; an item never trained on left out
+    if params.get("preset") == "evidently":
         return arp(run, k, training=train.user_counts()[0], unseen="drop", protocol=protocol)
     return arp(run, k, training=train, protocol=protocol)
 
@@ -392,7 +416,8 @@ def _calibration(run: Run, k: int, side: SideData, params: dict, protocol: Proto
                            fix="give --train with a user column and --features with a category column")
     history = {"user": train.users, "item": train.items}
     return miscalibration(run, k, history=_history(history), categories=features.categories,
-                          alpha=params["alpha"], rank_weight=params["rank_weight"], protocol=protocol)
+                          alpha=params["alpha"], rank_weight=params["rank_weight"],
+                          protocol=protocol)
 
 
 def _history(columns: dict) -> dict:
@@ -411,32 +436,45 @@ def _alpha(value: Any) -> float:
 
 
 register_side(
-    SideSpec("gini", "Gini index", "Gini index of the items' shares of the top-k slots (0: even, near 1: one item "
-             "takes all); universe=catalogue (--items, else the training items) or recommended", CATALOGUE, (),
-             _gini, (SideParam("universe", choice("catalogue", "recommended"), None, "universe=catalogue or "
+    SideSpec("gini", "Gini index",
+             "Gini index of the items' shares of the top-k slots (0: even, near 1: one item "
+             "takes all); universe=catalogue (--items, else the training items) or recommended",
+             CATALOGUE, (),
+             _gini, (SideParam("universe", choice("catalogue", "recommended"), None,
+                               "universe=catalogue or "
                                "universe=recommended"),
-                     SideParam("normaliser", choice("n", "n-1"), None, "normaliser=n or normaliser=n-1"),
-                     SideParam("preset", choice("recbole", "elliot", "recpack", "evidently", "lenskit",
+                     SideParam("normaliser", choice("n", "n-1"), None,
+                               "normaliser=n or normaliser=n-1"),
+                     SideParam("preset",
+                               choice("recbole", "elliot", "recpack", "evidently", "lenskit",
                                                  "lenskit_exposure"), None,
                                "preset=recbole, elliot, recpack, evidently, lenskit or lenskit_exposure"),
                      SideParam("exposure", choice("uniform", "geometric", "log"), None,
                                "exposure=uniform (a slot counts 1), geometric (p^(rank-1)) or log"),
-                     SideParam("patience", _share, None, "patience=0.85: the p of exposure=geometric")),
+                     SideParam("patience", _share, None,
+                               "patience=0.85: the p of exposure=geometric")),
              higher_is_better=False, reads="--items or --train, unless universe=recommended",
              optional=("items", "train")),
-    SideSpec("entropy", "Entropy", "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",
+    SideSpec("entropy", "Entropy",
+             "Shannon entropy of the items' shares of the top-k slots (bits; base=e: nats)",
              CATALOGUE, (), _entropy,
              (SideParam("base", choice("2", "e"), "2", "base=2 (bits) or base=e (nats)"),
-              SideParam("preset", choice("recbole"), None, "preset=recbole (divided by the recommended items)")),
+              SideParam("preset", choice("recbole"), None,
+                        "preset=recbole (divided by the recommended items)")),
              value_range=(0.0, float(np.inf))),
-    SideSpec("arp", "ARP", "average recommendation popularity: mean training interactions of the top-k items",
-             LIST, (("train",),), _arp, (SideParam("preset", choice("evidently"), None, "preset=evidently: "
+    SideSpec("arp", "ARP",
+             "average recommendation popularity: mean training interactions of the top-k items",
+             LIST, (("train",),), _arp,
+             (SideParam("preset", choice("evidently"), None, "preset=evidently: "
                                                    "popularity = the item's users, items never trained on left out "
                                                    "(its PopularityBias)"),),
              value_range=(0.0, float(np.inf)), higher_is_better=None),
-    SideSpec("calibration", "Miscalibration", "Steck's miscalibration: KL divergence of the top k's category mix "
-             "from the user's training history's (nats; 0: calibrated)", LIST, (("train",), ("features",)),
-             _calibration, (SideParam("alpha", _alpha, 0.01, "alpha=0.01: the smoothing, in [0, 1)"),
+    SideSpec("calibration", "Miscalibration",
+             "Steck's miscalibration: KL divergence of the top k's category mix "
+             "from the user's training history's (nats; 0: calibrated)", LIST,
+             (("train",), ("features",)),
+             _calibration,
+             (SideParam("alpha", _alpha, 0.01, "alpha=0.01: the smoothing, in [0, 1)"),
                             SideParam("rank_weight", choice("uniform", "log"), "uniform",
                                       "rank_weight=uniform or rank_weight=log")),
              value_range=(0.0, float(np.inf)), higher_is_better=False),
@@ -447,7 +485,8 @@ register_side(
 FAMILIES: tuple[str, ...] = ("rankproof.recsys.popularity_bias",)
 FAMILIES += ("rankproof.recsys.auc", "rankproof.recsys.exposure")
 FAMILIES += ("rankproof.recsys.serendipity", "rankproof.recsys.percentile", "rankproof.recsys.ips")
-FAMILIES += ("rankproof.recsys.expected_exposure", "rankproof.recsys.awrf", "rankproof.recsys.long_tail")
+FAMILIES += ("rankproof.recsys.expected_exposure", "rankproof.recsys.awrf",
+             "rankproof.recsys.long_tail")
 
 
 def _load_families() -> None:

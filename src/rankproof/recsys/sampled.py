@@ -96,12 +96,15 @@ class Sampled:
         if isinstance(self.negatives, bool) or not isinstance(self.negatives, (int, np.integer)) \
                 or self.negatives < 1:
             raise InputError(what=literal(f"negatives={self.negatives!r} is not a whole number of 1 or more"),
-                             value=self.negatives, fix="give how many negatives to sample per user, e.g. 100")
+                             value=self.negatives,
+                             fix="give how many negatives to sample per user, e.g. 100")
         if self.sampling not in ("uniform", "popularity"):
             raise InputError(what=literal(f"sampling={self.sampling!r} is not 'uniform' or 'popularity'"),
-                             value=self.sampling, fix="choose sampling='uniform' or sampling='popularity'")
+                             value=self.sampling,
+                             fix="choose sampling='uniform' or sampling='popularity'")
         if not (isinstance(self.gamma, (int, float)) and 0 < self.gamma <= 1):
-            raise InputError(what=literal(f"gamma={self.gamma!r} is not in (0, 1]"), value=self.gamma,
+            raise InputError(what=literal(f"gamma={self.gamma!r} is not in (0, 1]"),
+                             value=self.gamma,
                              fix="give a small positive gamma such as 0.01 (gamma=0, the strictly minimal-bias "
                                  "correction, is too ill-conditioned to use)")
 
@@ -118,7 +121,8 @@ def rank_measure(name: str) -> Callable[[np.ndarray], np.ndarray]:
     of_rank = measure.spec.of_rank
     if of_rank is None or measure.params:
         known = ", ".join(spec.name for spec in REGISTRY.values() if spec.of_rank is not None)
-        raise MeasureError(what=literal(f"{name!r} is not a measure of one positive's rank"), value=name,
+        raise MeasureError(what=literal(f"{name!r} is not a measure of one positive's rank"),
+                           value=name,
                            fix=literal(f"choose among {known} (with @k where needed)"))
     if of_rank.needs_cutoff and measure.cutoff is None:
         raise MeasureError(what=literal(f"{name!r} needs a cutoff of 1 or more"), value=name,
@@ -146,13 +150,15 @@ def sampled_rank_law(n: int, m: int) -> np.ndarray:
     drawn = np.arange(m + 1, dtype=np.float64)[None, :]          # j - 1 = 0..m
     possible = (drawn <= above) & (m - drawn <= n - above)
     with np.errstate(invalid="ignore"):
-        logs = log_choose(above, drawn) + log_choose(n - above, m - drawn) - log_choose(float(n), float(m))
+        logs = (log_choose(above, drawn) + log_choose(n - above, m - drawn)
+                - log_choose(float(n), float(m)))
     law = np.where(possible, np.exp(np.where(possible, logs, 0.0)), 0.0)
     law.setflags(write=False)
     return law
 
 
-def corrected_values(measure: Callable[[np.ndarray], np.ndarray], n: int, m: int, gamma: float) -> np.ndarray:
+def corrected_values(measure: Callable[[np.ndarray], np.ndarray], n: int, m: int,
+                     gamma: float) -> np.ndarray:
     """x[j - 1], the corrected value of sampled rank j = 1..m + 1 (n negatives, m of them drawn).
 
     x = ((1 - gamma) A'A + gamma diag(c))^-1 A'b, A = :func:`sampled_rank_law`,
@@ -166,23 +172,28 @@ def corrected_values(measure: Callable[[np.ndarray], np.ndarray], n: int, m: int
 
 # -- ranking -----------------------------------------------------------------------------
 
-def _checked(y_true, y_score, popularity, sampling: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _checked(y_true, y_score, popularity, sampling: str) -> tuple[np.ndarray, np.ndarray,
+                                                                  np.ndarray | None]:
     truth = np.asarray(y_true, dtype=np.float64)
     scores = np.asarray(y_score, dtype=np.float64)
     if truth.ndim != 2 or truth.shape != scores.shape:
         raise InputError(what=literal(f"y_true {truth.shape} and y_score {scores.shape} are not two matrices of "
-                                      "one shape"), fix="give one row per user and one column per item in both")
+                                      "one shape"),
+                         fix="give one row per user and one column per item in both")
     if np.isnan(truth).any():
-        raise InputError(what="y_true holds NaN", fix="mark items that are not candidates by NaN in y_score")
+        raise InputError(what="y_true holds NaN",
+                         fix="mark items that are not candidates by NaN in y_score")
     weights = None
     if sampling == "popularity":
         if popularity is None:
             raise InputError(what="sampling='popularity' needs the items' popularity",
                              fix="pass popularity=[count of each item], one per column")
         weights = np.asarray(popularity, dtype=np.float64)
-        if weights.shape != (truth.shape[1],) or not np.all(np.isfinite(weights)) or (weights < 0).any():
+        if (weights.shape != (truth.shape[1],) or not np.all(np.isfinite(weights))
+            or (weights < 0).any()):
             raise InputError(what=literal(f"popularity has shape {weights.shape}, or a negative or non-finite "
-                                          "value"), fix=literal(f"give {truth.shape[1]} counts of 0 or more"))
+                                          "value"),
+                             fix=literal(f"give {truth.shape[1]} counts of 0 or more"))
     return truth, scores, weights
 
 
@@ -213,7 +224,8 @@ def _chunk_ranks(truth: np.ndarray, scores: np.ndarray, weights, m: int, rng: np
     drawn = np.argpartition(keys, take - 1, axis=1)[:, :take] if take < truth.shape[1] else \
         np.broadcast_to(np.arange(truth.shape[1]), (len(truth), truth.shape[1]))
     drawn_keys = np.take_along_axis(keys, drawn, axis=1)
-    sampled_scores = np.where(np.isfinite(drawn_keys), np.take_along_axis(scores, drawn, axis=1), -np.inf)
+    sampled_scores = np.where(np.isfinite(drawn_keys), np.take_along_axis(scores, drawn, axis=1),
+                              -np.inf)
     sampled = _ranks_among(sampled_scores, rows, positive_scores)
     available = negative.sum(axis=1)
     if weights is not None:
@@ -298,11 +310,14 @@ def evaluate_sampled(y_true, y_score, measures: "str | Sequence[str]" = ("ndcg@1
     truth, scores, weights = _checked(y_true, y_score, popularity, sampled.sampling)
     rng = np.random.default_rng(sampled.seed)
     chunk = max(1, _CHUNK_CELLS // max(1, truth.shape[1]))
-    parts = [_chunk_ranks(truth[start:start + chunk], scores[start:start + chunk], weights, sampled.negatives, rng)
+    parts = [_chunk_ranks(truth[start:start + chunk], scores[start:start + chunk], weights,
+                          sampled.negatives, rng)
              for start in range(0, len(truth), chunk)]
     starts = range(0, len(truth), chunk)
-    users = np.concatenate([p[0] + start for p, start in zip(parts, starts)]) if parts else np.zeros(0, np.int64)
-    full, sampled_rank, pool, drawn = (np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, np.int64)
+    users = (np.concatenate([p[0] + start for p, start in zip(parts, starts)]) if parts
+             else np.zeros(0, np.int64))
+    full, sampled_rank, pool, drawn = (np.concatenate([p[i] for p in parts]) if parts
+                                       else np.zeros(0, np.int64)
                                        for i in range(1, 5))
     if len(full) == 0:
         raise InputError(what="no positive with a score: nothing to rank",
@@ -324,5 +339,6 @@ def _corrected_mean(measure, sampled_rank: np.ndarray, pool: np.ndarray, drawn: 
     pairs, which = np.unique(np.stack([pool, drawn], axis=1), axis=0, return_inverse=True)
     for index, (n, m) in enumerate(pairs.tolist()):
         chosen = np.ravel(which) == index
-        values[chosen] = corrected_values(measure, int(n), int(m), sampled.gamma)[sampled_rank[chosen] - 1]
+        values[chosen] = corrected_values(measure, int(n), int(m),
+                                          sampled.gamma)[sampled_rank[chosen] - 1]
     return float(values.mean())

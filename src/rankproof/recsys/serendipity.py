@@ -130,7 +130,8 @@ class _Cooccurrence(_Indexed):
         rows = [self.at(sorted(its))[0] for its in histories.values()]
         users = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
         codes = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-        self.matrix = sparse.csr_matrix((np.ones(len(codes)), (codes, users)), shape=(len(items), len(rows)))
+        self.matrix = sparse.csr_matrix((np.ones(len(codes)), (codes, users)),
+                                        shape=(len(items), len(rows)))
         self.counts = np.asarray(self.matrix.sum(axis=1)).ravel()
 
     def __call__(self, listed: list[str], history: list[str]) -> np.ndarray:
@@ -144,7 +145,8 @@ class _Cooccurrence(_Indexed):
 
 def serendipity(predictions, k: int, *, history, similarity: "str | None" = None, features=None,
                 categories=None, relevant=None, relevance: "str | None" = None,
-                preset: "str | None" = None, protocol: Protocol | None = None, user="user", item="item",
+                preset: "str | None" = None, protocol: Protocol | None = None, user="user",
+                item="item",
                 score="score") -> ListValues:
     """Serendipity@k of each user's list (see the module for the formula, references and policies).
 
@@ -181,11 +183,13 @@ def serendipity(predictions, k: int, *, history, similarity: "str | None" = None
     measure_sim: Any
     if similarity_ == "cosine":
         if features is None:
-            raise InputError(what="similarity=cosine needs the items' feature vectors", fix="give features=")
+            raise InputError(what="similarity=cosine needs the items' feature vectors",
+                             fix="give features=")
         measure_sim = _Cosine(features)
     elif similarity_ == "jaccard":
         if categories is None:
-            raise InputError(what="similarity=jaccard needs the items' categories", fix="give categories=")
+            raise InputError(what="similarity=jaccard needs the items' categories",
+                             fix="give categories=")
         measure_sim = _Jaccard(categories)
     else:
         measure_sim = _Cooccurrence(histories)
@@ -203,7 +207,8 @@ def serendipity(predictions, k: int, *, history, similarity: "str | None" = None
             good = wanted.get(name, set())
             unexpected = unexpected * np.array([i in good for i in listed], dtype=np.float64)
         values[u] = float(unexpected.mean())
-    return ListValues(f"serendipity(relevance={relevance_},similarity={similarity_})@{k}", top.run.queries, values,
+    return ListValues(f"serendipity(relevance={relevance_},similarity={similarity_})@{k}",
+                      top.run.queries, values,
                       top.sizes)
 
 
@@ -226,13 +231,16 @@ def _settings(similarity, relevance, preset, features, relevant) -> tuple[str, s
         raise InputError(what=f"similarity must be cosine, jaccard or cooccurrence; got {literal(repr(similarity))}",
                          value=similarity)
     if relevance not in ("binary", "one"):
-        raise InputError(what=f"relevance must be binary or one; got {literal(repr(relevance))}", value=relevance)
+        raise InputError(what=f"relevance must be binary or one; got {literal(repr(relevance))}",
+                         value=relevance)
     if relevance == "binary" and relevant is None:
-        raise InputError(what="relevance=binary needs the relevant items of each user", fix="give relevant=")
+        raise InputError(what="relevance=binary needs the relevant items of each user",
+                         fix="give relevant=")
     return similarity, relevance
 
 
-# -- the registry (rankproof evaluate -m serendipity@10 --train train.csv --features items.csv) -----------------
+# -- the registry (rankproof evaluate -m serendipity@10 --train train.csv --features items.csv)
+# -----------------
 
 
 def _registered(run, k: int, side, params: dict, protocol: Protocol):
@@ -243,17 +251,21 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
         raise MeasureError(what=f"serendipity@{k} needs each user's training items",
                            fix="give --train with a user column")
     preset = params["preset"]
-    similarity = params["similarity"] or (SERENDIPITY_PRESETS[preset]["similarity"] if preset else None)
-    relevance = params["relevance"] or (SERENDIPITY_PRESETS[preset]["relevance"] if preset else "binary")
+    similarity = (params["similarity"]
+                  or (SERENDIPITY_PRESETS[preset]["similarity"] if preset else None))
+    relevance = (params["relevance"]
+                 or (SERENDIPITY_PRESETS[preset]["relevance"] if preset else "binary"))
     features = side.features
     if similarity is None:
         if features is None:
             raise MeasureError(what=f"serendipity@{k} compares items by their features, and no --features was "
-                               "given", fix=f"give --features, or write serendipity(similarity=cooccurrence)@{k}")
+                               "given",
+                               fix=f"give --features, or write serendipity(similarity=cooccurrence)@{k}")
         similarity = "cosine" if features.vectors is not None else "jaccard"
     if similarity in ("cosine", "jaccard"):
         kind = "numeric feature columns" if similarity == "cosine" else "a category column"
-        if features is None or (features.vectors if similarity == "cosine" else features.categories) is None:
+        if (features is None
+            or (features.vectors if similarity == "cosine" else features.categories) is None):
             raise MeasureError(what=f"serendipity(similarity={similarity})@{k} needs {kind} in --features",
                                fix="give them with --features, or choose another similarity=")
     relevant = None
@@ -267,23 +279,29 @@ def _registered(run, k: int, side, params: dict, protocol: Protocol):
     pairs: dict[str, list] = {}
     for u, i in zip(history["user"].tolist(), history["item"].tolist()):
         pairs.setdefault(u, []).append(i)
-    return serendipity(run, k, history=pairs, similarity=similarity, relevance=relevance, relevant=relevant,
+    return serendipity(run, k, history=pairs, similarity=similarity, relevance=relevance,
+                       relevant=relevant,
                        features=None if features is None else features.vectors,
-                       categories=None if features is None else features.categories, protocol=protocol)
+                       categories=None if features is None else features.categories,
+                       protocol=protocol)
 
 
 def _register() -> None:
     from .registry import LIST, SideParam, SideSpec, choice, register_side
 
     register_side(SideSpec(
-        "serendipity", "Serendipity", "unexpectedness (1 - mean similarity to the user's training items) of the "
-        "top k times relevance (relevance=binary: the qrels; one: every item)", LIST, (("train",),), _registered,
+        "serendipity", "Serendipity",
+        "unexpectedness (1 - mean similarity to the user's training items) of the "
+        "top k times relevance (relevance=binary: the qrels; one: every item)", LIST, (("train",),),
+        _registered,
         (SideParam("similarity", choice("cosine", "jaccard", "cooccurrence"), None,
                    "similarity=cosine (numeric features), jaccard (categories) or cooccurrence (--train)"),
-         SideParam("relevance", choice("binary", "one"), None, "relevance=binary (the qrels) or relevance=one"),
+         SideParam("relevance", choice("binary", "one"), None,
+                   "relevance=binary (the qrels) or relevance=one"),
          SideParam("preset", choice(*SERENDIPITY_PRESETS), None,
                    "preset=recommenders or recommenders_features (Microsoft Recommenders)")),
-        optional=("features",), reads="--train, --features (unless similarity=cooccurrence) and, for "
+        optional=("features",),
+        reads="--train, --features (unless similarity=cooccurrence) and, for "
         "relevance=binary, the judgments (QRELS)"))
 
 

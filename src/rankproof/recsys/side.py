@@ -29,11 +29,13 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["SideData", "Interactions", "Features", "Groups", "SIDE_KINDS", "SIDE_FLAGS", "summed_counts"]
+__all__ = ["SideData", "Interactions", "Features", "Groups", "SIDE_KINDS", "SIDE_FLAGS",
+           "summed_counts"]
 
 # The kinds of side data, in the order the command line lists them, and their flags.
 SIDE_KINDS = ("items", "train", "features", "groups")
-SIDE_FLAGS = {"items": "--items", "train": "--train", "features": "--features", "groups": "--groups"}
+SIDE_FLAGS = {"items": "--items", "train": "--train", "features": "--features",
+              "groups": "--groups"}
 
 
 def summed_counts(codes: np.ndarray, counts: np.ndarray, size: int) -> np.ndarray:
@@ -78,9 +80,12 @@ class Interactions:
     item_popularity: "tuple[np.ndarray, np.ndarray] | None"
 
     def __init__(self, users: "np.ndarray | Callable[[], np.ndarray | None] | None",
-                 items: "np.ndarray | Callable[[], np.ndarray]", counts: "np.ndarray | Callable[[], np.ndarray]",
-                 source: str = "train", item_popularity: "tuple[np.ndarray, np.ndarray] | None" = None):
-        for name, value in (("_users", users), ("_items", items), ("_counts", counts), ("source", source),
+                 items: "np.ndarray | Callable[[], np.ndarray]",
+                 counts: "np.ndarray | Callable[[], np.ndarray]",
+                 source: str = "train",
+                 item_popularity: "tuple[np.ndarray, np.ndarray] | None" = None):
+        for name, value in (("_users", users), ("_items", items), ("_counts", counts),
+                            ("source", source),
                             ("item_popularity", item_popularity)):
             object.__setattr__(self, name, value)
 
@@ -88,8 +93,10 @@ class Interactions:
         raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
 
     def __reduce__(self):
-        # Pickled (Spark sends the side data to its workers) with its arrays made: a function is not.
-        return (Interactions, (self.users, self.items, self.counts, self.source, self.item_popularity))
+        # Pickled (Spark sends the side data to its workers) with its arrays made: a function is
+        # not.
+        return (Interactions,
+                (self.users, self.items, self.counts, self.source, self.item_popularity))
 
     def _made(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
@@ -131,7 +138,8 @@ class Interactions:
         (its ``TrainStats``); refused for a popularity table, which has no users."""
         if self.users is None:
             raise InputError(what="this measure counts the users of each item, and the training data is a "
-                             "popularity table without users", fix="give --train with a user column")
+                             "popularity table without users",
+                             fix="give --train with a user column")
         pairs = np.unique(np.stack([self.users.astype(str), self.items.astype(str)]), axis=1)
         ids, counts = np.unique(pairs[1], return_counts=True)
         return dict(zip(ids.tolist(), counts.tolist())), int(np.unique(pairs[0]).size)
@@ -218,7 +226,8 @@ class SideData:
         where a value is read, instead of an ``assert`` that ``python -O`` drops)."""
         value = getattr(self, kind)
         if value is None:
-            raise InputError(what=f"the {kind} side data was not given", fix=f"give it with {SIDE_FLAGS[kind]}")
+            raise InputError(what=f"the {kind} side data was not given",
+                             fix=f"give it with {SIDE_FLAGS[kind]}")
         return value
 
     def training_history(self, what: str) -> dict[str, list[str]]:
@@ -234,7 +243,8 @@ class SideData:
         """
         train = self.train
         if train is None or train.users is None:
-            raise InputError(what=f"{what} needs each user's training items", fix="give --train with a user column")
+            raise InputError(what=f"{what} needs each user's training items",
+                             fix="give --train with a user column")
         history: dict[str, list[str]] = {}
         for user, item in zip(train.users.tolist(), train.items.tolist()):
             history.setdefault(str(user), []).append(str(item))

@@ -30,12 +30,13 @@ from ..errors import MeasureError
 from ..protocol import Protocol
 from ..results import Results
 from ..results.side import SideValue
-from .registry import CatalogueValue, SideMeasure, compute_side, is_side_measure, missing_side_data, \
-    parse_side_measure
+from .registry import (CatalogueValue, SideMeasure, compute_side, is_side_measure,
+                       missing_side_data, parse_side_measure)
 from .side import SideData
 from .topk import shared_cuts
 
-__all__ = ["split_measures", "side_values", "with_side", "evaluate_with_side", "check_side_data", "catalogue_side_value"]
+__all__ = ["split_measures", "side_values", "with_side", "evaluate_with_side", "check_side_data",
+           "catalogue_side_value"]
 
 
 def split_measures(texts: Sequence[Any]) -> tuple[list[Any], list[SideMeasure]]:
@@ -55,12 +56,14 @@ def check_side_data(measures: Sequence[SideMeasure], side: SideData) -> None:
     for measure in measures:
         lacking = missing_side_data(measure, side)
         if lacking is not None:
-            raise MeasureError(what=f"{measure} needs side data that was not given", fix=f"give it with {lacking}",
+            raise MeasureError(what=f"{measure} needs side data that was not given",
+                               fix=f"give it with {lacking}",
                                value=str(measure))
 
 
 def side_values(run: Run, measures: Sequence[SideMeasure], side: SideData,
-                protocol: "Protocol | None" = None, costs: "dict[str, float] | None" = None) -> tuple[SideValue, ...]:
+                protocol: "Protocol | None" = None,
+                costs: "dict[str, float] | None" = None) -> tuple[SideValue, ...]:
     """Each side-data measure on the run, as the values Results hold.
 
     The top k of each list is cut once per cutoff and shared by the measures
@@ -86,9 +89,11 @@ def _value_of(measure: SideMeasure, got: Any) -> SideValue:
     spec = measure.spec
     if isinstance(got, CatalogueValue):
         return catalogue_side_value(measure, got)
-    return SideValue(str(measure), spec.display, spec.kind, float(got.mean), np.asarray(got.queries),
+    return SideValue(str(measure), spec.display, spec.kind, float(got.mean),
+                     np.asarray(got.queries),
                      np.asarray(got.values, dtype=np.float64),
-                     (("lists", len(got.values)), ("undefined", got.undefined)), spec.higher_is_better)
+                     (("lists", len(got.values)), ("undefined", got.undefined)),
+                     spec.higher_is_better)
 
 
 def catalogue_side_value(measure: SideMeasure, got: CatalogueValue) -> SideValue:
@@ -128,8 +133,11 @@ def evaluate_with_side(qrels, run: Run, measures: Sequence[Any], side: SideData,
     check_side_data(wanted, side)
     if not accuracy and not wanted:
         raise MeasureError(what="no measure given", fix="ask for one, e.g. ndcg@10 or novelty@10")
-    # Side-data measures alone: the Results hold no accuracy value, only the queries, counts and coverage.
-    results = evaluate_read(lambda: (qrels, run), accuracy, protocol, side_only=not accuracy, stacklevel=3,
+    # Side-data measures alone: the Results hold no accuracy value, only the queries, counts and
+    # coverage.
+    results = evaluate_read(lambda: (qrels, run), accuracy, protocol, side_only=not accuracy,
+                            stacklevel=3,
                             options=wanted_options)
     # AUC, GAUC and PopREO read which items are relevant: the same qrels
-    return with_side(results, side_values(run, wanted, side.with_judgments(qrels), results.protocol))
+    return with_side(results,
+                     side_values(run, wanted, side.with_judgments(qrels), results.protocol))

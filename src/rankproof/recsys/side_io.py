@@ -61,8 +61,10 @@ def _columns(data: Any, named: dict, what: What, format: "str | None", source: "
         if _is_path(data):
             fmt = format_of(data, format)
             if fmt == "trec":
-                raise ParseError(source=str(data), what=f"is not read as {what.what}: side data is CSV, TSV, "
-                                 "JSON Lines or Parquet", fix="give the file a .csv, .tsv, .jsonl or .parquet extension")
+                raise ParseError(source=str(data),
+                                 what=f"is not read as {what.what}: side data is CSV, TSV, "
+                                 "JSON Lines or Parquet",
+                                 fix="give the file a .csv, .tsv, .jsonl or .parquet extension")
             data, lines, source = read_table(data, fmt, named, what)
         source = source or what.what
         columns, missing = select_columns(data, named, source)
@@ -94,11 +96,13 @@ def reworded(error: MissingColumnsError, arguments: dict) -> MissingColumnsError
     """`error` with its missing columns keyed by the side-data reader's arguments (user, item, ...)."""
     missing: dict = {}
     for key, name in error.missing.items():
-        missing.setdefault(arguments.get(key, "columns" if key.startswith("feature ") else key), name)
+        missing.setdefault(arguments.get(key, "columns" if key.startswith("feature ") else key),
+                           name)
     if error.no_header:
         error.missing = missing
         return error
-    return missing_error(error.present, missing, list(missing), error.noun, str(error.source), error.line)
+    return missing_error(error.present, missing, list(missing), error.noun, str(error.source),
+                         error.line)
 
 
 def _text(column) -> np.ndarray:
@@ -124,7 +128,8 @@ def _text_codes(column) -> tuple[np.ndarray, "np.ndarray | None"]:
         return narrow
     encoded = pc.dictionary_encode(column)
     if len(column) == 0 or encoded.indices.null_count:
-        return np.asarray(pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)).astype(str), None
+        text = pc.cast(column, pa.large_string()).to_numpy(zero_copy_only=False)
+        return np.asarray(text).astype(str), None
     # Numbers read from their buffers and text through Python lists: Array.to_numpy would import
     # pandas (about 0.3 s of a command that never uses it; io.arrow.numpy_of).
     dictionary, indices = encoded.dictionary, numpy_of(encoded.indices)
@@ -192,7 +197,8 @@ def _item_counts(column, counts: "np.ndarray | None"):
         shifted, lowest, width = narrow
         present = np.bincount(shifted, minlength=width)
         slots = np.flatnonzero(present)
-        per_value = present.astype(np.int64) if counts is None else summed_counts(shifted, counts, width)
+        per_value = (present.astype(np.int64) if counts is None
+                     else summed_counts(shifted, counts, width))
         distinct, per_item = _decimal(slots + lowest), per_value[slots]
         items = lambda: _text(column)   # noqa: E731
     else:
@@ -206,7 +212,8 @@ def _item_counts(column, counts: "np.ndarray | None"):
     return (distinct[order], per_item[order]), items
 
 
-def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+def _ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]) -> tuple[np.ndarray,
+                                                                                  np.ndarray]:
     """The "query" and "doc" columns checked as the ids of a log are, as text (see :func:`_id_codes`)."""
     (query_text, query_codes), (doc_text, doc_codes) = _id_codes(columns, named, rows, shown)
     query = query_text if query_codes is None else query_text[query_codes]
@@ -223,7 +230,8 @@ def _id_codes(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
     query, doc = _checked_ids(columns, named, rows, shown)
     query_parts = _text_codes(query)
     # The catalogue, the features and the groups read one column as both: converted once.
-    return query_parts, (query_parts if doc is query or named["doc"] == named["query"] else _text_codes(doc))
+    return (query_parts,
+            (query_parts if doc is query or named["doc"] == named["query"] else _text_codes(doc)))
 
 
 def _checked_ids(columns: dict, named: dict, rows: Rows, shown: tuple[str, str]):
@@ -244,16 +252,19 @@ def _labels(column, name: str, rows: Rows, what: str) -> np.ndarray:
     row = first_null(plain(column))
     if row >= 0:
         raise ParseError(what=f"no {what} in column {literal(repr(name))} (the value is {rows.missing})",
-                         fix=f"give every row a {what}", **rows.fields(row)).in_words_of(USERS_AND_ITEMS)
+                         fix=f"give every row a {what}",
+                         **rows.fields(row)).in_words_of(USERS_AND_ITEMS)
     text = _text(column)
     empty = np.flatnonzero(np.char.str_len(text) == 0) if text.size else np.zeros(0, dtype=np.int64)
     if empty.size:
-        raise ParseError(what=f"the {what} in column {literal(repr(name))} is empty", fix=f"give every row a {what}",
+        raise ParseError(what=f"the {what} in column {literal(repr(name))} is empty",
+                         fix=f"give every row a {what}",
                          **rows.fields(int(empty[0]))).in_words_of(USERS_AND_ITEMS)
     return text
 
 
-def _category_sets(column, name: str, rows: Rows, separator: str, items: np.ndarray) -> CategorySets:
+def _category_sets(column, name: str, rows: Rows, separator: str,
+                   items: np.ndarray) -> CategorySets:
     """Each item's categories: each row's text split on `separator` (each distinct text split once:
     a column of genres repeats a few combinations), or a list column's values (Parquet, JSON Lines)."""
     import pyarrow as pa
@@ -261,16 +272,19 @@ def _category_sets(column, name: str, rows: Rows, separator: str, items: np.ndar
     if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
         return category_sets(items, _category_lists(column, name, rows))
     distinct, row_text = np.unique(_labels(column, name, rows, "category"), return_inverse=True)
-    split = [[part.strip() for part in text.split(separator) if part.strip()] for text in distinct.tolist()]
+    split = [[part.strip() for part in text.split(separator) if part.strip()]
+             for text in distinct.tolist()]
     flat = [label for parts in split for label in parts]
     labels, label_of_part = np.unique(np.asarray(flat, dtype=str), return_inverse=True)
     sizes = np.asarray([len(parts) for parts in split], dtype=np.int64)
     starts = np.cumsum(sizes) - sizes
     per_row = sizes[row_text]
     # Row r's entries are its text's parts: label_of_part[starts[text] + 0 .. sizes[text] - 1].
-    position = np.arange(int(per_row.sum()), dtype=np.int64) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    position = (np.arange(int(per_row.sum()), dtype=np.int64)
+                - np.repeat(np.cumsum(per_row) - per_row, per_row))
     entries = label_of_part[np.repeat(starts[row_text], per_row) + position] if flat else position
-    return coded_category_sets(items, entries.astype(np.int64), np.repeat(np.arange(len(row_text)), per_row),
+    return coded_category_sets(items, entries.astype(np.int64),
+                               np.repeat(np.arange(len(row_text)), per_row),
                                labels if flat else np.zeros(0, dtype="<U1"))
 
 
@@ -278,15 +292,18 @@ def _category_lists(column, name: str, rows: Rows) -> list[list[str]]:
     """Each row's categories of a list column, as text; a row without one is refused."""
     parts: list[list[str]] = []
     for row, value in enumerate(column.to_pylist()):
-        labels = [str(label).strip() for label in value or () if label is not None and str(label).strip()]
+        labels = [str(label).strip() for label in value or () if label is not None
+                  and str(label).strip()]
         if not labels:
             raise ParseError(what=f"no category in the list of column {literal(repr(name))}",
-                             fix="give every row a category", **rows.fields(row)).in_words_of(USERS_AND_ITEMS)
+                             fix="give every row a category",
+                             **rows.fields(row)).in_words_of(USERS_AND_ITEMS)
         parts.append(labels)
     return parts
 
 
-def read_items(data, *, item: str = "item", format: "str | None" = None, source: "str | None" = None) -> np.ndarray:
+def read_items(data, *, item: str = "item", format: "str | None" = None,
+               source: "str | None" = None) -> np.ndarray:
     """The item catalogue: sorted distinct ids of the `item` column."""
     named = {"query": item, "doc": item}
     columns, rows = _columns(data, named, _ITEMS, format, source)
@@ -306,7 +323,8 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
         named["count"] = count
     arguments = None if user is not None else {"query": "item", "doc": "item", "count": "count"}
     columns, rows = _columns(data, named, _TRAIN, format, source, arguments)
-    user_column, item_column = _checked_ids(columns, named, rows, ("user" if user is not None else "", "item"))
+    user_column, item_column = _checked_ids(columns, named, rows,
+                                            ("user" if user is not None else "", "item"))
     # Each row's ids as text (and its count of 1) only when a measure reads them (the per-user
     # ones): most read the items' counts alone.
     users = (lambda: _text(user_column)) if user is not None else None
@@ -318,7 +336,8 @@ def read_train(data, *, user: "str | None" = "user", item: str = "item", count: 
         bad = np.flatnonzero((values < 0) | (values != np.floor(values)))
         if bad.size:
             raise ParseError(what=f"the count in column {literal(repr(count))} must be an integer >= 0",
-                             value=float(values[bad[0]]), fix="give the interactions of each row as a count",
+                             value=float(values[bad[0]]),
+                             fix="give the interactions of each row as a count",
                              **rows.fields(int(bad[0]))).in_words_of(USERS_AND_ITEMS)
         counts = given = values.astype(np.int64)
     popularity, items = _item_counts(item_column, given)

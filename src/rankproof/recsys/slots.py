@@ -69,7 +69,8 @@ class SlotCounts:
     def counts_for(self, k: Any, protocol: "Protocol | None") -> tuple[np.ndarray, np.ndarray]:
         """(ids, counts) at cutoff `k` under `protocol`; :class:`NeedsRows` unless both are the ones counted."""
         wanted = protocol if protocol is not None else Protocol()
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) != self.k or wanted != self.protocol:
+        if (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) != self.k
+            or wanted != self.protocol):
             raise NeedsRows(what=f"the value needs the top {k!r} under {wanted}; the slots were counted at the top "
                                  f"{self.k} under {self.protocol}")
         return self.ids, self.counts

@@ -20,10 +20,14 @@ if TYPE_CHECKING:
 __all__ = ["make_report"]
 
 
-def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, segments=None, output=None,
-                test: "TestName" = "randomization", correction: "CorrectionName" = "holm", alpha: float = 0.05,
-                confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0, command: str | None = None,
-                inputs=None, drill_depth: int = 20, title: str | None = None, resamples: int | None = None,
+def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, segments=None,
+                output=None,
+                test: "TestName" = "randomization", correction: "CorrectionName" = "holm",
+                alpha: float = 0.05,
+                confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+                command: str | None = None,
+                inputs=None, drill_depth: int = 20, title: str | None = None,
+                resamples: int | None = None,
                 fused: str | None = None, beyond: "dict | None" = None, judge=None) -> str:
     """The HTML report of runs against qrels: one self-contained page.
 
@@ -85,8 +89,10 @@ def make_report(qrels, runs, measures=None, protocol=None, *, baseline=None, seg
     if output is not None:
         check_output_path(per_query_path(output))
     data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments, test=test,
-                   correction=correction, alpha=alpha, confidence=confidence, n_resamples=n_resamples, seed=seed,
-                   command=command, inputs=inputs, drill_depth=drill_depth, title=title, fused=fused,
+                   correction=correction, alpha=alpha, confidence=confidence,
+                   n_resamples=n_resamples, seed=seed,
+                   command=command, inputs=inputs, drill_depth=drill_depth, title=title,
+                   fused=fused,
                    resamples=resamples, judge=judge)
     if beyond is not None:
         data = dataclasses.replace(data, beyond=beyond)

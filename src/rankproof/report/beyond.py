@@ -46,8 +46,10 @@ def _curves(data: Mapping, runs: Sequence[str], colors: Mapping[str, str]) -> st
     ks = list(range(1, k + 1))
     figures = []
     if data.get("coverage_curve"):
-        series = [(run, colors[run], ks, data["coverage_curve"][run]) for run in runs if run in data["coverage_curve"]]
-        figures.append(_figure(svg.line_chart("beyond-coverage", series, x_label="cutoff k", y_label="coverage@k",
+        series = [(run, colors[run], ks, data["coverage_curve"][run]) for run in runs
+                  if run in data["coverage_curve"]]
+        figures.append(_figure(svg.line_chart("beyond-coverage", series, x_label="cutoff k",
+                                              y_label="coverage@k",
                                               y_range=(0.0, 1.0)),
                                f"catalogue coverage@k for k = 1 .. {k}: the share of the catalogue in some top-k list"))
     if data.get("popularity_curve"):
@@ -66,10 +68,13 @@ def _exposure(data: Mapping, runs: Sequence[str]) -> str:
     if not exposure:
         return ""
     groups = exposure["groups"]
-    head = "<tr><th class=text>category</th>" + "".join(f"<th>{escape(run)}</th>" for run in runs) + "</tr>"
+    head = ("<tr><th class=text>category</th>" + "".join(f"<th>{escape(run)}</th>" for run in runs)
+            + "</tr>")
     rows = "".join(f"<tr><td class=text>{escape(group)}</td>" + "".join(
-        f"<td>{100 * exposure[run][i]:.1f}%</td>" if run in exposure else "<td>-</td>" for run in runs) + "</tr>"
-        for i, group in enumerate(groups) if any(run in exposure and exposure[run][i] > 0 for run in runs))
+        f"<td>{100 * exposure[run][i]:.1f}%</td>" if run in exposure else "<td>-</td>"
+        for run in runs) + "</tr>"
+        for i, group in enumerate(groups)
+                   if any(run in exposure and exposure[run][i] > 0 for run in runs))
     return (f"<h3>Exposure by item category</h3><p>Each category's share of the exposure of the top {data['k']} "
             "(exposure 1/log2(rank + 1), split evenly among an item's categories).</p>"
             f'<table class="beyond-exposure">{head}{rows}</table>')
@@ -90,7 +95,8 @@ def _by_group(data: Mapping, runs: Sequence[str]) -> str:
         f"<td>{_fmt(by_group.get(run, {}).get(m, {}).get(g))}</td>" for run in runs) + "</tr>"
         + ("" if g != groups[-1] or not any(m in spread.get(run, {}) for run in runs) else
            f"<tr class=disparity><td class=text>{escape(m)}</td><td class=text>max - min</td>"
-           + "".join(f"<td>{_disparity(spread.get(run, {}).get(m))}</td>" for run in runs) + "</tr>")
+           + "".join(f"<td>{_disparity(spread.get(run, {}).get(m))}</td>" for run in runs)
+           + "</tr>")
         for m in measures for g in groups)
     methods = sorted({e["method"] for run in runs for e in spread.get(run, {}).values()})
     how = (" The disparity (max - min) is the highest group mean minus the lowest, with its 95% interval "
@@ -115,4 +121,5 @@ def section(data: "Mapping | None", runs: Sequence[str], colors: Mapping[str, st
             "<p>Measures of the recommended lists that read side data (catalogue, training popularity, item "
             "categories, user groups), beside the accuracy measures above, under the same protocol.</p>"
             + _values(data, runs) + svg.legend([(run, colors[run]) for run in runs])
-            + _curves(data, runs, colors) + _exposure(data, runs) + _by_group(data, runs) + "</section>")
+            + _curves(data, runs, colors) + _exposure(data, runs) + _by_group(data, runs)
+            + "</section>")

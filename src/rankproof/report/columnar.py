@@ -63,12 +63,15 @@ def to_parquet(results: Sequence[Results]) -> bytes:
     document = results_document(results, per_query=False)
     names = list(dict.fromkeys(str(m) for r in results for m in r.measures))
     sizes = [len(r.queries) for r in results]
-    runs = pa.DictionaryArray.from_arrays(np.repeat(np.arange(len(results), dtype=np.int32), sizes), run_names)
+    runs = pa.DictionaryArray.from_arrays(np.repeat(np.arange(len(results), dtype=np.int32), sizes),
+                                          run_names)
     queries = pa.array([str(q) for r in results for q in r.queries], type=pa.string())
     columns = {RUN_COLUMN: runs, QUERY_COLUMN: queries}
     for name in names:
-        columns[name] = pa.array(np.concatenate([_values(r, name) for r in results]), type=pa.float64())
-    table = pa.table(columns).replace_schema_metadata({PARQUET_KEY: json_text(document, ensure_ascii=False)})
+        columns[name] = pa.array(np.concatenate([_values(r, name) for r in results]),
+                                 type=pa.float64())
+    table = pa.table(columns).replace_schema_metadata({PARQUET_KEY: json_text(document,
+                                                                              ensure_ascii=False)})
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue()

@@ -19,12 +19,16 @@ from typing import Any
 from ..io.json_text import json_text
 from ..results.pvalues import p_text
 
-__all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document", "TEST_NAMES",
-           "CORRECTION_NAMES", "LATEX_EXTRAS", "signed", "p_text", "p_phrase", "needed_text", "effect_text"]
+__all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document",
+           "TEST_NAMES",
+           "CORRECTION_NAMES", "LATEX_EXTRAS", "signed", "p_text", "p_phrase", "needed_text",
+           "effect_text"]
 
 # How each test and correction is named in a rendered comparison (the HTML report's too).
-TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "randomization": "randomization test"}
-CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg", "none": "no"}
+TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+              "randomization": "randomization test"}
+CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
+                    "none": "no"}
 
 
 def _fmt(value: float, digits: int = 4) -> str:
@@ -62,11 +66,13 @@ def effect_text(value: float) -> str:
 
 def _cells(row, digits: int = 4, names: dict[str, str] | None = None) -> list[str]:
     mark = "*" if row.significant else ""
-    return [(names or {}).get(row.measure, row.measure), row.run_a, row.run_b, _fmt(row.mean_a, digits),
+    return [(names or {}).get(row.measure, row.measure), row.run_a, row.run_b,
+            _fmt(row.mean_a, digits),
             _fmt(row.mean_b, digits), signed(row.difference, digits) + mark,
             f"[{signed(row.ci_low, digits)}, {signed(row.ci_high, digits)}]", p_text(row.p_value),
             p_text(row.p_corrected) + mark,
-            effect_text(row.effect_size), f"{row.wins}/{row.ties}/{row.losses}", needed_text(row.queries_needed)]
+            effect_text(row.effect_size), f"{row.wins}/{row.ties}/{row.losses}",
+            needed_text(row.queries_needed)]
 
 
 def _headers(comparison) -> list[str]:
@@ -77,22 +83,28 @@ def _headers(comparison) -> list[str]:
 
 def _notes(comparison) -> list[str]:
     c = comparison
-    test = TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test == "randomization" else "")
-    used = getattr(c, "test_used", c.test)   # method='auto' may have replaced the test: say what ran
+    test = (TEST_NAMES[c.test] + (f" ({c.n_resamples:,} sign flips, seed {c.seed})" if c.test
+                                  == "randomization" else ""))
+    # method='auto' may have replaced the test: say what ran
+    used = getattr(c, "test_used", c.test)
     if used != c.test:
-        test = TEST_NAMES[used] if used in TEST_NAMES else f"{test} or paired t-test, per row (below)"
+        test = (TEST_NAMES[used] if used in TEST_NAMES
+                else f"{test} or paired t-test, per row (below)")
     correction = CORRECTION_NAMES[c.correction]
     queries = sorted({row.queries for row in c.rows})
     lines = [
         f"* significant: p < {c.alpha:g} after {correction} correction over {len(c.rows)} "
         f"comparison{'s' if len(c.rows) != 1 else ''} "
         f"(runs x measures); two-sided {test}",
-        ("CI: normal interval of the mean difference (mean -+ z se)" if getattr(c, "methods", ()) and all(
+        ("CI: normal interval of the mean difference (mean -+ z se)" if getattr(c, "methods", ())
+         and all(
             ci.startswith("normal") for _, ci in c.methods) else
          f"CI: paired bootstrap of the mean difference ({c.bootstrap_method}, {c.n_resamples:,} resamples, seed "
-         f"{c.seed})") + "; d: mean / sd of the per-query differences; queries needed: for a paired t-test to detect d "
+         f"{c.seed})")
+        + "; d: mean / sd of the per-query differences; queries needed: for a paired t-test to detect d "
         f"with power {c.power:g} at alpha {c.alpha:g}",
-        *[check for check in getattr(c, "method_checks", ()) if not check.startswith("method resampling")],
+        *[check for check in getattr(c, "method_checks", ())
+          if not check.startswith("method resampling")],
         f"queries paired: {', '.join(str(q) for q in queries)}",
         f"protocol     {c.protocol}",
         f"fingerprint  {c.protocol.fingerprint}",
@@ -103,7 +115,8 @@ def _notes(comparison) -> list[str]:
     return lines
 
 
-def to_table(comparison, *, digits: int = 4, names: dict[str, str] | None = None, notes: bool = True) -> str:
+def to_table(comparison, *, digits: int = 4, names: dict[str, str] | None = None,
+             notes: bool = True) -> str:
     """A terminal table, one row per measure x pair, then settings, protocol and mismatches.
 
     ``digits``: decimals of means, differences and intervals; ``names``: measures
@@ -125,7 +138,8 @@ def to_table(comparison, *, digits: int = 4, names: dict[str, str] | None = None
     return text + ("\n\n" + "\n".join(_notes(comparison)) if notes else "") + "\n"
 
 
-def to_markdown(comparison, *, digits: int = 4, names: dict[str, str] | None = None, notes: bool = True) -> str:
+def to_markdown(comparison, *, digits: int = 4, names: dict[str, str] | None = None,
+                notes: bool = True) -> str:
     """A Markdown table for a paper or an issue; significant rows are marked ``*``.
 
     Every row carries its interval and effect size; ``digits``, ``names`` and
@@ -137,20 +151,23 @@ def to_markdown(comparison, *, digits: int = 4, names: dict[str, str] | None = N
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * 3 + "---:|" * (len(headers) - 3)]
     for row in comparison.rows:
         # A bare * could pair up into emphasis: escaped.
-        lines.append("| " + " | ".join(markdown_cell(cell).replace("*", r"\*") for cell in _cells(row, digits, names))
+        lines.append("| " + " | ".join(markdown_cell(cell).replace("*", r"\*")
+                                       for cell in _cells(row, digits, names))
                      + " |")
     if not notes:
         return "\n".join(lines) + "\n"
     said = _notes(comparison)
     lines += [""] + [line.replace("*", r"\*", 1) + "  " for line in said[:3]]
-    lines += ["", f"Protocol: `{comparison.protocol}` (fingerprint `{comparison.protocol.fingerprint}`); "
+    lines += ["",
+              f"Protocol: `{comparison.protocol}` (fingerprint `{comparison.protocol.fingerprint}`); "
               f"qrels digest `{comparison.qrels_digest}`."]
     lines += [line + "  " for line in said[6:]]
     return "\n".join(lines) + "\n"
 
 
 # < and > in text mode print as inverted marks under the default OT1 encoding.
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
                   "<": r"\textless{}", ">": r"\textgreater{}"}
 
@@ -162,7 +179,8 @@ def _latex(text: str) -> str:
 LATEX_EXTRAS = ("ci", "effect")
 
 
-def to_latex(comparison, *, digits: int = 4, names: dict[str, str] | None = None, label: str = "tab:results",
+def to_latex(comparison, *, digits: int = 4, names: dict[str, str] | None = None,
+             label: str = "tab:results",
              extra: tuple[str, ...] = ()) -> str:
     """A booktabs table for a paper: runs as rows (labelled a, b, ...), measures as columns.
 
@@ -216,7 +234,8 @@ def to_latex(comparison, *, digits: int = 4, names: dict[str, str] | None = None
         caption += _latex(f" CI and d: each run against {base} (paired bootstrap interval of the mean difference; "
                           "mean / sd of the per-query differences).")
     caption += _latex(f" Protocol fingerprint {c.protocol.fingerprint}.")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + caption + "}", r"\label{" + _latex(label) + "}",
+    lines += [r"\bottomrule", r"\end{tabular}", r"\caption{" + caption + "}",
+              r"\label{" + _latex(label) + "}",
               r"\end{table}"]
     return "\n".join(lines) + "\n"
 
@@ -230,7 +249,8 @@ def _against_base(c, base: str, run: str, measure: str, extra, digits: int) -> l
     row = c.row(base, run, measure)
     sign = 1.0 if row.run_a == base else -1.0
     low, high = sorted((sign * row.ci_low, sign * row.ci_high))
-    shown = {"ci": f"[{signed(low, digits)}, {signed(high, digits)}]", "effect": effect_text(sign * row.effect_size)}
+    shown = {"ci": f"[{signed(low, digits)}, {signed(high, digits)}]",
+             "effect": effect_text(sign * row.effect_size)}
     return [shown[e] for e in extra]
 
 
@@ -270,6 +290,8 @@ def to_csv(comparison) -> str:
     writer.writerow(fields)
     for row in comparison.rows:
         values = row.to_dict()
-        writer.writerow(["" if values[f] is None or (isinstance(values[f], float) and not math.isfinite(values[f]))
-                         else repr(values[f]) if isinstance(values[f], float) else values[f] for f in fields])
+        writer.writerow(["" if values[f] is None
+                         or (isinstance(values[f], float) and not math.isfinite(values[f]))
+                         else repr(values[f]) if isinstance(values[f], float) else values[f]
+                         for f in fields])
     return buffer.getvalue()

@@ -50,7 +50,8 @@ def results_document(results: Sequence[Results], per_query: bool = True) -> dict
                 **({"bounds": _bounds(r)} if r.has_bounds else {}),
                 **({"tie_range": _tie_range(r)} if r.has_tie_range else {}),
                 **({"per_query": _per_query(r)} if per_query else {}),
-                # Side-data measures (coverage@10, novelty@10, ...): their own key, so that readers of
+                # Side-data measures (coverage@10, novelty@10, ...): their own key, so that readers
+                # of
                 # "mean" see accuracy measures only, as before.
                 **({"side": {v.measure: v.to_dict() for v in r.side}} if r.side else {}),
             }
@@ -90,7 +91,8 @@ def _ranges(r: Results, method, low: str, high: str) -> dict[str, dict[str, Any]
         found[str(m)] = {
             low: _number(b.lower), high: _number(b.upper),
             "per_query": {q: [_number(lo), _number(hi)]
-                          for q, lo, hi in zip(b.queries, b.query_lower.tolist(), b.query_upper.tolist())},
+                          for q, lo, hi in zip(b.queries, b.query_lower.tolist(),
+                                               b.query_upper.tolist())},
         }
     return found
 
@@ -110,9 +112,11 @@ def _check_trec_ids(results: Sequence[Results], per_query: bool) -> None:
     from ..errors import InputError, literal
 
     for r in results:
-        named = [("run name", r.run_name)] + ([("query id", q) for q in r.queries] if per_query else [])
+        named = ([("run name", r.run_name)]
+                 + ([("query id", q) for q in r.queries] if per_query else []))
         # One pass over all ids joined, in C (isprintable, split); ids are looked at one by one only
-        # when something is there to name: a million queries would otherwise cost a Python loop per char.
+        # when something is there to name: a million queries would otherwise cost a Python loop per
+        # char.
         joined = "".join(str(text) for _, text in named)
         if _trec_safe(joined):
             continue
@@ -121,9 +125,11 @@ def _check_trec_ids(results: Sequence[Results], per_query: bool) -> None:
             if not _trec_safe(text):
                 raise InputError(what=f"{what} {literal(repr(text)[:60])} holds a blank or a control character, "
                                       "which --format trec cannot hold (it would split or forge a line)",
-                                 source=f"run {r.run_name}" if what != "run name" else None, value=text,
+                                 source=f"run {r.run_name}" if what != "run name" else None,
+                                 value=text,
                                  fix="name the run with --label NAME=FILE (a name without blanks)"
-                                 if what == "run name" else "use --format csv or json, which quote ids, or clean "
+                                 if what == "run name"
+                                 else "use --format csv or json, which quote ids, or clean "
                                  "the ids")
 
 
@@ -193,7 +199,8 @@ def to_csv(results: Sequence[Results], per_query: bool = False, delimiter: str =
         if per_query:
             for m in r.measures:
                 for i, (query, value) in enumerate(zip(r.queries, r.values(m).tolist())):
-                    writer.writerow([shown(r.run_name), shown(query), str(m), cell(value), *range_cells(m, i)])
+                    writer.writerow([shown(r.run_name), shown(query), str(m), cell(value),
+                                     *range_cells(m, i)])
         for m in r.measures:
             writer.writerow([shown(r.run_name), "all", str(m), cell(r.mean(m)), *range_cells(m)])
         _side_rows(writer, r, per_query, shown, cell, ["", ""] if ranged else [])
@@ -235,7 +242,8 @@ def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int 
     lines = []
     for r in results:
         if per_query:
-            # Each measure's values once (r.values copies the whole column): linear in queries x measures.
+            # Each measure's values once (r.values copies the whole column): linear in queries x
+            # measures.
             columns = [(printed(m), r.values(m).tolist()) for m in r.measures]
             for i, query in enumerate(r.queries):
                 for name, values in columns:

@@ -9,8 +9,10 @@ from the evaluation step's Results and the statistics' values by
 
 from __future__ import annotations
 
-from ..pages import (PR_LEVELS, InputFile, ReportData, from_comparison, from_results, input_file, natural_order,
+from ..pages import (PR_LEVELS, InputFile, ReportData, from_comparison, from_results, input_file,
+                     natural_order,
                      prepare, read_segments)
 
-__all__ = ["ReportData", "InputFile", "prepare", "input_file", "read_segments", "PR_LEVELS", "natural_order",
+__all__ = ["ReportData", "InputFile", "prepare", "input_file", "read_segments", "PR_LEVELS",
+           "natural_order",
            "from_results", "from_comparison"]

@@ -24,7 +24,8 @@ from .table import counts_lines, warning_lines
 __all__ = ["render", "in_frame", "SECTIONS"]
 
 # Section ids, in page order; "segments" only when segments were given.
-SECTIONS = ("header", "summary", "provenance", "counts", "cutoffs", "distribution", "differences", "systems", "judged", "pr",
+SECTIONS = ("header", "summary", "provenance", "counts", "cutoffs", "distribution", "differences",
+            "systems", "judged", "pr",
             "how", "drill", "segments")
 
 # Shown for every run even when nothing was touched (the others only when they are not 0).
@@ -37,10 +38,12 @@ _ALWAYS = {
 }
 # The sections linked from the header when the page model holds their data: (field, id, title),
 # before and after the judgments' sections.
-_OPTIONAL_BEFORE = (("cutoff_curves", "cutoffs", "over k"), ("histograms", "distribution", "distribution"),
+_OPTIONAL_BEFORE = (("cutoff_curves", "cutoffs", "over k"),
+                    ("histograms", "distribution", "distribution"),
                     ("differences", "differences", "differences"))
 _OPTIONAL_AFTER = (("judged_curves", "judged", "judged@k"), ("pr_curves", "pr", "precision-recall"),
-                   ("gain_discount", "how", "how the numbers are made"), ("drill", "drill", "drill-down"),
+                   ("gain_discount", "how", "how the numbers are made"),
+                   ("drill", "drill", "drill-down"),
                    ("segments", "segments", "segments"))
 
 
@@ -55,8 +58,10 @@ class _Page:
     def header(self) -> str:
         """The title and the section links: the results come right after, provenance below them."""
         d = self.data
-        missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>' for m in d.missing)
-        nav = "<nav>" + "".join(f'<a href="#{sid}">{title}</a>' for sid, title in self.present_titles()) + "</nav>"
+        missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>'
+                          for m in d.missing)
+        nav = ("<nav>" + "".join(f'<a href="#{sid}">{title}</a>'
+                                 for sid, title in self.present_titles()) + "</nav>")
         # Doubts about the inputs (ids that half match) go above the numbers they put in question.
         doubts = "".join(f'<div class="warn" data-doubt>{escape(r.run_name)}: warning: {escape(line)}</div>'
                          for r in d.results for line in r.warnings)
@@ -67,7 +72,8 @@ class _Page:
         d = self.data
         rows = [("protocol", f"<code>{escape(str(d.protocol))}</code>"),
                 ("fingerprint", f"<code>{escape(d.protocol.fingerprint)}</code>"),
-                ("qrels digest", f"<code>{escape(str(d.qrels_digest))}</code> (content of the judgments)"),
+                ("qrels digest",
+                 f"<code>{escape(str(d.qrels_digest))}</code> (content of the judgments)"),
                 ("rankproof", escape(d.version)),
                 ("command", f"<code>{escape(d.command)}</code>" if d.command else
                  '<span class="muted">not given (made from Python)</span>')]
@@ -77,7 +83,8 @@ class _Page:
         files = ""
         if d.inputs:
             files = ("<h3>Input files</h3><table><tr><th class=text>role</th><th class=text>path</th>"
-                     "<th class=text>SHA-256 (first 16 hex)</th><th>lines</th><th>bytes</th></tr>" + "".join(
+                     "<th class=text>SHA-256 (first 16 hex)</th><th>lines</th><th>bytes</th></tr>"
+                     + "".join(
                          f'<tr><td class=text>{escape(f.role)}</td><td class="text mono">{escape(f.path)}</td>'
                          f'<td class="text mono">{f.sha256}</td><td>{f.lines:,}</td><td>{f.size:,}</td></tr>'
                          for f in d.inputs) + "</table>")
@@ -114,20 +121,25 @@ class _Page:
                 rows.setdefault("queries evaluated", {})[r.run_name] = (
                     f"{c.get('queries_evaluated', 0):,} (qrels {c.get('queries_in_qrels', 0):,}, "
                     f"run {c.get('queries_in_run', 0):,})")
-                for key, label in _ALWAYS.items():  # the policies people ask about first, even when 0
+                # the policies people ask about first, even when 0
+                for key, label in _ALWAYS.items():
                     value = c.get(key, 0)
                     if isinstance(value, dict):
                         touched = [f"{m} {v:,}" for m, v in value.items() if v]
                         value = ", ".join(touched) if touched else "0"
-                    rows.setdefault(label, {})[r.run_name] = f"{value:,}" if isinstance(value, int) else value
+                    rows.setdefault(label, {})[r.run_name] = (f"{value:,}" if isinstance(value, int)
+                                                              else value)
                 for line in counts_lines(r):
                     label, _, value = line.partition(": ")
                     if label != "queries evaluated" and label not in _ALWAYS.values():
-                        rows.setdefault(label, {})[r.run_name] = f"{int(value):,}" if value.isdigit() else value
+                        rows.setdefault(label, {})[r.run_name] = (f"{int(value):,}"
+                                                                  if value.isdigit() else value)
             parts.append('<table class="counts"><tr><th class="text">what</th>' + "".join(
-                f'<th class="text">{escape(r.run_name)}</th>' for r in d.results) + "</tr>" + "".join(
+                f'<th class="text">{escape(r.run_name)}</th>' for r in d.results) + "</tr>"
+                         + "".join(
                 f'<tr><td class="text">{escape(label)}</td>' + "".join(
-                    f'<td class="text">{escape(values.get(r.run_name, "0"))}</td>' for r in d.results) + "</tr>"
+                    f'<td class="text">{escape(values.get(r.run_name, "0"))}</td>'
+                    for r in d.results) + "</tr>"
                 for label, values in rows.items()) + "</table>")
             for r in d.results:
                 prefix = f"{r.run_name}: " if len(d.results) > 1 else ""
@@ -165,14 +177,16 @@ class _Page:
             if m.spec.cutoff:
                 page_cutoffs.setdefault(str(type(m)(m.name, None, m.params)), m.cutoff)
         for label in first:
-            series = [(run, self.colors[run], list(d.cutoffs), d.cutoff_curves[run][label]) for run in self.runs]
+            series = [(run, self.colors[run], list(d.cutoffs), d.cutoff_curves[run][label])
+                      for run in self.runs]
             k = page_cutoffs.get(label)
             twins = "".join(f"; {escape(run)} (dashed) is identical to {escape(same)}"
                             for run, same in svg.identical_series(series).items())
             figures.append(self._figure(svg.line_chart(
                 f"cutoff-{label}", series, x_label="cutoff k", y_label=f"mean {label}@k",
                 vline=k, vline_label=f"k = {k}" if k else ""),
-                f"mean {escape(label)}@k for k = 1 .. {len(d.cutoffs)}" + (f"; the page's cutoff is {k}" if k else "")
+                f"mean {escape(label)}@k for k = 1 .. {len(d.cutoffs)}"
+                                        + (f"; the page's cutoff is {k}" if k else "")
                 + twins))
         return ('<section id="cutoffs"><h2>Measures against the cutoff k</h2>'
                 f"<p>Each measure's mean over queries at every cutoff from 1 to {len(d.cutoffs)} (the longest "
@@ -185,11 +199,14 @@ class _Page:
             return ""
         parts = ['<section id="distribution"><h2>Per-query distribution</h2>'
                  "<p>How many queries reach each value, every run overlaid on one axis per measure (bins of "
-                 "width 1/20 of the range; hover a run's outline for its counts).</p>" + self._legend()
+                 "width 1/20 of the range; hover a run's outline for its counts).</p>"
+                 + self._legend()
                  + '<div class="grid">']
         for measure, h in d.histograms.items():
-            runs = [(run, self.colors[run], h["counts"][run]) for run in self.runs if run in h["counts"]]
-            parts.append(self._figure(svg.overlaid_histogram(f"hist-{measure}", h["edges"], runs, x_label=measure),
+            runs = [(run, self.colors[run], h["counts"][run]) for run in self.runs
+                    if run in h["counts"]]
+            parts.append(self._figure(svg.overlaid_histogram(f"hist-{measure}", h["edges"], runs,
+                                                             x_label=measure),
                                       f"queries per value of {escape(measure)}, every run"))
         parts.append("</div></section>")
         return "".join(parts)
@@ -207,13 +224,16 @@ class _Page:
             bound = max((values.bound for values in per_run.values()), default=0.0)
             for run, values in per_run.items():
                 row = self._row(run, measure)
-                tally = f": {row.wins} above, {row.ties} equal, {row.losses} below" if row is not None else ""
+                tally = (f": {row.wins} above, {row.ties} equal, {row.losses} below"
+                         if row is not None else "")
                 if values.outline:
                     tally += f"; hover ids on the {len(values.bars) // 2} lowest and highest"
                 charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", values,
-                                                           y_label=f"{measure} difference", bound=bound),
+                                                           y_label=f"{measure} difference",
+                                                           bound=bound),
                                            f"{escape(run)} minus {escape(d.baseline)}, {escape(measure)}{tally}"))
-            parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts) + "</div>")
+            parts.append(f"<h3>{escape(measure)}</h3><div class=\"grid\">" + "".join(charts)
+                         + "</div>")
         parts.append("</section>")
         return "".join(parts)
 
@@ -226,9 +246,12 @@ class _Page:
         d = self.data
         if not d.judged_curves:
             return ""
-        series = [(run, self.colors[run], list(d.cutoffs), d.judged_curves[run]) for run in self.runs]
-        chart = svg.line_chart("judged", series, x_label="cutoff k", y_label="mean judged@k", y_range=(0, 1))
-        at10 = "; ".join(f"{escape(run)} {d.judged_curves[run][min(10, len(d.cutoffs)) - 1]:.1%}" for run in self.runs)
+        series = [(run, self.colors[run], list(d.cutoffs), d.judged_curves[run])
+                  for run in self.runs]
+        chart = svg.line_chart("judged", series, x_label="cutoff k", y_label="mean judged@k",
+                               y_range=(0, 1))
+        at10 = "; ".join(f"{escape(run)} {d.judged_curves[run][min(10, len(d.cutoffs)) - 1]:.1%}"
+                         for run in self.runs)
         return ('<section id="judged"><h2>Judged@k: how much of the top k was ever judged</h2>'
                 "<p>The share of each run's top k that has a judgment. Unjudged documents count as non-relevant "
                 f"under unjudged=zero: where this falls, the measures above are lower bounds. At k = "
@@ -242,7 +265,8 @@ class _Page:
         from ..pages.model import PR_LEVELS
 
         series = [(run, self.colors[run], list(PR_LEVELS), d.pr_curves[run]) for run in self.runs]
-        chart = svg.line_chart("pr", series, x_label="recall", y_label="interpolated precision", y_range=(0, 1))
+        chart = svg.line_chart("pr", series, x_label="recall", y_label="interpolated precision",
+                               y_range=(0, 1))
         note = f'<p class="note">{escape(d.pr_note)}</p>' if d.pr_note else ""
         return ('<section id="pr"><h2>Interpolated precision-recall curves</h2>'
                 "<p>Mean interpolated precision at recall 0, 0.1, ..., 1 (the measures "
@@ -271,7 +295,8 @@ class _Page:
                 for m in measures:
                     row = table.get(segment, m)
                     count = row.count
-                    cells.append(value_cell(f"{fmt(row.mean)} [{fmt(row.low)}, {fmt(row.high)}]", row.mean,
+                    cells.append(value_cell(f"{fmt(row.mean)} [{fmt(row.low)}, {fmt(row.high)}]",
+                                            row.mean,
                                              "segment_mean", run, f"{m}|{segment}"))
                 rows.append(f"<tr><td class=text>{escape(str(segment))}</td><td class=text>{escape(run)}</td>"
                             + "".join(cells) + f"<td>{count}</td></tr>")
@@ -279,9 +304,11 @@ class _Page:
         charts = []
         for m in measures:
             chart_rows = [(segment, run, self.colors[run], d.segments[run].get(segment, m).mean,
-                           d.segments[run].get(segment, m).low, d.segments[run].get(segment, m).high)
+                           d.segments[run].get(segment, m).low,
+                           d.segments[run].get(segment, m).high)
                           for segment in segments for run in self.runs]
-            charts.append(self._figure(svg.interval_chart(f"segments-{m}", chart_rows, x_label=f"mean {m}"),
+            charts.append(self._figure(svg.interval_chart(f"segments-{m}", chart_rows,
+                                                          x_label=f"mean {m}"),
                                        f"mean {escape(m)} and its interval per segment and run"))
         parts.append(self._legend() + '<div class="grid">' + "".join(charts) + "</div></section>")
         return "".join(parts)
@@ -304,8 +331,10 @@ class _Page:
     def page(self) -> str:
         d = self.data
         body = "".join(section() for section in (
-            self.header, self.summary, self.forest, self.beyond, self.provenance, self.counts, self.cutoffs, self.distribution, self.differences,
-            self.systems, self.judgments, self.fusion, self.judged, self.pr, self.how, self.drill, self.segments))
+            self.header, self.summary, self.forest, self.beyond, self.provenance, self.counts,
+            self.cutoffs, self.distribution, self.differences,
+            self.systems, self.judgments, self.fusion, self.judged, self.pr, self.how, self.drill,
+            self.segments))
         script = ""
         if d.drill:
             script = json_script("run-colors", self.colors) + f"<script>{SCRIPT}</script>"

@@ -27,15 +27,18 @@ def judge_bias_figure(data: dict[str, Any]) -> str:
     """Each run's judge - human difference of the measure, with its interval, around a line at 0."""
     rows = [(row["run"], "judge - human", PALETTE[0], row["difference"], row["low"], row["high"])
             for row in data["runs"]]
-    return interval_chart("judge-bias", rows, x_label=f"{data['measure']}: judge - human", zero_line=True)
+    return interval_chart("judge-bias", rows, x_label=f"{data['measure']}: judge - human",
+                          zero_line=True)
 
 
 def leaderboard_figure(data: dict[str, Any]) -> str:
     """Each system's rank (1 = best) with its bootstrap interval; the systems tied with the best in colour."""
     tied = set(data["tied_with_best"])
-    rows = [(row["system"], "rank", PALETTE[0] if row["system"] in tied else PALETTE[9], row["rank"],
+    rows = [(row["system"], "rank", PALETTE[0] if row["system"] in tied else PALETTE[9],
+             row["rank"],
              row["rank_low"], row["rank_high"]) for row in data["rows"]]
-    return interval_chart("leaderboard-ranks", rows, x_label=f"rank by {data['measure']} (1 = best)")
+    return interval_chart("leaderboard-ranks", rows,
+                          x_label=f"rank by {data['measure']} (1 = best)")
 
 
 def standalone(svg: str) -> str:

@@ -41,7 +41,8 @@ def _num(value: Any, digits: int = 4) -> str:
 
 
 def _cell(value: Any, key: str, row: str, measure: str, digits: int = 4) -> str:
-    data = "null" if value is None or (isinstance(value, float) and not math.isfinite(value)) else repr(float(value))
+    data = ("null" if value is None or (isinstance(value, float) and not math.isfinite(value))
+            else repr(float(value)))
     return (f'<td class="num" data-key="{key}" data-run="{escape(row)}" data-measure="{escape(measure)}" '
             f'data-value="{escape(data)}">{_num(value, digits)}</td>')
 
@@ -58,7 +59,8 @@ def _bias_measure(data: dict[str, Any]) -> str:
     head = ("<tr><th class=text>run</th><th>human</th><th>judge</th><th>judge - human</th>"
             f"<th>{level} low</th><th>{level} high</th></tr>")
     rows = "".join(f"<tr><td class=text>{escape(r['run'])}</td>" + "".join(
-        _cell(r[key], f"bias_{key}", r["run"], m) for key in ("human", "judge", "difference", "low", "high"))
+        _cell(r[key], f"bias_{key}", r["run"], m)
+        for key in ("human", "judge", "difference", "low", "high"))
         + "</tr>" for r in data["runs"])
     equal = data["equal_bias"]
     df = equal["df"]
@@ -70,7 +72,8 @@ def _bias_measure(data: dict[str, Any]) -> str:
              f"{_num(data['tau_ap_interval'][1], 3)}].")
     caption = (f"{escape(m)}: each run's mean difference judge - human over {data['topics']:,} topics, with its "
                f"{level} t interval; a dot right of 0: the judge scores the run higher than the humans")
-    return _block(m, "judge-bias", head + rows, f"<p>{escape(words)}</p>", judge_bias_figure(data), caption)
+    return _block(m, "judge-bias", head + rows, f"<p>{escape(words)}</p>", judge_bias_figure(data),
+                  caption)
 
 
 def judge_bias_section(data: Sequence[dict[str, Any]]) -> str:
@@ -92,10 +95,14 @@ def _board_measure(data: dict[str, Any]) -> str:
             "<th>first</th><th>p (Holm)</th><th class=text>tied with the best</th></tr>")
     tied = set(data["tied_with_best"])
     rows = "".join(
-        f"<tr><td class=text>{escape(r['system'])}</td>" + _cell(r["mean"], "board_mean", r["system"], m)
-        + "".join(_cell(r[key], f"board_{key}", r["system"], m, 1) for key in ("rank", "rank_low", "rank_high"))
-        + _cell(r["first"], "board_first", r["system"], m, 3) + _cell(r["p_value"], "board_p", r["system"], m)
-        + f"<td class=text>{'yes' if r['system'] in tied else 'no'}</td></tr>" for r in data["rows"])
+        f"<tr><td class=text>{escape(r['system'])}</td>"
+        + _cell(r["mean"], "board_mean", r["system"], m)
+        + "".join(_cell(r[key], f"board_{key}", r["system"], m, 1)
+                  for key in ("rank", "rank_low", "rank_high"))
+        + _cell(r["first"], "board_first", r["system"], m, 3)
+        + _cell(r["p_value"], "board_p", r["system"], m)
+        + f"<td class=text>{'yes' if r['system'] in tied else 'no'}</td></tr>"
+        for r in data["rows"])
     caption = (f"rank by {escape(m)} (1 = best) with its {level} percentile interval over {data['resamples']:,} "
                f"bootstrap samples of the {data['topics']:,} topics (seed {data['seed']}); in colour: the runs "
                f"not separable from the best (one-sided paired t-tests, Holm, alpha {data['alpha']})")
@@ -122,4 +129,5 @@ def titles(data: Mapping[str, Any] | None) -> list[tuple[str, str]]:
 def section(data: Mapping[str, Any] | None) -> str:
     """Both sections (each only when its data is there), in page order."""
     data = data or {}
-    return judge_bias_section(data.get("judge_bias", ())) + leaderboard_section(data.get("leaderboard", ()))
+    return (judge_bias_section(data.get("judge_bias", ()))
+            + leaderboard_section(data.get("leaderboard", ())))

@@ -32,9 +32,11 @@ def aggregate_lines(ranking, digits: int = 4) -> list[str]:
     collections = list(ranking.per_collection)
     lines = [f"over {len(collections)} collections: mean of the collection means, and Borda points "
              "(n - rank on each collection):",
-             f"  {'system':<22}" + "".join(f"{str(c)[:12]:>13}" for c in collections) + f"{'mean':>10}{'Borda':>8}"]
+             f"  {'system':<22}" + "".join(f"{str(c)[:12]:>13}" for c in collections)
+             + f"{'mean':>10}{'Borda':>8}"]
     for system in ranking.by_mean:
-        lines.append(f"  {system:<22}" + "".join(f"{ranking.per_collection[c][system]:>13.{digits}f}"
+        lines.append(f"  {system:<22}"
+                     + "".join(f"{ranking.per_collection[c][system]:>13.{digits}f}"
                                               for c in collections)
                      + f"{ranking.means[system]:>10.{digits}f}{ranking.borda[system]:>8g}")
     return lines

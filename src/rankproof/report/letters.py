@@ -49,10 +49,12 @@ def compact_letters(means: Sequence[float], significant: Sequence[tuple[int, int
     columns.sort(key=lambda column: sorted((-means[i], i) for i in column))
     if len(columns) > len(_LETTERS):
         return ["".join("*" if i in column else "." for column in columns) for i in range(count)]
-    return ["".join(_LETTERS[k] for k, column in enumerate(columns) if i in column) for i in range(count)]
+    return ["".join(_LETTERS[k] for k, column in enumerate(columns) if i in column)
+            for i in range(count)]
 
 
-def pair_matrix(systems: Sequence[str], means: Sequence[float], tested: dict[tuple[int, int], bool]) -> str:
+def pair_matrix(systems: Sequence[str], means: Sequence[float],
+                tested: dict[tuple[int, int], bool]) -> str:
     """Text matrix, best mean first: '+' the row is significantly better than the column, '-' worse,
     '.' not significant, blank not tested (or the diagonal).
 

@@ -65,7 +65,8 @@ def check_output_path(path: "str | os.PathLike[str] | None", inputs=()) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     try:
         if not folder.is_dir():
-            raise InputError(what=literal(f"the folder {folder} does not exist"), source=f"-o {path}", value=str(folder),
+            raise InputError(what=literal(f"the folder {folder} does not exist"),
+                             source=f"-o {path}", value=str(folder),
                              fix="create it first or choose another path")
         existing = os.stat(target)
     except FileNotFoundError:
@@ -79,7 +80,8 @@ def check_output_path(path: "str | os.PathLike[str] | None", inputs=()) -> None:
             continue
         try:
             if _same_file(existing, os.stat(given)):
-                raise InputError(what=literal(f"is the same file as the input {given}"), source=f"-o {path}",
+                raise InputError(what=literal(f"is the same file as the input {given}"),
+                                 source=f"-o {path}",
                                  value=str(given),
                                  fix="writing it would destroy the input, so choose another output path")
         except OSError:
@@ -91,7 +93,8 @@ def check_output_path(path: "str | os.PathLike[str] | None", inputs=()) -> None:
 
 def _unwritable(path, error: OSError) -> InputError:
     """The error of an output path the system refuses to write."""
-    return InputError(what=literal(f"cannot be written ({error.strerror or error})"), source=f"-o {path}",
+    return InputError(what=literal(f"cannot be written ({error.strerror or error})"),
+                      source=f"-o {path}",
                       value=error.errno, fix="choose another path")
 
 
@@ -104,7 +107,8 @@ def _umask() -> int:
 def _write_stdout(data: bytes) -> None:
     stream = sys.stdout
     if stream is None:
-        raise InputError(what="cannot write the output: standard output is closed", fix="redirect it or use -o FILE")
+        raise InputError(what="cannot write the output: standard output is closed",
+                         fix="redirect it or use -o FILE")
     try:
         descriptor = stream.fileno()
     except (AttributeError, OSError, io.UnsupportedOperation):
@@ -169,7 +173,8 @@ def write_output(text: "str | bytes", path: "str | os.PathLike[str] | None") -> 
     mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
     temporary = None
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                             dir=target.parent)
         with os.fdopen(handle, "wb") as stream:
             os.fchmod(stream.fileno(), mode)
             stream.write(data)

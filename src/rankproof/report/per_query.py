@@ -51,7 +51,8 @@ def per_query_csv(results: Sequence) -> bytes:
     for r in results:
         count = len(r.queries)
         columns = {"run": pa.array([r.run_name] * count, type=pa.string()) if count < 1000 else
-                   pa.DictionaryArray.from_arrays(np.zeros(count, dtype=np.int32), [r.run_name]).cast(pa.string()),
+                   pa.DictionaryArray.from_arrays(np.zeros(count, dtype=np.int32),
+                                                  [r.run_name]).cast(pa.string()),
                    "query": pa.array([str(q) for q in r.queries], type=pa.string())}
         own = {str(m): m for m in r.measures}
         for name in names:

@@ -27,7 +27,8 @@ import sys
 import threading
 from typing import Any, TextIO
 
-__all__ = ["DELAY", "delay_seconds", "Steps", "Part", "within", "current", "opened", "closed", "LARGE_INPUT_BYTES", "is_large"]
+__all__ = ["DELAY", "delay_seconds", "Steps", "Part", "within", "current", "opened", "closed",
+           "LARGE_INPUT_BYTES", "is_large"]
 
 def delay_seconds(text: str | None, default: float = 2.0) -> float:
     """RANKPROOF_PROGRESS_DELAY's seconds (not a number, or negative: the default)."""
@@ -64,7 +65,8 @@ class Steps:
     :meth:`step` may be called before or after it does.
     """
 
-    def __init__(self, total: int | None, label: str = "working", *, quiet: bool = False, delay: float = DELAY,
+    def __init__(self, total: int | None, label: str = "working", *, quiet: bool = False,
+                 delay: float = DELAY,
                  stream: TextIO | None = None) -> None:
         self._stream = sys.stderr if stream is None else stream
         self._lock = threading.Lock()
@@ -92,9 +94,12 @@ class Steps:
             if self._closed:
                 return
             # stdout is the command's answer: never redirected into the bar's stream.
-            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                                      console=Console(file=self._stream), transient=True, redirect_stdout=False)
-            self._task = self._progress.add_task(self._label, total=self._total, completed=self._done)
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                      TimeElapsedColumn(),
+                                      console=Console(file=self._stream), transient=True,
+                                      redirect_stdout=False)
+            self._task = self._progress.add_task(self._label, total=self._total,
+                                                 completed=self._done)
             self._progress.start()
             self.shown = True
 
@@ -104,14 +109,16 @@ class Steps:
             self._done += 1
             self._label = label
             if self._progress is not None:
-                self._progress.update(self._task, completed=self._done, description=label, refresh=True)
+                self._progress.update(self._task, completed=self._done, description=label,
+                                      refresh=True)
 
     def restart(self, total: int | None, label: str) -> None:
         """Count `total` new steps from zero under `label` (a command's own steps inside its display)."""
         with self._lock:
             self._total, self._done, self._label = _total(total), 0, label
             if self._progress is not None:
-                self._progress.update(self._task, total=self._total, completed=0, description=label, refresh=True)
+                self._progress.update(self._task, total=self._total, completed=0, description=label,
+                                      refresh=True)
 
     def close(self) -> None:
         with self._lock:
@@ -170,7 +177,8 @@ def closed(display: Steps) -> None:
         _OPEN.remove(display)
 
 
-def within(total: int | None, label: str, *, quiet: bool = False, delay: float = DELAY) -> "Steps | Part":
+def within(total: int | None, label: str, *, quiet: bool = False,
+           delay: float = DELAY) -> "Steps | Part":
     """`total` named steps: in the running command's display when one is open, else in a new one."""
     display = current()
     if display is not None:

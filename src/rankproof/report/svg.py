@@ -17,10 +17,12 @@ import math
 from html import escape
 from typing import Sequence
 
-__all__ = ["PALETTE", "TICK_CHAR", "line_chart", "identical_series", "overlaid_histogram", "histogram", "sorted_bars", "interval_chart", "nice_ticks", "legend", "fitted"]
+__all__ = ["PALETTE", "TICK_CHAR", "line_chart", "identical_series", "overlaid_histogram",
+           "histogram", "sorted_bars", "interval_chart", "nice_ticks", "legend", "fitted"]
 
 # Observable's 10 categorical colours: distinct for the common forms of colour blindness.
-PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5", "#9c6b4e",
+PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5",
+           "#9c6b4e",
            "#9498a0")
 MARGIN = (14, 16, 42, 52)  # top, right, bottom, left
 TICK_CHAR = 7.0  # px: an upper bound of one character of a tick label at 11 px
@@ -75,7 +77,8 @@ class _Frame:
         span = self.height - self.top - self.bottom
         return self.height - self.bottom - (value - self.y0) / (self.y1 - self.y0) * span
 
-    def axes(self, x_label: str, y_label: str, x_ticks=None, y_ticks=None, x_format=None, y_format=None,
+    def axes(self, x_label: str, y_label: str, x_ticks=None, y_ticks=None, x_format=None,
+             y_format=None,
              x_axis: bool = True) -> str:
         x_ticks = nice_ticks(self.x0, self.x1) if x_ticks is None else x_ticks
         y_ticks = nice_ticks(self.y0, self.y1) if y_ticks is None else y_ticks
@@ -83,8 +86,10 @@ class _Frame:
         fy = y_format or (lambda v: f"{v:g}")
         if y_label:
             # The rotated y title sits at x = 11: the left margin grows until the longest tick label
-            # (right-aligned at left - 6) ends clear of it (4-5 digit counts would otherwise overlap it).
-            self.left = max(self.left, math.ceil(Y_TITLE_CLEAR + TICK_CHAR * max((len(fy(t)) for t in y_ticks),
+            # (right-aligned at left - 6) ends clear of it (4-5 digit counts would otherwise overlap
+            # it).
+            self.left = max(self.left,
+                            math.ceil(Y_TITLE_CLEAR + TICK_CHAR * max((len(fy(t)) for t in y_ticks),
                                                                                  default=0)))
         bottom, left, right = self.height - self.bottom, self.left, self.width - self.right
         parts = ['<g class="axes">']
@@ -114,10 +119,12 @@ def _open(name: str, width: int, height: int, label: str) -> str:
 def legend(entries: Sequence[tuple[str, str]]) -> str:
     """An HTML legend: a coloured swatch and a name per entry."""
     return '<div class="legend">' + "".join(
-        f'<span><i style="background:{color}"></i>{escape(name)}</span>' for name, color in entries) + "</div>"
+        f'<span><i style="background:{color}"></i>{escape(name)}</span>'
+        for name, color in entries) + "</div>"
 
 
-def line_chart(name: str, series, *, x_label: str, y_label: str, width: int = 560, height: int = 300,
+def line_chart(name: str, series, *, x_label: str, y_label: str, width: int = 560,
+               height: int = 300,
                y_range=None, x_ticks=None, points: bool = True, vline: float | None = None,
                vline_label: str = "", value_format: str = ".4f", dashed: Sequence[str] = ()) -> str:
     """Lines, one per ``(name, colour, xs, ys)``; NaN values break nothing (they are left out).
@@ -133,7 +140,8 @@ def line_chart(name: str, series, *, x_label: str, y_label: str, width: int = 56
     if y_range is None:
         y_range = (min(0.0, min(ys_all, default=0.0)), max(ys_all, default=1.0) or 1.0)
     frame = _Frame(width, height, x_range, y_range)
-    parts = [_open(name, width, height, f"{y_label} against {x_label}"), frame.axes(x_label, y_label, x_ticks)]
+    parts = [_open(name, width, height, f"{y_label} against {x_label}"),
+             frame.axes(x_label, y_label, x_ticks)]
     if vline is not None:
         x = _num(frame.x(vline))
         parts.append(f'<line class="cutoff" x1="{x}" x2="{x}" y1="{frame.top}" y2="{height - frame.bottom}"/>'
@@ -199,7 +207,8 @@ def histogram(name: str, edges: Sequence[float], counts: Sequence[int], color: s
     return "".join(parts)
 
 
-def overlaid_histogram(name: str, edges: Sequence[float], runs: Sequence[tuple[str, str, Sequence[int]]], *,
+def overlaid_histogram(name: str, edges: Sequence[float],
+                       runs: Sequence[tuple[str, str, Sequence[int]]], *,
                        x_label: str, width: int = 560, height: int = 240) -> str:
     """Every run's histogram on one axis: a step outline per ``(run, colour, counts)``, lightly filled,
     so that the runs' distributions are compared in place rather than side by side.
@@ -280,7 +289,8 @@ def sorted_bars(name: str, values, *, y_label: str, width: int = 560,
     return "".join(parts)
 
 
-def interval_chart(name: str, rows: Sequence[tuple[str, str, str, float, float, float]], *, x_label: str,
+def interval_chart(name: str, rows: Sequence[tuple[str, str, str, float, float, float]], *,
+                   x_label: str,
                    width: int = 560, row_height: int = 18, zero_line: bool = False) -> str:
     """A dot and its interval per ``(group, series, colour, value, low, high)`` row, groups stacked.
 
@@ -296,16 +306,19 @@ def interval_chart(name: str, rows: Sequence[tuple[str, str, str, float, float, 
     label_width = max((len(str(row[0])) for row in rows), default=0) * TICK_CHAR
     left = int(min(max(150, label_width + 16), width / 2))
     fits = int((left - 16) / TICK_CHAR)   # characters of a group name the left margin holds
-    frame = _Frame(width, height, (low_end - pad, high_end + pad), (0, len(rows)), margin=(10, 16, 36, left))
+    frame = _Frame(width, height, (low_end - pad, high_end + pad), (0, len(rows)),
+                   margin=(10, 16, 36, left))
     parts = [_open(name, width, height, f"{x_label} per row"),
-             frame.axes(x_label, "", nice_ticks(low_end - pad, high_end + pad), [], y_format=lambda v: "")]
+             frame.axes(x_label, "", nice_ticks(low_end - pad, high_end + pad), [],
+                        y_format=lambda v: "")]
     if zero_line:
         x = _num(frame.x(0))
         parts.append(f'<line class="cutoff" x1="{x}" x2="{x}" y1="{frame.top}" y2="{height - frame.bottom}"/>')
     previous = None
     for i, (group, series, color, value, low, high) in enumerate(rows):
         y = frame.top + row_height * (i + 0.5)
-        if group != previous:   # a name longer than the margin is shortened in its middle, whole in its title
+        # a name longer than the margin is shortened in its middle, whole in its title
+        if group != previous:
             parts.append(f'<text x="{frame.left - 8}" y="{_num(y)}" dy="0.32em" text-anchor="end">'
                          f'<title>{escape(str(group))}</title>{escape(fitted(str(group), fits))}</text>')
             previous = group

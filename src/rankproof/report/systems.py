@@ -31,7 +31,8 @@ def _p_equals(value: float) -> str:
 def _columns(rows: list[list[str]], right: set[int]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(cell.rjust(w) if i in right else cell.ljust(w)
-                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
+                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+            for row in rows]
 
 
 def _means(analysis, tests, digits: int = 4) -> list[str]:
@@ -40,14 +41,16 @@ def _means(analysis, tests, digits: int = 4) -> list[str]:
     letters = compact_letters(tests.means, significant) if not tests.baselines else None
     order = sorted(range(len(tests.systems)), key=lambda i: (-tests.means[i], i))
     header = ["system", "mean"] + (["group"] if letters else [])
-    rows = [[tests.systems[i], _number(tests.means[i], digits)] + ([letters[i]] if letters else []) for i in order]
+    rows = [[tests.systems[i], _number(tests.means[i], digits)] + ([letters[i]] if letters else [])
+            for i in order]
     return _columns([header, *rows], {1})
 
 
 def _pairs(tests, digits: int = 4) -> list[str]:
     rows = [["pair", "difference", "statistic", "p (adjusted)", ""]]
     for pair in tests.pairs:
-        rows.append([f"{pair.system_b} - {pair.system_a}", f"{pair.difference:+.{digits}f}", _number(pair.statistic),
+        rows.append([f"{pair.system_b} - {pair.system_a}", f"{pair.difference:+.{digits}f}",
+                     _number(pair.statistic),
                      _p(pair.p_value), "*" if pair.significant else ""])
     return _columns(rows, {1, 2, 3})
 
@@ -55,18 +58,22 @@ def _pairs(tests, digits: int = 4) -> list[str]:
 def _measure(analysis, digits: int = 4) -> list[str]:
     tests, anova = analysis.tests, analysis.anova
     family = f"against {', '.join(tests.baselines)}" if tests.baselines else "all pairs"
-    draws = "every permutation" if tests.exact else f"{tests.n_resamples} permutations, seed {tests.seed}"
-    if getattr(tests, "method", ""):   # a large-sample limit (rankproof.stats.large_systems): its method and check
+    draws = ("every permutation" if tests.exact
+             else f"{tests.n_resamples} permutations, seed {tests.seed}")
+    # a large-sample limit (rankproof.stats.large_systems): its method and check
+    if getattr(tests, "method", ""):
         draws = tests.method
     lines = [f"{analysis.measure}:", *_means(analysis, tests, digits),
              f"  two-way ANOVA: systems F({anova.df_system}, {anova.df_residual}) = {_number(anova.f_system, 2)}, "
              f"{_p_equals(anova.p_system)}; topics F({anova.df_topic}, {anova.df_residual}) = "
              f"{_number(anova.f_topic, 2)}, {_p_equals(anova.p_topic)}",
-             f"  {tests.procedure}, {family} ({draws}); * adjusted p < {tests.alpha}:", *_pairs(tests, digits)]
+             f"  {tests.procedure}, {family} ({draws}); * adjusted p < {tests.alpha}:",
+             *_pairs(tests, digits)]
     index = {name: i for i, name in enumerate(tests.systems)}
     tested = {(index[p.system_a], index[p.system_b]): p.significant for p in tests.pairs}
     lines += ["  significant pairs (row against column: + better, - worse, . not significant):",
-              *("  " + line for line in pair_matrix(tests.systems, tests.means, tested).split("\n"))]
+              *("  " + line
+                for line in pair_matrix(tests.systems, tests.means, tested).split("\n"))]
     lines += _mixed(analysis, digits) + _risk(analysis, digits) + _design(analysis)
     return lines
 
@@ -76,7 +83,8 @@ def _mixed(analysis, digits: int = 4) -> list[str]:
     if model is None:
         return []
     rows = [["system", f"- {model.systems[0]}", "SE", "p"]]
-    for name, effect, error, p in list(zip(model.systems, model.effects, model.standard_errors, model.p_values))[1:]:
+    for name, effect, error, p in list(zip(model.systems, model.effects, model.standard_errors,
+                                           model.p_values))[1:]:
         rows.append([name, f"{effect:+.{digits}f}", f"{error:.{digits}f}", _p(p)])
     return [f"  mixed model (score ~ system + (1 | topic), REML): topic variance {model.topic_variance:.4g}, "
             f"residual variance {model.residual_variance:.4g}; effects against {model.systems[0]}:",
@@ -88,7 +96,8 @@ def _risk(analysis, digits: int = 4) -> list[str]:
         return []
     rows = [["run", "baseline", "URisk", "TRisk", "p", "wins", "losses", "GeoRisk"]]
     for risk in analysis.risk:
-        rows.append([risk.run, risk.baseline, f"{risk.urisk:+.{digits}f}", _number(risk.trisk, 2), _p(risk.p_value),
+        rows.append([risk.run, risk.baseline, f"{risk.urisk:+.{digits}f}", _number(risk.trisk, 2),
+                     _p(risk.p_value),
                      str(risk.wins), str(risk.losses), _number(risk.georisk, digits)])
     alpha = analysis.risk[0].alpha
     return [f"  risk (alpha {alpha:g}; TRisk < -2: riskier than the baseline, > 2: safer):",
@@ -116,7 +125,8 @@ def to_text(analysis, digits: int = 4) -> str:
         lines.append("discriminative power (Sakai 2006: share of pairs with bootstrap ASL < alpha):")
         rows = [["measure", "power", "ASL curve (sorted)"]]
         for item in analysis.discrimination:
-            rows.append([item.measure, f"{item.power:.3f}", " ".join(f"{v:.3f}" for v in item.curve)])
+            rows.append([item.measure, f"{item.power:.3f}",
+                         " ".join(f"{v:.3f}" for v in item.curve)])
         lines += _columns(rows, {1}) + [""]
     return "\n".join(lines)
 

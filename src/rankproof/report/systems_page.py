@@ -32,7 +32,8 @@ def _letters_table(measure) -> str:
     letters = compact_letters(list(measure.means), list(measure.different))
     order = sorted(range(len(measure.systems)), key=lambda i: (-measure.means[i], i))
     rows = "".join(f'<tr><td class="text">{escape(measure.systems[i])}</td><td class="num">'
-                   f'{measure.means[i]:.4f}</td><td class="text">{escape(letters[i])}</td></tr>' for i in order)
+                   f'{measure.means[i]:.4f}</td><td class="text">{escape(letters[i])}</td></tr>'
+                   for i in order)
     return ('<table class="summary"><tr><th class="text">run</th><th>mean</th><th class="text">group</th></tr>'
             f"{rows}</table>")
 
@@ -44,7 +45,8 @@ def _risk_figures(measure: str, rows, figure) -> str:
     bound = max((values.bound for _, values in rows), default=0.0)
     charts = []
     for risk, values in rows:
-        chart = svg.sorted_bars(f"risk-{measure}-{risk.run}", values, y_label=f"{measure} risk-weighted difference",
+        chart = svg.sorted_bars(f"risk-{measure}-{risk.run}", values,
+                                y_label=f"{measure} risk-weighted difference",
                                 bound=bound, clickable=False)
         charts.append(figure(chart, f"{escape(risk.run)} against {escape(risk.baseline)}: URisk "
                                     f"{risk.urisk:+.4f}, TRisk {risk.trisk:.2f} ({p_phrase(risk.p_value)}), "

@@ -14,7 +14,8 @@ from typing import Sequence
 from ..errors.messages import CLI, PYTHON
 from ..results import Results, advice
 
-__all__ = ["to_table", "to_markdown", "side_names", "side_cell", "explanation_table", "counts_lines", "warning_lines", "notes_lines"]
+__all__ = ["to_table", "to_markdown", "side_names", "side_cell", "explanation_table",
+           "counts_lines", "warning_lines", "notes_lines"]
 
 _LABELS = {
     "queries_evaluated": "queries evaluated",
@@ -51,12 +52,14 @@ _LABELS = {
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    return ("n/a" if value is None or (isinstance(value, float) and math.isnan(value))
+            else f"{value:.{digits}f}")
 
 
 def _count_text(value) -> str:
     """A count, or a count per source (layered qrels): ``human 120 / judge 30``."""
-    return " / ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value)
+    return (" / ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict)
+            else str(value))
 
 
 def counts_lines(results: Results) -> list[str]:
@@ -67,7 +70,8 @@ def counts_lines(results: Results) -> list[str]:
         if isinstance(value, dict):
             touched = {m: v for m, v in value.items() if v}
             if touched:
-                lines.append(f"{label}: " + ", ".join(f"{m} {_count_text(v)}" for m, v in touched.items()))
+                lines.append(f"{label}: "
+                             + ", ".join(f"{m} {_count_text(v)}" for m, v in touched.items()))
         elif value:
             lines.append(f"{label}: {value}")
     return lines
@@ -93,7 +97,8 @@ def notes_lines(results: Sequence[Results], spelling: str = CLI) -> list[str]:
     for r in results:
         lines.extend(f"{r.run_name}: note: {n}" for n in advice.notes(r, spelling))
         touched = counts_lines(r)
-        lines.append(f"{r.run_name}: counts: " + ("; ".join(touched) if touched else "nothing touched"))
+        lines.append(f"{r.run_name}: counts: "
+                     + ("; ".join(touched) if touched else "nothing touched"))
         lines.extend(f"{r.run_name}: {w}" for w in warning_lines(r, spelling))
     return lines
 
@@ -116,7 +121,8 @@ def _mean_cell(r: Results, measure, digits: int) -> str:
     if not r.has_bounds:
         return _fmt(r.mean(measure), digits) + _tie_cell(r, measure, digits)
     b = r.bounds(measure)
-    return f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]" + _tie_cell(r, measure, digits)
+    return (f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]"
+            + _tie_cell(r, measure, digits))
 
 
 DISPERSIONS = ("std", "sample_std", "iqr")
@@ -139,7 +145,8 @@ def _tie_cell(r: Results, measure, digits: int, query: int | None = None) -> str
     if not r.has_tie_range:
         return ""
     t = r.tie_range(measure)
-    lo, hi = (t.lower, t.upper) if query is None else (float(t.query_lower[query]), float(t.query_upper[query]))
+    lo, hi = (t.lower, t.upper) if query is None else (float(t.query_lower[query]),
+                                                       float(t.query_upper[query]))
     return f" ties [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
 
 
@@ -154,7 +161,8 @@ def side_cell(r: Results, measure: str, digits: int) -> str:
     return _fmt(found[0], digits) if found else "-"
 
 
-def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4, notes: bool = True,
+def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4,
+             notes: bool = True,
              names: dict[str, str] | None = None, dispersion: "str | None" = None) -> str:
     """Runs as rows, measures as columns (means), then protocol, fingerprint and counts.
 
@@ -175,14 +183,17 @@ def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int
         table.add_column(text, justify="right")
     table.add_column("queries", justify="right")
     for r in results:
-        table.add_row(r.run_name, *(_mean_cell(r, m, digits) + _spread_cell(r, m, digits, dispersion)
+        table.add_row(r.run_name,
+                      *(_mean_cell(r, m, digits) + _spread_cell(r, m, digits, dispersion)
                                     for m in measures),
-                      *(side_cell(r, text, digits) for text in side), str(r.counts["queries_evaluated"]))
+                      *(side_cell(r, text, digits) for text in side),
+                      str(r.counts["queries_evaluated"]))
     console.print(table)
     text = "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
     if per_query:
         # Side-data measures alone (no accuracy measure): no empty table of query ids.
-        text += "".join((_per_query_table(r, digits) if measures else "") + side_per_query(r, digits)
+        text += "".join((_per_query_table(r, digits) if measures else "")
+                        + side_per_query(r, digits)
                         for r in results)
     return text + "\n\n" + "\n".join(_footer(results, notes)) + "\n"
 
@@ -199,8 +210,10 @@ def side_per_query(r: Results, digits: int = 4) -> str:
     shown = [shown_id(user) for user in users]
     widths = [max([len("user"), *map(len, shown)])] + [
         max([len(v.measure), *map(len, column)]) for v, column in zip(lists, columns)]
-    header = "  ".join(["user".ljust(widths[0])] + [v.measure.rjust(w) for v, w in zip(lists, widths[1:])])
-    rows = ["  ".join([user.ljust(widths[0])] + [column[i].rjust(w) for column, w in zip(columns, widths[1:])]).rstrip()
+    header = "  ".join(["user".ljust(widths[0])]
+                       + [v.measure.rjust(w) for v, w in zip(lists, widths[1:])])
+    rows = ["  ".join([user.ljust(widths[0])]
+                      + [column[i].rjust(w) for column, w in zip(columns, widths[1:])]).rstrip()
             for i, user in enumerate(shown)]
     return "\n\n" + "\n".join([f"per user, side data: {r.run_name}", header.rstrip(), *rows])
 
@@ -215,11 +228,13 @@ def _per_query_table(r: Results, digits: int = 4) -> str:
     console (which rich would squeeze), go through rich.
     """
     names = [str(m) for m in r.measures]
-    queries = [shown_id(q) for q in (r.queries.tolist() if hasattr(r.queries, "tolist") else r.queries)]
+    queries = [shown_id(q)
+               for q in (r.queries.tolist() if hasattr(r.queries, "tolist") else r.queries)]
     if r.has_bounds:
         bounds = [r.bounds(m) for m in r.measures]
         columns = [[f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
-                    for v, lo, hi in zip(b.query_value.tolist(), b.query_lower.tolist(), b.query_upper.tolist())]
+                    for v, lo, hi in zip(b.query_value.tolist(), b.query_lower.tolist(),
+                                         b.query_upper.tolist())]
                    for b in bounds]
     else:
         columns = [[_fmt(v, digits) for v in r.values(m).tolist()] for m in r.measures]
@@ -227,12 +242,15 @@ def _per_query_table(r: Results, digits: int = 4) -> str:
         columns = [[cell + _tie_cell(r, m, digits, i) for i, cell in enumerate(column)]
                    for m, column in zip(r.measures, columns)]
     widths = [max(len("query"), max(map(len, queries), default=0))]
-    widths += [max(len(name), max(map(len, column), default=0)) for name, column in zip(names, columns)]
-    plain = all(q.isascii() and q.isprintable() for q in queries) and all(n.isascii() for n in names)
+    widths += [max(len(name), max(map(len, column), default=0))
+               for name, column in zip(names, columns)]
+    plain = (all(q.isascii() and q.isprintable() for q in queries)
+             and all(n.isascii() for n in names))
     if not plain or sum(widths) + 2 * (len(widths) - 1) > 200:
         return _per_query_table_rich(r, digits)
     title = f"per query: {r.run_name}"
-    header = "  ".join(["query".ljust(widths[0])] + [n.rjust(w) for n, w in zip(names, widths[1:])]).rstrip()
+    header = "  ".join(["query".ljust(widths[0])]
+                       + [n.rjust(w) for n, w in zip(names, widths[1:])]).rstrip()
     first = [q.ljust(widths[0]) for q in queries]
     cells = [[c.rjust(w) for c in column] for column, w in zip(columns, widths[1:])]
     rows = ["  ".join(row).rstrip() for row in zip(first, *cells)]
@@ -243,7 +261,8 @@ def _per_query_table_rich(r: Results, digits: int = 4) -> str:
     from rich.table import Table
 
     console = _console()
-    pq = Table(title=f"per query: {r.run_name}", box=None, header_style="bold", title_justify="left",
+    pq = Table(title=f"per query: {r.run_name}", box=None, header_style="bold",
+               title_justify="left",
                pad_edge=False)
     pq.add_column("query")
     for m in r.measures:
@@ -302,14 +321,16 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
         if touched:
             lines.append(f"Counts for {r.run_name}: " + "; ".join(touched) + ".")
     if per_query:
-        for r in results if measures else ():   # side-data measures alone: their values are the means above
+        # side-data measures alone: their values are the means above
+        for r in results if measures else ():
             lines += ["", f"Per query, {r.run_name}:", "",
                       "| query | " + " | ".join(markdown_cell(m) for m in r.measures) + " |",
                       "|---|" + "---:|" * len(r.measures)]
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
                 lines.append(f"| {markdown_cell(query)} | " + " | ".join(
-                    _fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i) for m, v in zip(r.measures, values)) + " |")
+                    _fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i)
+                    for m, v in zip(r.measures, values)) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -317,18 +338,21 @@ def _print_ideal(console, e, digits: int) -> None:
     """The ideal list of a DCG-family explanation, and its DCG against the ideal's."""
     from rich.table import Table
 
-    ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left", pad_edge=False)
+    ideal = Table(box=None, header_style="bold", title="ideal ranking", title_justify="left",
+                  pad_edge=False)
     for name in ("rank", "doc", "grade", "gain", "discount", "contribution", "cumulative DCG"):
         ideal.add_column(name, justify="left" if name == "doc" else "right")
     for step in e.ideal:
-        ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}", f"{step.discount:.{digits}f}",
+        ideal.add_row(str(step.rank), step.doc, str(step.grade), f"{step.gain:g}",
+                      f"{step.discount:.{digits}f}",
                       f"{step.contribution:.{digits}f}", f"{step.cumulative:.{digits}f}")
     console.print()
     console.print(ideal)
     console.print()
     if e.measure.spec.dcg_parts:
         console.print(f"DCG {e.dcg:.{digits}f} / ideal DCG {e.ideal_dcg:.{digits}f}"
-                      + (f" = {e.dcg / e.ideal_dcg:.{digits}f}" if e.ideal_dcg else " (ideal DCG is 0)"))
+                      + (f" = {e.dcg / e.ideal_dcg:.{digits}f}" if e.ideal_dcg
+                         else " (ideal DCG is 0)"))
     else:
         console.print(f"DCG {e.dcg:.{digits}f}; ideal DCG {e.ideal_dcg:.{digits}f}")
 
@@ -345,11 +369,14 @@ def explanation_table(e, digits: int = 4) -> str:
     gain_based = e.measure.spec.dcg is not None
     console = _console()
     console.print(f"query {e.query}, {e.measure}; protocol fingerprint {e.protocol.fingerprint}")
-    ranking = Table(box=None, header_style="bold", title="ranking", title_justify="left", pad_edge=False)
+    ranking = Table(box=None, header_style="bold", title="ranking", title_justify="left",
+                    pad_edge=False)
     columns = ["rank", "doc", "score", "tie group", "grade"]
-    columns += ["gain", "discount", "contribution", "cumulative DCG"] if gain_based else ["relevant"]
+    columns += (["gain", "discount", "contribution", "cumulative DCG"] if gain_based
+                else ["relevant"])
     for name in columns:
-        ranking.add_column(name, justify="left" if name in ("doc", "grade", "relevant") else "right")
+        ranking.add_column(name,
+                           justify="left" if name in ("doc", "grade", "relevant") else "right")
     k = e.measure.cutoff if e.measure.cutoff is not None else len(e.ranking)
     # A tied group crossing the cutoff contributes as a whole: show all of it.
     shown = [row for row in e.ranking if row.in_cutoff]
@@ -358,16 +385,19 @@ def explanation_table(e, digits: int = 4) -> str:
         cells = [str(row.rank), row.doc, "" if row.score is None else f"{row.score:g}", tie,
                  "unjudged" if row.grade is None else str(row.grade)]
         if gain_based:
-            cells += [f"{row.gain:g}", f"{row.discount:.{digits}f}", f"{row.contribution:.{digits}f}", f"{row.cumulative:.{digits}f}"]
+            cells += [f"{row.gain:g}", f"{row.discount:.{digits}f}",
+                      f"{row.contribution:.{digits}f}", f"{row.cumulative:.{digits}f}"]
         else:
             cells.append("yes" if row.relevant else "")
         ranking.add_row(*cells)
     console.print(ranking)
     below = e.ranking[len(shown):]
     if below:
-        relevant = [f"{row.doc} (grade {row.grade}) at rank {row.rank}" for row in below if row.relevant]
+        relevant = [f"{row.doc} (grade {row.grade}) at rank {row.rank}" for row in below
+                    if row.relevant]
         console.print(f"... {len(below)} more docs below the cutoff {k}"
-                      + (f"; relevant among them: {', '.join(relevant[:5])}" + (" ..." if len(relevant) > 5 else "")
+                      + (f"; relevant among them: {', '.join(relevant[:5])}"
+                         + (" ..." if len(relevant) > 5 else "")
                          if relevant else "; none relevant"))
     if gain_based:
         _print_ideal(console, e, digits)
@@ -375,7 +405,8 @@ def explanation_table(e, digits: int = 4) -> str:
         console.print()
     for line in e.working:
         console.print(line, highlight=False)
-    console.print(f"{e.measure} = {_fmt(e.value, digits)}" + ("" if e.value is not None else " (excluded)"))
+    console.print(f"{e.measure} = {_fmt(e.value, digits)}"
+                  + ("" if e.value is not None else " (excluded)"))
     if e.policies:
         console.print("policies that changed this value:")
         for note in e.policies:

@@ -29,7 +29,8 @@ from .side import SideValue, join_side, side_warnings
 from .text import summary_text
 from .values import Bounds, MeasureResult, TieRange, kept_mean
 
-__all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE", "check_query_coverage",
+__all__ = ["Results", "MeasureResult", "Bounds", "TieRange", "Counts", "QueryIds", "MIN_COVERAGE",
+           "check_query_coverage",
            "guard_coverage", "coverage_warning"]
 
 
@@ -48,9 +49,12 @@ class Results:
     {'ndcg@10': 1}
     """
 
-    def __init__(self, *, table: QueryTable, counts: "Mapping[str, Any] | Callable[[], Mapping[str, Any]]",
-                 protocol: Protocol, measures: dict[Measure, MeasureResult], weights: np.ndarray | None,
-                 run_name: str, qrels=None, query_ids: "QueryIds | None" = None, complete_judgments: bool = False,
+    def __init__(self, *, table: QueryTable,
+                 counts: "Mapping[str, Any] | Callable[[], Mapping[str, Any]]",
+                 protocol: Protocol, measures: dict[Measure, MeasureResult],
+                 weights: np.ndarray | None,
+                 run_name: str, qrels=None, query_ids: "QueryIds | None" = None,
+                 complete_judgments: bool = False,
                  bounds: Intervals | None = None, tie_range: Intervals | None = None,
                  side: "Sequence[SideValue]" = (), qrels_digest: str | None = None) -> None:
         # Per-query facts and counts only: the evaluation's per-position arrays are gone once the
@@ -67,7 +71,8 @@ class Results:
         # The query ids shown to the caller (see QueryIds): evaluate_frame and
         # evaluate_scores give them so integer user ids come back as integers.
         self._id_source = query_ids
-        self.side: tuple[SideValue, ...] = tuple(side)  # side-data measures (coverage, ...): results/side.py
+        # side-data measures (coverage, ...): results/side.py
+        self.side: tuple[SideValue, ...] = tuple(side)
         if qrels_digest is not None:  # judgments read in parts (out of core): their digest together
             self.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
         # From here on the public names are read-only (Results.replace gives a copy with others): a
@@ -265,7 +270,8 @@ class Results:
         """
         return self._interval(Bounds, measure, self._bounds, "the bounds of", "{do[bounds]}")
 
-    def _interval(self, kind: type, measure: "str | Measure", computed: Intervals, label: str, fix: str):
+    def _interval(self, kind: type, measure: "str | Measure", computed: Intervals, label: str,
+                  fix: str):
         """Per-query intervals and their ends averaged over the queries where they are defined
         (refused, with `fix`, for a measure whose intervals were not `computed`)."""
         result = self.result(measure)
@@ -355,7 +361,8 @@ class Results:
         >>> [str(m) for m in page.measures], page.mean("rr"), list(page.counts["zero_ideal_queries"])
         (['ndcg@2', 'rr'], 0.5, ['ndcg@2'])
         """
-        chosen = {m: dataclasses.replace(r, **{k: np.array(v) for k, v in vars(r).items()  # type: ignore[arg-type]
+        chosen = {m: dataclasses.replace(r, **{k: np.array(v)  # type: ignore[arg-type]
+                                               for k, v in vars(r).items()
                                                if isinstance(v, np.ndarray)})
                   for m, r in ((m, self.result(m)) for m in map(parse_measure, measures))}
         if callable(self._counts):   # counted once, for both
@@ -374,7 +381,8 @@ class Results:
         return {str(m): self.mean(m) for m in self._measures}
 
     def by(self, segment, *, measures=None, confidence: float = 0.95, n_resamples: int = 2000,
-           bootstrap_method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: Unlabelled = "error",
+           bootstrap_method: BootstrapMethod = "percentile", seed: int = 0,
+           unlabelled: Unlabelled = "error",
            resamples: int | None = None, method: BootstrapMethod | None = None):
         """Each segment's mean, count and bootstrap confidence interval, per measure.
 
@@ -430,7 +438,8 @@ class Results:
         """
         from ..stats.segments import by_segment
 
-        return by_segment(self, segment, measures=measures, confidence=confidence, n_resamples=n_resamples,
+        return by_segment(self, segment, measures=measures, confidence=confidence,
+                          n_resamples=n_resamples,
                           bootstrap_method=bootstrap_method, seed=seed, unlabelled=unlabelled,
                           resamples=resamples, method=method)
 
@@ -496,5 +505,6 @@ class Results:
         return in_frame(self.to_html())
 
     def __repr__(self) -> str:
-        means = ", ".join(f"{k}={v:.4f}" for k, v in [*self.means().items(), *((s.measure, s.value) for s in self.side)])
+        means = ", ".join(f"{k}={v:.4f}" for k, v in [*self.means().items(),
+                                                      *((s.measure, s.value) for s in self.side)])
         return f"Results({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"

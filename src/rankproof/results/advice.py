@@ -34,7 +34,8 @@ def notes(results: Any, spelling: str = PYTHON) -> list[str]:
 
 def warnings(results: Any, spelling: str = PYTHON) -> list[str]:
     """The results' warnings (ids that half match, ...), then the coverage and unjudged ones."""
-    found = [str(getattr(line, "cli", line)) if spelling != PYTHON else str(line) for line in results.warnings]
+    found = [str(getattr(line, "cli", line)) if spelling != PYTHON else str(line)
+             for line in results.warnings]
     return [*found, *coverage_warning(results), *unjudged_warning(results, spelling)]
 
 
@@ -74,7 +75,8 @@ def unjudged_warning(results: Any, spelling: str = PYTHON) -> list[str]:
     if not applies("unjudged_advice", world(results)):
         return []
     inside = results.counts["unjudged_in_cutoff"]
-    cut = {m: v for m, v in inside.items() if "@" in m and v} or {m: v for m, v in inside.items() if v}
+    cut = ({m: v for m, v in inside.items() if "@" in m and v}
+           or {m: v for m, v in inside.items() if v})
     if not cut:
         return []
     measure = max(cut, key=lambda m: cut[m])

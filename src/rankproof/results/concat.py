@@ -18,7 +18,8 @@ from ..measures.base import Measure
 from ..pipeline.alignment import QueryTable
 from .values import MeasureResult
 
-__all__ = ["Intervals", "check_parts", "joined_table", "joined_measures", "joined_counts", "joined_intervals"]
+__all__ = ["Intervals", "check_parts", "joined_table", "joined_measures", "joined_counts",
+           "joined_intervals"]
 
 Cat = Callable[[Sequence[np.ndarray]], np.ndarray]
 Intervals = dict[Measure, tuple[np.ndarray, np.ndarray]]
@@ -33,7 +34,8 @@ def check_parts(parts: Sequence[Any]) -> None:
         if part.protocol != first.protocol:
             raise InputError(what=f"Results.concat: {literal(part.run_name)} was evaluated under protocol "
                              f"{part.protocol.fingerprint}, {literal(first.run_name)} under "
-                             f"{first.protocol.fingerprint}", fix="evaluate every part under one protocol")
+                             f"{first.protocol.fingerprint}",
+                             fix="evaluate every part under one protocol")
         if part.measures != first.measures:
             raise InputError(what=literal(f"Results.concat: {part.run_name} holds "
                                           f"{', '.join(map(str, part.measures))}, {first.run_name} holds "

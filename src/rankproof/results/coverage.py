@@ -19,7 +19,8 @@ from ..errors import CoverageError, RankproofWarning
 from ..protocol import MissingQuery
 from ..engines.options import MIN_COVERAGE, check_flag, check_share
 
-__all__ = ["MIN_COVERAGE", "check_query_coverage", "check_share", "guard_coverage", "coverage_warning", "ranked_queries",
+__all__ = ["MIN_COVERAGE", "check_query_coverage", "check_share", "guard_coverage",
+           "coverage_warning", "ranked_queries",
            "COVERAGE_WARNING_START"]
 
 # How coverage_warning's text begins (a part of an out-of-core evaluation filters it out).
@@ -27,7 +28,8 @@ COVERAGE_WARNING_START = "the run ranks "
 
 
 
-def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, source: str = "") -> None:
+def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *,
+                         source: str = "") -> None:
     """Refuse results (a :class:`~rankproof.Results`) whose run ranks too few of the judged queries.
 
     Coverage = judged queries the run ranks / judged queries. Raises
@@ -46,7 +48,8 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, so
     check_share(min_coverage)
     coverage = results.query_coverage
     if coverage > 0 and coverage >= min_coverage:
-        # Passed before the counts are read: a front door may count on first use (a score matrix's tie
+        # Passed before the counts are read: a front door may count on first use (a score matrix's
+        # tie
         # counts sort the whole matrix), and a covered run needs none of them.
         return
     counts = results.counts
@@ -58,12 +61,14 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *, so
     if ranked == 0:
         raise CoverageError(
             what=f"the run ranks none of the {judged} judged {{queries}} "
-            f"({counts['queries_missing_from_qrels']} ranked {{queries}} are not judged)", source=source or None,
+            f"({counts['queries_missing_from_qrels']} ranked {{queries}} are not judged)",
+            source=source or None,
             fix=f"check that the {{query}} ids match (e.g. 'q1' against '1'), or {fix}", value=0.0)
     raise CoverageError(
         what=f"the run ranks {ranked} of the {judged} judged {{queries}} ({coverage:.1%}), below the "
         f"{min_coverage:.0%} asked for; the other {judged - ranked} are {_MISSING_FATE[results.protocol.missing_query]}",
-        source=source or None, fix=f"check the run, or {fix} (or {{do[min_coverage]}})", value=coverage)
+        source=source or None, fix=f"check the run, or {fix} (or {{do[min_coverage]}})",
+        value=coverage)
 
 
 _MISSING_FATE = {MissingQuery.ZERO: "scored 0 (missing_query=zero)",

@@ -55,5 +55,6 @@ def dispersion(values: np.ndarray) -> Dispersion:
     if n == 0:
         return Dispersion(0, *([math.nan] * 7))
     q1, median, q3 = np.quantile(values, [0.25, 0.5, 0.75])
-    return Dispersion(n, float(np.std(values)), float(np.std(values, ddof=1)) if n > 1 else math.nan,
+    return Dispersion(n, float(np.std(values)),
+                      float(np.std(values, ddof=1)) if n > 1 else math.nan,
                       float(values.min()), float(q1), float(median), float(q3), float(values.max()))

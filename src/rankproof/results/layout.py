@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = ["PARQUET_KEY", "RUN_COLUMN", "QUERY_COLUMN"]
 
-PARQUET_KEY = "rankproof"   # the schema metadata key holding the rest of the results document (JSON)
+# the schema metadata key holding the rest of the results document (JSON)
+PARQUET_KEY = "rankproof"
 RUN_COLUMN = "run"
 QUERY_COLUMN = "query"

@@ -114,7 +114,8 @@ def _rewrites(kind: str, unmatched: dict, protocol: Protocol) -> list[_Rewrite]:
     for step, (name, how) in _STEPS.items():
         if step not in protocol.ids.steps:
             one = IdPolicy((step,)).one
-            found.extend(_Rewrite(f"{kind} ids {name}|{how}", one, _policy_fix(step, protocol), side)
+            found.extend(_Rewrite(f"{kind} ids {name}|{how}", one, _policy_fix(step, protocol),
+                                  side)
                          for side in ("run", "qrels") if _could_change(step, joined[side]))
     rewrite_run = f"rewrite the run's {kind} ids to the qrels' form"
     for sep in (sep for sep in _SEPARATORS if sep in joined["run"]):
@@ -131,14 +132,16 @@ def _rewrites(kind: str, unmatched: dict, protocol: Protocol) -> list[_Rewrite]:
             def drop(text: str, prefix: str = prefix) -> str:
                 return text[len(prefix):] if text.startswith(prefix) else text
             whose = "the run's" if side == "run" else "the qrels'"
-            fix = (f"rewrite {whose} {kind} ids to the other side's form" if side == "qrels" or kind == "query"
+            fix = (f"rewrite {whose} {kind} ids to the other side's form" if side == "qrels" or kind
+                   == "query"
                    else f"set the policy chunk_map=regex:^{re.escape(prefix)}(.+)$ or rewrite the run's doc ids")
             found.append(_Rewrite(f"{whose} {kind} ids carry the prefix {prefix!r}|the prefix is dropped", drop,
                                   fix, side))
     return found
 
 
-def _best(rewrites: list[_Rewrite], unmatched: dict, vocabulary: dict) -> tuple[_Rewrite, float, tuple] | None:
+def _best(rewrites: list[_Rewrite], unmatched: dict, vocabulary: dict) -> tuple[_Rewrite, float,
+                                                                                tuple] | None:
     """The rewrite that matches the most unmatched ids (estimated from samples), with an example pair."""
     best = None
     for candidate in rewrites:
@@ -191,7 +194,8 @@ def query_mismatch(judged: np.ndarray, ranked: np.ndarray, protocol: Protocol | 
                   {"qrels": judged, "run": ranked})
     if found is not None:
         candidate, estimate, pair = found
-        seen, total = len(unmatched[candidate.side]), missing if candidate.side == "qrels" else extra
+        seen, total = (len(unmatched[candidate.side]),
+                       missing if candidate.side == "qrels" else extra)
         estimate *= total / seen
         share = estimate / min(missing, extra)
         if share >= 0.2 and estimate >= 2:  # one id that happens to match is no evidence
@@ -202,7 +206,8 @@ def query_mismatch(judged: np.ndarray, ranked: np.ndarray, protocol: Protocol | 
                     + (f"{found_ids} of them match" if found_ids != 1 else "1 of them matches"))
             return Mismatch(f"{name}: {counts}, but {some} once {how} {_example(candidate.side, pair)}",
                             candidate.fix, strong=share >= 0.9 and estimate >= 3)
-    # No rewrite explains them: the one cause left to name is ids of two kinds (numbers against names).
+    # No rewrite explains them: the one cause left to name is ids of two kinds (numbers against
+    # names).
     numbers = _numbers_on_one_side(judged, ranked)
     if not numbers:
         return None
@@ -218,7 +223,8 @@ def guard(mismatch: Mismatch | None, source: str, allow_partial: bool) -> tuple[
         return ()
     if mismatch.strong and not allow_partial:
         raise CoverageError(what=literal(mismatch.cause), source=source,
-                            fix=literal(mismatch.fix) + ", or {do[allow_partial]} to evaluate the ids as written")
+                            fix=literal(mismatch.fix)
+                            + ", or {do[allow_partial]} to evaluate the ids as written")
     return (mismatch.message(),)
 
 
@@ -238,11 +244,15 @@ def _docs(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
     judged, ranked = qrels.docs, run.docs
     sample_run, sample_qrels = _sample(ranked), _sample(judged)
     in_qrels = _member(sample_run, judged)
-    unmatched = {"run": sample_run[~in_qrels], "qrels": sample_qrels[~_member(sample_qrels, ranked)]}
-    # Estimates over the whole vocabularies, from the samples (exact where a side holds no more than SAMPLE ids).
-    scale = {"run": len(ranked) / max(len(sample_run), 1), "qrels": len(judged) / max(len(sample_qrels), 1)}
+    unmatched = {"run": sample_run[~in_qrels],
+                 "qrels": sample_qrels[~_member(sample_qrels, ranked)]}
+    # Estimates over the whole vocabularies, from the samples (exact where a side holds no more than
+    # SAMPLE ids).
+    scale = {"run": len(ranked) / max(len(sample_run), 1),
+             "qrels": len(judged) / max(len(sample_qrels), 1)}
     matched = round(float(in_qrels.sum()) * scale["run"])
-    found = _best(_rewrites("doc", unmatched, protocol), unmatched, {"qrels": judged, "run": ranked})
+    found = _best(_rewrites("doc", unmatched, protocol), unmatched,
+                  {"qrels": judged, "run": ranked})
     if found is None:
         return None
     candidate, estimate, pair = found
@@ -259,7 +269,8 @@ def _docs(qrels: Qrels, run: Run, protocol: Protocol) -> Mismatch | None:
 def _swapped(qrels: Qrels, run: Run) -> Mismatch | None:
     """The run's query column holds doc ids and its doc column query ids."""
     queries, docs = _sample(run.queries), _sample(run.docs)
-    # Its docs are nearly all judged queries, and its queries are judged docs more often than judged queries.
+    # Its docs are nearly all judged queries, and its queries are judged docs more often than judged
+    # queries.
     if _member(docs, qrels.queries).mean() < 0.9 or \
             _member(queries, qrels.docs).mean() <= _member(queries, qrels.queries).mean():
         return None
@@ -274,7 +285,8 @@ def _swapped(qrels: Qrels, run: Run) -> Mismatch | None:
              f"{len(run.queries)} queries are not judged queries) and its doc ids are judged query ids")
     if swapped > 3 * straight and swapped >= 5:
         cause += f", and {swapped} of {len(rows)} rows sampled are judged once the two are swapped (against {straight})"
-    return Mismatch(cause, "swap the run's query and doc columns (TREC: query Q0 doc rank score tag)",
+    return Mismatch(cause,
+                    "swap the run's query and doc columns (TREC: query Q0 doc rank score tag)",
                     strong=swapped > 3 * straight and swapped >= 5)
 
 
@@ -296,6 +308,7 @@ def find_mismatch(qrels: Qrels, run: Run, protocol: Protocol | None = None) -> M
     if len(qrels) == 0 or len(run) == 0:
         return None
     found = _swapped(qrels, run) or _queries(qrels, run, protocol)
-    if found is None and protocol.chunk_map.kind == "none":  # a chunk map says how run doc ids name docs
+    # a chunk map says how run doc ids name docs
+    if found is None and protocol.chunk_map.kind == "none":
         found = _docs(qrels, run, protocol)
     return found

@@ -70,7 +70,8 @@ def nugget_judgments(records: "list[NuggetRecord]", source: str) -> Qrels:
     judgments: dict[str, dict[str, int]] = {}
     for record in records:
         docs: dict[str, int] = {}
-        for i, ((importance, _), text) in enumerate(zip(record.nuggets, record.texts or ("",) * len(record.nuggets))):
+        for i, ((importance, _), text) in enumerate(zip(record.nuggets, record.texts or ("",)
+                                                        * len(record.nuggets))):
             name = text or f"#{i + 1}"
             if name in docs:
                 name = f"{text} #{i + 1}"
@@ -85,12 +86,14 @@ def _counts(records: "list[NuggetRecord]") -> dict[str, Any]:
     return {
         "queries_in_qrels": answers, "queries_in_run": answers, "queries_evaluated": answers,
         "queries_missing_from_run": 0, "queries_missing_from_qrels": 0,
-        "nuggets": len(pairs), "vital_nuggets": sum(importance == "vital" for importance, _ in pairs),
+        "nuggets": len(pairs),
+        "vital_nuggets": sum(importance == "vital" for importance, _ in pairs),
         "nuggets_supported": sum(a == "support" for _, a in pairs),
         "nuggets_partially_supported": sum(a == "partial_support" for _, a in pairs),
         "nuggets_not_supported": sum(a == "not_support" for _, a in pairs),
         "answers_without_nuggets": sum(not record.nuggets for record in records),
-        "answers_without_vital_nuggets": sum(all(i != "vital" for i, _ in record.nuggets) for record in records),
+        "answers_without_vital_nuggets": sum(all(i != "vital" for i, _ in record.nuggets)
+                                             for record in records),
         "unjudged_in_cutoff": {}, "tied_groups_crossing_cutoff": {},
     }
 
@@ -119,19 +122,26 @@ def evaluate_nuggets(path: "str | os.PathLike[str]", *, name: str | None = None,
         (:class:`~rankproof.errors.ParseError`).
     """
     source = os.fspath(path)
-    policy = parse_nuggets(f"partial_support:{partial_credit!r}")  # refuses anything but a number in [0, 1]
+    # refuses anything but a number in [0, 1]
+    policy = parse_nuggets(f"partial_support:{partial_credit!r}")
     records = sorted(read_nuggets(source), key=lambda record: record.qid)
-    values = nugget_values([record.nuggets for record in records], partial_credit=float(policy.partial or 0.0))
+    values = nugget_values([record.nuggets for record in records],
+                           partial_credit=float(policy.partial or 0.0))
     n = len(records)
     queries = np.array([record.qid for record in records])
-    table = QueryTable(queries=queries, in_run=np.ones(n, dtype=bool), retrieved=np.zeros(n, dtype=np.int64),
-                       unjudged_retrieved=np.zeros(n, dtype=np.int64), qrels_source=source, run_source=source,
+    table = QueryTable(queries=queries, in_run=np.ones(n, dtype=bool),
+                       retrieved=np.zeros(n, dtype=np.int64),
+                       unjudged_retrieved=np.zeros(n, dtype=np.int64), qrels_source=source,
+                       run_source=source,
                        judged_queries=n)
     measures = {}
     for score in NUGGET_SCORES:
         measure = Measure(score)
-        measures[measure] = MeasureResult(measure=measure, value=values[score], included=np.ones(n, dtype=bool),
-                                          numerator=None, denominator=None, zero_ideal=np.zeros(n, dtype=bool))
-    return Results(table=table, counts=_counts(records), protocol=Protocol(nuggets=policy), measures=measures,
+        measures[measure] = MeasureResult(measure=measure, value=values[score],
+                                          included=np.ones(n, dtype=bool),
+                                          numerator=None, denominator=None,
+                                          zero_ideal=np.zeros(n, dtype=bool))
+    return Results(table=table, counts=_counts(records), protocol=Protocol(nuggets=policy),
+                   measures=measures,
                    weights=None, run_name=name or os.path.basename(source),
                    qrels=nugget_judgments(records, source), complete_judgments=True)

@@ -114,7 +114,8 @@ def join_side(parts: "list[tuple[SideValue, ...]]") -> tuple[SideValue, ...]:
         defined = values[~np.isnan(values)]
         mean = float(defined.mean()) if defined.size else math.nan
         detail = (("lists", len(values)), ("undefined", int(np.isnan(values).sum())))
-        joined.append(dataclasses.replace(value, value=mean, queries=queries, values=values, detail=detail))
+        joined.append(dataclasses.replace(value, value=mean, queries=queries, values=values,
+                                          detail=detail))
     return tuple(joined)
 
 

@@ -22,7 +22,8 @@ def summary_text(results: Any) -> str:
     """
     lines = [f"run {results.run_name}: {results.counts['queries_evaluated']} queries evaluated"]
     # The side-data measures (coverage, novelty, ...) beside the accuracy ones; either may be alone.
-    means = [(str(m), results.mean(m)) for m in results.measures] + [(v.measure, v.value) for v in results.side]
+    means = ([(str(m), results.mean(m)) for m in results.measures]
+             + [(v.measure, v.value) for v in results.side])
     width = max((len(name) for name, _ in means), default=0)
     lines.extend(f"  {name:<{width}}  {value:.4f}" for name, value in means)
     lines.append(f"protocol {results.protocol}")

@@ -62,7 +62,8 @@ class Bounds:
 
     def per_query(self) -> dict:
         """``{query: (lower, upper)}``."""
-        return {q: (lo, hi) for q, lo, hi in zip(self.queries, self.query_lower.tolist(), self.query_upper.tolist())}
+        return {q: (lo, hi) for q, lo, hi in zip(self.queries, self.query_lower.tolist(),
+                                                 self.query_upper.tolist())}
 
     def format(self, digits: int = 3) -> str:
         return f"{self.value:.{digits}f} [{self.lower:.{digits}f}, {self.upper:.{digits}f}]"

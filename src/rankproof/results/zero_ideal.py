@@ -25,7 +25,8 @@ def apply_zero_ideal(values, measure: Measure, protocol: Protocol, queries: np.n
         # no value at all (accuracy without a pair): out of the mean under every policy, counted
         value[values.undefined] = np.nan
         included &= ~values.undefined
-    undefined = values.undefined if (values.undefined is not None and measure.spec.normalised) else None
+    undefined = (values.undefined if (values.undefined is not None and measure.spec.normalised)
+                 else None)
     if protocol.zero_ideal in _WHOLE_QUERY and nothing_relevant is not None:
         undefined = nothing_relevant if undefined is None else (undefined | nothing_relevant)
     zero_ideal = int(undefined.sum()) if undefined is not None else 0
@@ -68,5 +69,6 @@ def nothing_relevant(alignment, protocol: Protocol) -> np.ndarray | None:
         return None
     alignment = alignment.flat()  # the judged pools (a score matrix's general alignment)
     pool_query = np.repeat(np.arange(alignment.num_queries), np.diff(alignment.pool_offsets))
-    relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel], minlength=alignment.num_queries)
+    relevant = np.bincount(pool_query[alignment.pool_grade >= protocol.rel],
+                           minlength=alignment.num_queries)
     return relevant == 0

@@ -67,7 +67,8 @@ from ..results.side import SideValue
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
-__all__ = ["INPUT_ROW", "is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan", "catalogue_values",
+__all__ = ["INPUT_ROW", "is_catalogue", "check_catalogue", "CataloguePlan", "catalogue_plan",
+           "catalogue_values",
            "per_user_columns"]
 
 # Each row's place in the input, carried across the shuffle (rankproof.spark.side adds it).
@@ -113,7 +114,8 @@ def _side_value(measure: SideMeasure, run: Any, side: SideData, protocol: Protoc
 def _reads_counts_only(measure: SideMeasure, side: SideData, protocol: Protocol) -> bool:
     """Asked on a one-item SlotCounts: False if the measure reads more than the slot counts. A measure
     refused whatever the rows (side data or judgments lacking: MeasureError) is refused here, before Spark."""
-    probe = SlotCounts(int(measure.cutoff or 1), protocol, np.array(["?"]), np.array([1], dtype=np.int64))
+    probe = SlotCounts(int(measure.cutoff or 1), protocol, np.array(["?"]),
+                       np.array([1], dtype=np.int64))
     try:
         _side_value(measure, probe, side, protocol)
     except NeedsRows:
@@ -136,7 +138,8 @@ class CataloguePlan:
     by_pairs: tuple[tuple[SideMeasure, PooledPairs], ...] = ()
 
 
-def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Protocol) -> CataloguePlan:
+def catalogue_plan(measures: Sequence[SideMeasure], side: SideData,
+                   protocol: Protocol) -> CataloguePlan:
     """Each catalogue measure asked on the driver (see the module's docstring), before Spark is: what it reads."""
     from ..data.run import Run
     from ..recsys.side_eval import side_values
@@ -145,7 +148,8 @@ def catalogue_plan(measures: Sequence[SideMeasure], side: SideData, protocol: Pr
     by_user = tuple((m, parts) for m in measures if (parts := _user_parts(m)) is not None)
     by_pairs = tuple((m, pairs) for m in measures if (pairs := _pooled_pairs(m)) is not None)
     taken = {m for m, _ in by_user} | {m for m, _ in by_pairs}
-    side_values(Run.from_dict({}), list(taken), side, protocol)   # lacking side data or judgments: refused here
+    # lacking side data or judgments: refused here
+    side_values(Run.from_dict({}), list(taken), side, protocol)
     rest = [m for m in measures if m not in taken]
     counted = tuple(m for m in rest if _reads_counts_only(m, side, protocol))
     return CataloguePlan(counted, tuple(m for m in rest if m not in counted), by_user, by_pairs)
@@ -167,7 +171,8 @@ def _raise_first(errors_seen: Iterator[Any]) -> None:
         raise kind(summary["message"])
 
 
-def _on_partitions(frame: "DataFrame", count: int, work: Callable[[Any], Any], schema: str) -> "DataFrame":
+def _on_partitions(frame: "DataFrame", count: int, work: Callable[[Any], Any],
+                   schema: str) -> "DataFrame":
     """`work(run)` on each partition's users (rows repartitioned by user) -> a pandas frame of `schema`;
     a rankproof error goes to the driver as a row (every other column null)."""
     names = [part.split()[0] for part in schema.split(",")]
@@ -185,14 +190,17 @@ def _on_partitions(frame: "DataFrame", count: int, work: Callable[[Any], Any], s
             rows = pd.concat(frames, ignore_index=True)
             if INPUT_ROW in rows:   # the input order, kept within tied scores
                 rows = rows.sort_values(INPUT_ROW, kind="stable")
-            yield work(Run.from_table(rows, query="user", doc="item", score="score", source="spark partition"))
+            yield work(Run.from_table(rows, query="user", doc="item", score="score",
+                                      source="spark partition"))
         except RankproofError as error:
-            yield pd.DataFrame({**{name: [None] for name in names}, "error": [json.dumps(error_summary(error))]})
+            yield pd.DataFrame({**{name: [None] for name in names},
+                                "error": [json.dumps(error_summary(error))]})
 
     return frame.repartition(count, "user").mapInPandas(per_partition, schema)
 
 
-def _slot_counts(frame: "DataFrame", count: int, cutoffs: list[int], protocol: Protocol) -> dict[int, SlotCounts]:
+def _slot_counts(frame: "DataFrame", count: int, cutoffs: list[int],
+                 protocol: Protocol) -> dict[int, SlotCounts]:
     """Each cutoff's slot counts over the whole run: counted per partition, added per item in Spark (int64)."""
     from pyspark.sql import functions as F
 
@@ -202,10 +210,13 @@ def _slot_counts(frame: "DataFrame", count: int, cutoffs: list[int], protocol: P
         from ..recsys.concentration import item_counts
 
         parts = [(k, *item_counts(run, k, protocol)) for k in cutoffs]
-        # One frame from whole arrays: pandas' concat of string columns would give Arrow chunks Spark refuses.
-        return pd.DataFrame({"k": np.concatenate([np.full(len(ids), k, dtype=np.int64) for k, ids, _ in parts]),
+        # One frame from whole arrays: pandas' concat of string columns would give Arrow chunks
+        # Spark refuses.
+        return pd.DataFrame({"k": np.concatenate([np.full(len(ids), k, dtype=np.int64)
+                                                  for k, ids, _ in parts]),
                              "item": np.concatenate([ids for _, ids, _ in parts]),
-                             "count": np.concatenate([counts for _, _, counts in parts]), "error": None})
+                             "count": np.concatenate([counts for _, _, counts in parts]),
+                             "error": None})
 
     added = (_on_partitions(frame, count, work, _COUNTS_SCHEMA).groupBy("k", "item", "error")
              .agg(F.sum("count").alias("count")).toPandas())
@@ -214,7 +225,8 @@ def _slot_counts(frame: "DataFrame", count: int, cutoffs: list[int], protocol: P
     for k in cutoffs:
         mine = added[added["k"] == k]
         ids = mine["item"].to_numpy().astype(str)
-        order = np.argsort(ids, kind="stable")   # sorted as a Run's vocabulary, as item_counts gives them
+        # sorted as a Run's vocabulary, as item_counts gives them
+        order = np.argsort(ids, kind="stable")
         out[k] = SlotCounts(k, protocol, ids[order], mine["count"].to_numpy(dtype=np.int64)[order])
     return out
 
@@ -235,7 +247,8 @@ def _top_rows(frame: "DataFrame", count: int, k: int, protocol: Protocol):
 
     gathered = _on_partitions(frame, count, work, _ROWS_SCHEMA).toPandas()
     _raise_first(iter(gathered["error"].tolist()))
-    return Run.from_table(gathered, query="user", doc="item", score="score", source="spark top rows")
+    return Run.from_table(gathered, query="user", doc="item", score="score",
+                          source="spark top rows")
 
 
 def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, protocol: Protocol,
@@ -244,7 +257,8 @@ def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, pr
     doubles), spread over `count` partitions by user; the values are the local engine's (see the module's
     docstring)."""
     counted, rowed = plan.counted, list(plan.rowed)
-    slots = _slot_counts(frame, count, sorted({int(m.cutoff or 0) for m in counted}), protocol) if counted else {}
+    slots = (_slot_counts(frame, count, sorted({int(m.cutoff or 0) for m in counted}), protocol)
+             if counted else {})
     values: dict[SideMeasure, SideValue] = {}
     for measure in counted:
         try:
@@ -262,7 +276,8 @@ def catalogue_values(frame: "DataFrame", plan: CataloguePlan, side: SideData, pr
     return values
 
 
-def per_user_columns(frame: "DataFrame", count: int, columns_of: Callable[[Any], Sequence[np.ndarray]],
+def per_user_columns(frame: "DataFrame", count: int,
+                     columns_of: Callable[[Any], Sequence[np.ndarray]],
                      width: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """`columns_of(run)` on each partition's users: `width` columns of one number per user of the run (in
     ``run.queries`` order), gathered to the driver and sorted by user as a Run's users are. A rankproof error
@@ -274,7 +289,8 @@ def per_user_columns(frame: "DataFrame", count: int, columns_of: Callable[[Any],
 
         columns = columns_of(run)
         return pd.DataFrame({"user": run.queries.astype(str),
-                             **{f"c{i}": np.asarray(column, dtype=np.float64) for i, column in enumerate(columns)},
+                             **{f"c{i}": np.asarray(column, dtype=np.float64)
+                                for i, column in enumerate(columns)},
                              "error": None})
 
     gathered = _on_partitions(frame, count, work, schema).toPandas()
@@ -284,7 +300,8 @@ def per_user_columns(frame: "DataFrame", count: int, columns_of: Callable[[Any],
     return users[order], [gathered[f"c{i}"].to_numpy(dtype=np.float64)[order] for i in range(width)]
 
 
-def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, parts: PerUser, side: SideData,
+def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, parts: PerUser,
+                side: SideData,
                 protocol: Protocol) -> SideValue:
     """A measure of per-user parts (:class:`~rankproof.recsys.registry.PerUser`): each partition's users'
     numbers by its ``part``, put together on the driver in a Run's user order by its ``whole``."""
@@ -292,7 +309,8 @@ def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, parts: Per
     from ..recsys.side_eval import catalogue_side_value
 
     params = measure.settings()
-    names = list(parts.part(Run.from_dict({}), None, side, params, protocol))   # its columns, asked on no rows
+    # its columns, asked on no rows
+    names = list(parts.part(Run.from_dict({}), None, side, params, protocol))
 
     def columns_of(run) -> list[np.ndarray]:
         numbers = parts.part(run, None, side, params, protocol)
@@ -302,7 +320,8 @@ def _from_users(frame: "DataFrame", count: int, measure: SideMeasure, parts: Per
     items = None
     if parts.items:
         items = np.unique(frame.select("item").distinct().toPandas()["item"].to_numpy().astype(str))
-    return catalogue_side_value(measure, parts.whole(users, dict(zip(names, columns)), items, None, side, params,
+    return catalogue_side_value(measure, parts.whole(users, dict(zip(names, columns)), items, None,
+                                                     side, params,
                                                      protocol))
 
 
@@ -310,7 +329,8 @@ _SCORES_SCHEMA = "score double, pos long, neg long, error string"
 _RANGES_SCHEMA = "low double, pos long, neg long, twice long"
 
 
-def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, pairs: PooledPairs, side: SideData,
+def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, pairs: PooledPairs,
+                side: SideData,
                 protocol: Protocol) -> SideValue:
     """A measure over every (positive, negative) pair across users
     (:class:`~rankproof.recsys.registry.PooledPairs`), from counts per distinct score (see the module's
@@ -333,8 +353,10 @@ def _from_pairs(frame: "DataFrame", count: int, measure: SideMeasure, pairs: Poo
     scores = (_on_partitions(frame, count, work, _SCORES_SCHEMA).groupBy("score", "error")
               .agg(F.sum("pos").alias("pos"), F.sum("neg").alias("neg")).cache())
     try:
-        _raise_first(iter(r["error"] for r in scores.filter(F.col("error").isNotNull()).limit(1).collect()))
-        ranges = (scores.filter(F.col("error").isNull()).drop("error").repartitionByRange(count, "score")
+        _raise_first(iter(r["error"]
+                          for r in scores.filter(F.col("error").isNotNull()).limit(1).collect()))
+        ranges = (scores.filter(F.col("error").isNull()).drop("error").repartitionByRange(count,
+                                                                                          "score")
                   .mapInPandas(_twice_u_of_ranges, _RANGES_SCHEMA).toPandas())
     finally:
         scores.unpersist()
@@ -354,7 +376,8 @@ def _twice_u_of_ranges(batches):
     rows = pd.concat(frames, ignore_index=True).sort_values("score", kind="stable")
     pos, neg = rows["pos"].to_numpy(np.int64), rows["neg"].to_numpy(np.int64)
     below = np.cumsum(neg) - neg
-    yield pd.DataFrame({"low": [float(rows["score"].iloc[0])], "pos": [int(pos.sum())], "neg": [int(neg.sum())],
+    yield pd.DataFrame({"low": [float(rows["score"].iloc[0])], "pos": [int(pos.sum())],
+                        "neg": [int(neg.sum())],
                         "twice": [int((pos * (2 * below + neg)).sum())]})
 
 

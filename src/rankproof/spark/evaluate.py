@@ -77,10 +77,12 @@ def _raise_first(summaries: list[dict], tables: list[Table]) -> None:
             located = error.get("input_row")
             row = _input_row(tables[located[0]], located[1]) if located else fields["row"]
             raise kind(what=fields["what"], source=fields["source"], line=fields["line"], row=row,
-                       query=fields["query"], doc=fields["doc"], value=fields["value"], fix=fields["fix"])
+                       query=fields["query"], doc=fields["doc"], value=fields["value"],
+                       fix=fields["fix"])
 
 
-ROWS_PER_PARTITION = 1 << 20  # rows per partition when neither partitions= nor spark.sql.shuffle.partitions says
+# rows per partition when neither partitions= nor spark.sql.shuffle.partitions says
+ROWS_PER_PARTITION = 1 << 20
 
 
 def _partition_count(session: "SparkSession", tables: list[Table]) -> int:
@@ -102,7 +104,8 @@ def _refuse_whole_evaluation_defaults(measures: list[Measure]) -> None:
     refuse_whole_evaluation_defaults(measures, "on Spark", "partition")
 
 
-def _exact_means(summaries: list[dict], measures: list[Measure], protocol: Protocol) -> dict[Measure, float]:
+def _exact_means(summaries: list[dict], measures: list[Measure],
+                 protocol: Protocol) -> dict[Measure, float]:
     """Each measure's macro or micro mean from the partitions' exact sums, rounded once."""
     means: dict[Measure, float] = {}
     for i, measure in enumerate(measures):
@@ -118,7 +121,8 @@ def _exact_means(summaries: list[dict], measures: list[Measure], protocol: Proto
         numerator = sum(int(p[key[0]]) for p in parts if p["count"])
         if protocol.aggregation is Aggregation.MICRO:
             denominator = sum(int(p[key[1]]) for p in parts if p["count"])
-            means[measure] = exact_ratio(numerator, denominator, scaled=True) if denominator else 0.0
+            means[measure] = (exact_ratio(numerator, denominator, scaled=True) if denominator
+                              else 0.0)
         else:
             means[measure] = exact_ratio(numerator, count)
     return means
@@ -169,13 +173,15 @@ def _means(per_query: "DataFrame", measures: list[Measure], protocol: Protocol,
 
     frame = per_query
     if weights is not None:
-        frame = frame.join(weights.withColumnRenamed("query", "_wq"), F.col("query") == F.col("_wq"), "left")
+        frame = frame.join(weights.withColumnRenamed("query", "_wq"),
+                           F.col("query") == F.col("_wq"), "left")
         checks = frame.agg(F.sum(F.col("weight").isNull().cast("int")).alias("missing"),
                            F.sum((F.isnan("weight") | (F.col("weight") < 0)
                                   | F.col("weight").isin(float("inf"))).cast("int")).alias("bad"),
                            F.sum("weight").alias("total")).collect()[0]
         if checks["missing"]:
-            some = [r[0] for r in frame.filter(F.col("weight").isNull()).select("query").limit(4).collect()]
+            some = [r[0]
+                    for r in frame.filter(F.col("weight").isNull()).select("query").limit(4).collect()]
             raise InputError(what=f"no weight for {{queries}} {literal(', '.join(sorted(some)[:3]))}"
                                   f"{' and more' if checks['missing'] > 3 else ''}",
                              fix="give every evaluated {query} a weight")
@@ -189,7 +195,8 @@ def _means(per_query: "DataFrame", measures: list[Measure], protocol: Protocol,
                        F.sum(F.when(included, F.col(f"n{i}"))).alias(f"num{i}"),
                        F.sum(F.when(included, F.col(f"d{i}"))).alias(f"den{i}")]
         if weights is not None:
-            aggregates += [F.sum(F.when(included, F.col("weight") * F.col(f"v{i}"))).alias(f"wsum{i}"),
+            aggregates += [F.sum(F.when(included,
+                                        F.col("weight") * F.col(f"v{i}"))).alias(f"wsum{i}"),
                            F.sum(F.when(included, F.col("weight"))).alias(f"w{i}")]
     row = frame.agg(*aggregates).collect()[0]
     means: dict[Measure, float] = {}
@@ -280,23 +287,30 @@ def evaluate(
     if protocol.ids:  # queries are spread by their ids as written: '001' and '1' would not meet
         raise InputError(what=f"the policy ids={protocol.ids} is not applied on Spark",
                          fix="normalise the ids in the data, or evaluate on this machine")
-    if protocol.subqueries is not Subqueries.NONE:  # a query's sub-queries may sit in different partitions
+    # a query's sub-queries may sit in different partitions
+    if protocol.subqueries is not Subqueries.NONE:
         raise InputError(what=f"the policy subqueries={protocol.subqueries} is not applied on Spark",
                          fix="merge the sub-queries in the data, or evaluate on this machine")
     _refuse_whole_evaluation_defaults(measure_list)
     for measure in measure_list:
         if measure.spec.reads_all_judgments:  # a partition sees its own queries' judgments only
             raise MeasureError(what=f"{literal(measure)} is not computed on Spark: a partition knows only its "
-                                    "own queries' judgments", fix="use unjudged@k, or evaluate on this machine",
+                                    "own queries' judgments",
+                               fix="use unjudged@k, or evaluate on this machine",
                                value=str(measure))
-    if not weights_wanted(weights, protocol, "pass weights={query: weight} or a DataFrame (query, weight)"):
+    if not weights_wanted(weights, protocol,
+                          "pass weights={query: weight} or a DataFrame (query, weight)"):
         options = options.replace(weights=None)
-    if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1):
-        raise InputError(what="partitions must be a positive integer", fix=f"got {literal(repr(partitions))}",
+    if (partitions is not None
+        and (isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1)):
+        raise InputError(what="partitions must be a positive integer",
+                         fix=f"got {literal(repr(partitions))}",
                          value=partitions)
     columns = Columns(query=query, doc=doc, grade=grade, score=score)
-    wanted = [{"query": query, "doc": doc, "grade": grade}, {"query": query, "doc": doc, "score": score}]
-    # Described before Spark starts: a missing column or a file that is not Parquet is one line, at once.
+    wanted = [{"query": query, "doc": doc, "grade": grade},
+              {"query": query, "doc": doc, "score": score}]
+    # Described before Spark starts: a missing column or a file that is not Parquet is one line, at
+    # once.
     tables = [describe(qrels, wanted[0], "qrels"), describe(run, wanted[1], "run")]
     run_name = name if name is not None else tables[1].source
 
@@ -306,11 +320,13 @@ def evaluate(
     count = partitions or _partition_count(session, tables)
     with warnings.catch_warnings():
         quiet_pyspark()
-        return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol, options,
+        return _evaluate_on(session, tables, wanted, columns, count, measure_list, protocol,
+                            options,
                             run_name)
 
 
-def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict[str, str | None]], columns: Columns,
+def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict[str, str | None]],
+                 columns: Columns,
                  count: int, measures: list[Measure], protocol: Protocol,
                  options: EvaluationOptions, run_name: str) -> SparkResults:
     """The one pass (see the module's docstring) and what the driver makes of it: `options` are the
@@ -322,7 +338,8 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
     task = PartitionTask(measures, protocol, columns, qrels_source, run_source, run_name)
     plan = plan_ranges(tables, count)
     if plan is not None:  # Parquet grouped by query: each task reads its range of ids, no shuffle
-        source = session.range(0, len(plan), 1, len(plan)).mapInArrow(read_ranges(plan, task), EVALUATED_SCHEMA)
+        source = session.range(0, len(plan), 1, len(plan)).mapInArrow(read_ranges(plan, task),
+                                                                      EVALUATED_SCHEMA)
     else:
         blobs = packed(session, tables, wanted, columns, bucket_values(count))
         source = blobs.repartition(count, BUCKET).mapInArrow(task, EVALUATED_SCHEMA)
@@ -330,16 +347,19 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
     try:
         summaries = [json.loads(row[0]) for row in evaluated.filter(F.col(SUMMARY).isNotNull())
                      .select(SUMMARY).collect()]
-        query_counts = count_queries([s["facts"] for s in summaries], protocol, qrels_source, run_source)
+        query_counts = count_queries([s["facts"] for s in summaries], protocol, qrels_source,
+                                     run_source)
         _raise_first(summaries, tables)
-        doubts = _id_doubts([s["facts"] for s in summaries], protocol, f"{run_source} against {qrels_source}",
+        doubts = _id_doubts([s["facts"] for s in summaries], protocol,
+                            f"{run_source} against {qrels_source}",
                             options.allow_partial)
         values = evaluated.filter(F.col(VALUES).isNotNull()).select(VALUES)
         weight_frame = None if options.weights is None else _weights_frame(session, options.weights)
         results = SparkResults(blobs=values, measures=measures, protocol=protocol, means={},
                                counts=_added_counts(summaries, query_counts.as_dict()), notes=(),
                                grade_range=None, run_name=run_name, qrels_source=qrels_source,
-                               run_source=run_source, weights=weight_frame, cached=evaluated, warnings=doubts)
+                               run_source=run_source, weights=weight_frame, cached=evaluated,
+                               warnings=doubts)
         if weight_frame is not None:
             means = _means(results.values_frame, measures, protocol, weight_frame)
         else:
@@ -348,8 +368,10 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
         evaluated.unpersist()
         raise
     ranges = [s["grade_range"] for s in summaries if s["grade_range"] is not None]
-    results.complete(means=means, notes=tuple(dict.fromkeys(note for s in summaries for note in s["notes"])),
-                     grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges else None)
+    results.complete(means=means,
+                     notes=tuple(dict.fromkeys(note for s in summaries for note in s["notes"])),
+                     grade_range=(min(r[0] for r in ranges), max(r[1] for r in ranges)) if ranges
+                     else None)
     for line in doubts:
         warnings.warn(line, RankproofWarning, stacklevel=3)
     guard_coverage(results, allow_partial=options.allow_partial, min_coverage=options.min_coverage,
@@ -357,7 +379,8 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
     return results
 
 
-def _id_doubts(facts: list[dict], protocol: Protocol, source: str, allow_partial: bool) -> tuple[str, ...]:
+def _id_doubts(facts: list[dict], protocol: Protocol, source: str,
+               allow_partial: bool) -> tuple[str, ...]:
     """The partial-match guard of :func:`rankproof.evaluate`, on the partitions' samples of unmatched query ids."""
     missing, extra = (sum(int(f[k]) for f in facts) for k in ("missing", "extra"))
     if not missing or not extra:

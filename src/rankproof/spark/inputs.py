@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, ParseError, literal
-from .pack import PACKED_SCHEMA, QRELS_SIDE, ROW, RUN_SIDE, Packer, RowGroup, pack_frame, read_row_groups
+from .pack import (PACKED_SCHEMA, QRELS_SIDE, ROW, RUN_SIDE, Packer, RowGroup, pack_frame,
+                   read_row_groups)
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -81,14 +82,16 @@ def _parquet_files(path: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
         found += [os.path.join(root, n) for n in sorted(names) if not n.startswith(("_", "."))]
     if not found:
-        raise InputError(source=path, what="holds no Parquet file", fix="give a Parquet file or directory")
+        raise InputError(source=path, what="holds no Parquet file",
+                         fix="give a Parquet file or directory")
     return found
 
 
 def _kind(type_name: str) -> str:
     """The kind of an id column's type: integer, text, or the type itself."""
     lowered = type_name.lower()
-    if lowered in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "tinyint",
+    if lowered in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                   "tinyint",
                    "smallint", "int", "bigint", "byte", "short", "integer", "long"):
         return "integer"
     if lowered in ("string", "large_string", "utf8", "large_utf8"):
@@ -101,7 +104,8 @@ def _check_columns(present: list[str], wanted: dict[str, str | None], source: st
         if name is not None and name not in present:
             listing = ", ".join(present[:10]) + (" ..." if len(present) > 10 else "")
             argument = "{" + role + "}" if role in ("query", "doc", "grade") else role
-            raise ParseError(source=source, what=f"no column {literal(repr(name))} (named by {argument}=)",
+            raise ParseError(source=source,
+                             what=f"no column {literal(repr(name))} (named by {argument}=)",
                              fix=f"the columns are {literal(listing)}; pass {argument}=NAME")
 
 
@@ -127,7 +131,8 @@ def group_bounds(metadata: Any, column: str) -> list[tuple[int, int] | None]:
             continue
         chunk = group.column(position) if position is not None else None
         stats = chunk.statistics if chunk is not None and chunk.is_stats_set else None
-        if (chunk is None or stats is None or chunk.physical_type not in SIGNED or not stats.has_min_max
+        if (chunk is None or stats is None or chunk.physical_type not in SIGNED
+            or not stats.has_min_max
                 or stats.null_count is None or stats.null_count or not _signed(stats.logical_type)):
             bounds.append(None)
         else:
@@ -154,12 +159,15 @@ def _describe_path(path: str, wanted: dict[str, str | None], what: str, side: in
         schema = metadata.schema_arrow
         _check_columns(schema.names, wanted, shown)
         kind = kind or _kind(str(schema.field(wanted["query"]).type))
-        # Absolute: the executors do not run in the driver's directory (as Spark's own reader resolves it).
-        files.append((os.path.abspath(name), [metadata.metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]))
+        # Absolute: the executors do not run in the driver's directory (as Spark's own reader
+        # resolves it).
+        files.append((os.path.abspath(name), [metadata.metadata.row_group(i).num_rows
+                                              for i in range(metadata.num_row_groups)]))
         if _kind(str(schema.field(wanted["query"]).type)) == "integer":
             try:
                 bounds.append(group_bounds(metadata.metadata, str(wanted["query"])))
-            except Exception:  # statistics this pyarrow cannot read: no ranges, the hashed buckets then
+            # statistics this pyarrow cannot read: no ranges, the hashed buckets then
+            except Exception:
                 bounds.append([None] * metadata.num_row_groups)
     return Table(source=source, side=side, columns=list(wanted.values()), query_kind=kind or "text",  # type: ignore[arg-type]
                  files=files, bounds=bounds if len(bounds) == len(files) else [])
@@ -173,10 +181,12 @@ def describe(data: Any, wanted: dict[str, str | None], what: str) -> Table:
     if isinstance(data, (str, os.PathLike)):
         path = os.fspath(data)
         if "://" in path:
-            return Table(source=os.path.basename(path.rstrip("/")) or path, side=side, columns=[], query_kind="",
+            return Table(source=os.path.basename(path.rstrip("/")) or path, side=side, columns=[],
+                         query_kind="",
                          remote=path)
         if not os.path.exists(path):
-            raise InputError(source=path, what="does not exist", fix=f"give the {what} as a Parquet file or directory")
+            raise InputError(source=path, what="does not exist",
+                             fix=f"give the {what} as a Parquet file or directory")
         return _describe_path(path, wanted, what, side)
     from pyspark.sql import DataFrame
 
@@ -184,8 +194,10 @@ def describe(data: Any, wanted: dict[str, str | None], what: str) -> Table:
         raise InputError(what=f"the {what} must be a Spark DataFrame or the path of a Parquet file or directory",
                          fix=f"got {type(data).__name__}")
     _check_columns(data.columns, wanted, what)
-    return Table(source=what, side=side, columns=data.columns, query_kind=_kind(data.schema[str(wanted["query"])].dataType
-                                                                              .simpleString()), frame=data)
+    return Table(source=what, side=side, columns=data.columns,
+                 query_kind=_kind(data.schema[str(wanted["query"])].dataType
+                                                                              .simpleString()),
+                 frame=data)
 
 
 def _read_remote(session: "SparkSession", table: Table, wanted: dict[str, str | None]) -> None:
@@ -195,33 +207,40 @@ def _read_remote(session: "SparkSession", table: Table, wanted: dict[str, str | 
 
     try:
         frame = session.read.parquet(str(table.remote))
-    except (PySparkException, Py4JJavaError) as error:  # not Parquet, no permission, ...: one line, not a JVM trace
-        reason = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
-        raise InputError(source=table.remote, what=f"Spark cannot read it as Parquet ({literal(reason)})",
+    # not Parquet, no permission, ...: one line, not a JVM trace
+    except (PySparkException, Py4JJavaError) as error:
+        reason = (str(error).strip().splitlines()[0][:300] if str(error).strip()
+                  else type(error).__name__)
+        raise InputError(source=table.remote,
+                         what=f"Spark cannot read it as Parquet ({literal(reason)})",
                          fix="give a Parquet file or directory") from None
     _check_columns(frame.columns, wanted, table.source)
     table.frame, table.columns = frame, frame.columns
     table.query_kind = _kind(frame.schema[str(wanted["query"])].dataType.simpleString())
 
 
-def packed(session: "SparkSession", tables: list[Table], wanted: list[dict[str, str | None]], columns: Columns,
+def packed(session: "SparkSession", tables: list[Table], wanted: list[dict[str, str | None]],
+           columns: Columns,
            buckets: list[int]) -> "DataFrame":
     """Both inputs as one DataFrame of (bucket, side, blob) rows (:mod:`rankproof.spark.pack`)."""
     for table, names in zip(tables, wanted):
         if table.remote is not None and table.frame is None:
             _read_remote(session, table, names)
-    as_text = len({table.query_kind for table in tables}) > 1  # 7 and "7" are one id: hashed as text
+    # 7 and "7" are one id: hashed as text
+    as_text = len({table.query_kind for table in tables}) > 1
     parts = []
     groups: list[RowGroup] = []
     for table in tables:
         keep = columns.of(table.side)
         ones = keep[-1] if table.side == QRELS_SIDE and columns.grade is None else None
-        packer = Packer(side=table.side, key=columns.query, columns=keep, buckets=tuple(buckets), as_text=as_text,
+        packer = Packer(side=table.side, key=columns.query, columns=keep, buckets=tuple(buckets),
+                        as_text=as_text,
                         ones=ones)
         if table.frame is not None:
             from pyspark.sql import functions as F
 
-            frame = table.frame.select(*[c for c in keep if c != ones], F.monotonically_increasing_id().alias(ROW))
+            frame = table.frame.select(*[c for c in keep if c != ones],
+                                       F.monotonically_increasing_id().alias(ROW))
             parts.append(frame.mapInArrow(pack_frame(packer), PACKED_SCHEMA))
             continue
         first = 0
@@ -231,7 +250,8 @@ def packed(session: "SparkSession", tables: list[Table], wanted: list[dict[str, 
                 first += size
     if groups:
         tasks = min(len(groups), max(2, 2 * session.sparkContext.defaultParallelism))
-        parts.append(session.range(0, len(groups), 1, tasks).mapInArrow(read_row_groups(groups), PACKED_SCHEMA))
+        parts.append(session.range(0, len(groups), 1, tasks).mapInArrow(read_row_groups(groups),
+                                                                        PACKED_SCHEMA))
     result = parts[0]
     for part in parts[1:]:
         result = result.unionByName(part)

@@ -26,10 +26,13 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-__all__ = ["ROW", "BUCKET", "SIDE", "BLOB", "PACKED_SCHEMA", "QRELS_SIDE", "RUN_SIDE", "bucket_values",
-           "buckets_of", "Packer", "RowGroup", "read_row_groups", "pack_frame", "to_blob", "from_blob"]
+__all__ = ["ROW", "BUCKET", "SIDE", "BLOB", "PACKED_SCHEMA", "QRELS_SIDE", "RUN_SIDE",
+           "bucket_values",
+           "buckets_of", "Packer", "RowGroup", "read_row_groups", "pack_frame", "to_blob",
+           "from_blob"]
 
-ROW, BUCKET, SIDE, BLOB = "_rankproof_row", "_rankproof_bucket", "_rankproof_side", "_rankproof_blob"
+ROW, BUCKET, SIDE, BLOB = ("_rankproof_row", "_rankproof_bucket", "_rankproof_side",
+                           "_rankproof_blob")
 QRELS_SIDE, RUN_SIDE = 0, 1
 PACKED_SCHEMA = f"{BUCKET} int, {SIDE} byte, {BLOB} binary"
 # Rows gathered from Spark's Arrow batches (10,000 rows each) before they are split by bucket.
@@ -82,7 +85,8 @@ def _text_hashes(column: "pa.Array") -> np.ndarray:
     import pyarrow as pa
 
     text = column.cast(pa.large_string())
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset:text.offset + len(text) + 1]
+    offsets = np.frombuffer(text.buffers()[1],
+                            dtype=np.int64)[text.offset:text.offset + len(text) + 1]
     data = text.buffers()[2]
     hashes = np.zeros(len(text), dtype=np.uint64)
     if data is None or offsets[-1] == offsets[0]:
@@ -111,7 +115,8 @@ def buckets_of(keys: "pa.Array | pa.ChunkedArray", count: int, as_text: bool) ->
     else:
         try:
             hashes = _text_hashes(keys.cast(pa.string()))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # not an id: the reader refuses it later
+        # not an id: the reader refuses it later
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return np.zeros(len(keys), dtype=np.int64)
     return ((hashes * _GOLDEN) >> np.uint64(33)).astype(np.int64) % count
 
@@ -163,7 +168,8 @@ class Packer:
         if not table.num_rows:
             return
         if self.ones is not None:
-            table = table.append_column(self.ones, pa.array(np.ones(table.num_rows, dtype=np.int64)))
+            table = table.append_column(self.ones,
+                                        pa.array(np.ones(table.num_rows, dtype=np.int64)))
         bucket = buckets_of(table.column(self.key), len(self.buckets), self.as_text)
         order = np.argsort(bucket, kind="stable")
         counts = np.bincount(bucket, minlength=len(self.buckets))
@@ -172,7 +178,8 @@ class Packer:
         for b in np.flatnonzero(counts):
             part = ordered.slice(start, int(counts[b]))
             start += int(counts[b])
-            yield pa.record_batch([pa.array([self.buckets[b]], type=pa.int32()), pa.array([self.side], type=pa.int8()),
+            yield pa.record_batch([pa.array([self.buckets[b]], type=pa.int32()),
+                                   pa.array([self.side], type=pa.int8()),
                                    _binary([to_blob(part)])], names=[BUCKET, SIDE, BLOB])
 
 

@@ -40,13 +40,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..results import Results
 
-__all__ = ["output_schema", "PartitionTask", "SUMMARY", "VALUES", "EVALUATED_SCHEMA", "error_summary", "unpack_values",
+__all__ = ["output_schema", "PartitionTask", "SUMMARY", "VALUES", "EVALUATED_SCHEMA",
+           "error_summary", "unpack_values",
            "SOME_IDS", "GUARD_IDS"]
 
 SUMMARY, VALUES = "_rankproof_summary", "_rankproof_values"
 EVALUATED_SCHEMA = f"{SUMMARY} string, {VALUES} binary"
 SOME_IDS = 4  # ids of missing and extra queries each partition names, for messages
-GUARD_IDS = 200  # unmatched query ids each partition samples for the partial-match guard (evenly spaced)
+# unmatched query ids each partition samples for the partial-match guard (evenly spaced)
+GUARD_IDS = 200
 VALUES_PER_BLOB = 1 << 20  # queries per blob of values
 
 
@@ -55,7 +57,8 @@ def _plain(value: Any) -> Any:
     return value if value is None or isinstance(value, (str, bool, int, float)) else repr(value)
 
 
-def error_summary(error: RankproofError, side: int | None = None, rows: "pa.ChunkedArray | None" = None) -> dict:
+def error_summary(error: RankproofError, side: int | None = None,
+                  rows: "pa.ChunkedArray | None" = None) -> dict:
     """A partition's error as JSON can carry it to the driver: its type, its
     message and its fields. When it names a row of one side's table (`side`,
     whose rows' places in the stacked table are `rows`), the place of that
@@ -67,7 +70,8 @@ def error_summary(error: RankproofError, side: int | None = None, rows: "pa.Chun
     [1, 42]
     """
     summary: dict[str, Any] = {"type": type(error).__name__, "message": str(error),
-                               "fields": {name: _plain(value) for name, value in error.fields().items()}}
+                               "fields": {name: _plain(value)
+                                          for name, value in error.fields().items()}}
     if summary["fields"] and error.row is not None and rows is not None:
         place = rows[error.row - 1]
         summary["input_row"] = [side, int(place.as_py() if hasattr(place, "as_py") else place)]
@@ -130,8 +134,10 @@ def _distinct(table: "pa.Table", column: str, as_text: bool) -> "pa.Array":
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    keys = pc.unique(table.column(column)).drop_null() if table.num_rows else pa.array([], pa.string())
-    return keys.cast(pa.string()) if as_text or not pa.types.is_integer(keys.type) else keys.cast(pa.int64())
+    keys = (pc.unique(table.column(column)).drop_null() if table.num_rows
+            else pa.array([], pa.string()))
+    return (keys.cast(pa.string()) if as_text or not pa.types.is_integer(keys.type)
+            else keys.cast(pa.int64()))
 
 
 def query_facts(qrels: "pa.Table", run: "pa.Table", column: str) -> dict[str, Any]:
@@ -140,7 +146,8 @@ def query_facts(qrels: "pa.Table", run: "pa.Table", column: str) -> dict[str, An
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    as_text = qrels.num_rows and run.num_rows and qrels.column(column).type != run.column(column).type
+    as_text = (qrels.num_rows and run.num_rows and qrels.column(column).type
+               != run.column(column).type)
     judged, ranked = _distinct(qrels, column, bool(as_text)), _distinct(run, column, bool(as_text))
     if judged.type != ranked.type:
         judged, ranked = judged.cast(pa.string()), ranked.cast(pa.string())
@@ -154,9 +161,11 @@ def query_facts(qrels: "pa.Table", run: "pa.Table", column: str) -> dict[str, An
         ordered = ids.cast(pa.string()).sort()
         if len(ordered) <= GUARD_IDS:
             return ordered.to_pylist()
-        return ordered.take(pa.array(np.linspace(0, len(ordered) - 1, GUARD_IDS).astype(np.int64))).to_pylist()
+        return ordered.take(pa.array(np.linspace(0, len(ordered) - 1,
+                                                 GUARD_IDS).astype(np.int64))).to_pylist()
 
-    # '001' and '1' are spread to different partitions: each side's unmatched ids go to the driver's guard
+    # '001' and '1' are spread to different partitions: each side's unmatched ids go to the driver's
+    # guard
     return {"qrels": len(judged), "run": len(ranked), "missing": len(missing), "extra": len(extra),
             "some_missing": some(missing), "some_extra": some(extra),
             "sample_missing": spread(missing), "sample_extra": spread(extra)}
@@ -195,7 +204,8 @@ class PartitionTask:
         return pa.table({name: pa.array([], pa.string() if name != ROW else pa.int64())
                          for name in list(self.columns.of(side)) + [ROW]})
 
-    def outputs(self, qrels: "pa.Table | None", run: "pa.Table | None") -> Iterator["pa.RecordBatch"]:
+    def outputs(self, qrels: "pa.Table | None",
+                run: "pa.Table | None") -> Iterator["pa.RecordBatch"]:
         """The partition's output rows (per-query value blobs, then the summary) for
         each side's rows in input order with their place (None: no rows)."""
         import pyarrow as pa
@@ -203,7 +213,8 @@ class PartitionTask:
         qrels = self.empty(QRELS_SIDE) if qrels is None else qrels
         run = self.empty(RUN_SIDE) if run is None else run
         summary: dict[str, Any] = {"counts": {}, "notes": [], "grade_range": None, "error": None,
-                                   "facts": query_facts(qrels, run, self.columns.query), "sums": None}
+                                   "facts": query_facts(qrels, run, self.columns.query),
+                                   "sums": None}
         if qrels.num_rows or run.num_rows:
             try:
                 results, counts = self._evaluate(qrels, run, summary["facts"])
@@ -217,13 +228,16 @@ class PartitionTask:
                     values = self._rows(results)
                     for start in range(0, values.num_rows, VALUES_PER_BLOB):
                         blob = to_blob(values.slice(start, VALUES_PER_BLOB))
-                        yield pa.record_batch([pa.nulls(1, pa.string()), pa.array([blob.to_pybytes()], pa.binary())],
+                        yield pa.record_batch([pa.nulls(1, pa.string()),
+                                               pa.array([blob.to_pybytes()], pa.binary())],
                                               names=[SUMMARY, VALUES])
                     summary["notes"] = list(results.table.notes)
                     grade_range = results.table.grade_range
-                    summary["grade_range"] = None if grade_range is None else [float(v) for v in grade_range]
+                    summary["grade_range"] = (None if grade_range is None
+                                              else [float(v) for v in grade_range])
                     summary["sums"] = self._sums(results)
-        yield pa.record_batch([pa.array([json.dumps(summary)], pa.string()), pa.nulls(1, pa.binary())],
+        yield pa.record_batch([pa.array([json.dumps(summary)], pa.string()),
+                               pa.nulls(1, pa.binary())],
                               names=[SUMMARY, VALUES])
 
     def _sides(self, batches: Iterable["pa.RecordBatch"]) -> tuple["pa.Table", "pa.Table"]:
@@ -242,10 +256,12 @@ class PartitionTask:
                 continue
             # Each blob holds rows of one stretch of the input, in order, and stretches do not
             # overlap: blobs in the order of their first row are the rows in input order.
-            blobs = sorted(parts[side], key=lambda part: part.column(ROW)[0].as_py() if part.num_rows else -1)
+            blobs = sorted(parts[side],
+                           key=lambda part: part.column(ROW)[0].as_py() if part.num_rows else -1)
             table = pa.concat_tables(blobs, promote_options="permissive")
             rows = table.column(ROW).to_numpy()
-            if len(rows) > 1 and not (rows[1:] > rows[:-1]).all():  # never expected; sorted row by row then
+            # never expected; sorted row by row then
+            if len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
                 table = table.take(pa.array(np.argsort(rows, kind="stable")))
             tables.append(table)
         return tables[0], tables[1]
@@ -275,24 +291,28 @@ class PartitionTask:
         run = None
         if run_table.num_rows:  # read even when nothing is judged: a bad row is refused as locally
             run = self._read(RUN_SIDE, run_table.column(ROW), lambda: Run.from_table(
-                run_table, query=columns.query, doc=columns.doc, score=columns.score, source=self.run_source,
+                run_table, query=columns.query, doc=columns.doc, score=columns.score,
+                source=self.run_source,
                 name=self.run_name))
         if not qrels_table.num_rows:
             return None, {}
         qrels = self._read(QRELS_SIDE, qrels_table.column(ROW), lambda: Qrels.from_table(
             qrels_table, query=columns.query, doc=columns.doc, grade=columns.grade or "grade",
             source=self.qrels_source))
-        # Some judged query is ranked: the facts compare the raw ids as the readers do (7 and "7" are one id).
+        # Some judged query is ranked: the facts compare the raw ids as the readers do (7 and "7"
+        # are one id).
         shared = run is not None and facts["missing"] < facts["qrels"]
         protocol = self.protocol.replace(extra_query="ignore", aggregation="macro")
-        if protocol.missing_query is MissingQuery.ERROR:  # the driver raises it, from every partition's facts
+        # the driver raises it, from every partition's facts
+        if protocol.missing_query is MissingQuery.ERROR:
             protocol = protocol.replace(missing_query="exclude")
         if not shared and protocol.missing_query is not MissingQuery.ZERO:
             # Every judged query here is missing from the run and left out of
             # the mean: nothing to evaluate, but the judgments still pass the
             # negative_grades policy, as in a local evaluation.
             def judgment(i: int) -> dict:
-                return {"source": qrels.source, "query": str(qrels.queries[np.searchsorted(qrels.offsets, i, "right") - 1]),
+                return {"source": qrels.source,
+                        "query": str(qrels.queries[np.searchsorted(qrels.offsets, i, "right") - 1]),
                         "doc": str(qrels.docs[qrels.doc_codes[i]])}
 
             apply_negative_grades(qrels.grades, protocol, judgment)
@@ -302,9 +322,11 @@ class PartitionTask:
             # empty ranking; align() needs a ranked row, so the run gets one of
             # a query nobody judged, which extra_query=ignore leaves out (the
             # query counts are the driver's, from every partition's facts).
-            sentinel = pa.table({columns.query: [_sentinel_query(qrels.queries)], columns.doc: ["-"],
+            sentinel = pa.table({columns.query: [_sentinel_query(qrels.queries)],
+                                 columns.doc: ["-"],
                                  **({columns.score: [0.0]} if columns.score is not None else {})})
-            run = Run.from_table(sentinel, query=columns.query, doc=columns.doc, score=columns.score,
+            run = Run.from_table(sentinel, query=columns.query, doc=columns.doc,
+                                 score=columns.score,
                                  source=self.run_source, name=self.run_name)
         results = evaluate(qrels, run, self.measures, protocol, allow_partial=True)
         return results, dict(results.counts)
@@ -318,10 +340,12 @@ class PartitionTask:
             keep = np.asarray(result.included, dtype=bool)
 
             def total(part: np.ndarray | None) -> str | None:
-                exact = None if part is None else exact_sum(np.asarray(part, dtype=np.float64)[keep])
+                exact = (None if part is None
+                         else exact_sum(np.asarray(part, dtype=np.float64)[keep]))
                 return None if exact is None else str(exact)
 
-            sums.append({"count": int(keep.sum()), "value": total(result.value), "num": total(result.numerator),
+            sums.append({"count": int(keep.sum()), "value": total(result.value),
+                         "num": total(result.numerator),
                          "den": total(result.denominator)})
         return sums
 

@@ -39,7 +39,8 @@ def _name_some(facts: list[dict[str, Any]], key: str, total: int, limit: int = 3
     return ", ".join(ids[:limit]) + (" and more" if total > limit else "")
 
 
-def count_queries(facts: list[dict[str, Any]], protocol: Protocol, qrels_source: str, run_source: str) -> QueryCounts:
+def count_queries(facts: list[dict[str, Any]], protocol: Protocol, qrels_source: str,
+                  run_source: str) -> QueryCounts:
     """Add up the partitions' query facts and apply the error policies on queries.
 
     Raises
@@ -50,13 +51,15 @@ def count_queries(facts: list[dict[str, Any]], protocol: Protocol, qrels_source:
     InputError
         The run ranks nothing, or no query is evaluated.
     """
-    in_qrels, in_run, missing, extra = (sum(int(f[k]) for f in facts) for k in ("qrels", "run", "missing", "extra"))
+    in_qrels, in_run, missing, extra = (sum(int(f[k]) for f in facts)
+                                        for k in ("qrels", "run", "missing", "extra"))
     if in_run == 0:
         raise InputError(source=run_source, what="the run ranks no {docs}",
                          fix="give at least one {query} with a ranked {doc}")
     if extra and protocol.extra_query is ExtraQuery.ERROR:
         names = _name_some(facts, "some_extra", extra)
-        raise MissingQueryError(source=run_source, what=f"ranks {{queries}} the qrels {literal(qrels_source)} do "
+        raise MissingQueryError(source=run_source,
+                                what=f"ranks {{queries}} the qrels {literal(qrels_source)} do "
                                                         f"not judge: {literal(names)}",
                                 fix="set the policy extra_query=ignore to skip them")
     if missing and protocol.missing_query is MissingQuery.ERROR:
@@ -69,5 +72,6 @@ def count_queries(facts: list[dict[str, Any]], protocol: Protocol, qrels_source:
     if evaluated == 0:
         raise InputError(what=f"{literal(run_source)} and {literal(qrels_source)} share no {{query}}",
                          fix="check that the {query} ids match")
-    return QueryCounts(queries_in_qrels=in_qrels, queries_in_run=in_run, queries_missing_from_run=missing,
+    return QueryCounts(queries_in_qrels=in_qrels, queries_in_run=in_run,
+                       queries_missing_from_run=missing,
                        queries_missing_from_qrels=extra, queries_evaluated=evaluated)

@@ -39,9 +39,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Piece", "Range", "MAX_READ", "plan_ranges", "read_range", "read_ranges"]
 
-# Rows the tasks read, at most, per row of the inputs: a row group meeting several ranges is read by each
-# (the smaller table's groups span several of the larger's; a query cut by a group boundary puts two groups
-# in one range). Reading and filtering a row again costs about a twentieth of what packing it and moving it
+# Rows the tasks read, at most, per row of the inputs: a row group meeting several ranges is read by
+# each
+# (the smaller table's groups span several of the larger's; a query cut by a group boundary puts two
+# groups
+# in one range). Reading and filtering a row again costs about a twentieth of what packing it and
+# moving it
 # through the shuffle does (about 0.03 us against 0.8 us on the benchmark's log).
 MAX_READ = 4.0
 
@@ -99,7 +102,8 @@ def plan_ranges(tables: Sequence["Table"], count: int) -> list[Range] | None:
     rows = np.cumsum([0] + [g[2] for g in larger[:-1]])
     share = rows[-1] + larger[-1][2]
     # Range i starts at the first group whose rows before it reach i / count of the table's.
-    starts = sorted({int(np.searchsorted(rows, share * i / count)) for i in range(1, max(1, count))} - {0})
+    starts = sorted({int(np.searchsorted(rows, share * i / count)) for i in range(1, max(1, count))}
+                    - {0})
     cuts = sorted({larger[j][0] for j in starts if j < len(larger)})
     lows: list[int | None] = [None, *cuts]
     highs: list[int | None] = [*cuts, None]
@@ -111,9 +115,11 @@ def plan_ranges(tables: Sequence["Table"], count: int) -> list[Range] | None:
             for least, most, size, path, index, first in groups:
                 if (high is None or least < high) and (low is None or most >= low):
                     whole = (low is None or least >= low) and (high is None or most < high)
-                    pieces.append(Piece(side=side, path=path, index=index, first_row=first, whole=whole))
+                    pieces.append(Piece(side=side, path=path, index=index, first_row=first,
+                                        whole=whole))
                     read += size
-        plan.append(Range(low=low, high=high, pieces=tuple(sorted(pieces, key=lambda p: (p.side, p.first_row)))))
+        plan.append(Range(low=low, high=high,
+                          pieces=tuple(sorted(pieces, key=lambda p: (p.side, p.first_row)))))
     return plan if read <= MAX_READ * total else None
 
 
@@ -125,7 +131,8 @@ def _read_side(pieces: Sequence[Piece], key: str, columns: Sequence[str], ones: 
 
     parts = []
     for piece in pieces:
-        table = pq.ParquetFile(piece.path).read_row_group(piece.index, columns=[c for c in columns if c != ones])
+        table = pq.ParquetFile(piece.path).read_row_group(piece.index,
+                                                          columns=[c for c in columns if c != ones])
         places = np.arange(piece.first_row, piece.first_row + table.num_rows, dtype=np.int64)
         if not piece.whole:
             ids = table.column(key).to_numpy()
@@ -147,7 +154,8 @@ def read_range(part: Range, columns: "Columns") -> tuple["pa.Table | None", "pa.
     tables = []
     for side in (QRELS_SIDE, RUN_SIDE):
         ones = "grade" if side == QRELS_SIDE and columns.grade is None else None
-        tables.append(_read_side([p for p in part.pieces if p.side == side], columns.query, columns.of(side), ones,
+        tables.append(_read_side([p for p in part.pieces if p.side == side], columns.query,
+                                 columns.of(side), ones,
                                  part.low, part.high))
     return tables[0], tables[1]
 

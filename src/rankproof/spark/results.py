@@ -41,7 +41,8 @@ class SparkResults:
                  grade_range: tuple[float, float] | None, run_name: str, qrels_source: str,
                  run_source: str, weights: "DataFrame | None", cached: "DataFrame | None" = None,
                  warnings: tuple[str, ...] = ()) -> None:
-        self._blobs = blobs  # one column: Arrow IPC blobs of per-query values (partition.output_schema)
+        # one column: Arrow IPC blobs of per-query values (partition.output_schema)
+        self._blobs = blobs
         self._cached = cached if cached is not None else blobs  # what the evaluation persisted
         self._measures = measures
         self.protocol = protocol
@@ -87,7 +88,8 @@ class SparkResults:
         key = parse_measure(measure)
         if key not in self._measures:
             asked = ", ".join(str(m) for m in self._measures)
-            raise MeasureError(what=f"{literal(key)} was not evaluated", fix=f"these were: {literal(asked)}")
+            raise MeasureError(what=f"{literal(key)} was not evaluated",
+                               fix=f"these were: {literal(asked)}")
         return self._measures.index(key)
 
     def mean(self, measure: "str | Measure") -> float:
@@ -102,7 +104,8 @@ class SparkResults:
     @property
     def counts(self) -> dict[str, Any]:
         """Every case a policy touched; the same keys as :attr:`rankproof.Results.counts`."""
-        return {key: (dict(value) if isinstance(value, dict) else value) for key, value in self._counts.items()}
+        return {key: (dict(value) if isinstance(value, dict) else value)
+                for key, value in self._counts.items()}
 
     @property
     def query_coverage(self) -> float:
@@ -130,7 +133,8 @@ class SparkResults:
         selected += [F.col(f"v{i}").alias(str(m)) for i, m in enumerate(self._measures)]
         for i, m in enumerate(self._measures):
             if m.spec.dcg_parts:
-                selected += [F.col(f"n{i}").alias(f"{m}:dcg"), F.col(f"d{i}").alias(f"{m}:ideal_dcg")]
+                selected += [F.col(f"n{i}").alias(f"{m}:dcg"),
+                             F.col(f"d{i}").alias(f"{m}:ideal_dcg")]
         selected += [F.col("in_run"), F.col("retrieved"), F.col("unjudged_retrieved")]
         selected += [F.col(f"z{i}").alias(f"zero_ideal:{m}") for i, m in enumerate(self._measures)
                      if m.spec.normalised]
@@ -155,44 +159,54 @@ class SparkResults:
         from .pack import from_blob
 
         collected = self._blobs.toArrow() if hasattr(self._blobs, "toArrow") else None
-        blobs = collected.column(0).to_pylist() if collected is not None else [r[0] for r in self._blobs.collect()]
+        blobs = (collected.column(0).to_pylist() if collected is not None
+                 else [r[0] for r in self._blobs.collect()])
         table = pa.concat_tables([from_blob(bytes(blob)) for blob in blobs]) if blobs else None
-        queries = table.column("query").to_numpy(zero_copy_only=False).astype(str) if table else np.array([], str)
+        queries = (table.column("query").to_numpy(zero_copy_only=False).astype(str) if table
+                   else np.array([], str))
         order = np.argsort(queries, kind="stable")  # text order, as the local alignment's
         queries = queries[order]
 
         def column(name: str, dtype: Any) -> np.ndarray:
             if table is None:
                 return np.array([], dtype=dtype)
-            return table.column(name).to_numpy(zero_copy_only=False).astype(dtype, copy=False)[order]
+            return table.column(name).to_numpy(zero_copy_only=False).astype(dtype,
+                                                                            copy=False)[order]
 
         query_table = QueryTable(
             queries=queries, in_run=column("in_run", bool), retrieved=column("retrieved", np.int64),
-            unjudged_retrieved=column("unjudged_retrieved", np.int64), qrels_source=self.qrels_source,
+            unjudged_retrieved=column("unjudged_retrieved", np.int64),
+            qrels_source=self.qrels_source,
             run_source=self.run_source, notes=self._notes, grade_range=self._grade_range,
-            judged_queries=self._counts["queries_in_qrels"], missing_queries=self._counts["queries_missing_from_run"],
+            judged_queries=self._counts["queries_in_qrels"],
+            missing_queries=self._counts["queries_missing_from_run"],
             warnings=self.warnings)
         measures = {}
         for i, m in enumerate(self._measures):
             def ratio(name: str) -> np.ndarray | None:
-                if table is not None and len(queries) and table.column(name).null_count == len(queries):
+                if (table is not None and len(queries) and table.column(name).null_count
+                    == len(queries)):
                     return None
                 return column(name, np.float64)
 
-            measures[m] = MeasureResult(measure=m, value=column(f"v{i}", np.float64), included=column(f"i{i}", bool),
+            measures[m] = MeasureResult(measure=m, value=column(f"v{i}", np.float64),
+                                        included=column(f"i{i}", bool),
                                         numerator=ratio(f"n{i}"), denominator=ratio(f"d{i}"),
                                         zero_ideal=column(f"z{i}", bool))
         weights = None
         if self._weights is not None:
             given = {str(row[0]): float(row[1]) for row in self._weights.collect()}
             weights = np.array([given[q] for q in queries.tolist()])
-        return Results(table=query_table, counts=dict(self._counts), protocol=self.protocol, measures=measures,
-                       weights=weights, run_name=self.run_name, complete_judgments=self.complete_judgments)
+        return Results(table=query_table, counts=dict(self._counts), protocol=self.protocol,
+                       measures=measures,
+                       weights=weights, run_name=self.run_name,
+                       complete_judgments=self.complete_judgments)
 
     def to_pandas(self):
         """:meth:`rankproof.Results.to_pandas` of :meth:`to_results` (collects)."""
         return self.to_results().to_pandas()
 
     def __repr__(self) -> str:
-        means = ", ".join(f"{k}={v:.4f}" if not math.isnan(v) else f"{k}=nan" for k, v in self.means().items())
+        means = ", ".join(f"{k}={v:.4f}" if not math.isnan(v) else f"{k}=nan"
+                          for k, v in self.means().items())
         return f"SparkResults({self.run_name!r}: {means}; protocol {self.protocol.fingerprint})"

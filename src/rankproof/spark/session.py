@@ -29,10 +29,12 @@ from typing import TYPE_CHECKING, Iterator
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import SparkSession
 
-__all__ = ["get_session", "local_conf", "LOCAL_JAVA_OPTIONS", "QUIET_CONF", "SparkStartError", "quiet_pyspark"]
+__all__ = ["get_session", "local_conf", "LOCAL_JAVA_OPTIONS", "QUIET_CONF", "SparkStartError",
+           "quiet_pyspark"]
 
 # Every session rankproof starts: no progress bar, no web UI, only errors logged.
-QUIET_CONF = {"spark.ui.showConsoleProgress": "false", "spark.ui.enabled": "false", "spark.log.level": "ERROR"}
+QUIET_CONF = {"spark.ui.showConsoleProgress": "false", "spark.ui.enabled": "false",
+              "spark.log.level": "ERROR"}
 
 
 class SparkStartError(RuntimeError):
@@ -71,9 +73,11 @@ def local_conf(master: str = "local[2]") -> dict[str, str]:
 
 def _java_options_given() -> bool:
     """Whether the user chose the driver JVM's options (then rankproof adds none)."""
-    if os.environ.get("JAVA_TOOL_OPTIONS") or "extraJavaOptions" in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+    if (os.environ.get("JAVA_TOOL_OPTIONS")
+        or "extraJavaOptions" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")):
         return True
-    home = os.environ.get("SPARK_CONF_DIR") or os.path.join(os.environ.get("SPARK_HOME", ""), "conf")
+    home = (os.environ.get("SPARK_CONF_DIR")
+            or os.path.join(os.environ.get("SPARK_HOME", ""), "conf"))
     try:
         with open(os.path.join(home, "spark-defaults.conf")) as defaults:
             return any(line.split()[:1] == ["spark.driver.extraJavaOptions"] for line in defaults)
@@ -125,7 +129,8 @@ def get_session(master: str | None = None) -> "SparkSession":
     if active is not None:
         return active
     builder = SparkSession.builder.appName("rankproof")
-    if master is None and os.environ.get("PYSPARK_GATEWAY_PORT"):  # inside spark-submit: its JVM, its master
+    # inside spark-submit: its JVM, its master
+    if master is None and os.environ.get("PYSPARK_GATEWAY_PORT"):
         return builder.getOrCreate()
     chosen = master or "local[2]"
     if chosen.startswith("local"):
@@ -141,11 +146,14 @@ def get_session(master: str | None = None) -> "SparkSession":
     with _jvm_stderr() as capture:
         try:
             session = builder.getOrCreate()
-        except Exception as error:  # pyspark's own exception types: one line, with what the JVM said
+        # pyspark's own exception types: one line, with what the JVM said
+        except Exception as error:
             capture.seek(0)
-            said = [line.strip() for line in capture.read().decode(errors="replace").splitlines() if line.strip()]
+            said = [line.strip() for line in capture.read().decode(errors="replace").splitlines()
+                    if line.strip()]
             reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
-            raise SparkStartError(reason + (f" (the JVM said: {said[-1][:200]})" if said else "")) from None
+            raise SparkStartError(reason + (f" (the JVM said: {said[-1][:200]})" if said
+                                            else "")) from None
     # Set again for the session's whole life (spark.log.level covers the start).
     session.sparkContext.setLogLevel("ERROR")
     return session

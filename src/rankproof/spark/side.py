@@ -44,7 +44,8 @@ from ..protocol import Protocol
 from ..results.side import LIST, SideValue
 from ..recsys.registry import SideMeasure, parse_side_measure
 from ..recsys.side import SideData
-from .catalogue import INPUT_ROW, catalogue_plan, catalogue_values, check_catalogue, is_catalogue, per_user_columns
+from .catalogue import (INPUT_ROW, catalogue_plan, catalogue_values, check_catalogue, is_catalogue,
+                        per_user_columns)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -68,7 +69,8 @@ def _checked(measures: Sequence[Any], side: SideData, protocol: Protocol) -> lis
     return parsed
 
 
-def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, protocol: "Protocol | None" = None, *,
+def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData,
+                protocol: "Protocol | None" = None, *,
                 user: str = "user", item: str = "item", score: str = "score",
                 partitions: "int | None" = None) -> tuple[SideValue, ...]:
     """Each side-data measure on a Spark DataFrame of recommendations, in the order given: a per-list
@@ -76,26 +78,31 @@ def side_values(frame: "DataFrame", measures: Sequence[Any], side: SideData, pro
     protocol = protocol if protocol is not None else Protocol()
     parsed = _checked(measures, side, protocol)
     lists = [m for m in parsed if not is_catalogue(m)]
-    plan = catalogue_plan([m for m in parsed if is_catalogue(m)], side, protocol)   # on the driver, first
+    # on the driver, first
+    plan = catalogue_plan([m for m in parsed if is_catalogue(m)], side, protocol)
     from pyspark.sql import functions as F
 
-    selected = frame.selectExpr(f"CAST(`{user}` AS STRING) AS user", f"CAST(`{item}` AS STRING) AS item",
-                                f"CAST(`{score}` AS DOUBLE) AS score").withColumn(INPUT_ROW,
-                                                                                  F.monotonically_increasing_id())
+    selected = frame.selectExpr(f"CAST(`{user}` AS STRING) AS user",
+                                f"CAST(`{item}` AS STRING) AS item",
+                                f"CAST(`{score}` AS DOUBLE) AS score")
+    selected = selected.withColumn(INPUT_ROW, F.monotonically_increasing_id())
     count = partitions or selected.sparkSession.sparkContext.defaultParallelism
     values = dict(zip(lists, _list_values(selected, lists, side, protocol, count) if lists else []))
     values.update(catalogue_values(selected, plan, side, protocol, count))
     return tuple(values[m] for m in parsed)
 
 
-def _list_values(selected: "DataFrame", parsed: list[SideMeasure], side: SideData, protocol: Protocol,
+def _list_values(selected: "DataFrame", parsed: list[SideMeasure], side: SideData,
+                 protocol: Protocol,
                  count: int) -> list[SideValue]:
     """The per-list measures, each partition's users evaluated by the local code."""
     from ..data.run import Run
     from ..recsys.side_eval import side_values as local_values
 
-    # Each per-list measure on no rows first, on the driver: one lacking its side data or the judgments is
-    # refused here in one line, not by a worker's traceback (catalogue ones: catalogue_plan does it).
+    # Each per-list measure on no rows first, on the driver: one lacking its side data or the
+    # judgments is
+    # refused here in one line, not by a worker's traceback (catalogue ones: catalogue_plan does
+    # it).
     local_values(Run.from_dict({}), parsed, side, protocol)
 
     def columns_of(run) -> list[np.ndarray]:   # each measure's value per user of a partition's run

@@ -34,7 +34,8 @@ def exact_sum(values: np.ndarray) -> int | None:
     # value * 2**_SCALE = mantissa * 2**shift, with |mantissa| < 2**53 an integer and shift >= 1
     mantissa = (fraction * 2.0**53).astype(np.int64) + (1 << 53)  # made non-negative: < 2**54
     shift = exponent.astype(np.int64) + (_SCALE - 53)
-    # Three 18-bit parts summed per shift by bincount: float64 sums of integers below 2**53 are exact.
+    # Three 18-bit parts summed per shift by bincount: float64 sums of integers below 2**53 are
+    # exact.
     counts = np.bincount(shift)
     parts = [np.bincount(shift, weights=(mantissa >> (18 * i)) & 0x3FFFF) for i in range(3)]
     total = 0

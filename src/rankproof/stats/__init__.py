@@ -34,7 +34,9 @@ from .discriminative import discriminative_power
 from .group_disparity import GroupDisparity, group_disparity
 
 __all__ = ["compare", "Comparison", "ComparisonRow", "load_results", "SavedResults",
-           "compare_systems", "analyse_matrices", "SystemsAnalysis", "tukey_hsd", "max_t", "two_way_anova",
-           "mixed_model", "recommend_test", "urisk", "trisk", "georisk", "risk_table", "topics_for_t_test",
+           "compare_systems", "analyse_matrices", "SystemsAnalysis", "tukey_hsd", "max_t",
+           "two_way_anova",
+           "mixed_model", "recommend_test", "urisk", "trisk", "georisk", "risk_table",
+           "topics_for_t_test",
            "topics_for_anova", "topics_for_ci_width", "variance_estimate", "discriminative_power",
            "GroupDisparity", "group_disparity"]

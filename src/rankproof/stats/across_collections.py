@@ -63,7 +63,8 @@ def _paired(scores: Scores) -> dict[Any, tuple[list[str], np.ndarray]]:
         if len(topics) < 2:
             raise InputError(what=f"collection {collection} has fewer than 2 topics every system has")
         lookup = {s: {str(t): v for t, v in per_system[s].items()} for s in systems}
-        out[collection] = (systems, np.array([[lookup[s][t] for s in systems] for t in topics], dtype=float))
+        out[collection] = (systems,
+                           np.array([[lookup[s][t] for s in systems] for t in topics], dtype=float))
     return out
 
 
@@ -90,14 +91,16 @@ def aggregate_collections(scores: Scores) -> CollectionRanking:
     """
     paired = _paired(scores)
     systems = next(iter(paired.values()))[0]
-    per_collection = {c: dict(zip(names, matrix.mean(axis=0).tolist())) for c, (names, matrix) in paired.items()}
+    per_collection = {c: dict(zip(names, matrix.mean(axis=0).tolist()))
+                      for c, (names, matrix) in paired.items()}
     means = {s: float(np.mean([per_collection[c][s] for c in paired])) for s in systems}
     borda = dict.fromkeys(systems, 0.0)
     for c in paired:
         ranks = rankdata([-per_collection[c][s] for s in systems], method="average")
         for s, rank in zip(systems, ranks):
             borda[s] += float(len(systems) - rank)
-    return CollectionRanking(systems=tuple(systems), means=means, borda=borda, per_collection=per_collection,
+    return CollectionRanking(systems=tuple(systems), means=means, borda=borda,
+                             per_collection=per_collection,
                              by_mean=tuple(sorted(systems, key=lambda s: (-means[s], s))),
                              by_borda=tuple(sorted(systems, key=lambda s: (-borda[s], s))))
 
@@ -124,13 +127,15 @@ class MetaAnalysis:
     confidence: float
 
 
-def meta_analysis(scores: Scores, system_a: str, system_b: str, *, confidence: float = 0.95) -> MetaAnalysis:
+def meta_analysis(scores: Scores, system_a: str, system_b: str, *,
+                  confidence: float = 0.95) -> MetaAnalysis:
     """DerSimonian-Laird random-effects meta-analysis of the paired effect a - b (see the module docstring)."""
     paired = _paired(scores)
     systems = next(iter(paired.values()))[0]
     for name in (system_a, system_b):
         if name not in systems:
-            raise InputError(what=f"system {name} is not in the scores", fix=f"systems are {', '.join(systems)}")
+            raise InputError(what=f"system {name} is not in the scores",
+                             fix=f"systems are {', '.join(systems)}")
     if len(paired) < 2:
         raise InputError(what="a meta-analysis needs two or more collections", value=len(paired))
     a, b = systems.index(system_a), systems.index(system_b)
@@ -149,8 +154,11 @@ def meta_analysis(scores: Scores, system_a: str, system_b: str, *, confidence: f
     effect = float((w_star * d).sum() / w_star.sum())
     se = float(1 / np.sqrt(w_star.sum()))
     z = ndtri(1 - (1 - confidence) / 2)
-    return MetaAnalysis(system_a=system_a, system_b=system_b, collections=tuple(paired), effects=tuple(d.tolist()),
+    return MetaAnalysis(system_a=system_a, system_b=system_b, collections=tuple(paired),
+                        effects=tuple(d.tolist()),
                         variances=tuple(v.tolist()), effect=effect, se=se, low=effect - z * se,
-                        high=effect + z * se, p_value=float(2 * norm.sf(abs(effect / se))), tau2=float(tau2),
-                        q=q, q_p_value=float(chi2.sf(q, k - 1)), i2=max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0,
+                        high=effect + z * se, p_value=float(2 * norm.sf(abs(effect / se))),
+                        tau2=float(tau2),
+                        q=q, q_p_value=float(chi2.sf(q, k - 1)),
+                        i2=max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0,
                         fixed_effect=fixed, confidence=confidence)

@@ -24,7 +24,8 @@ from rankproof.errors import InputError
 from rankproof.stats.similarity import RBO, kendall_tau_b, rbo, tau_ap
 from rankproof.typing import Judgments
 
-__all__ = ["Confusion", "RankingAgreement", "confusion", "cohen_kappa", "fleiss_kappa", "kappa_of", "per_topic_agreement",
+__all__ = ["Confusion", "RankingAgreement", "confusion", "cohen_kappa", "fleiss_kappa", "kappa_of",
+           "per_topic_agreement",
            "ranking_agreement"]
 
 
@@ -59,7 +60,8 @@ def confusion(a: Judgments, b: Judgments) -> Confusion:
     matrix = np.zeros((len(labels), len(labels)), dtype=np.int64)
     for q, d in pairs:
         matrix[index[a[q][d]], index[b[q][d]]] += 1
-    return Confusion(labels=labels, matrix=matrix, only_a=_count(a) - len(pairs), only_b=_count(b) - len(pairs))
+    return Confusion(labels=labels, matrix=matrix, only_a=_count(a) - len(pairs),
+                     only_b=_count(b) - len(pairs))
 
 
 def kappa_of(matrix: np.ndarray, weights: str | None = None) -> float:
@@ -134,7 +136,8 @@ def per_topic_agreement(a: Judgments, b: Judgments) -> dict[Any, tuple[int, floa
         if not docs:
             continue
         same = sum(a[query][d] == b[query][d] for d in docs) / len(docs)
-        matrix = confusion({query: {d: a[query][d] for d in docs}}, {query: {d: b[query][d] for d in docs}}).matrix
+        matrix = confusion({query: {d: a[query][d] for d in docs}},
+                           {query: {d: b[query][d] for d in docs}}).matrix
         out[query] = (len(docs), same, kappa_of(matrix))
     return out
 
@@ -167,7 +170,8 @@ def _taus(a: np.ndarray, b: np.ndarray, systems: Sequence[str], ties: str) -> tu
 
 
 def ranking_agreement(scores_a: Mapping[str, Mapping[Any, float]],
-                      scores_b: Mapping[str, Mapping[Any, float]], *, resamples: int = 1000, seed: int = 0,
+                      scores_b: Mapping[str, Mapping[Any, float]], *, resamples: int = 1000,
+                      seed: int = 0,
                       confidence: float = 0.95, ties: str = "a", rbo_p: float = 0.9,
                       rbo_ties: str = "a") -> RankingAgreement:
     """Kendall's tau-b and tau_AP between the system rankings under qrels A and qrels B.
@@ -212,8 +216,11 @@ def ranking_agreement(scores_a: Mapping[str, Mapping[Any, float]],
         return (float(low), float(high))
 
     return RankingAgreement(systems=tuple(systems), means_a=tuple(a.mean(axis=0).tolist()),
-                            means_b=tuple(b.mean(axis=0).tolist()), tau_b=tau_b, tau_ap=tau_ap_value,
-                            tau_b_interval=interval(draws[:, 0]), tau_ap_interval=interval(draws[:, 1]),
+                            means_b=tuple(b.mean(axis=0).tolist()), tau_b=tau_b,
+                            tau_ap=tau_ap_value,
+                            tau_b_interval=interval(draws[:, 0]),
+                            tau_ap_interval=interval(draws[:, 1]),
                             topics=len(topics), resamples=resamples, seed=seed, ties=ties,
                             rbo=rbo(dict(zip(systems, a.mean(axis=0).tolist())),
-                                    dict(zip(systems, b.mean(axis=0).tolist())), rbo_p, ties=rbo_ties))
+                                    dict(zip(systems, b.mean(axis=0).tolist())), rbo_p,
+                                    ties=rbo_ties))

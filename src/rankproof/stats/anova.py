@@ -92,15 +92,18 @@ def two_way_anova(scores) -> Anova:
     total = ss_system + ss_topic + ss_residual
     f_system, p_system = _f_test(ss_system, systems - 1, ss_residual, df_residual, total)
     f_topic, p_topic = _f_test(ss_topic, topics - 1, ss_residual, df_residual, total)
-    return Anova(topics=topics, systems=systems, ss_system=ss_system, ss_topic=ss_topic, ss_residual=ss_residual,
+    return Anova(topics=topics, systems=systems, ss_system=ss_system, ss_topic=ss_topic,
+                 ss_residual=ss_residual,
                  f_system=f_system, p_system=p_system, f_topic=f_topic, p_topic=p_topic)
 
 
-def _f_test(ss: float, df: int, ss_residual: float, df_residual: int, total: float) -> tuple[float, float]:
+def _f_test(ss: float, df: int, ss_residual: float, df_residual: int, total: float) -> tuple[float,
+                                                                                             float]:
     """(F, p). No residual variance (an exactly additive matrix; sums of squares below 1e-24 of the
     total count as rounding): F = inf and p = 0 where the effect is nonzero, F = nan and p = 1 where
     it is 0 too."""
-    # scipy.stats.f.sf is scipy.special.fdtrc (the same bits), without importing scipy.stats (a second
+    # scipy.stats.f.sf is scipy.special.fdtrc (the same bits), without importing scipy.stats (a
+    # second
     # of a command's time).
     from scipy.special import fdtrc
 
@@ -146,4 +149,5 @@ def mixed_model(scores, systems: Sequence[str] | None = None) -> MixedModel:
     return MixedModel(systems=names, effects=(0.0, *(float(fit.fe_params[key]) for key in keys)),
                       standard_errors=(0.0, *(float(fit.bse[key]) for key in keys)),
                       p_values=(1.0, *(float(fit.pvalues[key]) for key in keys)),
-                      topic_variance=float(fit.cov_re.iloc[0, 0]), residual_variance=float(fit.scale))
+                      topic_variance=float(fit.cov_re.iloc[0, 0]),
+                      residual_variance=float(fit.scale))

@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MIN_QUERIES", "BERRY_ESSEEN", "EDGEWORTH_PEAK", "METHODS", "LargeSample", "p_value_check",
+__all__ = ["MIN_QUERIES", "BERRY_ESSEEN", "EDGEWORTH_PEAK", "METHODS", "LargeSample",
+           "p_value_check",
            "berry_esseen", "interval_check",
            "t_p_values", "normal_intervals"]
 

@@ -88,7 +88,8 @@ class Balance:
                          f"{shown_p(row.p):>10}{shown_p(row.corrected_p):>12}{row.users:>9}  "
                          f"{'yes' if row.balanced else 'NO'}")
         flagged = self.imbalanced
-        lines.append(f"imbalanced: {', '.join(flagged)}" if flagged else "no attribute is imbalanced")
+        lines.append(f"imbalanced: {', '.join(flagged)}" if flagged
+                     else "no attribute is imbalanced")
         if self.unbucketed:
             lines.append(f"{self.unbucketed} row{'s' if self.unbucketed != 1 else ''} with no bucket left out")
         lines += [f"note: {note}" for note in self.notes]
@@ -128,8 +129,10 @@ def _column_names(path: str, fmt: str) -> list[str]:
     except (OSError, UnicodeDecodeError, EOFError, zlib.error):
         return []   # the reader reports the file in its own words
     if "\0" in first:
-        raise ParseError(source=str(path), line=1, what=f"holds a NUL byte, so this is a binary file, not {fmt.upper()} "
-                         "text", fix="give a UTF-8 text table with a header line (or --format parquet for Parquet)")
+        raise ParseError(source=str(path), line=1,
+                         what=f"holds a NUL byte, so this is a binary file, not {fmt.upper()} "
+                         "text",
+                         fix="give a UTF-8 text table with a header line (or --format parquet for Parquet)")
     if not first.endswith("\n") and seen >= _HEADER_BYTES:
         return []
     if fmt == "jsonl":
@@ -150,7 +153,8 @@ def _read(users, named: dict[str, str], fmt: str | None) -> dict:
         if isinstance(users, (str, os.PathLike)):
             chosen = format_of(users, fmt)
             if chosen == "trec":
-                raise InputError(source=str(users), what="is not a CSV, TSV, JSON Lines or Parquet file",
+                raise InputError(source=str(users),
+                                 what="is not a CSV, TSV, JSON Lines or Parquet file",
                                  fix="give a table with a header (.csv, .tsv, .jsonl, .parquet) or name its format")
             if chosen == "jsonl":   # the JSON Lines reader knows the roles of qrels and runs only
                 table = _read_jsonl(users, named)
@@ -162,9 +166,12 @@ def _read(users, named: dict[str, str], fmt: str | None) -> dict:
     except MissingColumnsError as error:
         if error.no_header:
             raise
-        # Named by this function's arguments: bucket= and attributes= (one role per attribute inside).
-        arguments = {("bucket" if arg == "bucket" else "attributes"): name for arg, name in error.missing.items()}
-        raise missing_error(error.present, arguments, list(arguments), "column", error.source or "users",
+        # Named by this function's arguments: bucket= and attributes= (one role per attribute
+        # inside).
+        arguments = {("bucket" if arg == "bucket" else "attributes"): name
+                     for arg, name in error.missing.items()}
+        raise missing_error(error.present, arguments, list(arguments), "column",
+                            error.source or "users",
                             error.line) from None
 
 
@@ -178,7 +185,8 @@ def _read_jsonl(path, named: dict[str, str]):
 
     source = os.fspath(path)
     fix = "write one JSON object per line, such as {\"user\": 1, \"bucket\": \"A\", \"age\": 34}"
-    data = load_text(source, source, what="users table", label="JSON Lines", binary_hint=lambda _: fix,
+    data = load_text(source, source, what="users table", label="JSON Lines",
+                     binary_hint=lambda _: fix,
                      encoding_fix=lambda _: fix)
     check_json_nesting(data, source)
     try:
@@ -276,15 +284,19 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
     []
     """
     if not 0 < alpha < 1:
-        raise InputError(what=literal(f"alpha {alpha!r} is not between 0 and 1"), value=alpha, fix="give e.g. 0.05")
-    names = (_column_names(os.fspath(users), _format(users, format)) if isinstance(users, (str, os.PathLike))
-             else [str(name) for name in getattr(users, "columns", getattr(users, "column_names", []))])
+        raise InputError(what=literal(f"alpha {alpha!r} is not between 0 and 1"), value=alpha,
+                         fix="give e.g. 0.05")
+    names = (_column_names(os.fspath(users), _format(users, format))
+             if isinstance(users, (str, os.PathLike))
+             else [str(name)
+                   for name in getattr(users, "columns", getattr(users, "column_names", []))])
     chosen_by_default = attributes is None
     if attributes is None:
         attributes = [name for name in names if name not in (bucket, user)]
     attributes = list(dict.fromkeys(attributes))
     if not attributes:
-        raise InputError(what="there is no attribute to test", fix="name attribute columns (attributes=, --attributes)")
+        raise InputError(what="there is no attribute to test",
+                         fix="name attribute columns (attributes=, --attributes)")
     unknown = [name for name in categorical if name not in attributes]
     if unknown:
         raise InputError(what=literal(f"categorical names {', '.join(unknown)}, which are not attributes tested"),
@@ -307,9 +319,11 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
         numbers = None if name in categorical else _as_numbers(column)
         values = numbers if numbers is not None else _labels(column)
         test, statistic, p, count = _test(values[sides[0]], values[sides[1]], numbers is not None)
-        rows.append((name, "numeric" if numbers is not None else "categorical", test, statistic, p, count))
+        rows.append((name, "numeric" if numbers is not None else "categorical", test, statistic, p,
+                     count))
     if not rows:
-        raise InputError(what="there is no attribute to test: " + "; ".join(notes), fix="name attribute columns "
+        raise InputError(what="there is no attribute to test: " + "; ".join(notes),
+                         fix="name attribute columns "
                          "(attributes=, --attributes)")
     p_values = np.array([row[4] for row in rows])
     adjusted = np.full(len(rows), math.nan)
@@ -317,8 +331,10 @@ def balance(users, bucket: str = "bucket", attributes: Sequence[str] | None = No
     adjusted[tested] = correct(p_values[tested], correction)
     return Balance(bucket=bucket, buckets=chosen, sizes=(int(sides[0].sum()), int(sides[1].sum())),
                    correction=correction, alpha=alpha,
-                   rows=tuple(BalanceRow(name, kind, test, statistic, p, float(q), count, not (q < alpha))
-                              for (name, kind, test, statistic, p, count), q in zip(rows, adjusted)),
+                   rows=tuple(BalanceRow(name, kind, test, statistic, p, float(q), count,
+                                         not (q < alpha))
+                              for (name, kind, test, statistic, p, count), q in zip(rows,
+                                                                                    adjusted)),
                    unbucketed=int((labels == "").sum()), notes=tuple(notes))
 
 
@@ -329,7 +345,8 @@ def _id_like(column) -> bool:
     import pyarrow.compute as pc
 
     kind = column.type
-    if not (pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    if not (pa.types.is_integer(kind) or pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)):
         return False
     present = len(column) - column.null_count
     return present >= 1000 and pc.count_distinct(column).as_py() == present
@@ -342,9 +359,11 @@ def _one_bucket_each(users_column, sides, chosen, user: str) -> None:
 
     inside = sides[0] | sides[1]
     if pa.types.is_integer(users_column.type) and not users_column.null_count:
-        ids = users_column.to_numpy()[inside]            # integers sort in a tenth of the time of their text
+        # integers sort in a tenth of the time of their text
+        ids = users_column.to_numpy()[inside]
     else:
-        ids = np.asarray(users_column.cast(pa.string()).fill_null(""), dtype=object).astype(str)[inside]
+        ids = np.asarray(users_column.cast(pa.string()).fill_null(""),
+                         dtype=object).astype(str)[inside]
     where = np.where(sides[0][inside], 0, 1)
     order = np.argsort(ids, kind="stable")
     ordered = ids[order]
@@ -375,11 +394,13 @@ def _two_buckets(labels: np.ndarray, buckets: Sequence[str] | None, column: str)
         if len(present) != 2:
             shown = ", ".join(present[:6]) + (", ..." if len(present) > 6 else "")
             raise InputError(what=literal(f"bucket column {column!r} holds {len(present)} buckets ({shown}), "
-                                          "not two"), fix="name the two to compare (buckets=, --buckets A,B)")
+                                          "not two"),
+                             fix="name the two to compare (buckets=, --buckets A,B)")
         buckets = present
     buckets = [str(b) for b in buckets]
     missing = [b for b in buckets if b not in present]
     if len(buckets) != 2 or buckets[0] == buckets[1] or missing:
         raise InputError(what=literal(f"buckets {', '.join(buckets)}: give two different buckets of column "
-                                      f"{column!r}"), fix=literal(f"it holds {', '.join(present[:6])}"))
+                                      f"{column!r}"),
+                         fix=literal(f"it holds {', '.join(present[:6])}"))
     return (buckets[0], buckets[1]), (labels == buckets[0], labels == buckets[1])

@@ -23,7 +23,8 @@ import numpy as np
 
 from rankproof.errors import InputError
 
-__all__ = ["ALPHA_LEVELS", "GWET_WEIGHTS", "alpha_from_coincidence", "gwet_from_counts", "gwet_weights",
+__all__ = ["ALPHA_LEVELS", "GWET_WEIGHTS", "alpha_from_coincidence", "gwet_from_counts",
+           "gwet_weights",
            "kappa_from_confusion"]
 
 ALPHA_LEVELS = ("nominal", "ordinal", "interval")
@@ -77,7 +78,8 @@ def alpha_from_coincidence(coincidence: np.ndarray, values: np.ndarray, level: s
     elif level == "ordinal":
         distance = _ordinal_distance(totals)
     else:
-        raise InputError(what="Krippendorff's alpha level must be nominal, ordinal or interval", value=level)
+        raise InputError(what="Krippendorff's alpha level must be nominal, ordinal or interval",
+                         value=level)
     observed = (coincidence * distance).sum(axis=(-2, -1))
     expected = (totals[..., :, None] * totals[..., None, :] * distance).sum(axis=(-2, -1))
     with np.errstate(divide="ignore", invalid="ignore"):

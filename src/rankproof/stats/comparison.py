@@ -25,9 +25,11 @@ from .comparison_inputs import comparable, evaluated_runs, same_queries, value_m
 from .corrections import correct
 from .matrix import query_ids
 from .keywords import BootstrapMethod, CorrectionName, TestName
-from .paired_rows import BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines, row_statistics
+from .paired_rows import (BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines,
+                          row_statistics)
 from .power import queries_needed
-from .resampling import mean_intervals as _bootstrap  # noqa: F401  (the earlier private name, which tests import)
+# The earlier private name, which tests import.
+from .resampling import mean_intervals as _bootstrap  # noqa: F401
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..typing import MeasuresLike, ProtocolLike
 
@@ -108,7 +110,8 @@ class Comparison:
         for row in self.rows:
             if row.measure == text and {row.run_a, row.run_b} == {run_a, run_b}:
                 return row
-        raise InputError(what=literal(f"no row compares {run_a} and {run_b} on {text}"), value=(run_a, run_b, text),
+        raise InputError(what=literal(f"no row compares {run_a} and {run_b} on {text}"),
+                         value=(run_a, run_b, text),
                          fix=literal(f"check the names: runs {', '.join(self.runs)}, measures "
                                      f"{', '.join(self.measures)}"))
 
@@ -318,7 +321,8 @@ def compare(
     0.03125
     """
     test, correction, bootstrap_method = checked_options(
-        test=test, correction=correction, bootstrap_method=bootstrap_method, alpha=alpha, confidence=confidence,
+        test=test, correction=correction, bootstrap_method=bootstrap_method, alpha=alpha,
+        confidence=confidence,
         power=power, n_resamples=n_resamples, seed=seed, method=method)
     if protocol is not None:
         protocol = resolve_protocol(protocol)   # a Protocol as it is; a name or text resolved
@@ -338,16 +342,20 @@ def compare(
     del queries
     # One row per measure x pair: B - A per query, NaN where either has no value.
     index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
-    rows, stat = _rows(values, index, names, measure_list, test=test, correction=correction, alpha=alpha,
+    rows, stat = _rows(values, index, names, measure_list, test=test, correction=correction,
+                       alpha=alpha,
                        confidence=confidence, power=power, n_resamples=n_resamples, seed=seed,
                        bootstrap_method=bootstrap_method, method=method)
-    methods, checks = method_lines(stat, method=method, test=test, confidence=confidence, n_resamples=n_resamples,
+    methods, checks = method_lines(stat, method=method, test=test, confidence=confidence,
+                                   n_resamples=n_resamples,
                                    bootstrap_method=bootstrap_method)
     means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
                   for name, result in zip(names, evaluated))
     return Comparison(
-        rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list), baseline=baseline,
-        test=test, correction=correction, alpha=float(alpha), confidence=float(confidence), power=float(power),
+        rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list),
+        baseline=baseline,
+        test=test, correction=correction, alpha=float(alpha), confidence=float(confidence),
+        power=float(power),
         n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
         protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
         mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list),
@@ -361,7 +369,8 @@ def compare(
 _ROW_VALUES = 4_000_000
 
 
-def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str], measure_list: list[Measure], *,
+def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str],
+          measure_list: list[Measure], *,
           test: TestName, correction: CorrectionName, alpha: float, confidence: float, power: float,
           n_resamples: int, seed: int | None, bootstrap_method: BootstrapMethod, method: str
           ) -> tuple[tuple[ComparisonRow, ...], dict[str, np.ndarray]]:
@@ -392,14 +401,16 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
             mean_a=float(stat["mean_a"][r]), mean_b=float(stat["mean_b"][r]),
             difference=float(stat["difference"][r]),
             ci_low=float(stat["low"][r]), ci_high=float(stat["high"][r]),
-            p_value=float(p[r]), p_corrected=float(p_corrected[r]), significant=bool(p_corrected[r] < alpha),
+            p_value=float(p[r]), p_corrected=float(p_corrected[r]),
+            significant=bool(p_corrected[r] < alpha),
             effect_size=float(effect[r]), wins=int(stat["wins"][r]), ties=int(stat["ties"][r]),
             losses=int(stat["losses"][r]), queries=int(stat["n"][r]),
             queries_needed=queries_needed(float(effect[r]), alpha, power))
         for r, (m, a, b) in enumerate(index)), stat
 
 
-def _undecided(names: list[str], evaluated: list[Any], index, measure_list: list[Measure]) -> tuple[str, ...]:
+def _undecided(names: list[str], evaluated: list[Any], index,
+               measure_list: list[Measure]) -> tuple[str, ...]:
     """The pairs x measures whose means' bounds under the unjudged docs overlap,
     so that the judged docs alone do not decide which run is better (runs
     evaluated with bounds=True; none otherwise)."""

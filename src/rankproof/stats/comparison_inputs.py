@@ -31,14 +31,16 @@ def _relabelled(items: list[tuple[str, Any]], labels) -> list[tuple[str, Any]]:
         unknown = [str(k) for k in labels if str(k) not in {name for name, _ in items}]
         if unknown:
             raise InputError(what=literal(f"labels names run {unknown[0]!r}, which is not one of the runs "
-                                          f"({', '.join(name for name, _ in items)})"), value=unknown[0])
+                                          f"({', '.join(name for name, _ in items)})"),
+                             value=unknown[0])
         table = {str(k): str(v) for k, v in labels.items()}
         return [(table.get(name, name), run) for name, run in items]
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
         raise InputError(what="labels must be a list (one per run) or a mapping {{run name: label}}; got "
                               f"{type(labels).__name__}", value=type(labels).__name__)
     if len(labels) != len(items):
-        raise InputError(what=f"labels has {len(labels)} names for {len(items)} runs", value=len(labels),
+        raise InputError(what=f"labels has {len(labels)} names for {len(items)} runs",
+                         value=len(labels),
                          fix="give one label per run")
     return [(str(label), run) for label, (_, run) in zip(labels, items)]
 
@@ -47,7 +49,8 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     elif isinstance(runs, Sequence) and not isinstance(runs, (str, bytes)):
-        items = [(str(getattr(run, "run_name", None) or getattr(run, "name", None) or f"run{i + 1}"), run)
+        items = [(str(getattr(run, "run_name", None) or getattr(run, "name", None)
+                      or f"run{i + 1}"), run)
                  for i, run in enumerate(runs)]
     else:
         raise InputError(what=f"runs must be a mapping {{{{name: Run or Results}}}} or a list of them; got "
@@ -59,7 +62,8 @@ def _named(runs, labels=None) -> list[tuple[str, Any]]:
         raise InputError(what=literal(f"run name {repeated[0]} is given twice"), value=repeated[0],
                          fix="give each run a distinct name (pass a mapping {{name: run}})")
     if len(items) < 2:
-        raise InputError(what=f"compare needs at least two runs; got {len(items)}", value=len(items))
+        raise InputError(what=f"compare needs at least two runs; got {len(items)}",
+                         value=len(items))
     return items
 
 
@@ -113,7 +117,9 @@ def _mismatches(names: list[str], evaluated: list[Any], queries: list[Any],
     first_queries = set() if same else set(map(str, queries[0]))
     for name, other, other_ids in zip(names[1:], evaluated[1:], queries[1:]):
         if other.protocol.fingerprint != first.protocol.fingerprint:
-            policies = ", ".join(f"{key} {a} vs {b}" for key, (a, b) in first.protocol.differences(other.protocol).items())
+            policies = ", ".join(f"{key} {a} vs {b}"
+                                 for key, (a,
+                                           b) in first.protocol.differences(other.protocol).items())
             found.append(f"protocols differ: {first_name} {first.protocol.fingerprint}, {name} "
                          f"{other.protocol.fingerprint} ({policies})")
         if other.qrels_digest is None or other.qrels_digest != first.qrels_digest:
@@ -170,13 +176,16 @@ def comparable(names: list[str], evaluated: list[Any], baseline: str | None, all
     if baseline is not None and baseline not in names:
         near = difflib.get_close_matches(str(baseline), names, n=1)
         hint = f"did you mean {near[0]}? " if near else ""
-        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"), value=baseline,
+        raise InputError(what=literal(f"baseline {baseline!r} is not one of the runs"),
+                         value=baseline,
                          fix=literal(f"{hint}choose one of {', '.join(names)}"))
     mismatches = _mismatches(names, evaluated, queries, same)
     if mismatches and not allow_mismatch:
         raise ComparabilityError(
-            what=literal("runs are not comparable: " + "; ".join(mismatches) + ". Evaluate every run under one "
-                         "protocol on the same qrels and queries, or ") + "{do[allow_mismatch]} to compare them anyway on the "
+            what=literal("runs are not comparable: " + "; ".join(mismatches)
+                         + ". Evaluate every run under one "
+                         "protocol on the same qrels and queries, or ")
+            + "{do[allow_mismatch]} to compare them anyway on the "
                          "queries they share", value=tuple(mismatches))
     return mismatches
 

@@ -53,7 +53,9 @@ def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     return stats.false_discovery_control(p, method="bh") if len(p) else p.copy()
 
 
-CORRECTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"holm": holm, "bonferroni": bonferroni, "bh": benjamini_hochberg, "none": np.array}
+CORRECTIONS: dict[str, Callable[[np.ndarray],
+                                np.ndarray]] = {"holm": holm, "bonferroni": bonferroni,
+                                                "bh": benjamini_hochberg, "none": np.array}
 
 
 def correct(p, correction: "CorrectionName" = "holm", *, method: str | None = None) -> np.ndarray:

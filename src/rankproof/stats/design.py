@@ -34,7 +34,8 @@ from ..errors import InputError
 from .anova import two_way_anova
 from .power import queries_needed
 
-__all__ = ["variance_estimate", "topics_for_t_test", "topics_for_anova", "topics_for_ci_width", "anova_power"]
+__all__ = ["variance_estimate", "topics_for_t_test", "topics_for_anova", "topics_for_ci_width",
+           "anova_power"]
 
 MAX_TOPICS = 10**7
 
@@ -56,7 +57,8 @@ def variance_estimate(scores) -> float:
     return two_way_anova(scores).residual_variance
 
 
-def topics_for_t_test(min_difference: float, variance: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
+def topics_for_t_test(min_difference: float, variance: float, *, alpha: float = 0.05,
+                      power: float = 0.8) -> int:
     """Topics a paired t-test needs to detect ``min_difference`` with ``power`` (Sakai 2016, section 4.1).
 
     ``variance`` is V_E; the difference of two systems has variance 2 V_E.
@@ -64,14 +66,16 @@ def topics_for_t_test(min_difference: float, variance: float, *, alpha: float = 
     >>> topics_for_t_test(0.1, 0.01)   # sigma_d = sqrt(0.02): effect 0.707
     18
     """
-    effect = _positive(min_difference, "the minimum difference") / math.sqrt(2 * _positive(variance, "the variance"))
+    effect = (_positive(min_difference, "the minimum difference")
+              / math.sqrt(2 * _positive(variance, "the variance")))
     needed = queries_needed(effect, _probability(alpha, "alpha"), _probability(power, "the power"))
     if needed is None or needed >= MAX_TOPICS:
         raise _beyond(f"a paired t-test to detect {min_difference:g}")
     return needed
 
 
-def anova_power(topics, min_range: float, variance: float, systems: int, alpha: float = 0.05) -> np.ndarray:
+def anova_power(topics, min_range: float, variance: float, systems: int,
+                alpha: float = 0.05) -> np.ndarray:
     """Power of the one-way ANOVA F test with ``topics`` topics per system (Sakai 2016, section 4.2)."""
     from scipy import stats
 
@@ -93,7 +97,8 @@ def topics_for_anova(min_range: float, variance: float, systems: int, *, alpha: 
     variance = _positive(variance, "the variance")
     alpha, power = _probability(alpha, "alpha"), _probability(power, "the power")
     if not isinstance(systems, int) or systems < 2:
-        raise InputError(what=f"the ANOVA design needs at least 2 systems; got {systems!r}", value=systems)
+        raise InputError(what=f"the ANOVA design needs at least 2 systems; got {systems!r}",
+                         value=systems)
     return _smallest(lambda n: anova_power(n, min_range, variance, systems, alpha) >= power,
                      f"a one-way ANOVA to detect a range of {min_range:g}")
 
@@ -115,12 +120,14 @@ def topics_for_ci_width(width: float, variance: float, *, alpha: float = 0.05) -
     width = _positive(width, "the interval width")
     sd = math.sqrt(2 * _positive(variance, "the variance"))
     alpha = _probability(alpha, "alpha")
-    return _smallest(lambda n: _expected_width(n, sd, alpha) <= width, f"an interval no wider than {width:g}")
+    return _smallest(lambda n: _expected_width(n, sd, alpha) <= width,
+                     f"an interval no wider than {width:g}")
 
 
 def _beyond(what: str) -> InputError:
     return InputError(what=f"{what} needs more than {MAX_TOPICS:,} topics (the search's limit): the variance "
-                           "is too large, or the difference too small, for any collection", value=MAX_TOPICS,
+                           "is too large, or the difference too small, for any collection",
+                      value=MAX_TOPICS,
                       fix="design for a larger difference")
 
 

@@ -56,7 +56,8 @@ class Discrimination:
         return sum(value < self.alpha for value in self.asl) / len(self.asl)
 
 
-def bootstrap_asl(differences, *, n_resamples: int = DEFAULT_BOOTSTRAP, seed: int | None = DEFAULT_SEED
+def bootstrap_asl(differences, *, n_resamples: int = DEFAULT_BOOTSTRAP,
+                  seed: int | None = DEFAULT_SEED
                   ) -> np.ndarray:
     """Sakai's paired bootstrap ASL of each row of ``differences`` (rows x topics).
 
@@ -92,7 +93,8 @@ def discriminative_power(scores: Mapping[str, object], systems: Sequence[str] | 
     Every matrix must have the same shape (the same topics and systems in
     the same order).
     """
-    matrices = {str(measure): checked_matrix(matrix, min_topics=2) for measure, matrix in scores.items()}
+    matrices = {str(measure): checked_matrix(matrix, min_topics=2)
+                for measure, matrix in scores.items()}
     if not matrices:
         raise InputError(what="give at least one measure's score matrix")
     shapes = {matrix.shape for matrix in matrices.values()}
@@ -105,7 +107,9 @@ def discriminative_power(scores: Mapping[str, object], systems: Sequence[str] | 
     a = np.array([i for i, _ in pairs])
     b = np.array([j for _, j in pairs])
     stacked = np.concatenate([(matrix[:, b] - matrix[:, a]).T for matrix in matrices.values()])
-    asl = bootstrap_asl(stacked, n_resamples=n_resamples, seed=seed).reshape(len(matrices), len(pairs))
+    asl = bootstrap_asl(stacked, n_resamples=n_resamples, seed=seed).reshape(len(matrices),
+                                                                             len(pairs))
     labels = tuple((names[i], names[j]) for i, j in pairs)
-    return tuple(Discrimination(measure=measure, pairs=labels, asl=tuple(float(v) for v in row), alpha=alpha)
+    return tuple(Discrimination(measure=measure, pairs=labels, asl=tuple(float(v) for v in row),
+                                alpha=alpha)
                  for measure, row in zip(matrices, asl))

@@ -76,7 +76,8 @@ class GroupDisparity:
     n_resamples: int
 
 
-def _draws(values: np.ndarray, code: np.ndarray, counts: np.ndarray, normal: np.ndarray, n_resamples: int,
+def _draws(values: np.ndarray, code: np.ndarray, counts: np.ndarray, normal: np.ndarray,
+           n_resamples: int,
            rng: np.random.Generator) -> np.ndarray:
     """(n_resamples, groups) resampled group means (`normal`: the groups drawn from their normal law)."""
     means = np.empty((n_resamples, len(counts)))
@@ -93,7 +94,8 @@ def _draws(values: np.ndarray, code: np.ndarray, counts: np.ndarray, normal: np.
     return means
 
 
-def group_disparity(values: Mapping[Any, float], groups: Mapping[Any, Any], *, confidence: float = 0.95,
+def group_disparity(values: Mapping[Any, float], groups: Mapping[Any, Any], *,
+                    confidence: float = 0.95,
                     n_resamples: int = 2000, seed: int = 0, method: str = "auto",
                     unlabelled: "str | None" = None) -> GroupDisparity:
     """The disparity of per-user `values` across `groups` (user -> label), with its interval.
@@ -109,11 +111,13 @@ def group_disparity(values: Mapping[Any, float], groups: Mapping[Any, Any], *, c
             labels.append(str(label))
             kept.append(float(value))
     names, code = np.unique(np.asarray(labels, dtype=str), return_inverse=True)
-    return coded_disparity(np.asarray(kept, dtype=np.float64), code.reshape(-1), names, confidence=confidence,
+    return coded_disparity(np.asarray(kept, dtype=np.float64), code.reshape(-1), names,
+                           confidence=confidence,
                            n_resamples=n_resamples, seed=seed, method=method)
 
 
-def coded_disparity(values: np.ndarray, codes: np.ndarray, names: np.ndarray, *, confidence: float = 0.95,
+def coded_disparity(values: np.ndarray, codes: np.ndarray, names: np.ndarray, *,
+                    confidence: float = 0.95,
                     n_resamples: int = 2000, seed: int = 0, method: str = "auto") -> GroupDisparity:
     """:func:`group_disparity` from arrays: each user's value and group code (an index into `names`);
     nan values left out, groups without a user with a value dropped. No loop over the users in Python
@@ -136,11 +140,14 @@ def coded_disparity(values: np.ndarray, codes: np.ndarray, names: np.ndarray, *,
     counts = np.bincount(code, minlength=len(names))
     means = np.bincount(code, data, len(names)) / counts
     normal = counts >= MIN_QUERIES if method == "auto" else np.full(len(counts), method == "normal")
-    method = "+".join(name for name, used in (("bootstrap", not normal.all()), ("normal", normal.any())) if used)
+    method = "+".join(name for name, used in (("bootstrap", not normal.all()),
+                                              ("normal", normal.any())) if used)
     draws = _draws(data, code, counts, normal, n_resamples, np.random.default_rng(seed))
     spread = draws.max(axis=1) - draws.min(axis=1)
     low, high = np.quantile(spread, [(1 - confidence) / 2, (1 + confidence) / 2])
     hi, lo = int(np.argmax(means)), int(np.argmin(means))
-    return GroupDisparity(dict(zip(names.tolist(), means.tolist())), dict(zip(names.tolist(), counts.tolist())),
-                          float(means[hi] - means[lo]), str(names[hi]), str(names[lo]), float(low), float(high),
+    return GroupDisparity(dict(zip(names.tolist(), means.tolist())),
+                          dict(zip(names.tolist(), counts.tolist())),
+                          float(means[hi] - means[lo]), str(names[hi]), str(names[lo]), float(low),
+                          float(high),
                           confidence, method, n_resamples)

@@ -77,8 +77,10 @@ def _interval(differences: np.ndarray, confidence: float) -> tuple[float, float,
     return mean, mean - half, mean + half
 
 
-def judge_bias(human_qrels: Any, judge_qrels: Any, runs: Mapping[str, Any], measure: str, *, protocol=None,
-               confidence: float = 0.95, resamples: int = 1000, seed: int = 0, allow_partial: bool = False,
+def judge_bias(human_qrels: Any, judge_qrels: Any, runs: Mapping[str, Any], measure: str, *,
+               protocol=None,
+               confidence: float = 0.95, resamples: int = 1000, seed: int = 0,
+               allow_partial: bool = False,
                min_coverage: float = MIN_COVERAGE) -> JudgeBias:
     """The judge's bias per run on the shared pool (see the module docstring).
 
@@ -98,7 +100,8 @@ def judge_bias(human_qrels: Any, judge_qrels: Any, runs: Mapping[str, Any], meas
     grades = "real" if human_qrels.real_grades or judge_qrels.real_grades else "integer"
     human, judge = Qrels.from_dict(cut_h, grades=grades), Qrels.from_dict(cut_j, grades=grades)
     names = [str(name) for name in runs]
-    evaluated = [evaluate(q, run, [measure], protocol, allow_partial=allow_partial, min_coverage=min_coverage)
+    evaluated = [evaluate(q, run, [measure], protocol, allow_partial=allow_partial,
+                          min_coverage=min_coverage)
                  for q in (human, judge) for run in runs.values()]
     topics, matrix = score_matrix(evaluated, measure)
     if len(topics) < 3:
@@ -108,14 +111,19 @@ def judge_bias(human_qrels: Any, judge_qrels: Any, runs: Mapping[str, Any], meas
     rows = []
     for i, name in enumerate(names):
         mean, low, high = _interval(differences[:, i], confidence)
-        rows.append(RunBias(run=name, human=float(under_h[:, i].mean()), judge=float(under_j[:, i].mean()),
+        rows.append(RunBias(run=name, human=float(under_h[:, i].mean()),
+                            judge=float(under_j[:, i].mean()),
                             difference=mean, low=low, high=high))
-    per_topic = {which: {name: dict(zip(topics.tolist(), values[:, i].tolist())) for i, name in enumerate(names)}
+    per_topic = {which: {name: dict(zip(topics.tolist(), values[:, i].tolist()))
+                         for i, name in enumerate(names)}
                  for which, values in (("human", under_h), ("judge", under_j))}
-    ranking = ranking_agreement(per_topic["human"], per_topic["judge"], resamples=resamples, seed=seed,
+    ranking = ranking_agreement(per_topic["human"], per_topic["judge"], resamples=resamples,
+                                seed=seed,
                                 confidence=confidence)
-    return JudgeBias(measure=str(measure), pairs=sum(len(d) for d in cut_h.values()), topics=len(topics),
-                     runs=tuple(rows), anova=two_way_anova(differences), ranking=ranking, confidence=confidence)
+    return JudgeBias(measure=str(measure), pairs=sum(len(d) for d in cut_h.values()),
+                     topics=len(topics),
+                     runs=tuple(rows), anova=two_way_anova(differences), ranking=ranking,
+                     confidence=confidence)
 
 
 def judge_bias_data(result: JudgeBias) -> dict[str, Any]:

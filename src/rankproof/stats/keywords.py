@@ -43,5 +43,6 @@ def renamed_keyword(value: Any, old_value: Any, *, new: str, old: str, default: 
         raise InputError(what=literal(f"{where}: {old}= and {new}= name the same setting; got {old_value!r} and {value!r}"),
                          value=old_value, fix=f"give {new}= only")
     if warn:
-        warnings.warn(f"{where}: {old}= is deprecated; use {new}=", DeprecationWarning, stacklevel=3)
+        warnings.warn(f"{where}: {old}= is deprecated; use {new}=", DeprecationWarning,
+                      stacklevel=3)
     return old_value

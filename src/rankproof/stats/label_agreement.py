@@ -40,10 +40,12 @@ from rankproof.data.layering import source_names
 from rankproof.errors import InputError
 from rankproof.stats.topic_bootstrap import topic_counts
 from rankproof.typing import Judgments
-from rankproof.stats.coefficients import (ALPHA_LEVELS, alpha_from_coincidence, gwet_from_counts, gwet_weights,
+from rankproof.stats.coefficients import (ALPHA_LEVELS, alpha_from_coincidence, gwet_from_counts,
+                                          gwet_weights,
                                           kappa_from_confusion)
 
-__all__ = ["Estimate", "JudgeAgreement", "LabelAgreement", "LabelTable", "label_agreement", "label_table"]
+__all__ = ["Estimate", "JudgeAgreement", "LabelAgreement", "LabelTable", "label_agreement",
+           "label_table"]
 
 
 
@@ -105,7 +107,8 @@ def label_table(judgments: Sequence[Judgments], names: Sequence[str] | None = No
     values = np.unique(grades[~np.isnan(grades)])
     codes = np.where(np.isnan(grades), -1, np.searchsorted(values, np.nan_to_num(grades)))
     kept = tuple(q for q, i in queries.items() if informative[i])
-    return LabelTable(sources=names, queries=kept, topic=topic, grades=grades, values=values, codes=codes)
+    return LabelTable(sources=names, queries=kept, topic=topic, grades=grades, values=values,
+                      codes=codes)
 
 
 @dataclass(frozen=True)
@@ -158,12 +161,15 @@ def _per_topic(table: LabelTable, weights: np.ndarray) -> dict[str, np.ndarray]:
     # Krippendorff: each unit's ordered pairs of values, weighted 1 / (m_u - 1).
     pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(q)
     coincidence = np.zeros((topics, q, q))
-    np.add.at(coincidence, table.topic[pairable], pairs[pairable] / (raters[pairable] - 1)[:, None, None])
+    np.add.at(coincidence, table.topic[pairable],
+              pairs[pairable] / (raters[pairable] - 1)[:, None, None])
     sums: dict[str, np.ndarray] = {"coincidence": coincidence}
-    # Gwet: the unit's agreement (weighted for AC2, identity for AC1), and its share of each category.
+    # Gwet: the unit's agreement (weighted for AC2, identity for AC1), and its share of each
+    # category.
     with np.errstate(divide="ignore", invalid="ignore"):
         for key, w in (("agreement", weights), ("agreement_1", np.eye(q))):
-            unit = np.where(pairable, (counts * (counts @ w.T - 1)).sum(axis=1) / (raters * (raters - 1)), 0.0)
+            unit = np.where(pairable, (counts * (counts @ w.T - 1)).sum(axis=1)
+                            / (raters * (raters - 1)), 0.0)
             sums[key] = np.bincount(table.topic, unit, minlength=topics)
         shares = np.where(raters[:, None] > 0, counts / raters[:, None], 0.0)
     sums["pairable"] = np.bincount(table.topic, pairable.astype(float), minlength=topics)
@@ -181,11 +187,14 @@ def _per_topic(table: LabelTable, weights: np.ndarray) -> dict[str, np.ndarray]:
 def _coefficients(sums: dict[str, np.ndarray], values: np.ndarray, weights: np.ndarray,
                   kappa_weights: str | None) -> dict[str, np.ndarray]:
     """Every coefficient from (resampled) sums; the leading axis is the batch."""
-    out = {f"alpha {level}": alpha_from_coincidence(sums["coincidence"], values, level) for level in ALPHA_LEVELS}
+    out = {f"alpha {level}": alpha_from_coincidence(sums["coincidence"], values, level)
+           for level in ALPHA_LEVELS}
     identity = np.eye(len(values))
-    out["ac1"] = gwet_from_counts(sums["agreement_1"], sums["pairable"], sums["classified"], sums["units"],
+    out["ac1"] = gwet_from_counts(sums["agreement_1"], sums["pairable"], sums["classified"],
+                                  sums["units"],
                                   identity)
-    out["ac2"] = gwet_from_counts(sums["agreement"], sums["pairable"], sums["classified"], sums["units"], weights)
+    out["ac2"] = gwet_from_counts(sums["agreement"], sums["pairable"], sums["classified"],
+                                  sums["units"], weights)
     for key in [k for k in sums if k.startswith("confusion ")]:
         matrix = sums[key]
         out[f"{key} kappa"] = kappa_from_confusion(matrix)
@@ -244,14 +253,18 @@ def label_agreement(judgments: Sequence[Judgments], names: Sequence[str] | None 
                          value=f"resamples={resamples}, confidence={confidence}")
     table = label_table(judgments, names)
     if not table.queries:
-        raise InputError(what="no (query, doc) pair is judged by two sources", fix="give qrels of the same topics")
+        raise InputError(what="no (query, doc) pair is judged by two sources",
+                         fix="give qrels of the same topics")
     w = gwet_weights(table.values, "identity" if weights == "none" else weights)
     sums = _per_topic(table, w)
     kappa_weights = None if weights == "none" else weights
-    point = _coefficients({k: v.sum(axis=0) for k, v in sums.items()}, table.values, w, kappa_weights)
+    point = _coefficients({k: v.sum(axis=0) for k, v in sums.items()}, table.values, w,
+                          kappa_weights)
     topics = len(table.queries)
-    parts = [_coefficients({k: np.tensordot(counts.astype(float), v, axes=(1, 0)) for k, v in sums.items()},
-                           table.values, w, kappa_weights) for counts in topic_counts(topics, resamples, seed)]
+    parts = [_coefficients({k: np.tensordot(counts.astype(float), v, axes=(1, 0))
+                            for k, v in sums.items()},
+                           table.values, w, kappa_weights)
+             for counts in topic_counts(topics, resamples, seed)]
     resampled = {key: np.concatenate([part[key] for part in parts]) if parts else np.empty((0,))
                  for key in point}
 

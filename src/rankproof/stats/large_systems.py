@@ -38,11 +38,13 @@ import numpy as np
 
 from .pairwise import PairTest, PairwiseTests
 
-__all__ = ["LARGE_TOPICS", "NORMAL_DRAWS", "LINDEBERG_SHARE", "range_sf", "large_tukey", "large_max_t",
+__all__ = ["LARGE_TOPICS", "NORMAL_DRAWS", "LINDEBERG_SHARE", "range_sf", "large_tukey",
+           "large_max_t",
            "use_limit"]
 
 LARGE_TOPICS = 5_000
-# Draws of k normals for MaxT's limit: Monte Carlo sd of a p-value at most 0.5 / sqrt(200,000) = 0.0011.
+# Draws of k normals for MaxT's limit: Monte Carlo sd of a p-value at most 0.5 / sqrt(200,000) =
+# 0.0011.
 NORMAL_DRAWS = 200_000
 # Past this share of the total within-topic variance in one topic, the normal limit is not trusted.
 LINDEBERG_SHARE = 5e-3
@@ -81,7 +83,8 @@ def _paired_t(matrix: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.n
     centred = matrix - matrix.mean(axis=1, keepdims=True)
     sums, gram = centred.sum(axis=0), centred.T @ centred
     sum_d = sums[second] - sums[first]
-    sum_squares = np.maximum(gram[second, second] + gram[first, first] - 2 * gram[first, second], 0.0)
+    sum_squares = np.maximum(gram[second, second] + gram[first, first] - 2 * gram[first, second],
+                             0.0)
     mean = sum_d / topics
     spread = np.sqrt(np.maximum(sum_squares - sum_d * mean, 0.0) / (topics - 1))
     size = np.maximum(np.sqrt(sum_squares / topics), np.finfo(float).tiny)
@@ -112,7 +115,8 @@ def _method_text(share: float, what: str) -> str:
             f"{LINDEBERG_SHARE:g} the normal limit needs (rankproof.stats.large_systems)")
 
 
-def large_tukey(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[int, int]], *, alpha: float,
+def large_tukey(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[int, int]], *,
+                alpha: float,
                 seed: int | None, reference: str) -> PairwiseTests:
     """Tukey HSD from the limit of the randomised test's range distribution (see the module)."""
     topics, k = matrix.shape
@@ -121,17 +125,21 @@ def large_tukey(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[in
     observed = np.array([abs(means[b] - means[a]) for a, b in pairs])
     q = observed * topics / sigma if sigma > 0 else np.where(observed > 0, np.inf, 0.0)
     p_values = range_sf(q, k)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b], difference=float(means[b] - means[a]),
+    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
+                          difference=float(means[b] - means[a]),
                           statistic=float(observed[i]), p_value=float(p_values[i]),
                           significant=bool(p_values[i] < alpha)) for i, (a, b) in enumerate(pairs))
     return PairwiseTests(procedure="Tukey HSD (large-sample limit of the randomised test: studentized range, "
                                    "infinite df)", reference=reference, systems=names,
-                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha, topics=topics,
+                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha,
+                         topics=topics,
                          n_resamples=0, seed=seed, exact=False,
-                         method=_method_text(share, "p = P(range of k normals >= |difference| n / sigma)"))
+                         method=_method_text(share,
+                                             "p = P(range of k normals >= |difference| n / sigma)"))
 
 
-def large_max_t(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[int, int]], *, alpha: float,
+def large_max_t(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[int, int]], *,
+                alpha: float,
                 seed: int | None, reference: str, baselines: tuple[str, ...]) -> PairwiseTests:
     """Step-down MaxT on draws of the permuted t's normal limit (Z_b - Z_a) / sqrt(2) (see the module)."""
     topics, k = matrix.shape
@@ -153,11 +161,14 @@ def large_max_t(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[in
     p_values = np.empty(len(pairs))
     p_values[order] = np.minimum(1.0, stepped)
     means = matrix.mean(axis=0)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b], difference=float(means[b] - means[a]),
+    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
+                          difference=float(means[b] - means[a]),
                           statistic=float(observed[i]), p_value=float(p_values[i]),
                           significant=bool(p_values[i] < alpha)) for i, (a, b) in enumerate(pairs))
     return PairwiseTests(procedure="MaxT (step-down, large-sample normal limit of the permuted t's)",
-                         reference=reference, systems=names, means=tuple(float(m) for m in means), pairs=rows,
-                         alpha=alpha, topics=topics, n_resamples=NORMAL_DRAWS, seed=seed, exact=False,
+                         reference=reference, systems=names, means=tuple(float(m) for m in means),
+                         pairs=rows,
+                         alpha=alpha, topics=topics, n_resamples=NORMAL_DRAWS, seed=seed,
+                         exact=False,
                          baselines=baselines,
                          method=_method_text(share, f"{NORMAL_DRAWS:,} draws of k normals"))

@@ -36,7 +36,8 @@ from rankproof.errors import InputError
 from rankproof.stats.corrections import correct
 from rankproof.stats.topic_bootstrap import topic_counts
 
-__all__ = ["Leaderboard", "LeaderboardRow", "bootstrap_ranks", "leaderboard", "leaderboard_data", "leaderboard_of"]
+__all__ = ["Leaderboard", "LeaderboardRow", "bootstrap_ranks", "leaderboard", "leaderboard_data",
+           "leaderboard_of"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ def bootstrap_ranks(matrix: np.ndarray, resamples: int, seed: int) -> np.ndarray
                       for counts in topic_counts(topics, resamples, seed)])
 
 
-def leaderboard(matrix, systems: Sequence[str], measure: str = "", *, resamples: int = 1000, seed: int = 0,
+def leaderboard(matrix, systems: Sequence[str], measure: str = "", *, resamples: int = 1000,
+                seed: int = 0,
                 confidence: float = 0.95, alpha: float = 0.05) -> Leaderboard:
     """The leaderboard of a topics x systems score matrix (see the module docstring).
 
@@ -87,9 +89,11 @@ def leaderboard(matrix, systems: Sequence[str], measure: str = "", *, resamples:
     [('a', 1.0), ('b', 2.0), ('c', 3.0)]
     """
     matrix = np.asarray(matrix, dtype=float)
-    if matrix.ndim != 2 or matrix.shape[1] != len(systems) or matrix.shape[1] < 2 or matrix.shape[0] < 2:
+    if (matrix.ndim != 2 or matrix.shape[1] != len(systems) or matrix.shape[1] < 2
+        or matrix.shape[0] < 2):
         raise InputError(what="a leaderboard needs a topics x systems matrix of 2 or more of each, one name "
-                              "per system column", value=f"shape {matrix.shape}, {len(systems)} names")
+                              "per system column",
+                         value=f"shape {matrix.shape}, {len(systems)} names")
     if not np.isfinite(matrix).all():
         raise InputError(what="the score matrix holds NaN or infinite values",
                          fix="evaluate every system on the same topics")
@@ -112,21 +116,26 @@ def leaderboard(matrix, systems: Sequence[str], measure: str = "", *, resamples:
     rows = [LeaderboardRow(system=str(systems[s]), mean=float(means[s]), rank=float(ranks[s]),
                            rank_low=float(low[s]), rank_high=float(high[s]),
                            first=float(np.mean(draws[:, s] <= 1.0)),
-                           p_value=adjusted.get(s, float("nan")), separable=adjusted.get(s, 0.0) <= alpha
+                           p_value=adjusted.get(s, float("nan")),
+                           separable=adjusted.get(s, 0.0) <= alpha
                            and s != best)
             for s in sorted(range(len(systems)), key=lambda s: (ranks[s], str(systems[s])))]
     tied = tuple(row.system for row in rows if not row.separable)
-    return Leaderboard(measure=str(measure), rows=tuple(rows), tied_with_best=tied, topics=matrix.shape[0],
+    return Leaderboard(measure=str(measure), rows=tuple(rows), tied_with_best=tied,
+                       topics=matrix.shape[0],
                        resamples=resamples, seed=seed, confidence=confidence, alpha=alpha)
 
 
 def leaderboard_data(board: Leaderboard) -> dict[str, Any]:
     """The leaderboard as plain data (JSON-ready) for the report: settings, rows, the set tied with the best."""
-    return {"measure": board.measure, "topics": board.topics, "resamples": board.resamples, "seed": board.seed,
-            "confidence": board.confidence, "alpha": board.alpha, "tied_with_best": list(board.tied_with_best),
+    return {"measure": board.measure, "topics": board.topics, "resamples": board.resamples,
+            "seed": board.seed,
+            "confidence": board.confidence, "alpha": board.alpha,
+            "tied_with_best": list(board.tied_with_best),
             "rows": [{"system": r.system, "mean": r.mean, "rank": r.rank, "rank_low": r.rank_low,
                       "rank_high": r.rank_high, "first": r.first,
-                      "p_value": None if np.isnan(r.p_value) else r.p_value, "separable": r.separable}
+                      "p_value": None if np.isnan(r.p_value) else r.p_value,
+                      "separable": r.separable}
                      for r in board.rows]}
 
 

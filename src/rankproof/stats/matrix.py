@@ -14,7 +14,8 @@ import numpy as np
 
 from ..errors import InputError, literal
 
-__all__ = ["score_matrix", "query_ids", "query_values", "same_queries", "sorted_ids", "checked_matrix",
+__all__ = ["score_matrix", "query_ids", "query_values", "same_queries", "sorted_ids",
+           "checked_matrix",
            "checked_names", "MAX_CELLS"]
 
 # A permutation procedure holds at least one permuted copy of the matrix (and,
@@ -23,7 +24,8 @@ __all__ = ["score_matrix", "query_ids", "query_values", "same_queries", "sorted_
 MAX_CELLS = 8_000_000
 
 
-def checked_matrix(scores, *, min_systems: int = 2, min_topics: int = 2, what: str = "scores") -> np.ndarray:
+def checked_matrix(scores, *, min_systems: int = 2, min_topics: int = 2,
+                   what: str = "scores") -> np.ndarray:
     """``scores`` as a float64 (topics x systems) array, refused with one line if it is not one.
 
     >>> checked_matrix([[0.1, 0.2], [0.3, 0.4]]).shape
@@ -55,7 +57,8 @@ def checked_names(names: Sequence[str] | None, systems: int) -> tuple[str, ...]:
                          fix="give one name per column of the matrix")
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
-        raise InputError(what=literal(f"system name {repeated[0]} is given twice"), value=repeated[0])
+        raise InputError(what=literal(f"system name {repeated[0]} is given twice"),
+                         value=repeated[0])
     return names
 
 

@@ -35,9 +35,11 @@ from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 __all__ = ["max_t", "paired_t_statistics", "REFERENCE"]
 
-# Statistics within this relative distance count as equal (the same t reached through sums in another order).
+# Statistics within this relative distance count as equal (the same t reached through sums in
+# another order).
 _TOLERANCE = 1e-9
-# Differences whose spread is below this share of their size count as constant (rounding in the Gram sums).
+# Differences whose spread is below this share of their size count as constant (rounding in the Gram
+# sums).
 _FLAT = 1e-9
 
 REFERENCE = "Westfall and Young (1993), Resampling-Based Multiple Testing, Algorithm 2.8 (step-down maxT)"
@@ -120,7 +122,8 @@ def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha
     topics = matrix.shape[0]
     if use_limit(matrix, method, matrix_module.MAX_CELLS):
         return large_max_t(matrix, names, pairs, alpha=alpha, seed=seed, reference=REFERENCE,
-                           baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs)) if baselines else ())
+                           baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs))
+                           if baselines else ())
     check_size(topics, matrix.shape[1], matrix.shape[1], "MaxT")
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])
@@ -141,11 +144,14 @@ def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha
     p_values = np.empty(len(pairs))
     p_values[order] = np.minimum(1.0, stepped)
     means = matrix.mean(axis=0)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b], difference=float(means[b] - means[a]),
+    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
+                          difference=float(means[b] - means[a]),
                           statistic=float(observed[i]), p_value=float(p_values[i]),
                           significant=bool(p_values[i] < alpha))
                  for i, (a, b) in enumerate(pairs))
     return PairwiseTests(procedure="MaxT (step-down)", reference=REFERENCE, systems=names,
-                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha, topics=topics,
+                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha,
+                         topics=topics,
                          n_resamples=drawn, seed=seed, exact=exact,
-                         baselines=tuple(names[a] for a in dict.fromkeys(first.tolist())) if baselines else ())
+                         baselines=tuple(names[a] for a in dict.fromkeys(first.tolist()))
+                         if baselines else ())

@@ -18,13 +18,15 @@ import numpy as np
 
 from ..errors import InputError, literal
 from ..measures.base import Measure
-from .asymptotic import METHODS, MIN_QUERIES, LargeSample, berry_esseen, interval_check, normal_intervals, p_value_check, t_p_values
+from .asymptotic import (METHODS, MIN_QUERIES, LargeSample, berry_esseen, interval_check,
+                         normal_intervals, p_value_check, t_p_values)
 from .corrections import CORRECTIONS
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .resampling import mean_intervals
 from .significance import TESTS
 
-__all__ = ["row_statistics", "checked_options", "method_lines", "BOOTSTRAP_METHODS", "TIE_TOLERANCE"]
+__all__ = ["row_statistics", "checked_options", "method_lines", "BOOTSTRAP_METHODS",
+           "TIE_TOLERANCE"]
 
 # Per-query values closer than this count as a tie (sums in another order differ by rounding).
 TIE_TOLERANCE = 1e-12
@@ -41,7 +43,8 @@ def choose(value: str, options, what: str) -> str:
                      fix=literal(f"{hint}choose one of {', '.join(options)}"))
 
 
-def checked_options(*, test: str, correction: str, bootstrap_method: str, alpha: float, confidence: float,
+def checked_options(*, test: str, correction: str, bootstrap_method: str, alpha: float,
+                    confidence: float,
                     power: float, n_resamples: int, seed: int | None, method: str = "auto"
                     ) -> tuple[TestName, CorrectionName, BootstrapMethod]:
     """Refuse options compare cannot use; (test, correction, bootstrap method) as known names."""
@@ -49,7 +52,8 @@ def checked_options(*, test: str, correction: str, bootstrap_method: str, alpha:
     test = choose(test, TESTS, "test")
     correction = choose(correction, CORRECTIONS, "correction")
     bootstrap_method = choose(bootstrap_method, BOOTSTRAP_METHODS, "bootstrap method")
-    for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1), ("power", power, 0, 1)):
+    for name, value, low, high in (("alpha", alpha, 0, 1), ("confidence", confidence, 0, 1),
+                                   ("power", power, 0, 1)):
         if not isinstance(value, (int, float)) or not low < value < high:
             raise InputError(what=literal(f"{name} must be a number in ({low}, {high}); got {value!r}"), value=value)
     if not isinstance(n_resamples, int) or isinstance(n_resamples, bool) or n_resamples < 1:
@@ -59,15 +63,19 @@ def checked_options(*, test: str, correction: str, bootstrap_method: str, alpha:
     # (40 at 95%); with fewer the interval need not even hold the estimate.
     fewest = math.ceil(2 / (1 - confidence) - 1e-9)
     if n_resamples < fewest:
-        raise InputError(what=f"n_resamples {n_resamples} is too few for a {confidence:g} interval", value=n_resamples,
+        raise InputError(what=f"n_resamples {n_resamples} is too few for a {confidence:g} interval",
+                         value=n_resamples,
                          fix=f"give at least {fewest} (--resamples {fewest}), 10000 for stable results")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
-    return cast(TestName, test), cast(CorrectionName, correction), cast(BootstrapMethod, bootstrap_method)
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"),
+                         value=seed)
+    return (cast(TestName, test), cast(CorrectionName, correction),
+            cast(BootstrapMethod, bootstrap_method))
 
 
 def row_statistics(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str],
-                   measure_list: list[Measure], *, test: TestName, confidence: float, n_resamples: int,
+                   measure_list: list[Measure], *, test: TestName, confidence: float,
+                   n_resamples: int,
                    seed: int | None, bootstrap_method: BootstrapMethod, method: str = "resampling"
                    ) -> dict[str, np.ndarray]:
     """Means, difference, effect size, wins, ties, losses, p-value and interval of each row of `index`,
@@ -97,7 +105,8 @@ def row_statistics(values: np.ndarray, index: list[tuple[int, int, int]], names:
     # t-test's p are undefined (NaN, shown as n/a), not infinite and 0.
     undefined = ~(deviation > 0) & (difference != 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        effect = np.where(deviation > 0, difference / deviation, np.where(difference == 0, 0.0, np.nan))
+        effect = np.where(deviation > 0, difference / deviation,
+                          np.where(difference == 0, 0.0, np.nan))
     wins = (paired & (d > TIE_TOLERANCE)).sum(axis=1)
     losses = (paired & (d < -TIE_TOLERANCE)).sum(axis=1)
     chosen = _methods(d, test=test, confidence=confidence, n_resamples=n_resamples, method=method)
@@ -111,8 +120,10 @@ def row_statistics(values: np.ndarray, index: list[tuple[int, int, int]], names:
     intervals = chosen.pop("normal_ci")
     bootstrapped = ~chosen["ci_normal"]
     if bootstrapped.any():
-        intervals[bootstrapped] = mean_intervals(d[bootstrapped], confidence, n_resamples, seed, bootstrap_method)
-    return {"mean_a": mean_a, "mean_b": mean_b, "difference": difference, "effect": effect, "wins": wins,
+        intervals[bootstrapped] = mean_intervals(d[bootstrapped], confidence, n_resamples, seed,
+                                                 bootstrap_method)
+    return {"mean_a": mean_a, "mean_b": mean_b, "difference": difference, "effect": effect,
+            "wins": wins,
             "losses": losses, "ties": n - wins - losses, "n": n, "p": p, "low": intervals[:, 0],
             "high": intervals[:, 1], **chosen}
 
@@ -129,29 +140,36 @@ def _methods(d: np.ndarray, *, test: str, confidence: float, n_resamples: int, m
     moments = LargeSample(d)
     bound, p_switch, _ = p_value_check(moments, n_resamples)
     shift, ci_switch, _ = interval_check(moments, confidence, n_resamples)
-    if method == "normal":   # forced: every row with a spread (constant rows keep their exact answers)
+    # forced: every row with a spread (constant rows keep their exact answers)
+    if method == "normal":
         p_switch = ci_switch = (moments.sd > 0) & (moments.n >= 2)
-    # Only the randomization test is replaced: t is the t-test already, Wilcoxon keeps scipy's own forms.
+    # Only the randomization test is replaced: t is the t-test already, Wilcoxon keeps scipy's own
+    # forms.
     p_switch = p_switch & (test == "randomization")
-    return {"p_normal": p_switch, "ci_normal": ci_switch, "p_bound": bound, "p_guarantee": berry_esseen(moments),
+    return {"p_normal": p_switch, "ci_normal": ci_switch, "p_bound": bound,
+            "p_guarantee": berry_esseen(moments),
             "ci_shift": shift,
             "p_t": t_p_values(moments), "normal_ci": normal_intervals(moments, confidence)}
 
 
 def method_lines(stat: dict[str, np.ndarray], *, method: str, test: str, confidence: float,
-                 n_resamples: int, bootstrap_method: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+                 n_resamples: int, bootstrap_method: str) -> tuple[tuple[tuple[str, str], ...],
+                                                                   tuple[str, ...]]:
     """(per row: how its p-value and interval were computed, the checks as sentences)."""
     p_normal, ci_normal, n = stat["p_normal"], stat["ci_normal"], stat["n"]
-    resampled_p = {"randomization": f"randomization test ({n_resamples:,} sign flips)", "t": "paired t-test",
+    resampled_p = {"randomization": f"randomization test ({n_resamples:,} sign flips)",
+                   "t": "paired t-test",
                    "wilcoxon": "Wilcoxon signed-rank test"}[test]
     bootstrap = f"{bootstrap_method} bootstrap ({n_resamples:,} resamples)"
     methods = tuple(("paired t-test (normal check)" if pn else resampled_p,
                      "normal interval (skewness check)" if cn else bootstrap)
                     for pn, cn in zip(p_normal.tolist(), ci_normal.tolist()))
     if method == "resampling":
-        return methods, (f"method resampling: p from the {resampled_p}, intervals from the {bootstrap}",)
+        return (methods,
+                (f"method resampling: p from the {resampled_p}, intervals from the {bootstrap}",))
     if method == "auto" and not (n >= MIN_QUERIES).any():
-        return methods, ()   # no row is large enough to switch: nothing to report, the output as before
+        # no row is large enough to switch: nothing to report, the output as before
+        return methods, ()
     lines = [f"method {method}: rows with {MIN_QUERIES:,} queries or more take the paired t-test and the normal "
              "interval where resampling could not tell them apart (rankproof.stats.asymptotic)"]
     allowed_p = 0.5 / math.sqrt(n_resamples)
@@ -162,19 +180,22 @@ def method_lines(stat: dict[str, np.ndarray], *, method: str, test: str, confide
         lines.append(f"p: paired t-test on {int(p_normal.sum())} of {len(n)} rows"
                      + (f" (|p - p_randomization| at most {float(bound.max()):.2g} by the Edgeworth kurtosis term, "
                         f"within {allowed_p:.2g} = 0.5/sqrt({n_resamples:,}), the Monte Carlo error of the test it "
-                        f"replaces; Berry-Esseen guarantee {float(guarantee.max()):.2g})" if len(bound) else "")
+                        f"replaces; Berry-Esseen guarantee {float(guarantee.max()):.2g})"
+                        if len(bound) else "")
                      + (f"; {kept} kept the {resampled_p}, whose p has a Monte Carlo sd of at most "
                         f"{allowed_p:.2g}" if kept else ""))
     tail = (1 - confidence) / 2
     from scipy.special import ndtri
 
     z = float(ndtri(1 - tail))
-    allowed_ci = math.sqrt(tail * (1 - tail) / n_resamples) / (math.exp(-z * z / 2) / math.sqrt(2 * math.pi))
+    allowed_ci = (math.sqrt(tail * (1 - tail) / n_resamples)
+                  / (math.exp(-z * z / 2) / math.sqrt(2 * math.pi)))
     shift = stat["ci_shift"][ci_normal]
     kept = int((~ci_normal).sum())
     lines.append(f"CI: normal interval (mean -+ {z:.3g} se) on {int(ci_normal.sum())} of {len(n)} rows"
                  + (f" (skewness moves the bootstrap ends by at most {float(shift.max()):.2g} se, within the "
-                    f"{allowed_ci:.2g} se Monte Carlo error of {n_resamples:,} resamples)" if len(shift) else "")
+                    f"{allowed_ci:.2g} se Monte Carlo error of {n_resamples:,} resamples)"
+                    if len(shift) else "")
                  + (f"; {kept} kept the {bootstrap}, whose ends have a Monte Carlo sd of {allowed_ci:.2g} se"
                     if kept else ""))
     return methods, tuple(lines)

@@ -44,11 +44,13 @@ def check_size(topics: int, systems: int, width: int, procedure: str) -> None:
     cells = topics * max(systems, width)
     if cells > MAX_CELLS:
         raise InputError(what=f"{procedure} over {topics} topics x {systems} systems needs {cells:,} values per "
-                              f"permutation, more than the {MAX_CELLS:,} it holds in memory", value=cells,
+                              f"permutation, more than the {MAX_CELLS:,} it holds in memory",
+                         value=cells,
                          fix="compare fewer systems, or sample the topics")
 
 
-def permuted_blocks(scores: np.ndarray, n_resamples: int, seed: int | None, *, width: int | None = None
+def permuted_blocks(scores: np.ndarray, n_resamples: int, seed: int | None, *,
+                    width: int | None = None
                     ) -> Iterator[tuple[np.ndarray, bool]]:
     """Chunks of permuted copies of ``scores`` (chunk x topics x systems); the flag says exact enumeration.
 

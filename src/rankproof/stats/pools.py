@@ -39,7 +39,8 @@ import numpy as np
 
 from rankproof.errors import InputError
 
-__all__ = ["POOL_METHODS", "Pool", "PoolEntry", "Reusability", "build_pool", "leave_one_run_out", "mean_absolute_change",
+__all__ = ["POOL_METHODS", "Pool", "PoolEntry", "Reusability", "build_pool", "leave_one_run_out",
+           "mean_absolute_change",
            "ranked_lists"]
 
 
@@ -122,8 +123,10 @@ def _candidates(lists: dict[str, dict[str, list[str]]], query: str, judged: Mapp
     return found
 
 
-def build_pool(runs: Mapping[str, Any], method: str = "depth", *, size: int = 10, budget: int | None = None,
-               p: float = 0.8, k: int = 60, judged: Mapping[str, Mapping[str, Any]] | None = None) -> Pool:
+def build_pool(runs: Mapping[str, Any], method: str = "depth", *, size: int = 10,
+               budget: int | None = None,
+               p: float = 0.8, k: int = 60,
+               judged: Mapping[str, Mapping[str, Any]] | None = None) -> Pool:
     """The pool of `runs` (``{name: Run}``) by `method`, `size` new docs per query (depth: the depth).
 
     `judged` (``{query: {doc: grade}}``, e.g. ``Qrels.to_dict()``) holds the
@@ -140,7 +143,8 @@ def build_pool(runs: Mapping[str, Any], method: str = "depth", *, size: int = 10
     ['d2', 'd1']
     """
     if method not in POOL_METHODS:
-        raise InputError(what=f"unknown pooling method {method!r}", fix=f"use one of {', '.join(POOL_METHODS)}")
+        raise InputError(what=f"unknown pooling method {method!r}",
+                         fix=f"use one of {', '.join(POOL_METHODS)}")
     if size < 1 or (budget is not None and budget < 0) or not 0 < p < 1 or k < 0:
         raise InputError(what="pool size >= 1, budget >= 0, 0 < p < 1 and k >= 0",
                          value=f"size={size}, budget={budget}, p={p}, k={k}")
@@ -151,18 +155,22 @@ def build_pool(runs: Mapping[str, Any], method: str = "depth", *, size: int = 10
     entries: list[PoolEntry] = []
     for query in sorted({q for ranked in lists.values() for q in ranked}):
         found = _candidates(lists, query, judged or {}, method, size)
-        scored = sorted(((priority(list(ranks.values()), size, p, k), doc, ranks) for doc, ranks in found.items()),
+        scored = sorted(((priority(list(ranks.values()), size, p, k), doc, ranks)
+                         for doc, ranks in found.items()),
                         key=lambda item: (-item[0], item[1]))
         kept = scored if method == "depth" else scored[:size]
         entries += [PoolEntry(query, doc, value, min(ranks.values()), tuple(sorted(ranks)))
                     for value, doc, ranks in kept]
     if budget is not None and budget < len(entries):
-        order = sorted(range(len(entries)), key=lambda i: (-entries[i].priority, entries[i].query, entries[i].doc))
+        order = sorted(range(len(entries)),
+                       key=lambda i: (-entries[i].priority, entries[i].query, entries[i].doc))
         keep = set(order[:budget])
         entries = [entry for i, entry in enumerate(entries) if i in keep]
-    contribution = {name: (sum(name in e.runs for e in entries), sum(e.runs == (name,) for e in entries))
+    contribution = {name: (sum(name in e.runs for e in entries),
+                           sum(e.runs == (name,) for e in entries))
                     for name in runs}
-    return Pool(method=method, size=size, budget=budget, entries=tuple(entries), contribution=contribution)
+    return Pool(method=method, size=size, budget=budget, entries=tuple(entries),
+                contribution=contribution)
 
 
 @dataclass(frozen=True)
@@ -198,19 +206,24 @@ def leave_one_run_out(qrels: Any, runs: Mapping[str, Any], measure: str, *, dept
 
     if len(runs) < 2:
         raise InputError(what="leave-one-run-out needs two or more runs")
-    full = {name: evaluate(qrels, run, [measure], protocol).mean(measure) for name, run in runs.items()}
+    full = {name: evaluate(qrels, run, [measure], protocol).mean(measure)
+            for name, run in runs.items()}
     judged = qrels.to_dict()
-    tops = {name: {q: set(docs[:depth]) for q, docs in ranked_lists(run).items()} for name, run in runs.items()}
+    tops = {name: {q: set(docs[:depth]) for q, docs in ranked_lists(run).items()}
+            for name, run in runs.items()}
     out = []
     for name in runs:
         unique = {(q, d) for q, docs in tops[name].items() for d in docs
-                  if d in judged.get(q, {}) and not any(d in tops[o].get(q, set()) for o in runs if o != name)}
-        reduced = {q: {d: g for d, g in docs.items() if (q, d) not in unique} for q, docs in judged.items()}
+                  if d in judged.get(q, {})
+                  and not any(d in tops[o].get(q, set()) for o in runs if o != name)}
+        reduced = {q: {d: g for d, g in docs.items() if (q, d) not in unique}
+                   for q, docs in judged.items()}
         reduced_qrels = Qrels.from_dict({q: docs for q, docs in reduced.items() if docs},
                                         grades="real" if qrels.real_grades else "integer")
         means = {other: evaluate(reduced_qrels, run, [measure], protocol).mean(measure)
                  for other, run in runs.items()}
-        out.append(Reusability(run=name, unique_judged=len(unique), mean=full[name], mean_without=means[name],
+        out.append(Reusability(run=name, unique_judged=len(unique), mean=full[name],
+                               mean_without=means[name],
                                rank=_ranks(full)[name], rank_without=_ranks(means)[name]))
     return out
 

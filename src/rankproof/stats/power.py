@@ -29,7 +29,8 @@ def t_test_power(effect: float, n, alpha: float = 0.05) -> np.ndarray:
     >>> round(float(t_test_power(0.5, 34)), 4)
     0.8078
     """
-    # scipy.special's functions, which scipy.stats' t.isf and nct.cdf call (the same bits): importing
+    # scipy.special's functions, which scipy.stats' t.isf and nct.cdf call (the same bits):
+    # importing
     # scipy.stats costs a compare or a report ~2 s of CPU, scipy.special a fifth of it.
     from scipy import special
 
@@ -39,7 +40,8 @@ def t_test_power(effect: float, n, alpha: float = 0.05) -> np.ndarray:
     noncentrality = abs(effect) * np.sqrt(n)
     # Written with cdf (scipy's nct.sf returns NaN far in the tail); the lower
     # tail is negligible where its cdf underflows to NaN.
-    upper = 1.0 - special.nctdtr(df, noncentrality, critical)   # stats.nct.cdf(critical, df, noncentrality)
+    # stats.nct.cdf(critical, df, noncentrality)
+    upper = 1.0 - special.nctdtr(df, noncentrality, critical)
     lower = np.nan_to_num(special.nctdtr(df, noncentrality, -critical), nan=0.0)
     return upper + lower
 

@@ -44,10 +44,12 @@ from scipy.special import ndtri
 from rankproof.errors import InputError
 from rankproof.engines.options import MIN_COVERAGE, EvaluationOptions
 
-__all__ = ["Interval", "PPIEstimate", "ppi_arrays", "ppi_from_scores", "ppi_interval", "prediction_powered"]
+__all__ = ["Interval", "PPIEstimate", "ppi_arrays", "ppi_from_scores", "ppi_interval",
+           "prediction_powered"]
 
 
-def ppi_arrays(human: np.ndarray, judge: np.ndarray, judge_rest: np.ndarray, *, confidence: float = 0.95,
+def ppi_arrays(human: np.ndarray, judge: np.ndarray, judge_rest: np.ndarray, *,
+               confidence: float = 0.95,
                lam: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(estimate, low, high, lambda) of the PPI++ mean along the last axis; leading axes are a batch.
 
@@ -124,7 +126,8 @@ def _normal(values: np.ndarray, confidence: float) -> Interval:
     return Interval(mean, mean - z * se, mean + z * se, len(values))
 
 
-def ppi_interval(human, judge, judge_rest, *, confidence: float = 0.95, tuned: bool = True) -> PPIEstimate:
+def ppi_interval(human, judge, judge_rest, *, confidence: float = 0.95,
+                 tuned: bool = True) -> PPIEstimate:
     """The PPI++ mean of one set of topics (1-D arrays), with the human-only and judge-only intervals.
 
     ``tuned=False`` fixes lambda at 1 (plain PPI). See :func:`ppi_arrays`.
@@ -134,7 +137,8 @@ def ppi_interval(human, judge, judge_rest, *, confidence: float = 0.95, tuned: b
         raise InputError(what="give one value per topic (1-D arrays)")
     for name, values in (("human", human), ("judge", judge), ("judge_rest", judge_rest)):
         if not np.isfinite(values).all():
-            raise InputError(what=f"the {name} values hold NaN or infinite values", fix="give finite per-topic values")
+            raise InputError(what=f"the {name} values hold NaN or infinite values",
+                             fix="give finite per-topic values")
     estimate, low, high, lam = ppi_arrays(human, judge, judge_rest, confidence=confidence,
                                           lam=None if tuned else 1.0)
     human_only = _normal(human, confidence)
@@ -142,14 +146,17 @@ def ppi_interval(human, judge, judge_rest, *, confidence: float = 0.95, tuned: b
     se = (float(high) - float(low)) / (2 * z)
     human_se = (human_only.high - human_only.low) / (2 * z)
     effective = len(human) * (human_se / se) ** 2 if se > 0 else float("inf")
-    return PPIEstimate(ppi=Interval(float(estimate), float(low), float(high), len(human) + len(judge_rest)),
+    return PPIEstimate(ppi=Interval(float(estimate), float(low), float(high),
+                                    len(human) + len(judge_rest)),
                        lam=float(lam), human_only=human_only,
                        judge_only=_normal(np.concatenate([judge, judge_rest]), confidence),
-                       labelled=len(human), unlabelled=len(judge_rest), effective_topics=float(effective),
+                       labelled=len(human), unlabelled=len(judge_rest),
+                       effective_topics=float(effective),
                        confidence=confidence)
 
 
-def ppi_from_scores(human: Mapping[Any, float], judge: Mapping[Any, float], *, confidence: float = 0.95,
+def ppi_from_scores(human: Mapping[Any, float], judge: Mapping[Any, float], *,
+                    confidence: float = 0.95,
                     tuned: bool = True) -> PPIEstimate:
     """The PPI++ mean from per-topic values: `judge` on every topic, `human` on a random subset.
 
@@ -168,10 +175,12 @@ def ppi_from_scores(human: Mapping[Any, float], judge: Mapping[Any, float], *, c
     missing = [topic for topic in human if topic not in judge]
     if missing:
         raise InputError(what=f"{len(missing)} topics labelled by humans have no judge value",
-                         query=str(missing[0]), fix="the judge must label every topic, the humans a subset")
+                         query=str(missing[0]),
+                         fix="the judge must label every topic, the humans a subset")
     labelled = list(human)
     rest = [topic for topic in judge if topic not in human]
-    return ppi_interval([human[t] for t in labelled], [judge[t] for t in labelled], [judge[t] for t in rest],
+    return ppi_interval([human[t] for t in labelled], [judge[t] for t in labelled],
+                        [judge[t] for t in rest],
                         confidence=confidence, tuned=tuned)
 
 

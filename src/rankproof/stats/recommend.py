@@ -44,20 +44,24 @@ class Recommendation:
         return f"recommended: {self.test} with {self.correction} ({self.reason}; {self.reference})"
 
 
-# (applies(topics, systems), recommendation): the first that applies wins; the reason names the counts.
+# (applies(topics, systems), recommendation): the first that applies wins; the reason names the
+# counts.
 RULES = (
     (lambda topics, systems: topics >= LARGE_TOPICS,
      Recommendation("effect sizes with confidence intervals (any paired test: they agree at this size)", "bh",
                     "{topics} topics make tiny differences significant",
                     "Ihemelandu and Ekstrand, Inference at Scale, SIGIR 2023")),
     (lambda topics, systems: systems == 2,
-     Recommendation("the paired randomization test", "no correction (one pair)", "two systems on {topics} topics",
+     Recommendation("the paired randomization test", "no correction (one pair)",
+                    "two systems on {topics} topics",
                     "Smucker, Allan and Carterette, CIKM 2007")),
     (lambda topics, systems: topics < FEW_TOPICS,
      Recommendation("the Wilcoxon signed-rank test", "bh",
-                    "{systems} systems on {topics} topics, fewer than %d" % FEW_TOPICS, "Otero et al. 2025")),
+                    "{systems} systems on {topics} topics, fewer than %d" % FEW_TOPICS,
+                    "Otero et al. 2025")),
     (lambda topics, systems: True,
-     Recommendation("randomised Tukey HSD (all pairs) or MaxT (against baselines)", "their own family-wise "
+     Recommendation("randomised Tukey HSD (all pairs) or MaxT (against baselines)",
+                    "their own family-wise "
                     "adjustment", "{systems} systems on {topics} topics",
                     "Carterette, Multiple testing in systems-based IR experiments, ACM TOIS 30(1) 2012")),
 )

@@ -22,13 +22,15 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["CHUNK_VALUES", "mean_intervals", "resampled_statistics", "leave_one_out", "bca_levels", "bca_interval"]
+__all__ = ["CHUNK_VALUES", "mean_intervals", "resampled_statistics", "leave_one_out", "bca_levels",
+           "bca_interval"]
 
 # Resampled values held at once (indices and gathered values): about 32 MB per array.
 CHUNK_VALUES = 4_000_000
 
 
-def resampled_statistics(data: tuple[np.ndarray, ...], statistic: Callable[..., np.ndarray], n_resamples: int,
+def resampled_statistics(data: tuple[np.ndarray, ...], statistic: Callable[..., np.ndarray],
+                         n_resamples: int,
                          rng: np.random.Generator, index_type=np.int64) -> np.ndarray:
     """The statistic of `n_resamples` paired bootstrap resamples, drawn chunk by chunk.
 
@@ -76,12 +78,14 @@ def bca_levels(point: np.ndarray, resampled: np.ndarray, jackknife: np.ndarray,
 
     point = np.asarray(point, dtype=np.float64)[..., None]
     count = resampled.shape[-1]
-    share = (np.count_nonzero(resampled < point, axis=-1) + np.count_nonzero(resampled <= point, axis=-1)) / (2 * count)
+    share = (np.count_nonzero(resampled < point, axis=-1)
+             + np.count_nonzero(resampled <= point, axis=-1)) / (2 * count)
     z0 = ndtri(share)
     n = float(jackknife.shape[-1])
     spread = (n - 1) * (jackknife.mean(axis=-1, keepdims=True) - jackknife)
     with np.errstate(divide="ignore", invalid="ignore"):
-        accel = (np.sum(spread ** 3, axis=-1) / n ** 3) / (np.sum(spread ** 2, axis=-1) / n ** 2) ** 1.5 / 6
+        accel = (np.sum(spread ** 3, axis=-1) / n ** 3) / (np.sum(spread ** 2, axis=-1) / n
+                                                           ** 2) ** 1.5 / 6
     z_alpha = float(ndtri((1 - confidence) / 2))
     low_sum, high_sum = z0 + z_alpha, z0 - z_alpha
     return ndtr(z0 + low_sum / (1 - accel * low_sum)), ndtr(z0 + high_sum / (1 - accel * high_sum))
@@ -101,7 +105,8 @@ def bca_interval(point: np.ndarray, resampled: np.ndarray, jackknife: np.ndarray
     return bounds[:, 0].reshape(shape), bounds[:, 1].reshape(shape)
 
 
-def mean_intervals(d: np.ndarray, confidence: float, n_resamples: int, seed, bootstrap_method: str) -> np.ndarray:
+def mean_intervals(d: np.ndarray, confidence: float, n_resamples: int, seed,
+                   bootstrap_method: str) -> np.ndarray:
     """Paired bootstrap interval of the mean difference per row (scipy.stats.bootstrap, bounded).
 
     Rows sharing a set of paired queries are resampled in one vectorised call, in batches;
@@ -121,13 +126,16 @@ def mean_intervals(d: np.ndarray, confidence: float, n_resamples: int, seed, boo
         groups.setdefault(np.packbits(valid[r]).tobytes(), []).append(int(r))
     for rows in groups.values():
         sample = d[np.ix_(np.asarray(rows), np.flatnonzero(valid[rows[0]]))]
-        if bootstrap_method == "BCa":  # scipy's jackknife is quadratic in the queries: ours is linear
-            resampled = resampled_statistics((sample,), np.mean, n_resamples, np.random.default_rng(seed))
+        # scipy's jackknife is quadratic in the queries: ours is linear
+        if bootstrap_method == "BCa":
+            resampled = resampled_statistics((sample,), np.mean, n_resamples,
+                                             np.random.default_rng(seed))
             intervals[rows, 0], intervals[rows, 1] = bca_interval(sample.mean(axis=-1), resampled,
                                                                   leave_one_out(sample), confidence)
             continue
         result = stats.bootstrap((sample,), np.mean, axis=-1, vectorized=True, paired=False,
-                                 n_resamples=n_resamples, confidence_level=confidence, method=bootstrap_method,
+                                 n_resamples=n_resamples, confidence_level=confidence,
+                                 method=bootstrap_method,
                                  batch=max(1, 2_000_000 // max(1, sample.size)),
                                  rng=np.random.default_rng(seed))
         intervals[rows, 0] = result.confidence_interval.low

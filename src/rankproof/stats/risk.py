@@ -50,7 +50,8 @@ __all__ = ["risk_deltas", "urisk", "trisk", "georisk", "Risk", "risk_table"]
 
 def _alpha(alpha: float) -> float:
     if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
-        raise InputError(what=f"the risk aversion alpha must be a number >= 0; got {alpha!r}", value=alpha)
+        raise InputError(what=f"the risk aversion alpha must be a number >= 0; got {alpha!r}",
+                         value=alpha)
     return float(alpha)
 
 
@@ -119,7 +120,8 @@ def georisk(scores, alpha: float = 1.0) -> np.ndarray:
     alpha = _alpha(alpha)
     matrix = checked_matrix(scores, min_topics=1)
     if (matrix < 0).any():
-        raise InputError(what="GeoRisk needs scores >= 0 (an effectiveness measure)", value=float(matrix.min()))
+        raise InputError(what="GeoRisk needs scores >= 0 (an effectiveness measure)",
+                         value=float(matrix.min()))
     topics = matrix.shape[0]
     system_totals = matrix.sum(axis=0)
     topic_totals = matrix.sum(axis=1)
@@ -147,11 +149,13 @@ class Risk:
     georisk: float
 
 
-def risk_table(scores, systems: Sequence[str] | None = None, *, baselines, alpha: float = 1.0) -> tuple[Risk, ...]:
+def risk_table(scores, systems: Sequence[str] | None = None, *, baselines,
+               alpha: float = 1.0) -> tuple[Risk, ...]:
     """Every non-baseline system against each baseline (rows in column order, baselines in the order given)."""
     matrix = checked_matrix(scores)
     names = checked_names(systems, matrix.shape[1])
-    baselines = [baselines] if isinstance(baselines, str) else list(dict.fromkeys(map(str, baselines)))
+    baselines = ([baselines] if isinstance(baselines, str)
+                 else list(dict.fromkeys(map(str, baselines))))
     unknown = [name for name in baselines if name not in names]
     if unknown or not baselines:
         raise InputError(what=f"risk needs baselines among the systems ({', '.join(names)}); got "
@@ -166,6 +170,8 @@ def risk_table(scores, systems: Sequence[str] | None = None, *, baselines, alpha
             t, p = trisk(matrix[:, column], matrix[:, base], alpha)
             delta = matrix[:, column] - matrix[:, base]
             rows.append(Risk(run=name, baseline=names[base], alpha=alpha,
-                             urisk=urisk(matrix[:, column], matrix[:, base], alpha), trisk=t, p_value=p,
-                             wins=int((delta > 0).sum()), losses=int((delta < 0).sum()), georisk=geo))
+                             urisk=urisk(matrix[:, column], matrix[:, base], alpha), trisk=t,
+                             p_value=p,
+                             wins=int((delta > 0).sum()), losses=int((delta < 0).sum()),
+                             georisk=geo))
     return tuple(rows)

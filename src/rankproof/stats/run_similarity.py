@@ -68,7 +68,8 @@ def _rankings(run: Any) -> dict[str, tuple[dict[str, float], list[str]]]:
     return out
 
 
-def run_similarity(run_a: Any, run_b: Any, *, p: float = 0.9, ties: str = "a", k: int = 10) -> RunSimilarity:
+def run_similarity(run_a: Any, run_b: Any, *, p: float = 0.9, ties: str = "a",
+                   k: int = 10) -> RunSimilarity:
     """RBO (with ties), overlap@k and Jaccard@k of two runs, query by query."""
     if k < 1:
         raise InputError(what="the cutoff k must be at least 1", value=k)
@@ -78,6 +79,8 @@ def run_similarity(run_a: Any, run_b: Any, *, p: float = 0.9, ties: str = "a", k
     for query in shared:
         (scores_a, order_a), (scores_b, order_b) = a[query], b[query]
         rows.append(QuerySimilarity(query=query, rbo=rbo(scores_a, scores_b, p, ties=ties),
-                                    overlap=overlap_at(order_a, order_b, k), jaccard=jaccard_at(order_a, order_b, k)))
-    return RunSimilarity(queries=tuple(rows), only_a=len(a) - len(shared), only_b=len(b) - len(shared), p=p,
+                                    overlap=overlap_at(order_a, order_b, k),
+                                    jaccard=jaccard_at(order_a, order_b, k)))
+    return RunSimilarity(queries=tuple(rows), only_a=len(a) - len(shared),
+                         only_b=len(b) - len(shared), p=p,
                          ties=ties, k=k)

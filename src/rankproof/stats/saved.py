@@ -24,7 +24,8 @@ from ..measures.base import Measure
 from ..measures.parse import parse_measure
 from ..protocol import Protocol
 
-__all__ = ["SavedResults", "load_results", "results_from_document", "saved_protocol", "LARGEST_VALUE"]
+__all__ = ["SavedResults", "load_results", "results_from_document", "saved_protocol",
+           "LARGEST_VALUE"]
 
 _PARQUET_MAGIC = b"PAR1"
 _JSON_FIX = "give a file written by rankproof evaluate --format json (or parquet) -o FILE"
@@ -39,7 +40,8 @@ class SavedResults:
     and ``mean(measure)`` (the saved aggregate).
     """
 
-    def __init__(self, *, run_name: str, protocol: Protocol, qrels_digest: str | None, qrels_source: str | None,
+    def __init__(self, *, run_name: str, protocol: Protocol, qrels_digest: str | None,
+                 qrels_source: str | None,
                  queries: list[str], values: dict[Measure, np.ndarray], means: dict[Measure, float],
                  source: str = "saved results") -> None:
         self.run_name = run_name
@@ -59,8 +61,10 @@ class SavedResults:
         key = parse_measure(measure)
         if key not in self._values:
             asked = ", ".join(str(m) for m in self._values)
-            raise MeasureError(what=literal(f"{key} was not saved for run {self.run_name}"), source=self.source,
-                               value=str(key), fix=literal(f"these were: {asked}. Choose one of them or evaluate "
+            raise MeasureError(what=literal(f"{key} was not saved for run {self.run_name}"),
+                               source=self.source,
+                               value=str(key),
+                               fix=literal(f"these were: {asked}. Choose one of them or evaluate "
                                                            f"{key} again"))
         return key
 
@@ -79,7 +83,8 @@ def _number(value: Any, where: str) -> float:
     if value is None:
         return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(what=literal(f"expected a number or null, got {str(value)[:40]!r}"), source=where,
+        raise InputError(what=literal(f"expected a number or null, got {str(value)[:40]!r}"),
+                         source=where,
                          value=value, fix="re-save with rankproof evaluate --format json")
     number = float(value)
     # Measure values are small; beyond this the differences and squares that
@@ -116,7 +121,8 @@ def saved_protocol(text: Any, files: Any = None) -> Protocol:
             if key == "chunk_map":
                 recorded[key] = ChunkMap.recorded(path, digest)
             else:
-                values = ((files or {}).get("discount") or {}).get("values") if isinstance(files, dict) else None
+                values = ((files or {}).get("discount")
+                          or {}).get("values") if isinstance(files, dict) else None
                 if not isinstance(values, list):
                     raise ProtocolError(what=literal(f"its discount file {path} is not here (or changed), and the "
                                                      "result does not hold the vector"), value=path,
@@ -157,12 +163,14 @@ def _column(per_query: dict, text: str, where: str, fix: str) -> np.ndarray:
         if column is not None:
             missing = np.isnan(column)
             present = column[~missing]
-            if int(missing.sum()) == values.count(None) and bool(np.all(np.abs(present) <= LARGEST_VALUE)):
+            if (int(missing.sum()) == values.count(None)
+                and bool(np.all(np.abs(present) <= LARGEST_VALUE))):
                 return column
     checked = []
     for query, row in per_query.items():
         if not isinstance(row, dict) or text not in row:
-            raise InputError(what=literal(f"no value for {text}"), source=f"{where}, query {query}", value=text,
+            raise InputError(what=literal(f"no value for {text}"), source=f"{where}, query {query}",
+                             value=text,
                              fix=fix)
         checked.append(_number(row[text], f"{where}, query {query}, {text}"))
     return np.array(checked, dtype=np.float64)
@@ -173,14 +181,16 @@ def _json_run(run: Any, name: str, source: str, fix: str):
     per_query = run.get("per_query") if isinstance(run, dict) else None
     if not isinstance(per_query, dict):
         raise InputError(what=literal(f"run {name} was saved without per-query values, which paired tests need"),
-                         source=source, value=name, fix="re-save with rankproof evaluate --format json (it keeps them)")
+                         source=source, value=name,
+                         fix="re-save with rankproof evaluate --format json (it keeps them)")
     queries = list(per_query)
     first = per_query[queries[0]] if queries else {}
     return queries, list(first) if isinstance(first, dict) else [], (
         lambda text: _column(per_query, text, f"{source}: run {name}", fix))
 
 
-def results_from_document(document: Any, source: str = "saved results", runs_of=None) -> list[SavedResults]:
+def results_from_document(document: Any, source: str = "saved results",
+                          runs_of=None) -> list[SavedResults]:
     """Rebuild every run of a results document (a parsed JSON object).
 
     The protocol comes from ``protocol_text``; a fingerprint that does not
@@ -190,7 +200,8 @@ def results_from_document(document: Any, source: str = "saved results", runs_of=
     """
     fix = _PARQUET_FIX if runs_of is not None else _JSON_FIX
     if not isinstance(document, dict) or "runs" not in document or "protocol_text" not in document:
-        raise InputError(what="not a rankproof results document (no 'protocol_text' and 'runs')", source=source,
+        raise InputError(what="not a rankproof results document (no 'protocol_text' and 'runs')",
+                         source=source,
                          fix=fix)
     try:
         protocol = saved_protocol(document["protocol_text"], document.get("protocol_files"))
@@ -199,11 +210,13 @@ def results_from_document(document: Any, source: str = "saved results", runs_of=
                          value=document["protocol_text"], fix=fix) from None
     if document.get("fingerprint") not in (None, protocol.fingerprint, protocol.path_fingerprint):
         raise InputError(what=literal(f"fingerprint {document['fingerprint']} does not match its protocol text "
-                                      f"({protocol.fingerprint})"), source=source, value=document["fingerprint"],
+                                      f"({protocol.fingerprint})"), source=source,
+                         value=document["fingerprint"],
                          fix=f"the file was edited: {fix}")
     qrels = document.get("qrels") or {}
     if not isinstance(qrels, dict) or not isinstance(document["protocol_text"], str):
-        raise InputError(what="'qrels' must be an object and 'protocol_text' a string", source=source, fix=fix)
+        raise InputError(what="'qrels' must be an object and 'protocol_text' a string",
+                         source=source, fix=fix)
     runs = document["runs"]
     if not isinstance(runs, dict) or not runs:
         raise InputError(what="'runs' holds no run", source=source, fix=fix)
@@ -212,20 +225,25 @@ def results_from_document(document: Any, source: str = "saved results", runs_of=
         queries, first, column = (runs_of or (lambda n, r: _json_run(r, n, source, fix)))(name, run)
         means = run.get("mean") or {}
         if not isinstance(means, dict):
-            raise InputError(what="'mean' must be an object of measure: value", source=f"{source}: run {name}",
+            raise InputError(what="'mean' must be an object of measure: value",
+                             source=f"{source}: run {name}",
                              fix=fix)
         measures = {}
         for text in list(means) or first:
             try:
                 measure = parse_measure(text)
             except MeasureError as error:
-                raise InputError(what=literal(str(error)), source=f"{source}: run {name}", value=text) from None
-            measures[measure] = (column(text), _number(means.get(text), f"{source}: run {name}, mean {text}"))
-            _check_range(measure, protocol, queries, *measures[measure], f"{source}: run {name}", fix)
+                raise InputError(what=literal(str(error)), source=f"{source}: run {name}",
+                                 value=text) from None
+            measures[measure] = (column(text),
+                                 _number(means.get(text), f"{source}: run {name}, mean {text}"))
+            _check_range(measure, protocol, queries, *measures[measure], f"{source}: run {name}",
+                         fix)
         loaded.append(SavedResults(
             run_name=str(name), protocol=protocol, qrels_digest=qrels.get("digest"),
             qrels_source=qrels.get("source"), queries=queries,
-            values={m: v for m, (v, _) in measures.items()}, means={m: mean for m, (_, mean) in measures.items()},
+            values={m: v for m, (v, _) in measures.items()},
+            means={m: mean for m, (_, mean) in measures.items()},
             source=source))
     return loaded
 
@@ -244,12 +262,14 @@ def _check_range(measure, protocol, queries, values, mean, where: str, fix: str)
     slack = 1e-9 * max(1.0, abs(low), abs(high))
     with np.errstate(invalid="ignore"):
         outside = (values < low - slack) | (values > high + slack)
-    if outside.any() or (mean is not None and not math.isnan(mean) and not low - slack <= mean <= high + slack):
+    if (outside.any()
+        or (mean is not None and not math.isnan(mean) and not low - slack <= mean <= high + slack)):
         at = int(np.argmax(outside)) if outside.any() else None
         shown = f"query {queries[at]}" if at is not None else "mean"
         value = float(values[at]) if at is not None else mean
         raise InputError(what=literal(f"{measure} is {value!r} for its {shown}, outside its range [{low:g}, "
-                                      f"{high:g}]"), source=where, value=value, fix=f"the file was edited: {fix}")
+                                      f"{high:g}]"), source=where, value=value,
+                         fix=f"the file was edited: {fix}")
 
 
 def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
@@ -276,7 +296,8 @@ def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
             what = "the file does not exist" if error.what == "does not exist" else str(error.what)
             raise InputError(what=what, source=error.source, line=error.line, value=error.value,
                              fix=error.fix) from None
-        raise InputError(str(error).replace(": does not exist;", ": the file does not exist;")) from None
+        raise InputError(str(error).replace(": does not exist;",
+                                            ": the file does not exist;")) from None
     # Python's parser refuses deep nesting itself (RecursionError), so the nesting check,
     # a pass over the whole file (0.4 s for one line of 49 MB), runs only then, to word it.
     try:
@@ -285,7 +306,8 @@ def load_results(path: "str | os.PathLike[str]") -> list[SavedResults]:
         check_json_nesting(data, source)
         raise InputError(what="not valid JSON (nested too deep)", source=source, fix=fix) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputError(what=literal(f"not valid JSON ({error})"), source=source, fix=fix) from None
+        raise InputError(what=literal(f"not valid JSON ({error})"), source=source,
+                         fix=fix) from None
     return results_from_document(document, source)
 
 

@@ -18,11 +18,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, literal
-from ..results.layout import PARQUET_KEY, QUERY_COLUMN, RUN_COLUMN  # shared with the writer, report/columnar.py
+# shared with the writer, report/columnar.py
+from ..results.layout import PARQUET_KEY, QUERY_COLUMN, RUN_COLUMN
 
 __all__ = ["parquet_document", "PARQUET_KEY", "RUN_COLUMN", "QUERY_COLUMN"]
 
-# The layout (written by rankproof.report.columnar): the document's metadata key and the two id columns
+# The layout (written by rankproof.report.columnar): the document's metadata key and the two id
+# columns
 # (rankproof.results.layout); every other column is a measure, named by its text.
 
 _FIX = "give a file written by rankproof evaluate --format parquet -o FILE"
@@ -40,7 +42,8 @@ def parquet_document(source: str, largest: float):
     try:
         document = json.loads(metadata[PARQUET_KEY.encode()])
     except (ValueError, RecursionError) as error:
-        raise InputError(what=literal(f"its '{PARQUET_KEY}' metadata is not valid JSON ({error})"), source=source,
+        raise InputError(what=literal(f"its '{PARQUET_KEY}' metadata is not valid JSON ({error})"),
+                         source=source,
                          fix=_FIX) from None
     return document, _Columns(table, document, source, largest)
 
@@ -70,7 +73,8 @@ class _Columns:
         if not pa.types.is_dictionary(runs.type) or not pa.types.is_string(runs.type.value_type):
             raise InputError(what=f"the '{RUN_COLUMN}' column is not text", source=source, fix=_FIX)
         if not pa.types.is_string(table.schema.field(QUERY_COLUMN).type):
-            raise InputError(what=f"the '{QUERY_COLUMN}' column is not text", source=source, fix=_FIX)
+            raise InputError(what=f"the '{QUERY_COLUMN}' column is not text", source=source,
+                             fix=_FIX)
         if runs.null_count or table.column(QUERY_COLUMN).null_count:
             raise InputError(what="a row without its run or query id", source=source, fix=_FIX)
         labels = runs.dictionary.to_pylist()
@@ -78,7 +82,8 @@ class _Columns:
         named = set(document.get("runs") or {}) if isinstance(document, dict) else set()
         stray = next((labels[c] for c in np.unique(codes).tolist() if labels[c] not in named), None)
         if stray is not None:
-            raise InputError(what=literal(f"rows of run {stray}, which the metadata does not name"), source=source,
+            raise InputError(what=literal(f"rows of run {stray}, which the metadata does not name"),
+                             source=source,
                              value=stray, fix=f"the file was edited: {_FIX}")
         # Each run's rows, in file order: a stable sort of the codes, split where the run changes.
         order = np.argsort(codes, kind="stable")
@@ -87,13 +92,15 @@ class _Columns:
 
     def __call__(self, name: str, run: Any):
         if not isinstance(run, dict):
-            raise InputError(what=literal(f"run {name} of the metadata is not an object"), source=self.source,
+            raise InputError(what=literal(f"run {name} of the metadata is not an object"),
+                             source=self.source,
                              fix=_FIX)
         rows = self.rows.get(name, np.zeros(0, dtype=np.int64))
         column = self.table.column(QUERY_COLUMN).take(rows).combine_chunks()
         twice = _repeated(column)
         if twice is not None:
-            raise InputError(what=literal(f"query {twice} has two rows"), source=f"{self.source}: run {name}",
+            raise InputError(what=literal(f"query {twice} has two rows"),
+                             source=f"{self.source}: run {name}",
                              value=twice, fix=_FIX)
         queries = column.to_pylist()
         return queries, [], lambda text: self._column(name, text, rows, queries)
@@ -103,18 +110,21 @@ class _Columns:
 
         where = f"{self.source}: run {name}"
         if text not in self.table.column_names:
-            raise InputError(what=literal(f"no column for {text}, which the metadata names"), source=where,
+            raise InputError(what=literal(f"no column for {text}, which the metadata names"),
+                             source=where,
                              value=text, fix=_FIX)
         column = self.table.column(text)
         if not pa.types.is_float64(column.type):
-            raise InputError(what=literal(f"the column {text} is {column.type}, not float64"), source=where,
+            raise InputError(what=literal(f"the column {text} is {column.type}, not float64"),
+                             source=where,
                              value=text, fix=_FIX)
         values = column.take(rows).to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
         bad = ~np.isnan(values) & ~(np.abs(values) <= self.largest)
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
             raise InputError(what=literal(f"{values[first]!r} is not a finite measure value of magnitude at most "
-                                          f"{self.largest:g}"), source=f"{where}, query {queries[first]}, {text}",
+                                          f"{self.largest:g}"),
+                             source=f"{where}, query {queries[first]}, {text}",
                              value=float(values[first]), fix=_FIX)
         return values
 

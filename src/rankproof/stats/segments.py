@@ -27,7 +27,8 @@ from .keywords import BootstrapMethod, renamed_keyword
 from .asymptotic import MIN_QUERIES, LargeSample, interval_check, normal_intervals
 from .resampling import bca_interval, leave_one_out, resampled_statistics
 
-__all__ = ["SegmentRow", "Segments", "SegmentGroups", "UNLABELLED", "segment_labels", "segment_groups",
+__all__ = ["SegmentRow", "Segments", "SegmentGroups", "UNLABELLED", "segment_labels",
+           "segment_groups",
            "by_segment"]
 
 UNLABELLED = "(unlabelled)"
@@ -70,7 +71,8 @@ class Segments:
     bootstrap_method: str
     n_resamples: int
     seed: int
-    # interval= as asked ('auto', 'bootstrap', 'normal'); how many rows took the normal interval, and
+    # interval= as asked ('auto', 'bootstrap', 'normal'); how many rows took the normal interval,
+    # and
     # the largest skewness shift (in standard errors) among them (rankproof.stats.asymptotic).
     interval: str = "bootstrap"
     normal_rows: int = 0
@@ -120,8 +122,10 @@ class Segments:
                             columns=["segment", "measure", "mean", "count", "low", "high"])
 
     def __str__(self) -> str:
-        kind = (f"{self.bootstrap_method} bootstrap, {self.n_resamples} resamples" if not self.normal_rows else
-                "normal" if self.normal_rows == len(self.rows) else f"normal or {self.bootstrap_method} bootstrap")
+        kind = (f"{self.bootstrap_method} bootstrap, {self.n_resamples} resamples"
+                if not self.normal_rows else
+                "normal" if self.normal_rows == len(self.rows)
+                else f"normal or {self.bootstrap_method} bootstrap")
         lines = [f"{'segment':<16} {'measure':<14} {'mean':>8} {'count':>8}  {self.confidence:.0%} CI ({kind})"]
         for row in self.rows:
             lines.append(f"{str(row.segment):<16} {row.measure:<14} {row.mean:>8.4f} {row.count:>8}  "
@@ -131,7 +135,8 @@ class Segments:
         return "\n".join(lines)
 
 
-def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.ndarray, np.ndarray | None]:
+def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.ndarray,
+                                                                           np.ndarray | None]:
     """The label of every query, as an array aligned with `queries` (sorted str ids),
     and which queries to keep (None: all; only ``unlabelled='drop'`` drops some).
 
@@ -150,7 +155,8 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
     keys, labels = keys[order], labels[order]
     if len(keys) and (keys[1:] == keys[:-1]).any():
         repeated = keys[1:][keys[1:] == keys[:-1]][0]
-        raise InputError(what="{query} " + literal(repeated) + " is labelled twice in the segment", value=repeated,
+        raise InputError(what="{query} " + literal(repeated) + " is labelled twice in the segment",
+                         value=repeated,
                          fix="give each {query} one label")
     at = np.minimum(np.searchsorted(keys, queries), max(len(keys) - 1, 0))
     found = (keys[at] == queries) if len(keys) else np.zeros(len(queries), dtype=bool)
@@ -158,7 +164,8 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
         return labels[at], None
     missing = queries[~found]
     if unlabelled == "error":
-        shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        shown = (", ".join(missing[:3].tolist())
+                 + (f" and {len(missing) - 3} more" if len(missing) > 3 else ""))
         raise InputError(
             what=f"{len(missing)} evaluated {{queries}} have no segment label ({literal(shown)})",
             value=missing.tolist(),
@@ -166,7 +173,8 @@ def segment_labels(segment, queries: np.ndarray, unlabelled: str) -> tuple[np.nd
     if unlabelled == "drop":
         return labels[at], found
     result = labels[at] if labels.dtype.kind == "U" else labels[at].astype(object)
-    if result.dtype.kind == "U" and result.dtype.itemsize < np.dtype(f"<U{len(UNLABELLED)}").itemsize:
+    if (result.dtype.kind == "U" and result.dtype.itemsize
+        < np.dtype(f"<U{len(UNLABELLED)}").itemsize):
         result = result.astype(f"<U{len(UNLABELLED)}")
     result[~found] = UNLABELLED
     return result, None
@@ -227,8 +235,10 @@ def _interval(data: tuple[np.ndarray, ...], statistic, confidence: float, n_resa
     if all(np.all(d == d[0]) for d in data):
         return point, point  # every resample gives the same value
     if bootstrap_method != "BCa":
-        return _resampled_interval(data, statistic, point, confidence, n_resamples, bootstrap_method, rng)
-    # scipy's draws (64-bit indices) in chunks, and the jackknife in closed form: linear memory and time.
+        return _resampled_interval(data, statistic, point, confidence, n_resamples,
+                                   bootstrap_method, rng)
+    # scipy's draws (64-bit indices) in chunks, and the jackknife in closed form: linear memory and
+    # time.
     resampled = resampled_statistics(data, statistic, n_resamples, rng)
     jackknife = leave_one_out(*_sums(data, statistic))
     low, high = bca_interval(np.asarray(point), resampled, jackknife, confidence)
@@ -317,14 +327,16 @@ def _ratio_of_sums(numerators, denominators, axis=-1):
 
 
 def _statistic(aggregation: Aggregation, result, inside: np.ndarray,
-               weights: np.ndarray | None) -> tuple[tuple[np.ndarray, ...], Callable[..., np.ndarray]]:
+               weights: np.ndarray | None) -> tuple[tuple[np.ndarray, ...],
+                                                    Callable[..., np.ndarray]]:
     """The per-query columns of a segment's mean, and the statistic over them."""
     if aggregation is Aggregation.WEIGHTED:
         if weights is None:  # evaluate refuses aggregation=weighted without weights
             raise InputError(what="aggregation=weighted, but these results hold no {query} weights")
         return (result.value[inside], weights[inside]), _weighted_mean
     if aggregation is Aggregation.MICRO:
-        return (result.numerator[inside].astype(np.float64), result.denominator[inside].astype(np.float64)), _ratio_of_sums
+        return (result.numerator[inside].astype(np.float64),
+                result.denominator[inside].astype(np.float64)), _ratio_of_sums
     return (result.value[inside],), _mean
 
 
@@ -338,9 +350,12 @@ def _grouped(segment, queries: np.ndarray, unlabelled: str) -> "tuple[tuple[Any,
     return segment.groups
 
 
-def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_resamples: int = 2000,
-               bootstrap_method: BootstrapMethod = "percentile", seed: int = 0, unlabelled: str = "error",
-               resamples: int | None = None, method: str | None = None, interval: str = "auto") -> Segments:
+def by_segment(results, segment, *, measures=None, confidence: float = 0.95,
+               n_resamples: int = 2000,
+               bootstrap_method: BootstrapMethod = "percentile", seed: int = 0,
+               unlabelled: str = "error",
+               resamples: int | None = None, method: str | None = None,
+               interval: str = "auto") -> Segments:
     """See :meth:`rankproof.Results.by`. ``resamples`` and ``method`` are the
     earlier names of ``n_resamples`` and ``bootstrap_method`` (deprecated).
 
@@ -351,9 +366,11 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
     2 queries or more). ``Segments.method_check`` says what was done. ``segment`` may also be a
     :class:`SegmentGroups` matched to these results' queries (:func:`segment_groups`), read as it is.
     """
-    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples", default=2000,
+    n_resamples = renamed_keyword(n_resamples, resamples, new="n_resamples", old="resamples",
+                                  default=2000,
                                   where="Results.by")
-    bootstrap_method = renamed_keyword(bootstrap_method, method, new="bootstrap_method", old="method",
+    bootstrap_method = renamed_keyword(bootstrap_method, method, new="bootstrap_method",
+                                       old="method",
                                        default="percentile", where="Results.by")
     if interval not in ("auto", "bootstrap", "normal"):
         raise InputError(what=literal(f"interval must be 'auto', 'bootstrap' or 'normal'; got {interval!r}"),
@@ -363,12 +380,14 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
         raise InputError(what=f"method must be one of {', '.join(_METHODS)}; got {bootstrap_method!r}",
                          value=bootstrap_method)
     if not 0 < confidence < 1:
-        raise InputError(what=f"confidence must be between 0 and 1, e.g. 0.95; got {confidence!r}", value=confidence)
+        raise InputError(what=f"confidence must be between 0 and 1, e.g. 0.95; got {confidence!r}",
+                         value=confidence)
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         raise InputError(what=f"resamples must be a positive integer, e.g. 2000; got {n_resamples!r}",
                          value=n_resamples)
     chosen = results.measures if measures is None else [results.result(m).measure for m in
-                                                          ([measures] if isinstance(measures, str) else measures)]
+                                                          ([measures] if isinstance(measures, str)
+                                                           else measures)]
     aggregation = results.protocol.aggregation
     rng = np.random.default_rng(seed)
     rows, shifts = [], []
@@ -380,14 +399,17 @@ def by_segment(results, segment, *, measures=None, confidence: float = 0.95, n_r
             mean = float(statistic(*data, axis=-1)) if len(inside) else math.nan
             if aggregation is Aggregation.MICRO and len(inside) and data[1].sum() == 0:
                 mean = 0.0  # as Results.mean: nothing to divide by scores 0
-            normal = (_normal_interval(data, statistic, confidence, n_resamples, force=interval == "normal")
+            normal = (_normal_interval(data, statistic, confidence, n_resamples,
+                                       force=interval == "normal")
                       if interval != "bootstrap" else None)
             if normal is not None:
                 low, high, shift = normal
                 shifts.append(shift)
             else:
-                low, high = _interval(data, statistic, confidence, n_resamples, bootstrap_method, rng)
-            rows.append(SegmentRow(segment=label, measure=str(measure), mean=mean, count=int(len(inside)),
+                low, high = _interval(data, statistic, confidence, n_resamples, bootstrap_method,
+                                      rng)
+            rows.append(SegmentRow(segment=label, measure=str(measure), mean=mean,
+                                   count=int(len(inside)),
                                    low=low, high=high))
     return Segments(rows=tuple(rows), confidence=confidence, bootstrap_method=bootstrap_method,
                     n_resamples=n_resamples, seed=seed, interval=interval, normal_rows=len(shifts),

@@ -53,7 +53,8 @@ def paired_t(d: np.ndarray, **_) -> np.ndarray:
     if rows.any():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            p[rows] = stats.ttest_rel(d[rows], np.zeros_like(d[rows]), axis=-1, nan_policy="omit").pvalue
+            p[rows] = stats.ttest_rel(d[rows], np.zeros_like(d[rows]), axis=-1,
+                                      nan_policy="omit").pvalue
     p[constant & ~_all_zero(d)] = 0.0
     return p
 
@@ -108,7 +109,8 @@ def _sign_blocks(n_queries: int, n_resamples: int, seed: int | None):
         yield (1 - 2 * bits).astype(np.float64), False
 
 
-def randomization(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
+def randomization(d: np.ndarray, *, n_resamples: int = DEFAULT_RESAMPLES,
+                  seed: int | None = DEFAULT_SEED,
                   **_) -> np.ndarray:
     """Paired randomization (sign-flip permutation) test of the mean difference.
 

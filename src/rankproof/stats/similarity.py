@@ -277,7 +277,8 @@ def tau_ap(truth: Mapping[Any, float], other: Mapping[Any, float], symmetric: bo
         return (tau_ap(truth, other, ties=ties) + tau_ap(other, truth, ties=ties)) / 2
     xs, ys = _pairs(truth, other)
     _order(xs, "the reference ordering",
-           "" if ties is None else "; tau_AP's variant 'a' takes the reference as the truth: use ties='b'")
+           "" if ties is None
+           else "; tau_AP's variant 'a' takes the reference as the truth: use ties='b'")
     if ties == "a":
         return _tau_ap_a(xs, ys)
     order = _order(ys, "the compared ordering")
@@ -373,7 +374,8 @@ def effect_ratio(original_baseline: Mapping[Any, float], original_advanced: Mapp
     original = _common(original_baseline, original_advanced)
     reproduced = _common(reproduced_baseline, reproduced_advanced)
     delta = sum(original_advanced[t] - original_baseline[t] for t in original) / len(original)
-    delta_r = sum(reproduced_advanced[t] - reproduced_baseline[t] for t in reproduced) / len(reproduced)
+    delta_r = (sum(reproduced_advanced[t] - reproduced_baseline[t] for t in reproduced)
+               / len(reproduced))
     return delta_r / delta if delta else math.nan
 
 

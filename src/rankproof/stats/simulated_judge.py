@@ -34,8 +34,10 @@ from rankproof.errors import InputError
 __all__ = ["simulated_judge", "topic_sample"]
 
 
-def simulated_judge(qrels: Mapping[Any, Mapping[Any, int]], *, extra: Mapping[Any, Sequence[Any]] | None = None,
-                    lenient: float = 0.25, noise: float = 0.15, false_positive: float = 0.2, top: int = 4,
+def simulated_judge(qrels: Mapping[Any, Mapping[Any, int]], *,
+                    extra: Mapping[Any, Sequence[Any]] | None = None,
+                    lenient: float = 0.25, noise: float = 0.15, false_positive: float = 0.2,
+                    top: int = 4,
                     seed: int = 0) -> dict[Any, dict[Any, int]]:
     """The judge's qrels ``{query: {doc: grade}}`` under the module's error model."""
     for name, p in (("lenient", lenient), ("noise", noise), ("false_positive", false_positive)):
@@ -63,7 +65,8 @@ def simulated_judge(qrels: Mapping[Any, Mapping[Any, int]], *, extra: Mapping[An
     return judged
 
 
-def topic_sample(qrels: Mapping[Any, Mapping[Any, int]], size: int, *, seed: int = 0) -> dict[Any, dict[Any, int]]:
+def topic_sample(qrels: Mapping[Any, Mapping[Any, int]], size: int, *,
+                 seed: int = 0) -> dict[Any, dict[Any, int]]:
     """The qrels of `size` topics drawn uniformly without replacement (the humans' random sample).
 
     >>> sorted(topic_sample({"q1": {"a": 1}, "q2": {"b": 0}, "q3": {"c": 2}}, 2, seed=1))
@@ -71,6 +74,7 @@ def topic_sample(qrels: Mapping[Any, Mapping[Any, int]], size: int, *, seed: int
     """
     topics = list(qrels)
     if not 0 < size <= len(topics):
-        raise InputError(what=f"the sample size must be between 1 and the {len(topics)} topics", value=size)
+        raise InputError(what=f"the sample size must be between 1 and the {len(topics)} topics",
+                         value=size)
     chosen = set(np.random.default_rng(seed).choice(len(topics), size=size, replace=False).tolist())
     return {topic: dict(qrels[topic]) for i, topic in enumerate(topics) if i in chosen}

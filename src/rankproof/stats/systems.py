@@ -29,7 +29,8 @@ from .risk import Risk, risk_table
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 from .tukey import tukey_hsd
 
-__all__ = ["compare_systems", "analyse_matrices", "SystemsAnalysis", "MeasureAnalysis", "TopicSetSize",
+__all__ = ["compare_systems", "analyse_matrices", "SystemsAnalysis", "MeasureAnalysis",
+           "TopicSetSize",
            "PROCEDURES"]
 
 PROCEDURES = {"tukey": tukey_hsd, "maxt": max_t}
@@ -80,9 +81,12 @@ class SystemsAnalysis:
 def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None = None, *,
                      procedure: str = "tukey", baselines=None, alpha: float = 0.05,
                      n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
-                     risk_alpha: float | None = None, design: bool = False, min_difference: float = 0.05,
-                     ci_width: float = 0.1, power: float = 0.8, asl_resamples: int = DEFAULT_BOOTSTRAP,
-                     topic_ids: Sequence[str] | None = None, mixed: bool = False, method: str = "auto"
+                     risk_alpha: float | None = None, design: bool = False,
+                     min_difference: float = 0.05,
+                     ci_width: float = 0.1, power: float = 0.8,
+                     asl_resamples: int = DEFAULT_BOOTSTRAP,
+                     topic_ids: Sequence[str] | None = None, mixed: bool = False,
+                     method: str = "auto"
                      ) -> SystemsAnalysis:
     """The analysis of one topics x systems matrix per measure (same topics and systems in each).
 
@@ -101,54 +105,72 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
     if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
         raise InputError(what=f"alpha must be between 0 and 1; got {alpha!r}", value=alpha)
     if method not in METHODS:
-        raise InputError(what=literal(f"unknown method {method!r}"), value=method, fix=f"choose one of {', '.join(METHODS)}")
+        raise InputError(what=literal(f"unknown method {method!r}"), value=method,
+                         fix=f"choose one of {', '.join(METHODS)}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"), value=seed)
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"),
+                         value=seed)
     if not (isinstance(n_resamples, int) and n_resamples >= 1):
-        raise InputError(what=f"n_resamples must be a whole number >= 1; got {n_resamples!r}", value=n_resamples)
+        raise InputError(what=f"n_resamples must be a whole number >= 1; got {n_resamples!r}",
+                         value=n_resamples)
     checked = {str(measure): checked_matrix(matrix) for measure, matrix in matrices.items()}
     if not checked:
         raise InputError(what="give at least one measure")
     if len({matrix.shape for matrix in checked.values()}) > 1:
-        raise InputError(what="the measures' matrices differ in shape", fix="use the same topics and systems")
+        raise InputError(what="the measures' matrices differ in shape",
+                         fix="use the same topics and systems")
     topics, count = next(iter(checked.values())).shape
     names = checked_names(systems, count)
     if risk_alpha is not None and not baselines:
-        raise InputError(what="risk is measured against baselines; none given", fix="name one or more baselines")
+        raise InputError(what="risk is measured against baselines; none given",
+                         fix="name one or more baselines")
     analyses = []
     for measure, matrix in checked.items():
         anova = two_way_anova(matrix)
-        # Tukey's range covers every pair whatever the baselines; MaxT's family is the baselines' pairs.
-        tests = PROCEDURES[procedure](matrix, names, baselines=baselines if procedure == "maxt" else None,
-                                      alpha=alpha, n_resamples=n_resamples, seed=seed, method=method)
-        risk = risk_table(matrix, names, baselines=baselines, alpha=risk_alpha) if risk_alpha is not None else ()
+        # Tukey's range covers every pair whatever the baselines; MaxT's family is the baselines'
+        # pairs.
+        tests = PROCEDURES[procedure](matrix, names,
+                                      baselines=baselines if procedure == "maxt" else None,
+                                      alpha=alpha, n_resamples=n_resamples, seed=seed,
+                                      method=method)
+        risk = (risk_table(matrix, names, baselines=baselines, alpha=risk_alpha)
+                if risk_alpha is not None else ())
         size = _design(anova, count, min_difference, ci_width, alpha, power) if design else None
-        analyses.append(MeasureAnalysis(measure=measure, anova=anova, tests=tests, risk=risk, design=size,
+        analyses.append(MeasureAnalysis(measure=measure, anova=anova, tests=tests, risk=risk,
+                                        design=size,
                                         mixed=mixed_model(matrix, names) if mixed else None,
                                         topics=tuple(topic_ids or ()) if risk else (),
                                         scores=tuple(map(tuple, matrix.tolist())) if risk else ()))
-    discrimination = (discriminative_power(checked, names, alpha=alpha, n_resamples=asl_resamples, seed=seed)
+    discrimination = (discriminative_power(checked, names, alpha=alpha, n_resamples=asl_resamples,
+                                           seed=seed)
                       if design else ())
-    settings = (("procedure", procedure), ("method", method), ("alpha", alpha), ("n_resamples", n_resamples),
+    settings = (("procedure", procedure), ("method", method), ("alpha", alpha),
+                ("n_resamples", n_resamples),
                 ("seed", seed),
                 ("baselines", tuple(baselines or ())), ("risk_alpha", risk_alpha))
-    return SystemsAnalysis(systems=names, topics=topics, recommendation=recommend_test(topics, count),
-                           measures=tuple(analyses), discrimination=discrimination, settings=settings)
+    return SystemsAnalysis(systems=names, topics=topics,
+                           recommendation=recommend_test(topics, count),
+                           measures=tuple(analyses), discrimination=discrimination,
+                           settings=settings)
 
 
 def _design(anova: Anova, systems: int, min_difference: float, ci_width: float, alpha: float,
             power: float) -> TopicSetSize:
     variance = anova.residual_variance
-    # Sums of squares below 1e-24 of the total are rounding (identical runs leave ~1e-32), as the F test
+    # Sums of squares below 1e-24 of the total are rounding (identical runs leave ~1e-32), as the F
+    # test
     # reads them: a design from such a variance would be an artefact, not an answer.
     total = anova.ss_system + anova.ss_topic + anova.ss_residual
     if not variance > 0 or anova.ss_residual <= 1e-24 * total:
         raise InputError(what="the runs' scores have no residual variance (no variance: the runs differ by the "
                               "same amount on every topic, or are identical): no topic set size to design",
                          value=variance, fix="design from runs that differ from topic to topic")
-    return TopicSetSize(variance=variance, min_difference=min_difference, ci_width=ci_width, power=power,
-                        t_test=topics_for_t_test(min_difference, variance, alpha=alpha, power=power),
-                        anova=topics_for_anova(min_difference, variance, systems, alpha=alpha, power=power),
+    return TopicSetSize(variance=variance, min_difference=min_difference, ci_width=ci_width,
+                        power=power,
+                        t_test=topics_for_t_test(min_difference, variance, alpha=alpha,
+                                                 power=power),
+                        anova=topics_for_anova(min_difference, variance, systems, alpha=alpha,
+                                               power=power),
                         ci=topics_for_ci_width(ci_width, variance, alpha=alpha))
 
 
@@ -175,7 +197,9 @@ def compare_systems(qrels, runs, measures, protocol=None, *, allow_partial: bool
         topic_ids, matrices[str(measure)] = score_matrix(evaluated, measure)
     if topic_ids is None or len(topic_ids) < 3:
         raise InputError(what=f"the runs share {0 if topic_ids is None else len(topic_ids)} topics; "
-                              "many-system tests need at least 3", fix="check the runs rank the same queries")
-    return analyse_matrices(matrices, [str(name) for name in runs], topic_ids=np.asarray(topic_ids).tolist(),
+                              "many-system tests need at least 3",
+                         fix="check the runs rank the same queries")
+    return analyse_matrices(matrices, [str(name) for name in runs],
+                            topic_ids=np.asarray(topic_ids).tolist(),
                             **options)
 

@@ -74,7 +74,8 @@ def _curve(columns: np.ndarray, t: int, g: int) -> np.ndarray:
     return np.clip((columns - t + 1) / g, 0.0, 1.0)
 
 
-def _overlap(s_items: dict[Any, tuple[int, int]], l_items: dict[Any, tuple[int, int]], n: int) -> np.ndarray:
+def _overlap(s_items: dict[Any, tuple[int, int]], l_items: dict[Any, tuple[int, int]],
+             n: int) -> np.ndarray:
     """X at every column: sum over common items of c_S c_L (items in the same pair of groups share a curve)."""
     pairs = Counter((s_items[item], l_items[item]) for item in s_items if item in l_items)
     acc = _Columns(n)
@@ -169,10 +170,12 @@ def rbo_tied(short: Sequence[Sequence[Any]], long: Sequence[Sequence[Any]], p: f
     x_l = float(round(x[-1]))       # past l every contribution is 1: the plain overlap
     f = int(s + n - x_l)
     section_min = total(_agreement(x[rest], depth[rest], size_s[rest], size_l[rest], ties))
-    section_max = total(_agreement(x[rest] + most[rest], depth[rest], size_s[rest], size_l[rest], ties))
+    section_max = total(_agreement(x[rest] + most[rest], depth[rest], size_s[rest], size_l[rest],
+                                   ties))
     section_ext = total(_agreement(x_ext, depth[rest], size_s[rest], size_l[rest], ties))
     tail_min = x_l * _log_tail(p, n)
-    tail_max = sum((2 * d - n - s + x_l) / d * p ** d for d in range(n + 1, f + 1)) + p ** (f + 1) / (1 - p)
+    tail_max = (sum((2 * d - n - s + x_l) / d * p ** d for d in range(n + 1, f + 1)) + p ** (f + 1)
+                / (1 - p))
     tail_ext = (x_l + (n - s) * a_s) / n * p ** (n + 1) / (1 - p)
     rbo_min = scale * (section_min + tail_min)
     rbo_max = scale * (section_max + tail_max)

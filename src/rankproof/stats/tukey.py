@@ -93,11 +93,14 @@ def tukey_hsd(scores, systems: Sequence[str] | None = None, *, baselines=None, a
         drawn += len(block)
     adjust = 0 if exact else 1
     p_values = (exceed + adjust) / (drawn + adjust)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b], difference=float(means[b] - means[a]),
+    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
+                          difference=float(means[b] - means[a]),
                           statistic=float(observed[i]), p_value=float(p_values[i]),
                           significant=bool(p_values[i] < alpha))
                  for i, (a, b) in enumerate(pairs))
     return PairwiseTests(procedure="randomised Tukey HSD", reference=REFERENCE, systems=names,
-                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha, topics=topics,
+                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha,
+                         topics=topics,
                          n_resamples=drawn, seed=seed, exact=exact,
-                         baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs)) if baselines else ())
+                         baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs))
+                         if baselines else ())

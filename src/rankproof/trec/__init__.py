@@ -27,7 +27,8 @@ from ..errors import InputError
 from ..protocol import MissingQuery, Protocol
 from ..errors import literal
 from .values import TrecOptions, judged_grades, trec_protocol, trec_values
-from ..measures.trec_names import BY_NAME, NICKNAMES, TREC_MEASURES, Params, Printed, Settings, Summary, gain_order_warning, request
+from ..measures.trec_names import (BY_NAME, NICKNAMES, TREC_MEASURES, Params, Printed, Settings,
+                                   Summary, gain_order_warning, request)
 
 __all__ = ["evaluate", "TREC_MEASURES", "NICKNAMES"]
 
@@ -73,7 +74,8 @@ def evaluate(
         measures = [measures]
     qrels_data = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
     run_data = run if isinstance(run, Run) else Run.from_dict(run)
-    if not isinstance(relevance_level, int) or isinstance(relevance_level, bool) or relevance_level < 0:
+    if (not isinstance(relevance_level, int) or isinstance(relevance_level, bool) or relevance_level
+        < 0):
         raise InputError(what=f"relevance_level must be an integer >= 0; got {literal(repr(relevance_level))}",
                          value=relevance_level)
     arguments = _merged(measures)

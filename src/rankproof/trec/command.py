@@ -21,7 +21,8 @@ from ..data.run import Run
 from ..errors import InputError, ParseError, RankproofError
 from ..errors import literal
 from ..report.output import write_output
-from .values import TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol, trec_values
+from .values import (TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol,
+                     trec_values)
 from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
 
 __all__ = ["trec_eval_command", "parse_arguments", "HELP"]
@@ -30,8 +31,10 @@ TREC_EVAL_VERSION = "10.0-rc3"
 # What trec_eval 9.0.8's source prints for -v (its version string was not raised from 9.0.7).
 TREC_EVAL9_VERSION = "9.0.7"
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
-_LONG = ["v9", "quiet", "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted", "level_for_rel=",
-         "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=", "Max_retrieved_per_topic=",
+_LONG = ["v9", "quiet", "help", "version", "query_eval_wanted", "measure=",
+         "complete_rel_info_wanted", "level_for_rel=",
+         "nosummary", "Debug_level=", "Judged_docs_only", "Number_docs_in_coll=",
+         "Max_retrieved_per_topic=",
          "Rel_info_format=", "Results_format=", "Output_old_results_format=", "Zscore="]
 _LETTER = {"--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
            "--complete_rel_info_wanted": "-c", "--level_for_rel": "-l", "--nosummary": "-n",
@@ -80,7 +83,8 @@ Nicknames: {', '.join(n for n in NICKNAMES if n in ('official', 'all_trec', 'set
 
 def _usage(what: str, value: object = None) -> InputError:
     """A refused command line; `what` is an error's what (user text in it passed through :func:`literal`)."""
-    return InputError(what=f"{what} (see rankproof trec-eval --help)", source="trec-eval", value=value)
+    return InputError(what=f"{what} (see rankproof trec-eval --help)", source="trec-eval",
+                      value=value)
 
 
 def _integer(option: str, text: str, least: int | None) -> int:
@@ -111,7 +115,8 @@ def parse_arguments(argv: list[str]):
         if letter == "--v9":
             settings["version9"] = True
         elif letter == "--quiet":
-            pass   # no progress display (rankproof.cli.app reads it); trec_eval prints no other message
+            # no progress display (rankproof.cli.app reads it); trec_eval prints no other message
+            pass
         elif letter == "-h":
             action = "help"
         elif letter == "-v":
@@ -140,7 +145,8 @@ def parse_arguments(argv: list[str]):
                              value)
         elif letter == "-T":
             if value != "trec_results":
-                raise _usage(f"-T {literal(value)}: only the trec_results format is supported", value)
+                raise _usage(f"-T {literal(value)}: only the trec_results format is supported",
+                             value)
         elif letter == "-o":
             pass  # obsolete in trec_eval too: accepted, no effect
         elif letter == "-Z":
@@ -176,7 +182,8 @@ def _refuse_what_trec_eval9_refuses(path: str, shown: str, what: str) -> None:
     if found:
         position, kind = min(found)
         line = data.count(b"\n", 0, position) + 1
-        raise ParseError(what=f"{kind}, which trec_eval 9 refuses (Malformed line)", source=shown, line=line,
+        raise ParseError(what=f"{kind}, which trec_eval 9 refuses (Malformed line)", source=shown,
+                         line=line,
                          fix="remove it, or drop --v9 (trec_eval 10 skips it)")
 
 
@@ -265,7 +272,8 @@ def _relabelled(error: RankproofError, label: dict[str, str]) -> RankproofError:
         return text
 
     if error.has_fields:
-        return error.replace(what=shown(error.what), source=shown(error.source), fix=shown(error.fix))
+        return error.replace(what=shown(error.what), source=shown(error.source),
+                             fix=shown(error.fix))
     return type(error)(shown(str(error)))
 
 
@@ -295,7 +303,8 @@ _LEADING_INTEGER = re.compile(rb"[+-]?[0-9]*")
 def _atol(field: bytes) -> bytes:
     """What C's atol reads from a number: its leading integer part (1.5 -> 1,
     -0.5 -> 0, .5 -> 0, 1e2 -> 1)."""
-    digits = _LEADING_INTEGER.match(field).group(0)  # type: ignore[union-attr]  # matches the empty string
+    # The pattern matches the empty string, so there is always a match.
+    digits = _LEADING_INTEGER.match(field).group(0)  # type: ignore[union-attr]
     return str(int(digits)).encode() if digits.strip(b"+-") else b"0"
 
 
@@ -358,7 +367,8 @@ def _read_qrels(path: str) -> Qrels:
     import numpy as np
 
     query_codes = np.repeat(np.arange(qrels.num_queries), np.diff(qrels.offsets))
-    return Qrels(query_codes=query_codes, queries=qrels.queries, doc_codes=qrels.doc_codes, docs=qrels.docs,
+    return Qrels(query_codes=query_codes, queries=qrels.queries, doc_codes=qrels.doc_codes,
+                 docs=qrels.docs,
                  grades=qrels.grades, lines=qrels.lines, source=path)
 
 
@@ -367,10 +377,12 @@ def _check_complete(qrels: Qrels, run: Run) -> None:
 
     missing = qrels.queries[~np.isin(qrels.queries, run.queries)]
     if len(missing):
-        shown = ", ".join(missing[:3].tolist()) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        shown = (", ".join(missing[:3].tolist())
+                 + (f" and {len(missing) - 3} more" if len(missing) > 3 else ""))
         raise InputError(what=f"the run has no ranking for {len(missing)} judged "
                          f"{{{'query' if len(missing) == 1 else 'queries'}}} ({literal(shown)}); trec_eval 10 stops "
-                         "there too. Add -c to score them 0, or remove them from the qrels", source="trec-eval")
+                         "there too. Add -c to score them 0, or remove them from the qrels",
+                         source="trec-eval")
 
 
 def trec_eval_command(argv: list[str]) -> int:
@@ -388,11 +400,13 @@ def trec_eval_command(argv: list[str]) -> int:
         shown = TREC_EVAL9_VERSION if version9 else TREC_EVAL_VERSION
         write_output(f"trec_eval version {shown} (rankproof trec-eval)\n", None)
         return 0
-    request(measures, version9=version9)  # unknown measures and bad parameters fail before any file is read
+    # unknown measures and bad parameters fail before any file is read
+    request(measures, version9=version9)
     zscore_path = settings.pop("zscores", None)
     from ..report.progress import is_large, within
 
-    # Inside the command line's display (rankproof.cli.progress); alone, shown for large inputs only.
+    # Inside the command line's display (rankproof.cli.progress); alone, shown for large inputs
+    # only.
     stages = within(3, "trec-eval", quiet=not is_large([qrels_path, run_path]))
     try:
         qrels = _read_qrels(qrels_path)
@@ -440,18 +454,21 @@ def _policy_pointed_to_evaluate(text: str) -> str | None:
             f"rankproof evaluate --policy {policy}").rstrip()
 
 
-def _evaluate(qrels, run, runid, settings, measures, zscore_path, version9) -> tuple[str, str | None]:
+def _evaluate(qrels, run, runid, settings, measures, zscore_path, version9) -> tuple[str,
+                                                                                     str | None]:
     """trec_eval's output for the inputs, and a warning (or None)."""
     if zscore_path is not None:
         settings["zscores"] = read_zscores(zscore_path)
     options = TrecOptions(**settings)
-    lines = request(measures, Settings(grades=judged_grades(qrels), num_docs=options.num_docs), version9=version9)
+    lines = request(measures, Settings(grades=judged_grades(qrels), num_docs=options.num_docs),
+                    version9=version9)
     if version9:
         import numpy as np
 
         if not np.isin(run.queries, qrels.queries).any():
             raise InputError(what="no {query} has both a ranking and judgments; trec_eval 9 stops there too "
-                             "(\"No queries with both results and relevance info\")", source="trec-eval",
+                             "(\"No queries with both results and relevance info\")",
+                             source="trec-eval",
                              fix="check the {query} ids")
         # trec_eval 9: scores as float32, the legacy iprec cut-off, and without -c the
         # queries of both run and qrels (a judged query the run skips is left out).

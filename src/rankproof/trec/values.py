@@ -31,7 +31,8 @@ from ..protocol import IprecRounding, MissingQuery, Protocol, Unjudged
 from ..errors import literal
 from ..measures.trec_names import MIN_GEO_MEAN, Line, NaN, Params, Printed, Summary
 
-__all__ = ["TrecOptions", "TrecTable", "trec_protocol", "truncate", "trec_values", "summary", "render",
+__all__ = ["TrecOptions", "TrecTable", "trec_protocol", "truncate", "trec_values", "summary",
+           "render",
            "read_zscores", "last_run_tag"]
 
 # trec_eval's value for a z-score whose mean is missing from the -Z file.
@@ -71,12 +72,14 @@ def trec_protocol(options: TrecOptions, preset: "str | Protocol" = "trec_eval") 
 # names, or (unj) any name starting so. Measures printed with parameters (utility_2,...,
 # relstring_20, rbp_resid_p=0.5) are not reset and keep their value on the stand-in.
 STAND_IN_DOC = "ceci_nest_pas_un_docno"
-STAND_IN_RESET = {"num_ret": "exact", "utility": "exact", "relstring": "exact", "rbp_resid": "exact",
+STAND_IN_RESET = {"num_ret": "exact", "utility": "exact", "relstring": "exact",
+                  "rbp_resid": "exact",
                   "unj": "prefix"}
 
 
 def _is_reset(name: str) -> bool:
-    return any(name == key if how == "exact" else name.startswith(key) for key, how in STAND_IN_RESET.items())
+    return any(name == key if how == "exact" else name.startswith(key)
+               for key, how in STAND_IN_RESET.items())
 
 
 def with_stand_ins(qrels: Qrels, run: Run) -> tuple[Run, np.ndarray]:
@@ -90,13 +93,15 @@ def with_stand_ins(qrels: Qrels, run: Run) -> tuple[Run, np.ndarray]:
     queries = np.union1d(run.queries, missing)
     docs = np.union1d(run.docs, np.array([STAND_IN_DOC]))
     lengths = np.diff(run.offsets)
-    old_query = np.searchsorted(queries, run.queries)[np.repeat(np.arange(run.num_queries), lengths)]
+    old_query = np.searchsorted(queries,
+                                run.queries)[np.repeat(np.arange(run.num_queries), lengths)]
     query_codes = np.concatenate([old_query, np.searchsorted(queries, missing)])
     doc_codes = np.concatenate([np.searchsorted(docs, run.docs)[run.doc_codes],
                                 np.full(len(missing), np.searchsorted(docs, STAND_IN_DOC))])
     scores = np.concatenate([run.scores, np.ones(len(missing))])
     lines = np.concatenate([run.lines, np.full(len(missing), -1)])
-    return Run(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs, scores=scores,
+    return Run(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs,
+               scores=scores,
                lines=lines, source=run.source, name=run.name), missing
 
 
@@ -111,7 +116,8 @@ class TrecTable:
 
     queries: list[str]
     lines: list[Line]
-    values: list        # per line: float64 array over queries, or a list of str (relstring), or None (runid)
+    # per line: float64 array over queries, or a list of str (relstring), or None (runid)
+    values: list
     runid: str
     zscored: bool = False
     num_rel_judged: int = 0   # qrels lines with grade > 0: trec_eval's summary num_rel under -c
@@ -135,7 +141,8 @@ def _empty_nan(line: Line, values: np.ndarray, empty: np.ndarray, num_rel: np.nd
     """
     if not empty.any():
         return values
-    levels = [line.param] if line.trec.params is Params.DOUBLE_CUTOFFS else list(line.param)  # one level, or 11pt_avg's
+    # one level, or 11pt_avg's
+    levels = [line.param] if line.trec.params is Params.DOUBLE_CUTOFFS else list(line.param)
     hit = np.zeros(len(values), dtype=bool)
     for x in levels:
         hit |= _recall_cut(float(x), num_rel, protocol.iprec_rounding) == 0
@@ -147,7 +154,8 @@ def _ideal_of(measure: Measure) -> Measure:
     return Measure("ideal_dcg", None, tuple((k, v) for k, v in measure.params if k == "gain"))
 
 
-def _relstrings(qrels: Qrels, run: Run, protocol: Protocol, length: int, queries: Sequence[str]) -> list[str]:
+def _relstrings(qrels: Qrels, run: Run, protocol: Protocol, length: int,
+                queries: Sequence[str]) -> list[str]:
     """The relevance of each query's top ``length`` docs as one character each:
     the grade (0-9, '>' above 9), '-' never pooled, '.' pooled but unjudged."""
     if protocol.unjudged is not Unjudged.CONDENSE:
@@ -179,7 +187,8 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
     measures += [Measure("num_ret"), Measure("num_rel")]
     measures += [_ideal_of(line.measure) for line in lines
                  if line.trec.nan is NaN.NO_POSITIVE_GAIN and line.measure is not None]
-    results = evaluate(qrels, run, measures, protocol, allow_partial=True)  # trec_eval decides on its own terms
+    # trec_eval decides on its own terms
+    results = evaluate(qrels, run, measures, protocol, allow_partial=True)
     queries = results.queries
     reset = np.isin(np.asarray(queries, dtype=str), stand_ins)
     num_ret = results.values("num_ret")
@@ -204,7 +213,8 @@ def trec_values(qrels: Qrels, run: Run, lines: list[Line], options: TrecOptions,
             if line.trec.nan is NaN.EMPTY_RANKING:
                 v = _empty_nan(line, v, num_ret == 0, num_rel, protocol)
             elif line.trec.nan is NaN.NO_POSITIVE_GAIN:
-                v = np.where((num_rel > 0) & (results.values(_ideal_of(line.measure)) == 0), -math.nan, v)
+                v = np.where((num_rel > 0) & (results.values(_ideal_of(line.measure)) == 0),
+                             -math.nan, v)
             if options.version9:
                 # trec_eval 9 evaluates no stand-in: a judged query the run skips adds 0 to each
                 # sum (log of the floor to a geometric mean) and the mean divides by every query.
@@ -226,7 +236,8 @@ def read_zscores(path: str) -> dict:
     """Read a -Z file: lines ``query measure mean stddev`` -> {query: {measure: (mean, stddev)}}."""
     from ..io.files import load_text
 
-    # Read as every input is: a device or binary file refused at its first megabyte, a stream bounded.
+    # Read as every input is: a device or binary file refused at its first megabyte, a stream
+    # bounded.
     shape = "give a text file of 'query measure mean stddev' lines"
     text = load_text(path, f"-Z {path}", what="-Z file", label="-Z", binary_hint=lambda _: shape,
                      encoding_fix=lambda _: shape).decode("utf-8")
@@ -235,15 +246,18 @@ def read_zscores(path: str) -> dict:
         fields = raw.split()
         if len(fields) != 4:
             raise ParseError(what=f"expected 4 columns ({{query}} measure mean stddev), found {len(fields)}",
-                             source=str(path), line=number, fix="write one '{query} measure mean stddev' per line")
+                             source=str(path), line=number,
+                             fix="write one '{query} measure mean stddev' per line")
         query, name, mean, stddev = fields
         try:
             pair = (float(mean), float(stddev))
         except ValueError:
-            raise ParseError(what=literal(f"mean {mean!r} and stddev {stddev!r} must be numbers"), source=str(path),
+            raise ParseError(what=literal(f"mean {mean!r} and stddev {stddev!r} must be numbers"),
+                             source=str(path),
                              line=number, query=query) from None
         if name in table.setdefault(query, {}):
-            raise ParseError(what=f"measure {literal(name)} is given twice", fix="give it once", source=str(path),
+            raise ParseError(what=f"measure {literal(name)} is given twice", fix="give it once",
+                             source=str(path),
                              line=number, query=query)
         table[query][name] = pair
     if not table:
@@ -325,7 +339,8 @@ def render(table: TrecTable, options: TrecOptions) -> str:
     z = "Z" if table.zscored else ""
     out: list[str] = []
     if options.per_query:
-        printable = [(line, values) for line, values in zip(table.lines, table.values) if line.trec.per_query]
+        printable = [(line, values) for line, values in zip(table.lines, table.values)
+                     if line.trec.per_query]
         for i, query in enumerate(table.queries):
             if options.version9 and table.stand_in is not None and table.stand_in[i]:
                 continue
@@ -333,7 +348,8 @@ def render(table: TrecTable, options: TrecOptions) -> str:
                 if line.trec.summary is Summary.NONE:  # relstring
                     out.append("%-22s\t%s\t'%s'\n" % (line.name, query, values[i]))
                 else:
-                    out.append("%s%-22s\t%s\t%s\n" % (z, line.name, query, _value_text(line, values[i], table.zscored)))
+                    out.append("%s%-22s\t%s\t%s\n"
+                               % (z, line.name, query, _value_text(line, values[i], table.zscored)))
     if options.summary:
         for line, value in zip(table.lines, summary(table, options)):
             if value is None:
@@ -341,7 +357,8 @@ def render(table: TrecTable, options: TrecOptions) -> str:
             if line.trec.summary is Summary.RUNID:
                 out.append("%-22s\t%s\t%s\n" % ("runid", "all", value))
             else:
-                out.append("%s%-22s\t%s\t%s\n" % (z, line.name, "all", _value_text(line, value, table.zscored)))
+                out.append("%s%-22s\t%s\t%s\n"
+                           % (z, line.name, "all", _value_text(line, value, table.zscored)))
     return "".join(out)
 
 
@@ -371,7 +388,8 @@ def last_run_tag(path) -> str:
                 block *= 4
             return _tag_of_last_line(tail) or ""
     except OSError as error:
-        raise InputError(what=f"cannot be read ({literal(error.strerror or error)})", source=str(path)) from None
+        raise InputError(what=f"cannot be read ({literal(error.strerror or error)})",
+                         source=str(path)) from None
 
 
 def _tag_of_last_line(data: bytes, complete: bool = True) -> str | None:

@@ -43,7 +43,8 @@ from ...results import Results
 from ...results.matching import find_mismatch
 from ...typing import ProtocolLike
 
-__all__ = ["evaluate_rag", "rag_inputs", "RagInputs", "rag_rows", "CHUNK_SEPARATORS", "refuse_no_relevant_id"]
+__all__ = ["evaluate_rag", "rag_inputs", "RagInputs", "rag_rows", "CHUNK_SEPARATORS",
+           "refuse_no_relevant_id"]
 
 # Separators between a doc id and its chunk number, tried in this order.
 CHUNK_SEPARATORS = ("#", "::", ":", "_", "-", "/", "|", ".")
@@ -67,7 +68,8 @@ def rag_rows(source: Any, *, layout: str | None = None, judgments: Any = None) -
         mapping ``{query: [doc, ...]}`` or ``{query: {doc: grade}}``.
     """
     if isinstance(source, RagRows):
-        rows = RagRows(**{**vars(source), "rankings": dict(source.rankings), "judgments": dict(source.judgments)})
+        rows = RagRows(**{**vars(source), "rankings": dict(source.rankings),
+                          "judgments": dict(source.judgments)})
     elif isinstance(source, (str, os.PathLike)):
         rows = read_rag(os.fspath(source), layout=layout)
     else:
@@ -80,7 +82,8 @@ def rag_rows(source: Any, *, layout: str | None = None, judgments: Any = None) -
     else:
         relevant, by_text = read_judgments(judgments)
     rows.rankings = {by_text.get(query, query): ranking for query, ranking in rows.rankings.items()}
-    # The judgments' queries are the evaluation set: one with no relevant id is an empty ground truth
+    # The judgments' queries are the evaluation set: one with no relevant id is an empty ground
+    # truth
     # (the protocol's zero_ideal decides it); a row whose query they do not name is an extra query.
     rows.judgments = dict(relevant)
     return rows
@@ -173,8 +176,10 @@ def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: Protoco
     """
     # The rows' reference ids are complete for each row: an id outside them is non-relevant, and the
     # TREC advice about unjudged docs does not apply (rankproof.errors.messages).
-    wanted = EvaluationOptions.of(None, **{"complete_judgments": True, "notes": (REFERENCE_NOTE,), **options,
-                                           "allow_partial": allow_partial, "min_coverage": min_coverage})
+    wanted = EvaluationOptions.of(None, **{"complete_judgments": True, "notes": (REFERENCE_NOTE,),
+                                           **options,
+                                           "allow_partial": allow_partial,
+                                           "min_coverage": min_coverage})
     protocol = _with_chunks(resolve_protocol(protocol), chunk_map, chunks)
     qrels, run, rows = rag_inputs(source, layout=layout, judgments=judgments, name=name)
     if not allow_partial and find_mismatch(qrels, run, protocol) is None:
@@ -184,7 +189,8 @@ def evaluate_rag(source: Any, measures: "Sequence[Any] | str", protocol: Protoco
 
 def _with_chunks(protocol: Protocol, chunk_map: str | None, chunks: str | None) -> Protocol:
     """The protocol with the chunk policies given as arguments; one the protocol sets already is refused."""
-    changes = {key: value for key, value in (("chunk_map", chunk_map), ("chunks", chunks)) if value is not None}
+    changes = {key: value for key, value in (("chunk_map", chunk_map), ("chunks", chunks))
+               if value is not None}
     default = Protocol()
     for key, value in changes.items():
         if getattr(protocol, key) != getattr(default, key):
@@ -197,11 +203,14 @@ def _with_chunks(protocol: Protocol, chunk_map: str | None, chunks: str | None) 
 def refuse_no_relevant_id(qrels: Qrels, run: Run, protocol: Protocol, source: str) -> None:
     """Refuse a run none of whose doc ids is a relevant id (one line naming the likely mapping),
     unless a chunk map says how its ids name the judged docs."""
-    if protocol.chunk_map.kind != "none" or not len(run.docs) or np.isin(run.docs, qrels.docs).any():
+    if (protocol.chunk_map.kind != "none" or not len(run.docs)
+        or np.isin(run.docs, qrels.docs).any()):
         return
     example = f"(retrieved {str(run.docs[0])!r}, relevant {str(qrels.docs[0])!r})"
-    raise CoverageError(source=source, what=f"none of the {len(run.docs)} retrieved ids is a relevant id {example}",
-                        fix=_likely_mapping([str(d) for d in run.docs], {str(d) for d in qrels.docs}) +
+    raise CoverageError(source=source,
+                        what=f"none of the {len(run.docs)} retrieved ids is a relevant id {example}",
+                        fix=_likely_mapping([str(d) for d in run.docs],
+                                            {str(d) for d in qrels.docs}) +
                         ", or {do[allow_partial]} to evaluate the ids as written")
 
 

@@ -155,16 +155,20 @@ def evaluate_scores(
     tied = tied_rows_warning(scores, protocol)
     for line in tied:
         python_warnings.warn(line, RankproofWarning, stacklevel=2)
-    results = evaluate_alignment(alignment, measure_list, protocol, weights=weight_array, run_name="y_score",
+    results = evaluate_alignment(alignment, measure_list, protocol, weights=weight_array,
+                                 run_name="y_score",
                                  options=options.replace(query_ids=ids), warnings=tied)
-    # Every row is both judged and ranked, so a score matrix always passes; the guard is the one every
+    # Every row is both judged and ranked, so a score matrix always passes; the guard is the one
+    # every
     # front door calls (the scikit-learn scorer and the streaming evaluator come through here).
     guard_coverage(results, source="y_score against y_true")
     return results
 
 
-def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protocol) -> np.ndarray | None:
-    if not weights_wanted(weights, protocol, "pass weights=[one per row] (scikit-learn's sample_weight) "
+def _row_weights(weights, queries: np.ndarray, ids: np.ndarray,
+                 protocol: Protocol) -> np.ndarray | None:
+    if not weights_wanted(weights, protocol,
+                          "pass weights=[one per row] (scikit-learn's sample_weight) "
                                               "or weights={query: weight}"):
         return None
     if isinstance(weights, Mapping):
@@ -178,11 +182,13 @@ def _row_weights(weights, queries: np.ndarray, ids: np.ndarray, protocol: Protoc
     else:
         array = as_array(weights, "weights").astype(np.float64).ravel()
         if len(array) != len(queries):
-            raise InputError(what=f"weights has {len(array)} values for {len(queries)} rows", fix="give one per row")
+            raise InputError(what=f"weights has {len(array)} values for {len(queries)} rows",
+                             fix="give one per row")
     bad = np.flatnonzero(~np.isfinite(array) | (array < 0))
     if len(bad):
         raise InputError(what=f"row {bad[0]} ({{query}} {literal(queries[bad[0]])}) has weight {array[bad[0]]}",
-                         source="weights", fix="weights must be finite and non-negative", value=array[bad[0]])
+                         source="weights", fix="weights must be finite and non-negative",
+                         value=array[bad[0]])
     if array.sum() == 0:
         raise InputError(what="weights are all zero", fix="give at least one row a positive weight")
     return array

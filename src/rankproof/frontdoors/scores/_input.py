@@ -38,9 +38,11 @@ def decimal_names(rows: int) -> np.ndarray:
 def _row_names(queries, rows: int) -> np.ndarray:
     if queries is None:
         return decimal_names(rows)
-    names = np.asarray([str(q) for q in queries]) if not isinstance(queries, np.ndarray) else queries.astype(str)
+    names = (np.asarray([str(q) for q in queries]) if not isinstance(queries, np.ndarray)
+             else queries.astype(str))
     if names.ndim != 1 or len(names) != rows:
-        raise InputError(what=f"queries= names {len(names)} rows but there are {rows}", fix="give one name per row")
+        raise InputError(what=f"queries= names {len(names)} rows but there are {rows}",
+                         fix="give one name per row")
     unique, counts = np.unique(names, return_counts=True)
     if (counts > 1).any():
         raise InputError(what=f"queries= names {literal(repr(str(unique[counts > 1][0])))} twice",
@@ -84,7 +86,8 @@ def _check_offsets(offsets, total: int) -> np.ndarray:
                          f"got {offsets[0]} ... {offsets[-1]}")
     backwards = np.flatnonzero(np.diff(offsets) < 0)
     if len(backwards):
-        raise InputError(what=f"offsets decrease at row {backwards[0]}", fix="give non-decreasing offsets")
+        raise InputError(what=f"offsets decrease at row {backwards[0]}",
+                         fix="give non-decreasing offsets")
     return offsets
 
 
@@ -102,7 +105,8 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
     relevance, score, offsets, form = _shaped(y_true, y_score, offsets)
     rows = len(offsets) - 1 if offsets is not None else relevance.shape[0]
     if rows == 0:
-        raise InputError(what="there are no rows to evaluate", fix="give at least one query or user")
+        raise InputError(what="there are no rows to evaluate",
+                         fix="give at least one query or user")
     names = _row_names(queries, rows)
     columns = relevance.shape[1] if offsets is None else 0
     # Scores stay as given (integers beyond 2^53 exact) until the pipeline's score_precision policy.
@@ -129,8 +133,10 @@ def read_scores(y_true, y_score, offsets, queries, protocol: Protocol) -> ScoreI
         apply_negative_grades(flat, protocol, lambda i: {"source": f"y_true {where(i)}"},
                               noun="relevance")
     held = _held(score, form, protocol)
-    return ScoreInput(queries=names, relevance=relevance, score=held, offsets=offsets, masked=masked,
-                      negative=negative, form=form, precision_ties=_made_ties(score, held, offsets, protocol))
+    return ScoreInput(queries=names, relevance=relevance, score=held, offsets=offsets,
+                      masked=masked,
+                      negative=negative, form=form,
+                      precision_ties=_made_ties(score, held, offsets, protocol))
 
 
 def _shaped(y_true, y_score, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str]:
@@ -169,7 +175,8 @@ def _masked(score: np.ndarray, relevance: np.ndarray, ragged: bool, where) -> np
     # a sum is NaN only if some score is NaN (or +inf and -inf meet).
     with np.errstate(invalid="ignore", over="ignore"):  # +inf and -inf sum to NaN: then look closer
         maybe_masked = np.isnan(score.sum())
-        relevance_finite = relevance.dtype.kind != "f" or not relevance.size or np.isfinite(relevance.sum())
+        relevance_finite = (relevance.dtype.kind != "f" or not relevance.size
+                            or np.isfinite(relevance.sum()))
     masked_flags = np.isnan(score) if maybe_masked else None
     if masked_flags is not None and not masked_flags.any():
         masked_flags = None
@@ -183,7 +190,8 @@ def _masked(score: np.ndarray, relevance: np.ndarray, ragged: bool, where) -> np
             bad &= ~masked_flags
         if bad.any():
             first = int(np.flatnonzero(bad.ravel())[0])
-            raise InputError(what=f"relevance is {relevance.ravel()[first]}", value=relevance.ravel()[first],
+            raise InputError(what=f"relevance is {relevance.ravel()[first]}",
+                             value=relevance.ravel()[first],
                              source=f"y_true {where(first)}",
                              fix="give a finite {grade}, or mask the entry by setting its score to NaN")
     return masked_flags
@@ -192,12 +200,14 @@ def _masked(score: np.ndarray, relevance: np.ndarray, ragged: bool, where) -> np
 def _held(score: np.ndarray, form: str, protocol: Protocol) -> np.ndarray:
     """The scores under the score_precision policy; a dense float32 matrix under float64 is read as
     it is (every float32 is a float64: no float64 copy of a model's output)."""
-    if form == "dense" and score.dtype == np.float32 and protocol.score_precision is ScorePrecision.FLOAT64:
+    if (form == "dense" and score.dtype == np.float32
+        and protocol.score_precision is ScorePrecision.FLOAT64):
         return np.ascontiguousarray(score)
     return apply_score_precision(score, protocol)
 
 
-def _made_ties(score: np.ndarray, held: np.ndarray, offsets: np.ndarray | None, protocol: Protocol) -> int | None:
+def _made_ties(score: np.ndarray, held: np.ndarray, offsets: np.ndarray | None,
+               protocol: Protocol) -> int | None:
     """The groups of equal scores within a row that score_precision made (None at float64)."""
     if protocol.score_precision is ScorePrecision.FLOAT64:
         return None

@@ -43,7 +43,8 @@ def tied_rows(scores: ScoreInput) -> int:
         score = score[maybe] if not maybe.all() else score
         if score.shape[0] == 0:
             return 0
-        counts = np.full(score.shape[0], score.shape[1]) if not scores.masked else (~np.isnan(score)).sum(axis=1)
+        counts = (np.full(score.shape[0], score.shape[1]) if not scores.masked
+                  else (~np.isnan(score)).sum(axis=1))
         highest, lowest = np.fmax.reduce(score, axis=1), np.fmin.reduce(score, axis=1)
     else:
         lengths = np.diff(scores.offsets)

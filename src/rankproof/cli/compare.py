@@ -6,11 +6,14 @@ import argparse
 import os
 
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .flags import (add_correction_option, add_evaluation_options, add_format_option,
+                    add_level_option, add_measures_option, add_output_option,
+                    add_resampling_options)
+from .inputs import protocol_of, read_inputs, run_names
 from .large import prepare_for, stages as progress
 from .render import (COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes,
                      print_notes, render_comparison)
-from .usage import add_coverage_options, count_option, fraction_option, precision_option, usage
+from .usage import precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
            "add_paper_options", "bare_names", "table_names", "latex_columns", "test_options", "run"]
@@ -31,25 +34,17 @@ def add_test_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"),
                         default="randomization",
                         help="paired test (default randomization: sign flips)")
-    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
-                        default="holm",
-                        help="multiple-comparison correction over pairs x measures (default holm)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
-                        help="significance level (default 0.05)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
-                        help="randomization and bootstrap draws (default 10000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed (default 0)")
+    add_correction_option(parser, "pairs x measures")
+    add_level_option(parser, "alpha", "significance level")
+    add_resampling_options(parser, 10_000, "randomization and bootstrap draws")
 
 
 def add_interval_options(parser: argparse.ArgumentParser) -> None:
     """The interval, power and mismatch options of compare (and of nuggets --compare)."""
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
-                        help="bootstrap interval level (default 0.95)")
+    add_level_option(parser, "confidence", "bootstrap interval level")
     parser.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")
-    parser.add_argument("--power", type=fraction_option("--power"), default=0.8,
-                        help="power for 'queries needed' (default 0.8)")
+    add_level_option(parser, "power", "power for 'queries needed'")
     parser.add_argument("--allow-mismatch", action="store_true",
                         help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
 
@@ -59,8 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the qrels, then two or more runs")
     parser.add_argument("--results", nargs="+", metavar="FILE",
                         help="compare saved results (rankproof evaluate --format json -o FILE) instead of runs")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
+    add_measures_option(parser, default=f"default {' '.join(DEFAULT_MEASURES)}, or every measure "
+                                        "saved")
     parser.add_argument("--baseline", metavar="RUN",
                         help="compare every run with this one (default: all pairs)")
     add_test_options(parser)
@@ -69,16 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "interval where a printed check shows resampling could not tell them apart; "
                              "resampling or normal: always that")
     add_interval_options(parser)
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
+    add_evaluation_options(parser)
     parser.add_argument("--bounds", action="store_true",
                         help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
-    parser.add_argument("--format", choices=COMPARE_FORMATS, default="table",
-                        help="output format (default table)")
+    add_format_option(parser, COMPARE_FORMATS)
     add_paper_options(parser)
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE (atomically) instead of stdout")
+    add_output_option(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="the table alone: no notes under it (test, correction, protocol, fingerprint) and "
                              "nothing on stderr but errors (LaTeX keeps the fingerprint in its caption)")

@@ -29,8 +29,12 @@ _RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".j
                    ".parquet")
 
 
-def add_test_options(parser: argparse.ArgumentParser) -> None:
-    """The significance options compare and report share."""
+def add_test_options(parser, baseline: str | None = None,
+                     metavar: str = "RUN") -> None:
+    """The paired tests' options compare, report, nuggets and fuse share; `baseline` is the help
+    of --baseline, the run every other is tested against (None: the command has none)."""
+    if baseline is not None:
+        parser.add_argument("--baseline", metavar=metavar, help=baseline)
     parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"),
                         default="randomization",
                         help="paired test (default randomization: sign flips)")
@@ -54,11 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the qrels, then two or more runs")
     parser.add_argument("--results", nargs="+", metavar="FILE",
                         help="compare saved results (rankproof evaluate --format json -o FILE) instead of runs")
-    add_measures_option(parser, default=f"default {' '.join(DEFAULT_MEASURES)}, or every measure "
-                                        "saved")
-    parser.add_argument("--baseline", metavar="RUN",
-                        help="compare every run with this one (default: all pairs)")
-    add_test_options(parser)
+    add_measures_option(parser, f"default {' '.join(DEFAULT_MEASURES)}, or every measure saved")
+    add_test_options(parser, "compare every run with this one (default: all pairs)")
     parser.add_argument("--method", choices=("auto", "resampling", "normal"), default="auto",
                         help="auto (default): rows with 1,000 queries or more take the paired t-test and the normal "
                              "interval where a printed check shows resampling could not tell them apart; "

@@ -6,7 +6,8 @@ count, its default. The defaults of the levels are one table (:data:`LEVELS`),
 so ``--alpha`` is 0.05 wherever it is taken. The options that describe inputs
 and the protocol are in :mod:`.inputs`, the typed numbers in :mod:`.usage`,
 the output of Results in :mod:`.render`; :func:`add_evaluation_options` takes
-them together for a command that evaluates runs on qrels.
+them together for a command that evaluates runs on qrels. Each adder takes a
+parser or one of its argument groups (a section of the command's help).
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser()
@@ -23,7 +24,7 @@ random seed (default 0)
 
 from __future__ import annotations
 
-import argparse
+from typing import Sequence
 
 from .usage import count_option, fraction_option
 
@@ -42,7 +43,7 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 STDOUT_HELP = "write to FILE (atomically) instead of stdout"
 
 
-def add_level_option(parser: argparse.ArgumentParser, name: str, what: str) -> None:
+def add_level_option(parser, name: str, what: str) -> None:
     """``--NAME`` (alpha, confidence or power): a level strictly between 0 and 1, default
     :data:`LEVELS`; `what` is the start of its help."""
     default = LEVELS[name]
@@ -50,7 +51,7 @@ def add_level_option(parser: argparse.ArgumentParser, name: str, what: str) -> N
                         help=f"{what} (default {default:g})")
 
 
-def add_resampling_options(parser: argparse.ArgumentParser, default: int, what: str,
+def add_resampling_options(parser, default: int, what: str,
                            seed: str = "random seed") -> None:
     """--resamples (`default` draws; `what` they are) and the --seed that makes them repeatable."""
     parser.add_argument("--resamples", type=count_option("--resamples"), default=default,
@@ -59,44 +60,41 @@ def add_resampling_options(parser: argparse.ArgumentParser, default: int, what: 
                         help=f"{seed} (default 0)")
 
 
-def add_correction_option(parser: argparse.ArgumentParser, over: str) -> None:
+def add_correction_option(parser, over: str) -> None:
     """--correction: the multiple-testing correction over `over` (the tests of one family)."""
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
                         help=f"multiple-testing correction over {over} (default holm)")
 
 
-def add_measures_option(parser: argparse.ArgumentParser, what: str = "e.g. ndcg@10",
-                        default: str | None = None) -> None:
-    """-m/--measure, repeatable; `default` says what is evaluated without it (the command's
-    DEFAULT_MEASURES unless given)."""
-    if default is None:
-        from .evaluate import DEFAULT_MEASURES
-
-        default = f"default {' '.join(DEFAULT_MEASURES)}"
+def add_measures_option(parser, default: Sequence[str] | str, what: str = "e.g. ndcg@10") -> None:
+    """-m/--measure, repeatable; `default` is what is evaluated without it: the measures
+    (cli.evaluate.DEFAULT_MEASURES, as most commands) or a sentence saying what."""
+    said = default if isinstance(default, str) else f"default {' '.join(default)}"
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"{what} (repeatable; {default})")
+                        help=f"{what} (repeatable; {said})")
 
 
-def add_measure_option(parser: argparse.ArgumentParser, what: str = "the measure",
+def add_measure_option(parser, what: str = "the measure",
                        default: str = "ndcg@10") -> None:
     """-m/--measure: the one measure of a command that reads one (judge-bias, ppi, ...)."""
     parser.add_argument("-m", "--measure", default=default, metavar="MEASURE",
                         help=f"{what} (default {default})")
 
 
-def add_format_option(parser: argparse.ArgumentParser, choices, note: str = "") -> None:
-    """--format, table by default; `note` follows the default in the help."""
+def add_format_option(parser, choices, note: str = "", more: str = "") -> None:
+    """--format, table by default; in its help `note` follows the default, `more` the
+    parenthesis."""
     parser.add_argument("--format", choices=choices, default="table",
-                        help=f"output format (default table{'; ' + note if note else ''})")
+                        help=f"output format (default table{'; ' + note if note else ''}){more}")
 
 
-def add_output_option(parser: argparse.ArgumentParser, what: str = STDOUT_HELP,
+def add_output_option(parser, what: str = STDOUT_HELP,
                       required: bool = False) -> None:
     """-o/--output FILE, written atomically (the output guard of cli.app refuses an input)."""
     parser.add_argument("-o", "--output", metavar="FILE", required=required, help=what)
 
 
-def add_evaluation_options(parser: argparse.ArgumentParser, coverage: bool = True) -> None:
+def add_evaluation_options(parser, coverage: bool = True) -> None:
     """The options of a command that evaluates runs on qrels: the protocol (--preset,
     --policy), the inputs (formats, columns, labels, layers, intents) and, unless the
     command words its own, the coverage guard (--min-coverage, --allow-partial)."""

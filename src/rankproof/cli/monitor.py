@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("current",
                         help="the current window: rankproof evaluate --format parquet (or json) -o FILE (one run)")
     parser.add_argument("reference", help="the reference window, evaluated under the same protocol")
-    add_measures_option(parser, "a measure to watch", "default: every measure both windows hold")
+    add_measures_option(parser, "default: every measure both windows hold", "a measure to watch")
     parser.add_argument("--max-drop", type=drop_option, default="5%", metavar="DROP",
                         help="alert on a drop beyond this: relative with %% (5%%, the default) or absolute (0.01)")
     add_level_option(parser, "alpha", "significance level of Welch's t-test")

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", nargs="+", metavar="FILE",
                         help="analyse saved results (rankproof evaluate --format json or parquet -o FILE) instead "
                              "of runs")
-    add_measures_option(parser)
+    add_measures_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--procedure", choices=("tukey", "maxt"), default="tukey",
                         help="randomised Tukey HSD (all pairs; default) or step-down MaxT (all pairs or baselines)")
     parser.add_argument("--baseline", action="append", metavar="RUN",

@@ -150,8 +150,8 @@ def run(args) -> int:
     if args.intents:
         raise usage(NAME, "--intents: agreement of judgments per intent is not available yet",
                     "give qrels with one grade per query and doc")
-    qrels_a, qrels_b, names, runs = read_two_qrels(args, NAME, (0, None),
-                                                   "give two qrels (then any runs)",
+    qrels_a, qrels_b, names, runs = read_two_qrels(args, NAME, runs=(0, None),
+                                                   give="give two qrels (then any runs)",
                                                    further=tuple(args.qrels or ()))
     a, b = qrels_a.to_dict(), qrels_b.to_dict()
     result = confusion(a, b)

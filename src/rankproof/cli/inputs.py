@@ -27,8 +27,8 @@ from .stdin import STDIN, Stdin  # noqa: F401  (where the commands import them f
 from .usage import literal, usage
 
 __all__ = [
-    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "COLUMN_HELP", "add_protocol_options",
-    "add_input_options", "add_run_options", "add_column_options",
+    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "COLUMN_HELP",
+    "add_protocol_options", "add_input_options", "add_run_options", "add_column_options",
     "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN",
     "every_input",
 ]
@@ -42,7 +42,8 @@ RUN_ROLES = ("query", "doc", "score")
 COLUMN_HELP = {"query": "query id column (default query)", "doc": "doc id column (default doc)",
                "grade": "grade column of the qrels (default grade)",
                "score": "score column of runs (default score; none: rows are in rank order)",
-               "rank": "rank column (default rank)", "clicked": "click column, 0/1 (default clicked)"}
+               "rank": "rank column (default rank)",
+               "clicked": "click column, 0/1 (default clicked)"}
 
 
 # -- the options --------------------------------------------------------------------

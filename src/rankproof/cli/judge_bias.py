@@ -46,8 +46,9 @@ def run(args) -> int:
 
         check_output_path(args.svg, args.inputs)
     human, judge, _, runs = read_two_qrels(
-        args, NAME, (2, None), "give the humans' qrels, the judge's qrels and two or more runs",
-        ("--layer: compare the sources themselves here", "give each source's qrels"))
+        args, NAME, runs=(2, None),
+        give="give the humans' qrels, the judge's qrels and two or more runs",
+        layer=("--layer: compare the sources themselves here", "give each source's qrels"))
     result = judge_bias(human, judge, dict(runs), args.measure,
                         protocol=protocol_of(args), confidence=args.confidence,
                         resamples=args.resamples,

@@ -47,8 +47,8 @@ def run(args) -> int:
     from ..stats.ppi import prediction_powered
 
     human, judge, names, runs = read_two_qrels(
-        args, NAME, (1, 2),
-        "give the humans' qrels, the judge's qrels and one run (then optionally a baseline run)")
+        args, NAME, runs=(1, 2),
+        give="give the humans' qrels, the judge's qrels and one run (then optionally a baseline run)")
     run_list = list(runs)
     baseline = run_list[1][1] if len(run_list) > 1 else None
     result = prediction_powered(human, judge, run_list[0][1], args.measure, baseline=baseline,

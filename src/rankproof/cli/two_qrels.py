@@ -22,7 +22,7 @@ LAYER_AS_ONE_FILE = ("--layer: give the layered qrels of each source as one file
                      "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
 
 
-def read_two_qrels(args, command: str, runs: tuple[int, int | None], give: str,
+def read_two_qrels(args, command: str, *, runs: tuple[int, int | None], give: str,
                    layer: tuple[str, str] = LAYER_AS_ONE_FILE,
                    further: tuple[str, ...] = ()) -> tuple:
     """The two qrels of ``args.inputs``, the runs' names and an iterator over (name, run).

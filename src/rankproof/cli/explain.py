@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .flags import add_evaluation_options
+from .flags import add_evaluation_options, add_measures_option
 from .inputs import protocol_of, read_inputs, run_names
 from .render import add_print_options, digits, print_text, quieted
 
@@ -21,8 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", help="judgments (any input format; - for stdin)")
     parser.add_argument("run", help="rankings (any input format; - for stdin)")
     parser.add_argument("--query", "-q", required=True)
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help="a measure; repeat for several (default ndcg@10)")
+    add_measures_option(parser, "default ndcg@10", "a measure")
     add_evaluation_options(parser, coverage=False)
     add_print_options(parser, what="discounts, contributions, DCG and values")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from .evaluate import DEFAULT_MEASURES
 from .flags import (add_correction_option, add_evaluation_options, add_format_option,
@@ -16,7 +17,8 @@ from .render import (COMPARE_FORMATS, add_names_option, digits, measure_names, m
 from .usage import precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
-           "add_paper_options", "bare_names", "table_names", "latex_columns", "test_options", "run"]
+           "add_paper_options", "bare_names", "table_names", "run_aliases", "saved_names",
+           "latex_columns", "test_options", "run"]
 
 NAME = "compare"
 HELP = "paired significance tests between runs (or saved results)"
@@ -112,6 +114,17 @@ def table_names(paths: list[str], labels: "list[str] | None") -> list[str]:
                                                                        bare_names(file_names))]
 
 
+def run_aliases(paths: list[str], names: list[str]) -> dict[str, str]:
+    """Each run's name under every spelling an option naming a run (--baseline, --fused) may
+    use: its path as given, its file name (:func:`.inputs.run_names`) or its name.
+
+    >>> run_aliases(["runs/bm25.run", "ql.run"], ["BM25", "ql"])
+    {'runs/bm25.run': 'BM25', 'ql.run': 'ql', 'bm25.run': 'BM25', 'BM25': 'BM25', 'ql': 'ql'}
+    """
+    return {**dict(zip(paths, names)), **dict(zip(run_names(paths), names)),
+            **{name: name for name in names}}
+
+
 def run(args) -> int:
     from ..report.output import check_output_path, write_output
     from ..stats import compare
@@ -176,7 +189,12 @@ def _saved(args) -> dict:
         raise usage(NAME,
                     "--preset, --policy, --grade-map and --intents apply when evaluating runs",
                     "saved results keep the protocol they were evaluated under")
-    loaded = [(path, saved) for path in args.results for saved in load_results(path)]
+    return saved_names([(path, saved) for path in args.results for saved in load_results(path)])
+
+
+def saved_names(loaded: list[tuple[str, Any]]) -> dict:
+    """Saved results (path, results) by their names in a table: each run's name without its
+    extension (:func:`bare_names`), after its file's name where two files hold one name."""
     names = bare_names([saved.run_name for _, saved in loaded])
     return {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
             for (path, saved), name in zip(loaded, names)}
@@ -193,7 +211,6 @@ def _compare_runs(args, compare):
     protocol = protocol_of(args)
     args.qrels, paths = args.inputs[0], args.inputs[1:]
     # Runs are named by file without its extension (bm25.run -> bm25), or by --label.
-    file_names = run_names(paths)
     names = table_names(paths, args.label)
     large = prepare_for(args.inputs)
     # The truth and the runs name the same users: their vocabulary is made once (io/shared_ids.py).
@@ -206,8 +223,7 @@ def _compare_runs(args, compare):
                                         min_coverage=args.min_coverage,
                                         bounds=args.bounds))
         # --baseline may name the run (with or without its extension) or give its path.
-        known = {**dict(zip(paths, names)), **dict(zip(file_names, names))}
-        args.baseline = known.get(args.baseline, args.baseline)
+        args.baseline = run_aliases(paths, names).get(args.baseline, args.baseline)
         stages.step("testing")
         return compare(qrels, evaluated, measures, protocol, allow_partial=args.allow_partial,
                        min_coverage=args.min_coverage, bounds=args.bounds,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .compare import add_test_options
+from .compare import add_test_options, run_aliases
 from .evaluate import DEFAULT_MEASURES
 from .flags import add_evaluation_options, add_measures_option, add_output_option
 from .inputs import protocol_of, read_inputs, read_qrels, run_names
@@ -83,9 +83,9 @@ def run(args) -> int:
         if segments is not None:
             check_segments_match(segments, qrels.queries, args.segments)
         # --baseline may name the run (label or file name) or give its path.
-        baseline = (dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline
-                    else None)
-        fused = dict(zip(args.runs, names)).get(args.fused, args.fused) if args.fused else None
+        known = run_aliases(args.runs, names)
+        baseline = known.get(args.baseline, args.baseline) if args.baseline else None
+        fused = known.get(args.fused, args.fused) if args.fused else None
         files = _input_files(args, names)
         step("input digests")
         data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments,

@@ -9,12 +9,11 @@ and runs.
 from __future__ import annotations
 
 import argparse
-import os
 
 from .evaluate import DEFAULT_MEASURES
 from .flags import (add_evaluation_options, add_format_option, add_level_option,
                     add_measures_option, add_output_option, add_resampling_options)
-from .inputs import protocol_of, read_inputs, run_names
+from .inputs import protocol_of, read_inputs
 from .render import add_print_options, digits, quieted
 from .usage import count_option, number_option, usage
 
@@ -78,7 +77,7 @@ def run(args) -> int:
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
-    from .compare import table_names
+    from .compare import run_aliases, table_names
     from ..io.shared_ids import sharing
     from .multirun import evaluated_runs
     from .progress import steps
@@ -92,10 +91,8 @@ def run(args) -> int:
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     places = digits(args)
     qrels_path, paths = args.inputs[0], args.inputs[1:]
-    file_names = run_names(paths)
     names = table_names(paths, args.label)
-    known = {**dict(zip(paths, names)), **dict(zip(file_names, names)),
-             **{name: name for name in names}}
+    known = run_aliases(paths, names)
     baselines = [known.get(name, name) for name in args.baseline or []]
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")
@@ -123,7 +120,7 @@ def _saved(args) -> int:
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
     from ..stats import load_results
-    from .compare import bare_names
+    from .compare import saved_names
 
     if args.inputs:
         raise usage(NAME, "give either QRELS RUN RUN ... or --results FILE ..., not both")
@@ -141,9 +138,7 @@ def _saved(args) -> int:
                               f"on qrels {saved.qrels_digest}, {first_path} ({first.run_name}) under "
                               f"{first.protocol.fingerprint} on {first.qrels_digest}",
                         "evaluate every run under one protocol on the same qrels")
-    names = bare_names([saved.run_name for _, saved in loaded])
-    runs = {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
-            for (path, saved), name in zip(loaded, names)}
+    runs = saved_names(loaded)
     baselines = list(args.baseline or [])
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")

@@ -16,7 +16,7 @@ import argparse
 import os
 
 from .compare import (add_interval_options, add_paper_options, add_test_options, bare_names,
-                      latex_columns, test_options)
+                      latex_columns, run_aliases, test_options)
 from .flags import add_format_option, add_output_option
 from .render import COMPARE_FORMATS, digits, measure_names, print_notes, render_comparison
 
@@ -109,10 +109,8 @@ def _compared(args, results: list):
         raise usage(NAME, "--compare needs two files or more",
                     "give the baseline first, then the others")
     names = bare_names([r.run_name for r in results])
-    if args.baseline is not None:
-        by_file = {**{path: n for path, n in zip(args.files, names)},
-                   **{r.run_name: n for r, n in zip(results, names)}}
-        args.baseline = by_file.get(args.baseline, args.baseline)
+    if args.baseline is not None:   # the file's path, its name or its table name
+        args.baseline = run_aliases(args.files, names).get(args.baseline, args.baseline)
     return compare(None, dict(zip(names, results)), None, None, **test_options(args))
 
 

@@ -227,8 +227,8 @@ def _nugget_report(args) -> int:
     check_output_path(args.output, args.nuggets)
     files = nugget_file_names(args.nuggets)
     names = bare_names(files)
-    by_file = {**dict(zip(args.nuggets, names)), **dict(zip(files, names))}
-    baseline = by_file.get(args.baseline, args.baseline) if args.baseline else None
+    baseline = (run_aliases(args.nuggets, names).get(args.baseline, args.baseline) if args.baseline
+                else None)
     results = read_nugget_files(args.nuggets, names)   # each named at once (Results are read-only)
     missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
                "answers, not rankings",)

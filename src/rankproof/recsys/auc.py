@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import InputError, literal
 from .beyond import ListValues
 from .coverage import as_run
 from .ranked import item_sets
+from .side_params import choice, one_of
 
 __all__ = ["AUCValue", "gauc", "pooled_auc", "user_auc"]
 
@@ -132,9 +132,7 @@ def gauc(predictions, relevant, *, weights: Weights = "impressions", user="user"
     >>> round(gauc(run, rel).value, 6), gauc(run, rel, weights="uniform").value
     (0.583333, 0.4375)
     """
-    if weights not in _WEIGHTS:
-        raise InputError(what=f"weights of gauc must be one of {', '.join(_WEIGHTS)}; got {literal(repr(weights))}",
-                         value=weights)
+    one_of("weights of gauc", weights, _WEIGHTS)
     run, labels = _labels(predictions, relevant, dict(user=user, item=item, score=score))
     return _gauc_value(_per_user_columns(run, labels), weights)
 
@@ -236,12 +234,6 @@ def _pooled_whole(twice_u: int, positives: int, negatives: int, users: int, para
     return _catalogue_value(AUCValue("pooled_auc", value, users, positives, negatives))
 
 
-def _weights(value: Any) -> str:
-    if str(value) not in _WEIGHTS:
-        raise ValueError(f"expected one of {', '.join(_WEIGHTS)}; got {str(value)[:40]!r}")
-    return str(value)
-
-
 def _register() -> None:
     from .registry import CATALOGUE, LIST, PerUser, PooledPairs, SideParam, SideSpec, register_side
 
@@ -256,7 +248,7 @@ def _register() -> None:
         SideSpec("gauc", "GAUC",
                  f"group AUC: the users' AUCs weighted by impressions, clicks or 1, {among}",
                  CATALOGUE, (), per_user.compute,
-                 (SideParam("weights", _weights, "impressions",
+                 (SideParam("weights", choice(*_WEIGHTS), "impressions",
                             "weights=impressions, clicks or uniform"),),
                  per_user=per_user, **common),
         SideSpec("pooled_auc", "Pooled AUC",

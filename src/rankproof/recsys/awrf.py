@@ -53,6 +53,7 @@ from ..errors import InputError, literal
 from ..protocol import Protocol
 from .attention import ranked_attention
 from .beyond import ListValues
+from .side_params import one_of
 
 __all__ = ["awrf", "jensen_shannon", "TARGETS", "ATTENTION"]
 
@@ -138,9 +139,7 @@ def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, An
          base: float = 2.0, protocol: "Protocol | None" = None) -> ListValues:
     """AWRF of each list of `predictions` (see the module's docstring); `k` cuts each list (None: whole)."""
     protocol = protocol if protocol is not None else Protocol()
-    if attention not in ATTENTION:
-        raise InputError(what=f"attention must be one of {', '.join(ATTENTION)}; got {literal(repr(attention))}",
-                         value=attention)
+    one_of("attention", attention, ATTENTION)
     if not 0 < patience < 1 or not base > 1:
         raise InputError(what=f"patience must be in (0, 1) and base > 1; got {patience!r}, {base!r}",
                          value=(patience, base))

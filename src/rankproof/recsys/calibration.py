@@ -18,6 +18,7 @@ from .topk import ranked_rows
 from ..protocol import Protocol
 from .beyond import ListValues, list_mean, popularity
 from .coverage import as_run
+from .side_params import one_of
 
 __all__ = ["arp", "miscalibration"]
 
@@ -69,9 +70,7 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
     {'u': 3.0, 'v': 0.5}
     """
     k = _check_k(k, "arp")
-    if unseen not in ("zero", "drop"):
-        raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}",
-                         value=unseen)
+    one_of("unseen", unseen, ("zero", "drop"))
     ids, counts = popularity(training)
     run = as_run(predictions, user, item, score)
     # Each distinct item of the run looked up once, then read per row by its code.
@@ -181,9 +180,7 @@ def miscalibration(predictions, k: int, *, history, categories, alpha: float = 0
     k = _check_k(k, "miscalibration")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < 1:
         raise InputError(what=f"alpha must be in [0, 1); got {literal(repr(alpha))}", value=alpha)
-    if rank_weight not in ("uniform", "log"):
-        raise InputError(what=f"rank_weight must be 'uniform' or 'log'; got {literal(repr(rank_weight))}",
-                         value=rank_weight)
+    one_of("rank_weight", rank_weight, ("uniform", "log"))
     ids, matrix, _ = _genre_matrix(categories)
     run, rows, query, rank = _ranked_top(predictions, k, protocol,
                                          dict(user=user, item=item, score=score))

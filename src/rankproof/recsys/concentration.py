@@ -43,6 +43,7 @@ from ..protocol import Protocol
 from ..typing import Exposure
 from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
+from .side_params import one_of
 
 __all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS",
            "ENTROPY_PRESETS"]
@@ -169,9 +170,7 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
     if exposure == "uniform":
         ids, counts = item_counts(predictions, k, protocol, user=user, item=item, score=score)
         return ids, counts.astype(np.float64)
-    if exposure not in ("log", "geometric"):
-        raise InputError(what=f"exposure must be 'uniform', 'log' or 'geometric'; got {literal(repr(exposure))}",
-                         value=exposure)
+    one_of("exposure", exposure, ("uniform", "log", "geometric"))
     if exposure == "geometric" and (isinstance(patience, bool)
                                     or not isinstance(patience, (int, float))
                                      or not 0 < patience < 1):
@@ -193,9 +192,7 @@ def _shares(predictions, k, catalogue, universe, protocol, columns,
             weighting: tuple[str, float] = ("uniform", 0.85)) -> tuple[np.ndarray, int, int, float]:
     """The slot counts (or exposure sums) over the universe (zeros for catalogue items never
     recommended), with the recommended and outside-catalogue item counts and their total."""
-    if universe not in ("catalogue", "recommended"):
-        raise InputError(what=f"universe must be 'catalogue' or 'recommended'; got {literal(repr(universe))}",
-                         value=universe)
+    one_of("universe", universe, ("catalogue", "recommended"))
     ids, counts = item_exposure(predictions, k, protocol,  # type: ignore[arg-type]
                                 exposure=weighting[0],
                                 patience=weighting[1], **columns)
@@ -231,9 +228,7 @@ def _gini_choices(preset, universe, normaliser, exposure, patience) -> dict:
                         ("patience", patience)):
         if given is not None:
             chosen[name] = given
-    if chosen["normaliser"] not in ("n", "n-1"):
-        raise InputError(what=f"normaliser must be 'n' or 'n-1'; got {literal(repr(chosen['normaliser']))}",
-                         value=chosen["normaliser"])
+    one_of("normaliser", chosen["normaliser"], ("n", "n-1"))
     patience = chosen["patience"]
     if isinstance(patience, bool) or not isinstance(patience, (int, float)) or not 0 < patience < 1:
         raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
@@ -354,8 +349,7 @@ def entropy(predictions, k: int, *, base: Literal["e", "2"] = "2", per_item: boo
             raise InputError(what=f"no entropy preset {literal(repr(preset))}; choose one of "
                              f"{', '.join(ENTROPY_PRESETS)}", value=preset)
         base, per_item = ENTROPY_PRESETS[preset]["base"], bool(ENTROPY_PRESETS[preset]["per_item"])  # type: ignore
-    if base not in ("e", "2"):
-        raise InputError(what=f"base must be 'e' or '2'; got {literal(repr(base))}", value=base)
+    one_of("base", base, ("e", "2"))
     counts, recommended, _, total = _shares(predictions, k, None, "recommended", protocol,
                                             dict(user=user, item=item, score=score))
     shares = counts / total

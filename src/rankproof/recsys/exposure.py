@@ -27,6 +27,7 @@ from .topk import top_rows
 from ..protocol import Protocol
 from ..typing import Exposure
 from .coverage import as_run
+from .side_params import one_of
 
 __all__ = ["GroupExposure", "group_exposure", "position_exposure"]
 
@@ -66,18 +67,15 @@ def position_exposure(rank: np.ndarray, model: Exposure = "log",
     [0.5, 0.25, 0.125]
     """
     rank = np.asarray(rank, dtype=np.float64)
-    if model == "uniform":
+    if one_of("model", model, _MODELS) == "uniform":
         return np.ones_like(rank)
     if model == "log":
         return 1.0 / np.log2(rank + 1.0)
-    if model == "geometric":
-        if (isinstance(persistence, bool) or not isinstance(persistence, (int, float)) or not 0
-            < persistence < 1):
-            raise InputError(what=f"persistence must be in (0, 1), e.g. 0.8; got {literal(repr(persistence))}",
-                             value=persistence)
-        return (1.0 - persistence) * persistence ** (rank - 1.0)
-    raise InputError(what=f"model must be one of {', '.join(_MODELS)}; got {literal(repr(model))}",
-                     value=model)
+    if (isinstance(persistence, bool) or not isinstance(persistence, (int, float))
+            or not 0 < persistence < 1):
+        raise InputError(what=f"persistence must be in (0, 1), e.g. 0.8; got {literal(repr(persistence))}",
+                         value=persistence)
+    return (1.0 - persistence) * persistence ** (rank - 1.0)
 
 
 def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: Exposure = "log",

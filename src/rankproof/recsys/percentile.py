@@ -52,6 +52,7 @@ from ..errors import InputError, literal
 from ..protocol import Protocol
 from .beyond import ListValues
 from .ranked import check_cutoff, ranked_top
+from .side_params import one_of
 
 __all__ = ["PercentileRank", "percentile_rank", "PERCENTILE_PRESETS"]
 
@@ -117,9 +118,7 @@ def _policies(preset: "str | None", given: dict[str, "str | None"]) -> dict[str,
     for name, value in given.items():
         if value is None:
             continue
-        if value not in _CHOICES[name]:
-            raise InputError(what=f"{name} must be one of {', '.join(_CHOICES[name])}; got {literal(repr(value))}",
-                             value=value)
+        one_of(name, value, _CHOICES[name])
         if preset is not None and value != chosen[name]:
             raise InputError(what=f"preset={preset} sets {name}={chosen[name]}; got {name}={value}",
                              fix=f"drop {name}= or the preset", value=value)

@@ -3,6 +3,10 @@
 parsed, or raises ``ValueError`` with the domain it expected, which the
 measure parser turns into a one-line refusal naming the parameter.
 
+:func:`one_of` is the same check for a keyword of a measure function
+(``novelty(..., unseen="drop")``): it refuses with an
+:class:`~rankproof.errors.InputError` naming the keyword.
+
 >>> open_unit("0.5"), positive("2"), positive_int("3"), choice("a", "b")("b")
 (0.5, 2.0, 3, 'b')
 >>> open_unit("1")
@@ -14,9 +18,13 @@ ValueError: expected a number in (0, 1); got '1'
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
-__all__ = ["choice", "open_unit", "positive", "positive_int"]
+from ..errors import InputError, literal
+
+__all__ = ["choice", "one_of", "open_unit", "positive", "positive_int"]
+
+_T = TypeVar("_T")
 
 
 def _shown(value: Any) -> str:
@@ -30,6 +38,22 @@ def choice(*allowed: str) -> Callable[[Any], str]:
             raise ValueError(f"expected one of {', '.join(allowed)}; got {_shown(value)}")
         return str(value)
     return parse
+
+
+def one_of(name: str, value: _T, allowed: tuple[str, ...]) -> _T:
+    """`value` when it is one of `allowed`; else a refusal naming the keyword `name` and its choices.
+
+    >>> one_of("unseen", "drop", ("zero", "drop"))
+    'drop'
+    >>> one_of("unseen", "laplace", ("zero", "drop"))
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.InputError: unseen must be one of zero, drop; got 'laplace'
+    """
+    if value not in allowed:
+        raise InputError(what=f"{name} must be one of {', '.join(allowed)}; got {literal(repr(value))}",
+                         value=value)
+    return value
 
 
 def open_unit(value: Any) -> float:

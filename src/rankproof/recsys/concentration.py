@@ -41,6 +41,7 @@ from ..errors import USERS_AND_ITEMS, InputError, literal
 from .topk import ranked_rows, slot_counts
 from ..protocol import Protocol
 from ..typing import Exposure
+from .catalogue_value import CatalogueResult
 from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
 from .side_params import one_of
@@ -81,13 +82,12 @@ ENTROPY_PRESETS = {
 
 
 @dataclasses.dataclass(frozen=True)
-class Concentration:
-    """A run-level value of how its top-k slots spread over the items.
+class Concentration(CatalogueResult):
+    """A run-level value of how its top-k slots spread over the items (its ``measure`` with every
+    choice, e.g. ``gini(universe=catalogue,normaliser=n)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text with every choice, e.g. ``gini(universe=catalogue,normaliser=n)@10``.
     value : float
     items : int
         The n items the value is over (the universe).
@@ -101,8 +101,8 @@ class Concentration:
     k : int
     """
 
-    measure: str
-    value: float
+    DETAIL = ("items", "recommended", "slots", "outside_catalogue")
+
     items: int
     recommended: int
     slots: int
@@ -189,12 +189,12 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
 
 
 def _shares(predictions, k, catalogue, universe, protocol, columns,
-            weighting: tuple[str, float] = ("uniform", 0.85)) -> tuple[np.ndarray, int, int, float]:
+            weighting: tuple[Exposure, float] = ("uniform", 0.85)
+            ) -> tuple[np.ndarray, int, int, float]:
     """The slot counts (or exposure sums) over the universe (zeros for catalogue items never
     recommended), with the recommended and outside-catalogue item counts and their total."""
     one_of("universe", universe, ("catalogue", "recommended"))
-    ids, counts = item_exposure(predictions, k, protocol,  # type: ignore[arg-type]
-                                exposure=weighting[0],
+    ids, counts = item_exposure(predictions, k, protocol, exposure=weighting[0],
                                 patience=weighting[1], **columns)
     if counts.sum() == 0:
         raise InputError(what="no list recommends any item",

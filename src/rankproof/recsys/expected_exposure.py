@@ -71,6 +71,7 @@ from ..data.run import Run
 from ..errors import InputError, ParseError, literal
 from ..protocol import Protocol
 from .attention import ranked_attention
+from .measure_value import MeasureValue
 
 __all__ = ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples",
            "target_exposure",
@@ -80,13 +81,12 @@ QUANTITIES = ("loss", "disparity", "relevance")
 
 
 @dataclasses.dataclass(frozen=True)
-class ExpectedExposure:
-    """EE-L, EE-D and EE-R per query of a stochastic ranking policy.
+class ExpectedExposure(MeasureValue):
+    """EE-L, EE-D and EE-R per query of a stochastic ranking policy (its ``measure`` e.g.
+    ``ee(gamma=0.5)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``ee(gamma=0.5)@10``.
     queries : numpy.ndarray of str
         The judged queries and the policy's queries, sorted.
     loss, disparity, relevance : numpy.ndarray of float64
@@ -97,7 +97,6 @@ class ExpectedExposure:
         Rankings the policy was given as.
     """
 
-    measure: str
     queries: np.ndarray
     loss: np.ndarray
     disparity: np.ndarray

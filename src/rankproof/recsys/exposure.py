@@ -27,6 +27,7 @@ from .topk import top_rows
 from ..protocol import Protocol
 from ..typing import Exposure
 from .coverage import as_run
+from .measure_value import MeasureValue
 from .side_params import one_of
 
 __all__ = ["GroupExposure", "group_exposure", "position_exposure"]
@@ -35,13 +36,11 @@ _MODELS = ("uniform", "log", "geometric")
 
 
 @dataclasses.dataclass(frozen=True)
-class GroupExposure:
-    """Exposure per item group over a run.
+class GroupExposure(MeasureValue):
+    """Exposure per item group over a run (its ``measure`` e.g. ``exposure(model=log)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``exposure(model=log)@10``.
     groups : tuple of str
         The groups, sorted (items without a group are in ``""`` when any is shown).
     exposure : dict of str to float
@@ -52,7 +51,6 @@ class GroupExposure:
         Each group's exposure over its items in ``groups_of`` (a mean per item, shown or not).
     """
 
-    measure: str
     groups: tuple[str, ...]
     exposure: dict[str, float]
     share: dict[str, float]

@@ -50,7 +50,8 @@ def test_the_detail_follows_the_declared_order_not_the_fields():
         a: int
         b: int
 
-    assert Toy("toy", 0.5, 1, 2).catalogue_value() == CatalogueValue("toy", 0.5, (("b", 2), ("a", 1)))
+    expected = CatalogueValue("toy", 0.5, (("b", 2), ("a", 1)))
+    assert Toy("toy", 0.5, 1, 2).catalogue_value() == expected
 
 
 def test_one_of_refuses_a_choice_outside_the_list_naming_the_keyword():

@@ -44,7 +44,7 @@ from ..typing import Exposure
 from .catalogue_value import CatalogueResult
 from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
-from .side_params import one_of
+from .side_params import check_cutoff, one_of
 
 __all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS",
            "ENTROPY_PRESETS"]
@@ -113,13 +113,6 @@ class Concentration(CatalogueResult):
         return f"{self.measure} {self.value:.4f} over {self.items} items ({self.recommended} recommended)"
 
 
-def _check_k(k, name: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
-                         f"Write {name}(run, 10, ...)", value=k)
-    return int(k)
-
-
 def item_counts(predictions, k: int, protocol: Protocol | None = None, *, user="user", item="item",
                 score="score") -> tuple[np.ndarray, np.ndarray]:
     """How many top-k slots each recommended item takes: (sorted item ids, counts).
@@ -133,7 +126,7 @@ def item_counts(predictions, k: int, protocol: Protocol | None = None, *, user="
     """
     if isinstance(predictions, SlotCounts):   # counted where the run lives (Spark): the same counts
         return predictions.counts_for(k, protocol)
-    k = _check_k(k, "item_counts")
+    k = check_cutoff(k, "item_counts")
     run = as_run(predictions, user, item, score)
     counts = slot_counts(run, k, protocol if protocol is not None else Protocol())
     shown = np.flatnonzero(counts)
@@ -176,7 +169,7 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
                                      or not 0 < patience < 1):
         raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
                          value=patience)
-    k = _check_k(k, "item_exposure")
+    k = check_cutoff(k, "item_exposure")
     run = as_run(predictions, user, item, score)
     rows, _, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
     # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a
@@ -296,7 +289,7 @@ def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = Non
     >>> round(gini(run, 2, catalogue=list("abcde")).value, 4)
     0.5333
     """
-    k = _check_k(k, "gini")
+    k = check_cutoff(k, "gini")
     chosen = _gini_choices(preset, universe, normaliser, exposure, patience)
     universe, normaliser, weighting = chosen["universe"], chosen["normaliser"], chosen["exposure"]
     counts, recommended, outside, slots = _shares(predictions, k, catalogue, universe, protocol,
@@ -343,7 +336,7 @@ def entropy(predictions, k: int, *, base: Literal["e", "2"] = "2", per_item: boo
     >>> round(entropy(run, 2, preset="recbole").value, 6)    # 1.5 ln 2 / 3
     0.346574
     """
-    k = _check_k(k, "entropy")
+    k = check_cutoff(k, "entropy")
     if preset is not None:
         if preset not in ENTROPY_PRESETS:
             raise InputError(what=f"no entropy preset {literal(repr(preset))}; choose one of "

@@ -28,7 +28,7 @@ from ..protocol import Protocol
 from ..typing import Exposure
 from .coverage import as_run
 from .measure_value import MeasureValue
-from .side_params import one_of
+from .side_params import check_cutoff, one_of
 
 __all__ = ["GroupExposure", "group_exposure", "position_exposure"]
 
@@ -98,9 +98,7 @@ def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: 
     >>> round(result.share["niche"], 4), round(result.per_item["pop"], 4)
     (0.1934, 1.3155)
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of group_exposure must be an integer >= 1; got {literal(repr(k))}",
-                         value=k)
+    k = check_cutoff(k, "group_exposure")
     if not isinstance(groups_of, Mapping):
         raise InputError(what="groups_of must map each item to its group; got "
                          f"{literal(type(groups_of).__name__)}", value=type(groups_of).__name__)

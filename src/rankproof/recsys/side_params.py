@@ -4,8 +4,9 @@ parsed, or raises ``ValueError`` with the domain it expected, which the
 measure parser turns into a one-line refusal naming the parameter.
 
 :func:`one_of` is the same check for a keyword of a measure function
-(``novelty(..., unseen="drop")``): it refuses with an
-:class:`~rankproof.errors.InputError` naming the keyword.
+(``novelty(..., unseen="drop")``), and :func:`check_cutoff` for its cutoff
+``k``: they refuse with an :class:`~rankproof.errors.InputError` naming the
+keyword or the function.
 
 >>> open_unit("0.5"), positive("2"), positive_int("3"), choice("a", "b")("b")
 (0.5, 2.0, 3, 'b')
@@ -20,9 +21,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, TypeVar
 
+import numpy as np
+
 from ..errors import InputError, literal
 
-__all__ = ["choice", "one_of", "open_unit", "positive", "positive_int"]
+__all__ = ["check_cutoff", "choice", "one_of", "open_unit", "positive", "positive_int"]
 
 _T = TypeVar("_T")
 
@@ -38,6 +41,18 @@ def choice(*allowed: str) -> Callable[[Any], str]:
             raise ValueError(f"expected one of {', '.join(allowed)}; got {_shown(value)}")
         return str(value)
     return parse
+
+
+def check_cutoff(k: Any, name: str) -> int:
+    """`k` as an int >= 1, or a refusal naming the measure function `name`.
+
+    >>> check_cutoff(np.int64(10), "gini")
+    10
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
+                         f"Write {name}(run, 10, ...)", value=k)
+    return int(k)
 
 
 def one_of(name: str, value: _T, allowed: tuple[str, ...]) -> _T:

@@ -44,7 +44,7 @@ from ..typing import Exposure
 from .catalogue_value import CatalogueResult
 from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
-from .side_params import check_cutoff, one_of
+from .side_params import check_cutoff, in_open_unit, one_of
 
 __all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS",
            "ENTROPY_PRESETS"]
@@ -164,11 +164,8 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
         ids, counts = item_counts(predictions, k, protocol, user=user, item=item, score=score)
         return ids, counts.astype(np.float64)
     one_of("exposure", exposure, ("uniform", "log", "geometric"))
-    if exposure == "geometric" and (isinstance(patience, bool)
-                                    or not isinstance(patience, (int, float))
-                                     or not 0 < patience < 1):
-        raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
-                         value=patience)
+    if exposure == "geometric":
+        in_open_unit("patience", patience, example=0.85)
     k = check_cutoff(k, "item_exposure")
     run = as_run(predictions, user, item, score)
     rows, _, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
@@ -222,10 +219,7 @@ def _gini_choices(preset, universe, normaliser, exposure, patience) -> dict:
         if given is not None:
             chosen[name] = given
     one_of("normaliser", chosen["normaliser"], ("n", "n-1"))
-    patience = chosen["patience"]
-    if isinstance(patience, bool) or not isinstance(patience, (int, float)) or not 0 < patience < 1:
-        raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
-                         value=patience)
+    in_open_unit("patience", chosen["patience"], example=0.85)
     return chosen
 
 

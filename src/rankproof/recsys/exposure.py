@@ -28,7 +28,7 @@ from ..protocol import Protocol
 from ..typing import Exposure
 from .coverage import as_run
 from .measure_value import MeasureValue
-from .side_params import check_cutoff, one_of
+from .side_params import check_cutoff, in_open_unit, one_of
 
 __all__ = ["GroupExposure", "group_exposure", "position_exposure"]
 
@@ -69,10 +69,7 @@ def position_exposure(rank: np.ndarray, model: Exposure = "log",
         return np.ones_like(rank)
     if model == "log":
         return 1.0 / np.log2(rank + 1.0)
-    if (isinstance(persistence, bool) or not isinstance(persistence, (int, float))
-            or not 0 < persistence < 1):
-        raise InputError(what=f"persistence must be in (0, 1), e.g. 0.8; got {literal(repr(persistence))}",
-                         value=persistence)
+    persistence = in_open_unit("persistence", persistence, example=0.8)
     return (1.0 - persistence) * persistence ** (rank - 1.0)
 
 

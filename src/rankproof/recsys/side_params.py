@@ -3,9 +3,9 @@
 parsed, or raises ``ValueError`` with the domain it expected, which the
 measure parser turns into a one-line refusal naming the parameter.
 
-:func:`one_of` is the same check for a keyword of a measure function
-(``novelty(..., unseen="drop")``), and :func:`check_cutoff` for its cutoff
-``k``: they refuse with an :class:`~rankproof.errors.InputError` naming the
+:func:`one_of` and :func:`in_open_unit` are the same checks for a keyword of
+a measure function (``novelty(..., unseen="drop")``, ``gini(..., patience=0.85)``),
+and :func:`check_cutoff` for its cutoff ``k``: they refuse with an :class:`~rankproof.errors.InputError` naming the
 keyword or the function.
 
 >>> open_unit("0.5"), positive("2"), positive_int("3"), choice("a", "b")("b")
@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputError, literal
 
-__all__ = ["check_cutoff", "choice", "one_of", "open_unit", "positive", "positive_int"]
+__all__ = ["check_cutoff", "choice", "in_open_unit", "one_of", "open_unit", "positive", "positive_int"]
 
 _T = TypeVar("_T")
 
@@ -53,6 +53,19 @@ def check_cutoff(k: Any, name: str) -> int:
         raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
                          f"Write {name}(run, 10, ...)", value=k)
     return int(k)
+
+
+def in_open_unit(name: str, value: Any, example: float) -> float:
+    """`value` when it is a number strictly between 0 and 1 (a patience, a persistence); else a
+    refusal naming the keyword `name`, with `example` as a value it takes.
+
+    >>> in_open_unit("patience", 0.5, example=0.85)
+    0.5
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise InputError(what=f"{name} must be in (0, 1), e.g. {example:g}; got {literal(repr(value))}",
+                         value=value)
+    return float(value)
 
 
 def one_of(name: str, value: _T, allowed: tuple[str, ...]) -> _T:

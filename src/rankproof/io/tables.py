@@ -17,7 +17,8 @@ means the same thing in every format.
 
 Every check is vectorised; only once a check fails does Python look at single
 values, to name the first bad row (:mod:`rankproof.io.checks`). Getting the
-named columns out of a table and interning ids is :mod:`rankproof.io.arrow`'s.
+named columns out of a table is :mod:`rankproof.io.named_columns`'s, interning ids
+:mod:`rankproof.io.arrow`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import numpy as np
 
 from ..errors import InputError, ParseError
 from ..kernels.segments import ranks_within
-from .arrow import intern_column, intern_columns_together, release_arrow_memory, select_columns
+from .arrow import intern_column, intern_columns_together, release_arrow_memory
+from .named_columns import select_columns
 from .checks import Rows, checked_grades, checked_scores, id_columns, plain_id_column
 from .grouping import GroupedRunColumns, grouped_placement, query_blocks
 from .lines import no_lines

@@ -15,8 +15,13 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import ParseError, literal
-from .named_columns import (MissingColumnsError, describe, is_text, missing_error, plain,
-                            select_columns)
+# The names that moved to io.named_columns, still importable from here (re-exports).
+from .named_columns import MissingColumnsError as MissingColumnsError
+from .named_columns import describe as describe
+from .named_columns import is_text as is_text
+from .named_columns import missing_error as missing_error
+from .named_columns import plain as plain
+from .named_columns import select_columns as select_columns
 from .shared_ids import shared_vocabulary
 
 __all__ = [
@@ -28,13 +33,6 @@ __all__ = [
     "intern_column",
     "intern_columns_together",
     "release_arrow_memory",
-    # moved to io.named_columns
-    "select_columns",
-    "missing_error",
-    "MissingColumnsError",
-    "describe",
-    "plain",
-    "is_text",
 ]
 
 

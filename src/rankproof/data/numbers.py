@@ -12,7 +12,7 @@ to do. Both kinds of number are read by one function: only the words differ
 >>> finite_floats([1, float("nan")], lambda i: {"source": "run"}, SCORES)
 Traceback (most recent call last):
 ...
-rankproof.errors.ParseError: run: score nan is not a finite number; give every document a finite score
+rankproof.errors.ParseError: run: score nan is not finite; give every document a finite score
 """
 
 from __future__ import annotations
@@ -29,17 +29,19 @@ __all__ = ["Numbers", "SCORES", "REAL_GRADES", "finite_floats"]
 
 @dataclass(frozen=True)
 class Numbers:
-    """How the messages about one kind of number name it (`noun`) and say what to do with
-    a value that is not a number (`numeric`) or not a finite one (`finite`)."""
+    """How the messages about one kind of number name it (`noun`), say that a value is NaN
+    or an infinity (`not_finite`), and what to do with a value that is not a number
+    (`numeric`) or not a finite one (`finite`)."""
 
     noun: str
+    not_finite: str
     numeric: str
     finite: str
 
 
-SCORES = Numbers("score", "give every document a numeric score",
+SCORES = Numbers("score", "is not finite", "give every document a numeric score",
                  "give every document a finite score")
-REAL_GRADES = Numbers("grade", "grades must be numbers such as 0, 1.5, 3",
+REAL_GRADES = Numbers("grade", "is not a finite number", "grades must be numbers such as 0, 1.5, 3",
                       "give every judgment a finite grade such as 0, 1.5, 3")
 
 
@@ -87,6 +89,6 @@ def finite_floats(values: Any, locate, numbers: Numbers) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         value = floats[i].item()
-        raise ParseError(what=f"{numbers.noun} {literal(repr(value))} is not a finite number",
+        raise ParseError(what=f"{numbers.noun} {literal(repr(value))} {numbers.not_finite}",
                          fix=numbers.finite, value=value, **locate(i))
     return floats

@@ -111,7 +111,7 @@ class Run(QueryRows):
                 value = scores[i].item()
                 raise ParseError(source=source, line=int(lines[i]) if lines[i] >= 0 else None,
                                  query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]),
-                                 what=f"score {literal(repr(value))} is not a finite number",
+                                 what=f"score {literal(repr(value))} {SCORES.not_finite}",
                                  fix=SCORES.finite, value=value)
 
         # Group rows by query, keeping input order inside a query. A query's

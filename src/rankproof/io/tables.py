@@ -146,6 +146,7 @@ def qrels_columns_from_table(
     named = {"query": query, "doc": doc, "grade": grade}
     columns, rows, query_text, doc_text = _selected(table, named, source, lines)
     ids = _id_fields(rows, query_text, doc_text)
+    del query_text, doc_text   # the ids' text goes once they are interned
     return QrelsColumns(**ids, grade=checked_grades(columns["grade"], grade, rows, real))
 
 

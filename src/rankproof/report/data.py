@@ -231,7 +231,7 @@ def to_trec(results: Sequence[Results], per_query: bool = False, *, digits: int 
     ``ndcg_cut_10``, ``recip_rank``); a measure trec_eval does not compute
     keeps its rankproof name.
     """
-    from ..measures.trec_request import trec_eval_name
+    from ..measures.trec_names import trec_eval_name
 
     def printed(m) -> str:
         return (trec_eval_name(m) if trec_names else None) or str(m)

@@ -28,8 +28,7 @@ from ..protocol import MissingQuery, Protocol
 from ..errors import literal
 from .values import TrecOptions, judged_grades, trec_protocol, trec_values
 from ..measures.trec_names import (BY_NAME, NICKNAMES, TREC_MEASURES, Params, Printed, Settings,
-                                   Summary)
-from ..measures.trec_request import gain_order_warning, request
+                                   Summary, gain_order_warning, request)
 
 __all__ = ["evaluate", "TREC_MEASURES", "NICKNAMES"]
 

@@ -23,8 +23,7 @@ from ..errors import literal
 from ..report.output import write_output
 from .values import (TrecOptions, judged_grades, last_run_tag, read_zscores, render, trec_protocol,
                      trec_values)
-from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings
-from ..measures.trec_request import gain_order_warning, request
+from ..measures.trec_names import NICKNAMES, TREC_MEASURES, Settings, gain_order_warning, request
 
 __all__ = ["trec_eval_command", "parse_arguments", "HELP"]
 

@@ -70,8 +70,8 @@ def _by_table(chunks: np.ndarray, chunk_map: ChunkMap) -> tuple[np.ndarray, np.n
 
 
 # Each kind of chunk map: how it finds the documents of chunk ids (and the ids it finds
-# none for), what such an id is told (``{chunk}``: the id, ``{spec}``: the map's text) and
-# what to do.
+# none for), what is wrong with such an id and what to do (``{chunk}``: the id, ``{spec}``:
+# the map's text).
 _KINDS: dict[str, tuple[Callable, str, str]] = {
     "sep": (_by_separator,
             "chunk id {chunk!r} has nothing before the separator {spec!r}, so it names no document",
@@ -80,7 +80,7 @@ _KINDS: dict[str, tuple[Callable, str, str]] = {
               "chunk id {chunk!r} does not match chunk_map=regex:{spec} or its group is empty",
               "give a pattern whose one group matches the document id of every ranked chunk"),
     "file": (_by_table, "chunk {chunk!r} is not in the chunk map {spec}",
-             "add a line 'CHUNK DOC' to the chunk map for each"),
+             "add a line '{chunk} DOC' for each"),
 }
 
 
@@ -100,9 +100,9 @@ def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap,
     if len(unmapped):
         i = int(unmapped[0])
         chunk = str(chunks[i])
-        what = what.format(chunk=chunk, spec=chunk_map.spec)
+        what, fix = (text.format(chunk=chunk, spec=chunk_map.spec) for text in (what, fix))
         raise InputError(what=literal(f"{what} ({len(unmapped)} such ids)"), value=chunk,
-                         **locate(i), fix=fix)
+                         **locate(i), fix=literal(fix))
     return docs
 
 

@@ -144,7 +144,7 @@ def _intern_column(column, placement=None) -> tuple[np.ndarray, np.ndarray]:
 
     import pyarrow as pa
 
-    from .._libs import trec_scan as _trec_scan
+    from .._libs import interner as _interner
     from .._libs import vocabulary as _vocabulary
 
     if not isinstance(column, pa.ChunkedArray):
@@ -155,19 +155,19 @@ def _intern_column(column, placement=None) -> tuple[np.ndarray, np.ndarray]:
     if dense is not None:
         return _intern_dense(column, *dense, placement)
     codes = np.empty(len(column), dtype=np.int64)
-    ids = _trec_scan.Interner(int.from_bytes(os.urandom(8), "little"))
+    ids = _interner.Interner(int.from_bytes(os.urandom(8), "little"))
     integer = pa.types.is_integer(column.type)
     at = 0
     for chunk in column.chunks:
         rows = len(chunk)
         out, place = _chunk_codes(codes, placement, at, rows)
         if integer:
-            _trec_scan.intern_values(numpy_of(chunk), ids, out)
+            _interner.intern_values(numpy_of(chunk), ids, out)
         else:
             _, offsets, data = chunk.buffers()
             starts = np.frombuffer(offsets, dtype=np.int64)[chunk.offset : chunk.offset + rows + 1]
             data = None if data is None else np.frombuffer(data, dtype=np.uint8)
-            _trec_scan.intern_spans(data, starts, ids, out)
+            _interner.intern_spans(data, starts, ids, out)
         if place is not None:
             codes[place] = out
         at += rows

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParseError, literal
+from .._libs import interner as _interner
 from .._libs import trec_scan as _trec_scan
 from .._libs import vocabulary as _vocabulary
 from .columns import QrelsColumns, RunColumns
@@ -237,7 +238,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
         # The seed only spreads ids over the hash tables (a crafted file cannot
         # aim at collisions); codes do not depend on it.
         seed = int.from_bytes(os.urandom(8), "little")
-        tables = [(_trec_scan.Interner(seed), _trec_scan.Interner(seed)) for _ in parts]
+        tables = [(_interner.Interner(seed), _interner.Interner(seed)) for _ in parts]
 
         def scan(k: int) -> dict:
             begin, end = parts[k]
@@ -264,8 +265,8 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     done = scanned[0]["rows"]
     for k in range(1, len(parts)):
         start, count = row_offsets[k], scanned[k]["rows"]
-        _trec_scan.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
-        _trec_scan.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
+        _interner.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
+        _interner.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
         # part k's ids are in the first tables now: free its own before the next merge
         tables[k] = tables[0]
         if start != done:

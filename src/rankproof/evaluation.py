@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import warnings as python_warnings
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from .errors import literal, InputError, RankproofWarning
 from .measures.base import Measure
 from .measures.resolve import resolve_measures
 from .protocol import Aggregation, Protocol, Ties
-from .protocol.resolve import resolve_protocol as protocol_of
+from .protocol.resolve import as_protocol
 from .results import (MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage,
                       guard_coverage)
 from .results.weights import query_weights, weights_wanted
@@ -55,13 +55,13 @@ __all__ = ["evaluate", "evaluate_read", "EvaluationOptions", "evaluate_alignment
 
 def resolve_protocol(protocol: ProtocolLike) -> Protocol:
     """A Protocol from what a caller gives (None, a preset name, protocol text or a Protocol:
-    :func:`rankproof.protocol.resolve.resolve_protocol`), with the files its policies name
+    :func:`rankproof.protocol.resolve.as_protocol`), with the files its policies name
     read into it (:func:`rankproof.pipeline.chunks.resolve_files`): the join never reads them.
 
     >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
     True
     """
-    return resolve_files(protocol_of(protocol))
+    return resolve_files(as_protocol(protocol))
 
 
 def evaluate(
@@ -167,7 +167,6 @@ def evaluate_read(
     run_name: str | None = None,
     stacklevel: int = 2,
     side_only: bool = False,
-    **keywords: Any,
 ) -> Results:
     """:func:`evaluate` for a front door that reads its inputs itself: ``read()``
     gives ``(qrels, run)``, read once the measures and the protocol are known
@@ -178,8 +177,8 @@ def evaluate_read(
     aligned, before the measures are computed: the alignment has copied what
     it reordered, and a log of millions of rows would otherwise be held
     twice. `options` are :func:`evaluate`'s keywords as one value
-    (:class:`~rankproof.engines.options.EvaluationOptions`); they may also be
-    given as those keywords, which are set over `options`. `run_name`: the
+    (:class:`~rankproof.engines.options.EvaluationOptions`; the defaults when
+    None), built and checked by the front door. `run_name`: the
     run's name in the results (by default the run's own). `stacklevel` is the
     warnings' (2: they name the line that called this function). `side_only`: no
     measure is asked for because side-data measures alone are (the Results
@@ -190,7 +189,7 @@ def evaluate_read(
     >>> evaluate_read(read, "rr").mean("rr")
     0.5
     """
-    options = EvaluationOptions.of(options, **keywords)  # a bad option fails before the work
+    options = EvaluationOptions() if options is None else options
     protocol = resolve_protocol(protocol)
     measure_list = [] if side_only and not measures else resolve_measures(measures, protocol)
     qrels, run = read()
@@ -253,8 +252,8 @@ def _tie_warning(alignment: AlignmentLike, protocol: Protocol) -> tuple[str, ...
 
 def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protocol: ProtocolLike, *,
                        run_name: str, qrels=None, weights: np.ndarray | None = None,
-                       options: EvaluationOptions | None = None, warnings: Sequence[str] = (),
-                       **keywords: Any) -> Results:
+                       options: EvaluationOptions | None = None,
+                       warnings: Sequence[str] = ()) -> Results:
     """Every measure over an alignment, with the query policies applied: the
     step after a front door's conversion.
 
@@ -279,13 +278,12 @@ def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protoco
         prefer, the bounds under the unjudged docs (:meth:`Results.bounds`),
         the range over tied orders (:meth:`Results.tie_range`), the query ids
         to show, the notes to state, complete judgments (unjudged docs inside
-        a cutoff raise no warning). Also accepted as keywords, set over
-        `options`.
+        a cutoff raise no warning). The defaults when None.
     warnings : sequence of str
         What the front door found doubtful about the input (ids that half
         match); the step adds its own (every ranking one tie).
     """
-    options = EvaluationOptions.of(options, **keywords)
+    options = EvaluationOptions() if options is None else options
     engine = options.engine
     protocol = resolve_protocol(protocol)
     # An empty list was resolved already: side-data measures alone (evaluate_read's side_only).

@@ -193,6 +193,7 @@ def _saved(args) -> dict:
 def _compare_runs(args, compare):
     from ..measures.parse import parse_measures
     from ..io.shared_ids import sharing
+    from ..engines.options import EvaluationOptions
     from .multirun import evaluated_runs
 
     if len(args.inputs) < 3:
@@ -209,10 +210,9 @@ def _compare_runs(args, compare):
         qrels, read = read_inputs(args, args.qrels, paths, names, stages)
         # Each run evaluated as it is read (as compare would evaluate it), the next one read
         # meanwhile, and let go once aligned: its per-query values alone stay (cli/multirun.py).
-        evaluated = dict(evaluated_runs(qrels, read, measures, protocol, stages,
-                                        allow_partial=args.allow_partial,
-                                        min_coverage=args.min_coverage,
-                                        bounds=args.bounds))
+        options = EvaluationOptions(allow_partial=args.allow_partial,
+                                    min_coverage=args.min_coverage, bounds=args.bounds)
+        evaluated = dict(evaluated_runs(qrels, read, measures, protocol, stages, options=options))
         # --baseline may name the run (with or without its extension) or give its path.
         known = {**dict(zip(paths, names)), **dict(zip(file_names, names))}
         args.baseline = known.get(args.baseline, args.baseline)

@@ -203,6 +203,7 @@ def saved_names(loaded: list[tuple[str, Any]]) -> dict:
 def _compare_runs(args, compare):
     from ..measures.parse import parse_measures
     from ..io.shared_ids import sharing
+    from ..engines.options import EvaluationOptions
     from .multirun import evaluated_runs
 
     if len(args.inputs) < 3:
@@ -218,10 +219,9 @@ def _compare_runs(args, compare):
         qrels, read = read_inputs(args, args.qrels, paths, names, stages)
         # Each run evaluated as it is read (as compare would evaluate it), the next one read
         # meanwhile, and let go once aligned: its per-query values alone stay (cli/multirun.py).
-        evaluated = dict(evaluated_runs(qrels, read, measures, protocol, stages,
-                                        allow_partial=args.allow_partial,
-                                        min_coverage=args.min_coverage,
-                                        bounds=args.bounds))
+        options = EvaluationOptions(allow_partial=args.allow_partial,
+                                    min_coverage=args.min_coverage, bounds=args.bounds)
+        evaluated = dict(evaluated_runs(qrels, read, measures, protocol, stages, options=options))
         # --baseline may name the run (with or without its extension) or give its path.
         args.baseline = run_aliases(paths, names).get(args.baseline, args.baseline)
         stages.step("testing")

@@ -69,6 +69,7 @@ def run(args) -> int:
     from ..stats.segments import by_segment, segment_groups
     from .compare import table_names
     from ..io.shared_ids import sharing
+    from ..engines.options import EvaluationOptions
     from .multirun import evaluated_runs
     from .progress import steps
     from .side import side_data_later
@@ -87,8 +88,9 @@ def run(args) -> int:
         qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
         labels = grouped = None
         # Each run evaluated as it is read, the next one read meanwhile (cli/multirun.py).
+        options = EvaluationOptions(allow_partial=args.allow_partial)
         for name, results in evaluated_runs(qrels, read, measures, protocol, stages,
-                                            allow_partial=args.allow_partial):
+                                            options=options):
             if labels is None:
                 labels = _segment(pending())
                 stages.step("read the groups")

@@ -79,6 +79,7 @@ def run(args) -> int:
     from ..report.systems import to_json, to_text
     from .compare import run_aliases, table_names
     from ..io.shared_ids import sharing
+    from ..engines.options import EvaluationOptions
     from .multirun import evaluated_runs
     from .progress import steps
 
@@ -100,9 +101,10 @@ def run(args) -> int:
         qrels, read = read_inputs(args, qrels_path, paths, names, stages, intents=False)
         # Each run evaluated as it is read, the next one read meanwhile; only the per-query values
         # of each stay (cli/multirun.py), not ten runs of rankings at once.
+        options = EvaluationOptions(allow_partial=args.allow_partial,
+                                    min_coverage=args.min_coverage)
         runs = dict(evaluated_runs(qrels, read, measures, protocol_of(args), stages,
-                                   allow_partial=args.allow_partial,
-                                   min_coverage=args.min_coverage))
+                                   options=options))
         stages.step("testing")
         analysis = _analyse(args, None, runs, measures, baselines)
     text = to_json(analysis) if args.format == "json" else to_text(analysis, places)

@@ -19,7 +19,7 @@ from ..errors import InputError, literal
 from ..measures.base import Measure
 from ..measures.parse import parse_measures
 from ..protocol import Protocol
-from ..protocol.resolve import resolve_protocol
+from ..protocol.resolve import as_protocol
 from ..engines.options import MIN_COVERAGE, EvaluationOptions
 from .comparison_inputs import comparable, evaluated_runs, same_queries, value_matrix
 from .corrections import correct
@@ -326,7 +326,7 @@ def compare(
         confidence=confidence,
         power=power, n_resamples=n_resamples, seed=seed, method=method)
     if protocol is not None:
-        protocol = resolve_protocol(protocol)   # a Protocol as it is; a name or text resolved
+        protocol = as_protocol(protocol)   # a Protocol as it is; a name or text resolved
     options = EvaluationOptions(allow_partial=allow_partial, bounds=bounds,
                                 min_coverage=min_coverage)
     names, evaluated, measure_list = evaluated_runs(qrels, runs, measures, protocol, labels,

@@ -95,3 +95,30 @@ def test_a_run_in_rank_order_is_cut_without_its_rows_listed_and_a_tie_across_k_s
     with pytest.raises(TieError, match="across rank 2"):
         read_cut(run, 2, Protocol())
     assert read_cut(run, 2, Protocol(ties="input")).size == 0
+
+
+def test_loops_on_this_thread_give_the_same_values_and_restore_the_thread_count():
+    from rankproof._libs.lists import loop_threads
+    from rankproof.recsys.side_eval import loops_on_this_thread, side_values, split_measures
+
+    def count() -> int:
+        now = loop_threads(1)
+        loop_threads(now)
+        return now
+
+    rng = np.random.default_rng(3)
+    run = Run.from_dict({f"u{u}": {f"i{i}": float(rng.random()) for i in rng.choice(30, 8, replace=False)}
+                         for u in range(50)})
+    items = [f"i{i}" for i in range(30)]
+    side = SideData(items=np.array(items), train=read_train(pa.table({"user": ["x"] * 60, "item": items * 2})),
+                    features=read_features(pa.table({"item": items, "category": [f"g{i % 3}|g{i % 7}" for i in range(30)]})))
+    measures = split_measures(SIDE)[1]
+    split = side_values(run, measures, side)
+    before = count()
+    with loops_on_this_thread():
+        assert count() == 1
+        alone = side_values(run, measures, side)
+    assert count() == before
+    for one, other in zip(alone, split):
+        assert one.value == other.value   # each list is one thread's: the same floats
+        assert one.values is None or np.array_equal(one.values, other.values, equal_nan=True)

@@ -47,3 +47,6 @@ def code_counts_read(
     num_codes: int,
 ) -> NDArray[np.int64]:
     """np.bincount(codes[rows], minlength=num_codes) (num_codes,); rows empty: the first rows."""
+
+def loop_threads(threads: int) -> int:
+    """Set the calling thread's parallel loops to `threads` threads (at least 1); the previous count."""

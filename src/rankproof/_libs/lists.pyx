@@ -41,6 +41,31 @@ cdef extern from *:
     int64_t rankproof_popcount(uint64_t x) noexcept nogil
 
 
+# OpenMP's thread count for the calling thread's next parallel loops (without OpenMP, elsewhere
+# than Linux, every loop runs on one thread and these do nothing).
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    #else
+    static int omp_get_max_threads(void) { return 1; }
+    static void omp_set_num_threads(int n) { (void)n; }
+    #endif
+    """
+    int omp_get_max_threads() noexcept nogil
+    void omp_set_num_threads(int n) noexcept nogil
+
+
+def loop_threads(int threads):
+    """Set how many threads the calling thread's parallel loops use from now on (OpenMP's
+    nthreads, a setting of each thread of its own); return the previous count. A thread that
+    computes beside other work (the side measures beside the evaluation) takes one: a second team
+    of threads would wait for the cores the other work holds."""
+    cdef int previous = omp_get_max_threads()
+    omp_set_num_threads(max(threads, 1))
+    return previous
+
+
 cdef inline double _jaccard_distance(const uint64_t* a, const uint64_t* b, int64_t words) noexcept nogil:
     """1 - |A & B| / |A | B| of two bitsets (never both empty: the caller refuses an empty set)."""
     cdef int64_t w, inter = 0, union = 0

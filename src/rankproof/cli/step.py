@@ -81,19 +81,21 @@ class CommandInputs:
         for name, ranking in runs:
             rank_owned_run(ranking, self.protocol)
             self._beside = (ranking, later(partial(self._side_values, ranking, qrels,
-                                                   self.protocol), "rankproof-side-measures"))
+                                                   self.protocol, True), "rankproof-side-measures"))
             yield name, ranking
             del ranking   # not held while the next run is read
 
-    def _side_values(self, ranking, qrels, protocol) -> tuple:
+    def _side_values(self, ranking, qrels, protocol, beside: bool = False) -> tuple:
         """(the side-data measures' values on `ranking`, the protocol they used, the seconds spent
-        waiting for the side data, each measure's seconds)."""
-        from ..recsys.side_eval import side_values
+        waiting for the side data, each measure's seconds); `beside` the evaluation, their
+        compiled loops on this thread alone (recsys.side_eval.loops_on_this_thread)."""
+        from ..recsys.side_eval import loops_on_this_thread, side_values
 
         started = time.perf_counter()
         side = self.pending_side()
         waited, spent = time.perf_counter() - started, {}
-        values = side_values(ranking, self.wanted, side.with_judgments(qrels), protocol, spent)
+        with loops_on_this_thread(beside):
+            values = side_values(ranking, self.wanted, side.with_judgments(qrels), protocol, spent)
         return values, protocol, waited, spent
 
     def truth(self):

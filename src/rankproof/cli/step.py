@@ -93,7 +93,7 @@ class CommandInputs:
 
         started = time.perf_counter()
         side = self.pending_side()
-        waited, spent = time.perf_counter() - started, {}
+        waited, spent = time.perf_counter() - started, dict[str, float]()
         with loops_on_this_thread(beside):
             values = side_values(ranking, self.wanted, side.with_judgments(qrels), protocol, spent)
         return values, protocol, waited, spent

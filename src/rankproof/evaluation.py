@@ -5,8 +5,10 @@ matrices) to a :class:`~rankproof.Qrels` and a :class:`~rankproof.Run`, or
 to an alignment, and calls :func:`evaluate` or :func:`evaluate_alignment`:
 resolve the protocol and the measures (:func:`resolve_protocol`,
 :func:`resolve_measures`), align the run with the qrels under the protocol,
-plan the measures onto the engines (:func:`rankproof.engines.plan.compute`),
-apply the query policies (:func:`apply_zero_ideal`) and return
+plan the measures onto the engines and apply the query policies
+(:func:`apply_zero_ideal`) in one pass of the planner
+(:func:`rankproof.engines.plan.compute_pass`, which also computes the bounds
+and the range over tied orders asked for, beside the values), and return
 :class:`~rankproof.results.Results`. The step's options come as one value,
 :class:`~rankproof.engines.options.EvaluationOptions`, which each front door
 builds from its keywords; what a front door wants said or shown (typed query
@@ -19,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import warnings as python_warnings
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -28,17 +30,18 @@ from .pipeline.aligned import AlignmentLike
 from .pipeline.alignment import align_inputs
 from .pipeline.chunks import resolve_files
 from .pipeline.ids import normalised_inputs
+from .pipeline.ties import TIE_ORDERS_LIMIT, tied_orders
 from .data.qrels import Qrels
 from .data.intents import IntentQrels
 from .data.run import Run
 from .engines import Engine
 from .engines.options import EvaluationOptions
-from .engines.plan import compute
-from .errors import literal, InputError, RankproofWarning
+from .engines.plan import Range, compute_pass, ranges_over
+from .errors import InputError, RankproofWarning
 from .measures.base import Measure
 from .measures.resolve import resolve_measures
 from .protocol import Aggregation, Protocol, Ties
-from .protocol.resolve import resolve_protocol as protocol_of
+from .protocol.resolve import as_protocol
 from .results import (MIN_COVERAGE, MeasureResult, QueryIds, Results, check_query_coverage,
                       guard_coverage)
 from .results.weights import query_weights, weights_wanted
@@ -55,13 +58,13 @@ __all__ = ["evaluate", "evaluate_read", "EvaluationOptions", "evaluate_alignment
 
 def resolve_protocol(protocol: ProtocolLike) -> Protocol:
     """A Protocol from what a caller gives (None, a preset name, protocol text or a Protocol:
-    :func:`rankproof.protocol.resolve.resolve_protocol`), with the files its policies name
+    :func:`rankproof.protocol.resolve.as_protocol`), with the files its policies name
     read into it (:func:`rankproof.pipeline.chunks.resolve_files`): the join never reads them.
 
     >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
     True
     """
-    return resolve_files(protocol_of(protocol))
+    return resolve_files(as_protocol(protocol))
 
 
 def evaluate(
@@ -167,7 +170,6 @@ def evaluate_read(
     run_name: str | None = None,
     stacklevel: int = 2,
     side_only: bool = False,
-    **keywords: Any,
 ) -> Results:
     """:func:`evaluate` for a front door that reads its inputs itself: ``read()``
     gives ``(qrels, run)``, read once the measures and the protocol are known
@@ -178,8 +180,8 @@ def evaluate_read(
     aligned, before the measures are computed: the alignment has copied what
     it reordered, and a log of millions of rows would otherwise be held
     twice. `options` are :func:`evaluate`'s keywords as one value
-    (:class:`~rankproof.engines.options.EvaluationOptions`); they may also be
-    given as those keywords, which are set over `options`. `run_name`: the
+    (:class:`~rankproof.engines.options.EvaluationOptions`; the defaults when
+    None), built and checked by the front door. `run_name`: the
     run's name in the results (by default the run's own). `stacklevel` is the
     warnings' (2: they name the line that called this function). `side_only`: no
     measure is asked for because side-data measures alone are (the Results
@@ -190,7 +192,7 @@ def evaluate_read(
     >>> evaluate_read(read, "rr").mean("rr")
     0.5
     """
-    options = EvaluationOptions.of(options, **keywords)  # a bad option fails before the work
+    options = EvaluationOptions() if options is None else options
     protocol = resolve_protocol(protocol)
     measure_list = [] if side_only and not measures else resolve_measures(measures, protocol)
     qrels, run = read()
@@ -253,8 +255,8 @@ def _tie_warning(alignment: AlignmentLike, protocol: Protocol) -> tuple[str, ...
 
 def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protocol: ProtocolLike, *,
                        run_name: str, qrels=None, weights: np.ndarray | None = None,
-                       options: EvaluationOptions | None = None, warnings: Sequence[str] = (),
-                       **keywords: Any) -> Results:
+                       options: EvaluationOptions | None = None,
+                       warnings: Sequence[str] = ()) -> Results:
     """Every measure over an alignment, with the query policies applied: the
     step after a front door's conversion.
 
@@ -279,24 +281,29 @@ def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protoco
         prefer, the bounds under the unjudged docs (:meth:`Results.bounds`),
         the range over tied orders (:meth:`Results.tie_range`), the query ids
         to show, the notes to state, complete judgments (unjudged docs inside
-        a cutoff raise no warning). Also accepted as keywords, set over
-        `options`.
+        a cutoff raise no warning). The defaults when None.
     warnings : sequence of str
         What the front door found doubtful about the input (ids that half
         match); the step adds its own (every ranking one tie).
     """
-    options = EvaluationOptions.of(options, **keywords)
-    engine = options.engine
+    options = EvaluationOptions() if options is None else options
     protocol = resolve_protocol(protocol)
     # An empty list was resolved already: side-data measures alone (evaluate_read's side_only).
     measures = ([] if isinstance(measures, list) and not measures
                 else resolve_measures(measures, protocol))
-    values = compute(alignment, measures, protocol, engine)
     dropped = nothing_relevant(alignment, protocol)
-    results: dict[Measure, MeasureResult] = {
-        measure: apply_zero_ideal(values[measure], measure, protocol, alignment.queries, dropped)
-        for measure in measures
-    }
+
+    def finish(values, measure: Measure) -> MeasureResult:  # the query policies, on every pass
+        return apply_zero_ideal(values, measure, protocol, alignment.queries, dropped)
+
+    ranges = {}
+    if options.bounds:
+        ranges["bounds"] = Range(_completions(alignment, protocol, measures), with_plain=True)
+    if options.ties_range:
+        ranges["tie_range"] = Range(tied_orders(alignment.flat(), protocol, measures))
+    # One pass of the planner: the values, and beside them the alignments of each range.
+    results, found = compute_pass(alignment, measures, protocol, options.engine, finish=finish,
+                                  ranges=ranges)
     counts = alignment.step_counts(results, qrels)  # a function where counting costs a pass
     table = alignment.query_table()
     if options.notes:
@@ -304,17 +311,11 @@ def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protoco
     doubts = (*warnings, *_tie_warning(alignment, protocol))
     if doubts:
         table = dataclasses.replace(table, warnings=(*table.warnings, *doubts))
-    found = _bounds(results, alignment, protocol, list(measures), engine) if options.bounds \
-        else None
-    tied = tie_range(alignment, protocol, list(measures), engine) if options.ties_range else None
+    ranged = {name: {m: found[name][m] for m in measures} for name in found}  # measures' order
     return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
                    run_name=run_name, qrels=qrels, query_ids=options.query_ids,
                    complete_judgments=options.complete_judgments,
-                   bounds=found, tie_range=tied)
-
-
-# The most distinct orders of one query's tied docs enumerated for a measure without a merit order.
-TIE_ORDERS_LIMIT = 720
+                   bounds=ranged.get("bounds"), tie_range=ranged.get("tie_range"))
 
 
 def tie_range(alignment, protocol: Protocol, measure_list: list[Measure],
@@ -322,89 +323,29 @@ def tie_range(alignment, protocol: Protocol, measure_list: list[Measure],
               limit: int = TIE_ORDERS_LIMIT) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
     """Each measure's per-query (min, max) over the orders of the docs of each
     group of equal scores (see :meth:`Results.tie_range`), whatever the tie
-    policy. A measure with a merit order (``MeasureSpec.tie_merit``,
-    :mod:`rankproof.measures.extremes`) is evaluated twice, each group sorted
-    by merit descending and ascending; the others over every distinct order
-    of each query's tied docs (docs tell apart by grade and judgment, or
-    every doc under judgments per intent), refused beyond `limit` orders for
-    one query. The same planner and engines compute every order."""
-    from .pipeline.ties import merit_order, tie_orders
-
-    alignment = alignment.flat()  # the orders are of flat positions
+    policy, alone: :func:`evaluate_alignment` computes them in its pass, beside the values
+    (``ties_range=True``). The orders are the pipeline's
+    (:func:`rankproof.pipeline.ties.tied_orders`: two per merit order, else every distinct
+    order within `limit`), computed by the same planner
+    (:func:`rankproof.engines.plan.ranges_over`)."""
     dropped = nothing_relevant(alignment, protocol)
 
-    if protocol.aggregation is Aggregation.MICRO:
-        raise InputError(what="the range over tied orders is averaged per {query} (aggregation=macro or "
-                              "weighted); aggregation=micro has none per {query}",
-                         fix="set aggregation=macro")
-    by_merit: list[tuple[np.ndarray, list[Measure]]] = []
-    enumerated: list[Measure] = []
-    for measure in measure_list:
-        merit_of = measure.spec.tie_merit
-        merit = (None if merit_of is None
-                 else merit_of(alignment.grade, alignment.judged, measure, protocol))
-        if merit is None:
-            enumerated.append(measure)
-            continue
-        same = next((group for m, group in by_merit if np.array_equal(m, merit)), None)
-        if same is None:
-            by_merit.append((merit, [measure]))
-        else:
-            same.append(measure)
+    def finish(values, measure: Measure) -> MeasureResult:
+        return apply_zero_ideal(values, measure, protocol, alignment.queries, dropped)
 
-    def values_in(order: np.ndarray, measures: list[Measure]) -> dict[Measure, np.ndarray]:
-        values = compute(alignment.in_order(order), measures, protocol, engine)
-        return {m: apply_zero_ideal(values[m], m, protocol, alignment.queries, dropped).value
-                for m in measures}
-
-    found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
-    for merit, measures in by_merit:
-        high = values_in(merit_order(alignment.tie_offsets, merit, True), measures)
-        low = values_in(merit_order(alignment.tie_offsets, merit, False), measures)
-        for m in measures:
-            found[m] = (np.fmin(low[m], high[m]), np.fmax(low[m], high[m]))
-    if enumerated:
-        found.update(_enumerated_range(alignment, protocol, enumerated, limit, values_in,
-                                       tie_orders))
+    found = ranges_over(Range(tied_orders(alignment.flat(), protocol, measure_list, limit)),
+                        protocol, engine, finish)
     return {m: found[m] for m in measure_list}
 
 
-def _enumerated_range(alignment, protocol: Protocol, measures: list[Measure], limit: int, values_in,
-                      tie_orders) -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
-    """The per-query (min, max) of measures without a merit order, over every distinct order of tied docs."""
-    if alignment.intents is not None or any(m.spec.reads_all_judgments for m in measures):
-        # each doc its own judgments per intent, or judgments for other queries (hole@k reads them)
-        classes = np.arange(len(alignment.doc))
-    else:
-        rows = np.stack([np.asarray(alignment.grade, dtype=np.float64), alignment.judged,
-                         alignment.pooled], axis=1)
-        classes = np.unique(rows, axis=0, return_inverse=True)[1].ravel()
-    names = ", ".join(map(str, measures))
-
-    def describe(query: int, orders: int) -> str:
-        return (f"{literal(names)} has no merit order, so its range over tied orders is enumerated; the tied "
-                f"{{docs}} of {{query}} {literal(alignment.queries[query])} have {orders} distinct orders or "
-                f"more, beyond the limit of {limit}")
-
-    low = {m: np.full(alignment.num_queries, np.nan) for m in measures}
-    high = {m: np.full(alignment.num_queries, np.nan) for m in measures}
-    for order in tie_orders(alignment.offsets, alignment.tie_offsets, classes, limit, describe):
-        values = values_in(order, measures)
-        for m in measures:
-            low[m], high[m] = np.fmin(low[m], values[m]), np.fmax(high[m], values[m])
-    return {m: (low[m], high[m]) for m in measures}
-
-
-def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol,
-            measure_list: list[Measure],
-            engine: "str | Engine | None") -> dict[Measure, tuple[np.ndarray, np.ndarray]]:
-    """Each measure's per-query interval over the two completions of the
-    judgments (see :meth:`Results.bounds`): unjudged docs gain 0 (the value
-    itself, under unjudged=zero), or are judged at the highest grade (the
-    highest judged grade, and at least the protocol's rel) when they can land
-    within the measure's cutoff, the ideal and R counting them. Computed by
-    the pipeline (:func:`rankproof.pipeline.assume_unjudged`) and the same
-    planner: no kernel of its own."""
+def _completions(alignment, protocol: Protocol, measure_list: list[Measure]):
+    """The completions of the judgments the bounds are taken over (see :meth:`Results.bounds`),
+    beside the plain values (unjudged docs gain 0, the value itself under unjudged=zero): per
+    cutoff of the measures, ``(alignment, its measures)`` with the unjudged docs that can land
+    within the cutoff judged at the highest grade (the highest judged grade, and at least the
+    protocol's rel), the ideal and R counting them. Made by the pipeline
+    (:func:`rankproof.pipeline.assume_unjudged`) as the planner asks for them: no kernel of
+    their own."""
     from .pipeline.alignment import assume_unjudged
 
     if protocol.aggregation is Aggregation.MICRO:
@@ -419,16 +360,5 @@ def _bounds(results: dict[Measure, MeasureResult], alignment, protocol: Protocol
     by_cutoff: dict = {}
     for measure in measure_list:
         by_cutoff.setdefault(measure.cutoff, []).append(measure)
-    found: dict[Measure, tuple[np.ndarray, np.ndarray]] = {}
-    for cutoff, measures in by_cutoff.items():
-        optimistic = assume_unjudged(alignment, highest, cutoff)
-        values = compute(optimistic, measures, protocol, engine)
-        for measure in measures:
-            low = results[measure].value
-            high = apply_zero_ideal(values[measure], measure, protocol, alignment.queries,
-                                    nothing_relevant(alignment, protocol)).value
-            with np.errstate(invalid="ignore"):
-                found[measure] = (np.fmin(low, high), np.fmax(low, high))
-    return found
-
-
+    return ((assume_unjudged(alignment, highest, cutoff), measures)
+            for cutoff, measures in by_cutoff.items())

@@ -200,6 +200,7 @@ def _alignments(seed: int):
 def test_every_engine_agrees_with_numpy_on_every_alignment_it_supports(engine):
     """The planner preferring `engine` gives the values of the planner preferring numpy, on
     runs against qrels and on score matrices; and the engine computes some measure itself."""
+    from rankproof.engines.options import EvaluationOptions
     from rankproof.engines.plan import plan
     from rankproof.evaluation import evaluate_alignment, resolve_measures
 
@@ -210,7 +211,8 @@ def test_every_engine_agrees_with_numpy_on_every_alignment_it_supports(engine):
             outcomes = []
             for preferred in ("numpy", engine):
                 try:
-                    results = evaluate_alignment(alignment, measures, protocol, run_name="run", engine=preferred)
+                    results = evaluate_alignment(alignment, measures, protocol, run_name="run",
+                                                 options=EvaluationOptions(engine=preferred))
                     outcomes.append({str(m): results.result(m) for m in results.measures})
                 except (TieError, InputError) as error:
                     outcomes.append((type(error), str(error)))

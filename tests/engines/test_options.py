@@ -107,13 +107,37 @@ def test_the_step_receives_the_value_not_the_keywords():
     import importlib
     import inspect
 
+    from rankproof.cli.multirun import evaluated_runs as evaluated_as_read
     from rankproof.evaluation import evaluate_alignment, evaluate_read
     from rankproof.stats.comparison_inputs import evaluated_runs
 
     # `weights` of evaluate_alignment is the per-query array made of the options' weights.
     declared_again = set(OPTION_NAMES) - {"weights"}
     on_spark = importlib.import_module("rankproof.spark.evaluate")  # the package's name is the function
-    for step in (evaluate_read, evaluate_alignment, evaluated_runs, on_spark._evaluate_on):
+    for step in (evaluate_read, evaluate_alignment, evaluated_runs, on_spark._evaluate_on,
+                 evaluated_as_read):
         parameters = inspect.signature(step).parameters
         assert "options" in parameters, step.__name__
         assert not declared_again & set(parameters), step.__name__
+        # and no door left open for them as keywords (**keywords)
+        assert not any(p.kind is p.VAR_KEYWORD for p in parameters.values()), step.__name__
+
+
+def test_the_step_refuses_the_options_as_keywords():
+    from rankproof import Qrels, Run
+    from rankproof.evaluation import evaluate_read
+
+    read = lambda: (Qrels.from_dict({"q": {"a": 1}}), Run.from_dict({"q": ["b", "a"]}))  # noqa: E731
+    with pytest.raises(TypeError, match="allow_partial"):
+        evaluate_read(read, "rr", allow_partial=True)
+    assert evaluate_read(read, "rr", options=EvaluationOptions(allow_partial=True)).mean("rr") == 0.5
+
+
+def test_a_step_holds_the_options_value():
+    from rankproof.engines.executor import Source, Step
+    from rankproof.protocol import Protocol
+
+    step = Step(truth=Source("qrels.txt"), runs=(), measures=(), protocol=Protocol(),
+                options=EvaluationOptions(bounds=True))
+    assert step.option("bounds") is True and step.wants("bounds")
+    assert step.option("intents") is None and not step.wants("intents")   # a use, not an option

@@ -15,25 +15,29 @@ every run.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from ..engines.options import EvaluationOptions
 
 __all__ = ["evaluated_runs", "read_ahead"]
 
 
-def evaluated_runs(qrels, read: Iterable[tuple[str, Any]], measures, protocol, stages=None,
-                   **options) -> Iterator[tuple[str, Any]]:
+def evaluated_runs(qrels, read: Iterable[tuple[str, Any]], measures, protocol, stages=None, *,
+                   options: EvaluationOptions) -> Iterator[tuple[str, Any]]:
     """(name, Results) of every run of `read` (``read_inputs``' runs), in order, each evaluated
     on `qrels` as soon as it is read while the next one is read in a second thread.
 
-    `options` are :func:`rankproof.evaluate`'s (allow_partial, min_coverage, bounds, ...);
-    `stages` (a progress display) is told of each run evaluated.
+    `options`: :func:`rankproof.evaluate`'s keywords as one value
+    (:class:`~rankproof.engines.options.EvaluationOptions`: allow_partial, min_coverage, bounds,
+    ...); `stages` (a progress display) is told of each run evaluated.
     """
     from ..evaluation import evaluate_read
 
     for name, run in read_ahead(read):
         held = [run]
         del run   # the evaluation holds the run alone: ranked in place, freed once aligned
-        results = evaluate_read(lambda: (qrels, held.pop()), measures, protocol, **options)
+        results = evaluate_read(lambda: (qrels, held.pop()), measures, protocol, options=options)
         if stages is not None:
             stages.step(f"evaluated {name}")
         yield name, results

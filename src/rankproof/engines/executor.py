@@ -119,8 +119,8 @@ class Step:
         The step's options (:class:`~rankproof.engines.options.EvaluationOptions`:
         ``engine``, ``min_coverage``, ``allow_partial``, ``bounds``,
         ``ties_range``, ``weights``, ``notes``, ``complete_judgments``,
-        ``query_ids``); :meth:`option` and :meth:`keywords` read them (a
-        mapping of them is read alike).
+        ``query_ids``), built and checked by the front door; :meth:`option`
+        reads one.
     executor : str, optional
         The executor the front door names (``--engine spark``: an
         ``--engine`` choice that is an executor, not an engine).
@@ -168,7 +168,7 @@ class Step:
     runs: tuple[Source, ...]
     measures: tuple
     protocol: Any
-    options: Any = dataclasses.field(default_factory=EvaluationOptions)
+    options: EvaluationOptions = dataclasses.field(default_factory=EvaluationOptions)
     executor: "str | None" = None
     memory_budget: "int | None" = None
     sorted: "bool | None" = None
@@ -191,20 +191,10 @@ class Step:
         """`key` (an option or a use) as the front door spells it."""
         return self.words.get(key, key)
 
-    def option(self, key: str, default: Any = None) -> Any:
-        """The option `key` (`default` when not given)."""
-        if isinstance(self.options, Mapping):
-            return self.options.get(key, default)
-        return getattr(self.options, key, default)
-
-    def keywords(self, *leave_out: str) -> dict[str, Any]:
-        """The options as :func:`rankproof.evaluate`'s keywords, but those left out."""
-        options = self.options
-        if isinstance(options, Mapping):
-            items = list(options.items())
-        else:
-            items = [(f.name, getattr(options, f.name)) for f in dataclasses.fields(options)]
-        return {key: value for key, value in items if key not in leave_out}
+    def option(self, key: str) -> Any:
+        """The option `key` (an :class:`~rankproof.engines.options.EvaluationOptions` field),
+        or None when `key` names no option (a use, :attr:`uses`)."""
+        return getattr(self.options, key, None)
 
     def wants(self, key: str) -> bool:
         """Is the option or the use `key` asked for (a true option, or in :attr:`uses`)?"""

@@ -19,8 +19,6 @@ from ..engines.executor import Executor, Source, Step
 
 __all__ = ["OutOfCoreExecutor", "table_format"]
 
-# The options the parts do not take: the guard reads the whole run, the ids are the whole's.
-_WHOLE = ("min_coverage", "allow_partial", "query_ids")
 
 
 def table_format(source: Source) -> "str | None":
@@ -77,7 +75,6 @@ class OutOfCoreExecutor(Executor):
     def evaluate(self, step: Step) -> Iterator[Any]:
         from ..frontdoors.outofcore import Log
         from ..results import guard_coverage
-        from ..results.coverage import MIN_COVERAGE
 
         def log(source: Source) -> Log:
             return Log.of(source.path, tuple(source.columns.values()), source.columns["query"],
@@ -86,27 +83,29 @@ class OutOfCoreExecutor(Executor):
         truth = log(step.truth)
         for run in step.runs:
             results = self._evaluate_run(step, truth, log(run), run)
-            guard_coverage(results, allow_partial=step.option("allow_partial", False),
-                           min_coverage=step.option("min_coverage", MIN_COVERAGE),
+            guard_coverage(results, allow_partial=step.options.allow_partial,
+                           min_coverage=step.options.min_coverage,
                            source=f"{run.shown} against {step.truth.shown}",
                            stacklevel=step.stacklevel + 1)
             yield step.inputs.finish(results, run)
 
     def _evaluate_run(self, step: Step, truth, log, run: Source):
         from ..errors import InputError
-        from ..evaluation import evaluate
+        from ..engines.options import MIN_COVERAGE
+        from ..evaluation import evaluate_read
         from ..frontdoors.outofcore import evaluate_log
 
-        options = step.keywords(*_WHOLE)
+        # What the parts do not take: the guard reads the whole run, the ids are the whole's.
+        options = step.options.replace(allow_partial=True, min_coverage=MIN_COVERAGE,
+                                       query_ids=None)
 
         def part(truth_table, run_table):
-            qrels, ranking = step.inputs.part(truth_table, run_table, run)
-            return evaluate(qrels, ranking, step.measures, step.protocol, allow_partial=True,
-                            **options)
+            return evaluate_read(lambda: step.inputs.part(truth_table, run_table, run),
+                                 step.measures, step.protocol, options=options)
 
         try:
             return evaluate_log(truth, log, part, memory_budget=step.memory_budget,
-                                sorted=step.sorted, query_ids=step.option("query_ids"),
+                                sorted=step.sorted, query_ids=step.options.query_ids,
                                 run_name=run.name,
                                 progress=not step.quiet, measures=len(step.measures),
                                 values_in_memory=step.values_in_memory)

@@ -51,12 +51,12 @@ class SparkExecutor(Executor):
         side = step.inputs.side_data() if step.side_measures else None
         if side is not None and any(m.spec.judgments for m in step.side_measures):   # AUC, IPS, ...
             side = side.with_judgments(step.inputs.truth())
-        guard = {key: step.option(key) for key in ("min_coverage", "allow_partial")
-                 if step.option(key) is not None}
         for run in step.runs:
             names: dict[str, Any] = {**step.truth.columns, **run.columns}
             on_spark = spark_evaluate(step.truth.path, run.path, list(step.measures), step.protocol,
-                                      name=run.name, spark=session, **guard, **names)
+                                      name=run.name, spark=session,
+                                      min_coverage=step.options.min_coverage,
+                                      allow_partial=step.options.allow_partial, **names)
             evaluated = on_spark.to_results()
             on_spark.unpersist()
             if step.side_measures:

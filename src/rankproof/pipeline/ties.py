@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from .._libs.align_scan import sort_segments, tie_runs
-from ..errors import TieError
-from ..protocol import Protocol, Ties
+from ..errors import InputError, TieError, literal
+from ..protocol import Aggregation, Protocol, Ties
 from ..kernels.segments import offsets_of, segment_of
 
 __all__ = ["sort_within_queries", "sort_within_offsets", "rank_order", "rank_order_within",
            "tie_groups", "group_ties",
-           "one_tie_per_ranking", "in_order", "merit_order", "tie_orders"]
+           "one_tie_per_ranking", "in_order", "merit_order", "tie_orders", "tied_orders",
+           "TIE_ORDERS_LIMIT"]
 
 
 def sort_within_queries(row_query: np.ndarray, num_queries: int, key: np.ndarray,
@@ -299,3 +300,70 @@ def tie_orders(offsets: np.ndarray, tie_offsets: np.ndarray, classes: np.ndarray
                 index, digit = divmod(index, len(orders))
                 order[lo:lo + len(orders[digit])] = orders[digit]
         yield order
+
+
+# The most distinct orders of one query's tied docs enumerated for a measure without a merit order.
+TIE_ORDERS_LIMIT = 720
+
+
+def tied_orders(alignment, protocol: Protocol, measures: Sequence[Any],
+                limit: int = TIE_ORDERS_LIMIT) -> Iterator[tuple[Any, list]]:
+    """The reorderings of a flat alignment over which each measure's range over tied orders is
+    taken (see :meth:`rankproof.Results.tie_range`), whatever the tie policy: ``(alignment in one
+    order, the measures it is evaluated for)``, each position its own group
+    (:meth:`~rankproof.pipeline.aligned.Alignment.in_order`).
+
+    A measure with a merit order (``MeasureSpec.tie_merit``, :mod:`rankproof.measures.extremes`)
+    reads two orders, each tied group sorted by merit descending, then ascending (measures of one
+    merit share them); the others read every distinct order of each query's tied docs
+    (:func:`tie_orders`: docs tell apart by grade and judgment, or every doc under judgments per
+    intent or for a measure reading other queries' judgments), refused beyond `limit` orders for
+    one query. The planner evaluates them in the step's pass
+    (:func:`rankproof.engines.plan.compute_pass`); they are made as it asks for them.
+    """
+    if protocol.aggregation is Aggregation.MICRO:
+        raise InputError(what="the range over tied orders is averaged per {query} "
+                              "(aggregation=macro or weighted); aggregation=micro has none per "
+                              "{query}",
+                         fix="set aggregation=macro")
+    by_merit: list[tuple[np.ndarray, list]] = []
+    enumerated: list = []
+    for measure in measures:
+        merit_of = measure.spec.tie_merit
+        merit = (None if merit_of is None
+                 else merit_of(alignment.grade, alignment.judged, measure, protocol))
+        if merit is None:
+            enumerated.append(measure)
+            continue
+        same = next((group for m, group in by_merit if np.array_equal(m, merit)), None)
+        if same is None:
+            by_merit.append((merit, [measure]))
+        else:
+            same.append(measure)
+    return _reorderings(alignment, protocol, by_merit, enumerated, limit)
+
+
+def _reorderings(alignment, protocol: Protocol, by_merit: list, enumerated: list,
+                 limit: int) -> Iterator[tuple[Any, list]]:
+    for merit, measures in by_merit:
+        for descending in (True, False):
+            order = merit_order(alignment.tie_offsets, merit, descending)
+            yield alignment.in_order(order), measures
+    if not enumerated:
+        return
+    if alignment.intents is not None or any(m.spec.reads_all_judgments for m in enumerated):
+        # each doc its own judgments per intent, or judgments for other queries (hole@k reads them)
+        classes = np.arange(len(alignment.doc))
+    else:
+        rows = np.stack([np.asarray(alignment.grade, dtype=np.float64), alignment.judged,
+                         alignment.pooled], axis=1)
+        classes = np.unique(rows, axis=0, return_inverse=True)[1].ravel()
+    names = ", ".join(map(str, enumerated))
+
+    def describe(query: int, orders: int) -> str:
+        return (f"{literal(names)} has no merit order, so its range over tied orders is "
+                f"enumerated; the tied {{docs}} of {{query}} {literal(alignment.queries[query])} "
+                f"have {orders} distinct orders or more, beyond the limit of {limit}")
+
+    for order in tie_orders(alignment.offsets, alignment.tie_offsets, classes, limit, describe):
+        yield alignment.in_order(order), enumerated

@@ -1,17 +1,20 @@
-"""Resolving what a caller gives as a protocol: None, a preset's name, protocol text or a Protocol."""
+"""What a caller gives as a protocol (None, a preset's name, protocol text or a Protocol) as a
+Protocol value: :func:`as_protocol`. Reading the files a protocol's policies name is the
+evaluation step's :func:`rankproof.evaluation.resolve_protocol`, the one public name that
+resolves a protocol."""
 
 from __future__ import annotations
 
 from ..errors import InputError
 from . import Protocol
 
-__all__ = ["resolve_protocol"]
+__all__ = ["as_protocol"]
 
 
-def resolve_protocol(protocol: Protocol | str | None) -> Protocol:
+def as_protocol(protocol: Protocol | str | None) -> Protocol:
     """A Protocol from what a caller gives: None (the default), a preset name, protocol text, or a Protocol.
 
-    >>> resolve_protocol("trec_eval") == Protocol.preset("trec_eval")
+    >>> as_protocol("trec_eval") == Protocol.preset("trec_eval")
     True
     """
     if protocol is None:

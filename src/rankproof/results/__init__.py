@@ -25,6 +25,7 @@ from .coverage import MIN_COVERAGE, check_query_coverage, coverage_warning, guar
 from .concat import (Intervals, check_parts, joined_counts, joined_intervals, joined_measures,
                      joined_table)
 from .counts import CUTOFF_KEYS, Counts, all_counts
+from .shown import ShownQueries
 from .side import SideValue, join_side, side_warnings
 from .text import summary_text
 from .values import Bounds, MeasureResult, TieRange, kept_mean
@@ -70,7 +71,7 @@ class Results:
         self.complete_judgments = complete_judgments
         # The query ids shown to the caller (see QueryIds): evaluate_frame and
         # evaluate_scores give them so integer user ids come back as integers.
-        self._id_source = query_ids
+        self._ids = ShownQueries(table.queries, query_ids)
         # side-data measures (coverage, ...): results/side.py
         self.side: tuple[SideValue, ...] = tuple(side)
         if qrels_digest is not None:  # judgments read in parts (out of core): their digest together
@@ -106,30 +107,9 @@ class Results:
             copied.__dict__["qrels_digest"] = qrels_digest   # the cached property's value
         return copied
 
-    @cached_property
-    def _presentation(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        source = self._id_source
-        if source is None:
-            return None, None
-        if callable(source):
-            return source(self._table.queries)
-        return np.asarray(source), None
-
-    @property
-    def _ids(self) -> np.ndarray | None:
-        return self._presentation[0]
-
-    @property
-    def _order(self) -> np.ndarray | None:
-        return self._presentation[1]
-
     def _shown(self, array: np.ndarray) -> np.ndarray:
         """A per-query array in the order the queries are shown."""
-        order = self._order
-        return array if order is None else array[order]
-
-    def _shown_ids(self) -> np.ndarray:
-        return self._shown(self._table.queries if self._ids is None else self._ids)
+        return self._ids.shown(array)
 
     @property
     def qrels_source(self) -> str:
@@ -152,7 +132,7 @@ class Results:
         numeric order; from :func:`rankproof.evaluate_scores`, the row index
         (or the ``queries=`` names) in row order.
         """
-        return self._shown_ids().tolist()
+        return self._ids.ids().tolist()
 
     @property
     def query_coverage(self) -> float:
@@ -200,7 +180,7 @@ class Results:
         """``{query: value}`` for the queries the measure's mean includes, in the order of :attr:`queries`."""
         result = self.result(measure)
         keep = np.flatnonzero(self._shown(result.included))
-        return dict(zip(self._shown_ids()[keep].tolist(), self._shown(result.value)[keep].tolist()))
+        return dict(zip(self._ids.ids()[keep].tolist(), self._shown(result.value)[keep].tolist()))
 
     def mean(self, measure: "str | Measure") -> float:
         """The aggregate under the protocol's aggregation policy.
@@ -473,7 +453,7 @@ class Results:
         """
         from .frame import per_query_frame
 
-        return per_query_frame(self._table, self._measures, self._ids, self._order)
+        return per_query_frame(self._table, self._measures, self._ids.given, self._ids.order)
 
     def summary(self) -> str:
         """Means, the protocol, its fingerprint and every nonzero count, as text

@@ -122,3 +122,17 @@ def test_loops_on_this_thread_give_the_same_values_and_restore_the_thread_count(
     for one, other in zip(alone, split):
         assert one.value == other.value   # each list is one thread's: the same floats
         assert one.values is None or np.array_equal(one.values, other.values, equal_nan=True)
+
+
+def test_a_run_out_of_rank_order_is_ordered_once_per_measure_outside_a_shared_scope(monkeypatch):
+    import rankproof.pipeline.cuts as cuts
+    from rankproof.recsys.beyond import ild, novelty
+
+    ordered = []
+    real = cuts.rank_order_within
+    monkeypatch.setattr(cuts, "rank_order_within", lambda *a: ordered.append(1) or real(*a))
+    rng = np.random.default_rng(1)
+    run = Run.from_dict({f"u{u}": {f"i{i}": float(rng.random()) for i in range(6)} for u in range(5)})
+    novelty(run, 3, training=[f"i{i}" for i in range(6)])
+    ild(run, 3, categories={f"i{i}": f"g{i % 2}" for i in range(6)})
+    assert len(ordered) == 2   # one sort per measure, not one for the cut and one for its rows

@@ -132,9 +132,11 @@ def read_cut(run: Run, k: int, protocol: Protocol, *, ranked: bool = False) -> n
     :func:`top_offsets` and ``run.offsets`` as the lists' first rows: empty when each list's top
     k are its first rows (a run in rank order: nothing as long as the rows is made), else the
     rows listed, in rank order (`ranked`) or input order within each list."""
-    if _cut(run, k, protocol) is None:
+    rows = _cut(run, k, protocol)   # made once, also outside a shared_cuts() scope
+    if rows is None:
         return _FIRST_ROWS
-    return top_rows(run, k, protocol) if ranked else input_order_rows(run, k, protocol)
+    return rows if ranked else _shared("input order", run, k, protocol,
+                                       lambda: _in_input_order(rows))
 
 
 def _kept(run: Run, k: int) -> np.ndarray:

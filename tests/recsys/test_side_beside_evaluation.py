@@ -136,3 +136,14 @@ def test_a_run_out_of_rank_order_is_ordered_once_per_measure_outside_a_shared_sc
     novelty(run, 3, training=[f"i{i}" for i in range(6)])
     ild(run, 3, categories={f"i{i}": f"g{i % 2}" for i in range(6)})
     assert len(ordered) == 2   # one sort per measure, not one for the cut and one for its rows
+
+
+def test_the_evaluations_refusal_comes_first_while_the_side_measures_run_beside_it(tmp_path, capsys):
+    paths = _files(tmp_path, unseen=True)   # the side measures would refuse too (novelty: i39)
+    truth = pq.read_table(paths["truth"])
+    pq.write_table(pa.concat_tables([truth, pa.table({"user": ["nobody"], "item": ["i1"],
+                                                       "rating": truth["rating"][:1]})]),
+                   paths["truth"])
+    assert main([*_command(paths), "--policy", "missing_query=error"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nobody" in err and "i39" not in err, err

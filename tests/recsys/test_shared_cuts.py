@@ -148,14 +148,15 @@ def test_list_sums_read_through_the_cut_equal_bincount_bit_for_bit():
     rows = rng.permutation(5000)[: offsets[-1]].astype(np.int64)
     values = rng.random(40) * 10.0 ** rng.integers(-3, 9, size=40)   # magnitudes that round differently
     values[[3, 17]] = np.nan   # items a measure drops
-    got, counted = list_sums_read(offsets, rows, codes, values)
+    got, counted = list_sums_read(offsets, rows, offsets, codes, values)
     lists, per_row = np.repeat(np.arange(len(sizes)), sizes), values[codes[rows]]
     kept = ~np.isnan(per_row)
     assert np.array_equal(got, np.bincount(lists[kept], weights=per_row[kept], minlength=len(sizes)))
     assert np.array_equal(counted, np.bincount(lists[kept], minlength=len(sizes)))
     from rankproof._libs.lists import code_counts_read
 
-    assert np.array_equal(code_counts_read(rows, codes, 41), np.bincount(codes[rows], minlength=41))
+    assert np.array_equal(code_counts_read(offsets, rows, offsets, codes, 41),
+                          np.bincount(codes[rows], minlength=41))
 
 
 def test_jaccard_read_through_the_cut_equals_the_copied_bitsets_bit_for_bit():
@@ -169,8 +170,36 @@ def test_jaccard_read_through_the_cut_equals_the_copied_bitsets_bit_for_bit():
     codes = rng.integers(0, 25, size=3000).astype(np.int64)
     rows = rng.permutation(3000)[: offsets[-1]].astype(np.int64)
     copied = np.ascontiguousarray(bits[item_at[codes[rows]]])
-    assert np.array_equal(jaccard_pair_sums_read(offsets, rows, codes, item_at, bits),
+    assert np.array_equal(jaccard_pair_sums_read(offsets, rows, offsets, codes, item_at, bits),
                           jaccard_pair_sums(offsets, copied))
+
+
+@pytest.mark.parametrize("words", [1, 2])
+def test_the_loops_read_each_lists_first_rows_when_the_rows_are_not_listed(words: int):
+    """rows empty: position p of list q is the run's row starts[q] + p - offsets[q] (a run in rank
+    order, cut at k): the same sums, counts and distances, bit for bit, as the rows listed."""
+    from rankproof._libs.lists import code_counts_read, jaccard_pair_sums_read, list_sums_read
+
+    rng = np.random.default_rng(8 + words)
+    lengths = rng.integers(0, 30, size=150)   # the run's lists; some shorter than k, some empty
+    starts = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    k = 12
+    kept = np.minimum(lengths, k)
+    offsets = np.r_[0, np.cumsum(kept)].astype(np.int64)
+    listed = np.concatenate([np.arange(a, a + n) for a, n in zip(starts[:-1], kept)]).astype(np.int64)
+    codes = rng.integers(0, 30, size=int(starts[-1])).astype(np.int64)
+    values = rng.random(30) * 10.0 ** rng.integers(-3, 9, size=30)
+    values[4] = np.nan
+    first = np.zeros(0, dtype=np.int64)
+    for got, want in zip(list_sums_read(offsets, first, starts, codes, values),
+                         list_sums_read(offsets, listed, starts, codes, values)):
+        assert np.array_equal(got, want)
+    assert np.array_equal(code_counts_read(offsets, first, starts, codes, 31),
+                          np.bincount(codes[listed], minlength=31))
+    bits = rng.integers(1, 2**62, size=(30, words), dtype=np.int64).astype(np.uint64)
+    item_at = rng.permutation(30).astype(np.int64)
+    assert np.array_equal(jaccard_pair_sums_read(offsets, first, starts, codes, item_at, bits),
+                          jaccard_pair_sums(offsets, np.ascontiguousarray(bits[item_at[codes[listed]]])))
 
 
 def test_first_repeat_finds_a_doc_listed_twice_within_a_list_only():

@@ -15,7 +15,8 @@ def jaccard_pair_sums(
 
 def jaccard_pair_sums_read(
     offsets: NDArray[np.int64],   # (lists + 1,) each list's positions, C-contiguous
-    rows: NDArray[np.int64],      # (positions,) the run's row of each position, C-contiguous
+    rows: NDArray[np.int64],      # (positions,) the run's row of each position, or empty
+    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row (the run's offsets)
     codes: NDArray[np.int64],     # (run rows,) each row's item code, C-contiguous
     item_at: NDArray[np.int64],   # (item codes,) each item's row of bits, C-contiguous
     bits: NDArray[np.uint64],     # (items, words) each item's category bitset, C-contiguous
@@ -24,7 +25,8 @@ def jaccard_pair_sums_read(
 
 def list_sums_read(
     offsets: NDArray[np.int64],   # (lists + 1,), C-contiguous
-    rows: NDArray[np.int64],      # (positions,), C-contiguous
+    rows: NDArray[np.int64],      # (positions,), or empty: each list's first rows
+    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row
     codes: NDArray[np.int64],     # (run rows,), C-contiguous
     values: NDArray[np.float64],  # (item codes,) nan: left out, C-contiguous
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
@@ -38,8 +40,13 @@ def first_repeat(
     """The first row repeating a code of an earlier row of its list, or -1."""
 
 def code_counts_read(
-    rows: NDArray[np.int64],      # (positions,), C-contiguous
+    offsets: NDArray[np.int64],   # (lists + 1,) each list's positions, C-contiguous
+    rows: NDArray[np.int64],      # (positions,), or empty: each list's first rows
+    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row
     codes: NDArray[np.int64],     # (run rows,) 0 <= code < num_codes, C-contiguous
     num_codes: int,
 ) -> NDArray[np.int64]:
-    """np.bincount(codes[rows], minlength=num_codes) (num_codes,)."""
+    """np.bincount(codes[rows], minlength=num_codes) (num_codes,); rows empty: the first rows."""
+
+def loop_threads(threads: int) -> int:
+    """Set the calling thread's parallel loops to `threads` threads (at least 1); the previous count."""

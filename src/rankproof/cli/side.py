@@ -16,7 +16,7 @@ from .usage import usage
 if TYPE_CHECKING:
     from ..recsys.side import SideData
 
-__all__ = ["add_side_options", "split", "side_data", "side_data_later", "side_columns",
+__all__ = ["add_side_options", "split", "side_data", "side_data_later", "later", "side_columns",
            "unread_side_data",
            "rank_owned_run", "SIDE_HELP", "SIDE_COLUMNS"]
 
@@ -116,33 +116,40 @@ def rank_owned_run(run, protocol) -> bool:
     return rank(run, protocol)
 
 
+def later(work: "Callable[[], Any]", name: str) -> "Callable[[], Any]":
+    """`work()` started in a daemon thread (named `name`; a process that ends meanwhile does not
+    wait for it): the returned function waits for it and gives its value, or raises, in the
+    caller's thread, what it raised."""
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as error:   # handed to the caller's thread, raised there
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, name=name, daemon=True)
+    worker.start()
+
+    def result() -> Any:
+        worker.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+    return result
+
+
 def side_data_later(args, command: str, measures, skip=()) -> "Callable[[], SideData | None]":
     """:func:`side_data` read in a background thread while the caller reads and evaluates its runs:
     the flags are checked now (a missing one refused at once, before any file is read); the returned
     function waits for the files and gives the side data, or raises what reading them raised."""
-    import threading
-
     if _nothing_to_read(args, measures):
         return lambda: None
     side_data(args, command, measures, skip, read_files=False)
-    outcome: dict[str, Any] = {}
-
-    def read() -> None:
-        try:
-            outcome["side"] = side_data(args, command, measures, skip)
-        except BaseException as error:   # handed to the caller's thread, raised there
-            outcome["error"] = error
-
     # A daemon thread: a run refused meanwhile ends the process without waiting for the side files.
-    worker = threading.Thread(target=read, name="rankproof-side-data", daemon=True)
-    worker.start()
-
-    def result() -> "SideData | None":
-        worker.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["side"]
-    return result
+    return later(lambda: side_data(args, command, measures, skip), "rankproof-side-data")
 
 
 def side_data(args, command: str, measures, skip=(), read_files: bool = True) -> "SideData | None":

@@ -12,6 +12,7 @@ run, the out-of-core digest of the judgments, its flags in messages.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any, Mapping
 
 from .inputs import QRELS_ROLES, RUN_ROLES, columns, read_inputs, read_qrels
@@ -58,6 +59,8 @@ class CommandInputs:
         self.costs = costs
         self._digests: dict[str, Any] = {}
         self._mapping: Any = None
+        # The run whose side-data measures a thread computes, and the wait for them (_ranked).
+        self._beside: Any = None
 
     def read(self, stages):
         """The judgments and an iterator over (name, run), read as every command reads them."""
@@ -65,16 +68,35 @@ class CommandInputs:
 
         prepare_for([self.args.qrels, *self.args.runs])
         qrels, runs = read_inputs(self.args, self.args.qrels, self.args.runs, self.names, stages)
-        return qrels, (self._ranked(runs) if self.wanted else runs)
+        return qrels, (self._ranked(runs, qrels) if self.wanted else runs)
 
-    def _ranked(self, runs):
+    def _ranked(self, runs, qrels):
         """Each run kept for the side-data measures, ranked once in its own buffers before the
-        evaluation: the evaluation and the measures' cut then find it in order (cli.side.rank_owned_run)."""
-        from .side import rank_owned_run
+        evaluation: the evaluation and the measures' cut then find it in order
+        (cli.side.rank_owned_run). Its side-data measures start then, in a thread beside the
+        evaluation (both only read the run; most of the evaluation leaves the second core idle),
+        and :meth:`finish` takes their values."""
+        from .side import later, rank_owned_run
 
         for name, ranking in runs:
             rank_owned_run(ranking, self.protocol)
+            self._beside = (ranking, later(partial(self._side_values, ranking, qrels,
+                                                   self.protocol, True), "rankproof-side-measures"))
             yield name, ranking
+            del ranking   # not held while the next run is read
+
+    def _side_values(self, ranking, qrels, protocol, beside: bool = False) -> tuple:
+        """(the side-data measures' values on `ranking`, the protocol they used, the seconds spent
+        waiting for the side data, each measure's seconds); `beside` the evaluation, their
+        compiled loops on this thread alone (recsys.side_eval.loops_on_this_thread)."""
+        from ..recsys.side_eval import loops_on_this_thread, side_values
+
+        started = time.perf_counter()
+        side = self.pending_side()
+        waited, spent = time.perf_counter() - started, dict[str, float]()
+        with loops_on_this_thread(beside):
+            values = side_values(ranking, self.wanted, side.with_judgments(qrels), protocol, spent)
+        return values, protocol, waited, spent
 
     def truth(self):
         return read_qrels(self.args, self.args.qrels)
@@ -110,17 +132,20 @@ class CommandInputs:
             results = results.replace(qrels_digest=digest.hexdigest())
         if ranking is None or not self.wanted:
             return results
-        from ..recsys.side_eval import side_values, with_side
+        from ..recsys.side_eval import with_side
 
         started = time.perf_counter()
-        side = self.pending_side()
-        spent: dict[str, float] = {}
+        beside, self._beside = self._beside, None
+        found = beside[1]() if beside is not None and beside[0] is ranking else None
+        # Computed here when no thread computed them, or with another protocol than the
+        # evaluation's (layered judgments enter it).
+        if found is None or found[1] != results.protocol:
+            found = self._side_values(ranking, qrels, results.protocol)
+        values, _, waited, spent = found
         if self.costs is not None:
-            self.costs.setdefault("side data read (the wait for it, read beside the runs)",
-                                  time.perf_counter() - started)
-        values = side_values(ranking, self.wanted, side.with_judgments(qrels), results.protocol,
-                             spent)
-        if self.costs is not None:
+            self.costs.setdefault("side data read (the wait for it, read beside the runs)", waited)
+            self.costs[f"{run.name}: side-data measures (the wait for them, computed beside the "
+                       "evaluation)"] = time.perf_counter() - started
             self.costs.update((f"{run.name}: {measure}", spent[measure]) for measure in spent)
         return with_side(results, values)
 

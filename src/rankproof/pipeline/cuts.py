@@ -10,7 +10,7 @@ from ..protocol import Protocol, Ties
 from .rows import apply_score_precision
 from .ties import rank_order_within
 
-__all__ = ["top_rows", "truncate"]
+__all__ = ["top_rows", "top_order", "rows_of_order", "truncate"]
 
 
 def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
@@ -25,28 +25,47 @@ def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     >>> run.docs[run.doc_codes[top_rows(run, 2, Protocol())]].tolist()
     ['a', 'b']
     """
+    return rows_of_order(run, k, top_order(run, k, protocol))
+
+
+def top_order(run: Run, k: int, protocol: Protocol) -> "np.ndarray | None":
+    """The order of the run's rows within each query under the tie policy (None: the rows are
+    in it already, so each query's top k are its first min(k, n) rows), once no group of tied
+    scores crosses rank k where :func:`top_rows` refuses one.
+
+    >>> run = Run.from_dict({"u": {"a": 1.0, "b": 2.0}})
+    >>> top_order(run, 1, Protocol()).tolist(), top_order(run, 2, Protocol(ties="input"))
+    ([1, 0], None)
+    """
     # The rows are grouped by query in code order (Run's invariant), so the run's offsets delimit
     # each query's rows: no query column as long as the rows, and a tie across rank k is looked
     # for at each query's k-th row only.
     offsets = run.offsets
-    lengths = np.diff(offsets)
     score = apply_score_precision(run.scores, protocol) if run.has_scores else None
     order = rank_order_within(offsets, score, run.doc_codes, protocol)
+    if k < 1 or score is None or protocol.ties not in (Ties.EXPECTED, Ties.ERROR):
+        return order
+    longer = np.flatnonzero(np.diff(offsets) > k)
+    last = offsets[longer] + k - 1  # 0-based rank k - 1 of each query with more than k rows
+    below, above = (last, last + 1) if order is None else (order[last], order[last + 1])
+    crossing = np.flatnonzero(score[below] == score[above])
+    if crossing.size:
+        value = score[below[crossing[0]]]
+        raise TieError(
+            what=f"{{docs}} tie at score {value.item()!r} across rank {k} ({crossing.size} {{queries}}), so "
+                 f"the top {k} is not determined", source=run.source,
+            query=str(run.queries[longer[crossing[0]]]), value=value.item(),
+            fix="set the policy ties=input (the given order) or ties=docid")
+    return order
+
+
+def rows_of_order(run: Run, k: int, order: "np.ndarray | None") -> np.ndarray:
+    """Each query's top k rows, grouped by query in rank order, from the order of
+    :func:`top_order` (None: each query's first min(k, n) rows)."""
     if k < 1:
         return np.zeros(0, dtype=np.int64)
-    if score is not None and protocol.ties in (Ties.EXPECTED, Ties.ERROR):
-        longer = np.flatnonzero(lengths > k)
-        last = offsets[longer] + k - 1  # 0-based rank k - 1 of each query with more than k rows
-        below, above = (last, last + 1) if order is None else (order[last], order[last + 1])
-        crossing = np.flatnonzero(score[below] == score[above])
-        if crossing.size:
-            value = score[below[crossing[0]]]
-            raise TieError(
-                what=f"{{docs}} tie at score {value.item()!r} across rank {k} ({crossing.size} {{queries}}), so "
-                     f"the top {k} is not determined", source=run.source,
-                query=str(run.queries[longer[crossing[0]]]), value=value.item(),
-                fix="set the policy ties=input (the given order) or ties=docid")
-    kept = np.minimum(lengths, k)
+    offsets = run.offsets
+    kept = np.minimum(np.diff(offsets), k)
     # Each query's first kept positions in rank order: its offset, plus 0, 1, ... kept - 1.
     positions = (np.arange(int(kept.sum()), dtype=np.int64)
                  + np.repeat(offsets[:-1] - (np.cumsum(kept) - kept), kept))

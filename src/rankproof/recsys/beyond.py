@@ -45,8 +45,7 @@ from .side import Interactions
 from .._libs.lists import list_sums_read
 from .categories import CategorySets, category_sets
 from .list_values import ListValues
-from .topk import (input_order_rows, shared_value, slot_counts, sorted_top_rows, top_offsets,
-                   top_rows)
+from .topk import read_cut, shared_value, slot_counts, sorted_top_rows, top_offsets
 from ..protocol import Protocol
 from ..errors import literal
 
@@ -180,7 +179,7 @@ def _jaccard_sums(run: Run, k: int, protocol: Protocol, categories) -> np.ndarra
     lists (threads split them) reads each row's bitset through its item's code, no copy per row."""
     from .._libs.lists import jaccard_pair_sums_read
 
-    rows, offsets = input_order_rows(run, k, protocol), top_offsets(run, k)
+    rows, offsets = read_cut(run, k, protocol), top_offsets(run, k)
     # The items' bitsets are built once per categories mapping and shared by the runs evaluated.
     ids, bits = shared_value("category bits", categories, lambda: _category_bits(categories))
     at, found = _lookup(ids, run.docs)
@@ -188,7 +187,7 @@ def _jaccard_sums(run: Run, k: int, protocol: Protocol, categories) -> np.ndarra
         rows, query = sorted_top_rows(run, k, protocol)
         raise _missing_item(run, rows, query, found[run.doc_codes[rows]], "category",
                             "give categories for every recommended item")
-    return jaccard_pair_sums_read(offsets, rows, run.doc_codes, at, bits)
+    return jaccard_pair_sums_read(offsets, rows, run.offsets, run.doc_codes, at, bits)
 
 
 def ild(predictions, k: int, *, features=None, categories=None, distance: Distance | None = None,
@@ -331,8 +330,8 @@ def list_mean(run: Run, k: int, protocol: Protocol, per_doc: np.ndarray, name: s
     value per row) and adds the values from 0.0 in the rows' order, input order (or rank order
     when `ranked`), as ``np.bincount(list, weights=...)`` adds them: the same floats.
     """
-    rows = top_rows(run, k, protocol) if ranked else input_order_rows(run, k, protocol)
-    total, sizes = list_sums_read(top_offsets(run, k), rows, run.doc_codes,
+    total, sizes = list_sums_read(top_offsets(run, k), read_cut(run, k, protocol, ranked=ranked),
+                                  run.offsets, run.doc_codes,
                                   np.ascontiguousarray(per_doc, dtype=np.float64))
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(sizes > 0, total / np.maximum(sizes, 1), np.nan)

@@ -20,8 +20,9 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import time
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -36,7 +37,7 @@ from .side import SideData
 from .topk import shared_cuts
 
 __all__ = ["split_measures", "side_values", "with_side", "evaluate_with_side", "check_side_data",
-           "catalogue_side_value"]
+           "catalogue_side_value", "loops_on_this_thread"]
 
 
 def split_measures(texts: Sequence[Any]) -> tuple[list[Any], list[SideMeasure]]:
@@ -72,6 +73,24 @@ def side_values(run: Run, measures: Sequence[SideMeasure], side: SideData,
     """
     with shared_cuts():
         return tuple(_side_value(measure, run, side, protocol, costs) for measure in measures)
+
+
+@contextlib.contextmanager
+def loops_on_this_thread(alone: bool = True) -> Iterator[None]:
+    """Inside, the compiled loops of the measures the calling thread computes run on it alone
+    (`alone`; else split between threads as everywhere): for side measures computed in a thread
+    beside other work, on the core that work leaves, without a second team of threads waiting
+    for the cores it holds. The same values either way (each list is one thread's)."""
+    if not alone:
+        yield
+        return
+    from .._libs.lists import loop_threads
+
+    previous = loop_threads(1)
+    try:
+        yield
+    finally:
+        loop_threads(previous)
 
 
 def _side_value(measure: SideMeasure, run: Run, side: SideData, protocol: "Protocol | None",

@@ -43,12 +43,12 @@ import numpy as np
 
 from ..data.run import Run
 from .._libs.lists import code_counts_read, first_repeat
-from ..pipeline.cuts import top_rows as cut_top_rows
+from ..pipeline.cuts import rows_of_order, top_order
 from ..pipeline.inplace import rank_in_place, sole_owner
 from ..protocol import Duplicates, IdenticalIds, Protocol, ScorePrecision, Unjudged
 
 __all__ = ["shared_cuts", "shared_value", "top_rows", "sorted_top_rows", "ranked_rows",
-           "input_order_rows",
+           "input_order_rows", "read_cut",
            "top_offsets", "slot_counts", "rank_owned_run"]
 
 # The cache of the open shared_cuts() scope: key -> (run, value); None outside any scope.
@@ -105,9 +105,38 @@ def _shared(kind: str, run: Run, k: int, protocol: Protocol, compute: Callable[[
     return shared_value(kind, run, compute, int(k), protocol)
 
 
+def _cut(run: Run, k: int, protocol: Protocol) -> "np.ndarray | None":
+    """The rows of each list's top k (:func:`rankproof.pipeline.cuts.top_rows`), or None when they
+    are each list's first min(k, n) rows: a run whose rows are in the tie policy's rank order
+    already (ranked by :func:`rank_owned_run`, or given so) is cut without a row's position made."""
+    def compute() -> "np.ndarray | None":
+        order = top_order(run, k, protocol)
+        return None if order is None else rows_of_order(run, k, order)
+    return _shared("cut", run, k, protocol, compute)
+
+
 def top_rows(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     """:func:`rankproof.pipeline.cuts.top_rows`: the rows of each list's top k, grouped by list, in rank order."""
-    return _shared("rows", run, k, protocol, lambda: cut_top_rows(run, k, protocol))
+    rows = _cut(run, k, protocol)
+    if rows is not None:
+        return rows
+    return _shared("rows", run, k, protocol, lambda: rows_of_order(run, k, None))
+
+
+_FIRST_ROWS = np.zeros(0, dtype=np.int64)
+_FIRST_ROWS.flags.writeable = False
+
+
+def read_cut(run: Run, k: int, protocol: Protocol, *, ranked: bool = False) -> np.ndarray:
+    """The top-k rows as the compiled loops of ``_libs.lists`` read them, with
+    :func:`top_offsets` and ``run.offsets`` as the lists' first rows: empty when each list's top
+    k are its first rows (a run in rank order: nothing as long as the rows is made), else the
+    rows listed, in rank order (`ranked`) or input order within each list."""
+    rows = _cut(run, k, protocol)   # made once, also outside a shared_cuts() scope
+    if rows is None:
+        return _FIRST_ROWS
+    return rows if ranked else _shared("input order", run, k, protocol,
+                                       lambda: _in_input_order(rows))
 
 
 def _kept(run: Run, k: int) -> np.ndarray:
@@ -152,8 +181,8 @@ def slot_counts(run: Run, k: int, protocol: Protocol) -> np.ndarray:
     """The top-k slots each item of the run takes, per item code (``run.docs``'s order): counted
     once per cut and shared by the catalogue measures."""
     return _shared("slot counts", run, k, protocol,
-                   lambda: code_counts_read(top_rows(run, k, protocol), run.doc_codes,
-                                            len(run.docs)))
+                   lambda: code_counts_read(top_offsets(run, k), read_cut(run, k, protocol),
+                                            run.offsets, run.doc_codes, len(run.docs)))
 
 
 def ranked_rows(run: Run, k: int, protocol: Protocol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

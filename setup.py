@@ -21,7 +21,7 @@ OPENMP = {"rankproof._libs.ranked", "rankproof._libs.dense", "rankproof._libs.li
 # gcc's flag. Apple's clang has no OpenMP (without libomp) and MSVC spells it
 # /openmp: elsewhere than Linux the same loops run on one thread (same results).
 OPENMP_FLAGS = ["-fopenmp"] if sys.platform.startswith("linux") else []
-# Six modules of ~1.4 MB of C each: cythonizing (~8 s) and compiling (~30 s at -O3) are
+# Eight modules of ~1.4 MB of C each: cythonizing (~8 s) and compiling (~30 s at -O3) are
 # most of a fresh `pip install`, and they run one module at a time unless told otherwise.
 # One job per core (RANKPROOF_BUILD_JOBS overrides) halves the build on two cores.
 JOBS = int(os.environ.get("RANKPROOF_BUILD_JOBS") or os.cpu_count() or 1)

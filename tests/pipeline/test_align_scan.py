@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rankproof._libs.align_scan import cutoff_counts, mark_rows
 
 COMPILED = ["rankproof._libs.align_scan", "rankproof._libs.ranked", "rankproof._libs.trec_scan", "rankproof._libs.vocabulary",
-            "rankproof._libs.dense", "rankproof._libs.diversity"]
+            "rankproof._libs.interner", "rankproof._libs.dense", "rankproof._libs.diversity"]
 
 
 @pytest.mark.parametrize("name", COMPILED)

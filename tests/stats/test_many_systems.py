@@ -179,3 +179,26 @@ def test_tukey_near_statsmodels_pairwise_tukeyhsd_without_topic_effects():
     peer = pairwise_tukeyhsd(scores.T.ravel(), np.repeat(["a", "b", "c"], topics))
     for (a, b), p in zip(itertools.combinations("abc", 2), peer.pvalues):
         assert result.pair(a, b).p_value == pytest.approx(p, abs=0.04)
+
+
+def test_gram_paired_t_is_the_paired_t_of_the_differences_batched_or_not():
+    # The Gram sums (step_down.gram_paired_t, what MaxT and its normal limit both read) against
+    # scipy's paired t of each pair's differences; a constant difference is +-inf (the sign of
+    # b - a), none is 0.
+    from scipy.stats import ttest_rel
+
+    from rankproof.stats.step_down import gram_paired_t
+
+    rng = np.random.default_rng(7)
+    scores = rng.random((9, 4))
+    scores[:, 3] = scores[:, 0] + 0.125
+    scores[:, 2] = scores[:, 1]
+    first, second = np.array([0, 0, 1, 1, 0]), np.array([1, 2, 3, 2, 3])
+    centred = scores - scores.mean(axis=1, keepdims=True)
+    expected = [ttest_rel(scores[:, b], scores[:, a]).statistic
+                for a, b in zip(first[:3], second[:3])]
+    t = gram_paired_t(centred, first, second)
+    assert t[:3] == pytest.approx(expected, rel=1e-9)
+    assert t[3] == 0.0 and t[4] == math.inf
+    batched = gram_paired_t(np.stack([centred, centred[::-1]]), first, second)
+    assert batched[0].tolist() == t.tolist() and batched[1] == pytest.approx(t, rel=1e-12)

@@ -1,10 +1,9 @@
 # cython: language_level=3
-# The hash table that interns ids to codes, for the readers' compiled scan.
-#
-# Declared here (structs and inline functions) so that trec_scan.pyx keeps one
-# job, the scan of a TREC file's bytes; with the C helpers the scan needs
-# (strtod in the C locale, zeroed memory on huge pages, prefetch). The inline
-# functions are compiled into the module that cimports them.
+# The hash table that interns ids to codes, shared by interner.pyx (the tables the readers
+# keep, interning Arrow columns and merging parts) and trec_scan.pyx (the scan of a TREC
+# file's bytes, which interns as it reads); with the C helpers they need (zeroed memory
+# on huge pages, prefetch). The inline functions are compiled into each module that
+# cimports them, so a lookup is never a call across modules.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
@@ -12,34 +11,7 @@ from libc.string cimport memcmp, memcpy
 
 cdef extern from * nogil:
     """
-    /* strtod in the "C" locale whatever the process's locale: a decimal
-       point is always '.', as in every TREC file. */
     #include <stdlib.h>
-    #if defined(_WIN32)
-    #include <locale.h>
-    static _locale_t rp_c_locale = 0;
-    static int rp_init_c_locale(void) {
-        if (!rp_c_locale) rp_c_locale = _create_locale(LC_NUMERIC, "C");
-        return rp_c_locale != 0;
-    }
-    static double rp_strtod(const char *text, char **end) {
-        return _strtod_l(text, end, rp_c_locale);
-    }
-    #else
-    #include <locale.h>
-    #if defined(__APPLE__)
-    #include <xlocale.h>
-    #endif
-    static locale_t rp_c_locale = (locale_t)0;
-    static int rp_init_c_locale(void) {
-        if (!rp_c_locale) rp_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-        return rp_c_locale != (locale_t)0;
-    }
-    static double rp_strtod(const char *text, char **end) {
-        return strtod_l(text, end, rp_c_locale);
-    }
-    #endif
-
     /* Zeroed memory; blocks of 4 MB and more on transparent huge pages
        where the system has them. */
     #if defined(__GNUC__)
@@ -68,8 +40,6 @@ cdef extern from * nogil:
     static void rp_free(void *memory, size_t size) { (void)size; free(memory); }
     #endif
     """
-    int rp_init_c_locale()
-    double rp_strtod(const char *text, char **end)
     void *rp_alloc_zeroed(size_t size)
     void rp_free(void *memory, size_t size)
     void rp_prefetch(const void *address)
@@ -84,6 +54,10 @@ cdef extern from * nogil:
 # large, cold file). The scan hashes a batch of ids and prefetches their
 # slots before looking them up, so that the misses overlap. Big tables live
 # on transparent huge pages, which spare random lookups most TLB misses.
+
+cdef enum:
+    BATCH = 16   # ids hashed and their slots prefetched ahead of their lookups
+
 
 cdef struct Slot:
     uint64_t hash
@@ -153,66 +127,88 @@ cdef inline bint same_bytes(const uint8_t *a, const uint8_t *b, int64_t n) noexc
     return True
 
 
-cdef inline int table_init(Table *t, uint64_t seed) noexcept nogil:
-    t.slot_bytes = 1024 * sizeof(Slot)
+cdef inline int _index_alloc(Table *t, int64_t size) noexcept nogil:
+    """Zeroed slots for `size` entries and the per-code arrays for size // 2 codes (a table
+    is at most half full); -1 if out of memory (_index_free releases what was allocated)."""
+    t.slot_bytes = size * sizeof(Slot)
+    t.code_bytes = (size // 2) * sizeof(int64_t)
     t.slots = <Slot *>rp_alloc_zeroed(t.slot_bytes)
-    t.mask = 1023
-    t.count = 0
-    t.capacity = 512
-    t.code_bytes = t.capacity * sizeof(int64_t)
     t.offsets = <int64_t *>rp_alloc_zeroed(t.code_bytes)
     t.lengths = <int64_t *>rp_alloc_zeroed(t.code_bytes)
+    t.mask = size - 1
+    t.capacity = size // 2
+    return -1 if t.slots == NULL or t.offsets == NULL or t.lengths == NULL else 0
+
+
+cdef inline void _index_free(Table *t) noexcept nogil:
+    """Release the slots and the per-code arrays (the arena stays)."""
+    rp_free(t.slots, t.slot_bytes)
+    rp_free(t.offsets, t.code_bytes)
+    rp_free(t.lengths, t.code_bytes)
+    t.slots = NULL
+    t.offsets = NULL
+    t.lengths = NULL
+
+
+cdef inline Slot *_empty_slot(const Table *t, uint64_t h) noexcept nogil:
+    """The first empty slot from hash h's on (linear probing; the table is never full)."""
+    cdef uint64_t at = h & t.mask
+    while t.slots[at].code:
+        at = (at + 1) & t.mask
+    return &t.slots[at]
+
+
+cdef inline int table_init(Table *t, uint64_t seed) noexcept nogil:
+    """An empty table: 1024 slots and a 64 kB arena; -1 if out of memory (then table_free it)."""
+    t.count = 0
+    t.seed = seed
     t.arena_size = 1 << 16
     t.arena_used = 0
     t.arena = <uint8_t *>rp_alloc_zeroed(t.arena_size)
-    t.seed = seed
-    if t.slots == NULL or t.offsets == NULL or t.lengths == NULL or t.arena == NULL:
+    if _index_alloc(t, 1024) < 0 or t.arena == NULL:
         return -1
     return 0
 
 
 cdef inline void table_free(Table *t) noexcept nogil:
-    rp_free(t.slots, t.slot_bytes)
-    rp_free(t.offsets, t.code_bytes)
-    rp_free(t.lengths, t.code_bytes)
+    _index_free(t)
     rp_free(t.arena, t.arena_size)
-    t.slots = NULL
-    t.offsets = NULL
-    t.lengths = NULL
     t.arena = NULL
 
 
+cdef inline void table_drop_slots(Table *t) noexcept nogil:
+    """Give up the hash slots and keep the ids (by code, in the arena): a table merged into
+    another is read, never interned into again (``table_usable`` says so)."""
+    rp_free(t.slots, t.slot_bytes)
+    t.slots = NULL
+    t.slot_bytes = 0
+    t.mask = 0
+
+
+cdef inline bint table_usable(const Table *t) noexcept nogil:
+    """Can the table intern (it has kept its slots)?"""
+    return t.slots != NULL
+
+
+cdef inline void prefetch_slot(const Table *t, uint64_t h) noexcept nogil:
+    """Ask for hash h's slot ahead of its lookup (a batch's cache misses then overlap)."""
+    rp_prefetch(&t.slots[h & t.mask])
+
+
 cdef inline int table_grow(Table *t) noexcept nogil:
-    """Double the slots and the per-code arrays."""
-    cdef int64_t old = <int64_t>t.mask + 1, size = old * 2, i
-    cdef uint64_t mask = size - 1, at
-    cdef size_t slot_bytes = size * sizeof(Slot), code_bytes = (size // 2) * sizeof(int64_t)
-    cdef Slot *slots = <Slot *>rp_alloc_zeroed(slot_bytes)
-    cdef int64_t *offsets = <int64_t *>rp_alloc_zeroed(code_bytes)
-    cdef int64_t *lengths = <int64_t *>rp_alloc_zeroed(code_bytes)
-    if slots == NULL or offsets == NULL or lengths == NULL:
-        rp_free(slots, slot_bytes)
-        rp_free(offsets, code_bytes)
-        rp_free(lengths, code_bytes)
+    """Double the slots and the per-code arrays; -1 (the table unchanged) if out of memory."""
+    cdef Table grown = t[0]    # the count, the arena and the seed carry over
+    cdef int64_t i, old = <int64_t>t.mask + 1
+    if _index_alloc(&grown, 2 * old) < 0:
+        _index_free(&grown)
         return -1
     for i in range(old):
         if t.slots[i].code:
-            at = t.slots[i].hash & mask
-            while slots[at].code:
-                at = (at + 1) & mask
-            slots[at] = t.slots[i]
-    memcpy(offsets, t.offsets, t.count * sizeof(int64_t))
-    memcpy(lengths, t.lengths, t.count * sizeof(int64_t))
-    rp_free(t.slots, t.slot_bytes)
-    rp_free(t.offsets, t.code_bytes)
-    rp_free(t.lengths, t.code_bytes)
-    t.slots = slots
-    t.offsets = offsets
-    t.lengths = lengths
-    t.slot_bytes = slot_bytes
-    t.code_bytes = code_bytes
-    t.mask = mask
-    t.capacity = size // 2
+            _empty_slot(&grown, t.slots[i].hash)[0] = t.slots[i]
+    memcpy(grown.offsets, t.offsets, t.count * sizeof(int64_t))
+    memcpy(grown.lengths, t.lengths, t.count * sizeof(int64_t))
+    _index_free(t)
+    t[0] = grown
     return 0
 
 
@@ -233,7 +229,8 @@ cdef inline int arena_reserve(Table *t, size_t more) noexcept nogil:
     return 0
 
 
-cdef inline int64_t intern_key(Table *t, const uint8_t *key, int64_t length, uint64_t h) noexcept nogil:
+cdef inline int64_t intern_key(Table *t, const uint8_t *key, int64_t length,
+                               uint64_t h) noexcept nogil:
     """The code of the id ``key[:length]`` (hash `h`), a new one if unseen; -1 if out of memory."""
     cdef uint64_t at = h & t.mask
     cdef Slot *slot
@@ -245,16 +242,14 @@ cdef inline int64_t intern_key(Table *t, const uint8_t *key, int64_t length, uin
         if slot.code == 0:
             break
         if (slot.hash == h and slot.length == length and same_bytes(slot.prefix, key, inline)
-                and (length <= 16 or memcmp(t.arena + t.offsets[slot.code - 1] + 16, key + 16, length - 16) == 0)):
+                and (length <= 16 or memcmp(t.arena + t.offsets[slot.code - 1] + 16, key + 16,
+                                            length - 16) == 0)):
             return slot.code - 1
         at = (at + 1) & t.mask
     if t.count >= t.capacity:
         if t.count >= 0x7FFFFFFE or table_grow(t) < 0:
             return -1
-        at = h & t.mask
-        while t.slots[at].code:
-            at = (at + 1) & t.mask
-        slot = &t.slots[at]
+        slot = _empty_slot(t, h)
     if arena_reserve(t, length) < 0:
         return -1
     code = t.count

@@ -1,12 +1,10 @@
 # cython: language_level=3
 """The declarations of ranked.pyx: the layout of its plan (measure kinds,
-columns, parameters, policies) and the structs its loops pass around.
+columns, parameters, policies) and the tables its loop reads and writes.
 Cython reads this file with ranked.pyx; what the kernels share is in
-common.pxd."""
+common.pxd, what a measure sums over one query in expected.pxd."""
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
-
-from .common cimport Ranking
 
 
 # Measure kinds, the plan's first column: engines/compiled.py reads them by
@@ -85,24 +83,3 @@ cdef struct Tables:
     # per thread: R and N per rel, then the level counts of each ideal source
     int64_t* scratch
     int64_t scratch_width
-
-
-cdef struct Query:
-    # One query: its tie groups, and the alignment's judgments per position.
-    Ranking ranking
-    const int64_t* grade            # 0 when unjudged
-    const uint8_t* judged
-
-
-cdef struct Flag:
-    # The docs a count counts: judged == `judged` and (grade >= rel) == `at_least`.
-    int64_t rel
-    uint8_t judged
-    bint at_least
-
-
-cdef struct GainTable:
-    const double* gain              # the gain of grade g at [g - grade_min], for `span` grades
-    int64_t grade_min
-    int64_t span
-    int64_t kind                    # GainKind: the gain of the grades outside

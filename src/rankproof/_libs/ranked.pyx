@@ -13,24 +13,22 @@ Outputs are (measures x queries) arrays of value, numerator, denominator,
 undefined, and the number of tied groups crossing the cutoff (for AP over the
 hits, which has no closed form then: the caller raises).
 
-Tie groups are averaged in closed form (McSherry & Najork 2008), exactly as
-the numpy reference kernels of :mod:`rankproof.kernels.ranked` do. Every
-measure walks a query's groups with one cursor (``common.pxd``): for a group
-G, n = |G|, s = docs ranked before G (G holds ranks s+1 .. s+n), k = the
-cutoff, m = min(s+n, k) - s its slots inside the cutoff, r = relevant docs in
-G, c = relevant docs before G, d(i) = discount of rank i, D(i) = d(1) + ... +
-d(i). An untied doc is a group of size 1, where every formula reduces to the
-ordinary one.
+What each measure adds up over a query's ranking, averaged over the orders
+of its tie groups in closed form (McSherry & Najork 2008), is in
+``expected.pxd`` (inline: compiled into this loop); this module runs the
+plan: it counts each query's judged pool once (R, N and the ideal gains per
+level), picks each measure's functions, cutoff and table, and turns their
+sums into values over the denominators its policy names.
 """
 
 from cython.parallel cimport prange, threadid
 from libc.math cimport floor
 from libc.stdint cimport INT64_MAX, INT64_MIN, int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc
 
-from .common cimport (
-    EXP2, LINEAR, TABLE, Groups, Hypergeometric, Ranking, gain_by_formula, hypergeometric, next_group, next_value,
-    probability, ranking_of, tie_groups,
+from .common cimport EXP2, LINEAR, TABLE, ranking_of
+from .expected cimport (
+    Flag, GainTable, Query, bpref_sum, expected_count, expected_dcg, expected_err, first_relevant,
+    flag, ideal_dcg, precision_sum, straddles_cutoff,
 )
 
 import numpy as np
@@ -39,255 +37,6 @@ import numpy as np
 # No cutoff for the ideal; "judged" as a relevance flag (any grade counts).
 cdef int64_t NO_CUTOFF = INT64_MAX
 cdef int64_t ANY_GRADE = INT64_MIN
-
-
-cdef inline Flag _flag(int64_t rel, uint8_t judged, bint at_least) noexcept nogil:
-    cdef Flag f
-    f.rel = rel
-    f.judged = judged
-    f.at_least = at_least
-    return f
-
-
-cdef inline bint _counts(const Query* x, int64_t p, const Flag* f) noexcept nogil:
-    """Does `f` count the doc at position p? (rel = ANY_GRADE: whatever its grade.)"""
-    return x.judged[p] == f.judged and (x.grade[p] >= f.rel) == f.at_least
-
-
-cdef inline int64_t _counted(const Query* x, const Groups* g, const Flag* f) noexcept nogil:
-    """How many docs of the current group `f` counts."""
-    cdef int64_t p, total = 0
-    for p in range(g.start, g.start + g.size):
-        total += _counts(x, p, f)
-    return total
-
-
-cdef inline double _gain(const GainTable* table, int64_t grade) noexcept nogil:
-    """The gain of a grade: from the table inside its range, by formula outside."""
-    cdef int64_t at = grade - table.grade_min
-    if 0 <= at < table.span:
-        return table.gain[at]
-    return gain_by_formula(table.kind, <double>grade)
-
-
-cdef inline double _judged_gain(const Query* x, int64_t p, const GainTable* table) noexcept nogil:
-    """The gain of the doc at position p: unjudged docs gain 0 whatever the table says."""
-    return _gain(table, x.grade[p]) if x.judged[p] else 0.0
-
-
-cdef double _dcg(const Query* x, const GainTable* table, const double* discount, const double* cumulative,
-                 int64_t k) noexcept nogil:
-    """Expected DCG@k = sum_G mean_gain(G) * (D(s + m) - D(s))."""
-    cdef double total = 0.0, group_gain
-    cdef int64_t p
-    cdef Groups g = tie_groups(&x.ranking, k)
-    while next_group(&g):
-        if g.size == 1:
-            if x.judged[g.start]:
-                total += _gain(table, x.grade[g.start]) * discount[g.rank]
-            continue
-        group_gain = 0.0
-        for p in range(g.start, g.start + g.size):
-            group_gain += _judged_gain(x, p, table)
-        total += group_gain / g.size * (cumulative[g.rank + g.slots] - cumulative[g.rank])
-    return total
-
-
-cdef double _expected_reciprocal_rank(const Query* x, const GainTable* stop, int64_t k) noexcept nogil:
-    """Expected ERR@k: sum_i R_i / i * prod_{j<i} (1 - R_j), R from the `stop` table.
-
-    An untied doc adds S R / (s + 1) and leaves the survival S (1 - R). A tied
-    group adds S sum_{t=1}^{m} (E_{t-1} - E_t) / (s + t) and leaves S E_m,
-    E_t the mean over the t-subsets of the group of prod (1 - R), from the
-    recurrence E_t <- ((i - t) / i) E_t + (t / i) (1 - R_i) E_{t-1} over its
-    docs i = 1..n (measures/user_models.py derives it). Unjudged docs: R = 0.
-    """
-    cdef double total = 0.0, survival = 1.0, r, keep, contribution
-    cdef double* work
-    cdef int64_t i, t, top, m
-    cdef Groups g = tie_groups(&x.ranking, k)
-    while next_group(&g):
-        if g.size == 1:
-            r = _judged_gain(x, g.start, stop)
-            total += survival * r / (g.rank + 1)
-            survival *= 1.0 - r
-            continue
-        m = g.slots
-        work = <double*>malloc((m + 1) * sizeof(double))
-        if work == NULL:
-            return 0.0 / 0.0  # NaN: out of memory, never silently a number
-        work[0] = 1.0
-        for t in range(1, m + 1):
-            work[t] = 0.0
-        for i in range(1, g.size + 1):
-            keep = 1.0 - _judged_gain(x, g.start + i - 1, stop)
-            top = i if i < m else m
-            for t in range(top, 0, -1):
-                work[t] = (<double>(i - t) / i) * work[t] + (<double>t / i) * keep * work[t - 1]
-        contribution = 0.0
-        for t in range(1, m + 1):
-            contribution += (work[t - 1] - work[t]) / (g.rank + t)
-        total += survival * contribution
-        survival *= work[m]
-        free(work)
-    return total
-
-
-cdef double _count(const Query* x, const Flag* f, int64_t k) noexcept nogil:
-    """Expected number of the docs `f` counts in the top k: sum_G f_G * m / n."""
-    cdef double total = 0.0
-    cdef Groups g = tie_groups(&x.ranking, k)
-    while next_group(&g):
-        if g.size == 1:
-            total += _counts(x, g.start, f)
-        else:
-            total += <double>(_counted(x, &g, f) * g.slots) / g.size
-    return total
-
-
-cdef int64_t _crossings(const Query* x, int64_t k) noexcept nogil:
-    """Tied groups that straddle the cutoff: s < k < s + n."""
-    cdef Groups g = tie_groups(&x.ranking, k)
-    while next_group(&g):
-        if g.slots < g.size:
-            return 1
-    return 0
-
-
-cdef void _first_relevant(const Query* x, const Flag* relevant, int64_t k, double* rr, double* hit) noexcept nogil:
-    """Expected RR@k and hit@k from the first group holding a relevant doc.
-
-    Its first relevant doc is at in-group position q with probability
-    P(q) = C(n-q, r-1) / C(n, r): P(1) = r/n, P(q) = P(q-1) (n-q-r+2)/(n-q+1).
-    E[RR@k] = sum_{q <= k-s} P(q) / (s + q), hit@k = sum_{q <= k-s} P(q)
-    (an untied relevant doc: 1 / (s + 1) and 1).
-    """
-    cdef int64_t r, q, terms
-    cdef double prob, rr_sum = 0.0, hit_sum = 0.0
-    cdef Groups g = tie_groups(&x.ranking, k)
-    rr[0] = 0.0
-    hit[0] = 0.0
-    while next_group(&g):
-        r = _counted(x, &g, relevant)
-        if r == 0:
-            continue
-        terms = g.size - r + 1
-        if g.slots < terms:
-            terms = g.slots
-        prob = <double>r / g.size
-        for q in range(1, terms + 1):
-            if q > 1:
-                prob = prob * (g.size - q - r + 2) / (g.size - q + 1 if g.size - q + 1 > 1 else 1)
-            hit_sum += prob
-            rr_sum += prob / (g.rank + q)
-        rr[0] = rr_sum
-        hit[0] = hit_sum if hit_sum < 1.0 else 1.0
-        return
-
-
-cdef double _precision_sum(const Query* x, const Flag* relevant, int64_t k) noexcept nogil:
-    """Expected sum of the precision at each relevant doc within the top k
-    (AP@k times its denominator).
-
-    A relevant doc of G at in-group position q has c + 1 + (q-1)(r-1)/(n-1)
-    relevant docs at or above it in expectation, so G adds
-    sum_{q=1}^{m} (r/n) (c + 1 + (q-1)(r-1)/(n-1)) / (s + q).
-    """
-    cdef double total = 0.0, group_total, others
-    cdef int64_t r, q, c = 0
-    cdef Groups g = tie_groups(&x.ranking, k)
-    while next_group(&g):
-        if g.size == 1:
-            # An untied doc: its precision (c + 1) / (s + 1) if relevant.
-            if _counts(x, g.start, relevant):
-                c += 1
-                total += <double>c / (g.rank + 1)
-            continue
-        r = _counted(x, &g, relevant)
-        if r > 0:
-            group_total = 0.0
-            for q in range(1, g.slots + 1):
-                others = <double>((q - 1) * (r - 1)) / (g.size - 1)
-                group_total += (<double>r / g.size) * (c + 1 + others) / (g.rank + q)
-            total += group_total
-        c += r
-    return total
-
-
-cdef double _straddling_bpref(int64_t n, int64_t r, int64_t nr, int64_t c, int64_t m, int64_t num_rel,
-                              double denominator) noexcept nogil:
-    """(r/n) sum_{q=1}^{m} E[1 - min(c + X_q, R) / denominator] for the group
-    straddling the cutoff, X_q ~ hypergeometric(n - 1 docs, nr judged
-    non-relevant, q - 1 draws): the judged non-relevant docs of the group
-    ranked above a relevant doc at in-group position q."""
-    cdef double total = 0.0
-    cdef int64_t q, lowest
-    cdef Hypergeometric h
-    for q in range(1, m + 1):
-        h = hypergeometric(n - 1, nr, q - 1)
-        while True:
-            lowest = c + h.x if c + h.x < num_rel else num_rel
-            total += probability(&h) * (1.0 - lowest / denominator)
-            if not next_value(&h):
-                break
-    return <double>r / n * total
-
-
-cdef double _bpref_sum(const Query* x, int64_t rel, int64_t k, int64_t num_rel, int64_t num_nonrel) noexcept nogil:
-    """Expected sum over relevant docs within k of 1 - min(v, R) / max(min(N, R), 1),
-    v = judged non-relevant docs ranked above (bpref@k times R).
-
-    In a group wholly inside the cutoff, a relevant doc's rank among itself
-    and the group's nr judged non-relevant docs is uniform, so v = c' + X with
-    X uniform on 0..nr (c' = judged non-relevant docs before G): G adds
-    r (1 - sum_{v=c'}^{c'+nr} min(v, R) / (nr + 1) / denominator), the sum in
-    closed form. The group straddling the cutoff: see _straddling_bpref.
-    """
-    cdef Flag relevant = _flag(rel, 1, True), nonrelevant = _flag(rel, 1, False)
-    cdef double total = 0.0, denominator
-    cdef int64_t r, nr, lo, hi, t, summed, c = 0
-    cdef Groups g = tie_groups(&x.ranking, k)
-    lo = num_nonrel if num_nonrel < num_rel else num_rel
-    denominator = lo if lo > 1 else 1
-    while next_group(&g):
-        if g.size == 1:
-            # An untied doc: 1 - min(c', R) / denominator if relevant.
-            if _counts(x, g.start, &relevant):
-                t = c if c < num_rel else num_rel
-                total += 1.0 - <double>t / denominator
-            elif _counts(x, g.start, &nonrelevant):
-                c += 1
-            continue
-        r = _counted(x, &g, &relevant)
-        nr = _counted(x, &g, &nonrelevant)
-        if r > 0 and g.slots < g.size:
-            total += _straddling_bpref(g.size, r, nr, c, g.slots, num_rel, denominator)
-        elif r > 0:
-            lo = c
-            hi = c + nr
-            t = hi if hi < num_rel else num_rel
-            if num_rel <= lo:
-                summed = (hi - lo + 1) * num_rel
-            else:
-                summed = (lo + t) * (t - lo + 1) // 2 + (hi - t) * num_rel
-            total += r * (1.0 - <double>summed / (nr + 1) / denominator)
-        c += nr
-    return total
-
-
-cdef double _ideal_dcg(const int64_t* counts, const double* level_gain, int64_t num_levels,
-                       const double* discount, int64_t k) noexcept nogil:
-    """DCG@k of the ideal order of a pool: gains sorted descending (a counting
-    sort over the distinct positive gains), sum_{i <= min(k, |pool|)} g_(i) d(i)."""
-    cdef double total = 0.0
-    cdef int64_t level, j, rank = 0
-    for level in range(num_levels):
-        for j in range(counts[level]):
-            if rank >= k:
-                return total
-            total += level_gain[level] * discount[rank]
-            rank += 1
-    return total
 
 
 cdef inline void _ratio(const Tables* t, int64_t at, double numerator, double denominator,
@@ -384,20 +133,23 @@ cdef void _gain_measure(const Tables* t, int64_t at, const int64_t* row, const Q
     cdef int64_t source = row[SOURCE], gain_id
     cdef double dcg = 0.0, ideal
     if row[KIND] != IDEAL_DCG:
-        dcg = _dcg(x, &table, discount, t.cumulative + row[DISCOUNT] * (t.table_length + 1), k)
+        dcg = expected_dcg(x, &table, discount,
+                           t.cumulative + row[DISCOUNT] * (t.table_length + 1), k)
         if row[KIND] == DCG:
             t.value[at] = dcg
             return
     gain_id = t.sources[2 * source]
-    ideal = _ideal_dcg(counts + source * t.max_levels, t.level_gain + gain_id * t.max_levels,
-                       t.num_levels[gain_id], discount, row[CUTOFF] if row[CUTOFF] >= 0 else NO_CUTOFF)
+    ideal = ideal_dcg(counts + source * t.max_levels, t.level_gain + gain_id * t.max_levels,
+                       t.num_levels[gain_id], discount,
+                       row[CUTOFF] if row[CUTOFF] >= 0 else NO_CUTOFF)
     if row[KIND] == IDEAL_DCG:
         t.value[at] = ideal
     else:
         _ratio(t, at, dcg, ideal, ideal == 0)
 
 
-cdef void _measure(const Tables* t, int64_t j, int64_t q, const Query* x, const int64_t* scratch) noexcept nogil:
+cdef void _measure(const Tables* t, int64_t j, int64_t q, const Query* x,
+                   const int64_t* scratch) noexcept nogil:
     """Measure j of the plan for query q (`scratch`: as _pool_counts left it)."""
     cdef const int64_t* row = t.plan + j * PLAN_COLUMNS
     cdef int64_t kind = row[KIND], cutoff = row[CUTOFF], length = x.ranking.length
@@ -405,59 +157,60 @@ cdef void _measure(const Tables* t, int64_t j, int64_t q, const Query* x, const 
     cdef int64_t rel = t.rels[row[REL]] if row[REL] >= 0 else ANY_GRADE
     cdef int64_t num_rel = scratch[row[REL]] if row[REL] >= 0 else 0
     cdef int64_t count_k
-    cdef Flag relevant = _flag(rel, 1, True)
+    cdef Flag relevant = flag(rel, 1, True)
     cdef GainTable stop
     cdef double total, rr, hit
     if kind == DCG or kind == IDEAL_DCG or kind == NDCG:
         _gain_measure(t, at, row, x, k, scratch + 2 * t.num_rels)
     elif kind == AP:
-        total = _precision_sum(x, &relevant, k)
+        total = precision_sum(x, &relevant, k)
         if row[POLICY] == RELEVANT:
             _ratio(t, at, total, num_rel, num_rel == 0)
         elif row[POLICY] == MIN_K:
             _ratio(t, at, total, num_rel if num_rel < k else k, num_rel == 0)
         else:
-            _ratio(t, at, total, _count(x, &relevant, k), num_rel == 0)
+            _ratio(t, at, total, expected_count(x, &relevant, k), num_rel == 0)
             if cutoff >= 0:
-                t.crossings[at] = _crossings(x, k)
+                t.crossings[at] = straddles_cutoff(x, k)
     elif kind == RR or kind == HIT:
-        _first_relevant(x, &relevant, k, &rr, &hit)
+        first_relevant(x, &relevant, k, &rr, &hit)
         t.value[at] = rr if kind == RR else hit
     elif kind == P or kind == JUDGED:  # judged: rel = ANY_GRADE; precision_denominator for both
         count_k = k if row[POLICY] != RETRIEVED or k < length else length
-        _ratio(t, at, _count(x, &relevant, k), count_k, False)
+        _ratio(t, at, expected_count(x, &relevant, k), count_k, False)
     elif kind == R:
         count_k = num_rel if row[POLICY] != MIN_K or num_rel < k else k
-        _ratio(t, at, _count(x, &relevant, k), count_k, num_rel == 0)
+        _ratio(t, at, expected_count(x, &relevant, k), count_k, num_rel == 0)
     elif kind == RPREC:
-        _ratio(t, at, _count(x, &relevant, num_rel), num_rel, num_rel == 0)
+        _ratio(t, at, expected_count(x, &relevant, num_rel), num_rel, num_rel == 0)
     elif kind == BPREF:
-        total = _bpref_sum(x, rel, k, num_rel, scratch[t.num_rels + row[REL]])
+        total = bpref_sum(x, rel, k, num_rel, scratch[t.num_rels + row[REL]])
         _ratio(t, at, total, num_rel, num_rel == 0)
     elif kind == NUM_RET:
         t.value[at] = length if length < k else k
     elif kind == NUM_REL:
         t.value[at] = num_rel
     elif kind == NUM_REL_RET:
-        t.value[at] = _count(x, &relevant, k)
+        t.value[at] = expected_count(x, &relevant, k)
     elif kind >= SET_P and kind <= UTILITY:
-        _set_measure(t, at, kind, _count(x, &relevant, length), length, num_rel, t.params + j * PARAM_COLUMNS)
+        _set_measure(t, at, kind, expected_count(x, &relevant, length), length, num_rel,
+                     t.params + j * PARAM_COLUMNS)
     elif kind == RELATIVE_P:
-        _ratio(t, at, _count(x, &relevant, k), k if k < num_rel else num_rel, num_rel == 0)
+        _ratio(t, at, expected_count(x, &relevant, k), k if k < num_rel else num_rel, num_rel == 0)
     elif kind == RPREC_MULT:
         # trec_eval's cut-off c = (long)(mult * R + 0.9)
         count_k = <int64_t>floor(t.params[j * PARAM_COLUMNS + MULT] * <double>num_rel + 0.9)
-        _ratio(t, at, _count(x, &relevant, count_k), count_k, num_rel == 0)
+        _ratio(t, at, expected_count(x, &relevant, count_k), count_k, num_rel == 0)
     elif kind == NUM_NONREL_JUDGED_RET:
         relevant.at_least = False  # judged with grade < rel
-        t.value[at] = _count(x, &relevant, k)
+        t.value[at] = expected_count(x, &relevant, k)
     elif kind == UNJUDGED:
         relevant.judged = 0  # rel = ANY_GRADE: not judged
-        _ratio(t, at, _count(x, &relevant, k), k, False)
+        _ratio(t, at, expected_count(x, &relevant, k), k, False)
     elif kind == ERR:
         stop = _table(t, row[GAIN])
         stop.kind = TABLE
-        t.value[at] = _expected_reciprocal_rank(x, &stop, k)
+        t.value[at] = expected_err(x, &stop, k)
 
 
 cdef void _one_query(const Tables* t, int64_t q, int64_t* scratch) noexcept nogil:
@@ -538,7 +291,8 @@ def evaluate_ranked(
     crossings = np.zeros((num_measures, num_queries), dtype=np.int64)
     width = max(2 * rels.shape[0] + sources.shape[0] * level_gain.shape[1], 1)
     scratch = np.zeros((max(num_threads, 1), width), dtype=np.int64)
-    cdef double[:, ::1] value_view = value, numerator_view = numerator, denominator_view = denominator
+    cdef double[:, ::1] value_view = value, numerator_view = numerator
+    cdef double[:, ::1] denominator_view = denominator
     cdef uint8_t[:, ::1] undefined_view = undefined
     cdef int64_t[:, ::1] crossings_view = crossings, scratch_view = scratch
     cdef int64_t[::1] query_groups

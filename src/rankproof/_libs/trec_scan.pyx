@@ -14,28 +14,55 @@ The grammar (what :mod:`rankproof.io.trec` documents and checks):
   before the scan, when the file is loaded).
 
 The scan stops at the first bad line and says which and why; the caller
-builds the message. Ids are interned in first-appearance order through an
-open-addressing hash table (:class:`Interner`) that keeps one copy of each
-distinct id; :func:`sorted_vocabulary` then sorts the distinct ids by code
-point and :func:`remap` renumbers the codes to match. Parts of one file can
-be scanned at once in threads, each into its own tables, merged afterwards
-(:meth:`Interner.absorb`, :func:`renumber`). The ids of Arrow tables go
-through the same table (:func:`intern_spans` for strings, :func:`intern_values`
-for integers).
+builds the message. Ids are interned as they are read, in first-appearance
+order, into the reader's id tables (:class:`rankproof._libs.interner.Interner`,
+one pair per part: parts of one file can be scanned at once in threads and
+merged afterwards); docs are hashed and their slots prefetched a batch ahead
+of their lookups, so that the cache misses overlap.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.math cimport isfinite
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memchr, memcmp, memcpy
+from libc.string cimport memchr, memcpy
 
-import numpy as np
+from .hashtable cimport BATCH, Table, hash_bytes, intern_key, prefetch_slot, same_bytes
+from .interner cimport Interner
 
-from .hashtable cimport (
-    Slot, Table, arena_reserve, hash_bytes, intern_key, mix_hash, rp_alloc_zeroed, rp_free, rp_init_c_locale,
-    rp_prefetch, rp_strtod, same_bytes, table_free, table_grow, table_init,
-)
+cdef extern from * nogil:
+    """
+    /* strtod in the "C" locale whatever the process's locale: a decimal
+       point is always '.', as in every TREC file. */
+    #include <stdlib.h>
+    #if defined(_WIN32)
+    #include <locale.h>
+    static _locale_t rp_c_locale = 0;
+    static int rp_init_c_locale(void) {
+        if (!rp_c_locale) rp_c_locale = _create_locale(LC_NUMERIC, "C");
+        return rp_c_locale != 0;
+    }
+    static double rp_strtod(const char *text, char **end) {
+        return _strtod_l(text, end, rp_c_locale);
+    }
+    #else
+    #include <locale.h>
+    #if defined(__APPLE__)
+    #include <xlocale.h>
+    #endif
+    static locale_t rp_c_locale = (locale_t)0;
+    static int rp_init_c_locale(void) {
+        if (!rp_c_locale) rp_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        return rp_c_locale != (locale_t)0;
+    }
+    static double rp_strtod(const char *text, char **end) {
+        return strtod_l(text, end, rp_c_locale);
+    }
+    #endif
+    """
+    int rp_init_c_locale()
+    double rp_strtod(const char *text, char **end)
+
 
 # Why a line was refused (the caller turns these into messages).
 cpdef enum:
@@ -69,20 +96,6 @@ for _e in range(23):
     POW10[_e] = float(10 ** _e)
 
 cdef int MAX_COLUMNS = 8
-
-cdef enum:
-    BATCH = 16   # docs hashed and prefetched ahead of their lookup
-
-
-cdef object vocabulary_spans(Table *t):
-    """The distinct ids as ``(arena bytes, starts, lengths)``, by code."""
-    starts = np.empty(t.count, dtype=np.int64)
-    lengths = np.empty(t.count, dtype=np.int64)
-    cdef int64_t[::1] s = starts, n = lengths
-    if t.count:
-        memcpy(&s[0], t.offsets, t.count * sizeof(int64_t))
-        memcpy(&n[0], t.lengths, t.count * sizeof(int64_t))
-    return (<char *>t.arena)[:t.arena_used], starts, lengths
 
 
 # -- numbers --------------------------------------------------------------------
@@ -229,173 +242,6 @@ def count_lines(bytes text, int64_t begin, int64_t end):
     return count
 
 
-cdef class Interner:
-    """A hash table of ids: codes in first-appearance order, the ids kept in an arena."""
-
-    cdef Table table
-
-    def __cinit__(self, uint64_t seed):
-        if table_init(&self.table, seed) < 0:
-            table_free(&self.table)
-            raise MemoryError("out of memory while interning ids")
-
-    def __dealloc__(self):
-        table_free(&self.table)
-
-    def __len__(self):
-        return self.table.count
-
-    def vocabulary(self):
-        """The distinct ids as ``(bytes back to back, starts, lengths)``, by code."""
-        return vocabulary_spans(&self.table)
-
-    def absorb(self, Interner other):
-        """Intern every id of `other`; return the code here of each of its codes.
-
-        `other` gives up its hash slots first (its ids stay, in code order),
-        so that they are not held beside this table's growth: a merged part
-        of a long file is read, never interned into again.
-        """
-        mapping = np.empty(other.table.count, dtype=np.int64)
-        cdef int64_t[::1] out = mapping
-        cdef int64_t j, k, stop, count = other.table.count, code = 0, length
-        cdef const uint8_t *key
-        cdef Table *t = &self.table
-        if other is self:
-            raise ValueError("a table cannot absorb itself")
-        _check_usable(self)
-        with nogil:
-            rp_free(other.table.slots, other.table.slot_bytes)
-            other.table.slots = NULL
-            other.table.slot_bytes = 0
-            other.table.mask = 0
-            j = 0
-            while j < count and code >= 0:
-                stop = j + BATCH if j + BATCH < count else count
-                for k in range(j, stop):
-                    key = other.table.arena + other.table.offsets[k]
-                    rp_prefetch(&t.slots[hash_bytes(key, other.table.lengths[k], t.seed) & t.mask])
-                for k in range(j, stop):
-                    key = other.table.arena + other.table.offsets[k]
-                    length = other.table.lengths[k]
-                    code = intern_key(t, key, length, hash_bytes(key, length, t.seed))
-                    if code < 0:
-                        break
-                    out[k] = code
-                j = stop
-        if code < 0:
-            raise MemoryError("out of memory while interning ids")
-        return mapping
-
-
-cdef _check_usable(Interner ids):
-    """A table that gave its slots to another (``absorb``) cannot intern."""
-    if ids.table.slots == NULL:
-        raise ValueError("this id table was absorbed into another and can no longer intern")
-
-
-cdef int _intern_many(Table *t, const uint8_t *base, const int64_t *starts, int64_t stride,
-                      int64_t width, int64_t count, int64_t *codes) noexcept nogil:
-    """Intern `count` ids: the i-th starts at ``starts[i]`` (or ``i * stride``)
-    and ends at ``starts[i + 1]`` (or is `width` bytes long); batches are
-    hashed and prefetched ahead of their lookups, as in the scan. An id equal
-    to the one before it (a log's rows grouped by user) takes its code
-    without a lookup."""
-    cdef int64_t j = 0, k, stop, begin, length, code, previous_begin = 0, previous_length = -1
-    cdef uint64_t hashes[BATCH]
-    cdef unsigned char repeats[BATCH]
-    while j < count:
-        stop = j + BATCH if j + BATCH < count else count
-        for k in range(j, stop):
-            begin = starts[k] if starts != NULL else k * stride
-            length = starts[k + 1] - begin if starts != NULL else width
-            repeats[k - j] = (length == previous_length
-                              and same_bytes(base + begin, base + previous_begin, length))
-            previous_begin = begin
-            previous_length = length
-            if not repeats[k - j]:
-                hashes[k - j] = hash_bytes(base + begin, length, t.seed)
-                rp_prefetch(&t.slots[hashes[k - j] & t.mask])
-        for k in range(j, stop):
-            if repeats[k - j]:
-                codes[k] = codes[k - 1]
-                continue
-            begin = starts[k] if starts != NULL else k * stride
-            length = starts[k + 1] - begin if starts != NULL else width
-            code = intern_key(t, base + begin, length, hashes[k - j])
-            if code < 0:
-                return -1
-            codes[k] = code
-        j = stop
-    return 0
-
-
-cdef const uint8_t EMPTY[1]
-
-
-def intern_spans(data, offsets, Interner ids, codes):
-    """Intern the strings of an Arrow large-string array into `ids`.
-
-    `data` is its data buffer, `offsets` its int64 offsets (one more than
-    rows, sliced to the array); `codes` (int64, one per row) receives the
-    codes.
-    """
-    _check_usable(ids)
-    cdef const int64_t[::1] o = offsets
-    cdef int64_t[::1] c = codes
-    cdef const uint8_t[::1] d
-    cdef const uint8_t *base = EMPTY
-    cdef int64_t count = c.shape[0], size = 0, j
-    if data is not None:
-        d = data
-        size = d.shape[0]
-        if size:
-            base = &d[0]
-    if o.shape[0] != count + 1:
-        raise ValueError("offsets and codes disagree")
-    if count == 0:
-        return
-    if o[0] < 0 or o[count] > size:
-        raise ValueError("offsets beyond the data")
-    for j in range(count):
-        if o[j + 1] < o[j]:
-            raise ValueError("offsets go backwards")
-    cdef int failed
-    with nogil:
-        failed = _intern_many(&ids.table, base, &o[0], 0, 0, count, &c[0])
-    if failed:
-        raise MemoryError("out of memory while interning ids")
-
-
-def intern_values(values, Interner ids, codes):
-    """Intern fixed-width values (integers) by their bytes; `codes` receives the codes."""
-    _check_usable(ids)
-    array = np.ascontiguousarray(values)
-    cdef int64_t width = array.dtype.itemsize
-    cdef const uint8_t[::1] d = array.reshape(-1).view(np.uint8)
-    cdef int64_t[::1] c = codes
-    cdef int64_t count = c.shape[0]
-    if array.size != count:
-        raise ValueError("values and codes disagree")
-    if count == 0:
-        return
-    cdef int failed
-    with nogil:
-        failed = _intern_many(&ids.table, &d[0], NULL, width, width, count, &c[0])
-    if failed:
-        raise MemoryError("out of memory while interning ids")
-
-
-def renumber(codes, mapping):
-    """Replace every code ``c`` of `codes` (in place) by ``mapping[c]``."""
-    cdef int64_t[::1] c = codes
-    cdef const int64_t[::1] m = mapping
-    cdef int64_t j, n = c.shape[0]
-    with nogil:
-        for j in range(n):
-            c[j] = m[c[j]]
-
-
 def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bint integer,
          Interner query_ids, Interner doc_ids, query_codes, doc_codes, values, lines,
          int64_t row_offset, int64_t line_offset, int doc_column=2):
@@ -434,12 +280,13 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
         ``line`` (the number of the bad line), ``start`` and ``end`` (its
         bytes) and ``at`` (the offending byte, or -1).
     """
-    _check_usable(query_ids)
-    _check_usable(doc_ids)
+    query_ids.check_usable()
+    doc_ids.check_usable()
     cdef const uint8_t *data = <const uint8_t *>PyBytes_AS_STRING(text)
     if not 0 <= begin <= end <= PyBytes_GET_SIZE(text):
         raise ValueError("span out of the text")
-    if width > MAX_COLUMNS or value_column >= width or not 0 < doc_column < width or not rp_init_c_locale():
+    if (width > MAX_COLUMNS or value_column >= width or not 0 < doc_column < width
+            or not rp_init_c_locale()):
         raise ValueError("bad scan arguments or no C locale")
     cdef int64_t[::1] queries = query_codes, docs = doc_codes, numbers = lines
     cdef int64_t[::1] grades
@@ -473,7 +320,8 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
             if pos >= end or pending == BATCH:
                 # Look up the batch, in row order (codes follow first appearance).
                 for k in range(pending):
-                    code = intern_key(doc_table_pointer, pending_key[k], pending_length[k], pending_hash[k])
+                    code = intern_key(doc_table_pointer, pending_key[k], pending_length[k],
+                                      pending_hash[k])
                     if code < 0:
                         failed = 1
                         break
@@ -531,11 +379,13 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
                 status = BAD_WIDTH
             if status == OK:
                 if integer:
-                    if _parse_grade(data + starts[value_column], ends[value_column] - starts[value_column], &grade):
+                    if _parse_grade(data + starts[value_column],
+                                    ends[value_column] - starts[value_column], &grade):
                         grades[row] = grade
                     else:
                         status = BAD_VALUE
-                elif _parse_score(data + starts[value_column], ends[value_column] - starts[value_column], &score):
+                elif _parse_score(data + starts[value_column],
+                                  ends[value_column] - starts[value_column], &score):
                     scores[row] = score
                 else:
                     status = BAD_VALUE
@@ -545,10 +395,12 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
             # Rows of one query usually follow each other: compare with the
             # previous query before hashing.
             length = ends[0] - starts[0]
-            if length == last_query_length and same_bytes(data + starts[0], data + last_query_start, length):
+            if (length == last_query_length
+                    and same_bytes(data + starts[0], data + last_query_start, length)):
                 code = last_query_code
             else:
-                code = intern_key(query_table_pointer, data + starts[0], length, hash_bytes(data + starts[0], length, query_table_pointer.seed))
+                code = intern_key(query_table_pointer, data + starts[0], length,
+                                  hash_bytes(data + starts[0], length, query_table_pointer.seed))
                 if code < 0:
                     failed = 1
                     break
@@ -559,8 +411,9 @@ def scan(bytes text, int64_t begin, int64_t end, int width, int value_column, bi
             length = ends[doc_column] - starts[doc_column]
             pending_key[pending] = data + starts[doc_column]
             pending_length[pending] = length
-            pending_hash[pending] = hash_bytes(data + starts[doc_column], length, doc_table_pointer.seed)
-            rp_prefetch(&doc_table_pointer.slots[pending_hash[pending] & doc_table_pointer.mask])
+            pending_hash[pending] = hash_bytes(data + starts[doc_column], length,
+                                               doc_table_pointer.seed)
+            prefetch_slot(doc_table_pointer, pending_hash[pending])
             pending += 1
             numbers[row] = line + line_offset
             if row == row_offset:

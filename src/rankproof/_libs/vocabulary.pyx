@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The distinct ids of a file sorted by code point, and the codes renumbered to match.
 
-:func:`sorted_vocabulary` takes the ids an :class:`~rankproof._libs.trec_scan.Interner`
+:func:`sorted_vocabulary` takes the ids an :class:`~rankproof._libs.interner.Interner`
 kept (one copy of each, as spans of one bytes object) and returns their order
 by code point; :func:`remap` renumbers codes to that order, so that the
 vocabulary a reader returns is sorted, as Qrels and Run require.

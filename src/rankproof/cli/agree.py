@@ -18,10 +18,11 @@ from __future__ import annotations
 import argparse
 import math
 
-from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
-                     run_names)
+from .flags import add_evaluation_options, add_measure_option, add_resampling_options
+from .inputs import protocol_of, read_qrels
 from .render import print_notes
-from .usage import add_coverage_options, count_option, fraction_option, usage
+from .two_qrels import read_two_qrels
+from .usage import fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -42,12 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", choices=("none", "linear", "quadratic"), default="linear",
                         help="weights of the weighted kappa (disagreement, by grade position) and of Gwet's AC2 "
                              "(agreement, by grade value) (default linear)")
-    parser.add_argument("-m", "--measure", default="ndcg@10",
-                        help="measure ranking the runs (default ndcg@10)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
-                        help="bootstrap samples over topics, for every interval (default 1000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed (default 0)")
+    add_measure_option(parser, "measure ranking the runs")
+    add_resampling_options(parser, 1000, "bootstrap samples over topics, for every interval")
     parser.add_argument("--per-topic", action="store_true",
                         help="print the agreement of every topic")
     parser.add_argument("--tau-ap-ties", choices=("a", "b"), default="a",
@@ -58,9 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rbo-ties", choices=("w", "a", "b"), default="a",
                         help="RBO with tied system means (Corsi and Urbano 2024): a, the expected RBO over random "
                              "tie-breaking (default); w, a tie is equality; b, a corrected for the ties")
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
+    add_evaluation_options(parser)
 
 
 def _confusion_lines(result) -> list[str]:
@@ -152,26 +147,12 @@ def _qrels_dict(args, path: str) -> dict:
 def run(args) -> int:
     from ..stats.agreement import cohen_kappa, confusion, fleiss_kappa, per_topic_agreement
 
-    if len(args.inputs) < 2:
-        raise usage(NAME, "give two qrels (then any runs)")
-    if args.resamples < 1:
-        raise usage(NAME, "--resamples must be at least 1")
     if args.intents:
         raise usage(NAME, "--intents: agreement of judgments per intent is not available yet",
                     "give qrels with one grade per query and doc")
-    if args.layer:
-        raise usage(NAME, "--layer: give the layered qrels of each source as one file here",
-                    "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
-    if sum(path == "-" for path in [*args.inputs, *(args.qrels or [])]) > 1:
-        raise usage(NAME, "stdin ('-') is given for two inputs",
-                    "read at most one input from stdin")
-    paths = args.inputs[2:]
-    if paths:
-        names = run_names(paths, args.label)
-        qrels_a, runs = read_inputs(args, args.inputs[0], paths, names, intents=False)
-    else:
-        qrels_a, runs = read_qrels(args, args.inputs[0]), iter(())
-    qrels_b = read_qrels(args, args.inputs[1])
+    qrels_a, qrels_b, names, runs = read_two_qrels(args, NAME, runs=(0, None),
+                                                   give="give two qrels (then any runs)",
+                                                   further=tuple(args.qrels or ()))
     a, b = qrels_a.to_dict(), qrels_b.to_dict()
     result = confusion(a, b)
     lines = [f"{int(result.matrix.sum())} (query, doc) pairs judged by both",
@@ -187,7 +168,7 @@ def run(args) -> int:
         lines.append("per topic: query, pairs, same grade, kappa")
         lines += [f"  {query}  {n}  {same:.3f}  {kappa:.4f}"
                   for query, (n, same, kappa) in per_topic_agreement(a, b).items()]
-    if paths:
+    if names:
         lines += _rankings(args, qrels_a, qrels_b, runs)
     print("\n".join(lines))
     return 0

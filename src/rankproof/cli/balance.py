@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 
 from .inputs import INPUT_FORMATS, STDIN
-from .usage import fraction_option, usage
+from .flags import add_correction_option, add_level_option
+from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -39,11 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="columns tested as categories though numeric")
     parser.add_argument("--buckets", metavar="A,B",
                         help="the two buckets to compare when the column holds more")
-    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
-                        default="holm",
-                        help="multiple-testing correction over the attributes (default holm)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
-                        help="flag a corrected p below this (default 0.05)")
+    add_correction_option(parser, "the attributes")
+    add_level_option(parser, "alpha", "flag a corrected p below this")
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -55,8 +53,6 @@ def run(args) -> int:
     from ..io.arrow import MissingColumnsError
     from ..stats.balance import balance
 
-    if not 0 < args.alpha < 1:
-        raise usage(NAME, f"--alpha {args.alpha} is not between 0 and 1", "give e.g. 0.05")
     if args.users == "-" and args.users_format is None:
         raise usage(NAME, "stdin has no extension to tell its format",
                     "add --format csv (or tsv, jsonl, parquet)")

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .flags import (add_correction_option, add_evaluation_options, add_format_option,
+                    add_level_option, add_measures_option, add_output_option,
+                    add_resampling_options)
+from .inputs import protocol_of, read_inputs, run_names
 from .large import prepare_for, stages as progress
 from .render import (COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes,
                      print_notes, render_comparison)
-from .usage import add_coverage_options, count_option, fraction_option, precision_option, usage
+from .usage import precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
-           "add_paper_options", "bare_names", "table_names", "latex_columns", "test_options", "run"]
+           "add_paper_options", "bare_names", "table_names", "run_aliases", "saved_names",
+           "latex_columns", "test_options", "run"]
 
 NAME = "compare"
 HELP = "paired significance tests between runs (or saved results)"
@@ -26,30 +31,26 @@ _RUN_EXTENSIONS = (".run", ".runs", ".trec", ".txt", ".res", ".csv", ".tsv", ".j
                    ".parquet")
 
 
-def add_test_options(parser: argparse.ArgumentParser) -> None:
-    """The significance options compare and report share."""
+def add_test_options(parser, baseline: str | None = None,
+                     metavar: str = "RUN") -> None:
+    """The paired tests' options compare, report, nuggets and fuse share; `baseline` is the help
+    of --baseline, the run every other is tested against (None: the command has none)."""
+    if baseline is not None:
+        parser.add_argument("--baseline", metavar=metavar, help=baseline)
     parser.add_argument("--test", choices=("randomization", "t", "wilcoxon"),
                         default="randomization",
                         help="paired test (default randomization: sign flips)")
-    parser.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
-                        default="holm",
-                        help="multiple-comparison correction over pairs x measures (default holm)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
-                        help="significance level (default 0.05)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
-                        help="randomization and bootstrap draws (default 10000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed (default 0)")
+    add_correction_option(parser, "pairs x measures")
+    add_level_option(parser, "alpha", "significance level")
+    add_resampling_options(parser, 10_000, "randomization and bootstrap draws")
 
 
 def add_interval_options(parser: argparse.ArgumentParser) -> None:
     """The interval, power and mismatch options of compare (and of nuggets --compare)."""
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
-                        help="bootstrap interval level (default 0.95)")
+    add_level_option(parser, "confidence", "bootstrap interval level")
     parser.add_argument("--bootstrap", choices=("percentile", "BCa", "basic"), default="percentile",
                         help="bootstrap interval method (default percentile)")
-    parser.add_argument("--power", type=fraction_option("--power"), default=0.8,
-                        help="power for 'queries needed' (default 0.8)")
+    add_level_option(parser, "power", "power for 'queries needed'")
     parser.add_argument("--allow-mismatch", action="store_true",
                         help="compare runs evaluated under different protocols, qrels or query sets (on shared queries)")
 
@@ -59,26 +60,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the qrels, then two or more runs")
     parser.add_argument("--results", nargs="+", metavar="FILE",
                         help="compare saved results (rankproof evaluate --format json -o FILE) instead of runs")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)}, or every measure saved)")
-    parser.add_argument("--baseline", metavar="RUN",
-                        help="compare every run with this one (default: all pairs)")
-    add_test_options(parser)
+    add_measures_option(parser, f"default {' '.join(DEFAULT_MEASURES)}, or every measure saved")
+    add_test_options(parser, "compare every run with this one (default: all pairs)")
     parser.add_argument("--method", choices=("auto", "resampling", "normal"), default="auto",
                         help="auto (default): rows with 1,000 queries or more take the paired t-test and the normal "
                              "interval where a printed check shows resampling could not tell them apart; "
                              "resampling or normal: always that")
     add_interval_options(parser)
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
+    add_evaluation_options(parser)
     parser.add_argument("--bounds", action="store_true",
                         help="say which differences the unjudged docs could reverse (the runs' bounds overlap)")
-    parser.add_argument("--format", choices=COMPARE_FORMATS, default="table",
-                        help="output format (default table)")
+    add_format_option(parser, COMPARE_FORMATS)
     add_paper_options(parser)
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE (atomically) instead of stdout")
+    add_output_option(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="the table alone: no notes under it (test, correction, protocol, fingerprint) and "
                              "nothing on stderr but errors (LaTeX keeps the fingerprint in its caption)")
@@ -118,6 +112,17 @@ def table_names(paths: list[str], labels: "list[str] | None") -> list[str]:
     labelled = run_names(paths, labels)
     return [given if given != file else bare for given, file, bare in zip(labelled, file_names,
                                                                        bare_names(file_names))]
+
+
+def run_aliases(paths: list[str], names: list[str]) -> dict[str, str]:
+    """Each run's name under every spelling an option naming a run (--baseline, --fused) may
+    use: its path as given, its file name (:func:`.inputs.run_names`) or its name.
+
+    >>> run_aliases(["runs/bm25.run", "ql.run"], ["BM25", "ql"])
+    {'runs/bm25.run': 'BM25', 'ql.run': 'ql', 'bm25.run': 'BM25', 'BM25': 'BM25', 'ql': 'ql'}
+    """
+    return {**dict(zip(paths, names)), **dict(zip(run_names(paths), names)),
+            **{name: name for name in names}}
 
 
 def run(args) -> int:
@@ -184,7 +189,12 @@ def _saved(args) -> dict:
         raise usage(NAME,
                     "--preset, --policy, --grade-map and --intents apply when evaluating runs",
                     "saved results keep the protocol they were evaluated under")
-    loaded = [(path, saved) for path in args.results for saved in load_results(path)]
+    return saved_names([(path, saved) for path in args.results for saved in load_results(path)])
+
+
+def saved_names(loaded: list[tuple[str, Any]]) -> dict:
+    """Saved results (path, results) by their names in a table: each run's name without its
+    extension (:func:`bare_names`), after its file's name where two files hold one name."""
     names = bare_names([saved.run_name for _, saved in loaded])
     return {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
             for (path, saved), name in zip(loaded, names)}
@@ -202,7 +212,6 @@ def _compare_runs(args, compare):
     protocol = protocol_of(args)
     args.qrels, paths = args.inputs[0], args.inputs[1:]
     # Runs are named by file without its extension (bm25.run -> bm25), or by --label.
-    file_names = run_names(paths)
     names = table_names(paths, args.label)
     large = prepare_for(args.inputs)
     # The truth and the runs name the same users: their vocabulary is made once (io/shared_ids.py).
@@ -214,8 +223,7 @@ def _compare_runs(args, compare):
                                     min_coverage=args.min_coverage, bounds=args.bounds)
         evaluated = dict(evaluated_runs(qrels, read, measures, protocol, stages, options=options))
         # --baseline may name the run (with or without its extension) or give its path.
-        known = {**dict(zip(paths, names)), **dict(zip(file_names, names))}
-        args.baseline = known.get(args.baseline, args.baseline)
+        args.baseline = run_aliases(paths, names).get(args.baseline, args.baseline)
         stages.step("testing")
         return compare(qrels, evaluated, measures, protocol, allow_partial=args.allow_partial,
                        min_coverage=args.min_coverage, bounds=args.bounds,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .flags import add_evaluation_options, add_measures_option
+from .inputs import protocol_of, read_inputs, run_names
 from .render import add_print_options, digits, print_text, quieted
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -20,10 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", help="judgments (any input format; - for stdin)")
     parser.add_argument("run", help="rankings (any input format; - for stdin)")
     parser.add_argument("--query", "-q", required=True)
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help="a measure; repeat for several (default ndcg@10)")
-    add_protocol_options(parser)
-    add_input_options(parser)
+    add_measures_option(parser, "default ndcg@10", "a measure")
+    add_evaluation_options(parser, coverage=False)
     add_print_options(parser, what="discounts, contributions, DCG and values")
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..io.json_text import json_text
+from .flags import add_output_option
 from .inputs import INPUT_FORMATS, STDIN, add_column_options, columns
 from .usage import count_option, number_option, usage
 
@@ -20,20 +21,13 @@ EXAMPLES = """examples:
 The examination vector is normalised to rank 1 = 1 (the model sees only products examination x attractiveness)."""
 
 CLICK_ROLES = ("query", "doc", "rank", "clicked")
-_ROLE_HELP = {
-    "query": "query column of a table (default query)",
-    "doc": "doc column of a table (default doc)",
-    "rank": "rank column of a table (default rank)",
-    "clicked": "click column of a table, 0/1 (default clicked)",
-}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("clicks",
                         help="click log: lines 'query doc rank clicked' (whitespace), or CSV/TSV/JSONL/"
                                        "Parquet with those columns; - for stdin")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write the JSON to FILE (atomically) instead of stdout")
+    add_output_option(parser, "write the JSON to FILE (atomically) instead of stdout")
     parser.add_argument("--clicks-format", choices=INPUT_FORMATS,
                         help="default: from the extension (else whitespace)")
     parser.add_argument("--max-rank", type=count_option("--max-rank"), metavar="R",
@@ -43,8 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tolerance", type=number_option("--tolerance", 0, open_low=True,
                                                           example="1e-7"), default=1e-7,
                         help="stop when no examination probability moves by more (default 1e-7)")
-    add_column_options(parser, CLICK_ROLES, _ROLE_HELP,
-                       "query=user,doc=item,rank=position,clicked=click")
+    add_column_options(parser, CLICK_ROLES, "query=user,doc=item,rank=position,clicked=click")
     parser.add_argument("--quiet", action="store_true", help="no summary on stderr")
 
 

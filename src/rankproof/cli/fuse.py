@@ -7,8 +7,8 @@ import argparse
 from ..errors import InputError, literal
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
-from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_run,
-                     run_names)
+from .flags import add_evaluation_options, add_measures_option, add_output_option
+from .inputs import protocol_of, read_inputs, read_run, run_names
 from .render import digits
 from .usage import count_option, precision_option, share_option, usage
 
@@ -26,8 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..fusion import METHODS, NORMALIZATIONS
 
     parser.add_argument("runs", nargs="+", metavar="RUN", help="two or more component runs")
-    parser.add_argument("-o", "--output", metavar="FILE", required=True,
-                        help="the fused run, written atomically in TREC format")
+    add_output_option(parser, "the fused run, written atomically in TREC format", required=True)
     parser.add_argument("--method", default="rrf", metavar="METHOD",
                         help=f"fusion method (default rrf): {', '.join(METHODS)}")
     parser.add_argument("--norm", default="min-max", choices=NORMALIZATIONS,
@@ -39,30 +38,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ties", default="docid", choices=("docid", "input", "ranx"),
                         help="order of equal scores in the runs and the fused run (default docid: by doc id, "
                              "descending, as trec_eval reads them)")
-    parser.add_argument("--qrels", metavar="QRELS",
-                        help="judgments: cross-validate the method's parameters, "
-                                                          "and compare the fused run with each component")
-    parser.add_argument("--folds", type=count_option("--folds", 2), default=5,
-                        help="cross-validation folds over queries (default 5)")
-    parser.add_argument("--select-by", default="ndcg@10", metavar="MEASURE",
-                        help="the measure cross-validation maximises (default ndcg@10)")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"measures of the comparison (default {' '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--k", type=count_option("--k", 1), default=10,
                         help="cutoff of the complementarity diagnostics (default 10)")
-    parser.add_argument("--min-coverage", type=share_option, default=0.5, metavar="SHARE",
-                        help="with --qrels: refuse a component ranking less than this share of the judged "
-                             "queries (default 0.5; one ranking none is always refused)")
-    parser.add_argument("--allow-partial", action="store_true",
-                        help="with --qrels: fuse and compare components that rank too few judged queries anyway")
-    add_test_options(parser)
-    add_protocol_options(parser)
-    add_input_options(parser)
+    _add_judged_options(parser)
+    add_evaluation_options(parser, coverage=False)
     parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help="decimals of the comparison's means, differences and intervals (default 4; the fused "
                              "run keeps every digit of its scores)")
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing: the fused run is written to -o, errors still go to stderr")
+
+
+def _add_judged_options(parser: argparse.ArgumentParser) -> None:
+    """--qrels and what the judgments allow, in a section of the help of their own:
+    cross-validating the method's parameters, and comparing the fused run with each component
+    (measures, paired tests and the components' coverage guard)."""
+    judged = parser.add_argument_group("with --qrels: cross-validation and the comparison with "
+                                       "each component")
+    judged.add_argument("--qrels", metavar="QRELS",
+                        help="judgments: cross-validate the method's parameters, and compare the "
+                             "fused run with each component")
+    judged.add_argument("--folds", type=count_option("--folds", 2), default=5,
+                        help="cross-validation folds over queries (default 5)")
+    judged.add_argument("--select-by", default="ndcg@10", metavar="MEASURE",
+                        help="the measure cross-validation maximises (default ndcg@10)")
+    add_measures_option(judged, DEFAULT_MEASURES, "measures of the comparison")
+    judged.add_argument("--min-coverage", type=share_option, default=0.5, metavar="SHARE",
+                        help="refuse a component ranking less than this share of the judged "
+                             "queries (default 0.5; one ranking none is always refused)")
+    judged.add_argument("--allow-partial", action="store_true",
+                        help="fuse and compare components that rank too few judged queries anyway")
+    add_test_options(judged)
 
 
 def trec_text(run) -> str:

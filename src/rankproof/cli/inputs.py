@@ -27,8 +27,8 @@ from .stdin import STDIN, Stdin  # noqa: F401  (where the commands import them f
 from .usage import literal, usage
 
 __all__ = [
-    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "add_protocol_options",
-    "add_input_options", "add_column_options",
+    "INPUT_FORMATS", "RUN_FORMATS", "QRELS_ROLES", "RUN_ROLES", "COLUMN_HELP",
+    "add_protocol_options", "add_input_options", "add_run_options", "add_column_options",
     "protocol_of", "columns", "read_qrels", "read_run", "read_inputs", "run_names", "STDIN",
     "every_input",
 ]
@@ -37,12 +37,13 @@ INPUT_FORMATS = ("trec", "csv", "tsv", "jsonl", "parquet")
 RUN_FORMATS = INPUT_FORMATS + ("run3",)   # run3: 'query doc score' lines
 QRELS_ROLES = ("query", "doc", "grade")
 RUN_ROLES = ("query", "doc", "score")
-_ROLE_HELP = {
-    "query": "query id column (default query)",
-    "doc": "doc id column (default doc)",
-    "grade": "grade column of the qrels (default grade)",
-    "score": "score column of runs (default score; none: rows are in rank order)",
-}
+#: The help of each role's --ROLE-col, for every command that reads a table (a column's default
+#: name is its role's).
+COLUMN_HELP = {"query": "query id column (default query)", "doc": "doc id column (default doc)",
+               "grade": "grade column of the qrels (default grade)",
+               "score": "score column of runs (default score; none: rows are in rank order)",
+               "rank": "rank column (default rank)",
+               "clicked": "click column, 0/1 (default clicked)"}
 
 
 # -- the options --------------------------------------------------------------------
@@ -68,13 +69,12 @@ def add_chunk_options(parser: argparse.ArgumentParser) -> None:
                              "the best scored (MaxP); the policy chunks")
 
 
-def add_column_options(parser: argparse.ArgumentParser, roles: Sequence[str], helps: dict[str, str],
-                       example: str) -> None:
-    """--columns ROLE=NAME,... and one --ROLE-col option per role."""
+def add_column_options(parser: argparse.ArgumentParser, roles: Sequence[str], example: str) -> None:
+    """--columns ROLE=NAME,... and one --ROLE-col option per role (its help from COLUMN_HELP)."""
     group = parser.add_argument_group("columns of CSV, TSV, JSON Lines and Parquet inputs")
     group.add_argument("--columns", metavar="SPEC", help=f"role=column pairs, e.g. {example}")
     for role in roles:
-        group.add_argument(f"--{role}-col", metavar="NAME", help=helps[role])
+        group.add_argument(f"--{role}-col", metavar="NAME", help=COLUMN_HELP[role])
     parser.set_defaults(column_roles=tuple(roles))
 
 
@@ -86,20 +86,26 @@ def add_no_header_option(parser: argparse.ArgumentParser) -> None:
                              "(--grade-col 4); column names are refused")
 
 
+def add_run_options(parser: argparse.ArgumentParser, roles: Sequence[str] = RUN_ROLES,
+                    example: str = "query=qid,doc=docno,score=sim") -> None:
+    """How runs are read (--run-format, the columns of `roles`, --no-header) and named (--label)."""
+    parser.add_argument("--run-format", choices=RUN_FORMATS,
+                        help="default: from the extension (else trec, or run3 when the first line is "
+                             "'query doc score')")
+    add_column_options(parser, roles, example)
+    add_no_header_option(parser)
+    parser.add_argument("--label", action="append", metavar="NAME=FILE",
+                        help="name the run FILE as NAME in every output (repeatable)")
+
+
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The input options every command that reads qrels and runs takes."""
     parser.add_argument("--grade-map", metavar="MAP",
                         help="map grades before anything else: 1:4,2:3,-1:0 or a JSON file {\"1\": 4}")
     parser.add_argument("--qrels-format", choices=INPUT_FORMATS,
                         help="default: from the extension (else trec)")
-    parser.add_argument("--run-format", choices=RUN_FORMATS,
-                        help="default: from the extension (else trec, or run3 when the first line is "
-                             "'query doc score')")
-    add_column_options(parser, ("query", "doc", "grade", "score"), _ROLE_HELP,
-                       "query=qid,doc=docno,grade=rel,score=sim")
-    add_no_header_option(parser)
-    parser.add_argument("--label", action="append", metavar="NAME=FILE",
-                        help="name the run FILE as NAME in every output (repeatable)")
+    add_run_options(parser, ("query", "doc", "grade", "score"),
+                    "query=qid,doc=docno,grade=rel,score=sim")
     parser.add_argument("--layer", action="append", metavar="[NAME=]QRELS",
                         help="a further source of judgments (an LLM judge's), layered under the qrels: each "
                              "(query, doc) takes the grade of the first source that judged it (repeatable; the "

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
-                     run_names)
+from .flags import (add_evaluation_options, add_level_option, add_measure_option,
+                    add_resampling_options)
+from .inputs import protocol_of
 from .render import add_print_options, digits
-from .usage import add_coverage_options, count_option, fraction_option, usage
+from .two_qrels import read_two_qrels
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -27,38 +28,28 @@ EXAMPLES = """examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="HUMAN JUDGE RUN",
                         help="the humans' qrels, the judge's qrels, then two or more runs")
-    parser.add_argument("-m", "--measure", default="ndcg@10", help="the measure (default ndcg@10)")
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
-                        help="level of every interval (default 0.95)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
-                        help="bootstrap samples of the rank correlations (default 1000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed (default 0)")
+    add_measure_option(parser)
+    add_level_option(parser, "confidence", "level of every interval")
+    add_resampling_options(parser, 1000, "bootstrap samples of the rank correlations")
     parser.add_argument("--svg", metavar="FILE",
                         help="also write the forest plot of the differences (atomically)")
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
+    add_evaluation_options(parser)
     add_print_options(parser, what="means and differences")
 
 
 def run(args) -> int:
     from ..stats.judge_bias import judge_bias
 
-    if len(args.inputs) < 4:
-        raise usage(NAME, "give the humans' qrels, the judge's qrels and two or more runs")
-    if args.layer:
-        raise usage(NAME, "--layer: compare the sources themselves here",
-                    "give each source's qrels")
     places = digits(args)
     if args.svg:
         from ..report.output import check_output_path
 
         check_output_path(args.svg, args.inputs)
-    human_path, judge_path, *paths = args.inputs
-    names = run_names(paths, args.label)
-    judge, runs = read_inputs(args, judge_path, paths, names, intents=False)
-    result = judge_bias(read_qrels(args, human_path), judge, dict(runs), args.measure,
+    human, judge, _, runs = read_two_qrels(
+        args, NAME, runs=(2, None),
+        give="give the humans' qrels, the judge's qrels and two or more runs",
+        layer=("--layer: compare the sources themselves here", "give each source's qrels"))
+    result = judge_bias(human, judge, dict(runs), args.measure,
                         protocol=protocol_of(args), confidence=args.confidence,
                         resamples=args.resamples,
                         seed=args.seed, allow_partial=args.allow_partial,

@@ -17,9 +17,11 @@ import argparse
 import json
 import os
 
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .flags import (add_evaluation_options, add_level_option, add_measure_option,
+                    add_resampling_options)
+from .inputs import protocol_of, read_inputs, run_names
 from .render import add_print_options, digits
-from .usage import add_coverage_options, count_option, fraction_option, short, usage
+from .usage import short, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "systems_section"]
 
@@ -36,22 +38,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="one collection: the qrels, then two or more runs")
     parser.add_argument("--collection", action="append", nargs="+", metavar="QRELS RUN",
                         help="a collection's qrels then its runs (repeatable: aggregation over collections)")
-    parser.add_argument("-m", "--measure", default="ndcg@10", help="the measure (default ndcg@10)")
+    add_measure_option(parser)
     parser.add_argument("--pair", nargs=2, metavar=("A", "B"),
                         help="the meta-analysis's pair, A - B (default: the two best by mean)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=1000,
-                        help="bootstrap samples over topics (default 1000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed (default 0)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
-                        help="level of the tests against the best (default 0.05)")
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
-                        help="level of the intervals (default 0.95)")
+    add_resampling_options(parser, 1000, "bootstrap samples over topics")
+    add_level_option(parser, "alpha", "level of the tests against the best")
+    add_level_option(parser, "confidence", "level of the intervals")
     parser.add_argument("--svg", metavar="FILE",
                         help="one collection: also write the rank intervals as an SVG figure (atomically)")
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
+    add_evaluation_options(parser)
     add_print_options(parser, what="means and effects")
 
 

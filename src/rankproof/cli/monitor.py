@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .usage import count_option, drop_option, fraction_option, usage
+from .flags import add_level_option, add_measures_option, add_resampling_options
+from .usage import drop_option
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -33,30 +34,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("current",
                         help="the current window: rankproof evaluate --format parquet (or json) -o FILE (one run)")
     parser.add_argument("reference", help="the reference window, evaluated under the same protocol")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help="a measure to watch (repeatable; default: every measure both windows hold)")
+    add_measures_option(parser, "default: every measure both windows hold", "a measure to watch")
     parser.add_argument("--max-drop", type=drop_option, default="5%", metavar="DROP",
                         help="alert on a drop beyond this: relative with %% (5%%, the default) or absolute (0.01)")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
-                        help="significance level of Welch's t-test (0.05)")
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
-                        help="bootstrap interval level (default 0.95)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=2000,
-                        help="bootstrap resamples (default 2000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed of the bootstrap (default 0)")
+    add_level_option(parser, "alpha", "significance level of Welch's t-test")
+    add_level_option(parser, "confidence", "bootstrap interval level")
+    add_resampling_options(parser, 2000, "bootstrap resamples", "random seed of the bootstrap")
 
 
 def run(args) -> int:
     from ..recsys.monitor import ALERT_EXIT, monitor
 
-    if args.resamples < 1:
-        raise usage(NAME, f"--resamples {args.resamples} is less than 1", "give 1 or more")
-    for option, value in (("--alpha", args.alpha), ("--confidence", args.confidence)):
-        if not 0 < value < 1:
-            raise usage(NAME, f"{option} {value} is not between 0 and 1",
-                        "give e.g. 0.05 for --alpha, 0.95 for "
-                                                                          "--confidence")
+    # --resamples, --alpha and --confidence are checked when parsed (cli.flags).
     result = monitor(args.current, args.reference, args.measure, max_drop=args.max_drop,
                      alpha=args.alpha,
                      confidence=args.confidence, resamples=args.resamples, seed=args.seed)

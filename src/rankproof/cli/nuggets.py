@@ -16,7 +16,8 @@ import argparse
 import os
 
 from .compare import (add_interval_options, add_paper_options, add_test_options, bare_names,
-                      latex_columns, test_options)
+                      latex_columns, run_aliases, test_options)
+from .flags import add_format_option, add_output_option
 from .render import COMPARE_FORMATS, digits, measure_names, print_notes, render_comparison
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "read_nugget_files",
@@ -41,18 +42,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="nuggetizer assignment files (JSON Lines)")
     parser.add_argument("--per-query", action="store_true",
                         help="also show each query's scores in the table (csv and json always hold them)")
-    parser.add_argument("--format", choices=COMPARE_FORMATS, default="table",
-                        help="output format (default table; markdown and latex with --compare)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE (atomically) instead of stdout")
+    add_format_option(parser, COMPARE_FORMATS, "markdown and latex with --compare")
+    add_output_option(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="no counts on stderr (errors still are)")
     parser.add_argument("--compare", action="store_true",
                         help="paired tests between the files as rankproof compare runs them (every pair, or each "
                              "file against --baseline), on the four scores")
-    parser.add_argument("--baseline", metavar="FILE",
-                        help="with --compare: compare every file with this one")
-    add_test_options(parser)
+    add_test_options(parser, "with --compare: compare every file with this one", "FILE")
     add_interval_options(parser)
     add_paper_options(parser)
 
@@ -112,10 +109,8 @@ def _compared(args, results: list):
         raise usage(NAME, "--compare needs two files or more",
                     "give the baseline first, then the others")
     names = bare_names([r.run_name for r in results])
-    if args.baseline is not None:
-        by_file = {**{path: n for path, n in zip(args.files, names)},
-                   **{r.run_name: n for r, n in zip(results, names)}}
-        args.baseline = by_file.get(args.baseline, args.baseline)
+    if args.baseline is not None:   # the file's path, its name or its table name
+        args.baseline = run_aliases(args.files, names).get(args.baseline, args.baseline)
     return compare(None, dict(zip(names, results)), None, None, **test_options(args))
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import (add_input_options, add_protocol_options, protocol_of, read_qrels, read_run,
-                     run_names)
+from .flags import add_evaluation_options, add_measure_option
+from .inputs import protocol_of, read_qrels, read_run, run_names
 from .usage import count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -48,10 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="of -o: a TREC qrels template or JSON Lines (default: from the extension, else trec)")
     parser.add_argument("--reusability", metavar="QRELS",
                         help="complete judgments: each run's mean and rank without its unique docs (Zobel 1998)")
-    parser.add_argument("-m", "--measure", default="ap",
-                        help="the measure of --reusability (default ap)")
-    add_protocol_options(parser)
-    add_input_options(parser)
+    add_measure_option(parser, "the measure of --reusability", "ap")
+    add_evaluation_options(parser, coverage=False)
 
 
 def _reusability_lines(args, runs: dict) -> list[str]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
-                     run_names)
-from .usage import add_coverage_options, fraction_option, usage
+from .flags import add_evaluation_options, add_level_option, add_measure_option
+from .inputs import protocol_of
+from .two_qrels import read_two_qrels
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -31,14 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("inputs", nargs="*", metavar="HUMAN JUDGE RUN [BASELINE]",
                         help="the humans' qrels (a random sample of the topics), the judge's qrels (every topic), "
                              "a run, and optionally a baseline run for the paired difference")
-    parser.add_argument("-m", "--measure", default="ndcg@10", help="the measure (default ndcg@10)")
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
-                        help="confidence level of every interval (default 0.95)")
+    add_measure_option(parser)
+    add_level_option(parser, "confidence", "confidence level of every interval")
     parser.add_argument("--no-tuning", action="store_true",
                         help="plain PPI (lambda 1) instead of PPI++'s tuned lambda")
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
+    add_evaluation_options(parser)
 
 
 def _row(label: str, interval, confidence: float, note: str) -> str:
@@ -49,19 +46,9 @@ def _row(label: str, interval, confidence: float, note: str) -> str:
 def run(args) -> int:
     from ..stats.ppi import prediction_powered
 
-    if len(args.inputs) not in (3, 4):
-        raise usage(NAME,
-                    "give the humans' qrels, the judge's qrels and one run (then optionally a baseline run)")
-    if args.layer:
-        raise usage(NAME, "--layer: give the layered qrels of each source as one file here",
-                    "layer them with rankproof evaluate --layer, or Qrels.layer in Python")
-    if sum(path == "-" for path in args.inputs) > 1:
-        raise usage(NAME, "stdin ('-') is given for two inputs",
-                    "read at most one input from stdin")
-    human_path, judge_path, *paths = args.inputs
-    names = run_names(paths, args.label)
-    judge, runs = read_inputs(args, judge_path, paths, names, intents=False)
-    human = read_qrels(args, human_path)
+    human, judge, names, runs = read_two_qrels(
+        args, NAME, runs=(1, 2),
+        give="give the humans' qrels, the judge's qrels and one run (then optionally a baseline run)")
     run_list = list(runs)
     baseline = run_list[1][1] if len(run_list) > 1 else None
     result = prediction_powered(human, judge, run_list[0][1], args.measure, baseline=baseline,

@@ -7,6 +7,7 @@ import os
 from typing import cast
 
 from .evaluate import DEFAULT_MEASURES
+from .flags import add_measures_option
 from .progress import steps
 from .usage import add_coverage_options, usage
 from .why import PEERS, count as _count
@@ -41,8 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judgments", metavar="DATASET",
                         help="the relevant ids from a LlamaIndex retrieval dataset JSON (queries, corpus, "
                              "relevant_docs), for rows by query id or by query text; they replace the rows' own")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    add_measures_option(parser, DEFAULT_MEASURES)
     add_protocol_options(parser)
     add_chunk_options(parser)
     add_coverage_options(parser)

@@ -172,15 +172,15 @@ def print_text(text: str) -> None:
 
 def add_output_options(parser) -> None:
     """--format, --precision, --names, -o and --quiet of a command that prints Results (evaluate and rag)."""
-    parser.add_argument("--format", choices=FORMATS, default="table",
-                        help="output format (default table; parquet: saved results for monitor and compare, with -o); "
-                             "every format holds the means only unless --per-query adds each query's rows "
-                             "(csv: one row per query and measure)")
+    from .flags import add_format_option, add_output_option
+
+    add_format_option(parser, FORMATS, "parquet: saved results for monitor and compare, with -o",
+                      "; every format holds the means only unless --per-query adds each query's "
+                      "rows (csv: one row per query and measure)")
     parser.add_argument("--precision", type=precision_option, metavar="DIGITS",
                         help="decimals printed by table, markdown and trec (default 4; json and csv keep every digit)")
     add_names_option(parser)
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE (atomically) instead of stdout")
+    add_output_option(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="no counts or warnings on stderr (errors still are)")
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from .compare import add_test_options
+from .compare import add_test_options, run_aliases
 from .evaluate import DEFAULT_MEASURES
-from .usage import add_coverage_options
-from .inputs import (add_input_options, add_protocol_options, protocol_of, read_inputs, read_qrels,
-                     run_names)
+from .flags import add_evaluation_options, add_measures_option, add_output_option
+from .inputs import protocol_of, read_inputs, read_qrels, run_names
 from .large import prepare_for, release_freed_memory
 from .render import print_notes
 from .side import SIDE_ARGUMENTS, add_side_options, side_data_later, split
@@ -37,24 +36,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-mismatch", action="store_true",
                         help="with --nuggets: compare files that answer other queries or were judged with other "
                              "nuggets anyway, on the queries they share")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
-    parser.add_argument("--baseline", metavar="RUN",
-                        help="compare every run with this one (default: the first)")
-    parser.add_argument("--fused", metavar="RUN",
-                        help="the run that fuses the others (rankproof fuse): adds a section testing it against each")
-    parser.add_argument("--judge", metavar="QRELS",
-                        help="a judge's labels (an LLM's), read as the qrels are: adds the judge-bias section, "
-                             "QRELS being the humans'")
-    parser.add_argument("--segments", metavar="FILE",
-                        help="query -> segment: lines 'query segment', or a JSON object {\"query\": \"segment\"}")
-    add_test_options(parser)
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", required=True,
-                        help="the HTML file to write (atomically); every query's values go beside it, in "
-                             "FILE's name with .per-query.csv.gz")
+    add_measures_option(parser, DEFAULT_MEASURES)
+    sections = parser.add_argument_group("further sections of the page")
+    sections.add_argument("--fused", metavar="RUN",
+                          help="the run that fuses the others (rankproof fuse): adds a section testing it against each")
+    sections.add_argument("--judge", metavar="QRELS",
+                          help="a judge's labels (an LLM's), read as the qrels are: adds the judge-bias section, "
+                               "QRELS being the humans'")
+    sections.add_argument("--segments", metavar="FILE",
+                          help="query -> segment: lines 'query segment', or a JSON object {\"query\": \"segment\"}")
+    add_test_options(parser, "compare every run with this one (default: the first)")
+    add_evaluation_options(parser)
+    add_output_option(parser, "the HTML file to write (atomically); every query's values go beside "
+                              "it, in FILE's name with .per-query.csv.gz", required=True)
     parser.add_argument("--quiet", action="store_true",
                         help="no progress display and no warnings on stderr")
     add_side_options(parser)
@@ -89,9 +83,9 @@ def run(args) -> int:
         if segments is not None:
             check_segments_match(segments, qrels.queries, args.segments)
         # --baseline may name the run (label or file name) or give its path.
-        baseline = (dict(zip(args.runs, names)).get(args.baseline, args.baseline) if args.baseline
-                    else None)
-        fused = dict(zip(args.runs, names)).get(args.fused, args.fused) if args.fused else None
+        known = run_aliases(args.runs, names)
+        baseline = known.get(args.baseline, args.baseline) if args.baseline else None
+        fused = known.get(args.fused, args.fused) if args.fused else None
         files = _input_files(args, names)
         step("input digests")
         data = prepare(qrels, runs, measures, protocol, baseline=baseline, segments=segments,
@@ -233,8 +227,8 @@ def _nugget_report(args) -> int:
     check_output_path(args.output, args.nuggets)
     files = nugget_file_names(args.nuggets)
     names = bare_names(files)
-    by_file = {**dict(zip(args.nuggets, names)), **dict(zip(files, names))}
-    baseline = by_file.get(args.baseline, args.baseline) if args.baseline else None
+    baseline = (run_aliases(args.nuggets, names).get(args.baseline, args.baseline) if args.baseline
+                else None)
     results = read_nugget_files(args.nuggets, names)   # each named at once (Results are read-only)
     missing = ("measures over cutoffs, judged@k, precision-recall curves and the drill-down: nugget scores score "
                "answers, not rankings",)

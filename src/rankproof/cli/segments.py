@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs
+from .flags import (add_evaluation_options, add_level_option, add_measures_option,
+                    add_resampling_options)
+from .inputs import protocol_of, read_inputs
 from .large import prepare_for
 from .render import quieted
-from .usage import count_option, fraction_option, usage
+from .usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -40,21 +42,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="each user's (query's) group: columns user, group (CSV, TSV, JSONL or Parquet)")
     parser.add_argument("--side-columns", metavar="SPEC",
                         help="--groups' column names, when not user and group: e.g. user=uid,group=segment")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
-    parser.add_argument("--confidence", type=fraction_option("--confidence"), default=0.95,
-                        help="the intervals' confidence (default 0.95)")
+    add_measures_option(parser, DEFAULT_MEASURES)
+    add_level_option(parser, "confidence", "the intervals' confidence")
     parser.add_argument("--interval", choices=("auto", "bootstrap", "normal"), default="auto",
                         help="auto (default): the normal interval for groups of 1,000 users or more where the "
                              "skewness check passes, else the bootstrap; bootstrap or normal: always that")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=2000,
-                        help="bootstrap resamples (default 2000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed (default 0)")
+    add_resampling_options(parser, 2000, "bootstrap resamples")
     parser.add_argument("--unlabelled", choices=("error", "group", "drop"), default="error",
                         help="an evaluated user with no group: refused (default), grouped apart, or left out")
-    add_protocol_options(parser)
-    add_input_options(parser)
+    add_evaluation_options(parser, coverage=False)
     parser.add_argument("--allow-partial", action="store_true",
                         help="evaluate runs that rank fewer than half of the judged queries anyway")
     parser.add_argument("--format", choices=("table", "json"), default="table",

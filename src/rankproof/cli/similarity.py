@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import (RUN_FORMATS, RUN_ROLES, add_column_options, add_no_header_option, read_run,
-                     run_names)
+from .inputs import add_run_options, read_run, run_names
 from .render import add_print_options, digits, print_text
 from .usage import count_option, fraction_option, usage
 
@@ -36,16 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-k", type=count_option("-k"), default=10,
                         help="cutoff of overlap@k and Jaccard@k (default 10)")
     parser.add_argument("--per-query", action="store_true", help="print every query's values")
-    parser.add_argument("--run-format", choices=RUN_FORMATS,
-                        help="default: from the extension (else trec, or run3 when the first line is "
-                             "'query doc score')")
-    add_column_options(parser, RUN_ROLES, {"query": "query id column (default query)",
-                                           "doc": "doc id column (default doc)",
-                                           "score": "score column (default score; none: rows are in rank order)"},
-                       "query=qid,doc=docno,score=sim")
-    add_no_header_option(parser)
-    parser.add_argument("--label", action="append", metavar="NAME=FILE",
-                        help="name the run FILE as NAME")
+    add_run_options(parser)
     add_print_options(parser)
 
 

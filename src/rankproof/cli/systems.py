@@ -9,12 +9,13 @@ and runs.
 from __future__ import annotations
 
 import argparse
-import os
 
 from .evaluate import DEFAULT_MEASURES
-from .inputs import add_input_options, add_protocol_options, protocol_of, read_inputs, run_names
+from .flags import (add_evaluation_options, add_format_option, add_level_option,
+                    add_measures_option, add_output_option, add_resampling_options)
+from .inputs import protocol_of, read_inputs
 from .render import add_print_options, digits, quieted
-from .usage import add_coverage_options, count_option, fraction_option, number_option, usage
+from .usage import count_option, number_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -34,18 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", nargs="+", metavar="FILE",
                         help="analyse saved results (rankproof evaluate --format json or parquet -o FILE) instead "
                              "of runs")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    add_measures_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--procedure", choices=("tukey", "maxt"), default="tukey",
                         help="randomised Tukey HSD (all pairs; default) or step-down MaxT (all pairs or baselines)")
     parser.add_argument("--baseline", action="append", metavar="RUN",
                         help="a baseline (repeatable): MaxT tests only the pairs with a baseline; risk is against it")
-    parser.add_argument("--alpha", type=fraction_option("--alpha"), default=0.05,
-                        help="significance level (default 0.05)")
-    parser.add_argument("--resamples", type=count_option("--resamples"), default=10_000,
-                        help="permutations (default 10000)")
-    parser.add_argument("--seed", type=count_option("--seed", minimum=0), default=0,
-                        help="random seed (default 0)")
+    add_level_option(parser, "alpha", "significance level")
+    add_resampling_options(parser, 10_000, "permutations")
     parser.add_argument("--method", choices=("auto", "resampling", "normal"), default="auto",
                         help="auto (default): permutations up to 5,000 topics, their large-sample limit beyond "
                              "(the output names the method and its check); resampling or normal: always that")
@@ -64,17 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ci-width", type=number_option("--ci-width", 0, open_low=True,
                                                          example="0.1"), default=0.1,
                         help="--design: the widest interval of a difference wanted (default 0.1)")
-    parser.add_argument("--power", type=fraction_option("--power"), default=0.8,
-                        help="--design: the power wanted (default 0.8)")
+    add_level_option(parser, "power", "--design: the power wanted")
     parser.add_argument("--asl-resamples", type=count_option("--asl-resamples"), default=1000,
                         help="--design: bootstrap samples of the ASL (default 1000)")
-    add_protocol_options(parser)
-    add_input_options(parser)
-    add_coverage_options(parser)
-    parser.add_argument("--format", choices=("table", "json"), default="table",
-                        help="output format (default table)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE (atomically) instead of stdout")
+    add_evaluation_options(parser)
+    add_format_option(parser, ("table", "json"))
+    add_output_option(parser)
     add_print_options(parser,
                       what="means, differences, effects and risks (p-values keep 4; json every digit)")
     parser.add_argument("--leaderboard", action="store_true",
@@ -86,7 +77,7 @@ def run(args) -> int:
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
-    from .compare import table_names
+    from .compare import run_aliases, table_names
     from ..io.shared_ids import sharing
     from ..engines.options import EvaluationOptions
     from .multirun import evaluated_runs
@@ -98,15 +89,11 @@ def run(args) -> int:
         raise usage(NAME, "give QRELS and at least three runs (or --results FILE ...)",
                     "for two runs use rankproof compare")
     check_output_path(args.output, [*args.inputs, args.grade_map])
-    if args.resamples < 1 or args.asl_resamples < 1:
-        raise usage(NAME, "--resamples and --asl-resamples must be at least 1")
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     places = digits(args)
     qrels_path, paths = args.inputs[0], args.inputs[1:]
-    file_names = run_names(paths)
     names = table_names(paths, args.label)
-    known = {**dict(zip(paths, names)), **dict(zip(file_names, names)),
-             **{name: name for name in names}}
+    known = run_aliases(paths, names)
     baselines = [known.get(name, name) for name in args.baseline or []]
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")
@@ -135,7 +122,7 @@ def _saved(args) -> int:
     from ..report.output import check_output_path, write_output
     from ..report.systems import to_json, to_text
     from ..stats import load_results
-    from .compare import bare_names
+    from .compare import saved_names
 
     if args.inputs:
         raise usage(NAME, "give either QRELS RUN RUN ... or --results FILE ..., not both")
@@ -153,9 +140,7 @@ def _saved(args) -> int:
                               f"on qrels {saved.qrels_digest}, {first_path} ({first.run_name}) under "
                               f"{first.protocol.fingerprint} on {first.qrels_digest}",
                         "evaluate every run under one protocol on the same qrels")
-    names = bare_names([saved.run_name for _, saved in loaded])
-    runs = {(f"{os.path.basename(path)}:{name}" if names.count(name) > 1 else name): saved
-            for (path, saved), name in zip(loaded, names)}
+    runs = saved_names(loaded)
     baselines = list(args.baseline or [])
     if args.risk and not baselines:
         raise usage(NAME, "--risk needs a --baseline to measure the risk against")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..protocol.presets import PRESET_SETTINGS
+from .flags import add_measures_option
 from .inputs import (add_chunk_options, add_input_options, add_protocol_options, protocol_of,
                      read_inputs, run_names)
 from .render import add_print_options, digits, print_text, quieted
@@ -40,8 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rankings (any input format; - for stdin); none for a RAG file")
     parser.add_argument("--peer", required=True, choices=PEERS,
                         help="the peer whose preset to compare with")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help="a measure; repeat for several (default ndcg@10)")
+    add_measures_option(parser, "default ndcg@10", "a measure")
     parser.add_argument("--top", type=count, default=5,
                         help="how many of the most different queries to list (default 5; 0: only their count)")
     add_protocol_options(parser)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import REAL_GRADES_HINT, ParseError, literal
+from .numbers import REAL_GRADES, finite_floats
 
 __all__ = ["as_real", "integer_grades", "real_grades"]
 
@@ -36,31 +37,7 @@ def real_grades(values: Any, locate) -> np.ndarray:
     """Grades as float64: finite numbers (integers included); booleans, text
     and NaN or infinite values are refused. ``locate(i)`` gives the location
     fields (source, line, query, doc) of row i for errors."""
-    array = np.asarray(values)
-    if array.dtype == bool:
-        raise ParseError(what="grades must be numbers, not booleans", **locate(0))
-    if array.dtype == object:
-        for i, value in enumerate(array.tolist()):
-            if (isinstance(value, bool)
-                or not isinstance(value, (int, float, np.integer, np.floating))):
-                raise _refuse(locate, i, f"grade {_shown(value)} is not a number",
-                              "grades must be numbers such as 0, 1.5, 3", value)
-    try:
-        real = array.astype(np.float64)
-    except (TypeError, ValueError, OverflowError):
-        for i, value in enumerate(array.tolist()):
-            try:
-                float(value)
-            except (TypeError, ValueError, OverflowError):
-                raise _refuse(locate, i, f"grade {_shown(value)} is not a number",
-                              "grades must be numbers such as 0, 1.5, 3", value) from None
-        raise
-    bad = ~np.isfinite(real)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise _refuse(locate, i, f"grade {literal(repr(real[i].item()))} is not a finite number",
-                      "give every judgment a finite grade such as 0, 1.5, 3", real[i].item())
-    return real
+    return finite_floats(values, locate, REAL_GRADES)
 
 
 _SMALL = "use small integer grades such as 0, 1, 2"

@@ -19,6 +19,7 @@ from .arrays import read_only
 from .grade_values import as_real, integer_grades, real_grades
 from .interning import checked_id, checked_mapping, intern, sorted_vocabulary
 from .layering import merge_sources
+from .query_rows import QueryRows
 from ..io.lines import no_lines, take_lines
 
 __all__ = ["LayeredQrels", "Qrels", "as_real", "integer_grades", "real_grades"]
@@ -34,14 +35,13 @@ def _used(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), renumber[codes]
 
 
-# Frozen and typed; the constructor is our own (it validates and sorts), and
-# equality is identity: comparing two runs element-wise is never what is meant.
 @dataclasses.dataclass(frozen=True, init=False, eq=False, repr=False)
-class Qrels:
+class Qrels(QueryRows):
     """Relevance judgments, immutable and columnar.
 
-    Build one with :meth:`from_dict`, :meth:`from_table`, :meth:`from_pandas`,
-    :meth:`read` or :meth:`read_trec`.
+    Build one with :meth:`read` (any format), :meth:`read_trec`, :meth:`from_dict`,
+    :meth:`from_table`, :meth:`from_pandas` or :meth:`from_ir_datasets`; :meth:`layer`
+    merges several sources, :meth:`with_queries` declares more queries.
 
     Attributes
     ----------
@@ -72,10 +72,6 @@ class Qrels:
     (1, 4)
     """
 
-    queries: np.ndarray
-    offsets: np.ndarray
-    docs: np.ndarray
-    doc_codes: np.ndarray
     grades: np.ndarray
     lines: np.ndarray
     source: str
@@ -125,17 +121,11 @@ class Qrels:
         else:
             used_queries, query_codes = _used(query_codes, len(queries))
         used_docs, doc_codes = _used(doc_codes, len(docs))
-        set_ = object.__setattr__
-        set_(self, "queries", queries[used_queries])
-        set_(self, "docs", docs[used_docs])
-        set_(self, "doc_codes", doc_codes.astype(np.int64, copy=False))
-        set_(self, "grades", grades)
-        set_(self, "lines", lines)
-        set_(self, "source", str(source))
         counts = np.bincount(query_codes, minlength=len(used_queries))
-        set_(self, "offsets", np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
-        for name in ("queries", "offsets", "docs", "doc_codes", "grades", "lines"):
-            set_(self, name, read_only(getattr(self, name)))
+        self._hold_fields(queries=queries[used_queries],
+                          offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                          docs=docs[used_docs], doc_codes=doc_codes.astype(np.int64, copy=False),
+                          grades=grades, lines=lines, source=str(source))
 
 
     # -- constructors ----------------------------------------------------
@@ -283,6 +273,9 @@ class Qrels:
         Returns
         -------
         Qrels
+            Its ``lines`` hold each row's line in the file (a CSV file's header
+            is line 1; ``-1`` for Parquet, which has rows, not lines) and its
+            ``source`` the path, for messages.
 
         Raises
         ------
@@ -330,11 +323,14 @@ class Qrels:
         Returns
         -------
         Qrels
+            Its ``lines`` are all ``-1``: messages name a table's 1-based row.
 
         Raises
         ------
         rankproof.errors.ParseError
             If a column is missing, or an id or grade is missing or invalid.
+        rankproof.errors.DuplicateError
+            If a (query, doc) pair is judged twice.
 
         Examples
         --------
@@ -398,21 +394,9 @@ class Qrels:
         """The queries declared with no judgment (sorted)."""
         return self.queries[np.diff(self.offsets) == 0]
 
-    @property
-    def num_queries(self) -> int:
-        return len(self.queries)
-
-    def __len__(self) -> int:
-        return len(self.grades)
-
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """``{query: {doc: grade}}`` (a Python object per row: for small data)."""
-        out: dict[str, dict[str, int]] = {}
-        for i, query in enumerate(self.queries.tolist()):
-            lo, hi = self.offsets[i], self.offsets[i + 1]
-            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(),
-                                  self.grades[lo:hi].tolist()))
-        return out
+        return self._by_query(self.grades)
 
     def __repr__(self) -> str:
         return f"Qrels({self.num_queries} queries, {len(self)} judgments, source={self.source!r})"

@@ -16,50 +16,12 @@ import numpy as np
 
 from ..errors import ParseError, literal
 from ..kernels.segments import ranks_within
-from .arrays import read_only
 from .interning import checked_id, intern, sorted_vocabulary
+from .numbers import SCORES, finite_floats
+from .query_rows import QueryRows
 from ..io.lines import no_lines, take_lines
 
 __all__ = ["Run"]
-
-
-_NUMERIC = "give every document a numeric score"
-_FINITE = "give every document a finite score"
-
-
-def _finite_scores(values: Any, locate) -> np.ndarray:
-    """Scores as finite float64; ``locate(i)`` gives the location fields of row i for errors."""
-    array = np.asarray(values)
-    if array.dtype == bool:
-        raise ParseError(what="scores must be numbers, not booleans", **locate(0))
-    if array.dtype == object:
-        for i, value in enumerate(array.tolist()):
-            if (isinstance(value, bool)
-                or not isinstance(value, (int, float, np.integer, np.floating))):
-                raise ParseError(what=f"score {literal(repr(str(value)[:40]))} is not a number",
-                                 fix=_NUMERIC,
-                                 value=value, **locate(i))
-    try:
-        scores = array.astype(np.float64)
-    except (TypeError, ValueError, OverflowError):
-        for i, value in enumerate(array.tolist()):
-            try:
-                float(value)
-            except OverflowError:
-                raise ParseError(what=f"score {literal(str(value)[:40])} is beyond float64",
-                                 fix=_FINITE,
-                                 value=value, **locate(i)) from None
-            except (TypeError, ValueError):
-                raise ParseError(what=f"score {literal(repr(value))} is not a number", fix=_NUMERIC,
-                                 value=value, **locate(i)) from None
-        raise
-    bad = ~np.isfinite(scores)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ParseError(what=f"score {scores[i].item()!r} is not finite", fix=_FINITE,
-                         value=scores[i].item(),
-                         **locate(i))
-    return scores
 
 
 def _grouping_order(query_codes: np.ndarray) -> np.ndarray | None:
@@ -91,14 +53,12 @@ def _grouping_order(query_codes: np.ndarray) -> np.ndarray | None:
     return order
 
 
-# Frozen and typed; the constructor is our own (it validates and sorts), and
-# equality is identity: comparing two runs element-wise is never what is meant.
 @dataclasses.dataclass(frozen=True, init=False, eq=False, repr=False)
-class Run:
+class Run(QueryRows):
     """A system's rankings, immutable and columnar.
 
-    Build one with :meth:`from_dict`, :meth:`from_table`, :meth:`from_pandas`,
-    :meth:`read` or :meth:`read_trec`.
+    Build one with :meth:`read` (any format), :meth:`read_trec`, :meth:`from_dict`
+    (ordered lists or scores), :meth:`from_table` or :meth:`from_pandas`.
 
     Attributes
     ----------
@@ -128,10 +88,6 @@ class Run:
     False
     """
 
-    queries: np.ndarray
-    offsets: np.ndarray
-    docs: np.ndarray
-    doc_codes: np.ndarray
     scores: np.ndarray
     has_scores: bool
     lines: np.ndarray
@@ -152,10 +108,11 @@ class Run:
             bad = ~np.isfinite(scores)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
+                value = scores[i].item()
                 raise ParseError(source=source, line=int(lines[i]) if lines[i] >= 0 else None,
                                  query=str(queries[query_codes[i]]), doc=str(docs[doc_codes[i]]),
-                                 what=f"score {scores[i].item()!r} is not finite", fix=_FINITE,
-                                 value=scores[i].item())
+                                 what=f"score {literal(repr(value))} {SCORES.not_finite}",
+                                 fix=SCORES.finite, value=value)
 
         # Group rows by query, keeping input order inside a query. A query's
         # row count does not depend on the row order, so the query codes
@@ -178,18 +135,9 @@ class Run:
     def _hold(self, queries, offsets, docs, doc_codes, scores, has_scores, lines, source,
               name) -> None:
         """Set the fields (read-only views of the arrays) of rows already grouped by query."""
-        set_ = object.__setattr__
-        set_(self, "queries", queries)
-        set_(self, "offsets", offsets)
-        set_(self, "docs", np.asarray(docs, dtype=str))
-        set_(self, "doc_codes", doc_codes)
-        set_(self, "scores", scores)
-        set_(self, "has_scores", has_scores)
-        set_(self, "lines", lines)
-        set_(self, "source", str(source))
-        set_(self, "name", str(name) if name is not None else str(source))
-        for field in ("queries", "offsets", "docs", "doc_codes", "scores", "lines"):
-            set_(self, field, read_only(getattr(self, field)))
+        self._hold_fields(queries=queries, offsets=offsets, docs=np.asarray(docs, dtype=str),
+                          doc_codes=doc_codes, scores=scores, has_scores=has_scores, lines=lines,
+                          source=str(source), name=str(name) if name is not None else str(source))
 
 
     # -- constructors ----------------------------------------------------
@@ -240,7 +188,7 @@ class Run:
         score_array = None
         if "scores" in kinds and scores:
             describe = lambda i: {"source": source, "query": query_ids[i], "doc": doc_ids[i]}  # noqa: E731
-            score_array = _finite_scores(np.array(scores, dtype=object), describe)
+            score_array = finite_floats(np.array(scores, dtype=object), describe, SCORES)
         elif "scores" in kinds:
             score_array = np.zeros(0, dtype=np.float64)
         return cls(query_codes=query_codes, queries=all_queries, doc_codes=doc_codes, docs=docs,
@@ -264,7 +212,7 @@ class Run:
         if score is not None:
             query_ids, doc_ids = frame[query].to_numpy(), frame[doc].to_numpy()
             describe = lambda i: {"source": f"{source} row {i}", "query": str(query_ids[i]), "doc": str(doc_ids[i])}  # noqa: E731
-            scores = _finite_scores(frame[score].to_numpy(), describe)
+            scores = finite_floats(frame[score].to_numpy(), describe, SCORES)
         return cls(query_codes=query_codes, queries=queries, doc_codes=doc_codes, docs=docs,
                    scores=scores, source=source, name=name)
 
@@ -308,13 +256,16 @@ class Run:
         name : str, optional
             The run's name; the file's base name by default.
         header : bool, optional
-            False: a CSV or TSV file has no header line; its columns are taken
-            by 1-based position (query 1, doc 2, score 3, or named by
-            position: ``score=4``).
+            As for :meth:`rankproof.Qrels.read`: False reads a CSV or TSV file
+            without a header line, its columns by 1-based position (the score
+            in column 3 unless named by position: ``score=4``).
 
         Returns
         -------
         Run
+            Named `name` (else the file's base name), its rows grouped by query
+            in file order (the order the ``input`` tie policy keeps), and
+            ``lines`` each row's line in the file (``-1`` for Parquet).
 
         Raises
         ------
@@ -353,6 +304,8 @@ class Run:
         Returns
         -------
         Run
+            Its rows grouped by query in table order; ``lines`` are all
+            ``-1``: messages name a table's 1-based row.
 
         Raises
         ------
@@ -391,21 +344,9 @@ class Run:
                    lines=columns.line, source=columns.source, name=name)
 
     # -- views -----------------------------------------------------------
-    @property
-    def num_queries(self) -> int:
-        return len(self.queries)
-
-    def __len__(self) -> int:
-        return len(self.doc_codes)
-
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{query: {doc: score}}`` (a Python object per row: for small data)."""
-        out: dict[str, dict[str, float]] = {}
-        for i, query in enumerate(self.queries.tolist()):
-            lo, hi = self.offsets[i], self.offsets[i + 1]
-            out[query] = dict(zip(self.docs[self.doc_codes[lo:hi]].tolist(),
-                                  self.scores[lo:hi].tolist()))
-        return out
+        return self._by_query(self.scores)
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}: {self.num_queries} queries, {len(self)} ranked docs)"

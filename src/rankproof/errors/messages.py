@@ -43,18 +43,29 @@ LOG = "log"     # a recommender's truth and predictions: the truth is complete
 RAG = "rag"     # RAG rows: each row's reference ids are complete for it
 WORLDS = (TREC, LOG, RAG)
 
+def _switch(verb: str, keyword: str, flag: str = "") -> tuple[str, str]:
+    """A yes/no option in its two spellings: ``keyword=True`` and its flag (the keyword's
+    own name with dashes unless `flag` says otherwise), after `verb`."""
+    return f"{verb} {keyword}=True", f"{verb} --{flag or keyword.replace('_', '-')}"
+
+
+def _policy(setting: str) -> tuple[str, str]:
+    """A policy set to a value (``ties=input``) in its two spellings."""
+    return f"set the policy {setting}", f"give --policy {setting}"
+
+
 # key: (Python spelling, command line spelling). An option with a value is named as
 # ``{do[key=value]}`` (``{do[chunk_sep=#]}``), which fills its ``{value}``.
 OPTIONS: dict[str, tuple[str, str]] = {
-    "allow_partial": ("pass allow_partial=True", "pass --allow-partial"),
+    "allow_partial": _switch("pass", "allow_partial"),
     "min_coverage": ("lower min_coverage", "lower --min-coverage"),
-    "allow_mismatch": ("pass allow_mismatch=True", "pass --allow-mismatch"),
+    "allow_mismatch": _switch("pass", "allow_mismatch"),
     "folds": ("use between 2 folds and the number of judged queries (folds=)",
               "give --folds between 2 and the number of judged queries"),
-    "bounds": ("evaluate with bounds=True", "evaluate with --bounds"),
-    "ties_range": ("evaluate with ties_range=True", "evaluate with --tie-range"),
-    "ties_input": ("set the policy ties=input", "give --policy ties=input"),
-    "ids_casefold": ("set the policy ids=casefold", "give --policy ids=casefold"),
+    "bounds": _switch("evaluate with", "bounds"),
+    "ties_range": _switch("evaluate with", "ties_range", flag="tie-range"),
+    "ties_input": _policy("ties=input"),
+    "ids_casefold": _policy("ids=casefold"),
     "chunk_map": ("set the policy chunk_map (chunk_map='sep:#', 'regex:PATTERN' or 'file:PATH')",
                   "give --chunk-map (sep:#, regex:PATTERN or file:PATH)"),
     "chunk_sep": ("set chunk_map='sep:{value}'", "give --chunk-map sep:{value}"),
@@ -66,7 +77,8 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "real_grades": ("set the policy grades=real (Qrels.read(..., grades='real'))",
                     "give --policy grades=real"),
     "intents": ("read the qrels with rankproof.IntentQrels.read(...)", "give --intents"),
-    "judgments_first": ("pass the judgments first: evaluate(qrels, run), evaluate_frame(truth, predictions)",
+    "judgments_first": ("pass the judgments first: evaluate(qrels, run), "
+                        "evaluate_frame(truth, predictions)",
                         "give the judgments first: rankproof evaluate QRELS RUN"),
 }
 

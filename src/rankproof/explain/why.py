@@ -37,56 +37,92 @@ from ..typing import ProtocolLike
 
 __all__ = ["why", "Why", "PolicyShift", "QueryShift", "MeasureWhy", "POLICY_WORDS", "policy_words"]
 
-# What a policy's option does, in words: (policy, option) -> phrase.
+# What each option of a policy does, in words: policy -> option -> phrase.
+_WORDS: dict[str, dict[str, str]] = {
+    "duplicates": {
+        "error": "a doc listed twice is refused",
+        "first": "a doc listed twice counts once, "
+                 "its later copies dropped (the docs after move up)",
+        "count": "a doc listed twice is counted twice, gaining at each copy",
+        "once": "a doc listed twice keeps both ranks but is credited once",
+    },
+    "ties": {
+        "expected": "tied docs averaged over their orders",
+        "docid": "tied docs ordered by doc id descending",
+        "input": "tied docs kept in input order (the list's order)",
+        "error": "tied docs refused",
+    },
+    "missing_query": {
+        "zero": "a query the run leaves empty scores 0",
+        "exclude": "a query the run leaves empty is left out of the mean",
+        "error": "a query the run leaves empty is refused",
+    },
+    "zero_ideal": {
+        "zero": "a query with nothing relevant scores 0",
+        "one": "a query with nothing relevant scores 1",
+        "exclude": "a query with nothing relevant is left out of the mean",
+        "error": "a query with nothing relevant is refused",
+        "drop": "a query with nothing relevant is left out of every measure's mean, "
+                "P, hit and RR too",
+    },
+    "ap_denominator": {
+        "relevant": "AP divides by R, the relevant docs of the query",
+        "min_k": "AP@k divides by min(R, k)",
+        "hits": "AP divides by the relevant docs retrieved, not by R",
+    },
+    "precision_denominator": {
+        "k": "P@k divides by k",
+        "retrieved": "P@k divides by the docs retrieved, at most k",
+    },
+    "recall_denominator": {
+        "relevant": "R@k divides by R",
+        "min_k": "R@k divides by min(R, k)",
+    },
+    "identical_ids": {
+        "keep": "a doc whose id is its query's id is kept",
+        "drop": "a doc whose id is its query's id is dropped",
+    },
+    "subqueries": {
+        "none": "sub-queries measured one by one",
+        "max": "sub-queries merged into their query, each doc at its best score",
+    },
+    "unjudged": {
+        "zero": "an unjudged doc counts as not relevant",
+        "condense": "unjudged docs are dropped from the ranking",
+        "error": "an unjudged doc is refused",
+    },
+    "negative_grades": {
+        "unjudged": "a negative grade is read as unjudged",
+        "zero": "a negative grade is read as not relevant",
+        "error": "a negative grade is refused",
+    },
+    "score_precision": {
+        "float32": "scores held as float32, so near-equal scores tie",
+        "float64": "scores held as float64",
+    },
+    "iprec_rounding": {
+        "legacy": "interpolated precision cut at (long)(x R + 0.9)",
+        "round": "interpolated precision cut at lround(x R)",
+    },
+    "counts": {
+        "sum": "count measures (num_ret, num_rel, num_rel_ret) summed over the queries",
+        "mean": "count measures (num_ret, num_rel, num_rel_ret) averaged over the queries",
+    },
+    "gain": {
+        "linear": "gain g",
+        "exp2": "gain 2^g - 1",
+    },
+    "ideal": {
+        "judged": "the ideal ranking from every judged doc",
+        "retrieved": "the ideal ranking from the retrieved docs only",
+        "expanded": "a repeated relevant doc is one more relevant doc in the ideal, and the ideal "
+                    "is cut at the list's length",
+    },
+}
+# The same by (policy, option), as policy_words looks them up.
 POLICY_WORDS: dict[tuple[str, str], str] = {
-    ("duplicates", "error"): "a doc listed twice is refused",
-    ("duplicates",
-     "first"): "a doc listed twice counts once, its later copies dropped (the docs after move up)",
-    ("duplicates", "count"): "a doc listed twice is counted twice, gaining at each copy",
-    ("duplicates", "once"): "a doc listed twice keeps both ranks but is credited once",
-    ("ties", "expected"): "tied docs averaged over their orders",
-    ("ties", "docid"): "tied docs ordered by doc id descending",
-    ("ties", "input"): "tied docs kept in input order (the list's order)",
-    ("ties", "error"): "tied docs refused",
-    ("missing_query", "zero"): "a query the run leaves empty scores 0",
-    ("missing_query", "exclude"): "a query the run leaves empty is left out of the mean",
-    ("missing_query", "error"): "a query the run leaves empty is refused",
-    ("zero_ideal", "zero"): "a query with nothing relevant scores 0",
-    ("zero_ideal", "one"): "a query with nothing relevant scores 1",
-    ("zero_ideal", "exclude"): "a query with nothing relevant is left out of the mean",
-    ("zero_ideal", "error"): "a query with nothing relevant is refused",
-    ("zero_ideal",
-     "drop"): "a query with nothing relevant is left out of every measure's mean, P, hit and RR too",
-    ("ap_denominator", "relevant"): "AP divides by R, the relevant docs of the query",
-    ("ap_denominator", "min_k"): "AP@k divides by min(R, k)",
-    ("ap_denominator", "hits"): "AP divides by the relevant docs retrieved, not by R",
-    ("precision_denominator", "k"): "P@k divides by k",
-    ("precision_denominator", "retrieved"): "P@k divides by the docs retrieved, at most k",
-    ("recall_denominator", "relevant"): "R@k divides by R",
-    ("recall_denominator", "min_k"): "R@k divides by min(R, k)",
-    ("identical_ids", "keep"): "a doc whose id is its query's id is kept",
-    ("identical_ids", "drop"): "a doc whose id is its query's id is dropped",
-    ("subqueries", "none"): "sub-queries measured one by one",
-    ("subqueries", "max"): "sub-queries merged into their query, each doc at its best score",
-    ("unjudged", "zero"): "an unjudged doc counts as not relevant",
-    ("unjudged", "condense"): "unjudged docs are dropped from the ranking",
-    ("unjudged", "error"): "an unjudged doc is refused",
-    ("negative_grades", "unjudged"): "a negative grade is read as unjudged",
-    ("negative_grades", "zero"): "a negative grade is read as not relevant",
-    ("negative_grades", "error"): "a negative grade is refused",
-    ("score_precision", "float32"): "scores held as float32, so near-equal scores tie",
-    ("score_precision", "float64"): "scores held as float64",
-    ("iprec_rounding", "legacy"): "interpolated precision cut at (long)(x R + 0.9)",
-    ("iprec_rounding", "round"): "interpolated precision cut at lround(x R)",
-    ("counts", "sum"): "count measures (num_ret, num_rel, num_rel_ret) summed over the queries",
-    ("counts", "mean"): "count measures (num_ret, num_rel, num_rel_ret) averaged over the queries",
-    ("gain", "linear"): "gain g",
-    ("gain", "exp2"): "gain 2^g - 1",
-    ("ideal", "judged"): "the ideal ranking from every judged doc",
-    ("ideal", "retrieved"): "the ideal ranking from the retrieved docs only",
-    ("ideal",
-     "expanded"): "a repeated relevant doc is one more relevant doc in the ideal, and the ideal is cut "
-                           "at the list's length",
+    (policy, option): words
+    for policy, options in _WORDS.items() for option, words in options.items()
 }
 
 

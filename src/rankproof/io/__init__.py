@@ -7,8 +7,8 @@
   (:mod:`.jsonl`) and Parquet (:mod:`.parquet`), chosen by extension or by
   name;
 - :mod:`.tables`: pyarrow tables and pandas or polars DataFrames, through
-  :mod:`.arrow` (the named columns, interning) and :mod:`.checks` (ids,
-  grades, scores);
+  :mod:`.named_columns` (the named columns), :mod:`.arrow` (Arrow as numpy,
+  interning) and :mod:`.checks` (ids, grades, scores);
 - :mod:`.values`: what a grade or a score may be, in every format;
 - :mod:`.files`, :mod:`.limits`, :mod:`.lines`, :mod:`.what`: reading a file
   safely, the limits on hostile input, line numbers, how messages name a file.

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import ParseError, literal
-from .arrow import describe, first, first_null, is_text, owned, plain
+from .arrow import first, first_null, owned
+from .named_columns import describe, is_text, plain
 from .limits import MAX_ID_LENGTH
 from .values import (
     FLOAT,

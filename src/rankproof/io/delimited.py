@@ -12,7 +12,7 @@ import csv
 import io
 
 from ..errors import ParseError, literal
-from .arrow import missing_error
+from .named_columns import missing_error
 from .lines import data_lines, newlines
 from .values import shorten
 from .what import LABELS, What, unique

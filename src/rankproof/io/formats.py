@@ -346,15 +346,15 @@ def _parquet_grouped(path, named: dict) -> "RunColumns | None":
 
 def read_run_columns(
     path, format: str | None = None, *, query="query", doc="doc", score="score",
-    header: bool = True,
-    grouped: bool = False,
+    header: bool = True, grouped: bool = False,
 ) -> RunColumns:
     """Read a run file in any supported format into interned columns.
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file. ``.gz`` text files are decompressed.
+    path, header
+        As for :func:`read_qrels_columns`; without a header line the score is
+        column 3 unless named by position.
     format : {"trec", "csv", "tsv", "jsonl", "parquet", "run3"}, optional
         Without it, the extension decides (see :func:`format_of`); a file
         read as TREC whose first data line has three columns, the third a
@@ -367,10 +367,6 @@ def read_run_columns(
         and its rows are in rank order within each query, best first; the
         result then has ``has_scores=False``. Not used for TREC files, which
         always have scores.
-    header : bool, optional
-        False: a CSV or TSV file has no header line, and its columns are
-        taken by 1-based position, query 1, doc 2, score 3 unless named by
-        position; see :func:`positional`.
     grouped : bool, optional
         True: the rows of a table format (not TREC) come grouped by query
         code (:class:`~rankproof.io.grouping.GroupedRunColumns`).

@@ -142,7 +142,7 @@ def intent_columns_from_table(table, *, query="query", intent="intent", doc="doc
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .arrow import plain, select_columns
+    from .named_columns import plain, select_columns
     from .tables import qrels_columns_from_table
 
     columns = qrels_columns_from_table(table, query=query, doc=doc, grade=grade, source=source,

@@ -13,7 +13,7 @@ import json
 import numpy as np
 
 from ..errors import ParseError, literal
-from .arrow import missing_error
+from .named_columns import missing_error
 from .delimited import BLOCK_SIZE
 from .files import check_json_nesting, json_int
 from .lines import data_lines, newlines

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ParseError, literal
-from .arrow import missing_error, release_arrow_memory
+from .arrow import release_arrow_memory
+from .named_columns import missing_error
 from .files import encoding_hint, read_bytes
 from .limits import MAX_DECOMPRESSED_BYTES, MAX_DECOMPRESSION_RATIO
 from .what import What, unique

@@ -17,7 +17,8 @@ means the same thing in every format.
 
 Every check is vectorised; only once a check fails does Python look at single
 values, to name the first bad row (:mod:`rankproof.io.checks`). Getting the
-named columns out of a table and interning ids is :mod:`rankproof.io.arrow`'s.
+named columns out of a table is :mod:`rankproof.io.named_columns`'s, interning ids
+:mod:`rankproof.io.arrow`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import numpy as np
 
 from ..errors import InputError, ParseError
 from ..kernels.segments import ranks_within
-from .arrow import intern_column, intern_columns_together, release_arrow_memory, select_columns
+from .arrow import intern_column, intern_columns_together, release_arrow_memory
+from .named_columns import select_columns
 from .checks import Rows, checked_grades, checked_scores, id_columns, plain_id_column
 from .grouping import GroupedRunColumns, grouped_placement, query_blocks
 from .lines import no_lines
@@ -61,18 +63,29 @@ def _positions(query_codes: np.ndarray, num_queries: int) -> np.ndarray:
     return position
 
 
-def _interned_ids(table, named: dict, source: str, lines):
-    """The named columns, the row locator, and the query and doc ids checked and interned.
-
-    The two id columns are interned together, as the TREC reader does.
-    """
+def _selected(table, named: dict, source: str, lines):
+    """The named columns of `table`, the row locator, and the query and doc ids checked."""
     columns, missing = select_columns(table, named, source)
     rows = Rows(source, _checked_lines(lines, len(columns["query"]), source), missing)
-    query_text, doc_text = id_columns(columns, named, rows)
+    return (columns, rows, *id_columns(columns, named, rows))
+
+
+def _interned(source: str, intern, *columns):
+    """``intern(*columns)``; the error for an id it refuses (one holding a NUL) names `source`."""
     try:
-        return (columns, rows, *intern_columns_together(query_text, doc_text))
+        return intern(*columns)
     except ParseError as error:
         raise error.replace(source=source) from None
+
+
+def _id_fields(rows: Rows, query_text, doc_text) -> dict:
+    """The fields qrels and run columns share: the query and doc ids interned together (as
+    the TREC reader does), each row's line (``-1`` without lines) and the source."""
+    (query_codes, query_vocab), (doc_codes, doc_vocab) = _interned(
+        rows.source, intern_columns_together, query_text, doc_text)
+    line = rows.lines if rows.lines is not None else no_lines(len(query_codes))
+    return {"query_codes": query_codes, "query_vocab": query_vocab, "doc_codes": doc_codes,
+            "doc_vocab": doc_vocab, "line": line, "source": rows.source}
 
 
 # -- public -------------------------------------------------------------------
@@ -131,19 +144,10 @@ def qrels_columns_from_table(
     [2, 0]
     """
     named = {"query": query, "doc": doc, "grade": grade}
-    columns, rows, (query_codes, query_vocab), (doc_codes, doc_vocab) = _interned_ids(
-        table, named, source, lines)
-    size = len(query_codes)
-    grades = checked_grades(columns["grade"], grade, rows, real)
-    return QrelsColumns(
-        query_codes=query_codes,
-        query_vocab=query_vocab,
-        doc_codes=doc_codes,
-        doc_vocab=doc_vocab,
-        grade=grades,
-        line=rows.lines if rows.lines is not None else no_lines(size),
-        source=source,
-    )
+    columns, rows, query_text, doc_text = _selected(table, named, source, lines)
+    ids = _id_fields(rows, query_text, doc_text)
+    del query_text, doc_text   # the ids' text goes once they are interned
+    return QrelsColumns(**ids, grade=checked_grades(columns["grade"], grade, rows, real))
 
 
 def run_columns_from_table(
@@ -221,34 +225,17 @@ def consume_run_table(holder: list, *, query="query", doc="doc", score="score",
     named = {"query": query, "doc": doc}
     if score is not None:
         named["score"] = score
-    columns, missing = select_columns(holder.pop(), named, source)
-    rows = Rows(source, _checked_lines(lines, len(columns["query"]), source), missing)
-    query_text, doc_text = id_columns(columns, named, rows)
+    columns, rows, query_text, doc_text = _selected(holder.pop(), named, source, lines)
     if grouped:
         return grouped_run_columns(columns, rows, query_text, doc_text, score)
     values = checked_scores(columns.pop("score"), score, rows) if score is not None else None
     release_arrow_memory()
     columns.clear()
-    try:
-        (query_codes, query_vocab), (doc_codes, doc_vocab) = intern_columns_together(query_text,
-                                                                                     doc_text)
-    except ParseError as error:
-        raise error.replace(source=source) from None
-    size = len(query_codes)
+    ids = _id_fields(rows, query_text, doc_text)
     if values is None:
         # Negate the integers, not the floats, so the first score is 0.0, not -0.0.
-        values = (-_positions(query_codes, query_vocab.size)).astype(np.float64)
-    return RunColumns(
-        query_codes=query_codes,
-        query_vocab=query_vocab,
-        doc_codes=doc_codes,
-        doc_vocab=doc_vocab,
-        score=values,
-        line=rows.lines if rows.lines is not None else no_lines(size),
-        source=source,
-        tag=None,
-        has_scores=score is not None,
-    )
+        values = (-_positions(ids["query_codes"], ids["query_vocab"].size)).astype(np.float64)
+    return RunColumns(**ids, score=values, tag=None, has_scores=score is not None)
 
 
 def grouped_run_columns(columns: dict, rows: Rows, query_text, doc_text,
@@ -298,21 +285,15 @@ def _grouped(column, rows: Rows, score) -> GroupedRunColumns:
     source = rows.source
     query_text = column("query")
     size = len(query_text)
-    try:
-        starts, block_ids = query_blocks(query_text)
-        del query_text
-        block_codes, query_vocab = intern_column(block_ids)
-    except ParseError as error:
-        raise error.replace(source=source) from None
+    starts, block_ids = query_blocks(query_text)
+    del query_text
+    block_codes, query_vocab = _interned(source, intern_column, block_ids)
     del block_ids
     offsets, placement = grouped_placement(block_codes, starts, size, query_vocab.size)
     del block_codes, starts
     values = checked_scores(column("score"), score, rows, placement) if score is not None else None
     release_arrow_memory()
-    try:
-        doc_codes, doc_vocab = intern_column(column("doc"), placement)
-    except ParseError as error:
-        raise error.replace(source=source) from None
+    doc_codes, doc_vocab = _interned(source, intern_column, column("doc"), placement)
     release_arrow_memory()
     if values is None:
         # Negate the integers, not the floats, so the first score is 0.0, not -0.0.

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParseError, literal
+from .._libs import interner as _interner
 from .._libs import trec_scan as _trec_scan
 from .._libs import vocabulary as _vocabulary
 from .columns import QrelsColumns, RunColumns
@@ -65,14 +66,24 @@ class _Format:
     layout: str
     value_index: int
     value_problem: Callable[[str], Problem | None]
-    nothing: str
     unit: str
     swapped_width: int
     swapped_hint: str
-    shape_hint: str
     integer: bool = False  # the value column is read as int64 (else float64)
     doc_index: int = 2     # the column of the doc id
-    has_tag: bool = True   # the last column is a run tag
+    has_tag: bool = False  # the last column is a run tag
+
+    @property
+    def nothing(self) -> str:
+        """What a file without a data line holds, for its message."""
+        return f"holds no {self.unit}s"
+
+    @property
+    def shape_hint(self) -> str:
+        """The fix for a line with the wrong number of columns."""
+        whole = "ids and the tag" if self.has_tag else "ids"
+        return (f"write one {self.unit} per line as '{self.layout}', separated by spaces or tabs "
+                f"({whole} cannot contain whitespace)")
 
 
 _QRELS = _Format(
@@ -81,16 +92,11 @@ _QRELS = _Format(
     layout="query 0 doc grade",
     value_index=3,
     value_problem=grade_problem,
-    nothing="holds no judgments",
     unit="judgment",
     swapped_width=6,
     swapped_hint=(
         "this looks like a run line (query Q0 doc rank score tag); "
         "check that the qrels and run files are not swapped"
-    ),
-    shape_hint=(
-        "write one judgment per line as 'query 0 doc grade', separated by spaces "
-        "or tabs (ids cannot contain whitespace)"
     ),
     integer=True,
 )
@@ -104,40 +110,22 @@ _RUN = _Format(
     layout="query Q0 doc rank score tag",
     value_index=4,
     value_problem=score_problem,
-    nothing="holds no ranked documents",
     unit="ranked document",
     swapped_width=4,
     swapped_hint=(
         "this looks like a qrels line (query 0 doc grade); "
         "check that the run and qrels files are not swapped"
     ),
-    shape_hint=(
-        "write one ranked document per line as 'query Q0 doc rank score tag', "
-        "separated by spaces or tabs (ids and the tag cannot contain whitespace)"
-    ),
+    has_tag=True,
 )
 
 # A run of three whitespace-separated columns, as many RAG and MTEB dumps
 # write it (format "run3"): no Q0, rank or tag.
-_RUN3 = _Format(
-    what="run",
-    names=("query", "doc", "score"),
-    layout="query doc score",
-    value_index=2,
-    value_problem=score_problem,
-    nothing="holds no ranked documents",
-    unit="ranked document",
-    swapped_width=6,
-    swapped_hint=(
-        "this looks like a TREC run line (query Q0 doc rank score tag); "
-        "read the file with format 'trec', not 'run3'"
-    ),
-    shape_hint=(
-        "write one ranked document per line as 'query doc score', "
-        "separated by spaces or tabs (ids cannot contain whitespace)"
-    ),
-    doc_index=1,
-    has_tag=False,
+_RUN3 = dataclasses.replace(
+    _RUN, names=("query", "doc", "score"), layout="query doc score", value_index=2,
+    swapped_width=6, doc_index=1, has_tag=False,
+    swapped_hint="this looks like a TREC run line (query Q0 doc rank score tag); "
+                 "read the file with format 'trec', not 'run3'",
 )
 
 
@@ -250,7 +238,7 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
         # The seed only spreads ids over the hash tables (a crafted file cannot
         # aim at collisions); codes do not depend on it.
         seed = int.from_bytes(os.urandom(8), "little")
-        tables = [(_trec_scan.Interner(seed), _trec_scan.Interner(seed)) for _ in parts]
+        tables = [(_interner.Interner(seed), _interner.Interner(seed)) for _ in parts]
 
         def scan(k: int) -> dict:
             begin, end = parts[k]
@@ -277,8 +265,8 @@ def _scan(path, fmt: _Format) -> tuple[str, dict]:
     done = scanned[0]["rows"]
     for k in range(1, len(parts)):
         start, count = row_offsets[k], scanned[k]["rows"]
-        _trec_scan.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
-        _trec_scan.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
+        _interner.renumber(query_codes[start : start + count], queries.absorb(tables[k][0]))
+        _interner.renumber(doc_codes[start : start + count], docs.absorb(tables[k][1]))
         # part k's ids are in the first tables now: free its own before the next merge
         tables[k] = tables[0]
         if start != done:

@@ -111,52 +111,40 @@ def _quantity(value):
     return text
 
 
+def _numeric(name: str, description: str, low: float | None = None, strict: bool = True,
+             high: float | None = None) -> Param:
+    """A number parameter of the C/W/L measures (not a policy), with :func:`_number`'s bounds."""
+    return Param(name, _number(name, low, strict, high), description, policy=False)
+
+
 for _param in (
-    Param("T", _number("T", 0),
-          "C/W/L: the total gain the user wants (INST, INSQ, NERR11, BPM, IFT)", policy=False),
-    Param("K", _number("K", 0),
-          "C/W/L BPM: the total cost the user will spend (documents, with costs of 1)",
-          policy=False),
-    Param("hb", _number("hb"), "C/W/L BPM dynamic: how far each gain moves the gain target",
-          policy=False),
-    Param("hc", _number("hc"),
-          "C/W/L BPM dynamic: how far each gain moves the cost budget (no effect in "
-          "cwl_eval 1.0.12)", policy=False),
-    Param("gain_med", _number("gain_med", 0, strict=False, high=1),
-          "C/W/L BPM dynamic: the median gain",
-          policy=False),
-    Param("halflife", _number("halflife", 0),
-          "C/W/L TBG: the half-life of the user's attention, in cost units",
-          policy=False),
-    Param("L", _number("L", 0),
-          "C/W/L U-measure: the text length (in cost units) after which nothing is read",
-          policy=False),
-    Param("A", _number("A"), "C/W/L IFT: the rate of gain per unit of cost the user expects",
-          policy=False),
-    Param("b1", _number("b1", 0, strict=False), "C/W/L IFT: the goal intercept", policy=False),
-    Param("b2", _number("b2", 0, strict=False), "C/W/L IFT: the rate intercept", policy=False),
-    Param("R1", _number("R1", 0, strict=False),
-          "C/W/L IFT: how rational the user is about the goal T",
-          policy=False),
-    Param("R2", _number("R2", 0, strict=False),
-          "C/W/L IFT: how rational the user is about the rate A",
-          policy=False),
-    Param("min_rel", _number("min_rel"), "C/W/L: the grade of gain 0 (lower grades also gain 0)",
-          policy=False),
-    Param("max_rel", _number("max_rel"),
-          "C/W/L: the grade of gain 1 (default: 1, or the highest judged grade "
-          "when above 1; a higher judged grade is an error)", policy=False),
+    _numeric("T", "C/W/L: the total gain the user wants (INST, INSQ, NERR11, BPM, IFT)", 0),
+    _numeric("K", "C/W/L BPM: the total cost the user will spend (documents, with costs of 1)",
+             0),
+    _numeric("hb", "C/W/L BPM dynamic: how far each gain moves the gain target"),
+    _numeric("hc", "C/W/L BPM dynamic: how far each gain moves the cost budget (no effect in "
+             "cwl_eval 1.0.12)"),
+    _numeric("gain_med", "C/W/L BPM dynamic: the median gain", 0, strict=False, high=1),
+    _numeric("halflife", "C/W/L TBG: the half-life of the user's attention, in cost units", 0),
+    _numeric("L", "C/W/L U-measure: the text length (in cost units) after which nothing is read",
+             0),
+    _numeric("A", "C/W/L IFT: the rate of gain per unit of cost the user expects"),
+    _numeric("b1", "C/W/L IFT: the goal intercept", 0, strict=False),
+    _numeric("b2", "C/W/L IFT: the rate intercept", 0, strict=False),
+    _numeric("R1", "C/W/L IFT: how rational the user is about the goal T", 0, strict=False),
+    _numeric("R2", "C/W/L IFT: how rational the user is about the rate A", 0, strict=False),
+    _numeric("min_rel", "C/W/L: the grade of gain 0 (lower grades also gain 0)"),
+    _numeric("max_rel", "C/W/L: the grade of gain 1 (default: 1, or the highest judged grade "
+             "when above 1; a higher judged grade is an error)"),
     Param("quantity", _quantity, "C/W/L: which of cwl_eval's quantities: eu, etu, ec, etc or ed",
           policy=False),
     Param("max_n", _max_n,
           "C/W/L: every ranking is cut at and padded to this depth (cwl_eval's max_n)",
           policy=False),
     Param("costs", parse_costs,
-          "C/W/L: a file of costs (element_type cost, doc cost or query doc cost)",
-          policy=False),
+          "C/W/L: a file of costs (element_type cost, doc cost or query doc cost)", policy=False),
     Param("elements", parse_elements,
-          "C/W/L: the TREC run whose second column names each doc's element type",
-          policy=False),
+          "C/W/L: the TREC run whose second column names each doc's element type", policy=False),
 ):
     register_param(_param)
 

@@ -18,7 +18,8 @@ from .base import REGISTRY, Measure
 from .sets import expand_sets
 from .vocabulary import VOCABULARIES, kind_of, known_names, spec_of
 
-__all__ = ["parse_measure", "parse_measures", "parse_any", "read_measure_text", "MeasureText"]
+__all__ = ["parse_measure", "parse_measures", "parse_any", "read_measure_text", "MeasureText",
+           "held_measure"]
 
 
 _MEASURE_TEXT = re.compile(
@@ -227,3 +228,24 @@ def parse_measures(texts) -> list[Measure]:
     if not measures:
         raise MeasureError(what="no measure given", fix="ask for one, e.g. ndcg@10")
     return measures
+
+
+def held_measure(text: "str | Measure", held, *, missing: str = "was not evaluated",
+                 source: "str | None" = None) -> Measure:
+    """The measure named by ``text`` when it is one of ``held`` (the measures a value holds);
+    else a :class:`~rankproof.errors.MeasureError` that says it ``missing`` and names those held.
+
+    >>> held_measure("P@5", [parse_measure("p@5"), parse_measure("ap")])
+    Measure('p@5')
+    >>> held_measure("ndcg", [parse_measure("ap")])
+    Traceback (most recent call last):
+    ...
+    rankproof.errors.MeasureError: ndcg was not evaluated; these were: ap. Choose one of them or evaluate ndcg again
+    """
+    key = parse_measure(text)
+    if key not in held:
+        kept = ", ".join(str(measure) for measure in held)
+        raise MeasureError(what=literal(f"{key} {missing}"), source=source, value=str(key),
+                           fix=literal(f"these were: {kept}. Choose one of them or evaluate {key} "
+                                       "again"))
+    return key

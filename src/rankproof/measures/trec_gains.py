@@ -372,53 +372,64 @@ def _rbp_resid(ctx: Context, m: Measure) -> Values:
 
 
 _RANKING_CUT = " A cutoff k looks at the top k docs only (trec_eval -M k)."
+
+
+def _trec(name: str, definition: str, params: tuple[str, ...], compute, *,
+          exact: str | None = None, **spec) -> MeasureSpec:
+    """A trec_eval measure's spec; its description is `definition`, then what tied scores
+    do (with `exact`, the reason the expectation under ties=expected is exact; without,
+    the measure needs one order), then what a cutoff does."""
+    if exact is None:
+        ties, tied = TieSupport.ORDERED, ("needs one order (no closed form), so set ties=docid or "
+                                          "ties=input when the run has ties.")
+    else:
+        ties, tied = TieSupport.EXACT, f"exact expectation under ties=expected ({exact})."
+    return MeasureSpec(name, f"{definition} Tied scores: {tied}{_RANKING_CUT}", params, compute,
+                       ties=ties, family="trec", **spec)
+
+
 TREC_GAINS = [
-    MeasureSpec(
+    _trec(
         "g", "trec_eval's G (normalised gain): sum over ranks i of g_i / log2(2 + C_i - S_i), "
         "S_i = sum of g_j for j <= i, C_i = sum_{j<=i} max(I_j, 1) (I: the ideal gains, 0 past P), "
         "divided by the sum of the pool's positive gains; undefined when no judged doc has positive "
-        "gain. Gains may be 0 or negative. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("gain",), _g, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED, family="trec"),
-    MeasureSpec(
+        "gain. Gains may be 0 or negative.",
+        ("gain",), _g, normalised=True, ideal_is_best=True),
+    _trec(
         "bing", "trec_eval's binG: mean over the R relevant docs of 1 / log2(2 + non-relevant docs "
-        "ranked above it) (0 for those not retrieved); undefined when R = 0. Tied scores: exact expectation under ties=expected (the count of "
-        "non-relevant docs above a tied relevant doc is uniform, or hypergeometric across the cutoff)."
-        + _RANKING_CUT,
-        ("rel",), _bing, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT, family="trec"),
-    MeasureSpec(
+        "ranked above it) (0 for those not retrieved); undefined when R = 0.",
+        ("rel",), _bing, normalised=True, ideal_is_best=True,
+        exact="the count of non-relevant docs above a tied relevant doc is uniform, or "
+              "hypergeometric across the cutoff"),
+    _trec(
         "ndcg_rel", "trec_eval's ndcg_rel: mean over the P judged docs of positive gain of "
         "DCG@i / IDCG@min(i, P) at the rank i of each retrieved one, and DCG at the ranking's end / "
         "IDCG@P for each not retrieved; 0 when that sum is not positive; undefined when P = 0. "
-        "log2 discount. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("gain",), _ndcg_rel, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED,
-        family="trec"),
-    MeasureSpec(
+        "log2 discount.",
+        ("gain",), _ndcg_rel, normalised=True, ideal_is_best=True),
+    _trec(
         "rndcg", "trec_eval's Rndcg: mean of DCG@j / IDCG@min(j, P) over the ranks j where the "
         "ideal gain changes (I_j != I_j+1, including j = P) and the ranking's length n when "
-        "n >= P + 2; undefined when R = 0 or P = 0. log2 discount. Tied scores: exact expectation under ties=expected (DCG@j is linear)."
-        + _RANKING_CUT,
-        ("gain", "rel"), _rndcg, normalised=True, ideal_is_best=True, ties=TieSupport.EXACT,
-        family="trec"),
-    MeasureSpec(
+        "n >= P + 2; undefined when R = 0 or P = 0. log2 discount.",
+        ("gain", "rel"), _rndcg, normalised=True, ideal_is_best=True, exact="DCG@j is linear"),
+    _trec(
         "infap", "trec_eval's infAP (Yilmaz & Aslam 2006): (1/R) * sum over relevant docs at rank "
         "j + 1 of 1/(j+1) + j/(j+1) * (pooled docs above / j) * (relevant above + e) / "
         "(judged above + 2e), e = 1e-5; docs never pooled count only in j, pooled but unjudged docs "
         "(negative grades under negative_grades=unjudged) count as pooled, not judged; undefined when "
-        "R = 0. Tied scores: needs one order (no closed form), so set ties=docid or ties=input when the run has ties." + _RANKING_CUT,
-        ("rel",), _infap, normalised=True, ideal_is_best=True, ties=TieSupport.ORDERED,
-        family="trec"),
-    MeasureSpec(
+        "R = 0.",
+        ("rel",), _infap, normalised=True, ideal_is_best=True),
+    _trec(
         "rbp", "rank-biased precision (Moffat & Zobel 2008), trec_eval's rbp: (1 - p) * sum_i "
         "g_i * p^(i-1); gains are rescaled per query to [0, 1] by (g - min) / (max - min) when any "
-        "gain of grades 0..the query's top judged grade (or listed in a gain map) lies outside. "
-        "Tied scores: exact expectation under ties=expected (linear in positions)." + _RANKING_CUT,
-        ("p", "gain"), _rbp, ties=TieSupport.EXACT, defaults=(("p", 0.9),), family="trec",
-        tie_merit=by_gain_rbp),
-    MeasureSpec(
+        "gain of grades 0..the query's top judged grade (or listed in a gain map) lies outside.",
+        ("p", "gain"), _rbp, defaults=(("p", 0.9),), tie_merit=by_gain_rbp,
+        exact="linear in positions"),
+    _trec(
         "rbp_resid", "trec_eval's rbp_resid, the RBP residual: (1 - p) * sum over unjudged docs in "
         "the top k of p^(i-1), plus p^n (n = docs looked at); 0 when no unjudged doc is within the "
-        "top k, as in trec_eval. Tied scores: exact expectation under ties=expected (linear, and p^n times the chance of an unjudged doc within k)."
-        + _RANKING_CUT,
-        ("p",), _rbp_resid, ties=TieSupport.EXACT, defaults=(("p", 0.9),), family="trec"),
+        "top k, as in trec_eval.",
+        ("p",), _rbp_resid, defaults=(("p", 0.9),),
+        exact="linear, and p^n times the chance of an unjudged doc within k"),
 ]
 register(*TREC_GAINS)

@@ -44,11 +44,11 @@ class Curves:
     """Means over cutoffs, judged@k, iprec, and the drill-down measure's per-query values, per run."""
 
     cutoffs: tuple[int, ...]
-    cutoff_curves: dict
-    judged_curves: dict
+    cutoff_curves: dict[str, dict[str, list[float]]]    # run -> curve label -> mean at each cutoff
+    judged_curves: dict[str, list[float]]               # run -> judged@k mean at each cutoff
     drill_measure: Measure
-    drill_values: dict          # run -> (query ids, values; NaN: excluded)
-    pr_curves: dict | None
+    drill_values: dict[str, tuple[np.ndarray, np.ndarray]]  # run -> (query ids, values; NaN: out)
+    pr_curves: dict[str, list[float]] | None            # run -> mean iprec at each recall level
     pr_note: str
     sample_note: str = ""
 
@@ -96,12 +96,16 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
     family, drill_measure, judged, curve = _curve_measures(page_measures, cutoffs)
     with_pr = protocol.aggregation is not Aggregation.MICRO
     pr_note = "" if with_pr else _NO_MICRO_PR
-    results, cutoff_curves, judged_curves, drill_values, pr_curves = [], {}, {}, {}, {}
+    results: list = []
+    cutoff_curves: dict[str, dict[str, list[float]]] = {}
+    judged_curves: dict[str, list[float]] = {}
+    drill_values: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    pr_curves: dict[str, list[float]] = {}
     docid = protocol.replace(ties="docid")
     sample, sample_note = _sample(qrels)
     curve_qrels = doc_qrels if sample is None else only_queries(doc_qrels, sample)
+    together = doc_qrels is qrels and sample is None
     for name, run in named:
-        together = doc_qrels is qrels and sample is None
         asked = list(dict.fromkeys(page_measures + curve)) if together else curve
         curve_run = run if sample is None else only_queries(run, sample)
         iprec = list(IPREC) if with_pr and not pr_note else []
@@ -112,17 +116,9 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
                 raise
             full = evaluate(curve_qrels, curve_run, asked, protocol, name)
             pr_note = _pr_note(docid)
-        # else judgments per intent: the drill-down reads the highest grades
-        plain = doc_qrels is qrels
-        with_drill = (list(dict.fromkeys(page_measures + [drill_measure])) if plain
-                      else page_measures)
-        page = full.select(with_drill) if together else \
-            evaluate(qrels, run, with_drill, protocol, name)
-        source = page if plain else (full if sample is None
-                                     else evaluate(doc_qrels, run, [drill_measure],
-                                                                            protocol))
-        drill_values[name] = (ids_of(source), source.values(drill_measure))
-        page = page.select(page_measures) if len(with_drill) > len(page_measures) else page
+        page, drill_values[name] = _page_and_drill(
+            evaluate, qrels, (name, run), full, page_measures=page_measures,
+            drill_measure=drill_measure, protocol=protocol, sample=sample)
         results.append(page)
         cutoff_curves[name] = {_label(m): [full.mean(m @ k) for k in cutoffs] for m in family}
         judged_curves[name] = [full.mean(m) for m in judged]
@@ -137,6 +133,29 @@ def evaluate_page(qrels, named, page_measures: list, protocol: Protocol,
                            drill_measure=drill_measure, drill_values=drill_values,
                            pr_curves=pr_curves if with_pr else None, pr_note=pr_note,
                            sample_note=sample_note)
+
+
+def _page_and_drill(evaluate, qrels, named_run: tuple, full, *, page_measures: list,
+                    drill_measure: Measure, protocol: Protocol,
+                    sample) -> tuple[object, tuple[np.ndarray, np.ndarray]]:
+    """One run's page Results and the drill-down measure's (query ids, values), taken from the
+    curves' evaluation `full` where it holds them (plain judgments, every query), else evaluated
+    again: under judgments per intent the page keeps their own means while the drill-down reads
+    the highest grades (``doc_qrels``)."""
+    name, run = named_run
+    doc_qrels = getattr(qrels, "doc_qrels", qrels)
+    plain = doc_qrels is qrels
+    with_drill = list(dict.fromkeys(page_measures + [drill_measure])) if plain else page_measures
+    if plain and sample is None:
+        page = full.select(with_drill)
+    else:
+        page = evaluate(qrels, run, with_drill, protocol, name)
+    if plain:
+        source = page
+    else:
+        source = full if sample is None else evaluate(doc_qrels, run, [drill_measure], protocol)
+    drill = (ids_of(source), source.values(drill_measure))
+    return (page.select(page_measures) if len(with_drill) > len(page_measures) else page), drill
 
 
 def _curve_measures(page_measures: list, cutoffs: tuple[int, ...]):

@@ -76,6 +76,13 @@ class _QueryJoin:
     run_query_map: np.ndarray  # per run query: the same
 
 
+def _refused(run: Run, queries: np.ndarray, what: str, fix: str) -> MissingQueryError:
+    """The error for `queries` that only one side holds, refused by their policy: the run
+    `what` (some of them named)."""
+    return MissingQueryError(what=f"{what}: {literal(name_some(queries))}", source=run.source,
+                             value=queries.tolist(), fix=fix)
+
+
 def _join_queries(qrels: Qrels, run: Run, protocol: Protocol, counts: dict) -> _QueryJoin:
     """The ``missing_query`` and ``extra_query`` policies: the evaluated queries, or an error."""
     all_queries, (qrels_query_map, run_query_map) = merge_vocabularies(qrels.queries, run.queries)
@@ -98,17 +105,14 @@ def _join_queries(qrels: Qrels, run: Run, protocol: Protocol, counts: dict) -> _
     counts["queries_missing_from_run"] = int(missing.sum())
     counts["queries_missing_from_qrels"] = int(extra.sum())
     if extra.any() and protocol.extra_query is ExtraQuery.ERROR:
-        raise MissingQueryError(
-            what=f"ranks queries the qrels {literal(qrels.source)} do not judge: "
-                 f"{literal(name_some(all_queries[extra]))}",
-            source=run.source, value=all_queries[extra].tolist(),
-            fix="set the policy extra_query=ignore to skip them")
+        raise _refused(run, all_queries[extra],
+                       f"ranks queries the qrels {literal(qrels.source)} do not judge",
+                       "set the policy extra_query=ignore to skip them")
     if missing.any() and protocol.missing_query is MissingQuery.ERROR:
-        raise MissingQueryError(
-            what=f"has no ranking for queries judged in {literal(qrels.source)}: "
-                 f"{literal(name_some(all_queries[missing]))}",
-            source=run.source, value=all_queries[missing].tolist(),
-            fix="set the policy missing_query=zero to score them 0 or missing_query=exclude to leave them out")
+        raise _refused(run, all_queries[missing],
+                       f"has no ranking for queries judged in {literal(qrels.source)}",
+                       "set the policy missing_query=zero to score them 0 or missing_query=exclude "
+                       "to leave them out")
     evaluated = in_qrels & (in_run | (protocol.missing_query is MissingQuery.ZERO))
     eval_index = np.full(len(all_queries), -1, dtype=np.int64)
     eval_index[evaluated] = np.arange(int(evaluated.sum()))

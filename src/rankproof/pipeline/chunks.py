@@ -45,6 +45,45 @@ def resolve_files(protocol: Protocol) -> Protocol:
     return protocol.replace(chunk_map=chunk_map.with_table(*read_chunk_table(chunk_map)))
 
 
+def _by_separator(chunks: np.ndarray, chunk_map: ChunkMap) -> tuple[np.ndarray, list[int]]:
+    # Split at the last separator: doc ids may hold the separator themselves.
+    parts = [chunk.rpartition(chunk_map.spec) for chunk in chunks.tolist()]
+    docs = [head if sep else tail for head, sep, tail in parts]
+    return np.array(docs, dtype=object), [i for i, (head, sep, _) in enumerate(parts)
+                                          if sep and not head]
+
+
+def _by_pattern(chunks: np.ndarray, chunk_map: ChunkMap) -> tuple[np.ndarray, list[int]]:
+    import re
+
+    pattern = re.compile(chunk_map.spec)
+    found = [pattern.search(chunk) for chunk in chunks.tolist()]
+    docs = [m.group(1) if m is not None else None for m in found]
+    return np.array(docs, dtype=object), [i for i, doc in enumerate(docs) if not doc]
+
+
+def _by_table(chunks: np.ndarray, chunk_map: ChunkMap) -> tuple[np.ndarray, np.ndarray]:
+    table = chunk_map.table if chunk_map.table is not None else read_chunk_table(chunk_map)
+    mapped_chunks, mapped_docs = table
+    at = np.minimum(np.searchsorted(mapped_chunks, chunks), len(mapped_chunks) - 1)
+    return mapped_docs[at].astype(object), np.flatnonzero(mapped_chunks[at] != chunks)
+
+
+# Each kind of chunk map: how it finds the documents of chunk ids (and the ids it finds
+# none for), what is wrong with such an id and what to do (``{chunk}``: the id, ``{spec}``:
+# the map's text).
+_KINDS: dict[str, tuple[Callable, str, str]] = {
+    "sep": (_by_separator,
+            "chunk id {chunk!r} has nothing before the separator {spec!r}, so it names no document",
+            "fix the ids or choose another chunk_map"),
+    "regex": (_by_pattern,
+              "chunk id {chunk!r} does not match chunk_map=regex:{spec} or its group is empty",
+              "give a pattern whose one group matches the document id of every ranked chunk"),
+    "file": (_by_table, "chunk {chunk!r} is not in the chunk map {spec}",
+             "add a line '{chunk} DOC' for each"),
+}
+
+
 def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap,
                     locate: Callable[[int], dict]) -> np.ndarray:
     """The document id of each chunk id, as the ``chunk_map`` policy says.
@@ -56,44 +95,15 @@ def chunk_documents(chunks: np.ndarray, chunk_map: ChunkMap,
     >>> chunk_documents(np.array(["d1_p3", "d22_p0"]), ChunkMap("regex", "^(.+)_p[0-9]+$"), None).tolist()
     ['d1', 'd22']
     """
-    ids = chunks.tolist()
-    if chunk_map.kind == "sep":
-        # Split at the last separator: doc ids may hold the separator themselves.
-        parts = [chunk.rpartition(chunk_map.spec) for chunk in ids]
-        docs = [head if sep else tail for head, sep, tail in parts]
-        empty = [i for i, (head, sep, _) in enumerate(parts) if sep and not head]
-        if empty:
-            raise InputError(
-                what=literal(f"chunk id {ids[empty[0]]!r} has nothing before the separator {chunk_map.spec!r}, "
-                             f"so it names no document ({len(empty)} such ids)"),
-                value=ids[empty[0]], **locate(empty[0]),
-                fix="fix the ids or choose another chunk_map")
-        return np.array(docs, dtype=object)
-    if chunk_map.kind == "regex":
-        import re
-
-        pattern = re.compile(chunk_map.spec)
-        found = [pattern.search(chunk) for chunk in ids]
-        docs = [m.group(1) if m is not None else None for m in found]
-        bad = [i for i, doc in enumerate(docs) if not doc]
-        if bad:
-            raise InputError(
-                what=literal(f"chunk id {ids[bad[0]]!r} does not match chunk_map=regex:{chunk_map.spec} or its "
-                             f"group is empty ({len(bad)} such ids)"),
-                value=ids[bad[0]], **locate(bad[0]),
-                fix="give a pattern whose one group matches the document id of every ranked chunk")
-        return np.array(docs, dtype=object)
-    table = chunk_map.table if chunk_map.table is not None else read_chunk_table(chunk_map)
-    mapped_chunks, mapped_docs = table
-    at = np.minimum(np.searchsorted(mapped_chunks, chunks), len(mapped_chunks) - 1)
-    missing = np.flatnonzero(mapped_chunks[at] != chunks)
-    if missing.size:
-        i = int(missing[0])
-        raise InputError(
-            what=literal(f"chunk {ids[i]!r} is not in the chunk map {chunk_map.spec} ({missing.size} ranked "
-                         "chunks are not)"),
-            value=ids[i], **locate(i), fix=literal(f"add a line '{ids[i]} DOC' for each"))
-    return mapped_docs[at].astype(object)
+    documents, what, fix = _KINDS[chunk_map.kind]
+    docs, unmapped = documents(chunks, chunk_map)
+    if len(unmapped):
+        i = int(unmapped[0])
+        chunk = str(chunks[i])
+        what, fix = (text.format(chunk=chunk, spec=chunk_map.spec) for text in (what, fix))
+        raise InputError(what=literal(f"{what} ({len(unmapped)} such ids)"), value=chunk,
+                         **locate(i), fix=literal(fix))
+    return docs
 
 
 def merge_chunks(run: Run, protocol: Protocol, counts: dict) -> Run:

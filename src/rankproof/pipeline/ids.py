@@ -14,6 +14,7 @@ guard reads and :func:`~rankproof.pipeline.alignment.align_inputs` joins.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -60,27 +61,17 @@ def _vocabulary(ids: np.ndarray, policy: IdPolicy, role: str, source: str) -> tu
     return normalised, changed
 
 
-def _qrels(qrels: Qrels, policy: IdPolicy) -> tuple[Qrels, int]:
-    queries, changed_queries = _vocabulary(qrels.queries, policy, "{query}", qrels.source)
-    docs, changed_docs = _vocabulary(qrels.docs, policy, "{doc}", qrels.source)
+def _renamed(table: Qrels | Run, policy: IdPolicy, kind: type, **own: object) -> tuple[Any, int]:
+    """`table` with its query and doc ids normalised, and how many changed (`table` itself
+    when none did). The rows keep their codes: a `kind` is made again from the new
+    vocabularies, the rows, and its `own` fields (a qrels' grades, a run's scores)."""
+    queries, changed_queries = _vocabulary(table.queries, policy, "{query}", table.source)
+    docs, changed_docs = _vocabulary(table.docs, policy, "{doc}", table.source)
     if not changed_queries and not changed_docs:
-        return qrels, 0
-    made = Qrels(query_codes=segment_of(np.diff(qrels.offsets)), queries=queries,
-                 doc_codes=qrels.doc_codes,
-                 docs=docs, grades=qrels.grades, lines=qrels.lines, source=qrels.source,
-                 keep_empty=True)
-    return made, changed_queries + changed_docs
-
-
-def _run(run: Run, policy: IdPolicy) -> tuple[Run, int]:
-    queries, changed_queries = _vocabulary(run.queries, policy, "{query}", run.source)
-    docs, changed_docs = _vocabulary(run.docs, policy, "{doc}", run.source)
-    if not changed_queries and not changed_docs:
-        return run, 0
-    made = Run(query_codes=segment_of(np.diff(run.offsets)), queries=queries,
-               doc_codes=run.doc_codes, docs=docs,
-               scores=run.scores if run.has_scores else None, lines=run.lines, source=run.source,
-               name=run.name)
+        return table, 0
+    made = kind(query_codes=segment_of(np.diff(table.offsets)), queries=queries,
+                doc_codes=table.doc_codes, docs=docs, lines=table.lines, source=table.source,
+                **own)
     return made, changed_queries + changed_docs
 
 
@@ -97,8 +88,9 @@ def normalised_inputs(qrels: Qrels, run: Run, protocol: Protocol) -> Inputs:
     policy = protocol.ids
     if not policy:
         return Inputs(qrels, run, protocol)
-    qrels, changed_qrels = _qrels(qrels, policy)
-    run, changed_run = _run(run, policy)
+    qrels, changed_qrels = _renamed(qrels, policy, Qrels, grades=qrels.grades, keep_empty=True)
+    run, changed_run = _renamed(run, policy, Run, scores=run.scores if run.has_scores else None,
+                                name=run.name)
     return Inputs(qrels, run, protocol, changed_qrels + changed_run)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..data.scores import ScoreInput, as_array
 from ..errors import InputError, literal
+from ..kernels.segments import offsets_of, segment_of
 from ..protocol import Protocol
 from .aligned import Alignment
 from .rows import apply_negative_grades, apply_unjudged
@@ -87,9 +88,20 @@ def _pool_with_outside(row, judged, grade, rows: int, num_relevant: np.ndarray, 
     grades_all = np.concatenate([pool_grade.astype(kind),
                                  np.full(int(outside.sum()), rel, dtype=kind)])
     order = np.argsort(rows_all, kind="stable")
-    offsets = np.concatenate([[0],
-                              np.cumsum(np.bincount(rows_all, minlength=rows))]).astype(np.int64)
-    return offsets, grades_all[order], int(outside.sum())
+    return offsets_of(rows_all, rows), grades_all[order], int(outside.sum())
+
+
+def _pool(row, judged, grade, rows: int, num_relevant: np.ndarray | None, protocol: Protocol,
+          scores: ScoreInput, counts: dict) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Each row's pool (offsets and grades, the row's judged candidates, with `num_relevant`
+    its relevant items outside them too) and the note that says which."""
+    if num_relevant is None:
+        pool_grade = grade[judged] if not judged.all() else grade
+        return offsets_of(row[judged], rows), pool_grade, (POOL_NOTE,)
+    offsets, pool_grade, outside = _pool_with_outside(row, judged, grade, rows, num_relevant,
+                                                      protocol.rel, scores.queries)
+    counts["relevant_outside_candidates"] = outside
+    return offsets, pool_grade, (num_relevant_note(outside, protocol.rel),)
 
 
 def score_alignment(scores: ScoreInput, protocol: Protocol,
@@ -107,7 +119,7 @@ def score_alignment(scores: ScoreInput, protocol: Protocol,
     relevance, score, position, offsets = scores.flat()
     rows = scores.num_rows
     counts = base_counts(scores)
-    row = np.repeat(np.arange(rows, dtype=np.int64), np.diff(offsets))
+    row = segment_of(np.diff(offsets))
 
     def entry(i: int) -> dict:
         r = int(row[i])
@@ -125,8 +137,7 @@ def score_alignment(scores: ScoreInput, protocol: Protocol,
     if kept is not None:
         grade, score, position, row, judged = (grade[kept], score[kept], position[kept], row[kept],
                                                judged[kept])
-        offsets = np.concatenate([[0],
-                                  np.cumsum(np.bincount(row, minlength=rows))]).astype(np.int64)
+        offsets = offsets_of(row, rows)
     pooled = np.ones(len(score), dtype=bool)
 
     # Order: score descending; among ties, the input (column) order, or for
@@ -143,18 +154,8 @@ def score_alignment(scores: ScoreInput, protocol: Protocol,
 
     group_offsets, tie_offsets = group_ties(offsets, score, protocol, counts, tie)
     n = len(score)
-    notes = (POOL_NOTE,)
-    if num_relevant is None:
-        pool_offsets = np.concatenate([[0],
-                                       np.cumsum(np.bincount(row[judged],
-                                                             minlength=rows))]).astype(np.int64)
-        pool_grade = grade[judged] if not judged.all() else grade
-    else:
-        pool_offsets, pool_grade, outside = _pool_with_outside(row, judged, grade, rows,
-                                                               num_relevant,
-                                                               protocol.rel, scores.queries)
-        counts["relevant_outside_candidates"] = outside
-        notes = (num_relevant_note(outside, protocol.rel),)
+    pool_offsets, pool_grade, notes = _pool(row, judged, grade, rows, num_relevant, protocol,
+                                            scores, counts)
     width = int(position.max(initial=-1)) + 1
     return Alignment(
         queries=scores.queries, in_run=np.ones(rows, dtype=bool), offsets=offsets,

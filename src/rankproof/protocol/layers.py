@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any
 
 from ..errors import ProtocolError, literal, shorten
+from .values import read_policy
 
 __all__ = ["Layers", "parse_layers"]
 
@@ -42,14 +43,13 @@ def _valid(name: str) -> bool:
 
 def parse_layers(value: Any) -> Layers:
     """The policy from its text: ``none`` or ``layers:A>B>...`` (two or more distinct names)."""
-    if isinstance(value, Layers):
-        return value
-    text = str(value).strip()
-    if text == "none":
-        return Layers()
+    return read_policy(value, Layers, _layers)
+
+
+def _layers(text: str) -> Layers:
     head, sep, rest = text.partition(":")
     names = tuple(rest.split(">")) if head == "layers" and sep else ()
     if len(names) < 2 or len(set(names)) != len(names) or not all(map(_valid, names)):
         raise ProtocolError(what=f"cannot read judgments={literal(repr(shorten(text, 40)))}",
-                            fix=_FIX, value=value)
+                            fix=_FIX, value=text)
     return Layers(names)

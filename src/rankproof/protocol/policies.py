@@ -20,6 +20,7 @@ from .values import (
     DiscountVector,
     GainMap,
     LogDiscount,
+    read_policy,
     split_digest,
 )
 
@@ -244,15 +245,14 @@ class Aggregation(_Policy):
 def parse_chunk_map(value: Any) -> ChunkMap:
     """Read a chunk_map policy from its text form (``none``, ``sep:#``,
     ``regex:PATTERN``, ``file:PATH[@sha256:DIGEST]``)."""
-    if isinstance(value, ChunkMap):
-        return value
-    text = str(value).strip()
-    if text == "none":
-        return ChunkMap()
+    return read_policy(value, ChunkMap, _chunk_map)
+
+
+def _chunk_map(text: str) -> ChunkMap:
     kind, sep, spec = text.partition(":")
     if not sep or kind not in ("sep", "regex", "file"):
-        raise ProtocolError(what=f"policy chunk_map does not accept {literal(repr(value))}",
-                            value=value,
+        raise ProtocolError(what=f"policy chunk_map does not accept {literal(repr(text))}",
+                            value=text,
                             fix="choose one of none, sep:#, regex:PATTERN (one group: the document id), "
                                 "file:PATH (a chunk -> doc table)")
     if kind == "file":

@@ -7,18 +7,30 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, TypeVar
 
 from ..errors import ProtocolError, literal
 
 __all__ = ["GainMap", "DiscountVector", "LogDiscount", "DiscountFile", "ChunkMap", "ChunkMapKind",
            "LARGEST_GAIN",
-           "file_digest", "split_digest", "format_number"]
+           "file_digest", "split_digest", "format_number", "read_policy"]
+
+_Value = TypeVar("_Value")
 
 
 def format_number(x: float) -> str:
     # repr keeps full precision and round-trips through float().
     return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+def read_policy(value: Any, kind: type[_Value], from_text: Callable[[str], _Value]) -> _Value:
+    """A policy value richer than an enum (a chunk map, judgment layers, nuggets), read the
+    way each is: `value` itself when it is a `kind`; ``kind()``, the default, for the text
+    ``none``; else `from_text` of its text, stripped."""
+    if isinstance(value, kind):
+        return value
+    text = str(value).strip()
+    return kind() if text == "none" else from_text(text)
 
 
 # The largest gain any gain may reach: 2^g - 1 for g up to 996, so that a

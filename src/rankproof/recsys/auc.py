@@ -22,10 +22,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import InputError, literal
 from .beyond import ListValues
+from .catalogue_value import CatalogueResult
 from .coverage import as_run
 from .ranked import item_sets
+from .side_params import choice, one_of
 
 __all__ = ["AUCValue", "gauc", "pooled_auc", "user_auc"]
 
@@ -34,13 +35,11 @@ _WEIGHTS = ("impressions", "clicks", "uniform")
 
 
 @dataclasses.dataclass(frozen=True)
-class AUCValue:
-    """A catalogue-level AUC value.
+class AUCValue(CatalogueResult):
+    """A catalogue-level AUC value (its ``measure`` e.g. ``gauc(weights=impressions)``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``gauc(weights=impressions)``.
     value : float
         ``nan`` when no user (or no row) has both a positive and a negative.
     users : int
@@ -49,8 +48,8 @@ class AUCValue:
         Rows that are relevant / not relevant among those users.
     """
 
-    measure: str
-    value: float
+    DETAIL = ("users", "positives", "negatives")
+
     users: int
     positives: int
     negatives: int
@@ -132,9 +131,7 @@ def gauc(predictions, relevant, *, weights: Weights = "impressions", user="user"
     >>> round(gauc(run, rel).value, 6), gauc(run, rel, weights="uniform").value
     (0.583333, 0.4375)
     """
-    if weights not in _WEIGHTS:
-        raise InputError(what=f"weights of gauc must be one of {', '.join(_WEIGHTS)}; got {literal(repr(weights))}",
-                         value=weights)
+    one_of("weights of gauc", weights, _WEIGHTS)
     run, labels = _labels(predictions, relevant, dict(user=user, item=item, score=score))
     return _gauc_value(_per_user_columns(run, labels), weights)
 
@@ -210,19 +207,11 @@ def _gauc_part(run, k, side, params: dict, protocol) -> dict[str, np.ndarray]:
 
 
 def _gauc_whole(users, columns: dict, items, k, side, params: dict, protocol):
-    return _catalogue_value(_gauc_value(columns, params["weights"]))
-
-
-def _catalogue_value(result: AUCValue):
-    from .registry import CatalogueValue
-
-    return CatalogueValue(result.measure, result.value,
-                          (("users", result.users), ("positives", result.positives),
-                                                         ("negatives", result.negatives)))
+    return _gauc_value(columns, params["weights"]).catalogue_value()
 
 
 def _registered_pooled(run, k, side, params: dict, protocol):
-    return _catalogue_value(pooled_auc(run, side.relevant(protocol.rel)))
+    return pooled_auc(run, side.relevant(protocol.rel)).catalogue_value()
 
 
 def _pooled_labels(run, k, side, params: dict, protocol) -> np.ndarray:
@@ -233,13 +222,7 @@ def _pooled_whole(twice_u: int, positives: int, negatives: int, users: int, para
     """Pooled AUC from twice its U statistic: U / (P N), the one rounding of the same exact ratio that
     :func:`pooled_auc` takes from average ranks (their sums are exact in float64 below 2^53)."""
     value = twice_u / (2 * positives * negatives) if positives and negatives else float("nan")
-    return _catalogue_value(AUCValue("pooled_auc", value, users, positives, negatives))
-
-
-def _weights(value: Any) -> str:
-    if str(value) not in _WEIGHTS:
-        raise ValueError(f"expected one of {', '.join(_WEIGHTS)}; got {str(value)[:40]!r}")
-    return str(value)
+    return AUCValue("pooled_auc", value, users, positives, negatives).catalogue_value()
 
 
 def _register() -> None:
@@ -256,7 +239,7 @@ def _register() -> None:
         SideSpec("gauc", "GAUC",
                  f"group AUC: the users' AUCs weighted by impressions, clicks or 1, {among}",
                  CATALOGUE, (), per_user.compute,
-                 (SideParam("weights", _weights, "impressions",
+                 (SideParam("weights", choice(*_WEIGHTS), "impressions",
                             "weights=impressions, clicks or uniform"),),
                  per_user=per_user, **common),
         SideSpec("pooled_auc", "Pooled AUC",

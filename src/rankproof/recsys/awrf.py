@@ -53,6 +53,7 @@ from ..errors import InputError, literal
 from ..protocol import Protocol
 from .attention import ranked_attention
 from .beyond import ListValues
+from .side_params import check_cutoff, one_of
 
 __all__ = ["awrf", "jensen_shannon", "TARGETS", "ATTENTION"]
 
@@ -138,14 +139,11 @@ def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, An
          base: float = 2.0, protocol: "Protocol | None" = None) -> ListValues:
     """AWRF of each list of `predictions` (see the module's docstring); `k` cuts each list (None: whole)."""
     protocol = protocol if protocol is not None else Protocol()
-    if attention not in ATTENTION:
-        raise InputError(what=f"attention must be one of {', '.join(ATTENTION)}; got {literal(repr(attention))}",
-                         value=attention)
+    one_of("attention", attention, ATTENTION)
     if not 0 < patience < 1 or not base > 1:
         raise InputError(what=f"patience must be in (0, 1) and base > 1; got {patience!r}, {base!r}",
                          value=(patience, base))
-    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-        raise InputError(what=f"the cutoff k of awrf must be an integer >= 1; got {literal(repr(k))}", value=k)
+    k = None if k is None else check_cutoff(k, "awrf")
     if qrels is not None and not isinstance(qrels, Qrels):
         qrels = Qrels.from_dict(qrels)
     member = _membership(groups_of)

@@ -9,7 +9,7 @@ miscalibration each user's history and the items' categories.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Mapping
+from typing import Literal, Mapping
 
 import numpy as np
 
@@ -18,15 +18,9 @@ from .topk import ranked_rows
 from ..protocol import Protocol
 from .beyond import ListValues, list_mean, popularity
 from .coverage import as_run
+from .side_params import check_cutoff, one_of
 
 __all__ = ["arp", "miscalibration"]
-
-
-def _check_k(k: Any, name: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
-                         f"Write {name}(run, 10, ...)", value=k)
-    return int(k)
 
 
 def _ranked_top(predictions, k: int, protocol: Protocol | None, columns: dict):
@@ -68,10 +62,8 @@ def arp(predictions, k: int, *, training, protocol: Protocol | None = None, user
     >>> arp(run, 2, training=["a"] * 4 + ["b"] * 2 + ["c"]).per_query()
     {'u': 3.0, 'v': 0.5}
     """
-    k = _check_k(k, "arp")
-    if unseen not in ("zero", "drop"):
-        raise InputError(what=f"unseen must be 'zero' or 'drop'; got {literal(repr(unseen))}",
-                         value=unseen)
+    k = check_cutoff(k, "arp")
+    one_of("unseen", unseen, ("zero", "drop"))
     ids, counts = popularity(training)
     run = as_run(predictions, user, item, score)
     # Each distinct item of the run looked up once, then read per row by its code.
@@ -178,12 +170,10 @@ def miscalibration(predictions, k: int, *, history, categories, alpha: float = 0
     >>> round(value, 12) == round(1 / 3 * math.log((1 / 3) / q[0]) + 2 / 3 * math.log((2 / 3) / q[1]), 12)
     True
     """
-    k = _check_k(k, "miscalibration")
+    k = check_cutoff(k, "miscalibration")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < 1:
         raise InputError(what=f"alpha must be in [0, 1); got {literal(repr(alpha))}", value=alpha)
-    if rank_weight not in ("uniform", "log"):
-        raise InputError(what=f"rank_weight must be 'uniform' or 'log'; got {literal(repr(rank_weight))}",
-                         value=rank_weight)
+    one_of("rank_weight", rank_weight, ("uniform", "log"))
     ids, matrix, _ = _genre_matrix(categories)
     run, rows, query, rank = _ranked_top(predictions, k, protocol,
                                          dict(user=user, item=item, score=score))

@@ -1,7 +1,10 @@
 """What a catalogue-level side-data measure gives, and how it is put together from parts.
 
 A catalogue measure (coverage, Gini, GAUC, ...) is one number for the whole run:
-a :class:`CatalogueValue`. An executor that holds the users in parts (Spark) gathers
+a :class:`CatalogueValue`. A measure function that returns a richer result of its own
+(:class:`~rankproof.recsys.auc.AUCValue`, ...) makes it a :class:`CatalogueResult`,
+which declares the numbers the value is made of and gives the registry its
+:class:`CatalogueValue`. An executor that holds the users in parts (Spark) gathers
 one without a cutoff from per-user numbers (:class:`PerUser`) or from counts per
 distinct score over every pair of rows (:class:`PooledPairs`), as its spec
 (``rankproof.recsys.registry.SideSpec``) declares.
@@ -10,33 +13,53 @@ distinct score over every pair of rows (:class:`PooledPairs`), as its spec
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
 from ..data.run import Run
 from ..protocol import Protocol
+from .measure_value import MeasureValue
 from .side import SideData
 
-__all__ = ["CatalogueValue", "PerUser", "PooledPairs"]
+__all__ = ["CatalogueResult", "CatalogueValue", "PerUser", "PooledPairs"]
 
 
 @dataclasses.dataclass(frozen=True)
-class CatalogueValue:
-    """The value of a catalogue-level measure (one number for the whole run).
+class CatalogueValue(MeasureValue):
+    """The value of a catalogue-level measure (one number for the whole run), as the registry
+    gives it (its ``measure`` e.g. ``coverage@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``coverage@10``.
     value : float
     detail : tuple of (str, number)
         What the value is made of (covered, catalogue_size, ...), for the report.
     """
 
-    measure: str
     value: float
     detail: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class CatalogueResult(MeasureValue):
+    """A catalogue-level measure function's own result: its value and, in fields named by the
+    class's ``DETAIL``, the numbers the value is made of.
+
+    Attributes
+    ----------
+    value : float
+    """
+
+    DETAIL: ClassVar[tuple[str, ...]] = ()
+
+    value: float
+
+    def catalogue_value(self) -> CatalogueValue:
+        """The registry's :class:`CatalogueValue`: the measure, the value and, as its detail,
+        the ``DETAIL`` fields in that order."""
+        return CatalogueValue(self.measure, float(self.value),
+                              tuple((name, getattr(self, name)) for name in self.DETAIL))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -41,8 +41,10 @@ from ..errors import USERS_AND_ITEMS, InputError, literal
 from .topk import ranked_rows, slot_counts
 from ..protocol import Protocol
 from ..typing import Exposure
+from .catalogue_value import CatalogueResult
 from .coverage import as_run, distinct_ids
 from .slots import SlotCounts
+from .side_params import check_cutoff, in_open_unit, one_of
 
 __all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "GINI_PRESETS",
            "ENTROPY_PRESETS"]
@@ -80,13 +82,12 @@ ENTROPY_PRESETS = {
 
 
 @dataclasses.dataclass(frozen=True)
-class Concentration:
-    """A run-level value of how its top-k slots spread over the items.
+class Concentration(CatalogueResult):
+    """A run-level value of how its top-k slots spread over the items (its ``measure`` with every
+    choice, e.g. ``gini(universe=catalogue,normaliser=n)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text with every choice, e.g. ``gini(universe=catalogue,normaliser=n)@10``.
     value : float
     items : int
         The n items the value is over (the universe).
@@ -100,8 +101,8 @@ class Concentration:
     k : int
     """
 
-    measure: str
-    value: float
+    DETAIL = ("items", "recommended", "slots", "outside_catalogue")
+
     items: int
     recommended: int
     slots: int
@@ -110,13 +111,6 @@ class Concentration:
 
     def __str__(self) -> str:
         return f"{self.measure} {self.value:.4f} over {self.items} items ({self.recommended} recommended)"
-
-
-def _check_k(k, name: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
-                         f"Write {name}(run, 10, ...)", value=k)
-    return int(k)
 
 
 def item_counts(predictions, k: int, protocol: Protocol | None = None, *, user="user", item="item",
@@ -132,7 +126,7 @@ def item_counts(predictions, k: int, protocol: Protocol | None = None, *, user="
     """
     if isinstance(predictions, SlotCounts):   # counted where the run lives (Spark): the same counts
         return predictions.counts_for(k, protocol)
-    k = _check_k(k, "item_counts")
+    k = check_cutoff(k, "item_counts")
     run = as_run(predictions, user, item, score)
     counts = slot_counts(run, k, protocol if protocol is not None else Protocol())
     shown = np.flatnonzero(counts)
@@ -169,15 +163,10 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
     if exposure == "uniform":
         ids, counts = item_counts(predictions, k, protocol, user=user, item=item, score=score)
         return ids, counts.astype(np.float64)
-    if exposure not in ("log", "geometric"):
-        raise InputError(what=f"exposure must be 'uniform', 'log' or 'geometric'; got {literal(repr(exposure))}",
-                         value=exposure)
-    if exposure == "geometric" and (isinstance(patience, bool)
-                                    or not isinstance(patience, (int, float))
-                                     or not 0 < patience < 1):
-        raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
-                         value=patience)
-    k = _check_k(k, "item_exposure")
+    one_of("exposure", exposure, ("uniform", "log", "geometric"))
+    if exposure == "geometric":
+        in_open_unit("patience", patience, example=0.85)
+    k = check_cutoff(k, "item_exposure")
     run = as_run(predictions, user, item, score)
     rows, _, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
     # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a
@@ -190,14 +179,12 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
 
 
 def _shares(predictions, k, catalogue, universe, protocol, columns,
-            weighting: tuple[str, float] = ("uniform", 0.85)) -> tuple[np.ndarray, int, int, float]:
+            weighting: tuple[Exposure, float] = ("uniform", 0.85)
+            ) -> tuple[np.ndarray, int, int, float]:
     """The slot counts (or exposure sums) over the universe (zeros for catalogue items never
     recommended), with the recommended and outside-catalogue item counts and their total."""
-    if universe not in ("catalogue", "recommended"):
-        raise InputError(what=f"universe must be 'catalogue' or 'recommended'; got {literal(repr(universe))}",
-                         value=universe)
-    ids, counts = item_exposure(predictions, k, protocol,  # type: ignore[arg-type]
-                                exposure=weighting[0],
+    one_of("universe", universe, ("catalogue", "recommended"))
+    ids, counts = item_exposure(predictions, k, protocol, exposure=weighting[0],
                                 patience=weighting[1], **columns)
     if counts.sum() == 0:
         raise InputError(what="no list recommends any item",
@@ -231,13 +218,8 @@ def _gini_choices(preset, universe, normaliser, exposure, patience) -> dict:
                         ("patience", patience)):
         if given is not None:
             chosen[name] = given
-    if chosen["normaliser"] not in ("n", "n-1"):
-        raise InputError(what=f"normaliser must be 'n' or 'n-1'; got {literal(repr(chosen['normaliser']))}",
-                         value=chosen["normaliser"])
-    patience = chosen["patience"]
-    if isinstance(patience, bool) or not isinstance(patience, (int, float)) or not 0 < patience < 1:
-        raise InputError(what=f"patience must be in (0, 1), e.g. 0.85; got {literal(repr(patience))}",
-                         value=patience)
+    one_of("normaliser", chosen["normaliser"], ("n", "n-1"))
+    in_open_unit("patience", chosen["patience"], example=0.85)
     return chosen
 
 
@@ -301,7 +283,7 @@ def gini(predictions, k: int, *, catalogue=None, universe: Universe | None = Non
     >>> round(gini(run, 2, catalogue=list("abcde")).value, 4)
     0.5333
     """
-    k = _check_k(k, "gini")
+    k = check_cutoff(k, "gini")
     chosen = _gini_choices(preset, universe, normaliser, exposure, patience)
     universe, normaliser, weighting = chosen["universe"], chosen["normaliser"], chosen["exposure"]
     counts, recommended, outside, slots = _shares(predictions, k, catalogue, universe, protocol,
@@ -348,14 +330,13 @@ def entropy(predictions, k: int, *, base: Literal["e", "2"] = "2", per_item: boo
     >>> round(entropy(run, 2, preset="recbole").value, 6)    # 1.5 ln 2 / 3
     0.346574
     """
-    k = _check_k(k, "entropy")
+    k = check_cutoff(k, "entropy")
     if preset is not None:
         if preset not in ENTROPY_PRESETS:
             raise InputError(what=f"no entropy preset {literal(repr(preset))}; choose one of "
                              f"{', '.join(ENTROPY_PRESETS)}", value=preset)
         base, per_item = ENTROPY_PRESETS[preset]["base"], bool(ENTROPY_PRESETS[preset]["per_item"])  # type: ignore
-    if base not in ("e", "2"):
-        raise InputError(what=f"base must be 'e' or '2'; got {literal(repr(base))}", value=base)
+    one_of("base", base, ("e", "2"))
     counts, recommended, _, total = _shares(predictions, k, None, "recommended", protocol,
                                             dict(user=user, item=item, score=score))
     shares = counts / total

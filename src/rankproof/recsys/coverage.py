@@ -17,6 +17,7 @@ from ..data.run import Run
 from ..errors import USERS_AND_ITEMS, InputError
 from ..protocol import Protocol
 from ..errors import literal
+from .side_params import check_cutoff
 from .slots import SlotCounts
 
 __all__ = ["coverage", "Coverage", "distinct_ids"]
@@ -103,9 +104,7 @@ def coverage(predictions, k: int, catalogue, protocol: "Protocol | None" = None,
     >>> coverage(run, 2, catalogue=list("abcdef"))
     Coverage(value=0.5, covered=3, catalogue_size=6, outside_catalogue=0, k=2)
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of coverage must be an integer >= 1; got {literal(repr(k))}. "
-                         "Write coverage(run, 10, ...)", value=k)
+    k = check_cutoff(k, "coverage")
     if catalogue is None or isinstance(catalogue, (str, bytes)):
         # np.asarray(None).astype(str) is the catalogue {"None"}; a string is one id, not a list.
         raise InputError(what=f"the catalogue must be a list or array of {{doc}} ids; got "

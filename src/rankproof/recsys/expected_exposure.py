@@ -71,6 +71,8 @@ from ..data.run import Run
 from ..errors import InputError, ParseError, literal
 from ..protocol import Protocol
 from .attention import ranked_attention
+from .measure_value import MeasureValue
+from .side_params import in_open_unit
 
 __all__ = ["ExpectedExposure", "expected_exposure", "plackett_luce", "read_samples",
            "target_exposure",
@@ -80,13 +82,12 @@ QUANTITIES = ("loss", "disparity", "relevance")
 
 
 @dataclasses.dataclass(frozen=True)
-class ExpectedExposure:
-    """EE-L, EE-D and EE-R per query of a stochastic ranking policy.
+class ExpectedExposure(MeasureValue):
+    """EE-L, EE-D and EE-R per query of a stochastic ranking policy (its ``measure`` e.g.
+    ``ee(gamma=0.5)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``ee(gamma=0.5)@10``.
     queries : numpy.ndarray of str
         The judged queries and the policy's queries, sorted.
     loss, disparity, relevance : numpy.ndarray of float64
@@ -97,7 +98,6 @@ class ExpectedExposure:
         Rankings the policy was given as.
     """
 
-    measure: str
     queries: np.ndarray
     loss: np.ndarray
     disparity: np.ndarray
@@ -113,13 +113,6 @@ class ExpectedExposure:
         values = getattr(self, quantity)
         defined = values[~np.isnan(values)]
         return float(defined.mean()) if defined.size else math.nan
-
-
-def _gamma(gamma: Any) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0 < gamma < 1:
-        raise InputError(what=f"gamma (the patience) must be in (0, 1), e.g. 0.5; got {literal(repr(gamma))}",
-                         value=gamma)
-    return float(gamma)
 
 
 def _cutoff(k: Any) -> float:
@@ -139,7 +132,7 @@ def target_exposure(qrels: Qrels, *, gamma: float = 0.5, k: "int | None" = None,
     >>> d.tolist(), e.tolist()
     (['a', 'b', 'c'], [1.0, 0.375, 0.375])
     """
-    gamma, cut = _gamma(gamma), _cutoff(k)
+    gamma, cut = in_open_unit("gamma (the patience)", gamma, example=0.5), _cutoff(k)
     grades = np.asarray(qrels.grades, dtype=np.float64)
     row_query = np.repeat(np.arange(len(qrels.queries)), np.diff(qrels.offsets))
     keep = np.flatnonzero(grades >= rel)
@@ -207,7 +200,7 @@ def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]",
     """
     protocol = protocol if protocol is not None else Protocol()
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.from_dict(qrels)
-    gamma, cut = _gamma(gamma), _cutoff(k)
+    gamma, cut = in_open_unit("gamma (the patience)", gamma, example=0.5), _cutoff(k)
     runs, w = _as_samples(samples, weights)
     t_query, t_doc, t_value = target_exposure(qrels, gamma=gamma, k=k, rel=rel)
     # One vocabulary of queries and of docs over the samples and the judgments; rows become int64

@@ -27,6 +27,8 @@ from .topk import top_rows
 from ..protocol import Protocol
 from ..typing import Exposure
 from .coverage import as_run
+from .measure_value import MeasureValue
+from .side_params import check_cutoff, in_open_unit, one_of
 
 __all__ = ["GroupExposure", "group_exposure", "position_exposure"]
 
@@ -34,13 +36,11 @@ _MODELS = ("uniform", "log", "geometric")
 
 
 @dataclasses.dataclass(frozen=True)
-class GroupExposure:
-    """Exposure per item group over a run.
+class GroupExposure(MeasureValue):
+    """Exposure per item group over a run (its ``measure`` e.g. ``exposure(model=log)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``exposure(model=log)@10``.
     groups : tuple of str
         The groups, sorted (items without a group are in ``""`` when any is shown).
     exposure : dict of str to float
@@ -51,7 +51,6 @@ class GroupExposure:
         Each group's exposure over its items in ``groups_of`` (a mean per item, shown or not).
     """
 
-    measure: str
     groups: tuple[str, ...]
     exposure: dict[str, float]
     share: dict[str, float]
@@ -66,18 +65,12 @@ def position_exposure(rank: np.ndarray, model: Exposure = "log",
     [0.5, 0.25, 0.125]
     """
     rank = np.asarray(rank, dtype=np.float64)
-    if model == "uniform":
+    if one_of("model", model, _MODELS) == "uniform":
         return np.ones_like(rank)
     if model == "log":
         return 1.0 / np.log2(rank + 1.0)
-    if model == "geometric":
-        if (isinstance(persistence, bool) or not isinstance(persistence, (int, float)) or not 0
-            < persistence < 1):
-            raise InputError(what=f"persistence must be in (0, 1), e.g. 0.8; got {literal(repr(persistence))}",
-                             value=persistence)
-        return (1.0 - persistence) * persistence ** (rank - 1.0)
-    raise InputError(what=f"model must be one of {', '.join(_MODELS)}; got {literal(repr(model))}",
-                     value=model)
+    persistence = in_open_unit("persistence", persistence, example=0.8)
+    return (1.0 - persistence) * persistence ** (rank - 1.0)
 
 
 def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: Exposure = "log",
@@ -102,9 +95,7 @@ def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: 
     >>> round(result.share["niche"], 4), round(result.per_item["pop"], 4)
     (0.1934, 1.3155)
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of group_exposure must be an integer >= 1; got {literal(repr(k))}",
-                         value=k)
+    k = check_cutoff(k, "group_exposure")
     if not isinstance(groups_of, Mapping):
         raise InputError(what="groups_of must map each item to its group; got "
                          f"{literal(type(groups_of).__name__)}", value=type(groups_of).__name__)

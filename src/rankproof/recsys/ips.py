@@ -47,7 +47,7 @@ from ..errors import InputError, literal
 from ..protocol import Protocol
 from .beyond import ListValues
 from .ranked import check_cutoff, item_sets, ranked_top
-from .side_params import positive
+from .side_params import one_of, positive
 
 __all__ = ["inverse_propensities", "ips_hit_rate", "ips_ndcg"]
 
@@ -83,9 +83,7 @@ def inverse_propensities(popularity: Any, *, exponent: float = 1.0,
         and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0)):
         raise InputError(what=f"cap must be a number > 0, or None; got {literal(repr(cap))}",
                          value=cap)
-    if unseen not in ("zero", "cap"):
-        raise InputError(what=f"unseen must be zero or cap; got {literal(repr(unseen))}",
-                         value=unseen)
+    one_of("unseen", unseen, ("zero", "cap"))
     if unseen == "cap" and cap is None:
         raise InputError(what="unseen=cap gives an unseen item the cap's weight, and no cap is set",
                          fix="set cap, or unseen=zero")
@@ -166,9 +164,7 @@ def ips_ndcg(predictions, k: int, *, relevant, popularity, exponent: float = 1.0
     >>> round(value, 12) == round((4 / 3 + 4 / math.log2(3)) / (4 + 4 / 3 / math.log2(3)), 12)
     True
     """
-    if normaliser not in ("ideal_ips", "ideal"):
-        raise InputError(what=f"normaliser must be ideal_ips or ideal; got {literal(repr(normaliser))}",
-                         value=normaliser)
+    one_of("normaliser", normaliser, ("ideal_ips", "ideal"))
     k, weights, other, wanted, top = _weighted(predictions, k, relevant, popularity, exponent, cap,
                                                unseen,
                                                protocol, (user, item, score))

@@ -11,17 +11,18 @@ import math
 
 import numpy as np
 
+from .measure_value import MeasureValue
+
 __all__ = ["ListValues"]
 
 
 @dataclasses.dataclass(frozen=True)
-class ListValues:
-    """Per-query values of one beyond-accuracy measure.
+class ListValues(MeasureValue):
+    """Per-query values of one beyond-accuracy measure (its ``measure`` e.g.
+    ``ild(distance=cosine)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``ild(distance=cosine)@10``.
     queries : numpy.ndarray of str
         Every query (user) of the run, sorted.
     values : numpy.ndarray of float64
@@ -30,7 +31,6 @@ class ListValues:
         Items of each list inside the cutoff (n = min(k, list length)).
     """
 
-    measure: str
     queries: np.ndarray
     values: np.ndarray
     sizes: np.ndarray

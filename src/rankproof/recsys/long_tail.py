@@ -43,6 +43,7 @@ from ..protocol import Protocol
 from .beyond import ListValues
 from .coverage import as_run
 from .side import Interactions
+from .side_params import check_cutoff
 from .topk import sorted_top_rows
 
 __all__ = ["tail_items", "tail_percentage"]
@@ -88,12 +89,10 @@ def tail_percentage(predictions, k: int, *, training: Any, tail: float = 0.1,
                     protocol: "Protocol | None" = None,
                     user="user", item="item", score="score") -> ListValues:
     """TailPercentage@k per list (see the module's docstring); an empty list is undefined (nan)."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of tail_percentage must be an integer >= 1; got {literal(repr(k))}",
-                         value=k)
+    k = check_cutoff(k, "tail_percentage")
     the_tail = np.array(sorted(tail_items(training, tail)), dtype=str)
     run = as_run(predictions, user, item, score)
-    rows, query = sorted_top_rows(run, int(k), protocol if protocol is not None else Protocol())
+    rows, query = sorted_top_rows(run, k, protocol if protocol is not None else Protocol())
     in_tail = np.isin(run.docs[run.doc_codes[rows]], the_tail).astype(np.float64)
     sizes = np.bincount(query, minlength=run.num_queries)
     total = np.bincount(query, weights=in_tail, minlength=run.num_queries)

@@ -51,7 +51,9 @@ import numpy as np
 from ..errors import InputError, literal
 from ..protocol import Protocol
 from .beyond import ListValues
+from .catalogue_value import CatalogueResult, CatalogueValue
 from .ranked import check_cutoff, ranked_top
+from .side_params import one_of
 
 __all__ = ["PercentileRank", "percentile_rank", "PERCENTILE_PRESETS"]
 
@@ -65,13 +67,12 @@ _CHOICES = {"weights": ("binary", "grade"), "average": ("pooled", "users"),
 
 
 @dataclasses.dataclass(frozen=True)
-class PercentileRank:
-    """Expected percentile ranking.
+class PercentileRank(CatalogueResult):
+    """Expected percentile ranking (its ``measure`` with its policies, e.g.
+    ``percentile_rank(average=pooled,scale=percent,weights=binary)``).
 
     Attributes
     ----------
-    measure : str
-        Its text with its policies, e.g. ``percentile_rank(average=pooled,scale=percent,weights=binary)``.
     value : float
         Lower is better; nan when no user has a relevant item.
     per_user : ListValues
@@ -80,8 +81,8 @@ class PercentileRank:
         Users with a relevant item, relevant (user, item) pairs, and |I|.
     """
 
-    measure: str
-    value: float
+    DETAIL = ("users", "relevant", "universe")
+
     per_user: ListValues
     users: int
     relevant: int
@@ -117,9 +118,7 @@ def _policies(preset: "str | None", given: dict[str, "str | None"]) -> dict[str,
     for name, value in given.items():
         if value is None:
             continue
-        if value not in _CHOICES[name]:
-            raise InputError(what=f"{name} must be one of {', '.join(_CHOICES[name])}; got {literal(repr(value))}",
-                             value=value)
+        one_of(name, value, _CHOICES[name])
         if preset is not None and value != chosen[name]:
             raise InputError(what=f"preset={preset} sets {name}={chosen[name]}; got {name}={value}",
                              fix=f"drop {name}= or the preset", value=value)
@@ -268,19 +267,12 @@ def _policy(params: dict) -> dict[str, str]:
                      {key: params[key] for key in ("weights", "average", "scale")})
 
 
-def _detail(users: int, relevant: int, universe: int) -> tuple:
-    return (("users", users), ("relevant", relevant), ("universe", universe))
-
-
 def _registered(run, k, side, params: dict, protocol: Protocol):
-    from .registry import CatalogueValue
-
     result = percentile_rank(run, _judged(side, protocol), catalogue=_catalogue_items(side), k=k,
                              weights=params["weights"], average=params["average"],
                              scale=params["scale"],
                              preset=params["preset"], protocol=protocol)
-    return CatalogueValue(result.measure, result.value,
-                          _detail(result.users, result.relevant, result.universe))
+    return result.catalogue_value()
 
 
 def _part(run, k, side, params: dict, protocol: Protocol) -> dict[str, np.ndarray]:
@@ -292,14 +284,13 @@ def _part(run, k, side, params: dict, protocol: Protocol) -> dict[str, np.ndarra
 
 def _whole(users, columns: dict, items, k, side, params: dict, protocol: Protocol):
     """The value from every user's sums and the run's distinct items, as :func:`percentile_rank` takes it."""
-    from .registry import CatalogueValue
-
     policy, wanted = _policy(params), _judged(side, protocol)
     universe = _universe(_catalogue_items(side), items.tolist(), wanted)
     value, _ = _value(users, np.vstack([columns["a"], columns["b"], columns["w"]]), wanted,
                       universe, policy)
+    counts = (len(wanted), sum(len(v) for v in wanted.values()), universe)
     return CatalogueValue(_measure_text(policy, k), value,
-                          _detail(len(wanted), sum(len(v) for v in wanted.values()), universe))
+                          tuple(zip(PercentileRank.DETAIL, counts)))
 
 
 def _register() -> None:

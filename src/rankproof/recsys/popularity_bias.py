@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import InputError, literal
 from ..protocol import Protocol
 from .beyond import ListValues
+from .catalogue_value import CatalogueResult
 from .coverage import as_run
 from .topk import top_rows
 
@@ -37,13 +38,11 @@ __all__ = ["PopParity", "pop_reo", "pop_rsp", "short_head", "aplt", "aclt"]
 
 
 @dataclasses.dataclass(frozen=True)
-class PopParity:
-    """A catalogue-level popularity-parity value.
+class PopParity(CatalogueResult):
+    """A catalogue-level popularity-parity value (its ``measure`` e.g. ``pop_rsp(ratio=0.8)@10``).
 
     Attributes
     ----------
-    measure : str
-        Its text, e.g. ``pop_rsp(ratio=0.8)@10``.
     value : float
         std / mean of the two groups' rates; ``nan`` when a rate is undefined.
     head_rate, tail_rate : float
@@ -52,8 +51,8 @@ class PopParity:
         Items in each group.
     """
 
-    measure: str
-    value: float
+    DETAIL = ("head_rate", "tail_rate", "head_items", "tail_items")
+
     head_rate: float
     tail_rate: float
     head_items: int
@@ -261,24 +260,16 @@ def _ratio(value: Any) -> float:
     return number
 
 
-def _value(result: PopParity):
-    from .registry import CatalogueValue
-
-    return CatalogueValue(result.measure, result.value,
-                          (("head_rate", result.head_rate), ("tail_rate", result.tail_rate),
-                           ("head_items", result.head_items), ("tail_items", result.tail_items)))
-
-
 def _registered_pop_rsp(run, k: int, side, params: dict, protocol: Protocol):
     history = side.training_history(f"pop_rsp@{k}")
-    return _value(pop_rsp(run, k, train=history, ratio=params["ratio"], protocol=protocol))
+    return pop_rsp(run, k, train=history, ratio=params["ratio"], protocol=protocol).catalogue_value()
 
 
 def _registered_pop_reo(run, k: int, side, params: dict, protocol: Protocol):
     # The relevant items: the evaluation's judgments with grade >= the protocol's rel.
-    return _value(pop_reo(run, k, train=side.training_history(f"pop_reo@{k}"),
-                          relevant=side.relevant(protocol.rel),
-                          ratio=params["ratio"], protocol=protocol))
+    return pop_reo(run, k, train=side.training_history(f"pop_reo@{k}"),
+                   relevant=side.relevant(protocol.rel), ratio=params["ratio"],
+                   protocol=protocol).catalogue_value()
 
 
 def _registered_aplt(run, k: int, side, params: dict, protocol: Protocol):

@@ -16,6 +16,7 @@ from ..errors import InputError, literal
 from .topk import ranked_rows
 from ..protocol import Protocol
 from .coverage import as_run
+from .side_params import check_cutoff
 
 __all__ = ["RankedTop", "ranked_top", "item_sets", "check_cutoff"]
 
@@ -49,14 +50,6 @@ class RankedTop:
         bounds = np.r_[0, np.cumsum(self.sizes)]
         for u in np.flatnonzero(self.sizes):
             yield int(u), slice(int(bounds[u]), int(bounds[u + 1]))
-
-
-def check_cutoff(k: Any, name: str) -> int:
-    """k as an int >= 1, or an error naming the measure."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputError(what=f"the cutoff k of {name} must be an integer >= 1; got {literal(repr(k))}. "
-                         f"Write {name}(run, 10, ...)", value=k)
-    return int(k)
 
 
 def ranked_top(predictions, k: "int | None", protocol: "Protocol | None", user="user", item="item",

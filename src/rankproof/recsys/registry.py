@@ -366,13 +366,6 @@ register_side(
 # -----------
 
 
-def _concentration(result) -> CatalogueValue:
-    return CatalogueValue(result.measure, float(result.value),
-                          (("items", result.items), ("recommended", result.recommended),
-                           ("slots", result.slots),
-                           ("outside_catalogue", result.outside_catalogue)))
-
-
 def _gini(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
     from .concentration import GINI_PRESETS, gini
 
@@ -382,18 +375,17 @@ def _gini(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) ->
     if universe == "catalogue" and catalogue is None:
         raise MeasureError(what=f"gini@{k} over the catalogue needs side data that was not given",
                            fix="give it with --items or --train, or write gini(universe=recommended)@k")
-    return _concentration(gini(run, k, catalogue=catalogue if universe == "catalogue" else None,
-                               universe=params["universe"], normaliser=params["normaliser"],
-                               preset=preset,
-                               exposure=params.get("exposure"), patience=params.get("patience"),
-                               protocol=protocol))
+    return gini(run, k, catalogue=catalogue if universe == "catalogue" else None,
+                universe=params["universe"], normaliser=params["normaliser"], preset=preset,
+                exposure=params.get("exposure"), patience=params.get("patience"),
+                protocol=protocol).catalogue_value()
 
 
 def _entropy(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:
     from .concentration import entropy
 
-    return _concentration(entropy(run, k, base=params["base"], preset=params["preset"],
-                                  protocol=protocol))
+    return entropy(run, k, base=params["base"], preset=params["preset"],
+                   protocol=protocol).catalogue_value()
 
 
 def _arp(run: Run, k: int, side: SideData, params: dict, protocol: Protocol):

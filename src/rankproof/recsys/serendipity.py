@@ -50,6 +50,7 @@ from ..errors import USERS_AND_ITEMS, InputError, literal
 from ..protocol import Protocol
 from .beyond import ListValues, feature_vectors
 from .ranked import check_cutoff, item_sets, ranked_top
+from .side_params import one_of
 
 __all__ = ["serendipity", "SERENDIPITY_PRESETS"]
 
@@ -227,12 +228,8 @@ def _settings(similarity, relevance, preset, features, relevant) -> tuple[str, s
         similarity = "cosine" if features is not None else "jaccard"
     if relevance is None:
         relevance = "binary" if relevant is not None else "one"
-    if similarity not in ("cosine", "jaccard", "cooccurrence"):
-        raise InputError(what=f"similarity must be cosine, jaccard or cooccurrence; got {literal(repr(similarity))}",
-                         value=similarity)
-    if relevance not in ("binary", "one"):
-        raise InputError(what=f"relevance must be binary or one; got {literal(repr(relevance))}",
-                         value=relevance)
+    one_of("similarity", similarity, ("cosine", "jaccard", "cooccurrence"))
+    one_of("relevance", relevance, ("binary", "one"))
     if relevance == "binary" and relevant is None:
         raise InputError(what="relevance=binary needs the relevant items of each user",
                          fix="give relevant=")

@@ -7,12 +7,27 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
+from typing import Any
 
 import numpy as np
 
 from ..measures.base import Measure
 
-__all__ = ["MeasureResult", "Bounds", "TieRange", "kept_mean"]
+__all__ = ["MeasureResult", "Bounds", "TieRange", "kept_mean", "alias"]
+
+
+def alias(name: str, doc: str) -> Any:
+    """A read-only attribute under a second name: reading it reads attribute ``name``
+    (a range's ``min`` for its ``lower``, a setting's earlier name for its new one).
+
+    >>> class Span:
+    ...     lower = 0.25
+    ...     min = alias("lower", "The lowest end.")
+    >>> Span().min, Span.min.__doc__
+    (0.25, 'The lowest end.')
+    """
+    return property(operator.attrgetter(name), doc=doc)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,13 +106,8 @@ class TieRange(Bounds):
     :class:`Bounds`.
     """
 
-    @property
-    def min(self) -> float:
-        return self.lower
-
-    @property
-    def max(self) -> float:
-        return self.upper
+    min = alias("lower", "The range's lowest end: :attr:`lower`.")
+    max = alias("upper", "The range's highest end: :attr:`upper`.")
 
     def __str__(self) -> str:
         return f"{self.measure} {self.format()} over tied orders"

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import MeasureError, literal
 from ..measures.base import Measure
-from ..measures.parse import parse_measure
+from ..measures.parse import held_measure
 from ..protocol import Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,12 +84,7 @@ class SparkResults:
         return list(self._measures)
 
     def _index(self, measure: "str | Measure") -> int:
-        key = parse_measure(measure)
-        if key not in self._measures:
-            asked = ", ".join(str(m) for m in self._measures)
-            raise MeasureError(what=f"{literal(key)} was not evaluated",
-                               fix=f"these were: {literal(asked)}")
-        return self._measures.index(key)
+        return self._measures.index(held_measure(measure, self._measures))
 
     def mean(self, measure: "str | Measure") -> float:
         """The aggregate under the protocol's aggregation policy, reduced in Spark

@@ -38,7 +38,21 @@ __all__ = ["Anova", "two_way_anova", "mixed_model", "MixedModel"]
 
 @dataclasses.dataclass(frozen=True)
 class Anova:
-    """The two-way ANOVA table of a topics x systems matrix."""
+    """The two-way ANOVA table of a topics x systems matrix (the formulas: the module's docstring).
+
+    Attributes
+    ----------
+    topics, systems : int
+        n and k, the matrix's rows and columns.
+    ss_system, ss_topic, ss_residual : float
+        The sums of squares of the system effect, the topic effect and the residual.
+    f_system, p_system : float
+        The F test that every system has the same mean: F, and p from the F distribution with
+        (k - 1, (n - 1)(k - 1)) degrees of freedom; with no residual variance, inf and 0 where
+        the effect is not 0, nan and 1 where it is 0 too.
+    f_topic, p_topic : float
+        The same for the topics, with (n - 1, (n - 1)(k - 1)) degrees of freedom.
+    """
 
     topics: int
     systems: int

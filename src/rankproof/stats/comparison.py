@@ -24,6 +24,7 @@ from ..engines.options import MIN_COVERAGE, EvaluationOptions
 from .comparison_inputs import comparable, evaluated_runs, same_queries, value_matrix
 from .corrections import correct
 from .matrix import query_ids
+from .pairwise import pair_index
 from .keywords import BootstrapMethod, CorrectionName, TestName
 from .paired_rows import (BOOTSTRAP_METHODS, TIE_TOLERANCE, checked_options, method_lines,
                           row_statistics)
@@ -333,31 +334,24 @@ def compare(
     queries = [query_ids(result) for result in evaluated]   # arrays: no list of a million ids
     same = same_queries(queries)
     mismatches = comparable(names, evaluated, baseline, allow_mismatch, queries, same)
-    if baseline is None:
-        pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    else:
-        base = names.index(baseline)
-        pairs = [(base, j) for j in range(len(names)) if j != base]
+    # Every pair, or the baseline against each other run (comparable() has checked its name).
+    pairs = pair_index(tuple(names), None if baseline is None else [baseline])
     _, values = value_matrix(evaluated, measure_list, queries, same)
     del queries
     # One row per measure x pair: B - A per query, NaN where either has no value.
     index = [(m, a, b) for m in range(len(measure_list)) for a, b in pairs]
-    rows, stat = _rows(values, index, names, measure_list, test=test, correction=correction,
-                       alpha=alpha,
-                       confidence=confidence, power=power, n_resamples=n_resamples, seed=seed,
-                       bootstrap_method=bootstrap_method, method=method)
-    methods, checks = method_lines(stat, method=method, test=test, confidence=confidence,
-                                   n_resamples=n_resamples,
-                                   bootstrap_method=bootstrap_method)
-    means = tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
-                  for name, result in zip(names, evaluated))
+    rows, methods, checks = _rows(values, index, names, measure_list, test=test,
+                                  correction=correction, alpha=alpha, confidence=confidence,
+                                  power=power, n_resamples=n_resamples, seed=seed,
+                                  bootstrap_method=bootstrap_method, method=method)
     return Comparison(
         rows=rows, runs=tuple(names), measures=tuple(str(m) for m in measure_list),
         baseline=baseline,
         test=test, correction=correction, alpha=float(alpha), confidence=float(confidence),
         power=float(power),
         n_resamples=n_resamples, seed=seed, bootstrap_method=bootstrap_method,
-        protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest, means=means,
+        protocol=evaluated[0].protocol, qrels_digest=evaluated[0].qrels_digest,
+        means=_means(names, evaluated, measure_list),
         mismatches=tuple(mismatches), undecided=_undecided(names, evaluated, index, measure_list),
         warnings=tuple(f"{name}: {line}" for name, result in zip(names, evaluated)
                        for line in getattr(result, "warnings", ())),
@@ -373,8 +367,10 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
           measure_list: list[Measure], *,
           test: TestName, correction: CorrectionName, alpha: float, confidence: float, power: float,
           n_resamples: int, seed: int | None, bootstrap_method: BootstrapMethod, method: str
-          ) -> tuple[tuple[ComparisonRow, ...], dict[str, np.ndarray]]:
-    """One row per (measure, run A, run B) of `index`: every statistic vectorised over the rows.
+          ) -> tuple[tuple[ComparisonRow, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """One row per (measure, run A, run B) of `index`: every statistic vectorised over the rows;
+    with the rows, how each row's p-value and interval were computed and the checks behind that
+    (:func:`~rankproof.stats.paired_rows.method_lines`).
 
     `values` is values[run, measure, query] (NaN where a run has no value).
     Rows are computed in blocks of about 4 million differences, so memory
@@ -395,7 +391,7 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
     defined = ~np.isnan(p)
     p_corrected[defined] = correct(p[defined], correction)
     effect = stat["effect"]
-    return tuple(
+    rows = tuple(
         ComparisonRow(
             measure=str(measure_list[m]), run_a=names[a], run_b=names[b],
             mean_a=float(stat["mean_a"][r]), mean_b=float(stat["mean_b"][r]),
@@ -406,7 +402,9 @@ def _rows(values: np.ndarray, index: list[tuple[int, int, int]], names: list[str
             effect_size=float(effect[r]), wins=int(stat["wins"][r]), ties=int(stat["ties"][r]),
             losses=int(stat["losses"][r]), queries=int(stat["n"][r]),
             queries_needed=queries_needed(float(effect[r]), alpha, power))
-        for r, (m, a, b) in enumerate(index)), stat
+        for r, (m, a, b) in enumerate(index))
+    return rows, *method_lines(stat, method=method, test=test, confidence=confidence,
+                               n_resamples=n_resamples, bootstrap_method=bootstrap_method)
 
 
 def _undecided(names: list[str], evaluated: list[Any], index,
@@ -423,6 +421,13 @@ def _undecided(names: list[str], evaluated: list[Any], index,
             found.append(f"{measure_list[m]}: {names[a]} {first.format()} and {names[b]} {second.format()} overlap, "
                          "so the unjudged docs could reverse their order")
     return tuple(found)
+
+
+def _means(names: list[str], evaluated: list[Any], measure_list: list[Measure]
+           ) -> tuple[tuple[str, tuple[tuple[str, float], ...]], ...]:
+    """Each run's mean of each measure over its own queries (NaN where it has none)."""
+    return tuple((name, tuple((str(m), _mean(result, m)) for m in measure_list))
+                 for name, result in zip(names, evaluated))
 
 
 def _mean(result, measure) -> float:

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pairwise import PairTest, PairwiseTests
+from .pairwise import PairwiseTests, pairwise_tests
+from .step_down import StepDown, gram_paired_t
 
 __all__ = ["LARGE_TOPICS", "NORMAL_DRAWS", "LINDEBERG_SHARE", "range_sf", "large_tukey",
            "large_max_t",
@@ -76,24 +77,6 @@ def _spread(matrix: np.ndarray) -> tuple[float, float]:
     return float(np.sqrt(total / (matrix.shape[1] - 1))), share
 
 
-def _paired_t(matrix: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Each pair's paired t from the column sums and the Gram matrix of the centred rows (k x k values, not
-    topics x pairs): sum d = S_b - S_a, sum d**2 = G_bb + G_aa - 2 G_ab. No spread: +-inf, or 0 for no mean."""
-    topics = matrix.shape[0]
-    centred = matrix - matrix.mean(axis=1, keepdims=True)
-    sums, gram = centred.sum(axis=0), centred.T @ centred
-    sum_d = sums[second] - sums[first]
-    sum_squares = np.maximum(gram[second, second] + gram[first, first] - 2 * gram[first, second],
-                             0.0)
-    mean = sum_d / topics
-    spread = np.sqrt(np.maximum(sum_squares - sum_d * mean, 0.0) / (topics - 1))
-    size = np.maximum(np.sqrt(sum_squares / topics), np.finfo(float).tiny)
-    flat = spread <= 1e-9 * size
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (spread / np.sqrt(topics))
-    return np.where(flat, np.where(np.abs(mean) <= 1e-9 * size, 0.0, np.copysign(np.inf, mean)), t)
-
-
 def use_limit(matrix: np.ndarray, method: str, cells_held: int) -> bool:
     """Whether the large-sample limit replaces the permutations: method='normal'; or 'auto' with a
     permuted matrix beyond ``cells_held`` values (no permutation would fit), or with
@@ -124,18 +107,12 @@ def large_tukey(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[in
     sigma, share = _spread(matrix)
     observed = np.array([abs(means[b] - means[a]) for a, b in pairs])
     q = observed * topics / sigma if sigma > 0 else np.where(observed > 0, np.inf, 0.0)
-    p_values = range_sf(q, k)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
-                          difference=float(means[b] - means[a]),
-                          statistic=float(observed[i]), p_value=float(p_values[i]),
-                          significant=bool(p_values[i] < alpha)) for i, (a, b) in enumerate(pairs))
-    return PairwiseTests(procedure="Tukey HSD (large-sample limit of the randomised test: studentized range, "
-                                   "infinite df)", reference=reference, systems=names,
-                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha,
-                         topics=topics,
-                         n_resamples=0, seed=seed, exact=False,
-                         method=_method_text(share,
-                                             "p = P(range of k normals >= |difference| n / sigma)"))
+    return pairwise_tests("Tukey HSD (large-sample limit of the randomised test: studentized "
+                          "range, infinite df)", reference, names, pairs, means, observed,
+                          range_sf(q, k), alpha=alpha, topics=topics, n_resamples=0, seed=seed,
+                          exact=False,
+                          method=_method_text(share, "p = P(range of k normals >= |difference| n "
+                                                     "/ sigma)"))
 
 
 def large_max_t(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[int, int]], *,
@@ -145,30 +122,17 @@ def large_max_t(matrix: np.ndarray, names: tuple[str, ...], pairs: list[tuple[in
     topics, k = matrix.shape
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])
-    observed = _paired_t(matrix, first, second)
+    # The Gram sums of the centred rows: k x k values, not topics x pairs.
+    observed = gram_paired_t(matrix - matrix.mean(axis=1, keepdims=True), first, second)
     _, share = _spread(matrix)
-    order = np.argsort(-np.abs(observed), kind="stable")
-    threshold = np.abs(observed[order]) * (1 - 1e-9)
     rng = np.random.default_rng(seed)
-    exceed = np.zeros(len(pairs), dtype=np.int64)
+    counter = StepDown(observed)
     block = 20_000
     for start in range(0, NORMAL_DRAWS, block):
         z = rng.standard_normal((min(block, NORMAL_DRAWS - start), k))
-        resampled = (np.abs(z[:, second] - z[:, first]) / np.sqrt(2))[:, order]
-        successive = np.maximum.accumulate(resampled[:, ::-1], axis=1)[:, ::-1]
-        exceed += (successive >= threshold[None, :]).sum(axis=0)
-    stepped = np.maximum.accumulate((exceed + 1) / (NORMAL_DRAWS + 1))
-    p_values = np.empty(len(pairs))
-    p_values[order] = np.minimum(1.0, stepped)
-    means = matrix.mean(axis=0)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
-                          difference=float(means[b] - means[a]),
-                          statistic=float(observed[i]), p_value=float(p_values[i]),
-                          significant=bool(p_values[i] < alpha)) for i, (a, b) in enumerate(pairs))
-    return PairwiseTests(procedure="MaxT (step-down, large-sample normal limit of the permuted t's)",
-                         reference=reference, systems=names, means=tuple(float(m) for m in means),
-                         pairs=rows,
-                         alpha=alpha, topics=topics, n_resamples=NORMAL_DRAWS, seed=seed,
-                         exact=False,
-                         baselines=baselines,
-                         method=_method_text(share, f"{NORMAL_DRAWS:,} draws of k normals"))
+        counter.add(np.abs(z[:, second] - z[:, first]) / np.sqrt(2))
+    return pairwise_tests("MaxT (step-down, large-sample normal limit of the permuted t's)",
+                          reference, names, pairs, matrix.mean(axis=0), observed,
+                          counter.p_values(), alpha=alpha, topics=topics,
+                          n_resamples=NORMAL_DRAWS, seed=seed, exact=False, baselines=baselines,
+                          method=_method_text(share, f"{NORMAL_DRAWS:,} draws of k normals"))

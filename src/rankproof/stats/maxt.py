@@ -29,18 +29,12 @@ import numpy as np
 from . import matrix as matrix_module
 from .large_systems import large_max_t, use_limit
 from .matrix import checked_matrix, checked_names
-from .pairwise import PairTest, PairwiseTests, pair_index
+from .pairwise import PairwiseTests, pair_index, pairwise_tests, baseline_names
 from .permutation import check_size, permuted_blocks
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
+from .step_down import StepDown, gram_paired_t
 
 __all__ = ["max_t", "paired_t_statistics", "REFERENCE"]
-
-# Statistics within this relative distance count as equal (the same t reached through sums in
-# another order).
-_TOLERANCE = 1e-9
-# Differences whose spread is below this share of their size count as constant (rounding in the Gram
-# sums).
-_FLAT = 1e-9
 
 REFERENCE = "Westfall and Young (1993), Resampling-Based Multiple Testing, Algorithm 2.8 (step-down maxT)"
 
@@ -66,29 +60,6 @@ def paired_t_statistics(differences: np.ndarray) -> np.ndarray:
     return np.where(flat, degenerate, t)
 
 
-def _pair_t(blocks: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Paired t of every pair in each matrix of ``blocks`` (chunk x topics x systems) -> chunk x pairs.
-
-    From each matrix's column sums and Gram matrix X'X (one batched product: k x k values per
-    matrix instead of one difference per topic and pair): sum d = S_b - S_a and
-    sum d**2 = G_bb + G_aa - 2 G_ab. Equal to :func:`paired_t_statistics` up to rounding; a pair
-    whose differences have no spread (below 1e-9 of their size) gets +-inf or 0 as there.
-    """
-    topics = blocks.shape[1]
-    sums = blocks.sum(axis=1)
-    gram = np.matmul(np.swapaxes(blocks, 1, 2), blocks)
-    sum_d = sums[:, second] - sums[:, first]
-    sum_squares = gram[:, second, second] + gram[:, first, first] - 2 * gram[:, first, second]
-    mean = sum_d / topics
-    spread = np.sqrt(np.maximum(sum_squares - sum_d * mean, 0.0) / (topics - 1))
-    size = np.maximum(np.sqrt(np.maximum(sum_squares, 0.0) / topics), np.finfo(float).tiny)
-    flat = spread <= _FLAT * size
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / (spread / np.sqrt(topics))
-    degenerate = np.where(np.abs(mean) <= _FLAT * size, 0.0, np.copysign(np.inf, mean))
-    return np.where(flat, degenerate, t)
-
-
 def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha: float = 0.05,
           n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED,
           method: str = "resampling") -> PairwiseTests:
@@ -96,9 +67,9 @@ def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha
 
     Parameters
     ----------
-    scores : array (topics x systems)
-        One measure's per-topic values, no missing cell.
-    systems : names of the columns (default s1, s2, ...)
+    scores, systems
+        As in :func:`~rankproof.stats.tukey.tukey_hsd` (one measure's topics x
+        systems matrix and its column names), with at least 3 topics.
     baselines : name or names, optional
         Test each baseline against every other system (the family is these
         pairs only); default every pair.
@@ -122,36 +93,17 @@ def max_t(scores, systems: Sequence[str] | None = None, *, baselines=None, alpha
     topics = matrix.shape[0]
     if use_limit(matrix, method, matrix_module.MAX_CELLS):
         return large_max_t(matrix, names, pairs, alpha=alpha, seed=seed, reference=REFERENCE,
-                           baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs))
-                           if baselines else ())
+                           baselines=baseline_names(names, pairs, baselines))
     check_size(topics, matrix.shape[1], matrix.shape[1], "MaxT")
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])
     # Differences within a topic ignore its mean: centring the rows keeps the sums of squares small.
     centred = matrix - matrix.mean(axis=1, keepdims=True)
-    observed = _pair_t(centred[None], first, second)[0]
-    order = np.argsort(-np.abs(observed), kind="stable")
-    threshold = np.abs(observed[order]) * (1 - _TOLERANCE)
-    exceed = np.zeros(len(pairs), dtype=np.int64)
-    drawn, exact = 0, False
+    observed = gram_paired_t(centred[None], first, second)[0]
+    counter, exact = StepDown(observed), False
     for block, exact in permuted_blocks(centred, n_resamples, seed):
-        resampled = np.abs(_pair_t(block, first, second))[:, order]
-        successive = np.maximum.accumulate(resampled[:, ::-1], axis=1)[:, ::-1]
-        exceed += (successive >= threshold[None, :]).sum(axis=0)
-        drawn += len(block)
-    adjust = 0 if exact else 1
-    stepped = np.maximum.accumulate((exceed + adjust) / (drawn + adjust))
-    p_values = np.empty(len(pairs))
-    p_values[order] = np.minimum(1.0, stepped)
-    means = matrix.mean(axis=0)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
-                          difference=float(means[b] - means[a]),
-                          statistic=float(observed[i]), p_value=float(p_values[i]),
-                          significant=bool(p_values[i] < alpha))
-                 for i, (a, b) in enumerate(pairs))
-    return PairwiseTests(procedure="MaxT (step-down)", reference=REFERENCE, systems=names,
-                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha,
-                         topics=topics,
-                         n_resamples=drawn, seed=seed, exact=exact,
-                         baselines=tuple(names[a] for a in dict.fromkeys(first.tolist()))
-                         if baselines else ())
+        counter.add(np.abs(gram_paired_t(block, first, second)))
+    return pairwise_tests("MaxT (step-down)", REFERENCE, names, pairs, matrix.mean(axis=0),
+                          observed, counter.p_values(exact=exact), alpha=alpha, topics=topics,
+                          n_resamples=counter.drawn, seed=seed, exact=exact,
+                          baselines=baseline_names(names, pairs, baselines))

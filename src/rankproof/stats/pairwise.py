@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Sequence
+
+import numpy as np
 
 from ..errors import InputError, literal
 
-__all__ = ["PairTest", "PairwiseTests"]
+__all__ = ["PairTest", "PairwiseTests", "pair_index", "pairwise_tests", "baseline_names"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +66,42 @@ class PairwiseTests:
         fields = dataclasses.asdict(self)
         fields["pairs"] = [pair.to_dict() for pair in self.pairs]
         return fields
+
+
+def pairwise_tests(procedure: str, reference: str, names: tuple[str, ...],
+                   pairs: Sequence[tuple[int, int]], means: np.ndarray, observed: np.ndarray,
+                   p_values: np.ndarray, *, alpha: float, topics: int, n_resamples: int,
+                   seed: int | None, exact: bool, baselines: tuple[str, ...] = (),
+                   method: str = "") -> PairwiseTests:
+    """The family's value from its arrays: ``pairs[i]`` = (a, b) has statistic ``observed[i]`` and
+    adjusted p-value ``p_values[i]``; ``means`` are the systems' means (b - a is the difference).
+
+    >>> tests = pairwise_tests("p", "r", ("x", "y"), [(0, 1)], np.array([0.25, 0.75]),
+    ...                        np.array([2.5]), np.array([0.01]), alpha=0.05, topics=9,
+    ...                        n_resamples=0, seed=None, exact=False)
+    >>> tests.pair("x", "y").difference, tests.pair("x", "y").significant
+    (0.5, True)
+    """
+    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
+                          difference=float(means[b] - means[a]),
+                          statistic=float(observed[i]), p_value=float(p_values[i]),
+                          significant=bool(p_values[i] < alpha))
+                 for i, (a, b) in enumerate(pairs))
+    return PairwiseTests(procedure=procedure, reference=reference, systems=names,
+                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha,
+                         topics=topics, n_resamples=n_resamples, seed=seed, exact=exact,
+                         baselines=baselines, method=method)
+
+
+def baseline_names(names: tuple[str, ...], pairs: Sequence[tuple[int, int]],
+                     baselines) -> tuple[str, ...]:
+    """The baselines' names in the order :func:`pair_index` put them first (empty without
+    baselines: every pair is tested).
+
+    >>> baseline_names(("x", "y", "z"), pair_index(("x", "y", "z"), ["z", "x"]), ["z", "x"])
+    ('z', 'x')
+    """
+    return tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs)) if baselines else ()
 
 
 def pair_index(systems: tuple[str, ...], baselines=None) -> list[tuple[int, int]]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InputError, MeasureError, ProtocolError, literal
 from ..measures.base import Measure
-from ..measures.parse import parse_measure
+from ..measures.parse import held_measure, parse_measure
 from ..protocol import Protocol
 
 __all__ = ["SavedResults", "load_results", "results_from_document", "saved_protocol",
@@ -58,15 +58,8 @@ class SavedResults:
         return list(self._values)
 
     def _key(self, measure: "str | Measure") -> Measure:
-        key = parse_measure(measure)
-        if key not in self._values:
-            asked = ", ".join(str(m) for m in self._values)
-            raise MeasureError(what=literal(f"{key} was not saved for run {self.run_name}"),
-                               source=self.source,
-                               value=str(key),
-                               fix=literal(f"these were: {asked}. Choose one of them or evaluate "
-                                                           f"{key} again"))
-        return key
+        return held_measure(measure, self._values, missing=f"was not saved for run {self.run_name}",
+                            source=self.source)
 
     def values(self, measure: "str | Measure") -> np.ndarray:
         """Per-query values aligned with :attr:`queries` (NaN = excluded)."""

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InputError, literal
 from ..protocol import Aggregation
+from ..results.values import alias
 from .keywords import BootstrapMethod, renamed_keyword
 from .asymptotic import MIN_QUERIES, LargeSample, interval_check, normal_intervals
 from .resampling import bca_interval, leave_one_out, resampled_statistics
@@ -91,15 +92,8 @@ class Segments:
                 + (f"; {kept} rows (fewer than {MIN_QUERIES:,} queries or skewed) took the {bootstrap}" if kept
                    else ""))
 
-    @property
-    def method(self) -> str:
-        """The earlier name of :attr:`bootstrap_method`."""
-        return self.bootstrap_method
-
-    @property
-    def resamples(self) -> int:
-        """The earlier name of :attr:`n_resamples`."""
-        return self.n_resamples
+    method = alias("bootstrap_method", "The earlier name of :attr:`bootstrap_method`.")
+    resamples = alias("n_resamples", "The earlier name of :attr:`n_resamples`.")
 
     def __iter__(self):
         return iter(self.rows)

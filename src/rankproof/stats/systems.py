@@ -97,28 +97,8 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
     procedure's name and ``PairwiseTests.method`` say which, with the check);
     ``'resampling'`` always permutes, ``'normal'`` always takes the limit.
     """
-    from .asymptotic import METHODS
-
-    if procedure not in PROCEDURES:
-        raise InputError(what=literal(f"unknown procedure {procedure!r}"), value=procedure,
-                         fix=f"choose one of {', '.join(PROCEDURES)}")
-    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise InputError(what=f"alpha must be between 0 and 1; got {alpha!r}", value=alpha)
-    if method not in METHODS:
-        raise InputError(what=literal(f"unknown method {method!r}"), value=method,
-                         fix=f"choose one of {', '.join(METHODS)}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"),
-                         value=seed)
-    if not (isinstance(n_resamples, int) and n_resamples >= 1):
-        raise InputError(what=f"n_resamples must be a whole number >= 1; got {n_resamples!r}",
-                         value=n_resamples)
-    checked = {str(measure): checked_matrix(matrix) for measure, matrix in matrices.items()}
-    if not checked:
-        raise InputError(what="give at least one measure")
-    if len({matrix.shape for matrix in checked.values()}) > 1:
-        raise InputError(what="the measures' matrices differ in shape",
-                         fix="use the same topics and systems")
+    _check_settings(procedure, alpha, method, seed, n_resamples)
+    checked = _checked_matrices(matrices)
     topics, count = next(iter(checked.values())).shape
     names = checked_names(systems, count)
     if risk_alpha is not None and not baselines:
@@ -152,6 +132,38 @@ def analyse_matrices(matrices: Mapping[str, Any], systems: Sequence[str] | None 
                            recommendation=recommend_test(topics, count),
                            measures=tuple(analyses), discrimination=discrimination,
                            settings=settings)
+
+
+def _check_settings(procedure: str, alpha: float, method: str, seed: int | None,
+                    n_resamples: int) -> None:
+    """Refuse a setting of :func:`analyse_matrices` before any matrix is read."""
+    from .asymptotic import METHODS
+
+    if procedure not in PROCEDURES:
+        raise InputError(what=literal(f"unknown procedure {procedure!r}"), value=procedure,
+                         fix=f"choose one of {', '.join(PROCEDURES)}")
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise InputError(what=f"alpha must be between 0 and 1; got {alpha!r}", value=alpha)
+    if method not in METHODS:
+        raise InputError(what=literal(f"unknown method {method!r}"), value=method,
+                         fix=f"choose one of {', '.join(METHODS)}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InputError(what=literal(f"seed must be a non-negative integer; got {str(seed)[:40]}"),
+                         value=seed)
+    if not (isinstance(n_resamples, int) and n_resamples >= 1):
+        raise InputError(what=f"n_resamples must be a whole number >= 1; got {n_resamples!r}",
+                         value=n_resamples)
+
+
+def _checked_matrices(matrices: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Each measure's matrix checked, all of one shape (the same topics and systems)."""
+    checked = {str(measure): checked_matrix(matrix) for measure, matrix in matrices.items()}
+    if not checked:
+        raise InputError(what="give at least one measure")
+    if len({matrix.shape for matrix in checked.values()}) > 1:
+        raise InputError(what="the measures' matrices differ in shape",
+                         fix="use the same topics and systems")
+    return checked
 
 
 def _design(anova: Anova, systems: int, min_difference: float, ci_width: float, alpha: float,

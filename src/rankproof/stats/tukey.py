@@ -29,7 +29,7 @@ import numpy as np
 from . import matrix as matrix_module
 from .large_systems import large_tukey, use_limit
 from .matrix import checked_matrix, checked_names
-from .pairwise import PairTest, PairwiseTests, pair_index
+from .pairwise import PairwiseTests, pair_index, pairwise_tests, baseline_names
 from .permutation import check_size, permuted_blocks
 from .significance import DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -93,14 +93,6 @@ def tukey_hsd(scores, systems: Sequence[str] | None = None, *, baselines=None, a
         drawn += len(block)
     adjust = 0 if exact else 1
     p_values = (exceed + adjust) / (drawn + adjust)
-    rows = tuple(PairTest(system_a=names[a], system_b=names[b],
-                          difference=float(means[b] - means[a]),
-                          statistic=float(observed[i]), p_value=float(p_values[i]),
-                          significant=bool(p_values[i] < alpha))
-                 for i, (a, b) in enumerate(pairs))
-    return PairwiseTests(procedure="randomised Tukey HSD", reference=REFERENCE, systems=names,
-                         means=tuple(float(m) for m in means), pairs=rows, alpha=alpha,
-                         topics=topics,
-                         n_resamples=drawn, seed=seed, exact=exact,
-                         baselines=tuple(names[a] for a in dict.fromkeys(a for a, _ in pairs))
-                         if baselines else ())
+    return pairwise_tests("randomised Tukey HSD", REFERENCE, names, pairs, means, observed,
+                          p_values, alpha=alpha, topics=topics, n_resamples=drawn, seed=seed,
+                          exact=exact, baselines=baseline_names(names, pairs, baselines))

@@ -141,3 +141,5 @@ def test_a_step_holds_the_options_value():
                 options=EvaluationOptions(bounds=True))
     assert step.option("bounds") is True and step.wants("bounds")
     assert step.option("intents") is None and not step.wants("intents")   # a use, not an option
+    with pytest.raises(TypeError, match="Step.options must be an EvaluationOptions"):
+        step.replace(options={"bounds": True})

@@ -184,6 +184,11 @@ class Step:
     stacklevel: int = 2
     refusal: Callable[[str, "str | None"], Exception] = _input_error
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.options, EvaluationOptions):   # the value, never loose keywords
+            raise TypeError(f"Step.options must be an EvaluationOptions (rankproof.engines.options); "
+                            f"got {type(self.options).__name__}")
+
     def replace(self, **changes: Any) -> "Step":
         return dataclasses.replace(self, **changes)
 

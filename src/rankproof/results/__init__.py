@@ -17,7 +17,7 @@ import numpy as np
 from ..pipeline.alignment import QueryTable
 from ..errors import MeasureError, literal
 from ..measures.base import Measure
-from ..measures.parse import parse_measure
+from ..measures.parse import held_measure, parse_measure
 from ..protocol import Aggregation, CountSummary, Protocol
 from ..typing import BootstrapMethod, QueryIds, Unlabelled
 from . import advice
@@ -164,13 +164,7 @@ class Results:
 
     def result(self, measure: "str | Measure") -> MeasureResult:
         """One evaluated measure over every query (aligned with :attr:`table`'s queries)."""
-        key = parse_measure(measure)
-        try:
-            return self._measures[key]
-        except KeyError:
-            asked = ", ".join(str(m) for m in self._measures)
-            raise MeasureError(what=f"{literal(key)} was not evaluated; these were: {literal(asked)}",
-                               value=str(key)) from None
+        return self._measures[held_measure(measure, self._measures)]
 
     def values(self, measure: "str | Measure") -> np.ndarray:
         """Per-query values as an array aligned with :attr:`queries` (NaN = excluded)."""

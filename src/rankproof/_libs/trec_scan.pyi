@@ -23,7 +23,8 @@ def scan(
     query_ids: Interner, doc_ids: Interner,
     query_codes: NDArray[np.int64],                    # C-contiguous, written
     doc_codes: NDArray[np.int64],                      # C-contiguous, written
-    values: NDArray[np.int64] | NDArray[np.float64],   # int64 grades or float64 scores, C-contiguous, written
+    # int64 grades or float64 scores, C-contiguous, written
+    values: NDArray[np.int64] | NDArray[np.float64],
     lines: NDArray[np.int64],                          # C-contiguous, written
     row_offset: int, line_offset: int, doc_column: int = 2,
 ) -> dict[str, Any]: ...

@@ -9,7 +9,10 @@ breaks inside a string, an f-string or a comment, and never outside brackets (no
 added parentheses), so what it cannot reach is left as it is and listed by ``--check``.
 
 A file is written only if its syntax tree is unchanged (``ast.dump`` before == after) and the
-wrapper is idempotent (a second run changes nothing): both are checked before writing.
+wrapper is idempotent (a second run changes nothing): both are checked before writing. Cython files
+(``.pyx``, ``.pxd``), which ``ast`` cannot read, are wrapped without adding brackets and checked by
+their tokens instead: the same tokens in the same order, comments and line breaks aside (a break
+inside brackets is not a token the compiler reads).
 
 Usage::
 
@@ -277,8 +280,18 @@ def _comments(source: str, limit: int) -> str:
 
 
 def _one_pass(source: str, limit: int) -> str:
+    return _breaking_pass(source, limit, brackets=True)
+
+
+def _one_pass_cython(source: str, limit: int) -> str:
+    # Added brackets are checked by the syntax tree, which Cython files lack: breaks only.
+    return _breaking_pass(source, limit, brackets=False)
+
+
+def _breaking_pass(source: str, limit: int, brackets: bool) -> str:
     alone = _left_alone(source, limit)
-    source = _parenthesize(source, limit, alone)
+    if brackets:
+        source = _parenthesize(source, limit, alone)
     lines = source.splitlines(keepends=True)
     breaks = _breaks(source)
     for row in sorted(breaks, reverse=True):
@@ -293,21 +306,34 @@ def _one_pass(source: str, limit: int) -> str:
     return "".join(lines)
 
 
-def wrap(source: str, limit: int = LIMIT) -> str:
+def wrap(source: str, limit: int = LIMIT, *, cython: bool = False) -> str:
     """``source`` with its long lines broken where brackets allow (see the module docstring).
 
-    Raises ValueError if the result would not have the same syntax tree (which is a bug).
+    Raises ValueError if the result would not have the same syntax tree (Python) or the same
+    tokens (``cython=True``), which is a bug.
     """
     result = source
-    for step in (_one_pass, _comments):
+    for step in ((_one_pass_cython if cython else _one_pass), _comments):
         for _ in range(1000):  # every break shortens one long line, so this ends long before
             following = step(result, limit)
             if following == result:
                 break
             result = following
-    if ast.dump(ast.parse(result)) != ast.dump(ast.parse(source)):
+    if cython:
+        if _code_tokens(result) != _code_tokens(source):
+            raise ValueError("wrapping would change the tokens; nothing written")
+    elif ast.dump(ast.parse(result)) != ast.dump(ast.parse(source)):
         raise ValueError("wrapping would change the syntax tree; nothing written")
     return result
+
+
+def _code_tokens(source: str) -> list[tuple[int, str]]:
+    """The tokens a compiler reads: no comments, no line breaks inside brackets, no indentation
+    of continuation lines (Cython has no syntax tree here to compare)."""
+    skipped = {tokenize.COMMENT, tokenize.NL}
+    return [(token.type, token.string)
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type not in skipped]
 
 
 def long_lines(source: str, limit: int = LIMIT) -> list[tuple[int, bool]]:
@@ -327,16 +353,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=LIMIT)
     parser.add_argument("--check", action="store_true", help="write nothing; list what is left")
     args = parser.parse_args(argv)
-    files = sorted({f for p in args.paths for f in ([p] if p.is_file() else p.rglob("*.py"))})
+    patterns = ("*.py", "*.pyi", "*.pyx", "*.pxd")
+    files = sorted({f for p in args.paths
+                    for f in ([p] if p.is_file() else (g for s in patterns for g in p.rglob(s)))})
     changed = left = left_code = 0
     for path in files:
         before = path.read_text(encoding="utf-8")
+        cython = path.suffix in (".pyx", ".pxd")
         try:
-            after = wrap(before, args.limit)
+            after = wrap(before, args.limit, cython=cython)
         except ValueError as error:
             print(f"{path}: {error}", file=sys.stderr)
             return 1
-        if wrap(after, args.limit) != after:
+        if wrap(after, args.limit, cython=cython) != after:
             print(f"{path}: a second run would change it again; nothing written", file=sys.stderr)
             return 1
         if after != before:

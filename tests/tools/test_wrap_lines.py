@@ -76,6 +76,17 @@ def test_it_refuses_a_change_of_the_syntax_tree(monkeypatch):
         wrap("x = 1\n")
 
 
+def test_a_cython_signature_is_broken_inside_its_brackets_and_checked_by_tokens(monkeypatch):
+    source = ("cdef inline double _gain(double grade, int64_t kind, const double* table, "
+              "int64_t table_size) noexcept nogil:\n    return 0\n")
+    assert wrap(source, cython=True).splitlines()[:2] == [
+        "cdef inline double _gain(double grade, int64_t kind, const double* table,",
+        "                         int64_t table_size) noexcept nogil:"]
+    monkeypatch.setattr(wrap_lines, "_one_pass_cython", lambda source, limit: "cdef int x = 2\n")
+    with pytest.raises(ValueError, match="tokens"):
+        wrap("cdef int x = 1\n", cython=True)
+
+
 def test_a_comprehension_target_and_lambda_parameters_are_never_split():
     source = ("per_collection = {c: dict(zip(names, matrix.mean(axis=0).tolist())) for c, (names, matrix) "
               "in paired.items()}\n")

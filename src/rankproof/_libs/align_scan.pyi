@@ -10,7 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 def mark_rows(
-    offsets: NDArray[np.int64],                              # (queries + 1,), C-contiguous, non-decreasing
+    # (queries + 1,), C-contiguous, non-decreasing
+    offsets: NDArray[np.int64],
     row_doc: NDArray[np.int64],                              # (rows,), C-contiguous
     num_docs: int,
     judged_query: NDArray[np.int64],                         # (judgments,), C-contiguous
@@ -18,7 +19,8 @@ def mark_rows(
     judged_grade: NDArray[np.int64] | NDArray[np.float64],   # (judgments,), C-contiguous, writable
     pooled_query: NDArray[np.int64],                         # (pooled,), C-contiguous
     pooled_doc: NDArray[np.int64],                           # (pooled,), C-contiguous
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.int64] | NDArray[np.float64], NDArray[np.bool_]]:
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.int64] | NDArray[np.float64],
+           NDArray[np.bool_]]:
     """(repeated, judged, grade, pooled) per row: grade of judged_grade's dtype (0 when unjudged)."""
 def cutoff_counts(
     offsets: NDArray[np.int64],        # (queries + 1,), C-contiguous

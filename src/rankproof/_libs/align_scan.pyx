@@ -59,7 +59,8 @@ cdef struct DocSlot:
 
 
 def mark_rows(const int64_t[::1] offsets, const int64_t[::1] row_doc, int64_t num_docs,
-              const int64_t[::1] judged_query, const int64_t[::1] judged_doc, grade_t[::1] judged_grade,
+              const int64_t[::1] judged_query, const int64_t[::1] judged_doc,
+              grade_t[::1] judged_grade,
               const int64_t[::1] pooled_query, const int64_t[::1] pooled_doc):
     """Duplicate, judged, grade and pooled flags of ranked rows.
 
@@ -222,7 +223,8 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
             raise ValueError("cutoffs must be positive")
     if num_queries < 0 or num_groups == 0 or num_ties == 0:
         return unjudged_array, crossing_array
-    if group_offsets[num_groups - 1] != judged.shape[0] or tie_offsets[num_ties - 1] != judged.shape[0]:
+    if group_offsets[num_groups - 1] != judged.shape[0] or tie_offsets[num_ties
+                                                                       - 1] != judged.shape[0]:
         raise ValueError("group offsets do not cover the positions")
     with nogil:
         for qi in range(num_queries):
@@ -244,7 +246,8 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
                 last_inside = s + (k if k < length else length) - 1
                 # The group holding last_inside, [start, end): the first offset past
                 # it, by binary search among the query's groups, and the one before.
-                holding = _index_after(group_offsets, g, min(g + length, num_groups - 1), last_inside)
+                holding = _index_after(group_offsets, g, min(g + length, num_groups - 1),
+                                       last_inside)
                 end = group_offsets[holding]
                 start = group_offsets[holding - 1]
                 while start_pos < start:  # unjudged docs before the group
@@ -255,7 +258,8 @@ def cutoff_counts(const int64_t[::1] offsets, const int64_t[::1] group_offsets,
                     if not judged[pos]:
                         unjudged_so_far += 1
                     pos += 1
-                unjudged[ci] += unjudged_before + min(unjudged_so_far - unjudged_before, last_inside + 1 - start)
+                unjudged[ci] += unjudged_before + min(unjudged_so_far - unjudged_before,
+                                                      last_inside + 1 - start)
                 if length > k and _first_offset_after(tie_offsets, t, min(t + length, num_ties - 1),
                                                       last_inside) > last_inside + 1:
                     crossing[ci] += 1
@@ -347,14 +351,16 @@ def count_per_query(const int64_t[::1] offsets, const uint8_t[::1] flags):
     return counts_array
 
 
-cdef inline bint _before(const double* key, const int64_t* tiebreak, int64_t a, int64_t b) noexcept nogil:
+cdef inline bint _before(const double* key, const int64_t* tiebreak, int64_t a,
+                         int64_t b) noexcept nogil:
     """Does row a sort strictly before row b (key, then tiebreak, ascending)?"""
     if key[a] != key[b]:
         return key[a] < key[b]
     return tiebreak != NULL and tiebreak[a] < tiebreak[b]
 
 
-cdef void _insertion_sort(int64_t* rows, int64_t n, const double* key, const int64_t* tiebreak) noexcept nogil:
+cdef void _insertion_sort(int64_t* rows, int64_t n, const double* key,
+                          const int64_t* tiebreak) noexcept nogil:
     # Stable: a row moves left only past rows that sort strictly after it.
     cdef int64_t i, j
     cdef int64_t row
@@ -457,9 +463,11 @@ def sort_segments(const int64_t[::1] offsets, const double[::1] key, tiebreak=No
         with nogil:
             for s in range(num_segments):
                 if offsets[s + 1] - offsets[s] <= 32:
-                    _insertion_sort(&order[offsets[s]], offsets[s + 1] - offsets[s], &key[0], tie_pointer)
+                    _insertion_sort(&order[offsets[s]], offsets[s + 1] - offsets[s], &key[0],
+                                    tie_pointer)
                 else:
-                    _merge_sort(&order[offsets[s]], buffer, offsets[s + 1] - offsets[s], &key[0], tie_pointer)
+                    _merge_sort(&order[offsets[s]], buffer, offsets[s + 1] - offsets[s], &key[0],
+                                tie_pointer)
     finally:
         free(buffer)
     return order_array

@@ -61,7 +61,8 @@ cdef struct Groups:
     int64_t slots      # m = min(s + n, k) - s: its ranks inside the cutoff
 
 
-cdef inline Ranking ranking_of(const int64_t* offsets, const int64_t* query_groups, const int64_t* group_offsets,
+cdef inline Ranking ranking_of(const int64_t* offsets, const int64_t* query_groups,
+                               const int64_t* group_offsets,
                                int64_t q) noexcept nogil:
     """Query q's ranking, from the alignment's offsets and each query's first group."""
     cdef Ranking x
@@ -88,7 +89,8 @@ cdef inline Groups tie_groups(const Ranking* x, int64_t k) noexcept nogil:
 
 
 cdef inline Groups query_tie_groups(const int64_t* offsets, const int64_t* query_groups,
-                                   const int64_t* group_offsets, int64_t q, int64_t k) noexcept nogil:
+                                   const int64_t* group_offsets, int64_t q,
+                                    int64_t k) noexcept nogil:
     """A cursor before the first group of query q, walking up to the cutoff k."""
     cdef Ranking x = ranking_of(offsets, query_groups, group_offsets, q)
     return tie_groups(&x, k)
@@ -124,7 +126,8 @@ cdef struct Hypergeometric:
     double log_p
 
 
-cdef inline Hypergeometric hypergeometric(int64_t population, int64_t successes, int64_t draws) noexcept nogil:
+cdef inline Hypergeometric hypergeometric(int64_t population, int64_t successes,
+                                          int64_t draws) noexcept nogil:
     """The law of X, at the lowest value of its support."""
     cdef Hypergeometric h
     cdef int64_t failures = population - successes
@@ -133,7 +136,8 @@ cdef inline Hypergeometric hypergeometric(int64_t population, int64_t successes,
     h.draws = draws
     h.x = draws - failures if draws > failures else 0
     h.high = successes if successes < draws else draws
-    h.log_p = log_choose(successes, h.x) + log_choose(failures, draws - h.x) - log_choose(population, draws)
+    h.log_p = log_choose(successes, h.x) + log_choose(failures,
+                                                      draws - h.x) - log_choose(population, draws)
     return h
 
 

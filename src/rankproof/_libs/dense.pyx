@@ -52,7 +52,8 @@ ctypedef fused grade_t:
     double
 
 
-cdef inline double _gain(double grade, int64_t kind, const double* table, int64_t table_size) noexcept nogil:
+cdef inline double _gain(double grade, int64_t kind, const double* table,
+                         int64_t table_size) noexcept nogil:
     """The gain of a grade (kind: a GainKind of common.pxd); a table is indexed by
     integer grade, and gives 0 to any other grade."""
     # A raw pointer, not a memoryview: passing a memoryview costs a reference count per call.
@@ -82,7 +83,8 @@ cdef inline void _insert_descending(double* values, int64_t* count, int64_t capa
     values[at] = value
 
 
-cdef inline double _lower_bound(const score_t* score, int64_t m, int64_t kk, double* maxima) noexcept nogil:
+cdef inline double _lower_bound(const score_t* score, int64_t m, int64_t kk,
+                                double* maxima) noexcept nogil:
     """A score t with at least kk candidates scored t or more, so every entry scored below t is
     outside the top kk and outside the group at the kk-th score: the least of the maxima of kk
     strided groups of columns (group g: columns g, g + kk, ...), each maximum being another entry.
@@ -105,7 +107,8 @@ cdef inline double _lower_bound(const score_t* score, int64_t m, int64_t kk, dou
     return t
 
 
-cdef int64_t _keep(const score_t* score, int64_t m, double t, double* kept, int64_t* kept_at) noexcept nogil:
+cdef int64_t _keep(const score_t* score, int64_t m, double t, double* kept,
+                   int64_t* kept_at) noexcept nogil:
     """The entries scored t or more (NaN never is), in column order, into `kept` / `kept_at`; their number."""
     cdef int64_t j, n = 0
     cdef double s
@@ -117,7 +120,8 @@ cdef int64_t _keep(const score_t* score, int64_t m, double t, double* kept, int6
     return n
 
 
-cdef int64_t _keep_counting(const score_t* score, const grade_t* grade, int64_t m, double t, double* kept,
+cdef int64_t _keep_counting(const score_t* score, const grade_t* grade, int64_t m, double t,
+                            double* kept,
                             int64_t* kept_at, int64_t* per_level) noexcept nogil:
     """:func:`_keep`, and each integer grade's number of candidates into per_level[0 .. 16), counted
     in 8-bit fields of two words per block of 255 entries (no memory traffic per entry). Returns
@@ -149,7 +153,8 @@ cdef int64_t _keep_counting(const score_t* score, const grade_t* grade, int64_t 
     return -1 - n if outside else n
 
 
-cdef bint _count_levels(const score_t* score, const grade_t* grade, int64_t m, int64_t* per_level) noexcept nogil:
+cdef bint _count_levels(const score_t* score, const grade_t* grade, int64_t m,
+                        int64_t* per_level) noexcept nogil:
     """Each integer grade's number of candidates into per_level[0 .. 64); False if a grade is outside."""
     cdef int64_t j, level
     for level in range(64):
@@ -189,7 +194,8 @@ cdef int64_t _top(const double* kept, const int64_t* kept_at, int64_t n, int64_t
 
 
 cdef double _row_dcg(const score_t* score, const grade_t* grade, int64_t m, int64_t kk,
-                     const double* discount, const double* cumulative, int64_t gain_kind, const double* table,
+                     const double* discount, const double* cumulative, int64_t gain_kind,
+                     const double* table,
                      int64_t table_size, double* scratch, int64_t* columns, uint8_t* crossing,
                      int64_t* per_level, int64_t* levels) noexcept nogil:
     """Expected DCG@k of one row (see the module docstring).
@@ -222,7 +228,8 @@ cdef double _row_dcg(const score_t* score, const grade_t* grade, int64_t m, int6
     if count == 0:
         return 0.0
     v = top[count - 1]
-    # -- the entries above v, by tied group (the order inside a group does not matter: its mean is used)
+    # -- the entries above v, by tied group (the order inside a group does not matter: its mean is
+    # used)
     while above < count and top[above] > v:
         above += 1
     r = 0
@@ -252,7 +259,8 @@ cdef double _row_dcg(const score_t* score, const grade_t* grade, int64_t m, int6
 
 
 cdef double _row_ideal(const score_t* score, const grade_t* grade, int64_t m, int64_t kk,
-                       const double* discount, const double* cumulative, int64_t gain_kind, const double* table,
+                       const double* discount, const double* cumulative, int64_t gain_kind,
+                       const double* table,
                        int64_t table_size, const int64_t* levels_by_gain, int64_t num_levels,
                        const int64_t* small_levels, int64_t num_small, const double* level_gain,
                        double* top, const int64_t* per_level, int64_t levels) noexcept nogil:
@@ -322,7 +330,8 @@ def dense_dcg_parts(const score_t[:, ::1] score, const grade_t[:, ::1] grade, in
     cdef const int64_t[::1] small = small_out
     cdef int64_t num_small = small.shape[0]
     cdef const int64_t* small_ptr = &small[0] if num_small else NULL
-    level_gain_out = np.array([_gain(<double>level, gain_kind, table, table_size) for level in range(64)])
+    level_gain_out = np.array([_gain(<double>level, gain_kind, table, table_size)
+                               for level in range(64)])
     cdef const double[::1] level_gain = level_gain_out
     cdef int64_t i
     cdef double* scratch = NULL
@@ -337,12 +346,17 @@ def dense_dcg_parts(const score_t[:, ::1] score, const grade_t[:, ::1] grade, in
         per_level = <int64_t*>malloc(64 * sizeof(int64_t))
         levels = 0
         if scratch != NULL and columns != NULL and per_level != NULL:
-            # Dynamic chunks: on a shared machine a thread that is held up leaves its rows to the other.
+            # Dynamic chunks: on a shared machine a thread that is held up leaves its rows to the
+            # other.
             for i in prange(rows, schedule="dynamic", chunksize=256):
-                dcg[i] = _row_dcg(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0], gain_kind,
-                                  table, table_size, scratch, columns, &crossing[i], per_level, &levels)
-                ideal[i] = _row_ideal(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0],
-                                      gain_kind, table, table_size, levels_ptr, num_levels, small_ptr, num_small,
+                dcg[i] = _row_dcg(&score[i, 0], &grade[i, 0], m, kk, &discount[0], &cumulative[0],
+                                  gain_kind,
+                                  table, table_size, scratch, columns, &crossing[i], per_level,
+                                  &levels)
+                ideal[i] = _row_ideal(&score[i, 0], &grade[i, 0], m, kk, &discount[0],
+                                      &cumulative[0],
+                                      gain_kind, table, table_size, levels_ptr, num_levels,
+                                      small_ptr, num_small,
                                       &level_gain[0], scratch, per_level, levels)
         free(scratch)
         free(columns)

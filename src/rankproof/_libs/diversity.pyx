@@ -101,7 +101,8 @@ cdef double _query_novelty(Groups* g, const Entries* s, const double* weight, do
     return total
 
 
-cdef void _query_per_intent(Groups* g, const Entries* s, const double* discount, double* found, double* covered,
+cdef void _query_per_intent(Groups* g, const Entries* s, const double* discount, double* found,
+                            double* covered,
                             double* dcg) noexcept nogil:
     """One query's found, covered and dcg per pair (see per_intent)."""
     cdef double discount_sum, missed
@@ -137,7 +138,8 @@ cdef void _query_per_intent(Groups* g, const Entries* s, const double* discount,
             s.value_sum[pair] = 0.0
 
 
-cdef Entries _entries(const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const double* rel_value,
+cdef Entries _entries(const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair,
+                      const double* rel_value,
                       int64_t[::1] in_group, double[::1] value_sum, int64_t[::1] touched):
     cdef Entries s
     s.rel_offsets = &rel_offsets[0]
@@ -149,27 +151,35 @@ cdef Entries _entries(const int64_t[::1] rel_offsets, const int64_t[::1] rel_pai
     return s
 
 
-def novelty_gain(const int64_t[::1] offsets, const int64_t[::1] query_groups, const int64_t[::1] group_offsets,
-                 const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const int64_t[:] pair_offsets,
-                 const double[::1] weight, const int64_t[::1] cutoff, const double[::1] discount, double alpha):
+def novelty_gain(const int64_t[::1] offsets, const int64_t[::1] query_groups,
+                 const int64_t[::1] group_offsets,
+                 const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair,
+                 const int64_t[:] pair_offsets,
+                 const double[::1] weight, const int64_t[::1] cutoff, const double[::1] discount,
+                 double alpha):
     """Per query: sum over ranks r <= k of d(r) * sum_i w_i * rel_i(r) * (1 - alpha)^(c_i(r)),
     c_i(r) the docs relevant to intent i ranked above r (expected over tied orders)."""
     cdef int64_t num_queries = offsets.shape[0] - 1, width = max(weight.shape[0], 1), query
     out = np.zeros(num_queries, dtype=np.float64)
     novelty_np = np.ones(width, dtype=np.float64)
     cdef double[::1] result = out, novelty = novelty_np
-    scratch = np.zeros((2, width), dtype=np.int64), np.zeros(width)  # alive while the loop reads them
+    # alive while the loop reads them
+    scratch = np.zeros((2, width), dtype=np.int64), np.zeros(width)
     cdef Entries s = _entries(rel_offsets, rel_pair, NULL, scratch[0][0], scratch[1], scratch[0][1])
     cdef Groups g
     with nogil:
         for query in range(num_queries):
-            g = query_tie_groups(&offsets[0], &query_groups[0], &group_offsets[0], query, cutoff[query])
-            result[query] = _query_novelty(&g, &s, &weight[0], &novelty[0], &discount[0], 1.0 - alpha)
+            g = query_tie_groups(&offsets[0], &query_groups[0], &group_offsets[0], query,
+                                 cutoff[query])
+            result[query] = _query_novelty(&g, &s, &weight[0], &novelty[0], &discount[0],
+                                           1.0 - alpha)
     return out
 
 
-def per_intent(const int64_t[::1] offsets, const int64_t[::1] query_groups, const int64_t[::1] group_offsets,
-               const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair, const double[::1] rel_value,
+def per_intent(const int64_t[::1] offsets, const int64_t[::1] query_groups,
+               const int64_t[::1] group_offsets,
+               const int64_t[::1] rel_offsets, const int64_t[::1] rel_pair,
+               const double[::1] rel_value,
                int64_t num_pairs, const int64_t[::1] cutoff, const double[::1] discount):
     """Per (query, intent) pair, within each query's top k (expected over tied orders):
     the docs with an entry for the pair, whether one of them is there (0/1, or its
@@ -177,19 +187,23 @@ def per_intent(const int64_t[::1] offsets, const int64_t[::1] query_groups, cons
     cdef int64_t num_queries = offsets.shape[0] - 1, width = max(num_pairs, 1), query
     sums = np.zeros((3, width))  # found, covered, dcg
     cdef double[::1] found = sums[0], covered = sums[1], dcg = sums[2]
-    scratch = np.zeros((2, width), dtype=np.int64), np.zeros(width)  # alive while the loop reads them
+    # alive while the loop reads them
+    scratch = np.zeros((2, width), dtype=np.int64), np.zeros(width)
     cdef Entries s = _entries(rel_offsets, rel_pair, &rel_value[0] if rel_value.shape[0] else NULL,
                               scratch[0][0], scratch[1], scratch[0][1])
     cdef Groups g
     with nogil:
         for query in range(num_queries):
-            g = query_tie_groups(&offsets[0], &query_groups[0], &group_offsets[0], query, cutoff[query])
+            g = query_tie_groups(&offsets[0], &query_groups[0], &group_offsets[0], query,
+                                 cutoff[query])
             _query_per_intent(&g, &s, &discount[0], &found[0], &covered[0], &dcg[0])
     return sums[0, :num_pairs].copy(), sums[1, :num_pairs].copy(), sums[2, :num_pairs].copy()
 
 
-def greedy_ideal(const int64_t[:] pool_offsets, const int64_t[:] pool_doc_offsets, const int64_t[:] pool_pair,
-                 const double[:] weight, const int64_t[:] cutoff, const double[:] discount, double alpha):
+def greedy_ideal(const int64_t[:] pool_offsets, const int64_t[:] pool_doc_offsets,
+                 const int64_t[:] pool_pair,
+                 const double[:] weight, const int64_t[:] cutoff, const double[:] discount,
+                 double alpha):
     """Per query: the novelty-discounted gain of NIST ndeval's greedy ideal ranking, to depth k.
 
     At each rank the unused judged doc with the highest gain

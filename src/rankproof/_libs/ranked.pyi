@@ -63,5 +63,6 @@ def evaluate_ranked(
     rels: NDArray[np.int64],           # (rels,), C-contiguous
     sources: NDArray[np.int64],        # (ideal sources, 2), C-contiguous
     num_threads: int = 1,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.uint8], NDArray[np.int64]]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.uint8],
+           NDArray[np.int64]]:
     """(value, numerator, denominator, undefined, crossings), each (measures, queries), C-contiguous."""

@@ -19,12 +19,14 @@ def remap(
     order: NDArray[np.integer[Any]] | Any,     # converted to int64, C-contiguous
 ) -> None: ...
 def mark_present(
-    values: NDArray[np.int32] | NDArray[np.int64],  # C-contiguous, each in [lowest, lowest + len(present))
+    # C-contiguous, each in [lowest, lowest + len(present))
+    values: NDArray[np.int32] | NDArray[np.int64],
     lowest: int,
     present: NDArray[np.uint8],                # C-contiguous, written
 ) -> None: ...
 def dense_codes(
-    values: NDArray[np.int32] | NDArray[np.int64],  # C-contiguous, each in [lowest, lowest + len(rank))
+    # C-contiguous, each in [lowest, lowest + len(rank))
+    values: NDArray[np.int32] | NDArray[np.int64],
     lowest: int,
     rank: NDArray[np.int32],                   # C-contiguous
     codes: NDArray[np.int64],                  # C-contiguous, as long as values, written

@@ -84,7 +84,8 @@ cdef void _sort_range(const uint8_t *data, int64_t[::1] starts, int64_t[::1] len
         j = k
 
 
-cdef inline int64_t _next_point(const uint8_t *p, int64_t k, int64_t n, uint32_t *point) noexcept nogil:
+cdef inline int64_t _next_point(const uint8_t *p, int64_t k, int64_t n,
+                                uint32_t *point) noexcept nogil:
     """Decode the code point at ``p[k]``; return where the next one starts.
 
     Bytes that do not start a complete UTF-8 sequence (never in a checked
@@ -203,7 +204,8 @@ def mark_present(const whole[::1] values, int64_t lowest, uint8_t[::1] present):
             present[values[j] - lowest] = 1
 
 
-def dense_codes(const whole[::1] values, int64_t lowest, const int32_t[::1] rank, int64_t[::1] codes):
+def dense_codes(const whole[::1] values, int64_t lowest, const int32_t[::1] rank,
+                int64_t[::1] codes):
     """``codes[j] = rank[values[j] - lowest]``: each row's code, read from the ranks of the range."""
     cdef Py_ssize_t j, n = values.shape[0]
     if codes.shape[0] != n:

@@ -60,6 +60,8 @@ class _Page:
         d = self.data
         missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>'
                           for m in d.missing)
+        missing += "".join(f'<div class="missing" data-added>Added to this page: {escape(a)}.</div>'
+                           for a in d.added)
         nav = ("<nav>" + "".join(f'<a href="#{sid}">{title}</a>'
                                  for sid, title in self.present_titles()) + "</nav>")
         # Doubts about the inputs (ids that half match) go above the numbers they put in question.

@@ -90,3 +90,32 @@ def test_accuracy_measures_per_user_group_worked_by_hand(tmp_path):
     html = output.read_text()
     assert "<td class=text>ndcg@2</td><td class=text>g1</td><td>0.8155</td>" in html
     assert "<td class=text>ndcg@2</td><td class=text>g2</td><td>0.0000</td>" in html
+
+
+def test_side_measures_alone_say_what_the_page_adds(tmp_path, capsys):
+    """-m novelty@2 alone: the summary still needs accuracy measures, so the default ones join it,
+    and both the page (at the top) and stderr say which and why; with an accuracy measure named,
+    nothing is added and nothing is said."""
+    files = {"truth.csv": "user,item,grade\nu,a,1\nv,d,1\n",
+             "recs.csv": "user,item,score\nu,a,3\nu,b,2\nv,a,3\nv,d,2\n",
+             "train.csv": "user,item\nx,a\ny,b\nz,d\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    inputs = [str(tmp_path / "truth.csv"), str(tmp_path / "recs.csv"), *COLUMNS,
+              "--train", str(tmp_path / "train.csv"), "--resamples", "20"]
+    alone, both = tmp_path / "alone.html", tmp_path / "both.html"
+    assert main(["report", *inputs, "-m", "novelty@2", "-o", str(alone)]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "note: added" in line]
+    assert said == ["rankproof: note: added the accuracy measures ndcg@10 ap rr p@10, as -m named "
+                    "side-data measures only (novelty@2: in the beyond-accuracy section) and the "
+                    "summary, the statistics and the drill-down are built on accuracy measures; "
+                    "name the ones you want with -m"]
+    html = alone.read_text()
+    header = html[html.index('<header id="header">'):html.index("</header>")]
+    assert ("<div class=\"missing\" data-added>Added to this page: the accuracy measures ndcg@10 ap "
+            "rr p@10, as -m named side-data measures only (novelty@2: in the") in header
+    assert 'data-measure="ndcg@10"' in html and '<section id="beyond">' in html
+    assert main(["report", *inputs, "-m", "ndcg@2", "-m", "novelty@2", "-o", str(both)]) == 0
+    assert "note: added" not in capsys.readouterr().err
+    html = both.read_text()
+    assert "data-added" not in html and 'data-measure="ndcg@10"' not in html

@@ -35,6 +35,32 @@ OVERLAPS = """
 })()
 """
 
+# Every word of a table header that the browser broke across lines, with its header. A word is a run
+# of non-space characters inside one text node: the report's <wbr> (between a measure and its cutoff;
+# after _ / , or an opening parenthesis) starts a new text node, so a break there is allowed.
+BROKEN_WORDS = """
+(() => {
+  const found = [];
+  for (const th of document.querySelectorAll("th")) {
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      let tops = new Set(), word = "";
+      const flush = () => { if (tops.size > 1) found.push(th.textContent + " | " + word);
+                            tops = new Set(); word = ""; };
+      for (let i = 0; i < node.data.length; i++) {
+        if (/\\s/.test(node.data[i])) { flush(); continue; }
+        const range = document.createRange(); range.setStart(node, i); range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (box) tops.add(Math.round(box.top));
+        word += node.data[i];
+      }
+      flush();
+    }
+  }
+  return found;
+})()
+"""
+
 
 def _view(browser: DevTools, url: str, width: int, height: int = 1000) -> str:
     session = browser.open("about:blank")
@@ -132,3 +158,13 @@ def test_the_measure_selector_changes_the_drill_down(reports, browser):
     value = float(after[0].rsplit("= ", 1)[1])
     assert value == pytest.approx(counted / 10, abs=5e-5)
     assert browser.evaluate(session, "document.getElementById('drill').dataset.measure") == "p@10"
+
+
+@pytest.mark.parametrize("width", [500, 800])
+def test_table_headers_wrap_between_words_only(reports, browser, width):
+    """At 800 px the summary's headers ("difference vs bm25.run", "queries needed") wrap in narrow
+    columns: at spaces (or between a measure and its cutoff), never inside a word ("differ/ence");
+    at 500 px the drill-down's tables too. A word too long for its column widens it."""
+    session = _view(browser, reports["cranfield"].as_uri() + "#query=57", width)
+    assert browser.evaluate(session, "document.querySelectorAll('th').length") > 30
+    assert browser.evaluate(session, BROKEN_WORDS) == []

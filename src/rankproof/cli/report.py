@@ -55,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    import dataclasses
     import shlex
 
     from ..pages.build import prepare
@@ -64,7 +65,7 @@ def run(args) -> int:
     if args.nuggets:
         return _nugget_report(args)
     # Everything that can be checked without reading data is checked first.
-    wanted, measures, protocol = _checked_arguments(args)
+    wanted, measures, protocol, added = _checked_arguments(args)
     # A missing side-data flag is refused now; the files are read beside the runs.
     pending_side = side_data_later(args, NAME, wanted)
     sided = bool(wanted) or any(getattr(args, kind, None) is not None for kind in SIDE_ARGUMENTS)
@@ -97,13 +98,15 @@ def run(args) -> int:
                        progress=step, judge=judge,
                        coverage={"allow_partial": args.allow_partial,
                                  "min_coverage": args.min_coverage})
+        data = dataclasses.replace(data, added=added)
         # AUC, GAUC and PopREO read which items are relevant: the judgments of the report's qrels
         side = pending_side()
         _write_page(data, _beyond(runs, wanted, side and side.with_judgments(qrels), protocol, args,
                                   data.results), args.output, step)
     # The partial-match guard's doubts: at the top of the page, and on stderr as evaluate prints
     # them.
-    print_notes([f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings],
+    print_notes([f"note: added {line}" for line in added]
+                + [f"{r.run_name}: warning: {line}" for r in data.results for line in r.warnings],
                 args.quiet)
     return 0
 
@@ -126,8 +129,8 @@ def _write_page(data, beyond, output, step) -> None:
 
 
 def _checked_arguments(args):
-    """(side-data measures, accuracy measures, protocol) of the command line, every check that
-    needs no data made: the inputs given, the measures' names, the output paths free."""
+    """(side-data measures, accuracy measures, protocol, what was added) of the command line, every
+    check that needs no data made: the inputs given, the measures' names, the output paths free."""
     from ..measures.parse import parse_measures
     from ..report.output import check_output_path
     from ..report.per_query import per_query_path
@@ -150,7 +153,19 @@ def _checked_arguments(args):
         raise usage(NAME, "--judge compares two or more runs", "give the runs the judge may favour")
     check_output_path(args.output, inputs)
     check_output_path(per_query_path(args.output), inputs + [args.output])
-    return wanted, measures, protocol
+    return wanted, measures, protocol, _added(typed, wanted)
+
+
+def _added(typed: list, wanted: list) -> tuple[str, ...]:
+    """Side-data measures alone: the default accuracy measures join them, and the page and stderr
+    say so (the summary, the statistics and the drill-down are per-query accuracy values; the
+    side-data measures have their own section)."""
+    if typed or not wanted:
+        return ()
+    asked = " ".join(str(w) for w in wanted)
+    return (f"the accuracy measures {' '.join(DEFAULT_MEASURES)}, as -m named side-data measures "
+            f"only ({asked}: in the beyond-accuracy section) and the summary, the statistics and "
+            "the drill-down are built on accuracy measures; name the ones you want with -m",)
 
 
 def _input_files(args, names: list[str]) -> list:

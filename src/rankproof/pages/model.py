@@ -85,7 +85,8 @@ class SystemsSection:
 class ReportData:
     """Everything the HTML report shows. Fields a source cannot give are None
     (a :class:`~rankproof.Results` alone has no rankings to drill into), and
-    ``missing`` says in words what is left out and why."""
+    ``missing`` says in words what is left out and why, ``added`` what the page shows that was
+    not asked for and why."""
 
     title: str
     version: str
@@ -110,6 +111,7 @@ class ReportData:
     drill: dict | None = None
     segments: dict | None = None            # run -> Segments
     missing: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()             # shown though not asked for, and why
     fused: str | None = None                # the run that fuses the others (report/fusion.py)
     fusion: Any = None                      # its Comparison against each of them
     systems: SystemsSection | None = None   # Tukey HSD letters and risk (report/systems_page.py)

@@ -13,6 +13,7 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from . import svg
+from .cells import heading
 
 __all__ = ["section", "TITLE"]
 
@@ -33,7 +34,7 @@ def _values(data: Mapping, runs: Sequence[str]) -> str:
     if not data["measures"]:
         return ""
     head = "<tr><th class=text>run</th>" + "".join(
-        f'<th title="{escape(m["display"])} ({escape(m["kind"])})">{escape(text)}</th>'
+        f'<th title="{escape(m["display"])} ({escape(m["kind"])})">{heading(text)}</th>'
         for text, m in data["measures"].items()) + "</tr>"
     rows = "".join(f'<tr><td class=text>{escape(run)}</td>' + "".join(
         f'<td data-run="{escape(run)}" data-measure="{escape(text)}">{_fmt(m["runs"].get(run))}</td>'
@@ -68,7 +69,7 @@ def _exposure(data: Mapping, runs: Sequence[str]) -> str:
     if not exposure:
         return ""
     groups = exposure["groups"]
-    head = ("<tr><th class=text>category</th>" + "".join(f"<th>{escape(run)}</th>" for run in runs)
+    head = ("<tr><th class=text>category</th>" + "".join(f"<th>{heading(run)}</th>" for run in runs)
             + "</tr>")
     rows = "".join(f"<tr><td class=text>{escape(group)}</td>" + "".join(
         f"<td>{100 * exposure[run][i]:.1f}%</td>" if run in exposure else "<td>-</td>"
@@ -90,7 +91,7 @@ def _by_group(data: Mapping, runs: Sequence[str]) -> str:
     groups = sorted({g for run in runs for m in measures for g in by_group.get(run, {}).get(m, {})})
     spread = data.get("disparity") or {}
     head = ("<tr><th class=text>measure</th><th class=text>user group</th>"
-            + "".join(f"<th>{escape(run)}</th>" for run in runs) + "</tr>")
+            + "".join(f"<th>{heading(run)}</th>" for run in runs) + "</tr>")
     rows = "".join(f"<tr><td class=text>{escape(m)}</td><td class=text>{escape(g)}</td>" + "".join(
         f"<td>{_fmt(by_group.get(run, {}).get(m, {}).get(g))}</td>" for run in runs) + "</tr>"
         + ("" if g != groups[-1] or not any(m in spread.get(run, {}) for run in runs) else

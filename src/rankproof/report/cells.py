@@ -8,11 +8,12 @@ page's script reads, and the comparison row of a run against the baseline.
 from __future__ import annotations
 
 import math
+import re
 from html import escape
 
 from ..io.json_text import json_text
 
-__all__ = ["fmt", "value_cell", "json_script", "figure", "baseline_row"]
+__all__ = ["fmt", "heading", "value_cell", "json_script", "figure", "baseline_row"]
 
 
 def fmt(value, digits: int = 4) -> str:
@@ -24,6 +25,18 @@ def fmt(value, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     return f"{value:.{digits}f}"
+
+
+def heading(text: str) -> str:
+    """`text` (a measure's or a run's name) escaped for a table header, with a line-break
+    opportunity between a measure and its cutoff and after ``_ / , (``: a narrow column wraps
+    there, never inside a word (the style sheet forbids breaking words; a word longer than its
+    column widens it).
+
+    >>> heading("ndcg(gain=exp2)@10"), heading("two_tower.run")
+    ('ndcg(<wbr>gain=exp2)<wbr>@10', 'two_<wbr>tower.run')
+    """
+    return re.sub(r"(?=@)|(?<=[_/,(])", "<wbr>", escape(text))
 
 
 def value_cell(text: str, value, key: str, run: str, measure: str, cls: str = "") -> str:

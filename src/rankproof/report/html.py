@@ -16,7 +16,7 @@ from __future__ import annotations
 from html import escape
 
 from . import drill_section, summary_section, svg
-from .cells import baseline_row, figure, fmt, json_script, value_cell
+from .cells import baseline_row, figure, fmt, heading, json_script, value_cell
 from .page_assets import CSP, CSS, SCRIPT
 from .judgments_section import titles as judgment_titles
 from .table import counts_lines, warning_lines
@@ -60,6 +60,8 @@ class _Page:
         d = self.data
         missing = "".join(f'<div class="missing">Not in this page: {escape(m)}.</div>'
                           for m in d.missing)
+        missing += "".join(f'<div class="missing" data-added>Added to this page: {escape(a)}.</div>'
+                           for a in d.added)
         nav = ("<nav>" + "".join(f'<a href="#{sid}">{title}</a>'
                                  for sid, title in self.present_titles()) + "</nav>")
         # Doubts about the inputs (ids that half match) go above the numbers they put in question.
@@ -135,7 +137,7 @@ class _Page:
                         rows.setdefault(label, {})[r.run_name] = (f"{int(value):,}"
                                                                   if value.isdigit() else value)
             parts.append('<table class="counts"><tr><th class="text">what</th>' + "".join(
-                f'<th class="text">{escape(r.run_name)}</th>' for r in d.results) + "</tr>"
+                f'<th class="text">{heading(r.run_name)}</th>' for r in d.results) + "</tr>"
                          + "".join(
                 f'<tr><td class="text">{escape(label)}</td>' + "".join(
                     f'<td class="text">{escape(values.get(r.run_name, "0"))}</td>'
@@ -284,7 +286,7 @@ class _Page:
                  f"<p>Each segment's mean, query count and {first.confidence:.0%} interval ({escape(first.bootstrap_method)} "
                  f"bootstrap, {first.n_resamples:,} resamples, seed {first.seed}).</p>"]
         head = "<tr><th class=text>segment</th><th class=text>run</th>" + "".join(
-            f"<th>{escape(m)}</th>" for m in measures) + "<th>queries</th></tr>"
+            f"<th>{heading(m)}</th>" for m in measures) + "<th>queries</th></tr>"
         rows = []
         segments = list(dict.fromkeys(row.segment for row in first))
         for segment in segments:

@@ -21,7 +21,7 @@ p,li{max-width:900px}.muted,.note{color:var(--muted)}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 table{border-collapse:collapse;margin:6px 0 10px}
 th,td{padding:3px 9px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;vertical-align:top}
-th{background:var(--soft);font-weight:600;white-space:normal;overflow-wrap:anywhere}
+th{background:var(--soft);font-weight:600;white-space:normal;overflow-wrap:normal;word-break:normal;hyphens:none}
 .scroll{overflow-x:auto;max-width:100%}table.summary th{max-width:120px}table.summary td,table.summary th{padding:3px 7px}
 td.text,th.text{text-align:left;white-space:normal}
 table.meta td{text-align:left;white-space:normal}table.meta td:first-child{color:var(--muted);white-space:nowrap}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from . import svg
-from .cells import baseline_row, figure, fmt, value_cell
+from .cells import baseline_row, figure, fmt, heading, value_cell
 from .compare import CORRECTION_NAMES, TEST_NAMES, effect_text, needed_text, p_text, signed
 
 __all__ = ["summary", "pairs", "forest"]
@@ -25,7 +25,7 @@ def summary(page) -> str:
     with_intervals = bool(d.mean_intervals)
     head = ["measure", "run", "mean"] + ([f"{level} CI of the mean"] if with_intervals else [])
     if c is not None:
-        head += [f"difference vs {escape(d.baseline or 'A')}", f"{level} CI of the difference",
+        head += [f"difference vs {heading(d.baseline or 'A')}", f"{level} CI of the difference",
                  f"p ({CORRECTION_NAMES[c.correction]})", "wins / ties / losses", "effect size d",
                  "queries needed"]
     parts = [_table_start(head, text_columns=2)]

@@ -66,7 +66,8 @@ def loop_threads(int threads):
     return previous
 
 
-cdef inline double _jaccard_distance(const uint64_t* a, const uint64_t* b, int64_t words) noexcept nogil:
+cdef inline double _jaccard_distance(const uint64_t* a, const uint64_t* b,
+                                     int64_t words) noexcept nogil:
     """1 - |A & B| / |A | B| of two bitsets (never both empty: the caller refuses an empty set)."""
     cdef int64_t w, inter = 0, union = 0
     for w in range(words):
@@ -75,7 +76,8 @@ cdef inline double _jaccard_distance(const uint64_t* a, const uint64_t* b, int64
     return 1.0 - (<double>inter) / (<double>union)
 
 
-cdef double _list_jaccard(const uint64_t[:, ::1] bits, int64_t start, int64_t end, int64_t words) noexcept nogil:
+cdef double _list_jaccard(const uint64_t[:, ::1] bits, int64_t start, int64_t end,
+                          int64_t words) noexcept nogil:
     cdef int64_t d, p
     cdef double total = 0.0, step
     for d in range(1, end - start):

@@ -262,7 +262,8 @@ def _ratio(value: Any) -> float:
 
 def _registered_pop_rsp(run, k: int, side, params: dict, protocol: Protocol):
     history = side.training_history(f"pop_rsp@{k}")
-    return pop_rsp(run, k, train=history, ratio=params["ratio"], protocol=protocol).catalogue_value()
+    return pop_rsp(run, k, train=history, ratio=params["ratio"],
+                   protocol=protocol).catalogue_value()
 
 
 def _registered_pop_reo(run, k: int, side, params: dict, protocol: Protocol):

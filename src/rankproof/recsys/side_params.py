@@ -25,7 +25,8 @@ import numpy as np
 
 from ..errors import InputError, literal
 
-__all__ = ["check_cutoff", "choice", "in_open_unit", "one_of", "open_unit", "positive", "positive_int"]
+__all__ = ["check_cutoff", "choice", "in_open_unit", "one_of", "open_unit", "positive",
+           "positive_int"]
 
 _T = TypeVar("_T")
 

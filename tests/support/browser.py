@@ -40,8 +40,15 @@ class DevTools:
         self._read, from_browser_write = os.pipe()
 
         def wire():  # in the child, before exec: the pipe ends where Chromium expects them
-            os.dup2(to_browser_read, 3)
-            os.dup2(from_browser_write, 4)
+            import fcntl
+
+            # Copied above 4 first: a pipe end may already be 3 or 4 (a fresh process), where
+            # dup2 onto itself would keep it close-on-exec, or where the first dup2 would close
+            # the other end.
+            read_end = fcntl.fcntl(to_browser_read, fcntl.F_DUPFD, 5)
+            write_end = fcntl.fcntl(from_browser_write, fcntl.F_DUPFD, 5)
+            os.dup2(read_end, 3)
+            os.dup2(write_end, 4)
 
         self.process = subprocess.Popen(
             [CHROMIUM, *OFFLINE_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],

@@ -42,3 +42,25 @@ def test_allow_partial_warns_below_the_share_given(tmp_path, capsys, share, said
     expected = ("warning: the run ranks 3 of the 5 judged queries (60.0%), below the 75% asked "
                 "for; the other 2 are scored 0 (missing_query=zero)")
     assert lines == ([f"rankproof: r.txt: {expected}"] if said else []), err
+
+
+def test_fuse_allow_partial_warns_below_the_share_given(tmp_path, capsys):
+    # fuse checks each component itself: with --allow-partial a component below the share is said
+    # (it was silent before), without it refused; at or above the share nothing is said.
+    (tmp_path / "q.txt").write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(1, 6)))
+    for name in ("a.run", "b.run"):
+        (tmp_path / name).write_text("".join(f"q{i} Q0 d{i} 1 1.0 x\n" for i in range(1, 4)))
+    command = ["fuse", str(tmp_path / "a.run"), str(tmp_path / "b.run"), "--qrels",
+               str(tmp_path / "q.txt"), "-m", "rr", "--method", "rrf", "--param", "k=60",
+               "--resamples", "50", "-o"]
+    said = ("warning: ranks 3 of the 5 judged queries (60.0%), below the 75% asked for "
+            "(--min-coverage)")
+    code = main([*command, str(tmp_path / "f1.run"), "--min-coverage", "0.75", "--allow-partial"])
+    err = capsys.readouterr().err
+    assert code == 0 and [line for line in err.splitlines() if "judged queries" in line] == [
+        f"rankproof: run a: {said}", f"rankproof: run b: {said}"], err
+    assert main([*command, str(tmp_path / "f2.run"), "--min-coverage", "0.75"]) == 2
+    assert "below the 75% asked for" in capsys.readouterr().err
+    code = main([*command, str(tmp_path / "f3.run"), "--min-coverage", "0.6", "--allow-partial"])
+    assert code == 0
+    assert "judged queries" not in capsys.readouterr().err

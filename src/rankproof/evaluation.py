@@ -113,6 +113,7 @@ def evaluate(
         :class:`~rankproof.errors.CoverageError` is raised naming the fix.
     allow_partial : bool, default False
         Evaluate anyway; ``results.query_coverage`` and the summary's warning
+        (said below `min_coverage`, which ``results.min_coverage`` keeps)
         say how much was covered. Also evaluates ids that the partial-match
         guard (:mod:`rankproof.results.matching`) would refuse, such as
         zero-padded query ids (``001`` against ``1``), as they are written,
@@ -315,7 +316,8 @@ def evaluate_alignment(alignment: AlignmentLike, measures: MeasuresLike, protoco
     return Results(table=table, counts=counts, protocol=protocol, measures=results, weights=weights,
                    run_name=run_name, qrels=qrels, query_ids=options.query_ids,
                    complete_judgments=options.complete_judgments,
-                   bounds=ranged.get("bounds"), tie_range=ranged.get("tie_range"))
+                   bounds=ranged.get("bounds"), tie_range=ranged.get("tie_range"),
+                   min_coverage=options.min_coverage)
 
 
 def tie_range(alignment, protocol: Protocol, measure_list: list[Measure],

@@ -42,11 +42,32 @@ def test_agree_kappa_and_rankings(perturbed, capsys):
     assert capsys.readouterr().out == out
 
 
-def test_agree_identical_qrels(capsys):
+def test_agree_refuses_the_same_file_twice(tmp_path, capsys):
+    # kappa 1 of a file with itself is a number resting on a mistake: refused in one line, by
+    # path (a second spelling of the path, or the file again through --qrels, too).
     qrels = str(CRANFIELD / "qrels.txt")
-    assert main(["agree", qrels, qrels, "--qrels", qrels]) == 0
-    out = capsys.readouterr().out
-    assert "Cohen's kappa 1.0000" in out and "Fleiss' kappa (3 qrels) 1.0000" in out
+    for given in ([qrels, qrels], [qrels, str(CRANFIELD / ".." / "cranfield" / "qrels.txt")],
+                  [qrels, str(tmp_path / "missing.qrels"), "--qrels", qrels]):
+        assert main(["agree", *given]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is given twice as judgments" in err, err
+
+
+def test_agree_warns_about_identical_qrels(tmp_path, capsys):
+    # Two files with one content: evaluated (kappa 1, Fleiss 1), with one warning naming the cause.
+    qrels = CRANFIELD / "qrels.txt"
+    copy, other = tmp_path / "copy.qrels", tmp_path / "other.qrels"
+    copy.write_bytes(qrels.read_bytes())
+    other.write_text(qrels.read_text().replace(" 1\n", " 2\n", 1))   # one grade differs
+    assert main(["agree", str(qrels), str(copy), "--qrels", str(other), "--resamples", "20"]) == 0
+    captured = capsys.readouterr()
+    assert "Cohen's kappa 1.0000" in captured.out
+    said = [line for line in captured.err.splitlines() if "same judgments" in line]
+    assert said == [f"rankproof: warning: {copy} holds the same judgments as {qrels} (every grade "
+                    "equal): what is measured is a file's agreement with itself; was the same file "
+                    "given twice?"]
+    assert main(["agree", str(qrels), str(other), "--resamples", "20", "--quiet"]) == 0
+    assert "same judgments" not in capsys.readouterr().err   # one grade apart: nothing to say
 
 
 def test_agree_alpha_ac1_and_judge_rows_with_a_third_source(perturbed, tmp_path, capsys):

@@ -51,7 +51,9 @@ def test_agree_and_fuse_missing_file_is_evaluates_one_line(capsys, tmp_path):
     missing = tmp_path / "absent.run"
     _, _, expected = cli(capsys, "evaluate", QRELS, missing)
     assert expected.count("\n") == 1 and "does not exist" in expected and "Traceback" not in expected
-    code, _, err = cli(capsys, "agree", QRELS, QRELS, missing)
+    copy = tmp_path / "copy.qrels"   # a copy: the same path twice is refused before the runs
+    shutil.copy(QRELS, copy)
+    code, _, err = cli(capsys, "agree", QRELS, copy, missing)
     assert code == 2 and err == expected
     code, _, err = cli(capsys, "fuse", BM25, missing, "--qrels", QRELS, "-o", tmp_path / "fused.run")
     assert code == 2 and err == expected
@@ -75,9 +77,10 @@ def test_fuse_reads_a_csv_run_and_refuses_two_stdins(capsys, tmp_path):
 def test_agree_tied_systems(capsys, tmp_path):
     # two copies of bm25: their means tie under both qrels. tfidf first, then {bm25, copy}:
     # tau_AP_b = 2/2 * (1/1 + 1/1) - 1 = 1 both ways; tau_AP_a needs A without ties: none.
-    copy = tmp_path / "copy.run"
+    copy, same = tmp_path / "copy.run", tmp_path / "same.qrels"
     shutil.copy(BM25, copy)
-    args = ["agree", QRELS, QRELS, BM25, copy, TFIDF, "--resamples", "20"]
+    shutil.copy(QRELS, same)   # the qrels twice (a copy: the same path is refused)
+    args = ["agree", QRELS, same, BM25, copy, TFIDF, "--resamples", "20"]
     code, out, err = cli(capsys, *args)
     assert code == 0, err
     assert "tau_AP (A as reference; B's ties averaged, tau_AP_a) nan" in out

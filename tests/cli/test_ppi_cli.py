@@ -37,12 +37,18 @@ def test_ppi_prints_ppi_pythons_interval_and_both_naive_ones(capsys):
     assert "human only" in out and "judge only (naive)" in out and "as narrow as" in out
 
 
-def test_ppi_usage_errors_are_one_line(capsys):
+def test_ppi_usage_errors_are_one_line(capsys, tmp_path):
     assert main(["ppi", str(CRANFIELD / "qrels.txt"), str(CRANFIELD / "bm25.run")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "rankproof ppi: give the humans' qrels" in err
-    # the humans judged every topic: nothing is left for the judge alone
+    # the same file for the humans and the judge: refused as such (cli/two_qrels.py)
     qrels = str(CRANFIELD / "qrels.txt")
     assert main(["ppi", qrels, qrels, str(CRANFIELD / "bm25.run")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is given twice as judgments" in err
+    # a copy: the humans judged every topic, so nothing is left for the judge alone
+    copy = tmp_path / "judge.qrels"
+    copy.write_bytes((CRANFIELD / "qrels.txt").read_bytes())
+    assert main(["ppi", qrels, str(copy), str(CRANFIELD / "bm25.run")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "judge's only" in err

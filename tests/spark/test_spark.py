@@ -506,3 +506,28 @@ def test_spark_partial_match_guard_as_evaluate(spark, cranfield, tmp_path, capsy
     assert main(["evaluate", qrels, half, "-m", "ndcg@10", "--engine", "spark"]) == 0
     err = capsys.readouterr().err
     assert "half.parquet: warning: query ids differ by zero padding" in err and "ids=strip_zeros" in err
+
+
+def test_spark_coverage_warning_keeps_the_callers_share(spark):
+    # Five judged queries, the run ranks three (60%): below the 75% asked for, said on Spark and
+    # by its collected Results (which keep the share), as evaluate says it
+    # (tests/results/test_coverage.py).
+    import warnings
+
+    import pandas as pd
+
+    from rankproof import spark as on_spark
+    from rankproof.errors import RankproofWarning
+
+    qrels = pd.DataFrame({"query": [f"q{i}" for i in range(1, 6)], "doc": ["d"] * 5,
+                          "grade": [1] * 5})
+    run = pd.DataFrame({"query": ["q1", "q2", "q3"], "doc": ["d"] * 3, "score": [1.0] * 3})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RankproofWarning)
+        found = on_spark.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run), "rr",
+                                  spark=spark, min_coverage=0.75, allow_partial=True)
+    said = [str(w.message) for w in caught if w.category is RankproofWarning]
+    assert said == ["the run ranks 3 of the 5 judged queries (60.0%), below the 75% asked for; the "
+                    "other 2 are scored 0 (missing_query=zero)"]
+    assert found.mean("rr") == pytest.approx(0.6) and found.to_results().min_coverage == 0.75
+    assert said[0] in found.to_results().summary()

@@ -21,7 +21,7 @@ import math
 from .flags import add_evaluation_options, add_measure_option, add_resampling_options
 from .inputs import protocol_of, read_qrels
 from .render import print_notes
-from .two_qrels import read_two_qrels
+from .two_qrels import read_two_qrels, same_judgments
 from .usage import fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
@@ -160,6 +160,7 @@ def run(args) -> int:
     if len(result.labels) > 2 and args.weights != "none":
         lines.append(f"weighted kappa ({args.weights}) {cohen_kappa(a, b, args.weights):.4f}")
     every = [a, b, *(_qrels_dict(args, path) for path in args.qrels or [])]
+    print_notes(same_judgments(every, [*args.inputs[:2], *(args.qrels or [])]), args.quiet)
     if args.qrels:
         lines.append(f"Fleiss' kappa ({len(every)} qrels) {fleiss_kappa(every):.4f}")
     lines += _confusion_lines(result)

@@ -136,24 +136,29 @@ def _params(args) -> dict:
 
 def _check_coverage(args, qrels, runs: dict) -> None:
     """--min-coverage and --allow-partial: a component ranking too few judged queries is refused,
-    in fuse's own option words (the comparison then runs with every query it has)."""
+    in fuse's own option words, or with --allow-partial said on stderr (the comparison then runs
+    with every query it has)."""
     import numpy as np
 
     from ..errors import CoverageError
+    from ..results.coverage import share_text
+    from .render import print_notes
 
     judged = len(qrels.queries)
-    if args.allow_partial or judged == 0:
+    if judged == 0:
         return
     for name, component in runs.items():
         ranked = int(np.isin(qrels.queries, component.queries).sum())
-        if ranked == 0 or ranked / judged < args.min_coverage:
-            raise CoverageError(source=f"run {name}",
-                                what=literal(f"ranks {ranked} of the {judged} judged queries "
-                                             f"({ranked / judged:.1%}), below the {args.min_coverage:.0%} asked "
-                                             "for (--min-coverage)"),
-                                value=ranked / judged,
-                                fix="check that the query ids match, or pass --allow-partial, or lower "
-                                    "--min-coverage")
+        if ranked and ranked / judged >= args.min_coverage:
+            continue
+        what = (f"ranks {ranked} of the {judged} judged queries ({ranked / judged:.1%}), below the "
+                f"{share_text(args.min_coverage)} asked for (--min-coverage)")
+        if args.allow_partial:
+            print_notes([f"run {name}: warning: {what}"], args.quiet)
+            continue
+        raise CoverageError(source=f"run {name}", what=literal(what), value=ranked / judged,
+                            fix="check that the query ids match, or pass --allow-partial, or "
+                                "lower --min-coverage")
 
 
 def run(args) -> int:

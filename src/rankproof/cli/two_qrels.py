@@ -10,12 +10,13 @@ input from stdin; the runs are read as every command reads them
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from .inputs import read_inputs, read_qrels, run_names
 from .usage import usage
 
-__all__ = ["LAYER_AS_ONE_FILE", "read_two_qrels"]
+__all__ = ["LAYER_AS_ONE_FILE", "read_two_qrels", "same_judgments"]
 
 #: The refusal of --layer where each source is one qrels file: (what, fix).
 LAYER_AS_ONE_FILE = ("--layer: give the layered qrels of each source as one file here",
@@ -30,7 +31,9 @@ def read_two_qrels(args, command: str, *, runs: tuple[int, int | None], give: st
     `runs` is the least and the most number of runs (None: no most); outside it
     the command refuses in the words of `give`. `layer` is the (what, fix) of
     the refusal of ``--layer``; `further` are other inputs of the command (agree's
-    --qrels), counted with the inputs when stdin ('-') is given twice.
+    --qrels), counted with the inputs when stdin ('-') is given twice. The same file given
+    for two sources of judgments is refused (``_same_file``): compared with itself it agrees
+    perfectly, a number resting on a mistake (:func:`same_judgments` says so of a copy).
     """
     least, most = runs
     count = len(args.inputs) - 2
@@ -42,6 +45,11 @@ def read_two_qrels(args, command: str, *, runs: tuple[int, int | None], give: st
         raise usage(command, "stdin ('-') is given for two inputs",
                     "read at most one input from stdin")
     first, second, *paths = args.inputs
+    twice = _same_file([first, second, *further])
+    if twice:
+        raise usage(command, f"{twice} is given twice as judgments: the same file agrees with "
+                             "itself, which says nothing about two sources",
+                    "give each source's own qrels file")
     names = run_names(paths, args.label)
     read: Iterator[tuple[str, object]]
     if paths:
@@ -49,3 +57,38 @@ def read_two_qrels(args, command: str, *, runs: tuple[int, int | None], give: st
     else:
         qrels, read = read_qrels(args, first), iter(())
     return qrels, read_qrels(args, second), names, read
+
+
+def _same_file(paths: list[str]) -> str | None:
+    """The first path that names the same file as an earlier one (stdin aside), or None."""
+    seen: list[str] = []
+    for path in paths:
+        if path == "-":
+            continue
+        for earlier in seen:
+            try:
+                same = os.path.samefile(path, earlier)
+            except OSError:  # a file that is not there: its reader says so
+                same = os.path.abspath(path) == os.path.abspath(earlier)
+            if same:
+                return path
+        seen.append(path)
+    return None
+
+
+def same_judgments(judgments: list[dict], names: list[str]) -> list[str]:
+    """A warning for each source whose judgments equal an earlier one's, grade for grade: two files
+    with one content (a copy, or the same file under two names) agree perfectly, and the
+    agreement measured says only that.
+
+    >>> print(*same_judgments([{"q": {"d": 1}}, {"q": {"d": 2}}, {"q": {"d": 1}}], ["a", "b", "c"]))
+    warning: c holds the same judgments as a (every grade equal): what is measured is a file's agreement with itself; was the same file given twice?
+    """
+    found = []
+    for index, judged in enumerate(judgments):
+        earlier = next((j for j in range(index) if judgments[j] == judged), None)
+        if earlier is not None and judged:
+            found.append(f"warning: {names[index]} holds the same judgments as {names[earlier]} "
+                         "(every grade equal): what is measured is a file's agreement with itself; "
+                         "was the same file given twice?")
+    return found

@@ -91,13 +91,12 @@ class OutOfCoreExecutor(Executor):
 
     def _evaluate_run(self, step: Step, truth, log, run: Source):
         from ..errors import InputError
-        from ..engines.options import MIN_COVERAGE
         from ..evaluation import evaluate_read
         from ..frontdoors.outofcore import evaluate_log
 
-        # What the parts do not take: the guard reads the whole run, the ids are the whole's.
-        options = step.options.replace(allow_partial=True, min_coverage=MIN_COVERAGE,
-                                       query_ids=None)
+        # What the parts do not take: the guard reads the whole run, the ids are the whole's. They
+        # keep min_coverage, which the joined results carry (for their coverage warning).
+        options = step.options.replace(allow_partial=True, query_ids=None)
 
         def part(truth_table, run_table):
             return evaluate_read(lambda: step.inputs.part(truth_table, run_table, run),

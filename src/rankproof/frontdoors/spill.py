@@ -213,7 +213,7 @@ class Spill:
         """Every part under one protocol, with the same measures (as Results.concat asks)."""
         shape = {"protocol": part.protocol, "measures": part.measures, "run_name": part.run_name,
                  "sources": (part.table.qrels_source, part.table.run_source),
-                 "complete": part.complete_judgments}
+                 "complete": part.complete_judgments, "min_coverage": part.min_coverage}
         if self.first is None:
             self.first = shape
         elif (shape["protocol"], shape["measures"]) != (self.first["protocol"],
@@ -266,7 +266,8 @@ class Spill:
                                weights=self._mapped("weights", np.float64) if self.weighted
                                else None,
                                run_name=run_name or first["run_name"], query_ids=query_ids,
-                               complete_judgments=first["complete"])
+                               complete_judgments=first["complete"],
+                               min_coverage=first["min_coverage"])
         found.adopt(self.sums, self.counts, self.folder)
         return found
 

@@ -57,7 +57,8 @@ class Results:
                  run_name: str, qrels=None, query_ids: "QueryIds | None" = None,
                  complete_judgments: bool = False,
                  bounds: Intervals | None = None, tie_range: Intervals | None = None,
-                 side: "Sequence[SideValue]" = (), qrels_digest: str | None = None) -> None:
+                 side: "Sequence[SideValue]" = (), qrels_digest: str | None = None,
+                 min_coverage: float = MIN_COVERAGE) -> None:
         # Per-query facts and counts only: the evaluation's per-position arrays are gone once the
         # measures are computed (explain asks the pipeline again); `counts` may count on first use.
         self._table, self._counts, self._qrels = table, counts, qrels
@@ -69,6 +70,9 @@ class Results:
         # True when the judgments list every relevant doc (a recommender's truth table): a doc
         # missing from them is non-relevant by definition, so there is nothing to warn about.
         self.complete_judgments = complete_judgments
+        # The share of judged queries the caller asked the run to rank: its coverage warning (the
+        # summary's, the command line's, the report's) is said below this share, not below another.
+        self.min_coverage = min_coverage
         # The query ids shown to the caller (see QueryIds): evaluate_frame and
         # evaluate_scores give them so integer user ids come back as integers.
         self._ids = ShownQueries(table.queries, query_ids)
@@ -321,7 +325,8 @@ class Results:
                    complete_judgments=all(part.complete_judgments for part in parts),
                    bounds=joined_intervals([part._bounds for part in parts], measures, cat),
                    tie_range=joined_intervals([part._tie_range for part in parts], measures, cat),
-                   side=join_side([part.side for part in parts]), qrels_digest=qrels_digest)
+                   side=join_side([part.side for part in parts]), qrels_digest=qrels_digest,
+                   min_coverage=first.min_coverage)
 
     def select(self, measures: "Sequence[str | Measure]") -> "Results":
         """These results with only `measures` (each must have been evaluated), in that order.

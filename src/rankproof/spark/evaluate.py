@@ -359,7 +359,7 @@ def _evaluate_on(session: "SparkSession", tables: list[Table], wanted: list[dict
                                counts=_added_counts(summaries, query_counts.as_dict()), notes=(),
                                grade_range=None, run_name=run_name, qrels_source=qrels_source,
                                run_source=run_source, weights=weight_frame, cached=evaluated,
-                               warnings=doubts)
+                               warnings=doubts, min_coverage=options.min_coverage)
         if weight_frame is not None:
             means = _means(results.values_frame, measures, protocol, weight_frame)
         else:

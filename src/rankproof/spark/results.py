@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engines.options import MIN_COVERAGE
 from ..measures.base import Measure
 from ..measures.parse import held_measure
 from ..protocol import Protocol
@@ -39,7 +40,7 @@ class SparkResults:
                  means: dict[Measure, float], counts: dict[str, Any], notes: tuple[str, ...],
                  grade_range: tuple[float, float] | None, run_name: str, qrels_source: str,
                  run_source: str, weights: "DataFrame | None", cached: "DataFrame | None" = None,
-                 warnings: tuple[str, ...] = ()) -> None:
+                 warnings: tuple[str, ...] = (), min_coverage: float = MIN_COVERAGE) -> None:
         # one column: Arrow IPC blobs of per-query values (partition.output_schema)
         self._blobs = blobs
         self._cached = cached if cached is not None else blobs  # what the evaluation persisted
@@ -55,6 +56,7 @@ class SparkResults:
         self._weights = weights
         self.complete_judgments = False
         self.warnings = warnings  # the partial-match guard's doubts, as Results.warnings
+        self.min_coverage = min_coverage  # the share asked for, as Results.min_coverage
 
     def complete(self, *, means: dict[Measure, float], notes: tuple[str, ...],
                  grade_range: tuple[float, float] | None) -> None:
@@ -194,7 +196,8 @@ class SparkResults:
         return Results(table=query_table, counts=dict(self._counts), protocol=self.protocol,
                        measures=measures,
                        weights=weights, run_name=self.run_name,
-                       complete_judgments=self.complete_judgments)
+                       complete_judgments=self.complete_judgments,
+                       min_coverage=self.min_coverage)
 
     def to_pandas(self):
         """:meth:`rankproof.Results.to_pandas` of :meth:`to_results` (collects)."""

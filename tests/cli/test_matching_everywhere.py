@@ -74,8 +74,11 @@ def test_report_warns_on_the_page_and_stderr(padded, tmp_path, capsys):
     assert header.count(CAUSE) == 2 and FIX in header
 
 
-def test_agree_warns_on_stderr(padded, capsys):
-    assert main(["agree", str(QRELS), str(QRELS), *map(str, padded), "--resamples", "20"]) == 0
+def test_agree_warns_on_stderr(padded, capsys, tmp_path):
+    # A copy: the same judgments file given twice is refused (cli/two_qrels).
+    judged = tmp_path / "judged_again.txt"
+    judged.write_bytes(QRELS.read_bytes())
+    assert main(["agree", str(QRELS), str(judged), *map(str, padded), "--resamples", "20"]) == 0
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if CAUSE in line]
     assert [line.split(": warning")[0] for line in lines] == [

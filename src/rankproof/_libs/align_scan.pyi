@@ -10,8 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 def mark_rows(
-    # (queries + 1,), C-contiguous, non-decreasing
-    offsets: NDArray[np.int64],
+    offsets: NDArray[np.int64],  # (queries + 1,), C-contiguous, non-decreasing
     row_doc: NDArray[np.int64],                              # (rows,), C-contiguous
     num_docs: int,
     judged_query: NDArray[np.int64],                         # (judgments,), C-contiguous

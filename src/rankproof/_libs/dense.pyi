@@ -9,10 +9,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 def dense_dcg_parts(
-    # (rows, columns), C-contiguous; NaN: not a candidate
-    score: NDArray[np.float64] | NDArray[np.float32],
-    # (rows, columns), C-contiguous
-    grade: NDArray[np.int64] | NDArray[np.int32] | NDArray[np.float64],
+    score: NDArray[np.float64] | NDArray[np.float32],  # (rows, columns), C-contiguous; NaN skipped
+    grade: NDArray[np.int64] | NDArray[np.int32] | NDArray[np.float64],  # as score, C-contiguous
     k: int,
     discount: NDArray[np.float64],                       # (at least min(k, columns),), C-contiguous
     gain_kind: int,                                      # 0 linear, 1 exp2, 2 gain_table[grade]

@@ -15,8 +15,8 @@ def jaccard_pair_sums(
 
 def jaccard_pair_sums_read(
     offsets: NDArray[np.int64],   # (lists + 1,) each list's positions, C-contiguous
-    rows: NDArray[np.int64],      # (positions,) the run's row of each position, or empty
-    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row (the run's offsets)
+    rows: NDArray[np.int64],      # (positions,) each position's run row, or empty; C-contiguous
+    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row, C-contiguous
     codes: NDArray[np.int64],     # (run rows,) each row's item code, C-contiguous
     item_at: NDArray[np.int64],   # (item codes,) each item's row of bits, C-contiguous
     bits: NDArray[np.uint64],     # (items, words) each item's category bitset, C-contiguous
@@ -25,8 +25,8 @@ def jaccard_pair_sums_read(
 
 def list_sums_read(
     offsets: NDArray[np.int64],   # (lists + 1,), C-contiguous
-    rows: NDArray[np.int64],      # (positions,), or empty: each list's first rows
-    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row
+    rows: NDArray[np.int64],      # (positions,), or empty: the first rows; C-contiguous
+    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row, C-contiguous
     codes: NDArray[np.int64],     # (run rows,), C-contiguous
     values: NDArray[np.float64],  # (item codes,) nan: left out, C-contiguous
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
@@ -41,8 +41,8 @@ def first_repeat(
 
 def code_counts_read(
     offsets: NDArray[np.int64],   # (lists + 1,) each list's positions, C-contiguous
-    rows: NDArray[np.int64],      # (positions,), or empty: each list's first rows
-    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row
+    rows: NDArray[np.int64],      # (positions,), or empty: the first rows; C-contiguous
+    starts: NDArray[np.int64],    # (lists + 1,) rows empty: list q's first row, C-contiguous
     codes: NDArray[np.int64],     # (run rows,) 0 <= code < num_codes, C-contiguous
     num_codes: int,
 ) -> NDArray[np.int64]:

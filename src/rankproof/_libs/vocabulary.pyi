@@ -19,14 +19,12 @@ def remap(
     order: NDArray[np.integer[Any]] | Any,     # converted to int64, C-contiguous
 ) -> None: ...
 def mark_present(
-    # C-contiguous, each in [lowest, lowest + len(present))
-    values: NDArray[np.int32] | NDArray[np.int64],
+    values: NDArray[np.int32] | NDArray[np.int64],  # C-contiguous, lowest + [0, len(present))
     lowest: int,
     present: NDArray[np.uint8],                # C-contiguous, written
 ) -> None: ...
 def dense_codes(
-    # C-contiguous, each in [lowest, lowest + len(rank))
-    values: NDArray[np.int32] | NDArray[np.int64],
+    values: NDArray[np.int32] | NDArray[np.int64],  # C-contiguous, in [lowest, lowest + len(rank))
     lowest: int,
     rank: NDArray[np.int32],                   # C-contiguous
     codes: NDArray[np.int64],                  # C-contiguous, as long as values, written

@@ -92,6 +92,15 @@ def test_the_toy_option_without_the_toy_is_one_line(toy, files, capsys):
     assert CALLS == []
 
 
+def test_a_dataset_refuses_an_executor_and_its_option_by_their_flags(toy, files, capsys):
+    for extra, flags in [(["--toy-note", "hi"], "--toy-note"),
+                         (["--engine", "toy", "--toy-note", "hi"], "--engine toy and --toy-note")]:
+        assert main(["evaluate", "--dataset", "any", files[1], *extra]) == 2
+        assert capsys.readouterr().err.strip() == ("rankproof evaluate: --dataset evaluates on this "
+                                                   f"machine, in memory; leave out {flags}")
+    assert CALLS == []
+
+
 def test_the_toy_refuses_what_it_does_not_take_in_the_cli_words(toy, files, capsys):
     assert main(["evaluate", *files, "-m", "rr", "--engine", "toy", "--tie-range"]) == 2
     err = capsys.readouterr().err.strip()

@@ -6,7 +6,7 @@ import argparse
 
 from .inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options,
                      columns, protocol_of, read_run, run_names)
-from .engine import add_engine_options, engine_choices
+from .engine import add_engine_options, engine_choices, executor_settings
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .outofcore import add_memory_options
 from .render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
@@ -136,9 +136,15 @@ def _on_dataset(args) -> int:
 
     from ..engines import EXECUTORS
 
-    if args.engine in EXECUTORS or args.memory_budget or args.intents:   # an executor of its own
+    settings, flags = executor_settings(args)
+    given = [flag for flag, asked in [(f"--engine {args.engine}", args.engine in EXECUTORS),
+                                      ("--memory-budget", args.memory_budget is not None),
+                                      ("--intents", bool(args.intents)),
+                                      *((flags[key], settings[key] is not None)
+                                        for key in settings)] if asked]
+    if given:   # an executor of its own, or its settings
         raise usage(NAME, "--dataset evaluates on this machine, in memory",
-                    "leave out --engine spark, --memory-budget and --intents")
+                    f"leave out {' and '.join(given)}")
     _, paths = positionals(args, NAME)
     if split(args.measure or [])[1]:
         raise usage(NAME, "--dataset evaluates accuracy measures",

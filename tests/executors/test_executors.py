@@ -16,7 +16,7 @@ import pytest
 import rankproof
 from rankproof.cli.app import main
 from rankproof.engines import EXECUTORS, EngineEntry, engine_names
-from rankproof.engines.executor import Executor, Source, Step, choose, get_executor
+from rankproof.engines.executor import Executor, Setting, Source, Step, choose, get_executor
 from rankproof.engines.options import EvaluationOptions
 from rankproof.errors import InputError
 from rankproof.protocol import Protocol
@@ -25,15 +25,19 @@ CALLS: list[str] = []
 
 
 class ToyExecutor(Executor):
-    """Evaluates each run in memory with rankproof.evaluate and notes the call; takes grade maps only."""
+    """Evaluates each run in memory with rankproof.evaluate and notes the call (and its own
+    setting, --toy-note); takes grade maps only."""
 
     name = "toy"
     takes = frozenset({"grade_map"})
+    settings = (Setting("--toy-note", "toy_note", "TEXT", "a note the toy keeps beside each run"),)
+    summary = "a toy that notes its calls"
 
     def evaluate(self, step):
         qrels, runs = step.inputs.read(_Silent())
         for name, run in runs:
-            CALLS.append(name)
+            CALLS.append(name if step.settings["toy_note"] is None else
+                         f"{name}: {step.settings['toy_note']}")
             yield rankproof.evaluate(qrels, run, step.measures, step.protocol)
 
 
@@ -67,6 +71,34 @@ def test_the_cli_runs_a_registered_toy_executor(toy, files, capsys):
     assert CALLS == ["run.txt"]
     # q1: first relevant at rank 2 (1/2), q2: rank 1 (1): mean 0.75, by hand.
     assert "0.75" in out
+
+
+def test_the_toy_declares_its_own_option_and_the_cli_hands_it_over(toy, files, capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out = capsys.readouterr().out
+    assert "--engine toy (a toy that notes its calls):" in out   # its own section of the help
+    assert re.search(r"--toy-note TEXT +with --engine toy: a note the toy keeps", out)
+    assert re.search(r"or toy \(a toy that notes its calls\)", " ".join(out.split()))
+    assert main(["evaluate", *files, "-m", "rr", "--engine", "toy", "--toy-note", "hi",
+                 "--quiet"]) == 0
+    assert CALLS == ["run.txt: hi"]
+
+
+def test_the_toy_option_without_the_toy_is_one_line(toy, files, capsys):
+    assert main(["evaluate", *files, "-m", "rr", "--toy-note", "hi"]) == 2
+    assert capsys.readouterr().err.strip() == ("rankproof evaluate: --toy-note is for --engine "
+                                               "toy; leave out --toy-note")
+    assert CALLS == []
+
+
+def test_a_dataset_refuses_an_executor_and_its_option_by_their_flags(toy, files, capsys):
+    for extra, flags in [(["--toy-note", "hi"], "--toy-note"),
+                         (["--engine", "toy", "--toy-note", "hi"], "--engine toy and --toy-note")]:
+        assert main(["evaluate", "--dataset", "any", files[1], *extra]) == 2
+        assert capsys.readouterr().err.strip() == ("rankproof evaluate: --dataset evaluates on this "
+                                                   f"machine, in memory; leave out {flags}")
+    assert CALLS == []
 
 
 def test_the_toy_refuses_what_it_does_not_take_in_the_cli_words(toy, files, capsys):
@@ -107,6 +139,7 @@ def test_the_chosen_executor_refuses_and_another_ones_setting_is_refused():
         choose(_step(memory_budget=2**30, options=EvaluationOptions(ties_range=True)))
     with pytest.raises(InputError, match="spark_master is for executor=spark"):
         choose(_step(settings={"spark_master": "local[1]"}))
+    assert choose(_step(settings={"spark_master": None})).name == "memory"   # not given
     with pytest.raises(InputError, match="unknown executor"):
         get_executor("dask")
 
@@ -130,8 +163,11 @@ def test_evaluate_frame_budget_goes_through_the_out_of_core_executor(tmp_path, m
 
 
 def test_the_evaluate_command_tests_no_executor_name():
-    source = (Path(rankproof.__file__).parent / "cli" / "evaluate.py").read_text(encoding="utf-8")
-    assert not re.search(r'"spark"|SPARK|== *"(memory|outofcore)"', source)
+    cli = Path(rankproof.__file__).parent / "cli"
+    for name in ("evaluate.py", "step.py", "engine.py"):
+        source = (cli / name).read_text(encoding="utf-8").split('"""', 2)[2]   # after the docstring
+        assert not re.search(r'"spark"|SPARK|== *"(memory|outofcore)"', source)
+        assert "spark_master" not in source   # the executor's own option is its own
 
 
 def test_the_memory_executor_hands_each_run_to_the_evaluation_alone(files, monkeypatch, capsys):

@@ -1,4 +1,4 @@
-"""``rankproof evaluate``: every run against the qrels, one row per run (``--engine spark``: on Spark)."""
+"""``rankproof evaluate``: every run against the qrels, one row per run (``--engine``: by whom)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 
 from .inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options,
                      columns, protocol_of, read_run, run_names)
+from .engine import add_engine_options, engine_choices, executor_settings
 from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from .outofcore import add_memory_options
 from .render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
@@ -34,16 +35,7 @@ Counts and warnings go to stderr (--quiet drops them); exit 2 on bad input, one 
 DEFAULT_MEASURES = ["ndcg@10", "ap", "rr", "p@10"]
 
 
-def engine_choices() -> tuple[str, ...]:
-    """What --engine chooses: the engines the registry offers, then its executors (spark)."""
-    from ..engines import engine_names
-
-    return tuple(engine_names())
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..engines import DEFAULT_ENGINE
-
     parser.add_argument("qrels",
                         help="judgments: TREC (query 0 doc grade), CSV/TSV, JSONL or Parquet; - for stdin "
                                       "(with --dataset: the first run)")
@@ -55,13 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_chunk_options(parser)
     add_input_options(parser)
     add_coverage_options(parser)
-    choices = engine_choices()
-    parser.add_argument("--engine", choices=choices, default=DEFAULT_ENGINE,
-                        help=f"what computes the measures: {' or '.join(choices[:-1])} on this machine "
-                             f"(default {DEFAULT_ENGINE}), or spark (Parquet files or directories, evaluated on "
-                             "a Spark session; same numbers)")
-    parser.add_argument("--spark-master", metavar="URL",
-                        help="with --engine spark: the master (default: the active session, else local[2])")
+    add_engine_options(parser)   # --engine, and each executor's own options (--spark-master)
     parser.add_argument("--per-query", action="store_true", help="also show each query's values")
     parser.add_argument("--bounds", action="store_true",
                         help="show each value with its bounds under the unjudged docs: 0.341 [0.341, 0.612] "
@@ -150,9 +136,15 @@ def _on_dataset(args) -> int:
 
     from ..engines import EXECUTORS
 
-    if args.engine in EXECUTORS or args.memory_budget or args.intents:   # an executor of its own
+    settings, flags = executor_settings(args)
+    given = [flag for flag, asked in [(f"--engine {args.engine}", args.engine in EXECUTORS),
+                                      ("--memory-budget", args.memory_budget is not None),
+                                      ("--intents", bool(args.intents)),
+                                      *((flags[key], settings[key] is not None)
+                                        for key in settings)] if asked]
+    if given:   # an executor of its own, or its settings
         raise usage(NAME, "--dataset evaluates on this machine, in memory",
-                    "leave out --engine spark, --memory-budget and --intents")
+                    f"leave out {' and '.join(given)}")
     _, paths = positionals(args, NAME)
     if split(args.measure or [])[1]:
         raise usage(NAME, "--dataset evaluates accuracy measures",

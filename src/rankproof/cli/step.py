@@ -161,6 +161,7 @@ def step_of(args, command: str, measures: list, inputs: CommandInputs, world: di
     from ..engines import EXECUTORS
     from ..engines.executor import Source, Step
     from ..engines.options import EvaluationOptions
+    from .engine import executor_settings
     from .progress import steps
 
     # --engine names an engine, or an executor of the whole step (looked up in the table).
@@ -170,6 +171,7 @@ def step_of(args, command: str, measures: list, inputs: CommandInputs, world: di
                                 engine=None if executor else args.engine, **world)
 
     wanted, names = inputs.wanted, inputs.names
+    settings, flags = executor_settings(args)   # each executor's own options (--spark-master)
 
     def refusal(what: str, fix: "str | None" = None) -> Exception:
         return usage(command, what, fix)
@@ -184,8 +186,8 @@ def step_of(args, command: str, measures: list, inputs: CommandInputs, world: di
         measures=tuple(measures), protocol=inputs.protocol, options=options, executor=executor,
         memory_budget=args.memory_budget, sorted=args.log_sorted,
         uses=frozenset(key for key, used in uses.items() if used), side_measures=tuple(wanted),
-        inputs=inputs, settings={"spark_master": args.spark_master},
-        words=Flags({"side_measures": str(wanted[0]) if wanted else "",
+        inputs=inputs, settings=settings,
+        words=Flags({**flags, "side_measures": str(wanted[0]) if wanted else "",
                      "side_only": f"-m {wanted[0]} alone" if wanted else "",
                      "values_in_memory": shown}),
         progress=lambda total, label: steps(args, total, label), quiet=bool(args.quiet),

@@ -6,8 +6,8 @@ prints it as one line and exits with 2. Text given by the user (a path, an
 option's value) goes through :func:`literal`, since ``what`` and ``fix`` are
 formats whose ``{query}``-style fields a front door fills in.
 
->>> str(usage("evaluate", "--spark-master is for --engine spark"))
-'rankproof evaluate: --spark-master is for --engine spark'
+>>> str(usage("evaluate", "--bounds evaluates in memory", "leave out --memory-budget"))
+'rankproof evaluate: --bounds evaluates in memory; leave out --memory-budget'
 >>> str(InputError(source="--label x{y}", what=literal("write {NAME}=RUN")))
 '--label x{y}: write {NAME}=RUN'
 """

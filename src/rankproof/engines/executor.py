@@ -49,8 +49,8 @@ from typing import Any, Callable, ContextManager, Iterator, Mapping
 from ..errors import InputError, literal
 from .options import EvaluationOptions
 
-__all__ = ["DEFAULT_EXECUTOR", "USES", "Source", "Step", "Executor", "choose", "get_executor",
-           "executor_names"]
+__all__ = ["DEFAULT_EXECUTOR", "USES", "Source", "Step", "Setting", "Executor", "choose",
+           "get_executor", "executor_names"]
 
 # What runs the step when neither the options nor the inputs ask for another executor.
 DEFAULT_EXECUTOR = "memory"
@@ -142,7 +142,8 @@ class Step:
         qrels=None) -> results``: what the front door adds to a run's results
         (side-data measures, a digest); ``side_data() -> SideData``.
     settings : mapping
-        An executor's own settings (``spark_master``).
+        The executors' own settings, by :attr:`Setting.dest` (``spark_master``;
+        each executor declares its own, :attr:`Executor.settings`); None: not given.
     words : mapping
         How the front door spells an option or a use in a message
         (``{"ties_range": "--tie-range"}``); the option's name by default.
@@ -217,6 +218,37 @@ class Step:
         return now
 
 
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One of an executor's own settings, and the command-line option that gives it.
+
+    ``rankproof evaluate`` declares every registered executor's settings, each
+    executor's in a help section of its own, and hands them to the step
+    (:attr:`Step.settings`, by ``dest``); a setting given while another
+    executor runs the step is refused (:func:`choose`).
+
+    Attributes
+    ----------
+    flag : str
+        The option (``--spark-master``).
+    dest : str
+        Its key in :attr:`Step.settings` (``spark_master``).
+    metavar : str
+        What the help calls its value (``URL``).
+    help : str
+        What it sets; the help starts it with the option that asks for the
+        executor (``with --engine spark: ...``).
+
+    >>> Setting("--toy-note", "toy_note", "TEXT", "a note the toy keeps").dest
+    'toy_note'
+    """
+
+    flag: str
+    dest: str
+    metavar: str
+    help: str
+
+
 class Executor:
     """What runs the evaluation step; subclasses override :meth:`evaluate` and what they refuse.
 
@@ -228,14 +260,17 @@ class Executor:
     takes : frozenset of str
         The options and uses (:attr:`Step.uses`) it evaluates; any other one
         asked for is refused by :meth:`check`.
-    settings : tuple of str
-        Its own settings (:attr:`Step.settings`): given to another executor,
-        they are refused.
+    settings : tuple of Setting
+        Its own settings (:attr:`Step.settings`) and their options: given to
+        another executor, they are refused.
+    summary : str
+        What ``--engine``'s help says of it, when it is offered by name.
     """
 
     name = "executor"
     takes: frozenset = frozenset()
-    settings: tuple[str, ...] = ()
+    settings: tuple[Setting, ...] = ()
+    summary = ""
     # What the refusals say the options and uses need instead (the default executor's place).
     elsewhere = "on this machine, in memory"
 
@@ -298,8 +333,8 @@ def choose(step: Step) -> Executor:
         next((e for e in executors if e.needed(step)), None) or get_executor(DEFAULT_EXECUTOR)
     for executor in executors:
         for setting in executor.settings:
-            if executor is not chosen and step.settings.get(setting) is not None:
-                raise step.refuse(what=f"{step.word(setting)} is for {executor.asking(step)}",
-                                  fix=f"leave out {step.word(setting)}")
+            if executor is not chosen and step.settings.get(setting.dest) is not None:
+                raise step.refuse(what=f"{step.word(setting.dest)} is for {executor.asking(step)}",
+                                  fix=f"leave out {step.word(setting.dest)}")
     chosen.check(step)
     return chosen

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterator
 
-from ..engines.executor import Executor, Source, Step
+from ..engines.executor import Executor, Setting, Source, Step
 
 __all__ = ["SparkExecutor"]
 
@@ -23,7 +23,9 @@ class SparkExecutor(Executor):
 
     name = "spark"
     takes = frozenset({"side_measures"})
-    settings = ("spark_master",)
+    settings = (Setting("--spark-master", "spark_master", "URL",
+                        "the master (default: the active session, else local[2])"),)
+    summary = "Parquet files or directories, evaluated on a Spark session; same numbers"
 
     def check(self, step: Step) -> None:
         asking = self.asking(step)

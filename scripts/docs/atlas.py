@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rankproof.cli import why as why_command  # noqa: E402
+from rankproof.cli.commands import why as why_command  # noqa: E402
 
 from atlas_cases import CASES, MEASURES, Case  # noqa: E402
 from atlas_peers import PEERS, ROOT, Outcome, Peer, start_spark_in_background, stop_spark  # noqa: E402

@@ -19,8 +19,8 @@ HEAVY = ("scipy", "pandas", "polars", "pyarrow", "rich", "concurrent.futures",
          # rankproof's own packages a plain evaluation does not use (recsys: ~30 ms)
          "rankproof.recsys", "rankproof.spark", "rankproof.stats",
          # the other commands' modules: only the command run is built (~0.1 s for all eighteen)
-         "rankproof.cli.rag", "rankproof.cli.why", "rankproof.cli.report", "rankproof.cli.compare",
-         "rankproof.cli.nuggets", "rankproof.cli.monitor")
+         "rankproof.cli.commands.rag", "rankproof.cli.commands.why", "rankproof.cli.commands.report", "rankproof.cli.commands.compare",
+         "rankproof.cli.commands.nuggets", "rankproof.cli.commands.monitor")
 
 CODE = """
 import sys

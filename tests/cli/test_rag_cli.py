@@ -156,7 +156,7 @@ def test_rag_and_evaluate_take_the_same_output_options(tmp_path, capsys):
     """--format, --precision, --names, -o and --quiet: one definition (cli.render.add_output_options), one output."""
     import argparse
 
-    from rankproof.cli import evaluate as evaluate_command, rag as rag_command
+    from rankproof.cli.commands import evaluate as evaluate_command, rag as rag_command
 
     def options(command) -> tuple:
         parser = argparse.ArgumentParser(prog="x")

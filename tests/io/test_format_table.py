@@ -19,7 +19,7 @@ PACKAGE = Path(rankproof.__file__).parent
 # tables of rows: those readers may test it.
 SUFFIXES = {suffix for entry in INPUT_FORMATS.values() for suffix in entry.suffixes} - {".json"}
 # Modules that test a suffix for something other than an input's format.
-EXEMPT = {"cli/pool.py": "the format of the pool it writes (-o), an output"}
+EXEMPT = {"cli/commands/pool.py": "the format of the pool it writes (-o), an output"}
 
 
 def _suffix_tests(source: str) -> list[int]:

@@ -34,7 +34,7 @@ def test_import_rankproof_loads_no_pyspark():
 
 
 def test_cli_engines_are_the_library_engines_and_spark():
-    from rankproof.cli.evaluate import engine_choices
+    from rankproof.cli.commands.evaluate import engine_choices
     from rankproof.engines import ENGINES
 
     assert set(engine_choices()) == {name for name, entry in ENGINES.items() if entry.choice} | {"spark"}

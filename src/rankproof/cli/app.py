@@ -83,7 +83,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _dispatch(arguments: list[str]) -> int:
-    from . import trec_eval
+    from .commands import trec_eval
     from .parser import build_parser
     from .progress import command_progress
 

@@ -68,7 +68,7 @@ def add_correction_option(parser, over: str) -> None:
 
 def add_measures_option(parser, default: Sequence[str] | str, what: str = "e.g. ndcg@10") -> None:
     """-m/--measure, repeatable; `default` is what is evaluated without it: the measures
-    (cli.evaluate.DEFAULT_MEASURES, as most commands) or a sentence saying what."""
+    (cli.commands.evaluate.DEFAULT_MEASURES, as most commands) or a sentence saying what."""
     said = default if isinstance(default, str) else f"default {' '.join(default)}"
     parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
                         help=f"{what} (repeatable; {said})")

@@ -14,14 +14,14 @@ import importlib
 import re
 from types import ModuleType
 
-from .measures import MeasuresFrom
+from .commands.measures import MeasuresFrom
 from .usage import UsageError, literal
 
 __all__ = ["COMMAND_MODULES", "build_parser", "command_module"]
 
-# Command name -> its module under rankproof.cli, in the order of `rankproof --help`. Modules are
-# imported when their command is built: `rankproof evaluate` builds its own subparser only (the
-# eighteen commands' modules and subparsers cost ~0.1 s, a third of a 1k x 100 evaluation's
+# Command name -> its module under rankproof.cli.commands, in the order of `rankproof --help`.
+# Modules are imported when their command is built: `rankproof evaluate` builds its own subparser
+# only (the commands' modules and subparsers cost ~0.1 s, a third of a 1k x 100 evaluation's
 # process).
 COMMAND_MODULES = {
     "evaluate": "evaluate", "rag": "rag", "nuggets": "nuggets", "explain": "explain", "why": "why",
@@ -35,7 +35,7 @@ COMMAND_MODULES = {
 
 def command_module(name: str) -> ModuleType:
     """The module of command `name` (``NAME``, ``HELP``, ``EXAMPLES``, ``add_arguments``, ``run``)."""
-    return importlib.import_module(f"{__package__}.{COMMAND_MODULES[name]}")
+    return importlib.import_module(f"{__package__}.commands.{COMMAND_MODULES[name]}")
 
 
 class Parser(argparse.ArgumentParser):

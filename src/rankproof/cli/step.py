@@ -157,7 +157,7 @@ def _roles(args, roles) -> dict:
 
 def step_of(args, command: str, measures: list, inputs: CommandInputs, world: dict):
     """The step ``rankproof evaluate`` asks for: its files, measures, protocol, options and flags
-    (`world`: the notes and complete judgments of a log's truth, cli.evaluate.world_options)."""
+    (`world`: the notes and complete judgments of a log's truth, cli.commands.evaluate.world_options)."""
     from ..engines import EXECUTORS
     from ..engines.executor import Source, Step
     from ..engines.options import EvaluationOptions

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import add_protocol_options, protocol_of
-from .render import print_text
+from ..inputs import add_protocol_options, protocol_of
+from ..render import print_text
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..protocol import PRESETS, Protocol
+    from ...protocol import PRESETS, Protocol
 
     protocol = protocol_of(args)
     lines = [f"preset {args.preset} (presets: {', '.join(PRESETS)})"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from .flags import add_evaluation_options, add_level_option, add_measure_option
-from .inputs import protocol_of
-from .two_qrels import read_two_qrels
+from ..flags import add_evaluation_options, add_level_option, add_measure_option
+from ..inputs import protocol_of
+from ..two_qrels import read_two_qrels
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -44,7 +44,7 @@ def _row(label: str, interval, confidence: float, note: str) -> str:
 
 
 def run(args) -> int:
-    from ..stats.ppi import prediction_powered
+    from ...stats.ppi import prediction_powered
 
     human, judge, names, runs = read_two_qrels(
         args, NAME, runs=(1, 2),

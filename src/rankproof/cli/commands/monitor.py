@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .flags import add_level_option, add_measures_option, add_resampling_options
-from .usage import drop_option
+from ..flags import add_level_option, add_measures_option, add_resampling_options
+from ..usage import drop_option
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..recsys.monitor import ALERT_EXIT, monitor
+    from ...recsys.monitor import ALERT_EXIT, monitor
 
     # --resamples, --alpha and --confidence are checked when parsed (cli.flags).
     result = monitor(args.current, args.reference, args.measure, max_drop=args.max_drop,

@@ -25,6 +25,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(arguments: Sequence[str]) -> int:
-    from ..trec.command import trec_eval_command
+    from ...trec.command import trec_eval_command
 
     return trec_eval_command(list(arguments))

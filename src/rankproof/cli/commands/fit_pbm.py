@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..io.json_text import json_text
-from .flags import add_output_option
-from .inputs import INPUT_FORMATS, STDIN, add_column_options, columns
-from .usage import count_option, number_option, usage
+from ...io.json_text import json_text
+from ..flags import add_output_option
+from ..inputs import INPUT_FORMATS, STDIN, add_column_options, columns
+from ..usage import count_option, number_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "CLICK_ROLES", "add_arguments", "run"]
 
@@ -42,8 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..recsys.clicks import fit_pbm, read_clicks
-    from ..report.output import write_output
+    from ...recsys.clicks import fit_pbm, read_clicks
+    from ...report.output import write_output
 
     if args.max_iterations < 1:
         raise usage(NAME, f"--max-iterations {args.max_iterations} is less than 1",

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 
-from .flags import (add_evaluation_options, add_level_option, add_measure_option,
+from ..flags import (add_evaluation_options, add_level_option, add_measure_option,
                     add_resampling_options)
-from .inputs import protocol_of
-from .render import add_print_options, digits
-from .two_qrels import read_two_qrels
+from ..inputs import protocol_of
+from ..render import add_print_options, digits
+from ..two_qrels import read_two_qrels
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -38,11 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..stats.judge_bias import judge_bias
+    from ...stats.judge_bias import judge_bias
 
     places = digits(args)
     if args.svg:
-        from ..report.output import check_output_path
+        from ...report.output import check_output_path
 
         check_output_path(args.svg, args.inputs)
     human, judge, _, runs = read_two_qrels(
@@ -70,9 +70,9 @@ def run(args) -> int:
                  f"resamples, seed {ranking.seed})")
     print("\n".join(lines))
     if args.svg:
-        from ..report.judgments_figures import judge_bias_figure, standalone
-        from ..report.output import write_output
-        from ..stats.judge_bias import judge_bias_data
+        from ...report.judgments_figures import judge_bias_figure, standalone
+        from ...report.output import write_output
+        from ...stats.judge_bias import judge_bias_data
 
         write_output(standalone(judge_bias_figure(judge_bias_data(result))), args.svg)
     return 0

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import add_run_options, read_run, run_names
-from .render import add_print_options, digits, print_text
-from .usage import count_option, fraction_option, usage
+from ..inputs import add_run_options, read_run, run_names
+from ..render import add_print_options, digits, print_text
+from ..usage import count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..stats.run_similarity import run_similarity
+    from ...stats.run_similarity import run_similarity
 
     if len(args.runs) != 2:
         raise usage(NAME, "give two runs")

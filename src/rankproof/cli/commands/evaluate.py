@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options,
+from ..inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options,
                      columns, protocol_of, read_run, run_names)
-from .engine import add_engine_options, engine_choices, executor_settings
-from .dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
-from .outofcore import add_memory_options
-from .render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
+from ..engine import add_engine_options, engine_choices, executor_settings
+from ..dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
+from ..outofcore import add_memory_options
+from ..render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
                      print_notes)
-from .render import render_results
-from .render import digits as precision
-from .side import add_side_options, side_data_later, split, unread_side_data
-from .step import CommandInputs, step_of
-from .usage import add_coverage_options, usage
+from ..render import render_results
+from ..render import digits as precision
+from ..side import add_side_options, side_data_later, split, unread_side_data
+from ..step import CommandInputs, step_of
+from ..usage import add_coverage_options, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
 
@@ -71,9 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..engines.executor import choose
-    from ..measures.parse import parse_measures
-    from ..report.output import check_output_path, write_output
+    from ...engines.executor import choose
+    from ...measures.parse import parse_measures
+    from ...report.output import check_output_path, write_output
 
     # Everything that can be checked without reading data is checked first.
     check_format_output(args, NAME)
@@ -117,8 +117,8 @@ def world_options(args) -> dict:
     (a table whose query and doc columns are a user's and an item's, --columns query=user,doc=item)
     is complete, as evaluate_frame reads it, so its results state so and give no TREC advice about
     unjudged docs; TREC qrels judge a pool."""
-    from ..io.formats import format_of
-    from ..errors.messages import LOG, TRUTH_NOTE, world_of_columns
+    from ...io.formats import format_of
+    from ...errors.messages import LOG, TRUTH_NOTE, world_of_columns
 
     if args.intents or args.qrels == "-" or format_of(args.qrels, args.qrels_format) == "trec":
         return {}
@@ -130,11 +130,11 @@ def world_options(args) -> dict:
 
 def _on_dataset(args) -> int:
     """--dataset NAME RUN...: the dataset's judgments, its official measures by default, its quirks applied."""
-    from ..evaluation import evaluate
-    from ..measures.parse import parse_measures
-    from ..report.output import check_output_path, write_output
+    from ...evaluation import evaluate
+    from ...measures.parse import parse_measures
+    from ...report.output import check_output_path, write_output
 
-    from ..engines import EXECUTORS
+    from ...engines import EXECUTORS
 
     settings, flags = executor_settings(args)
     given = [flag for flag, asked in [(f"--engine {args.engine}", args.engine in EXECUTORS),

@@ -7,15 +7,15 @@ import os
 from typing import cast
 
 from .evaluate import DEFAULT_MEASURES
-from .flags import add_measures_option
-from .progress import steps
-from .usage import add_coverage_options, usage
+from ..flags import add_measures_option
+from ..progress import steps
+from ..usage import add_coverage_options, usage
 from .why import PEERS, count as _count
-from .inputs import add_chunk_options, add_protocol_options, protocol_of
-from .render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
+from ..inputs import add_chunk_options, add_protocol_options, protocol_of
+from ..render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
                      print_notes)
-from .render import render_results
-from .render import digits as precision
+from ..render import render_results
+from ..render import digits as precision
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "rag_inputs"]
 
@@ -33,7 +33,7 @@ refused in one line naming the mapping; --allow-partial evaluates them as writte
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..io.rag import LAYOUTS
+    from ...io.rag import LAYOUTS
 
     parser.add_argument("file",
                         help="JSON Lines, Parquet or a JSON list (by its suffix), one row per query")
@@ -60,15 +60,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def rag_inputs(path: str, layout: str | None = None, name: str | None = None,
                judgments: str | None = None):
     """The qrels and run of a RAG evaluation file, and what was read (:func:`rankproof.frontdoors.rag.rag_inputs`)."""
-    from ..frontdoors.rag import rag_inputs as inputs
+    from ...frontdoors.rag import rag_inputs as inputs
 
     return inputs(path, layout=layout, judgments=judgments, name=name)
 
 
 def run(args) -> int:
-    from ..measures.parse import parse_measures
-    from ..frontdoors.rag import evaluate_rag, rag_rows
-    from ..report.output import check_output_path, write_output
+    from ...measures.parse import parse_measures
+    from ...frontdoors.rag import evaluate_rag, rag_rows
+    from ...report.output import check_output_path, write_output
 
     measures = parse_measures(args.measure or DEFAULT_MEASURES)
     protocol = protocol_of(args)
@@ -88,8 +88,8 @@ def run(args) -> int:
         progress.step(f"against {args.peer}'s preset" if args.peer else "done")
         shown = render_results([results], args.format, args.per_query, places, names)
         if args.peer:   # the explanation `rankproof why FILE --peer NAME` prints, on the same rows
-            from ..explain.why import why
-            from ..frontdoors.rag import rag_inputs
+            from ...explain.why import why
+            from ...frontdoors.rag import rag_inputs
 
             qrels, ranking, _ = rag_inputs(args.file, layout=args.layout, judgments=args.judgments,
                                            name=results.run_name)

@@ -17,8 +17,8 @@ import os
 
 from .compare import (add_interval_options, add_paper_options, add_test_options, bare_names,
                       latex_columns, run_aliases, test_options)
-from .flags import add_format_option, add_output_option
-from .render import COMPARE_FORMATS, digits, measure_names, print_notes, render_comparison
+from ..flags import add_format_option, add_output_option
+from ..render import COMPARE_FORMATS, digits, measure_names, print_notes, render_comparison
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "read_nugget_files",
            "nugget_file_names"]
@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def read_nugget_files(paths: list[str], names: list[str] | None = None) -> list:
     """One Results per assignment file, named by file name (the path where two share it), or by ``names``."""
-    from ..results.nuggets import evaluate_nuggets
+    from ...results.nuggets import evaluate_nuggets
 
     names = names or nugget_file_names(paths)
     return [evaluate_nuggets(path, name=name) for path, name in zip(paths, names)]
@@ -69,7 +69,7 @@ def nugget_file_names(paths: list[str]) -> list[str]:
 
 
 def _table(results: list, places: int, per_query: bool) -> str:
-    from ..measures.nuggets import NUGGET_SCORES
+    from ...measures.nuggets import NUGGET_SCORES
 
     width = max(len("run"), *(len(r.run_name) for r in results))
     lines = [f"{'run':<{width}}  " + "  ".join(NUGGET_SCORES) + "  queries"]
@@ -89,7 +89,7 @@ def _table(results: list, places: int, per_query: bool) -> str:
 
 
 def _csv(results: list) -> str:
-    from ..measures.nuggets import NUGGET_SCORES
+    from ...measures.nuggets import NUGGET_SCORES
 
     lines = ["run,query," + ",".join(NUGGET_SCORES)]
     for r in results:
@@ -102,8 +102,8 @@ def _csv(results: list) -> str:
 
 def _compared(args, results: list):
     """The files through rankproof.compare, named as rankproof compare names runs (bm25.jsonl -> bm25)."""
-    from ..stats import compare
-    from .usage import usage
+    from ...stats import compare
+    from ..usage import usage
 
     if len(results) < 2:
         raise usage(NAME, "--compare needs two files or more",
@@ -115,9 +115,9 @@ def _compared(args, results: list):
 
 
 def run(args) -> int:
-    from ..report.data import to_json
-    from ..report.output import check_output_path, write_output
-    from .usage import usage
+    from ...report.data import to_json
+    from ...report.output import check_output_path, write_output
+    from ..usage import usage
 
     check_output_path(args.output, args.files)
     places = digits(args)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .render import print_text
+from ..render import print_text
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "run_demo", "cranfield_path"]
 
@@ -27,12 +27,12 @@ def cranfield_path() -> Path:
 
 
 def run_demo() -> str:
-    from ..data.qrels import Qrels
-    from ..data.run import Run
-    from ..evaluation import evaluate
-    from ..explain.explanation import explain
-    from ..protocol import Protocol
-    from ..report.table import explanation_table, to_table
+    from ...data.qrels import Qrels
+    from ...data.run import Run
+    from ...evaluation import evaluate
+    from ...explain.explanation import explain
+    from ...protocol import Protocol
+    from ...report.table import explanation_table, to_table
 
     data = cranfield_path()
     qrels = Qrels.read_trec(data / "qrels.txt")
@@ -67,7 +67,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from .progress import steps
+    from ..progress import steps
 
     with steps(args, 1, "evaluating the Cranfield runs") as progress:
         text = run_demo()

@@ -7,14 +7,14 @@ import os
 from typing import Any
 
 from .evaluate import DEFAULT_MEASURES
-from .flags import (add_correction_option, add_evaluation_options, add_format_option,
+from ..flags import (add_correction_option, add_evaluation_options, add_format_option,
                     add_level_option, add_measures_option, add_output_option,
                     add_resampling_options)
-from .inputs import protocol_of, read_inputs, run_names
-from .large import prepare_for, stages as progress
-from .render import (COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes,
+from ..inputs import protocol_of, read_inputs, run_names
+from ..large import prepare_for, stages as progress
+from ..render import (COMPARE_FORMATS, add_names_option, digits, measure_names, merged_notes,
                      print_notes, render_comparison)
-from .usage import precision_option, usage
+from ..usage import precision_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "add_test_options", "add_interval_options",
            "add_paper_options", "bare_names", "table_names", "run_aliases", "saved_names",
@@ -126,14 +126,14 @@ def run_aliases(paths: list[str], names: list[str]) -> dict[str, str]:
 
 
 def run(args) -> int:
-    from ..report.output import check_output_path, write_output
-    from ..stats import compare
+    from ...report.output import check_output_path, write_output
+    from ...stats import compare
 
     check_output_path(args.output, [*(args.results or []), *(args.inputs or []), args.grade_map])
     places, extra = digits(args), latex_columns(args)
     # checked before the work; saved results name their measures later
     if not args.results and args.names:
-        from ..measures.parse import parse_measures
+        from ...measures.parse import parse_measures
 
         measure_names(args, NAME, parse_measures(args.measure or DEFAULT_MEASURES))
     if args.results:
@@ -152,7 +152,7 @@ def run(args) -> int:
 
 def latex_columns(args, command: str = NAME) -> tuple[str, ...]:
     """--latex-columns ci,effect, checked before any work."""
-    from ..report.compare import LATEX_EXTRAS
+    from ...report.compare import LATEX_EXTRAS
 
     extra = tuple(part.strip() for part in args.latex_columns.split(",") if part.strip())
     wrong = [e for e in extra if e not in LATEX_EXTRAS]
@@ -176,7 +176,7 @@ def test_options(args) -> dict:
 
 def _saved(args) -> dict:
     """--results: every run of every saved results file; names made unique with the file name where they clash."""
-    from ..stats import load_results
+    from ...stats import load_results
 
     if args.inputs:
         raise usage(NAME, "give either QRELS RUN RUN ... or --results FILE ..., not both")
@@ -201,10 +201,10 @@ def saved_names(loaded: list[tuple[str, Any]]) -> dict:
 
 
 def _compare_runs(args, compare):
-    from ..measures.parse import parse_measures
-    from ..io.shared_ids import sharing
-    from ..engines.options import EvaluationOptions
-    from .multirun import evaluated_runs
+    from ...measures.parse import parse_measures
+    from ...io.shared_ids import sharing
+    from ...engines.options import EvaluationOptions
+    from ..multirun import evaluated_runs
 
     if len(args.inputs) < 3:
         raise usage(NAME, "give QRELS and at least two runs (or --results FILE ...)")

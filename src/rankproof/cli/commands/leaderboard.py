@@ -17,11 +17,11 @@ import argparse
 import json
 import os
 
-from .flags import (add_evaluation_options, add_level_option, add_measure_option,
+from ..flags import (add_evaluation_options, add_level_option, add_measure_option,
                     add_resampling_options)
-from .inputs import protocol_of, read_inputs, run_names
-from .render import add_print_options, digits
-from .usage import short, usage
+from ..inputs import protocol_of, read_inputs, run_names
+from ..render import add_print_options, digits
+from ..usage import short, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "systems_section"]
 
@@ -52,8 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _board(args, qrels, runs: dict, measure: str):
     """The leaderboard of `runs` (Runs evaluated on `qrels`, or saved results when `qrels` is None)."""
-    from ..stats.leaderboard import leaderboard, leaderboard_of
-    from ..stats.matrix import score_matrix
+    from ...stats.leaderboard import leaderboard, leaderboard_of
+    from ...stats.matrix import score_matrix
 
     options = {"resamples": getattr(args, "resamples", 1000), "seed": args.seed,
                "alpha": args.alpha,
@@ -67,8 +67,8 @@ def _board(args, qrels, runs: dict, measure: str):
 def systems_section(text: str, args, qrels, runs: dict, measures, places: int) -> str:
     """``rankproof systems --leaderboard``: the leaderboard of every measure after the analysis (table),
     or under the key ``leaderboard`` (json); `runs` are saved results when `qrels` is None (--results)."""
-    from ..report.leaderboard import leaderboard_lines
-    from ..stats.leaderboard import leaderboard_data
+    from ...report.leaderboard import leaderboard_lines
+    from ...stats.leaderboard import leaderboard_data
 
     boards = [_board(args, qrels, runs, str(measure)) for measure in measures]
     if args.format == "json":
@@ -81,7 +81,7 @@ def systems_section(text: str, args, qrels, runs: dict, measures, places: int) -
 
 def _collections(args) -> dict:
     """{collection: {run: {topic: value}}}, each collection named by its qrels' folder (or file)."""
-    from ..evaluation import evaluate
+    from ...evaluation import evaluate
 
     scores: dict = {}
     for qrels_path, *paths in args.collection:
@@ -100,8 +100,8 @@ def _collections(args) -> dict:
 
 
 def run(args) -> int:
-    from ..report.leaderboard import aggregate_lines, leaderboard_lines, meta_analysis_lines
-    from ..stats.across_collections import aggregate_collections, meta_analysis
+    from ...report.leaderboard import aggregate_lines, leaderboard_lines, meta_analysis_lines
+    from ...stats.across_collections import aggregate_collections, meta_analysis
 
     places = digits(args)
     if args.collection and args.svg:
@@ -129,16 +129,16 @@ def run(args) -> int:
                     "give QRELS and two or more runs (or --collection ... for several collections)")
     names = run_names(args.inputs[1:], args.label)
     if args.svg:
-        from ..report.output import check_output_path
+        from ...report.output import check_output_path
 
         check_output_path(args.svg, args.inputs)
     qrels, runs = read_inputs(args, args.inputs[0], args.inputs[1:], names, intents=False)
     board = _board(args, qrels, dict(runs), args.measure)
     print("\n".join(leaderboard_lines(board, places)))
     if args.svg:
-        from ..report.judgments_figures import leaderboard_figure, standalone
-        from ..report.output import write_output
-        from ..stats.leaderboard import leaderboard_data
+        from ...report.judgments_figures import leaderboard_figure, standalone
+        from ...report.output import write_output
+        from ...stats.leaderboard import leaderboard_data
 
         write_output(standalone(leaderboard_figure(leaderboard_data(board))), args.svg)
     return 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from ..errors import MeasureError
-from .render import print_text
-from .usage import literal
+from ...errors import MeasureError
+from ..render import print_text
+from ..usage import literal
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "MeasuresFrom"]
 
@@ -21,7 +21,7 @@ class MeasuresFrom(argparse.Action):
     reads its measure names."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from ..measures.user import load_measures
+        from ...measures.user import load_measures
 
         load_measures(str(values))
         setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), str(values)])
@@ -39,9 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..measures.aliases import suggest
-    from ..measures.base import REGISTRY
-    from ..recsys.registry import SIDE_REGISTRY
+    from ...measures.aliases import suggest
+    from ...measures.base import REGISTRY
+    from ...recsys.registry import SIDE_REGISTRY
 
     also = _other_names()
     wanted = (args.filter or "").lower()
@@ -71,7 +71,7 @@ def run(args) -> int:
 
 def _other_names() -> dict[str, list[str]]:
     """Other tools' names of each measure (trec_eval's, ir_measures', ranx')."""
-    from ..measures.aliases import aliases
+    from ...measures.aliases import aliases
 
     also: dict[str, list[str]] = {}
     for alias in aliases():
@@ -113,7 +113,7 @@ def _engines_and_side_data(specs) -> list[str]:
     """The lines after the full list: which engine computes what, and the measures that need side data."""
     # Which engine computes what: the compiled engine has a kernel for a measure or
     # the planner hands it to the numpy one; the intent measures have loops of their own.
-    from ..recsys.registry import SIDE_REGISTRY
+    from ...recsys.registry import SIDE_REGISTRY
 
     delegated = [spec.name for spec in specs if spec.kernel is None and not spec.needs_intents
                  and spec.ranking]
@@ -142,7 +142,7 @@ def _engines_and_side_data(specs) -> list[str]:
 
 def _executors(specs, side_specs) -> list[str]:
     """Where the measures run, from each spec's executors: those that do not run on every executor."""
-    from ..measures.base import EXECUTORS
+    from ...measures.base import EXECUTORS
 
     narrower: dict[tuple[str, ...], list[str]] = {}
     for spec in specs:
@@ -160,7 +160,7 @@ def _side_registry(specs) -> list[str]:
     """One line per side-data measure: name@k, kind, the flags it reads; then what it is."""
     import textwrap
 
-    from ..recsys.side import SIDE_FLAGS
+    from ...recsys.side import SIDE_FLAGS
 
     lines = []
     for spec in specs:
@@ -174,7 +174,7 @@ def _side_registry(specs) -> list[str]:
 
 def _side_data_measures() -> list[str]:
     """One line per beyond-accuracy measure: its function and the first sentence of its docstring."""
-    from .. import recsys
+    from ... import recsys
 
     functions = [recsys.ild, recsys.novelty, recsys.long_tail_share, recsys.coverage,
                  recsys.session_mean]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 
 from .evaluate import DEFAULT_MEASURES
-from .flags import (add_evaluation_options, add_format_option, add_level_option,
+from ..flags import (add_evaluation_options, add_format_option, add_level_option,
                     add_measures_option, add_output_option, add_resampling_options)
-from .inputs import protocol_of, read_inputs
-from .render import add_print_options, digits, quieted
-from .usage import count_option, number_option, usage
+from ..inputs import protocol_of, read_inputs
+from ..render import add_print_options, digits, quieted
+from ..usage import count_option, number_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -74,14 +74,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..measures.parse import parse_measures
-    from ..report.output import check_output_path, write_output
-    from ..report.systems import to_json, to_text
+    from ...measures.parse import parse_measures
+    from ...report.output import check_output_path, write_output
+    from ...report.systems import to_json, to_text
     from .compare import run_aliases, table_names
-    from ..io.shared_ids import sharing
-    from ..engines.options import EvaluationOptions
-    from .multirun import evaluated_runs
-    from .progress import steps
+    from ...io.shared_ids import sharing
+    from ...engines.options import EvaluationOptions
+    from ..multirun import evaluated_runs
+    from ..progress import steps
 
     if args.results:
         return _saved(args)
@@ -108,7 +108,7 @@ def run(args) -> int:
         stages.step("testing")
         analysis = _analyse(args, None, runs, measures, baselines)
     text = to_json(analysis) if args.format == "json" else to_text(analysis, places)
-    if args.leaderboard:  # issue 38's section, owned by cli/leaderboard.py
+    if args.leaderboard:  # issue 38's section, owned by cli/commands/leaderboard.py
         from .leaderboard import systems_section
 
         # The runs are evaluated: the section reads their values as it reads saved results.
@@ -119,9 +119,9 @@ def run(args) -> int:
 
 def _saved(args) -> int:
     """--results: every run of every saved results file, analysed without evaluating anything."""
-    from ..report.output import check_output_path, write_output
-    from ..report.systems import to_json, to_text
-    from ..stats import load_results
+    from ...report.output import check_output_path, write_output
+    from ...report.systems import to_json, to_text
+    from ...stats import load_results
     from .compare import saved_names
 
     if args.inputs:
@@ -148,7 +148,7 @@ def _saved(args) -> int:
     with quieted(args):
         analysis = _analyse(args, None, runs, measures, baselines)
     text = to_json(analysis) if args.format == "json" else to_text(analysis, digits(args))
-    if args.leaderboard:  # issue 38's section, owned by cli/leaderboard.py
+    if args.leaderboard:  # issue 38's section, owned by cli/commands/leaderboard.py
         from .leaderboard import systems_section
 
         text = systems_section(text, args, None, runs, measures, digits(args))
@@ -157,7 +157,7 @@ def _saved(args) -> int:
 
 
 def _analyse(args, qrels, runs, measures, baselines):
-    from ..stats.systems import compare_systems
+    from ...stats.systems import compare_systems
 
     return compare_systems(qrels, runs, measures, protocol_of(args),
                            allow_partial=args.allow_partial,

@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import math
 
-from .flags import add_evaluation_options, add_measure_option, add_resampling_options
-from .inputs import protocol_of, read_qrels
-from .render import print_notes
-from .two_qrels import read_two_qrels, same_judgments
-from .usage import fraction_option, usage
+from ..flags import add_evaluation_options, add_measure_option, add_resampling_options
+from ..inputs import protocol_of, read_qrels
+from ..render import print_notes
+from ..two_qrels import read_two_qrels, same_judgments
+from ..usage import fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -75,7 +75,7 @@ def _shown(estimate) -> str:
 
 def _label_lines(args, every: list[dict], names: list[str]) -> list[str]:
     """Alpha and AC1/AC2 over every source; each source against the first, with bootstrap intervals."""
-    from ..stats.label_agreement import label_agreement
+    from ...stats.label_agreement import label_agreement
 
     letters = [chr(ord("A") + i) if i < 26 else f"Q{i + 1}" for i in range(len(every))]
     result = label_agreement(every, letters, weights=args.weights, resamples=args.resamples,
@@ -101,8 +101,8 @@ def _label_lines(args, every: list[dict], names: list[str]) -> list[str]:
 
 
 def _rankings(args, qrels_a, qrels_b, runs) -> list[str]:
-    from ..evaluation import evaluate
-    from ..stats.agreement import ranking_agreement
+    from ...evaluation import evaluate
+    from ...stats.agreement import ranking_agreement
 
     protocol = protocol_of(args)
     scores_a: dict[str, dict] = {}
@@ -145,7 +145,7 @@ def _qrels_dict(args, path: str) -> dict:
 
 
 def run(args) -> int:
-    from ..stats.agreement import cohen_kappa, confusion, fleiss_kappa, per_topic_agreement
+    from ...stats.agreement import cohen_kappa, confusion, fleiss_kappa, per_topic_agreement
 
     if args.intents:
         raise usage(NAME, "--intents: agreement of judgments per intent is not available yet",

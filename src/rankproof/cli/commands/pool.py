@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from .flags import add_evaluation_options, add_measure_option
-from .inputs import protocol_of, read_qrels, read_run, run_names
-from .usage import count_option, fraction_option, usage
+from ..flags import add_evaluation_options, add_measure_option
+from ..inputs import protocol_of, read_qrels, read_run, run_names
+from ..usage import count_option, fraction_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _reusability_lines(args, runs: dict) -> list[str]:
-    from ..stats.pools import leave_one_run_out, mean_absolute_change
+    from ...stats.pools import leave_one_run_out, mean_absolute_change
 
     qrels = read_qrels(args, args.reusability)
     rows = leave_one_run_out(qrels, runs, args.measure, depth=args.size, protocol=protocol_of(args))
@@ -66,8 +66,8 @@ def _reusability_lines(args, runs: dict) -> list[str]:
 
 
 def run(args) -> int:
-    from ..report.output import check_output_path, write_output
-    from ..stats.pools import build_pool
+    from ...report.output import check_output_path, write_output
+    from ...stats.pools import build_pool
 
     if not args.runs:
         raise usage(NAME, "give one or more runs")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from .flags import add_evaluation_options, add_measures_option
-from .inputs import protocol_of, read_inputs, run_names
-from .render import add_print_options, digits, print_text, quieted
+from ..flags import add_evaluation_options, add_measures_option
+from ..inputs import protocol_of, read_inputs, run_names
+from ..render import add_print_options, digits, print_text, quieted
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -27,9 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..explain.explanation import explain
-    from ..measures.parse import parse_measures
-    from ..report.table import explanation_table
+    from ...explain.explanation import explain
+    from ...measures.parse import parse_measures
+    from ...report.table import explanation_table
 
     measures = parse_measures(args.measure or ["ndcg@10"])  # every bad name refused before reading
     protocol = protocol_of(args)

@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 
 from .evaluate import DEFAULT_MEASURES
-from .flags import (add_evaluation_options, add_level_option, add_measures_option,
+from ..flags import (add_evaluation_options, add_level_option, add_measures_option,
                     add_resampling_options)
-from .inputs import protocol_of, read_inputs
-from .large import prepare_for
-from .render import quieted
-from .usage import usage
+from ..inputs import protocol_of, read_inputs
+from ..large import prepare_for
+from ..render import quieted
+from ..usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -64,15 +64,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from ..measures.parse import parse_measures
-    from ..report.output import check_output_path, write_output
-    from ..stats.segments import by_segment, segment_groups
+    from ...measures.parse import parse_measures
+    from ...report.output import check_output_path, write_output
+    from ...stats.segments import by_segment, segment_groups
     from .compare import table_names
-    from ..io.shared_ids import sharing
-    from ..engines.options import EvaluationOptions
-    from .multirun import evaluated_runs
-    from .progress import steps
-    from .side import side_data_later
+    from ...io.shared_ids import sharing
+    from ...engines.options import EvaluationOptions
+    from ..multirun import evaluated_runs
+    from ..progress import steps
+    from ..side import side_data_later
 
     if len(args.inputs) < 2:
         raise usage(NAME, "give QRELS and at least one RUN")
@@ -111,7 +111,7 @@ def run(args) -> int:
 def _segment(side):
     """--groups, read as the side-data reader reads it (--side-columns names its columns), as the
     two arrays Results.by reads (no dict of a million users)."""
-    from ..pages.groups import ArrayLabels
+    from ...pages.groups import ArrayLabels
 
     groups = side.groups if side is not None else None   # --groups: the only side data here
     if groups is None:

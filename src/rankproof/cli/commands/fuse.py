@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError, literal
+from ...errors import InputError, literal
 from .compare import add_test_options, bare_names
 from .evaluate import DEFAULT_MEASURES
-from .flags import add_evaluation_options, add_measures_option, add_output_option
-from .inputs import protocol_of, read_inputs, read_run, run_names
-from .render import digits
-from .usage import count_option, precision_option, share_option, usage
+from ..flags import add_evaluation_options, add_measures_option, add_output_option
+from ..inputs import protocol_of, read_inputs, read_run, run_names
+from ..render import digits
+from ..usage import count_option, precision_option, share_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run", "trec_text"]
 
@@ -23,7 +23,7 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..fusion import METHODS, NORMALIZATIONS
+    from ...fusion import METHODS, NORMALIZATIONS
 
     parser.add_argument("runs", nargs="+", metavar="RUN", help="two or more component runs")
     add_output_option(parser, "the fused run, written atomically in TREC format", required=True)
@@ -128,7 +128,7 @@ def _params(args) -> dict:
         except ValueError:
             raise usage(NAME, f"--weights {args.weights!r}: give numbers separated by commas",
                         "e.g. --weights 0.5,0.3,0.2") from None
-    from ..fusion.domains import check_domains
+    from ...fusion.domains import check_domains
 
     check_domains(params)   # before any run is read
     return params
@@ -140,9 +140,9 @@ def _check_coverage(args, qrels, runs: dict) -> None:
     with every query it has)."""
     import numpy as np
 
-    from ..errors import CoverageError
-    from ..results.coverage import share_text
-    from .render import print_notes
+    from ...errors import CoverageError
+    from ...results.coverage import share_text
+    from ..render import print_notes
 
     judged = len(qrels.queries)
     if judged == 0:
@@ -162,13 +162,13 @@ def _check_coverage(args, qrels, runs: dict) -> None:
 
 
 def run(args) -> int:
-    from ..fusion import compare_fused, complementarity, cross_validate, fuse
-    from ..fusion.methods import parse_method
-    from ..fusion.optimisation import describe_params
-    from ..fusion.ties import parse_ties
-    from ..measures.parse import parse_measures
-    from ..report.fusion import text_table
-    from ..report.output import check_output_path, write_output
+    from ...fusion import compare_fused, complementarity, cross_validate, fuse
+    from ...fusion.methods import parse_method
+    from ...fusion.optimisation import describe_params
+    from ...fusion.ties import parse_ties
+    from ...measures.parse import parse_measures
+    from ...report.fusion import text_table
+    from ...report.output import check_output_path, write_output
 
     if len(args.runs) < 2:
         raise usage(NAME, "give two or more runs to fuse")

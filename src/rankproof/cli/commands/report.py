@@ -6,11 +6,11 @@ import argparse
 
 from .compare import add_test_options, run_aliases
 from .evaluate import DEFAULT_MEASURES
-from .flags import add_evaluation_options, add_measures_option, add_output_option
-from .inputs import protocol_of, read_inputs, read_qrels, run_names
-from .large import prepare_for, release_freed_memory
-from .render import print_notes
-from .side import SIDE_ARGUMENTS, add_side_options, side_data_later, split
+from ..flags import add_evaluation_options, add_measures_option, add_output_option
+from ..inputs import protocol_of, read_inputs, read_qrels, run_names
+from ..large import prepare_for, release_freed_memory
+from ..render import print_notes
+from ..side import SIDE_ARGUMENTS, add_side_options, side_data_later, split
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -58,9 +58,9 @@ def run(args) -> int:
     import dataclasses
     import shlex
 
-    from ..pages.build import prepare
-    from ..pages.inputs import check_segments_match, read_segments
-    from .progress import steps
+    from ...pages.build import prepare
+    from ...pages.inputs import check_segments_match, read_segments
+    from ..progress import steps
 
     if args.nuggets:
         return _nugget_report(args)
@@ -115,9 +115,9 @@ def _write_page(data, beyond, output, step) -> None:
     """The page with its beyond-accuracy section (None: none) and the per-query table beside it."""
     import dataclasses
 
-    from ..report.html import render
-    from ..report.output import write_output
-    from ..report.per_query import write_per_query
+    from ...report.html import render
+    from ...report.output import write_output
+    from ...report.per_query import write_per_query
 
     if beyond is not None:
         data = dataclasses.replace(data, beyond=beyond)
@@ -131,10 +131,10 @@ def _write_page(data, beyond, output, step) -> None:
 def _checked_arguments(args):
     """(side-data measures, accuracy measures, protocol, what was added) of the command line, every
     check that needs no data made: the inputs given, the measures' names, the output paths free."""
-    from ..measures.parse import parse_measures
-    from ..report.output import check_output_path
-    from ..report.per_query import per_query_path
-    from .usage import usage
+    from ...measures.parse import parse_measures
+    from ...report.output import check_output_path
+    from ...report.per_query import per_query_path
+    from ..usage import usage
 
     if args.qrels is None or not args.runs:
         raise usage(NAME, "give QRELS and at least one RUN (or --nuggets FILE ...)")
@@ -170,7 +170,7 @@ def _added(typed: list, wanted: list) -> tuple[str, ...]:
 
 def _input_files(args, names: list[str]) -> list:
     """The input files the page lists (role, path, digest), in command-line order."""
-    from ..pages.inputs import input_file
+    from ...pages.inputs import input_file
 
     files = [input_file("qrels", args.qrels)]
     files += [input_file(f"run {n}", p) for n, p in zip(names, args.runs)]
@@ -195,9 +195,9 @@ def _beyond(runs: dict, wanted: list, side, protocol, args, results):
     (with --groups, the accuracy measures' means per user group too)."""
     if side is None or (not wanted and not side.given()):   # None: no side-data flag given
         return None
-    from ..pages.groups import coded_means, group_codes
-    from ..pages.ids import ids_of
-    from ..recsys.beyond_report import NO_GROUP, beyond_data, disparity_entry
+    from ...pages.groups import coded_means, group_codes
+    from ...pages.ids import ids_of
+    from ...recsys.beyond_report import NO_GROUP, beyond_data, disparity_entry
 
     data = beyond_data(runs, wanted, side, protocol_of(args) if protocol is None else protocol)
     if side.groups is None or data.get("by_group") is None:
@@ -226,13 +226,13 @@ def _nugget_report(args) -> int:
     """--nuggets: each assignment file as Results (rankproof.evaluate_nuggets), compared and drawn."""
     import shlex
 
-    from ..pages.evaluated import results_page
-    from ..pages.inputs import input_file
-    from ..report.html import render
-    from ..report.output import check_output_path, write_output
+    from ...pages.evaluated import results_page
+    from ...pages.inputs import input_file
+    from ...report.html import render
+    from ...report.output import check_output_path, write_output
     from .compare import bare_names
     from .nuggets import nugget_file_names, read_nugget_files
-    from .usage import usage
+    from ..usage import usage
 
     given = [f"--{name.replace('_', '-')}" for name in _RANKING_ONLY if getattr(args, name, None)]
     if args.qrels is not None or given or args.preset != "rankproof":

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from .inputs import INPUT_FORMATS, STDIN
-from .flags import add_correction_option, add_level_option
-from .usage import usage
+from ..inputs import INPUT_FORMATS, STDIN
+from ..flags import add_correction_option, add_level_option
+from ..usage import usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "add_arguments", "run"]
 
@@ -49,9 +49,9 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def run(args) -> int:
-    from ..errors import InputError, literal
-    from ..io.arrow import MissingColumnsError
-    from ..stats.balance import balance
+    from ...errors import InputError, literal
+    from ...io.arrow import MissingColumnsError
+    from ...stats.balance import balance
 
     if args.users == "-" and args.users_format is None:
         raise usage(NAME, "stdin has no extension to tell its format",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..protocol.presets import PRESET_SETTINGS
-from .flags import add_measures_option
-from .inputs import (add_chunk_options, add_input_options, add_protocol_options, protocol_of,
+from ...protocol.presets import PRESET_SETTINGS
+from ..flags import add_measures_option
+from ..inputs import (add_chunk_options, add_input_options, add_protocol_options, protocol_of,
                      read_inputs, run_names)
-from .render import add_print_options, digits, print_text, quieted
-from .progress import steps
-from .usage import add_coverage_options, count_option, usage
+from ..render import add_print_options, digits, print_text, quieted
+from ..progress import steps
+from ..usage import add_coverage_options, count_option, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "PEERS", "add_arguments", "run", "count", "rag_file",
            "add_rag_input_options"]
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_rag_input_options(parser: argparse.ArgumentParser) -> None:
     """--layout and --judgments: how a RAG evaluation file is read (rankproof rag's options)."""
-    from ..io.rag import LAYOUTS
+    from ...io.rag import LAYOUTS
 
     parser.add_argument("--layout", choices=tuple(LAYOUTS),
                         help="a RAG file's layout (default: from the field names)")
@@ -64,7 +64,7 @@ def add_rag_input_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..explain.why import why
+    from ...explain.why import why
 
     measures = args.measure or ["ndcg@10"]
     protocol = protocol_of(args)
@@ -93,8 +93,8 @@ def rag_file(args, protocol, name: str | None = None):
     that match no relevant id are refused, naming the mapping, unless --allow-partial)."""
     import os
 
-    from ..frontdoors.rag import rag_inputs, refuse_no_relevant_id
-    from ..results.matching import find_mismatch
+    from ...frontdoors.rag import rag_inputs, refuse_no_relevant_id
+    from ...results.matching import find_mismatch
 
     qrels, run, rows = rag_inputs(args.qrels, layout=args.layout, judgments=args.judgments,
                                   name=name or os.path.basename(args.qrels))

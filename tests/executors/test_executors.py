@@ -164,7 +164,7 @@ def test_evaluate_frame_budget_goes_through_the_out_of_core_executor(tmp_path, m
 
 def test_the_evaluate_command_tests_no_executor_name():
     cli = Path(rankproof.__file__).parent / "cli"
-    for name in ("evaluate.py", "step.py", "engine.py"):
+    for name in ("commands/evaluate.py", "step.py", "engine.py"):
         source = (cli / name).read_text(encoding="utf-8").split('"""', 2)[2]   # after the docstring
         assert not re.search(r'"spark"|SPARK|== *"(memory|outofcore)"', source)
         assert "spark_master" not in source   # the executor's own option is its own

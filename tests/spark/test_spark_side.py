@@ -3,7 +3,6 @@ on the MovieLens-shaped log, on a local[2] session (shared with test_spark.py wh
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import pytest

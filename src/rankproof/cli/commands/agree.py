@@ -9,7 +9,7 @@ each with a seeded percentile bootstrap interval over topics;
 and with runs: the system ranking under each qrels, its Kendall tau-b /
 tau_AP with a seeded bootstrap interval over topics, and the RBO of the two
 rankings. System means can tie: ``--tau-ap-ties`` and ``--rbo-ties`` say how.
-The qrels and runs are read as every command reads them (:mod:`.inputs`:
+The qrels and runs are read as every command reads them (:mod:`rankproof.cli.inputs`:
 formats, columns, ``-`` for stdin, the same errors and limits).
 """
 

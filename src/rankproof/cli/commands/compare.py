@@ -116,7 +116,7 @@ def table_names(paths: list[str], labels: "list[str] | None") -> list[str]:
 
 def run_aliases(paths: list[str], names: list[str]) -> dict[str, str]:
     """Each run's name under every spelling an option naming a run (--baseline, --fused) may
-    use: its path as given, its file name (:func:`.inputs.run_names`) or its name.
+    use: its path as given, its file name (:func:`rankproof.cli.inputs.run_names`) or its name.
 
     >>> run_aliases(["runs/bm25.run", "ql.run"], ["BM25", "ql"])
     {'runs/bm25.run': 'BM25', 'ql.run': 'ql', 'bm25.run': 'BM25', 'BM25': 'BM25', 'ql': 'ql'}

@@ -23,7 +23,7 @@ EXPLAIN_QUERY = "1"
 
 
 def cranfield_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "_data" / "cranfield"
+    return Path(__file__).resolve().parents[2] / "_data" / "cranfield"
 
 
 def run_demo() -> str:

@@ -6,7 +6,7 @@ random sample of them; the judge's mean is corrected by its error on the
 sample. Printed beside the human-only and the naive judge-only intervals,
 with the effective number of human topics. With a second run, the paired
 difference. The qrels and runs are read as every command reads them
-(:mod:`.inputs`).
+(:mod:`rankproof.cli.inputs`).
 """
 
 from __future__ import annotations

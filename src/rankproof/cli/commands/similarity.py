@@ -2,7 +2,7 @@
 
 No judgments needed. Tied scores are tie groups, treated by ``--ties``
 (Corsi and Urbano 2024: w, a, b). The runs are read as every command reads
-them (:mod:`.inputs`: formats, columns, ``-`` for stdin, the same errors).
+them (:mod:`rankproof.cli.inputs`: formats, columns, ``-`` for stdin, the same errors).
 """
 
 from __future__ import annotations

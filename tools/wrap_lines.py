@@ -5,8 +5,10 @@ last place inside brackets that lets the first part fit: after a comma, or befor
 operator (``and``, ``or``, ``+``, ``==``, a comprehension's ``for``/``if``, ...). The rest goes
 on ONE new line, aligned under the opening bracket (or one level deeper than the line that holds
 a hanging bracket); if that line is still too long it is broken again the same way. It never
-breaks inside a string, an f-string or a comment, and never outside brackets (no backslashes, no
-added parentheses), so what it cannot reach is left as it is and listed by ``--check``.
+breaks inside a string, an f-string or a comment, and never outside brackets (no backslashes);
+a long one-line statement with no bracket gets a pair around its expression (the syntax tree is
+the same) when that lets it break. What it cannot reach is left as it is and listed by
+``--check``. A comment over the limit goes above its code, or is broken in two.
 
 A file is written only if its syntax tree is unchanged (``ast.dump`` before == after) and the
 wrapper is idempotent (a second run changes nothing): both are checked before writing. Cython files
@@ -101,7 +103,7 @@ def _breaks(source: str) -> dict[int, list[_Break]]:
             fstrings -= 1
         elif fstrings == 0 and token.type == tokenize.OP:
             row, col = token.start
-            if token.string in BINARY | {"**"} and _operand_ends(previous) and stack:
+            if token.string in BINARY and _operand_ends(previous) and stack:
                 out.setdefault(row, []).append(_Break(col, indent_for(row) or 0, True, len(stack)))
             if token.string == ":" and binding.get(len(stack)) == ":":
                 del binding[len(stack)]

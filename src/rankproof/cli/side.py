@@ -198,9 +198,8 @@ def side_data(args, command: str, measures, skip=(), read_files: bool = True) ->
     from concurrent.futures import ThreadPoolExecutor
 
     # The files are read side by side (Parquet and Arrow's kernels release the GIL: the training
-    # log,
-    # the largest, is read beside the catalogue and the features); a bad file is still reported in
-    # the order of the flags, as when they were read one after the other.
+    # log, the largest, is read beside the catalogue and the features); a bad file is still reported
+    # in the order of the flags, as when they were read one after the other.
     with ThreadPoolExecutor(max_workers=2) as pool:
         pending = {kind: pool.submit(read, kind, readers[kind]) for kind in wanted}
         return SideData(**{kind: pending[kind].result() for kind in wanted})

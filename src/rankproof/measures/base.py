@@ -203,8 +203,7 @@ class MeasureSpec:
     # no engine computes them and evaluate refuses them.
     ranking: bool = True
     # A count (num_ret, num_rel, ...): its aggregate is the protocol's counts policy, the mean or
-    # the
-    # sum over the queries (trec_eval sums them): the aggregation is part of the measure's spec.
+    # the sum over the queries (trec_eval sums them): the aggregation is part of the measure's spec.
     count: bool = False
     # Registered by rankproof.measures.define (a user's function): replaceable, and pickled
     # with its spec so that another process (a Spark executor) can compute it.

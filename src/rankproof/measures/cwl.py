@@ -84,8 +84,7 @@ def _number(name: str, low: float | None = None, strict: bool = True, high: floa
 
 
 # The deepest max_n: every ranking is padded to it, one float64 per rank in each of a few matrices,
-# so a
-# depth of 1e9 (an allocation of gigabytes per query) is refused rather than tried.
+# so a depth of 1e9 (an allocation of gigabytes per query) is refused rather than tried.
 MAX_DEPTH = 1_000_000
 
 

@@ -41,10 +41,8 @@ __all__ = ["judgments_page", "with_judgments", "LEADERBOARD_RESAMPLES", "LEADERB
 # 1,000 draws place their percentile ends to within a rank step.
 LEADERBOARD_RESAMPLES = 1000
 # Each resample draws a count per topic: at 200,000 topics 1,000 resamples take ~40 s per measure (2
-# loaded
-# cores), for intervals that are a single rank by then. Past this many topics the page leaves the
-# leaderboard
-# out and says so (`rankproof leaderboard` computes it on request).
+# loaded cores), for intervals that are a single rank by then. Past this many topics the page leaves
+# the leaderboard out and says so (`rankproof leaderboard` computes it on request).
 LEADERBOARD_MAX_TOPICS = 20_000
 
 

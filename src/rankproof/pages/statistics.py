@@ -33,8 +33,7 @@ MIN_RESAMPLES = 200
 INTERVAL_RESAMPLES = 2000
 RISK_ALPHA = 1.0
 # Bars per risk-reward plot before the middle becomes an outline: the page repeats these topics'
-# bars
-# from the differences section, so this plot stays lighter.
+# bars from the differences section, so this plot stays lighter.
 RISK_BARS = 200
 
 

@@ -182,15 +182,11 @@ def pooled_auc(predictions, relevant, *, user="user", item="item", score="score"
     return AUCValue("pooled_auc", value, run.num_queries, pos, len(labels) - pos)
 
 
-# -- the registry (rankproof evaluate -m auc -m gauc -m pooled_auc): judgments from the qrels
-# -----------------
+# -- the registry (rankproof evaluate -m auc -m gauc -m pooled_auc): judgments from the qrels ------
 # The negatives on the command line are the module's policy: a user's scored items (the run's rows)
-# that the
-# qrels do not judge relevant (grade >= the protocol's rel). Items the run does not score are no
-# negatives:
-# a run of top-k lists gives AUC within those lists; for AUC over impressions or the catalogue, give
-# the run
-# the score of every candidate.
+# that the qrels do not judge relevant (grade >= the protocol's rel). Items the run does not score
+# are no negatives: a run of top-k lists gives AUC within those lists; for AUC over impressions or
+# the catalogue, give the run the score of every candidate.
 
 
 def _registered_auc(run, k, side, params: dict, protocol):

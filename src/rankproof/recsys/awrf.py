@@ -168,7 +168,6 @@ def awrf(predictions: Run, k: "int | None" = None, *, groups_of: Mapping[Any, An
 
 
 # -- the registry (rankproof evaluate QRELS RUN -m "awrf(target=relevant)@10" --features items.csv)
-# ------------
 
 
 def _registered(run: Run, k, side, params: dict, protocol: Protocol) -> ListValues:

@@ -51,20 +51,16 @@ __all__ = ["Concentration", "gini", "entropy", "item_counts", "item_exposure", "
 
 Universe = Literal["catalogue", "recommended"]
 
-# Each library's Gini, as (universe, normaliser, reported as 1 - G). Read in their source:
-# RecBole recbole/evaluator/metrics.py GiniIndex (indices over num_items, divided by num_items);
-# Elliot elliot/evaluation/metrics/diversity/gini_index (over num_items, divided by num_items - 1,
-# returns 1 - G); RecPack recpack/metrics ItemGini (the recommended items only, divided by n);
-# Evidently 0.7.23 evidently/legacy/metrics/recsys/popularity_bias.py PopularityBias.get_gini
-# (value_counts
-# of the recommended items only, divided by (n_items - 1) x total); LensKit 2025.8.1
+# Each library's Gini, as (universe, normaliser, reported as 1 - G). Read in their source: RecBole
+# recbole/evaluator/metrics.py GiniIndex (indices over num_items, divided by num_items); Elliot
+# elliot/evaluation/metrics/diversity/gini_index (over num_items, divided by num_items - 1, returns
+# 1 - G); RecPack recpack/metrics ItemGini (the recommended items only, divided by n); Evidently
+# 0.7.23 evidently/legacy/metrics/recsys/popularity_bias.py PopularityBias.get_gini (value_counts of
+# the recommended items only, divided by (n_items - 1) x total); LensKit 2025.8.1
 # lenskit/metrics/ranking/_gini.py ListGini (counts of the lists each item is in, zeros up to the
-# item
-# count, lenskit.stats.gini divides by n) and ExposureGini (the same over each item's summed
-# exposure,
-# GeometricRankWeight(patience=0.85): p^(rank - 1); the constant factor 1 - p of rankproof's
-# geometric
-# model cancels in the shares).
+# item count, lenskit.stats.gini divides by n) and ExposureGini (the same over each item's summed
+# exposure, GeometricRankWeight(patience=0.85): p^(rank - 1); the constant factor 1 - p of
+# rankproof's geometric model cancels in the shares).
 GINI_PRESETS = {
     "recbole": dict(universe="catalogue", normaliser="n", complement=False),
     "elliot": dict(universe="catalogue", normaliser="n-1", complement=True),
@@ -170,8 +166,7 @@ def item_exposure(predictions, k: int, protocol: Protocol | None = None, *,
     run = as_run(predictions, user, item, score)
     rows, _, rank = ranked_rows(run, k, protocol if protocol is not None else Protocol())
     # geometric as LensKit weighs it, p^(r - 1) (the 1 - p of recsys.exposure's model cancels in a
-    # share);
-    # log as recsys.exposure's: 1 / log2(r + 1)
+    # share); log as recsys.exposure's: 1 / log2(r + 1)
     weights = patience ** (rank - 1.0) if exposure == "geometric" else 1.0 / np.log2(rank + 1.0)
     sums = np.bincount(run.doc_codes[rows], weights=weights, minlength=len(run.docs))
     shown = np.flatnonzero(np.bincount(run.doc_codes[rows], minlength=len(run.docs)))

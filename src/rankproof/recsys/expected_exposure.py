@@ -204,8 +204,7 @@ def expected_exposure(qrels: "Qrels | Mapping[str, Mapping[str, float]]",
     runs, w = _as_samples(samples, weights)
     t_query, t_doc, t_value = target_exposure(qrels, gamma=gamma, k=k, rel=rel)
     # One vocabulary of queries and of docs over the samples and the judgments; rows become int64
-    # keys
-    # (query * docs + doc), so that no per-row string is copied or sorted.
+    # keys (query * docs + doc), so that no per-row string is copied or sorted.
     queries = _vocabulary([run.queries for run in runs] + [np.unique(t_query)])
     docs = _vocabulary([run.docs for run in runs] + [np.unique(t_doc)])
     width = max(len(docs), 1)
@@ -332,8 +331,7 @@ def read_samples(path: "str | os.PathLike[str]") -> list[Run]:
             samples.items()]
 
 
-# -- the registry (rankproof evaluate QRELS RUN -m ee_l@10 -m "ee_r(policy=plackett_luce)@10")
-# ----------------
+# -- the registry (rankproof evaluate QRELS RUN -m ee_l@10 -m "ee_r(policy=plackett_luce)@10") -----
 
 
 def _registered(quantity: str):

@@ -123,8 +123,7 @@ def group_exposure(predictions, k: int, *, groups_of: Mapping[Any, Any], model: 
     return GroupExposure(name, names, {g: exposure[g] for g in names}, share, per_item)
 
 
-# -- the registry (rankproof evaluate -m "exposure(groups=popularity)@10" --train ...)
-# --------------------------
+# -- the registry (rankproof evaluate -m "exposure(groups=popularity)@10" --train ...) -------------
 
 
 def exposure_parity(result: GroupExposure) -> float:

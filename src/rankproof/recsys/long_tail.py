@@ -103,7 +103,6 @@ def tail_percentage(predictions, k: int, *, training: Any, tail: float = 0.1,
 
 
 # -- the registry (rankproof evaluate QRELS RUN -m "tail_percentage(tail=0.2)@10" --train train.csv)
-# --------
 
 
 def _registered(run, k: int, side, params: dict, protocol: Protocol) -> ListValues:

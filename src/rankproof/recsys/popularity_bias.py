@@ -249,8 +249,7 @@ def aclt(predictions, k: int, *, train: Mapping, ratio: float = 0.8,
     return _long_tail_items(predictions, k, train, ratio, False, protocol, (user, item, score))
 
 
-# -- the registry (rankproof evaluate -m pop_rsp@10 --train train.csv)
-# ----------------------------------------
+# -- the registry (rankproof evaluate -m pop_rsp@10 --train train.csv) -----------------------------
 
 
 def _ratio(value: Any) -> float:

@@ -97,8 +97,7 @@ class SideSpec:
     # Reads the evaluation's judgments (SideData.judgments, set by the evaluation: no flag).
     judgments: bool = False
     # A catalogue measure without a cutoff: how it is put together from per-user numbers, or from
-    # counts per
-    # distinct score over every pair of rows (on Spark).
+    # counts per distinct score over every pair of rows (on Spark).
     per_user: "PerUser | None" = None
     pairs: "PooledPairs | None" = None
     # The executors that evaluate it (measures.vocabulary.EXECUTORS); None: read from the fields
@@ -362,8 +361,7 @@ register_side(
 )
 
 
-# -- the measures of concentration.py and calibration.py (rec-measures' functions, named here)
-# -----------
+# -- the measures of concentration.py and calibration.py (rec-measures' functions, named here) -----
 
 
 def _gini(run: Run, k: int, side: SideData, params: dict, protocol: Protocol) -> CatalogueValue:

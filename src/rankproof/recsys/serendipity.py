@@ -236,8 +236,7 @@ def _settings(similarity, relevance, preset, features, relevant) -> tuple[str, s
     return similarity, relevance
 
 
-# -- the registry (rankproof evaluate -m serendipity@10 --train train.csv --features items.csv)
-# -----------------
+# -- the registry (rankproof evaluate -m serendipity@10 --train train.csv --features items.csv) ----
 
 
 def _registered(run, k: int, side, params: dict, protocol: Protocol):

@@ -51,8 +51,7 @@ def results_document(results: Sequence[Results], per_query: bool = True) -> dict
                 **({"tie_range": _tie_range(r)} if r.has_tie_range else {}),
                 **({"per_query": _per_query(r)} if per_query else {}),
                 # Side-data measures (coverage@10, novelty@10, ...): their own key, so that readers
-                # of
-                # "mean" see accuracy measures only, as before.
+                # of "mean" see accuracy measures only, as before.
                 **({"side": {v.measure: v.to_dict() for v in r.side}} if r.side else {}),
             }
             for r in results

@@ -27,8 +27,7 @@ class Counts(TypedDict, total=False):
     queries_missing_from_run: int
     queries_missing_from_qrels: int
     # Queries the run answers with an empty list (counted among the missing, under missing_query),
-    # and
-    # queries the qrels declare with no judgment (nothing relevant, under zero_ideal).
+    # and queries the qrels declare with no judgment (nothing relevant, under zero_ideal).
     queries_ranked_empty: int
     queries_without_judgments: int
     duplicates_dropped: int

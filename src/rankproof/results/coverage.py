@@ -49,8 +49,7 @@ def check_query_coverage(results: Any, min_coverage: float = MIN_COVERAGE, *,
     coverage = results.query_coverage
     if coverage > 0 and coverage >= min_coverage:
         # Passed before the counts are read: a front door may count on first use (a score matrix's
-        # tie
-        # counts sort the whole matrix), and a covered run needs none of them.
+        # tie counts sort the whole matrix), and a covered run needs none of them.
         return
     counts = results.counts
     judged = counts["queries_in_qrels"]

@@ -40,12 +40,10 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Piece", "Range", "MAX_READ", "plan_ranges", "read_range", "read_ranges"]
 
 # Rows the tasks read, at most, per row of the inputs: a row group meeting several ranges is read by
-# each
-# (the smaller table's groups span several of the larger's; a query cut by a group boundary puts two
-# groups
-# in one range). Reading and filtering a row again costs about a twentieth of what packing it and
-# moving it
-# through the shuffle does (about 0.03 us against 0.8 us on the benchmark's log).
+# each (the smaller table's groups span several of the larger's; a query cut by a group boundary
+# puts two groups in one range). Reading and filtering a row again costs about a twentieth of what
+# packing it and moving it through the shuffle does (about 0.03 us against 0.8 us on the benchmark's
+# log).
 MAX_READ = 4.0
 
 

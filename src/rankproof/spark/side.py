@@ -100,9 +100,8 @@ def _list_values(selected: "DataFrame", parsed: list[SideMeasure], side: SideDat
     from ..recsys.side_eval import side_values as local_values
 
     # Each per-list measure on no rows first, on the driver: one lacking its side data or the
-    # judgments is
-    # refused here in one line, not by a worker's traceback (catalogue ones: catalogue_plan does
-    # it).
+    # judgments is refused here in one line, not by a worker's traceback (catalogue ones:
+    # catalogue_plan does it).
     local_values(Run.from_dict({}), parsed, side, protocol)
 
     def columns_of(run) -> list[np.ndarray]:   # each measure's value per user of a partition's run

@@ -117,8 +117,7 @@ def _f_test(ss: float, df: int, ss_residual: float, df_residual: int, total: flo
     total count as rounding): F = inf and p = 0 where the effect is nonzero, F = nan and p = 1 where
     it is 0 too."""
     # scipy.stats.f.sf is scipy.special.fdtrc (the same bits), without importing scipy.stats (a
-    # second
-    # of a command's time).
+    # second of a command's time).
     from scipy.special import fdtrc
 
     scale = max(total, np.finfo(float).tiny)

@@ -30,8 +30,7 @@ def t_test_power(effect: float, n, alpha: float = 0.05) -> np.ndarray:
     0.8078
     """
     # scipy.special's functions, which scipy.stats' t.isf and nct.cdf call (the same bits):
-    # importing
-    # scipy.stats costs a compare or a report ~2 s of CPU, scipy.special a fifth of it.
+    # importing scipy.stats costs a compare or a report ~2 s of CPU, scipy.special a fifth of it.
     from scipy import special
 
     n = np.asarray(n, dtype=np.float64)

@@ -24,8 +24,7 @@ from ..results.layout import PARQUET_KEY, QUERY_COLUMN, RUN_COLUMN
 __all__ = ["parquet_document", "PARQUET_KEY", "RUN_COLUMN", "QUERY_COLUMN"]
 
 # The layout (written by rankproof.report.columnar): the document's metadata key and the two id
-# columns
-# (rankproof.results.layout); every other column is a measure, named by its text.
+# columns (rankproof.results.layout); every other column is a measure, named by its text.
 
 _FIX = "give a file written by rankproof evaluate --format parquet -o FILE"
 

@@ -73,8 +73,7 @@ class Segments:
     n_resamples: int
     seed: int
     # interval= as asked ('auto', 'bootstrap', 'normal'); how many rows took the normal interval,
-    # and
-    # the largest skewness shift (in standard errors) among them (rankproof.stats.asymptotic).
+    # and the largest skewness shift (in standard errors) among them (rankproof.stats.asymptotic).
     interval: str = "bootstrap"
     normal_rows: int = 0
     largest_shift: float = math.nan

@@ -170,8 +170,7 @@ def _design(anova: Anova, systems: int, min_difference: float, ci_width: float, 
             power: float) -> TopicSetSize:
     variance = anova.residual_variance
     # Sums of squares below 1e-24 of the total are rounding (identical runs leave ~1e-32), as the F
-    # test
-    # reads them: a design from such a variance would be an artefact, not an answer.
+    # test reads them: a design from such a variance would be an artefact, not an answer.
     total = anova.ss_system + anova.ss_topic + anova.ss_residual
     if not variance > 0 or anova.ss_residual <= 1e-24 * total:
         raise InputError(what="the runs' scores have no residual variance (no variance: the runs differ by the "

@@ -23,8 +23,7 @@ EXAMPLES = """examples:
   rankproof why ragas_eval.jsonl --peer ragas -m ap --chunk-map sep:_
 A RAG evaluation file (one row per query, as `rankproof rag` reads it) is given alone."""
 # Every preset but our own defaults: trec_eval, trec_eval9, sklearn, lightgbm, ranx, spark,
-# pytrec_eval,
-# ir_measures, and the RAG frameworks (ragas, llamaindex, haystack, mlflow, mteb, beir,
+# pytrec_eval, ir_measures, and the RAG frameworks (ragas, llamaindex, haystack, mlflow, mteb, beir,
 # sentence_transformers).
 PEERS = tuple(name for name in PRESET_SETTINGS if name != "rankproof")
 

@@ -83,8 +83,8 @@ def rag_rows(source: Any, *, layout: str | None = None, judgments: Any = None) -
         relevant, by_text = read_judgments(judgments)
     rows.rankings = {by_text.get(query, query): ranking for query, ranking in rows.rankings.items()}
     # The judgments' queries are the evaluation set: one with no relevant id is an empty ground
-    # truth
-    # (the protocol's zero_ideal decides it); a row whose query they do not name is an extra query.
+    # truth (the protocol's zero_ideal decides it); a row whose query they do not name is an extra
+    # query.
     rows.judgments = dict(relevant)
     return rows
 

@@ -159,8 +159,8 @@ def evaluate_scores(
                                  run_name="y_score",
                                  options=options.replace(query_ids=ids), warnings=tied)
     # Every row is both judged and ranked, so a score matrix always passes; the guard is the one
-    # every
-    # front door calls (the scikit-learn scorer and the streaming evaluator come through here).
+    # every front door calls (the scikit-learn scorer and the streaming evaluator come through
+    # here).
     guard_coverage(results, source="y_score against y_true")
     return results
 

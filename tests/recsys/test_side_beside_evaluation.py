@@ -147,3 +147,20 @@ def test_the_evaluations_refusal_comes_first_while_the_side_measures_run_beside_
     assert main([*_command(paths), "--policy", "missing_query=error"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "nobody" in err and "i39" not in err, err
+
+
+def test_layered_judgments_take_the_side_measures_of_the_thread_once(tmp_path, capsys, monkeypatch):
+    # The evaluation's protocol holds the layering of --layer; the thread computes the side-data
+    # measures under that protocol, so they are not computed a second time after the evaluation.
+    from rankproof.recsys import side_eval
+
+    paths = _files(tmp_path)
+    judge = tmp_path / "judge.parquet"
+    pq.write_table(pq.read_table(paths["truth"]).slice(0, 40), judge)
+    computed = []
+    real = side_eval.side_values
+    monkeypatch.setattr(side_eval, "side_values", lambda *a: computed.append(1) or real(*a))
+    assert main([*_command(paths), "--layer", f"llm={judge}", "--format", "json"]) == 0
+    means = json.loads(capsys.readouterr().out)
+    assert computed == [1]
+    assert "layers:" in json.dumps(means)   # the layering entered the protocol

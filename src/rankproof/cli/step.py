@@ -80,17 +80,24 @@ class CommandInputs:
 
         for name, ranking in runs:
             rank_owned_run(ranking, self.protocol)
-            self._beside = (ranking, later(partial(self._side_values, ranking, qrels,
-                                                   self.protocol, True), "rankproof-side-measures"))
+            self._beside = (ranking, later(partial(self._side_values, ranking, qrels, None, True),
+                                           "rankproof-side-measures"))
             yield name, ranking
             del ranking   # not held while the next run is read
 
     def _side_values(self, ranking, qrels, protocol, beside: bool = False) -> tuple:
         """(the side-data measures' values on `ranking`, the protocol they used, the seconds spent
         waiting for the side data, each measure's seconds); `beside` the evaluation, their
-        compiled loops on this thread alone (recsys.side_eval.loops_on_this_thread)."""
+        compiled loops on this thread alone (recsys.side_eval.loops_on_this_thread). `protocol`
+        None: the one the evaluation takes (layered judgments enter it, data.layering), so that
+        :meth:`finish` finds the thread's values under the evaluation's protocol."""
+        from ..data.intents import IntentQrels
+        from ..data.layering import with_layers
         from ..recsys.side_eval import loops_on_this_thread, side_values
 
+        if protocol is None:   # as evaluation.evaluate_read takes it
+            judged = qrels.doc_qrels if isinstance(qrels, IntentQrels) else qrels
+            protocol = with_layers(self.protocol, judged)
         started = time.perf_counter()
         side = self.pending_side()
         waited, spent = time.perf_counter() - started, dict[str, float]()
@@ -138,7 +145,7 @@ class CommandInputs:
         beside, self._beside = self._beside, None
         found = beside[1]() if beside is not None and beside[0] is ranking else None
         # Computed here when no thread computed them, or with another protocol than the
-        # evaluation's (layered judgments enter it).
+        # evaluation's (the thread takes the evaluation's: this is a guard).
         if found is None or found[1] != results.protocol:
             found = self._side_values(ranking, qrels, results.protocol)
         values, _, waited, spent = found

@@ -13,7 +13,7 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from . import svg
-from .cells import heading
+from .cells import figure, heading
 
 __all__ = ["section", "TITLE"]
 
@@ -24,10 +24,6 @@ def _fmt(value: Any, digits: int = 4) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return '<span class="muted">-</span>'
     return f"{value:.{digits}f}"
-
-
-def _figure(chart: str, caption: str) -> str:
-    return f"<figure>{chart}<figcaption>{caption}</figcaption></figure>"
 
 
 def _values(data: Mapping, runs: Sequence[str]) -> str:
@@ -49,14 +45,14 @@ def _curves(data: Mapping, runs: Sequence[str], colors: Mapping[str, str]) -> st
     if data.get("coverage_curve"):
         series = [(run, colors[run], ks, data["coverage_curve"][run]) for run in runs
                   if run in data["coverage_curve"]]
-        figures.append(_figure(svg.line_chart("beyond-coverage", series, x_label="cutoff k",
+        figures.append(figure(svg.line_chart("beyond-coverage", series, x_label="cutoff k",
                                               y_label="coverage@k",
                                               y_range=(0.0, 1.0)),
                                f"catalogue coverage@k for k = 1 .. {k}: the share of the catalogue in some top-k list"))
     if data.get("popularity_curve"):
         series = [(run, colors[run], ks, data["popularity_curve"][run]) for run in runs
                   if run in data["popularity_curve"]]
-        figures.append(_figure(svg.line_chart("beyond-popularity", series, x_label="rank",
+        figures.append(figure(svg.line_chart("beyond-popularity", series, x_label="rank",
                                               y_label="popularity percentile", y_range=(0.0, 100.0),
                                               value_format=".1f"),
                                "mean training-popularity percentile of the items at each rank (100: the most "

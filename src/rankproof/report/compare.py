@@ -18,6 +18,7 @@ from typing import Any
 
 from ..io.json_text import json_text
 from ..results.pvalues import p_text
+from .cells import fmt
 
 __all__ = ["to_table", "to_markdown", "to_latex", "to_json", "to_csv", "comparison_document",
            "TEST_NAMES",
@@ -29,12 +30,6 @@ TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
               "randomization": "randomization test"}
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
                     "none": "no"}
-
-
-def _fmt(value: float, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{value:.{digits}f}"
 
 
 def signed(value: float, digits: int = 4) -> str:
@@ -67,8 +62,8 @@ def effect_text(value: float) -> str:
 def _cells(row, digits: int = 4, names: dict[str, str] | None = None) -> list[str]:
     mark = "*" if row.significant else ""
     return [(names or {}).get(row.measure, row.measure), row.run_a, row.run_b,
-            _fmt(row.mean_a, digits),
-            _fmt(row.mean_b, digits), signed(row.difference, digits) + mark,
+            fmt(row.mean_a, digits),
+            fmt(row.mean_b, digits), signed(row.difference, digits) + mark,
             f"[{signed(row.ci_low, digits)}, {signed(row.ci_high, digits)}]", p_text(row.p_value),
             p_text(row.p_corrected) + mark,
             effect_text(row.effect_size), f"{row.wins}/{row.ties}/{row.losses}",
@@ -218,7 +213,7 @@ def to_latex(comparison, *, digits: int = 4, names: dict[str, str] | None = None
         cells = []
         for m in c.measures:
             value = c.mean(run, m)
-            text = _fmt(value, digits)
+            text = fmt(value, digits)
             if value == best[m]:
                 text = r"\textbf{" + text + "}"
             marks = "".join(sorted(beats.get((run, m), [])))

@@ -13,6 +13,7 @@ from typing import Sequence
 
 from ..errors.messages import CLI, PYTHON
 from ..results import Results, advice
+from .cells import fmt
 
 __all__ = ["to_table", "to_markdown", "side_names", "side_cell", "explanation_table",
            "counts_lines", "warning_lines", "notes_lines"]
@@ -49,11 +50,6 @@ _LABELS = {
     "answers_without_nuggets": "answers without a nugget (scored 0)",
     "answers_without_vital_nuggets": "answers without a vital nugget (vital scores 0)",
 }
-
-
-def _fmt(value: float | None, digits: int = 4) -> str:
-    return ("n/a" if value is None or (isinstance(value, float) and math.isnan(value))
-            else f"{value:.{digits}f}")
 
 
 def _count_text(value) -> str:
@@ -119,9 +115,9 @@ def _mean_cell(r: Results, measure, digits: int) -> str:
     """The mean, with its bounds under the unjudged docs when they were computed: 0.3410 [0.3410, 0.6120],
     and its range over the orders of tied docs when it was: 0.5000 ties [0.2500, 0.7500]."""
     if not r.has_bounds:
-        return _fmt(r.mean(measure), digits) + _tie_cell(r, measure, digits)
+        return fmt(r.mean(measure), digits) + _tie_cell(r, measure, digits)
     b = r.bounds(measure)
-    return (f"{_fmt(b.value, digits)} [{_fmt(b.lower, digits)}, {_fmt(b.upper, digits)}]"
+    return (f"{fmt(b.value, digits)} [{fmt(b.lower, digits)}, {fmt(b.upper, digits)}]"
             + _tie_cell(r, measure, digits))
 
 
@@ -136,7 +132,7 @@ def _spread_cell(r: Results, measure, digits: int, dispersion: "str | None") -> 
     spread = r.dispersion(measure)
     value = spread.iqr if dispersion == "iqr" else getattr(spread, dispersion)
     label = {"std": "sd", "sample_std": "sample_sd", "iqr": "iqr"}[dispersion]
-    return f" {label} {_fmt(value, digits)}"
+    return f" {label} {fmt(value, digits)}"
 
 
 def _tie_cell(r: Results, measure, digits: int, query: int | None = None) -> str:
@@ -147,7 +143,7 @@ def _tie_cell(r: Results, measure, digits: int, query: int | None = None) -> str
     t = r.tie_range(measure)
     lo, hi = (t.lower, t.upper) if query is None else (float(t.query_lower[query]),
                                                        float(t.query_upper[query]))
-    return f" ties [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+    return f" ties [{fmt(lo, digits)}, {fmt(hi, digits)}]"
 
 
 def side_names(results: Sequence[Results]) -> list[str]:
@@ -158,7 +154,7 @@ def side_names(results: Sequence[Results]) -> list[str]:
 def side_cell(r: Results, measure: str, digits: int) -> str:
     """A side-data measure's value on a run (a mean over lists, or the catalogue's), "-" when not evaluated."""
     found = [v.value for v in r.side if v.measure == measure]
-    return _fmt(found[0], digits) if found else "-"
+    return fmt(found[0], digits) if found else "-"
 
 
 def to_table(results: Sequence[Results], per_query: bool = False, *, digits: int = 4,
@@ -206,7 +202,7 @@ def side_per_query(r: Results, digits: int = 4) -> str:
     found = [dict(zip(map(str, list(v.queries if v.queries is not None else ())),
                       list(v.values if v.values is not None else ()))) for v in lists]
     users = sorted({user for values in found for user in values})
-    columns = [[_fmt(values.get(user, math.nan), digits) for user in users] for values in found]
+    columns = [[fmt(values.get(user, math.nan), digits) for user in users] for values in found]
     shown = [shown_id(user) for user in users]
     widths = [max([len("user"), *map(len, shown)])] + [
         max([len(v.measure), *map(len, column)]) for v, column in zip(lists, columns)]
@@ -232,12 +228,12 @@ def _per_query_table(r: Results, digits: int = 4) -> str:
                for q in (r.queries.tolist() if hasattr(r.queries, "tolist") else r.queries)]
     if r.has_bounds:
         bounds = [r.bounds(m) for m in r.measures]
-        columns = [[f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+        columns = [[f"{fmt(v, digits)} [{fmt(lo, digits)}, {fmt(hi, digits)}]"
                     for v, lo, hi in zip(b.query_value.tolist(), b.query_lower.tolist(),
                                          b.query_upper.tolist())]
                    for b in bounds]
     else:
-        columns = [[_fmt(v, digits) for v in r.values(m).tolist()] for m in r.measures]
+        columns = [[fmt(v, digits) for v in r.values(m).tolist()] for m in r.measures]
     if r.has_tie_range:
         columns = [[cell + _tie_cell(r, m, digits, i) for i, cell in enumerate(column)]
                    for m, column in zip(r.measures, columns)]
@@ -269,7 +265,7 @@ def _per_query_table_rich(r: Results, digits: int = 4) -> str:
         pq.add_column(str(m), justify="right")
     values = [r.values(m) for m in r.measures]
     for i, query in enumerate(r.queries):
-        pq.add_row(shown_id(query), *(_fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i)
+        pq.add_row(shown_id(query), *(fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i)
                                       for m, v in zip(r.measures, values)))
     console.print()
     console.print(pq)
@@ -311,7 +307,7 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
              "|---|" + "---:|" * (len(measures) + len(side))]
     for r in results:
         lines.append(f"| {markdown_cell(r.run_name)} | "
-                     + " | ".join([_fmt(r.mean(m), digits) + _tie_cell(r, m, digits)
+                     + " | ".join([fmt(r.mean(m), digits) + _tie_cell(r, m, digits)
                                    + _spread_cell(r, m, digits, dispersion) for m in measures]
                                   + [side_cell(r, text, digits) for text in side]) + " |")
     protocol = results[0].protocol
@@ -329,7 +325,7 @@ def to_markdown(results: Sequence[Results], per_query: bool = False, *, digits: 
             values = [r.values(m) for m in r.measures]
             for i, query in enumerate(r.queries):
                 lines.append(f"| {markdown_cell(query)} | " + " | ".join(
-                    _fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i)
+                    fmt(float(v[i]), digits) + _tie_cell(r, m, digits, i)
                     for m, v in zip(r.measures, values)) + " |")
     return "\n".join(lines) + "\n"
 
@@ -405,7 +401,7 @@ def explanation_table(e, digits: int = 4) -> str:
         console.print()
     for line in e.working:
         console.print(line, highlight=False)
-    console.print(f"{e.measure} = {_fmt(e.value, digits)}"
+    console.print(f"{e.measure} = {fmt(e.value, digits)}"
                   + ("" if e.value is not None else " (excluded)"))
     if e.policies:
         console.print("policies that changed this value:")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import REAL_GRADES_HINT, ParseError, literal
-from .numbers import REAL_GRADES, finite_floats
+from .numbers import REAL_GRADES, finite_floats, is_number, shown_value
 
 __all__ = ["as_real", "integer_grades", "real_grades"]
 
@@ -22,11 +22,6 @@ def as_real(grades: Any) -> bool:
     from ..protocol.policies import Grades, parse_enum
 
     return parse_enum("grades", Grades, grades) is Grades.REAL
-
-
-def _shown(value: Any) -> str:
-    """A Python value in a message, cut to 40 characters, as a template."""
-    return literal(repr(str(value)[:40]))
 
 
 def _refuse(locate, i: int, what: str, fix: str, value: Any) -> ParseError:
@@ -48,8 +43,8 @@ def _object_grades(array: np.ndarray, locate) -> np.ndarray | None:
     otherwise be converted, wrapped or fail later. int64 grades when all are
     integers, else None."""
     for i, value in enumerate(array.tolist()):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise _refuse(locate, i, f"grade {_shown(value)} is not an integer",
+        if not is_number(value):
+            raise _refuse(locate, i, f"grade {shown_value(value)} is not an integer",
                           "grades must be integers such as 0, 1, 2", value)
         if isinstance(value, (int, np.integer)) and not _INT64_MIN <= int(value) <= _INT64_MAX:
             raise _refuse(locate, i,

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import ParseError, literal
 
-__all__ = ["Numbers", "SCORES", "REAL_GRADES", "finite_floats"]
+__all__ = ["Numbers", "SCORES", "REAL_GRADES", "finite_floats", "shown_value", "is_number"]
 
 
 @dataclass(frozen=True)
@@ -45,12 +45,13 @@ REAL_GRADES = Numbers("grade", "is not a finite number", "grades must be numbers
                       "give every judgment a finite grade such as 0, 1.5, 3")
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     """A Python value in a message, cut to 40 characters, as a template."""
     return literal(repr(str(value)[:40]))
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """A Python or numpy number, not a bool (a bool is an int to Python, not a grade or score)."""
     return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
 
 
@@ -63,7 +64,7 @@ def _refuse_unreadable(array: np.ndarray, locate, numbers: Numbers) -> None:
             raise ParseError(what=f"{numbers.noun} {literal(str(value)[:40])} is beyond float64",
                              fix=numbers.finite, value=value, **locate(i)) from None
         except (TypeError, ValueError):
-            raise ParseError(what=f"{numbers.noun} {_shown(value)} is not a number",
+            raise ParseError(what=f"{numbers.noun} {shown_value(value)} is not a number",
                              fix=numbers.numeric, value=value, **locate(i)) from None
 
 
@@ -77,8 +78,8 @@ def finite_floats(values: Any, locate, numbers: Numbers) -> np.ndarray:
     if array.dtype == object:
         # Python values one by one: a bool or a list would otherwise be converted or fail later.
         for i, value in enumerate(array.tolist()):
-            if not _is_number(value):
-                raise ParseError(what=f"{numbers.noun} {_shown(value)} is not a number",
+            if not is_number(value):
+                raise ParseError(what=f"{numbers.noun} {shown_value(value)} is not a number",
                                  fix=numbers.numeric, value=value, **locate(i))
     try:
         floats = array.astype(np.float64)

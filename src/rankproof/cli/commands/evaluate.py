@@ -7,6 +7,7 @@ import argparse
 from ..inputs import (QRELS_ROLES, add_chunk_options, add_input_options, add_protocol_options,
                      columns, protocol_of, read_run, run_names)
 from ..engine import add_engine_options, engine_choices, executor_settings
+from ..flags import add_measures_option
 from ..dataset import add_dataset_option, apply_quirks, dataset_qrels, default_measures, positionals
 from ..outofcore import add_memory_options
 from ..render import (add_output_options, check_format_output, measure_names, merged_notes, notes,
@@ -41,8 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                       "(with --dataset: the first run)")
     parser.add_argument("runs", nargs="*", metavar="run",
                         help="rankings: TREC (query Q0 doc rank score tag), CSV/TSV, JSONL or Parquet; - for stdin")
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE",
-                        help=f"e.g. ndcg@10 (repeatable; default {' '.join(DEFAULT_MEASURES)})")
+    add_measures_option(parser, DEFAULT_MEASURES)
     add_protocol_options(parser)
     add_chunk_options(parser)
     add_input_options(parser)

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import DuplicateError, InputError, ParseError, RankproofError, literal
+from ..kernels.segments import offsets_of
 from .arrays import read_only
 from .grade_values import as_real, integer_grades, real_grades
 from .interning import checked_id, checked_mapping, intern, sorted_vocabulary
@@ -121,9 +122,8 @@ class Qrels(QueryRows):
         else:
             used_queries, query_codes = _used(query_codes, len(queries))
         used_docs, doc_codes = _used(doc_codes, len(docs))
-        counts = np.bincount(query_codes, minlength=len(used_queries))
         self._hold_fields(queries=queries[used_queries],
-                          offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                          offsets=offsets_of(query_codes, len(used_queries)),
                           docs=docs[used_docs], doc_codes=doc_codes.astype(np.int64, copy=False),
                           grades=grades, lines=lines, source=str(source))
 

@@ -162,20 +162,28 @@ def _roles(args, roles) -> dict:
     return {**{role: role for role in roles}, **columns(args, roles)}
 
 
+def evaluation_options(args, engine: "str | None", **world):
+    """The step's options from the command line's flags (--min-coverage, --allow-partial,
+    --bounds, --tie-range) and `engine` (None when an executor runs the step); `world`: the
+    notes and complete judgments of a log's truth."""
+    from ..engines.options import EvaluationOptions
+
+    return EvaluationOptions(min_coverage=args.min_coverage, allow_partial=args.allow_partial,
+                             bounds=args.bounds, ties_range=args.tie_range, engine=engine,
+                             **world)
+
+
 def step_of(args, command: str, measures: list, inputs: CommandInputs, world: dict):
     """The step ``rankproof evaluate`` asks for: its files, measures, protocol, options and flags
     (`world`: the notes and complete judgments of a log's truth, cli.commands.evaluate.world_options)."""
     from ..engines import EXECUTORS
     from ..engines.executor import Source, Step
-    from ..engines.options import EvaluationOptions
     from .engine import executor_settings
     from .progress import steps
 
     # --engine names an engine, or an executor of the whole step (looked up in the table).
     executor = args.engine if args.engine in EXECUTORS else None
-    options = EvaluationOptions(min_coverage=args.min_coverage, allow_partial=args.allow_partial,
-                                bounds=args.bounds, ties_range=args.tie_range,
-                                engine=None if executor else args.engine, **world)
+    options = evaluation_options(args, None if executor else args.engine, **world)
 
     wanted, names = inputs.wanted, inputs.names
     settings, flags = executor_settings(args)   # each executor's own options (--spark-master)

@@ -15,7 +15,7 @@ from ..render import (add_output_options, check_format_output, measure_names, me
 from ..render import render_results
 from ..render import digits as precision
 from ..side import add_side_options, side_data_later, split, unread_side_data
-from ..step import CommandInputs, step_of
+from ..step import CommandInputs, evaluation_options, step_of
 from ..usage import add_coverage_options, usage
 
 __all__ = ["NAME", "HELP", "EXAMPLES", "DEFAULT_MEASURES", "engine_choices", "add_arguments", "run"]
@@ -130,7 +130,7 @@ def world_options(args) -> dict:
 
 def _on_dataset(args) -> int:
     """--dataset NAME RUN...: the dataset's judgments, its official measures by default, its quirks applied."""
-    from ...evaluation import evaluate
+    from ...evaluation import evaluate_read
     from ...measures.parse import parse_measures
     from ...report.output import check_output_path, write_output
 
@@ -156,14 +156,13 @@ def _on_dataset(args) -> int:
     measures = official or parse_measures(args.measure or DEFAULT_MEASURES)
     places = precision(args)
     names = measure_names(args, NAME, measures)
+    options = evaluation_options(args, args.engine)   # an executor is refused above
     results = []
     for path, label in zip(paths, run_names(paths, args.label)):
         ranking, applied = apply_quirks(info, read_run(args, path, label))
         said += applied
-        results.append(evaluate(qrels, ranking, measures, protocol, min_coverage=args.min_coverage,
-                                allow_partial=args.allow_partial, bounds=args.bounds,
-                                engine=args.engine,
-                                        ties_range=args.tie_range))
+        results.append(evaluate_read(lambda: (qrels, ranking), measures, protocol,
+                                     options=options))
     write_output(render_results(results, args.format, args.per_query, places, names,
                                 args.spreadsheet_safe,
                                 args.dispersion), args.output)

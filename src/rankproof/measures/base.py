@@ -212,7 +212,7 @@ class MeasureSpec:
     # skips the query). Counted among the excluded queries.
     always_excluded: bool = False
     # The lines of arithmetic that give one query's value (explain's working, measures/working.py):
-    # ``working(groups, measure, protocol, k, num_rel, r_line)``; None: not written out.
+    # ``working(groups, measure, protocol, k, num_rel)``; None: not written out.
     working: Callable | None = None
     # The measure as a function of one positive's rank (measures/of_rank.py; sampled evaluation,
     # recsys/sampled.py); None: not a function of one rank.

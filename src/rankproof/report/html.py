@@ -154,13 +154,6 @@ class _Page:
         parts.append("</section>")
         return "".join(parts)
 
-    def _row(self, run: str, measure: str):
-        return baseline_row(self.data.comparison, self.data.baseline, run, measure)
-
-    @staticmethod
-    def _figure(chart: str, caption: str) -> str:
-        return figure(chart, caption)
-
     def _curve_note(self) -> str:
         note = self.data.curve_note
         return f'<p class="note" data-curve-note>{escape(note)}</p>' if note else ""
@@ -184,7 +177,7 @@ class _Page:
             k = page_cutoffs.get(label)
             twins = "".join(f"; {escape(run)} (dashed) is identical to {escape(same)}"
                             for run, same in svg.identical_series(series).items())
-            figures.append(self._figure(svg.line_chart(
+            figures.append(figure(svg.line_chart(
                 f"cutoff-{label}", series, x_label="cutoff k", y_label=f"mean {label}@k",
                 vline=k, vline_label=f"k = {k}" if k else ""),
                 f"mean {escape(label)}@k for k = 1 .. {len(d.cutoffs)}"
@@ -207,7 +200,7 @@ class _Page:
         for measure, h in d.histograms.items():
             runs = [(run, self.colors[run], h["counts"][run]) for run in self.runs
                     if run in h["counts"]]
-            parts.append(self._figure(svg.overlaid_histogram(f"hist-{measure}", h["edges"], runs,
+            parts.append(figure(svg.overlaid_histogram(f"hist-{measure}", h["edges"], runs,
                                                              x_label=measure),
                                       f"queries per value of {escape(measure)}, every run"))
         parts.append("</div></section>")
@@ -225,12 +218,12 @@ class _Page:
             # One scale for the runs of a measure, so bars compare across charts.
             bound = max((values.bound for values in per_run.values()), default=0.0)
             for run, values in per_run.items():
-                row = self._row(run, measure)
+                row = baseline_row(self.data.comparison, self.data.baseline, run, measure)
                 tally = (f": {row.wins} above, {row.ties} equal, {row.losses} below"
                          if row is not None else "")
                 if values.outline:
                     tally += f"; hover ids on the {len(values.bars) // 2} lowest and highest"
-                charts.append(self._figure(svg.sorted_bars(f"diff-{measure}-{run}", values,
+                charts.append(figure(svg.sorted_bars(f"diff-{measure}-{run}", values,
                                                            y_label=f"{measure} difference",
                                                            bound=bound),
                                            f"{escape(run)} minus {escape(d.baseline)}, {escape(measure)}{tally}"))
@@ -242,7 +235,7 @@ class _Page:
     def systems(self) -> str:
         from .systems_page import section
 
-        return section(self.data.systems, self._figure)
+        return section(self.data.systems, figure)
 
     def judged(self) -> str:
         d = self.data
@@ -258,7 +251,7 @@ class _Page:
                 "<p>The share of each run's top k that has a judgment. Unjudged documents count as non-relevant "
                 f"under unjudged=zero: where this falls, the measures above are lower bounds. At k = "
                 f"{min(10, len(d.cutoffs))}: {at10}.</p>" + self._curve_note() + self._legend()
-                + self._figure(chart, "mean judged@k for every cutoff") + "</section>")
+                + figure(chart, "mean judged@k for every cutoff") + "</section>")
 
     def pr(self) -> str:
         d = self.data
@@ -274,7 +267,7 @@ class _Page:
                 "<p>Mean interpolated precision at recall 0, 0.1, ..., 1 (the measures "
                 "<code>iprec(recall=x)</code>, trec_eval's <code>iprec_at_recall</code>).</p>"
                 + note + self._curve_note() + self._legend()
-                + self._figure(chart, "mean iprec at 11 recall levels") + "</section>")
+                + figure(chart, "mean iprec at 11 recall levels") + "</section>")
 
     def segments(self) -> str:
         d = self.data
@@ -309,7 +302,7 @@ class _Page:
                            d.segments[run].get(segment, m).low,
                            d.segments[run].get(segment, m).high)
                           for segment in segments for run in self.runs]
-            charts.append(self._figure(svg.interval_chart(f"segments-{m}", chart_rows,
+            charts.append(figure(svg.interval_chart(f"segments-{m}", chart_rows,
                                                           x_label=f"mean {m}"),
                                        f"mean {escape(m)} and its interval per segment and run"))
         parts.append(self._legend() + '<div class="grid">' + "".join(charts) + "</div></section>")
